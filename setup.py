@@ -38,6 +38,8 @@ setup(
     ],
     include_package_data=True,
     install_requires=["setuptools"],
+    # Optional: Talos, Romeo, iCub, G1... (about 400 MB), used by tests when installed.
+    extras_require={"robots": ["example-robot-data==6.0.0"]},
     zip_safe=False,
     maintainer="humanoid_stack developers",
     maintainer_email="humanoid-stack@example.org",

@@ -1,0 +1,503 @@
+"""Robot models: `load_robot(name_or_urdf_path)` -> `Robot`.
+
+A `Robot` holds the Pinocchio model with a free-flyer root joint (``root_joint``), the collision
+and visual geometry models (coal shapes), joint limits, named postures and contact locations
+(001_escande.md §5.2: body, point, inward normal, tangent direction, convex hull of the surface).
+
+Shipped robots live in ``urdf/NAME.urdf`` with their postures, contact locations and sensor
+frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too:
+
+* ``package://PKG/...`` and relative mesh paths are resolved without ament, by looking for a
+  folder ``PKG`` beside or above the URDF, in ``ROS_PACKAGE_PATH`` / ``AMENT_PREFIX_PATH`` and in
+  the ament index when it is importable;
+* a ``NAME.yaml`` next to ``NAME.urdf`` is used when present; otherwise default sole contact
+  locations are derived from the two lowest links' collision geometry (left and right of the
+  sagittal plane), and the ``zero`` posture puts the lowest collision point on z = 0.
+"""
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy as np
+import pinocchio as pin
+import yaml
+
+from humanoid_model.exceptions import ModelError, UnknownRobotError
+from humanoid_model.paths import urdf_dir
+
+ROOT_JOINT = "root_joint"
+CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
+
+
+@dataclass(frozen=True)
+class ContactLocation:
+    """A robot contact location (001_escande.md §5.2, the quintuple (r, P, n, d, h)).
+
+    Attributes:
+        name: identifier, e.g. ``r_sole``.
+        body: Pinocchio frame (link) name the contact is attached to.
+        point: reference point in the body frame [m], shape (3,).
+        normal: unit inward normal in the body frame (points into the robot body), shape (3,).
+        tangent: unit tangent direction in the body frame, orthogonal to ``normal``, shape (3,).
+        hull: convex-hull points of the contact surface in the body frame [m], shape (k, 3).
+        kind: one of ``CONTACT_KINDS``.
+    """
+
+    name: str
+    body: str
+    point: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    hull: np.ndarray
+    kind: str
+
+
+@dataclass
+class Robot:
+    """A humanoid model with its geometry, limits, postures and contact locations."""
+
+    name: str
+    urdf_path: Path
+    urdf_text: str  #: URDF XML with every mesh path made absolute
+    model: pin.Model
+    collision_model: pin.GeometryModel
+    visual_model: pin.GeometryModel
+    postures: Dict[str, np.ndarray]
+    default_posture: str
+    contact_locations: Dict[str, ContactLocation]
+    sensors: dict = field(default_factory=dict)
+    planar: bool = False
+
+    # ------------------------------------------------------------------ derived quantities
+    @property
+    def data(self) -> pin.Data:
+        """A fresh ``pin.Data`` for ``model`` (create one per thread / per use site)."""
+        return self.model.createData()
+
+    @property
+    def joint_names(self) -> List[str]:
+        """Actuated joint names in model order (no ``universe``, no root joint)."""
+        return [n for n in self.model.names[1:] if n != ROOT_JOINT]
+
+    def _actuated_joint_ids(self) -> List[int]:
+        return [self.model.getJointId(n) for n in self.joint_names]
+
+    def _per_dof(self, array: np.ndarray, space: str, unbounded: float = np.inf) -> np.ndarray:
+        out = []
+        for jid in self._actuated_joint_ids():
+            j = self.model.joints[jid]
+            if space == "q" and j.nq != j.nv:  # continuous joint (cos, sin): unbounded angle
+                out.extend([unbounded] * j.nv)
+            else:
+                start, n = (j.idx_q, j.nq) if space == "q" else (j.idx_v, j.nv)
+                out.extend(array[start:start + n])
+        return np.array(out, dtype=float)
+
+    @property
+    def q_lower(self) -> np.ndarray:
+        """Lower position limit per actuated DOF [rad] or [m]."""
+        return self._per_dof(self.model.lowerPositionLimit, "q", -np.inf)
+
+    @property
+    def q_upper(self) -> np.ndarray:
+        """Upper position limit per actuated DOF [rad] or [m]."""
+        return self._per_dof(self.model.upperPositionLimit, "q")
+
+    @property
+    def v_max(self) -> np.ndarray:
+        """Velocity limit per actuated DOF [rad/s] or [m/s]."""
+        return self._per_dof(self.model.velocityLimit, "v")
+
+    @property
+    def effort_max(self) -> np.ndarray:
+        """Effort limit per actuated DOF [N·m] or [N]."""
+        return self._per_dof(self.model.effortLimit, "v")
+
+    @property
+    def mass(self) -> float:
+        """Total mass [kg]."""
+        return float(pin.computeTotalMass(self.model))
+
+    @property
+    def nq(self) -> int:
+        return self.model.nq
+
+    @property
+    def nv(self) -> int:
+        return self.model.nv
+
+    def q(self, name: Optional[str] = None) -> np.ndarray:
+        """A copy of the configuration of posture ``name`` (default posture if None)."""
+        name = name or self.default_posture
+        if name not in self.postures:
+            raise ModelError(f"robot '{self.name}': unknown posture '{name}'; "
+                             f"known postures: {', '.join(sorted(self.postures))}")
+        return self.postures[name].copy()
+
+    def joint_index_q(self, joint: str) -> int:
+        """Index in q of a 1-DOF actuated joint."""
+        return self.model.joints[self._joint_id(joint)].idx_q
+
+    def joint_index_v(self, joint: str) -> int:
+        """Index in v of a 1-DOF actuated joint."""
+        return self.model.joints[self._joint_id(joint)].idx_v
+
+    def _joint_id(self, joint: str) -> int:
+        if not self.model.existJointName(joint) or joint == ROOT_JOINT:
+            raise ModelError(f"robot '{self.name}': unknown joint '{joint}'")
+        return self.model.getJointId(joint)
+
+    def frame_id(self, frame: str) -> int:
+        if not self.model.existFrame(frame):
+            raise ModelError(f"robot '{self.name}': unknown frame '{frame}'")
+        return self.model.getFrameId(frame)
+
+    def height(self, posture: Optional[str] = None) -> float:
+        """Highest point of the collision geometry at ``posture`` [m] (world z)."""
+        lo, hi = _geometry_z_range(self.model, self.collision_model, self.q(posture))
+        return hi
+
+
+# ---------------------------------------------------------------------- public functions
+def available_robots() -> List[str]:
+    """Names of the shipped robots (``urdf/*.urdf``)."""
+    return sorted(p.stem for p in urdf_dir().glob("*.urdf"))
+
+
+def resolve_robot_path(name_or_path) -> Path:
+    """Path of a shipped robot's URDF, or of an existing URDF file."""
+    candidate = Path(str(name_or_path)).expanduser()
+    if candidate.suffix.lower() == ".urdf" or candidate.exists():
+        if not candidate.is_file():
+            raise UnknownRobotError(f"URDF file not found: {candidate}")
+        return candidate.resolve()
+    shipped = urdf_dir() / f"{name_or_path}.urdf"
+    if shipped.is_file():
+        return shipped
+    raise UnknownRobotError(
+        f"unknown robot '{name_or_path}': not a shipped robot ({', '.join(available_robots()) or 'none'}) "
+        f"and not an existing .urdf file")
+
+
+def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
+    """Load a shipped robot by name (``hrp2``, ``bip``) or any URDF file.
+
+    Args:
+        name_or_urdf_path: shipped robot name or path to a URDF file.
+        planar: lock the joints listed under ``planar.locked_joints`` in the robot's YAML (for BIP,
+            the lateral joints), giving the sagittal model. The root stays a free flyer.
+    """
+    path = resolve_robot_path(name_or_urdf_path)
+    urdf_text = resolve_urdf_paths(path)
+    try:
+        model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
+        collision = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.COLLISION)
+        visual = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.VISUAL)
+    except (RuntimeError, ValueError) as exc:
+        raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
+    # Pinocchio names the free flyer "root_joint" (checked here so a future change is caught).
+    if model.names[1] != ROOT_JOINT:
+        raise ModelError(f"{path}: expected the free-flyer joint to be named '{ROOT_JOINT}'")
+
+    name = path.stem
+    spec_path = path.with_suffix(".yaml")
+    spec = _read_yaml(spec_path) if spec_path.is_file() else None
+
+    if spec is not None:
+        postures = {k: _posture_q(model, v, spec_path, k) for k, v in (spec.get("postures") or {}).items()}
+        postures.setdefault("zero", _zero_posture(model, collision))
+        default = spec.get("default_posture") or next(iter(postures))
+        if default not in postures:
+            raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures "
+                             f"({', '.join(postures)})")
+        contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in (spec.get("contacts") or {}).items()}
+        sensors = spec.get("sensors") or {}
+    else:
+        postures = {"zero": _zero_posture(model, collision)}
+        default = "zero"
+        contacts = default_sole_contacts(model, collision, postures["zero"], path)
+        sensors = {}
+
+    robot = Robot(name=name, urdf_path=path, urdf_text=urdf_text, model=model,
+                  collision_model=collision, visual_model=visual, postures=postures,
+                  default_posture=default, contact_locations=contacts, sensors=sensors)
+    if planar:
+        robot = _planar_reduction(robot, spec, spec_path)
+    return robot
+
+
+# ---------------------------------------------------------------------- URDF path resolution
+def _package_search_roots(urdf_path: Path) -> List[Path]:
+    roots = [p for p in list(urdf_path.parents)[:4]]
+    for var in ("ROS_PACKAGE_PATH",):
+        roots += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        if prefix:
+            roots.append(Path(prefix) / "share")
+    return roots
+
+
+def _find_package(pkg: str, urdf_path: Path) -> Optional[Path]:
+    for root in _package_search_roots(urdf_path):
+        if root.name == pkg and root.is_dir():
+            return root
+        if (root / pkg).is_dir():
+            return root / pkg
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory(pkg))
+    except Exception:
+        return None
+
+
+def resolve_urdf_paths(urdf_path: Path) -> str:
+    """URDF text with every ``<mesh filename>`` made absolute (``package://``, ``file://``, relative)."""
+    try:
+        tree = ET.parse(urdf_path)
+    except ET.ParseError as exc:
+        raise ModelError(f"{urdf_path}: malformed XML: {exc}") from exc
+    root = tree.getroot()
+    if root.tag != "robot":
+        raise ModelError(f"{urdf_path}: root element is <{root.tag}>, expected <robot>")
+    for mesh in root.iter("mesh"):
+        fname = mesh.get("filename")
+        if not fname:
+            raise ModelError(f"{urdf_path}: <mesh> without a filename attribute")
+        mesh.set("filename", str(_resolve_mesh(fname, urdf_path)))
+    return ET.tostring(root, encoding="unicode")
+
+
+def _resolve_mesh(fname: str, urdf_path: Path) -> Path:
+    if fname.startswith("package://"):
+        pkg, _, rel = fname[len("package://"):].partition("/")
+        base = _find_package(pkg, urdf_path)
+        if base is None or not (base / rel).is_file():
+            raise ModelError(f"{urdf_path}: cannot resolve mesh '{fname}': package '{pkg}' not found "
+                             f"beside/above the URDF, in ROS_PACKAGE_PATH or in the ament index")
+        return (base / rel).resolve()
+    path = Path(fname[len("file://"):] if fname.startswith("file://") else fname)
+    if not path.is_absolute():
+        path = urdf_path.parent / path
+    if not path.is_file():
+        raise ModelError(f"{urdf_path}: mesh file not found: '{fname}' (looked at {path})")
+    return path.resolve()
+
+
+# ---------------------------------------------------------------------- YAML helpers
+def _read_yaml(path: Path) -> dict:
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+    except yaml.YAMLError as exc:
+        raise ModelError(f"{path}: malformed YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _vector(value, n, where) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}: expected {n} numbers, got {value!r}") from None
+    if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{where}: expected {n} finite numbers, got {value!r}")
+    return arr
+
+
+def _posture_q(model: pin.Model, spec, path: Path, name: str) -> np.ndarray:
+    where = f"{path}: postures.{name}"
+    if not isinstance(spec, dict):
+        raise ModelError(f"{where}: expected a mapping with 'base' and 'joints'")
+    q = pin.neutral(model)
+    base = _vector(spec.get("base", [0, 0, 0, 0, 0, 0, 1]), 7, f"{where}.base")
+    if abs(np.linalg.norm(base[3:]) - 1.0) > 1e-6:
+        raise ModelError(f"{where}.base: quaternion {base[3:].tolist()} is not unit")
+    q[:7] = base
+    for joint, value in (spec.get("joints") or {}).items():
+        if not model.existJointName(joint) or joint == ROOT_JOINT:
+            raise ModelError(f"{where}.joints: unknown joint '{joint}'")
+        j = model.joints[model.getJointId(joint)]
+        try:
+            angle = float(value)
+        except (TypeError, ValueError):
+            raise ModelError(f"{where}.joints.{joint}: not a number: {value!r}") from None
+        if j.nq == 1:
+            q[j.idx_q] = angle
+        elif j.nq == 2:  # continuous: (cos, sin)
+            q[j.idx_q:j.idx_q + 2] = np.cos(angle), np.sin(angle)
+        else:
+            raise ModelError(f"{where}.joints.{joint}: only 1-DOF joints can be set by angle")
+    return q
+
+
+def _contact_from_yaml(model: pin.Model, spec, path: Path, name: str) -> ContactLocation:
+    where = f"{path}: contacts.{name}"
+    if not isinstance(spec, dict):
+        raise ModelError(f"{where}: expected a mapping")
+    for key in ("body", "point", "normal", "tangent", "hull"):
+        if key not in spec:
+            raise ModelError(f"{where}: missing field '{key}'")
+    body = spec["body"]
+    if not model.existFrame(body):
+        raise ModelError(f"{where}.body: unknown frame/link '{body}'")
+    normal = _vector(spec["normal"], 3, f"{where}.normal")
+    tangent = _vector(spec["tangent"], 3, f"{where}.tangent")
+    if np.linalg.norm(normal) < 1e-9 or np.linalg.norm(tangent) < 1e-9:
+        raise ModelError(f"{where}: normal and tangent must be non-zero")
+    normal = normal / np.linalg.norm(normal)
+    tangent = tangent / np.linalg.norm(tangent)
+    if abs(normal @ tangent) > 1e-6:
+        raise ModelError(f"{where}: tangent {tangent.tolist()} is not orthogonal to normal {normal.tolist()}")
+    hull = np.asarray(spec["hull"], dtype=float)
+    if hull.ndim != 2 or hull.shape[1] != 3 or len(hull) < 1 or not np.all(np.isfinite(hull)):
+        raise ModelError(f"{where}.hull: expected a list of [x, y, z] points")
+    kind = spec.get("kind", "sole")
+    if kind not in CONTACT_KINDS:
+        raise ModelError(f"{where}.kind: '{kind}' is not one of {', '.join(CONTACT_KINDS)}")
+    return ContactLocation(name=name, body=body, point=_vector(spec["point"], 3, f"{where}.point"),
+                           normal=normal, tangent=tangent, hull=hull, kind=kind)
+
+
+# ---------------------------------------------------------------------- geometry helpers
+def geometry_points(geom: pin.GeometryObject) -> np.ndarray:
+    """Points bounding a geometry object in its parent joint frame (box corners, mesh vertices...)."""
+    shape = geom.geometry
+    M = geom.placement
+    if hasattr(shape, "halfSide"):
+        h = np.asarray(shape.halfSide)
+        pts = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
+    elif hasattr(shape, "radius") and hasattr(shape, "halfLength"):  # cylinder / capsule along z
+        r, hl = shape.radius, shape.halfLength
+        extra = r if type(shape).__name__ == "Capsule" else 0.0
+        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
+        pts = np.vstack([np.c_[ring, np.full(16, z)] for z in (-hl - extra, hl + extra)])
+    elif hasattr(shape, "radius"):  # sphere
+        r = shape.radius
+        pts = np.vstack([np.eye(3) * r, -np.eye(3) * r])
+    else:
+        pts = _mesh_vertices(geom)
+    return (M.rotation @ pts.T).T + M.translation
+
+
+def _mesh_vertices(geom: pin.GeometryObject) -> np.ndarray:
+    shape = geom.geometry
+    for getter in ("vertices",):
+        if hasattr(shape, getter):
+            try:
+                v = np.asarray(getattr(shape, getter)())
+                if v.size:
+                    return v.reshape(-1, 3)
+            except Exception:
+                pass
+    try:
+        import trimesh
+
+        mesh = trimesh.load(geom.meshPath, force="mesh")
+        return np.asarray(mesh.vertices) * np.asarray(geom.meshScale)
+    except Exception as exc:
+        raise ModelError(f"cannot read the vertices of geometry '{geom.name}' ({geom.meshPath}): {exc}") from exc
+
+
+def _geometry_z_range(model, collision, q):
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    lo, hi = np.inf, -np.inf
+    for g in collision.geometryObjects:
+        pts = geometry_points(g)
+        oM = data.oMi[g.parentJoint]
+        z = (oM.rotation @ pts.T).T[:, 2] + oM.translation[2]
+        lo, hi = min(lo, z.min()), max(hi, z.max())
+    return lo, hi
+
+
+def _zero_posture(model, collision) -> np.ndarray:
+    q = pin.neutral(model)
+    if len(collision.geometryObjects):
+        lo, _ = _geometry_z_range(model, collision, q)
+        q[2] = -lo
+    return q
+
+
+def default_sole_contacts(model, collision, q, urdf_path) -> Dict[str, ContactLocation]:
+    """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y < 0).
+
+    The sole is the bottom face of the link-frame bounding box of that link's collision geometry,
+    with the inward normal +z of the link frame (valid for the usual humanoid convention where the
+    link frames are parallel to the world at the zero posture).
+    """
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    lowest = {}  # side -> (z_min, joint id)
+    per_joint_pts = {}
+    for g in collision.geometryObjects:
+        pts = geometry_points(g)
+        per_joint_pts.setdefault(g.parentJoint, []).append(pts)
+        oM = data.oMi[g.parentJoint]
+        world = (oM.rotation @ pts.T).T + oM.translation
+        side = "l" if oM.translation[1] > 0 else "r"
+        zmin = world[:, 2].min()
+        if side not in lowest or zmin < lowest[side][0] - 1e-9:
+            lowest[side] = (zmin, g.parentJoint)
+    if set(lowest) != {"l", "r"}:
+        raise ModelError(
+            f"{urdf_path}: no contact-location YAML ({urdf_path.with_suffix('.yaml').name}) and no "
+            f"left/right foot collision geometry to derive sole contacts from; declare 'contacts:' "
+            f"(body, point, normal, tangent, hull) in {urdf_path.with_suffix('.yaml')}")
+    contacts = {}
+    for side, (_, jid) in lowest.items():
+        pts = np.vstack(per_joint_pts[jid])
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        z = lo[2]
+        hull = np.array([[lo[0], lo[1], z], [hi[0], lo[1], z], [hi[0], hi[1], z], [lo[0], hi[1], z]])
+        body = model.frames[_joint_body_frame(model, jid)].name
+        # express in the body frame: a body frame attached to the joint with identity placement
+        contacts[f"{side}_sole"] = ContactLocation(
+            name=f"{side}_sole", body=body, point=hull.mean(axis=0), normal=np.array([0.0, 0.0, 1.0]),
+            tangent=np.array([1.0, 0.0, 0.0]), hull=hull, kind="sole")
+    return contacts
+
+
+def _joint_body_frame(model, jid) -> int:
+    """Id of the BODY frame attached to joint ``jid`` with identity placement."""
+    for fid, frame in enumerate(model.frames):
+        if frame.parentJoint == jid and frame.type == pin.FrameType.BODY and \
+                np.allclose(frame.placement.homogeneous, np.eye(4)):
+            return fid
+    raise ModelError(f"no body frame at joint '{model.names[jid]}'")
+
+
+# ---------------------------------------------------------------------- planar reduction
+def _planar_reduction(robot: Robot, spec, spec_path) -> Robot:
+    locked = ((spec or {}).get("planar") or {}).get("locked_joints")
+    if not locked:
+        raise ModelError(f"robot '{robot.name}' has no planar model: add 'planar: {{locked_joints: "
+                         f"[...]}}' to {spec_path}")
+    model = robot.model
+    ids = []
+    for j in locked:
+        if not model.existJointName(j):
+            raise ModelError(f"{spec_path}: planar.locked_joints: unknown joint '{j}'")
+        ids.append(model.getJointId(j))
+    q_ref = robot.q()
+    reduced, (coll, vis) = pin.buildReducedModel(model, [robot.collision_model, robot.visual_model],
+                                                 ids, q_ref)
+    postures = {}
+    for name, q in robot.postures.items():
+        qr = pin.neutral(reduced)
+        for jid in range(1, reduced.njoints):
+            jr = reduced.joints[jid]
+            jf = model.joints[model.getJointId(reduced.names[jid])]
+            qr[jr.idx_q:jr.idx_q + jr.nq] = q[jf.idx_q:jf.idx_q + jf.nq]
+        postures[name] = qr
+    contacts = {k: c for k, c in robot.contact_locations.items() if reduced.existFrame(c.body)}
+    return Robot(name=robot.name, urdf_path=robot.urdf_path, urdf_text=robot.urdf_text, model=reduced,
+                 collision_model=coll, visual_model=vis, postures=postures,
+                 default_posture=robot.default_posture, contact_locations=contacts,
+                 sensors=robot.sensors, planar=True)
