@@ -1,0 +1,41 @@
+"""`humanoid-stack demo`: the current demo, i.e. `humanoid-stack up demo` (config/demo.yaml)."""
+from __future__ import annotations
+
+HELP = "run the demo: HRP-2 half-sitting on 'flat' in the web viewer (= 'up demo')"
+DESCRIPTION = """\
+Run the demo node set (config/demo.yaml): the state publisher and the web viewer showing HRP-2 in
+its half-sitting posture on the 'flat' scene. Prints the viewer URL; open it in a browser.
+Ctrl-C stops it (exit 0). Same as 'humanoid-stack up demo [--set viewer.port=N]'.
+"""
+
+DEMO = "demo"
+
+
+def add_arguments(parser):
+    parser.add_argument("--duration", type=float, default=None, metavar="S",
+                        help="stop after S seconds [s] (default: run until Ctrl-C)")
+    parser.add_argument("--port", type=int, default=None, metavar="N",
+                        help="web viewer port (default: the 'port' in config/demo.yaml)")
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                        help="override one node parameter, as for 'up'; repeatable")
+
+
+def run(args) -> int:
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_stack.runner import load_node_set, run_nodes
+
+    if args.duration is not None and not args.duration > 0:
+        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
+    sets = list(args.sets)
+    if args.port is not None:
+        if not 0 < args.port < 65536:
+            raise ConfigError(f"--port must be in 1..65535, got {args.port}")
+        sets.append(f"viewer.port={args.port}")
+    node_set = load_node_set(DEMO, sets)
+    viewer = (node_set.parameters.get("viewer") or {}).get("ros__parameters") or {}
+    for node, param, value in node_set.overrides:
+        if node == "viewer":
+            viewer = {**viewer, param: value}
+    host, port = viewer.get("host", "127.0.0.1"), viewer.get("port", 8080)
+    print(f"humanoid-stack demo: HRP-2 in the web viewer at http://{host}:{port}  (Ctrl-C to stop)", flush=True)
+    return run_nodes(node_set, duration=args.duration)

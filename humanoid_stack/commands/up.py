@@ -1,0 +1,42 @@
+"""`humanoid-stack up NAME|PARAMS.yaml`: start a node set in one process (no ros2 launch)."""
+from __future__ import annotations
+
+HELP = "start the nodes of a ROS 2 parameter file in one process (MultiThreadedExecutor)"
+DESCRIPTION = """\
+Start the node set of a ROS 2 parameter file in ONE process, without ros2 launch.
+
+NAME is a file config/NAME.yaml of the package (e.g. 'view', 'demo'); a path to any .yaml file
+works too. The file is an ordinary ROS 2 parameter file ('node: ros__parameters: {...}', also
+usable with --ros-args --params-file); the nodes to start are listed in it as
+
+    humanoid_stack_up:
+      ros__parameters:
+        nodes: [state_publisher, viewer]
+
+Registered nodes: state_publisher, viewer (see docs/ros.md). Ctrl-C stops every node and exits 0.
+
+examples:
+  humanoid-stack up view
+  humanoid-stack up view --set viewer.port=8081 --set state_publisher.robot=bip --duration 10
+"""
+
+
+def add_arguments(parser):
+    parser.add_argument("params", metavar="NAME|PARAMS.yaml",
+                        help="node set: config/NAME.yaml of the package, or a path to a parameter file")
+    parser.add_argument("--duration", type=float, default=None, metavar="S",
+                        help="stop after S seconds [s] (default: run until Ctrl-C)")
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                        help="override one node parameter (VALUE read as YAML); repeatable")
+
+
+def run(args) -> int:
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_stack.runner import load_node_set, run_nodes
+
+    if args.duration is not None and not args.duration > 0:
+        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
+    node_set = load_node_set(args.params, args.sets)
+    print(f"humanoid-stack up: {node_set.path}: starting {', '.join(node_set.nodes)}"
+          + (f" for {args.duration:g} s" if args.duration else " (Ctrl-C to stop)"), flush=True)
+    return run_nodes(node_set, duration=args.duration)

@@ -1,0 +1,206 @@
+"""Node-set runner: start the nodes of a ROS 2 parameter file in ONE process, without ros2 launch.
+
+A parameter file (``config/NAME.yaml``) is an ordinary ROS 2 parameter file, loadable with
+``--ros-args --params-file``. The set of nodes to start is a string-array parameter of a
+pseudo-node ``humanoid_stack_up`` in the same file, so the file stays valid for rcl (a top-level
+key holding a plain list is rejected by rcl's YAML parser)::
+
+    humanoid_stack_up:
+      ros__parameters:
+        nodes: [state_publisher, viewer]      # names from NODE_CLASSES, or "module:Class"
+    state_publisher:
+      ros__parameters:
+        robot: hrp2
+    viewer:
+      ros__parameters:
+        port: 8080
+
+The runner initialises rclpy with ``--ros-args --params-file FILE`` plus one
+``-p NODE:PARAM:=VALUE`` per ``--set NODE.PARAM=VALUE`` override: exactly the parameters a launch
+file would pass, applied by rcl when each node declares them. The nodes spin in a
+`MultiThreadedExecutor`; Ctrl-C (SIGINT) or the end of ``duration`` stops them and returns 0.
+
+Nothing here is imported by the libraries; rclpy is imported only inside `run_nodes`.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from humanoid_model.exceptions import ConfigError, HumanoidStackError
+
+UP_KEY = "humanoid_stack_up"
+"""Top-level key (pseudo-node) of a parameter file whose ``nodes`` parameter lists the nodes to start."""
+
+NODE_CLASSES = {
+    "state_publisher": "humanoid_model.node:StatePublisherNode",
+    "viewer": "humanoid_viewer.node:ViewerNode",
+}
+"""Registered node classes: name in a ``nodes:`` list -> ``module:Class``. Add new nodes here
+(and their executables to setup.py's NODES). A ``nodes:`` entry may also be ``module:Class``."""
+
+_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@dataclass
+class NodeSet:
+    """A parsed parameter file: which node classes to start and the rcl arguments to pass."""
+
+    path: Path
+    nodes: list[str]  # entries of the nodes list
+    parameters: dict  # the whole YAML mapping
+    overrides: list[tuple[str, str, object]] = field(default_factory=list)  # (node, param, value)
+
+    def ros_args(self) -> list[str]:
+        """rcl arguments: the parameter file, then the --set overrides (which win)."""
+        args = ["--ros-args", "--params-file", str(self.path)]
+        for node, param, value in self.overrides:
+            args += ["-p", f"{node}:{param}:={_yaml_scalar(value)}"]
+        return args
+
+
+def _yaml_scalar(value) -> str:
+    text = yaml.safe_dump(value, default_flow_style=True).strip()
+    return text[:-4].strip() if text.endswith("\n...") else text.removesuffix("...").strip()
+
+
+def resolve_params_file(name_or_path: str) -> Path:
+    """``config/NAME.yaml`` for a bare name, else the given path; ConfigError when missing."""
+    from humanoid_model.paths import config_dir
+
+    text = str(name_or_path)
+    candidate = Path(text).expanduser()
+    if candidate.suffix in (".yaml", ".yml") or "/" in text:
+        if not candidate.is_file():
+            raise ConfigError(f"parameter file not found: {candidate}")
+        return candidate.resolve()
+    shipped = config_dir() / f"{text}.yaml"
+    if shipped.is_file():
+        return shipped
+    known = sorted(p.stem for p in config_dir().glob("*.yaml"))
+    raise ConfigError(f"unknown node set '{text}': no file {shipped} (shipped: {', '.join(known) or 'none'}) "
+                      "and not a path to a .yaml file")
+
+
+def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
+    """Read and check a parameter file and the ``--set NODE.PARAM=VALUE`` overrides."""
+    path = resolve_params_file(name_or_path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: malformed YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping 'node_name: {{ros__parameters: ...}}' at the top level")
+    for key, value in data.items():
+        if not isinstance(value, dict) or "ros__parameters" not in value and key != "/**":
+            if isinstance(value, dict) and any(isinstance(v, dict) and "ros__parameters" in v for v in value.values()):
+                continue  # a namespace holding nodes
+            raise ConfigError(f"{path}: top-level key '{key}' has no 'ros__parameters' mapping")
+    up = (data.get(UP_KEY) or {}).get("ros__parameters") or {}
+    nodes = up.get("nodes")
+    if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) and n for n in nodes):
+        raise ConfigError(f"{path}: field {UP_KEY}.ros__parameters.nodes must be a non-empty list of node "
+                          f"names (registered: {', '.join(NODE_CLASSES)}), got {nodes!r}")
+    for entry in nodes:
+        if entry not in NODE_CLASSES and ":" not in entry:
+            raise ConfigError(f"{path}: {UP_KEY}.ros__parameters.nodes: unknown node '{entry}'; registered "
+                              f"nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')")
+    node_set = NodeSet(path=path, nodes=list(nodes), parameters=data)
+    for item in sets or []:
+        node_set.overrides.append(parse_set(item, path, data))
+    return node_set
+
+
+def parse_set(item: str, path: Path, data: dict) -> tuple[str, str, object]:
+    """``NODE.PARAM=VALUE`` -> (node, param, value); VALUE is read as YAML (numbers, bools, lists)."""
+    target, sep, text = item.partition("=")
+    node, dot, param = target.strip().partition(".")
+    if not sep or not dot or not node or not _PARAM_NAME.match(param or "-"):
+        raise ConfigError(f"--set '{item}': expected NODE.PARAM=VALUE, e.g. viewer.port=8081")
+    if node not in data or node == UP_KEY:
+        nodes = [k for k in data if k != UP_KEY]
+        raise ConfigError(f"--set '{item}': node '{node}' has no parameters in {path} "
+                          f"(nodes there: {', '.join(nodes) or 'none'})")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        raise ConfigError(f"--set '{item}': value '{text}' is not a valid YAML scalar") from None
+    if isinstance(value, dict) or value is None:
+        raise ConfigError(f"--set '{item}': value '{text}' must be a number, a bool, a string or a list")
+    return node, param, value
+
+
+def node_class(entry: str):
+    """Import a registered node class (name from NODE_CLASSES or ``module:Class``)."""
+    target = NODE_CLASSES.get(entry, entry)
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise ConfigError(f"node '{entry}': module {module_name} is not available ({exc}); "
+                              "is this node implemented in this version?") from None
+        raise
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise ConfigError(f"node '{entry}': module {module_name} has no class {class_name}")
+    return cls
+
+
+def run_nodes(node_set: NodeSet, duration: float | None = None, on_ready=None) -> int:
+    """Start every node of `node_set` in one process and spin them until Ctrl-C or `duration` [s].
+
+    `on_ready(nodes)` is called once all nodes are constructed. Returns 0 on a clean stop.
+    """
+    classes = [node_class(entry) for entry in node_set.nodes]  # fail before touching rclpy
+
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.exceptions import ParameterException
+    from rclpy.task import Future
+
+    try:  # the default context, so that node classes need no context argument
+        rclpy.init(args=["humanoid-stack-up", *node_set.ros_args()])
+    except Exception as exc:  # rcl rejects the parameter file or an override
+        raise ConfigError(f"{node_set.path}: rcl rejected the parameters: {exc}") from None
+    executor = MultiThreadedExecutor()
+    nodes = []
+    try:
+        for entry, cls in zip(node_set.nodes, classes):
+            try:
+                nodes.append(cls())
+            except ParameterException as exc:  # e.g. a parameter of the wrong type in the file
+                raise ConfigError(f"{node_set.path}: node '{entry}': {type(exc).__name__}: {exc}") from None
+            except HumanoidStackError as exc:  # bad parameter value, e.g. an unknown robot
+                raise type(exc)(f"{node_set.path}: node '{entry}': {exc}") from None
+            executor.add_node(nodes[-1])
+        if on_ready is not None:
+            on_ready(nodes)
+        if duration is None:
+            executor.spin()
+        else:  # a future that never completes: spin until the timeout
+            executor.spin_until_future_complete(Future(), timeout_sec=float(duration))
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        for node in reversed(nodes):
+            close = getattr(node, "close", None)
+            try:
+                if callable(close):
+                    close()
+            except Exception as exc:  # a failing close must not hide the others
+                print(f"humanoid-stack up: {node.get_name()}: close failed: {exc}", file=sys.stderr)
+            executor.remove_node(node)
+            node.destroy_node()
+        executor.shutdown()
+        rclpy.try_shutdown()
+    return 0
+
+
+__all__ = ["NODE_CLASSES", "UP_KEY", "NodeSet", "load_node_set", "node_class", "parse_set",
+           "resolve_params_file", "run_nodes", "HumanoidStackError"]

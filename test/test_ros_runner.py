@@ -1,0 +1,127 @@
+"""`humanoid-stack up` and its runner: parameter-file parsing, --set overrides, clear errors (exit 2),
+and a real run of the state publisher alone that stops after --duration with exit 0."""
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from humanoid_model.exceptions import ConfigError
+from humanoid_stack.cli import main
+from humanoid_stack.runner import NODE_CLASSES, UP_KEY, load_node_set, node_class, parse_set
+
+
+def write(tmp_path, data, name="set.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def state_publisher_only(tmp_path, **params):
+    return write(tmp_path, {UP_KEY: {"ros__parameters": {"nodes": ["state_publisher"]}},
+                            "state_publisher": {"ros__parameters": {"robot": "bip", **params}}})
+
+
+@pytest.mark.parametrize("name", ["view", "demo"])
+def test_shipped_node_sets_load(name):
+    node_set = load_node_set(name)
+    assert node_set.nodes == ["state_publisher", "viewer"]
+    sp = node_set.parameters["state_publisher"]["ros__parameters"]
+    viewer = node_set.parameters["viewer"]["ros__parameters"]
+    assert (sp["robot"], sp["posture"], sp["publish_robot_description"]) == ("hrp2", "half-sitting", True)
+    assert (viewer["robot"], viewer["scene"], viewer["posture"]) == ("hrp2", "flat", "half-sitting")
+    assert viewer["joint_state_source"] is True
+    for entry in node_set.nodes:
+        assert entry in NODE_CLASSES
+
+
+def test_set_overrides_become_node_specific_rcl_arguments(tmp_path):
+    node_set = load_node_set(str(state_publisher_only(tmp_path)),
+                             ["state_publisher.publish_frequency=12.5", "state_publisher.robot=hrp2",
+                              "state_publisher.publish_robot_description=false"])
+    assert node_set.ros_args() == ["--ros-args", "--params-file", str(tmp_path / "set.yaml"),
+                                   "-p", "state_publisher:publish_frequency:=12.5",
+                                   "-p", "state_publisher:robot:=hrp2",
+                                   "-p", "state_publisher:publish_robot_description:=false"]
+
+
+@pytest.mark.parametrize("item, message", [
+    ("state_publisher.robot", "expected NODE.PARAM=VALUE"),
+    ("robot=hrp2", "expected NODE.PARAM=VALUE"),
+    ("state_publisher.=1", "expected NODE.PARAM=VALUE"),
+    ("nobody.robot=hrp2", "node 'nobody' has no parameters"),
+    (f"{UP_KEY}.nodes=[viewer]", f"node '{UP_KEY}' has no parameters"),
+    ("state_publisher.robot={a: 1}", "must be a number, a bool, a string or a list"),
+    ("state_publisher.robot=[1, ", "not a valid YAML scalar"),
+])
+def test_bad_set_is_a_clear_error(tmp_path, item, message):
+    path = state_publisher_only(tmp_path)
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[")):
+        parse_set(item, path, yaml.safe_load(path.read_text()))
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"state_publisher": {"ros__parameters": {}}}, "nodes must be a non-empty list"),
+    ({UP_KEY: {"ros__parameters": {"nodes": []}}}, "nodes must be a non-empty list"),
+    ({UP_KEY: {"ros__parameters": {"nodes": ["warp_drive"]}}}, "unknown node 'warp_drive'"),
+    ({UP_KEY: {"nodes": ["viewer"]}}, f"top-level key '{UP_KEY}' has no 'ros__parameters'"),
+    ([1, 2], "expected a mapping"),
+])
+def test_bad_parameter_file_is_a_clear_error(tmp_path, data, message):
+    path = write(tmp_path, data)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_node_set(str(path))
+    assert str(path) in str(info.value)
+
+
+def test_missing_files_and_classes(tmp_path):
+    with pytest.raises(ConfigError, match="unknown node set 'no_such_set'"):
+        load_node_set("no_such_set")
+    with pytest.raises(ConfigError, match="parameter file not found"):
+        load_node_set(str(tmp_path / "absent.yaml"))
+    with pytest.raises(ConfigError, match="module humanoid_nowhere.node is not available"):
+        node_class("humanoid_nowhere.node:Thing")
+    with pytest.raises(ConfigError, match="has no class NoSuchNode"):
+        node_class("humanoid_model.node:NoSuchNode")
+    assert node_class("state_publisher").__name__ == "StatePublisherNode"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["up", "no_such_set"], "unknown node set 'no_such_set'"),
+    (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
+    (["up", "view", "--duration", "0"], "--duration must be > 0"),
+    (["demo", "--port", "70000"], "--port must be in 1..65535"),
+])
+def test_cli_errors_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def run_up(repo_root, *args):
+    return subprocess.run([sys.executable, "-m", "humanoid_stack", "up", *args], cwd=repo_root,
+                          env=dict(os.environ), capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.ros
+def test_up_runs_and_stops_after_duration(tmp_path, repo_root):
+    result = run_up(repo_root, str(state_publisher_only(tmp_path)), "--duration", "1",
+                    "--set", "state_publisher.publish_frequency=5")
+    assert result.returncode == 0, result.stderr
+    assert "robot 'bip'" in result.stderr and "publishing /robot_description" in result.stderr
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize("sets, message", [
+    (["state_publisher.robot=no_such_robot"], "node 'state_publisher': unknown robot 'no_such_robot'"),
+    (["state_publisher.publish_frequency=fast"], "publish_frequency"),
+    (["state_publisher.publish_frequency=-1"], "publish_frequency must be > 0"),
+])
+def test_up_bad_parameter_values_exit_2(tmp_path, repo_root, sets, message):
+    args = [str(state_publisher_only(tmp_path)), "--duration", "1"]
+    for item in sets:
+        args += ["--set", item]
+    result = run_up(repo_root, *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
