@@ -140,8 +140,11 @@ class BipParams:
                        trunk=sc(self.trunk, inertia_scale * trunk_scale))
 
 
-# Public foot geometry, bip_data.md:131-139 (heel-toe 0.290, ankle-heel 0.146, ankle-toe 0.189).
-PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=0.146, r_toe=0.189)
+# Public foot geometry, bip_data.md:131-139: ankle 0.083 m above the sole, toe edge 0.170 m ahead,
+# heel edge 0.120 m behind (foot length 0.290); ankle-toe hypot(0.170, 0.083) = 0.18918 ('0.189'),
+# ankle-heel hypot(0.120, 0.083) = 0.14591 ('0.146'). Exact values so that the URDF frames match.
+PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=math.hypot(0.120, 0.083),
+                           r_toe=math.hypot(0.170, 0.083))
 
 
 def thesis_params() -> BipParams:
