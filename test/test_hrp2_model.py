@@ -236,10 +236,10 @@ def test_height(robot):
 
 
 def test_width(robot):
-    """Overall width 0.62 m (../shared/spec/hrp2_data.md:102, N1) at the zero posture, +-3 cm."""
+    """Overall width 0.62 m (../shared/spec/hrp2_data.md:102, N1) at the zero posture, +-1 cm."""
     data = _fk(robot, "zero")
     y = np.concatenate([_world_points(robot, data, g)[:, 1] for g in robot.collision_model.geometryObjects])
-    assert y.max() - y.min() == pytest.approx(0.62, abs=0.03)
+    assert y.max() - y.min() == pytest.approx(0.62, abs=0.01)
 
 
 def test_half_sitting_com(robot):

@@ -83,7 +83,7 @@ PALM_CONTACT = 0.1075  # R2 (§5): hand contact 0.1075 below the wrist-pitch joi
 # Gripper jaw hinge: No.14 geometry not public (§12). CHOSEN: hinge about x on the inner side of
 # the palm (+y for the right hand, like J1's thumb side), 0.04 below the wrist pitch axis, so that
 # the closed jaw ends flush with the palm face at PALM_CONTACT.
-JAW_HINGE = (0.0, 0.035, -0.040)
+JAW_HINGE = (0.0, 0.040, -0.040)
 
 # Sole (K1 foot outline, §6; fact-sheet suggestion: box 0.23 x 0.13 centred 15 mm forward and
 # 10 mm outward of the ankle projection).
@@ -185,18 +185,18 @@ SHAPES = {
     "RARM_LINK1": [
         ("cylinder", (0.045, 0.09), (0.0, 0.0, 0.0), (0, HALF_PI, 0), "hrp2_dark", False),
     ],
-    "RARM_LINK2": [  # upper arm, outer edge at |y| = 0.28 + 0.04 -> width 0.64 (N1: 0.62)
-        ("box", (0.08, 0.08, 0.17), (0.0, 0.0, -0.125), (0, 0, 0), "hrp2_blue", True),
+    "RARM_LINK2": [  # upper arm, outer edge at |y| = 0.28 + 0.03 = 0.31 -> width 0.62 (N1)
+        ("box", (0.08, 0.07, 0.17), (0.0, 0.005, -0.125), (0, 0, 0), "hrp2_blue", True),
     ],
     "RARM_LINK3": [  # forearm (flat faces for the forearm contact)
-        ("box", (0.08, 0.08, 0.17), (0.0, 0.0, -0.115), (0, 0, 0), "hrp2_blue", True),
+        ("box", (0.08, 0.07, 0.17), (0.0, 0.005, -0.115), (0, 0, 0), "hrp2_blue", True),
         ("cylinder", (0.04, 0.09), (0.0, 0.0, 0.0), (HALF_PI, 0, 0), "hrp2_silver", False),
     ],
     "RARM_LINK4": [  # wrist yaw/pitch block: visual only
         ("cylinder", (0.035, 0.06), (0.0, 0.0, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
     ],
     "RARM_LINK5": [  # hand (palm) below the wrist pitch axis, bottom face at PALM_CONTACT (R2)
-        ("box", (0.08, 0.06, PALM_CONTACT - 0.030), (0.0, -0.005, -(PALM_CONTACT + 0.030) / 2), (0, 0, 0),
+        ("box", (0.08, 0.06, PALM_CONTACT - 0.030), (0.0, 0.0, -(PALM_CONTACT + 0.030) / 2), (0, 0, 0),
          "hrp2_dark", True),
     ],
     "RARM_LINK6": [  # gripper jaw, hangs from JAW_HINGE down to the palm face
