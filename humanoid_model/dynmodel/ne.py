@@ -1,0 +1,323 @@
+"""World-frame recursive Newton-Euler for a tree, as a straight-line program (``Program``).
+
+Formulation: ``../shared/spec/004_canovas.md`` §2.5 (the corrected reference; the report's bugs
+listed in §2.9 are not reproduced: the base acceleration is +(-g) (gravity trick, §2.5 "a = -g_vec"),
+lever arms are relative vectors, the gyroscopic term uses omega, the inertia is rotated into world
+axes, rotations are post-multiplied by the local joint rotation, omega is accumulated along world
+axes and omega-dot has the omega_p x qd u term).
+
+Every quantity is a world-axes 3-vector (or 3x3 matrix) stored component-wise in named scalar
+variables. The program is built with SymPy expressions whose free symbols are earlier variables,
+so constants fold (zeros vanish, ones disappear) and the same program prints to Python, C and
+LaTeX (`humanoid_model.dynmodel.printers`).
+
+Variable names (``<n>`` is the URDF joint or link name made into an identifier; suffix _x/_y/_z,
+or _rc for matrix entry row r, column c):
+
+======================  ===============================================================
+``q_<j>, qd_<j>, qdd_<j>``  joint position [rad or m], velocity, acceleration (inputs)
+``c_<j>, s_<j>``            cos q, sin q (revolute joints)
+``R_<link>_rc``              world orientation of the link frame (= joint frame)
+``u_<j>``                    joint axis in world axes
+``position_<j>``             world position of the joint origin (= child link frame origin) [m]
+``velocity_<j>``             its velocity [m/s]
+``acceleration_<j>``         its acceleration minus gravity (gravity trick) [m/s^2]
+``omega_<link>``             angular velocity [rad/s];  ``omegad_<link>`` its derivative
+``position_<link>``          COM position [m]; ``velocity_<link>``; ``acceleration_<link>`` (minus g)
+``Fhat_<link>``              m a_COM (incl. -g) [N];  ``Nhat_<link>`` I w' + w x I w about the COM [N m]
+``force_<j>``                force transmitted by joint j to its child subtree [N]
+``moment_<j>``               moment transmitted by joint j, about the joint origin [N m]
+``tau_<j>``                  actuator effort u . moment (revolute, [N m]) or u . force (prismatic, [N])
+``fext_<link>_{fx..nz}``     external wrench on the link from the environment (inputs): force and
+                             moment about the link frame origin, both in world axes [N], [N m]
+======================  ===============================================================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import sympy as sp
+
+from .urdf import TreeModel, identifier
+
+XYZ = "xyz"
+
+
+def num(x) -> sp.Expr:
+    """A SymPy number for a float constant: exact 0, 1, -1 so that products fold."""
+    x = float(x)
+    if x == 0.0:
+        return sp.S.Zero
+    if x == 1.0:
+        return sp.S.One
+    if x == -1.0:
+        return sp.S.NegativeOne
+    return sp.Float(x)
+
+
+def _clean(x, tol=1e-15):
+    """Round float noise (|x| < tol, |x -+ 1| < tol) from constant rotations to exact 0/+-1."""
+    x = float(x)
+    if abs(x) < tol:
+        return 0.0
+    if abs(abs(x) - 1.0) < tol:
+        return 1.0 if x > 0 else -1.0
+    return x
+
+
+@dataclass
+class Stmt:
+    """One assignment ``symbol = expr`` or a block comment (``symbol`` is None)."""
+    symbol: sp.Symbol | None
+    expr: sp.Expr | None = None
+    comment: str = ""
+    latex: str = ""      # LaTeX name of the symbol
+
+
+@dataclass
+class Program:
+    """A straight-line program: inputs, statements, outputs."""
+    robot: str
+    joint_names: list
+    joint_kinds: list
+    body_names: list          # rows of f_ext (moving bodies, joint order)
+    gravity: tuple
+    q: list
+    qd: list
+    qdd: list
+    fext: list                # per body: 6 symbols (fx, fy, fz, nx, ny, nz)
+    stmts: list = field(default_factory=list)
+    tau: list = field(default_factory=list)      # expressions (symbols or constants)
+    values: dict = field(default_factory=dict)   # name -> [3 expressions] (accelerations true)
+    latex_names: dict = field(default_factory=dict)   # symbol name -> LaTeX
+    source: str = ""
+
+    # -------------------------------------------------------------- building
+    def comment(self, text):
+        self.stmts.append(Stmt(None, None, text))
+
+    def scalar(self, name, expr, latex):
+        """Emit ``name = expr`` unless expr is a number or a (negated) symbol (then inline it)."""
+        expr = sp.sympify(expr)
+        if expr.is_Number or expr.is_Symbol or (expr.could_extract_minus_sign() and (-expr).is_Symbol):
+            return expr
+        sym = sp.Symbol(name)
+        self.latex_names[name] = latex
+        self.stmts.append(Stmt(sym, expr, latex=latex))
+        return sym
+
+    def vector(self, name, exprs, latex_base, latex_sub):
+        return [self.scalar(f"{name}_{a}", e, _lx(latex_base, latex_sub, a))
+                for a, e in zip(XYZ, exprs)]
+
+    def matrix(self, name, M, latex_base, latex_sub):
+        return [[self.scalar(f"{name}_{r}{c}", M[r][c], _lx(latex_base, latex_sub, f"{r+1}{c+1}"))
+                 for c in range(3)] for r in range(3)]
+
+    def pruned(self, keep_values: bool) -> "Program":
+        """A copy without statements that neither tau (nor `values`, if kept) depends on."""
+        needed = set()
+        for e in list(self.tau) + ([x for v in self.values.values() for x in v] if keep_values else []):
+            needed |= {s.name for s in sp.sympify(e).free_symbols}
+        kept = []
+        for s in reversed(self.stmts):
+            if s.symbol is None:
+                kept.append(s)
+            elif s.symbol.name in needed:
+                kept.append(s)
+                needed |= {x.name for x in s.expr.free_symbols}
+        kept.reverse()
+        # drop comments of blocks left empty
+        out = [s for i, s in enumerate(kept)
+               if s.symbol is not None or (i + 1 < len(kept) and kept[i + 1].symbol is not None)]
+        return replace(self, stmts=out)
+
+    @property
+    def n_ops(self) -> int:
+        return int(sum(sp.count_ops(s.expr) for s in self.stmts if s.symbol is not None))
+
+
+def _latex_text(name: str) -> str:
+    return name.replace("_", r"\_")
+
+
+def _lx(base, sub, sup=None):
+    """LaTeX name ``base^{sup}_{\\mathrm{sub}}`` (the grammar read back by `latex_parse`)."""
+    s = f"{base}^{{{sup}}}" if sup is not None else base
+    return f"{s}_{{\\mathrm{{{_latex_text(sub)}}}}}"
+
+
+# ------------------------------------------------------------------------- small algebra
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def add(*vs):
+    return [sum((v[i] for v in vs), sp.S.Zero) for i in range(3)]
+
+
+def scale(s, v):
+    return [s * x for x in v]
+
+
+def matvec(M, v):
+    return [sum((M[r][c] * v[c] for c in range(3)), sp.S.Zero) for r in range(3)]
+
+
+def matTvec(M, v):
+    return [sum((M[c][r] * v[c] for c in range(3)), sp.S.Zero) for r in range(3)]
+
+
+def matmul(A, B):
+    return [[sum((A[r][k] * B[k][c] for k in range(3)), sp.S.Zero) for c in range(3)] for r in range(3)]
+
+
+def const_vec(v):
+    return [num(_clean(x)) for x in v]
+
+
+def const_mat(M):
+    return [[num(_clean(M[r][c])) for c in range(3)] for r in range(3)]
+
+
+def axis_rotation(axis, c, s):
+    """Rot(axis, q) with symbols c = cos q, s = sin q, folded for the given numeric unit axis."""
+    a = [float(x) for x in axis]
+    out = []
+    for r in range(3):
+        row = []
+        for col in range(3):
+            k = [[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]]
+            kk = sum(k[r][m] * k[m][col] for m in range(3))
+            row.append(num(_clean(1.0 if r == col else 0.0)) + s * num(_clean(k[r][col]))
+                       + (1 - c) * num(_clean(kk)))
+        out.append([sp.expand(e) for e in row])
+    return out
+
+
+def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
+    """Newton-Euler program for `model` under gravity vector `gravity` [m/s^2] (world axes)."""
+    g = [float(x) for x in gravity]
+    names = model.joint_names
+    ids = {n: identifier(n) for n in list(model.bodies) + names}
+    # identifiers must be unique across joints and bodies (joint and link names may collide)
+    seen = {}
+    for n in list(model.bodies) + names:
+        i = ids[n]
+        if i in seen and seen[i] != n:
+            ids[n] = i + "_" + str(len(seen))
+        seen[ids[n]] = n
+    bodies = [j.child for j in model.joints]
+    P = Program(model.name, names, [j.kind for j in model.joints], bodies, tuple(g),
+                q=[sp.Symbol(f"q_{ids[n]}") for n in names],
+                qd=[sp.Symbol(f"qd_{ids[n]}") for n in names],
+                qdd=[sp.Symbol(f"qdd_{ids[n]}") for n in names],
+                fext=[[sp.Symbol(f"fext_{ids[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")]
+                      for b in bodies], source=model.source)
+    for n in names:
+        i = ids[n]
+        P.latex_names[f"q_{i}"] = _lx("q", n)
+        P.latex_names[f"qd_{i}"] = _lx(r"\dot{q}", n)
+        P.latex_names[f"qdd_{i}"] = _lx(r"\ddot{q}", n)
+    for b, syms in zip(bodies, P.fext):
+        for s, lab in zip(syms, ("f^{x}", "f^{y}", "f^{z}", "n^{x}", "n^{y}", "n^{z}")):
+            P.latex_names[s.name] = _lx(lab, b)
+
+    zero = [sp.S.Zero] * 3
+    state = {model.root: dict(R=const_mat(np.eye(3)), O=zero, v=zero, a=const_vec([-x for x in g]),
+                              w=zero, wd=zero)}
+    P.comment(f"base '{model.root}': fixed; gravity trick: its acceleration is -g = "
+              f"({-g[0] + 0.0:g}, {-g[1] + 0.0:g}, {-g[2] + 0.0:g}) m/s^2")
+    # ------------------------------------------------------------------ forward pass
+    link_terms = {}
+    for k, j in enumerate(model.joints):
+        jn, ln = j.name, j.child
+        ji, li = ids[jn], ids[ln]
+        par = state[j.parent]
+        P.comment(f"joint '{jn}' ({j.kind}{', URDF ' + j.urdf_type if j.urdf_type not in (j.kind, '') else ''}): "
+                  f"parent '{j.parent}', child '{ln}'")
+        Rp, Op, wp, wdp = par["R"], par["O"], par["w"], par["wd"]
+        RE = matmul(Rp, const_mat(j.origin_rot))
+        u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jn)
+        q, qd, qdd = P.q[k], P.qd[k], P.qdd[k]
+        r0 = matvec(Rp, const_vec(j.origin_xyz))
+        if j.kind == "revolute":
+            c = P.scalar(f"c_{ji}", sp.cos(q), _lx("c", jn))
+            s = P.scalar(f"s_{ji}", sp.sin(q), _lx("s", jn))
+            R = P.matrix(f"R_{li}", matmul(RE, axis_rotation(j.axis, c, s)), "R", ln)
+            r = P.vector(f"r_{ji}", r0, "r", jn)
+            w = P.vector(f"omega_{li}", add(wp, scale(qd, u)), r"\omega", ln)
+            wd = P.vector(f"omegad_{li}", add(wdp, scale(qdd, u), cross(wp, scale(qd, u))),
+                          r"\dot{\omega}", ln)
+            O = P.vector(f"position_{ji}", add(Op, r), "p", jn)
+            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r)), "v", jn)
+            a = P.vector(f"acceleration_{ji}", add(par["a"], cross(wdp, r), cross(wp, cross(wp, r))),
+                         "a", jn)
+        else:
+            R = P.matrix(f"R_{li}", RE, "R", ln)
+            r = P.vector(f"r_{ji}", add(r0, scale(q, u)), "r", jn)
+            w, wd = wp, wdp
+            O = P.vector(f"position_{ji}", add(Op, r), "p", jn)
+            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r), scale(qd, u)), "v", jn)
+            a = P.vector(f"acceleration_{ji}",
+                         add(par["a"], cross(wdp, r), cross(wp, cross(wp, r)), scale(qdd, u),
+                             scale(2, cross(wp, scale(qd, u)))), "a", jn)
+        state[ln] = dict(R=R, O=O, v=v, a=a, w=w, wd=wd, u=u)
+        # --- link block: COM kinematics and the body's own dynamic wrench (report's L961 shortcut)
+        body = model.bodies[ln]
+        P.comment(f"link '{ln}': mass {body.mass:.6g} kg, COM {np.round(body.com, 6).tolist()} m "
+                  f"in the link frame{'; merged fixed links ' + str(body.merged) if body.merged else ''}")
+        rho = P.vector(f"rho_{li}", matvec(R, const_vec(body.com)), r"\rho", ln)
+        pc = P.vector(f"position_{li}", add(O, rho), "p", ln)
+        vc = P.vector(f"velocity_{li}", add(v, cross(w, rho)), "v", ln)
+        ac = P.vector(f"acceleration_{li}", add(a, cross(wd, rho), cross(w, cross(w, rho))), "a", ln)
+        m = num(body.mass)
+        Fh = P.vector(f"Fhat_{li}", scale(m, ac), r"\hat{F}", ln)
+        Ic = const_mat(body.inertia)
+        if any(x != 0 for row in Ic for x in row):
+            wl = P.vector(f"omegal_{li}", matTvec(R, w), r"\omega^{l}", ln)
+            wdl = P.vector(f"omegadl_{li}", matTvec(R, wd), r"\dot{\omega}^{l}", ln)
+            hl = P.vector(f"h_{li}", matvec(Ic, wl), "h", ln)
+            Nl = add(matvec(Ic, wdl), cross(wl, hl))
+            Nh = P.vector(f"Nhat_{li}", matvec(R, Nl), r"\hat{N}", ln)
+        else:
+            Nh = zero
+        link_terms[ln] = (rho, Fh, Nh)
+        P.values[f"position_{jn}"] = O
+        P.values[f"velocity_{jn}"] = v
+        P.values[f"acceleration_{jn}"] = [a[i] + num(g[i]) for i in range(3)]
+        P.values[f"position_{ln}"] = pc
+        P.values[f"velocity_{ln}"] = vc
+        P.values[f"acceleration_{ln}"] = [ac[i] + num(g[i]) for i in range(3)]
+        P.values[f"omega_{ln}"] = w
+        P.values[f"omegad_{ln}"] = wd
+    # ------------------------------------------------------------------ backward pass
+    wrench = {}
+    tau = [None] * len(model.joints)
+    for k in reversed(range(len(model.joints))):
+        j = model.joints[k]
+        jn, ln = j.name, j.child
+        ji = ids[jn]
+        P.comment(f"backward: joint '{jn}' carries link '{ln}' and its subtree")
+        rho, Fh, Nh = link_terms[ln]
+        fe = P.fext[k]
+        F = add(Fh, scale(-1, fe[:3]))
+        N = add(Nh, cross(rho, Fh), scale(-1, fe[3:]))
+        O = state[ln]["O"]
+        for ch in model.children(ln):
+            Fk, Nk = wrench[ch.name]
+            lever = [state[ch.child]["O"][i] - O[i] for i in range(3)]
+            F = add(F, Fk)
+            N = add(N, Nk, cross(lever, Fk))
+        F = P.vector(f"force_{ji}", F, "F", jn)
+        N = P.vector(f"moment_{ji}", N, "N", jn)
+        wrench[jn] = (F, N)
+        u = state[ln]["u"]
+        proj = N if j.kind == "revolute" else F
+        tau[k] = P.scalar(f"tau_{ji}", sum((u[i] * proj[i] for i in range(3)), sp.S.Zero),
+                          _lx(r"\tau", jn))
+        P.values[f"force_{jn}"] = F
+        P.values[f"moment_{jn}"] = N
+    P.tau = tau
+    return P
