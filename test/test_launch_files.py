@@ -1,0 +1,162 @@
+"""Launch files, imported with the stand-in `launch` / `launch_ros` modules of test/stubs.
+
+For every launch/*.launch.py: it builds a LaunchDescription; every humanoid_stack executable it
+names is in setup.py's NODES (so it is installed under lib/humanoid_stack); every file it
+passes (parameter files, the RViz config) exists and is installed by setup.py's data_files;
+every humanoid_stack node finds a section under its own name in its parameter files.
+"""
+import importlib.util
+import runpy
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import setuptools
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+STUBS = Path(__file__).resolve().parent / "stubs"
+PACKAGE = "humanoid_stack"
+LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
+
+
+@contextmanager
+def stub_launch_modules():
+    """Put the stand-in packages into sys.modules; restore the previous state afterwards."""
+    def ours(name):
+        return name.split(".")[0] in ("launch", "launch_ros")
+
+    saved = {k: v for k, v in sys.modules.items() if ours(k)}
+    for k in saved:
+        del sys.modules[k]
+    try:
+        for pkg in ("launch", "launch_ros"):
+            spec = importlib.util.spec_from_file_location(pkg, STUBS / pkg / "__init__.py",
+                                                          submodule_search_locations=[str(STUBS / pkg)])
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[pkg] = module
+            spec.loader.exec_module(module)
+        yield
+    finally:
+        for k in [k for k in sys.modules if ours(k)]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def load_description(path):
+    with stub_launch_modules():
+        spec = importlib.util.spec_from_file_location(f"launch_file_{path.stem.replace('.', '_')}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        import launch
+
+        description = module.generate_launch_description()
+        assert isinstance(description, launch.LaunchDescription)
+        return description, launch
+
+
+@pytest.fixture(scope="module")
+def setup_kwargs():
+    """The arguments setup.py passes to setuptools.setup (NODES, data_files), without building."""
+    captured = {}
+    original = setuptools.setup
+    setuptools.setup = lambda **kwargs: captured.update(kwargs)
+    try:
+        namespace = runpy.run_path(str(REPO / "setup.py"), run_name="__main__")
+    finally:
+        setuptools.setup = original
+    captured["NODES"] = namespace["NODES"]
+    return captured
+
+
+def installed_files(setup_kwargs):
+    """Install paths (relative to the prefix) of every data file."""
+    return {str(Path(dest) / Path(f).name) for dest, files in setup_kwargs["data_files"] for f in files}
+
+
+def entities_of(description, launch, kind):
+    return [e for e in description.entities if type(e).__name__ == kind]
+
+
+def share_path(value, launch, arguments):
+    """A recorded path substitution evaluated with the package share folder = the repository."""
+    context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
+    return Path(launch.evaluate(value, context))
+
+
+def active_nodes(description, launch, arguments):
+    context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
+    nodes = entities_of(description, launch, "Node")
+    return [n for n in nodes if n.condition is None or n.condition.holds(context)]
+
+
+def default_arguments(description, launch):
+    return {a.name: a.default_value for a in entities_of(description, launch, "DeclareLaunchArgument")}
+
+
+def test_there_are_launch_files():
+    assert REPO / "launch" / "view.launch.py" in LAUNCH_FILES
+
+
+@pytest.mark.parametrize("path", LAUNCH_FILES, ids=lambda p: p.name)
+def test_launch_file_names_installed_executables_and_files(path, setup_kwargs):
+    description, launch = load_description(path)
+    arguments = default_arguments(description, launch)
+    installed = installed_files(setup_kwargs)
+    console = {entry.split("=")[0].strip() for entry in setup_kwargs["entry_points"]["console_scripts"]}
+    nodes = entities_of(description, launch, "Node")
+    assert nodes, f"{path.name}: no Node actions"
+    for node in nodes:
+        if node.package != PACKAGE:
+            continue  # e.g. rviz2: an external package
+        assert node.executable in setup_kwargs["NODES"], f"{path.name}: executable '{node.executable}' not in NODES"
+        assert node.executable in console
+        for params in node.parameters:
+            if isinstance(params, dict):
+                continue
+            file = share_path(params, launch, arguments)
+            rel = file.relative_to(REPO)
+            assert file.is_file(), f"{path.name}: parameter file {rel} does not exist"
+            assert f"share/{PACKAGE}/{rel}" in installed, f"{path.name}: {rel} is not installed by data_files"
+            data = yaml.safe_load(file.read_text())
+            assert "ros__parameters" in data.get(node.name, {}), \
+                f"{path.name}: node '{node.name}' has no section in {rel}"
+
+
+def test_view_launch_nodes_and_arguments(setup_kwargs):
+    description, launch = load_description(REPO / "launch" / "view.launch.py")
+    defaults = default_arguments(description, launch)
+    assert defaults == {"rviz": "false", "viewer": "true"}
+    names = [n.name for n in active_nodes(description, launch, defaults)]
+    assert names == ["state_publisher", "viewer"]
+    with_rviz = active_nodes(description, launch, {**defaults, "rviz": "true", "viewer": "false"})
+    assert [n.name for n in with_rviz] == ["state_publisher", "rviz2"]
+    rviz = with_rviz[1]
+    assert (rviz.package, rviz.executable, rviz.arguments[0]) == ("rviz2", "rviz2", "-d")
+    config = share_path(rviz.arguments[1], launch, defaults)
+    assert config == REPO / "rviz" / "humanoid.rviz" and config.is_file()
+    assert f"share/{PACKAGE}/rviz/humanoid.rviz" in installed_files(setup_kwargs)
+    for node in with_rviz[:1] + active_nodes(description, launch, defaults)[1:]:
+        assert [share_path(p, launch, defaults) for p in node.parameters] == [REPO / "config" / "view.yaml"]
+
+
+def test_stubs_do_not_leak():
+    load_description(REPO / "launch" / "view.launch.py")
+    leaked = [k for k, m in list(sys.modules.items())
+              if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]
+    assert leaked == []
+
+
+def test_rviz_config_matches_the_published_topics():
+    from humanoid_model.tf_tree import ODOM_FRAME
+
+    config = yaml.safe_load((REPO / "rviz" / "humanoid.rviz").read_text())
+    manager = config["Visualization Manager"]
+    assert manager["Global Options"]["Fixed Frame"] == ODOM_FRAME
+    displays = {d["Class"]: d for d in manager["Displays"] if d["Class"] != "rviz_default_plugins/MarkerArray"}
+    assert displays["rviz_default_plugins/RobotModel"]["Description Source"] == "Topic"
+    assert displays["rviz_default_plugins/RobotModel"]["Description Topic"]["Value"] == "/robot_description"
+    assert "rviz_default_plugins/TF" in displays
+    marker_topics = {d["Topic"]["Value"] for d in manager["Displays"] if d["Class"] == "rviz_default_plugins/MarkerArray"}
+    assert marker_topics == {"/contacts", "/stances"}
