@@ -17,7 +17,7 @@ SAGITTAL = ["r_hip_pitch", "l_hip_pitch", "r_knee", "l_knee", "r_ankle_pitch", "
 LATERAL = ["r_hip_roll", "r_hip_yaw", "r_ankle_roll", "l_hip_roll", "l_hip_yaw", "l_ankle_roll",
            "trunk_yaw", "trunk_roll", "trunk_pitch"]
 SIDES = ("r", "l")
-Z0 = np.array([0.0, -1.0, 0.0])  # thesis Z0 (out of the sagittal plane) in URDF axes, 003_chesse.md:445
+Z0 = np.array([0.0, -1.0, 0.0])  # thesis Z0 (out of the sagittal plane) in URDF axes, ../shared/spec/003_chesse.md:445
 
 # Table III-3 of Chessé 2002, ../shared/spec/003_chesse.md:455-460 (r_i, m_i, a_i, b_i; S7 has no r).
 TABLE_III_3 = {
@@ -117,8 +117,8 @@ def test_joint_sign_conventions(bip, joint, frame, check):
 
 
 def test_locked_joints_are_the_lateral_ones_plus_trunk_pitch(bip, spec):
-    # Chessé's sagittal model keeps hips, knees and ankles (003_chesse.md:465); his S7 is pelvis and
-    # trunk as one rigid body (003_chesse.md:455-460), so trunk pitch (a sagittal axis) is locked too.
+    # Chessé's sagittal model keeps hips, knees and ankles (../shared/spec/003_chesse.md:465); his S7 is pelvis and
+    # trunk as one rigid body (../shared/spec/003_chesse.md:455-460), so trunk pitch (a sagittal axis) is locked too.
     axes = _joint_axes_world(bip, bip.q("zero"))
     sagittal_axis = {j for j in bip.joint_names if np.allclose(np.abs(axes[j]), [0, 1, 0], atol=1e-12)}
     assert sagittal_axis == set(SAGITTAL) | {"trunk_pitch"}
@@ -129,14 +129,15 @@ def test_locked_joints_are_the_lateral_ones_plus_trunk_pitch(bip, spec):
 
 # ---------------------------------------------------------------------------------- masses
 def test_total_mass(bip):
-    # 104.81 kg: ../shared/spec/003_chesse.md:470, ../shared/spec/bip_data.md:57
+    # 104.81 kg: ../shared/spec/003_chesse.md:470 and acceptance test A1 ../shared/spec/003_chesse.md:701,
+    # ../shared/spec/bip_data.md:57
     assert bip.mass == pytest.approx(104.81, abs=1e-9)
 
 
 @pytest.mark.parametrize("side", SIDES)
 def test_leg_mass(bip, side):
     # thigh + shank + ankle cardan + foot (hip bracket excluded) = 19.35 kg:
-    # ../shared/spec/003_chesse.md:470, ../shared/spec/bip_data.md:58
+    # ../shared/spec/003_chesse.md:470 and A1 ../shared/spec/003_chesse.md:701, ../shared/spec/bip_data.md:58
     leg = sum(_link_inertia(bip, f"{side}_{j}").mass for j in ("hip_pitch", "knee", "ankle_pitch", "ankle_roll"))
     assert leg == pytest.approx(19.35, abs=1e-9)
 
@@ -309,15 +310,15 @@ def _thesis_bodies(bip2d, bip, side_rear, side_front, posture="standing"):
 
     R, F = leg(side_rear), leg(side_front)
     trunk = world(jid("root_joint"))
-    up = data.oMi[jid("root_joint")].rotation[:, 2]  # q7 = pi/2: upright pelvis/trunk (bip_data.md:115)
+    up = data.oMi[jid("root_joint")].rotation[:, 2]  # q7 = pi/2: upright pelvis/trunk (../shared/spec/bip_data.md:115)
     return {
         "S1": (R["toe"], unit(R["ankle"] - R["toe"]), np.linalg.norm(R["ankle"] - R["toe"]), *R["foot"]),
         "S2": (R["ankle"], unit(R["knee"] - R["ankle"]), np.linalg.norm(R["knee"] - R["ankle"]), *R["shank"]),
         "S3": (R["knee"], unit(R["hip"] - R["knee"]), np.linalg.norm(R["hip"] - R["knee"]), *R["thigh"]),
         "S4": (F["hip"], unit(F["knee"] - F["hip"]), np.linalg.norm(F["knee"] - F["hip"]), *F["thigh"]),
         "S5": (F["knee"], unit(F["ankle"] - F["knee"]), np.linalg.norm(F["ankle"] - F["knee"]), *F["shank"]),
-        # X6 along ankle->toe (digest's recommended reading, 003_chesse.md:500); r6 = heel-toe length
-        # (bip_data.md:148)
+        # X6 along ankle->toe (digest's recommended reading, ../shared/spec/003_chesse.md:500); r6 = heel-toe length
+        # (../shared/spec/bip_data.md:148)
         "S6": (F["ankle"], unit(F["toe"] - F["ankle"]), np.linalg.norm(F["toe"] - F["heel"]), *F["foot"]),
         "S7": (F["hip"], up, None, trunk.mass, trunk.lever),
     }
@@ -332,7 +333,7 @@ def thesis_bodies(request, bip2d, bip):
 def test_planar_reduction_reproduces_table_III_3(thesis_bodies, body):
     expected = TABLE_III_3[body]
     origin, X, r, mass, com = thesis_bodies[body]
-    Y = np.cross(Z0, X)  # Y_i = Z0 x X_i (003_chesse.md:241)
+    Y = np.cross(Z0, X)  # Y_i = Z0 x X_i (../shared/spec/003_chesse.md:241)
     a, b = (com - origin) @ X, (com - origin) @ Y
     com_tol = FOOT_COM_TOL if body in ("S1", "S6") else LEN_TOL
     assert mass == pytest.approx(expected["m"], abs=MASS_TOL)
@@ -343,7 +344,7 @@ def test_planar_reduction_reproduces_table_III_3(thesis_bodies, body):
 
 
 def test_planar_leg_and_total_mass_from_table_III_3(thesis_bodies):
-    # one leg = S1 + S2 + S3 = 19.35 kg and the whole robot = 104.81 kg (003_chesse.md:470)
+    # one leg = S1 + S2 + S3 = 19.35 kg and the whole robot = 104.81 kg (../shared/spec/003_chesse.md:470)
     masses = {k: v[3] for k, v in thesis_bodies.items()}
     assert masses["S1"] + masses["S2"] + masses["S3"] == pytest.approx(19.35, abs=1e-9)
     assert sum(masses.values()) == pytest.approx(104.81, abs=1e-9)
