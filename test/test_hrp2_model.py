@@ -266,14 +266,34 @@ def _adjacent(m, j1, j2):
     return m.parents[j1] == j2 or m.parents[j2] == j1
 
 
-@pytest.mark.parametrize("posture", ["half-sitting", "zero"])
+# Extra postures the planners need (001_escande.md §7.2: sitting on a chair, forearms on a table):
+# joint angles [deg] set on top of the zero posture; chest pitch 60 deg is its upper limit (T1).
+EXTRA_POSTURES = {
+    "sitting": {"RLEG_JOINT2": -90, "LLEG_JOINT2": -90, "RLEG_JOINT3": 90, "LLEG_JOINT3": 90},
+    "forearms-on-table": {"RLEG_JOINT2": -90, "LLEG_JOINT2": -90, "RLEG_JOINT3": 90, "LLEG_JOINT3": 90,
+                          "RARM_JOINT0": -20, "LARM_JOINT0": -20, "RARM_JOINT3": -90, "LARM_JOINT3": -90},
+    "bow": {"CHEST_JOINT1": 60},
+    "arms-up": {"RARM_JOINT0": -180, "LARM_JOINT0": -180},
+}
+
+
+def _posture(robot, name):
+    if name in robot.postures:
+        return robot.q(name)
+    q = robot.q("zero")
+    for joint, deg in EXTRA_POSTURES[name].items():
+        q[robot.joint_index_q(joint)] = deg * DEG
+    return q
+
+
+@pytest.mark.parametrize("posture", ["half-sitting", "zero", *EXTRA_POSTURES])
 def test_no_self_collision_between_non_adjacent_links(robot, posture):
     m = robot.model
     cm = robot.collision_model.copy()
     cm.addAllCollisionPairs()
     gd = pin.GeometryData(cm)
     data = m.createData()
-    pin.updateGeometryPlacements(m, data, cm, gd, robot.q(posture))
+    pin.updateGeometryPlacements(m, data, cm, gd, _posture(robot, posture))
     pin.computeCollisions(cm, gd, False)
     hits = []
     for k, cp in enumerate(cm.collisionPairs):

@@ -140,14 +140,17 @@ HALF_SITTING_DEG = {  # S1, W1, W2 (§9.1), conf. C; right side (left mirrored f
 HALF_PI = math.pi / 2
 HEAD_TOP = 0.186  # D (§5): 1.539 (Q) - 1.353 = head top above the neck joint at the zero posture
 SHAPES = {
-    "BODY": [  # waist: hips to chest joint (0.3507), houses the hip-yaw motors; depth/width chosen
-        ("box", (0.22, 0.26, 0.30), (-0.010, 0.0, 0.195), (0, 0, 0), "hrp2_silver", True),
+    "BODY": [  # waist up to the chest joint (0.3507); bottom 0.075 above the hip axes so the thighs
+        # clear it when sitting (hip pitch -90 deg) and in a squat (-100 deg)
+        ("box", (0.22, 0.26, 0.27), (-0.010, 0.0, 0.210), (0, 0, 0), "hrp2_silver", True),
     ],
     "CHEST_LINK0": [  # yaw stage: visual only (inside the waist/chest envelopes)
         ("cylinder", (0.06, 0.04), (0.0, 0.0, -0.02), (0, 0, 0), "hrp2_dark", False),
     ],
-    "CHEST_LINK1": [  # torso with the back-pack computer; top stops below the neck (0.2973)
-        ("box", (0.32, 0.40, 0.27), (-0.035, 0.0, 0.150), (0, 0, 0), "hrp2_blue", True),
+    "CHEST_LINK1": [  # torso with the back-pack computer; top stops below the neck (0.2973). Two boxes:
+        # the lower front is cut away so the chest clears the waist up to the 60 deg pitch limit.
+        ("box", (0.32, 0.40, 0.185), (-0.035, 0.0, 0.1925), (0, 0, 0), "hrp2_blue", True),
+        ("box", (0.195, 0.30, 0.085), (-0.0975, 0.0, 0.0575), (0, 0, 0), "hrp2_blue", True),
     ],
     "HEAD_LINK0": [
         ("cylinder", (0.03, 0.03), (0.0, 0.0, 0.0), (0, 0, 0), "hrp2_dark", False),
