@@ -118,6 +118,11 @@ class Robot:
         return self._per_dof(self.model.effortLimit, "v")
 
     @property
+    def armature(self) -> np.ndarray:
+        """Rotor inertia per actuated DOF [kg·m²] (from the YAML's ``armature:``; zero if absent)."""
+        return self._per_dof(self.model.armature, "v")
+
+    @property
     def mass(self) -> float:
         """Total mass [kg]."""
         return float(pin.computeTotalMass(self.model))
@@ -216,6 +221,7 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
                              f"({', '.join(postures)})")
         contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in (spec.get("contacts") or {}).items()}
         sensors = spec.get("sensors") or {}
+        _set_armature(model, spec.get("armature") or {}, spec_path)
     else:
         postures = {"zero": _zero_posture(model, collision)}
         default = "zero"
@@ -334,6 +340,25 @@ def _posture_q(model: pin.Model, spec, path: Path, name: str) -> np.ndarray:
         else:
             raise ModelError(f"{where}.joints.{joint}: only 1-DOF joints can be set by angle")
     return q
+
+
+def _set_armature(model: pin.Model, armature: dict, path: Path) -> None:
+    """Rotor inertia reflected at the joint [kg·m²] (``armature:`` in the YAML) -> ``model.armature``.
+
+    ``pin.rnea``/``pin.crba`` then include it; compare with a model built from the bare URDF when
+    checking against equations that leave rotors out.
+    """
+    for joint, value in armature.items():
+        if not model.existJointName(joint) or joint == ROOT_JOINT:
+            raise ModelError(f"{path}: armature: unknown joint '{joint}'")
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ModelError(f"{path}: armature.{joint}: not a number: {value!r}") from None
+        if value < 0:
+            raise ModelError(f"{path}: armature.{joint}: must be >= 0, got {value}")
+        j = model.joints[model.getJointId(joint)]
+        model.armature[j.idx_v:j.idx_v + j.nv] = value
 
 
 def _contact_from_yaml(model: pin.Model, spec, path: Path, name: str) -> ContactLocation:
