@@ -616,14 +616,17 @@ class _Loader:
         joints = r.get("joints") or {}
         if not isinstance(joints, Mapping):
             self.fail("robot.joints", joints, "expected a mapping joint name -> angle [rad]")
-        known = _urdf_names(urdf, "joint")
+        limits = _urdf_joint_limits(urdf)
         out = {}
         for j, v in joints.items():
-            if j not in known:
-                hint = difflib.get_close_matches(str(j), known, n=1)
+            if j not in limits:
+                hint = difflib.get_close_matches(str(j), list(limits), n=1)
                 self.fail(f"robot.joints.{j}", v, f"robot '{name}' has no movable joint '{j}'"
                           + (f" (did you mean '{hint[0]}'?)" if hint else ""))
             out[j] = self.number(joints, j, "robot.joints", required=True)
+            lo, hi = limits[j]
+            if not lo - 1e-9 <= out[j] <= hi + 1e-9:
+                self.fail(f"robot.joints.{j}", v, f"outside the joint's limits [{lo:g}, {hi:g}] (URDF {urdf.name})")
         if "placement" in r and "base" in r:
             self.fail("robot.base", r["base"], "give either placement or base, not both")
         base = self.pose(r, "base", "robot") if r.get("base") is not None else None
@@ -680,6 +683,24 @@ def _urdf_names(urdf: Path, tag: str) -> List[str]:
     if tag == "joint":
         return [j.get("name") for j in root.iter("joint") if j.get("type") not in ("fixed", "floating")]
     return [link.get("name") for link in root.iter("link")]
+
+
+def _urdf_joint_limits(urdf: Path) -> Dict[str, Tuple[float, float]]:
+    """{movable joint: (lower, upper)} from the URDF (+-inf for continuous or missing limits)."""
+    root = ET.parse(urdf).getroot()
+    out = {}
+    for j in root.iter("joint"):
+        if j.get("type") in ("fixed", "floating", None):
+            continue
+        lim = j.find("limit")
+        lo, hi = -np.inf, np.inf
+        if j.get("type") != "continuous" and lim is not None:
+            try:
+                lo, hi = float(lim.get("lower", "-inf")), float(lim.get("upper", "inf"))
+            except ValueError:
+                pass
+        out[j.get("name")] = (lo, hi)
+    return out
 
 
 def _robot_postures(urdf: Path) -> Optional[List[str]]:

@@ -228,6 +228,17 @@ def test_timed_wrench(scenes):
     np.testing.assert_allclose(w45.force, [5 / math.sqrt(2)] * 2 + [0], atol=1e-12)
 
 
+def test_wrench_on_a_robot_link(tmp_path):
+    p = write(tmp_path, """
+        robot: {name: hrp2}
+        wrenches: [{body: CHEST_LINK1, force: [30, 0, 0], point: [0.1, 0, 0.2], start: 1, end: 1.1}]
+    """)
+    (w,) = load_scene(p).wrenches
+    assert w.body == "CHEST_LINK1" and w.active(1.05) and not w.active(0.5)
+    np.testing.assert_allclose(w.point, [0.1, 0, 0.2])
+    assert "'wrenches[0].body'" in _error(write(tmp_path, "robot: {name: hrp2}\nwrenches: [{body: CHEST, start: 0, end: 1}]\n", "w.yaml"))
+
+
 def test_cube_stack_faces_touch(scenes):
     cubes = scenes["cube_stack"].free_bodies
     z = [c.pose.xyz[2] for c in cubes]
@@ -361,6 +372,20 @@ def test_unknown_robot_and_posture_and_joint(tmp_path):
     assert "'robot.posture'" in msg and "'sitting'" in msg and "half-sitting" in msg
     msg = _error(write(tmp_path, "robot: {name: hrp2, joints: {RLEG_JOINT9: 0.1}}\n", "j.yaml"))
     assert "'robot.joints.RLEG_JOINT9'" in msg and "0.1" in msg
+    msg = _error(write(tmp_path, "robot: {name: hrp2, joints: {RLEG_JOINT3: -1.0}}\n", "l.yaml"))
+    assert "'robot.joints.RLEG_JOINT3'" in msg and "-1.0" in msg and "limits" in msg   # knee bends one way
+
+
+def test_docs_example_loads(repo_root):
+    text = (repo_root / "docs" / "scenes.md").read_text()
+    example = text.split("## Example", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    p = repo_root / "docs" / "scenes.md"
+    import yaml
+    from humanoid_model.scene import _Loader
+
+    s = _Loader(p).build(yaml.safe_load(example), {})
+    assert s.free_body("table").mass == pytest.approx(1.0) and s.robot.joints == {"HEAD_JOINT1": 0.2}
+    assert [x.name for x in s.surfaces] == ["step_top", "slope"] and s.wrenches[0].body == "ball"
 
 
 def test_robot_by_urdf_path_and_placement(tmp_path):
