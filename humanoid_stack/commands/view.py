@@ -1,0 +1,101 @@
+"""`humanoid-stack view`: the web viewer without ROS (robot, scene, postures, sliders, replay)."""
+from __future__ import annotations
+
+HELP = "show a robot (and a scene, or a replay) in the web viewer"
+DESCRIPTION = """\
+Serve the web viewer (viser) and print its URL; open it in a browser. It shows the robot from
+its URDF geometry with a posture selector, one slider per joint and a "show robot" checkbox, and
+the scene (ground, bodies, free bodies, planner surfaces). No ROS is needed.
+
+With --replay FILE.json it replays a recording: any JSON with times 't' plus robot
+configurations ('q', the simulator's 'joints' + 'bodies', or a gait's 'phases'), with a
+timeline slider, play/pause, and contact forces as arrows when the file has 'contacts'.
+Formats: docs/viewer.md.
+
+ROBOT is a shipped robot name (hrp2, bip) or a URDF path; 'none' shows a scene or a replay
+without a robot. Default: the scene's robot, else the replay file's 'robot', else hrp2.
+Ctrl-C stops the viewer (exit code 0).
+
+examples:
+  humanoid-stack view hrp2 --scene flat --posture half-sitting
+  humanoid-stack view bip --port 8081
+  humanoid-stack view hrp2 --replay run.json
+"""
+
+
+def add_arguments(parser):
+    parser.add_argument("robot", nargs="?", default=None, metavar="ROBOT|URDF",
+                        help="shipped robot name or URDF path; 'none' for no robot (default: see above)")
+    parser.add_argument("--scene", default=None, metavar="FILE|NAME",
+                        help="scene name (config/scenes/NAME.yaml) or YAML file (default: the replay's "
+                             "'scene', else flat)")
+    parser.add_argument("--posture", default=None, metavar="NAME",
+                        help="initial posture (default: the scene's robot posture, else the robot's default)")
+    parser.add_argument("--port", type=int, default=8080, metavar="N",
+                        help="HTTP port (default 8080; 0 picks a free port; a busy port moves to the next one)")
+    parser.add_argument("--host", default="127.0.0.1", metavar="H",
+                        help="address to serve on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--replay", default=None, metavar="FILE",
+                        help="recording to replay (JSON; formats in docs/viewer.md)")
+    parser.add_argument("--duration", type=float, default=None, metavar="S",
+                        help="exit after S seconds [s] (for tests; default: run until Ctrl-C)")
+
+
+def run(args) -> int:
+    import threading
+
+    from humanoid_model.exceptions import ConfigError
+
+    if args.duration is not None and not args.duration > 0:
+        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
+    if not 0 <= args.port < 65536:
+        raise ConfigError(f"--port must be in 0..65535, got {args.port}")
+
+    from humanoid_viewer.app import Viewer
+    from humanoid_viewer.replay import parse_recording, read_recording_json
+
+    doc = read_recording_json(args.replay) if args.replay else None
+    scene_arg = args.scene
+    if scene_arg is None and isinstance(doc, dict) and isinstance(doc.get("scene"), str):
+        scene_arg = doc["scene"]
+    if scene_arg is None:
+        scene_arg = "flat"
+    scene = _load_scene(scene_arg)
+
+    robot_arg = args.robot
+    if robot_arg is None:
+        scene_robot = getattr(scene, "robot", None) if scene is not None else None
+        if scene_robot is not None and getattr(scene_robot, "name", None):
+            robot_arg = scene_robot.name
+        elif isinstance(doc, dict) and isinstance(doc.get("robot"), str):
+            robot_arg = doc["robot"]
+        elif doc is not None and not any(k in doc for k in ("q", "joints", "phases")):
+            robot_arg = "none"  # a recording of free bodies only
+        else:
+            robot_arg = "hrp2"
+    robot = None
+    if str(robot_arg).lower() != "none":
+        from humanoid_model.robot import load_robot
+
+        robot = load_robot(robot_arg)
+
+    recording = parse_recording(doc, robot, args.replay) if doc is not None else None
+    viewer = Viewer(robot, scene, posture=args.posture, host=args.host, port=args.port, verbose=False)
+    stop = threading.Event()
+    try:
+        if recording is not None:
+            viewer.load_replay(recording)
+            viewer.play()
+        print(f"humanoid-stack view: {viewer.url}  (Ctrl-C to stop)", flush=True)
+        stop.wait(args.duration)  # None: until Ctrl-C
+    except KeyboardInterrupt:
+        pass
+    finally:
+        viewer.close()
+    return 0
+
+
+def _load_scene(name):
+    from humanoid_model.scene import load_scene
+
+    return load_scene(name)

@@ -1,0 +1,536 @@
+"""Web viewer without a browser: markers, replay files, postures and sliders, scene, CLI.
+
+The viewer's server runs on a free port (port 0) in-process; the checks read back what the viewer
+sent to viser (scene-node handles) and the configuration it shows.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from types import SimpleNamespace
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.robot import load_robot
+from humanoid_viewer import markers as mk
+from humanoid_viewer.app import Viewer, ViewerError
+from humanoid_viewer.markers import Marker, MarkerError, MarkerStore, arrow_segment, marker_from_msg
+from humanoid_viewer.replay import RecordingError, load_recording, parse_recording
+
+
+# ---------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def hrp2():
+    return load_robot("hrp2")
+
+
+@pytest.fixture(scope="session")
+def viewer(hrp2):
+    """One HRP-2 viewer on the flat scene shared by the tests (each test restores what it changes)."""
+    v = Viewer(hrp2, scene="flat", port=0, verbose=False)
+    yield v
+    v.close()
+
+
+MESH_SCALE = 2.0
+BALL_RADIUS = 0.1
+
+
+@pytest.fixture(scope="session")
+def mesh_robot(tmp_path_factory):
+    """A 2-link robot whose visual geometry is a box, a scaled STL mesh and a cylinder."""
+    import trimesh
+
+    d = tmp_path_factory.mktemp("mesh_robot")
+    trimesh.creation.icosphere(subdivisions=1, radius=BALL_RADIUS).export(d / "ball.stl")
+    inertial = ('<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" '
+                'iyz="0"/></inertial>')
+    (d / "mini.urdf").write_text(f"""<robot name="mini">
+<link name="base">{inertial}
+ <visual><geometry><box size="0.2 0.3 0.4"/></geometry><material name="r"><color rgba="1 0 0 1"/></material></visual>
+ <visual><origin xyz="0 0 0.3"/><geometry><mesh filename="ball.stl" scale="{MESH_SCALE} {MESH_SCALE} {MESH_SCALE}"/></geometry></visual>
+ <collision><geometry><mesh filename="ball.stl"/></geometry></collision></link>
+<joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 -0.3"/>
+ <axis xyz="0 1 0"/><limit lower="-1" upper="1.5" effort="10" velocity="1"/></joint>
+<link name="arm">{inertial}<visual><origin xyz="0 0 -0.2"/><geometry><cylinder radius="0.05" length="0.4"/></geometry></visual></link>
+</robot>""")
+    (d / "mini.yaml").write_text("""postures:
+  rest: {base: [0, 0, 0.8, 0, 0, 0, 1], joints: {j1: 0.0}}
+  bent: {base: [0, 0, 0.8, 0, 0, 0, 1], joints: {j1: 1.2}}
+default_posture: rest
+contacts: {}
+""")
+    return load_robot(d / "mini.urdf")
+
+
+def _ros_marker(**kw):
+    """A visualization_msgs/Marker-like object (duck-typed, as the node receives)."""
+    xyz = lambda x, y, z: SimpleNamespace(x=x, y=y, z=z)
+    return SimpleNamespace(
+        ns=kw.get("ns", "forces"), id=kw.get("id", 3), type=kw.get("type", mk.ARROW),
+        action=kw.get("action", mk.ADD), header=SimpleNamespace(frame_id=kw.get("frame_id", "world")),
+        pose=SimpleNamespace(position=xyz(0.1, 0.2, 0.3), orientation=SimpleNamespace(x=0.0, y=0.0, z=0.0, w=1.0)),
+        scale=xyz(0.01, 0.02, 0.03), color=SimpleNamespace(r=1.0, g=0.5, b=0.0, a=0.8),
+        points=[xyz(0, 0, 0), xyz(0, 0, 1)], colors=[], text="")
+
+
+# ---------------------------------------------------------------------- markers (no viewer)
+def test_marker_from_real_message():
+    from geometry_msgs.msg import Point
+    from visualization_msgs.msg import Marker as MarkerMsg
+    from visualization_msgs.msg import MarkerArray
+
+    msg = MarkerMsg()
+    msg.header.frame_id = "odom"
+    msg.ns, msg.id, msg.type, msg.action = "contacts", 7, MarkerMsg.LINE_LIST, MarkerMsg.ADD
+    msg.pose.position.x, msg.pose.orientation.z, msg.pose.orientation.w = 1.5, np.sin(0.25), np.cos(0.25)
+    msg.scale.x = 0.02
+    msg.color.r, msg.color.a = 1.0, 0.5
+    msg.points = [Point(x=0.0, y=0.0, z=0.0), Point(x=0.0, y=0.0, z=2.0)]
+    m = marker_from_msg(msg)
+    assert (m.ns, m.id, m.type, m.action, m.frame_id) == ("contacts", 7, mk.LINE_LIST, mk.ADD, "odom")
+    np.testing.assert_allclose(m.position, [1.5, 0, 0])
+    np.testing.assert_allclose(m.orientation, [0, 0, np.sin(0.25), np.cos(0.25)])
+    np.testing.assert_allclose(m.points, [[0, 0, 0], [0, 0, 2]])
+    np.testing.assert_allclose(m.color, [1, 0, 0, 0.5])
+    # The constants are the message's.
+    for name in ("ARROW", "CUBE", "SPHERE", "CYLINDER", "LINE_STRIP", "LINE_LIST", "SPHERE_LIST",
+                 "POINTS", "TEXT_VIEW_FACING", "TRIANGLE_LIST", "DELETE", "DELETEALL"):
+        assert getattr(mk, name) == getattr(MarkerMsg, name), name
+    arr = MarkerArray(markers=[msg, msg])
+    assert len(mk.markers_from_array_msg(arr)) == 2
+
+
+def test_marker_store_add_replace_delete_deleteall():
+    store = MarkerStore()
+    a, b, c = (Marker(ns="n", id=i) for i in range(3))
+    changed, removed = store.apply([a, b, Marker(ns="other", id=0)])
+    assert set(changed) == {("n", 0), ("n", 1), ("other", 0)} and removed == []
+    changed, removed = store.apply([Marker(ns="n", id=1, type=mk.SPHERE)])  # replace
+    assert changed == [("n", 1)] and store.markers[("n", 1)].type == mk.SPHERE
+    changed, removed = store.apply([Marker(ns="n", id=0, action=mk.DELETE)])
+    assert removed == [("n", 0)] and ("n", 0) not in store and len(store) == 2
+    # DELETEALL clears everything, then later markers of the same array are added.
+    changed, removed = store.apply([Marker(action=mk.DELETEALL), c])
+    assert set(removed) == {("n", 1), ("other", 0)} and changed == [("n", 2)]
+    assert list(store.markers) == [("n", 2)]
+    # Deleting an unknown key is a no-op.
+    assert store.apply([Marker(ns="x", id=9, action=mk.DELETE)]) == ([], [])
+
+
+def test_arrow_geometry_both_forms():
+    # Two points: scale = (shaft diameter, head diameter, head length).
+    seg, shaft_r, head_r, head_l = arrow_segment(Marker(points=[[0, 0, 0], [0, 0, 2]], scale=[0.02, 0.05, 0.3]))
+    np.testing.assert_allclose(seg, [[0, 0, 0], [0, 0, 2]])
+    assert (shaft_r, head_r, head_l) == pytest.approx((0.01, 0.025, 0.3))
+    # Head length 0: a fixed fraction of the length.
+    _, _, _, head_l = arrow_segment(Marker(points=[[0, 0, 0], [0, 0, 2]], scale=[0.02, 0.05, 0.0]))
+    assert head_l == pytest.approx((1 - mk.ARROW_SHAFT_FRACTION) * 2)
+    # Pose form: along the marker x axis, scale = (length, shaft diameter, head diameter).
+    seg, shaft_r, head_r, _ = arrow_segment(Marker(scale=[0.5, 0.04, 0.08]))
+    np.testing.assert_allclose(seg, [[0, 0, 0], [0.5, 0, 0]])
+    assert (shaft_r, head_r) == pytest.approx((0.02, 0.04))
+
+
+def test_bad_markers_raise_clear_errors():
+    with pytest.raises(MarkerError, match=r"ns='f', id=2.*'pose.position'.*NaN"):
+        Marker(ns="f", id=2, position=[0, np.nan, 0])
+    with pytest.raises(MarkerError, match="action 7"):
+        Marker(action=7)
+    with pytest.raises(MarkerError, match="'points'"):
+        Marker(points=[[0, 0], [1, 1]])
+    with pytest.raises(MarkerError, match="2 colors for 1 points"):
+        Marker(points=[[0, 0, 0]], colors=[[1, 0, 0, 1]] * 2)
+    assert issubclass(MarkerError, HumanoidStackError)
+    # A default (all-zero) quaternion, as in a default-constructed message, means identity.
+    np.testing.assert_allclose(Marker(orientation=[0, 0, 0, 0]).orientation, [0, 0, 0, 1])
+
+
+# ---------------------------------------------------------------------- markers in the viewer
+def test_markers_drawn_in_viewer(viewer):
+    rot = pin.Quaternion(pin.utils.rpyToMatrix(0, 0, np.pi / 2)).coeffs()  # xyzw, 90 deg about z
+    markers = [
+        Marker(ns="f", id=0, type=mk.ARROW, points=[[0, 0, 0], [0, 0, 1]], scale=[0.02, 0.04, 0.1]),
+        Marker(ns="f", id=1, type=mk.LINE_STRIP, points=[[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]],
+               scale=[0.01, 0, 0]),
+        Marker(ns="f", id=2, type=mk.LINE_LIST, points=[[0, 0, 0], [1, 0, 0], [0, 0, 1]], scale=[0.01, 0, 0]),
+        Marker(ns="f", id=3, type=mk.TRIANGLE_LIST, points=np.eye(3).tolist() * 2 + [[0, 0, 0]],
+               color=[0, 1, 0, 0.5]),
+        Marker(ns="s", id=0, type=mk.SPHERE, position=[1, 2, 3], orientation=rot, scale=[0.1, 0.2, 0.3]),
+        Marker(ns="s", id=1, type=mk.MESH_RESOURCE),  # stored, not drawn
+    ]
+    viewer.apply_markers(markers, group="t")
+    try:
+        h = viewer.marker_handles("t")
+        assert set(h) == {("f", 0), ("f", 1), ("f", 2), ("f", 3), ("s", 0), ("s", 1)}
+        np.testing.assert_allclose(h[("f", 0)][-1].points, [[[0, 0, 0], [0, 0, 1]]])
+        assert h[("f", 0)][-1].shaft_radius == pytest.approx(0.01)
+        assert np.asarray(h[("f", 1)][-1].points).shape == (3, 2, 3)   # strip of 4 points: 3 segments
+        assert np.asarray(h[("f", 2)][-1].points).shape == (1, 2, 3)   # list: odd last point dropped
+        assert np.asarray(h[("f", 3)][-1].faces).shape == (2, 3)       # 7 points: 2 triangles
+        assert h[("f", 3)][-1].opacity == pytest.approx(0.5)
+        pose_frame, sphere = h[("s", 0)][1], h[("s", 0)][-1]
+        np.testing.assert_allclose(pose_frame.position, [1, 2, 3])
+        np.testing.assert_allclose(pose_frame.wxyz, [rot[3], *rot[:3]], atol=1e-12)
+        np.testing.assert_allclose(sphere.scale, [0.1, 0.2, 0.3])
+        assert h[("s", 1)] == []
+        # Replace, delete one, then DELETEALL of this group only.
+        viewer.apply_markers([Marker(ns="keep", id=0, type=mk.SPHERE)], group="other")
+        viewer.apply_markers([Marker(ns="f", id=0, type=mk.ARROW, points=[[0, 0, 0], [2, 0, 0]]),
+                              Marker(ns="f", id=1, action=mk.DELETE)], group="t")
+        h = viewer.marker_handles("t")
+        np.testing.assert_allclose(h[("f", 0)][-1].points, [[[0, 0, 0], [2, 0, 0]]])
+        assert ("f", 1) not in h
+        viewer.clear_markers("t")
+        assert viewer.marker_handles("t") == {} and viewer.markers("t") == {}
+        assert list(viewer.markers("other")) == [("keep", 0)]
+    finally:
+        viewer.clear_markers("t")
+        viewer.clear_markers("other")
+
+
+def test_marker_in_robot_frame_follows_robot(viewer, hrp2):
+    frame = "RLEG_LINK5" if hrp2.model.existFrame("RLEG_LINK5") else hrp2.model.frames[-1].name
+    fid = hrp2.model.getFrameId(frame)
+    viewer.apply_markers([Marker(ns="c", id=0, type=mk.SPHERE, frame_id=frame, scale=[0.05] * 3)], group="rf")
+    q0 = viewer.q
+    try:
+        for q in (q0, pin.randomConfiguration(hrp2.model, hrp2.model.lowerPositionLimit.clip(-3, 3),
+                                              hrp2.model.upperPositionLimit.clip(-3, 3))):
+            viewer.set_q(q)
+            data = hrp2.model.createData()
+            pin.framesForwardKinematics(hrp2.model, data, viewer.q)
+            outer = viewer.marker_handles("rf")[("c", 0)][0]
+            np.testing.assert_allclose(outer.position, data.oMf[fid].translation, atol=1e-6)
+    finally:
+        viewer.set_q(q0)
+        viewer.clear_markers("rf")
+
+
+# ---------------------------------------------------------------------- robot, postures, sliders
+def test_posture_selector_sets_q(viewer, hrp2):
+    assert set(viewer._posture_dropdown.options) == set(hrp2.postures)
+    np.testing.assert_allclose(viewer.q, hrp2.q("half-sitting"))   # flat: robot at the posture's base pose
+    viewer._posture_dropdown.value = "zero"                         # as a click in the browser does
+    np.testing.assert_allclose(viewer.q, hrp2.q("zero"))
+    viewer.set_posture("half-sitting")
+    np.testing.assert_allclose(viewer.q, hrp2.q("half-sitting"))
+    assert viewer._posture_dropdown.value == "half-sitting"
+    with pytest.raises(ViewerError, match="unknown posture 'crouch'"):
+        viewer.set_posture("crouch")
+
+
+def test_joint_sliders_follow_limits_and_set_q(viewer, hrp2):
+    sliders = {s.label: (j, s) for j, s in viewer._sliders}
+    assert list(sliders) == hrp2.joint_names
+    for k, name in enumerate(hrp2.joint_names):
+        j, s = sliders[name]
+        assert (s.min, s.max) == pytest.approx((hrp2.q_lower[k], hrp2.q_upper[k]))
+    name = hrp2.joint_names[3]
+    j, s = sliders[name]
+    q0 = viewer.q
+    target = 0.5 * (s.min + s.max) + 0.1
+    try:
+        s.value = target
+        assert viewer.q[j.idx_q] == pytest.approx(target)
+        np.testing.assert_allclose(np.delete(viewer.q, j.idx_q), np.delete(q0, j.idx_q))
+        # set_q moves the sliders.
+        q = q0.copy()
+        q[j.idx_q] = s.min + 0.05
+        viewer.set_q(q)
+        assert s.value == pytest.approx(s.min + 0.05)
+    finally:
+        viewer.set_q(q0)
+
+
+def test_robot_geometry_placed_by_pinocchio(viewer, hrp2):
+    gm = hrp2.visual_model if hrp2.visual_model.ngeoms else hrp2.collision_model
+    assert len(viewer._geom_handles) == gm.ngeoms
+    q = viewer.q
+    data, gdata = hrp2.model.createData(), pin.GeometryData(gm)
+    pin.updateGeometryPlacements(hrp2.model, data, gm, gdata, q)
+    for i, h in viewer._geom_handles:
+        np.testing.assert_allclose(h.position, gdata.oMg[i].translation, atol=1e-6)
+    # Bounding box from the geometry: HRP-2 stands on z = 0 with a height around 1.5 m.
+    lo, hi = viewer.robot_bounds()
+    assert abs(lo[2]) < 0.02 and 1.3 < hi[2] < 1.7
+
+
+def test_show_robot_checkbox(viewer):
+    assert viewer.show_robot
+    viewer.show_robot = False
+    try:
+        assert not any(h.visible for _, h in viewer._geom_handles)
+    finally:
+        viewer.show_robot = True
+    assert all(h.visible for _, h in viewer._geom_handles)
+
+
+def test_set_q_rejects_bad_input(viewer, hrp2):
+    with pytest.raises(ViewerError, match=f"3 values.*nq = {hrp2.nq}"):
+        viewer.set_q([0, 0, 0])
+    q = hrp2.q()
+    q[10] = np.nan
+    with pytest.raises(ViewerError, match="NaN"):
+        viewer.set_q(q)
+
+
+def test_mesh_geometry_drawn(mesh_robot):
+    """Mesh visual geometry (an STL, scaled in the URDF) is drawn with the mesh's triangles."""
+    import trimesh
+
+    ball = trimesh.creation.icosphere(subdivisions=1, radius=BALL_RADIUS)
+    with Viewer(mesh_robot, port=0, verbose=False) as v:
+        names = [g.name for g in mesh_robot.visual_model.geometryObjects]
+        assert len(v._geom_handles) == len(names) == 3
+        meshes = {names[i]: h for i, h in v._geom_handles}
+        mesh_h = next(h for n, h in meshes.items() if len(h.faces) == len(ball.faces))
+        np.testing.assert_allclose(np.abs(mesh_h.vertices).max(), MESH_SCALE * BALL_RADIUS, rtol=1e-5)
+        box_h = meshes[names[0]]
+        np.testing.assert_allclose(np.ptp(box_h.vertices, axis=0), [0.2, 0.3, 0.4], rtol=1e-6)
+        assert tuple(box_h.color) == (255, 0, 0)                      # URDF material colour
+        # Posture 'bent' moves the arm cylinder: its centre goes from below the joint to forward.
+        v.set_posture("bent")
+        cyl = meshes[names[2]]
+        data = mesh_robot.model.createData()
+        pin.forwardKinematics(mesh_robot.model, data, mesh_robot.q("bent"))
+        joint = data.oMi[mesh_robot.model.getJointId("j1")]
+        expected = joint.act(np.array([0.0, 0.0, -0.2]))
+        np.testing.assert_allclose(cyl.position, expected, atol=1e-6)
+        assert expected[0] < -0.15  # rotated 1.2 rad about y: the arm swung (check is not vacuous)
+
+
+# ---------------------------------------------------------------------- scene
+def test_scene_drawn(hrp2):
+    from humanoid_model.scene import load_scene
+
+    scene = load_scene("table_can")
+    with Viewer(hrp2, scene=scene, port=0, verbose=False) as v:
+        handles = v._scene_handles
+        assert set(handles.free_bodies) == {fb.name for fb in scene.free_bodies} == {"can"}
+        can = scene.free_body("can")
+        np.testing.assert_allclose(handles.free_bodies["can"].position, can.pose.xyz)
+        assert len(handles.surfaces) == 2 * len(scene.surfaces)   # fill + outline each
+        fill = handles.surfaces[0]
+        s0 = scene.surfaces[0]
+        np.testing.assert_allclose(np.asarray(fill.vertices), s0.vertices + 2e-3 * s0.normal, atol=1e-6)
+        # Robot placed by the scene (on the 10 cm platform): q's base = the scene's base pose.
+        np.testing.assert_allclose(v.q[:7], scene.robot.base_pose(hrp2.q("half-sitting")[:7]))
+        assert v.q[2] > hrp2.q("half-sitting")[2] + 0.09
+        # Replay moves free bodies by name.
+        assert v.set_body_pose("can", [1, 2, 3], [0, 0, 0, 1])
+        np.testing.assert_allclose(handles.free_bodies["can"].position, [1, 2, 3])
+        assert not v.set_body_pose("no_such_body", [0, 0, 0], [0, 0, 0, 1])
+        v._show_surfaces.value = False
+        assert not any(h.visible for h in handles.surfaces)
+
+
+# ---------------------------------------------------------------------- replay files
+def _q_rows(robot, n=5):
+    rows = np.tile(robot.q(), (n, 1))
+    j = robot.joint_index_q(robot.joint_names[0])
+    rows[:, j] = np.linspace(0.0, 0.3, n)
+    rows[:, 0] = np.linspace(0.0, 0.4, n)
+    return rows, j
+
+
+def test_replay_full_configurations(tmp_path, hrp2):
+    rows, j = _q_rows(hrp2)
+    p = tmp_path / "q.json"
+    p.write_text(json.dumps({"t": [0, .1, .2, .3, .4], "q": rows.tolist()}))
+    rec = load_recording(p, hrp2)
+    np.testing.assert_allclose(rec.q, rows)
+    assert rec.contacts is None and rec.duration == pytest.approx(0.4)
+    assert rec.index_at(0.25) == 2 and rec.index_at(-1) == 0 and rec.index_at(9) == 4
+    # Joints only: the base stays at the default posture.
+    rec = parse_recording({"t": [0, 1], "q": rows[:2, 7:].tolist()}, hrp2)
+    np.testing.assert_allclose(rec.q[:, 7:], rows[:2, 7:])
+    np.testing.assert_allclose(rec.q[:, :7], np.tile(hrp2.q()[:7], (2, 1)))
+    # A subset of joints by name, with base: the other joints keep the default posture.
+    names = hrp2.joint_names[:2]
+    base = [0.5, 0, 0.7, 0, 0, np.sin(0.1), np.cos(0.1)]
+    rec = parse_recording({"t": [0], "joint_names": names, "q": [base + [0.2, -0.1]]}, hrp2)
+    np.testing.assert_allclose(rec.q[0, :7], base, atol=1e-12)
+    assert rec.q[0, hrp2.joint_index_q(names[0])] == pytest.approx(0.2)
+    assert rec.q[0, hrp2.joint_index_q(names[1])] == pytest.approx(-0.1)
+    others = [hrp2.joint_index_q(n) for n in hrp2.joint_names[2:]]
+    np.testing.assert_allclose(rec.q[0, others], hrp2.q()[others])
+
+
+def test_replay_simulator_format(hrp2):
+    n = 3
+    names = list(reversed(hrp2.joint_names))  # any order
+    positions = np.full((n, len(names)), 0.05)
+    positions[:, 0] = [0.0, 0.1, 0.2]
+    quat = [0, 0, np.sin(0.2), np.cos(0.2)]
+    root = next(f.name for f in hrp2.model.frames if f.parentJoint == 1 and f.type == pin.FrameType.BODY)
+    doc = {
+        "t": [0.0, 0.01, 0.02],
+        "joints": {"names": names, "positions": positions.tolist(), "velocities": positions.tolist()},
+        "bodies": {root: {"position": [[0, 0, 0.6]] * n, "quaternion": [quat] * n},
+                   "box": {"position": [[1, 0, 0.1], [1, 0, 0.2], [1, 0, 0.3]], "quaternion": [[0, 0, 0, 2]] * n}},
+        "contacts": [[], [{"body_a": "box", "body_b": "ground", "point": [1, 0, 0], "normal": [0, 0, 1],
+                           "force": [1, 2, 30], "gap": 0}],
+                     [{"point": [0, 0, 0], "normal": [0, 0, 2], "force": 40.0}]],
+        "stats": {},
+    }
+    rec = parse_recording(doc, hrp2)
+    np.testing.assert_allclose(rec.q[:, :3], [[0, 0, 0.6]] * n)
+    np.testing.assert_allclose(rec.q[:, 3:7], [quat] * n, atol=1e-12)
+    assert rec.q[2, hrp2.joint_index_q(names[0])] == pytest.approx(0.2)
+    assert rec.q[0, hrp2.joint_index_q(names[1])] == pytest.approx(0.05)
+    assert list(rec.bodies) == ["box"]                     # the base is not a free body
+    np.testing.assert_allclose(rec.bodies["box"][1], [[0, 0, 0, 1]] * n)  # normalised
+    assert len(rec.contacts[0]) == 0
+    np.testing.assert_allclose(rec.contacts[1][0].force, [1, 2, 30])
+    np.testing.assert_allclose(rec.contacts[2][0].force, [0, 0, 40])  # scalar: along the unit normal
+    # Free bodies only (no robot): valid without a robot.
+    rec = parse_recording({"t": [0, 1], "bodies": {"ball": {"position": [[0, 0, 1], [0, 0, .5]],
+                                                            "quaternion": [[0, 0, 0, 1]] * 2}}})
+    assert rec.q is None and list(rec.bodies) == ["ball"]
+
+
+def test_replay_gait_phases(hrp2):
+    names = hrp2.joint_names[:3]
+    doc = {"joint_names": names, "total_energy": 1.0, "phases": [
+        {"t": [0.0, 0.1, 0.2], "q": [[0.1, 0.2, 0.3]] * 3, "qd": [], "tau": []},
+        {"t": [0.0, 0.1], "q": [[0.4, 0.5, 0.6]] * 2,                    # local times: shifted by 0.2
+         "base": {"position": [[0.3, 0, 0.6]] * 2, "quaternion": [[0, 0, 0, 1]] * 2}},
+        {"t": [0.35, 0.4], "joint_names": names[::-1], "q": [[0.9, 0.8, 0.7]] * 2},  # global times
+    ]}
+    rec = parse_recording(doc, hrp2)
+    np.testing.assert_allclose(rec.t, [0.0, 0.1, 0.2, 0.2, 0.3, 0.35, 0.4])
+    iq = [hrp2.joint_index_q(n) for n in names]
+    np.testing.assert_allclose(rec.q[0, iq], [0.1, 0.2, 0.3])
+    np.testing.assert_allclose(rec.q[3, iq], [0.4, 0.5, 0.6])
+    np.testing.assert_allclose(rec.q[3, :3], [0.3, 0, 0.6])
+    np.testing.assert_allclose(rec.q[0, :3], hrp2.q()[:3])
+    np.testing.assert_allclose(rec.q[6, iq], [0.7, 0.8, 0.9])
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"q": [[0.0]]}, r"field 't': missing"),
+    ({"t": [0, 1]}, r"field 'q': missing"),
+    ({"t": [0, 1], "q": [[0.0] * 5] * 2}, r"field 'q': rows have 5 values.*nq = 37"),
+    ({"t": [0, 1], "q": [[0.0] * 37]}, r"field 'q': 1 rows, but 't' has 2 times"),
+    ({"t": [1, 0], "q": [[0.0] * 37] * 2}, r"field 't': times decrease at index 1"),
+    ({"t": [0], "joints": {"positions": [[0.0]]}}, r"field 'joints.names': missing"),
+    ({"t": [0], "joints": {"names": ["NOPE"], "positions": [[0.0]]}}, r"joint 'NOPE' is not a joint"),
+    ({"t": [0], "bodies": {"box": {"position": [[0, 0, 0]]}}}, r"field 'bodies.box.quaternion': missing"),
+    ({"t": [0], "q": [[0.0] * 30], "contacts": [[{"force": [0, 0, 1]}]]}, r"field 'contacts\[0\]\[0\].point': missing"),
+    ({"t": [0, 1], "q": [[0.0] * 30] * 2, "contacts": [[]]}, r"field 'contacts': expected one list .* \(2\), got 1"),
+    ({"phases": [{"t": [0], "q": [[0.0]]}]}, r"field 'phases\[0\].joint_names': missing"),
+    ({"phases": [{"q": [[0.0]], "joint_names": ["A"]}]}, r"field 'phases\[0\].t': missing"),
+    ([1, 2], r"expected a JSON object"),
+])
+def test_replay_malformed_files_name_the_field(tmp_path, hrp2, doc, message):
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(RecordingError, match=message) as info:
+        load_recording(p, hrp2)
+    assert str(p) in str(info.value)
+    assert isinstance(info.value, HumanoidStackError)
+
+
+def test_replay_invalid_json_and_missing_file(tmp_path):
+    p = tmp_path / "broken.json"
+    p.write_text('{"t": [0, 1], ')
+    with pytest.raises(RecordingError, match=r"broken.json: not valid JSON \(line 1"):
+        load_recording(p)
+    with pytest.raises(RecordingError, match="nothere.json: cannot read"):
+        load_recording(tmp_path / "nothere.json")
+
+
+def test_replay_in_viewer(viewer, hrp2):
+    rows, j = _q_rows(hrp2)
+    contacts = [[{"point": [0, 0, 0], "normal": [0, 0, 1], "force": [0, 0, 100.0 * (k + 1)]}] for k in range(5)]
+    rec = parse_recording({"t": [0, .1, .2, .3, .4], "q": rows.tolist(), "contacts": contacts}, hrp2)
+    q0 = viewer.q
+    try:
+        viewer.load_replay(rec)
+        assert viewer.replay_index == 0
+        np.testing.assert_allclose(viewer.q, rows[0])
+        viewer._timeline.value = 0.3                  # as dragging the timeline does
+        assert viewer.replay_index == 3
+        np.testing.assert_allclose(viewer.q, rows[3])
+        seg = viewer.contact_segments()
+        np.testing.assert_allclose(seg, [[[0, 0, 0], [0, 0, 400 * viewer._force_scale.value]]])
+        arrows = viewer.server.scene._handle_from_node_name["/replay/contact_forces"]
+        np.testing.assert_allclose(arrows.points, seg, atol=1e-6)
+        # Play at 4x: reaches the end (no loop) within a short real time.
+        viewer._speed.value, viewer._loop.value = "4", False
+        viewer.show_index(0)
+        viewer.play()
+        deadline = time.monotonic() + 10.0
+        while viewer.playing and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not viewer.playing and viewer.replay_index == 4
+        np.testing.assert_allclose(viewer.q, rows[4])
+    finally:
+        viewer.pause()
+        viewer.set_q(q0)
+
+
+# ---------------------------------------------------------------------- command line
+def _start_view(venv_bin, repo_root, *args):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([str(venv_bin / "humanoid-stack"), "view", *args], cwd=repo_root,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def _wait_url(proc, timeout=60.0):
+    import re
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    lines = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not sel.select(timeout=0.5):
+            if proc.poll() is not None:
+                break
+            continue
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(r"humanoid-stack view: (http://\S+)", line)
+        if m:
+            return m.group(1), lines
+    raise AssertionError("no URL printed:\n" + "".join(lines))
+
+
+def test_cli_view_serves_and_ctrl_c_exits_0(venv_bin, repo_root):
+    proc = _start_view(venv_bin, repo_root, "hrp2", "--scene", "flat", "--posture", "half-sitting", "--port", "0")
+    try:
+        url, _ = _wait_url(proc)
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200 and b"<html" in r.read().lower()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_cli_view_replay_with_duration(tmp_path, venv_bin, repo_root, hrp2):
+    rows, _ = _q_rows(hrp2)
+    p = tmp_path / "run.json"
+    p.write_text(json.dumps({"t": [0, .1, .2, .3, .4], "q": rows.tolist()}))
+    proc = _start_view(venv_bin, repo_root, "hrp2", "--replay", str(p), "--port", "0", "--duration", "1")
+    url, _ = _wait_url(proc)
+    assert proc.wait(timeout=30) == 0
+    # A malformed replay: exit 2 and a message naming the file and field, no traceback.
+    p.write_text(json.dumps({"t": [0, .1]}))
+    out = subprocess.run([str(venv_bin / "humanoid-stack"), "view", "hrp2", "--replay", str(p), "--port", "0",
+                          "--duration", "1"], cwd=repo_root, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert f"{p}: field 'q': missing" in out.stderr and "Traceback" not in out.stderr
