@@ -6,8 +6,8 @@ bodies, planner surfaces (convex polygons with an outward normal and a reference
 robot (optional) and named parameters that ``--set`` overrides change (`scene_params`).
 
 Everything is validated on load; bad input raises `SceneError` whose message names the file,
-the field (dotted path such as ``free_bodies[2].mass``) and the value. This module imports no
-Pinocchio and no rclpy.
+the field (dotted path such as ``free_bodies[2].mass``) and the value. No rclpy; Pinocchio is
+imported only when a scene names a robot (through `humanoid_model.robot.available_robots`).
 """
 from __future__ import annotations
 
@@ -600,6 +600,8 @@ class _Loader:
     def robot(self, r) -> Optional[RobotSpec]:
         if r is None:
             return None
+        if isinstance(r, str):          # shorthand: robot: hrp2
+            r = {"name": r}
         self.keys(r, "robot", ("name", "posture", "joints", "placement", "base"), required=("name",))
         name = r["name"]
         if not isinstance(name, str):

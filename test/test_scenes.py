@@ -230,7 +230,7 @@ def test_timed_wrench(scenes):
 
 def test_wrench_on_a_robot_link(tmp_path):
     p = write(tmp_path, """
-        robot: {name: hrp2}
+        robot: hrp2
         wrenches: [{body: CHEST_LINK1, force: [30, 0, 0], point: [0.1, 0, 0.2], start: 1, end: 1.1}]
     """)
     (w,) = load_scene(p).wrenches
