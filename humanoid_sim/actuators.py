@@ -1,0 +1,162 @@
+"""Actuators (spec ../shared/spec/000_chardonnet.md §2.17, eq. 5.8): PD position control with
+the thesis's joint model, direct torque control and JointTrajectory following.
+
+    Γ = R (K_p (q_d − q) + K_v (q̇_d − q̇)) + μ_v q̇ + μ_d sign(q̇)            (5.8)
+
+saturated at the URDF effort limit. The thesis gives no values for R, K_p, K_v, μ_v, μ_d
+(L2541, spec §3); ours are chosen and documented:
+
+* R = 1 (gains are joint-side);
+* K_p = ω_n² I_j, K_v = 2 ζ ω_n I_j with ω_n = 2π·10 rad/s and ζ = 1, where I_j is the
+  inertia joint j sees with both feet welded to the ground (the same rule as the peer
+  benchmarks, ../shared/peers/README.md "PD"), computed at the initial posture;
+* μ_v = μ_d = 0. (5.8) adds the friction terms with a plus sign; a dissipative joint friction
+  is obtained with μ_v ≤ 0 and μ_d ≤ 0, which is how we read the identified values.
+
+Integration: the damping part R K_v is integrated implicitly, i.e. added to the
+mass matrix diagonal as dt·K_v (Pinocchio ``armature``), as MuJoCo does for joint damping and
+as the peer loop does; a joint whose explicit torque reaches the effort limit is clipped and
+gets no implicit damping in that step. `PDActuator.torque` returns the explicit part; the
+applied torque is that part minus K_v Δq̇ of the step (reported by the World).
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence
+
+import numpy as np
+
+from humanoid_model.exceptions import ConfigError
+
+__all__ = ["PDActuator", "JointTrajectory", "standing_gains", "WN_DEFAULT"]
+
+WN_DEFAULT = 2 * np.pi * 10.0   # [rad/s] PD natural frequency (chosen, as the peer benchmarks)
+
+
+def standing_gains(model, q, feet_joints: Sequence[int], n_free: int = 6, wn: float = WN_DEFAULT,
+                   zeta: float = 1.0):
+    """(K_p, K_v) per actuated dof (n,), from the inertia each joint sees with the feet welded."""
+    import pinocchio as pin
+
+    data = model.createData()
+    M = pin.crba(model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    pin.computeJointJacobians(model, data, q)
+    J = np.vstack([pin.getJointJacobian(model, data, j, pin.LOCAL) for j in feet_joints])
+    Mi = np.linalg.inv(M)
+    Mci = Mi - Mi @ J.T @ np.linalg.solve(J @ Mi @ J.T, J @ Mi)
+    inertia = 1.0 / np.diag(Mci)[n_free:]
+    return wn ** 2 * inertia, 2 * zeta * wn * inertia
+
+
+class PDActuator:
+    """Joint-space actuator for n actuated dofs.
+
+    mode ``pd`` (default): eq. 5.8 toward (q_d, q̇_d) (+ optional feedforward torque);
+    mode ``torque``: the commanded torque only (+ μ_v q̇ + μ_d sign q̇), saturated.
+    """
+
+    def __init__(self, names, kp, kv, effort_max, reduction=None, mu_v=None, mu_d=None):
+        self.names = list(names)
+        n = len(self.names)
+        self.kp = np.broadcast_to(np.asarray(kp, float), (n,)).copy()
+        self.kv = np.broadcast_to(np.asarray(kv, float), (n,)).copy()
+        self.R = np.ones(n) if reduction is None else np.broadcast_to(np.asarray(reduction, float), (n,)).copy()
+        self.mu_v = np.zeros(n) if mu_v is None else np.broadcast_to(np.asarray(mu_v, float), (n,)).copy()
+        self.mu_d = np.zeros(n) if mu_d is None else np.broadcast_to(np.asarray(mu_d, float), (n,)).copy()
+        em = np.asarray(effort_max, float)
+        self.effort_max = np.where(em > 0, em, np.inf)
+        self.mode = "pd"
+        self.q_d = np.zeros(n)
+        self.v_d = np.zeros(n)
+        self.tau_ff = np.zeros(n)
+        self.tau_cmd = np.zeros(n)
+        self.trajectory: Optional[JointTrajectory] = None
+        self.trajectory_start = 0.0
+
+    # ------------------------------------------------------------------ commands
+    def _vec(self, values, field):
+        a = np.asarray(values, float).reshape(-1)
+        if a.shape != (len(self.names),) or not np.all(np.isfinite(a)):
+            raise ConfigError(f"actuator command: field '{field}' must be {len(self.names)} finite "
+                              f"values; value {np.asarray(values).tolist()}")
+        return a
+
+    def set_position(self, q_d, v_d=None, tau_ff=None):
+        self.mode = "pd"
+        self.trajectory = None
+        self.q_d = self._vec(q_d, "positions")
+        self.v_d = np.zeros_like(self.q_d) if v_d is None else self._vec(v_d, "velocities")
+        if tau_ff is not None:
+            self.tau_ff = self._vec(tau_ff, "feedforward")
+
+    def set_torque(self, tau):
+        self.mode = "torque"
+        self.trajectory = None
+        self.tau_cmd = self._vec(tau, "efforts")
+
+    def set_trajectory(self, trajectory: "JointTrajectory", t_start: float):
+        self.mode = "pd"
+        self.trajectory = trajectory
+        self.trajectory_start = float(t_start)
+
+    # ------------------------------------------------------------------ law
+    def torque(self, t, q, v):
+        """(explicit torque (n,), implicit damping gain (n,) ≥ 0 [N·m·s/rad])."""
+        if self.trajectory is not None:
+            self.q_d, self.v_d = self.trajectory.sample(t - self.trajectory_start)
+        fr = self.mu_v * v + self.mu_d * np.sign(v)
+        if self.mode == "torque":
+            tau = self.tau_cmd + fr
+            damp = np.zeros_like(tau)
+        else:
+            tau = self.R * (self.kp * (self.q_d - q) + self.kv * (self.v_d - v)) + self.tau_ff + fr
+            damp = self.R * self.kv
+        sat = np.abs(tau) > self.effort_max
+        tau = np.clip(tau, -self.effort_max, self.effort_max)
+        damp = np.where(sat, 0.0, damp)
+        return tau, damp
+
+
+class JointTrajectory:
+    """Joint-space trajectory (ros2_control semantics): ``times`` (k,) strictly increasing from
+    the start [s], ``positions`` (k, n), optional ``velocities`` (k, n). Sampling: cubic Hermite
+    between points when velocities are given, linear otherwise; held at the last point."""
+
+    def __init__(self, times, positions, velocities=None, names: Optional[Sequence[str]] = None):
+        self.t = np.asarray(times, float).reshape(-1)
+        self.p = np.asarray(positions, float).reshape(self.t.shape[0], -1)
+        self.names = list(names) if names is not None else None
+        if self.t.shape[0] < 1 or np.any(np.diff(self.t) <= 0) or self.t[0] < 0:
+            raise ConfigError(f"trajectory: field 'time_from_start' must be >= 0 and strictly "
+                              f"increasing; value {self.t.tolist()}")
+        if not np.all(np.isfinite(self.p)):
+            raise ConfigError("trajectory: field 'positions' contains NaN or inf")
+        self.v = None if velocities is None else np.asarray(velocities, float).reshape(self.p.shape)
+
+    def sample(self, tau):
+        """(q_d, q̇_d) at time ``tau`` after the start."""
+        t, p = self.t, self.p
+        if tau <= t[0]:
+            return p[0].copy(), np.zeros(p.shape[1])
+        if tau >= t[-1]:
+            return p[-1].copy(), np.zeros(p.shape[1])
+        i = int(np.searchsorted(t, tau) - 1)
+        h = t[i + 1] - t[i]
+        s = (tau - t[i]) / h
+        if self.v is None:
+            return p[i] + s * (p[i + 1] - p[i]), (p[i + 1] - p[i]) / h
+        v0, v1 = self.v[i], self.v[i + 1]
+        h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
+        q = h00 * p[i] + h10 * h * v0 + h01 * p[i + 1] + h11 * h * v1
+        dq = ((6 * s**2 - 6 * s) * p[i] + (3 * s**2 - 4 * s + 1) * h * v0
+              + (-6 * s**2 + 6 * s) * p[i + 1] + (3 * s**2 - 2 * s) * h * v1) / h
+        return q, dq
+
+
+def gains_from_dict(names, default_kp, default_kv, overrides: Dict[str, tuple]):
+    kp, kv = np.array(default_kp, float), np.array(default_kv, float)
+    for k, (p, d) in overrides.items():
+        for i, n in enumerate(names):
+            if n.startswith(k):
+                kp[i], kv[i] = p, d
+    return kp, kv

@@ -1,0 +1,307 @@
+"""Collision stage (spec ../shared/spec/000_chardonnet.md §2.11): coal broad + narrow phase.
+
+Geometry lives in two lists:
+
+* **mobile geometries** (`MobileGeom`): shapes attached to a joint of the world's combined
+  Pinocchio model (robot links and free bodies), with their placement in the joint frame;
+* **static geometries** (`StaticGeom`): the scene's environment (ground plane, tilted planes,
+  boxes, spheres, cylinders), fixed in the world.
+
+`CollisionDetector.detect(data)` returns a `ContactBatch` of point contacts (batched arrays, no
+per-contact Python objects): body A (always mobile), body B (mobile or environment), point,
+normal n pointing from B into A, signed gap (negative = penetration) and the pair's material.
+
+Pipeline per step:
+
+1. **Broad phase** (numpy, vectorised): bounding spheres of the mobile shapes against the
+   environment's half-spaces (signed distance of the centre minus the radius) and bounding
+   spheres, and mobile–mobile sphere tests over the pre-selected pair list.
+2. **Narrow phase**: `coal.collide` with ``security_margin`` = activation margin on every
+   surviving pair; pairs with a result go to `coal.computeContactPatch`, which gives the
+   contact patch polygon (for flat contacts such as box on plane: the patch corners). Each
+   patch vertex becomes one point contact: the midpoint of its two witness points, with its
+   own gap measured along the patch normal.
+
+Pair selection (the default set): every mobile shape against every static shape; free bodies
+against each other and against the robot; robot self-collision between shapes of joints that
+are neither the same nor parent/child (adjacent links are excluded), minus the pairs that are
+already within the activation margin in the initial configuration (so that overlapping link
+boxes of the model do not produce permanent internal contacts). For HRP-2 this leaves the
+arm–torso, leg–leg and arm–leg pairs.
+
+Numbers we chose (documented here):
+
+* ``DEFAULT_MARGIN = 5 mm``: contacts enter the solve when gap < 5 mm. The gap term of the
+  velocity-level problem (`humanoid_sim.contacts`) lets a body close a positive gap in one
+  step, so the margin only needs to exceed the distance travelled in one step (5 m/s at 1 ms).
+  The thesis gives no proximity threshold (spec §2.10).
+* ``PATCH_MAX_POINTS = 8``: at most 8 points per patch (a cylinder rim on a plane would give
+  12; 8 keeps the octagon). Boxes on planes give their 4 corners.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+import coal
+import numpy as np
+
+__all__ = ["MobileGeom", "StaticGeom", "ContactBatch", "CollisionDetector", "shape_from_scene",
+           "bounding_radius", "DEFAULT_MARGIN"]
+
+DEFAULT_MARGIN = 0.005      # [m] activation margin (chosen, see module docstring)
+PATCH_MAX_POINTS = 8        # points per contact patch (chosen)
+PATCH_TOLERANCE = 1e-3      # [m] coal's patch tolerance (its default): support points within 1 mm
+
+
+@dataclass
+class MobileGeom:
+    """A shape attached to joint ``joint`` of the combined model.
+
+    name: geometry name; body: owner (free-body name or robot link name); tree: index of the
+    mobile tree (0.. in `World.trees`); placement_R (3, 3), placement_p (3,): shape frame in the
+    joint frame; radius: bounding-sphere radius about the shape origin [m]; friction,
+    restitution: material (None for robot links: the other body's material is used)."""
+
+    name: str
+    body: str
+    joint: int
+    tree: int
+    shape: object
+    placement_R: np.ndarray
+    placement_p: np.ndarray
+    radius: float
+    friction: Optional[float] = None
+    restitution: Optional[float] = None
+
+
+@dataclass
+class StaticGeom:
+    """An environment shape: world rotation R, position p; ``halfspace`` True for planes (solid
+    below the plane through p with outward normal R[:, 2])."""
+
+    name: str
+    shape: object
+    R: np.ndarray
+    p: np.ndarray
+    radius: float
+    halfspace: bool
+    friction: float
+    restitution: float
+
+
+@dataclass
+class ContactBatch:
+    """Point contacts of one step, as arrays (m rows).
+
+    geom_a (m,) index into the mobile geometries; geom_b (m,) index into the mobile geometries
+    (b_static False) or the static ones (b_static True); points (m, 3) world [m]; normals (m, 3)
+    unit, from B into A; gaps (m,) signed [m]; mu (m,), e (m,) pair materials."""
+
+    geom_a: np.ndarray
+    geom_b: np.ndarray
+    b_static: np.ndarray
+    points: np.ndarray
+    normals: np.ndarray
+    gaps: np.ndarray
+    mu: np.ndarray
+    e: np.ndarray
+    slot: np.ndarray = None     # (m,) index of the point within its pair's patch (warm-start key)
+
+    @property
+    def m(self) -> int:
+        return int(self.points.shape[0])
+
+    @staticmethod
+    def empty() -> "ContactBatch":
+        z = np.zeros(0)
+        return ContactBatch(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool),
+                            np.zeros((0, 3)), np.zeros((0, 3)), z, z.copy(), z.copy(),
+                            np.zeros(0, np.int64))
+
+
+def shape_from_scene(shape) -> object:
+    """coal shape of a `humanoid_model.scene.Shape` (box, sphere, cylinder, plane)."""
+    k = shape.kind
+    if k == "box":
+        return coal.Box(*np.asarray(shape.size, float))
+    if k == "sphere":
+        return coal.Sphere(float(shape.radius))
+    if k == "cylinder":
+        return coal.Cylinder(float(shape.radius), float(shape.length))
+    if k == "plane":
+        return coal.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
+    if k == "mesh":
+        loader = coal.MeshLoader()
+        return loader.load(str(shape.file), np.asarray(shape.scale, float))
+    raise ValueError(f"unsupported shape kind {k!r}")
+
+
+def bounding_radius(shape) -> float:
+    """Radius of a sphere about the shape's origin that contains it [m]."""
+    if isinstance(shape, coal.Box):
+        return float(np.linalg.norm(shape.halfSide))
+    if isinstance(shape, coal.Sphere):
+        return float(shape.radius)
+    if isinstance(shape, coal.Cylinder):
+        return float(np.hypot(shape.radius, shape.halfLength))
+    if isinstance(shape, coal.Capsule):
+        return float(shape.radius + shape.halfLength)
+    if isinstance(shape, coal.Halfspace):
+        return np.inf
+    shape.computeLocalAABB()
+    aabb = shape.aabb_local
+    return float(max(np.linalg.norm(aabb.min_), np.linalg.norm(aabb.max_)))
+
+
+def _combine(a, b, default):
+    if a is None and b is None:
+        return default
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+class CollisionDetector:
+    """Broad + narrow phase over a fixed pair set (see module docstring).
+
+    Args:
+        mobile: mobile geometries; static: static geometries.
+        mobile_pairs: (k, 2) int array of mobile–mobile pairs to test.
+        margin: activation margin [m].
+        default_friction / default_restitution: used when neither side has a material.
+    """
+
+    def __init__(self, mobile: List[MobileGeom], static: List[StaticGeom], mobile_pairs,
+                 margin: float = DEFAULT_MARGIN, default_friction: float = 0.4,
+                 default_restitution: float = 0.0):
+        self.mobile, self.static = mobile, static
+        self.margin = float(margin)
+        self.mobile_pairs = np.asarray(mobile_pairs, np.int64).reshape(-1, 2)
+        self.joint = np.array([g.joint for g in mobile], np.int64)
+        self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
+        self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
+        self.rad = np.array([g.radius for g in mobile])
+        hs = [i for i, s in enumerate(static) if s.halfspace]
+        fin = [i for i, s in enumerate(static) if not s.halfspace]
+        self.hs_idx = np.array(hs, np.int64)
+        self.hs_n = np.array([static[i].R[:, 2] for i in hs]).reshape(-1, 3)
+        self.hs_d = np.array([static[i].R[:, 2] @ static[i].p for i in hs])
+        self.fin_idx = np.array(fin, np.int64)
+        self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
+        self.fin_r = np.array([static[i].radius for i in fin])
+        self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
+        self.req = coal.CollisionRequest()
+        self.req.security_margin = self.margin
+        self.req.num_max_contacts = 1
+        self.res = coal.CollisionResult()
+        self.preq = coal.ContactPatchRequest()
+        self.preq.setPatchTolerance(PATCH_TOLERANCE)
+        self.pres = coal.ContactPatchResult()
+        self.mat_mu_default = default_friction
+        self.mat_e_default = default_restitution
+
+    # ------------------------------------------------------------------ placements
+    def placements(self, oMi_R, oMi_p):
+        """World rotations (n, 3, 3) and positions (n, 3) of the mobile shapes, from the joints'
+        world rotations (njoints, 3, 3) and positions (njoints, 3)."""
+        Rj = oMi_R[self.joint]
+        R = np.einsum("kij,kjl->kil", Rj, self.PR)
+        p = np.einsum("kij,kj->ki", Rj, self.Pp) + oMi_p[self.joint]
+        return R, p
+
+    # ------------------------------------------------------------------ broad phase
+    def broad_phase(self, p):
+        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs."""
+        m = self.margin
+        ms, ss = [], []
+        if self.hs_idx.size:
+            d = p @ self.hs_n.T - self.hs_d[None, :] - self.rad[:, None]   # (n_mobile, n_hs)
+            i, j = np.nonzero(d <= m)
+            ms.append(i)
+            ss.append(self.hs_idx[j])
+        if self.fin_idx.size:
+            d = (np.linalg.norm(p[:, None, :] - self.fin_c[None, :, :], axis=2)
+                 - self.rad[:, None] - self.fin_r[None, :])
+            i, j = np.nonzero(d <= m)
+            ms.append(i)
+            ss.append(self.fin_idx[j])
+        mi = np.concatenate(ms) if ms else np.zeros(0, np.int64)
+        si = np.concatenate(ss) if ss else np.zeros(0, np.int64)
+        pairs = self.mobile_pairs
+        if pairs.size:
+            a, b = pairs[:, 0], pairs[:, 1]
+            d = np.linalg.norm(p[a] - p[b], axis=1) - self.rad[a] - self.rad[b]
+            pairs = pairs[d <= m]
+        return mi, si, pairs
+
+    # ------------------------------------------------------------------ narrow phase
+    def _patch(self, s1, T1, s2, T2):
+        """Patch points of one pair: (points on shape 1 (k, 3), on shape 2 (k, 3), coal normal
+        from 1 to 2) or None when the pair is farther apart than the margin."""
+        res = self.res
+        res.clear()
+        if not coal.collide(s1, T1, s2, T2, self.req, res):
+            return None
+        pres = self.pres
+        pres.clear()
+        coal.computeContactPatch(s1, T1, s2, T2, res, self.preq, pres)
+        if pres.numContactPatches() == 0:
+            c = res.getContact(0)
+            return (np.array([c.getNearestPoint1()]), np.array([c.getNearestPoint2()]),
+                    np.asarray(c.normal, float))
+        patch = pres.getContactPatch(0)
+        k = patch.size()
+        P1 = np.array([patch.getPointShape1(i) for i in range(k)])
+        P2 = np.array([patch.getPointShape2(i) for i in range(k)])
+        if k > PATCH_MAX_POINTS:
+            keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
+            P1, P2 = P1[keep], P2[keep]
+        return P1, P2, np.asarray(patch.getNormal(), float)
+
+    def detect(self, oMi_R, oMi_p) -> ContactBatch:
+        """All point contacts with gap < margin (see `ContactBatch`)."""
+        R, p = self.placements(oMi_R, oMi_p)
+        mi, si, mpairs = self.broad_phase(p)
+        ga, gb, bs, pts, nrm, gap, mu, e = [], [], [], [], [], [], [], []
+        mobile, static = self.mobile, self.static
+        for i, s in zip(mi.tolist(), si.tolist()):
+            ga_ = mobile[i]
+            st = static[s]
+            out = self._patch(ga_.shape, coal.Transform3s(R[i], p[i]), st.shape, self.static_tf[s])
+            if out is None:
+                continue
+            P1, P2, ncoal = out
+            self._append(out, i, s, True, _combine(ga_.friction, st.friction, self.mat_mu_default),
+                         _combine(ga_.restitution, st.restitution, self.mat_e_default),
+                         ga, gb, bs, pts, nrm, gap, mu, e)
+        for a, b in mpairs.tolist():
+            A, B = mobile[a], mobile[b]
+            out = self._patch(A.shape, coal.Transform3s(R[a], p[a]), B.shape, coal.Transform3s(R[b], p[b]))
+            if out is None:
+                continue
+            self._append(out, a, b, False, _combine(A.friction, B.friction, self.mat_mu_default),
+                         _combine(A.restitution, B.restitution, self.mat_e_default),
+                         ga, gb, bs, pts, nrm, gap, mu, e)
+        if not pts:
+            return ContactBatch.empty()
+        k = np.array([len(x) for x in pts])
+        start = np.repeat(np.cumsum(k) - k, k)
+        return ContactBatch(np.repeat(ga, k), np.repeat(gb, k), np.repeat(bs, k),
+                            np.concatenate(pts), np.concatenate(nrm), np.concatenate(gap),
+                            np.repeat(mu, k), np.repeat(e, k), np.arange(k.sum()) - start)
+
+    @staticmethod
+    def _append(out, a, b, b_static, mu_ab, e_ab, ga, gb, bs, pts, nrm, gap, mu, e):
+        P1, P2, ncoal = out
+        n = -ncoal / np.linalg.norm(ncoal)            # coal: from shape 1 (A) to 2 (B); ours: B -> A
+        ga.append(a)
+        gb.append(b)
+        bs.append(b_static)
+        pts.append(0.5 * (P1 + P2))
+        nrm.append(np.broadcast_to(n, P1.shape))
+        gap.append((P1 - P2) @ n)
+        mu.append(mu_ab)
+        e.append(e_ab)

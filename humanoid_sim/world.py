@@ -1,0 +1,527 @@
+"""`World`: the simulator pipeline of one step (ARCHITECTURE.md "Simulator pipeline").
+
+    world = World.from_scene("incline", overrides={"incline.angle_deg": 25})
+    world.step(1000)
+    world.state.bodies["box"].position
+
+One combined Pinocchio model holds the robot (if any: its free-flyer tree first) and one
+free-flyer joint per free body of the scene; each of these is a *mobile tree* (its velocity
+indices are contiguous and the mass matrix is block-diagonal over trees). The static
+environment (ground, planes, boxes, ...) lives in the collision stage only.
+
+One step (dt, default 1 ms):
+
+1. kinematics: ``pin.computeJointJacobians`` (placements and world Jacobians), ``pin.crba``;
+2. actuators: PD / torque / trajectory torques (`humanoid_sim.actuators`), scene wrenches;
+3. free step: q̇_free (`humanoid_sim.integrator.free_velocity`);
+4. collision: broad + narrow phase (`humanoid_sim.collision`);
+5. contacts: frames, collision groups, relative Jacobians (`humanoid_sim.contacts`);
+6. per group: Delassus W = dt J M̃⁻¹ Jᵀ (robot tree: `humanoid_sim.delassus.CholeskyDelassus`;
+   free bodies: their 6×6 blocks), impacts, then the frictional solve (`humanoid_sim.solvers`);
+7. integration: q̇ᵗ⁺¹ = q̇_free + M̃⁻¹ Jᵀ (dt f), qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹.
+
+Impacts and contact solve, sequencing (our choice; the thesis does not spell it out, spec §2.6
+note): when a group has a contact with restitution e > 0 that is approaching faster than
+``IMPACT_SPEED`` and will touch within the step (gap + dt v_n⁻ ≤ 0), the frictionless impact
+LCP (3.7) of `impact_lcp` runs first on the pre-step velocities (Λ = J M̃⁻¹ Jᵀ, impulses), the
+velocities jump (3.9), and the frictional contact problem of the step then runs on the updated
+free velocity. With e = 0 the velocity-level contact solve alone gives a plastic impact.
+
+Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), spec eq. 3.25–3.26.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_model.exceptions import ConfigError, SceneError
+from humanoid_sim import contacts as C
+from humanoid_sim.collision import (DEFAULT_MARGIN, CollisionDetector, MobileGeom, StaticGeom,
+                                    bounding_radius, shape_from_scene)
+from humanoid_sim.delassus import CholeskyDelassus, support_masks
+from humanoid_sim.integrator import free_velocity, integrate
+
+__all__ = ["World", "WorldState", "BodyState", "STAGES"]
+
+STAGES = ("kinematics", "actuators", "free", "collision", "contacts", "delassus", "solve", "integration")
+IMPACT_SPEED_STEPS = 2.0   # impacts need |v_n⁻| > 2 |g| dt (chosen: resting contacts gain |g| dt per step)
+
+
+@dataclass
+class BodyState:
+    """World pose and velocity of a body frame: position (3,) [m], quaternion (4,) xyzw,
+    linear_velocity (3,) of the frame origin [m/s], angular_velocity (3,) [rad/s], world axes."""
+
+    position: np.ndarray
+    quaternion: np.ndarray
+    linear_velocity: np.ndarray
+    angular_velocity: np.ndarray
+
+
+@dataclass
+class WorldState:
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    bodies: Dict[str, BodyState]
+    joint_names: List[str] = field(default_factory=list)
+    joint_positions: np.ndarray = None
+    joint_velocities: np.ndarray = None
+    joint_torques: np.ndarray = None
+
+
+def _resolve_solver(name):
+    from humanoid_sim.solvers import DEFAULT_SOLVER, get_solver
+
+    return get_solver(name or DEFAULT_SOLVER)
+
+
+class World:
+    """The simulated world: see the module docstring. Build it with `World.from_scene`."""
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_scene(cls, path_or_name, robot=None, solver: Optional[str] = None, dt: float = 1e-3,
+                   overrides=None, **kw) -> "World":
+        """World of a scene file or shipped scene name.
+
+        robot: None (the scene's robot, if any), a robot name / URDF path or a loaded `Robot`
+        (replaces the scene's robot; placed at its default posture if the scene has none).
+        solver: a `humanoid_sim.solvers` name (default ``nsgs_newton``). dt [s]. overrides:
+        scene ``--set`` values. Other keyword arguments go to `World.__init__`.
+        """
+        from humanoid_model.scene import load_scene
+
+        scene = path_or_name if hasattr(path_or_name, "free_bodies") else load_scene(path_or_name, overrides)
+        rob = None
+        if robot is not None:
+            if hasattr(robot, "model"):
+                rob = robot
+            else:
+                from humanoid_model.robot import load_robot
+
+                rob = load_robot(robot)
+        elif scene.robot is not None:
+            from humanoid_model.robot import load_robot
+
+            rob = load_robot(str(scene.robot.urdf_path))
+        return cls(scene, rob, solver=solver, dt=dt, **kw)
+
+    def __init__(self, scene, robot=None, solver: Optional[str] = None, dt: float = 1e-3,
+                 margin: float = DEFAULT_MARGIN, merge_groups: bool = False,
+                 solver_settings=None, gains=None, gravity_compensation: bool = False,
+                 self_collision: bool = True, warm_start: bool = True):
+        if not (np.isfinite(dt) and dt > 0):
+            raise ConfigError(f"world: field 'dt' must be a positive number of seconds; value {dt!r}")
+        self.scene, self.robot, self.dt = scene, robot, float(dt)
+        self.solver_name = solver
+        self.solver = _resolve_solver(solver)
+        self.solver_settings = solver_settings
+        self.impact_solver = _resolve_solver("impact_lcp")
+        self.merge_groups = merge_groups
+        self.warm_start_enabled = warm_start
+        self.gravity_compensation = gravity_compensation
+        self.t = 0.0
+        self._build_model()
+        self._build_geometry(margin, self_collision)
+        self._build_actuators(gains)
+        self.stage_time = dict.fromkeys(STAGES, 0.0)
+        self.steps = 0
+        self.step_times: List[float] = []
+        self.stats_iterations: List[int] = []
+        self.max_residuals: Dict[str, float] = {}
+        self.unconverged = 0
+        self._prev_keys = np.zeros(0, np.int64)
+        self._prev_f = np.zeros((0, 3))
+        self.last = None
+        self.tau_applied = np.zeros(self.n_act)
+        self.impacts = 0
+
+    def _build_model(self):
+        scene, robot = self.scene, self.robot
+        if robot is not None:
+            model = pin.Model(robot.model)
+            self.arm0 = np.array(model.armature)
+        else:
+            model = pin.Model()
+            self.arm0 = np.zeros(0)
+        self.nv_robot = model.nv if robot is not None else 0
+        self.tree_cols = []
+        self.tree_names = []
+        if robot is not None:
+            self.tree_cols.append(np.arange(model.nv))
+            self.tree_names.append(robot.name)
+        self.body_joint: Dict[str, int] = {}
+        for b in scene.free_bodies:
+            jid = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), b.name)
+            model.appendBodyToJoint(jid, pin.Inertia(b.mass, np.asarray(b.com, float),
+                                                     np.asarray(b.inertia, float)), pin.SE3.Identity())
+            model.addBodyFrame(b.name, jid, pin.SE3.Identity(), 0)
+            self.body_joint[b.name] = jid
+            iv = model.joints[jid].idx_v
+            self.tree_cols.append(np.arange(iv, iv + 6))
+            self.tree_names.append(b.name)
+        self.arm0 = np.concatenate([self.arm0, np.zeros(model.nv - self.arm0.shape[0])])
+        model.gravity.linear = np.asarray(scene.gravity, float)
+        self.model = model
+        self.data = model.createData()
+        self.masks = support_masks(model)
+        self.free_tree0 = 1 if robot is not None else 0
+        fb = scene.free_bodies
+        self.fb_cols = np.array([self.tree_cols[self.free_tree0 + i] for i in range(len(fb))],
+                                np.int64).reshape(-1, 6)
+        # initial state
+        q = pin.neutral(model)
+        v = np.zeros(model.nv)
+        if robot is not None:
+            spec = scene.robot
+            posture = spec.posture if spec is not None and spec.posture else robot.default_posture
+            qr = robot.q(posture)
+            if spec is not None:
+                for j, val in spec.joints.items():
+                    qr[robot.joint_index_q(j)] = val
+                qr[:7] = spec.base_pose(qr[:7])
+            q[:robot.model.nq] = qr
+        for b in fb:
+            j = model.joints[self.body_joint[b.name]]
+            q[j.idx_q:j.idx_q + 7] = b.pose.xyz_quat
+            R = b.pose.rotation
+            v[j.idx_v:j.idx_v + 3] = R.T @ np.asarray(b.linear_velocity, float)
+            v[j.idx_v + 3:j.idx_v + 6] = R.T @ np.asarray(b.angular_velocity, float)
+        self.q, self.v = q, v
+        self.q0 = q.copy()
+        self.chol_robot = CholeskyDelassus(robot.model) if robot is not None else None
+        g = np.linalg.norm(scene.gravity)
+        self.impact_speed = IMPACT_SPEED_STEPS * max(g, 1e-9) * self.dt
+
+    def _build_geometry(self, margin, self_collision):
+        scene, robot, model = self.scene, self.robot, self.model
+        mobile: List[MobileGeom] = []
+        if robot is not None:
+            for go in robot.collision_model.geometryObjects:
+                sh = go.geometry
+                mobile.append(MobileGeom(go.name, model.frames[go.parentFrame].name if go.parentFrame < len(model.frames) else go.name,
+                                         go.parentJoint, 0, sh, np.array(go.placement.rotation),
+                                         np.array(go.placement.translation), bounding_radius(sh)))
+        for i, b in enumerate(scene.free_bodies):
+            for part in b.parts:
+                sh = shape_from_scene(part.shape)
+                mobile.append(MobileGeom(f"{b.name}/{part.name}", b.name, self.body_joint[b.name],
+                                         self.free_tree0 + i, sh, part.pose.rotation, np.asarray(part.pose.xyz, float),
+                                         bounding_radius(sh), b.friction, b.restitution))
+        static: List[StaticGeom] = []
+        if scene.ground is not None:
+            gr = scene.ground
+            static.append(StaticGeom("ground", shape_from_scene(type("S", (), {"kind": "plane"})()),
+                                     np.eye(3), np.array([0.0, 0.0, gr.height]), np.inf, True,
+                                     gr.friction, gr.restitution))
+        for b in scene.bodies:
+            try:
+                sh = shape_from_scene(b.shape)
+            except Exception as exc:  # noqa: BLE001
+                raise SceneError(f"{scene.source}: static body '{b.name}': shape {b.shape.kind!r} "
+                                 f"cannot be used for collision ({exc})") from None
+            static.append(StaticGeom(b.name, sh, b.pose.rotation, np.asarray(b.pose.xyz, float),
+                                     bounding_radius(sh), b.shape.kind == "plane", b.friction, b.restitution))
+        # mobile pairs: different trees always; same robot tree: non-adjacent joints, clear at q0
+        pairs = []
+        parents = model.parents
+        for a in range(len(mobile)):
+            for b in range(a + 1, len(mobile)):
+                A, B = mobile[a], mobile[b]
+                if A.tree != B.tree:
+                    pairs.append((a, b))
+                elif self_collision and A.joint != B.joint and parents[A.joint] != B.joint \
+                        and parents[B.joint] != A.joint:
+                    pairs.append((a, b))
+        default_mu = scene.ground.friction if scene.ground is not None else 0.4
+        det = CollisionDetector(mobile, static, np.array(pairs, np.int64).reshape(-1, 2), margin,
+                                default_friction=default_mu)
+        self.geom_joints = np.unique(np.array([g.joint for g in mobile], np.int64))
+        # drop robot self pairs already within the margin at q0 (overlapping link boxes)
+        pin.forwardKinematics(model, self.data, self.q)
+        R, p = self._joint_placements()
+        batch = det.detect(R, p)
+        if batch.m:
+            bad = set()
+            for a, b, st in zip(batch.geom_a.tolist(), batch.geom_b.tolist(), batch.b_static.tolist()):
+                if not st and mobile[a].tree == mobile[b].tree:
+                    bad.add((a, b))
+            if bad:
+                keep = [pr for pr in pairs if tuple(pr) not in bad]
+                det.mobile_pairs = np.array(keep, np.int64).reshape(-1, 2)
+        self.detector = det
+        self.mobile, self.static = mobile, static
+        self.geom_tree = np.array([g.tree for g in mobile], np.int64)
+        self.geom_joint = np.array([g.joint for g in mobile], np.int64)
+
+    def _build_actuators(self, gains):
+        robot = self.robot
+        self.actuator = None
+        self.n_act = 0
+        if robot is None:
+            return
+        from humanoid_sim.actuators import PDActuator, standing_gains
+
+        names = robot.joint_names
+        self.n_act = len(names)
+        self.act_v = np.arange(6, robot.model.nv)
+        self.act_q = np.arange(7, robot.model.nq)
+        if gains is None:
+            feet = [robot.model.frames[robot.frame_id(c.body)].parentJoint
+                    for c in robot.contact_locations.values() if c.kind == "sole"]
+            kp, kv = standing_gains(robot.model, self.q[:robot.model.nq], feet)
+        else:
+            kp, kv = gains
+        self.actuator = PDActuator(names, kp, kv, robot.effort_max)
+        self.actuator.set_position(self.q[self.act_q])
+
+    # ------------------------------------------------------------------ helpers
+    def _joint_placements(self):
+        n = self.model.njoints
+        R = np.zeros((n, 3, 3))
+        p = np.zeros((n, 3))
+        oMi = self.data.oMi
+        for j in self.geom_joints.tolist():
+            M = oMi[j]
+            R[j] = M.rotation
+            p[j] = M.translation
+        return R, p
+
+    def _external_tau(self):
+        """Generalised forces of the scene's active wrenches (world force at a body point)."""
+        tau = None
+        for w in self.scene.wrenches:
+            if not w.active(self.t):
+                continue
+            fid = self.model.getFrameId(w.body)
+            if fid >= len(self.model.frames):
+                continue
+            fr = self.model.frames[fid]
+            oMf = self.data.oMi[fr.parentJoint] * fr.placement
+            p = oMf.act(np.asarray(w.point, float))
+            wrench = np.concatenate([w.force, np.asarray(w.torque, float) + np.cross(p, w.force)])
+            Jw = self.data.J * self.masks[fr.parentJoint]
+            t = Jw.T @ wrench
+            tau = t if tau is None else tau + t
+        return tau
+
+    def _minv_jt(self, group, J, M):
+        """(M̃⁻¹ Jᵀ restricted to the group's columns, W = J M̃⁻¹ Jᵀ)."""
+        k = J.shape[0]
+        out = np.zeros((group.cols.shape[0], k))
+        W = np.zeros((k, k))
+        off = 0
+        for t in group.trees:
+            cols = self.tree_cols[t]
+            n = cols.shape[0]
+            Jt = J[:, off:off + n]
+            if self.robot is not None and t == 0:
+                Wt, X = self.chol_robot(None, None, Jt, M=M[:n, :n])
+            else:
+                X = np.linalg.solve(M[cols[0]:cols[0] + n, cols[0]:cols[0] + n], Jt.T)
+                Wt = Jt @ X
+            out[off:off + n] = X
+            W += Wt
+            off += n
+        return out, 0.5 * (W + W.T)
+
+    # ------------------------------------------------------------------ step
+    def step(self, n: int = 1):
+        for _ in range(int(n)):
+            self._step()
+        return self
+
+    def _step(self):
+        model, data, dt = self.model, self.data, self.dt
+        q, v = self.q, self.v
+        tick = time.perf_counter
+        t0 = tick()
+        pin.computeJointJacobians(model, data, q)
+        t1 = tick()
+        tau = np.zeros(model.nv)
+        damp = None
+        if self.actuator is not None:
+            ta, damp = self.actuator.torque(self.t, q[self.act_q], v[self.act_v])
+            if self.gravity_compensation:
+                ta = ta + pin.computeGeneralizedGravity(model, data, q)[self.act_v]
+            tau[self.act_v] = ta
+            self.tau_explicit = ta
+            arm = self.arm0.copy()
+            arm[self.act_v] += dt * damp
+            model.armature = arm
+        ext = self._external_tau()
+        if ext is not None:
+            tau += ext
+        t2 = tick()
+        pin.crba(model, data, q)
+        vf = free_velocity(model, data, q, v, tau, dt)
+        M = data.M
+        M = np.triu(M) + np.triu(M, 1).T
+        t3 = tick()
+        R, p = self._joint_placements()
+        batch = self.detector.detect(R, p)
+        t4 = tick()
+        forces = np.zeros((batch.m, 3))
+        frames = C.frames_from_normals(batch.normals) if batch.m else np.zeros((0, 3, 3))
+        groups = []
+        t_del = t_sol = 0.0
+        iters = 0
+        if batch.m:
+            ja = self.geom_joint[batch.geom_a]
+            jb = np.where(batch.b_static, 0, self.geom_joint[np.where(batch.b_static, 0, batch.geom_b)])
+            ta_ = self.geom_tree[batch.geom_a]
+            tb_ = np.where(batch.b_static, -1, self.geom_tree[np.where(batch.b_static, 0, batch.geom_b)])
+            groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
+            keys = ((batch.geom_a * (len(self.mobile) + len(self.static) + 1)
+                     + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b)) * 64
+                    + batch.slot)
+            warm = np.zeros((batch.m, 3))
+            if self.warm_start_enabled and self._prev_keys.size:
+                pos = np.searchsorted(self._prev_keys, keys)
+                pos = np.minimum(pos, self._prev_keys.size - 1)
+                hit = self._prev_keys[pos] == keys
+                warm[hit] = self._prev_f[pos[hit]]
+            cgap = C.gap_term(batch.gaps, dt)
+            t_contacts = tick()
+            dv = np.zeros(model.nv)
+            for g in groups:
+                idx = g.contacts
+                ta0 = tick()
+                J = C.relative_jacobian(data.J, self.masks, frames[idx], batch.points[idx], ja[idx], jb[idx], g.cols)
+                X, Lam = self._minv_jt(g, J, M)
+                W = dt * Lam
+                ta1 = tick()
+                vfree = J @ vf[g.cols]
+                # impacts (Newton restitution), module docstring
+                e = batch.e[idx]
+                if np.any(e > 0):
+                    vminus = (J @ v[g.cols])[0::3]
+                    gp = batch.gaps[idx]
+                    hitting = (vminus < -self.impact_speed) & (gp + dt * vminus <= 0) & (e > 0)
+                    if np.any(hitting):
+                        from humanoid_sim.solvers import ContactProblem
+
+                        active = gp + dt * np.minimum(vminus, 0) <= 0
+                        ee = np.where(hitting, e, 0.0)
+                        rows = np.repeat(active, 3)
+                        prob = ContactProblem(Lam[np.ix_(rows, rows)], (J @ v[g.cols])[rows],
+                                              batch.mu[idx][active], restitution=ee[active])
+                        res = self.impact_solver.solve(prob)
+                        P = np.zeros(3 * idx.shape[0])
+                        P[rows] = res.impulses
+                        jump = X @ P
+                        vfree = vfree + J @ jump
+                        dv[g.cols] += jump
+                        self.impacts += 1
+                vfree[0::3] += cgap[idx]
+                from humanoid_sim.solvers import ContactProblem
+
+                prob = ContactProblem(W, vfree, batch.mu[idx], source="world step")
+                res = self.solver.solve(prob, warm_start=warm[idx].reshape(-1),
+                                        settings=self.solver_settings)
+                f = res.impulses
+                iters += int(res.iterations)
+                if not res.converged:
+                    self.unconverged += 1
+                for k, val in res.residuals.items():
+                    if isinstance(val, float):
+                        self.max_residuals[k] = max(self.max_residuals.get(k, 0.0), val)
+                forces[idx] = f.reshape(-1, 3)
+                dv[g.cols] += dt * (X @ f)
+                ta2 = tick()
+                t_del += ta1 - ta0
+                t_sol += ta2 - ta1
+            order = np.argsort(keys)
+            self._prev_keys, self._prev_f = keys[order], forces[order]
+            vnew = vf + dv
+        else:
+            t_contacts = tick()
+            self._prev_keys = np.zeros(0, np.int64)
+            vnew = vf
+        t5 = tick()
+        self.q = integrate(model, q, vnew, dt)
+        if self.actuator is not None:
+            self.tau_applied = self.tau_explicit - damp * (vnew[self.act_v] - v[self.act_v])
+        self.v_prev = v
+        self.v = vnew
+        self.t += dt
+        t6 = tick()
+        st = self.stage_time
+        st["kinematics"] += t1 - t0
+        st["actuators"] += t2 - t1
+        st["free"] += t3 - t2
+        st["collision"] += t4 - t3
+        st["contacts"] += (t_contacts - t4) + (t5 - t_contacts - t_del - t_sol)
+        st["delassus"] += t_del
+        st["solve"] += t_sol
+        st["integration"] += t6 - t5
+        self.steps += 1
+        self.step_times.append(t6 - t0)
+        self.stats_iterations.append(iters)
+        self.last = dict(batch=batch, forces=forces, frames=frames, groups=groups)
+
+    # ------------------------------------------------------------------ outputs
+    def contact_forces_world(self):
+        """(points (m, 3), world force on body A (m, 3)) of the last step [N]."""
+        if self.last is None or self.last["batch"].m == 0:
+            return np.zeros((0, 3)), np.zeros((0, 3))
+        f = np.einsum("mi,mij->mj", self.last["forces"], self.last["frames"])
+        return self.last["batch"].points, f
+
+    def contact_list(self):
+        """Contacts of the last step as dicts {body_a, body_b, point, normal, force, gap}."""
+        if self.last is None:
+            return []
+        b = self.last["batch"]
+        _, fw = self.contact_forces_world()
+        out = []
+        for k in range(b.m):
+            A = self.mobile[b.geom_a[k]].body
+            B = self.static[b.geom_b[k]].name if b.b_static[k] else self.mobile[b.geom_b[k]].body
+            out.append({"body_a": A, "body_b": B, "point": b.points[k].tolist(),
+                        "normal": b.normals[k].tolist(), "force": fw[k].tolist(), "gap": float(b.gaps[k])})
+        return out
+
+    def body_state(self, name: str) -> BodyState:
+        jid = self.body_joint.get(name)
+        if jid is None:
+            if self.robot is None or name not in (self.robot.name, "base", "root_joint"):
+                raise ConfigError(f"world: field 'body' has no free body or robot base {name!r}")
+            jid = 1
+        j = self.model.joints[jid]
+        qj = self.q[j.idx_q:j.idx_q + 7]
+        vj = self.v[j.idx_v:j.idx_v + 6]
+        R = pin.Quaternion(qj[6], qj[3], qj[4], qj[5]).toRotationMatrix()
+        return BodyState(qj[:3].copy(), qj[3:7].copy(), R @ vj[:3], R @ vj[3:])
+
+    @property
+    def state(self) -> WorldState:
+        bodies = {}
+        if self.robot is not None:
+            bodies[self.robot.name] = self.body_state(self.robot.name)
+        for name in self.body_joint:
+            bodies[name] = self.body_state(name)
+        st = WorldState(self.t, self.q.copy(), self.v.copy(), bodies)
+        if self.robot is not None:
+            st.joint_names = list(self.robot.joint_names)
+            st.joint_positions = self.q[self.act_q].copy()
+            st.joint_velocities = self.v[self.act_v].copy()
+            st.joint_torques = np.array(self.tau_applied)
+        return st
+
+    def stats(self) -> dict:
+        """Step-time statistics [s], per-stage mean time [s], iterations, max residuals."""
+        ts = np.array(self.step_times) if self.step_times else np.zeros(1)
+        n = max(self.steps, 1)
+        return {"steps": self.steps, "median_step_time": float(np.median(ts)),
+                "max_step_time": float(np.max(ts)),
+                "stage_time": {k: v / n for k, v in self.stage_time.items()},
+                "solver": self.solver.name, "iterations_total": int(np.sum(self.stats_iterations)),
+                "iterations_max": int(np.max(self.stats_iterations, initial=0)),
+                "unconverged_solves": self.unconverged, "impacts": self.impacts,
+                "max_residuals": dict(self.max_residuals)}
