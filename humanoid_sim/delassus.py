@@ -37,6 +37,7 @@ __all__ = [
     "ContactSet",
     "contact_jacobian",
     "frame_from_normal",
+    "contacts_from_locations",
     "contact_projectors",
     "delassus_dense",
     "delassus_cholesky",
@@ -90,6 +91,25 @@ class ContactSet:
     @property
     def m(self) -> int:
         return int(self.joint_a.shape[0])
+
+
+def contacts_from_locations(robot, data, q, names) -> ContactSet:
+    """ContactSet of the hull corners of the robot's named contact locations (DEVELOPERS.md
+    `ContactLocation`) against the fixed environment, at configuration q. The location's
+    `normal` (inward into the robot body) becomes n (from the environment B into body A)."""
+    model = robot.model
+    pin.forwardKinematics(model, data, q)
+    pin.updateFramePlacements(model, data)
+    ja, pts, nrm = [], [], []
+    for name in names:
+        loc = robot.contact_locations[name]
+        fid = model.getFrameId(loc.body)
+        oMf = data.oMf[fid]
+        for corner in np.asarray(loc.hull, float):
+            ja.append(model.frames[fid].parentJoint)
+            pts.append(oMf.act(corner))
+            nrm.append(oMf.rotation @ np.asarray(loc.normal, float))
+    return ContactSet.make(ja, np.array(pts), np.array(nrm), source=f"contact locations {list(names)}")
 
 
 def frame_from_normal(n) -> np.ndarray:
@@ -747,7 +767,7 @@ class RecursiveDelassus:
         return out[::-1]  # root-side first
 
     def structure(self, contacts: ContactSet):
-        key = (tuple(contacts.joint_a.tolist()), tuple(contacts.joint_b.tolist()))
+        key = contacts.joint_a.tobytes() + b"|" + contacts.joint_b.tobytes()
         st = self._struct_cache.get(key)
         if st is not None:
             return st
@@ -856,10 +876,16 @@ class RecursiveDelassus:
         return int(md), int(ad)
 
     def select(self, contacts: ContactSet) -> str:
-        """The cheaper (predicted total operations) of Chang–Khatib and new."""
-        ck = sum(self.predict_counts(contacts, "chang_khatib"))
-        nw = sum(self.predict_counts(contacts, "new"))
-        return "new" if nw <= ck else "chang_khatib"
+        """The cheaper (predicted total operations) of Chang–Khatib and new; ties go to new.
+        Cached per contact configuration (the counts depend on the tree and the contact bodies
+        only, not on q)."""
+        st = self.structure(contacts)
+        sel = st.get("selected")
+        if sel is None:
+            ck = sum(self.predict_counts(contacts, "chang_khatib"))
+            nw = sum(self.predict_counts(contacts, "new"))
+            sel = st["selected"] = "new" if nw <= ck else "chang_khatib"
+        return sel
 
     # ---- compute
     def compute(self, contacts: ContactSet, method: str = "auto"):
