@@ -1,0 +1,309 @@
+"""Numba kernels of the block Gauss–Seidel family (spec ../shared/spec/000_chardonnet.md §2.8).
+
+One sweep loop, three local rules (`mode`):
+  MODE_NEWTON (0)  separate / stick / slide classification of Algorithm 1 and the Alart–Curnier
+                   Newton local solver (eqs 3.28–3.33) on sliding contacts;
+  MODE_PLAIN  (1)  projected block GS: f_n ← max(0, f_n − v_n/W_nn), then
+                   f_t ← radial projection of (f_t − W_tt⁻¹ v_t) on the disk μ f_n;
+  MODE_PROJ   (2)  De Saxcé–Feng projection: f ← P_K(f − ρ (v + μ‖v_t‖ e_n)), ρ = 1/W_nn.
+No per-contact Python objects: flat arrays only.
+"""
+import numpy as np
+from numba import njit
+
+MODE_NEWTON, MODE_PLAIN, MODE_PROJ = 0, 1, 2
+
+
+@njit(cache=True)
+def _proj_cone(f, mu, out):
+    n = f[0]
+    nt = np.sqrt(f[1] * f[1] + f[2] * f[2])
+    if nt <= mu * n:
+        out[0], out[1], out[2] = f[0], f[1], f[2]
+    elif mu * nt <= -n:
+        out[0], out[1], out[2] = 0.0, 0.0, 0.0
+    else:
+        a = (n + mu * nt) / (1.0 + mu * mu)
+        s = mu * a / nt
+        out[0], out[1], out[2] = a, s * f[1], s * f[2]
+
+
+@njit(cache=True)
+def ac_phi_jac(x, Wii, vloc, mu, rho_n, rho_t, phi, J):
+    """Alart–Curnier function φ(v, f) (6,) and its generalized Jacobian (6×6), eqs 3.28–3.33,
+    with ρ_n v_n in the active normal branch (typo (3.31) corrected, spec §2.20)."""
+    J[:, :] = 0.0
+    for r in range(3):
+        s = x[r] - vloc[r]
+        for k in range(3):
+            s -= Wii[r, k] * x[3 + k]
+            J[r, 3 + k] = -Wii[r, k]
+        J[r, r] = 1.0
+        phi[r] = s
+    vn, fn = x[0], x[3]
+    if fn - rho_n * vn > 0.0:
+        phi[3] = rho_n * vn
+        J[3, 0] = rho_n
+    else:
+        phi[3] = fn
+        J[3, 3] = 1.0
+    V1 = x[4] - rho_t * x[1]
+    V2 = x[5] - rho_t * x[2]
+    nV = np.sqrt(V1 * V1 + V2 * V2)
+    r = mu * fn if fn > 0.0 else 0.0
+    if nV <= r:
+        phi[4] = rho_t * x[1]
+        phi[5] = rho_t * x[2]
+        J[4, 1] = rho_t
+        J[5, 2] = rho_t
+    else:
+        e1, e2 = V1 / nV, V2 / nV
+        phi[4] = x[4] - r * e1
+        phi[5] = x[5] - r * e2
+        # M(V) = (I − e eᵀ)/‖V‖
+        m11, m12, m22 = (1 - e1 * e1) / nV, -e1 * e2 / nV, (1 - e2 * e2) / nV
+        J[4, 1], J[4, 2] = rho_t * r * m11, rho_t * r * m12
+        J[5, 1], J[5, 2] = rho_t * r * m12, rho_t * r * m22
+        J[4, 4], J[4, 5] = 1.0 - r * m11, -r * m12
+        J[5, 4], J[5, 5] = -r * m12, 1.0 - r * m22
+        if fn > 0.0:
+            J[4, 3] = -mu * e1
+            J[5, 3] = -mu * e2
+
+
+@njit(cache=True)
+def ac_rhos(Wii):
+    """ρ_n = 1/W_nn, ρ_t = λmin(W_tt)/λmax(W_tt)² (eq. 3.30)."""
+    a, b, c = Wii[1, 1], Wii[1, 2], Wii[2, 2]
+    tr, det = a + c, a * c - b * b
+    disc = np.sqrt(max(0.25 * tr * tr - det, 0.0))
+    lmax = 0.5 * tr + disc
+    lmin = max(0.5 * tr - disc, 1e-14 * lmax)
+    return 1.0 / Wii[0, 0], lmin / (lmax * lmax)
+
+
+@njit(cache=True)
+def newton_local(Wii, vloc, mu, f0, tol, maxit, hist):
+    """Alart–Curnier Newton on one contact (Algorithm 2) from the force guess f0.
+    Returns (f (3,), v (3,), iterations); hist[k] = ‖φ‖ scaled to force units at iterate k."""
+    rho_n, rho_t = ac_rhos(Wii)
+    x = np.empty(6)
+    for k in range(3):
+        x[3 + k] = f0[k]
+    for r in range(3):
+        s = vloc[r]
+        for k in range(3):
+            s += Wii[r, k] * f0[k]
+        x[r] = s
+    phi = np.empty(6)
+    J = np.empty((6, 6))
+    scale = rho_n * np.sqrt(vloc[0] ** 2 + vloc[1] ** 2 + vloc[2] ** 2) + 1e-300
+    it = 0
+    best = np.inf
+    xb = x.copy()
+    for it in range(maxit + 1):
+        ac_phi_jac(x, Wii, vloc, mu, rho_n, rho_t, phi, J)
+        nrm = 0.0
+        for r in range(6):
+            w = rho_n if r < 3 else 1.0
+            nrm += (w * phi[r]) ** 2
+        nrm = np.sqrt(nrm)
+        if it < hist.shape[0]:
+            hist[it] = nrm
+        if nrm < best:
+            best = nrm
+            xb[:] = x
+        if nrm <= tol * scale or it == maxit:
+            break
+        dx = np.linalg.solve(J, phi)
+        for r in range(6):
+            x[r] -= dx[r]
+    f = np.empty(3)
+    _proj_cone(xb[3:], mu, f)
+    v = np.empty(3)
+    for r in range(3):
+        s = vloc[r]
+        for k in range(3):
+            s += Wii[r, k] * f[k]
+        v[r] = s
+    return f, v, it
+
+
+@njit(cache=True)
+def _local(mode, Wii, Wiinv, vloc, vcur, fi, mu, newton_tol, newton_maxit, out, hist):
+    """New force of one contact given its local free velocity vloc (others fixed)."""
+    if mode == MODE_NEWTON:
+        if vloc[0] >= 0.0:
+            out[0] = out[1] = out[2] = 0.0
+            return 0
+        for r in range(3):
+            s = 0.0
+            for k in range(3):
+                s -= Wiinv[r, k] * vloc[k]
+            out[r] = s
+        if out[0] >= 0.0 and out[1] * out[1] + out[2] * out[2] <= (mu * out[0]) ** 2:
+            return 0
+        g = np.empty(3)
+        _proj_cone(out, mu, g)
+        f, v, it = newton_local(Wii, vloc, mu, g, newton_tol, newton_maxit, hist)
+        out[0], out[1], out[2] = f[0], f[1], f[2]
+        return it
+    elif mode == MODE_PLAIN:
+        fn = fi[0] - vcur[0] / Wii[0, 0]
+        if fn < 0.0:
+            fn = 0.0
+        dn = fn - fi[0]
+        # tangential velocity after the normal update
+        vt1 = vcur[1] + Wii[1, 0] * dn
+        vt2 = vcur[2] + Wii[2, 0] * dn
+        a, b, c = Wii[1, 1], Wii[1, 2], Wii[2, 2]
+        det = a * c - b * b
+        t1 = fi[1] - (c * vt1 - b * vt2) / det
+        t2 = fi[2] - (-b * vt1 + a * vt2) / det
+        nt = np.sqrt(t1 * t1 + t2 * t2)
+        r = mu * fn
+        if nt > r:
+            s = r / nt
+            t1 *= s
+            t2 *= s
+        out[0], out[1], out[2] = fn, t1, t2
+        return 0
+    else:
+        rho = 1.0 / Wii[0, 0]
+        nvt = np.sqrt(vcur[1] * vcur[1] + vcur[2] * vcur[2])
+        y = np.empty(3)
+        y[0] = fi[0] - rho * (vcur[0] + mu * nvt)
+        y[1] = fi[1] - rho * vcur[1]
+        y[2] = fi[2] - rho * vcur[2]
+        _proj_cone(y, mu, out)
+        return 0
+
+
+@njit(cache=True)
+def true_residuals(W, vfree, mu, f, v):
+    """v ← W f + v_free; returns (complementarity, penetration, cone)."""
+    n = vfree.shape[0]
+    for r in range(n):
+        s = vfree[r]
+        for k in range(n):
+            s += W[r, k] * f[k]
+        v[r] = s
+    comp = 0.0
+    pen = 0.0
+    cone = 0.0
+    for c in range(n // 3):
+        fn, vn = f[3 * c], v[3 * c]
+        comp = max(comp, abs(fn * vn))
+        pen = max(pen, -vn)
+        cone = max(cone, -fn, np.sqrt(f[3 * c + 1] ** 2 + f[3 * c + 2] ** 2) - mu[c] * fn)
+    return comp, pen, cone
+
+
+@njit(cache=True)
+def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone,
+             newton_tol, newton_maxit, stats):
+    """Block GS sweeps from f (warm start, modified in place to the best iterate).
+    stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total]."""
+    n = vfree.shape[0]
+    m = n // 3
+    Winv = np.empty((m, 3, 3))
+    for c in range(m):
+        Winv[c] = np.linalg.inv(W[3 * c:3 * c + 3, 3 * c:3 * c + 3])
+    # start from a feasible point
+    tmp = np.empty(3)
+    for c in range(m):
+        _proj_cone(f[3 * c:3 * c + 3].copy(), mu[c], tmp)
+        f[3 * c:3 * c + 3] = tmp
+    v = np.empty(n)
+    comp, pen, cone = true_residuals(W, vfree, mu, f, v)
+    best = max(comp / tol_comp, pen / tol_pen, cone / tol_cone)
+    fbest = f.copy()
+    out = np.empty(3)
+    vloc = np.empty(3)
+    hist = np.empty(0)
+    sweeps = 0
+    conv = 0
+    rel = np.inf
+    newt = 0
+    if best <= 1.0:
+        conv = 1
+        max_iter = 0
+    bcomp, bpen, bcone, brel = comp, pen, cone, rel
+    for it in range(max_iter):
+        sweeps = it + 1
+        dsum = 0.0
+        fsum = 0.0
+        for c in range(m):
+            i0 = 3 * c
+            Wii = W[i0:i0 + 3, i0:i0 + 3]
+            for r in range(3):
+                s = v[i0 + r]
+                for k in range(3):
+                    s -= Wii[r, k] * f[i0 + k]
+                vloc[r] = s
+            newt += _local(mode, Wii, Winv[c], vloc, v[i0:i0 + 3], f[i0:i0 + 3], mu[c],
+                           newton_tol, newton_maxit, out, hist)
+            d0 = out[0] - f[i0]
+            d1 = out[1] - f[i0 + 1]
+            d2 = out[2] - f[i0 + 2]
+            dn = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            dsum += dn
+            fsum += np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
+            if dn > 0.0:
+                for r in range(n):
+                    v[r] += W[r, i0] * d0 + W[r, i0 + 1] * d1 + W[r, i0 + 2] * d2
+                f[i0], f[i0 + 1], f[i0 + 2] = out[0], out[1], out[2]
+        rel = dsum / max(fsum, 1e-300) if fsum > 0.0 else (0.0 if dsum == 0.0 else np.inf)
+        comp, pen, cone = true_residuals(W, vfree, mu, f, v)
+        merit = max(comp / tol_comp, pen / tol_pen, cone / tol_cone)
+        if merit <= best:
+            best = merit
+            fbest[:] = f
+            bcomp, bpen, bcone, brel = comp, pen, cone, rel
+        if rel <= tol_rel and merit <= 1.0:
+            conv = 1
+            fbest[:] = f
+            bcomp, bpen, bcone, brel = comp, pen, cone, rel
+            break
+    f[:] = fbest
+    stats[0] = sweeps
+    stats[1] = conv
+    stats[2] = bcomp
+    stats[3] = bpen
+    stats[4] = bcone
+    stats[5] = brel
+    stats[6] = newt
+
+
+def run_gs(mode, name, problem, warm_start, settings):
+    """Python driver: iteration budget inside numba; a time budget runs the kernel in chunks of
+    `chunk` sweeps and stops at the deadline, keeping the best iterate."""
+    import time
+
+    from .base import SolverResult, SolverSettings, residuals
+
+    s = settings or SolverSettings()
+    t0 = time.perf_counter()
+    n = problem.v_free.shape[0]
+    f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
+    stats = np.zeros(7)
+    args = (problem.W_eff, problem.v_free, problem.mu)
+    tols = (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol,
+            s.newton_max_iterations)
+    if s.time_budget is None:
+        gs_solve(mode, *args, f, s.max_iterations, *tols, stats)
+        sweeps, conv = int(stats[0]), bool(stats[1])
+    else:
+        chunk, sweeps, conv = 4, 0, False
+        while sweeps < s.max_iterations:
+            k = min(chunk, s.max_iterations - sweeps)
+            gs_solve(mode, *args, f, k, *tols, stats)
+            sweeps += int(stats[0])
+            conv = bool(stats[1])
+            if conv or time.perf_counter() - t0 > s.time_budget:
+                break
+    v = problem.W_eff @ f + problem.v_free
+    res = residuals(problem, f, v)
+    res["relative_change"] = float(stats[5])
+    return SolverResult(f, v, sweeps, res, conv, time.perf_counter() - t0, name,
+                        {"newton_iterations": int(stats[6])})

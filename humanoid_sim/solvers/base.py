@@ -1,0 +1,225 @@
+"""Common interface of the contact solvers (spec ../shared/spec/000_chardonnet.md §2.6–2.8).
+
+The frictional contact problem of one collision group, at velocity level (eq. 3.25–3.26):
+
+    v = W f + v_free,   per contact c (rows n, t1, t2):
+    Signorini  0 ≤ f_n ⊥ v_n ≥ 0,   Coulomb  ‖f_t‖ ≤ μ f_n,  v_t ≠ 0 ⇒ f_t = −μ f_n v_t/‖v_t‖.
+
+`W` is the velocity-level Delassus matrix (W = dt·Λ with Λ = J M⁻¹ Jᵀ from
+`humanoid_sim.delassus`, plus an optional per-contact compliance on its diagonal, §2.15), so `f`
+is a force [N] (impulse/dt). With W = Λ instead, `f` is an impulse [N·s]; the solvers do not
+care. Units of the residuals follow: complementarity [N·m/s], penetration [m/s], cone [N].
+
+    problem = ContactProblem(W, v_free, mu)
+    result = get_solver("nsgs_newton").solve(problem, warm_start=None, settings=None)
+    result.impulses, result.velocities, result.iterations, result.residuals, result.converged
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from humanoid_model.exceptions import SolverError
+
+__all__ = ["ContactProblem", "SolverSettings", "SolverResult", "residuals", "get_solver",
+           "SOLVERS", "register"]
+
+
+@dataclass
+class ContactProblem:
+    """W (3m, 3m) symmetric PSD; v_free (3m,); mu (m,) ≥ 0.
+
+    restitution (m,) in [0, 1]: Newton restitution e per contact (used by `impact_lcp`).
+    compliance (m,) or (3m,) ≥ 0: added to W's diagonal (deformable soles, spec §2.15 eq. 4.21:
+    W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
+    """
+
+    W: np.ndarray
+    v_free: np.ndarray
+    mu: np.ndarray
+    restitution: np.ndarray | None = None
+    compliance: np.ndarray | None = None
+    source: str = "contact problem"
+
+    def __post_init__(self):
+        W = np.asarray(self.W, dtype=float)
+        v = np.asarray(self.v_free, dtype=float).reshape(-1)
+        mu = np.atleast_1d(np.asarray(self.mu, dtype=float)).reshape(-1)
+        m = v.shape[0] // 3
+        src = self.source
+        if v.shape[0] != 3 * m:
+            raise SolverError(f"{src}: field 'v_free' must have 3m entries; got {v.shape[0]}")
+        if W.shape != (3 * m, 3 * m):
+            raise SolverError(f"{src}: field 'W' must be ({3 * m}, {3 * m}); got {W.shape}")
+        if mu.shape[0] == 1 and m != 1:
+            mu = np.full(m, mu[0])
+        if mu.shape != (m,):
+            raise SolverError(f"{src}: field 'mu' must have {m} entries; got {mu.shape[0]}")
+        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(v)) and np.all(np.isfinite(mu))):
+            raise SolverError(f"{src}: field 'W'/'v_free'/'mu' contains NaN or inf")
+        if np.any(mu < 0):
+            raise SolverError(f"{src}: field 'mu' must be >= 0; value {mu.tolist()}")
+        if self.compliance is not None:
+            c = np.asarray(self.compliance, dtype=float).reshape(-1)
+            if c.shape[0] == m:
+                c = np.repeat(c, 3)
+            if c.shape != (3 * m,) or np.any(~np.isfinite(c)) or np.any(c < 0):
+                raise SolverError(f"{src}: field 'compliance' must be m or 3m finite values >= 0; value {c.tolist()}")
+            W = W + np.diag(c)
+        e = None
+        if self.restitution is not None:
+            e = np.atleast_1d(np.asarray(self.restitution, dtype=float)).reshape(-1)
+            if e.shape[0] == 1 and m != 1:
+                e = np.full(m, e[0])
+            if e.shape != (m,) or np.any(~np.isfinite(e)) or np.any((e < 0) | (e > 1)):
+                raise SolverError(f"{src}: field 'restitution' must be m values in [0, 1]; value {np.ravel(self.restitution).tolist()}")
+        self.W_eff = np.ascontiguousarray(W)
+        self.v_free = np.ascontiguousarray(v)
+        self.mu = np.ascontiguousarray(mu)
+        self.restitution = e
+
+    @property
+    def m(self) -> int:
+        return self.v_free.shape[0] // 3
+
+
+@dataclass
+class SolverSettings:
+    """Stopping rules shared by the iterative solvers (all numbers are our choices; the thesis
+    gives no ε, spec ../shared/spec/000_chardonnet.md:341).
+
+    max_iterations: sweep budget; time_budget [s]: wall-clock budget (None = none). When a
+      budget runs out the best iterate (smallest scaled true residual) is returned with
+      converged=False.
+    tol_rel: relative change of eq. 3.34, Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny).
+    tol_complementarity [N·m/s] on max |f_n v_n|; tol_penetration [m/s] on max(−v_n);
+    tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them.
+    newton_tol / newton_max_iterations: Alart–Curnier local solver (relative to the local
+      stick force).
+    facets: polyhedral cone facets for `lemke_lcp` (spec §2.8: at least 8 facets for 10 %,
+      ../shared/spec/000_chardonnet.md:380; default 8 per the brief).
+    frictionless: `lemke_lcp` solves the normal-only LCP.
+    """
+
+    max_iterations: int = 500
+    time_budget: float | None = None
+    tol_rel: float = 1e-7
+    tol_complementarity: float = 1e-8
+    tol_penetration: float = 1e-8
+    tol_cone: float = 1e-9
+    newton_tol: float = 1e-12
+    newton_max_iterations: int = 30
+    facets: int = 8
+    frictionless: bool = False
+
+    def with_(self, **kw) -> "SolverSettings":
+        return replace(self, **kw)
+
+
+@dataclass
+class SolverResult:
+    impulses: np.ndarray          # (3m,) f, rows (n, t1, t2) per contact
+    velocities: np.ndarray        # (3m,) v = W f + v_free
+    iterations: int
+    residuals: dict
+    converged: bool
+    time: float                   # [s] wall time of the solve
+    solver: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> dict:
+    """True residuals of the Coulomb–Signorini law at f (shared by all solvers).
+
+    complementarity [N·m/s]: max |f_n v_n|; penetration [m/s]: max(−v_n, 0);
+    cone [N]: max(‖f_t‖ − μ f_n, −f_n, 0); dissipation: for sliding contacts (‖v_t‖ > slide_tol
+    [m/s]) max of 1 − cos∠(f_t, −v_t) (0 = maximal dissipation) and slip_force [N]: max
+    |‖f_t‖ − μ f_n| over them; natural_map [N]: max over contacts of
+    ‖f − P_K(f − ρ (v + μ‖v_t‖ e_n))‖ with ρ = 1/W_nn (De Saxcé's fixed point: 0 ⟺ solution).
+    """
+    f = np.asarray(f, float).reshape(-1, 3)
+    if v is None:
+        v = problem.W_eff @ f.reshape(-1) + problem.v_free
+    v = np.asarray(v, float).reshape(-1, 3)
+    mu = problem.mu
+    fn, ft = f[:, 0], f[:, 1:]
+    vn, vt = v[:, 0], v[:, 1:]
+    nft = np.linalg.norm(ft, axis=1)
+    nvt = np.linalg.norm(vt, axis=1)
+    out = {
+        "complementarity": float(np.max(np.abs(fn * vn), initial=0.0)),
+        "penetration": float(np.max(-vn, initial=0.0)),
+        "cone": float(max(np.max(nft - mu * fn, initial=0.0), np.max(-fn, initial=0.0), 0.0)),
+    }
+    sl = (nvt > slide_tol) & (fn > 0)
+    if np.any(sl):
+        cosang = -np.einsum("ij,ij->i", ft[sl], vt[sl]) / np.maximum(nft[sl] * nvt[sl], 1e-300)
+        out["dissipation"] = float(np.max(1.0 - cosang))
+        out["slip_force"] = float(np.max(np.abs(nft[sl] - mu[sl] * fn[sl])))
+    else:
+        out["dissipation"] = 0.0
+        out["slip_force"] = 0.0
+    Wd = np.diag(problem.W_eff)[0::3]
+    rho = 1.0 / np.maximum(Wd, 1e-300)
+    y = f.copy()
+    y[:, 0] -= rho * (vn + mu * nvt)
+    y[:, 1:] -= rho[:, None] * vt
+    out["natural_map"] = float(np.max(np.linalg.norm(f - project_cones(y, mu), axis=1), initial=0.0))
+    out["sliding_contacts"] = int(np.count_nonzero(sl))
+    return out
+
+
+def project_cones(y, mu):
+    """Euclidean projection of each row (n, t1, t2) onto the Coulomb cone ‖t‖ ≤ μ n."""
+    y = np.asarray(y, float).reshape(-1, 3)
+    out = np.zeros_like(y)
+    n, t = y[:, 0], y[:, 1:]
+    nt = np.linalg.norm(t, axis=1)
+    inside = nt <= mu * n
+    out[inside] = y[inside]
+    polar = (mu * nt <= -n)
+    mid = ~inside & ~polar
+    if np.any(mid):
+        a = (n[mid] + mu[mid] * nt[mid]) / (1.0 + mu[mid] ** 2)
+        out[mid, 0] = a
+        out[mid, 1:] = (mu[mid] * a / np.maximum(nt[mid], 1e-300))[:, None] * t[mid]
+    return out
+
+
+def converged_by(res: dict, s: SolverSettings) -> bool:
+    return (res["complementarity"] <= s.tol_complementarity and res["penetration"] <= s.tol_penetration
+            and res["cone"] <= s.tol_cone)
+
+
+# --------------------------------------------------------------------------- registry
+SOLVERS: dict = {}
+
+
+def register(name):
+    def deco(cls):
+        SOLVERS[name] = cls
+        cls.name = name
+        return cls
+    return deco
+
+
+def get_solver(name: str, **kw):
+    """A solver instance by name: nsgs_newton (default), nsgs, projection, lemke_lcp,
+    impact_lcp, pinocchio_admm, pinocchio_pgs."""
+    from humanoid_sim import solvers as _pkg  # noqa: F401  (imports all modules, filling SOLVERS)
+
+    cls = SOLVERS.get(name)
+    if cls is None:
+        raise SolverError(f"solver: field 'solver' must be one of {sorted(SOLVERS)}; value {name!r}")
+    return cls(**kw)
+
+
+class Timer:
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *a):
+        self.dt = time.perf_counter() - self.t0

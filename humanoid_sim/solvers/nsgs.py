@@ -1,0 +1,13 @@
+"""`nsgs`: plain projected block Gauss–Seidel (the AMELIFGS analogue of Table 5.1, spec
+../shared/spec/000_chardonnet.md §2.19/§4.9): per contact f_n ← max(0, f_n − v_n/W_nn), then
+f_t ← radial projection of f_t − W_tt⁻¹ v_t on the disk of radius μ f_n. Exact when sticking;
+for sliding contacts with anisotropic W_tt the radial projection is not the maximal-dissipation
+force, so it is faster and less exact than `nsgs_newton`."""
+from ._gs import MODE_PLAIN, run_gs
+from .base import register
+
+
+@register("nsgs")
+class NSGS:
+    def solve(self, problem, warm_start=None, settings=None):
+        return run_gs(MODE_PLAIN, self.name, problem, warm_start, settings)

@@ -1,0 +1,93 @@
+"""Peers: Pinocchio 4.1's `ADMMConstraintSolver` and `PGSConstraintSolver` behind our
+interface (names `pinocchio_admm`, `pinocchio_pgs`), for comparison (driven as in
+/work/shared/peers/common.py: dense `DelassusOperatorDense`, one `PointContactConstraintModel`
+per contact whose only role is its friction cone, NCP with the De Saxcé correction).
+
+Pinocchio orders a contact's rows (t1, t2, n) (cone axis = z); ours are (n, t1, t2), so W and
+v_free are permuted in and the impulses permuted back. Tolerances: our `tol_complementarity`
+and `tol_cone` map to Pinocchio's absolute complementarity/feasibility tolerances,
+`max_iterations` to its iteration cap; warm start via setConstraintImpulseGuess."""
+import time
+
+import numpy as np
+import pinocchio as pin
+
+from .base import SolverResult, SolverSettings, register, residuals
+
+_DUMMY = {}
+
+
+def _constraints(m, mu):
+    key = "model"
+    if key not in _DUMMY:
+        model = pin.Model()
+        jid = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "body")
+        model.appendBodyToJoint(jid, pin.Inertia.Random(), pin.SE3.Identity())
+        _DUMMY[key] = (model, jid, [], [])
+    model, jid, cms, cds = _DUMMY[key]
+    while len(cms) < m:
+        cm = pin.PointContactConstraintModel(model, 0, pin.SE3.Identity(), jid, pin.SE3.Identity())
+        cms.append(cm)
+        cds.append(cm.createData())
+    vm, vd = pin.StdVec_ConstraintModel(), pin.StdVec_ConstraintData()
+    for c in range(m):
+        cms[c].setFriction(float(mu[c]))
+        vm.append(cms[c])
+        vd.append(cds[c])
+    return vm, vd
+
+
+def _perm(m):
+    p = np.empty(3 * m, np.int64)
+    p[0::3] = np.arange(m) * 3 + 1
+    p[1::3] = np.arange(m) * 3 + 2
+    p[2::3] = np.arange(m) * 3
+    return p  # pin index i <- our index p[i]
+
+
+class _PinSolver:
+    kind = "admm"
+
+    def __init__(self):
+        self._cache = {}
+
+    def solve(self, problem, warm_start=None, settings=None):
+        s = settings or SolverSettings()
+        t0 = time.perf_counter()
+        m = problem.m
+        n = 3 * m
+        if m not in self._cache:
+            if self.kind == "admm":
+                self._cache[m] = (pin.ADMMConstraintSolver(n), pin.ADMMSolverSettings(), pin.ADMMSolverResult())
+            else:
+                self._cache[m] = (pin.PGSConstraintSolver(n), pin.PGSSolverSettings(), pin.PGSSolverResult())
+        solver, ps, pr = self._cache[m]
+        ps.max_iterations = int(s.max_iterations)
+        ps.absolute_complementarity_tol = float(s.tol_complementarity)
+        ps.absolute_feasibility_tol = float(s.tol_cone)
+        cms, cds = _constraints(m, problem.mu)
+        p = _perm(m)
+        G = np.ascontiguousarray(problem.W_eff[np.ix_(p, p)])
+        g = np.ascontiguousarray(problem.v_free[p])
+        if warm_start is not None:
+            pr.setConstraintImpulseGuess(np.asarray(warm_start, float)[p])
+        else:
+            pr.clearConstraintImpulseGuess()
+        solver.solve(pin.DelassusOperatorDense(G), g, cms, cds, ps, pr)
+        lam = np.array(pr.retrieveConstraintImpulses())
+        f = np.empty(n)
+        f[p] = lam
+        v = problem.W_eff @ f + problem.v_free
+        res = residuals(problem, f, v)
+        return SolverResult(f, v, int(pr.iterations), res, bool(pr.converged), time.perf_counter() - t0,
+                            self.name)
+
+
+@register("pinocchio_admm")
+class PinocchioADMM(_PinSolver):
+    kind = "admm"
+
+
+@register("pinocchio_pgs")
+class PinocchioPGS(_PinSolver):
+    kind = "pgs"
