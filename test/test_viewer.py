@@ -329,6 +329,16 @@ def test_scene_drawn(hrp2):
         assert not v.set_body_pose("no_such_body", [0, 0, 0], [0, 0, 0, 1])
         v._show_surfaces.value = False
         assert not any(h.visible for h in handles.surfaces)
+        # A simulator recording moves the robot base and the free body 'can'.
+        rec = parse_recording({"t": [0, 1], "joints": {"names": [hrp2.joint_names[0]], "positions": [[0.1], [0.2]]},
+                               "bodies": {"hrp2": {"position": [[0, 0, 0.7], [0.1, 0, 0.7]], "quaternion": [[0, 0, 0, 1]] * 2},
+                                          "can": {"position": [[1, 0, 0.8], [1.2, 0.1, 0.75]],
+                                                  "quaternion": [[0, 0, 0, 1], [1, 0, 0, 0]]}}}, hrp2)
+        v.load_replay(rec)
+        v.show_index(1)
+        np.testing.assert_allclose(v.q[:3], [0.1, 0, 0.7])
+        np.testing.assert_allclose(handles.free_bodies["can"].position, [1.2, 0.1, 0.75])
+        np.testing.assert_allclose(handles.free_bodies["can"].wxyz, [0, 1, 0, 0])
 
 
 # ---------------------------------------------------------------------- replay files

@@ -13,7 +13,8 @@ timeline slider, play/pause, and contact forces as arrows when the file has 'con
 Formats: docs/viewer.md.
 
 ROBOT is a shipped robot name (hrp2, bip) or a URDF path; 'none' shows a scene or a replay
-without a robot. Default: the scene's robot, else the replay file's 'robot', else hrp2.
+without a robot. Default: none for a replay without robot configurations (free bodies only),
+else the replay file's 'robot', else the scene's robot, else hrp2.
 Ctrl-C stops the viewer (exit code 0).
 
 examples:
@@ -65,12 +66,12 @@ def run(args) -> int:
     robot_arg = args.robot
     if robot_arg is None:
         scene_robot = getattr(scene, "robot", None) if scene is not None else None
-        if scene_robot is not None and getattr(scene_robot, "name", None):
-            robot_arg = scene_robot.name
+        if isinstance(doc, dict) and not any(k in doc for k in ("q", "joints", "phases")):
+            robot_arg = "none"  # a recording of free bodies only
         elif isinstance(doc, dict) and isinstance(doc.get("robot"), str):
             robot_arg = doc["robot"]
-        elif doc is not None and not any(k in doc for k in ("q", "joints", "phases")):
-            robot_arg = "none"  # a recording of free bodies only
+        elif scene_robot is not None and getattr(scene_robot, "name", None):
+            robot_arg = scene_robot.name
         else:
             robot_arg = "hrp2"
     robot = None
