@@ -91,24 +91,29 @@ class Viewer:
         self._closed = threading.Event()
         self._player: Optional[threading.Thread] = None
 
-        self.server = viser.ViserServer(host=host, port=int(port), verbose=False)
-        self.host = host
-        self.port = int(self.server.get_port())
-        self.server.scene.set_up_direction("+z")
-        self.server.gui.configure_theme(control_width="medium")
-
-        self._draw_scene()
         self._q = None
         self._geom_handles = []
-        if self.robot is not None:
+        if self.robot is not None:  # bad input fails here, before a server starts
             self._data = self.robot.model.createData()
             self._gdata = pin.GeometryData(self._geometry_model)
             self._q = self._initial_q(posture)
-            self._build_robot()
-        self._build_gui()
-        if self.robot is not None:
-            self._push_robot()
-        self._place_camera()
+
+        self.server = viser.ViserServer(host=host, port=int(port), verbose=False)
+        try:
+            self.host = host
+            self.port = int(self.server.get_port())
+            self.server.scene.set_up_direction("+z")
+            self.server.gui.configure_theme(control_width="medium")
+            self._draw_scene()
+            if self.robot is not None:
+                self._build_robot()
+            self._build_gui()
+            if self.robot is not None:
+                self._push_robot()
+            self._place_camera()
+        except BaseException:
+            self.server.stop()
+            raise
         if verbose:
             print(f"humanoid viewer: {self.url}", flush=True)
 
@@ -142,8 +147,19 @@ class Viewer:
             self._show_robot.value = bool(value)
 
     # ------------------------------------------------------------------ robot
-    def _initial_q(self, posture):
+    def _scene_robot_spec(self):
+        """The scene's robot entry when it describes this robot (same URDF), else None."""
         spec = getattr(self.scene, "robot", None) if self.scene is not None else None
+        if spec is None or self.robot is None:
+            return None
+        try:
+            same = Path(spec.urdf_path).resolve() == Path(self.robot.urdf_path).resolve()
+        except (TypeError, AttributeError):
+            same = False
+        return spec if same else None
+
+    def _initial_q(self, posture):
+        spec = self._scene_robot_spec()
         q = self._posture_q(posture if posture is not None else getattr(spec, "posture", None))
         if spec is not None and posture is None:  # the scene's joint overrides [rad]
             model = self.robot.model
@@ -158,8 +174,8 @@ class Viewer:
             q = self.robot.q(name)
         except ModelError as exc:
             raise ViewerError(str(exc)) from None
-        spec = getattr(self.scene, "robot", None) if self.scene is not None else None
-        if spec is not None and hasattr(spec, "base_pose"):
+        spec = self._scene_robot_spec()
+        if spec is not None:
             q[:7] = spec.base_pose(q[:7])
         return q
 

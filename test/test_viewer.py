@@ -544,3 +544,12 @@ def test_cli_view_replay_with_duration(tmp_path, venv_bin, repo_root, hrp2):
                           "--duration", "1"], cwd=repo_root, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert f"{p}: field 'q': missing" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_scene_robot_entry_applies_to_its_robot_only():
+    """flat's robot entry (HRP-2, half-sitting) does not apply to BIP, which keeps its default."""
+    bip = load_robot("bip")
+    with Viewer(bip, scene="flat", port=0, verbose=False) as v:
+        np.testing.assert_allclose(v.q, bip.q())
+    with pytest.raises(ViewerError, match="unknown posture 'nope'"):
+        Viewer(bip, scene="flat", posture="nope", port=0, verbose=False)
