@@ -34,6 +34,7 @@ REPLAY_RATE = 30.0                             # [Hz] frames drawn per second wh
 CAMERA_FOV = 75.0 * np.pi / 180.0              # viser's default vertical field of view [rad]
 CAMERA_DIRECTION = np.array([1.0, 0.55, 0.35])  # camera seen from front-left-above (robot faces +x)
 CAMERA_MARGIN = 1.25                           # fraction of the robot's height shown in the view
+SCENE_MARGIN = 0.3                             # [m] added around body origins to frame a robot-less scene
 
 
 class ViewerError(HumanoidStackError):
@@ -386,8 +387,21 @@ class Viewer:
         pts = np.vstack(pts)
         return np.stack([pts.min(axis=0), pts.max(axis=0)])
 
+    def scene_bounds(self) -> Optional[np.ndarray]:
+        """(2, 3) box [m] around the scene's static (not plane) and free bodies' origins, or None."""
+        if self.scene is None:
+            return None
+        pts = [np.asarray(b.pose.xyz, float) for b in self.scene.bodies if b.shape.kind != "plane"]
+        pts += [np.asarray(fb.pose.xyz, float) for fb in self.scene.free_bodies]
+        if not pts:
+            return None
+        pts = np.array(pts)
+        return np.stack([pts.min(axis=0) - SCENE_MARGIN, pts.max(axis=0) + SCENE_MARGIN])
+
     def _place_camera(self):
         bounds = self.robot_bounds()
+        if bounds is None:
+            bounds = self.scene_bounds()
         if bounds is None:
             centre, size = np.zeros(3), 2.0
         else:

@@ -12,7 +12,10 @@
    the body named like the robot, its root link, ``base``, ``base_link`` or ``root_joint`` is the
    robot base, every other body is a free body (moved when the scene has a free body of that name).
    ``joints`` may be absent (a scene of free bodies only).
-3. **Gait** (issue 4's ``humanoid-stack gait`` output): ``phases: [{t, q, joint_names?, base?}, ...]``
+3. **Gait** (issue 4's ``humanoid-stack gait`` output): either the concatenated samples
+   ``trajectory: {t, joint_positions, base_pose}`` with the top-level ``joint_names`` (used first
+   when present; ``base_pose`` rows are ``[x, y, z, qx, qy, qz, qw]``), or
+   ``phases: [{t, q, joint_names?, base?}, ...]``
    with ``joint_names`` per phase or at the top level and an optional base pose per step
    (``base``: rows ``[x, y, z, qx, qy, qz, qw]`` or ``{position, quaternion}``). Phases are
    concatenated; a phase whose times restart below the previous phase's end is shifted to follow it.
@@ -331,12 +334,31 @@ def _parse_gait(doc, robot, src):
     return np.concatenate(ts), np.vstack(qs), {}
 
 
+def _parse_gait_trajectory(doc, robot, src):
+    """The gait writer's concatenated samples: ``trajectory: {t, joint_positions, base_pose}``."""
+    tr = doc["trajectory"]
+    if robot is None:
+        raise _err(src, "trajectory", "gait configurations need a robot: give ROBOT on the command line")
+    for key in ("t", "joint_positions"):
+        if key not in tr:
+            raise _err(src, f"trajectory.{key}", "missing")
+    names = tr.get("joint_names", doc.get("joint_names"))
+    if not isinstance(names, list):
+        raise _err(src, "joint_names", f"missing or not a list of joint names: {_short(names)}")
+    t = _times(tr["t"], src, "trajectory.t")
+    rows = _matrix(tr["joint_positions"], src, "trajectory.joint_positions", len(names), len(t))
+    base = _base_rows(tr["base_pose"], src, "trajectory.base_pose", len(t)) if "base_pose" in tr else None
+    return t, _fill(robot, base, rows, names, src, "joint_names"), {}
+
+
 def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     """Build a `Recording` from a decoded JSON document (see the module docstring for layouts)."""
     src = source
     if not isinstance(doc, dict):
         raise RecordingError(f"{src}: expected a JSON object with 't' and configurations, got {_short(doc)}")
-    if "phases" in doc:
+    if isinstance(doc.get("trajectory"), dict):
+        t, q, bodies = _parse_gait_trajectory(doc, robot, src)
+    elif "phases" in doc:
         t, q, bodies = _parse_gait(doc, robot, src)
     elif "t" not in doc:
         raise _err(src, "t", "missing: a recording needs 't' (times [s]) plus 'q', 'joints'/'bodies' or 'phases'")

@@ -424,6 +424,25 @@ def test_replay_gait_phases(hrp2):
     np.testing.assert_allclose(rec.q[6, iq], [0.7, 0.8, 0.9])
 
 
+def test_replay_gait_trajectory_samples():
+    """The gait writer's layout: phases in model coordinates + concatenated URDF samples."""
+    bip = load_robot("bip")
+    names = bip.joint_names[:4]
+    base = [[0.0, 0, 0.9, 0, 0, 0, 1], [0.1, 0, 0.9, 0, np.sin(0.05), 0, np.cos(0.05)]]
+    doc = {"robot": "bip", "joint_names": names,
+           "phases": [{"t": [0, 1], "q": [[9.0] * 7] * 2, "coordinates": ["a"] * 7}],  # not URDF angles
+           "trajectory": {"t": [0.0, 0.5], "joint_positions": [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]],
+                          "base_pose": base, "base_pose_format": "x y z qx qy qz qw"}}
+    rec = parse_recording(doc, bip)
+    assert rec.robot == "bip"
+    np.testing.assert_allclose(rec.t, [0.0, 0.5])
+    np.testing.assert_allclose(rec.q[:, :7], base, atol=1e-12)
+    np.testing.assert_allclose(rec.q[1, [bip.joint_index_q(n) for n in names]], [0.5, 0.6, 0.7, 0.8])
+    doc["trajectory"]["joint_positions"] = [[0.1, 0.2, 0.3]] * 2
+    with pytest.raises(RecordingError, match=r"field 'trajectory.joint_positions': rows have 3 values, expected 4"):
+        parse_recording(doc, bip)
+
+
 @pytest.mark.parametrize("doc, message", [
     ({"q": [[0.0]]}, r"field 't': missing"),
     ({"t": [0, 1]}, r"field 'q': missing"),
@@ -553,3 +572,20 @@ def test_scene_robot_entry_applies_to_its_robot_only():
         np.testing.assert_allclose(v.q, bip.q())
     with pytest.raises(ViewerError, match="unknown posture 'nope'"):
         Viewer(bip, scene="flat", posture="nope", port=0, verbose=False)
+
+
+def test_viewer_without_robot():
+    """A scene of free bodies alone: no robot, markers and body replay still work."""
+    rec = parse_recording({"t": [0, 1], "bodies": {"can": {"position": [[1, 0, 0.8], [1, 0, 0.5]],
+                                                           "quaternion": [[0, 0, 0, 1]] * 2}}})
+    with Viewer(None, scene="table_can", port=0, verbose=False) as v:
+        assert v.q is None and not v.show_robot and v.robot_bounds() is None
+        with pytest.raises(ViewerError, match="no robot"):
+            v.set_q(np.zeros(7))
+        v.apply_markers([Marker(ns="a", id=0, type=mk.SPHERE)])
+        assert ("a", 0) in v.markers()
+        v.load_replay(rec)
+        v.show_index(1)
+        np.testing.assert_allclose(v._scene_handles.free_bodies["can"].position, [1, 0, 0.5])
+        # The camera looks at the scene's bodies (the table), not at the origin.
+        assert np.asarray(v.server.initial_camera.look_at)[0] > 0.3
