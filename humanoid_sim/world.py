@@ -23,9 +23,9 @@ One step (dt, default 1 ms):
 Impacts and contact solve, sequencing (our choice; the thesis does not spell it out, spec §2.6
 note): when a group has a contact with restitution e > 0 that is approaching faster than
 ``IMPACT_SPEED`` and will touch within the step (gap + dt v_n⁻ ≤ 0), the frictionless impact
-LCP (3.7) of `impact_lcp` runs first on the pre-step velocities (Λ = J M̃⁻¹ Jᵀ, impulses), the
-velocities jump (3.9), and the frictional contact problem of the step then runs on the updated
-free velocity. With e = 0 the velocity-level contact solve alone gives a plastic impact.
+LCP (3.7) of `impact_lcp` runs first on the free velocities q̇_free (the pre-impact velocity
+of an impact at the end of the free step; Λ = J M̃⁻¹ Jᵀ, impulses), the velocities jump (3.9),
+and the frictional contact problem of the step then runs on the updated free velocity. With e = 0 the velocity-level contact solve alone gives a plastic impact.
 
 Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), spec eq. 3.25–3.26.
 """
@@ -140,6 +140,7 @@ class World:
         self.last = None
         self.tau_applied = np.zeros(self.n_act)
         self.impacts = 0
+        self.user_wrenches = {}
 
     def _build_model(self):
         scene, robot = self.scene, self.robot
@@ -292,19 +293,34 @@ class World:
             p[j] = M.translation
         return R, p
 
+    def apply_wrench(self, body: str, force=(0, 0, 0), torque=(0, 0, 0), point=(0, 0, 0)):
+        """Apply a wrench on ``body`` (free body or robot link) from now on, until changed or
+        cleared with `clear_wrenches`: world force [N] at ``point`` (body frame [m]) and world
+        torque [N·m]. Added to the scene's timed wrenches."""
+        if self.model.getFrameId(body) >= len(self.model.frames):
+            raise ConfigError(f"world: field 'body' = {body!r}: no free body or robot link of that name")
+        vals = [np.asarray(x, float).reshape(3) for x in (force, torque, point)]
+        if not all(np.all(np.isfinite(x)) for x in vals):
+            raise ConfigError(f"world: wrench on {body!r} contains NaN or inf")
+        self.user_wrenches[body] = tuple(vals)
+
+    def clear_wrenches(self):
+        self.user_wrenches = {}
+
     def _external_tau(self):
-        """Generalised forces of the scene's active wrenches (world force at a body point)."""
+        """Generalised forces of the active wrenches (world force at a body point)."""
         tau = None
-        for w in self.scene.wrenches:
-            if not w.active(self.t):
-                continue
-            fid = self.model.getFrameId(w.body)
+        active = [(w.body, w.force, w.torque, w.point) for w in self.scene.wrenches if w.active(self.t)]
+        active += [(b, f, t, p) for b, (f, t, p) in self.user_wrenches.items()]
+        for body, force, torque, point in active:
+            fid = self.model.getFrameId(body)
             if fid >= len(self.model.frames):
                 continue
             fr = self.model.frames[fid]
             oMf = self.data.oMi[fr.parentJoint] * fr.placement
-            p = oMf.act(np.asarray(w.point, float))
-            wrench = np.concatenate([w.force, np.asarray(w.torque, float) + np.cross(p, w.force)])
+            p = oMf.act(np.asarray(point, float))
+            force = np.asarray(force, float)
+            wrench = np.concatenate([force, np.asarray(torque, float) + np.cross(p, force)])
             Jw = self.data.J * self.masks[fr.parentJoint]
             t = Jw.T @ wrench
             tau = t if tau is None else tau + t
@@ -381,11 +397,13 @@ class World:
                      + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b)) * 64
                     + batch.slot)
             warm = np.zeros((batch.m, 3))
-            if self.warm_start_enabled and self._prev_keys.size:
+            hit = np.zeros(batch.m, bool)
+            if self._prev_keys.size:
                 pos = np.searchsorted(self._prev_keys, keys)
                 pos = np.minimum(pos, self._prev_keys.size - 1)
                 hit = self._prev_keys[pos] == keys
-                warm[hit] = self._prev_f[pos[hit]]
+                if self.warm_start_enabled:
+                    warm[hit] = self._prev_f[pos[hit]]
             cgap = C.gap_term(batch.gaps, dt)
             t_contacts = tick()
             dv = np.zeros(model.nv)
@@ -400,7 +418,7 @@ class World:
                 # impacts (Newton restitution), module docstring
                 e = batch.e[idx]
                 if np.any(e > 0):
-                    vminus = (J @ v[g.cols])[0::3]
+                    vminus = vfree[0::3]
                     gp = batch.gaps[idx]
                     hitting = (vminus < -self.impact_speed) & (gp + dt * vminus <= 0) & (e > 0)
                     if np.any(hitting):
@@ -409,7 +427,7 @@ class World:
                         active = gp + dt * np.minimum(vminus, 0) <= 0
                         ee = np.where(hitting, e, 0.0)
                         rows = np.repeat(active, 3)
-                        prob = ContactProblem(Lam[np.ix_(rows, rows)], (J @ v[g.cols])[rows],
+                        prob = ContactProblem(Lam[np.ix_(rows, rows)], vfree[rows],
                                               batch.mu[idx][active], restitution=ee[active])
                         res = self.impact_solver.solve(prob)
                         P = np.zeros(3 * idx.shape[0])
@@ -420,6 +438,17 @@ class World:
                         self.impacts += 1
                 vfree[0::3] += cgap[idx]
                 from humanoid_sim.solvers import ContactProblem
+
+                new = ~hit[idx]
+                if np.any(new):
+                    # New contacts start from the frictionless solution (normal forces only), so
+                    # that a hyperstatic contact set does not lock in internal tangential forces
+                    # produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
+                    p0 = ContactProblem(W, vfree, np.zeros(idx.shape[0]), source="world step")
+                    f0 = self.solver.solve(p0, settings=self.solver_settings).impulses.reshape(-1, 3)
+                    w_ = warm[idx]
+                    w_[new] = f0[new]
+                    warm[idx] = w_
 
                 prob = ContactProblem(W, vfree, batch.mu[idx], source="world step")
                 res = self.solver.solve(prob, warm_start=warm[idx].reshape(-1),
