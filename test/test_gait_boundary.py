@@ -146,6 +146,7 @@ def test_rest_state_legs_together(setup):
     q, v = rest_state_ss(p)
     assert np.all(v == 0)
     assert ss.point("hip", q)[1] == pytest.approx(0.85, abs=1e-12)
+    assert ss.point("hip", q)[0] == pytest.approx(p.foot.heel_to_ankle_x + 0.06, abs=1e-12)
     assert np.max(np.abs(ss.point("swing_heel", q))) < 1e-12
     assert np.max(np.abs(ss.point("swing_toe", q) - np.array([p.foot.l_pied, 0.0]))) < 1e-12
 

@@ -54,7 +54,9 @@ T_START = 0.45
 T_PRESTOP_DS = 0.186
 T_STOP = 0.5
 PRESTOP_U4F = 0.65
-REST_HIP_HEIGHT = 0.85   # chosen: bip_data.md:265 suggestion
+REST_HIP_HEIGHT = 0.88   # chosen (bip_data.md:265 suggests 0.85; see rest_state_ss)
+REST_HIP_DX = 0.10       # chosen: start posture, hip 10 cm ahead of the ankles (see rest_state_ss)
+REST_HIP_DX_STOP = 0.05  # chosen: stop posture, hip 5 cm ahead of the ankles (see docs/gait.md)
 
 
 def _two_link(a, b, r_near, r_far, branch, where):
@@ -150,18 +152,25 @@ def ds_to_ss_inverse(p: BipParams, q, qd):
     return qs, vs
 
 
-def rest_state_ss(p: BipParams, hip_height: float = REST_HIP_HEIGHT, trunk: float = math.pi / 2):
+def rest_state_ss(p: BipParams, hip_height: float = REST_HIP_HEIGHT, hip_dx: float = REST_HIP_DX,
+                  trunk: float = math.pi / 2):
     """SS state of the start/stop posture: legs together, both feet flat side by side (swing heel
-    at the stance heel), hip above the ankles at ``hip_height`` [m], zero velocity."""
+    at the stance heel), hip at ``hip_height`` [m] and ``hip_dx`` [m] ahead of the ankles, zero
+    velocity.  ``hip_dx`` = 6 cm (chosen): with the hip above the ankle (0.12 m from the heel) the
+    start step is infeasible with unilateral stance contact (an inverted pendulum from rest with
+    its centre of pressure at the heel reaches only x = 0.12 cosh(0.45 sqrt(g/z)) ~ 0.27 m < 0.36
+    m of the cyclic SS end state in 0.45 s)."""
     L = p.r_leg
     ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
-    d = hip_height - ay
+    dz = hip_height - ay
+    d = math.hypot(dz, hip_dx)
     if not 0.0 < d < 2 * L:
         raise PlanningError(f"gait data: field 'rest_hip_height' = {hip_height} m unreachable")
     half = math.acos(d / (2 * L))
+    lean = math.atan2(dz, hip_dx)          # direction ankle -> hip
     # stance: shank ankle->knee leans forward (knee forward), thigh knee->hip leans back
-    q1 = math.pi / 2 - half
-    q2 = math.pi / 2 + half
+    q1 = lean - half
+    q2 = lean + half
     q3 = q2 - math.pi     # swing thigh hip->knee
     q4 = q1 - math.pi     # swing shank knee->ankle
     q5 = -p.foot.gamma_p  # swing foot ankle->toe, flat

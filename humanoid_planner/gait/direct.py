@@ -1,0 +1,338 @@
+"""Method (a): direct transcription of one gait phase, solved with IPOPT through CasADi.
+
+Decision variables at N+1 nodes: q_k, v_k (absolute angles, rates), a_k (accelerations) and the
+controls u_k (6 torques, plus FB1, FB2, FB12 in DS).  Constraints:
+
+* dynamics in inverse form at every node, M(q_k) a_k + c(q_k, v_k) + dV/dq - B(q_k) u_k = 0;
+* integration with piecewise-linear accelerations: v_{k+1} = v_k + h (a_k + a_{k+1}) / 2 and
+  q_{k+1} = q_k + h v_k + h^2 (2 a_k + a_{k+1}) / 6 (exact for that acceleration profile);
+* fully specified boundary states (003_chesse.md:679), box bounds |tau| <= tau_max, FB1, FB2 >= 0
+  (003_chesse.md:163-165) and the optional FB2 <= 6 N;
+* closure and flattening are *not* constraints: they are the exterior penalties of the cost, as
+  in the thesis (003_chesse.md:153, 676).
+
+The cost is the trapezoidal integral of :mod:`~humanoid_planner.gait.cost`'s l_r.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from humanoid_model.exceptions import PlanningError
+
+from .cost import Weights
+from .model import PlanarTree
+
+
+@dataclass
+class Phase:
+    """One phase to optimise: ``kind`` "ds" or "ss", fixed ``duration`` [s], boundary states."""
+
+    name: str
+    kind: str
+    duration: float
+    q0: np.ndarray
+    v0: np.ndarray
+    q1: np.ndarray
+    v1: np.ndarray
+    step_length: float = 0.5        # DS: heel target at (step_length - l_pied, 0)
+    root_leg: str = "l"             # physical leg of the tree's root side (DS rear, SS stance)
+    origin_x: float = 0.0           # world x of the phase frame's origin [m]
+
+
+@dataclass
+class PhaseSolution:
+    phase: Phase
+    t: np.ndarray
+    q: np.ndarray        # (N+1, n)
+    v: np.ndarray
+    a: np.ndarray
+    u: np.ndarray        # (N+1, m)
+    cost: float
+    solve_time: float
+    iterations: int
+    status: str
+    success: bool
+    lam_dyn: np.ndarray | None = None
+    checks: dict = field(default_factory=dict)
+
+
+def _leg_expr(thigh, shank, foot, trunk, toe_neutral):
+    hip = -((thigh + math.pi / 2) - (trunk - math.pi / 2))
+    knee = -(shank - thigh)
+    ankle = -((foot - shank) - (toe_neutral + math.pi / 2))
+    return [hip, knee, ankle]
+
+
+def physical_angles_expr(tree: PlanarTree, p, kind: str, q):
+    """URDF-signed hip pitch, knee, ankle pitch of the root-side then the distal leg (unwrapped),
+    the same affine map as :func:`~humanoid_planner.gait.boundary.urdf_joint_angles`."""
+    tn = -p.foot.gamma_p
+    if kind == "ds":
+        return (_leg_expr(q[2] + math.pi, q[1] + math.pi, q[0] + math.pi, q[6], tn)
+                + _leg_expr(q[3], q[4], q[5] + p.foot.alpha_p, q[6], tn))
+    return (_leg_expr(q[1] + math.pi, q[0] + math.pi, -p.foot.gamma_p, q[5], tn)
+            + _leg_expr(q[2], q[3], q[4], q[5], tn))
+
+
+class PhaseProblemBuilder:
+    """CasADi functions of the running cost and the penalty terms of one phase."""
+
+    def __init__(self, tree: PlanarTree, p, phase: Phase, w: Weights):
+        self.tree, self.p, self.phase, self.w = tree, p, phase, w
+        n, m = tree.n, tree.m
+        q = ca.SX.sym("q", n)
+        v = ca.SX.sym("v", n)
+        u = ca.SX.sym("u", m)
+        W = ca.DM(w.torque_w() + (w.force_w() if phase.kind == "ds" else []))
+        effort = 0.5 * ca.sum1(W * u ** 2)
+        pen_closure = 0
+        pen_flat = 0
+        closure = ca.SX.zeros(2)
+        if phase.kind == "ds":
+            target = ca.DM([phase.step_length - p.foot.l_pied, 0.0])
+            closure = tree.point_expr["heel"] - target
+            pen_closure = 0.5 * w.r_d * w.gamma10 * ca.sumsqr(closure)
+            delta = q[5] + math.pi - p.foot.beta_p        # 003_chesse.md:366
+            pen_flat = 0.5 * w.r_a * delta ** 2
+        # inequality penalties h <= 0
+        hs = []
+        ang = physical_angles_expr(tree, p, phase.kind, q)
+        # wrap offsets from the initial state (the map is affine, offsets are constant 2 pi k)
+        f_ang = ca.Function("ang", [q], [ca.vertcat(*ang)])
+        a0 = np.array(f_ang(phase.q0)).ravel()
+        off = 2 * math.pi * np.round(a0 / (2 * math.pi))
+        names = ["hip_pitch", "knee", "ankle_pitch"] * 2
+        angv = ca.jacobian(ca.vertcat(*ang), q) @ v
+        for i, nm in enumerate(names):
+            lo, hi = w.limits[nm]
+            hs.append((ang[i] - off[i] - hi) / w.s_angle)
+            hs.append((lo - (ang[i] - off[i])) / w.s_angle)
+            hs.append((angv[i] - w.vel_limits[nm]) / w.s_vel)
+            hs.append((-w.vel_limits[nm] - angv[i]) / w.s_vel)
+        # anti-collision: feet points above the ground (the envelope is the ground, chosen)
+        pts = ["rear_heel", "toe"] if phase.kind == "ds" else ["swing_heel", "swing_toe"]
+        for pn in pts:
+            hs.append(-tree.point_expr[pn][1] / w.s_dist)
+        hvec = ca.vertcat(*hs)
+        hplus = ca.fmax(hvec, 0)
+        pen_ineq = 0.5 * w.r_h * ca.sumsqr(hplus)
+        lr = effort + pen_closure + pen_flat + pen_ineq
+        lr_smooth = effort + pen_closure + pen_flat       # + 1/2 r_h |s|^2 with slacks s >= h+
+        args = [tree.q_sym, tree.v_sym, u]
+        sub = (ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
+        self.f_l_smooth = ca.Function("l_smooth", args, [ca.substitute(lr_smooth, *sub)])
+        self.f_h = ca.Function("h", [tree.q_sym, tree.v_sym], [ca.substitute(hvec, *sub)])
+        self.nh = hvec.shape[0]
+        # tree.q_sym/v_sym were used in point_expr; q/v here are fresh: substitute
+        lr = ca.substitute(lr, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
+        self.f_l = ca.Function("l_r", args, [lr])
+        self.f_parts = ca.Function(
+            "parts", args,
+            [ca.substitute(e, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
+             for e in (effort, pen_closure, pen_flat, pen_ineq)])
+        self.f_closure = ca.Function("closure", [tree.q_sym], [closure])
+        self.f_ang = ca.Function("phys", [tree.q_sym], [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
+        self.f_angv = ca.Function("physv", [tree.q_sym, tree.v_sym],
+                                  [ca.substitute(angv, ca.vertcat(q, v),
+                                                 ca.vertcat(tree.q_sym, tree.v_sym))])
+        self.W = np.array(W).ravel()
+
+
+def hermite_guess(q0, v0, q1, v1, T, t):
+    """Cubic Hermite interpolation matching positions and velocities at both ends."""
+    s = t / T
+    h00 = 2 * s ** 3 - 3 * s ** 2 + 1
+    h10 = s ** 3 - 2 * s ** 2 + s
+    h01 = -2 * s ** 3 + 3 * s ** 2
+    h11 = s ** 3 - s ** 2
+    q = (np.outer(h00, q0) + np.outer(h10 * T, v0) + np.outer(h01, q1) + np.outer(h11 * T, v1))
+    d00 = (6 * s ** 2 - 6 * s) / T
+    d10 = 3 * s ** 2 - 4 * s + 1
+    d01 = (-6 * s ** 2 + 6 * s) / T
+    d11 = 3 * s ** 2 - 2 * s
+    v = np.outer(d00, q0) + np.outer(d10, v0) + np.outer(d01, q1) + np.outer(d11, v1)
+    e00 = (12 * s - 6) / T ** 2
+    e10 = (6 * s - 4) / T
+    e01 = (-12 * s + 6) / T ** 2
+    e11 = (6 * s - 2) / T
+    a = np.outer(e00, q0) + np.outer(e10, v0) + np.outer(e01, q1) + np.outer(e11, v1)
+    return q, v, a
+
+
+def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
+                 init: PhaseSolution | None = None, verbose: bool = False,
+                 max_iter: int = 1000, tol: float = 1e-8) -> PhaseSolution:
+    """Solve one phase by direct transcription (IPOPT). Raises PlanningError on bad input."""
+    for name, val in (("duration", phase.duration),):
+        if not (np.isfinite(val) and val > 0):
+            raise PlanningError(f"gait phase '{phase.name}': field '{name}' must be > 0, got {val}")
+    for name in ("q0", "v0", "q1", "v1"):
+        arr = np.asarray(getattr(phase, name), float)
+        if arr.shape != (tree.n,) or not np.all(np.isfinite(arr)):
+            raise PlanningError(f"gait phase '{phase.name}': field '{name}' must be {tree.n} "
+                                f"finite numbers, got {arr}")
+    n, m = tree.n, tree.m
+    T = phase.duration
+    h = T / N
+    t = np.linspace(0.0, T, N + 1)
+    bld = PhaseProblemBuilder(tree, p, phase, w)
+    Q = ca.SX.sym("Q", n, N + 1)
+    Vv = ca.SX.sym("V", n, N + 1)
+    A = ca.SX.sym("A", n, N + 1)
+    U = ca.SX.sym("U", m, N + 1)
+    f_id_map = tree.f_id.map(N + 1)
+    dyn = f_id_map(Q, Vv, A, U)
+    g_int_v = Vv[:, 1:] - Vv[:, :-1] - h / 2 * (A[:, :-1] + A[:, 1:])
+    g_int_q = Q[:, 1:] - Q[:, :-1] - h * Vv[:, :-1] - h ** 2 / 6 * (2 * A[:, :-1] + A[:, 1:])
+    g = [ca.vec(dyn), ca.vec(g_int_v), ca.vec(g_int_q)]
+    lbg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
+    ubg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
+    cf = contact_forces_function(tree, p, phase.kind).map(N + 1)
+    F = cf(Q, Vv, A, U)
+
+    def ineq(expr, lo):
+        g.append(ca.vec(expr))
+        lbg.append(np.full(N + 1, lo))
+        ubg.append(np.full(N + 1, np.inf))
+    if phase.kind == "ss":
+        # stance-foot unilaterality through the bound of the thesis (003_chesse.md:649, 655: NB2
+        # 'bounded at 6 N'; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
+        # stance-ankle torque, so this is the thesis's bound on a reparameterised ankle control.
+        ineq(F[0, :], w.ss_heel_min)
+        ineq(F[1, :], w.ss_toe_min)
+    if w.enforce_contacts:
+        # extension (003_chesse.md:443): friction cones and the rear-toe unilaterality in the NLP
+        if phase.kind == "ds":
+            N_A, T_A = F[0, :], F[1, :]
+            ineq(N_A, 0.0)
+            ineq(w.friction * N_A - T_A, 0.0)
+            ineq(w.friction * N_A + T_A, 0.0)
+            ineq(w.friction * (U[6, :] + U[7, :]) - U[8, :], 0.0)
+            ineq(w.friction * (U[6, :] + U[7, :]) + U[8, :], 0.0)
+        else:
+            Nt = F[0, :] + F[1, :]
+            ineq(w.friction * Nt - F[2, :], 0.0)
+            ineq(w.friction * Nt + F[2, :], 0.0)
+    # exterior penalty 1/2 r_h (h+)^2 written smoothly with slacks: min 1/2 r_h s^2, s >= h, s >= 0
+    # has the same value as the penalty at the optimum (the inequalities h <= 0 themselves are
+    # never imposed)
+    Sl = ca.SX.sym("S", bld.nh, N + 1)
+    L = bld.f_l_smooth.map(N + 1)(Q, Vv, U) + 0.5 * w.r_h * ca.sum1(Sl ** 2)
+    Hh = bld.f_h.map(N + 1)(Q, Vv)
+    wts = np.full(N + 1, h)
+    wts[0] = wts[-1] = h / 2
+    J = L @ ca.DM(wts)
+    g.append(ca.vec(Sl - Hh))
+    lbg.append(np.zeros(bld.nh * (N + 1)))
+    ubg.append(np.full(bld.nh * (N + 1), np.inf))
+    x = ca.vertcat(ca.vec(Q), ca.vec(Vv), ca.vec(A), ca.vec(U), ca.vec(Sl))
+    nq = n * (N + 1)
+    nslack = bld.nh * (N + 1)
+    # bounds
+    lbx = np.full(x.shape[0], -np.inf)
+    ubx = np.full(x.shape[0], np.inf)
+
+    def idx(block, node, i, size):
+        return block + node * size + i
+    bQ, bV, bA, bU = 0, nq, 2 * nq, 3 * nq
+    bS = bU + m * (N + 1)
+    lbx[bS:] = 0.0
+    for i in range(n):
+        for blk, val0, val1 in ((bQ, phase.q0, phase.q1), (bV, phase.v0, phase.v1)):
+            lbx[idx(blk, 0, i, n)] = ubx[idx(blk, 0, i, n)] = val0[i]
+            lbx[idx(blk, N, i, n)] = ubx[idx(blk, N, i, n)] = val1[i]
+    for k in range(N + 1):
+        for i in range(tree.n_tau):
+            lbx[idx(bU, k, i, m)] = -w.tau_max
+            ubx[idx(bU, k, i, m)] = w.tau_max
+        if phase.kind == "ds":
+            lbx[idx(bU, k, 6, m)] = 0.0
+            lbx[idx(bU, k, 7, m)] = 0.0
+            if w.toe_force_max is not None:
+                ubx[idx(bU, k, 7, m)] = w.toe_force_max
+    # initial guess
+    if init is not None and init.q.shape == (N + 1, n):
+        qg, vg, ag, ug = init.q, init.v, init.a, init.u
+        x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
+    else:
+        qg, vg, ag = hermite_guess(phase.q0, phase.v0, phase.q1, phase.v1, T, t)
+        ug = np.zeros((N + 1, m))
+        for k in range(N + 1):
+            Mk = tree.M(qg[k])
+            rhs = Mk @ ag[k] + np.array(tree.f_bias(qg[k], vg[k])).ravel()
+            Bk = tree.B(qg[k])
+            if phase.kind == "ds":
+                # weighted least squares with the cost weights
+                Wd = np.sqrt(bld.W)
+                sol = np.linalg.lstsq(Bk / Wd, rhs, rcond=None)[0] / Wd
+            else:
+                sol = np.linalg.lstsq(Bk, rhs, rcond=None)[0]
+            ug[k] = sol
+        ug[:, :tree.n_tau] = np.clip(ug[:, :tree.n_tau], -w.tau_max, w.tau_max)
+        if phase.kind == "ds":
+            ug[:, 6:8] = np.maximum(ug[:, 6:8], 0.0)
+        x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
+    hg = np.array(bld.f_h.map(N + 1)(qg.T, vg.T))
+    x0 = np.concatenate([x0, np.maximum(hg, 0.0).T.ravel()])
+    x0 = np.clip(x0, lbx, ubx)
+    nlp = {"x": x, "f": J, "g": ca.vertcat(*g)}
+    opts = {"ipopt.print_level": 5 if verbose else 0, "print_time": False,
+            "ipopt.max_iter": max_iter, "ipopt.tol": tol, "ipopt.acceptable_tol": 1e-6,
+            "ipopt.mu_strategy": "adaptive", "ipopt.sb": "yes"}
+    solver = ca.nlpsol("gait_" + phase.name, "ipopt", nlp, opts)
+    t0 = time.perf_counter()
+    res = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=np.concatenate(lbg), ubg=np.concatenate(ubg))
+    dt = time.perf_counter() - t0
+    st = solver.stats()
+    xs = np.array(res["x"]).ravel()
+    q = xs[bQ:bQ + nq].reshape(N + 1, n)
+    v = xs[bV:bV + nq].reshape(N + 1, n)
+    a = xs[bA:bA + nq].reshape(N + 1, n)
+    u = xs[bU:bS].reshape(N + 1, m)
+    lam = np.array(res["lam_g"]).ravel()[:nq].reshape(N + 1, n)
+    sol = PhaseSolution(phase=phase, t=t, q=q, v=v, a=a, u=u, cost=float(res["f"]),
+                        solve_time=dt, iterations=int(st.get("iter_count", -1)),
+                        status=str(st.get("return_status")), success=bool(st.get("success")),
+                        lam_dyn=lam)
+    sol.builder = bld
+    return sol
+
+
+def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
+    """Ground reactions of the non-released support (003_chesse.md:388-404), as functions of
+    (q, v, a, u).  DS: rear-toe (N_A2, T_A2) from the whole-body Newton equation (III.23).  SS:
+    stance-foot heel and toe normal forces (NB1, NB2) and the tangential force, from the Newton
+    equation of the moving bodies and the moment balance of the static stance foot about its
+    heel (Annex D, with the foot geometry of :mod:`params`)."""
+    q, v = tree.q_sym, tree.v_sym
+    a = ca.SX.sym("a", tree.n)
+    u = ca.SX.sym("u", tree.m)
+    com = tree.f_coms(q)   # 2 x n
+    Pm = 0
+    for i, b in enumerate(tree.bodies):
+        ci = com[:, i]
+        Jc = ca.jacobian(ci, q)
+        acc = Jc @ a + ca.jacobian(Jc @ v, q) @ v
+        Pm = Pm + b.seg.mass * (acc - ca.DM([0.0, -tree.g]))
+    if kind == "ds":
+        # force of the ground on the moving system at the rear toe
+        F = Pm - ca.vertcat(u[8], u[6] + u[7])
+        out = ca.vertcat(F[1], F[0])
+    else:
+        R = Pm                      # force of the stance foot on the stance shank
+        m0 = p.foot_front.mass      # stance-foot mass (003_chesse.md:536)
+        a5, b5 = p.foot_front_toe_frame()
+        g_ = p.foot.gamma_p
+        xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)
+        ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
+        l = p.foot.l_pied
+        tau_a = u[0]
+        NB2 = (tau_a + ax * R[1] - ay * R[0] + xc * m0 * tree.g) / l
+        NB1 = R[1] + m0 * tree.g - NB2
+        out = ca.vertcat(NB1, NB2, R[0])
+    return ca.Function("contact_" + kind, [q, v, a, u], [out])

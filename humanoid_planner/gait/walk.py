@@ -1,0 +1,249 @@
+"""Phases of the BIP walk (003_chesse.md:646-652), a-posteriori checks and the GAIT.json export.
+
+Sequence of the whole walk (phases a-e of 003_chesse.md:646-652):
+  start SS (0.45 s) -> cyclic DS (0.17 s) -> cyclic SS (0.5 s) -> pre-stop DS (0.186 s, u4f = 0.65)
+  -> stop SS (0.5 s).
+Legs: the start step stands on the left foot; the physical leg of each tree's root side follows.
+World frame: x forward from the start-step stance heel, z up (the thesis's Y0).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from humanoid_model.exceptions import PlanningError
+
+from . import boundary as bd
+from .cost import Weights
+from .direct import Phase, PhaseSolution, contact_forces_function, solve_direct
+from .model import ds_model, ss_model
+from .params import BipParams, get_params
+
+PHASE_CHOICES = ("start", "cyclic", "ds", "ss", "stop", "walk")
+# default grids (chosen): ~5 ms in DS, 10 ms in SS
+DEFAULT_N = {"ds": 34, "ss": 50}
+
+
+@dataclass
+class GaitProblem:
+    params: BipParams
+    gait: bd.GaitData = field(default_factory=bd.GaitData)
+    # default: the thesis's penalised problem plus the contact extension (friction cones and
+    # rear-toe unilaterality as NLP constraints, 003_chesse.md:443); enforce_contacts=False is the
+    # thesis-faithful mode (checked a posteriori only)
+    weights: Weights = field(default_factory=lambda: Weights(enforce_contacts=True))
+    t_start: float = bd.T_START
+    t_prestop: float = bd.T_PRESTOP_DS
+    t_stop: float = bd.T_STOP
+    prestop_u4f: float = bd.PRESTOP_U4F
+
+    def __post_init__(self):
+        self.ds = ds_model(self.params)
+        self.ss = ss_model(self.params)
+
+    def tree(self, kind):
+        return self.ds if kind == "ds" else self.ss
+
+    # ---- phases ------------------------------------------------------------------------------
+    def phases(self, which: str):
+        """List of :class:`Phase` for ``which`` in PHASE_CHOICES."""
+        if which not in PHASE_CHOICES:
+            raise PlanningError(f"gait: field 'phase' has unknown value {which!r}; expected one of "
+                                f"{list(PHASE_CHOICES)}")
+        p, g = self.params, self.gait
+        lp, LP = p.foot.l_pied, g.step_length
+        (q0, v0), (q1, v1) = bd.ds_boundary_states(p, g)
+        ss0 = bd.ds_to_ss(p, q1, v1)
+        ss1 = bd.ds_to_ss_inverse(p, q0, v0)
+        rest = bd.rest_state_ss(p)
+        rest_stop = bd.rest_state_ss(p, hip_dx=bd.REST_HIP_DX_STOP)
+        g_stop = g.with_(hipv1=(self.prestop_u4f, g.hipv1[1]))
+        (pq0, pv0), (pq1, pv1) = bd.ds_boundary_states(p, g_stop)
+        stop0 = bd.ds_to_ss(p, pq1, pv1)
+
+        def ds(name, dur, a, b, origin, leg):
+            return Phase(name, "ds", dur, a[0], a[1], b[0], b[1], LP, leg, origin)
+
+        def ss(name, dur, a, b, origin, leg):
+            return Phase(name, "ss", dur, a[0], a[1], b[0], b[1], LP, leg, origin)
+        if which == "ds":
+            return [ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), 0.0, "l")]
+        if which == "ss":
+            return [ss("cyclic_ss", g.t_ss, ss0, ss1, LP - lp, "r")]
+        if which == "cyclic":
+            return [ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), 0.0, "l"),
+                    ss("cyclic_ss", g.t_ss, ss0, ss1, LP - lp, "r")]
+        if which == "start":
+            return [ss("start_ss", self.t_start, rest, ss1, 0.0, "l")]
+        if which == "stop":
+            return [ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), 0.0, "l"),
+                    ss("stop_ss", self.t_stop, stop0, rest_stop, LP - lp, "r")]
+        return [ss("start_ss", self.t_start, rest, ss1, 0.0, "l"),
+                ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), lp, "l"),
+                ss("cyclic_ss", g.t_ss, ss0, ss1, LP, "r"),
+                ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), LP + lp, "r"),
+                ss("stop_ss", self.t_stop, stop0, rest_stop, 2 * LP, "l")]
+
+    def solve_phase(self, phase: Phase, N=None, verbose=False, init=None, weights=None):
+        w = weights or self.weights
+        sol = solve_direct(self.tree(phase.kind), self.params, phase, w,
+                           N=N or DEFAULT_N[phase.kind], verbose=verbose, init=init)
+        sol.checks = self.check(sol, w)
+        return sol
+
+    # ---- a-posteriori checks -------------------------------------------------------------------
+    def check(self, sol: PhaseSolution, w: Weights | None = None) -> dict:
+        """Closure residual, unilaterality, friction ratios, energy J_e and power (003_chesse.md:
+        688-692), computed on the solution nodes."""
+        w = w or self.weights
+        ph = sol.phase
+        tree = self.tree(ph.kind)
+        K = len(sol.t)
+        cf = contact_forces_function(tree, self.params, ph.kind)
+        F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel()
+                      for k in range(K)])
+        rel_rates = sol.v @ tree.S_act.T
+        tau = sol.u[:, :tree.n_tau]
+        power = np.sum(np.abs(rel_rates * tau), axis=1)
+        energy = float(np.trapezoid(power, sol.t))
+        out = {"energy": energy, "duration": ph.duration, "mean_power": energy / ph.duration,
+               "peak_power": float(power.max()), "cost": sol.cost, "success": sol.success,
+               "status": sol.status, "iterations": sol.iterations, "solve_time": sol.solve_time,
+               "max_abs_torque": np.abs(tau).max(axis=0).tolist()}
+        if ph.kind == "ds":
+            res = np.array([np.linalg.norm(np.array(sol.builder.f_closure(q)).ravel())
+                            for q in sol.q])
+            delta = sol.q[:, 5] + math.pi - self.params.foot.beta_p
+            Nf = sol.u[:, 6] + sol.u[:, 7]
+            loaded = Nf > 1.0
+            out.update({
+                "closure_residual_max": float(res.max()),
+                "flattening_residual_max_after_t0": float(np.abs(delta[1:-1]).max()) if K > 2 else 0.0,
+                "front_heel_normal_min": float(sol.u[:, 6].min()),
+                "front_toe_normal_min": float(sol.u[:, 7].min()),
+                "front_friction_ratio_max": float(np.max(np.abs(sol.u[loaded, 8]) / Nf[loaded]))
+                if loaded.any() else 0.0,
+                "rear_toe_normal_min": float(F[:, 0].min()),
+                "rear_toe_friction_ratio_max": float(np.max(np.abs(F[:, 1]) / np.maximum(F[:, 0], 1e-9))),
+            })
+            forces = {"FB1_front_heel_normal": sol.u[:, 6], "FB2_front_toe_normal": sol.u[:, 7],
+                      "FB12_front_heel_tangential": sol.u[:, 8],
+                      "NA2_rear_toe_normal": F[:, 0], "TA2_rear_toe_tangential": F[:, 1]}
+        else:
+            Nt = F[:, 0] + F[:, 1]
+            out.update({
+                "closure_residual_max": 0.0,
+                "stance_heel_normal_min": float(F[:, 0].min()),
+                "stance_toe_normal_min": float(F[:, 1].min()),
+                "stance_friction_ratio_max": float(np.max(np.abs(F[:, 2]) / np.maximum(Nt, 1e-9))),
+                "peak_normal_force": float(Nt.max()),
+                "swing_clearance_max": float(max(tree.point("swing_toe", q)[1] for q in sol.q)),
+                "swing_penetration_max": float(max(0.0, -min(
+                    min(tree.point("swing_toe", q)[1], tree.point("swing_heel", q)[1])
+                    for q in sol.q))),
+            })
+            forces = {"NB1_stance_heel_normal": F[:, 0], "NB2_stance_toe_normal": F[:, 1],
+                      "T_stance_tangential": F[:, 2]}
+        sol.forces = forces
+        sol.power = power
+        fr = max(out.get("front_friction_ratio_max", 0.0), out.get("rear_toe_friction_ratio_max", 0.0),
+                 out.get("stance_friction_ratio_max", 0.0))
+        nmin = min(out.get(k, np.inf) for k in ("front_heel_normal_min", "rear_toe_normal_min",
+                                                 "stance_heel_normal_min", "stance_toe_normal_min"))
+        out["friction_ratio_max"] = fr
+        out["unilateral_ok"] = bool(nmin >= -1e-6)
+        out["friction_ok"] = bool(fr < w.friction_check)
+        return out
+
+    # ---- world trajectories ------------------------------------------------------------------
+    def world_points(self, sol: PhaseSolution, name: str) -> np.ndarray:
+        tree = self.tree(sol.phase.kind)
+        pts = np.array([tree.point(name, q) for q in sol.q])
+        pts[:, 0] += sol.phase.origin_x
+        return pts
+
+    def urdf_samples(self, sol: PhaseSolution):
+        """(joint dict list, base pose list [x, y, z, qx, qy, qz, qw]) per node."""
+        ph = sol.phase
+        tree = self.tree(ph.kind)
+        joints, bases = [], []
+        for q in sol.q:
+            ja, pitch = bd.urdf_joint_angles(self.params, ph.kind, q, ph.root_leg)
+            hip = tree.point("hip", q)
+            joints.append(ja)
+            bases.append([hip[0] + ph.origin_x, 0.0, hip[1], 0.0, math.sin(pitch / 2), 0.0,
+                          math.cos(pitch / 2)])
+        return joints, bases
+
+
+def solve_walk(problem: GaitProblem, which: str = "walk", verbose=False, progress=None):
+    """Solve the phases of ``which`` in order; returns the list of solutions."""
+    sols = []
+    for ph in problem.phases(which):
+        if progress:
+            progress(f"solving {ph.name} ({ph.kind.upper()}, {ph.duration:.3f} s) ...")
+        s = problem.solve_phase(ph, verbose=verbose)
+        if progress:
+            c = s.checks
+            progress(f"  {ph.name}: {s.status} in {s.iterations} it, {s.solve_time:.1f} s, "
+                     f"energy {c['energy']:.1f} J, closure {1e3 * c['closure_residual_max']:.3f} mm")
+        sols.append(s)
+    return sols
+
+
+def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
+    """GAIT.json content (format of issue 4): phases with t, q, qd, tau, contact_forces, energy,
+    duration, closure_residual_max; total_energy; joint_names of the BIP URDF and the base pose
+    over time (concatenated samples, absolute time) for the 3-D replay."""
+    names = [f"{leg}_{j}" for leg in ("l", "r") for j in bd.URDF_LEG_JOINTS]
+    phases, T0 = [], 0.0
+    all_t, all_pos, all_base = [], [], []
+    for k, s in enumerate(sols):
+        ph = s.phase
+        tree = problem.tree(ph.kind)
+        joints, bases = problem.urdf_samples(s)
+        ts = s.t + T0
+        start = 1 if k > 0 else 0      # the first node of a phase repeats the previous last node
+        all_t += ts[start:].tolist()
+        all_pos += [[j[n] for n in names] for j in joints[start:]]
+        all_base += bases[start:]
+        phases.append({
+            "name": ph.name, "kind": ph.kind, "method": method, "duration": ph.duration,
+            "t_start": T0, "t": s.t.tolist(), "coordinates": tree.coordinate_names,
+            "q": s.q.tolist(), "qd": s.v.tolist(),
+            "tau_names": tree.control_names[:tree.n_tau],
+            "tau": s.u[:, :tree.n_tau].tolist(),
+            "contact_forces": {k2: np.asarray(v).tolist() for k2, v in s.forces.items()},
+            "energy": s.checks["energy"],
+            "closure_residual_max": s.checks["closure_residual_max"],
+            "root_leg": ph.root_leg, "origin_x": ph.origin_x,
+            "checks": {k2: v for k2, v in s.checks.items()},
+        })
+        T0 += ph.duration
+    return {
+        "robot": "bip", "params": problem.params.name, "method": method,
+        "phases": phases,
+        "total_energy": float(sum(s.checks["energy"] for s in sols)),
+        "joint_names": names,
+        "trajectory": {"t": all_t, "joint_positions": all_pos, "base_pose": all_base,
+                       "base_pose_format": "x y z qx qy qz qw (world, z up)"},
+    }
+
+
+def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weights=None,
+                 enforce_contacts=True):
+    p = get_params(params)
+    g = bd.GaitData()
+    kw = {}
+    if step_length is not None:
+        kw["step_length"] = float(step_length)
+    if t_ds is not None:
+        kw["t_ds"] = float(t_ds)
+    if t_ss is not None:
+        kw["t_ss"] = float(t_ss)
+    for k, v in kw.items():
+        if not (np.isfinite(v) and v > 0):
+            raise PlanningError(f"gait: field '{k}' must be a positive number, got {v}")
+    return GaitProblem(p, g.with_(**kw), weights or Weights(enforce_contacts=enforce_contacts))
