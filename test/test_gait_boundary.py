@@ -7,6 +7,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import PlanningError
+from humanoid_planner.gait import boundary as bd
 from humanoid_planner.gait.boundary import (GaitData, ds_boundary_state, ds_to_ss,
                                             ds_to_ss_inverse, rest_state_ss, ss_to_ds,
                                             urdf_joint_angles)
@@ -145,8 +146,11 @@ def test_rest_state_legs_together(setup):
     p, _, ss = setup
     q, v = rest_state_ss(p)
     assert np.all(v == 0)
-    assert ss.point("hip", q)[1] == pytest.approx(0.85, abs=1e-12)
-    assert ss.point("hip", q)[0] == pytest.approx(p.foot.heel_to_ankle_x + 0.06, abs=1e-12)
+    assert ss.point("hip", q)[1] == pytest.approx(bd.REST_HIP_HEIGHT, abs=1e-12)
+    assert ss.point("hip", q)[0] == pytest.approx(p.foot.heel_to_ankle_x + bd.REST_HIP_DX,
+                                                  abs=1e-12)
+    q2, _ = rest_state_ss(p, 0.85, 0.0)
+    assert ss.point("hip", q2) == pytest.approx([p.foot.heel_to_ankle_x, 0.85], abs=1e-12)
     assert np.max(np.abs(ss.point("swing_heel", q))) < 1e-12
     assert np.max(np.abs(ss.point("swing_toe", q) - np.array([p.foot.l_pied, 0.0]))) < 1e-12
 
