@@ -85,7 +85,7 @@ class Viewer:
         self._syncing = False
         self._q_callbacks: List[Callable[[np.ndarray], None]] = []
         self._stores: Dict[str, MarkerStore] = {}
-        self._marker_handles: Dict[Tuple[str, int], list] = {}
+        self._marker_handles: Dict[Tuple[str, str, int], list] = {}  # (group, ns, id)
         self._replay = None
         self._replay_index = 0
         self._playing = threading.Event()
@@ -504,7 +504,14 @@ class Viewer:
                 raise ViewerError(f"{recording.source}: configurations have {recording.q.shape[1]} values, "
                                   f"robot '{self.robot.name}' has nq = {self.robot.model.nq}")
         gui = self.server.gui
+        self.pause()
+        if self._player is not None:
+            self._player.join(timeout=2.0)
         with self._lock:
+            if self._replay_folder is not None:  # a new recording replaces the previous one
+                self._replay_folder.remove()
+                for h in self._contact_handles:
+                    h.remove()
             self._replay = recording
             t = recording.t
             dt = float(np.min(np.diff(t))) if len(t) > 1 and np.any(np.diff(t) > 0) else 0.01

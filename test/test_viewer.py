@@ -500,6 +500,9 @@ def test_replay_in_viewer(viewer, hrp2):
             time.sleep(0.02)
         assert not viewer.playing and viewer.replay_index == 4
         np.testing.assert_allclose(viewer.q, rows[4])
+        # Loading another recording replaces the first (one timeline).
+        viewer.load_replay(parse_recording({"t": [0, 1], "q": rows[:2].tolist()}, hrp2))
+        assert viewer._timeline.max == pytest.approx(1.0) and viewer.contact_segments().shape == (0, 2, 3)
     finally:
         viewer.pause()
         viewer.set_q(q0)
