@@ -225,9 +225,29 @@ def true_residuals(W, vfree, mu, f, v):
 
 
 @njit(cache=True)
+def natural_map(W, mu, f, v):
+    """max_c ‖f_c − P_K(f_c − ρ_c (v_c + μ‖v_t,c‖ e_n))‖, ρ_c = 1/W_nn,c [force units]:
+    0 exactly at a Coulomb–Signorini solution (De Saxcé); the merit of the best iterate."""
+    out = 0.0
+    y = np.empty(3)
+    p = np.empty(3)
+    for c in range(f.shape[0] // 3):
+        i = 3 * c
+        rho = 1.0 / W[i, i]
+        nvt = np.sqrt(v[i + 1] ** 2 + v[i + 2] ** 2)
+        y[0] = f[i] - rho * (v[i] + mu[c] * nvt)
+        y[1] = f[i + 1] - rho * v[i + 1]
+        y[2] = f[i + 2] - rho * v[i + 2]
+        _proj_cone(y, mu[c], p)
+        out = max(out, np.sqrt((f[i] - p[0]) ** 2 + (f[i + 1] - p[1]) ** 2 + (f[i + 2] - p[2]) ** 2))
+    return out
+
+
+@njit(cache=True)
 def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone,
              newton_tol, newton_maxit, stats):
-    """Block GS sweeps from f (warm start, modified in place to the best iterate).
+    """Block GS sweeps from f (warm start, modified in place to the best iterate: the last one
+    when converged, else the one with the smallest natural-map residual).
     stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total]."""
     n = vfree.shape[0]
     m = n // 3
@@ -241,7 +261,7 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
         f[3 * c:3 * c + 3] = tmp
     v = np.empty(n)
     comp, pen, cone = true_residuals(W, vfree, mu, f, v)
-    best = max(comp / tol_comp, pen / tol_pen, cone / tol_cone)
+    best = natural_map(W, mu, f, v)
     fbest = f.copy()
     out = np.empty(3)
     vloc = np.empty(3)
@@ -279,12 +299,12 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
                 f[i0], f[i0 + 1], f[i0 + 2] = out[0], out[1], out[2]
         rel = dsum / max(fsum, 1e-300) if fsum > 0.0 else (0.0 if dsum == 0.0 else np.inf)
         comp, pen, cone = true_residuals(W, vfree, mu, f, v)
-        merit = max(comp / tol_comp, pen / tol_pen, cone / tol_cone)
+        merit = natural_map(W, mu, f, v)
         if merit <= best:
             best = merit
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
-        if rel <= tol_rel and merit <= 1.0:
+        if rel <= tol_rel and max(comp / tol_comp, pen / tol_pen, cone / tol_cone) <= 1.0:
             conv = 1
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel

@@ -1,0 +1,373 @@
+"""Contact solvers: analytic single contacts, cone isotropy (§6.2 B2), Newton local convergence,
+residuals after every solve, agreement between solvers and with Pinocchio's ADMM/PGS, warm
+start, impact restitution (§6.2 B7), budgets, LCP sizes (A4), bad input.
+Spec: ../shared/spec/000_chardonnet.md."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_model.exceptions import SolverError
+from humanoid_sim.delassus import ContactSet, contact_jacobian, delassus_cholesky
+from humanoid_sim.solvers import SOLVERS, ContactProblem, SolverSettings, get_solver, residuals
+from humanoid_sim.solvers._gs import newton_local
+from humanoid_sim.solvers.lemke_lcp import lcp_matrices
+
+G = 9.81      # our scenes' g [m/s²]; §6.2 values are recomputed from it
+DT = 1e-3     # [s], spec default step (../shared/spec/000_chardonnet.md:664)
+EXACT = ("nsgs_newton", "projection")
+TIGHT = SolverSettings(max_iterations=5000)
+
+
+def check_residuals(prob, res, s=TIGHT, exact=True):
+    r = res.residuals
+    assert r["complementarity"] <= s.tol_complementarity * 1.0001
+    assert r["penetration"] <= s.tol_penetration * 1.0001
+    assert r["cone"] <= max(s.tol_cone, 1e-12 * (1 + np.abs(res.impulses).max()))
+    if exact:  # maximal dissipation on sliding contacts (§6.2 B4: cos ≥ 0.999)
+        assert r["dissipation"] <= 1e-6
+        assert r["natural_map"] <= 1e-6 * (1 + np.abs(res.impulses).max())
+    # the residuals reported are the true ones at the returned impulses
+    again = residuals(prob, res.impulses)
+    assert again["complementarity"] == pytest.approx(r["complementarity"], rel=1e-6, abs=1e-14)
+
+
+# ---------------------------------------------------------------- single contact, analytic
+W_POINT = np.diag([2.0, 2.0, 2.0]) * DT  # point of mass 0.5 kg: W = dt/m I
+
+
+@pytest.mark.parametrize("name", EXACT + ("nsgs", "lemke_lcp", "pinocchio_admm", "pinocchio_pgs"))
+def test_single_contact_separating_and_sticking(name):
+    solver = get_solver(name)
+    sep = ContactProblem(W_POINT, [0.3, 0.1, -0.2], [0.5])
+    r = solver.solve(sep, settings=TIGHT)
+    assert np.allclose(r.impulses, 0.0, atol=1e-9)
+    assert np.allclose(r.velocities, [0.3, 0.1, -0.2], atol=1e-9)
+    # sticking: v_free = (−1, 0.2, −0.1) ⇒ f = −W⁻¹ v_free inside the cone (0.5·500 ≥ |(−100, 50)|)
+    st = ContactProblem(W_POINT, [-1.0, 0.2, -0.1], [0.5])
+    r = solver.solve(st, settings=TIGHT)
+    tol = 1e-4 if name.startswith("pinocchio") else 1e-7
+    assert np.allclose(r.impulses, [500.0, -100.0, 50.0], rtol=tol, atol=tol)
+    assert np.allclose(r.velocities, 0.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", EXACT + ("nsgs", "pinocchio_admm", "pinocchio_pgs"))
+def test_single_contact_sliding_known_direction(name):
+    """Isotropic W: f_n = −v_n/W_nn, f_t = −μ f_n v̂_t, v_t = v_free,t − W_tt μ f_n v̂_t."""
+    mu = 0.3
+    vf = np.array([-1.0, 3.0, -4.0])  # tangential 5 m/s along (0.6, −0.8)
+    prob = ContactProblem(W_POINT, vf, [mu])
+    r = get_solver(name).solve(prob, settings=TIGHT)
+    fn = 1.0 / (2 * DT)
+    d = np.array([0.6, -0.8])
+    tol = 1e-4 if name.startswith("pinocchio") else 1e-9
+    assert r.impulses[0] == pytest.approx(fn, rel=tol)
+    assert np.allclose(r.impulses[1:], -mu * fn * d, rtol=tol, atol=tol * fn)
+    assert np.allclose(r.velocities[1:], (5.0 - 2 * DT * mu * fn) * d, rtol=tol)
+    if name in EXACT:
+        check_residuals(prob, r)
+
+
+def anisotropic_sliding(seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(3, 3))
+    W = A @ A.T + 0.5 * np.eye(3)
+    vloc = np.array([-1.0, *rng.normal(scale=4.0, size=2)])
+    return W, vloc
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_newton_local_solver_converges_quadratically(seed):
+    """§6.2 B5: random SPD W_ii, sliding regime: ‖φ‖ < 1e-10 (relative) in ≤ 10 Newton steps
+    from the stick guess, quadratic near the solution, same answer as the projection solver."""
+    W, vloc = anisotropic_sliding(seed)
+    mu = 0.3
+    f_stick = -np.linalg.solve(W, vloc)
+    assert np.hypot(*f_stick[1:]) > mu * f_stick[0]  # really sliding
+    g = f_stick.copy()
+    g[0] = max(g[0], 0.0)
+    g[1:] *= mu * g[0] / np.hypot(*g[1:])
+    if g[0] == 0.0:  # same rule as the solver: frictionless normal force as the guess
+        g = np.array([-vloc[0] / W[0, 0], 0.0, 0.0])
+    hist = np.full(40, np.nan)
+    f, v, it = newton_local(W, vloc, mu, g, 1e-14, 30, hist)
+    h = hist[: it + 1]
+    scale = np.linalg.norm(vloc) / W[0, 0]
+    k10 = np.nonzero(h < 1e-10 * scale)[0]
+    assert k10.size and k10[0] <= 10
+    e = h[: k10[0] + 1] / scale
+    close = [(a, b) for a, b in zip(e[:-1], e[1:]) if a < 1e-5]
+    assert close, e
+    for a, b in close:  # quadratic: e_{k+1} ≤ C e_k² (C = 1000, our choice; linear would be ~a/10)
+        assert b <= 1000 * a * a + 1e-16
+    prob = ContactProblem(W, vloc, [mu])
+    ref = get_solver("projection").solve(prob, settings=SolverSettings(max_iterations=20000, tol_rel=1e-13))
+    assert np.allclose(f, ref.impulses, rtol=1e-7, atol=1e-8 * np.abs(f).max())
+    r = residuals(prob, f)
+    assert r["dissipation"] < 1e-9 and r["slip_force"] < 1e-9 * np.abs(f).max()
+
+
+# ---------------------------------------------------------------- cone isotropy (B2)
+BOX = dict(mass=1.0, size=(0.2, 0.2, 0.1), mu=0.4)  # 1 kg box, μ = 0.4 (spec :1004); sizes = peers' box
+
+
+@pytest.fixture(scope="module")
+def box_problem():
+    """W (dt Λ) and the contact map of a box resting on the floor at its 4 bottom corners
+    (frames n = z, t1 = x, t2 = y), from a Pinocchio free-flyer and our Delassus."""
+    m, (a, b, c) = BOX["mass"], BOX["size"]
+    model = pin.Model()
+    j = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "box")
+    model.appendBodyToJoint(j, pin.Inertia.FromBox(m, a, b, c), pin.SE3.Identity())
+    data = model.createData()
+    q = pin.neutral(model)
+    q[2] = c / 2
+    corners = np.array([[sx * a / 2, sy * b / 2, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
+    R = np.array([[0, 0, 1.0], [1.0, 0, 0], [0, 1.0, 0]])
+    cs = ContactSet.make([j] * 4, corners, np.tile(R, (4, 1, 1)))
+    J = contact_jacobian(model, data, cs, q)
+    Lam, MinvJt = delassus_cholesky(model, data, q, J)
+    return dict(W=DT * Lam, J=J, MinvJt=MinvJt, m=m)
+
+
+def box_accel(bp, solver, F, settings=None):
+    """One step from rest with horizontal force F at the CoM: returns the CoM acceleration (3,)."""
+    v_body = np.zeros(6)
+    v_body[:3] = DT * (np.array([F[0], F[1], -bp["m"] * G]) / bp["m"])
+    prob = ContactProblem(bp["W"], bp["J"] @ v_body, np.full(4, BOX["mu"]))
+    r = get_solver(solver).solve(prob, settings=settings)
+    v1 = v_body + bp["MinvJt"] @ (DT * r.impulses)
+    return v1[:3] / DT, r, prob
+
+
+ANGLES = np.deg2rad(22.5 * np.arange(16))
+
+
+def test_cone_isotropy_exact_cone(box_problem):
+    """§6.2 B2 (../shared/spec/000_chardonnet.md:1004-1008): 5 N in 16 directions gives
+    |a| = (5 − μ m g)/m = 1.076 m/s² (g = 9.81) ± 1 %, direction within 0.5°; 3.5 N sticks."""
+    expect = (5.0 - BOX["mu"] * BOX["mass"] * G) / BOX["mass"]
+    assert expect == pytest.approx(1.076, abs=5e-4)
+    for name in ("nsgs_newton", "projection"):
+        for th in ANGLES:
+            d = np.array([np.cos(th), np.sin(th)])
+            a, r, prob = box_accel(box_problem, name, 5.0 * d, TIGHT)
+            assert r.converged
+            check_residuals(prob, r)
+            assert np.hypot(*a[:2]) == pytest.approx(expect, rel=1e-2)
+            assert abs(a[2]) < 1e-6
+            ang = np.degrees(np.arccos(np.clip(a[:2] @ d / np.hypot(*a[:2]), -1, 1)))
+            assert ang < 0.5
+            a, r, _ = box_accel(box_problem, name, 3.5 * d, TIGHT)
+            assert np.abs(a).max() * DT < 1e-7  # stays: |Δv| over the step ≪ 1e-4 m/s
+
+
+def test_cone_isotropy_lemke_facets_anisotropy(box_problem):
+    """Lemke with an inner k-facet polygon: exact along the facet directions, friction
+    μ f_n cos(π/k) midway between them. 4 facets: 45° gives 5 − 3.924 cos 45° = 2.225 m/s²;
+    8 facets: 22.5° gives 5 − 3.924 cos 22.5° = 1.375; spread(4) > spread(8) > 1 % of exact."""
+    spreads = {}
+    for k in (4, 8):
+        s = SolverSettings(facets=k)
+        mags = []
+        for th in ANGLES:
+            a, r, prob = box_accel(box_problem, "lemke_lcp", 5.0 * np.array([np.cos(th), np.sin(th)]), s)
+            assert r.converged and r.extra["lcp_size"] == 4 * (k + 2)
+            assert r.residuals["lcp_complementarity"] < 1e-9 and r.residuals["lcp_feasibility"] < 1e-9
+            mags.append(np.hypot(*a[:2]))
+        mags = np.array(mags)
+        fric = BOX["mu"] * BOX["mass"] * G
+        facet_dir = np.isclose(np.mod(np.degrees(ANGLES), 360 / k), 0)
+        assert np.allclose(mags[facet_dir], 5.0 - fric, rtol=1e-2)
+        mid = np.isclose(np.mod(np.degrees(ANGLES), 360 / k), 180 / k)
+        assert np.allclose(mags[mid], 5.0 - fric * np.cos(np.pi / k), rtol=1e-2)
+        spreads[k] = mags.max() - mags.min()
+    assert spreads[4] > spreads[8] > 0.01 * (5.0 - BOX["mu"] * G)
+
+
+# ---------------------------------------------------------------- random feasible problems
+def random_problem(seed, m=12, mu=0.5):
+    """Full-rank SPD W (scaled like dt Λ of a light body), approaching contacts with random
+    tangential velocities: sticking, sliding and separating contacts mixed."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(3 * m, 3 * m + 6))
+    W = DT * (A @ A.T / (3 * m) + 0.2 * np.eye(3 * m))
+    vf = rng.normal(size=3 * m) * 0.05
+    vf[0::3] -= 0.03
+    return ContactProblem(W, vf, np.full(m, mu))
+
+
+@pytest.fixture(scope="module")
+def random_solutions():
+    out = []
+    for seed in range(4):
+        prob = random_problem(seed)
+        out.append((prob, {n: get_solver(n).solve(prob, settings=TIGHT) for n in SOLVERS if n != "impact_lcp"}))
+    return out
+
+
+def test_residuals_after_every_solve_exact_solvers(random_solutions):
+    for prob, res in random_solutions:
+        for name in EXACT:
+            assert res[name].converged
+            check_residuals(prob, res[name])
+        assert res["nsgs"].converged  # sticking/normal law exact, sliding only approximately
+        check_residuals(prob, res["nsgs"], exact=False)
+        kinds = res["nsgs_newton"].impulses.reshape(-1, 3)
+        assert res["nsgs_newton"].residuals["sliding_contacts"] > 0 and np.any(kinds[:, 0] == 0)
+
+
+def test_solvers_agree_with_each_other_and_pinocchio(random_solutions):
+    for prob, res in random_solutions:
+        ref = res["nsgs_newton"]
+        scale_v = np.abs(prob.v_free).max()
+        scale_f = np.abs(ref.impulses).max()
+        assert np.allclose(res["projection"].impulses, ref.impulses, atol=1e-6 * scale_f)
+        for name in ("pinocchio_admm", "pinocchio_pgs"):  # Pinocchio stops at its own ~1e-6 criteria
+            assert np.allclose(res[name].velocities, ref.velocities, atol=1e-4 * scale_v), name
+            assert np.allclose(res[name].impulses, ref.impulses, atol=1e-3 * scale_f), name
+
+
+def test_lemke_frictionless_matches_gauss_seidel_with_zero_friction():
+    prob = random_problem(7, mu=0.0)
+    lem = get_solver("lemke_lcp").solve(prob, settings=SolverSettings(frictionless=True))
+    gs = get_solver("nsgs_newton").solve(prob, settings=TIGHT)
+    assert lem.converged
+    fn = lem.impulses[0::3]
+    assert np.all(lem.impulses[1::3] == 0) and np.all(fn >= 0)
+    assert np.allclose(fn, gs.impulses[0::3], atol=1e-7 * fn.max())
+    # and Lemke with facets at μ = 0.5 is close to the exact cone (inner 8-gon: ≤ 1 − cos 22.5° = 7.6 %)
+    p5 = random_problem(1)
+    lem8 = get_solver("lemke_lcp").solve(p5)
+    ex = get_solver("nsgs_newton").solve(p5, settings=TIGHT)
+    assert lem8.converged
+    assert np.linalg.norm(lem8.velocities - ex.velocities) <= 0.1 * np.linalg.norm(ex.velocities)
+
+
+def test_lcp_problem_size_67_contacts():
+    """§6.2 A4: 67 contacts → 201 unknowns exact cone, 670 with 8 facets (1 + k + 1 per contact)."""
+    prob = ContactProblem(np.eye(201), -np.ones(201), np.full(67, 0.4))
+    M, q, B = lcp_matrices(prob, 8)
+    assert prob.v_free.shape[0] == 201 and M.shape == (670, 670) and q.shape == (670,)
+
+
+def test_compliance_is_added_to_the_diagonal():
+    prob = random_problem(2, m=3)
+    pc = ContactProblem(prob.W_eff, prob.v_free, prob.mu, compliance=[1e-3, 2e-3, 0.0])
+    assert np.allclose(pc.W_eff - prob.W_eff, np.diag(np.repeat([1e-3, 2e-3, 0.0], 3)))
+    r = get_solver("nsgs_newton").solve(pc, settings=TIGHT)
+    check_residuals(pc, r)
+
+
+# ---------------------------------------------------------------- warm start and budgets
+@pytest.fixture(scope="module")
+def hrp2_standing():
+    """HRP-2 half-sitting, 8 sole corners, W = dt Λ and the free velocity of one step from rest."""
+    from humanoid_model import load_robot
+    from humanoid_sim.delassus import contacts_from_locations
+    robot = load_robot("hrp2")
+    model, data = robot.model, robot.model.createData()
+    q = robot.q("half-sitting")
+    cs = contacts_from_locations(robot, data, q, ["r_sole", "l_sole"])
+    J = contact_jacobian(model, data, cs, q)
+    Lam, MinvJt = delassus_cholesky(model, data, q, J)
+    v = np.zeros(model.nv)
+    a_free = pin.aba(model, data, q, v, np.zeros(model.nv))
+    # a next-step-like change of v_free: the same step with small random joint torques (±0.1 N·m,
+    # our choice: the step-to-step change of a robot standing still) added, i.e.
+    # v_free' = v_free + J dt M⁻¹ τ (kinematically consistent). With ±5-20 N·m the problems
+    # change so much that the warm start no longer helps (measured, see docs/solvers.md).
+    tau = np.zeros(model.nv)
+    tau[6:] = np.random.default_rng(0).uniform(-0.1, 0.1, model.nv - 6)
+    dv = pin.aba(model, data, q, v, tau) - a_free
+    return dict(W=DT * Lam, J=J, vfree=J @ (DT * a_free), vfree1=J @ (DT * (a_free + dv)), m=cs.m)
+
+
+def test_warm_start_reduces_iterations(hrp2_standing):
+    """Solve, then solve a perturbed next problem cold and warm (same true-residual thresholds)."""
+    hs = hrp2_standing
+    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (../shared/spec/000_chardonnet.md:670)
+    p0 = ContactProblem(hs["W"], hs["vfree"], mu)
+    r0 = get_solver("nsgs_newton").solve(p0, settings=TIGHT)
+    assert r0.converged
+    check_residuals(p0, r0)
+    assert r0.impulses[0::3].sum() > 0  # the robot is carried
+    p1 = ContactProblem(hs["W"], hs["vfree1"], mu)
+    for name in ("nsgs_newton", "nsgs", "projection"):
+        cold = get_solver(name).solve(p1, settings=TIGHT)
+        warm = get_solver(name).solve(p1, warm_start=r0.impulses, settings=TIGHT)
+        assert cold.converged and warm.converged
+        assert warm.iterations < cold.iterations, name
+        # warm-started at its own solution, a solver stops at once
+        again = get_solver(name).solve(p1, warm_start=warm.impulses, settings=TIGHT)
+        assert again.converged and again.iterations <= 1
+
+
+def test_budget_exceeded_returns_best_iterate(hrp2_standing):
+    hs = hrp2_standing
+    p = ContactProblem(hs["W"], hs["vfree"], np.full(hs["m"], 0.4))
+    start = residuals(p, np.zeros(3 * hs["m"]))
+    for s in (SolverSettings(max_iterations=2), SolverSettings(time_budget=0.0, max_iterations=1000)):
+        r = get_solver("nsgs_newton").solve(p, settings=s)
+        assert not r.converged
+        assert 1 <= r.iterations <= (2 if s.time_budget is None else 1000)
+        assert np.all(np.isfinite(r.impulses))
+        assert r.residuals["natural_map"] < start["natural_map"]
+        assert r.residuals["penetration"] < start["penetration"]
+    full = get_solver("nsgs_newton").solve(p, settings=TIGHT)
+    assert full.converged and full.iterations > 4  # so the budgets above really cut it short
+
+
+# ---------------------------------------------------------------- impact (B7)
+@pytest.mark.parametrize("e", [0.5, 0.0])
+def test_impact_restitution_sphere_drop(e):
+    """§6.2 B7 (../shared/spec/000_chardonnet.md:1025): drop from 0.5 m, impact speed
+    √(2 g h) (g = 9.81 → 3.132 m/s); e = 0.5 gives 1.566 m/s ± 1 %, e = 0 no rebound."""
+    r_s, mass = 0.05, 1.0  # solid sphere r 0.05 m, 1 kg (peers' w4_drop)
+    model = pin.Model()
+    j = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "ball")
+    model.appendBodyToJoint(j, pin.Inertia.FromSphere(mass, r_s), pin.SE3.Identity())
+    data = model.createData()
+    q = pin.neutral(model)
+    q[2] = r_s
+    # a slightly spinning ball with a little horizontal velocity: impact is frictionless
+    v = np.array([0.2, 0.0, -np.sqrt(2 * G * 0.5), 0.0, 1.0, 0.0])
+    cs = ContactSet.make([j], [[0, 0, 0]], [[0, 0, 1.0]])
+    J = contact_jacobian(model, data, cs, q)
+    Lam, MinvJt = delassus_cholesky(model, data, q, J)
+    prob = ContactProblem(Lam, J @ v, [0.4], restitution=[e])
+    r = get_solver("impact_lcp").solve(prob)
+    assert r.converged
+    v_plus = v + MinvJt @ r.impulses
+    vn = (J @ v_plus)[0]
+    assert r.velocities[0] == pytest.approx(vn, rel=1e-12, abs=1e-12)
+    if e > 0:
+        assert vn == pytest.approx(e * np.sqrt(2 * G * 0.5), rel=1e-2)
+        assert vn == pytest.approx(1.566, rel=1e-2)
+    else:
+        assert abs(vn) < 1e-6
+    assert np.allclose(v_plus[[0, 1, 3, 4, 5]], v[[0, 1, 3, 4, 5]])  # no friction impulse
+
+
+def test_impact_separating_contact_gets_no_impulse():
+    W = np.eye(6) * 0.5
+    prob = ContactProblem(W, [-2.0, 0, 0, 1.0, 0, 0], [0.5, 0.5], restitution=[1.0, 1.0])
+    r = get_solver("impact_lcp").solve(prob)
+    assert r.impulses[0] == pytest.approx(8.0) and r.impulses[3] == 0.0
+    assert r.velocities[0] == pytest.approx(2.0) and r.velocities[3] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_input_raises_solver_error():
+    W = np.eye(3)
+    with pytest.raises(SolverError, match="mu"):
+        ContactProblem(W, [0, 0, 0], [-0.1])
+    with pytest.raises(SolverError, match="W"):
+        ContactProblem(np.eye(6), [0, 0, 0], [0.1])
+    with pytest.raises(SolverError, match="NaN"):
+        ContactProblem(W, [np.nan, 0, 0], [0.1])
+    with pytest.raises(SolverError, match="restitution"):
+        ContactProblem(W, [0, 0, 0], [0.1], restitution=[1.5])
+    with pytest.raises(SolverError, match="compliance"):
+        ContactProblem(W, [0, 0, 0], [0.1], compliance=[-1.0])
+    with pytest.raises(SolverError, match="nsgs_newton"):
+        get_solver("gauss")
