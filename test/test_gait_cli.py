@@ -1,0 +1,36 @@
+"""`humanoid-stack gait` command: JSON output, plots, user errors (exit 2, no traceback)."""
+import json
+
+import pytest
+
+from humanoid_stack.cli import main
+
+
+def test_gait_command_writes_json_and_plots(tmp_path, capsys):
+    out = tmp_path / "GAIT.json"
+    rc = main(["gait", "--robot", "bip", "--phase", "ds", "--output", str(out),
+               "--plot", str(tmp_path / "plots")])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "solving cyclic_ds" in text and "energy" in text
+    d = json.loads(out.read_text())
+    assert [p["name"] for p in d["phases"]] == ["cyclic_ds"]
+    ph = d["phases"][0]
+    assert ph["duration"] == pytest.approx(0.17)
+    assert 0 < ph["closure_residual_max"] < 1e-3
+    assert d["total_energy"] == pytest.approx(ph["energy"])
+    assert len(d["trajectory"]["joint_positions"][0]) == len(d["joint_names"]) == 6
+    assert sorted(f.name for f in (tmp_path / "plots").iterdir()) == ["cyclic_ds.png",
+                                                                   "stick_diagram.png"]
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["gait", "--robot", "hrp2"], "--robot"),
+    (["gait", "--phase", "ds", "--ds", "-1"], "t_ds"),
+    (["gait", "--phase", "ds", "--step-length", "2.0"], "hip"),
+])
+def test_gait_command_bad_input(argv, field, capsys, tmp_path):
+    rc = main(argv + ["--output", str(tmp_path / "x.json")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert field in err and "Traceback" not in err
