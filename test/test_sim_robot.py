@@ -1,0 +1,104 @@
+"""Simulator with the robot: HRP-2 standing under PD (issue 3), zero-gravity conservation,
+spherical pendulum (spec ../shared/spec/000_chardonnet.md §6.2 C1), actuator law (§2.17)."""
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_sim.actuators import JointTrajectory, PDActuator
+from humanoid_sim.integrator import free_velocity, integrate
+from humanoid_sim.world import World
+
+
+@pytest.fixture(scope="session")
+def standing():
+    """HRP-2 half-sitting on 'flat', PD to the initial posture (no gravity feedforward), 10 s."""
+    w = World.from_scene("flat")
+    m, d = w.model, w.model.createData()
+    soles = [m.getFrameId(n) for n in ("RLEG_SOLE", "LLEG_SOLE")]
+
+    def feet(q):
+        pin.framesForwardKinematics(m, d, q)
+        return np.array([d.oMf[f].translation.copy() for f in soles])
+
+    q0 = w.q.copy()
+    f0 = feet(q0)
+    steps = 10000
+    base = np.empty((steps, 3))
+    slip = 0.0
+    min_gap = 0.0
+    for k in range(steps):
+        w.step()
+        base[k] = w.q[:3]
+        if k % 50 == 0 or k == steps - 1:
+            slip = max(slip, float(np.max(np.linalg.norm((feet(w.q) - f0)[:, :2], axis=1))))
+        if w.last["batch"].m:
+            min_gap = min(min_gap, float(w.last["batch"].gaps.min()))
+    return dict(world=w, q0=q0, base=base, slip=slip, min_gap=min_gap)
+
+
+def test_standing_soles_do_not_slip(standing):
+    assert standing["slip"] < 1e-4                                  # < 0.1 mm (issue 3)
+    assert standing["world"].last["batch"].m == 8                   # 4 sole corners per foot
+
+
+def test_standing_base_settles(standing):
+    base, q0, w = standing["base"], standing["q0"], standing["world"]
+    after = base[int(2.0 / w.dt):]                                  # t >= 2 s
+    assert np.max(np.linalg.norm(after - after[0], axis=1)) < 1e-3  # < 1 mm until 10 s
+    sag = q0[2] - base[:, 2].min()
+    assert 0.0 < sag < 0.01                                          # initial sag (reported), < 1 cm
+
+
+def test_standing_penetration_bounded(standing):
+    assert standing["min_gap"] > -1e-4                               # < 0.1 mm
+    assert standing["world"].unconverged == 0
+
+
+def test_spherical_pendulum_planar_and_unit_quaternion():
+    """Rod on a quaternion spherical joint released 60 deg from vertical in the xz plane (C1):
+    out-of-plane angle < 1e-6 rad over 20 s, |quat| = 1 +- 1e-9 (pin.integrate)."""
+    model = pin.Model()
+    j = model.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
+    L, m = 1.0, 1.0                                      # chosen
+    model.appendBodyToJoint(j, pin.Inertia(m, np.array([0, 0, -L / 2]), np.diag([m * L**2 / 12] * 2 + [1e-4])),
+                            pin.SE3.Identity())
+    data = model.createData()
+    q = pin.Quaternion(pin.utils.rpyToMatrix(0, np.radians(60), 0)).coeffs().copy()
+    v = np.zeros(3)
+    dt, worst, qerr = 1e-3, 0.0, 0.0
+    for _ in range(20000):
+        pin.crba(model, data, q)
+        v = free_velocity(model, data, q, v, np.zeros(3), dt)
+        q = integrate(model, q, v, dt)
+        R = pin.Quaternion(q[3], q[0], q[1], q[2]).toRotationMatrix()
+        tip = R @ np.array([0, 0, -L])
+        worst = max(worst, abs(np.arcsin(tip[1] / np.linalg.norm(tip))))
+        qerr = max(qerr, abs(np.linalg.norm(q) - 1.0))
+    assert worst < 1e-6
+    assert qerr < 1e-9
+
+
+def test_pd_law_and_saturation():
+    a = PDActuator(["j1", "j2"], kp=[100.0, 100.0], kv=[10.0, 10.0], effort_max=[50.0, 5.0],
+                   reduction=[2.0, 1.0], mu_v=[-0.1, 0.0], mu_d=[-0.5, 0.0])
+    a.set_position([0.1, 0.1], [0.0, 0.0])
+    tau, damp = a.torque(0.0, np.array([0.0, 0.0]), np.array([0.2, 0.0]))
+    # eq. 5.8: R (Kp (qd - q) + Kv (vd - v)) + mu_v v + mu_d sign(v)
+    assert tau[0] == pytest.approx(2.0 * (100 * 0.1 + 10 * (-0.2)) - 0.1 * 0.2 - 0.5)
+    assert tau[1] == pytest.approx(5.0) and damp[1] == 0.0            # saturated: no implicit damping
+    assert damp[0] == pytest.approx(20.0)
+
+
+def test_trajectory_interpolation():
+    tr = JointTrajectory([0.0, 1.0, 3.0], [[0.0], [1.0], [0.0]])
+    q, dq = tr.sample(0.5)
+    assert q[0] == pytest.approx(0.5) and dq[0] == pytest.approx(1.0)
+    q, dq = tr.sample(2.0)
+    assert q[0] == pytest.approx(0.5) and dq[0] == pytest.approx(-0.5)
+    trh = JointTrajectory([0.0, 1.0], [[0.0], [1.0]], velocities=[[0.0], [0.0]])
+    q, dq = trh.sample(0.5)
+    assert q[0] == pytest.approx(0.5) and dq[0] == pytest.approx(1.5)
+    from humanoid_model.exceptions import ConfigError
+
+    with pytest.raises(ConfigError):
+        JointTrajectory([0.0, 0.0], [[0.0], [1.0]])
