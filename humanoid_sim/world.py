@@ -48,6 +48,7 @@ from humanoid_sim.integrator import free_velocity, integrate
 __all__ = ["World", "WorldState", "BodyState", "STAGES"]
 
 STAGES = ("kinematics", "actuators", "free", "collision", "contacts", "delassus", "solve", "integration")
+WARM_MATCH = 2e-3          # [m] a contact point within 2 mm of last step's (same pair) reuses its force (chosen)
 IMPACT_SPEED_STEPS = 2.0   # impacts need |v_n⁻| > 2 |g| dt (chosen: resting contacts gain |g| dt per step)
 
 
@@ -137,6 +138,7 @@ class World:
         self.unconverged = 0
         self._prev_keys = np.zeros(0, np.int64)
         self._prev_f = np.zeros((0, 3))
+        self._prev_local = np.zeros((0, 3))
         self.last = None
         self.tau_applied = np.zeros(self.n_act)
         self.impacts = 0
@@ -346,6 +348,24 @@ class World:
             off += n
         return out, 0.5 * (W + W.T)
 
+    def _match_previous(self, keys, local):
+        """Index of the previous step's contact with the same body pair and the nearest point
+        on body A (within ``WARM_MATCH`` [m]), or −1: the warm-start map. Patch vertices come in
+        no fixed order, so contacts are matched by position, not by rank."""
+        out = np.full(keys.shape[0], -1, np.int64)
+        pk = self._prev_keys
+        if pk.size == 0:
+            return out
+        lo = np.searchsorted(pk, keys, "left")
+        hi = np.searchsorted(pk, keys, "right")
+        for k in np.flatnonzero(hi > lo).tolist():
+            cand = np.arange(lo[k], hi[k])
+            d = np.linalg.norm(self._prev_local[cand] - local[k], axis=1)
+            j = int(np.argmin(d))
+            if d[j] < WARM_MATCH:
+                out[k] = cand[j]
+        return out
+
     # ------------------------------------------------------------------ step
     def step(self, n: int = 1):
         for _ in range(int(n)):
@@ -393,17 +413,15 @@ class World:
             ta_ = self.geom_tree[batch.geom_a]
             tb_ = np.where(batch.b_static, -1, self.geom_tree[np.where(batch.b_static, 0, batch.geom_b)])
             groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
-            keys = ((batch.geom_a * (len(self.mobile) + len(self.static) + 1)
-                     + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b)) * 64
-                    + batch.slot)
+            keys = (batch.geom_a * (len(self.mobile) + len(self.static) + 1)
+                    + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b))
+            Ra = R[ja]
+            local = np.einsum("mji,mj->mi", Ra, batch.points - p[ja])   # point in A's joint frame
             warm = np.zeros((batch.m, 3))
-            hit = np.zeros(batch.m, bool)
-            if self._prev_keys.size:
-                pos = np.searchsorted(self._prev_keys, keys)
-                pos = np.minimum(pos, self._prev_keys.size - 1)
-                hit = self._prev_keys[pos] == keys
-                if self.warm_start_enabled:
-                    warm[hit] = self._prev_f[pos[hit]]
+            hit = self._match_previous(keys, local)
+            if self.warm_start_enabled:
+                warm[hit >= 0] = self._prev_f[hit[hit >= 0]]
+            hit = hit >= 0
             cgap = C.gap_term(batch.gaps, dt)
             t_contacts = tick()
             dv = np.zeros(model.nv)
@@ -465,8 +483,8 @@ class World:
                 ta2 = tick()
                 t_del += ta1 - ta0
                 t_sol += ta2 - ta1
-            order = np.argsort(keys)
-            self._prev_keys, self._prev_f = keys[order], forces[order]
+            order = np.argsort(keys, kind="stable")
+            self._prev_keys, self._prev_f, self._prev_local = keys[order], forces[order], local[order]
             vnew = vf + dv
         else:
             t_contacts = tick()
