@@ -99,6 +99,16 @@ def test_cli_errors_exit_2(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
+def test_cli_unknown_node_and_missing_file_exit_2(tmp_path, capsys):
+    path = write(tmp_path, {UP_KEY: {"ros__parameters": {"nodes": ["state_publisher", "warp_drive"]}}})
+    assert main(["up", str(path)]) == 2
+    assert main(["up", str(tmp_path / "absent.yaml")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"humanoid-stack up: error: {path}: {UP_KEY}.ros__parameters.nodes: unknown node 'warp_drive'; "
+                   f"registered nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')",
+                   f"humanoid-stack up: error: parameter file not found: {tmp_path / 'absent.yaml'}"]
+
+
 def run_up(repo_root, *args):
     return subprocess.run([sys.executable, "-m", "humanoid_stack", "up", *args], cwd=repo_root,
                           env=dict(os.environ), capture_output=True, text=True, timeout=120)
