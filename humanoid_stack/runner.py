@@ -97,9 +97,7 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping 'node_name: {{ros__parameters: ...}}' at the top level")
     for key, value in data.items():
-        if not isinstance(value, dict) or "ros__parameters" not in value and key != "/**":
-            if isinstance(value, dict) and any(isinstance(v, dict) and "ros__parameters" in v for v in value.values()):
-                continue  # a namespace holding nodes
+        if not _has_parameters(value):
             raise ConfigError(f"{path}: top-level key '{key}' has no 'ros__parameters' mapping")
     up = (data.get(UP_KEY) or {}).get("ros__parameters") or {}
     nodes = up.get("nodes")
@@ -114,6 +112,15 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
     for item in sets or []:
         node_set.overrides.append(parse_set(item, path, data))
     return node_set
+
+
+def _has_parameters(section) -> bool:
+    """A node section ({ros__parameters: {...}}) or a namespace holding node sections."""
+    if not isinstance(section, dict):
+        return False
+    if "ros__parameters" in section:
+        return isinstance(section["ros__parameters"], dict)
+    return bool(section) and all(_has_parameters(v) for v in section.values())
 
 
 def parse_set(item: str, path: Path, data: dict) -> tuple[str, str, object]:
@@ -152,10 +159,10 @@ def node_class(entry: str):
     return cls
 
 
-def run_nodes(node_set: NodeSet, duration: float | None = None, on_ready=None) -> int:
+def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     """Start every node of `node_set` in one process and spin them until Ctrl-C or `duration` [s].
 
-    `on_ready(nodes)` is called once all nodes are constructed. Returns 0 on a clean stop.
+    Returns 0 on a clean stop. Uses rclpy's default context, so call it once per process.
     """
     classes = [node_class(entry) for entry in node_set.nodes]  # fail before touching rclpy
 
@@ -167,7 +174,7 @@ def run_nodes(node_set: NodeSet, duration: float | None = None, on_ready=None) -
     try:  # the default context, so that node classes need no context argument
         rclpy.init(args=["humanoid-stack-up", *node_set.ros_args()])
     except Exception as exc:  # rcl rejects the parameter file or an override
-        raise ConfigError(f"{node_set.path}: rcl rejected the parameters: {exc}") from None
+        raise ConfigError(f"{node_set.path}: rclpy/rcl rejected the arguments {node_set.ros_args()}: {exc}") from None
     executor = MultiThreadedExecutor()
     nodes = []
     try:
@@ -179,8 +186,6 @@ def run_nodes(node_set: NodeSet, duration: float | None = None, on_ready=None) -
             except HumanoidStackError as exc:  # bad parameter value, e.g. an unknown robot
                 raise type(exc)(f"{node_set.path}: node '{entry}': {exc}") from None
             executor.add_node(nodes[-1])
-        if on_ready is not None:
-            on_ready(nodes)
         if duration is None:
             executor.spin()
         else:  # a future that never completes: spin until the timeout

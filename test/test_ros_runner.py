@@ -67,6 +67,8 @@ def test_bad_set_is_a_clear_error(tmp_path, item, message):
     ({UP_KEY: {"ros__parameters": {"nodes": ["warp_drive"]}}}, "unknown node 'warp_drive'"),
     ({UP_KEY: {"nodes": ["viewer"]}}, f"top-level key '{UP_KEY}' has no 'ros__parameters'"),
     ([1, 2], "expected a mapping"),
+    ({UP_KEY: {"ros__parameters": {"nodes": ["viewer"]}}, "viewer": {"ros__parameters": None}},
+     "top-level key 'viewer' has no 'ros__parameters'"),
 ])
 def test_bad_parameter_file_is_a_clear_error(tmp_path, data, message):
     path = write(tmp_path, data)
@@ -80,6 +82,10 @@ def test_missing_files_and_classes(tmp_path):
         load_node_set("no_such_set")
     with pytest.raises(ConfigError, match="parameter file not found"):
         load_node_set(str(tmp_path / "absent.yaml"))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("state_publisher: {ros__parameters: [\n")
+    with pytest.raises(ConfigError, match="broken.yaml: malformed YAML"):
+        load_node_set(str(broken))
     with pytest.raises(ConfigError, match="module humanoid_nowhere.node is not available"):
         node_class("humanoid_nowhere.node:Thing")
     with pytest.raises(ConfigError, match="has no class NoSuchNode"):
