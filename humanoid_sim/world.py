@@ -48,6 +48,7 @@ from humanoid_sim.integrator import free_velocity, integrate
 __all__ = ["World", "WorldState", "BodyState", "STAGES"]
 
 STAGES = ("kinematics", "actuators", "free", "collision", "contacts", "delassus", "solve", "integration")
+MIN_SELF_JOINTS = 3        # robot self pairs need >= 3 joints between the links (see _build_geometry)
 WARM_MATCH = 2e-3          # [m] a contact point within 2 mm of last step's (same pair) reuses its force (chosen)
 IMPACT_SPEED_STEPS = 2.0   # impacts need |v_n⁻| > 2 |g| dt (chosen: resting contacts gain |g| dt per step)
 
@@ -73,6 +74,10 @@ class WorldState:
     joint_positions: np.ndarray = None
     joint_velocities: np.ndarray = None
     joint_torques: np.ndarray = None
+
+
+def _skew3(c):
+    return np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
 
 
 def _resolve_solver(name):
@@ -115,7 +120,8 @@ class World:
     def __init__(self, scene, robot=None, solver: Optional[str] = None, dt: float = 1e-3,
                  margin: float = DEFAULT_MARGIN, merge_groups: bool = False,
                  solver_settings=None, gains=None, gravity_compensation: bool = False,
-                 self_collision: bool = True, warm_start: bool = True):
+                 self_collision: bool = True, warm_start: bool = True,
+                 momentum_projection: bool = True):
         if not (np.isfinite(dt) and dt > 0):
             raise ConfigError(f"world: field 'dt' must be a positive number of seconds; value {dt!r}")
         self.scene, self.robot, self.dt = scene, robot, float(dt)
@@ -126,6 +132,7 @@ class World:
         self.merge_groups = merge_groups
         self.warm_start_enabled = warm_start
         self.gravity_compensation = gravity_compensation
+        self.momentum_projection = momentum_projection
         self.t = 0.0
         self._build_model()
         self._build_geometry(margin, self_collision)
@@ -172,6 +179,9 @@ class World:
         model.gravity.linear = np.asarray(scene.gravity, float)
         self.model = model
         self.data = model.createData()
+        self.data_m = model.createData()
+        self.tree_root = ([1] if robot is not None else []) + [self.body_joint[b.name] for b in scene.free_bodies]
+        self.tree_mass = ([robot.mass] if robot is not None else []) + [b.mass for b in scene.free_bodies]
         self.masks = support_masks(model)
         self.free_tree0 = 1 if robot is not None else 0
         fb = scene.free_bodies
@@ -230,16 +240,27 @@ class World:
                                  f"cannot be used for collision ({exc})") from None
             static.append(StaticGeom(b.name, sh, b.pose.rotation, np.asarray(b.pose.xyz, float),
                                      bounding_radius(sh), b.shape.kind == "plane", b.friction, b.restitution))
-        # mobile pairs: different trees always; same robot tree: non-adjacent joints, clear at q0
+        # Mobile pairs: different trees always. Same robot tree: links joined by at least
+        # MIN_SELF_JOINTS joints (so never a link and its parent, nor adjacent links: with fewer
+        # joints between them the relative velocity of a point spans < 3 dimensions and a point
+        # contact's 3x3 Delassus block is singular), and clear of each other at q0.
         pairs = []
         parents = model.parents
+
+        def chain(j):
+            out = set()
+            while j > 0:
+                out.add(j)
+                j = parents[j]
+            return out
+
+        chains = {g.joint: chain(g.joint) for g in mobile}
         for a in range(len(mobile)):
             for b in range(a + 1, len(mobile)):
                 A, B = mobile[a], mobile[b]
                 if A.tree != B.tree:
                     pairs.append((a, b))
-                elif self_collision and A.joint != B.joint and parents[A.joint] != B.joint \
-                        and parents[B.joint] != A.joint:
+                elif self_collision and len(chains[A.joint] ^ chains[B.joint]) >= MIN_SELF_JOINTS:
                     pairs.append((a, b))
         default_mu = scene.ground.friction if scene.ground is not None else 0.4
         det = CollisionDetector(mobile, static, np.array(pairs, np.int64).reshape(-1, 2), margin,
@@ -312,8 +333,7 @@ class World:
     def _external_tau(self):
         """Generalised forces of the active wrenches (world force at a body point)."""
         tau = None
-        active = [(w.body, w.force, w.torque, w.point) for w in self.scene.wrenches if w.active(self.t)]
-        active += [(b, f, t, p) for b, (f, t, p) in self.user_wrenches.items()]
+        active = self._active_wrenches()
         for body, force, torque, point in active:
             fid = self.model.getFrameId(body)
             if fid >= len(self.model.frames):
@@ -347,6 +367,51 @@ class World:
             W += Wt
             off += n
         return out, 0.5 * (W + W.T)
+
+    def _active_wrenches(self):
+        out = [(w.body, w.force, w.torque, w.point) for w in self.scene.wrenches if w.active(self.t)]
+        return out + [(b, f, t, p) for b, (f, t, p) in self.user_wrenches.items()]
+
+    def _tree_of_body(self, body):
+        fid = self.model.getFrameId(body)
+        j = self.model.frames[fid].parentJoint
+        for t, cols in enumerate(self.tree_cols):
+            if cols[0] <= self.model.joints[j].idx_v <= cols[-1]:
+                return t
+        return -1
+
+    def _momenta(self, q, v, trees):
+        """Spatial momentum about the world origin (linear; angular) (6,) of each tree, its
+        base-velocity map (6, 6) and its centre of mass, at (q, v)."""
+        model, d = self.model, self.data_m
+        Ag = pin.computeCentroidalMap(model, d, q)
+        pin.centerOfMass(model, d, q, False)
+        c = d.com[0]
+        X = np.eye(6)
+        X[3:, :3] = _skew3(c)
+        XA = X @ Ag
+        out = []
+        for t in trees:
+            cols = self.tree_cols[t]
+            out.append((XA[:, cols] @ v[cols], XA[:, cols[:6]], d.com[self.tree_root[t]].copy()))
+        return out
+
+    def _project_momentum(self, trees, q, v, qnew, vnew):
+        """Momentum projection for trees in free flight (no contact, no applied wrench): the
+        base velocity is corrected so that the tree's spatial momentum about the world origin
+        equals its value at the start of the step plus the gravity impulse (m g dt, and
+        c_mid × m g dt with the mid-step centre of mass). Joint velocities are untouched. The
+        semi-implicit Euler step alone drifts by O(dt²) per step (integrator docstring)."""
+        before = self._momenta(q, v, trees)
+        after = self._momenta(qnew, vnew, trees)
+        g = np.asarray(self.model.gravity.linear, float)
+        vnew = vnew.copy()
+        for t, (h0, _, c0), (h1, A1, c1) in zip(trees, before, after):
+            mg = self.tree_mass[t] * g
+            target = h0 + self.dt * np.concatenate([mg, np.cross(0.5 * (c0 + c1), mg)])
+            cols = self.tree_cols[t][:6]
+            vnew[cols] += np.linalg.solve(A1, target - h1)
+        return vnew
 
     def _match_previous(self, keys, local):
         """Index of the previous step's contact with the same body pair and the nearest point
@@ -491,7 +556,16 @@ class World:
             self._prev_keys = np.zeros(0, np.int64)
             vnew = vf
         t5 = tick()
-        self.q = integrate(model, q, vnew, dt)
+        qnew = integrate(model, q, vnew, dt)
+        if self.momentum_projection:
+            in_contact = set()
+            if batch.m:
+                in_contact = set(ta_.tolist()) | set(tb_[tb_ >= 0].tolist())
+            pushed = {self._tree_of_body(w_[0]) for w_ in self._active_wrenches()}
+            free = [t for t in range(len(self.tree_cols)) if t not in in_contact and t not in pushed]
+            if free:
+                vnew = self._project_momentum(free, q, v, qnew, vnew)
+        self.q = qnew
         if self.actuator is not None:
             self.tau_applied = self.tau_explicit - damp * (vnew[self.act_v] - v[self.act_v])
         self.v_prev = v
