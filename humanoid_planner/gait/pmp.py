@@ -1,0 +1,196 @@
+"""Method (b): the thesis's indirect method, Pontryagin's maximum principle (003_chesse.md:118-135,
+362-386), solved as a two-point boundary-value problem with ``scipy.integrate.solve_bvp``.
+
+State x = (q, p) with p = M(q) qdot (Hamiltonian form, 003_chesse.md:49-56); co-state w = (w_q,
+w_p).  H = w^T f(x, u) - l_r(x, u) is maximised by u* = sat(W^-1 B(q)^T w_p) (exact for the box
+of torque bounds and FB1, FB2 >= 0, 003_chesse.md:129-133, 379).  The adjoint is
+wdot = -dH/dx at u = u* (CasADi exact Jacobians).  Boundary conditions: x(0) = x0, x(T) = x1.
+Continuation in the penalty factors r_d, r_a and the inertias (003_chesse.md:182-186) is done by
+re-solving from the previous solution.
+
+Closure and flattening stay exterior penalties; the same :class:`~humanoid_planner.gait.cost.
+Weights` as the direct method (with ``enforce_contacts=False``: the thesis checks the friction
+cones and the rear-toe force only a posteriori, 003_chesse.md:176).
+"""
+from __future__ import annotations
+
+import time
+
+import casadi as ca
+import numpy as np
+from scipy.integrate import solve_bvp
+
+from humanoid_model.exceptions import PlanningError
+
+from .cost import Weights
+from .direct import Phase, PhaseProblemBuilder, PhaseSolution, hermite_guess
+from .model import PlanarTree
+
+
+class PMPSystem:
+    """CasADi expressions of the PMP boundary-value problem of one phase."""
+
+    def __init__(self, tree: PlanarTree, p, phase: Phase, w: Weights):
+        n, m = tree.n, tree.m
+        self.tree, self.n, self.m, self.phase, self.w = tree, n, m, phase, w
+        bld = PhaseProblemBuilder(tree, p, phase, w)
+        self.builder = bld
+        q = ca.SX.sym("q", n)
+        pm = ca.SX.sym("p", n)
+        wq = ca.SX.sym("wq", n)
+        wp = ca.SX.sym("wp", n)
+        u = ca.SX.sym("u", m)
+        M = tree.f_M(q)
+        qd = ca.solve(M, pm)
+        B = tree.f_B(q)
+        fp = tree.f_half_vdMv(q, qd) - tree.f_gq(q) + B @ u
+        f = ca.vertcat(qd, fp)
+        l = bld.f_l(q, qd, u)
+        x = ca.vertcat(q, pm)
+        wv = ca.vertcat(wq, wp)
+        H = ca.dot(wv, f) - l
+        Winv = 1.0 / bld.W
+        lb = np.full(m, -w.tau_max)
+        ub = np.full(m, w.tau_max)
+        if phase.kind == "ds":
+            lb[6:] = [0.0, 0.0, -np.inf]
+            ub[6:] = [np.inf, w.toe_force_max if w.toe_force_max is not None else np.inf, np.inf]
+        self.lb, self.ub = lb, ub
+        u_free = ca.DM(Winv) * (B.T @ wp)
+        u_star = ca.fmin(ca.fmax(u_free, ca.DM(lb)), ca.DM(ub))
+        dHdx = ca.gradient(H, x)
+        rhs = ca.vertcat(f, -dHdx)
+        rhs = ca.substitute(rhs, u, u_star)
+        y = ca.vertcat(q, pm, wq, wp)
+        self.f_rhs = ca.Function("pmp_rhs", [y], [rhs])
+        self.f_jac = ca.Function("pmp_jac", [y], [ca.jacobian(rhs, y)])
+        self.f_u = ca.Function("u_star", [y], [u_star])
+        self.f_ufree = ca.Function("u_free", [y], [u_free])
+        self.f_H = ca.Function("H", [y], [ca.substitute(H, u, u_star)])
+        self.f_l = ca.Function("l_star", [y], [ca.substitute(l, u, u_star)])
+        self.f_qd = ca.Function("qd", [y], [qd])
+        self._maps = {}
+
+    def _mapped(self, name, k):
+        key = (name, k)
+        if key not in self._maps:
+            self._maps[key] = getattr(self, name).map(k)
+        return self._maps[key]
+
+    def rhs(self, t, y):
+        return np.array(self._mapped("f_rhs", y.shape[1])(y))
+
+    def jac(self, t, y):
+        k = y.shape[1]
+        d = 4 * self.n
+        J = np.array(self._mapped("f_jac", k)(y))
+        return J.reshape(d, k, d).transpose(0, 2, 1)
+
+    def eval(self, name, y):
+        return np.array(self._mapped(name, y.shape[1])(y))
+
+
+def initial_guess_from_direct(system: PMPSystem, sol: PhaseSolution):
+    """(t, y) from a direct solution: x = (q, M qd); w_p from the NLP multipliers of the dynamics
+    (stationarity in u of the NLP Lagrangian gives u = W^-1 B^T lam_k / h_k, the PMP law with
+    w_p = lam_k / h_k); w_q from the w_p-rows of the adjoint equation."""
+    tree, n = system.tree, system.n
+    t = sol.t
+    K = len(t)
+    h = np.diff(t)
+    wts = np.zeros(K)
+    wts[:-1] += h / 2
+    wts[1:] += h / 2
+    P = np.array([tree.M(sol.q[k]) @ sol.v[k] for k in range(K)])
+    WP = sol.lam_dyn / wts[:, None]
+    Y = np.vstack([sol.q.T, P.T, np.zeros((n, K)), WP.T])
+    # w_q = M (-wdot_p + (d l/d p) - (d f_p/d p)^T w_p) is what the adjoint's p-rows require; use
+    # the rhs with w_q = 0 to get the other terms: wdot_p = -M^-1 w_q + r(q, p, w_p)
+    r = system.rhs(t, Y)[3 * n:, :]
+    wdot_p = np.gradient(WP, t, axis=0).T
+    for k in range(K):
+        Y[2 * n:3 * n, k] = tree.M(sol.q[k]) @ (r[:, k] - wdot_p[:, k])
+    return t, Y
+
+
+def zero_costate_guess(system: PMPSystem, phase: Phase, K: int = 41):
+    """A guess that does not use the direct solution: cubic Hermite states, zero co-states."""
+    t = np.linspace(0.0, phase.duration, K)
+    q, v, _ = hermite_guess(phase.q0, phase.v0, phase.q1, phase.v1, phase.duration, t)
+    P = np.array([system.tree.M(q[k]) @ v[k] for k in range(K)])
+    return t, np.vstack([q.T, P.T, np.zeros((2 * system.n, K))])
+
+
+def solve_pmp(system: PMPSystem, t, Y, tol=1e-4, max_nodes=20000, verbose=0):
+    ph = system.phase
+    tree = system.tree
+    x0 = np.concatenate([ph.q0, tree.M(ph.q0) @ ph.v0])
+    x1 = np.concatenate([ph.q1, tree.M(ph.q1) @ ph.v1])
+    n2 = 2 * system.n
+
+    def bc(ya, yb):
+        return np.concatenate([ya[:n2] - x0, yb[:n2] - x1])
+
+    def bc_jac(ya, yb):
+        d = 4 * system.n
+        A = np.zeros((d, d))
+        Bm = np.zeros((d, d))
+        A[:n2, :n2] = np.eye(n2)
+        Bm[n2:, :n2] = np.eye(n2)
+        return A, Bm
+    t0 = time.perf_counter()
+    res = solve_bvp(system.rhs, bc, t, Y, fun_jac=system.jac, bc_jac=bc_jac, tol=tol,
+                    max_nodes=max_nodes, verbose=verbose)
+    res.solve_time = time.perf_counter() - t0
+    return res
+
+
+def pmp_to_solution(system: PMPSystem, res, K: int = 201) -> PhaseSolution:
+    """Sample the BVP solution into a PhaseSolution (q, v, a, u on K nodes) and its cost."""
+    ph = system.phase
+    t = np.linspace(0.0, ph.duration, K)
+    Y = res.sol(t)
+    n = system.n
+    q = Y[:n].T
+    v = system.eval("f_qd", Y).T
+    u = system.eval("f_u", Y).T
+    a = np.array([system.tree.forward_dynamics(q[k], v[k], u[k]) for k in range(K)])
+    # cost by Simpson's rule on the fine mesh
+    tf = np.linspace(0.0, ph.duration, 2001)
+    lf = system.eval("f_l", res.sol(tf)).ravel()
+    from scipy.integrate import simpson
+    cost = float(simpson(lf, x=tf))
+    s = PhaseSolution(phase=ph, t=t, q=q, v=v, a=a, u=u, cost=cost,
+                      solve_time=getattr(res, "solve_time", 0.0), iterations=int(res.niter),
+                      status=str(res.message), success=bool(res.status == 0))
+    s.builder = system.builder
+    s.bvp = res
+    s.costate = Y[2 * n:].T
+    return s
+
+
+def hamiltonian_along(system: PMPSystem, res, K: int = 401):
+    """H(x, u*, w) on K points (constant for the autonomous fixed-duration problem, A11)."""
+    t = np.linspace(0.0, system.phase.duration, K)
+    return t, system.eval("f_H", res.sol(t)).ravel()
+
+
+def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progress=None,
+                    direct=None, tol=1e-3):
+    """PMP solve of one phase, initialised from the direct solution (computed if not given)."""
+    w = weights or problem.weights.with_(enforce_contacts=False)
+    if phase.kind != "ds":
+        raise PlanningError(f"gait phase '{phase.name}': the PMP method is implemented for DS only")
+    tree = problem.tree(phase.kind)
+    if direct is None:
+        direct = problem.solve_phase(phase, weights=w)
+    system = PMPSystem(tree, problem.params, phase, w)
+    t, Y = initial_guess_from_direct(system, direct)
+    res = solve_pmp(system, t, Y, tol=tol)
+    if progress:
+        progress(f"  PMP {phase.name}: {res.message} ({res.niter} it, {len(res.x)} nodes, "
+                 f"{res.solve_time:.1f} s)")
+    s = pmp_to_solution(system, res)
+    s.checks = problem.check(s, w)
+    s.system = system
+    return s
