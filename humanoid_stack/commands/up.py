@@ -1,6 +1,8 @@
 """`humanoid-stack up NAME|PARAMS.yaml`: start a node set in one process (no ros2 launch)."""
 from __future__ import annotations
 
+from humanoid_stack.runner import NODE_CLASSES  # light: yaml only, no rclpy
+
 HELP = "start the nodes of a ROS 2 parameter file in one process (MultiThreadedExecutor)"
 DESCRIPTION = """\
 Start the node set of a ROS 2 parameter file in ONE process, without ros2 launch.
@@ -13,12 +15,12 @@ usable with --ros-args --params-file); the nodes to start are listed in it as
       ros__parameters:
         nodes: [state_publisher, viewer]
 
-Registered nodes: state_publisher, viewer (see docs/ros.md). Ctrl-C stops every node and exits 0.
+Registered nodes: {nodes} (see docs/ros.md). Ctrl-C stops every node and exits 0.
 
 examples:
   humanoid-stack up view
   humanoid-stack up view --set viewer.port=8081 --set state_publisher.robot=bip --duration 10
-"""
+""".format(nodes=", ".join(NODE_CLASSES))
 
 
 def add_arguments(parser):
