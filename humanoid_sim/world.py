@@ -568,7 +568,7 @@ class World:
         self.q = qnew
         if self.actuator is not None:
             self.tau_applied = self.tau_explicit - damp * (vnew[self.act_v] - v[self.act_v])
-        self.v_prev = v
+        self.q_start, self.v_start = q, v
         self.v = vnew
         self.t += dt
         t6 = tick()

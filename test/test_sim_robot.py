@@ -143,3 +143,45 @@ def test_trajectory_interpolation():
 
     with pytest.raises(ConfigError):
         JointTrajectory([0.0, 0.0], [[0.0], [1.0]])
+
+
+def test_sensors_at_rest(standing):
+    """After 10 s standing: ankle F/T sensors carry the weight above the feet, each foot's CoP
+    lies inside its sole, the ZMP is under the centre of mass, the IMU reads -g (proper
+    acceleration) and no rotation. Expected values from the model's own masses and g."""
+    from humanoid_sim.sensors import ForceTorqueModel, Sensors
+
+    w = standing["world"]
+    s = Sensors(w)
+    m, d = w.model, w.model.createData()
+    pin.framesForwardKinematics(m, d, w.q)
+    g = np.linalg.norm(m.gravity.linear)
+    feet = ["RLEG_LINK5", "LLEG_LINK5"]
+    foot_mass = sum(m.inertias[m.frames[m.getFrameId(f)].parentJoint].mass for f in feet)
+    ft = s.force_torque()
+    fz = 0.0
+    for key in ("r_ankle", "l_ankle"):
+        fid = m.getFrameId(w.robot.sensors["force_torque"][key]["frame"])
+        fz += (d.oMf[fid].rotation @ ft[key][0])[2]
+    # force of the shank on the foot: down, (M - m_feet) g in all
+    assert -fz == pytest.approx((w.robot.mass - foot_mass) * g, rel=1e-4)
+    cop = s.cop()
+    for name, loc in w.robot.contact_locations.items():
+        if loc.kind == "sole":
+            M = d.oMf[m.getFrameId(loc.body)]
+            local = M.actInv(cop[name])
+            lo, hi = loc.hull.min(0), loc.hull.max(0)
+            assert np.all(local[:2] > lo[:2]) and np.all(local[:2] < hi[:2])
+    com = pin.centerOfMass(m, d, w.q)
+    assert np.linalg.norm(s.zmp()[:2] - com[:2]) < 1e-3
+    imu = s.imu()
+    assert np.linalg.norm(imu["angular_velocity"]) < 1e-4
+    R = pin.Quaternion(imu["orientation"][3], *imu["orientation"][:3]).toRotationMatrix()
+    assert np.allclose(R @ imu["linear_acceleration"], [0, 0, g], atol=1e-2)
+    # sensor model: output = G (raw + offset)
+    G = np.diag([2.0, 1, 1, 1, 1, 1])
+    s2 = Sensors(w, models={"r_ankle": ForceTorqueModel(gain=G, offset=[1.0, 0, 0, 0, 0, 0])})
+    raw = ft["r_ankle"][0]
+    assert s2.force_torque()["r_ankle"][0][0] == pytest.approx(2.0 * (raw[0] + 1.0))
+    q_enc, v_enc = s.encoders()
+    assert np.allclose(q_enc, w.q[7:])
