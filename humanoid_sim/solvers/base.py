@@ -139,36 +139,17 @@ def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> di
     |‖f_t‖ − μ f_n| over them; natural_map [N]: max over contacts of
     ‖f − P_K(f − ρ (v + μ‖v_t‖ e_n))‖ with ρ = 1/W_nn (De Saxcé's fixed point: 0 ⟺ solution).
     """
-    f = np.asarray(f, float).reshape(-1, 3)
+    from ._gs import residual_kernel
+
+    f = np.ascontiguousarray(f, dtype=float).reshape(-1)
     if v is None:
-        v = problem.W_eff @ f.reshape(-1) + problem.v_free
-    v = np.asarray(v, float).reshape(-1, 3)
-    mu = problem.mu
-    fn, ft = f[:, 0], f[:, 1:]
-    vn, vt = v[:, 0], v[:, 1:]
-    nft = np.linalg.norm(ft, axis=1)
-    nvt = np.linalg.norm(vt, axis=1)
-    out = {
-        "complementarity": float(np.max(np.abs(fn * vn), initial=0.0)),
-        "penetration": float(np.max(-vn, initial=0.0)),
-        "cone": float(max(np.max(nft - mu * fn, initial=0.0), np.max(-fn, initial=0.0), 0.0)),
-    }
-    sl = (nvt > slide_tol) & (fn > 0)
-    if np.any(sl):
-        cosang = -np.einsum("ij,ij->i", ft[sl], vt[sl]) / np.maximum(nft[sl] * nvt[sl], 1e-300)
-        out["dissipation"] = float(np.max(1.0 - cosang))
-        out["slip_force"] = float(np.max(np.abs(nft[sl] - mu[sl] * fn[sl])))
-    else:
-        out["dissipation"] = 0.0
-        out["slip_force"] = 0.0
-    Wd = np.diag(problem.W_eff)[0::3]
-    rho = 1.0 / np.maximum(Wd, 1e-300)
-    y = f.copy()
-    y[:, 0] -= rho * (vn + mu * nvt)
-    y[:, 1:] -= rho[:, None] * vt
-    out["natural_map"] = float(np.max(np.linalg.norm(f - project_cones(y, mu), axis=1), initial=0.0))
-    out["sliding_contacts"] = int(np.count_nonzero(sl))
-    return out
+        v = problem.W_eff @ f + problem.v_free
+    v = np.ascontiguousarray(v, dtype=float).reshape(-1)
+    o = np.empty(7)
+    residual_kernel(problem.W_eff, problem.mu, f, v, slide_tol, o)
+    return {"complementarity": float(o[0]), "penetration": float(o[1]), "cone": float(o[2]),
+            "dissipation": float(o[3]), "slip_force": float(o[4]), "natural_map": float(o[5]),
+            "sliding_contacts": int(o[6])}
 
 
 def project_cones(y, mu):
