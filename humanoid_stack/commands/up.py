@@ -8,7 +8,7 @@ DESCRIPTION = """\
 Start the node set of a ROS 2 parameter file in ONE process, without ros2 launch.
 
 NAME is a file config/NAME.yaml of the package (e.g. 'view', 'demo'); a path to any .yaml file
-works too. The file is an ordinary ROS 2 parameter file ('node: ros__parameters: {...}', also
+works too. The file is an ordinary ROS 2 parameter file ('node: ros__parameters: {{...}}', also
 usable with --ros-args --params-file); the nodes to start are listed in it as
 
     humanoid_stack_up:
