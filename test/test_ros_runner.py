@@ -3,6 +3,7 @@ and a real run of the state publisher alone that stops after --duration with exi
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -34,6 +35,20 @@ def test_shipped_node_sets_load(name):
     assert viewer["joint_state_source"] is True
     for entry in node_set.nodes:
         assert entry in NODE_CLASSES
+
+
+NODE_SET_FILES = sorted(p for p in (Path(__file__).resolve().parents[1] / "config").glob("*.yaml")
+                        if UP_KEY in (yaml.safe_load(p.read_text()) or {}))
+
+
+@pytest.mark.parametrize("path", NODE_SET_FILES, ids=lambda p: p.name)
+def test_exactly_one_robot_description_publisher(path):
+    """The simulator publishes /robot_description when it runs, otherwise the state publisher."""
+    node_set = load_node_set(str(path))
+    sp = (node_set.parameters.get("state_publisher") or {}).get("ros__parameters") or {}
+    publishers = [n for n in node_set.nodes if n == "simulator"
+                  or (n == "state_publisher" and sp.get("publish_robot_description", True))]
+    assert len(publishers) == 1, f"{path.name}: /robot_description published by {publishers}"
 
 
 def test_set_overrides_become_node_specific_rcl_arguments(tmp_path):
