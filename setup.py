@@ -11,6 +11,7 @@ HERE = Path(__file__).resolve().parent
 NODES = {
     "state_publisher": "humanoid_model.node:main",
     "viewer": "humanoid_viewer.node:main",
+    "gait_generator": "humanoid_planner.gait.node:main",
 }
 
 

@@ -1,0 +1,91 @@
+"""The gait_generator node with real rclpy: ~/generate (Trigger), ~/plan_walk (GetPlan),
+~/trajectory and /diagnostics; failures answer with the reason and the node stays up."""
+import time
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+
+TIMEOUT = 60.0  # [s] includes one DS solve on a loaded 2-core machine
+
+
+@pytest.fixture
+def ros():
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    executor = SingleThreadedExecutor(context=ctx)
+    nodes = []
+
+    def add(node):
+        nodes.append(node)
+        executor.add_node(node)
+        return node
+
+    def spin_until(cond, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.05)
+            if cond():
+                return True
+        return False
+
+    yield ctx, add, spin_until
+    for node in reversed(nodes):
+        executor.remove_node(node)
+        node.destroy_node()
+    executor.shutdown()
+    rclpy.shutdown(context=ctx)
+
+
+def test_generate_plan_walk_and_failures(ros):
+    from diagnostic_msgs.msg import DiagnosticArray
+    from nav_msgs.srv import GetPlan
+    from std_srvs.srv import Trigger
+    from trajectory_msgs.msg import JointTrajectory
+
+    from humanoid_planner.gait.node import GaitGeneratorNode
+
+    ctx, add, spin_until = ros
+    node = add(GaitGeneratorNode(context=ctx, parameter_overrides=[Parameter("phase", value="ds")]))
+    client = add(rclpy.create_node("gait_client", context=ctx))
+    trajs, diags = [], []
+    client.create_subscription(JointTrajectory, "/gait_generator/trajectory", trajs.append, 1)
+    client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
+    gen = client.create_client(Trigger, "/gait_generator/generate")
+    plan = client.create_client(GetPlan, "/gait_generator/plan_walk")
+    assert spin_until(lambda: gen.service_is_ready() and plan.service_is_ready())
+
+    def call(cli, req):
+        fut = cli.call_async(req)
+        assert spin_until(fut.done)
+        return fut.result()
+
+    res = call(gen, Trigger.Request())
+    assert res.success, res.message
+    assert "energy" in res.message
+    assert spin_until(lambda: len(trajs) > 0 and len(diags) > 0)
+    assert trajs[-1].joint_names[:3] == ["l_hip_pitch", "l_knee", "l_ankle_pitch"]
+    assert len(trajs[-1].points) > 10
+    assert any(kv.key == "total_energy_J" for kv in diags[-1].status[0].values)
+
+    # infeasible request: failure with the reason, node stays up
+    node.set_parameters([Parameter("params", value="nope")])
+    res = call(gen, Trigger.Request())
+    assert not res.success and "params" in res.message
+    node.set_parameters([Parameter("params", value="thesis")])
+
+    # GetPlan with an impossible distance: empty path, reason on /diagnostics
+    n0 = len(diags)
+    req = GetPlan.Request()
+    req.goal.pose.position.x = 5.0
+    out = call(plan, req)
+    assert len(out.plan.poses) == 0
+    assert spin_until(lambda: len(diags) > n0)
+    assert "distance" in diags[-1].status[0].message
+    # and the node still answers
+    res = call(gen, Trigger.Request())
+    assert res.success
