@@ -5,7 +5,7 @@ One sweep loop, three local rules (`mode`):
                    Newton local solver (eqs 3.28–3.33) on sliding contacts;
   MODE_PLAIN  (1)  projected block GS: f_n ← max(0, f_n − v_n/W_nn), then
                    f_t ← radial projection of (f_t − W_tt⁻¹ v_t) on the disk μ f_n;
-  MODE_PROJ   (2)  De Saxcé–Feng projection: f ← P_K(f − ρ (v + μ‖v_t‖ e_n)), ρ = 1/W_nn.
+  MODE_PROJ   (2)  De Saxcé–Feng projection: f ← P_K(f − ρ (v + μ‖v_t‖ e_n)), ρ = 1/λmax(W_cc).
 No per-contact Python objects: flat arrays only.
 """
 import numpy as np
@@ -240,7 +240,7 @@ def _local(mode, Wii, Wiinv, vloc, vcur, fi, mu, newton_tol, newton_maxit, out, 
         out[0], out[1], out[2] = fn, t1, t2
         return 0
     else:
-        rho = 1.0 / Wii[0, 0]
+        rho = Wiinv[0, 0]  # ρ_c = 1/λmax(W_cc), stored there by gs_solve for this mode
         nvt = np.sqrt(vcur[1] * vcur[1] + vcur[2] * vcur[2])
         y = g
         y[0] = fi[0] - rho * (vcur[0] + mu * nvt)
@@ -312,7 +312,11 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     m = n // 3
     Winv = np.empty((m, 3, 3))
     for c in range(m):
-        Winv[c] = np.linalg.inv(W[3 * c:3 * c + 3, 3 * c:3 * c + 3])
+        if mode == MODE_PROJ:  # step ρ_c = 1/λmax(W_cc) (stable for any block anisotropy)
+            Winv[c, :, :] = 0.0
+            Winv[c, 0, 0] = 1.0 / np.linalg.eigvalsh(np.ascontiguousarray(W[3 * c:3 * c + 3, 3 * c:3 * c + 3]))[2]
+        else:
+            Winv[c] = np.linalg.inv(W[3 * c:3 * c + 3, 3 * c:3 * c + 3])
     # start from a feasible point
     tmp = np.empty(3)
     for c in range(m):

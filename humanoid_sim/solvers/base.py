@@ -87,17 +87,19 @@ class ContactProblem:
 
 @dataclass
 class SolverSettings:
-    """Stopping rules shared by the iterative solvers (all numbers are our choices; the thesis
-    gives no ε, spec ../shared/spec/000_chardonnet.md:341).
+    """Stopping rules shared by the iterative solvers. The thesis gives no ε
+    (../shared/spec/000_chardonnet.md:341); the residual thresholds are the acceptance bounds of
+    §6.2 B4 (../shared/spec/000_chardonnet.md:1016-1017: v_n ≥ −1e-6 m/s, |f_n v_n| ≤ 1e-6);
+    tol_rel, tol_cone, the Newton numbers and max_iterations are our choices.
 
     max_iterations: sweep budget; time_budget [s]: wall-clock budget (None = none). When a
-      budget runs out the best iterate (smallest scaled true residual) is returned with
+      budget runs out the best iterate (smallest natural-map residual) is returned with
       converged=False.
-    tol_rel: relative change of eq. 3.34, Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny).
+    tol_rel: relative change of eq. 3.34, Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny) (guarded denominator).
     tol_complementarity [N·m/s] on max |f_n v_n|; tol_penetration [m/s] on max(−v_n);
-    tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them.
-    newton_tol / newton_max_iterations: Alart–Curnier local solver (relative to the local
-      stick force).
+    tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them (so a solver never
+      stops on relative change alone).
+    newton_tol / newton_max_iterations: Alart–Curnier local solver, ‖φ‖ relative to ρ_n‖v_loc‖.
     facets: polyhedral cone facets for `lemke_lcp` (spec §2.8: at least 8 facets for 10 %,
       ../shared/spec/000_chardonnet.md:380; default 8 per the brief).
     frictionless: `lemke_lcp` solves the normal-only LCP.
@@ -105,9 +107,9 @@ class SolverSettings:
 
     max_iterations: int = 500
     time_budget: float | None = None
-    tol_rel: float = 1e-7
-    tol_complementarity: float = 1e-8
-    tol_penetration: float = 1e-8
+    tol_rel: float = 1e-6
+    tol_complementarity: float = 1e-6
+    tol_penetration: float = 1e-6
     tol_cone: float = 1e-9
     newton_tol: float = 1e-12
     newton_max_iterations: int = 30

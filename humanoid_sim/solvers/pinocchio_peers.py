@@ -5,7 +5,8 @@ per contact whose only role is its friction cone, NCP with the De Saxcé correct
 
 Pinocchio orders a contact's rows (t1, t2, n) (cone axis = z); ours are (n, t1, t2), so W and
 v_free are permuted in and the impulses permuted back. Tolerances: our `tol_complementarity`
-and `tol_cone` map to Pinocchio's absolute complementarity/feasibility tolerances,
+and `tol_penetration` map to Pinocchio's absolute complementarity/feasibility tolerances
+(its relative tolerances keep their defaults; its measures are its own),
 `max_iterations` to its iteration cap; warm start via setConstraintImpulseGuess."""
 import time
 
@@ -62,21 +63,24 @@ class _PinSolver:
             else:
                 self._cache[m] = (pin.PGSConstraintSolver(n), pin.PGSSolverSettings(), pin.PGSSolverResult())
         solver, ps, pr = self._cache[m]
+        # scale: G = W / σ with σ = mean diag(W) (unit-scale Delassus, as Pinocchio is used with
+        # impulses, /work/shared/peers/common.py); λ = σ f, so the complementarity λ·v is σ f·v
+        sig = float(np.mean(np.diag(problem.W_eff))) or 1.0
         ps.max_iterations = int(s.max_iterations)
-        ps.absolute_complementarity_tol = float(s.tol_complementarity)
-        ps.absolute_feasibility_tol = float(s.tol_cone)
+        ps.absolute_complementarity_tol = float(s.tol_complementarity) * sig
+        ps.absolute_feasibility_tol = float(s.tol_penetration)
         cms, cds = _constraints(m, problem.mu)
         p = _perm(m)
-        G = np.ascontiguousarray(problem.W_eff[np.ix_(p, p)])
+        G = np.ascontiguousarray(problem.W_eff[np.ix_(p, p)] / sig)
         g = np.ascontiguousarray(problem.v_free[p])
         if warm_start is not None:
-            pr.setConstraintImpulseGuess(np.asarray(warm_start, float)[p])
+            pr.setConstraintImpulseGuess(np.asarray(warm_start, float)[p] * sig)
         else:
             pr.clearConstraintImpulseGuess()
         solver.solve(pin.DelassusOperatorDense(G), g, cms, cds, ps, pr)
         lam = np.array(pr.retrieveConstraintImpulses())
         f = np.empty(n)
-        f[p] = lam
+        f[p] = lam / sig
         v = problem.W_eff @ f + problem.v_free
         res = residuals(problem, f, v)
         return SolverResult(f, v, int(pr.iterations), res, bool(pr.converged), time.perf_counter() - t0,
