@@ -184,6 +184,21 @@ class CollisionDetector:
         self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
         self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
         self.rad = np.array([g.radius for g in mobile])
+        # shape kind for the exact half-space test: 0 box, 1 sphere, 2 cylinder, 3 other
+        self.kind = np.array([0 if isinstance(g.shape, coal.Box) else 1 if isinstance(g.shape, coal.Sphere)
+                              else 2 if isinstance(g.shape, coal.Cylinder) else 3 for g in mobile], np.int64)
+        self.half = np.array([np.asarray(g.shape.halfSide, float) if isinstance(g.shape, coal.Box) else
+                              [0.0, 0.0, float(g.shape.halfLength)] if isinstance(g.shape, coal.Cylinder)
+                              else [0.0, 0.0, 0.0] for g in mobile]).reshape(-1, 3)
+        # half extents of a box containing the shape in its own frame (for world AABBs)
+        self.box_ext = self.half.copy()
+        for k, g in enumerate(mobile):
+            if isinstance(g.shape, coal.Sphere):
+                self.box_ext[k] = g.shape.radius
+            elif isinstance(g.shape, coal.Cylinder):
+                self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
+        self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0
+                               for g in mobile])
         hs = [i for i, s in enumerate(static) if s.halfspace]
         fin = [i for i, s in enumerate(static) if not s.halfspace]
         self.hs_idx = np.array(hs, np.int64)
@@ -213,12 +228,26 @@ class CollisionDetector:
         return R, p
 
     # ------------------------------------------------------------------ broad phase
-    def broad_phase(self, p):
-        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs."""
+    def _extent(self, R):
+        """(n_mobile, n_hs) support extent of each mobile shape along each half-space's inward
+        direction −n: the exact distance from the shape's origin plane to its lowest point for
+        boxes (Σ |n·R e_i| h_i), spheres (r) and cylinders (r √(1 − (n·a)²) + h |n·a|); the
+        bounding radius for other shapes. Centre signed distance minus extent = exact gap."""
+        proj = np.abs(np.einsum("kij,hi->khj", R, self.hs_n))            # |n · R e_j|
+        ext = np.einsum("khj,kj->kh", proj, self.half)                   # boxes
+        na = proj[:, :, 2]
+        cyl = self.cyl_r[:, None] * np.sqrt(np.maximum(1.0 - na * na, 0.0)) + self.half[:, 2:3] * na
+        ext = np.where(self.kind[:, None] == 2, cyl, ext)
+        ext = np.where(self.kind[:, None] == 1, self.rad[:, None], ext)
+        return np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
+
+    def broad_phase(self, p, R):
+        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs. Half-spaces
+        use the exact support distance of the shape (`_extent`); other pairs bounding spheres."""
         m = self.margin
         ms, ss = [], []
         if self.hs_idx.size:
-            d = p @ self.hs_n.T - self.hs_d[None, :] - self.rad[:, None]   # (n_mobile, n_hs)
+            d = p @ self.hs_n.T - self.hs_d[None, :] - self._extent(R)       # (n_mobile, n_hs)
             i, j = np.nonzero(d <= m)
             ms.append(i)
             ss.append(self.hs_idx[j])
@@ -235,6 +264,12 @@ class CollisionDetector:
             a, b = pairs[:, 0], pairs[:, 1]
             d = np.linalg.norm(p[a] - p[b], axis=1) - self.rad[a] - self.rad[b]
             pairs = pairs[d <= m]
+            if pairs.size:   # world AABBs (|R| half-extents) of the surviving pairs
+                a, b = pairs[:, 0], pairs[:, 1]
+                ext = np.einsum("kij,kj->ki", np.abs(R), self.box_ext)
+                ext = np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
+                ok = np.all(np.abs(p[a] - p[b]) <= ext[a] + ext[b] + m, axis=1)
+                pairs = pairs[ok]
         return mi, si, pairs
 
     # ------------------------------------------------------------------ narrow phase
@@ -264,7 +299,7 @@ class CollisionDetector:
     def detect(self, oMi_R, oMi_p) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`)."""
         R, p = self.placements(oMi_R, oMi_p)
-        mi, si, mpairs = self.broad_phase(p)
+        mi, si, mpairs = self.broad_phase(p, R)
         ga, gb, bs, pts, nrm, gap, mu, e = [], [], [], [], [], [], [], []
         mobile, static = self.mobile, self.static
         for i, s in zip(mi.tolist(), si.tolist()):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import List
 
 import numpy as np
+from numba import njit
 
 __all__ = ["frames_from_normals", "collision_groups", "Group", "relative_jacobian", "gap_term",
            "BETA"]
@@ -36,13 +37,33 @@ BETA = 0.2   # fraction of a penetration removed per step (chosen, see module do
 def frames_from_normals(normals) -> np.ndarray:
     """(m, 3, 3) frames with rows (n, t1, t2); t1 ⟂ n from the world axis least aligned with n,
     t2 = n × t1 (same rule as `humanoid_sim.delassus.frame_from_normal`, vectorised)."""
-    n = np.asarray(normals, float).reshape(-1, 3)
-    n = n / np.linalg.norm(n, axis=1, keepdims=True)
-    axis = np.eye(3)[np.argmin(np.abs(n), axis=1)]
-    t1 = np.cross(axis, n)
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    t2 = np.cross(n, t1)
-    return np.stack([n, t1, t2], axis=1)
+    return _frames(np.ascontiguousarray(np.asarray(normals, float).reshape(-1, 3)))
+
+
+@njit(cache=True)
+def _frames(N):
+    m = N.shape[0]
+    F = np.empty((m, 3, 3))
+    for c in range(m):
+        n0, n1, n2 = N[c, 0], N[c, 1], N[c, 2]
+        s = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+        n0, n1, n2 = n0 / s, n1 / s, n2 / s
+        a0, a1, a2 = abs(n0), abs(n1), abs(n2)
+        # t1 = axis × n with axis the least aligned world axis (first minimum, as np.argmin)
+        if a0 <= a1 and a0 <= a2:
+            t0, t1_, t2_ = 0.0, -n2, n1          # e_x × n
+        elif a1 <= a2:
+            t0, t1_, t2_ = n2, 0.0, -n0          # e_y × n
+        else:
+            t0, t1_, t2_ = -n1, n0, 0.0          # e_z × n
+        u = np.sqrt(t0 * t0 + t1_ * t1_ + t2_ * t2_)
+        t0, t1_, t2_ = t0 / u, t1_ / u, t2_ / u
+        F[c, 0, 0], F[c, 0, 1], F[c, 0, 2] = n0, n1, n2
+        F[c, 1, 0], F[c, 1, 1], F[c, 1, 2] = t0, t1_, t2_
+        F[c, 2, 0] = n1 * t2_ - n2 * t1_
+        F[c, 2, 1] = n2 * t0 - n0 * t2_
+        F[c, 2, 2] = n0 * t1_ - n1 * t0
+    return F
 
 
 @dataclass
@@ -100,20 +121,37 @@ def relative_jacobian(Jw, masks, frames, points, joint_a, joint_b, cols) -> np.n
     Jw (6, nv): Pinocchio's world-frame joint Jacobian matrix (``data.J`` after
     ``computeJointJacobians``: spatial velocity (v_O, ω) at the world origin); masks
     (njoints, nv) bool: support of each joint (`humanoid_sim.delassus.support_masks`);
-    joint_b = 0 for the environment."""
-    frames = np.asarray(frames, float)
-    points = np.asarray(points, float)
-    m = frames.shape[0]
-    # X_c = R_c [I, −skew(p)]: rows r_i and (p × r_i)
-    X = np.empty((m, 3, 6))
-    X[:, :, :3] = frames
-    X[:, :, 3:] = np.cross(points[:, None, :], frames)
-    Jc = Jw[:, cols]                                    # (6, k)
-    XJ = np.einsum("mij,jk->mik", X, Jc)                # (m, 3, k)
-    sign = masks[joint_a][:, cols].astype(float)
-    if np.any(joint_b > 0):
-        sign = sign - masks[joint_b][:, cols]
-    return (XJ * sign[:, None, :]).reshape(3 * m, -1)
+    joint_b = 0 for the environment. Row block of contact c: X_c (S_A − S_B) Jw with
+    X_c = R_c [I, −skew(p_c)] (spec §2.3 note, L1318)."""
+    return _rel_jac(np.ascontiguousarray(Jw), masks, np.ascontiguousarray(frames, dtype=float),
+                    np.ascontiguousarray(points, dtype=float), np.asarray(joint_a, np.int64),
+                    np.asarray(joint_b, np.int64), np.asarray(cols, np.int64))
+
+
+@njit(cache=True)
+def _rel_jac(Jw, masks, F, P, ja, jb, cols):
+    m = F.shape[0]
+    k = cols.shape[0]
+    J = np.zeros((3 * m, k))
+    X = np.empty(6)
+    for c in range(m):
+        px, py, pz = P[c, 0], P[c, 1], P[c, 2]
+        for i in range(3):
+            r0, r1, r2 = F[c, i, 0], F[c, i, 1], F[c, i, 2]
+            X[0], X[1], X[2] = r0, r1, r2
+            X[3] = py * r2 - pz * r1          # p × r
+            X[4] = pz * r0 - px * r2
+            X[5] = px * r1 - py * r0
+            row = 3 * c + i
+            for q in range(k):
+                col = cols[q]
+                s = (1.0 if masks[ja[c], col] else 0.0) - (1.0 if (jb[c] > 0 and masks[jb[c], col]) else 0.0)
+                if s != 0.0:
+                    acc = 0.0
+                    for j in range(6):
+                        acc += X[j] * Jw[j, col]
+                    J[row, q] = s * acc
+    return J
 
 
 def gap_term(gaps, dt: float, beta: float = BETA) -> np.ndarray:

@@ -37,6 +37,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 import pinocchio as pin
+from numba import njit
 
 from humanoid_model.exceptions import ConfigError, SceneError
 from humanoid_sim import contacts as C
@@ -74,6 +75,22 @@ class WorldState:
     joint_positions: np.ndarray = None
     joint_velocities: np.ndarray = None
     joint_torques: np.ndarray = None
+
+
+@njit(cache=True)
+def _match(pk, pl, keys, local, tol):
+    out = np.full(keys.shape[0], -1, np.int64)
+    lo = np.searchsorted(pk, keys, side="left")
+    hi = np.searchsorted(pk, keys, side="right")
+    for k in range(keys.shape[0]):
+        best, jb = tol, -1
+        for j in range(lo[k], hi[k]):
+            d = np.sqrt((pl[j, 0] - local[k, 0]) ** 2 + (pl[j, 1] - local[k, 1]) ** 2
+                        + (pl[j, 2] - local[k, 2]) ** 2)
+            if d < best:
+                best, jb = d, j
+        out[k] = jb
+    return out
 
 
 def _skew3(c):
@@ -417,19 +434,9 @@ class World:
         """Index of the previous step's contact with the same body pair and the nearest point
         on body A (within ``WARM_MATCH`` [m]), or −1: the warm-start map. Patch vertices come in
         no fixed order, so contacts are matched by position, not by rank."""
-        out = np.full(keys.shape[0], -1, np.int64)
-        pk = self._prev_keys
-        if pk.size == 0:
-            return out
-        lo = np.searchsorted(pk, keys, "left")
-        hi = np.searchsorted(pk, keys, "right")
-        for k in np.flatnonzero(hi > lo).tolist():
-            cand = np.arange(lo[k], hi[k])
-            d = np.linalg.norm(self._prev_local[cand] - local[k], axis=1)
-            j = int(np.argmin(d))
-            if d[j] < WARM_MATCH:
-                out[k] = cand[j]
-        return out
+        if self._prev_keys.size == 0:
+            return np.full(keys.shape[0], -1, np.int64)
+        return _match(self._prev_keys, self._prev_local, keys, np.ascontiguousarray(local), WARM_MATCH)
 
     # ------------------------------------------------------------------ step
     def step(self, n: int = 1):
