@@ -144,7 +144,10 @@ def _latex_text(name: str) -> str:
 
 def _lx(base, sub, sup=None):
     """LaTeX name ``base^{sup}_{\\mathrm{sub}}`` (the grammar read back by `latex_parse`)."""
-    s = f"{base}^{{{sup}}}" if sup is not None else base
+    if sup is not None and base.endswith("}") and "^{" in base:
+        s = base[:-1] + "," + str(sup) + "}"
+    else:
+        s = f"{base}^{{{sup}}}" if sup is not None else base
     return f"{s}_{{\\mathrm{{{_latex_text(sub)}}}}}"
 
 

@@ -158,11 +158,18 @@ def to_c(P: Program, prefix: str | None = None) -> tuple:
           sig + ";", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {guard} */", ""]
     c = [f"/*\n{doc}\n */", "#include <math.h>", "#include <stddef.h>", f'#include "{pre}_dynmodel.h"',
          "", sig, "{"]
+    used = {x.name for st in P.stmts if st.symbol is not None for x in st.expr.free_symbols}
+    used |= {x.name for t in P.tau for x in sp.sympify(t).free_symbols}
     for k in range(len(P.joint_names)):
-        c.append(f"    const double {P.q[k]} = q[{k}], {P.qd[k]} = qd[{k}], {P.qdd[k]} = qdd[{k}];")
+        decl = [f"{v} = {arr}[{k}]" for v, arr in ((P.q[k], "q"), (P.qd[k], "qd"), (P.qdd[k], "qdd"))
+                if v.name in used]
+        if decl:
+            c.append("    const double " + ", ".join(decl) + ";")
     for k, syms in enumerate(P.fext):
-        c.append("    const double " + ", ".join(f"{s.name} = f_ext ? f_ext[{6 * k + i}] : 0.0"
-                                                 for i, s in enumerate(syms)) + ";")
+        decl = [f"{s.name} = f_ext ? f_ext[{6 * k + i}] : 0.0" for i, s in enumerate(syms) if s.name in used]
+        if decl:
+            c.append("    const double " + ", ".join(decl) + ";")
+    c.append("    (void)q; (void)qd; (void)qdd; (void)f_ext;  /* some inputs may not be needed */")
     for s in P.stmts:
         if s.symbol is None:
             c += ["", f"    /* --- {s.comment} */"]
@@ -224,7 +231,10 @@ def latex_expr(e, names: dict) -> str:
 
 
 def to_latex(P: Program, standalone: bool = True) -> str:
-    """The equations, one per line in ``align*`` blocks (one block per joint/link/backward step)."""
+    """The equations, one per line in ``align*`` blocks (one block per joint/link/backward step).
+
+    Only the statements the efforts depend on are printed."""
+    P = P.pruned(keep_values=False)
     out = []
     if standalone:
         out += [r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks",
