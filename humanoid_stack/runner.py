@@ -40,6 +40,7 @@ UP_KEY = "humanoid_stack_up"
 NODE_CLASSES = {
     "state_publisher": "humanoid_model.node:StatePublisherNode",
     "viewer": "humanoid_viewer.node:ViewerNode",
+    "gait_generator": "humanoid_planner.gait.node:GaitGeneratorNode",
 }
 """Registered node classes: name in a ``nodes:`` list -> ``module:Class``. Add new nodes here
 (and their executables to setup.py's NODES). A ``nodes:`` entry may also be ``module:Class``."""

@@ -108,6 +108,27 @@ def test_missing_files_and_classes(tmp_path):
     assert node_class("state_publisher").__name__ == "StatePublisherNode"
 
 
+def test_every_node_executable_is_registered_for_up():
+    """setup.py's NODES (executables) and the runner's NODE_CLASSES name the same nodes, from the
+    same modules, and each class's ROS node name is its registry name (so parameter-file sections match)."""
+    import runpy
+
+    import setuptools
+
+    original = setuptools.setup
+    setuptools.setup = lambda **kwargs: None
+    try:
+        nodes = runpy.run_path(str(Path(__file__).resolve().parents[1] / "setup.py"), run_name="__main__")["NODES"]
+    finally:
+        setuptools.setup = original
+    assert set(nodes) == set(NODE_CLASSES)
+    for name, target in NODE_CLASSES.items():
+        module = target.partition(":")[0]
+        assert nodes[name] == f"{module}:main"
+        cls = node_class(name)
+        assert sys.modules[module].NODE_NAME == name, f"{cls.__name__} is not named '{name}'"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["up", "no_such_set"], "unknown node set 'no_such_set'"),
     (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
