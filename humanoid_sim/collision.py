@@ -45,6 +45,7 @@ from typing import List, Optional
 
 import coal
 import numpy as np
+from numba import njit
 
 __all__ = ["MobileGeom", "StaticGeom", "ContactBatch", "CollisionDetector", "shape_from_scene",
            "bounding_radius", "DEFAULT_MARGIN"]
@@ -164,6 +165,84 @@ def _combine(a, b, default):
     return min(a, b)
 
 
+@njit(cache=True)
+def _placements(oR, op, joint, PR, Pp):
+    n = joint.shape[0]
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    for k in range(n):
+        j = joint[k]
+        for a in range(3):
+            acc = op[j, a]
+            for b in range(3):
+                acc += oR[j, a, b] * Pp[k, b]
+                s = 0.0
+                for c in range(3):
+                    s += oR[j, a, c] * PR[k, c, b]
+                R[k, a, b] = s
+            p[k, a] = acc
+    return R, p
+
+
+@njit(cache=True)
+def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c,
+           fin_r, pairs):
+    n = p.shape[0]
+    ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
+    ss = np.empty_like(ms)
+    cnt = 0
+    for k in range(n):
+        for h in range(hs_idx.shape[0]):
+            nx, ny, nz = hs_n[h, 0], hs_n[h, 1], hs_n[h, 2]
+            d = nx * p[k, 0] + ny * p[k, 1] + nz * p[k, 2] - hs_d[h]
+            if kind[k] == 0:
+                e = 0.0
+                for j in range(3):
+                    e += abs(nx * R[k, 0, j] + ny * R[k, 1, j] + nz * R[k, 2, j]) * half[k, j]
+            elif kind[k] == 1:
+                e = rad[k]
+            elif kind[k] == 2:
+                na = abs(nx * R[k, 0, 2] + ny * R[k, 1, 2] + nz * R[k, 2, 2])
+                e = cyl_r[k] * np.sqrt(max(1.0 - na * na, 0.0)) + half[k, 2] * na
+            else:
+                e = rad[k]
+            if d - e <= margin:
+                ms[cnt] = k
+                ss[cnt] = hs_idx[h]
+                cnt += 1
+        for f in range(fin_idx.shape[0]):
+            dx, dy, dz = p[k, 0] - fin_c[f, 0], p[k, 1] - fin_c[f, 1], p[k, 2] - fin_c[f, 2]
+            if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[k] - fin_r[f] <= margin:
+                ms[cnt] = k
+                ss[cnt] = fin_idx[f]
+                cnt += 1
+    keep = np.zeros(pairs.shape[0], np.bool_)
+    for i in range(pairs.shape[0]):
+        a, b = pairs[i, 0], pairs[i, 1]
+        dx, dy, dz = p[a, 0] - p[b, 0], p[a, 1] - p[b, 1], p[a, 2] - p[b, 2]
+        if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[a] - rad[b] > margin:
+            continue
+        ok = True
+        for r in range(3):
+            ea = 0.0
+            eb = 0.0
+            if kind[a] == 3:
+                ea = rad[a]
+            else:
+                for j in range(3):
+                    ea += abs(R[a, r, j]) * box_ext[a, j]
+            if kind[b] == 3:
+                eb = rad[b]
+            else:
+                for j in range(3):
+                    eb += abs(R[b, r, j]) * box_ext[b, j]
+            if abs(p[a, r] - p[b, r]) > ea + eb + margin:
+                ok = False
+                break
+        keep[i] = ok
+    return ms[:cnt], ss[:cnt], pairs[keep]
+
+
 class CollisionDetector:
     """Broad + narrow phase over a fixed pair set (see module docstring).
 
@@ -202,6 +281,7 @@ class CollisionDetector:
         hs = [i for i, s in enumerate(static) if s.halfspace]
         fin = [i for i, s in enumerate(static) if not s.halfspace]
         self.hs_idx = np.array(hs, np.int64)
+        self.mobile_pairs = np.ascontiguousarray(self.mobile_pairs)
         self.hs_n = np.array([static[i].R[:, 2] for i in hs]).reshape(-1, 3)
         self.hs_d = np.array([static[i].R[:, 2] @ static[i].p for i in hs])
         self.fin_idx = np.array(fin, np.int64)
@@ -222,12 +302,8 @@ class CollisionDetector:
     def placements(self, oMi_R, oMi_p):
         """World rotations (n, 3, 3) and positions (n, 3) of the mobile shapes, from the joints'
         world rotations (njoints, 3, 3) and positions (njoints, 3)."""
-        Rj = oMi_R[self.joint]
-        R = np.einsum("kij,kjl->kil", Rj, self.PR)
-        p = np.einsum("kij,kj->ki", Rj, self.Pp) + oMi_p[self.joint]
-        return R, p
+        return _placements(oMi_R, oMi_p, self.joint, self.PR, self.Pp)
 
-    # ------------------------------------------------------------------ broad phase
     def _extent(self, R):
         """(n_mobile, n_hs) support extent of each mobile shape along each half-space's inward
         direction −n: the exact distance from the shape's origin plane to its lowest point for
@@ -242,35 +318,13 @@ class CollisionDetector:
         return np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
 
     def broad_phase(self, p, R):
-        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs. Half-spaces
-        use the exact support distance of the shape (`_extent`); other pairs bounding spheres."""
-        m = self.margin
-        ms, ss = [], []
-        if self.hs_idx.size:
-            d = p @ self.hs_n.T - self.hs_d[None, :] - self._extent(R)       # (n_mobile, n_hs)
-            i, j = np.nonzero(d <= m)
-            ms.append(i)
-            ss.append(self.hs_idx[j])
-        if self.fin_idx.size:
-            d = (np.linalg.norm(p[:, None, :] - self.fin_c[None, :, :], axis=2)
-                 - self.rad[:, None] - self.fin_r[None, :])
-            i, j = np.nonzero(d <= m)
-            ms.append(i)
-            ss.append(self.fin_idx[j])
-        mi = np.concatenate(ms) if ms else np.zeros(0, np.int64)
-        si = np.concatenate(ss) if ss else np.zeros(0, np.int64)
-        pairs = self.mobile_pairs
-        if pairs.size:
-            a, b = pairs[:, 0], pairs[:, 1]
-            d = np.linalg.norm(p[a] - p[b], axis=1) - self.rad[a] - self.rad[b]
-            pairs = pairs[d <= m]
-            if pairs.size:   # world AABBs (|R| half-extents) of the surviving pairs
-                a, b = pairs[:, 0], pairs[:, 1]
-                ext = np.einsum("kij,kj->ki", np.abs(R), self.box_ext)
-                ext = np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
-                ok = np.all(np.abs(p[a] - p[b]) <= ext[a] + ext[b] + m, axis=1)
-                pairs = pairs[ok]
-        return mi, si, pairs
+        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs (numba kernel
+        `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
+        formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
+        world AABBs (|R| times the shape's half extents)."""
+        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), self.margin, self.kind,
+                      self.half, self.cyl_r, self.rad, self.box_ext, self.hs_idx, self.hs_n,
+                      self.hs_d, self.fin_idx, self.fin_c, self.fin_r, self.mobile_pairs)
 
     # ------------------------------------------------------------------ narrow phase
     def _patch(self, s1, T1, s2, T2):

@@ -45,6 +45,7 @@ from humanoid_sim.collision import (DEFAULT_MARGIN, CollisionDetector, MobileGeo
                                     bounding_radius, shape_from_scene)
 from humanoid_sim.delassus import CholeskyDelassus, support_masks
 from humanoid_sim.integrator import free_velocity, integrate
+from humanoid_sim.solvers import ContactProblem
 
 __all__ = ["World", "WorldState", "BodyState", "STAGES"]
 
@@ -95,6 +96,9 @@ def _match(pk, pl, keys, local, tol):
 
 def _skew3(c):
     return np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+
+
+RESIDUAL_KEYS = ("complementarity", "penetration", "cone", "dissipation", "slip_force", "natural_map")
 
 
 def _resolve_solver(name):
@@ -376,9 +380,11 @@ class World:
             n = cols.shape[0]
             Jt = J[:, off:off + n]
             if self.robot is not None and t == 0:
-                Wt, X = self.chol_robot(None, None, Jt, M=M[:n, :n])
+                Wt, X = self.chol_robot(None, None, Jt, M=M[:n, :n])   # reads the lower triangle
             else:
-                X = np.linalg.solve(M[cols[0]:cols[0] + n, cols[0]:cols[0] + n], Jt.T)
+                Mb = M[cols[0]:cols[0] + n, cols[0]:cols[0] + n]
+                Mb = np.tril(Mb) + np.tril(Mb, -1).T
+                X = np.linalg.solve(Mb, Jt.T)
                 Wt = Jt @ X
             out[off:off + n] = X
             W += Wt
@@ -468,8 +474,7 @@ class World:
         t2 = tick()
         pin.crba(model, data, q)
         vf = free_velocity(model, data, q, v, tau, dt)
-        M = data.M
-        M = np.triu(M) + np.triu(M, 1).T
+        M = data.M.T            # crba fills the upper triangle: M.T holds it in the lower one
         t3 = tick()
         R, p = self._joint_placements()
         batch = self.detector.detect(R, p)
@@ -484,7 +489,10 @@ class World:
             jb = np.where(batch.b_static, 0, self.geom_joint[np.where(batch.b_static, 0, batch.geom_b)])
             ta_ = self.geom_tree[batch.geom_a]
             tb_ = np.where(batch.b_static, -1, self.geom_tree[np.where(batch.b_static, 0, batch.geom_b)])
-            groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
+            if len(self.tree_cols) == 1:
+                groups = [C.Group(np.arange(batch.m), [0], self.tree_cols[0])]
+            else:
+                groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
             keys = (batch.geom_a * (len(self.mobile) + len(self.static) + 1)
                     + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b))
             Ra = R[ja]
@@ -512,8 +520,6 @@ class World:
                     gp = batch.gaps[idx]
                     hitting = (vminus < -self.impact_speed) & (gp + dt * vminus <= 0) & (e > 0)
                     if np.any(hitting):
-                        from humanoid_sim.solvers import ContactProblem
-
                         active = gp + dt * np.minimum(vminus, 0) <= 0
                         ee = np.where(hitting, e, 0.0)
                         rows = np.repeat(active, 3)
@@ -527,8 +533,6 @@ class World:
                         dv[g.cols] += jump
                         self.impacts += 1
                 vfree[0::3] += cgap[idx]
-                from humanoid_sim.solvers import ContactProblem
-
                 new = ~hit[idx]
                 if np.any(new):
                     # New contacts start from the frictionless solution (normal forces only), so
@@ -547,9 +551,10 @@ class World:
                 iters += int(res.iterations)
                 if not res.converged:
                     self.unconverged += 1
-                for k, val in res.residuals.items():
-                    if isinstance(val, float):
-                        self.max_residuals[k] = max(self.max_residuals.get(k, 0.0), val)
+                mr, rr = self.max_residuals, res.residuals
+                for k in RESIDUAL_KEYS:
+                    if k in rr and rr[k] >= mr.get(k, 0.0):
+                        mr[k] = float(rr[k])
                 forces[idx] = f.reshape(-1, 3)
                 dv[g.cols] += dt * (X @ f)
                 ta2 = tick()
@@ -564,7 +569,7 @@ class World:
             vnew = vf
         t5 = tick()
         qnew = integrate(model, q, vnew, dt)
-        if self.momentum_projection:
+        if self.momentum_projection and not (batch.m and len(self.tree_cols) == 1):
             in_contact = set()
             if batch.m:
                 in_contact = set(ta_.tolist()) | set(tb_[tb_ >= 0].tolist())
