@@ -2,9 +2,10 @@
 ../shared/spec/000_chardonnet.md §2.6 eq. 3.7 and §2.8 eqs 2.33–2.35).
 
 Degenerate-pivot guard (our choice): in the minimum-ratio test, rows whose ratios tie within a
-relative 1e-12 are broken first in favour of the artificial variable z0 leaving (which ends the
-algorithm), then by the largest pivot element (numerical stability); pivots below 1e-12 ·
-max|column| are never taken; a pivot cap of 50·n + 100 stops cycling (status 2)."""
+relative 1e-10 are broken first in favour of the artificial variable z0 leaving (which ends the
+algorithm), then by the lexicographic rule on the rows of B⁻¹ (the standard anti-cycling
+rule); pivots below 1e-11 · max|column| are never taken; a pivot cap of 50·n + 100 stops
+(status 2)."""
 import numpy as np
 from numba import njit
 
@@ -33,6 +34,9 @@ def lemke(M, q, max_pivots):
         T[i, 2 * n] = -1.0
         T[i, 2 * n + 1] = q[i]
     basis = np.arange(n)
+    cand = np.empty(n, np.int64)
+    piv_tol = 1e-11
+    tie_tol = 1e-10
     z0 = 2 * n
     entering = z0
     pivots = 0
@@ -47,14 +51,43 @@ def lemke(M, q, max_pivots):
             best = np.inf
             for i in range(n):
                 c = T[i, entering]
-                if c > 1e-12 * cmax and c > 0.0:
+                if c > piv_tol * cmax:
                     ratio = T[i, ncol - 1] / c
-                    if r < 0 or ratio < best - 1e-12 * max(1.0, abs(best)):
-                        r, best = i, ratio
-                    elif abs(ratio - best) <= 1e-12 * max(1.0, abs(best)):
-                        # tie: prefer z0 leaving, then the larger pivot
-                        if basis[r] != z0 and (basis[i] == z0 or c > T[r, entering]):
-                            r, best = i, ratio
+                    if ratio < best:
+                        best = ratio
+            if best < np.inf:
+                # candidate rows: ratio within a relative tie tolerance of the minimum
+                tie = tie_tol * max(1.0, abs(best))
+                ncand = 0
+                for i in range(n):
+                    c = T[i, entering]
+                    if c > piv_tol * cmax and T[i, ncol - 1] / c <= best + tie:
+                        cand[ncand] = i
+                        ncand += 1
+                r = cand[0]
+                for k in range(ncand):  # z0 leaving ends the algorithm: prefer it
+                    if basis[cand[k]] == z0:
+                        r = cand[k]
+                        ncand = 1
+                        cand[0] = r
+                        break
+                j = 0
+                while ncand > 1 and j < n:  # lexicographic rule on the rows of B⁻¹
+                    bmin = np.inf
+                    for k in range(ncand):
+                        i = cand[k]
+                        val = T[i, j] / T[i, entering]
+                        if val < bmin:
+                            bmin = val
+                    keep = 0
+                    for k in range(ncand):
+                        i = cand[k]
+                        if T[i, j] / T[i, entering] <= bmin + tie_tol * max(1.0, abs(bmin)):
+                            cand[keep] = i
+                            keep += 1
+                    ncand = keep
+                    j += 1
+                r = cand[0]
             if r < 0:
                 status = 1
                 break
