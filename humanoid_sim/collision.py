@@ -354,43 +354,51 @@ class CollisionDetector:
         """All point contacts with gap < margin (see `ContactBatch`)."""
         R, p = self.placements(oMi_R, oMi_p)
         mi, si, mpairs = self.broad_phase(p, R)
-        ga, gb, bs, pts, nrm, gap, mu, e = [], [], [], [], [], [], [], []
+        if mi.shape[0] == 0 and mpairs.shape[0] == 0:
+            return ContactBatch.empty()
+        ga, gb, bs, P1s, P2s, nrm, mu, e, cnt = [], [], [], [], [], [], [], [], []
         mobile, static = self.mobile, self.static
+        Tr = coal.Transform3s
         for i, s in zip(mi.tolist(), si.tolist()):
-            ga_ = mobile[i]
+            A = mobile[i]
             st = static[s]
-            out = self._patch(ga_.shape, coal.Transform3s(R[i], p[i]), st.shape, self.static_tf[s])
+            out = self._patch(A.shape, Tr(R[i], p[i]), st.shape, self.static_tf[s])
             if out is None:
                 continue
             P1, P2, ncoal = out
-            self._append(out, i, s, True, _combine(ga_.friction, st.friction, self.mat_mu_default),
-                         _combine(ga_.restitution, st.restitution, self.mat_e_default),
-                         ga, gb, bs, pts, nrm, gap, mu, e)
+            ga.append(i)
+            gb.append(s)
+            bs.append(True)
+            P1s.append(P1)
+            P2s.append(P2)
+            nrm.append(ncoal)
+            cnt.append(P1.shape[0])
+            mu.append(_combine(A.friction, st.friction, self.mat_mu_default))
+            e.append(_combine(A.restitution, st.restitution, self.mat_e_default))
         for a, b in mpairs.tolist():
             A, B = mobile[a], mobile[b]
-            out = self._patch(A.shape, coal.Transform3s(R[a], p[a]), B.shape, coal.Transform3s(R[b], p[b]))
+            out = self._patch(A.shape, Tr(R[a], p[a]), B.shape, Tr(R[b], p[b]))
             if out is None:
                 continue
-            self._append(out, a, b, False, _combine(A.friction, B.friction, self.mat_mu_default),
-                         _combine(A.restitution, B.restitution, self.mat_e_default),
-                         ga, gb, bs, pts, nrm, gap, mu, e)
-        if not pts:
+            P1, P2, ncoal = out
+            ga.append(a)
+            gb.append(b)
+            bs.append(False)
+            P1s.append(P1)
+            P2s.append(P2)
+            nrm.append(ncoal)
+            cnt.append(P1.shape[0])
+            mu.append(_combine(A.friction, B.friction, self.mat_mu_default))
+            e.append(_combine(A.restitution, B.restitution, self.mat_e_default))
+        if not cnt:
             return ContactBatch.empty()
-        k = np.array([len(x) for x in pts])
+        k = np.array(cnt)
+        P1 = np.concatenate(P1s)
+        P2 = np.concatenate(P2s)
+        n = -np.array(nrm)                       # coal: from shape 1 (A) to 2 (B); ours: B -> A
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        n = np.repeat(n, k, axis=0)
         start = np.repeat(np.cumsum(k) - k, k)
         return ContactBatch(np.repeat(ga, k), np.repeat(gb, k), np.repeat(bs, k),
-                            np.concatenate(pts), np.concatenate(nrm), np.concatenate(gap),
+                            0.5 * (P1 + P2), n, np.einsum("ij,ij->i", P1 - P2, n),
                             np.repeat(mu, k), np.repeat(e, k), np.arange(k.sum()) - start)
-
-    @staticmethod
-    def _append(out, a, b, b_static, mu_ab, e_ab, ga, gb, bs, pts, nrm, gap, mu, e):
-        P1, P2, ncoal = out
-        n = -ncoal / np.linalg.norm(ncoal)            # coal: from shape 1 (A) to 2 (B); ours: B -> A
-        ga.append(a)
-        gb.append(b)
-        bs.append(b_static)
-        pts.append(0.5 * (P1 + P2))
-        nrm.append(np.broadcast_to(n, P1.shape))
-        gap.append((P1 - P2) @ n)
-        mu.append(mu_ab)
-        e.append(e_ab)

@@ -287,6 +287,8 @@ class World:
         det = CollisionDetector(mobile, static, np.array(pairs, np.int64).reshape(-1, 2), margin,
                                 default_friction=default_mu)
         self.geom_joints = np.unique(np.array([g.joint for g in mobile], np.int64))
+        self._geom_joint_list = self.geom_joints.tolist()
+        self._H = np.tile(np.eye(4), (model.njoints, 1, 1))
         # drop robot self pairs already within the margin at q0 (overlapping link boxes)
         pin.forwardKinematics(model, self.data, self.q)
         R, p = self._joint_placements()
@@ -327,15 +329,13 @@ class World:
 
     # ------------------------------------------------------------------ helpers
     def _joint_placements(self):
-        n = self.model.njoints
-        R = np.zeros((n, 3, 3))
-        p = np.zeros((n, 3))
+        """World rotations (njoints, 3, 3) and positions (njoints, 3) of the joints that carry
+        collision geometry (views of one homogeneous buffer; other rows are stale)."""
+        H = self._H
         oMi = self.data.oMi
-        for j in self.geom_joints.tolist():
-            M = oMi[j]
-            R[j] = M.rotation
-            p[j] = M.translation
-        return R, p
+        for j in self._geom_joint_list:
+            H[j] = oMi[j].homogeneous
+        return H[:, :3, :3], H[:, :3, 3]
 
     def apply_wrench(self, body: str, force=(0, 0, 0), torque=(0, 0, 0), point=(0, 0, 0)):
         """Apply a wrench on ``body`` (free body or robot link) from now on, until changed or
