@@ -24,11 +24,16 @@ def _table(headers, rows):
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+from pathlib import Path
+
+
 def format_info(robot, posture=None) -> str:
     import numpy as np
 
+    import pinocchio as pin
+
     n = len(robot.joint_names)
-    out = [f"robot      {robot.name}{' (planar)' if robot.planar else ''}",
+    out = [f"pinocchio  {pin.__version__} ({Path(pin.__file__).parent})",f"robot      {robot.name}{' (planar)' if robot.planar else ''}",
            f"urdf       {robot.urdf_path}",
            f"mass       {robot.mass:.3f} kg",
            f"height     {robot.height(posture):.3f} m (posture '{posture or robot.default_posture}')",
