@@ -51,6 +51,11 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         return 0
+    except BrokenPipeError:  # output piped into `head` & co.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
