@@ -287,6 +287,7 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         else:
             Nh = zero
         link_terms[ln] = (rho, Fh, Nh)
+        P.values[f"axis_{jn}"] = u
         P.values[f"position_{jn}"] = O
         P.values[f"velocity_{jn}"] = v
         P.values[f"acceleration_{jn}"] = [a[i] + num(g[i]) for i in range(3)]

@@ -123,6 +123,7 @@ def to_python(P: Program) -> str:
 
 _VALUES_DOC = """
 quantities() keys (3-vectors in world axes, like the report's values_robot):
+  axis_<joint>: the joint axis (unit vector)
   position_<joint>, velocity_<joint>, acceleration_<joint>: joint origin (= child link frame origin)
   position_<link>, velocity_<link>, acceleration_<link>: link centre of mass
   omega_<link>, omegad_<link>: angular velocity and acceleration of the link
@@ -136,7 +137,7 @@ def c_prefix(P: Program) -> str:
     return identifier(P.robot).lower()
 
 
-def to_c(P: Program, prefix: str | None = None) -> tuple:
+def to_c(P: Program, prefix: str | None = None, header_name: str | None = None) -> tuple:
     """(header text, source text) of a C99 implementation; links with -lm only.
 
     ``void <prefix>_inverse_dynamics(const double *q, const double *qd, const double *qdd,
@@ -156,7 +157,7 @@ def to_c(P: Program, prefix: str | None = None) -> tuple:
     h += ["", "#ifdef __cplusplus", 'extern "C" {', "#endif",
           f"/* q, qd, qdd, tau: {PRE}_NV values in the order above; f_ext: NULL or {PRE}_NB x 6 */",
           sig + ";", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {guard} */", ""]
-    c = [f"/*\n{doc}\n */", "#include <math.h>", "#include <stddef.h>", f'#include "{pre}_dynmodel.h"',
+    c = [f"/*\n{doc}\n */", "#include <math.h>", "#include <stddef.h>", f'#include "{header_name or pre + "_dynmodel.h"}"',
          "", sig, "{"]
     used = {x.name for st in P.stmts if st.symbol is not None for x in st.expr.free_symbols}
     used |= {x.name for t in P.tau for x in sp.sympify(t).free_symbols}

@@ -1,0 +1,81 @@
+"""`humanoid-stack dynmodel URDF`: generate the inverse-dynamics model of a robot as code."""
+HELP = "generate readable inverse-dynamics code (Python, C, LaTeX, SymPy closed forms) from a URDF"
+DESCRIPTION = """Generate the inverse dynamic model tau = f(q, qd, qdd, f_ext) of a robot as
+straight-line world-frame Newton-Euler code, one block per joint and link, named after the URDF.
+
+URDF is a path to a URDF file, a shipped robot (hrp2, bip) or a bundled example
+(2r: the report's planar 2R robot, human36: the 36-DoF human body 3P33R).
+
+languages:
+  python   a module with inverse_dynamics(q, qd, qdd, f_ext=None) -> tau and quantities(...)
+  c        a .c file and a .h header (with --out FILE.c the header goes to FILE.h); links with -lm
+  latex    the equations, as a LaTeX document
+  sympy    Lagrange closed forms M(q), C(q, qd) qd, g(q) in LaTeX (small robots only, see --max-dof)
+  snippet  the input-naming snippet (gv_position_<joint>, gv_velocity_<joint>, gv_acceleration_<joint>)
+
+examples:
+  humanoid-stack dynmodel 2r --gravity 0 -9.81 0 --out robot_2r.py
+  humanoid-stack dynmodel hrp2 --lang c --out hrp2_dynmodel.c
+  humanoid-stack dynmodel bip --floating-base --lang latex --out bip.tex
+  humanoid-stack dynmodel 2r --lang sympy --gravity 0 -9.81 0
+"""
+EXAMPLES = {"2r": "robot_2R.urdf", "human36": "human36.urdf"}
+
+
+def add_arguments(parser):
+    parser.add_argument("urdf", help="URDF file, shipped robot name (hrp2, bip) or bundled example (2r, human36)")
+    parser.add_argument("--lang", default="python", choices=["python", "c", "latex", "sympy", "snippet"],
+                        help="output language (default: python)")
+    parser.add_argument("--gravity", nargs=3, type=float, default=[0.0, 0.0, -9.81], metavar=("X", "Y", "Z"),
+                        help="gravity vector in world axes [m/s^2] (default: 0 0 -9.81)")
+    parser.add_argument("--out", default=None, help="output file (default: standard output)")
+    parser.add_argument("--floating-base", action="store_true",
+                        help="add a 3P+3R floating base (root_x ... root_roll) above the root link")
+    parser.add_argument("--max-dof", type=int, default=6,
+                        help="largest DoF accepted by --lang sympy (default: 6; the time grows fast)")
+
+
+def resolve_urdf(name):
+    """Path of a URDF file, a bundled example or a shipped robot."""
+    from pathlib import Path
+
+    from humanoid_model.robot import resolve_robot_path
+
+    if str(name).lower() in EXAMPLES and not Path(name).exists():
+        return Path(__file__).resolve().parents[2] / "humanoid_model" / "dynmodel" / "data" / EXAMPLES[str(name).lower()]
+    return resolve_robot_path(name)
+
+
+def run(args):
+    import math
+    from pathlib import Path
+
+    from humanoid_model import dynmodel
+    from humanoid_model.exceptions import ConfigError
+
+    if not all(math.isfinite(g) for g in args.gravity):
+        raise ConfigError(f"--gravity {args.gravity}: the three components must be finite numbers")
+    model = dynmodel.parse_urdf(resolve_urdf(args.urdf), floating_base=args.floating_base)
+    if args.lang == "sympy" and model.nv > args.max_dof:
+        raise ConfigError(f"--lang sympy: robot '{model.name}' has {model.nv} DoF, more than --max-dof "
+                          f"{args.max_dof}; symbolic Lagrange is for small robots (use --lang latex)")
+    out = Path(args.out) if args.out else None
+    if args.lang == "c":
+        P = dynmodel.build_program(model, args.gravity)
+        header_name = out.with_suffix(".h").name if out else None
+        h, c = dynmodel.to_c(P, header_name=header_name)
+        if out:
+            out.with_suffix(".h").write_text(h)
+            out.write_text(c)
+            print(f"wrote {out.with_suffix('.h')} and {out}")
+        else:
+            print(h)
+            print(c)
+        return 0
+    text = dynmodel.generate(model, args.lang, gravity=args.gravity)
+    if out:
+        out.write_text(text)
+        print(f"wrote {out} ({args.lang}, {model.nv} DoF, joints: {', '.join(model.joint_names)})")
+    else:
+        print(text, end="")
+    return 0
