@@ -107,7 +107,7 @@ class SolverSettings:
 
     max_iterations: int = 500
     time_budget: float | None = None
-    tol_rel: float = 1e-6
+    tol_rel: float = 1e-4
     tol_complementarity: float = 1e-6
     tol_penetration: float = 1e-6
     tol_cone: float = 1e-9
