@@ -142,7 +142,7 @@ class World:
                  margin: float = DEFAULT_MARGIN, merge_groups: bool = False,
                  solver_settings=None, gains=None, gravity_compensation: bool = False,
                  self_collision: bool = True, warm_start: bool = True,
-                 momentum_projection: bool = True):
+                 momentum_projection: bool = True, patch_points: int = 0):
         if not (np.isfinite(dt) and dt > 0):
             raise ConfigError(f"world: field 'dt' must be a positive number of seconds; value {dt!r}")
         self.scene, self.robot, self.dt = scene, robot, float(dt)
@@ -156,7 +156,7 @@ class World:
         self.momentum_projection = momentum_projection
         self.t = 0.0
         self._build_model()
-        self._build_geometry(margin, self_collision)
+        self._build_geometry(margin, self_collision, patch_points)
         self._build_actuators(gains)
         self.stage_time = dict.fromkeys(STAGES, 0.0)
         self.steps = 0
@@ -232,7 +232,7 @@ class World:
         g = np.linalg.norm(scene.gravity)
         self.impact_speed = IMPACT_SPEED_STEPS * max(g, 1e-9) * self.dt
 
-    def _build_geometry(self, margin, self_collision):
+    def _build_geometry(self, margin, self_collision, patch_points=0):
         scene, robot, model = self.scene, self.robot, self.model
         mobile: List[MobileGeom] = []
         if robot is not None:
@@ -285,7 +285,7 @@ class World:
                     pairs.append((a, b))
         default_mu = scene.ground.friction if scene.ground is not None else 0.4
         det = CollisionDetector(mobile, static, np.array(pairs, np.int64).reshape(-1, 2), margin,
-                                default_friction=default_mu)
+                                default_friction=default_mu, patch_points=patch_points)
         self.geom_joints = np.unique(np.array([g.joint for g in mobile], np.int64))
         self._geom_joint_list = self.geom_joints.tolist()
         self._H = np.tile(np.eye(4), (model.njoints, 1, 1))

@@ -163,7 +163,7 @@ def test_k_groups_equal_one_group(tmp_path):
 
 # ------------------------------------------------------------------------------- breakaway (C5)
 BLOCK = """
-gravity: [0, 0, -9.8]          # the spec's g for this test (../shared/spec/000_chardonnet.md:1038)
+gravity: [0, 0, -9.8]          # the spec's g for this test (../shared/spec/000_chardonnet.md:1044)
 ground: {height: 0.0, friction: 0.983}
 free_bodies:
   - {name: block, shape: box, size: [0.2, 0.15, 0.1], mass: 11.84, friction: 0.983,
@@ -172,8 +172,8 @@ free_bodies:
 
 
 def test_breakaway_force(tmp_path):
-    # 11.84 kg, mu = 0.983 (../shared/spec/000_chardonnet.md:684-685), pull ramped at 1 N/s:
-    # breakaway at 0.983 * 11.84 * 9.8 = 114.1 N +- 1 % (spec :1038). The ramp starts at 113 N
+    # 11.84 kg, mu = 0.983 (../shared/spec/000_chardonnet.md:670-671), pull ramped at 1 N/s:
+    # breakaway at 0.983 * 11.84 * 9.8 = 114.1 N +- 1 % (spec :1044). The ramp starts at 113 N
     # (chosen to keep the test short: below that the block is static and nothing changes).
     w = World.from_scene(_scene(tmp_path, BLOCK))
     expected = 0.983 * 11.84 * _g(w)

@@ -96,7 +96,8 @@ def test_zero_gravity_momentum_conserved(tmp_path):
 
 
 def test_spherical_pendulum_planar_and_unit_quaternion():
-    """Rod on a quaternion spherical joint released 60 deg from vertical in the xz plane (C1):
+    """Rod on a quaternion spherical joint released 60 deg from vertical in the xz plane (C1,
+    ../shared/spec/000_chardonnet.md:1031-1033):
     out-of-plane angle < 1e-6 rad over 20 s, |quat| = 1 +- 1e-9 (pin.integrate)."""
     model = pin.Model()
     j = model.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
