@@ -331,8 +331,10 @@ def natural_map(W, mu, f, v):
 @njit(cache=True)
 def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone,
              newton_tol, newton_maxit, stats):
-    """Block GS sweeps from f (warm start, modified in place to the best iterate: the last one
-    when converged, else the one with the smallest natural-map residual).
+    """Block GS sweeps from f (warm start, modified in place). Returned iterate: the last one
+    when converged; when a budget runs out, the last one unless its natural-map residual is
+    more than twice the smallest seen, in which case the best one (our rule: deterministic for
+    decoupled groups, and a safeguard against oscillating iterations).
     stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total]."""
     n = vfree.shape[0]
     m = n // 3
@@ -359,6 +361,7 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     mat = np.empty((3, 6, 6))
     g = np.empty(3)
     vv = np.empty(3)
+    crel = np.full(m, 0.1)  # first sweep: Newton tolerance 1e-3
     sweeps = 0
     conv = 0
     rel = np.inf
@@ -366,15 +369,10 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     # (no early exit on the warm start: comp/pen/cone do not test the friction law; one sweep
     #  with zero relative change confirms a correct warm start)
     bcomp, bpen, bcone, brel = comp, pen, cone, rel
+    lcomp, lpen, lcone, lrel = comp, pen, cone, rel
+    flast_ok = True
     for it in range(max_iter):
         sweeps = it + 1
-        # inexact local solves while the sweep is far from converged (our choice):
-        # Newton tolerance max(newton_tol, min(1e-3, 1e-2 · previous relative change))
-        ntol = newton_tol
-        if rel < np.inf:
-            ntol = max(newton_tol, min(1e-3, 1e-2 * rel))
-        else:
-            ntol = max(newton_tol, 1e-3)
         dsum = 0.0
         fsum = 0.0
         for c in range(m):
@@ -385,14 +383,20 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
                 for k in range(3):
                     s -= Wii[r, k] * f[i0 + k]
                 vloc[r] = s
+            # inexact local solves while this contact is far from converged (our choice):
+            # Newton tolerance max(newton_tol, min(1e-3, 1e-2 · its previous relative change));
+            # per contact, so decoupled groups iterate exactly as when solved separately
+            ntol = max(newton_tol, min(1e-3, 1e-2 * crel[c]))
             newt += _local(mode, Wii, Winv[c], vloc, v[i0:i0 + 3], f[i0:i0 + 3], mu[c],
                            ntol, newton_maxit, out, hist, vec, mat, g, vv)
             d0 = out[0] - f[i0]
             d1 = out[1] - f[i0 + 1]
             d2 = out[2] - f[i0 + 2]
             dn = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            fo = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
             dsum += dn
-            fsum += np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
+            fsum += fo
+            crel[c] = dn / fo if fo > 0.0 else (0.0 if dn == 0.0 else 1.0)
             if dn > 0.0:
                 for r in range(n):
                     v[r] += W[r, i0] * d0 + W[r, i0 + 1] * d1 + W[r, i0 + 2] * d2
@@ -414,12 +418,20 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
             best = merit
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
+        if merit <= 2.0 * best:  # the last iterate wins unless clearly worse (see docstring)
+            flast_ok = True
+            lcomp, lpen, lcone, lrel = comp, pen, cone, rel
+        else:
+            flast_ok = False
         if ok:
             conv = 1
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
             break
-    f[:] = fbest
+    if not conv and flast_ok:
+        bcomp, bpen, bcone, brel = lcomp, lpen, lcone, lrel
+    elif not conv:
+        f[:] = fbest
     stats[0] = sweeps
     stats[1] = conv
     stats[2] = bcomp

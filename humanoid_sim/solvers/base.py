@@ -93,8 +93,8 @@ class SolverSettings:
     tol_rel, tol_cone, the Newton numbers and max_iterations are our choices.
 
     max_iterations: sweep budget; time_budget [s]: wall-clock budget (None = none). When a
-      budget runs out the best iterate (smallest natural-map residual) is returned with
-      converged=False.
+      budget runs out the best iterate is returned with converged=False (the last one unless
+      its natural-map residual exceeds twice the smallest seen, then that one).
     tol_rel: relative change of eq. 3.34, Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny) (guarded denominator).
     tol_complementarity [N·m/s] on max |f_n v_n|; tol_penetration [m/s] on max(−v_n);
     tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them (so a solver never
@@ -107,7 +107,7 @@ class SolverSettings:
 
     max_iterations: int = 500
     time_budget: float | None = None
-    tol_rel: float = 1e-4
+    tol_rel: float = 1e-6
     tol_complementarity: float = 1e-6
     tol_penetration: float = 1e-6
     tol_cone: float = 1e-9
