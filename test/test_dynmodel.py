@@ -483,3 +483,22 @@ def test_cli_dynmodel_errors(tmp_path, capsys):
     assert "missing.urdf" in err and "type='slider'" in err and "Traceback" not in err
     assert main(["dynmodel", "human36", "--lang", "sympy"]) == 2
     assert "--max-dof" in capsys.readouterr().err
+
+
+def test_name_clashes_between_joints_and_links():
+    """URDF allows a joint and a link with one name, and names that are not identifiers."""
+    inertia = '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/>'
+    text = f"""<robot name="clash"><link name="base"/>
+      <link name="X"><inertial><origin xyz="0.2 0 0"/><mass value="1"/>{inertia}</inertial></link>
+      <link name="a-b"><inertial><origin xyz="0.1 0.1 0"/><mass value="1"/>{inertia}</inertial></link>
+      <joint name="X" type="continuous"><parent link="base"/><child link="X"/><axis xyz="0 0 1"/></joint>
+      <joint name="a_b" type="continuous"><parent link="X"/><child link="a-b"/><origin xyz="0.4 0 0"/>
+        <axis xyz="0 1 0"/></joint></robot>"""
+    P = dynmodel.build_program(dynmodel.parse_urdf(text), (0, 0, -9.81))
+    mod = dynmodel.load_python(dynmodel.to_python(P))
+    q, qd, qdd = np.random.default_rng(5).uniform(-1, 1, (3, 2))
+    assert max_error(mod.inverse_dynamics(q, qd, qdd), PinocchioReference(text).rnea(q, qd, qdd)) <= 1e-9
+    v = mod.quantities(q, qd, qdd)
+    assert {"position_X", "position_X_joint", "position_a-b", "position_a_b"} <= set(v)
+    lhs = [name for name, _ in parse_equations(dynmodel.to_latex(P))]
+    assert len(lhs) == len(set(lhs))

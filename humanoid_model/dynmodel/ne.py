@@ -203,26 +203,31 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
     """Newton-Euler program for `model` under gravity vector `gravity` [m/s^2] (world axes)."""
     g = [float(x) for x in gravity]
     names = model.joint_names
-    ids = {n: identifier(n) for n in list(model.bodies) + names}
-    # identifiers must be unique across joints and bodies (joint and link names may collide)
-    seen = {}
-    for n in list(model.bodies) + names:
-        i = ids[n]
-        if i in seen and seen[i] != n:
-            ids[n] = i + "_" + str(len(seen))
-        seen[ids[n]] = n
+    # identifiers, unique across joints and bodies (URDF allows a joint and a link of one name,
+    # and different names can give one identifier): clashes get a numbered suffix
+    taken = set()
+
+    def unique(name):
+        i, k = identifier(name), 1
+        while i in taken:
+            i, k = f"{identifier(name)}_{k}", k + 1
+        taken.add(i)
+        return i
+
+    bid = {n: unique(n) for n in model.bodies}
+    jid = {n: unique(n) for n in names}
     bodies = [j.child for j in model.joints]
     P = Program(model.name, names, [j.kind for j in model.joints], bodies, tuple(g),
-                q=[sp.Symbol(f"q_{ids[n]}") for n in names],
-                qd=[sp.Symbol(f"qd_{ids[n]}") for n in names],
-                qdd=[sp.Symbol(f"qdd_{ids[n]}") for n in names],
-                fext=[[sp.Symbol(f"fext_{ids[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")]
+                q=[sp.Symbol(f"q_{jid[n]}") for n in names],
+                qd=[sp.Symbol(f"qd_{jid[n]}") for n in names],
+                qdd=[sp.Symbol(f"qdd_{jid[n]}") for n in names],
+                fext=[[sp.Symbol(f"fext_{bid[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")]
                       for b in bodies], source=model.source)
     for n in names:
-        i = ids[n]
-        P.latex_names[f"q_{i}"] = _lx("q", n)
-        P.latex_names[f"qd_{i}"] = _lx(r"\dot{q}", n)
-        P.latex_names[f"qdd_{i}"] = _lx(r"\ddot{q}", n)
+        i, lab = jid[n], (n if n not in model.bodies else f"{n}_joint")
+        P.latex_names[f"q_{i}"] = _lx("q", lab)
+        P.latex_names[f"qd_{i}"] = _lx(r"\dot{q}", lab)
+        P.latex_names[f"qdd_{i}"] = _lx(r"\ddot{q}", lab)
     for b, syms in zip(bodies, P.fext):
         for s, lab in zip(syms, ("f^{x}", "f^{y}", "f^{z}", "n^{x}", "n^{y}", "n^{z}")):
             P.latex_names[s.name] = _lx(lab, b)
@@ -236,36 +241,37 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
     link_terms = {}
     for k, j in enumerate(model.joints):
         jn, ln = j.name, j.child
-        ji, li = ids[jn], ids[ln]
+        ji, li = jid[jn], bid[ln]
+        jk = jn if jn not in model.bodies else f"{jn}_joint"   # values key of the joint
         par = state[j.parent]
         P.comment(f"joint '{jn}' ({j.kind}{', URDF ' + j.urdf_type if j.urdf_type not in (j.kind, '') else ''}): "
                   f"parent '{j.parent}', child '{ln}'")
         Rp, Op, wp, wdp = par["R"], par["O"], par["w"], par["wd"]
         RE = matmul(Rp, const_mat(j.origin_rot))
-        u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jn)
+        u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jk)
         q, qd, qdd = P.q[k], P.qd[k], P.qdd[k]
         r0 = matvec(Rp, const_vec(j.origin_xyz))
         if j.kind == "revolute":
-            c = P.scalar(f"c_{ji}", sp.cos(q), _lx("c", jn))
-            s = P.scalar(f"s_{ji}", sp.sin(q), _lx("s", jn))
+            c = P.scalar(f"c_{ji}", sp.cos(q), _lx("c", jk))
+            s = P.scalar(f"s_{ji}", sp.sin(q), _lx("s", jk))
             R = P.matrix(f"R_{li}", matmul(RE, axis_rotation(j.axis, c, s)), "R", ln)
-            r = P.vector(f"r_{ji}", r0, "r", jn)
+            r = P.vector(f"r_{ji}", r0, "r", jk)
             w = P.vector(f"omega_{li}", add(wp, scale(qd, u)), r"\omega", ln)
             wd = P.vector(f"omegad_{li}", add(wdp, scale(qdd, u), cross(wp, scale(qd, u))),
                           r"\dot{\omega}", ln)
-            O = P.vector(f"position_{ji}", add(Op, r), "p", jn)
-            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r)), "v", jn)
+            O = P.vector(f"position_{ji}", add(Op, r), "p", jk)
+            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r)), "v", jk)
             a = P.vector(f"acceleration_{ji}", add(par["a"], cross(wdp, r), cross(wp, cross(wp, r))),
-                         "a", jn)
+                         "a", jk)
         else:
             R = P.matrix(f"R_{li}", RE, "R", ln)
-            r = P.vector(f"r_{ji}", add(r0, scale(q, u)), "r", jn)
+            r = P.vector(f"r_{ji}", add(r0, scale(q, u)), "r", jk)
             w, wd = wp, wdp
-            O = P.vector(f"position_{ji}", add(Op, r), "p", jn)
-            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r), scale(qd, u)), "v", jn)
+            O = P.vector(f"position_{ji}", add(Op, r), "p", jk)
+            v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r), scale(qd, u)), "v", jk)
             a = P.vector(f"acceleration_{ji}",
                          add(par["a"], cross(wdp, r), cross(wp, cross(wp, r)), scale(qdd, u),
-                             scale(2, cross(wp, scale(qd, u)))), "a", jn)
+                             scale(2, cross(wp, scale(qd, u)))), "a", jk)
         state[ln] = dict(R=R, O=O, v=v, a=a, w=w, wd=wd, u=u)
         # --- link block: COM kinematics and the body's own dynamic wrench (report's L961 shortcut)
         body = model.bodies[ln]
@@ -287,10 +293,10 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         else:
             Nh = zero
         link_terms[ln] = (rho, Fh, Nh)
-        P.values[f"axis_{jn}"] = u
-        P.values[f"position_{jn}"] = O
-        P.values[f"velocity_{jn}"] = v
-        P.values[f"acceleration_{jn}"] = [a[i] + num(g[i]) for i in range(3)]
+        P.values[f"axis_{jk}"] = u
+        P.values[f"position_{jk}"] = O
+        P.values[f"velocity_{jk}"] = v
+        P.values[f"acceleration_{jk}"] = [a[i] + num(g[i]) for i in range(3)]
         P.values[f"position_{ln}"] = pc
         P.values[f"velocity_{ln}"] = vc
         P.values[f"acceleration_{ln}"] = [ac[i] + num(g[i]) for i in range(3)]
@@ -302,7 +308,8 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
     for k in reversed(range(len(model.joints))):
         j = model.joints[k]
         jn, ln = j.name, j.child
-        ji = ids[jn]
+        ji = jid[jn]
+        jk = jn if jn not in model.bodies else f"{jn}_joint"
         P.comment(f"backward: joint '{jn}' carries link '{ln}' and its subtree")
         rho, Fh, Nh = link_terms[ln]
         fe = P.fext[k]
@@ -314,14 +321,14 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
             lever = [state[ch.child]["O"][i] - O[i] for i in range(3)]
             F = add(F, Fk)
             N = add(N, Nk, cross(lever, Fk))
-        F = P.vector(f"force_{ji}", F, "F", jn)
-        N = P.vector(f"moment_{ji}", N, "N", jn)
+        F = P.vector(f"force_{ji}", F, "F", jk)
+        N = P.vector(f"moment_{ji}", N, "N", jk)
         wrench[jn] = (F, N)
         u = state[ln]["u"]
         proj = N if j.kind == "revolute" else F
         tau[k] = P.scalar(f"tau_{ji}", sum((u[i] * proj[i] for i in range(3)), sp.S.Zero),
-                          _lx(r"\tau", jn))
-        P.values[f"force_{jn}"] = F
-        P.values[f"moment_{jn}"] = N
+                          _lx(r"\tau", jk))
+        P.values[f"force_{jk}"] = F
+        P.values[f"moment_{jk}"] = N
     P.tau = tau
     return P
