@@ -159,18 +159,33 @@ def _perimeter_points(V, k):
     """k points on the closed polygon V (n, 3): its n vertices plus k − n points spread along
     the edges in proportion to their length (benchmarks: more points per flat contact, e.g. the
     16-point standing set of the thesis's SICONOS test, ../shared/spec/000_chardonnet.md:668)."""
+    return _perimeter(np.ascontiguousarray(V, dtype=float), int(k))
+
+
+@njit(cache=True)
+def _perimeter(V, k):
     n = V.shape[0]
-    E = np.roll(V, -1, axis=0) - V
-    L = np.linalg.norm(E, axis=1)
-    extra = k - n
-    share = np.floor(extra * L / L.sum()).astype(int)
-    share[np.argsort(-(extra * L / L.sum() - share))[:extra - share.sum()]] += 1
-    out = []
+    L = np.empty(n)
     for i in range(n):
-        out.append(V[i])
-        for j in range(share[i]):
-            out.append(V[i] + E[i] * (j + 1) / (share[i] + 1))
-    return np.array(out)
+        j = (i + 1) % n
+        L[i] = np.sqrt(((V[j] - V[i]) ** 2).sum())
+    extra = k - n
+    raw = extra * L / L.sum()
+    share = np.floor(raw).astype(np.int64)
+    rem = extra - share.sum()
+    order = np.argsort(-(raw - share))
+    for r in range(rem):
+        share[order[r]] += 1
+    out = np.empty((k, 3))
+    c = 0
+    for i in range(n):
+        j = (i + 1) % n
+        out[c] = V[i]
+        c += 1
+        for s in range(share[i]):
+            out[c] = V[i] + (V[j] - V[i]) * (s + 1) / (share[i] + 1)
+            c += 1
+    return out
 
 
 def _combine(a, b, default):

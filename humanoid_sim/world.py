@@ -171,6 +171,7 @@ class World:
         self.tau_applied = np.zeros(self.n_act)
         self.impacts = 0
         self.user_wrenches = {}
+        self.stage_samples = None     # set to [] to keep per-step stage times (benchmarks)
 
     def _build_model(self):
         scene, robot = self.scene, self.robot
@@ -593,6 +594,10 @@ class World:
         st["delassus"] += t_del
         st["solve"] += t_sol
         st["integration"] += t6 - t5
+        if self.stage_samples is not None:
+            self.stage_samples.append((t1 - t0, t2 - t1, t3 - t2, t4 - t3,
+                                       (t_contacts - t4) + (t5 - t_contacts - t_del - t_sol),
+                                       t_del, t_sol, t6 - t5))
         self.steps += 1
         self.step_times.append(t6 - t0)
         self.stats_iterations.append(iters)
