@@ -276,6 +276,36 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
     return ms[:cnt], ss[:cnt], pairs[keep]
 
 
+@njit(cache=True)
+def _assemble(P1, P2, ncoal, cnt, ga, gb, bs, mu, e):
+    """Per-point arrays of `ContactBatch` from per-pair data (coal normal from A to B)."""
+    m = P1.shape[0]
+    GA = np.empty(m, np.int64)
+    GB = np.empty(m, np.int64)
+    BS = np.empty(m, np.bool_)
+    PT = np.empty((m, 3))
+    N = np.empty((m, 3))
+    GAP = np.empty(m)
+    MU = np.empty(m)
+    E = np.empty(m)
+    SL = np.empty(m, np.int64)
+    c = 0
+    for i in range(cnt.shape[0]):
+        nx, ny, nz = -ncoal[i, 0], -ncoal[i, 1], -ncoal[i, 2]
+        s = np.sqrt(nx * nx + ny * ny + nz * nz)
+        nx, ny, nz = nx / s, ny / s, nz / s
+        for k in range(cnt[i]):
+            GA[c], GB[c], BS[c], MU[c], E[c], SL[c] = ga[i], gb[i], bs[i], mu[i], e[i], k
+            N[c, 0], N[c, 1], N[c, 2] = nx, ny, nz
+            g = 0.0
+            for a in range(3):
+                PT[c, a] = 0.5 * (P1[c, a] + P2[c, a])
+                g += (P1[c, a] - P2[c, a]) * N[c, a]
+            GAP[c] = g
+            c += 1
+    return GA, GB, BS, PT, N, GAP, MU, E, SL
+
+
 class CollisionDetector:
     """Broad + narrow phase over a fixed pair set (see module docstring).
 
@@ -428,13 +458,6 @@ class CollisionDetector:
             e.append(_combine(A.restitution, B.restitution, self.mat_e_default))
         if not cnt:
             return ContactBatch.empty()
-        k = np.array(cnt)
-        P1 = np.concatenate(P1s)
-        P2 = np.concatenate(P2s)
-        n = -np.array(nrm)                       # coal: from shape 1 (A) to 2 (B); ours: B -> A
-        n /= np.linalg.norm(n, axis=1)[:, None]
-        n = np.repeat(n, k, axis=0)
-        start = np.repeat(np.cumsum(k) - k, k)
-        return ContactBatch(np.repeat(ga, k), np.repeat(gb, k), np.repeat(bs, k),
-                            0.5 * (P1 + P2), n, np.einsum("ij,ij->i", P1 - P2, n),
-                            np.repeat(mu, k), np.repeat(e, k), np.arange(k.sum()) - start)
+        out = _assemble(np.concatenate(P1s), np.concatenate(P2s), np.array(nrm), np.array(cnt),
+                        np.array(ga), np.array(gb), np.array(bs), np.array(mu, float), np.array(e, float))
+        return ContactBatch(*out)
