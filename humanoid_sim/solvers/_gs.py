@@ -361,7 +361,7 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     mat = np.empty((3, 6, 6))
     g = np.empty(3)
     vv = np.empty(3)
-    crel = np.full(m, 0.1)  # first sweep: Newton tolerance 1e-3
+    crel = np.full(m, 1e-4)  # first sweep: Newton tolerance 1e-6 (a warm start is checked closely)
     sweeps = 0
     conv = 0
     rel = np.inf
