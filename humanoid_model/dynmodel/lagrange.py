@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from sympy.polys.domains import QQ
+from sympy.polys.rings import ring
 
 from .ne import _clean, _lx
 from .printers import latex_expr
@@ -62,7 +64,7 @@ class LagrangeModel:
 
 
 def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
-             trigsimp_ops: int = 60) -> LagrangeModel:
+             trigsimp_ops: int = 20) -> LagrangeModel:
     """Closed-form M(q), C(q, qd) qd, g(q) of `model` under `gravity` [m/s^2].
 
     The derivation is polynomial: a revolute joint's cos q and sin q are symbols c, s (d/dq c = -s,
@@ -85,77 +87,125 @@ def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
     rev = [j.kind == "revolute" for j in model.joints]
     cs = [sp.Symbol(f"c_{i}") for i in ids]
     sn = [sp.Symbol(f"s_{i}") for i in ids]
+    # polynomial ring over the rationals: generators c_k, s_k (revolute) or q_k (prismatic), qd_k
+    pos_syms = [x for k in range(n) for x in ((cs[k], sn[k]) if rev[k] else (q[k],))]
+    Rg = ring(pos_syms + qd, QQ)[0]
+    G = dict(zip(pos_syms + qd, Rg.gens))
+    zero, one = Rg.zero, Rg.one
+
+    def P(x):
+        return Rg(rat(x))
 
     def D(f, k):
-        """d f / d q_k for a polynomial in (c, s, q)."""
+        """d f / d q_k (d c_k = -s_k dq_k, d s_k = c_k dq_k)."""
         if rev[k]:
-            return -sn[k] * sp.diff(f, cs[k]) + cs[k] * sp.diff(f, sn[k])
-        return sp.diff(f, q[k])
+            return -G[sn[k]] * f.diff(G[cs[k]]) + G[cs[k]] * f.diff(G[sn[k]])
+        return f.diff(G[q[k]])
+
+    s_index = {Rg.gens.index(G[sn[k]]): Rg.gens.index(G[cs[k]]) for k in range(n) if rev[k]}
 
     def reduce(f):
-        f = sp.expand(f)
-        if not f.free_symbols & set(sn):
+        """Canonical form modulo s_k^2 + c_k^2 - 1: s_k appears with degree <= 1."""
+        if not any(m[i] >= 2 for m in f.keys() for i in s_index):
             return f
-        p = sp.Poly(f, *[sn[k] for k in range(n) if rev[k]])
-        out = sp.S.Zero
-        for mon, coeff in p.terms():
-            term = coeff
-            for k, e in zip([k for k in range(n) if rev[k]], mon):
-                term *= sn[k] ** (e % 2) * (1 - cs[k] ** 2) ** (e // 2)
-            out += term
-        return sp.expand(out)
+        out = zero
+        for mon, coeff in f.terms():
+            mon = list(mon)
+            factor = one
+            for i, ci in s_index.items():
+                if mon[i] >= 2:
+                    factor *= (one - Rg.gens[ci] ** 2) ** (mon[i] // 2)
+                    mon[i] %= 2
+            out += Rg.from_dict({tuple(mon): coeff}) * factor
+        return out
 
-    g = sp.Matrix([rat(x) for x in gravity])
-    frames = {model.root: (sp.eye(3), sp.zeros(3, 1), sp.zeros(3, n))}  # R, O, Jw
-    M = sp.zeros(n, n)
-    V = sp.S.Zero
+    def mm(A, B):
+        return [[sum((A[r][t] * B[t][c] for t in range(3)), zero) for c in range(3)] for r in range(3)]
+
+    def mv(A, v):
+        return [sum((A[r][t] * v[t] for t in range(3)), zero) for r in range(3)]
+
+    def const(M):
+        return [[P(M[r][c]) for c in range(3)] for r in range(3)]
+
+    g = [P(x) for x in gravity]
+    eye = const(np.eye(3))
+    frames = {model.root: (eye, [zero] * 3, [[zero] * 3 for _ in range(n)])}  # R, O, Jw columns
+    M = [[zero] * n for _ in range(n)]
+    V = zero
     for k, j in enumerate(model.joints):
         Rp, Op, Jwp = frames[j.parent]
-        E = sp.Matrix(3, 3, [rat(x) for x in np.asarray(j.origin_rot).ravel()])
-        RE = Rp * E
-        u = RE * sp.Matrix([rat(x) for x in j.axis])
-        O = Op + Rp * sp.Matrix([rat(x) for x in j.origin_xyz])
-        Jw = Jwp.copy()
+        RE = mm(Rp, const(j.origin_rot))
+        u = mv(RE, [P(x) for x in j.axis])
+        O = [a + b for a, b in zip(Op, mv(Rp, [P(x) for x in j.origin_xyz]))]
+        Jw = [col[:] for col in Jwp]
         if j.kind == "revolute":
-            a = [rat(x) for x in j.axis]
-            K = sp.Matrix([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-            R = (RE * (sp.eye(3) + sn[k] * K + (1 - cs[k]) * K * K)).applyfunc(sp.expand)
-            Jw[:, k] = u
+            a = [P(x) for x in j.axis]
+            K = [[zero, -a[2], a[1]], [a[2], zero, -a[0]], [-a[1], a[0], zero]]
+            KK = mm(K, K)
+            c, s_ = G[cs[k]], G[sn[k]]
+            rot = [[eye[r][cc] + s_ * K[r][cc] + (one - c) * KK[r][cc] for cc in range(3)] for r in range(3)]
+            R = mm(RE, rot)
+            Jw[k] = u
         else:
             R = RE
-            O = O + q[k] * u
+            O = [o + G[q[k]] * ui for o, ui in zip(O, u)]
         frames[j.child] = (R, O, Jw)
         b = model.bodies[j.child]
         if b.mass == 0 and not np.any(b.inertia):
             continue
-        c = (O + R * sp.Matrix([rat(x) for x in b.com])).applyfunc(sp.expand)
-        Jv = sp.Matrix.hstack(*[c.applyfunc(lambda e, k=kk: D(e, k)) for kk in range(n)])
-        I0 = R * sp.Matrix(3, 3, [rat(x) for x in b.inertia.ravel()]) * R.T
-        M += rat(b.mass) * Jv.T * Jv + Jw.T * I0 * Jw
-        V += -rat(b.mass) * (g.T * c)[0]
-    M = M.applyfunc(reduce)
-    G = sp.Matrix([reduce(D(V, k)) for k in range(n)])
-    dM = [M.applyfunc(lambda e, k=kk: D(e, k)) for kk in range(n)]
-    Cqd = sp.zeros(n, 1)
-    pairs = [qd[j] * qd[k] for j in range(n) for k in range(j, n)]
+        com = [o + x for o, x in zip(O, mv(R, [P(x) for x in b.com]))]
+        Jv = [[D(x, kk) for x in com] for kk in range(n)]         # columns
+        Rt = [[R[cc][r] for cc in range(3)] for r in range(3)]
+        I0 = mm(mm(R, const(b.inertia)), Rt)
+        I0Jw = [mv(I0, Jw[kk]) for kk in range(n)]
+        m = P(b.mass)
+        for r in range(n):
+            for cc in range(r, n):
+                M[r][cc] += m * sum((Jv[r][t] * Jv[cc][t] for t in range(3)), zero) \
+                    + sum((Jw[r][t] * I0Jw[cc][t] for t in range(3)), zero)
+        V -= m * sum((g[t] * com[t] for t in range(3)), zero)
+    for r in range(n):
+        for cc in range(r, n):
+            M[r][cc] = reduce(M[r][cc])
+        for cc in range(r):
+            M[r][cc] = M[cc][r]
+    Gv = [reduce(D(V, k)) for k in range(n)]
+    dM = [[[D(M[r][cc], kk) for cc in range(n)] for r in range(n)] for kk in range(n)]
+    qdg = [G[x] for x in qd]
+    Cq = []
     for i in range(n):
-        acc = sp.S.Zero
-        for j in range(n):
-            for k in range(j, n):
-                cijk = (dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) / 2
-                acc += (cijk if j == k else 2 * cijk) * qd[j] * qd[k]
-        Cqd[i] = sp.collect(reduce(acc), pairs) if simplify else reduce(acc)
+        acc = zero
+        for j2 in range(n):
+            for k2 in range(j2, n):
+                cijk = (dM[k2][i][j2] + dM[j2][i][k2] - dM[i][j2][k2]) * QQ(1, 2)
+                acc += (cijk if j2 == k2 else 2 * cijk) * qdg[j2] * qdg[k2]
+        Cq.append(reduce(acc))
     back = {cs[k]: sp.cos(q[k]) for k in range(n) if rev[k]}
     back.update({sn[k]: sp.sin(q[k]) for k in range(n) if rev[k]})
 
     def finish(e):
-        e = e.xreplace(back)
+        e = e.as_expr().xreplace(back)
         if simplify and sp.count_ops(e) <= trigsimp_ops:
             e = sp.trigsimp(e)
         return e
 
-    return LagrangeModel(model.joint_names, q, qd, qdd, M.applyfunc(finish), Cqd.applyfunc(finish),
-                         G.applyfunc(finish), tuple(gravity), time.perf_counter() - t0, names)
+    # C qd grouped by the products qd_j qd_k (split in the ring: each coefficient is simplified alone)
+    qd_pos = [Rg.gens.index(x) for x in qdg]
+    Cqd = []
+    for e in Cq:
+        groups = {}
+        for mon, coeff in e.terms():
+            key = tuple(mon[i] for i in qd_pos)
+            rest = list(mon)
+            for i in qd_pos:
+                rest[i] = 0
+            groups[key] = groups.get(key, zero) + Rg.from_dict({tuple(rest): coeff})
+        Cqd.append(sp.Add(*[finish(cf) * sp.Mul(*[x ** p for x, p in zip(qd, key)])
+                            for key, cf in sorted(groups.items(), reverse=True)]))
+    return LagrangeModel(model.joint_names, q, qd, qdd, sp.Matrix(n, n, lambda r, cc: finish(M[r][cc])),
+                         sp.Matrix(Cqd), sp.Matrix([finish(e) for e in Gv]), tuple(gravity),
+                         time.perf_counter() - t0, names)
 
 
 def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
