@@ -22,8 +22,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pinocchio as pin  # noqa: E402
-
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_sim.delassus import (RecursiveDelassus, contacts_from_locations, contact_jacobian,  # noqa: E402
                                    delassus_cholesky, delassus_dense, delassus_pinocchio,

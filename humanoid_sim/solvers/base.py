@@ -16,7 +16,6 @@ care. Units of the residuals follow: complementarity [N·m/s], penetration [m/s]
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -171,11 +170,6 @@ def project_cones(y, mu):
     return out
 
 
-def converged_by(res: dict, s: SolverSettings) -> bool:
-    return (res["complementarity"] <= s.tol_complementarity and res["penetration"] <= s.tol_penetration
-            and res["cone"] <= s.tol_cone)
-
-
 # --------------------------------------------------------------------------- registry
 SOLVERS: dict = {}
 
@@ -197,12 +191,3 @@ def get_solver(name: str, **kw):
     if cls is None:
         raise SolverError(f"solver: field 'solver' must be one of {sorted(SOLVERS)}; value {name!r}")
     return cls(**kw)
-
-
-class Timer:
-    def __enter__(self):
-        self.t0 = time.perf_counter()
-        return self
-
-    def __exit__(self, *a):
-        self.dt = time.perf_counter() - self.t0
