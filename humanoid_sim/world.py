@@ -79,6 +79,36 @@ class WorldState:
 
 
 @njit(cache=True)
+def _prep(geom_joint, geom_tree, ga, gb, bs, points, R, p, n_mobile, n_static):
+    """Per contact: joints and trees of A and B (0 / −1 for the environment), the warm-start
+    pair key and the contact point in A's joint frame."""
+    m = ga.shape[0]
+    ja = np.empty(m, np.int64)
+    jb = np.zeros(m, np.int64)
+    ta = np.empty(m, np.int64)
+    tb = np.full(m, -1, np.int64)
+    keys = np.empty(m, np.int64)
+    local = np.empty((m, 3))
+    for c in range(m):
+        a = ga[c]
+        ja[c] = geom_joint[a]
+        ta[c] = geom_tree[a]
+        if bs[c]:
+            keys[c] = a * (n_mobile + n_static + 1) + n_mobile + gb[c]
+        else:
+            jb[c] = geom_joint[gb[c]]
+            tb[c] = geom_tree[gb[c]]
+            keys[c] = a * (n_mobile + n_static + 1) + gb[c]
+        j = ja[c]
+        for i in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += R[j, k, i] * (points[c, k] - p[j, k])
+            local[c, i] = acc
+    return ja, jb, ta, tb, keys, local
+
+
+@njit(cache=True)
 def _match(pk, pl, keys, local, tol):
     out = np.full(keys.shape[0], -1, np.int64)
     lo = np.searchsorted(pk, keys, side="left")
@@ -486,18 +516,16 @@ class World:
         t_del = t_sol = 0.0
         iters = 0
         if batch.m:
-            ja = self.geom_joint[batch.geom_a]
-            jb = np.where(batch.b_static, 0, self.geom_joint[np.where(batch.b_static, 0, batch.geom_b)])
-            ta_ = self.geom_tree[batch.geom_a]
-            tb_ = np.where(batch.b_static, -1, self.geom_tree[np.where(batch.b_static, 0, batch.geom_b)])
+            ja, jb, ta_, tb_, keys, local = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
+                                                  batch.geom_b, batch.b_static, batch.points, R, p,
+                                                  len(self.mobile), len(self.static))
             if len(self.tree_cols) == 1:
                 groups = [C.Group(np.arange(batch.m), [0], self.tree_cols[0])]
             else:
                 groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
-            keys = (batch.geom_a * (len(self.mobile) + len(self.static) + 1)
-                    + np.where(batch.b_static, len(self.mobile) + batch.geom_b, batch.geom_b))
-            Ra = R[ja]
-            local = np.einsum("mji,mj->mi", Ra, batch.points - p[ja])   # point in A's joint frame
+            ja, jb, ta_, tb_, keys, local = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
+                                                  batch.geom_b, batch.b_static, batch.points, R, p,
+                                                  len(self.mobile), len(self.static))
             warm = np.zeros((batch.m, 3))
             hit = self._match_previous(keys, local)
             if self.warm_start_enabled:
@@ -506,8 +534,9 @@ class World:
             cgap = C.gap_term(batch.gaps, dt)
             t_contacts = tick()
             dv = np.zeros(model.nv)
+            single = len(groups) == 1
             for g in groups:
-                idx = g.contacts
+                idx = slice(None) if single else g.contacts
                 ta0 = tick()
                 J = C.relative_jacobian(data.J, self.masks, frames[idx], batch.points[idx], ja[idx], jb[idx], g.cols)
                 X, Lam = self._minv_jt(g, J, M)
@@ -527,7 +556,7 @@ class World:
                         prob = ContactProblem(Lam[np.ix_(rows, rows)], vfree[rows],
                                               batch.mu[idx][active], restitution=ee[active])
                         res = self.impact_solver.solve(prob)
-                        P = np.zeros(3 * idx.shape[0])
+                        P = np.zeros(J.shape[0])
                         P[rows] = res.impulses
                         jump = X @ P
                         vfree = vfree + J @ jump
@@ -539,7 +568,7 @@ class World:
                     # New contacts start from the frictionless solution (normal forces only), so
                     # that a hyperstatic contact set does not lock in internal tangential forces
                     # produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
-                    p0 = ContactProblem(W, vfree, np.zeros(idx.shape[0]), source="world step")
+                    p0 = ContactProblem(W, vfree, np.zeros(J.shape[0] // 3), source="world step")
                     f0 = self.solver.solve(p0, settings=self.solver_settings).impulses.reshape(-1, 3)
                     w_ = warm[idx]
                     w_[new] = f0[new]
