@@ -15,6 +15,7 @@ help:
 	@echo "make demo       - install (first time) and run the demo (HRP-2 in the web viewer)"
 	@echo "make test       - install (first time, incl. chromium) and run the test suite"
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
+	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ (prints tables)"
 	@echo "make clean      - remove .venv and build outputs"
 
@@ -47,6 +48,12 @@ chromium:
 
 demo: $(STAMP)
 	$(VENV)/bin/humanoid-stack demo $(DEMO_ARGS)
+
+# BIP walking the optimal start -> cyclic -> stop sequence (issue 4) in the web viewer
+demo-gait: $(STAMP)
+	@mkdir -p build
+	$(VENV)/bin/humanoid-stack gait --robot bip --phase walk --params urdf --output build/GAIT.json
+	$(VENV)/bin/humanoid-stack view bip --replay build/GAIT.json $(DEMO_ARGS)
 
 test: $(STAMP) chromium
 	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 test

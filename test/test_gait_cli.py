@@ -34,3 +34,30 @@ def test_gait_command_bad_input(argv, field, capsys, tmp_path):
     assert rc == 2
     err = capsys.readouterr().err
     assert field in err and "Traceback" not in err
+
+
+def test_gait_json_replays_in_the_viewer_format(tmp_path):
+    """The viewer's replay loader reads GAIT.json (top-level joint_names + trajectory) and the
+    3-D BIP model's feet follow the planar solution (URDF parameter set: same foot geometry)."""
+    import numpy as np
+    import pinocchio as pin
+
+    from humanoid_model import load_robot
+    from humanoid_viewer.replay import load_recording
+
+    out = tmp_path / "GAIT.json"
+    assert main(["gait", "--phase", "ds", "--params", "urdf", "--output", str(out)]) == 0
+    robot = load_robot("bip")
+    rec = load_recording(out, robot)
+    d = json.loads(out.read_text())
+    assert len(rec.t) == len(d["trajectory"]["t"])
+    data = robot.model.createData()
+    ph = d["phases"][0]
+    for k in (0, len(rec.t) // 2, len(rec.t) - 1):
+        pin.framesForwardKinematics(robot.model, data, rec.q[k])
+        rear_toe = data.oMf[robot.model.getFrameId("l_toe")].translation
+        front_heel = data.oMf[robot.model.getFrameId("r_heel")].translation
+        assert np.max(np.abs(rear_toe[[0, 2]])) < 1e-9          # rear toe pinned at the origin
+        # front heel: at the closure target up to the penalty residual
+        assert abs(front_heel[0] - 0.21) < 1e-3 and abs(front_heel[2]) < 1e-3
+    assert ph["closure_residual_max"] < 1e-3

@@ -128,9 +128,11 @@ class BipParams:
         return (a * math.cos(al) - b * math.sin(al), a * math.sin(al) + b * math.cos(al))
 
     def scaled(self, inertia_scale: float = 1.0, trunk_scale: float = 1.0) -> "BipParams":
-        """Copy with reduced inertias (continuation in the inertias, 003_chesse.md:186)."""
+        """Copy with reduced centroidal inertias (continuation in the inertias,
+        003_chesse.md:186): I_O = m (a^2 + b^2) + k I_c, masses and COMs unchanged; the trunk's
+        factor is ``inertia_scale * trunk_scale``."""
         def sc(s: Segment, k: float) -> Segment:
-            return Segment(s.mass * k, s.a, s.b, s.I_O * k)
+            return Segment(s.mass, s.a, s.b, s.mass * (s.a ** 2 + s.b ** 2) + k * s.I_c)
         return replace(self, foot_rear=sc(self.foot_rear, inertia_scale),
                        shank_rear=sc(self.shank_rear, inertia_scale),
                        thigh_rear=sc(self.thigh_rear, inertia_scale),
