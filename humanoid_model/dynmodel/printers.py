@@ -98,16 +98,31 @@ def to_python(P: Program) -> str:
     for k in range(len(P.joint_names)):
         L.append(f"    {P.q[k]} = q[{k}]; {P.qd[k]} = qd[{k}]; {P.qdd[k]} = qdd[{k}]")
     L.append("    fe = _fext_rows(f_ext)")
-    P = P.pruned(keep_values=True)
     for k, syms in enumerate(P.fext):
         L.append(f"    {', '.join(s.name for s in syms)} = fe[{k}]")
-    for s in P.stmts:
-        if s.symbol is None:
-            L += ["", f"    # --- {s.comment}"]
-        else:
-            L.append(f"    {s.symbol.name} = {_PY.doprint(s.expr)}")
+    # statements tau needs, block by block; those only the per-link values need (e.g. linear
+    # velocities) are computed at the end, when `values` is requested
+    for_tau = {s.symbol.name for s in P.pruned(keep_values=False).stmts if s.symbol is not None}
+    P = P.pruned(keep_values=True)
+
+    def blocks(keep, indent):
+        out, pending = [], None
+        for s in P.stmts:
+            if s.symbol is None:
+                pending = s.comment
+            elif keep(s.symbol.name):
+                if pending is not None:
+                    out += ["", f"{indent}# --- {pending}"]
+                    pending = None
+                out.append(f"{indent}{s.symbol.name} = {_PY.doprint(s.expr)}")
+        return out
+
+    L += blocks(lambda n: n in for_tau, "    ")
     L += ["", "    tau = np.array([" + ", ".join(_PY.doprint(t) for t in P.tau) + "])",
           "    if values is not None:"]
+    L += [line.replace("# --- ", "# --- (values only) ", 1) if "# ---" in line else line
+          for line in blocks(lambda n: n not in for_tau, "        ")]
+    L.append("")
     for name, vec in P.values.items():
         L.append(f"        values[{name!r}] = np.array([{', '.join(_PY.doprint(e) for e in vec)}], dtype=float)")
     for k, n in enumerate(P.joint_names):
