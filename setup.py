@@ -12,6 +12,7 @@ NODES = {
     "state_publisher": "humanoid_model.node:main",
     "viewer": "humanoid_viewer.node:main",
     "gait_generator": "humanoid_planner.gait.node:main",
+    "simulator": "humanoid_sim.node:main",
 }
 
 

@@ -41,6 +41,7 @@ NODE_CLASSES = {
     "state_publisher": "humanoid_model.node:StatePublisherNode",
     "viewer": "humanoid_viewer.node:ViewerNode",
     "gait_generator": "humanoid_planner.gait.node:GaitGeneratorNode",
+    "simulator": "humanoid_sim.node:SimulatorNode",
 }
 """Registered node classes: name in a ``nodes:`` list -> ``module:Class``. Add new nodes here
 (and their executables to setup.py's NODES). A ``nodes:`` entry may also be ``module:Class``."""

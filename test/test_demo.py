@@ -1,6 +1,7 @@
 """`humanoid-stack demo --duration 6 --port N` (what `make demo` runs): the URL answers HTTP 200,
-/joint_states messages with HRP-2's half-sitting angles arrive in this (another) process, exactly
-one node publishes /robot_description, and the command exits 0 by itself."""
+the simulator's /joint_states (HRP-2 standing near half-sitting under PD) and /contacts (force
+arrows) arrive in this (another) process, exactly one node publishes /robot_description, and the
+command exits 0 by itself."""
 import os
 import socket
 import subprocess
@@ -15,10 +16,12 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from visualization_msgs.msg import MarkerArray  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
 DURATION = 6.0  # [s] demo run time asked for by issue 2
+STANDING_TOL = 0.05  # [rad] PD sag and the scripted push stay well inside this (chosen; a fall is > 0.3)
 STARTUP = 90.0  # [s] generous bound for imports + viser start on a loaded 2-core CI machine (chosen)
 
 
@@ -47,6 +50,8 @@ def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
     node = rclpy.create_node("test_demo_listener", context=context)
     received = []
     node.create_subscription(JointState, "/joint_states", received.append, 10)
+    contacts = []
+    node.create_subscription(MarkerArray, "/contacts", contacts.append, 10)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     status, description_publishers = None, set()
@@ -78,4 +83,6 @@ def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
     assert list(msg.name) == robot.joint_names
     q = robot.q("half-sitting")
     expected = [q[robot.joint_index_q(name)] for name in msg.name]
-    np.testing.assert_allclose(msg.position, expected, atol=1e-9)
+    np.testing.assert_allclose(msg.position, expected, atol=STANDING_TOL)
+    assert contacts, "no /contacts message arrived"
+    assert any(m.ns == "forces" for arr in contacts for m in arr.markers)

@@ -24,7 +24,7 @@ def state_publisher_only(tmp_path, **params):
                             "state_publisher": {"ros__parameters": {"robot": "bip", **params}}})
 
 
-@pytest.mark.parametrize("name", ["view", "demo"])
+@pytest.mark.parametrize("name", ["view"])
 def test_shipped_node_sets_load(name):
     node_set = load_node_set(name)
     assert node_set.nodes == ["state_publisher", "viewer"]
@@ -33,6 +33,21 @@ def test_shipped_node_sets_load(name):
     assert (sp["robot"], sp["posture"], sp["publish_robot_description"]) == ("hrp2", "half-sitting", True)
     assert (viewer["robot"], viewer["scene"], viewer["posture"]) == ("hrp2", "flat", "half-sitting")
     assert viewer["joint_state_source"] is True
+    for entry in node_set.nodes:
+        assert entry in NODE_CLASSES
+
+
+@pytest.mark.parametrize("name", ["sim", "demo"])
+def test_simulator_node_sets_load(name):
+    """sim and demo run the simulator (HRP-2 on flat); demo adds the viewer following it."""
+    node_set = load_node_set(name)
+    assert node_set.nodes == (["simulator"] if name == "sim" else ["simulator", "viewer"])
+    sim = node_set.parameters["simulator"]["ros__parameters"]
+    assert sim["scene"] == "flat" and sim["robot"] in ("", "hrp2")
+    if name == "demo":
+        viewer = node_set.parameters["viewer"]["ros__parameters"]
+        assert (viewer["robot"], viewer["scene"], viewer["joint_state_source"]) == ("hrp2", "flat", False)
+        assert "/contacts" in viewer["marker_topics"] and sim["push"]["link"] == "BODY"
     for entry in node_set.nodes:
         assert entry in NODE_CLASSES
 
