@@ -1,0 +1,79 @@
+"""Time per step versus the number of contacts (spec ../shared/spec/000_chardonnet.md §6.2 E2,
+§4.4): HRP-2 standing on 'flat' with m = 8, 16, 32, 50 and 66 sole points (4, 8, 16, 25 and 33
+perimeter points per sole patch, `World(patch_points=k)`; 66 stands in for the thesis's 67,
+spec :377, because both soles get the same count), dt = 1 ms, default solver, fitted exponent
+of time ∝ m^p for the whole step and per stage.
+
+    .venv/bin/python benchmarks/contact_scaling.py [--steps 500] [--reps 3] [--json OUT.json]
+
+Timing: all sizes interleaved in every repetition; per-step medians, then the median over
+repetitions (noisy machine). The thesis expects super-linear, roughly quadratic growth and
+collision > contact forces, with Λ dominant inside the contact forces (spec :1076-1077).
+"""
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from humanoid_sim.world import STAGES, World  # noqa: E402
+
+PER_SOLE = (4, 8, 16, 25, 33)
+
+
+def measure(w, steps):
+    w.steps, w.step_times, w.stats_iterations = 0, [], []
+    w.stage_samples = []
+    w.step(steps)
+    med = np.median(np.array(w.stage_samples), axis=0)
+    return 1e6 * float(np.median(w.step_times)), dict(zip(STAGES, 1e6 * med))
+
+
+def fit(ms, ts):
+    return float(np.polyfit(np.log(ms), np.log(ts), 1)[0])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--solver", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    worlds = {}
+    for k in PER_SOLE:
+        w = World.from_scene("flat", solver=args.solver, patch_points=k if k > 4 else 0)
+        w.step(300)
+        worlds[k] = w
+    res = {k: [] for k in PER_SOLE}
+    for _ in range(args.reps):
+        for k, w in worlds.items():
+            res[k].append(measure(w, args.steps))
+    rows = []
+    for k in PER_SOLE:
+        m = worlds[k].last["batch"].m
+        t = statistics.median(r[0] for r in res[k])
+        st = {s: statistics.median(r[1][s] for r in res[k]) for s in STAGES}
+        rows.append((m, t, st))
+    ms = np.array([r[0] for r in rows], float)
+    print("| contacts | step [µs] | " + " | ".join(STAGES) + " |")
+    print("|---|---|" + "---|" * len(STAGES))
+    for m, t, st in rows:
+        print(f"| {m} | {t:.1f} | " + " | ".join(f"{st[s]:.1f}" for s in STAGES) + " |")
+    exps = {"step": fit(ms, [r[1] for r in rows])}
+    for s in ("collision", "contacts", "delassus", "solve"):
+        exps[s] = fit(ms, [max(r[2][s], 1e-3) for r in rows])
+    print("fitted exponents p (time ∝ m^p): " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
+    doc = {"benchmark": "contact_scaling", "rows": [{"contacts": int(m), "step_us": t, "stages_us": st}
+                                                    for m, t, st in rows], "exponents": exps}
+    print(json.dumps(doc))
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc, indent=1))
+
+
+if __name__ == "__main__":
+    main()
