@@ -502,3 +502,10 @@ def test_name_clashes_between_joints_and_links():
     assert {"position_X", "position_X_joint", "position_a-b", "position_a_b"} <= set(v)
     lhs = [name for name, _ in parse_equations(dynmodel.to_latex(P))]
     assert len(lhs) == len(set(lhs))
+
+
+@pytest.mark.parametrize("gravity", [(0, 0), (0, float("nan"), -9.81), "down"])
+def test_bad_gravity_is_a_config_error(gravity):
+    from humanoid_model.exceptions import ConfigError
+    with pytest.raises(ConfigError, match="gravity"):
+        dynmodel.build_program(dynmodel.parse_urdf(URDF_2R), gravity)

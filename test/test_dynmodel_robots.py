@@ -193,3 +193,9 @@ def test_generated_code_is_readable_blocks(robots):
         assert f"# --- joint '{j.name}'" in src and f"/* --- joint '{j.name}'" in c
         assert f"# --- backward: joint '{j.name}'" in src
     assert "#include <math.h>" in c and "pinocchio" not in c + src
+
+
+def test_human36_urdf_is_reproducible():
+    """The committed human36.urdf is what make_human36.py writes (sources documented there)."""
+    from humanoid_model.dynmodel.data import make_human36
+    assert HUMAN.read_text() == make_human36.build()

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import sympy as sp
 
+from humanoid_model.exceptions import ConfigError
+
 from .urdf import TreeModel, identifier
 
 XYZ = "xyz"
@@ -201,7 +203,12 @@ def axis_rotation(axis, c, s):
 
 def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
     """Newton-Euler program for `model` under gravity vector `gravity` [m/s^2] (world axes)."""
-    g = [float(x) for x in gravity]
+    try:
+        g = [float(x) for x in gravity]
+    except (TypeError, ValueError):
+        g = []
+    if len(g) != 3 or not all(np.isfinite(g)):
+        raise ConfigError(f"dynmodel: gravity={gravity!r} must be 3 finite numbers [m/s^2]")
     names = model.joint_names
     # identifiers, unique across joints and bodies (URDF allows a joint and a link of one name,
     # and different names can give one identifier): clashes get a numbered suffix

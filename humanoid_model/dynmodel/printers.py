@@ -5,7 +5,6 @@ carries exactly the same binary numbers as the model.
 """
 from __future__ import annotations
 
-import datetime
 import re
 
 import sympy as sp

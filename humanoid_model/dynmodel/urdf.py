@@ -29,7 +29,6 @@ A malformed URDF raises `ModelError` naming the source, the element and the prob
 from __future__ import annotations
 
 import math
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
