@@ -509,3 +509,12 @@ def test_bad_gravity_is_a_config_error(gravity):
     from humanoid_model.exceptions import ConfigError
     with pytest.raises(ConfigError, match="gravity"):
         dynmodel.build_program(dynmodel.parse_urdf(URDF_2R), gravity)
+
+
+def test_generated_python_input_errors(r2):
+    with pytest.raises(ValueError, match="need 2 values"):
+        r2.inverse_dynamics([0.0], [0.0, 0.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="unknown link 'hand'"):
+        r2.inverse_dynamics([0, 0], [0, 0], [0, 0], {"hand": np.zeros(6)})
+    with pytest.raises(ValueError, match=r"expected shape \(2, 6\)"):
+        r2.inverse_dynamics([0, 0], [0, 0], [0, 0], np.zeros((3, 6)))

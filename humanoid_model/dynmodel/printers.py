@@ -85,14 +85,20 @@ def to_python(P: Program) -> str:
          "    if isinstance(f_ext, dict):",
          "        for name, w in f_ext.items():",
          "            if name not in BODY_NAMES:",
-         "                raise KeyError(f'f_ext: unknown link {name!r}; links: {BODY_NAMES}')",
+         "                raise ValueError(f'f_ext: unknown link {name!r}; links: {BODY_NAMES}')",
          "            rows[BODY_NAMES.index(name)] = np.asarray(w, dtype=float).reshape(6)",
          "        return rows",
-         "    return np.asarray(f_ext, dtype=float).reshape(len(BODY_NAMES), 6)",
+         "    rows = np.asarray(f_ext, dtype=float)",
+         "    if rows.shape != (len(BODY_NAMES), 6):",
+         "        raise ValueError(f'f_ext: expected shape ({len(BODY_NAMES)}, 6) (rows BODY_NAMES), got {rows.shape}')",
+         "    return rows",
          "",
          "",
          "def inverse_dynamics(q, qd, qdd, f_ext=None, values=None):",
          '    """Joint efforts tau (NV,) for positions q, velocities qd, accelerations qdd (NV,)."""',
+         "    if len(q) != NV or len(qd) != NV or len(qdd) != NV:",
+         "        raise ValueError(f'inverse_dynamics: q, qd, qdd need {NV} values each (order JOINT_NAMES); '",
+         "                         f'got {len(q)}, {len(qd)}, {len(qdd)}')",
          "    # inputs"]
     for k in range(len(P.joint_names)):
         L.append(f"    {P.q[k]} = q[{k}]; {P.qd[k]} = qd[{k}]; {P.qdd[k]} = qdd[{k}]")
