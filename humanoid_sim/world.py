@@ -50,6 +50,7 @@ from humanoid_sim.solvers import ContactProblem
 __all__ = ["World", "WorldState", "BodyState", "STAGES"]
 
 STAGES = ("kinematics", "actuators", "free", "collision", "contacts", "delassus", "solve", "integration")
+LIMIT_MARGIN = 0.01        # [rad] joint limits enter the solve 0.01 rad (0.57 deg) before the limit (chosen)
 MIN_SELF_JOINTS = 3        # robot self pairs need >= 3 joints between the links (see _build_geometry)
 WARM_MATCH = 2e-3          # [m] a contact point within 2 mm of last step's (same pair) reuses its force (chosen)
 IMPACT_SPEED_STEPS = 2.0   # impacts need |v_n⁻| > 2 |g| dt (chosen: resting contacts gain |g| dt per step)
@@ -172,7 +173,8 @@ class World:
                  margin: float = DEFAULT_MARGIN, merge_groups: bool = False,
                  solver_settings=None, gains=None, gravity_compensation: bool = False,
                  self_collision: bool = True, warm_start: bool = True,
-                 momentum_projection: bool = True, patch_points: int = 0):
+                 momentum_projection: bool = True, patch_points: int = 0,
+                 joint_limits: bool = True):
         if not (np.isfinite(dt) and dt > 0):
             raise ConfigError(f"world: field 'dt' must be a positive number of seconds; value {dt!r}")
         self.scene, self.robot, self.dt = scene, robot, float(dt)
@@ -184,6 +186,9 @@ class World:
         self.warm_start_enabled = warm_start
         self.gravity_compensation = gravity_compensation
         self.momentum_projection = momentum_projection
+        self.joint_limits = joint_limits
+        self._prev_limit = {}
+        self.limit_torques = {}
         self.t = 0.0
         self._build_model()
         self._build_geometry(margin, self_collision, patch_points)
@@ -356,6 +361,10 @@ class World:
         else:
             kp, kv = gains
         self.actuator = PDActuator(names, kp, kv, robot.effort_max)
+        lo, hi = robot.q_lower, robot.q_upper
+        finite = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
+        self.q_lower = np.where(finite, lo, -np.inf)
+        self.q_upper = np.where(finite, hi, np.inf)
         self.actuator.set_position(self.q[self.act_q])
 
     # ------------------------------------------------------------------ helpers
@@ -421,6 +430,31 @@ class World:
             W += Wt
             off += n
         return out, 0.5 * (W + W.T)
+
+    def _joint_limit_rows(self, q):
+        """Active joint limits of the robot (gap to a finite limit < ``LIMIT_MARGIN``): (joint
+        indices (k,), Jacobian rows (k, nv_robot) = ±e_j so that the row's velocity is positive
+        away from the limit, gap terms (k,) [rad/s] (same law as contacts: gap/dt, β gap/dt when
+        violated), keys (joint name, "lower"/"upper") for warm starts, signs (k,)), or None.
+
+        Joint limits are unilateral constraints in the same solve (issue 3): each is a
+        frictionless "contact" (μ = 0) whose two tangential rows have no Jacobian and a unit
+        compliance, so their force is zero; its normal force is the limit torque [N·m]."""
+        qa = q[self.act_q]
+        lo = qa - self.q_lower
+        hi = self.q_upper - qa
+        il = np.flatnonzero(lo < LIMIT_MARGIN)
+        iu = np.flatnonzero(hi < LIMIT_MARGIN)
+        if il.size == 0 and iu.size == 0:
+            return None
+        idx = np.concatenate([il, iu])
+        sign = np.concatenate([np.ones(il.size), -np.ones(iu.size)])
+        gaps = np.concatenate([lo[il], hi[iu]])
+        rows = np.zeros((idx.size, self.nv_robot))
+        rows[np.arange(idx.size), self.act_v[idx]] = sign
+        names = self.robot.joint_names
+        keys = [(names[i], "lower") for i in il.tolist()] + [(names[i], "upper") for i in iu.tolist()]
+        return idx, rows, C.gap_term(gaps, self.dt), keys, sign
 
     def _active_wrenches(self):
         out = [(w.body, w.force, w.torque, w.point) for w in self.scene.wrenches if w.active(self.t)]
@@ -510,93 +544,123 @@ class World:
         R, p = self._joint_placements()
         batch = self.detector.detect(R, p)
         t4 = tick()
-        forces = np.zeros((batch.m, 3))
-        frames = C.frames_from_normals(batch.normals) if batch.m else np.zeros((0, 3, 3))
+        m_c = batch.m
+        forces = np.zeros((m_c, 3))
+        frames = C.frames_from_normals(batch.normals) if m_c else np.zeros((0, 3, 3))
         groups = []
         t_del = t_sol = 0.0
         iters = 0
-        if batch.m:
+        lim = self._joint_limit_rows(q) if self.robot is not None and self.joint_limits else None
+        ta_ = tb_ = np.zeros(0, np.int64)
+        if m_c:
             ja, jb, ta_, tb_, keys, local = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
                                                   batch.geom_b, batch.b_static, batch.points, R, p,
                                                   len(self.mobile), len(self.static))
             if len(self.tree_cols) == 1:
-                groups = [C.Group(np.arange(batch.m), [0], self.tree_cols[0])]
+                groups = [C.Group(np.arange(m_c), [0], self.tree_cols[0])]
             else:
                 groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
-            ja, jb, ta_, tb_, keys, local = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
-                                                  batch.geom_b, batch.b_static, batch.points, R, p,
-                                                  len(self.mobile), len(self.static))
-            warm = np.zeros((batch.m, 3))
+            warm = np.zeros((m_c, 3))
             hit = self._match_previous(keys, local)
             if self.warm_start_enabled:
                 warm[hit >= 0] = self._prev_f[hit[hit >= 0]]
             hit = hit >= 0
             cgap = C.gap_term(batch.gaps, dt)
-            t_contacts = tick()
-            dv = np.zeros(model.nv)
-            single = len(groups) == 1
-            for g in groups:
-                idx = slice(None) if single else g.contacts
-                ta0 = tick()
-                J = C.relative_jacobian(data.J, self.masks, frames[idx], batch.points[idx], ja[idx], jb[idx], g.cols)
-                X, Lam = self._minv_jt(g, J, M)
-                W = dt * Lam
-                ta1 = tick()
-                vfree = J @ vf[g.cols]
+        else:
+            ja = jb = np.zeros(0, np.int64)
+        if lim is not None and not any(0 in g.trees for g in groups):
+            groups.append(C.Group(np.zeros(0, np.int64), [0], self.tree_cols[0]))
+        self.limit_torques = {}
+        t_contacts = tick()
+        dv = np.zeros(model.nv)
+        single = len(groups) == 1 and groups[0].contacts.shape[0] == m_c
+        for g in groups:
+            idx = slice(None) if single else g.contacts
+            nc = m_c if single else g.contacts.shape[0]
+            ta0 = tick()
+            J = C.relative_jacobian(data.J, self.masks, frames[idx], batch.points[idx], ja[idx],
+                                    jb[idx], g.cols) if nc else np.zeros((0, g.cols.shape[0]))
+            with_lim = lim is not None and 0 in g.trees
+            if with_lim:   # joint-limit rows (robot tree: its columns come first in g.cols)
+                Jl = np.zeros((3 * lim[0].shape[0], g.cols.shape[0]))
+                Jl[0::3, :self.nv_robot] = lim[1]
+                J = np.vstack([J, Jl])
+            X, Lam = self._minv_jt(g, J, M)
+            W = dt * Lam
+            ta1 = tick()
+            vfree = J @ vf[g.cols]
+            mu = batch.mu[idx]
+            comp = None
+            if nc:
                 # impacts (Newton restitution), module docstring
                 e = batch.e[idx]
                 if np.any(e > 0):
-                    vminus = vfree[0::3]
+                    vminus = vfree[0:3 * nc:3]
                     gp = batch.gaps[idx]
                     hitting = (vminus < -self.impact_speed) & (gp + dt * vminus <= 0) & (e > 0)
                     if np.any(hitting):
                         active = gp + dt * np.minimum(vminus, 0) <= 0
                         ee = np.where(hitting, e, 0.0)
                         rows = np.repeat(active, 3)
-                        prob = ContactProblem(Lam[np.ix_(rows, rows)], vfree[rows],
-                                              batch.mu[idx][active], restitution=ee[active])
+                        prob = ContactProblem(Lam[:3 * nc, :3 * nc][np.ix_(rows, rows)],
+                                              vfree[:3 * nc][rows], mu[active], restitution=ee[active])
                         res = self.impact_solver.solve(prob)
-                        P = np.zeros(J.shape[0])
+                        P = np.zeros(3 * nc)
                         P[rows] = res.impulses
-                        jump = X @ P
+                        jump = X[:, :3 * nc] @ P
                         vfree = vfree + J @ jump
                         dv[g.cols] += jump
                         self.impacts += 1
-                vfree[0::3] += cgap[idx]
+                vfree[0:3 * nc:3] += cgap[idx]
+            wg = warm[idx].reshape(-1) if nc else np.zeros(0)
+            if with_lim:
+                vfree[3 * nc::3] += lim[2]
+                mu = np.concatenate([mu, np.zeros(lim[0].shape[0])])
+                comp = np.zeros(J.shape[0])
+                comp[3 * nc + 1::3] = 1.0     # tangential rows of a limit: no Jacobian, no force
+                comp[3 * nc + 2::3] = 1.0
+                wl = np.zeros(3 * lim[0].shape[0])
+                wl[0::3] = [self._prev_limit.get(k, 0.0) for k in lim[3]]
+                wg = np.concatenate([wg, wl])
+            if nc:
                 new = ~hit[idx]
                 if np.any(new):
                     # New contacts start from the frictionless solution (normal forces only), so
                     # that a hyperstatic contact set does not lock in internal tangential forces
                     # produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
-                    p0 = ContactProblem(W, vfree, np.zeros(J.shape[0] // 3), source="world step")
-                    f0 = self.solver.solve(p0, settings=self.solver_settings).impulses.reshape(-1, 3)
-                    w_ = warm[idx]
-                    w_[new] = f0[new]
-                    warm[idx] = w_
-
-                prob = ContactProblem(W, vfree, batch.mu[idx], source="world step")
-                res = self.solver.solve(prob, warm_start=warm[idx].reshape(-1),
-                                        settings=self.solver_settings)
-                f = res.impulses
-                iters += int(res.iterations)
-                if not res.converged:
-                    self.unconverged += 1
-                mr, rr = self.max_residuals, res.residuals
-                for k in RESIDUAL_KEYS:
-                    if k in rr and rr[k] >= mr.get(k, 0.0):
-                        mr[k] = float(rr[k])
-                forces[idx] = f.reshape(-1, 3)
-                dv[g.cols] += dt * (X @ f)
-                ta2 = tick()
-                t_del += ta1 - ta0
-                t_sol += ta2 - ta1
+                    p0 = ContactProblem(W, vfree, np.zeros(mu.shape[0]), compliance=comp, source="world step")
+                    f0 = self.solver.solve(p0, settings=self.solver_settings).impulses
+                    rows = np.repeat(np.concatenate([new, np.zeros(mu.shape[0] - nc, bool)]), 3)
+                    wg[rows] = f0[rows]
+            prob = ContactProblem(W, vfree, mu, compliance=comp, source="world step")
+            res = self.solver.solve(prob, warm_start=wg, settings=self.solver_settings)
+            f = res.impulses
+            iters += int(res.iterations)
+            if not res.converged:
+                self.unconverged += 1
+            mr, rr = self.max_residuals, res.residuals
+            for k in RESIDUAL_KEYS:
+                if k in rr and rr[k] >= mr.get(k, 0.0):
+                    mr[k] = float(rr[k])
+            if nc:
+                forces[idx] = f[:3 * nc].reshape(-1, 3)
+            if with_lim:
+                fl = f[3 * nc::3]
+                self._prev_limit = dict(zip(lim[3], fl.tolist()))
+                for key, val, sgn in zip(lim[3], fl.tolist(), lim[4].tolist()):
+                    self.limit_torques[key[0]] = self.limit_torques.get(key[0], 0.0) + sgn * val
+            dv[g.cols] += dt * (X @ f)
+            ta2 = tick()
+            t_del += ta1 - ta0
+            t_sol += ta2 - ta1
+        if lim is None:
+            self._prev_limit = {}
+        if m_c:
             order = np.argsort(keys, kind="stable")
             self._prev_keys, self._prev_f, self._prev_local = keys[order], forces[order], local[order]
-            vnew = vf + dv
         else:
-            t_contacts = tick()
             self._prev_keys = np.zeros(0, np.int64)
-            vnew = vf
+        vnew = vf + dv
         t5 = tick()
         qnew = integrate(model, q, vnew, dt)
         if self.momentum_projection and not (batch.m and len(self.tree_cols) == 1):

@@ -67,7 +67,7 @@ def test_zero_gravity_momentum_conserved(tmp_path):
     bounded (< 0.1 % over 1 s: our bound; 0.064 % measured)."""
     p = tmp_path / "zero_g.yaml"
     p.write_text(ZERO_G)
-    w = World.from_scene(p)
+    w = World.from_scene(p, joint_limits=False)   # limit stops are plastic impacts: no energy test
     w.actuator.set_torque(np.zeros(w.n_act))
     rng = np.random.default_rng(0)
     w.v = rng.normal(scale=0.5, size=w.model.nv)
@@ -186,3 +186,23 @@ def test_sensors_at_rest(standing):
     assert s2.force_torque()["r_ankle"][0][0] == pytest.approx(2.0 * (raw[0] + 1.0))
     q_enc, v_enc = s.encoders()
     assert np.allclose(q_enc, w.q[7:])
+
+
+def test_joint_limit_is_a_unilateral_constraint(tmp_path):
+    """Zero gravity; the PD holds every joint but the right elbow, which gets a constant 20 N·m
+    toward its upper limit (chosen). The limit row stops it: the joint stays at the limit (the
+    gap law removes any overshoot) and the limit torque balances the motor torque."""
+    p = tmp_path / "zero_g.yaml"
+    p.write_text(ZERO_G)
+    w = World.from_scene(p)
+    j = w.robot.joint_names.index("RARM_JOINT3")
+    hi = w.q_upper[j]
+    w.actuator.kp[j] = w.actuator.kv[j] = 0.0
+    tau = np.zeros(w.n_act)
+    tau[j] = 20.0
+    w.actuator.set_position(w.q[w.act_q], tau_ff=tau)
+    w.step(3000)                    # 3 s: the free-floating body's slow sway has died out
+    qj = w.q[w.act_q][j]
+    assert abs(qj - hi) < 1e-6
+    assert w.limit_torques["RARM_JOINT3"] == pytest.approx(-20.0, abs=1e-3)
+    assert abs(w.v[w.act_v][j]) < 1e-6 and np.abs(w.v).max() < 1e-3
