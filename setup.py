@@ -39,6 +39,7 @@ setup(
         *tree("rviz"),
     ],
     include_package_data=True,
+    package_data={"humanoid_model.dynmodel": ["data/*.urdf"]},
     install_requires=["setuptools"],
     # Optional: Talos, Romeo, iCub, G1... (about 400 MB), used by tests when installed.
     extras_require={"robots": ["example-robot-data==6.0.0"]},
