@@ -33,8 +33,9 @@ class Weights:
     s_dist: float = 0.01             # [m]
     tau_max: float = 400.0           # |u_i| <= 400 N m (chosen, see docs/gait.md: the thesis's gait
                                      # data need > 150 N m at the stance ankle)
-    toe_force_max: float | None = None   # optional DS FB2 <= 6 N (the other reading of
-                                         # 003_chesse.md:655), off by default
+    toe_force_max: float | None = 6.0    # DS front-toe force 0 <= FB2 <= 6 N: our reading of the
+                                         # 6 N bound as a "small saturation level" of u8
+                                         # (003_chesse.md:649, 655); None disables it
     ss_toe_min: float = 6.0          # SS stance toe NB2 >= 6 N (003_chesse.md:649, 655, our reading)
     ss_heel_min: float = 1.0         # SS stance heel NB1 >= 1 N (strict unilaterality with a 1 N
                                      # margin, chosen; 003_chesse.md:398)
