@@ -97,6 +97,7 @@ def default_arguments(description, launch):
 
 def test_there_are_launch_files():
     assert REPO / "launch" / "view.launch.py" in LAUNCH_FILES
+    assert REPO / "launch" / "sim.launch.py" in LAUNCH_FILES
 
 
 @pytest.mark.parametrize("path", LAUNCH_FILES, ids=lambda p: p.name)
@@ -139,6 +140,22 @@ def test_view_launch_nodes_and_arguments(setup_kwargs):
     assert f"share/{PACKAGE}/rviz/humanoid.rviz" in installed_files(setup_kwargs)
     for node in with_rviz[:1] + active_nodes(description, launch, defaults)[1:]:
         assert [share_path(p, launch, defaults) for p in node.parameters] == [REPO / "config" / "view.yaml"]
+
+
+def test_sim_launch_nodes_and_arguments():
+    """sim.launch.py: the simulator alone by default (it publishes /robot_description: no state
+    publisher), with config/sim.yaml; viewer:=true adds the viewer following it (demo.yaml)."""
+    description, launch = load_description(REPO / "launch" / "sim.launch.py")
+    defaults = default_arguments(description, launch)
+    assert defaults == {"viewer": "false", "rviz": "false"}
+    nodes = active_nodes(description, launch, defaults)
+    assert [n.name for n in nodes] == ["simulator"]
+    assert [share_path(p, launch, defaults) for p in nodes[0].parameters] == [REPO / "config" / "sim.yaml"]
+    both = active_nodes(description, launch, {**defaults, "viewer": "true"})
+    assert [n.name for n in both] == ["simulator", "viewer"]
+    viewer_file = share_path(both[1].parameters[0], launch, defaults)
+    assert viewer_file == REPO / "config" / "demo.yaml"
+    assert yaml.safe_load(viewer_file.read_text())["viewer"]["ros__parameters"]["joint_state_source"] is False
 
 
 def test_stubs_do_not_leak():

@@ -142,6 +142,14 @@ def test_topics_and_their_numbers(ros):
     assert abs(np.linalg.norm([acc.x, acc.y, acc.z]) - g) < 0.02 * g
     assert got["imu"][-1].orientation.w > 0.99
 
+    # /tf messages (published only when tf2_msgs imports): odom -> BODY is the base pose
+    q = node.world.q[:robot.model.nq].copy()
+    tfs = node._tf_msgs(node.tree.moving_transforms(q), 1.5)
+    base_tf = next(m for m in tfs if m.child_frame_id == "BODY")
+    assert base_tf.header.frame_id == "odom" and (base_tf.header.stamp.sec, base_tf.header.stamp.nanosec) == (1, 500_000_000)
+    tr = base_tf.transform.translation
+    np.testing.assert_allclose([tr.x, tr.y, tr.z], q[:3], atol=1e-12)
+
     status, v = diag_values(got["diag"][-1])
     assert status.level == DiagnosticStatus.OK and v["solver"] == "nsgs_newton" and v["contacts"] == "8"
     assert int(v["unconverged_solves_total"]) == 0

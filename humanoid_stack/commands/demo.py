@@ -1,10 +1,12 @@
 """`humanoid-stack demo`: the current demo, i.e. `humanoid-stack up demo` (config/demo.yaml)."""
 from __future__ import annotations
 
-HELP = "run the demo: HRP-2 half-sitting on 'flat' in the web viewer (= 'up demo')"
+HELP = "run the demo: HRP-2 simulated standing on 'flat', pushed, in the web viewer (= 'up demo')"
 DESCRIPTION = """\
-Run the demo node set (config/demo.yaml): the state publisher and the web viewer showing HRP-2 in
-its half-sitting posture on the 'flat' scene. Prints the viewer URL; open it in a browser.
+Run the demo node set (config/demo.yaml): the simulator, with HRP-2 standing in its half-sitting
+posture under PD on the 'flat' scene and a scripted push every 4 s that makes it sway and recover,
+and the web viewer following it with the contact forces drawn. Prints the viewer URL; open it in
+a browser.
 Ctrl-C stops it (exit 0). Same as 'humanoid-stack up demo [--set viewer.port=N]'.
 """
 
