@@ -161,7 +161,21 @@ def test_k_groups_equal_one_group(tmp_path):
         assert len(w.last["groups"]) == (1 if merge else 5)
     f1, f2 = runs[0].last["forces"], runs[1].last["forces"]
     assert f1.shape == f2.shape
-    assert np.max(np.abs(f1 - f2)) < 1e-8
+    # Per cube, the contact resultant (force and moment) is unique and agrees to 1e-8 N (A5,
+    # ../shared/spec/000_chardonnet.md:989-992). Each cube's 4 corners are hyperstatic: how the
+    # resultant splits between corners is not unique and depends on the sweep sequence (the
+    # solver's best-iterate choice differs between one problem and k problems), so the split is
+    # only checked to 1e-6 N.
+    w = runs[0]
+    P, F1 = w.contact_forces_world()
+    _, F2 = runs[1].contact_forces_world()
+    body = np.array([w.mobile[a].body for a in w.last["batch"].geom_a])
+    for name in set(body.tolist()):
+        sel = body == name
+        c = w.state.bodies[name].position
+        assert np.linalg.norm(F1[sel].sum(0) - F2[sel].sum(0)) < 1e-8
+        assert np.linalg.norm(np.cross(P[sel] - c, F1[sel] - F2[sel]).sum(0)) < 1e-8
+    assert np.max(np.abs(f1 - f2)) < 1e-6
     assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-12
 
 
