@@ -65,3 +65,14 @@ def test_bad_input_exits_2_with_message(tmp_path, capsys, argv, words):
     assert "Traceback" not in err
     for w in words:
         assert w in err
+
+
+def test_viewer_replays_the_recording(tmp_path):
+    from humanoid_model import load_robot
+    from humanoid_viewer.replay import load_recording
+
+    out = tmp_path / "flat.json"
+    assert main(["simulate", "flat", "--duration", "0.02", "--record-every", "10", "--quiet",
+                 "--output", str(out)]) == 0
+    rec = load_recording(out, load_robot("hrp2"))
+    assert rec.q.shape == (3, 37) and len(rec.contacts[-1]) == 8
