@@ -22,7 +22,8 @@ import numpy as np
 
 __all__ = ["ContactMarkers", "contact_markers", "FORCE_SCALE", "CONE_SEGMENTS"]
 
-FORCE_SCALE = 1e-3   # [m/N] 1 mm per newton: HRP-2's ~70 N per sole corner is a 7 cm arrow (chosen)
+FORCE_SCALE = 3e-3   # [m/N] 3 mm per newton: HRP-2's ~70 N per sole corner is a 21 cm arrow, which
+#                      clears the 10.5 cm high foot so arrows and cones show in the viewer (chosen)
 CONE_SEGMENTS = 12   # side triangles per cone (chosen: smooth enough, 36 points per cone)
 MIN_FORCE = 1e-3     # [N] below this a contact is drawn as a point only (chosen)
 

@@ -29,7 +29,8 @@ Parameters (static unless marked *dynamic*; units in brackets)
     push.link (string, ""), push.force (double[3]) [N], push.torque (double[3]) [N·m],
         push.start (double) [s], push.duration (double, 0.1) [s], push.period (double, 0) [s]:
         a scripted push (world-frame wrench at the link origin), repeated every period if > 0.
-    contact_force_scale (double, 0.001) [m/N]: length of the force arrows and friction cones.
+    contact_force_scale (double, 0.003) [m/N]: length of the force arrows and friction cones
+        (`humanoid_sim.markers.FORCE_SCALE`).
 
 Topics
     publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
@@ -77,6 +78,7 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_sim.markers import FORCE_SCALE
 
 try:  # tf2_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
     from geometry_msgs.msg import TransformStamped
@@ -179,7 +181,7 @@ class SimulatorNode(Node):
         for name, default in (("dt", 1e-3), ("solver_tolerance", 1e-6), ("real_time_factor", 1.0),
                               ("publish_rate", 50.0), ("contacts_rate", 10.0), ("diagnostics_period", 1.0),
                               ("external_wrench_duration", 0.1), ("push.start", 1.0), ("push.duration", 0.1),
-                              ("push.period", 0.0), ("contact_force_scale", 1e-3)):
+                              ("push.period", 0.0), ("contact_force_scale", FORCE_SCALE)):
             p[name] = self._number(name, dyn(name, default, name))
         p["solver_max_iterations"] = int(self._number("solver_max_iterations",
                                                       dyn("solver_max_iterations", 500, "sweep budget")))
@@ -452,10 +454,10 @@ class SimulatorNode(Node):
             arr.markers.append(marker("points", 0, Marker.SPHERE_LIST, cm.points, (0.015, 0.015, 0.015),
                                       (1.0, 0.9, 0.1, 1.0)))
         for i, seg in enumerate(cm.arrows):
-            arr.markers.append(marker("forces", i, Marker.ARROW, seg, (0.006, 0.012, 0.0), (0.9, 0.1, 0.1, 1.0)))
+            arr.markers.append(marker("forces", i, Marker.ARROW, seg, (0.01, 0.02, 0.0), (0.9, 0.1, 0.1, 1.0)))
         if len(cm.cones):
             arr.markers.append(marker("cones", 0, Marker.TRIANGLE_LIST, cm.cones, (1.0, 1.0, 1.0),
-                                      (0.2, 0.5, 1.0, 0.3)))
+                                      (0.2, 0.5, 1.0, 0.4)))
         self.contacts_pub.publish(arr)
 
     def _maybe_diagnostics(self, force=False):
