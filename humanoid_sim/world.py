@@ -207,6 +207,7 @@ class World:
         self.impacts = 0
         self.user_wrenches = {}
         self.stage_samples = None     # set to [] to keep per-step stage times (benchmarks)
+        self._last_damp = None
 
     def _build_model(self):
         scene, robot = self.scene, self.robot
@@ -394,6 +395,8 @@ class World:
     def _external_tau(self):
         """Generalised forces of the active wrenches (world force at a body point)."""
         tau = None
+        if not self.scene.wrenches and not self.user_wrenches:
+            return None
         active = self._active_wrenches()
         for body, force, torque, point in active:
             fid = self.model.getFrameId(body)
@@ -443,6 +446,8 @@ class World:
         qa = q[self.act_q]
         lo = qa - self.q_lower
         hi = self.q_upper - qa
+        if min(lo.min(), hi.min()) >= LIMIT_MARGIN:
+            return None
         il = np.flatnonzero(lo < LIMIT_MARGIN)
         iu = np.flatnonzero(hi < LIMIT_MARGIN)
         if il.size == 0 and iu.size == 0:
@@ -457,6 +462,8 @@ class World:
         return idx, rows, C.gap_term(gaps, self.dt), keys, sign
 
     def _active_wrenches(self):
+        if not self.scene.wrenches and not self.user_wrenches:
+            return []
         out = [(w.body, w.force, w.torque, w.point) for w in self.scene.wrenches if w.active(self.t)]
         return out + [(b, f, t, p) for b, (f, t, p) in self.user_wrenches.items()]
 
@@ -530,9 +537,11 @@ class World:
                 ta = ta + pin.computeGeneralizedGravity(model, data, q)[self.act_v]
             tau[self.act_v] = ta
             self.tau_explicit = ta
-            arm = self.arm0.copy()
-            arm[self.act_v] += dt * damp
-            model.armature = arm
+            if self._last_damp is None or not np.array_equal(damp, self._last_damp):
+                arm = self.arm0.copy()
+                arm[self.act_v] += dt * damp
+                model.armature = arm      # implicit PD damping (actuators docstring)
+                self._last_damp = damp
         ext = self._external_tau()
         if ext is not None:
             tau += ext
