@@ -128,6 +128,11 @@ class SimulatorNode(Node):
         self.rejected = 0
         self.last_rejection = ""
         self._build_world()
+        # One throw-away step compiles the numba kernels (or loads them from the on-disk cache)
+        # inside the constructor, before the node spins: a fresh cache costs seconds of compilation
+        # that would otherwise stall the first paced steps (and a short `up --duration` run).
+        self.world.step()
+        self._build_world()
 
         from humanoid_model.tf_tree import KinematicTree, description_with_uris
 
