@@ -104,16 +104,18 @@ class PDActuator:
         """(explicit torque (n,), implicit damping gain (n,) ≥ 0 [N·m·s/rad])."""
         if self.trajectory is not None:
             self.q_d, self.v_d = self.trajectory.sample(t - self.trajectory_start)
-        fr = self.mu_v * v + self.mu_d * np.sign(v)
         if self.mode == "torque":
-            tau = self.tau_cmd + fr
+            tau = self.tau_cmd.copy()
             damp = np.zeros_like(tau)
         else:
-            tau = self.R * (self.kp * (self.q_d - q) + self.kv * (self.v_d - v)) + self.tau_ff + fr
+            tau = self.R * (self.kp * (self.q_d - q) + self.kv * (self.v_d - v)) + self.tau_ff
             damp = self.R * self.kv
+        if self.mu_v.any() or self.mu_d.any():
+            tau += self.mu_v * v + self.mu_d * np.sign(v)
         sat = np.abs(tau) > self.effort_max
-        tau = np.clip(tau, -self.effort_max, self.effort_max)
-        damp = np.where(sat, 0.0, damp)
+        if sat.any():
+            tau = np.clip(tau, -self.effort_max, self.effort_max)
+            damp = np.where(sat, 0.0, damp)
         return tau, damp
 
 
