@@ -8,10 +8,11 @@ controller topics (issue 3, "The simulator node"; ARCHITECTURE.md "ROS 2 interfa
 Parameters (static unless marked *dynamic*; units in brackets)
     robot (string, ""): robot name or URDF path; "" = the scene's robot (a robot is required).
     scene (string, "flat"): shipped scene name or scene file (docs/scenes.md).
-    dt (double, 0.001) [s]: time step (spec default 1 ms).
+    dt (double, 0.001) [s]: time step (the thesis's 1 ms, ../shared/spec/000_chardonnet.md:402).
     solver (string, "nsgs_newton"): contact solver (`humanoid_sim.solvers`).
     solver_tolerance (double, 1e-6): true-residual thresholds of convergence, complementarity
-        max |f_n v_n| [N·m/s] and penetration max(−v_n) [m/s] (SolverSettings; spec §6.2 B4 bound).
+        max |f_n v_n| [N·m/s] and penetration max(−v_n) [m/s] (SolverSettings; the B4 bounds,
+        ../shared/spec/000_chardonnet.md:1016-1017).
     solver_max_iterations (int, 500): sweep budget; a solve that hits it is reported in
         /diagnostics and the step continues with the best iterate.
     real_time_factor (double, 1.0, *dynamic*): pacing, 1.0 = wall clock, 0 = as fast as possible.
