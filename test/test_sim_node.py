@@ -82,7 +82,8 @@ def diag_values(msg):
 
 
 def test_topics_and_their_numbers(ros):
-    """HRP-2 standing after 2 s (settled, test_sim_robot): half-sitting angles, base height, Σ contact force arrows = m g,
+    """HRP-2 standing after 2 s (settled, test_sim_robot): half-sitting angles, base height,
+    Σ contact force arrows = m g,
     Σ ankle F/T = the weight above the ankles, |IMU proper acceleration| = |g|, residuals within
     the solver's thresholds, penetration < 0.1 mm; /robot_description reaches a late subscriber."""
     ctx, add, spin_until, sim = ros
@@ -146,7 +147,8 @@ def test_topics_and_their_numbers(ros):
     q = node.world.q[:robot.model.nq].copy()
     tfs = node._tf_msgs(node.tree.moving_transforms(q), 1.5)
     base_tf = next(m for m in tfs if m.child_frame_id == "BODY")
-    assert base_tf.header.frame_id == "odom" and (base_tf.header.stamp.sec, base_tf.header.stamp.nanosec) == (1, 500_000_000)
+    assert base_tf.header.frame_id == "odom"
+    assert (base_tf.header.stamp.sec, base_tf.header.stamp.nanosec) == (1, 500_000_000)
     tr = base_tf.transform.translation
     np.testing.assert_allclose([tr.x, tr.y, tr.z], q[:3], atol=1e-12)
 
@@ -313,7 +315,8 @@ def test_unconverged_solve_reported_and_step_failure_pauses(ros):
     diags, js = [], []
     client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 50)
     client.create_subscription(JointState, "/joint_states", js.append, 50)
-    assert spin_until(lambda: any(diag_values(d)[0].level == DiagnosticStatus.WARN for d in diags) and node.world.t > 0.5)
+    warned = lambda: any(diag_values(d)[0].level == DiagnosticStatus.WARN for d in diags)  # noqa: E731
+    assert spin_until(lambda: warned() and node.world.t > 0.5)
     status, v = next(diag_values(d) for d in diags if diag_values(d)[0].level == DiagnosticStatus.WARN)
     assert int(v["unconverged_solves"]) > 0 and "did not converge" in status.message
     t = node.world.t
