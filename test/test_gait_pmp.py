@@ -59,3 +59,16 @@ def test_a11_pmp_control_law_on_pmp_solution(ds_pair):
     assert np.allclose(pmp.u, np.clip(uf, s.lb, s.ub), atol=1e-12)
     assert np.all(pmp.u[:, 6:8] >= 0.0)
     assert np.all(np.abs(pmp.u[:, :6]) <= s.w.tau_max + 1e-9)
+
+
+def test_pmp_converges_from_zero_costates(ds_pair):
+    """The PMP BVP also converges from a guess that does not use the direct solution (cubic
+    Hermite states, zero co-states, tolerance continuation) to the same optimum."""
+    from humanoid_planner.gait.pmp import solve_pmp_continuation
+
+    pb, direct, pmp = ds_pair
+    (ph,) = pb.phases("ds")
+    s, steps = solve_pmp_continuation(pb, ph)
+    assert all(st["converged"] for st in steps)
+    assert s.cost == pytest.approx(direct.cost, rel=0.02)
+    assert s.cost == pytest.approx(pmp.cost, rel=1e-3)

@@ -181,10 +181,10 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     h = T / N
     t = np.linspace(0.0, T, N + 1)
     bld = PhaseProblemBuilder(tree, p, phase, w)
-    Q = ca.SX.sym("Q", n, N + 1)
-    Vv = ca.SX.sym("V", n, N + 1)
-    A = ca.SX.sym("A", n, N + 1)
-    U = ca.SX.sym("U", m, N + 1)
+    Q = ca.MX.sym("Q", n, N + 1)
+    Vv = ca.MX.sym("V", n, N + 1)
+    A = ca.MX.sym("A", n, N + 1)
+    U = ca.MX.sym("U", m, N + 1)
     f_id_map = tree.f_id.map(N + 1)
     dyn = f_id_map(Q, Vv, A, U)
     g_int_v = Vv[:, 1:] - Vv[:, :-1] - h / 2 * (A[:, :-1] + A[:, 1:])
@@ -221,7 +221,7 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     # exterior penalty 1/2 r_h (h+)^2 written smoothly with slacks: min 1/2 r_h s^2, s >= h, s >= 0
     # has the same value as the penalty at the optimum (the inequalities h <= 0 themselves are
     # never imposed)
-    Sl = ca.SX.sym("S", bld.nh, N + 1)
+    Sl = ca.MX.sym("S", bld.nh, N + 1)
     L = bld.f_l_smooth.map(N + 1)(Q, Vv, U) + 0.5 * w.r_h * ca.sum1(Sl ** 2)
     Hh = bld.f_h.map(N + 1)(Q, Vv)
     wts = np.full(N + 1, h)
