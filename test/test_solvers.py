@@ -303,18 +303,25 @@ def test_warm_start_reduces_iterations(hrp2_standing):
         assert again.converged and again.iterations <= 1
 
 
-def test_budget_exceeded_returns_best_iterate(hrp2_standing):
+@pytest.mark.parametrize("case", ["standing, plain GS", "pushed, active-set step"])
+def test_budget_exceeded_returns_best_iterate(hrp2_standing, case):
     hs = hrp2_standing
-    p = ContactProblem(hs["W"], hs["vfree"], np.full(hs["m"], 0.4))
+    vfree = hs["vfree"]
+    if case.startswith("pushed"):
+        # base pushed at (0.3, 0.1, 0) m/s: every corner slides, so the active-set step (sticking
+        # blocks only) cannot finish the solve and the budgets below bind
+        vfree = vfree + hs["J"][:, :6] @ np.array([0.3, 0.1, 0.0, 0.0, 0.0, 0.0])
+    solver = get_solver("nsgs_newton", active_set=case.startswith("pushed"))
+    p = ContactProblem(hs["W"], vfree, np.full(hs["m"], 0.4))
     start = residuals(p, np.zeros(3 * hs["m"]))
     for s in (SolverSettings(max_iterations=2), SolverSettings(time_budget=0.0, max_iterations=1000)):
-        r = get_solver("nsgs_newton").solve(p, settings=s)
+        r = solver.solve(p, settings=s)
         assert not r.converged
         assert 1 <= r.iterations <= (2 if s.time_budget is None else 1000)
         assert np.all(np.isfinite(r.impulses))
         assert r.residuals["natural_map"] < start["natural_map"]
         assert r.residuals["penetration"] < start["penetration"]
-    full = get_solver("nsgs_newton").solve(p, settings=TIGHT)
+    full = solver.solve(p, settings=TIGHT)
     assert full.converged and full.iterations > 4  # so the budgets above really cut it short
 
 
@@ -372,3 +379,56 @@ def test_bad_input_raises_solver_error():
         ContactProblem(W, [0, 0, 0], [0.1], compliance=[-1.0])
     with pytest.raises(SolverError, match="nsgs_newton"):
         get_solver("gauss")
+
+
+# ---------------------------------------------------------------- verified active-set step
+def test_active_set_step_same_solution_fewer_sweeps(hrp2_standing):
+    """nsgs_newton with and without the sticking-block step (docs/solvers.md §4) on the
+    hyperstatic standing problem: both meet the same tight thresholds, the step is used and
+    saves sweeps, and the contact velocities and the carried weight agree."""
+    hs = hrp2_standing
+    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (../shared/spec/000_chardonnet.md:670)
+    for vf in (hs["vfree"], hs["vfree1"]):
+        p = ContactProblem(hs["W"], vf, mu)
+        fast = get_solver("nsgs_newton").solve(p, settings=TIGHT)
+        plain = get_solver("nsgs_newton", active_set=False).solve(p, settings=TIGHT)
+        assert fast.converged and plain.converged
+        check_residuals(p, fast)
+        assert fast.extra["stick_steps"] >= 1 and plain.extra["stick_steps"] == 0
+        assert fast.iterations < plain.iterations
+        # the plain iteration stops at TIGHT's 1e-7 relative change: agreement to that order
+        assert fast.impulses[0::3].sum() == pytest.approx(plain.impulses[0::3].sum(), rel=1e-7)
+        assert np.allclose(fast.velocities, plain.velocities, atol=TIGHT.tol_penetration)
+        # the step's solution is exact to rounding: all contacts carry load and stick (v = 0)
+        assert np.all(fast.impulses[0::3] > 0)
+        assert np.abs(fast.velocities).max() < 1e-12
+
+
+def test_stick_step_minimum_norm_correction(hrp2_standing):
+    """From a perturbed sticking iterate, the step solves v = 0 on every contact with a
+    correction in range(W): the workless (internal) force component of the iterate is kept."""
+    from humanoid_sim.solvers._gs import STICK_ROUNDS, natural_map, stick_step
+    hs = hrp2_standing
+    W, vf = hs["W"], hs["vfree"]
+    # μ = 5 (our choice): every contact strictly inside its cone, so no reclassification
+    # happens and the correction is exactly the minimum-norm one
+    mu = np.full(hs["m"], 5.0)
+    p = ContactProblem(W, vf, mu)
+    ref = get_solver("nsgs_newton").solve(p, settings=TIGHT)
+    F = ref.impulses.reshape(-1, 3)
+    assert np.all(np.hypot(F[:, 1], F[:, 2]) < 0.5 * mu * F[:, 0])  # strictly sticking
+    f = ref.impulses + 1e-3 * F[:, 0].max() * np.random.default_rng(3).standard_normal(W.shape[0])
+    v = W @ f + vf
+    merit = natural_map(W, mu, f, v)
+    fnew, vnew = np.empty_like(f), np.empty_like(f)
+    acc, mnew = stick_step(W, vf, mu, f, v, merit, True, STICK_ROUNDS, fnew, vnew)
+    assert acc and mnew < 1e-9 * merit
+    assert np.abs(vnew).max() < 1e-12 * np.abs(v).max()
+    lam, U = np.linalg.eigh(W)
+    null = U[:, lam < 1e-10 * lam.max()]
+    assert null.shape[1] >= W.shape[0] - 2 * 6  # two rigid soles: rank ≤ 12, hyperstatic
+    d = fnew - f
+    assert np.linalg.norm(null.T @ d) < 1e-9 * np.linalg.norm(d)
+    # it is only accepted when it improves the natural-map residual
+    acc, m0 = stick_step(W, vf, mu, f, v, 0.0, True, STICK_ROUNDS, fnew, vnew)
+    assert not acc and m0 == 0.0

@@ -328,14 +328,224 @@ def natural_map(W, mu, f, v):
     return out
 
 
+STICK_PIVOT_TOL = 1e-10  # pivoted-Cholesky rank cut, relative to the largest diagonal (our choice)
+STICK_EVERY = 8          # sticking-block step after sweeps 1, 2, 4, then every 8th (our choice)
+STICK_ROUNDS = 4         # reduced solves per step (reclassification after a cone exit; our choice)
+
+
+@njit(cache=True)
+def _reduced_solve(W, mu, fb, vb, kind, fnew):
+    """fnew = fb + P y with the minimum-norm y solving Pᵀ W P y = −Pᵀ vb (see `stick_step`;
+    vb = W fb + v_free). kind per contact: 0 fixed, 1 sticking (3 unknowns), 2 on the cone
+    boundary (1 unknown along b_c = e_n + μ d_c, d_c = fb_t/‖fb_t‖). False if nothing to solve."""
+    n = fb.shape[0]
+    m = n // 3
+    con = np.empty(n, np.int64)   # contact of unknown a
+    B = np.zeros((n, 3))          # its direction in the contact's (n, t1, t2) coordinates
+    k = 0
+    for c in range(m):
+        i = 3 * c
+        if kind[c] == 1:
+            for r in range(3):
+                con[k] = c
+                B[k, r] = 1.0
+                k += 1
+        elif kind[c] == 2:
+            nt = np.sqrt(fb[i + 1] ** 2 + fb[i + 2] ** 2)
+            con[k] = c
+            B[k, 0] = 1.0
+            B[k, 1] = mu[c] * fb[i + 1] / nt
+            B[k, 2] = mu[c] * fb[i + 2] / nt
+            k += 1
+    for i in range(n):
+        fnew[i] = fb[i]
+    if k == 0:
+        return False
+    A = np.empty((k, k))
+    d = np.empty(k)
+    cv = np.empty(k)
+    dmax = 0.0
+    for a in range(k):
+        ia = 3 * con[a]
+        s = 0.0
+        for r in range(3):
+            s -= B[a, r] * vb[ia + r]
+        cv[a] = s
+        for b in range(a + 1):
+            ib = 3 * con[b]
+            s = 0.0
+            for r in range(3):
+                if B[a, r] != 0.0:
+                    t = 0.0
+                    for q in range(3):
+                        t += W[ia + r, ib + q] * B[b, q]
+                    s += B[a, r] * t
+            A[a, b] = s
+            A[b, a] = s
+        d[a] = A[a, a]
+        dmax = max(dmax, d[a])
+    if dmax <= 0.0:
+        return False
+    # rank-revealing pivoted Cholesky A = L Lᵀ (L: k × r, column j has zeros on the rows
+    # pivoted before j)
+    L = np.zeros((k, k))
+    used = np.zeros(k, np.bool_)
+    piv = np.empty(k, np.int64)
+    r = 0
+    for j in range(k):
+        p = -1
+        dp = STICK_PIVOT_TOL * dmax
+        for a in range(k):
+            if not used[a] and d[a] > dp:
+                dp = d[a]
+                p = a
+        if p < 0:
+            break
+        used[p] = True
+        piv[j] = p
+        ljj = np.sqrt(dp)
+        for a in range(k):
+            if used[a]:
+                continue
+            s = A[a, p]
+            for l in range(j):
+                s -= L[a, l] * L[p, l]
+            L[a, j] = s / ljj
+            d[a] -= L[a, j] * L[a, j]
+        L[p, j] = ljj
+        r += 1
+    # c: forward substitution on the pivot rows (L[piv[a], l] = 0 for l > a)
+    y = np.empty(r)
+    for a in range(r):
+        s = cv[piv[a]]
+        for l in range(a):
+            s -= L[piv[a], l] * y[l]
+        y[a] = s / L[piv[a], a]
+    # G = LᵀL (r×r, SPD), Cholesky in place (lower), y ← G⁻¹ c; the correction is L y
+    G = np.empty((r, r))
+    for a in range(r):
+        for b in range(a + 1):
+            s = 0.0
+            for i in range(k):
+                s += L[i, a] * L[i, b]
+            G[a, b] = s
+    for a in range(r):
+        s = G[a, a]
+        for l in range(a):
+            s -= G[a, l] * G[a, l]
+        if s <= 0.0:
+            return False
+        G[a, a] = np.sqrt(s)
+        for b in range(a + 1, r):
+            t = G[b, a]
+            for l in range(a):
+                t -= G[b, l] * G[a, l]
+            G[b, a] = t / G[a, a]
+    for a in range(r):
+        s = y[a]
+        for l in range(a):
+            s -= G[a, l] * y[l]
+        y[a] = s / G[a, a]
+    for a in range(r - 1, -1, -1):
+        s = y[a]
+        for l in range(a + 1, r):
+            s -= G[l, a] * y[l]
+        y[a] = s / G[a, a]
+    for a in range(k):
+        s = 0.0
+        for l in range(r):
+            s += L[a, l] * y[l]
+        ia = 3 * con[a]
+        for q in range(3):
+            fnew[ia + q] += B[a, q] * s
+    return True
+
+
+@njit(cache=True)
+def stick_step(W, vfree, mu, f, v, merit, boundary, rounds, fnew, vnew):
+    """Verified active-set step (ours, docs/solvers.md §4). From the iterate, guess the
+    sticking set (f_n > 0, ‖f_t‖ < μ f_n(1 − 1e-9)): 3 unknowns per contact, equations
+    v_c = 0; with `boundary`, also the contacts on the cone boundary (f_n > 0, ‖f_t‖ ≥
+    μ f_n(1 − 1e-9)): one unknown along b_c = e_n + μ d_c (d_c = f_t/‖f_t‖), equation
+    b_cᵀ v_c = 0 (true for a contact sticking on the boundary, v_c = 0). Every other force is
+    kept. With the basis P of these unknowns, A = Pᵀ W P is symmetric PSD and singular for
+    hyperstatic sets: rank-revealing pivoted Cholesky A = L Lᵀ (rank cut STICK_PIVOT_TOL ×
+    the largest diagonal), c from the r pivot rows of L (lower triangular), minimum-norm
+    correction y = L (LᵀL)⁻¹ c (y ∈ range(A): the workless internal-force component of the
+    iterate is not changed). If a contact leaves its cone, the candidate is projected on the
+    cones, the contact reclassified (projected to 0: kept at 0; outside: on the boundary) and
+    the reduced solve repeated from there, at most `rounds` times. The candidate (vnew =
+    W fnew + v_free, exact) is accepted only if it is in the cones and its natural-map
+    residual is below `merit`; the caller still stops on the same residual and relative-change
+    tests, so the result is the exact-cone solution. Returns (accepted, new merit)."""
+    n = vfree.shape[0]
+    m = n // 3
+    kind = np.zeros(m, np.int64)
+    nk = 0
+    for c in range(m):
+        i = 3 * c
+        fn = f[i]
+        if fn <= 0.0:
+            continue
+        ft2 = f[i + 1] ** 2 + f[i + 2] ** 2
+        if ft2 < (mu[c] * fn * (1.0 - 1e-9)) ** 2:
+            kind[c] = 1
+            nk += 1
+        elif boundary and ft2 > 0.0:
+            kind[c] = 2
+            nk += 1
+    if nk == 0:
+        return False, merit
+    fb = f.copy()
+    vb = v.copy()
+    tmp = np.empty(3)
+    for rnd in range(rounds):
+        if not _reduced_solve(W, mu, fb, vb, kind, fnew):
+            return False, merit
+        changed = False
+        for c in range(m):
+            if kind[c] == 0:
+                continue
+            i = 3 * c
+            fn = fnew[i]
+            nt = np.sqrt(fnew[i + 1] ** 2 + fnew[i + 2] ** 2)
+            if nt <= mu[c] * fn:
+                continue
+            if kind[c] == 2 and fn > 0.0 and nt > 0.0:
+                sc = mu[c] * fn / nt   # on the boundary up to rounding: put it there
+                fnew[i + 1] *= sc
+                fnew[i + 2] *= sc
+                continue
+            _proj_cone(fnew[i:i + 3].copy(), mu[c], tmp)
+            fnew[i], fnew[i + 1], fnew[i + 2] = tmp[0], tmp[1], tmp[2]
+            changed = True
+            if tmp[0] <= 0.0 or mu[c] == 0.0:
+                kind[c] = 0
+                fnew[i] = fnew[i + 1] = fnew[i + 2] = 0.0
+            else:
+                kind[c] = 2
+        true_residuals(W, vfree, mu, fnew, vnew)
+        if not changed:
+            mnew = natural_map(W, mu, fnew, vnew)
+            if mnew < merit:
+                return True, mnew
+            return False, merit
+        fb[:] = fnew
+        vb[:] = vnew
+    return False, merit
+
+
 @njit(cache=True)
 def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone,
-             newton_tol, newton_maxit, stats):
+             newton_tol, newton_maxit, stats, accel=False):
     """Block GS sweeps from f (warm start, modified in place). Returned iterate: the last one
     when converged; when a budget runs out, the last one unless its natural-map residual is
     more than twice the smallest seen, in which case the best one (our rule: deterministic for
     decoupled groups, and a safeguard against oscillating iterations).
-    stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total]."""
+    accel: after sweeps 1, 2, 4 and every STICK_EVERY-th sweep, try the verified sticking-block
+    step `stick_step` (kept only when it lowers the natural-map residual).
+    stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total,
+    accepted sticking-block steps]."""
     n = vfree.shape[0]
     m = n // 3
     Winv = np.empty((m, 3, 3))
@@ -371,6 +581,9 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     bcomp, bpen, bcone, brel = comp, pen, cone, rel
     lcomp, lpen, lcone, lrel = comp, pen, cone, rel
     flast_ok = True
+    nacc = 0
+    fnew = np.empty(n)
+    vnew = np.empty(n)
     for it in range(max_iter):
         sweeps = it + 1
         dsum = 0.0
@@ -428,6 +641,21 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
             break
+        if accel and (sweeps <= 2 or sweeps == 4 or sweeps % STICK_EVERY == 0) and it < max_iter - 1:
+            if not exact:
+                true_residuals(W, vfree, mu, f, v)
+            acc, mnew = stick_step(W, vfree, mu, f, v, merit, True, STICK_ROUNDS, fnew, vnew)
+            if not acc:
+                acc, mnew = stick_step(W, vfree, mu, f, v, merit, False, STICK_ROUNDS, fnew, vnew)
+            if acc:
+                nacc += 1
+                f[:] = fnew
+                v[:] = vnew
+                if mnew <= best:
+                    best = mnew
+                    fbest[:] = f
+                    bcomp, bpen, bcone = _cheap_residuals(mu, f, v)
+                    brel = rel
     if not conv and flast_ok:
         bcomp, bpen, bcone, brel = lcomp, lpen, lcone, lrel
     elif not conv:
@@ -439,9 +667,10 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     stats[4] = bcone
     stats[5] = brel
     stats[6] = newt
+    stats[7] = nacc
 
 
-def run_gs(mode, name, problem, warm_start, settings):
+def run_gs(mode, name, problem, warm_start, settings, accel=False):
     """Python driver: iteration budget inside numba; a time budget runs the kernel in chunks of
     `chunk` sweeps and stops at the deadline, keeping the best iterate."""
     import time
@@ -452,19 +681,20 @@ def run_gs(mode, name, problem, warm_start, settings):
     t0 = time.perf_counter()
     n = problem.v_free.shape[0]
     f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
-    stats = np.zeros(7)
+    stats = np.zeros(8)
     args = (problem.W_eff, problem.v_free, problem.mu)
     tols = (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol,
             s.newton_max_iterations)
     if s.time_budget is None:
-        gs_solve(mode, *args, f, s.max_iterations, *tols, stats)
-        sweeps, conv = int(stats[0]), bool(stats[1])
+        gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel)
+        sweeps, conv, nacc = int(stats[0]), bool(stats[1]), int(stats[7])
     else:
-        chunk, sweeps, conv = 4, 0, False
+        chunk, sweeps, conv, nacc = 4, 0, False, 0
         while sweeps < s.max_iterations:
             k = min(chunk, s.max_iterations - sweeps)
-            gs_solve(mode, *args, f, k, *tols, stats)
+            gs_solve(mode, *args, f, k, *tols, stats, accel)
             sweeps += int(stats[0])
+            nacc += int(stats[7])
             conv = bool(stats[1])
             if conv or time.perf_counter() - t0 > s.time_budget:
                 break
@@ -472,7 +702,7 @@ def run_gs(mode, name, problem, warm_start, settings):
     res = residuals(problem, f, v)
     res["relative_change"] = float(stats[5])
     return SolverResult(f, v, sweeps, res, conv, time.perf_counter() - t0, name,
-                        {"newton_iterations": int(stats[6])})
+                        {"newton_iterations": int(stats[6]), "stick_steps": nacc})
 
 
 @njit(cache=True)
