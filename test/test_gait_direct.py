@@ -112,10 +112,7 @@ def test_a8_cyclic_mean_speed_from_solved_hip(walk):
     assert round(speed, 3) == 0.746
 
 
-def test_phases_join_continuously(walk):
-    """Physical (URDF) joint angles, joint rates, the base pose and the hip are continuous at every
-    phase boundary of the whole walk."""
-    pb, sols = walk
+def _check_joins(pb, sols):
     for a, b in zip(sols[:-1], sols[1:]):
         ja, ba = pb.urdf_samples(a)
         jb, bb = pb.urdf_samples(b)
@@ -134,6 +131,35 @@ def test_phases_join_continuously(walk):
             assert ra == pytest.approx(rb, abs=1e-5), (a.phase.name, k)
         for pt_a, pt_b in (("hip", "hip"),):
             assert np.max(np.abs(pb.world_points(a, pt_a)[-1] - pb.world_points(b, pt_b)[0])) < 1e-9
+
+
+def test_phases_join_continuously(walk):
+    """Physical (URDF) joint angles, joint rates, the base pose and the hip are continuous at every
+    phase boundary of the whole walk."""
+    pb, sols = walk
+    _check_joins(pb, sols)
+
+
+def test_longer_walk_repeats_the_periodic_step(walk):
+    """A walk with 3 cyclic steps (feet advance 4 steps) built from the same phase solutions joins
+    continuously with alternating legs; the feet end together 2 m ahead."""
+    import copy
+    from humanoid_planner.gait.walk import walk_phases_for_cyclic_steps
+    pb, sols = walk
+    cache = {s.phase.name: s for s in sols}
+    longer = []
+    for ph in walk_phases_for_cyclic_steps(pb, 3):
+        s = copy.copy(cache[ph.name])
+        s.phase = ph
+        longer.append(s)
+    assert len(longer) == 9
+    assert [s.phase.root_leg for s in longer] == ["l", "l", "r", "r", "l", "l", "r", "r", "l"]
+    _check_joins(pb, longer)
+    last = longer[-1]
+    heel = pb.world_points(last, "swing_heel")[-1]
+    assert heel[0] == pytest.approx(4 * 0.5, abs=1e-9)
+    d = gait_json(pb, longer)
+    assert np.all(np.diff(d["trajectory"]["t"]) > 0)
 
 
 def test_a19_stop_step(walk):

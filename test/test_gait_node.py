@@ -78,14 +78,25 @@ def test_generate_plan_walk_and_failures(ros):
     assert not res.success and "params" in res.message
     node.set_parameters([Parameter("params", value="thesis")])
 
-    # GetPlan with an impossible distance: empty path, reason on /diagnostics
+    # GetPlan with an impossible distance (0.6 m < two steps): empty path, reason on /diagnostics
     n0 = len(diags)
     req = GetPlan.Request()
-    req.goal.pose.position.x = 5.0
+    req.goal.pose.position.x = 0.6
     out = call(plan, req)
     assert len(out.plan.poses) == 0
     assert spin_until(lambda: len(diags) > n0)
     assert "distance" in diags[-1].status[0].message
+
+    # a feasible 1.5 m walk (two cyclic steps): the pelvis path ends 1.5 m further, at rest
+    req = GetPlan.Request()
+    req.start.pose.position.x = 2.0
+    req.goal.pose.position.x = 3.5
+    out = call(plan, req)
+    poses = out.plan.poses
+    assert len(poses) > 100
+    advance = poses[-1].pose.position.x - poses[0].pose.position.x
+    assert advance == pytest.approx(1.5, abs=0.06)   # rest postures differ by 5 cm (docs/gait.md)
+    assert poses[0].pose.position.x > 2.0
     # and the node still answers
     res = call(gen, Trigger.Request())
     assert res.success

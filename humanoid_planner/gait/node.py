@@ -11,10 +11,12 @@ Parameters (the gait data of issue 4; defaults = the BIP cyclic step, 003_chesse
 Services
     ~/generate   std_srvs/Trigger: solves with the current parameters; success + a summary message,
                  or failure with the reason (the node stays up)
-    ~/plan_walk  nav_msgs/GetPlan: goal distance = goal.x - start.x [m]; a whole walk (start,
-                 cyclic, stop) with step length = distance / 2 (the walk moves the feet by two
-                 steps); the Path holds the base (pelvis) poses.  GetPlan has no success field: a
-                 failure returns an empty Path, the reason goes to the log and /diagnostics
+    ~/plan_walk  nav_msgs/GetPlan: goal distance d = goal.x - start.x [m]; a walk from rest to
+                 rest (start, n cyclic steps, pre-stop DS, stop) whose feet advance (n + 1) step
+                 lengths, n = round(d / step) - 1 >= 1, within the request's tolerance (default
+                 half a step); the periodic cyclic step is solved once and repeated.  The Path
+                 holds the base (pelvis) poses.  GetPlan has no success field: a failure returns an
+                 empty Path, the reason goes to the log and /diagnostics
 Topics
     publishes ~/trajectory (trajectory_msgs/JointTrajectory, BIP URDF joint names),
               /diagnostics (diagnostic_msgs/DiagnosticArray: energies, residuals, status)
@@ -36,9 +38,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from humanoid_model.exceptions import HumanoidStackError, PlanningError
 
 NODE_NAME = "gait_generator"
-# feasible step lengths for the scaled hip data of plan_walk (chosen: the thesis's gait data are
-# for 0.5 m and "must be chosen with care within fairly narrow ranges", 003_chesse.md:187)
-STEP_RANGE = (0.35, 0.6)
+# longest walk of ~/plan_walk in cyclic steps (chosen; repeated cyclic steps reuse one solution)
+MAX_CYCLIC = 50
 
 
 class GaitGeneratorNode(Node):
@@ -60,14 +61,10 @@ class GaitGeneratorNode(Node):
     def _param(self, name):
         return self.get_parameter(name).value
 
-    def _solve(self, phase, step_length, scale_hip=False):
+    def _solve(self, phase, step_length):
         from humanoid_planner.gait.walk import gait_json, make_problem, solve_walk
         pb = make_problem(self._param("params"), step_length, self._param("t_ds"),
                           self._param("t_ss"), enforce_contacts=bool(self._param("enforce_contacts")))
-        if scale_hip:
-            k = float(step_length) / 0.5
-            g = pb.gait
-            pb.gait = g.with_(hip0=(g.hip0[0] * k, g.hip0[1]), hip1=(g.hip1[0] * k, g.hip1[1]))
         sols = solve_walk(pb, phase, progress=lambda m: self.get_logger().info(m))
         data = gait_json(pb, sols)
         bad = [s.phase.name for s in sols if not s.success]
@@ -131,13 +128,26 @@ class GaitGeneratorNode(Node):
     def _on_plan_walk(self, request, response):
         dist = request.goal.pose.position.x - request.start.pose.position.x
         try:
-            step = dist / 2.0
-            if not STEP_RANGE[0] <= step <= STEP_RANGE[1]:
+            from humanoid_planner.gait.walk import gait_json, make_problem, solve_walk_cyclic
+            step = float(self._param("step_length"))
+            tol = request.tolerance if request.tolerance > 0 else step / 2
+            n_cyclic = int(round(dist / step)) - 1
+            achieved = (n_cyclic + 1) * step
+            if n_cyclic < 1 or n_cyclic > MAX_CYCLIC or abs(achieved - dist) > tol:
                 raise PlanningError(
-                    f"plan_walk: field 'goal.pose.position.x' gives a distance of {dist:.3f} m; "
-                    f"a walk from rest to rest covers two steps of {STEP_RANGE[0]}-{STEP_RANGE[1]} m "
-                    f"(distance {2 * STEP_RANGE[0]:.2f}-{2 * STEP_RANGE[1]:.2f} m)")
-            _, _, data = self._solve("walk", step, scale_hip=True)
+                    f"plan_walk: field 'goal.pose.position.x' gives a distance of {dist:.3f} m; a "
+                    f"walk from rest to rest with n >= 1 cyclic steps of {step} m covers "
+                    f"(n + 1) x {step} m (at most {(MAX_CYCLIC + 1) * step:.1f} m), tolerance "
+                    f"{tol:.3f} m")
+            pb = make_problem(self._param("params"), step, self._param("t_ds"),
+                              self._param("t_ss"),
+                              enforce_contacts=bool(self._param("enforce_contacts")))
+            sols = solve_walk_cyclic(pb, n_cyclic, progress=lambda m: self.get_logger().info(m))
+            bad = sorted({s.phase.name for s in sols if not s.success})
+            if bad:
+                raise PlanningError(f"plan_walk: the solver did not converge for phase(s) {bad}")
+            data = gait_json(pb, sols)
+            data["distance"] = achieved
         except HumanoidStackError as exc:
             self.get_logger().error(str(exc))
             self._diagnose(DiagnosticStatus.ERROR, str(exc))
@@ -151,7 +161,8 @@ class GaitGeneratorNode(Node):
             return response
         self.last = data
         self._publish(data)
-        self._diagnose(DiagnosticStatus.OK, f"walk of {dist:.3f} m planned", data)
+        self._diagnose(DiagnosticStatus.OK, f"walk of {data['distance']:.3f} m planned "
+                                            f"(goal {dist:.3f} m)", data)
         path = Path()
         path.header.frame_id = request.goal.header.frame_id or "odom"
         x0 = request.start.pose.position.x

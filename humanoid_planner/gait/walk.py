@@ -9,7 +9,7 @@ World frame: x forward from the start-step stance heel, z up (the thesis's Y0).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -247,3 +247,38 @@ def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weight
         if not (np.isfinite(v) and v > 0):
             raise PlanningError(f"gait: field '{k}' must be a positive number, got {v}")
     return GaitProblem(p, g.with_(**kw), weights or Weights(enforce_contacts=enforce_contacts))
+
+
+def walk_phases_for_cyclic_steps(problem: GaitProblem, n_cyclic: int):
+    """Phases of a walk from rest to rest with ``n_cyclic`` >= 1 cyclic steps (DS + SS): the feet
+    advance by (n_cyclic + 1) step lengths.  The cyclic steps are periodic, so repeated steps
+    reuse one DS and one SS solution (only the origin and the leg labels change)."""
+    if int(n_cyclic) != n_cyclic or n_cyclic < 1:
+        raise PlanningError(f"gait: field 'n_cyclic' must be an integer >= 1, got {n_cyclic}")
+    base = {ph.name: ph for ph in problem.phases("walk")}
+    LP, lp = problem.gait.step_length, problem.params.foot.l_pied
+    other = {"l": "r", "r": "l"}
+    out = [base["start_ss"]]
+    for i in range(n_cyclic):
+        rear = "l" if i % 2 == 0 else "r"
+        out.append(replace(base["cyclic_ds"], origin_x=lp + i * LP, root_leg=rear))
+        out.append(replace(base["cyclic_ss"], origin_x=(i + 1) * LP, root_leg=other[rear]))
+    rear = "l" if n_cyclic % 2 == 0 else "r"
+    out.append(replace(base["prestop_ds"], origin_x=n_cyclic * LP + lp, root_leg=rear))
+    out.append(replace(base["stop_ss"], origin_x=(n_cyclic + 1) * LP, root_leg=other[rear]))
+    return out
+
+
+def solve_walk_cyclic(problem: GaitProblem, n_cyclic: int, progress=None):
+    """Solve a walk with ``n_cyclic`` cyclic steps; each distinct phase is solved once."""
+    import copy
+    cache, sols = {}, []
+    for ph in walk_phases_for_cyclic_steps(problem, n_cyclic):
+        if ph.name not in cache:
+            if progress:
+                progress(f"solving {ph.name} ({ph.kind.upper()}, {ph.duration:.3f} s) ...")
+            cache[ph.name] = problem.solve_phase(ph)
+        s = copy.copy(cache[ph.name])
+        s.phase = ph
+        sols.append(s)
+    return sols
