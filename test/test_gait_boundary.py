@@ -208,3 +208,28 @@ def test_urdf_joint_map_fk(bip_urdf, phase):
             for leg in ("l", "r"):
                 hp = data.oMf[model.getFrameId(f"{leg}_thigh")].translation
                 assert np.max(np.abs(np.array([hp[0], hp[2]]) - hip)) < 1e-9
+
+
+def test_a5_rabbit_ds_boundary_inverse_kinematics():
+    """A5 (003_chesse.md:705, table 003_chesse.md:630-633): angles and velocities as printed
+    (0.01 deg, 0.001 rad/s), FK returns hip and foot exactly, foot velocity 0."""
+    from humanoid_planner.gait.boundary import rabbit_ds_boundary_state
+    table = {  # 003_chesse.md:632-633
+        0: ((51.25, 104.06, -48.90, -85.14), (-0.755, -1.945, 0.354, -2.752)),
+        1: ((48.61, 91.27, -49.73, -99.23), (-0.082, -2.439, -0.527, -2.125)),
+    }
+    data = {0: ((0.1532, 0.70), (0.99, 0.0)), 1: ((0.2556, 0.70), (1.0, 0.0))}  # :604-606
+    r = 0.4
+    for end, (hip, hipv) in data.items():
+        q, qd = rabbit_ds_boundary_state(0.45, hip, hipv)
+        angles, rates = table[end]
+        assert np.max(np.abs(np.degrees(q) - angles)) <= 0.005 + 1e-9
+        assert np.max(np.abs(qd - rates)) <= 0.0005 + 1e-9
+        c, s = np.cos(q), np.sin(q)
+        assert r * (c[0] + c[1]) == pytest.approx(hip[0], abs=1e-12)
+        assert r * (s[0] + s[1]) == pytest.approx(hip[1], abs=1e-12)
+        foot = np.array([hip[0] + r * (c[2] + c[3]), hip[1] + r * (s[2] + s[3])])
+        assert np.max(np.abs(foot - [0.45, 0.0])) < 1e-12
+        hv = r * np.array([-s[0] * qd[0] - s[1] * qd[1], c[0] * qd[0] + c[1] * qd[1]])
+        fv = hv + r * np.array([-s[2] * qd[2] - s[3] * qd[3], c[2] * qd[2] + c[3] * qd[3]])
+        assert np.max(np.abs(hv - hipv)) < 1e-12 and np.max(np.abs(fv)) < 1e-12

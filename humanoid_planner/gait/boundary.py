@@ -222,3 +222,35 @@ def urdf_joint_angles(p: BipParams, phase: str, q, root_leg: str):
             joints[f"{leg}_{name}"] = _wrap(a)
     pitch = -(trunk - math.pi / 2)
     return joints, pitch
+
+
+# ------------------------------------------------------------------ RABBIT (A5, IK only)
+RABBIT_LEG = 0.4   # tibia = thigh length [m], Table III-2 (003_chesse.md:545-546)
+
+
+def rabbit_ds_boundary_state(step_length: float, hip, hipv, r: float = RABBIT_LEG):
+    """RABBIT DS boundary state from the minimal step data (003_chesse.md:217, 2-link inverse
+    kinematics, knee forward): absolute angles q1 rear tibia (ground point O1 -> knee), q2 rear
+    thigh (knee -> hip), q3 front thigh (hip -> knee), q4 front tibia (knee -> foot at
+    (step_length, 0)) and their rates for the hip velocity ``hipv`` with both feet at rest.
+    Only the kinematics of RABBIT are built (no RABBIT dynamics)."""
+    x, y = hip
+    u, v = hipv
+    rho1 = math.hypot(x, y)
+    rho2 = math.hypot(step_length - x, y)
+    for name, rho in (("hip", rho1), ("step_length", rho2)):
+        if not 0.0 < rho < 2 * r:
+            raise PlanningError(f"RABBIT gait data: field '{name}' unreachable (distance {rho:.4f} m)")
+    d1, h1 = math.atan2(y, x), math.acos(rho1 / (2 * r))
+    q1, q2 = d1 - h1, d1 + h1
+    d2, h2 = math.atan2(-y, step_length - x), math.acos(rho2 / (2 * r))
+    q3, q4 = d2 + h2, d2 - h2
+
+    def perp(a):
+        return np.array([-math.sin(a), math.cos(a)])
+    # hip velocity = r qd1 perp(q1) + r qd2 perp(q2); foot velocity 0 = hipv + r qd3 perp(q3) + ...
+    J1 = r * np.column_stack([perp(q1), perp(q2)])
+    J2 = r * np.column_stack([perp(q3), perp(q4)])
+    qd12 = np.linalg.solve(J1, np.array([u, v]))
+    qd34 = np.linalg.solve(J2, -np.array([u, v]))
+    return np.array([q1, q2, q3, q4]), np.concatenate([qd12, qd34])
