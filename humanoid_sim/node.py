@@ -316,47 +316,59 @@ class SimulatorNode(Node):
             self._min_gap = min(self._min_gap, float(b.gaps.min()))
 
     def _run(self):
-        """Stepping thread: step, publish at the publish rates, pace to real_time_factor."""
+        """Stepping thread: step, publish at the publish rates, pace to real_time_factor. Any
+        exception (a step, a sensor, a publisher) pauses the simulation and is reported; the
+        thread itself never dies while the node lives."""
         while not self._stop.is_set():
-            if self.paused:
-                self._pace_anchor = None
-                self._wake.wait(0.05)
-                self._wake.clear()
-                self._maybe_diagnostics()
-                continue
-            with self._lock:
-                try:
-                    self._step_once()
-                except Exception as exc:  # never let a step kill the node
+            try:
+                self._cycle()
+            except Exception as exc:  # noqa: BLE001 - reported in /diagnostics, node keeps running
+                if self._stop.is_set():
+                    break
+                with self._lock:
                     self.paused = True
                     self.error = f"step at t = {self.world.t:.4f} s failed: {type(exc).__name__}: {exc}"
-                    self.get_logger().error(self.error + "; simulation paused (call ~/reset)")
-                    continue
-                t, rtf = self.world.t, self.p["real_time_factor"]
-                dt = self.world.dt
-            self._publish(t, dt)
+                self.get_logger().error(self.error + "; simulation paused (call ~/reset)")
+
+    def _cycle(self):
+        if self.paused:
+            self._pace_anchor = None
+            self._wake.wait(0.05)
+            self._wake.clear()
             self._maybe_diagnostics()
-            if rtf > 0:
-                now = time.monotonic()
-                if self._pace_anchor is None:
-                    self._pace_anchor = (now, t)
-                target = self._pace_anchor[0] + (t - self._pace_anchor[1]) / rtf
-                if target - now > 1e-3:
-                    self._stop.wait(target - now)
-                elif now - target > CATCH_UP:
-                    self._pace_anchor = (now, t)
+            return
+        with self._lock:
+            if self.paused:          # paused while this thread waited for the lock
+                return
+            self._step_once()
+            t, rtf = self.world.t, self.p["real_time_factor"]
+            state, contacts = self._snapshots()
+        self._send(t, state, contacts)
+        self._maybe_diagnostics()
+        if rtf > 0:
+            now = time.monotonic()
+            if self._pace_anchor is None:
+                self._pace_anchor = (now, t)
+            target = self._pace_anchor[0] + (t - self._pace_anchor[1]) / rtf
+            if target - now > 1e-3:
+                self._stop.wait(target - now)
+            elif now - target > CATCH_UP:
+                self._pace_anchor = (now, t)
 
     def _every(self, rate):
         return max(1, int(round(1.0 / (rate * self.world.dt))))
 
-    def _publish(self, t, dt, force=False):
+    def _snapshots(self, force=False):
+        """(state, contact markers) due at this step, or None each (caller holds the lock)."""
         k = self._steps
-        state = contacts = None
-        with self._lock:
-            if force or k % self._every(self.p["publish_rate"]) == 0:
-                state = self._snapshot()
-            if force or k % self._every(self.p["contacts_rate"]) == 0:
-                contacts = self._contact_snapshot()
+        if self.world.steps == 0:
+            return None, None
+        state = self._snapshot() if force or k % self._every(self.p["publish_rate"]) == 0 else None
+        contacts = (self._contact_snapshot() if force or k % self._every(self.p["contacts_rate"]) == 0
+                    else None)
+        return state, contacts
+
+    def _send(self, t, state, contacts):
         if state is not None:
             self._publish_state(t, *state)
         if contacts is not None:
@@ -621,12 +633,13 @@ class SimulatorNode(Node):
                 return response
             try:
                 self._step_once()
+                t = self.world.t
+                state, contacts = self._snapshots(force=True)
             except Exception as exc:  # noqa: BLE001 - reported, node keeps running
                 self.error = f"step failed: {type(exc).__name__}: {exc}"
                 response.success, response.message = False, self.error
                 return response
-            t, dt = self.world.t, self.world.dt
-        self._publish(t, dt, force=True)
+        self._send(t, state, contacts)
         response.success, response.message = True, f"t = {t:.6f} s"
         return response
 
