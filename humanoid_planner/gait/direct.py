@@ -136,7 +136,8 @@ class PhaseProblemBuilder:
             [ca.substitute(e, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
              for e in (effort, pen_closure, pen_flat, pen_ineq)])
         self.f_closure = ca.Function("closure", [tree.q_sym], [closure])
-        self.f_ang = ca.Function("phys", [tree.q_sym], [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
+        self.f_ang = ca.Function("phys", [tree.q_sym],
+                                 [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
         self.f_angv = ca.Function("physv", [tree.q_sym, tree.v_sym],
                                   [ca.substitute(angv, ca.vertcat(q, v),
                                                  ca.vertcat(tree.q_sym, tree.v_sym))])

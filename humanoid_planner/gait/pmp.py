@@ -207,8 +207,9 @@ CONTINUATION = ((1.0, 150.0, 15.0),)
 def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None,
                            schedule=CONTINUATION, progress=None, tol=1e-3):
     """PMP from an initial guess that does not use the direct solution (cubic Hermite states,
-    zero co-states), with continuation in the centroidal inertias (the trunk included) and the penalty factors (003_chesse.md:182-186, A20).  The last step must be the
-    nominal problem.  Returns (solution, steps) with one record per continuation step."""
+    zero co-states), with continuation in the centroidal inertias (the trunk included) and the
+    penalty factors (003_chesse.md:182-186, A20) given by ``schedule``, plus a tolerance
+    continuation 1e-1 -> 1e-2 -> ``tol`` on the last step, which must be the nominal problem.  Returns (solution, steps) with one record per continuation step."""
     from .model import ds_model
     w0 = weights or problem.weights.with_(enforce_contacts=False)
     steps, res = [], None
