@@ -310,6 +310,20 @@ def _cheap_residuals(mu, f, v):
 
 
 @njit(cache=True)
+def _inv3(W, i, out):
+    """out = inverse of the 3×3 block W[i:i+3, i:i+3] by cofactors (no LAPACK call)."""
+    a, b, c = W[i, i], W[i, i + 1], W[i, i + 2]
+    d, e, f = W[i + 1, i], W[i + 1, i + 1], W[i + 1, i + 2]
+    g, h, k = W[i + 2, i], W[i + 2, i + 1], W[i + 2, i + 2]
+    A, B, C = e * k - f * h, -(d * k - f * g), d * h - e * g
+    det = a * A + b * B + c * C
+    r = 1.0 / det
+    out[0, 0], out[1, 0], out[2, 0] = A * r, B * r, C * r
+    out[0, 1], out[1, 1], out[2, 1] = -(b * k - c * h) * r, (a * k - c * g) * r, -(a * h - b * g) * r
+    out[0, 2], out[1, 2], out[2, 2] = (b * f - c * e) * r, -(a * f - c * d) * r, (a * e - b * d) * r
+
+
+@njit(cache=True)
 def natural_map(W, mu, f, v):
     """max_c ‖f_c − P_K(f_c − ρ_c (v_c + μ‖v_t,c‖ e_n))‖, ρ_c = 1/W_nn,c [force units]:
     0 exactly at a Coulomb–Signorini solution (De Saxcé); the merit of the best iterate."""
@@ -329,8 +343,10 @@ def natural_map(W, mu, f, v):
 
 
 STICK_PIVOT_TOL = 1e-10  # pivoted-Cholesky rank cut, relative to the largest diagonal (our choice)
-STICK_EVERY = 8          # sticking-block step after sweeps 1, 2, 4, then every 8th (our choice)
+STICK_EVERY = 4          # active-set step after sweeps 1 and 2, then after every sweep that follows
+                         # an accepted step, else every 4th sweep (our choice, measured)
 STICK_ROUNDS = 4         # reduced solves per step (reclassification after a cone exit; our choice)
+NEWTON_STEP_VT = 1e-8    # [m/s] a boundary contact slower than this is treated as sticking (ours)
 
 
 @njit(cache=True)
@@ -536,14 +552,100 @@ def stick_step(W, vfree, mu, f, v, merit, boundary, rounds, fnew, vnew):
 
 
 @njit(cache=True)
+def has_sliding(mu, f, v):
+    """True if some contact is on its cone boundary (f_n > 0, ‖f_t‖ ≥ μ f_n(1 − 1e-9)) with a
+    tangential velocity above NEWTON_STEP_VT."""
+    for c in range(f.shape[0] // 3):
+        i = 3 * c
+        fn = f[i]
+        if fn > 0.0 and f[i + 1] ** 2 + f[i + 2] ** 2 >= (mu[c] * fn * (1.0 - 1e-9)) ** 2 \
+                and v[i + 1] ** 2 + v[i + 2] ** 2 > NEWTON_STEP_VT ** 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def newton_step(W, vfree, mu, f, v, merit, fnew, vnew):
+    """Verified global semismooth-Newton step on the current active set (ours,
+    docs/solvers.md §4): per contact, separated (f_n ≤ 0): δf_c = 0; sticking (inside the cone,
+    or on its boundary with ‖v_t‖ ≤ NEWTON_STEP_VT): δv_c = W_c: δf = −v_c; sliding: δv_n = −v_n
+    and the linearisation of f_t + μ f_n v_t/‖v_t‖ = 0 (the sliding branch of the
+    Alart–Curnier Jacobian, eqs 3.28–3.33, with v = W f + v_free eliminated). The square
+    system is singular for hyperstatic sets: minimum-norm least squares (LAPACK gelsd, rcond
+    STICK_PIVOT_TOL), so the workless internal-force component is not changed arbitrarily and
+    decoupled groups get the same step solved together or apart (a basic solution by complete
+    pivoting was 2× cheaper but moved the corner split of hyperstatic boxes by 0.8 N between
+    the two; row pivoting with column skipping is not rank-revealing enough: 89 instead of 17
+    sweeps on the articulated table problem; measured, docs/solvers.md). Candidates P_K(f + α δf), α = 1, ½, ¼, projected on the cones;
+    the one with the smallest natural-map residual is accepted only if it is below `merit`.
+    Returns (accepted, new merit)."""
+    n = vfree.shape[0]
+    m = n // 3
+    K = np.zeros((n, n))
+    rhs = np.empty(n)
+    for c in range(m):
+        i = 3 * c
+        fn = f[i]
+        ft2 = f[i + 1] ** 2 + f[i + 2] ** 2
+        nvt = np.sqrt(v[i + 1] ** 2 + v[i + 2] ** 2)
+        if fn <= 0.0:
+            for q in range(3):
+                K[i + q, i + q] = 1.0
+                rhs[i + q] = 0.0
+        elif ft2 < (mu[c] * fn * (1.0 - 1e-9)) ** 2 or nvt <= NEWTON_STEP_VT:
+            for q in range(3):
+                for j in range(n):
+                    K[i + q, j] = W[i + q, j]
+                rhs[i + q] = -v[i + q]
+        else:
+            for j in range(n):
+                K[i, j] = W[i, j]
+            rhs[i] = -v[i]
+            e1, e2 = v[i + 1] / nvt, v[i + 2] / nvt
+            a = mu[c] * fn / nvt   # μ f_n (I − e eᵀ)/‖v_t‖
+            m11, m12, m22 = a * (1.0 - e1 * e1), -a * e1 * e2, a * (1.0 - e2 * e2)
+            for j in range(n):
+                K[i + 1, j] = m11 * W[i + 1, j] + m12 * W[i + 2, j]
+                K[i + 2, j] = m12 * W[i + 1, j] + m22 * W[i + 2, j]
+            K[i + 1, i + 1] += 1.0
+            K[i + 2, i + 2] += 1.0
+            K[i + 1, i] += mu[c] * e1
+            K[i + 2, i] += mu[c] * e2
+            rhs[i + 1] = -(f[i + 1] + mu[c] * fn * e1)
+            rhs[i + 2] = -(f[i + 2] + mu[c] * fn * e2)
+    d = np.linalg.lstsq(K, rhs, STICK_PIVOT_TOL)[0]
+    tmp = np.empty(3)
+    fc = np.empty(n)
+    vc = np.empty(n)
+    best = merit
+    alpha = 1.0
+    for _ in range(3):
+        for c in range(m):
+            i = 3 * c
+            tmp[0], tmp[1], tmp[2] = f[i] + alpha * d[i], f[i + 1] + alpha * d[i + 1], f[i + 2] + alpha * d[i + 2]
+            _proj_cone(tmp.copy(), mu[c], tmp)
+            fc[i], fc[i + 1], fc[i + 2] = tmp[0], tmp[1], tmp[2]
+        true_residuals(W, vfree, mu, fc, vc)
+        mc = natural_map(W, mu, fc, vc)
+        if mc < best:
+            best = mc
+            fnew[:] = fc
+            vnew[:] = vc
+        alpha *= 0.5
+    return best < merit, best
+
+
+@njit(cache=True)
 def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone,
              newton_tol, newton_maxit, stats, accel=False):
     """Block GS sweeps from f (warm start, modified in place). Returned iterate: the last one
     when converged; when a budget runs out, the last one unless its natural-map residual is
     more than twice the smallest seen, in which case the best one (our rule: deterministic for
     decoupled groups, and a safeguard against oscillating iterations).
-    accel: after sweeps 1, 2, 4 and every STICK_EVERY-th sweep, try the verified sticking-block
-    step `stick_step` (kept only when it lowers the natural-map residual).
+    accel: after sweeps 1 and 2, after a sweep that follows an accepted step, else every
+    STICK_EVERY sweeps, try a verified active-set step: `newton_step` if some contact slides,
+    else `stick_step` (with, then without boundary contacts), then `newton_step`; a step is kept
+    only when it lowers the natural-map residual.
     stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total,
     accepted sticking-block steps]."""
     n = vfree.shape[0]
@@ -554,12 +656,14 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
             Winv[c, :, :] = 0.0
             Winv[c, 0, 0] = 1.0 / np.linalg.eigvalsh(np.ascontiguousarray(W[3 * c:3 * c + 3, 3 * c:3 * c + 3]))[2]
         else:
-            Winv[c] = np.linalg.inv(W[3 * c:3 * c + 3, 3 * c:3 * c + 3])
+            _inv3(W, 3 * c, Winv[c])
     # start from a feasible point
     tmp = np.empty(3)
+    tmp2 = np.empty(3)
     for c in range(m):
-        _proj_cone(f[3 * c:3 * c + 3].copy(), mu[c], tmp)
-        f[3 * c:3 * c + 3] = tmp
+        tmp2[0], tmp2[1], tmp2[2] = f[3 * c], f[3 * c + 1], f[3 * c + 2]
+        _proj_cone(tmp2, mu[c], tmp)
+        f[3 * c], f[3 * c + 1], f[3 * c + 2] = tmp[0], tmp[1], tmp[2]
     v = np.empty(n)
     comp, pen, cone = true_residuals(W, vfree, mu, f, v)
     best = natural_map(W, mu, f, v)
@@ -582,6 +686,8 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
     lcomp, lpen, lcone, lrel = comp, pen, cone, rel
     flast_ok = True
     nacc = 0
+    last_try = 0
+    last_acc = False
     fnew = np.empty(n)
     vnew = np.empty(n)
     for it in range(max_iter):
@@ -641,12 +747,19 @@ def gs_solve(mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_co
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
             break
-        if accel and (sweeps <= 2 or sweeps == 4 or sweeps % STICK_EVERY == 0) and it < max_iter - 1:
+        if accel and (sweeps <= 2 or last_acc or sweeps - last_try >= STICK_EVERY) and it < max_iter - 1:
+            last_try = sweeps
             if not exact:
                 true_residuals(W, vfree, mu, f, v)
-            acc, mnew = stick_step(W, vfree, mu, f, v, merit, True, STICK_ROUNDS, fnew, vnew)
-            if not acc:
-                acc, mnew = stick_step(W, vfree, mu, f, v, merit, False, STICK_ROUNDS, fnew, vnew)
+            if has_sliding(mu, f, v):
+                acc, mnew = newton_step(W, vfree, mu, f, v, merit, fnew, vnew)
+            else:
+                acc, mnew = stick_step(W, vfree, mu, f, v, merit, True, STICK_ROUNDS, fnew, vnew)
+                if not acc:
+                    acc, mnew = stick_step(W, vfree, mu, f, v, merit, False, STICK_ROUNDS, fnew, vnew)
+                if not acc:
+                    acc, mnew = newton_step(W, vfree, mu, f, v, merit, fnew, vnew)
+            last_acc = acc
             if acc:
                 nacc += 1
                 f[:] = fnew
