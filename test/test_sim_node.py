@@ -11,7 +11,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-pytestmark = pytest.mark.ros
+# an exception escaping the stepping thread fails the test (the thread must never die)
+pytestmark = [pytest.mark.ros, pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")]
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from builtin_interfaces.msg import Duration, Time  # noqa: E402
@@ -306,6 +307,8 @@ def test_external_wrench_pause_step_reset(ros):
     new = node.world
     assert new is not world and new.t < 0.5
     np.testing.assert_array_equal(new.q0, q0)
+    t = new.t
+    assert spin_until(lambda: node.world.t > t + 0.1) and node._thread.is_alive()
 
 
 def test_unconverged_solve_reported_and_step_failure_pauses(ros):
@@ -336,7 +339,7 @@ def test_unconverged_solve_reported_and_step_failure_pauses(ros):
     assert call(spin_until, reset, Trigger.Request()).success
     assert not node.paused and node.error == ""
     t = node.world.t
-    assert spin_until(lambda: node.world.t > t + 0.05)
+    assert spin_until(lambda: node.world.t > t + 0.05) and node._thread.is_alive()
 
 
 def test_bad_parameters_and_gain_groups(ros):
