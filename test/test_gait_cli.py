@@ -61,3 +61,15 @@ def test_gait_json_replays_in_the_viewer_format(tmp_path):
         # front heel: at the closure target up to the penalty residual
         assert abs(front_heel[0] - 0.21) < 1e-3 and abs(front_heel[2]) < 1e-3
     assert ph["closure_residual_max"] < 1e-3
+
+
+def test_gait_command_pmp_method(tmp_path, capsys):
+    """--method pmp solves the DS phase by the indirect method (thesis-faithful contacts: the
+    a-posteriori check is reported, not enforced); other phases are refused with the reason."""
+    out = tmp_path / "PMP.json"
+    assert main(["gait", "--phase", "ds", "--method", "pmp", "--output", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["method"] == "pmp" and d["phases"][0]["method"] == "pmp"
+    assert 0 < d["phases"][0]["closure_residual_max"] < 1e-3
+    assert main(["gait", "--phase", "walk", "--method", "pmp", "--output", str(out)]) == 2
+    assert "double-support" in capsys.readouterr().err

@@ -126,7 +126,11 @@ class GaitProblem:
                 "front_friction_ratio_max": float(np.max(np.abs(sol.u[loaded, 8]) / Nf[loaded]))
                 if loaded.any() else 0.0,
                 "rear_toe_normal_min": float(F[:, 0].min()),
-                "rear_toe_friction_ratio_max": float(np.max(np.abs(F[:, 1]) / np.maximum(F[:, 0], 1e-9))),
+                # ratios where the normal force exceeds 1 N; a negative normal force shows in
+                # rear_toe_normal_min / unilateral_ok instead
+                "rear_toe_friction_ratio_max": float(np.max(np.abs(F[F[:, 0] > 1.0, 1])
+                                                            / F[F[:, 0] > 1.0, 0]))
+                if np.any(F[:, 0] > 1.0) else 0.0,
             })
             forces = {"FB1_front_heel_normal": sol.u[:, 6], "FB2_front_toe_normal": sol.u[:, 7],
                       "FB12_front_heel_tangential": sol.u[:, 8],
@@ -137,7 +141,8 @@ class GaitProblem:
                 "closure_residual_max": 0.0,
                 "stance_heel_normal_min": float(F[:, 0].min()),
                 "stance_toe_normal_min": float(F[:, 1].min()),
-                "stance_friction_ratio_max": float(np.max(np.abs(F[:, 2]) / np.maximum(Nt, 1e-9))),
+                "stance_friction_ratio_max": float(np.max(np.abs(F[Nt > 1.0, 2]) / Nt[Nt > 1.0]))
+                if np.any(Nt > 1.0) else 0.0,
                 "peak_normal_force": float(Nt.max()),
                 "swing_clearance_max": float(max(tree.point("swing_toe", q)[1] for q in sol.q)),
                 "swing_penetration_max": float(max(0.0, -min(
