@@ -154,25 +154,37 @@ class StatePublisherNode(Node):
         self.tf_publisher.publish(TFMessage(transforms=self._stamped(self.current_transforms())))
 
 
-def main(args=None) -> int:
-    """Entry point of the `state_publisher` executable (`ros2 run humanoid_stack state_publisher`)."""
+def run_node(node_factory, name: str, args=None) -> int:
+    """Shared entry point of the node executables: init, spin, clean exit.
+
+    Returns 0 on Ctrl-C / shutdown, 2 (with a one-line message) when the node rejects its
+    parameters with a `HumanoidStackError`. Calls the node's ``close()`` (if any) before
+    destroying it.
+    """
     from rclpy.executors import ExternalShutdownException
 
     rclpy.init(args=args)
     node = None
     try:
-        node = StatePublisherNode()
+        node = node_factory()
         rclpy.spin(node)
     except HumanoidStackError as exc:
-        print(f"{NODE_NAME}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
         if node is not None:
+            if hasattr(node, "close"):
+                node.close()
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def main(args=None) -> int:
+    """Entry point of the `state_publisher` executable (`ros2 run humanoid_stack state_publisher`)."""
+    return run_node(StatePublisherNode, NODE_NAME, args)
 
 
 if __name__ == "__main__":

@@ -62,13 +62,11 @@ import threading
 import time
 
 import numpy as np
-import rclpy
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, WrenchStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
@@ -658,21 +656,9 @@ class SimulatorNode(Node):
 
 def main(args=None) -> int:
     """Entry point of the `simulator` executable (`ros2 run humanoid_stack simulator`)."""
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SimulatorNode()
-        rclpy.spin(node)
-    except HumanoidStackError as exc:
-        print(f"{NODE_NAME}: error: {exc}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    from humanoid_model.node import run_node
+
+    return run_node(SimulatorNode, NODE_NAME, args)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,7 @@ import sys
 import threading
 
 import numpy as np
-import rclpy
 from nav_msgs.msg import Odometry
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -153,22 +151,10 @@ class ViewerNode(Node):
 
 
 def main(args=None):
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = ViewerNode()
-        rclpy.spin(node)
-    except HumanoidStackError as exc:
-        print(f"viewer: error: {exc}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    """Entry point of the `viewer` executable (`ros2 run humanoid_stack viewer`)."""
+    from humanoid_model.node import run_node
+
+    return run_node(ViewerNode, "viewer", args)
 
 
 if __name__ == "__main__":
