@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import sys
 
-import rclpy
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
@@ -181,22 +180,9 @@ class GaitGeneratorNode(Node):
 
 def main(args=None) -> int:
     """Entry point of the `gait_generator` executable."""
-    from rclpy.executors import ExternalShutdownException
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = GaitGeneratorNode()
-        rclpy.spin(node)
-    except HumanoidStackError as exc:
-        print(f"{NODE_NAME}: error: {exc}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    from humanoid_model.node import run_node
+
+    return run_node(GaitGeneratorNode, NODE_NAME, args)
 
 
 if __name__ == "__main__":
