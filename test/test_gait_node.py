@@ -1,44 +1,20 @@
 """The gait_generator node with real rclpy: ~/generate (Trigger), ~/plan_walk (GetPlan),
 ~/trajectory and /diagnostics; failures answer with the reason and the node stays up."""
-import time
 
 import pytest
 
 pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
 TIMEOUT = 60.0  # [s] includes one DS solve on a loaded 2-core machine
 
 
 @pytest.fixture
-def ros():
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    executor = SingleThreadedExecutor(context=ctx)
-    nodes = []
-
-    def add(node):
-        nodes.append(node)
-        executor.add_node(node)
-        return node
-
-    def spin_until(cond, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
-            if cond():
-                return True
-        return False
-
-    yield ctx, add, spin_until
-    for node in reversed(nodes):
-        executor.remove_node(node)
-        node.destroy_node()
-    executor.shutdown()
-    rclpy.shutdown(context=ctx)
+def ros(ros_harness):
+    h = ros_harness(timeout=TIMEOUT, period=0.05)
+    return h.context, h.add, h.spin_until
 
 
 def test_generate_plan_walk_and_failures(ros):

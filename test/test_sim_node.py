@@ -38,36 +38,15 @@ HEAD = "HEAD_JOINT1"
 
 
 @pytest.fixture
-def ros():
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    executor = SingleThreadedExecutor(context=ctx)
-    nodes = []
-
-    def add(node):
-        nodes.append(node)
-        executor.add_node(node)
-        return node
-
-    def spin_until(cond, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.02)
-            if cond():
-                return True
-        return False
+def ros(ros_harness):
+    h = ros_harness(timeout=TIMEOUT, period=0.02)
 
     def sim(*overrides):
         from humanoid_sim.node import SimulatorNode
 
-        return add(SimulatorNode(context=ctx, parameter_overrides=[*FAST, *overrides]))
+        return h.add(SimulatorNode(context=h.context, parameter_overrides=[*FAST, *overrides]))
 
-    yield ctx, add, spin_until, sim
-    for node in reversed(nodes):
-        executor.remove_node(node)
-        node.destroy_node()
-    executor.shutdown()
-    rclpy.shutdown(context=ctx)
+    return h.context, h.add, h.spin_until, sim
 
 
 def call(spin_until, client, request):

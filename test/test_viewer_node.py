@@ -3,7 +3,6 @@
 Source mode publishes /joint_states from the posture/sliders; follow mode shows /joint_states and
 /odom; MarkerArray topics become viewer markers.
 """
-import time
 
 import numpy as np
 import pytest
@@ -11,40 +10,15 @@ import pytest
 pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
 TIMEOUT = 20.0  # [s] generous bound for DDS discovery on a loaded 2-core machine
 
 
 @pytest.fixture
-def ros():
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    executor = SingleThreadedExecutor(context=ctx)
-    nodes = []
-
-    def add(node):
-        nodes.append(node)
-        executor.add_node(node)
-        return node
-
-    def spin_until(cond, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
-            if cond():
-                return True
-        return False
-
-    yield ctx, add, spin_until
-    for node in reversed(nodes):
-        if hasattr(node, "close"):
-            node.close()
-        executor.remove_node(node)
-        node.destroy_node()
-    executor.shutdown()
-    rclpy.shutdown(context=ctx)
+def ros(ros_harness):
+    h = ros_harness(timeout=TIMEOUT, period=0.05)
+    return h.context, h.add, h.spin_until
 
 
 def _viewer_node(ctx, **params):
