@@ -42,7 +42,7 @@ setup(
     package_data={"humanoid_model.dynmodel": ["data/*.urdf"]},
     install_requires=["setuptools"],
     # Optional: Talos, Romeo, iCub, G1... (about 400 MB), used by tests when installed.
-    extras_require={"robots": ["example-robot-data==6.0.0"]},
+    extras_require={"robots": ["example-robot-data==6.0.0"], "peers": ["mujoco==4.0.0"]},
     zip_safe=False,
     maintainer="humanoid_stack developers",
     maintainer_email="humanoid-stack@example.org",
