@@ -277,8 +277,20 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
 
 
 @njit(cache=True)
-def _assemble(P1, P2, ncoal, cnt, ga, gb, bs, mu, e):
-    """Per-point arrays of `ContactBatch` from per-pair data (coal normal from A to B)."""
+def _assemble(A, B, hd, ncoal, cnt, ga, gb, bs, mu, e):
+    """Per-point arrays of `ContactBatch` from per-pair data (coal normal from A to B); the
+    witness points are P1 = A − hd n, P2 = B + hd n (`CollisionDetector._patch`)."""
+    P1 = np.empty_like(A)
+    P2 = np.empty_like(B)
+    c = 0
+    for i in range(cnt.shape[0]):
+        h = hd[i]
+        for k in range(cnt[i]):
+            for a in range(3):
+                hn = h * ncoal[i, a]
+                P1[c, a] = A[c, a] - hn
+                P2[c, a] = B[c, a] + hn
+            c += 1
     m = P1.shape[0]
     GA = np.empty(m, np.int64)
     GB = np.empty(m, np.int64)
@@ -361,6 +373,13 @@ class CollisionDetector:
         self.pres = coal.ContactPatchResult()
         self.mat_mu_default = default_friction
         self.mat_e_default = default_restitution
+        # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
+        self._mu_ms = [[_combine(A.friction, S.friction, default_friction) for S in static] for A in mobile]
+        self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static]
+                      for A in mobile]
+        self._mu_mm = [[_combine(A.friction, B.friction, default_friction) for B in mobile] for A in mobile]
+        self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile]
+                      for A in mobile]
 
     # ------------------------------------------------------------------ placements
     def placements(self, oMi_R, oMi_p):
@@ -392,8 +411,9 @@ class CollisionDetector:
 
     # ------------------------------------------------------------------ narrow phase
     def _patch(self, s1, T1, s2, T2):
-        """Patch points of one pair: (points on shape 1 (k, 3), on shape 2 (k, 3), coal normal
-        from 1 to 2) or None when the pair is farther apart than the margin."""
+        """Patch points of one pair: (A (k, 3), B (k, 3), coal normal n from 1 to 2, h) or None
+        when the pair is farther apart than the margin. The points on shape 1 / 2 are
+        A − h n / B + h n (coal's own getPointShape1/2 arithmetic, done in `_assemble`)."""
         res = self.res
         res.clear()
         if not coal.collide(s1, T1, s2, T2, self.req, res):
@@ -404,34 +424,40 @@ class CollisionDetector:
         if pres.numContactPatches() == 0:
             c = res.getContact(0)
             return (np.array([c.getNearestPoint1()]), np.array([c.getNearestPoint2()]),
-                    np.asarray(c.normal, float))
+                    np.asarray(c.normal, float), 0.0)
         patch = pres.getContactPatch(0)
         k = patch.size()
-        P1 = np.array([patch.getPointShape1(i) for i in range(k)])
-        P2 = np.array([patch.getPointShape2(i) for i in range(k)])
+        # coal's getPointShape1/2(i) are getPoint(i) ∓ (depth / 2) getNormal(): one binding call
+        # per point, and `_assemble` does that same arithmetic (h = depth / 2 returned here)
+        P = np.array([patch.getPoint(i) for i in range(k)])
+        nrm = np.asarray(patch.getNormal(), float)
+        h = patch.penetration_depth / 2
         if k > PATCH_MAX_POINTS:
             keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
-            P1, P2 = P1[keep], P2[keep]
-        if self.patch_points and P1.shape[0] >= 3 and self.patch_points > P1.shape[0]:
-            P1, P2 = _perimeter_points(P1, self.patch_points), _perimeter_points(P2, self.patch_points)
-        return P1, P2, np.asarray(patch.getNormal(), float)
+            P = P[keep]
+        if self.patch_points and P.shape[0] >= 3 and self.patch_points > P.shape[0]:
+            hn = h * nrm
+            P1, P2 = P - hn, P + hn
+            return _perimeter_points(P1, self.patch_points), _perimeter_points(P2, self.patch_points), nrm, 0.0
+        return P, P, nrm, h
 
     def detect(self, oMi_R, oMi_p) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`)."""
-        R, p = self.placements(oMi_R, oMi_p)
-        mi, si, mpairs = self.broad_phase(p, R)
+        R, p = _placements(oMi_R, oMi_p, self.joint, self.PR, self.Pp)      # = placements()
+        mi, si, mpairs = _broad(p, R, self.margin, self.kind, self.half, self.cyl_r, self.rad,  # = broad_phase()
+                                self.box_ext, self.hs_idx, self.hs_n, self.hs_d, self.fin_idx, self.fin_c,
+                                self.fin_r, self.mobile_pairs)
         if mi.shape[0] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
-        ga, gb, bs, P1s, P2s, nrm, mu, e, cnt = [], [], [], [], [], [], [], [], []
+        ga, gb, bs, P1s, P2s, nrm, mu, e, cnt, hd = [], [], [], [], [], [], [], [], [], []
         mobile, static = self.mobile, self.static
         Tr = coal.Transform3s
         for i, s in zip(mi.tolist(), si.tolist()):
-            A = mobile[i]
-            st = static[s]
-            out = self._patch(A.shape, Tr(R[i], p[i]), st.shape, self.static_tf[s])
+            out = self._patch(mobile[i].shape, Tr(R[i], p[i]), static[s].shape, self.static_tf[s])
             if out is None:
                 continue
-            P1, P2, ncoal = out
+            P1, P2, ncoal, h = out
+            hd.append(h)
             ga.append(i)
             gb.append(s)
             bs.append(True)
@@ -439,14 +465,14 @@ class CollisionDetector:
             P2s.append(P2)
             nrm.append(ncoal)
             cnt.append(P1.shape[0])
-            mu.append(_combine(A.friction, st.friction, self.mat_mu_default))
-            e.append(_combine(A.restitution, st.restitution, self.mat_e_default))
+            mu.append(self._mu_ms[i][s])
+            e.append(self._e_ms[i][s])
         for a, b in mpairs.tolist():
-            A, B = mobile[a], mobile[b]
-            out = self._patch(A.shape, Tr(R[a], p[a]), B.shape, Tr(R[b], p[b]))
+            out = self._patch(mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]))
             if out is None:
                 continue
-            P1, P2, ncoal = out
+            P1, P2, ncoal, h = out
+            hd.append(h)
             ga.append(a)
             gb.append(b)
             bs.append(False)
@@ -454,10 +480,10 @@ class CollisionDetector:
             P2s.append(P2)
             nrm.append(ncoal)
             cnt.append(P1.shape[0])
-            mu.append(_combine(A.friction, B.friction, self.mat_mu_default))
-            e.append(_combine(A.restitution, B.restitution, self.mat_e_default))
+            mu.append(self._mu_mm[a][b])
+            e.append(self._e_mm[a][b])
         if not cnt:
             return ContactBatch.empty()
-        out = _assemble(np.concatenate(P1s), np.concatenate(P2s), np.array(nrm), np.array(cnt),
+        out = _assemble(np.concatenate(P1s), np.concatenate(P2s), np.array(hd), np.array(nrm), np.array(cnt),
                         np.array(ga), np.array(gb), np.array(bs), np.array(mu, float), np.array(e, float))
         return ContactBatch(*out)

@@ -277,6 +277,27 @@ def _chol_delassus(H, lam, JT):
     return W, X
 
 
+@njit(cache=True)
+def _diag_positive(H):
+    """np.all(np.diag(H) > 0) without the temporaries (False on NaN as well)."""
+    for i in range(H.shape[0]):
+        if not H[i, i] > 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _factor_copy(M, lam):
+    """C-ordered copy of M (any layout) factored in place by `_ltdl`, and whether its D > 0."""
+    n = M.shape[0]
+    H = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            H[i, j] = M[i, j]
+    _ltdl(H, lam)
+    return H, _diag_positive(H)
+
+
 class CholeskyDelassus:
     """Default exact path: M from `pin.crba`, tree-sparse LᵀDL (numba), W = J M⁻¹ Jᵀ.
 
@@ -295,8 +316,10 @@ class CholeskyDelassus:
         return H
 
     def __call__(self, data, q, J, M=None):
-        H = self.factor(data, q, M)
-        if not np.all(np.diag(H) > 0):
+        if M is None:
+            M = _mass_matrix(self.model, data, q)
+        H, ok = _factor_copy(M, self.lam)     # = factor(): one compiled call
+        if not ok:
             raise SolverError(f"delassus: mass matrix is not positive definite at q = {np.asarray(q).tolist()}")
         W, MinvJt = _chol_delassus(H, self.lam, np.ascontiguousarray(J.T))
         return W, MinvJt

@@ -80,10 +80,12 @@ class WorldState:
 
 
 @njit(cache=True)
-def _prep(geom_joint, geom_tree, ga, gb, bs, points, R, p, n_mobile, n_static):
+def _prep(geom_joint, geom_tree, ga, gb, bs, points, R, p, n_mobile, n_static, gaps, dt, beta):
     """Per contact: joints and trees of A and B (0 / −1 for the environment), the warm-start
-    pair key and the contact point in A's joint frame."""
+    pair key, the contact point in A's joint frame and the gap term c_n
+    (`humanoid_sim.contacts.gap_term`, same arithmetic)."""
     m = ga.shape[0]
+    cgap = np.empty(m)
     ja = np.empty(m, np.int64)
     jb = np.zeros(m, np.int64)
     ta = np.empty(m, np.int64)
@@ -106,7 +108,9 @@ def _prep(geom_joint, geom_tree, ga, gb, bs, points, R, p, n_mobile, n_static):
             for k in range(3):
                 acc += R[j, k, i] * (points[c, k] - p[j, k])
             local[c, i] = acc
-    return ja, jb, ta, tb, keys, local
+        g = gaps[c]
+        cgap[c] = (g if g >= 0.0 else beta * g) / dt
+    return ja, jb, ta, tb, keys, local, cgap
 
 
 @njit(cache=True)
@@ -123,6 +127,55 @@ def _match(pk, pl, keys, local, tol):
                 best, jb = d, j
         out[k] = jb
     return out
+
+
+@njit(cache=True)
+def _warm(pk, pl, pf, keys, local, tol, enabled):
+    """Warm-start forces (m, 3) from last step's sorted keys / local points / forces, the hit
+    mask (m,) and whether any contact is new (`_match` map)."""
+    m = keys.shape[0]
+    warm = np.zeros((m, 3))
+    hit = np.zeros(m, np.bool_)
+    if pk.shape[0] == 0:
+        return warm, hit, m > 0
+    idx = _match(pk, pl, keys, local, tol)
+    any_new = False
+    for k in range(m):
+        if idx[k] >= 0:
+            hit[k] = True
+            if enabled:
+                for i in range(3):
+                    warm[k, i] = pf[idx[k], i]
+        else:
+            any_new = True
+    return warm, hit, any_new
+
+
+@njit(cache=True)
+def _sorted_by_key(keys, forces, local):
+    order = np.argsort(keys, kind="mergesort")     # stable, as np.argsort(kind="stable")
+    return keys[order], forces[order], local[order]
+
+
+@njit(cache=True)
+def _limits_clear(q, q0, lo, hi, margin):
+    """True when every actuated joint q[q0 + i] is at least ``margin`` from both limits."""
+    for i in range(lo.shape[0]):
+        x = q[q0 + i]
+        if x - lo[i] < margin or hi[i] - x < margin:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _same(a, b):
+    """np.array_equal for two 1-D float arrays, without the temporaries."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 def _skew3(c):
@@ -342,6 +395,9 @@ class World:
         self.mobile, self.static = mobile, static
         self.geom_tree = np.array([g.tree for g in mobile], np.int64)
         self.geom_joint = np.array([g.joint for g in mobile], np.int64)
+        # a pair's restitution is one of these values (collision._combine): none > 0 -> no impacts
+        es = [g.restitution for g in mobile] + [s.restitution for s in static] + [det.mat_e_default]
+        self._any_restitution = any(x is not None and x > 0 for x in es)
 
     def _build_actuators(self, gains):
         robot = self.robot
@@ -373,7 +429,7 @@ class World:
         """World rotations (njoints, 3, 3) and positions (njoints, 3) of the joints that carry
         collision geometry (views of one homogeneous buffer; other rows are stale)."""
         H = self._H
-        oMi = self.data.oMi
+        oMi = self.data.oMi.tolist()    # one conversion: indexing the StdVec per joint is slower
         for j in self._geom_joint_list:
             H[j] = oMi[j].homogeneous
         return H[:, :3, :3], H[:, :3, 3]
@@ -415,6 +471,12 @@ class World:
     def _minv_jt(self, group, J, M):
         """(M̃⁻¹ Jᵀ restricted to the group's columns, W = J M̃⁻¹ Jᵀ)."""
         k = J.shape[0]
+        if len(group.trees) == 1 and group.trees[0] == 0 and self.robot is not None:
+            # robot tree alone: X and W straight from the Cholesky kernel (W is exactly
+            # symmetric there, so the symmetrisation below would not change it)
+            n = self.tree_cols[0].shape[0]
+            W, X = self.chol_robot(None, None, J, M=M[:n, :n])
+            return X, W
         out = np.zeros((group.cols.shape[0], k))
         W = np.zeros((k, k))
         off = 0
@@ -443,6 +505,8 @@ class World:
         Joint limits are unilateral constraints in the same solve (issue 3): each is a
         frictionless "contact" (μ = 0) whose two tangential rows have no Jacobian and a unit
         compliance, so their force is zero; its normal force is the limit torque [N·m]."""
+        if _limits_clear(q, 7, self.q_lower, self.q_upper, LIMIT_MARGIN):
+            return None
         qa = q[self.act_q]
         lo = qa - self.q_lower
         hi = self.q_upper - qa
@@ -537,7 +601,7 @@ class World:
                 ta = ta + pin.computeGeneralizedGravity(model, data, q)[self.act_v]
             tau[self.act_v] = ta
             self.tau_explicit = ta
-            if self._last_damp is None or not np.array_equal(damp, self._last_damp):
+            if self._last_damp is None or not _same(damp, self._last_damp):
                 arm = self.arm0.copy()
                 arm[self.act_v] += dt * damp
                 model.armature = arm      # implicit PD damping (actuators docstring)
@@ -555,26 +619,23 @@ class World:
         t4 = tick()
         m_c = batch.m
         forces = np.zeros((m_c, 3))
-        frames = C.frames_from_normals(batch.normals) if m_c else np.zeros((0, 3, 3))
+        frames = C._frames(batch.normals) if m_c else np.zeros((0, 3, 3))   # (m, 3) float64, C order
         groups = []
         t_del = t_sol = 0.0
         iters = 0
         lim = self._joint_limit_rows(q) if self.robot is not None and self.joint_limits else None
         ta_ = tb_ = np.zeros(0, np.int64)
         if m_c:
-            ja, jb, ta_, tb_, keys, local = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
-                                                  batch.geom_b, batch.b_static, batch.points, R, p,
-                                                  len(self.mobile), len(self.static))
+            ja, jb, ta_, tb_, keys, local, cgap = _prep(self.geom_joint, self.geom_tree, batch.geom_a,
+                                                        batch.geom_b, batch.b_static, batch.points, R, p,
+                                                        len(self.mobile), len(self.static), batch.gaps,
+                                                        dt, C.BETA)
             if len(self.tree_cols) == 1:
                 groups = [C.Group(np.arange(m_c), [0], self.tree_cols[0])]
             else:
                 groups = C.collision_groups(ta_, tb_, len(self.tree_cols), self.tree_cols, self.merge_groups)
-            warm = np.zeros((m_c, 3))
-            hit = self._match_previous(keys, local)
-            if self.warm_start_enabled:
-                warm[hit >= 0] = self._prev_f[hit[hit >= 0]]
-            hit = hit >= 0
-            cgap = C.gap_term(batch.gaps, dt)
+            warm, hit, any_new = _warm(self._prev_keys, self._prev_local, self._prev_f, keys, local,
+                                       WARM_MATCH, self.warm_start_enabled)
         else:
             ja = jb = np.zeros(0, np.int64)
         if lim is not None and not any(0 in g.trees for g in groups):
@@ -583,12 +644,16 @@ class World:
         t_contacts = tick()
         dv = np.zeros(model.nv)
         single = len(groups) == 1 and groups[0].contacts.shape[0] == m_c
+        Jw = np.ascontiguousarray(data.J)
         for g in groups:
             idx = slice(None) if single else g.contacts
             nc = m_c if single else g.contacts.shape[0]
             ta0 = tick()
-            J = C.relative_jacobian(data.J, self.masks, frames[idx], batch.points[idx], ja[idx],
-                                    jb[idx], g.cols) if nc else np.zeros((0, g.cols.shape[0]))
+            if single:
+                J = C._rel_jac(Jw, self.masks, frames, batch.points, ja, jb, g.cols)
+            else:
+                J = C.relative_jacobian(Jw, self.masks, frames[idx], batch.points[idx], ja[idx],
+                                        jb[idx], g.cols) if nc else np.zeros((0, g.cols.shape[0]))
             with_lim = lim is not None and 0 in g.trees
             if with_lim:   # joint-limit rows (robot tree: its columns come first in g.cols)
                 Jl = np.zeros((3 * lim[0].shape[0], g.cols.shape[0]))
@@ -597,13 +662,13 @@ class World:
             X, Lam = self._minv_jt(g, J, M)
             W = dt * Lam
             ta1 = tick()
-            vfree = J @ vf[g.cols]
+            vfree = J @ (vf if g.cols.shape[0] == vf.shape[0] else vf[g.cols])   # all trees: cols = 0..nv-1
             mu = batch.mu[idx]
             comp = None
             if nc:
                 # impacts (Newton restitution), module docstring
                 e = batch.e[idx]
-                if np.any(e > 0):
+                if self._any_restitution and np.any(e > 0):
                     vminus = vfree[0:3 * nc:3]
                     gp = batch.gaps[idx]
                     hitting = (vminus < -self.impact_speed) & (gp + dt * vminus <= 0) & (e > 0)
@@ -632,8 +697,8 @@ class World:
                 wl[0::3] = [self._prev_limit.get(k, 0.0) for k in lim[3]]
                 wg = np.concatenate([wg, wl])
             if nc:
-                new = ~hit[idx]
-                if np.any(new):
+                if any_new if single else not np.all(hit[idx]):
+                    new = ~hit[idx]
                     # New contacts start from the frictionless solution (normal forces only), so
                     # that a hyperstatic contact set does not lock in internal tangential forces
                     # produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
@@ -665,8 +730,7 @@ class World:
         if lim is None:
             self._prev_limit = {}
         if m_c:
-            order = np.argsort(keys, kind="stable")
-            self._prev_keys, self._prev_f, self._prev_local = keys[order], forces[order], local[order]
+            self._prev_keys, self._prev_f, self._prev_local = _sorted_by_key(keys, forces, local)
         else:
             self._prev_keys = np.zeros(0, np.int64)
         vnew = vf + dv
