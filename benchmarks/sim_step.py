@@ -9,10 +9,12 @@ pair set, the robot settled for 300 steps first):
   16 points  + 4 perimeter points per sole (`World(patch_points=8)`, the thesis's 16-point
              standing set, spec :668).
 Solvers: nsgs_newton (default), nsgs, pinocchio_admm, pinocchio_pgs (the same pipeline with only
-the solver swapped). Peer: "pin loop" = a plain Python loop on Pinocchio calls without collision
+the solver swapped). Peers: "pin loop" = a plain Python loop on Pinocchio calls without collision
 detection, the shape of ../shared/peers/w1_standing.py (crba, nonLinearEffects, Cholesky, fixed
 sole-corner Jacobians, dense G = J M⁻¹ Jᵀ, pin.ADMMConstraintSolver / PGSConstraintSolver,
-integrate), with the same robot, gains and implicit PD damping, 8 points.
+integrate), with the same robot, gains and implicit PD damping, 8 points; "MuJoCo" (only when
+`import mujoco` works: optional extra ``peers``) = mj_step on the same URDF, meshes stripped,
+free joint, floor plane, the same sole boxes (`MujocoLoop`), pyramidal and elliptic cones.
 All configurations run interleaved in every repetition (the machine is noisy); the table gives
 the median over repetitions of each repetition's median step time, and ratios to the pin-loop
 ADMM step measured in the same repetition. Stage times are per-step medians [µs] (they need
@@ -128,6 +130,84 @@ class PinLoop:
         return {"median_us": 1e6 * statistics.median(times)}
 
 
+class MujocoLoop:
+    """Peer: MuJoCo (optional extra ``peers``) on the same HRP-2 URDF, set up as the peers' w1
+    (../shared/peers/w1_standing.py): visual/collision meshes stripped, a free joint, a floor
+    plane, and as the only colliding geometry the sole boxes that touch the floor in ``world`` (the
+    same coal boxes, placements and friction as our step). Same half-sitting start, PD gains
+    (K_p as a position actuator, K_v as joint damping, which MuJoCo's Euler integrator treats
+    implicitly, as our M̃ = M + dt K_v does), armature, dt; joint limits and URDF joint
+    friction/damping off, as in w1. ``cone``: "pyramidal" (MuJoCo's default) or "elliptic"."""
+
+    def __init__(self, world, cone):
+        import xml.etree.ElementTree as ET
+
+        import mujoco
+
+        self.mj = mujoco
+        root = ET.parse(world.robot.urdf_path).getroot()
+        for link in root.findall("link"):
+            for tag in ("visual", "collision"):
+                for e in link.findall(tag):
+                    link.remove(e)
+        spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+        spec.option.timestep = DT
+        spec.option.cone = getattr(mujoco.mjtCone, "mjCONE_" + cone.upper())
+        spec.option.gravity = np.asarray(world.scene.gravity, float)
+        spec.worldbody.first_body().add_freejoint()
+        batch = world.last["batch"]
+        mu = float(batch.mu[0])
+        spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
+                                friction=[mu, 0.005, 0.0001], contype=0, conaffinity=1)
+        for gi in sorted(set(batch.geom_a.tolist())):
+            g = world.mobile[gi]
+            body = spec.body(g.body)
+            if body is None:
+                raise RuntimeError(f"MuJoCo model has no body {g.body!r}")
+            quat = np.zeros(4)
+            mujoco.mju_mat2Quat(quat, np.ascontiguousarray(g.placement_R, float).reshape(-1))
+            body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=np.asarray(g.shape.halfSide, float),
+                          pos=np.asarray(g.placement_p, float), quat=quat,
+                          friction=[mu, 0.005, 0.0001], contype=1, conaffinity=0)
+        names = world.robot.joint_names
+        kp, kv = world.actuator.kp, world.actuator.kv
+        for jn, k in zip(names, kp):
+            spec.add_actuator(name=jn, target=jn, trntype=mujoco.mjtTrn.mjTRN_JOINT,
+                              gaintype=mujoco.mjtGain.mjGAIN_FIXED, gainprm=[k] + [0] * 9,
+                              biastype=mujoco.mjtBias.mjBIAS_AFFINE, biasprm=[0, -k, 0] + [0] * 7)
+        m = spec.compile()
+        m.jnt_limited[:] = 0
+        m.dof_frictionloss[:] = 0
+        m.dof_damping[:] = 0
+        q0 = world.q0
+        self.qpos0 = np.zeros(m.nq)
+        self.qpos0[:3] = q0[:3]
+        self.qpos0[3:7] = [q0[6], q0[3], q0[4], q0[5]]        # xyzw -> wxyz
+        self.ctrl = np.zeros(m.nu)
+        rm = world.robot.model
+        for i, (jn, d) in enumerate(zip(names, kv)):
+            jid = m.joint(jn).id
+            dof = m.jnt_dofadr[jid]
+            m.dof_damping[dof] = d
+            m.dof_armature[dof] = world.arm0[rm.joints[rm.getJointId(jn)].idx_v]
+            self.qpos0[m.jnt_qposadr[jid]] = q0[rm.joints[rm.getJointId(jn)].idx_q]
+            self.ctrl[m.actuator(jn).id] = q0[rm.joints[rm.getJointId(jn)].idx_q]
+        self.m, self.d = m, mujoco.MjData(m)
+        self.mj.mj_resetData(m, self.d)
+        self.d.qpos[:] = self.qpos0
+        self.d.ctrl[:] = self.ctrl
+        self.mj.mj_step(m, self.d, nstep=300)     # settle, as the Worlds
+
+    def run(self, steps):
+        mj, m, d = self.mj, self.m, self.d
+        times = []
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            mj.mj_step(m, d)
+            times.append(time.perf_counter() - t0)
+        return {"median_us": 1e6 * statistics.median(times), "contacts": int(d.ncon)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=1000)
@@ -142,6 +222,13 @@ def main():
     base_world = configs["8 points, nsgs_newton"]
     peers = {"pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),
              "pin loop (no collision), PGS, 8 points": PinLoop(base_world, "pgs")}
+    try:
+        import mujoco
+        for cone in ("pyramidal", "elliptic"):
+            peers[f"MuJoCo {mujoco.__version__}, {cone} cone, sole boxes"] = MujocoLoop(base_world, cone)
+        mj_note = None
+    except ImportError:
+        mj_note = "MuJoCo not installed: no MuJoCo rows (optional extra: pip install .[peers])."
     rows = {k: [] for k in list(configs) + list(peers)}
     for rep in range(args.reps):
         for k, w in configs.items():
@@ -156,6 +243,8 @@ def main():
         med = statistics.median(r["median_us"] for r in rs)
         ratio = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[ref]))
         o = {"median_us": med, "ratio_to_pin_admm_loop": ratio}
+        if "contacts" in rs[0]:
+            o["contacts"] = rs[-1]["contacts"]
         if "stages_us" in rs[0]:
             o["stages_us"] = {s: statistics.median(r["stages_us"][s] for r in rs) for s in STAGES}
             o["iterations_per_step"] = statistics.median(r["iterations"] for r in rs)
@@ -169,11 +258,8 @@ def main():
         cells = [f"{st[s]:.1f}" for s in STAGES] if st else ["-"] * len(STAGES)
         print(f"| {k} | {o.get('contacts', 8)} | {o['median_us']:.1f} | {o['ratio_to_pin_admm_loop']:.2f} | "
               + " | ".join(cells) + f" | {o.get('iterations_per_step', float('nan')):.1f} |")
-    try:
-        import mujoco  # noqa: F401
-        print("MuJoCo is installed but not wired into this benchmark yet.")
-    except ImportError:
-        print("MuJoCo not installed: no MuJoCo row (optional extra).")
+    if mj_note:
+        print(mj_note)
     doc = {"benchmark": "sim_step", "steps": args.steps, "reps": args.reps, "results": out}
     print(json.dumps(doc))
     if args.json:
