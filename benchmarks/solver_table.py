@@ -11,6 +11,8 @@ Problems (all W = dt Λ, dt = 1 ms, 16 points = the 4 corners + 4 edge midpoints
              rest, μ = 0.983: the body sags, some points slide;
   pushed     the rigid case with the base moving at (0.3, 0.1, 0) m/s, μ = 0.4 (spec :669):
              every point sliding.
+"nsgs_newton (plain GS)" is nsgs_newton without its verified active-set steps
+(docs/solvers.md §4), for a before/after ratio in the same run.
 Each solver runs cold (f = 0) and warm (from the solution of the previous-step-like problem:
 v_free − J dt M⁻¹ τ, τ random ±0.1 N·m on the joints; rigid: v_free·(1 − 1e-3)). Same
 tolerances for all (our SolverSettings defaults; Pinocchio gets the same absolute
@@ -39,7 +41,7 @@ from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver  # n
 DT = 1e-3
 THESIS_MS = {"nsgs": 0.057611, "nsgs_newton": 0.347008, "projection": 0.181587,
              "lemke_lcp (frictionless)": 0.071642}
-SOLVERS = [("nsgs", {}), ("nsgs_newton", {}), ("projection", {}),
+SOLVERS = [("nsgs", {}), ("nsgs_newton", {}), ("nsgs_newton (plain GS)", {}), ("projection", {}),
            ("lemke_lcp (frictionless)", {"frictionless": True}), ("lemke_lcp (8 facets)", {}),
            ("pinocchio_admm", {}), ("pinocchio_pgs", {})]
 
@@ -115,7 +117,8 @@ def main(argv=None):
         for label, kw in SOLVERS:
             name = label.split(" ")[0]
             s = base.with_(**kw)
-            solver = get_solver(name)
+            # "(plain GS)": the thesis iteration without the verified active-set steps
+            solver = get_solver(name, active_set=False) if "plain GS" in label else get_solver(name)
             warm = solver.solve(prev, settings=s).impulses
             runs[label] = (solver, s, warm)
         times = {(lab, w): [] for lab in runs for w in ("cold", "warm")}
@@ -156,7 +159,9 @@ def main(argv=None):
                   f"{r['natural_map']:.1e} | {r['sliding']} | {r['sum_fn']:.2f} | {th} |")
         na, ad = res["nsgs_newton|cold"]["us"], res["pinocchio_admm|cold"]["us"]
         naw, adw = res["nsgs_newton|warm"]["us"], res["pinocchio_admm|warm"]["us"]
-        print(f"\nnsgs_newton / pinocchio_admm: cold {na / ad:.2f}, warm {naw / adw:.2f} (target <= 1)\n")
+        pg, pgw = res["nsgs_newton (plain GS)|cold"]["us"], res["nsgs_newton (plain GS)|warm"]["us"]
+        print(f"\nnsgs_newton / pinocchio_admm: cold {na / ad:.2f}, warm {naw / adw:.2f} (target <= 1); "
+              f"plain GS / pinocchio_admm: cold {pg / ad:.2f}, warm {pgw / adw:.2f}\n")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=float))
     return 0
