@@ -49,6 +49,11 @@ def run(args) -> int:
         raise ConfigError(f"command line: field '--dt' must be in (0, 0.1] s; value {args.dt!r}")
     if args.record_every < 1:
         raise ConfigError(f"command line: field '--record-every' must be >= 1; value {args.record_every!r}")
+    if int(round(args.duration / args.dt)) < 1:
+        raise ConfigError(f"command line: field '--duration' must be at least one step (--dt {args.dt!r} s);"
+                          f" value {args.duration!r}")
+    if args.solver is not None and not args.solver.strip():
+        raise ConfigError(f"command line: field '--solver' must name a solver; value {args.solver!r}")
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
 
@@ -59,6 +64,18 @@ def run(args) -> int:
     if robot is not None and robot.lower() == "none":
         scene.robot = None
         robot = None
+    elif robot is not None and scene.robot is not None:
+        # another robot than the scene's: the scene's posture name and joint overrides belong to
+        # the scene's robot; keep those the new robot knows, else use its default posture
+        from humanoid_model import load_robot
+
+        import dataclasses
+
+        other = load_robot(robot)
+        spec = scene.robot
+        posture = spec.posture if spec.posture in other.postures else None
+        joints = {j: v for j, v in spec.joints.items() if j in other.joint_names}
+        scene.robot = dataclasses.replace(spec, posture=posture, joints=joints)
     world = World.from_scene(scene, robot=robot, solver=args.solver, dt=args.dt)
     rec = Recorder(world, every=args.record_every, contacts=not args.no_contacts)
     steps = int(round(args.duration / args.dt))
