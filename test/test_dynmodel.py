@@ -483,6 +483,21 @@ def test_cli_dynmodel_errors(tmp_path, capsys):
     assert "missing.urdf" in err and "type='slider'" in err and "Traceback" not in err
     assert main(["dynmodel", "human36", "--lang", "sympy"]) == 2
     assert "--max-dof" in capsys.readouterr().err
+    assert main(["dynmodel", "2r", "--lang", "sympy", "--max-dof", "0"]) == 2
+    assert "--max-dof 0: must be >= 1" in capsys.readouterr().err
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for lang in ("python", "c"):   # the parent of --out is a regular file: no traceback, exit 2
+        assert main(["dynmodel", "2r", "--lang", lang, "--out", str(blocker / "m.out")]) == 2
+        err = capsys.readouterr().err
+        assert "--out" in err and str(blocker) in err and "Traceback" not in err
+
+
+def test_cli_dynmodel_creates_missing_output_folders(tmp_path):
+    from humanoid_stack.cli import main
+    out = tmp_path / "new" / "sub" / "r2.c"
+    assert main(["dynmodel", "2r", "--lang", "c", "--out", str(out)]) == 0
+    assert out.is_file() and (tmp_path / "new" / "sub" / "r2.h").is_file()
 
 
 def test_name_clashes_between_joints_and_links():

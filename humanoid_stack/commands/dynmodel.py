@@ -28,7 +28,8 @@ def add_arguments(parser):
                         help="output language (default: python)")
     parser.add_argument("--gravity", nargs=3, type=float, default=[0.0, 0.0, -9.81], metavar=("X", "Y", "Z"),
                         help="gravity vector in world axes [m/s^2] (default: 0 0 -9.81)")
-    parser.add_argument("--out", default=None, help="output file (default: standard output)")
+    parser.add_argument("--out", default=None,
+                        help="output file (default: standard output); missing parent folders are created")
     parser.add_argument("--floating-base", action="store_true",
                         help="add a 3P+3R floating base (root_x ... root_roll) above the root link")
     parser.add_argument("--max-dof", type=int, default=6,
@@ -46,6 +47,17 @@ def resolve_urdf(name):
     return resolve_robot_path(name)
 
 
+def _write(path, text):
+    """Write an output file (parent folders created); an OS error becomes a clear ConfigError."""
+    from humanoid_model.exceptions import ConfigError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as exc:
+        raise ConfigError(f"--out {path}: cannot write the file ({exc.strerror or exc})") from None
+
+
 def run(args):
     import math
     from pathlib import Path
@@ -55,6 +67,8 @@ def run(args):
 
     if not all(math.isfinite(g) for g in args.gravity):
         raise ConfigError(f"--gravity {args.gravity}: the three components must be finite numbers")
+    if args.max_dof < 1:
+        raise ConfigError(f"--max-dof {args.max_dof}: must be >= 1")
     model = dynmodel.parse_urdf(resolve_urdf(args.urdf), floating_base=args.floating_base)
     if args.lang == "sympy" and model.nv > args.max_dof:
         raise ConfigError(f"--lang sympy: robot '{model.name}' has {model.nv} DoF, more than --max-dof "
@@ -65,8 +79,8 @@ def run(args):
         header_name = out.with_suffix(".h").name if out else None
         h, c = dynmodel.to_c(P, header_name=header_name)
         if out:
-            out.with_suffix(".h").write_text(h)
-            out.write_text(c)
+            _write(out.with_suffix(".h"), h)
+            _write(out, c)
             print(f"wrote {out.with_suffix('.h')} and {out}")
         else:
             print(h)
@@ -74,7 +88,7 @@ def run(args):
         return 0
     text = dynmodel.generate(model, args.lang, gravity=args.gravity)
     if out:
-        out.write_text(text)
+        _write(out, text)
         print(f"wrote {out} ({args.lang}, {model.nv} DoF, joints: {', '.join(model.joint_names)})")
     else:
         print(text, end="")
