@@ -304,10 +304,10 @@ class _Loader:
 
     # -------------------------------------------------------------------------- errors
     def fail(self, where: str, value, problem: str):
-        shown = value if not isinstance(value, str) else repr(value)
-        if isinstance(value, (dict, list)):
+        shown = value
+        if isinstance(value, (str, dict, list)):
             shown = repr(value)
-            if len(shown) > 120:
+            if len(shown) > 120:   # e.g. a whole non-YAML file read as one string (chosen length)
                 shown = shown[:117] + "..."
         raise SceneError(f"{self.path}: field '{where}' = {shown}: {problem}")
 

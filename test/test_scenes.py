@@ -452,6 +452,9 @@ def test_other_errors(tmp_path):
         p = write(tmp_path, text, f"{key}.yaml")
         msg = _error(p)
         assert str(p) in msg and field in msg, (key, msg)
+    not_a_mapping = write(tmp_path, "x" * 5000 + "\n", "text.yaml")   # e.g. a non-YAML file: one long string
+    msg = _error(not_a_mapping)
+    assert str(not_a_mapping) in msg and "must be a mapping" in msg and len(msg) < 400
     bad_yaml = write(tmp_path, "gravity: [0, 0\n", "syntax.yaml")
     assert "not valid YAML" in _error(bad_yaml)
     assert "not a shipped scene" in _error("no_such_scene")
