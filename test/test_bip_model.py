@@ -197,6 +197,14 @@ def test_limits_finite_and_ordered(bip, spec):
     assert all(v > 0 for v in spec["armature"].values())
 
 
+def test_armature_from_the_yaml_is_in_the_pinocchio_model(bip, spec):
+    """bip.yaml `armature:` (../shared/spec/bip_data.md:216) reaches model.armature, per joint."""
+    for joint, value in spec["armature"].items():
+        assert bip.armature[bip.joint_names.index(joint)] == value
+        assert bip.model.armature[bip.joint_index_v(joint)] == value
+    assert np.all(bip.model.armature[:6] == 0)   # the free-flyer root has no rotor
+
+
 # ---------------------------------------------------------------------------------- postures, contacts
 @pytest.mark.parametrize("posture", ["standing", "zero", "start_stop"])
 def test_posture_soles_flat_and_com_over_support(bip, posture):
