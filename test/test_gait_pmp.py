@@ -72,3 +72,40 @@ def test_pmp_converges_from_zero_costates(ds_pair):
     assert all(st["converged"] for st in steps)
     assert s.cost == pytest.approx(direct.cost, rel=0.02)
     assert s.cost == pytest.approx(pmp.cost, rel=1e-3)
+
+
+@pytest.fixture(scope="session")
+def a20_run(ds_pair):
+    from humanoid_planner.gait.pmp import A20_SCHEDULE, solve_pmp_a20
+
+    pb, _, _ = ds_pair
+    (ph,) = pb.phases("ds")
+    s, steps = solve_pmp_a20(pb, ph)
+    return A20_SCHEDULE, s, steps
+
+
+def test_a20_continuation_reduced_inertias_and_penalties_to_nominal(ds_pair, a20_run):
+    """A20 (003_chesse.md:720): from reduced inertias (x0.5) and r_d = 10 to the nominal problem
+    (r_d = 150), each continuation step converges from the previous one; the number of steps is
+    recorded and the end point is the nominal PMP optimum."""
+    _, _, pmp = ds_pair
+    schedule, s, steps = a20_run
+    assert s.continuation_steps == len(steps) == len(schedule) >= 3
+    assert all(st["converged"] for st in steps)
+    scales = [st["inertia_scale"] for st in steps]
+    r_d = [st["r_d"] for st in steps]
+    assert scales[0] < 1.0 and scales[-1] == 1.0 and np.all(np.diff(scales) > 0)
+    assert r_d[0] == 10.0 and r_d[-1] == 150.0 and np.all(np.diff(r_d) > 0)
+    assert s.success
+    assert s.cost == pytest.approx(pmp.cost, rel=1e-3)
+    assert 0 < s.checks["closure_residual_max"] < 1e-3
+
+
+def test_a20_schedule_must_end_at_nominal(ds_pair):
+    from humanoid_model.exceptions import PlanningError
+    from humanoid_planner.gait.pmp import solve_pmp_a20
+
+    pb, _, _ = ds_pair
+    (ph,) = pb.phases("ds")
+    with pytest.raises(PlanningError, match="schedule"):
+        solve_pmp_a20(pb, ph, schedule=((0.5, 10.0), (0.75, 50.0)))

@@ -240,3 +240,76 @@ def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None
     s.checks = problem.check(s, w0)
     s.system = system
     return s, steps
+
+
+# A20 schedule (003_chesse.md:720, 182-186): (centroidal inertia scale, closure penalty r_d) from
+# reduced inertias and r_d = 10 to the nominal problem (r_d = 150, 003_chesse.md:649); the
+# flattening penalty r_a is continued in proportion (r_a = r_d * w.r_a / w.r_d).  Chosen: three
+# steps, scales 0.5 -> 0.75 -> 1 and r_d geometric.  Measured on the cyclic DS (thesis params,
+# 2 cores, uniform 101-node restart mesh): 108, 325, 256 nodes, 3.8 + 15.8 + 13.2 s.  Without the
+# mesh restart the refined meshes accumulate (740 nodes, 160 s over 6 steps) and 4 steps from
+# x0.25 hit 2000 nodes at the last step (docs/gait.md).
+A20_SCHEDULE = ((0.5, 10.0), (0.75, 38.7), (1.0, 150.0))
+
+
+def _uniform(res, K):
+    t = np.linspace(res.x[0], res.x[-1], K)
+    return t, res.sol(t)
+
+
+def solve_pmp_a20(problem, phase: Phase, weights: Weights | None = None, schedule=A20_SCHEDULE,
+                  N_init: int = 50, mesh: int = 101, tol_step: float = 1e-2, tol: float = 1e-3,
+                  max_nodes: int = 3000, progress=None):
+    """A20 robustness procedure: PMP continuation from reduced inertias and low penalties to the
+    nominal problem, each step converging from the previous one.
+
+    Step 0 (reduced problem) is initialised from a direct solution of that reduced problem (the
+    direct method replaces the thesis's shooting initialisation, 003_chesse.md:442); every later
+    step starts from the previous step's PMP solution re-sampled on a uniform mesh of ``mesh``
+    nodes (so the mesh refined for one step does not accumulate), solved to ``tol_step``; the
+    nominal step is then refined to ``tol`` from its own solution.  Returns (solution, steps):
+    one record per continuation step (inertia scale, r_d, r_a, converged, Newton iterations,
+    nodes, time).  Raises PlanningError if a step fails."""
+    from .direct import solve_direct
+    from .model import ds_model
+    if phase.kind != "ds":
+        raise PlanningError(f"gait phase '{phase.name}': the PMP method is implemented for DS only")
+    w0 = weights or problem.weights.with_(enforce_contacts=False)
+    if not schedule or tuple(schedule[-1]) != (1.0, w0.r_d):
+        raise PlanningError(f"gait phase '{phase.name}': field 'schedule' must end at the nominal "
+                            f"problem (1.0, {w0.r_d}), got {schedule!r}")
+    steps, res = [], None
+    for k, (scale, r_d) in enumerate(schedule):
+        p = problem.params.scaled(scale)
+        w = w0.with_(r_d=r_d, r_a=r_d * w0.r_a / w0.r_d)
+        tree = ds_model(p)
+        system = PMPSystem(tree, p, phase, w)
+        if res is None:
+            d = solve_direct(tree, p, phase, w, N=N_init)
+            if not d.success:
+                raise PlanningError(f"gait phase '{phase.name}': direct solve of the reduced "
+                                    f"problem (inertia x{scale}, r_d {r_d}) failed: {d.status}")
+            t, Y = initial_guess_from_direct(system, d)
+        else:
+            t, Y = _uniform(res, mesh)
+        last = k == len(schedule) - 1
+        res = solve_pmp(system, t, Y, tol=tol_step, max_nodes=max_nodes)
+        t_step, it = res.solve_time, res.niter
+        if last and res.status == 0 and tol < tol_step:
+            res = solve_pmp(system, res.x, res.y, tol=tol, max_nodes=max_nodes)
+            t_step += res.solve_time
+            it += res.niter
+        steps.append({"inertia_scale": float(scale), "r_d": float(w.r_d), "r_a": float(w.r_a),
+                      "converged": bool(res.status == 0), "iterations": int(it),
+                      "nodes": int(len(res.x)), "time": float(t_step)})
+        if progress:
+            progress(f"  A20 step {k}: inertia x{scale}, r_d {w.r_d:.1f}, r_a {w.r_a:.2f}: "
+                     f"{res.message} ({len(res.x)} nodes, {t_step:.1f} s)")
+        if res.status != 0:
+            raise PlanningError(f"gait phase '{phase.name}': PMP continuation step {k} "
+                                f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}")
+    s = pmp_to_solution(system, res)
+    s.checks = problem.check(s, w0)
+    s.system = system
+    s.continuation_steps = len(steps)
+    return s, steps
