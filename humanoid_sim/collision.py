@@ -277,9 +277,13 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
 
 
 @njit(cache=True)
-def _assemble(A, B, hd, ncoal, cnt, ga, gb, bs, mu, e):
-    """Per-point arrays of `ContactBatch` from per-pair data (coal normal from A to B); the
-    witness points are P1 = A − hd n, P2 = B + hd n (`CollisionDetector._patch`)."""
+def _assemble(A, B, I, F, ncoal):
+    """Per-point arrays of `ContactBatch` from per-pair data: I (k, 4) = (geom a, geom b,
+    b static, point count), F (k, 3) = (h, mu, e), ncoal (k, 3) coal normal from A to B; the
+    witness points are P1 = A − h n, P2 = B + h n (`CollisionDetector._patch`)."""
+    ga, gb, cnt = I[:, 0], I[:, 1], I[:, 3]
+    bs = I[:, 2] != 0
+    hd, mu, e = F[:, 0], F[:, 1], F[:, 2]
     P1 = np.empty_like(A)
     P2 = np.empty_like(B)
     c = 0
@@ -449,7 +453,8 @@ class CollisionDetector:
                                 self.fin_r, self.mobile_pairs)
         if mi.shape[0] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
-        ga, gb, bs, P1s, P2s, nrm, mu, e, cnt, hd = [], [], [], [], [], [], [], [], [], []
+        P1s, P2s, nrm, ints, flts = [], [], [], [], []   # per pair: (ga, gb, b_static, count), (h, mu, e)
+        same = True                                      # every pair gave P1 is P2 (patch points)
         mobile, static = self.mobile, self.static
         Tr = coal.Transform3s
         for i, s in zip(mi.tolist(), si.tolist()):
@@ -457,33 +462,26 @@ class CollisionDetector:
             if out is None:
                 continue
             P1, P2, ncoal, h = out
-            hd.append(h)
-            ga.append(i)
-            gb.append(s)
-            bs.append(True)
             P1s.append(P1)
             P2s.append(P2)
+            same = same and P1 is P2
             nrm.append(ncoal)
-            cnt.append(P1.shape[0])
-            mu.append(self._mu_ms[i][s])
-            e.append(self._e_ms[i][s])
+            ints.append((i, s, 1, P1.shape[0]))
+            flts.append((h, self._mu_ms[i][s], self._e_ms[i][s]))
         for a, b in mpairs.tolist():
             out = self._patch(mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]))
             if out is None:
                 continue
             P1, P2, ncoal, h = out
-            hd.append(h)
-            ga.append(a)
-            gb.append(b)
-            bs.append(False)
             P1s.append(P1)
             P2s.append(P2)
+            same = same and P1 is P2
             nrm.append(ncoal)
-            cnt.append(P1.shape[0])
-            mu.append(self._mu_mm[a][b])
-            e.append(self._e_mm[a][b])
-        if not cnt:
+            ints.append((a, b, 0, P1.shape[0]))
+            flts.append((h, self._mu_mm[a][b], self._e_mm[a][b]))
+        if not ints:
             return ContactBatch.empty()
-        out = _assemble(np.concatenate(P1s), np.concatenate(P2s), np.array(hd), np.array(nrm), np.array(cnt),
-                        np.array(ga), np.array(gb), np.array(bs), np.array(mu, float), np.array(e, float))
+        A = np.concatenate(P1s)
+        out = _assemble(A, A if same else np.concatenate(P2s), np.array(ints, np.int64),
+                        np.array(flts, float), np.array(nrm))
         return ContactBatch(*out)

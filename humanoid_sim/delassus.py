@@ -246,7 +246,20 @@ def _chol_delassus(H, lam, JT):
     """Given H = LᵀDL from `_ltdl` and JT (nv, r): returns (W, M⁻¹Jᵀ) with W = J M⁻¹ Jᵀ."""
     n, r = JT.shape
     Z = JT.copy()
+    # rows of Z that can be nonzero: the nonzero rows of Jᵀ and their ancestors (lam[i] < i);
+    # the other rows stay exactly 0, so skipping them changes no sum
+    act = np.zeros(n, np.bool_)
+    for i in range(n):
+        for c in range(r):
+            if JT[i, c] != 0.0:
+                act[i] = True
+                break
+    for i in range(n - 1, -1, -1):
+        if act[i] and lam[i] >= 0:
+            act[lam[i]] = True
     for i in range(n - 1, -1, -1):  # Lᵀ Z = Jᵀ
+        if not act[i]:
+            continue
         j = lam[i]
         while j >= 0:
             lij = H[i, j]
@@ -258,11 +271,12 @@ def _chol_delassus(H, lam, JT):
         d = 1.0 / H[i, i]
         for c in range(r):
             Y[i, c] = Z[i, c] * d
+    rows = np.flatnonzero(act)
     W = np.empty((r, r))
     for a in range(r):
         for b in range(a, r):
             s = 0.0
-            for i in range(n):
+            for i in rows:
                 s += Z[i, a] * Y[i, b]
             W[a, b] = s
             W[b, a] = s
