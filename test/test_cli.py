@@ -41,3 +41,27 @@ def test_info_hrp2_table():
     r = _run("info", "hrp2")
     assert r.returncode == 0, r.stderr
     assert "RLEG_JOINT0" in r.stdout and "r_sole" in r.stdout and "mass" in r.stdout
+
+
+def test_readme_lists_every_subcommand_with_existing_docs(repo_root):
+    """The README's command table names every registered subcommand, and each docs file it points
+    to exists and mentions the command."""
+    import re
+
+    text = (repo_root / "README.md").read_text()
+    section = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in line.replace("\\|", "/").strip("|").split("|")]   # \| inside a cell
+        rows[cells[0].strip("`").split()[0]] = re.findall(r"`([^`]+\.md)`", cells[2])
+    sub = build_parser()._subparsers._group_actions[0].choices
+    assert set(sub) == set(rows), "README command table vs registered subcommands"
+    for name, docs in rows.items():
+        assert docs, f"README gives no docs file for '{name}'"
+        for doc in docs:
+            path = repo_root / doc
+            assert path.is_file(), f"README: {doc} (for '{name}') does not exist"
+        assert any(re.search(rf"(humanoid-stack|make) {name}\b|`{name}", (repo_root / d).read_text())
+                   for d in docs), f"none of {docs} mentions '{name}'"
