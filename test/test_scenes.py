@@ -219,6 +219,25 @@ def test_simple_free_bodies_inertia(scenes):
     np.testing.assert_allclose(np.diag(can.inertia), [m * (3 * r * r + h * h) / 12] * 2 + [m * r * r / 2])
 
 
+def test_free_body_initial_velocity(tmp_path):
+    p = write(tmp_path, """
+        free_bodies:
+          - {name: ball, shape: sphere, radius: 0.1, mass: 1, velocity: {linear: [0.5, 0, -1], angular: [0, 2, 0]}}
+          - {name: rest, shape: box, size: [0.1, 0.1, 0.1], mass: 1}
+    """)
+    s = load_scene(p)
+    np.testing.assert_array_equal(s.free_body("ball").linear_velocity, [0.5, 0, -1])
+    np.testing.assert_array_equal(s.free_body("ball").angular_velocity, [0, 2, 0])
+    np.testing.assert_array_equal(s.free_body("rest").linear_velocity, 0)     # default: at rest
+    np.testing.assert_array_equal(s.free_body("rest").angular_velocity, 0)
+    msg = _error(write(tmp_path, "free_bodies: [{name: b, shape: sphere, radius: 0.1, mass: 1, "
+                                 "velocity: {linear: [1, 0]}}]\n", "v2.yaml"))
+    assert "'free_bodies[0].velocity.linear'" in msg and "[1, 0]" in msg
+    msg = _error(write(tmp_path, "free_bodies: [{name: b, shape: sphere, radius: 0.1, mass: 1, "
+                                 "velocity: {spin: [1, 0, 0]}}]\n", "vk.yaml"))
+    assert "'free_bodies[0].velocity.spin'" in msg
+
+
 def test_timed_wrench(scenes):
     s = scenes["box_push"]
     (w,) = s.wrenches
