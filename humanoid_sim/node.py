@@ -8,7 +8,7 @@ controller topics (issue 3, "The simulator node"; ARCHITECTURE.md "ROS 2 interfa
 Parameters (static unless marked *dynamic*; units in brackets)
     robot (string, ""): robot name or URDF path; "" = the scene's robot (a robot is required).
     scene (string, "flat"): shipped scene name or scene file (docs/scenes.md).
-    dt (double, 0.001) [s]: time step (the thesis's 1 ms, ../shared/spec/000_chardonnet.md:402).
+    dt (double, 0.001) [s]: time step in (0, 0.1] (the thesis's 1 ms, ../shared/spec/000_chardonnet.md:402).
     solver (string, "nsgs_newton"): contact solver (`humanoid_sim.solvers`).
     solver_tolerance (double, 1e-6): true-residual thresholds of convergence, complementarity
         max |f_n v_n| [N·m/s] and penetration max(−v_n) [m/s] (SolverSettings; the B4 bounds,
@@ -87,6 +87,7 @@ except ImportError:  # pragma: no cover - depends on the install
 
 NODE_NAME = "simulator"
 CONTROLLERS = ("joint_trajectory_controller", "forward_position_controller", "forward_effort_controller")
+MAX_DT = 0.1   # [s] largest step accepted, as `humanoid-stack simulate --dt` (chosen: 100x the thesis's 1 ms)
 TOPICS = {"joint_trajectory_controller": "/joint_trajectory_controller/joint_trajectory",
           "forward_position_controller": "/forward_position_controller/commands",
           "forward_effort_controller": "/forward_effort_controller/commands"}
@@ -204,6 +205,10 @@ class SimulatorNode(Node):
         for name in ("real_time_factor", "push.start", "push.period"):
             if not p[name] >= 0:
                 raise ConfigError(f"node '{NODE_NAME}': parameter {name} must be >= 0; value {p[name]}")
+        if p["dt"] > MAX_DT:
+            raise ConfigError(f"node '{NODE_NAME}': parameter dt must be in (0, {MAX_DT:g}] s; value {p['dt']}")
+        if not p["solver"].strip():
+            raise ConfigError(f"node '{NODE_NAME}': parameter solver must name a solver; value {p['solver']!r}")
         if p["solver_max_iterations"] < 1:
             raise ConfigError(f"node '{NODE_NAME}': parameter solver_max_iterations must be >= 1; "
                               f"value {p['solver_max_iterations']}")
@@ -644,10 +649,15 @@ class SimulatorNode(Node):
     # ------------------------------------------------------------------ shutdown
     def close(self):
         """Stop the stepping thread (the runner calls this before destroying the node)."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=5.0)
+        # a constructor that raised (bad parameter, scene or robot) leaves a half-built node that
+        # rclpy may still destroy at context shutdown: only stop what exists
+        for name in ("_stop", "_wake"):
+            event = getattr(self, name, None)
+            if event is not None:
+                event.set()
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            thread.join(timeout=5.0)
 
     def destroy_node(self):
         self.close()
