@@ -4,6 +4,7 @@ The viewer's server runs on a free port (port 0) in-process; the checks read bac
 sent to viser (scene-node handles) and the configuration it shows.
 """
 import json
+import math
 import os
 import signal
 import subprocess
@@ -591,3 +592,35 @@ def test_viewer_without_robot():
         np.testing.assert_allclose(v._scene_handles.free_bodies["can"].position, [1, 0, 0.5])
         # The camera looks at the scene's bodies (the table), not at the origin.
         assert np.asarray(v.server.initial_camera.look_at)[0] > 0.3
+
+
+def test_cli_view_set_overrides_the_scene(monkeypatch, capsys):
+    """`view --scene incline --set incline.angle_deg=25` shows the tilted plane (issue 2, item 4:
+    scene numbers are overridable from the command line); a misspelt path exits 2 with a hint.
+    The Viewer is replaced by a stand-in that records what it is given (no server is started)."""
+    import humanoid_viewer.app
+    from humanoid_stack.cli import main
+
+    shown = []
+
+    class FakeViewer:
+        url = "http://127.0.0.1:0/"
+
+        def __init__(self, robot, scene, **kwargs):
+            shown.append(scene)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(humanoid_viewer.app, "Viewer", FakeViewer)
+    argv = ["view", "none", "--scene", "incline", "--duration", "0.01"]
+    assert main(argv + ["--set", "incline.angle_deg=25"]) == 0
+    slope = shown[-1].body("slope")
+    normal = slope.pose.rotation @ np.array([0.0, 0.0, 1.0])   # the plane's outward normal
+    assert math.degrees(math.acos(normal[2])) == pytest.approx(25.0, abs=1e-9)
+    assert main(argv) == 0
+    assert math.degrees(math.acos((shown[-1].body("slope").pose.rotation @ [0, 0, 1.0])[2])) == pytest.approx(20.0)
+    capsys.readouterr()
+    assert main(argv + ["--set", "incline.angel_deg=25"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'incline.angle_deg'" in err and "Traceback" not in err

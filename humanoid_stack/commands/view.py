@@ -20,6 +20,7 @@ Ctrl-C stops the viewer (exit code 0).
 examples:
   humanoid-stack view hrp2 --scene flat --posture half-sitting
   humanoid-stack view bip --port 8081
+  humanoid-stack view hrp2 --scene incline --set incline.angle_deg=25
   humanoid-stack view hrp2 --replay run.json
 """
 
@@ -30,6 +31,8 @@ def add_arguments(parser):
     parser.add_argument("--scene", default=None, metavar="FILE|NAME",
                         help="scene name (config/scenes/NAME.yaml) or YAML file (default: the replay's "
                              "'scene', else flat)")
+    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                        help="scene override, e.g. incline.angle_deg=25 (repeatable; docs/scenes.md)")
     parser.add_argument("--posture", default=None, metavar="NAME",
                         help="initial posture (default: the scene's robot posture, else the robot's default)")
     parser.add_argument("--port", type=int, default=8080, metavar="N",
@@ -52,16 +55,18 @@ def run(args) -> int:
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port must be in 0..65535, got {args.port}")
 
+    from humanoid_model.scene import parse_set_args
     from humanoid_viewer.app import Viewer
     from humanoid_viewer.replay import parse_recording, read_recording_json
 
+    overrides = parse_set_args(args.set)
     doc = read_recording_json(args.replay) if args.replay else None
     scene_arg = args.scene
     if scene_arg is None and isinstance(doc, dict) and isinstance(doc.get("scene"), str):
         scene_arg = doc["scene"]
     if scene_arg is None:
         scene_arg = "flat"
-    scene = _load_scene(scene_arg)
+    scene = _load_scene(scene_arg, overrides)
 
     robot_arg = args.robot
     if robot_arg is None:
@@ -96,7 +101,7 @@ def run(args) -> int:
     return 0
 
 
-def _load_scene(name):
+def _load_scene(name, overrides=None):
     from humanoid_model.scene import load_scene
 
-    return load_scene(name)
+    return load_scene(name, overrides or None)
