@@ -192,3 +192,39 @@ def test_up_bad_parameter_values_exit_2(tmp_path, repo_root, sets, message):
     result = run_up(repo_root, *args)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.ros
+def test_up_view_serves_and_ctrl_c_exits_0(repo_root):
+    """`humanoid-stack up view` (what `make demo` does with the demo set): prints the viewer URL,
+    the URL answers, and Ctrl-C (SIGINT) stops every node with exit code 0 and no traceback."""
+    import re
+    import signal
+    import time
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", "up", "view", "--set", "viewer.port=0"],
+                            cwd=repo_root, env=dict(os.environ), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines = []
+    try:
+        deadline = time.monotonic() + 90   # generous start-up bound on a loaded 2-core machine (chosen)
+        url = None
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+            url = m.group(1) if m and not line.lstrip().startswith(("│", "|")) else None
+        assert url, "no URL printed:\n" + "".join(lines)
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    log = "".join(lines) + out
+    assert proc.returncode == 0, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]
