@@ -75,26 +75,39 @@ class PDActuator:
 
     # ------------------------------------------------------------------ commands
     def _vec(self, values, field):
-        a = np.asarray(values, float).reshape(-1)
+        try:
+            a = np.asarray(values, float).reshape(-1)
+        except (TypeError, ValueError):
+            a = np.full(1, np.nan)          # not numbers: reported below with the value
         if a.shape != (len(self.names),) or not np.all(np.isfinite(a)):
             raise ConfigError(f"actuator command: field '{field}' must be {len(self.names)} finite "
                               f"values; value {np.asarray(values).tolist()}")
         return a
 
     def set_position(self, q_d, v_d=None, tau_ff=None):
+        # validate everything first: a rejected command leaves the previous one running
+        q = self._vec(q_d, "positions")
+        v = np.zeros_like(q) if v_d is None else self._vec(v_d, "velocities")
+        ff = None if tau_ff is None else self._vec(tau_ff, "feedforward")
         self.mode = "pd"
         self.trajectory = None
-        self.q_d = self._vec(q_d, "positions")
-        self.v_d = np.zeros_like(self.q_d) if v_d is None else self._vec(v_d, "velocities")
-        if tau_ff is not None:
-            self.tau_ff = self._vec(tau_ff, "feedforward")
+        self.q_d, self.v_d = q, v
+        if ff is not None:
+            self.tau_ff = ff
 
     def set_torque(self, tau):
+        tau = self._vec(tau, "efforts")
         self.mode = "torque"
         self.trajectory = None
-        self.tau_cmd = self._vec(tau, "efforts")
+        self.tau_cmd = tau
 
     def set_trajectory(self, trajectory: "JointTrajectory", t_start: float):
+        n = len(self.names)
+        if trajectory.p.shape[1] != n:
+            raise ConfigError(f"trajectory: field 'positions' must have {n} values per point; "
+                              f"value {trajectory.p.shape[1]} per point")
+        if not np.isfinite(float(t_start)):
+            raise ConfigError(f"trajectory: field 't_start' must be finite; value {t_start!r}")
         self.mode = "pd"
         self.trajectory = trajectory
         self.trajectory_start = float(t_start)
@@ -125,15 +138,35 @@ class JointTrajectory:
     between points when velocities are given, linear otherwise; held at the last point."""
 
     def __init__(self, times, positions, velocities=None, names: Optional[Sequence[str]] = None):
-        self.t = np.asarray(times, float).reshape(-1)
-        self.p = np.asarray(positions, float).reshape(self.t.shape[0], -1)
+        try:
+            self.t = np.asarray(times, float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ConfigError(f"trajectory: field 'time_from_start' must be numbers; value {times!r}") from None
         self.names = list(names) if names is not None else None
-        if self.t.shape[0] < 1 or np.any(np.diff(self.t) <= 0) or self.t[0] < 0:
-            raise ConfigError(f"trajectory: field 'time_from_start' must be >= 0 and strictly "
+        if (self.t.shape[0] < 1 or not np.all(np.isfinite(self.t)) or np.any(np.diff(self.t) <= 0)
+                or self.t[0] < 0):
+            raise ConfigError(f"trajectory: field 'time_from_start' must be finite, >= 0 and strictly "
                               f"increasing; value {self.t.tolist()}")
-        if not np.all(np.isfinite(self.p)):
-            raise ConfigError("trajectory: field 'positions' contains NaN or inf")
-        self.v = None if velocities is None else np.asarray(velocities, float).reshape(self.p.shape)
+        self.p = self._points(positions, "positions", (self.t.shape[0], -1))
+        self.v = None if velocities is None else self._points(velocities, "velocities", self.p.shape)
+
+    def _points(self, values, field, shape):
+        """values as a finite float array of ``shape`` (one row per point), else ConfigError."""
+        try:
+            a = np.asarray(values, float).reshape(shape)
+        except (TypeError, ValueError):
+            try:
+                got = f"shape {np.shape(values)}"
+            except ValueError:
+                got = "rows of unequal length"
+            raise ConfigError(f"trajectory: field '{field}' must be {self.t.shape[0]} points of equal "
+                              f"length (shape {shape}); value: {got}") from None
+        if a.ndim != 2 or a.shape[0] != self.t.shape[0]:
+            raise ConfigError(f"trajectory: field '{field}' must have one row per point "
+                              f"({self.t.shape[0]}); value shape {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ConfigError(f"trajectory: field '{field}' contains NaN or inf")
+        return a
 
     def sample(self, tau):
         """(q_d, q̇_d) at time ``tau`` after the start."""
