@@ -347,6 +347,8 @@ STICK_EVERY = 4          # active-set step after sweeps 1 and 2, then after ever
                          # an accepted step, else every 4th sweep (our choice, measured)
 STICK_ROUNDS = 4         # reduced solves per step (reclassification after a cone exit; our choice)
 NEWTON_STEP_VT = 1e-8    # [m/s] a boundary contact slower than this is treated as sticking (ours)
+SLIDE_VT = 5e-5          # [m/s] step choice: a boundary contact faster than this slides (ours; measured:
+                         # standing iterates ≤ 1.8e-5 m/s after 1-2 sweeps, sliding ≥ 1.1e-4 m/s)
 NEWTON_STEP_MAX_ROWS = 96  # newton_step (dense least squares, O(n³)) only up to 32 contacts (ours:
                            # 198 rows cost 0.3 s per step on the 2-core VM, measured)
 
@@ -556,12 +558,12 @@ def stick_step(W, vfree, mu, f, v, merit, boundary, rounds, fnew, vnew):
 @njit(cache=True)
 def has_sliding(mu, f, v):
     """True if some contact is on its cone boundary (f_n > 0, ‖f_t‖ ≥ μ f_n(1 − 1e-9)) with a
-    tangential velocity above NEWTON_STEP_VT."""
+    tangential velocity above SLIDE_VT."""
     for c in range(f.shape[0] // 3):
         i = 3 * c
         fn = f[i]
         if fn > 0.0 and f[i + 1] ** 2 + f[i + 2] ** 2 >= (mu[c] * fn * (1.0 - 1e-9)) ** 2 \
-                and v[i + 1] ** 2 + v[i + 2] ** 2 > NEWTON_STEP_VT ** 2:
+                and v[i + 1] ** 2 + v[i + 2] ** 2 > SLIDE_VT ** 2:
             return True
     return False
 
