@@ -1,8 +1,8 @@
 """Acceptance audit of issue 3: bad actuator commands raise HumanoidStackError naming the field
 (never a NumPy error): NaN/inf trajectory times (accepted before the audit), non-numeric or
 ragged points, NaN velocities, a rejected command that stopped the running trajectory or
-switched to torque mode (before the audit), a trajectory of the wrong width (before: a broadcast error at the
-next step), a NaN start time, non-numeric position commands."""
+switched to torque mode (before the audit), a trajectory of the wrong width (before: a
+broadcast error at the next step), a NaN start time, non-numeric position commands."""
 import numpy as np
 import pytest
 

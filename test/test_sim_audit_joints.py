@@ -32,4 +32,5 @@ def test_spherical_pendulum_through_the_euler_singularity():
     assert crossed > 10                                   # it really went through the singularity
     assert worst < 1e-6
     assert qerr < 1e-9
-    assert np.all(np.isfinite(v)) and np.linalg.norm(v) < 10.0   # no blow-up (energy: ω ≤ √(2 m g 0.75 L / (m L²/3)) = 6.6 rad/s)
+    # no blow-up (energy: ω ≤ √(2 m g 0.75 L / (m L²/3)) = 6.6 rad/s)
+    assert np.all(np.isfinite(v)) and np.linalg.norm(v) < 10.0
