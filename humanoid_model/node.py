@@ -161,23 +161,35 @@ def run_node(node_factory, name: str, args=None) -> int:
     parameters with a `HumanoidStackError`. Calls the node's ``close()`` (if any) before
     destroying it.
     """
-    from rclpy.executors import ExternalShutdownException
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
     rclpy.init(args=args)
     node = None
+    # The executor exists before the node, so that a Ctrl-C during start-up fails an rcl call of
+    # the node's constructor (handled below) rather than half-building rclpy.spin's executor.
+    executor = SingleThreadedExecutor()
     try:
         node = node_factory()
-        rclpy.spin(node)
+        executor.add_node(node)
+        executor.spin()
     except HumanoidStackError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        # Ctrl-C during start-up: rclpy's SIGINT handler shuts the context down, and the next
+        # rcl call (e.g. creating a publisher) raises RCLError "context is not valid". That is
+        # a requested stop, not a crash; any other error is re-raised.
+        if rclpy.ok():
+            raise
     finally:
         if node is not None:
             if hasattr(node, "close"):
                 node.close()
+            executor.remove_node(node)
             node.destroy_node()
+        executor.shutdown()
         rclpy.try_shutdown()
     return 0
 

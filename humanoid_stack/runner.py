@@ -194,6 +194,13 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
             executor.spin_until_future_complete(Future(), timeout_sec=float(duration))
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except HumanoidStackError:
+        raise
+    except Exception:
+        # Ctrl-C while the nodes start: rclpy's SIGINT handler shut the context down and an rcl
+        # call raised RCLError ("context is not valid"): a requested stop, not a crash.
+        if rclpy.ok():
+            raise
     finally:
         for node in reversed(nodes):
             close = getattr(node, "close", None)
