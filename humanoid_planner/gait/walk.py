@@ -38,6 +38,11 @@ class GaitProblem:
     t_prestop: float = bd.T_PRESTOP_DS
     t_stop: float = bd.T_STOP
     prestop_u4f: float = bd.PRESTOP_U4F
+    # start/stop "legs together, feet flat" posture (unpublished, 003_chesse.md:576; defaults and
+    # the energies' sensitivity to them in docs/gait.md)
+    rest_hip_height: float = bd.REST_HIP_HEIGHT
+    rest_hip_dx: float = bd.REST_HIP_DX
+    rest_hip_dx_stop: float = bd.REST_HIP_DX_STOP
 
     def __post_init__(self):
         self.ds = ds_model(self.params)
@@ -57,8 +62,9 @@ class GaitProblem:
         (q0, v0), (q1, v1) = bd.ds_boundary_states(p, g)
         ss0 = bd.ds_to_ss(p, q1, v1)
         ss1 = bd.ds_to_ss_inverse(p, q0, v0)
-        rest = bd.rest_state_ss(p)
-        rest_stop = bd.rest_state_ss(p, hip_dx=bd.REST_HIP_DX_STOP)
+        rest = bd.rest_state_ss(p, hip_height=self.rest_hip_height, hip_dx=self.rest_hip_dx)
+        rest_stop = bd.rest_state_ss(p, hip_height=self.rest_hip_height,
+                                     hip_dx=self.rest_hip_dx_stop)
         g_stop = g.with_(hipv1=(self.prestop_u4f, g.hipv1[1]))
         (pq0, pv0), (pq1, pv1) = bd.ds_boundary_states(p, g_stop)
         stop0 = bd.ds_to_ss(p, pq1, pv1)
