@@ -349,7 +349,7 @@ STICK_ROUNDS = 4         # reduced solves per step (reclassification after a con
 NEWTON_STEP_VT = 1e-8    # [m/s] a boundary contact slower than this is treated as sticking (ours)
 SLIDE_VT = 5e-5          # [m/s] step choice: a boundary contact faster than this slides (ours; measured:
                          # standing iterates ≤ 1.8e-5 m/s after 1-2 sweeps, sliding ≥ 1.1e-4 m/s)
-NEWTON_STEP_MAX_ROWS = 48  # newton_step (dense least squares, O(n³)) only up to 16 contacts (ours:
+NEWTON_STEP_MAX_ROWS = 96  # newton_step (dense least squares, O(n³)) only up to 32 contacts (ours:
                            # 198 rows took 0.3 s per step at 66 contacts on the 2-core VM, measured)
 
 
