@@ -233,3 +233,21 @@ def test_a5_rabbit_ds_boundary_inverse_kinematics():
         hv = r * np.array([-s[0] * qd[0] - s[1] * qd[1], c[0] * qd[0] + c[1] * qd[1]])
         fv = hv + r * np.array([-s[2] * qd[2] - s[3] * qd[3], c[2] * qd[2] + c[3] * qd[3]])
         assert np.max(np.abs(hv - hipv)) < 1e-12 and np.max(np.abs(fv)) < 1e-12
+
+
+def test_problem_rest_posture_fields_set_start_and_stop_hips(setup):
+    """GaitProblem.rest_hip_height / rest_hip_dx / rest_hip_dx_stop give the start's initial and
+    the stop's final hip position exactly (stance-ankle frame of the SS model)."""
+    from humanoid_planner.gait.walk import make_problem
+
+    p, _, ss = setup
+    pb = make_problem(p.name)
+    pb.rest_hip_height, pb.rest_hip_dx, pb.rest_hip_dx_stop = 0.87, 0.07, 0.03
+    phases = {ph.name: ph for ph in pb.phases("walk")}
+    ax = p.foot.heel_to_ankle_x
+    assert ss.point("hip", phases["start_ss"].q0) == pytest.approx([ax + 0.07, 0.87], abs=1e-12)
+    assert ss.point("hip", phases["stop_ss"].q1) == pytest.approx([ax + 0.03, 0.87], abs=1e-12)
+    assert np.all(phases["start_ss"].v0 == 0) and np.all(phases["stop_ss"].v1 == 0)
+    pb.rest_hip_height = 0.95   # legs 2 x 0.41 m + ankle height: unreachable
+    with pytest.raises(PlanningError, match="rest_hip_height"):
+        pb.phases("walk")
