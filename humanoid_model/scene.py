@@ -38,6 +38,7 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)   # [m/s^2] standard gravity, z up (REP 103)
 DEFAULT_FRICTION = 0.4                # Coulomb mu; the thesis simulates "mu = 0.4 between all objects" (../shared/spec/000_chardonnet.md:719)
 DEFAULT_RESTITUTION = 0.0             # no value of e is given in the thesis (../shared/spec/000_chardonnet.md:280): perfectly plastic by default
 
+PLANE_MIN_UP = 1e-6   # cos of the largest plane tilt accepted: just under 90 deg (chosen: horizontal excluded)
 STATIC_SHAPES = ("box", "sphere", "cylinder", "plane", "mesh")
 FREE_SHAPES = ("box", "sphere", "cylinder", "compound")
 PART_SHAPES = ("box", "sphere", "cylinder")
@@ -293,6 +294,10 @@ def load_scene(path_or_name: Union[str, Path], overrides: Optional[Mapping[str, 
         doc = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
         raise SceneError(f"{path}: not valid YAML: {exc}") from None
+    except UnicodeDecodeError:
+        raise SceneError(f"{path}: not a text (UTF-8) file, so not a scene YAML file") from None
+    except OSError as exc:
+        raise SceneError(f"{path}: cannot read the scene file: {exc.strerror or exc}") from None
     if doc is None:
         doc = {}
     return _Loader(path).build(doc, overrides or {})
@@ -449,7 +454,7 @@ class _Loader:
             self.fail("description", description, "expected a string")
         gravity = self.vector(doc, "gravity", "", default=DEFAULT_GRAVITY)
         ground = self.ground(doc)
-        bodies = self.static_bodies(doc.get("bodies"), names)
+        bodies = self.static_bodies(doc.get("bodies"), names, gravity)
         from humanoid_model.scene_generators import generate
 
         for i, gen in enumerate(self.listing(doc, "generate")):
@@ -484,7 +489,7 @@ class _Loader:
         mu, e = self.material(g, "ground")
         return Ground(height=self.number(g, "height", "ground", default=0.0), friction=mu, restitution=e)
 
-    def static_bodies(self, items, names) -> List[StaticBody]:
+    def static_bodies(self, items, names, gravity=DEFAULT_GRAVITY) -> List[StaticBody]:
         if items is None:
             return []
         if not isinstance(items, list):
@@ -497,8 +502,26 @@ class _Loader:
             n = self.name(d, w, names)
             shape = self.shape(d, w, STATIC_SHAPES)
             mu, e = self.material(d, w)
-            out.append(StaticBody(n, shape, self.pose(d, "pose", w), mu, e))
+            pose = self.pose(d, "pose", w)
+            if shape.kind == "plane":
+                self.plane_up(pose, gravity, w, d.get("pose"))
+            out.append(StaticBody(n, shape, pose, mu, e))
         return out
+
+    def plane_up(self, pose, gravity, w, raw_pose):
+        """A plane is the solid half-space below its frame's xy plane: its outward normal (frame
+        z axis) must point up, against gravity (world +z under zero gravity). A horizontal or
+        downward normal (e.g. an incline of 90 deg or more) would put the solid side above the
+        surface. Required: up component > PLANE_MIN_UP."""
+        g = np.asarray(gravity, float)
+        gn = float(np.linalg.norm(g))
+        up = -g / gn if gn > 0 else np.array([0.0, 0.0, 1.0])
+        c = float(pose.rotation[:, 2] @ up)
+        if not c > PLANE_MIN_UP:
+            self.fail(f"{w}.pose", raw_pose,
+                      f"a plane's outward normal (its frame's z axis) must point up against gravity; "
+                      f"it is {np.degrees(np.arccos(np.clip(c, -1, 1))):.6g} deg from the vertical "
+                      f"(must be < 90 deg)")
 
     def free_body(self, d, w, names) -> FreeBody:
         self.keys(d, w, ("name", "shape", "size", "radius", "length", "mass", "pose", "velocity",

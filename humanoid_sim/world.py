@@ -52,6 +52,7 @@ __all__ = ["World", "WorldState", "BodyState", "STAGES"]
 STAGES = ("kinematics", "actuators", "free", "collision", "contacts", "delassus", "solve", "integration")
 LIMIT_MARGIN = 0.01        # [rad] joint limits enter the solve 0.01 rad (0.57 deg) before the limit (chosen)
 MIN_SELF_JOINTS = 3        # robot self pairs need >= 3 joints between the links (see _build_geometry)
+MAX_DT = 0.1               # [s] largest dt, as the CLI's --dt and the node's dt parameter (chosen there)
 WARM_MATCH = 2e-3          # [m] a contact point within 2 mm of last step's (same pair) reuses its force (chosen)
 IMPACT_SPEED_STEPS = 2.0   # impacts need |v_n⁻| > 2 |g| dt (chosen: resting contacts gain |g| dt per step)
 
@@ -185,6 +186,43 @@ def _skew3(c):
 RESIDUAL_KEYS = ("complementarity", "penetration", "cone", "dissipation", "slip_force", "natural_map")
 
 
+def _short(value, limit=80):
+    """repr of a user value for an error message, truncated to ``limit`` characters."""
+    r = repr(value)
+    return r if len(r) <= limit else r[:limit] + f"... ({len(r)} characters)"
+
+
+def _vec3(where, name, value):
+    """A finite 3-vector from user input, or a ConfigError naming the argument and value."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ConfigError(f"world: {where}: argument {name!r} must be 3 finite numbers (no NaN or inf); "
+                          f"value {_short(value)}")
+    return a.copy()
+
+
+def _settings(value):
+    """Solver settings from None, a `SolverSettings` or a mapping of its field names."""
+    from collections.abc import Mapping
+    import dataclasses
+
+    from humanoid_sim.solvers import SolverSettings
+
+    if value is None or isinstance(value, SolverSettings):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError("world: field 'solver_settings' must be a SolverSettings or a mapping of its "
+                          f"fields; value {_short(value)}")
+    known = {f.name for f in dataclasses.fields(SolverSettings)}
+    bad = sorted(str(k) for k in value if k not in known)
+    if bad:
+        raise ConfigError(f"world: field 'solver_settings': unknown key(s) {bad}; known: {sorted(known)}")
+    return SolverSettings(**dict(value))
+
+
 def _resolve_solver(name):
     from humanoid_sim.solvers import DEFAULT_SOLVER, get_solver
 
@@ -202,6 +240,11 @@ class World:
 
         robot: None (the scene's robot, if any), a robot name / URDF path or a loaded `Robot`
         (replaces the scene's robot; placed at its default posture if the scene has none).
+        When the scene was written for another robot, its posture is kept only if the new robot
+        knows a posture of that name (else the new robot's default posture) and its joint
+        overrides only for joints the new robot has. The base placement rule is unchanged: the
+        scene's ``placement`` is composed with the posture's base pose, and an absolute
+        ``base`` pose of the scene replaces it (docs/scenes.md).
         solver: a `humanoid_sim.solvers` name (default ``nsgs_newton``). dt [s]. overrides:
         scene ``--set`` values. Other keyword arguments go to `World.__init__`.
         """
@@ -216,6 +259,15 @@ class World:
                 from humanoid_model.robot import load_robot
 
                 rob = load_robot(robot)
+            spec = scene.robot
+            if spec is not None:
+                import dataclasses
+
+                posture = spec.posture if spec.posture in rob.postures else None
+                joints = {j: v for j, v in spec.joints.items() if j in rob.joint_names}
+                if posture != spec.posture or joints != spec.joints:
+                    scene = dataclasses.replace(
+                        scene, robot=dataclasses.replace(spec, posture=posture, joints=joints))
         elif scene.robot is not None:
             from humanoid_model.robot import load_robot
 
@@ -228,8 +280,15 @@ class World:
                  self_collision: bool = True, warm_start: bool = True,
                  momentum_projection: bool = True, patch_points: int = 0,
                  joint_limits: bool = True):
-        if not (np.isfinite(dt) and dt > 0):
-            raise ConfigError(f"world: field 'dt' must be a positive number of seconds; value {dt!r}")
+        # dt range as the CLI's --dt (humanoid_stack/commands/simulate.py): (0, 0.1] s
+        if isinstance(dt, bool) or not isinstance(dt, (int, float, np.integer, np.floating)) \
+                or not (np.isfinite(dt) and 0 < dt <= MAX_DT):
+            raise ConfigError(f"world: field 'dt' must be a number of seconds in (0, {MAX_DT}]; "
+                              f"value {_short(dt)}")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
+                or not (np.isfinite(margin) and margin >= 0):
+            raise ConfigError(f"world: field 'margin' must be a finite distance >= 0 m; value {_short(margin)}")
+        solver_settings = _settings(solver_settings)
         self.scene, self.robot, self.dt = scene, robot, float(dt)
         self.solver_name = solver
         self.solver = _resolve_solver(solver)
@@ -438,12 +497,11 @@ class World:
         """Apply a wrench on ``body`` (free body or robot link) from now on, until changed or
         cleared with `clear_wrenches`: world force [N] at ``point`` (body frame [m]) and world
         torque [N·m]. Added to the scene's timed wrenches."""
-        if self.model.getFrameId(body) >= len(self.model.frames):
+        if not isinstance(body, str) or self.model.getFrameId(body) >= len(self.model.frames):
             raise ConfigError(f"world: field 'body' = {body!r}: no free body or robot link of that name")
-        vals = [np.asarray(x, float).reshape(3) for x in (force, torque, point)]
-        if not all(np.all(np.isfinite(x)) for x in vals):
-            raise ConfigError(f"world: wrench on {body!r} contains NaN or inf")
-        self.user_wrenches[body] = tuple(vals)
+        vals = tuple(_vec3(f"apply_wrench({body!r})", name, x)
+                     for name, x in (("force", force), ("torque", torque), ("point", point)))
+        self.user_wrenches[body] = vals
 
     def clear_wrenches(self):
         self.user_wrenches = {}
@@ -582,6 +640,10 @@ class World:
 
     # ------------------------------------------------------------------ step
     def step(self, n: int = 1):
+        """Advance ``n`` steps (a positive integer) of ``dt``."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ConfigError(f"world: step(n): 'n' must be a positive integer number of steps; "
+                              f"value {_short(n)}")
         for _ in range(int(n)):
             self._step()
         return self

@@ -64,18 +64,8 @@ def run(args) -> int:
     if robot is not None and robot.lower() == "none":
         scene.robot = None
         robot = None
-    elif robot is not None and scene.robot is not None:
-        # another robot than the scene's: the scene's posture name and joint overrides belong to
-        # the scene's robot; keep those the new robot knows, else use its default posture
-        from humanoid_model import load_robot
-
-        import dataclasses
-
-        other = load_robot(robot)
-        spec = scene.robot
-        posture = spec.posture if spec.posture in other.postures else None
-        joints = {j: v for j, v in spec.joints.items() if j in other.joint_names}
-        scene.robot = dataclasses.replace(spec, posture=posture, joints=joints)
+    # another robot than the scene's: World.from_scene keeps the scene's posture and joint
+    # overrides only where the new robot knows them
     world = World.from_scene(scene, robot=robot, solver=args.solver, dt=args.dt)
     rec = Recorder(world, every=args.record_every, contacts=not args.no_contacts)
     steps = int(round(args.duration / args.dt))
