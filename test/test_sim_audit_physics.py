@@ -1,8 +1,8 @@
 """Acceptance audit of issue 3: checks of claims that the main simulator tests leave open.
 
-* C5 breakaway (../shared/spec/000_chardonnet.md:1044): test_sim_free_bodies starts its ramp at
-  113 N, which is inside the ±1 % band of 114.1 N, so it would pass even if the block slid at
-  any lower force. Here the block must hold below the band and break away inside it.
+* C5 breakaway (../shared/spec/000_chardonnet.md:1044): the only breakaway test (the former one in
+  test_sim_free_bodies started its ramp at 113 N, inside the ±1 % band of 114.1 N, and was
+  removed). Here the block must hold below the band and break away inside it.
 * Wrist F/T sensors (issue 3: F/T at the ankles *and wrists*): only the ankles were checked.
   Newton on the sub-tree beyond the wrist joint: the force of the forearm on the hand equals
   m_hand (a_com,hand − g), exactly, whatever the arm is doing.

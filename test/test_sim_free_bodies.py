@@ -97,7 +97,8 @@ def test_static_hyperstatic_table_equilibrium():
     assert np.linalg.norm(b.linear_velocity) < 1e-5 and np.linalg.norm(b.angular_velocity) < 1e-5
     com = b.position + w.scene.free_bodies[0].com
     grav = m * np.asarray(w.scene.gravity)
-    assert np.linalg.norm(f.sum(0) + grav) < 1e-6 * m * _g(w) * 10
+    # equilibrium of forces to the spec's 1e-6 (../shared/spec/000_chardonnet.md:1002)
+    assert np.linalg.norm(f.sum(0) + grav) < 1e-6
     moment = np.cross(pts - com, f).sum(0)
     assert np.linalg.norm(moment) < 1e-6
     assert len({tuple(np.round(p[:2], 6)) for p in pts}) >= 4   # several points per leg patch
@@ -179,31 +180,7 @@ def test_k_groups_equal_one_group(tmp_path):
     assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-12
 
 
-# ------------------------------------------------------------------------------- breakaway (C5)
-BLOCK = """
-gravity: [0, 0, -9.8]          # the spec's g for this test (../shared/spec/000_chardonnet.md:1044)
-ground: {height: 0.0, friction: 0.983}
-free_bodies:
-  - {name: block, shape: box, size: [0.2, 0.15, 0.1], mass: 11.84, friction: 0.983,
-     pose: {xyz: [0, 0, 0.05]}}
-"""
-
-
-def test_breakaway_force(tmp_path):
-    # 11.84 kg, mu = 0.983 (../shared/spec/000_chardonnet.md:670-671), pull ramped at 1 N/s:
-    # breakaway at 0.983 * 11.84 * 9.8 = 114.1 N +- 1 % (spec :1044). The ramp starts at 113 N
-    # (chosen to keep the test short: below that the block is static and nothing changes).
-    w = World.from_scene(_scene(tmp_path, BLOCK))
-    expected = 0.983 * 11.84 * _g(w)
-    w.step(100)
-    F0, rate, F = 113.0, 1.0, None
-    for k in range(3000):
-        F = F0 + rate * k * w.dt
-        w.apply_wrench("block", force=(F, 0, 0))
-        w.step()
-        if w.state.bodies["block"].linear_velocity[0] > 1e-6:
-            break
-    assert F == pytest.approx(expected, rel=0.01)
+# breakaway (C5): test_sim_audit_physics.py::test_breakaway_not_before_the_band_and_inside_it
 
 
 # ------------------------------------------------------------------------------- geometry
@@ -303,11 +280,11 @@ def test_box_on_tilted_plane_gives_four_corners():
 def test_cone_isotropy_16_directions(force, moves):
     """1 kg box, mu = 0.4, horizontal force at the COM in 16 directions k 22.5 deg
     (../shared/spec/000_chardonnet.md:1004-1007): F = 5 N slides at (F - mu m g)/m (1.076 m/s^2
-    with g = 9.81) +- 1 %, along F within 0.5 deg; F = 3.5 N sticks (|v| < 1e-4 m/s over 1 s;
-    checked along an axis, the diagonal and the two directions between, to keep the test short).
+    with g = 9.81) +- 1 %, along F within 0.5 deg; F = 3.5 N sticks (|v| < 1e-4 m/s over 1 s),
+    in all 16 directions too (spec :1007).
     Semi-implicit Euler slides at a constant acceleration from the first step, so 0.1 s of
     sliding measures it."""
-    for k in (range(16) if moves else range(4)):
+    for k in range(16):
         ang = 22.5 * k
         w = World.from_scene("box_push", overrides={"push.force": force, "push.angle_deg": ang})
         m = w.scene.free_bodies[0].mass
