@@ -450,3 +450,21 @@ def test_active_set_newton_step_on_sliding_contacts(hrp2_standing):
     assert fast.iterations < plain.iterations
     check_residuals(p, plain)
     assert np.allclose(fast.velocities, plain.velocities, atol=1e-6)
+
+
+def test_trusted_problem_equals_validated_problem():
+    """The simulator's hot-path constructor builds the same problem, and still rejects NaN."""
+    from humanoid_model.exceptions import SolverError
+    from humanoid_sim.solvers.base import ContactProblem
+
+    rng = np.random.default_rng(3)
+    m = 5
+    A = rng.normal(size=(3 * m, 3 * m))
+    W, v, mu = A @ A.T, rng.normal(size=3 * m), np.full(m, 0.7)
+    for comp in (None, np.full(3 * m, 1e-3)):
+        full, fast = ContactProblem(W, v, mu, compliance=comp), ContactProblem.trusted(W, v, mu, compliance=comp)
+        for name in ("W_eff", "v_free", "mu"):
+            np.testing.assert_array_equal(getattr(full, name), getattr(fast, name))
+        assert fast.m == m and fast.restitution is None
+    with pytest.raises(SolverError, match="NaN or inf"):
+        ContactProblem.trusted(W, np.full(3 * m, np.nan), mu)
