@@ -764,11 +764,11 @@ class World:
                     # New contacts start from the frictionless solution (normal forces only), so
                     # that a hyperstatic contact set does not lock in internal tangential forces
                     # produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
-                    p0 = ContactProblem(W, vfree, np.zeros(mu.shape[0]), compliance=comp, source="world step")
+                    p0 = ContactProblem.trusted(W, vfree, np.zeros(mu.shape[0]), compliance=comp, source="world step")
                     f0 = self.solver.solve(p0, settings=self.solver_settings).impulses
                     rows = np.repeat(np.concatenate([new, np.zeros(mu.shape[0] - nc, bool)]), 3)
                     wg[rows] = f0[rows]
-            prob = ContactProblem(W, vfree, mu, compliance=comp, source="world step")
+            prob = ContactProblem.trusted(W, vfree, mu, compliance=comp, source="world step")
             res = self.solver.solve(prob, warm_start=wg, settings=self.solver_settings)
             f = res.impulses
             iters += int(res.iterations)
