@@ -93,12 +93,31 @@ def run(args) -> int:
             viewer.load_replay(recording)
             viewer.play()
         print(f"humanoid-stack view: {viewer.url}  (Ctrl-C to stop)", flush=True)
-        stop.wait(args.duration)  # None: until Ctrl-C
+        _wait_interruptibly(stop, args.duration)  # None: until Ctrl-C
     except KeyboardInterrupt:
         pass
     finally:
         viewer.close()
     return 0
+
+
+def _wait_interruptibly(event, duration, poll=0.2):
+    """Wait for `duration` [s] (None: forever) in short slices so that Ctrl-C always ends the wait.
+
+    A single untimed `Event.wait()` blocks in a lock acquire that only a signal delivered to the
+    main thread interrupts; with viser's threads running, the kernel may deliver SIGINT to another
+    thread, and the wait then never returns (seen as a rare hang in the Ctrl-C test). A timed
+    slice returns to the interpreter, which then runs the pending KeyboardInterrupt. `poll` [s]
+    is chosen: short next to a human's Ctrl-C, negligible CPU.
+    """
+    import time
+
+    deadline = None if duration is None else time.monotonic() + duration
+    while not event.is_set():
+        left = poll if deadline is None else min(poll, deadline - time.monotonic())
+        if left <= 0:
+            return
+        event.wait(left)
 
 
 def _load_scene(name, overrides=None):
