@@ -674,3 +674,17 @@ def test_view_wait_slices_and_returns():
     bounded = Recorder(set_after=10**9)
     _wait_interruptibly(bounded, 0.05, poll=0.01)
     assert bounded.waits and max(bounded.waits) <= 0.01 and sum(bounded.waits) <= 0.05 + 1e-12
+
+
+def test_view_exit_does_not_hang_on_a_stuck_web_server():
+    """If the web server does not stop (a client still attached on a loaded machine), `view` still
+    exits 0 after CLOSE_TIMEOUT instead of hanging on the server's threads."""
+    code = ("import time\n"
+            "from humanoid_stack.commands.view import _close_within\n"
+            "class Stuck:\n"
+            "    def close(self):\n"
+            "        time.sleep(60)\n"
+            "_close_within(Stuck(), 0.5)\n"
+            "raise SystemExit(3)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "did not stop within 0.5 s" in r.stderr

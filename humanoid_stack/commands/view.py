@@ -97,8 +97,29 @@ def run(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        viewer.close()
+        _close_within(viewer, CLOSE_TIMEOUT)
     return 0
+
+
+CLOSE_TIMEOUT = 5.0  # [s] chosen: the web server normally stops in well under 1 s
+
+
+def _close_within(viewer, timeout):
+    """Stop the viewer; if its web server does not stop within `timeout` [s] (a client still
+    connected on a loaded machine), end the process anyway with exit code 0 instead of hanging
+    on the server's remaining threads at interpreter shutdown."""
+    import os
+    import sys
+    import threading
+
+    closer = threading.Thread(target=viewer.close, name="viewer-close", daemon=True)
+    closer.start()
+    closer.join(timeout)
+    if closer.is_alive():
+        print(f"humanoid-stack view: web server did not stop within {timeout:g} s; exiting", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _wait_interruptibly(event, duration, poll=0.2):
