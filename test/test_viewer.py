@@ -549,7 +549,15 @@ def test_cli_view_serves_and_ctrl_c_exits_0(venv_bin, repo_root):
         with urllib.request.urlopen(url, timeout=10) as r:
             assert r.status == 200 and b"<html" in r.read().lower()
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=20) == 0
+        try:
+            rc = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # say why: an inherited blocked/ignored SIGINT (bit 1) or a hang
+            status = open(f"/proc/{proc.pid}/status").read() if os.path.exists(f"/proc/{proc.pid}") else ""
+            sig = [line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt"))]
+            raise AssertionError(f"view did not stop on SIGINT within 20 s; child {sig}; test process "
+                                 f"SIGINT handler {signal.getsignal(signal.SIGINT)}, "
+                                 f"blocked {signal.pthread_sigmask(signal.SIG_BLOCK, [])}") from None
+        assert rc == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -635,6 +643,11 @@ def test_view_wait_ends_on_ctrl_c_delivered_to_another_thread(tmp_path):
     code = textwrap.dedent("""
         import signal, sys, threading, time
         from humanoid_stack.commands.view import _wait_interruptibly
+
+        # Only the thread of delivery is under test: undo a SIGINT state inherited from the test
+        # process (a blocked or ignored SIGINT would swallow the signal in any case).
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
         def poke():
             time.sleep(0.3)
