@@ -205,7 +205,8 @@ def test_up_view_serves_and_ctrl_c_exits_0(repo_root):
 
     proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", "up", "view", "--set", "viewer.port=0"],
                             cwd=repo_root, env=dict(os.environ), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # see test_viewer
     lines = []
     try:
         deadline = time.monotonic() + 90   # generous start-up bound on a loaded 2-core machine (chosen)
