@@ -37,8 +37,9 @@ from std_msgs.msg import String
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.tf_tree import KinematicTree, Transform, description_with_uris
 
+from geometry_msgs.msg import TransformStamped
+
 try:  # tf2_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
-    from geometry_msgs.msg import TransformStamped
     from tf2_msgs.msg import TFMessage
 except ImportError:  # pragma: no cover - depends on the install
     TFMessage = None
@@ -136,22 +137,26 @@ class StatePublisherNode(Node):
         return self.tree.moving_transforms(self.configuration())
 
     def _stamped(self, transforms: list[Transform]) -> list:
-        stamp = self.get_clock().now().to_msg()
-        out = []
-        for tf in transforms:
-            msg = TransformStamped()
-            msg.header.stamp = stamp
-            msg.header.frame_id = tf.parent
-            msg.child_frame_id = tf.child
-            msg.transform.translation.x, msg.transform.translation.y, msg.transform.translation.z = map(
-                float, tf.translation)
-            (msg.transform.rotation.x, msg.transform.rotation.y, msg.transform.rotation.z,
-             msg.transform.rotation.w) = map(float, tf.rotation)
-            out.append(msg)
-        return out
+        return transform_stamped_list(transforms, self.get_clock().now().to_msg())
 
     def _publish_tf(self) -> None:
         self.tf_publisher.publish(TFMessage(transforms=self._stamped(self.current_transforms())))
+
+
+def transform_stamped_list(transforms: list[Transform], stamp) -> list:
+    """TransformStamped messages (the content of a /tf or /tf_static message) for `tf_tree`
+    Transform records, all with header stamp `stamp` (builtin_interfaces/Time)."""
+    out = []
+    for tf in transforms:
+        msg = TransformStamped()
+        msg.header.stamp = stamp
+        msg.header.frame_id = tf.parent
+        msg.child_frame_id = tf.child
+        tr, r = msg.transform.translation, msg.transform.rotation
+        tr.x, tr.y, tr.z = map(float, tf.translation)
+        r.x, r.y, r.z, r.w = map(float, tf.rotation)
+        out.append(msg)
+    return out
 
 
 def run_node(node_factory, name: str, args=None) -> int:

@@ -77,13 +77,8 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_model.node import TFMessage, transform_stamped_list  # TFMessage is None without tf2_msgs
 from humanoid_sim.markers import FORCE_SCALE
-
-try:  # tf2_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
-    from geometry_msgs.msg import TransformStamped
-    from tf2_msgs.msg import TFMessage
-except ImportError:  # pragma: no cover - depends on the install
-    TFMessage = None
 
 NODE_NAME = "simulator"
 CONTROLLERS = ("joint_trajectory_controller", "forward_position_controller", "forward_effort_controller")
@@ -439,18 +434,7 @@ class SimulatorNode(Node):
             self.imu_pub.publish(msg)
 
     def _tf_msgs(self, transforms, t):
-        stamp = _stamp(t)
-        out = []
-        for tf in transforms:
-            msg = TransformStamped()
-            msg.header.stamp = stamp
-            msg.header.frame_id = tf.parent
-            msg.child_frame_id = tf.child
-            tr, r = msg.transform.translation, msg.transform.rotation
-            tr.x, tr.y, tr.z = map(float, tf.translation)
-            r.x, r.y, r.z, r.w = map(float, tf.rotation)
-            out.append(msg)
-        return out
+        return transform_stamped_list(transforms, _stamp(t))
 
     def _publish_contacts(self, t, cm):
         stamp = _stamp(t)
