@@ -227,15 +227,8 @@ def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None
             res = solve_pmp(system, res.x, res.y, tol=1e-2, max_nodes=5000)
             if res.status == 0:
                 res = solve_pmp(system, res.x, res.y, tol=tol, max_nodes=5000)
-        steps.append({"inertia_scale": scale, "r_d": w.r_d, "r_a": w.r_a,
-                      "converged": bool(res.status == 0), "iterations": int(res.niter),
-                      "nodes": int(len(res.x)), "time": res.solve_time})
-        if progress:
-            progress(f"  continuation step {k}: inertia x{scale}, r_d {w.r_d}, r_a {w.r_a}: "
-                     f"{res.message} ({len(res.x)} nodes, {res.solve_time:.1f} s)")
-        if res.status != 0:
-            raise PlanningError(f"gait phase '{phase.name}': PMP continuation step {k} "
-                                f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}")
+        _record_step(steps, progress, phase, f"continuation step {k}", k, scale, w, res,
+                     res.niter, res.solve_time)
     s = pmp_to_solution(system, res)
     s.checks = problem.check(s, w0)
     s.system = system
@@ -250,6 +243,19 @@ def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None
 # mesh restart the refined meshes accumulate (740 nodes, 160 s over 6 steps) and 4 steps from
 # x0.25 hit 2000 nodes at the last step (docs/gait.md).
 A20_SCHEDULE = ((0.5, 10.0), (0.75, 38.7), (1.0, 150.0))
+
+
+def _record_step(steps, progress, phase, label, k, scale, w, res, iterations, seconds):
+    """Append one continuation record, report it, and stop with PlanningError if it failed."""
+    steps.append({"inertia_scale": float(scale), "r_d": float(w.r_d), "r_a": float(w.r_a),
+                  "converged": bool(res.status == 0), "iterations": int(iterations),
+                  "nodes": int(len(res.x)), "time": float(seconds)})
+    if progress:
+        progress(f"  {label}: inertia x{scale}, r_d {w.r_d:.1f}, r_a {w.r_a:.2f}: "
+                 f"{res.message} ({len(res.x)} nodes, {seconds:.1f} s)")
+    if res.status != 0:
+        raise PlanningError(f"gait phase '{phase.name}': PMP continuation step {k} "
+                            f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}")
 
 
 def _uniform(res, K):
@@ -299,15 +305,7 @@ def solve_pmp_a20(problem, phase: Phase, weights: Weights | None = None, schedul
             res = solve_pmp(system, res.x, res.y, tol=tol, max_nodes=max_nodes)
             t_step += res.solve_time
             it += res.niter
-        steps.append({"inertia_scale": float(scale), "r_d": float(w.r_d), "r_a": float(w.r_a),
-                      "converged": bool(res.status == 0), "iterations": int(it),
-                      "nodes": int(len(res.x)), "time": float(t_step)})
-        if progress:
-            progress(f"  A20 step {k}: inertia x{scale}, r_d {w.r_d:.1f}, r_a {w.r_a:.2f}: "
-                     f"{res.message} ({len(res.x)} nodes, {t_step:.1f} s)")
-        if res.status != 0:
-            raise PlanningError(f"gait phase '{phase.name}': PMP continuation step {k} "
-                                f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}")
+        _record_step(steps, progress, phase, f"A20 step {k}", k, scale, w, res, it, t_step)
     s = pmp_to_solution(system, res)
     s.checks = problem.check(s, w0)
     s.system = system
