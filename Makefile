@@ -8,21 +8,23 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-gait test test-fast chromium bench clean help
+.PHONY: all venv demo demo-gait test test-fast lint chromium bench clean clean-numba help
 all: venv
 
 help:
 	@echo "make demo       - install (first time) and run the demo (HRP-2 in the web viewer)"
 	@echo "make test       - install (first time, incl. chromium) and run the test suite"
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
+	@echo "make lint       - ruff (lint + format check) and import-linter contracts (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ (prints tables)"
+	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
 
 venv: $(STAMP)
 
 # A sourced ROS 2 (rclpy importable) wins over the PyPI wheels: the venv then sees system site packages.
-$(STAMP): requirements.txt requirements-ros.txt setup.py setup.cfg
+$(STAMP): requirements.txt requirements-ros.txt setup.py setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || \
 	  { echo "ERROR: humanoid_stack needs Python >= 3.10; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run 'make PYTHON=python3.11'." >&2; exit 1; }
 	@if (cd / && $(PYTHON) -c 'import rclpy' >/dev/null 2>&1); then \
@@ -55,7 +57,13 @@ demo-gait: $(STAMP)
 	$(VENV)/bin/humanoid-stack gait --robot bip --phase walk --params urdf --output build/GAIT.json
 	$(VENV)/bin/humanoid-stack view bip --replay build/GAIT.json $(DEMO_ARGS)
 
-test: $(STAMP) chromium
+# Lint first: a rule violation fails `make test` (and CI) before the suite runs.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+test: $(STAMP) chromium lint
 	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 test
 
 test-fast: $(STAMP)
@@ -63,6 +71,12 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+# numba invalidates a cached kernel only when its own file changes; a kernel that calls kernels of
+# other files (solvers/_gs.py, for one) keeps the old callee code until this is run (docs/solvers.md).
+clean-numba:
+	rm -rf $(VENV)/numba_cache
+	find humanoid_* -path '*/__pycache__/*' \( -name '*.nbi' -o -name '*.nbc' \) -delete
 
 clean:
 	rm -rf $(VENV) build install log *.egg-info

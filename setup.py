@@ -1,4 +1,5 @@
 """ament_python set-up for the humanoid_stack ROS 2 package (also a plain pip package)."""
+
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -8,11 +9,12 @@ HERE = Path(__file__).resolve().parent
 
 # ROS 2 node executables: installed as console scripts and, through setup.cfg's
 # script_dir, under lib/humanoid_stack/ so `ros2 run humanoid_stack <name>` finds them.
+# Each node is a module humanoid_ros/<name>.py with a main() (DEVELOPERS.md, "Adding a node").
 NODES = {
-    "state_publisher": "humanoid_model.node:main",
-    "viewer": "humanoid_viewer.node:main",
-    "gait_generator": "humanoid_planner.gait.node:main",
-    "simulator": "humanoid_sim.node:main",
+    "state_publisher": "humanoid_ros.state_publisher:main",
+    "viewer": "humanoid_ros.viewer:main",
+    "gait_generator": "humanoid_ros.gait_generator:main",
+    "simulator": "humanoid_ros.simulator:main",
 }
 
 
@@ -47,7 +49,7 @@ setup(
     maintainer="humanoid_stack developers",
     maintainer_email="humanoid-stack@example.org",
     description="ROS 2 humanoid stack: simulator with frictional contact, planners, gait optimisation, "
-                "kinematic piloting and dynamic-model generation (HRP-2, BIP, any URDF).",
+    "kinematic piloting and dynamic-model generation (HRP-2, BIP, any URDF).",
     license="BSD-3-Clause",
     tests_require=["pytest"],
     entry_points={

@@ -10,6 +10,7 @@ Timing: all sizes interleaved in every repetition; per-step medians, then the me
 repetitions (noisy machine). The thesis expects super-linear, roughly quadratic growth and
 collision > contact forces, with Λ dominant inside the contact forces (spec :1076-1077).
 """
+
 import argparse
 import json
 import statistics
@@ -20,17 +21,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from humanoid_sim.world import STAGES, World  # noqa: E402
+from humanoid_sim.step_stats import STAGES  # noqa: E402
+from humanoid_sim.world import World  # noqa: E402
 
 PER_SOLE = (4, 8, 16, 25, 33)
 
 
 def measure(w, steps):
-    w.steps, w.step_times, w.stats_iterations = 0, [], []
-    w.stage_samples = []
+    """(median step [µs], median per stage [µs]) of ``steps`` steps (`StepStats` samples)."""
+    w.step_stats.drain()
+    w.step_stats.keep_samples(steps)
     w.step(steps)
-    med = np.median(np.array(w.stage_samples), axis=0)
-    return 1e6 * float(np.median(w.step_times)), dict(zip(STAGES, 1e6 * med))
+    med = np.median(w.step_stats.drain().samples, axis=0)
+    return 1e6 * float(med[0]), dict(zip(STAGES, 1e6 * med[1:]))
 
 
 def fit(ms, ts):
@@ -55,7 +58,7 @@ def main():
             res[k].append(measure(w, args.steps))
     rows = []
     for k in PER_SOLE:
-        m = worlds[k].last["batch"].m
+        m = worlds[k].last.batch.m
         t = statistics.median(r[0] for r in res[k])
         st = {s: statistics.median(r[1][s] for r in res[k]) for s in STAGES}
         rows.append((m, t, st))
@@ -68,8 +71,11 @@ def main():
     for s in ("collision", "contacts", "delassus", "solve"):
         exps[s] = fit(ms, [max(r[2][s], 1e-3) for r in rows])
     print("fitted exponents p (time ∝ m^p): " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
-    doc = {"benchmark": "contact_scaling", "rows": [{"contacts": int(m), "step_us": t, "stages_us": st}
-                                                    for m, t, st in rows], "exponents": exps}
+    doc = {
+        "benchmark": "contact_scaling",
+        "rows": [{"contacts": int(m), "step_us": t, "stages_us": st} for m, t, st in rows],
+        "exponents": exps,
+    }
     print(json.dumps(doc))
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=1))

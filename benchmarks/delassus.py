@@ -11,6 +11,7 @@ the median per call over rounds and ratios taken within each round (noisy machin
 the free-motion articulated inertias, timed separately); "cholesky" = crba + tree LᵀDL + W.
 Targets (A3): new ≤ 1.1 × Chang–Khatib, initial / new ≥ 3 (thesis ≈ 6.5, L1760).
 """
+
 import argparse
 import json
 import statistics
@@ -23,9 +24,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_model import load_robot  # noqa: E402
-from humanoid_sim.delassus import (RecursiveDelassus, contacts_from_locations, contact_jacobian,  # noqa: E402
-                                   delassus_cholesky, delassus_dense, delassus_pinocchio,
-                                   thesis_operation_counts, THESIS_HRP2_STANDING, THESIS_SAME_BRANCH)
+from humanoid_sim.contacts import contact_jacobian, contacts_from_locations  # noqa: E402
+from humanoid_sim.delassus import delassus_cholesky, delassus_dense, delassus_pinocchio  # noqa: E402
+from humanoid_sim.delassus_recursive import (  # noqa: E402
+    THESIS_HRP2_STANDING,
+    THESIS_SAME_BRANCH,
+    RecursiveDelassus,
+    thesis_operation_counts,
+)
 
 
 def main(argv=None):
@@ -37,8 +43,10 @@ def main(argv=None):
     robot = load_robot("hrp2")
     model, data = robot.model, robot.model.createData()
     q = robot.q("half-sitting")
-    cases = {"standing (2 soles, m=8)": ("r_sole", "l_sole"),
-             "same branch (r_hand + r_forearm, m=8)": ("r_hand", "r_forearm")}
+    cases = {
+        "standing (2 soles, m=8)": ("r_sole", "l_sole"),
+        "same branch (r_hand + r_forearm, m=8)": ("r_hand", "r_forearm"),
+    }
     rd = RecursiveDelassus(model)
     rd.prepare(data, q)
     out = {}
@@ -47,21 +55,23 @@ def main(argv=None):
         J = contact_jacobian(model, data, cs, q)
         W0 = delassus_dense(model, data, q, J)
         fns = {
-            "initial": lambda: rd.compute(cs, "initial"),
-            "chang_khatib": lambda: rd.compute(cs, "chang_khatib"),
-            "new": lambda: rd.compute(cs, "new"),
-            "auto": lambda: rd.compute(cs, "auto"),
+            "initial": lambda cs=cs: rd.compute(cs, "initial"),
+            "chang_khatib": lambda cs=cs: rd.compute(cs, "chang_khatib"),
+            "new": lambda cs=cs: rd.compute(cs, "new"),
+            "auto": lambda cs=cs: rd.compute(cs, "auto"),
             "prepare (shared)": lambda: rd.prepare(data, q),
-            "cholesky (default)": lambda: delassus_cholesky(model, data, q, J),
-            "pinocchio computeMinv": lambda: delassus_pinocchio(model, data, q, J),
-            "dense inverse": lambda: delassus_dense(model, data, q, J),
-            "contact_jacobian": lambda: contact_jacobian(model, data, cs, q),
+            "cholesky (default)": lambda J=J: delassus_cholesky(model, data, q, J),
+            "pinocchio computeMinv": lambda J=J: delassus_pinocchio(model, data, q, J),
+            "dense inverse": lambda J=J: delassus_dense(model, data, q, J),
+            "contact_jacobian": lambda cs=cs: contact_jacobian(model, data, cs, q),
         }
         errs = {}
         for k in ("initial", "chang_khatib", "new"):
             L, _ = rd.compute(cs, k)
             errs[k] = float(np.linalg.norm(L - W0) / np.linalg.norm(W0))
-        errs["cholesky (default)"] = float(np.linalg.norm(delassus_cholesky(model, data, q, J)[0] - W0) / np.linalg.norm(W0))
+        errs["cholesky (default)"] = float(
+            np.linalg.norm(delassus_cholesky(model, data, q, J)[0] - W0) / np.linalg.norm(W0)
+        )
         times = {k: [] for k in fns}
         ratios = {"new/chang_khatib": [], "initial/new": []}
         for f in fns.values():
@@ -78,14 +88,22 @@ def main(argv=None):
             ratios["initial/new"].append(per["initial"] / per["new"])
         counts = {k: rd.predict_counts(cs, k) for k in ("initial", "chang_khatib", "new")}
         rd.compute(cs, "auto")
-        out[case] = dict(us={k: statistics.median(v) for k, v in times.items()},
-                         ratios={k: statistics.median(v) for k, v in ratios.items()},
-                         ratio_ranges={k: [min(v), max(v)] for k, v in ratios.items()},
-                         counts=counts, selected=rd.last_method, rel_err=errs)
-    th = {"standing": thesis_operation_counts(**THESIS_HRP2_STANDING),
-          "same branch": thesis_operation_counts(**THESIS_SAME_BRANCH)}
-    print(f"# Delassus on HRP-2 half-sitting ({model.njoints - 1} joints, nv = {model.nv}); "
-          f"median of {args.rounds} rounds x {args.reps} calls\n")
+        out[case] = dict(
+            us={k: statistics.median(v) for k, v in times.items()},
+            ratios={k: statistics.median(v) for k, v in ratios.items()},
+            ratio_ranges={k: [min(v), max(v)] for k, v in ratios.items()},
+            counts=counts,
+            selected=rd.last_method,
+            rel_err=errs,
+        )
+    th = {
+        "standing": thesis_operation_counts(**THESIS_HRP2_STANDING),
+        "same branch": thesis_operation_counts(**THESIS_SAME_BRANCH),
+    }
+    print(
+        f"# Delassus on HRP-2 half-sitting ({model.njoints - 1} joints, nv = {model.nv}); "
+        f"median of {args.rounds} rounds x {args.reps} calls\n"
+    )
     for case, r in out.items():
         print(f"## {case}: selector -> {r['selected']}\n")
         print("| method | us/call | ops (mul/div + add/sub) | rel. error vs brute force |")

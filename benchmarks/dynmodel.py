@@ -12,6 +12,7 @@ Prints Markdown tables (and writes JSON with --json FILE):
 Run:  .venv/bin/python benchmarks/dynmodel.py [--lagrange-max 5] [--json out.json]
 Timings are wall-clock medians of repeated runs on whatever machine runs it (not a test).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,10 +52,14 @@ def chain_urdf(n):
     axes = ["0 0 1", "0 1 0", "1 0 0"]
     out = [f'<robot name="chain{n}">', '<link name="base"/>']
     for i in range(n):
-        out.append(f'<link name="l{i + 1}"><inertial><origin xyz="0.25 0 0"/><mass value="{2.0 - 0.3 * i:.1f}"/>'
-                   f'<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.05"/></inertial></link>')
-        out.append(f'<joint name="j{i + 1}" type="continuous"><parent link="{"base" if i == 0 else f"l{i}"}"/>'
-                   f'<child link="l{i + 1}"/><origin xyz="{0.5 if i else 0} 0 0"/><axis xyz="{axes[i % 3]}"/></joint>')
+        out.append(
+            f'<link name="l{i + 1}"><inertial><origin xyz="0.25 0 0"/><mass value="{2.0 - 0.3 * i:.1f}"/>'
+            f'<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.05"/></inertial></link>'
+        )
+        out.append(
+            f'<joint name="j{i + 1}" type="continuous"><parent link="{"base" if i == 0 else f"l{i}"}"/>'
+            f'<child link="l{i + 1}"/><origin xyz="{0.5 if i else 0} 0 0"/><axis xyz="{axes[i % 3]}"/></joint>'
+        )
     out.append("</robot>")
     return "\n".join(out)
 
@@ -103,15 +108,22 @@ def bench_robot(label, urdf, floating, gravity, tmp, cc):
     t_py, src = best(lambda: dynmodel.to_python(P), repeat=1)
     t_c, (h, c) = best(lambda: dynmodel.to_c(P), repeat=1)
     t_tex, _tex = best(lambda: dynmodel.to_latex(P), repeat=1)
-    row.update(dof=tree.nv, statements=sum(s.symbol is not None for s in P.pruned(False).stmts),
-               t_parse_build_s=t_parse + t_build, t_print_python_s=t_py, t_print_c_s=t_c,
-               t_print_latex_s=t_tex, python_lines=len(src.splitlines()))
+    row.update(
+        dof=tree.nv,
+        statements=sum(s.symbol is not None for s in P.pruned(False).stmts),
+        t_parse_build_s=t_parse + t_build,
+        t_print_python_s=t_py,
+        t_print_c_s=t_c,
+        t_print_latex_s=t_tex,
+        python_lines=len(src.splitlines()),
+    )
     mod = dynmodel.load_python(src)
     ref = PinocchioReference(urdf, gravity, floating, tree=tree)
     rng = np.random.default_rng(0)
     q, qd, qdd = rng.uniform(-1, 1, (3, tree.nv))
     row["eval_python_us"] = 1e6 * per_call(lambda: mod.inverse_dynamics(q, qd, qdd))
     import pinocchio as pin
+
     qp, vp, ap = ref.state(q, qd, qdd)
     row["eval_pin_rnea_us"] = 1e6 * per_call(lambda: pin.rnea(ref.model, ref.data, qp, vp, ap))
     row["max_abs_diff_vs_pin"] = float(np.abs(mod.inverse_dynamics(q, qd, qdd) - ref.rnea(q, qd, qdd)).max())
@@ -121,8 +133,10 @@ def bench_robot(label, urdf, floating, gravity, tmp, cc):
         (tmp / f"{pre}_dynmodel.c").write_text(c)
         lib = tmp / f"lib{pre}.so"
         t0 = time.perf_counter()
-        subprocess.run([cc, "-std=c99", "-O2", "-shared", "-fPIC", "-o", str(lib), str(tmp / f"{pre}_dynmodel.c"),
-                        "-lm"], check=True)
+        subprocess.run(
+            [cc, "-std=c99", "-O2", "-shared", "-fPIC", "-o", str(lib), str(tmp / f"{pre}_dynmodel.c"), "-lm"],
+            check=True,
+        )
         row["t_compile_c_O2_s"] = time.perf_counter() - t0
         fn = getattr(ctypes.CDLL(str(lib)), f"{pre}_inverse_dynamics")
         dp = ctypes.POINTER(ctypes.c_double)
@@ -131,10 +145,13 @@ def bench_robot(label, urdf, floating, gravity, tmp, cc):
         row["eval_c_ctypes_us"] = 1e6 * per_call(lambda: fn(*args))
         (tmp / f"{pre}_loop.c").write_text(C_LOOP % {"pre": pre, "PRE": pre.upper(), "n": 200000})
         exe = tmp / f"{pre}_loop"
-        subprocess.run([cc, "-std=c99", "-O2", "-o", str(exe), str(tmp / f"{pre}_loop.c"),
-                        str(tmp / f"{pre}_dynmodel.c"), "-lm"], check=True)
-        row["eval_c_native_us"] = 1e6 * float(subprocess.run([str(exe)], capture_output=True, text=True,
-                                                             check=True).stdout.split()[0])
+        subprocess.run(
+            [cc, "-std=c99", "-O2", "-o", str(exe), str(tmp / f"{pre}_loop.c"), str(tmp / f"{pre}_dynmodel.c"), "-lm"],
+            check=True,
+        )
+        row["eval_c_native_us"] = 1e6 * float(
+            subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()[0]
+        )
     return row
 
 
@@ -143,10 +160,17 @@ def bench_lagrange(max_dof):
     for n in range(1, max_dof + 1):
         tree = dynmodel.parse_urdf(chain_urdf(n))
         import sympy as sp
-        poly = lagrange(tree, (0.0, 0.0, -9.81), trigsimp_ops=0)   # canonical polynomial form only
-        lm = lagrange(tree, (0.0, 0.0, -9.81))                     # + trigsimp of small entries
-        rows.append({"dof": n, "lagrange_poly_s": poly.seconds, "lagrange_s": lm.seconds,
-                     "ops_tau": int(sum(sp.count_ops(e) for e in lm.tau))})
+
+        poly = lagrange(tree, (0.0, 0.0, -9.81), trigsimp_ops=0)  # canonical polynomial form only
+        lm = lagrange(tree, (0.0, 0.0, -9.81))  # + trigsimp of small entries
+        rows.append(
+            {
+                "dof": n,
+                "lagrange_poly_s": poly.seconds,
+                "lagrange_s": lm.seconds,
+                "ops_tau": int(sum(sp.count_ops(e) for e in lm.tau)),
+            }
+        )
         print(f"  lagrange {n} DoF: {poly.seconds:.2f} s / {lm.seconds:.2f} s", file=sys.stderr, flush=True)
     return rows
 
@@ -177,27 +201,76 @@ def main(argv=None):
             rows.append(bench_robot(label, urdf, floating, gravity, Path(tmp), cc))
             print(f"  {label}: done", file=sys.stderr, flush=True)
     lag = bench_lagrange(args.lagrange_max)
-    info = {"python": platform.python_version(), "machine": platform.processor() or platform.machine(),
-            "cc": cc, "numpy": np.__version__}
+    info = {
+        "python": platform.python_version(),
+        "machine": platform.processor() or platform.machine(),
+        "cc": cc,
+        "numpy": np.__version__,
+    }
     print(f"## Dynamic-model generator benchmark ({info['machine']}, Python {info['python']})\n")
     print("### Generation time against DOF\n")
-    print(markdown(rows, ["robot", "dof", "statements", "t_parse_build_s", "t_print_python_s", "t_print_c_s",
-                          "t_print_latex_s", "t_compile_c_O2_s", "python_lines"],
-                   ["robot", "DOF", "NE statements", "parse+build [s]", "print Python [s]", "print C [s]",
-                    "print LaTeX [s]", "cc -O2 [s]", "Python lines"]))
+    print(
+        markdown(
+            rows,
+            [
+                "robot",
+                "dof",
+                "statements",
+                "t_parse_build_s",
+                "t_print_python_s",
+                "t_print_c_s",
+                "t_print_latex_s",
+                "t_compile_c_O2_s",
+                "python_lines",
+            ],
+            [
+                "robot",
+                "DOF",
+                "NE statements",
+                "parse+build [s]",
+                "print Python [s]",
+                "print C [s]",
+                "print LaTeX [s]",
+                "cc -O2 [s]",
+                "Python lines",
+            ],
+        )
+    )
     print("\n### Evaluation time of one inverse-dynamics call [µs]\n")
-    print(markdown(rows, ["robot", "dof", "eval_python_us", "eval_c_ctypes_us", "eval_c_native_us",
-                          "eval_pin_rnea_us", "max_abs_diff_vs_pin"],
-                   ["robot", "DOF", "generated Python", "generated C (ctypes)", "generated C (native loop)",
-                    "pinocchio.rnea (Python call)", "max abs(τ − τ_pin) [N m]"]))
+    print(
+        markdown(
+            rows,
+            [
+                "robot",
+                "dof",
+                "eval_python_us",
+                "eval_c_ctypes_us",
+                "eval_c_native_us",
+                "eval_pin_rnea_us",
+                "max_abs_diff_vs_pin",
+            ],
+            [
+                "robot",
+                "DOF",
+                "generated Python",
+                "generated C (ctypes)",
+                "generated C (native loop)",
+                "pinocchio.rnea (Python call)",
+                "max abs(τ − τ_pin) [N m]",
+            ],
+        )
+    )
     print("\n### Symbolic Lagrange (SymPy) time against DOF (spatial nR chain)\n")
-    print(markdown(lag, ["dof", "lagrange_poly_s", "lagrange_s", "ops_tau"],
-                   ["DOF", "M, C qd, g, canonical form [s]", "+ trigsimp of small entries [s]",
-                    "operations in τ"]))
+    print(
+        markdown(
+            lag,
+            ["dof", "lagrange_poly_s", "lagrange_s", "ops_tau"],
+            ["DOF", "M, C qd, g, canonical form [s]", "+ trigsimp of small entries [s]", "operations in τ"],
+        )
+    )
     print("\nReport's anchor (spec R1, L293): symbolic Lagrange > 4 s for 4 joints (CAS/hardware unstated).")
     if args.json:
-        Path(args.json).write_text(json.dumps({"info": info, "generation_evaluation": rows, "lagrange": lag},
-                                              indent=2))
+        Path(args.json).write_text(json.dumps({"info": info, "generation_evaluation": rows, "lagrange": lag}, indent=2))
     return 0
 
 

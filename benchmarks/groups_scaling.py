@@ -8,6 +8,7 @@ whole step, with exponents fitted over k ∈ [5, 30].
 Targets (spec A5 / issue 3): k groups exponent ≤ 1.3 (A5 accepts [0.8, 1.3]); one group ≥ 1.5.
 Cubes are 0.3 m apart on a line (they never touch), mu = 0.4; each run settles 50 steps first.
 """
+
 import argparse
 import json
 import statistics
@@ -19,27 +20,33 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from humanoid_sim.world import STAGES, World  # noqa: E402
+from humanoid_sim.step_stats import STAGES  # noqa: E402
+from humanoid_sim.world import World  # noqa: E402
 
 KS = (1, 2, 5, 10, 15, 20, 25, 30)
 
 
 def scene(k, folder):
-    rows = [f"  - {{name: c{i}, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, friction: 0.4, "
-            f"pose: {{xyz: [{0.3 * i}, 0, 0.05]}}}}" for i in range(k)]
+    rows = [
+        f"  - {{name: c{i}, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, friction: 0.4, "
+        f"pose: {{xyz: [{0.3 * i}, 0, 0.05]}}}}"
+        for i in range(k)
+    ]
     p = Path(folder) / f"cubes{k}.yaml"
-    p.write_text("gravity: [0, 0, -9.81]\nground: {height: 0.0, friction: 0.4}\nfree_bodies:\n"
-                 + "\n".join(rows) + "\n")
+    p.write_text(
+        "gravity: [0, 0, -9.81]\nground: {height: 0.0, friction: 0.4}\nfree_bodies:\n" + "\n".join(rows) + "\n"
+    )
     return p
 
 
 def measure(w, steps):
-    w.steps, w.step_times, w.stats_iterations = 0, [], []
-    w.stage_samples = []
+    """(median Λ + solve [µs], median step [µs]) of ``steps`` steps (`StepStats` samples)."""
+    w.step_stats.drain()
+    w.step_stats.keep_samples(steps)
     w.step(steps)
-    S = np.array(w.stage_samples)
-    i_d, i_s = STAGES.index("delassus"), STAGES.index("solve")
-    return 1e6 * float(np.median(S[:, i_d] + S[:, i_s])), 1e6 * float(np.median(w.step_times))
+    S = w.step_stats.drain().samples
+    i_d, i_s = 1 + STAGES.index("delassus"), 1 + STAGES.index("solve")
+    return 1e6 * float(np.median(S[:, i_d] + S[:, i_s])), 1e6 * float(np.median(S[:, 0]))
 
 
 def fit(ks, ts):
@@ -71,12 +78,14 @@ def main():
     for k in KS:
         a = [statistics.median(r[i] for r in res[(k, False)]) for i in (0, 1)]
         b = [statistics.median(r[i] for r in res[(k, True)]) for i in (0, 1)]
-        table[k] = {"k_groups": a, "one_group": b, "contacts": int(worlds[(k, False)].last["batch"].m)}
+        table[k] = {"k_groups": a, "one_group": b, "contacts": int(worlds[(k, False)].last.batch.m)}
         print(f"| {k} | {table[k]['contacts']} | {a[0]:.1f} | {a[1]:.1f} | {b[0]:.1f} | {b[1]:.1f} |")
-    exps = {"k_groups_delassus_solve": fit(KS, [table[k]["k_groups"][0] for k in KS]),
-            "one_group_delassus_solve": fit(KS, [table[k]["one_group"][0] for k in KS]),
-            "k_groups_step": fit(KS, [table[k]["k_groups"][1] for k in KS]),
-            "one_group_step": fit(KS, [table[k]["one_group"][1] for k in KS])}
+    exps = {
+        "k_groups_delassus_solve": fit(KS, [table[k]["k_groups"][0] for k in KS]),
+        "one_group_delassus_solve": fit(KS, [table[k]["one_group"][0] for k in KS]),
+        "k_groups_step": fit(KS, [table[k]["k_groups"][1] for k in KS]),
+        "one_group_step": fit(KS, [table[k]["one_group"][1] for k in KS]),
+    }
     print("fitted exponents over k in [5, 30]: " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
     doc = {"benchmark": "groups_scaling", "table": table, "exponents": exps}
     print(json.dumps(doc))

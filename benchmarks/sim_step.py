@@ -20,6 +20,7 @@ the median over repetitions of each repetition's median step time, and ratios to
 ADMM step measured in the same repetition. Stage times are per-step medians [µs] (they need
 not add up to the median step).
 """
+
 import argparse
 import json
 import statistics
@@ -33,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pinocchio as pin  # noqa: E402
 
-from humanoid_sim.world import STAGES, World  # noqa: E402
+from humanoid_sim.step_stats import STAGES  # noqa: E402
+from humanoid_sim.world import World  # noqa: E402
 
 DT = 1e-3
 
@@ -45,15 +47,18 @@ def make_world(points, solver):
 
 
 def run_world(w, steps):
-    w.stage_time = dict.fromkeys(STAGES, 0.0)
-    w.steps, w.step_times, w.stats_iterations = 0, [], []
-    w.stage_samples = []
+    """Median step and stage times [µs] of ``steps`` steps (`StepStats` samples), iterations per step."""
+    w.step_stats.drain()
+    w.step_stats.keep_samples(steps)
     w.step(steps)
-    s = w.stats()
-    med = np.median(np.array(w.stage_samples), axis=0)
-    return {"median_us": 1e6 * s["median_step_time"],
-            "stages_us": {k: 1e6 * float(v) for k, v in zip(STAGES, med)},
-            "iterations": s["iterations_total"] / steps, "contacts": int(w.last["batch"].m)}
+    s = w.step_stats.drain()
+    med = np.median(s.samples, axis=0)
+    return {
+        "median_us": 1e6 * float(med[0]),
+        "stages_us": {k: 1e6 * float(v) for k, v in zip(STAGES, med[1:])},
+        "iterations": s.iterations_total / steps,
+        "contacts": int(w.last.batch.m),
+    }
 
 
 class PinLoop:
@@ -80,7 +85,7 @@ class PinLoop:
         self.A = [np.vstack([np.hstack([np.eye(3), -pin.skew(c)]) for c in cs]) for cs in corners]
         self.cms = pin.StdVec_ConstraintModel()
         for jid in self.feet:
-            for c in range(4):
+            for _c in range(4):
                 cm = pin.PointContactConstraintModel(m, 0, pin.SE3.Identity(), jid, pin.SE3.Identity())
                 cm.setFriction(0.4)
                 self.cms.append(cm)
@@ -89,11 +94,17 @@ class PinLoop:
             self.cds.append(cm.createData())
         n = 3 * len(self.cms)
         if solver == "admm":
-            self.solver, self.settings, self.result = (pin.ADMMConstraintSolver(n), pin.ADMMSolverSettings(),
-                                                       pin.ADMMSolverResult())
+            self.solver, self.settings, self.result = (
+                pin.ADMMConstraintSolver(n),
+                pin.ADMMSolverSettings(),
+                pin.ADMMSolverResult(),
+            )
         else:
-            self.solver, self.settings, self.result = (pin.PGSConstraintSolver(n), pin.PGSSolverSettings(),
-                                                       pin.PGSSolverResult())
+            self.solver, self.settings, self.result = (
+                pin.PGSConstraintSolver(n),
+                pin.PGSSolverSettings(),
+                pin.PGSSolverResult(),
+            )
 
     def run(self, steps):
         m, d = self.model, self.data
@@ -155,10 +166,11 @@ class MujocoLoop:
         spec.option.cone = getattr(mujoco.mjtCone, "mjCONE_" + cone.upper())
         spec.option.gravity = np.asarray(world.scene.gravity, float)
         spec.worldbody.first_body().add_freejoint()
-        batch = world.last["batch"]
+        batch = world.last.batch
         mu = float(batch.mu[0])
-        spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1],
-                                friction=[mu, 0.005, 0.0001], contype=0, conaffinity=1)
+        spec.worldbody.add_geom(
+            type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], friction=[mu, 0.005, 0.0001], contype=0, conaffinity=1
+        )
         for gi in sorted(set(batch.geom_a.tolist())):
             g = world.mobile[gi]
             body = spec.body(g.body)
@@ -166,15 +178,27 @@ class MujocoLoop:
                 raise RuntimeError(f"MuJoCo model has no body {g.body!r}")
             quat = np.zeros(4)
             mujoco.mju_mat2Quat(quat, np.ascontiguousarray(g.placement_R, float).reshape(-1))
-            body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=np.asarray(g.shape.halfSide, float),
-                          pos=np.asarray(g.placement_p, float), quat=quat,
-                          friction=[mu, 0.005, 0.0001], contype=1, conaffinity=0)
+            body.add_geom(
+                type=mujoco.mjtGeom.mjGEOM_BOX,
+                size=np.asarray(g.shape.halfSide, float),
+                pos=np.asarray(g.placement_p, float),
+                quat=quat,
+                friction=[mu, 0.005, 0.0001],
+                contype=1,
+                conaffinity=0,
+            )
         names = world.robot.joint_names
         kp, kv = world.actuator.kp, world.actuator.kv
         for jn, k in zip(names, kp):
-            spec.add_actuator(name=jn, target=jn, trntype=mujoco.mjtTrn.mjTRN_JOINT,
-                              gaintype=mujoco.mjtGain.mjGAIN_FIXED, gainprm=[k] + [0] * 9,
-                              biastype=mujoco.mjtBias.mjBIAS_AFFINE, biasprm=[0, -k, 0] + [0] * 7)
+            spec.add_actuator(
+                name=jn,
+                target=jn,
+                trntype=mujoco.mjtTrn.mjTRN_JOINT,
+                gaintype=mujoco.mjtGain.mjGAIN_FIXED,
+                gainprm=[k] + [0] * 9,
+                biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+                biasprm=[0, -k, 0] + [0] * 7,
+            )
         m = spec.compile()
         m.jnt_limited[:] = 0
         m.dof_frictionloss[:] = 0
@@ -182,10 +206,10 @@ class MujocoLoop:
         q0 = world.q0
         self.qpos0 = np.zeros(m.nq)
         self.qpos0[:3] = q0[:3]
-        self.qpos0[3:7] = [q0[6], q0[3], q0[4], q0[5]]        # xyzw -> wxyz
+        self.qpos0[3:7] = [q0[6], q0[3], q0[4], q0[5]]  # xyzw -> wxyz
         self.ctrl = np.zeros(m.nu)
         rm = world.robot.model
-        for i, (jn, d) in enumerate(zip(names, kv)):
+        for _i, (jn, d) in enumerate(zip(names, kv)):
             jid = m.joint(jn).id
             dof = m.jnt_dofadr[jid]
             m.dof_damping[dof] = d
@@ -196,7 +220,7 @@ class MujocoLoop:
         self.mj.mj_resetData(m, self.d)
         self.d.qpos[:] = self.qpos0
         self.d.ctrl[:] = self.ctrl
-        self.mj.mj_step(m, self.d, nstep=300)     # settle, as the Worlds
+        self.mj.mj_step(m, self.d, nstep=300)  # settle, as the Worlds
 
     def run(self, steps):
         mj, m, d = self.mj, self.m, self.d
@@ -220,10 +244,13 @@ def main():
         for solver in ("nsgs_newton", "nsgs", "pinocchio_admm", "pinocchio_pgs"):
             configs[f"{label}, {solver}"] = make_world(pts, solver)
     base_world = configs["8 points, nsgs_newton"]
-    peers = {"pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),
-             "pin loop (no collision), PGS, 8 points": PinLoop(base_world, "pgs")}
+    peers = {
+        "pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),
+        "pin loop (no collision), PGS, 8 points": PinLoop(base_world, "pgs"),
+    }
     try:
         import mujoco
+
         for cone in ("pyramidal", "elliptic"):
             peers[f"MuJoCo {mujoco.__version__}, {cone} cone, sole boxes"] = MujocoLoop(base_world, cone)
         mj_note = None
@@ -250,14 +277,20 @@ def main():
             o["iterations_per_step"] = statistics.median(r["iterations"] for r in rs)
             o["contacts"] = rs[0]["contacts"]
         out[k] = o
-    print("| configuration | contacts | median step [µs] | / pin-loop ADMM | "
-          + " | ".join(STAGES) + " | solver iterations/step |")
+    print(
+        "| configuration | contacts | median step [µs] | / pin-loop ADMM | "
+        + " | ".join(STAGES)
+        + " | solver iterations/step |"
+    )
     print("|---|---|---|---|" + "---|" * len(STAGES) + "---|")
     for k, o in out.items():
         st = o.get("stages_us")
         cells = [f"{st[s]:.1f}" for s in STAGES] if st else ["-"] * len(STAGES)
-        print(f"| {k} | {o.get('contacts', 8)} | {o['median_us']:.1f} | {o['ratio_to_pin_admm_loop']:.2f} | "
-              + " | ".join(cells) + f" | {o.get('iterations_per_step', float('nan')):.1f} |")
+        print(
+            f"| {k} | {o.get('contacts', 8)} | {o['median_us']:.1f} | {o['ratio_to_pin_admm_loop']:.2f} | "
+            + " | ".join(cells)
+            + f" | {o.get('iterations_per_step', float('nan')):.1f} |"
+        )
     if mj_note:
         print(mj_note)
     doc = {"benchmark": "sim_step", "steps": args.steps, "reps": args.reps, "results": out}

@@ -21,6 +21,7 @@ Timing: per round every solver `reps` times, interleaved; median over rounds (no
 Thesis Table 5.1 (ms, 2009 PC, frictionless LCPs): AMELIFGS 0.058, AMELIFGSNEWTON 0.347,
 PROJECTION 0.182, AMELIFLCP 0.072 (spec :780-787).
 """
+
 import argparse
 import json
 import statistics
@@ -35,15 +36,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pinocchio as pin  # noqa: E402
 
 from humanoid_model import load_robot  # noqa: E402
-from humanoid_sim.delassus import ContactSet, contact_jacobian, delassus_cholesky  # noqa: E402
+from humanoid_sim.contacts import ContactSet, contact_jacobian  # noqa: E402
+from humanoid_sim.delassus import delassus_cholesky  # noqa: E402
 from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver  # noqa: E402
 
 DT = 1e-3
-THESIS_MS = {"nsgs": 0.057611, "nsgs_newton": 0.347008, "projection": 0.181587,
-             "lemke_lcp (frictionless)": 0.071642}
-SOLVERS = [("nsgs", {}), ("nsgs_newton", {}), ("nsgs_newton (plain GS)", {}), ("projection", {}),
-           ("lemke_lcp (frictionless)", {"frictionless": True}), ("lemke_lcp (8 facets)", {}),
-           ("pinocchio_admm", {}), ("pinocchio_pgs", {})]
+THESIS_MS = {"nsgs": 0.057611, "nsgs_newton": 0.347008, "projection": 0.181587, "lemke_lcp (frictionless)": 0.071642}
+SOLVERS = [
+    ("nsgs", {}),
+    ("nsgs_newton", {}),
+    ("nsgs_newton (plain GS)", {}),
+    ("projection", {}),
+    ("lemke_lcp (frictionless)", {"frictionless": True}),
+    ("lemke_lcp (8 facets)", {}),
+    ("pinocchio_admm", {}),
+    ("pinocchio_pgs", {}),
+]
 
 
 def sole_points_16(robot, data, q):
@@ -134,34 +142,48 @@ def main(argv=None):
                     for _ in range(args.reps):
                         solver.solve(prob, warm_start=ws, settings=s)
                     times[(lab, w)].append((time.perf_counter() - t0) / args.reps * 1e6)
-        results[pname] = {f"{lab}|{w}": dict(
-            us=statistics.median(times[(lab, w)]), us_range=[min(times[(lab, w)]), max(times[(lab, w)])],
-            iterations=info[(lab, w)].iterations, converged=info[(lab, w)].converged,
-            complementarity=info[(lab, w)].residuals["complementarity"],
-            penetration=info[(lab, w)].residuals["penetration"],
-            natural_map=info[(lab, w)].residuals["natural_map"],
-            sliding=info[(lab, w)].residuals.get("sliding_contacts", 0),
-            sum_fn=float(info[(lab, w)].impulses[0::3].sum()))
-            for lab in runs for w in ("cold", "warm")}
-    print(f"# Solver table (Table 5.1 analogue): HRP-2 half-sitting, 16 sole points, dt = 1 ms; "
-          f"median of {args.rounds} rounds x {args.reps} solves\n")
+        results[pname] = {
+            f"{lab}|{w}": dict(
+                us=statistics.median(times[(lab, w)]),
+                us_range=[min(times[(lab, w)]), max(times[(lab, w)])],
+                iterations=info[(lab, w)].iterations,
+                converged=info[(lab, w)].converged,
+                complementarity=info[(lab, w)].residuals["complementarity"],
+                penetration=info[(lab, w)].residuals["penetration"],
+                natural_map=info[(lab, w)].residuals["natural_map"],
+                sliding=info[(lab, w)].residuals.get("sliding_contacts", 0),
+                sum_fn=float(info[(lab, w)].impulses[0::3].sum()),
+            )
+            for lab in runs
+            for w in ("cold", "warm")
+        }
+    print(
+        f"# Solver table (Table 5.1 analogue): HRP-2 half-sitting, 16 sole points, dt = 1 ms; "
+        f"median of {args.rounds} rounds x {args.reps} solves\n"
+    )
     for pname, res in results.items():
         print(f"## {pname}\n")
-        print("| solver | start | us/solve | / nsgs | iterations | converged | compl. [N m/s] | "
-              "penetr. [m/s] | natural map [N] | sliding | sum f_n [N] | thesis ms |")
+        print(
+            "| solver | start | us/solve | / nsgs | iterations | converged | compl. [N m/s] | "
+            "penetr. [m/s] | natural map [N] | sliding | sum f_n [N] | thesis ms |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         ref = {w: res[f"nsgs|{w}"]["us"] for w in ("cold", "warm")}
         for key, r in res.items():
             lab, w = key.split("|")
             th = THESIS_MS.get(lab, "")
-            print(f"| {lab} | {w} | {r['us']:.1f} | {r['us'] / ref[w]:.2f} | {r['iterations']} | "
-                  f"{r['converged']} | {r['complementarity']:.1e} | {r['penetration']:.1e} | "
-                  f"{r['natural_map']:.1e} | {r['sliding']} | {r['sum_fn']:.2f} | {th} |")
+            print(
+                f"| {lab} | {w} | {r['us']:.1f} | {r['us'] / ref[w]:.2f} | {r['iterations']} | "
+                f"{r['converged']} | {r['complementarity']:.1e} | {r['penetration']:.1e} | "
+                f"{r['natural_map']:.1e} | {r['sliding']} | {r['sum_fn']:.2f} | {th} |"
+            )
         na, ad = res["nsgs_newton|cold"]["us"], res["pinocchio_admm|cold"]["us"]
         naw, adw = res["nsgs_newton|warm"]["us"], res["pinocchio_admm|warm"]["us"]
         pg, pgw = res["nsgs_newton (plain GS)|cold"]["us"], res["nsgs_newton (plain GS)|warm"]["us"]
-        print(f"\nnsgs_newton / pinocchio_admm: cold {na / ad:.2f}, warm {naw / adw:.2f} (target <= 1); "
-              f"plain GS / pinocchio_admm: cold {pg / ad:.2f}, warm {pgw / adw:.2f}\n")
+        print(
+            f"\nnsgs_newton / pinocchio_admm: cold {na / ad:.2f}, warm {naw / adw:.2f} (target <= 1); "
+            f"plain GS / pinocchio_admm: cold {pg / ad:.2f}, warm {pgw / adw:.2f}\n"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=float))
     return 0

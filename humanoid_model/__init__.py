@@ -1,10 +1,10 @@
-"""humanoid_model: robot and scene loading, contact locations, ROS-free; plus the state-publisher
-node (`humanoid_model.node`, the only module here that imports rclpy) and the dynamic-model
-generator (`humanoid_model.dynmodel`).
+"""humanoid_model: robot and scene loading, contact locations, ROS-free (the state-publisher
+node is `humanoid_ros.state_publisher`), and the dynamic-model generator (`humanoid_model.dynmodel`).
 
 `load_robot`, `Robot`, `ContactLocation`, `available_robots` and `load_scene` are imported lazily,
 so `import humanoid_model.exceptions` stays cheap (no Pinocchio import).
 """
+
 _LAZY = {
     "load_robot": "humanoid_model.robot",
     "Robot": "humanoid_model.robot",

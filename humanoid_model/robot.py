@@ -14,20 +14,25 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
   locations are derived from the two lowest links' collision geometry (left and right of the
   sagittal plane), and the ``zero`` posture puts the lowest collision point on z = 0.
 """
+
 from __future__ import annotations
 
 import os
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import numpy as np
 import pinocchio as pin
-import yaml
 
-from humanoid_model.exceptions import ModelError, UnknownRobotError
-from humanoid_model.paths import urdf_dir
+from humanoid_model.exceptions import ModelError
+from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
+    Sidecar,
+    available_robots,
+    read_sidecar,
+    read_urdf,
+    resolve_robot_path,
+)
+from humanoid_model.validation import finite_number, finite_rows, finite_vector
 
 ROOT_JOINT = "root_joint"
 CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
@@ -66,9 +71,9 @@ class Robot:
     model: pin.Model
     collision_model: pin.GeometryModel
     visual_model: pin.GeometryModel
-    postures: Dict[str, np.ndarray]
+    postures: dict[str, np.ndarray]
     default_posture: str
-    contact_locations: Dict[str, ContactLocation]
+    contact_locations: dict[str, ContactLocation]
     sensors: dict = field(default_factory=dict)
     planar: bool = False
 
@@ -79,11 +84,11 @@ class Robot:
         return self.model.createData()
 
     @property
-    def joint_names(self) -> List[str]:
+    def joint_names(self) -> list[str]:
         """Actuated joint names in model order (no ``universe``, no root joint)."""
         return [n for n in self.model.names[1:] if n != ROOT_JOINT]
 
-    def _actuated_joint_ids(self) -> List[int]:
+    def _actuated_joint_ids(self) -> list[int]:
         return [self.model.getJointId(n) for n in self.joint_names]
 
     def _per_dof(self, array: np.ndarray, space: str, unbounded: float = np.inf) -> np.ndarray:
@@ -94,7 +99,7 @@ class Robot:
                 out.extend([unbounded] * j.nv)
             else:
                 start, n = (j.idx_q, j.nq) if space == "q" else (j.idx_v, j.nv)
-                out.extend(array[start:start + n])
+                out.extend(array[start : start + n])
         return np.array(out, dtype=float)
 
     @property
@@ -129,19 +134,34 @@ class Robot:
 
     @property
     def nq(self) -> int:
+        """Configuration size (7 + actuated joints' nq)."""
         return self.model.nq
 
     @property
     def nv(self) -> int:
+        """Velocity size (6 + actuated DOF)."""
         return self.model.nv
 
-    def q(self, name: Optional[str] = None) -> np.ndarray:
+    def q(self, name: str | None = None) -> np.ndarray:
         """A copy of the configuration of posture ``name`` (default posture if None)."""
         name = name or self.default_posture
         if name not in self.postures:
-            raise ModelError(f"robot '{self.name}': unknown posture '{name}'; "
-                             f"known postures: {', '.join(sorted(self.postures))}")
+            raise ModelError(
+                f"robot '{self.name}': unknown posture '{name}'; known postures: {', '.join(sorted(self.postures))}"
+            )
         return self.postures[name].copy()
+
+    def joint_positions(self, q: np.ndarray) -> dict[str, float]:
+        """{joint name: position} of the actuated 1-DOF joints in ``q`` [rad] or [m], in
+        `joint_names` order (a continuous joint's angle from its (cos, sin); joints of more than
+        one DOF are left out). The /joint_states content of a configuration."""
+        model = self.model
+        out = {}
+        for name in self.joint_names:
+            j = model.joints[model.getJointId(name)]
+            if j.nv == 1:
+                out[name] = joint_angle(q, j)
+        return out
 
     def joint_index_q(self, joint: str) -> int:
         """Index in q of a 1-DOF actuated joint."""
@@ -157,35 +177,36 @@ class Robot:
         return self.model.getJointId(joint)
 
     def frame_id(self, frame: str) -> int:
+        """Pinocchio id of frame ``frame`` (`ModelError` when unknown)."""
         if not self.model.existFrame(frame):
             raise ModelError(f"robot '{self.name}': unknown frame '{frame}'")
         return self.model.getFrameId(frame)
 
-    def height(self, posture: Optional[str] = None) -> float:
+    def height(self, posture: str | None = None) -> float:
         """Highest point of the collision geometry at ``posture`` [m] (world z)."""
         lo, hi = _geometry_z_range(self.model, self.collision_model, self.q(posture))
         return hi
 
 
 # ---------------------------------------------------------------------- public functions
-def available_robots() -> List[str]:
-    """Names of the shipped robots (``urdf/*.urdf``)."""
-    return sorted(p.stem for p in urdf_dir().glob("*.urdf"))
+def set_joint_angle(q: np.ndarray, joint, angle: float) -> bool:
+    """Write the position of the 1-DOF joint ``joint`` (a ``pin.JointModel``) into ``q`` in place:
+    an angle [rad] or a translation [m]; a continuous joint is stored as (cos, sin). Returns False
+    (``q`` unchanged) for a joint of more than one DOF."""
+    if joint.nv != 1:
+        return False
+    if joint.nq == 1:
+        q[joint.idx_q] = angle
+    else:  # continuous: (cos, sin)
+        q[joint.idx_q : joint.idx_q + 2] = np.cos(angle), np.sin(angle)
+    return True
 
 
-def resolve_robot_path(name_or_path) -> Path:
-    """Path of a shipped robot's URDF, or of an existing URDF file."""
-    candidate = Path(str(name_or_path)).expanduser()
-    if candidate.suffix.lower() == ".urdf" or candidate.exists():
-        if not candidate.is_file():
-            raise UnknownRobotError(f"URDF file not found: {candidate}")
-        return candidate.resolve()
-    shipped = urdf_dir() / f"{name_or_path}.urdf"
-    if shipped.is_file():
-        return shipped
-    raise UnknownRobotError(
-        f"unknown robot '{name_or_path}': not a shipped robot ({', '.join(available_robots()) or 'none'}) "
-        f"and not an existing .urdf file")
+def joint_angle(q: np.ndarray, joint) -> float:
+    """The position of the 1-DOF joint ``joint`` in ``q`` [rad] or [m] (inverse of `set_joint_angle`)."""
+    if joint.nq == 2:
+        return float(np.arctan2(q[joint.idx_q + 1], q[joint.idx_q]))
+    return float(q[joint.idx_q])
 
 
 def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
@@ -198,6 +219,7 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
     """
     path = resolve_robot_path(name_or_urdf_path)
     urdf_text = resolve_urdf_paths(path)
+    sidecar = read_sidecar(path)
     try:
         model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
         collision = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.COLLISION)
@@ -209,36 +231,42 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         raise ModelError(f"{path}: expected the free-flyer joint to be named '{ROOT_JOINT}'")
 
     name = path.stem
-    spec_path = path.with_suffix(".yaml")
-    spec = _read_yaml(spec_path) if spec_path.is_file() else None
-
-    if spec is not None:
-        postures = {k: _posture_q(model, v, spec_path, k) for k, v in (spec.get("postures") or {}).items()}
+    if sidecar is not None:
+        spec_path = sidecar.path
+        postures = {k: _posture_q(model, v, spec_path, k) for k, v in sidecar.postures.items()}
         postures.setdefault("zero", _zero_posture(model, collision))
-        default = spec.get("default_posture") or next(iter(postures))
+        default = sidecar.default_posture or next(iter(postures))
         if default not in postures:
-            raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures "
-                             f"({', '.join(postures)})")
-        contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in (spec.get("contacts") or {}).items()}
-        sensors = spec.get("sensors") or {}
-        _set_armature(model, spec.get("armature") or {}, spec_path)
+            raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures ({', '.join(postures)})")
+        contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
+        sensors = dict(sidecar.sensors)
+        _set_armature(model, sidecar.armature, spec_path)
     else:
         postures = {"zero": _zero_posture(model, collision)}
         default = "zero"
         contacts = default_sole_contacts(model, collision, postures["zero"], path)
         sensors = {}
 
-    robot = Robot(name=name, urdf_path=path, urdf_text=urdf_text, model=model,
-                  collision_model=collision, visual_model=visual, postures=postures,
-                  default_posture=default, contact_locations=contacts, sensors=sensors)
+    robot = Robot(
+        name=name,
+        urdf_path=path,
+        urdf_text=urdf_text,
+        model=model,
+        collision_model=collision,
+        visual_model=visual,
+        postures=postures,
+        default_posture=default,
+        contact_locations=contacts,
+        sensors=sensors,
+    )
     if planar:
-        robot = _planar_reduction(robot, spec, spec_path)
+        robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))
     return robot
 
 
 # ---------------------------------------------------------------------- URDF path resolution
-def _package_search_roots(urdf_path: Path) -> List[Path]:
-    roots = [p for p in list(urdf_path.parents)[:4]]
+def _package_search_roots(urdf_path: Path) -> list[Path]:
+    roots = list(list(urdf_path.parents)[:4])
     for var in ("ROS_PACKAGE_PATH",):
         roots += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
@@ -247,7 +275,7 @@ def _package_search_roots(urdf_path: Path) -> List[Path]:
     return roots
 
 
-def _find_package(pkg: str, urdf_path: Path) -> Optional[Path]:
+def _find_package(pkg: str, urdf_path: Path) -> Path | None:
     for root in _package_search_roots(urdf_path):
         if root.name == pkg and root.is_dir():
             return root
@@ -263,30 +291,20 @@ def _find_package(pkg: str, urdf_path: Path) -> Optional[Path]:
 
 def resolve_urdf_paths(urdf_path: Path) -> str:
     """URDF text with every ``<mesh filename>`` made absolute (``package://``, ``file://``, relative)."""
-    try:
-        tree = ET.parse(urdf_path)
-    except ET.ParseError as exc:
-        raise ModelError(f"{urdf_path}: malformed XML: {exc}") from exc
-    root = tree.getroot()
-    if root.tag != "robot":
-        raise ModelError(f"{urdf_path}: root element is <{root.tag}>, expected <robot>")
-    for mesh in root.iter("mesh"):
-        fname = mesh.get("filename")
-        if not fname:
-            raise ModelError(f"{urdf_path}: <mesh> without a filename attribute")
-        mesh.set("filename", str(_resolve_mesh(fname, urdf_path)))
-    return ET.tostring(root, encoding="unicode")
+    return read_urdf(Path(urdf_path)).xml_with_mesh_paths(lambda fname: _resolve_mesh(fname, urdf_path))
 
 
 def _resolve_mesh(fname: str, urdf_path: Path) -> Path:
     if fname.startswith("package://"):
-        pkg, _, rel = fname[len("package://"):].partition("/")
+        pkg, _, rel = fname[len("package://") :].partition("/")
         base = _find_package(pkg, urdf_path)
         if base is None or not (base / rel).is_file():
-            raise ModelError(f"{urdf_path}: cannot resolve mesh '{fname}': package '{pkg}' not found "
-                             f"beside/above the URDF, in ROS_PACKAGE_PATH or in the ament index")
+            raise ModelError(
+                f"{urdf_path}: cannot resolve mesh '{fname}': package '{pkg}' not found "
+                f"beside/above the URDF, in ROS_PACKAGE_PATH or in the ament index"
+            )
         return (base / rel).resolve()
-    path = Path(fname[len("file://"):] if fname.startswith("file://") else fname)
+    path = Path(fname[len("file://") :] if fname.startswith("file://") else fname)
     if not path.is_absolute():
         path = urdf_path.parent / path
     if not path.is_file():
@@ -294,34 +312,13 @@ def _resolve_mesh(fname: str, urdf_path: Path) -> Path:
     return path.resolve()
 
 
-# ---------------------------------------------------------------------- YAML helpers
-def _read_yaml(path: Path) -> dict:
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-    except yaml.YAMLError as exc:
-        raise ModelError(f"{path}: malformed YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ModelError(f"{path}: expected a mapping at the top level")
-    return data
-
-
-def _vector(value, n, where) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{where}: expected {n} numbers, got {value!r}") from None
-    if arr.shape != (n,) or not np.all(np.isfinite(arr)):
-        raise ModelError(f"{where}: expected {n} finite numbers, got {value!r}")
-    return arr
-
-
+# ---------------------------------------------------------------------- sidecar sections
 def _posture_q(model: pin.Model, spec, path: Path, name: str) -> np.ndarray:
     where = f"{path}: postures.{name}"
     if not isinstance(spec, dict):
         raise ModelError(f"{where}: expected a mapping with 'base' and 'joints'")
     q = pin.neutral(model)
-    base = _vector(spec.get("base", [0, 0, 0, 0, 0, 0, 1]), 7, f"{where}.base")
+    base = finite_vector(spec.get("base", [0, 0, 0, 0, 0, 0, 1]), 7, str(path), f"postures.{name}.base", ModelError)
     if abs(np.linalg.norm(base[3:]) - 1.0) > 1e-6:
         raise ModelError(f"{where}.base: quaternion {base[3:].tolist()} is not unit")
     q[:7] = base
@@ -329,15 +326,8 @@ def _posture_q(model: pin.Model, spec, path: Path, name: str) -> np.ndarray:
         if not model.existJointName(joint) or joint == ROOT_JOINT:
             raise ModelError(f"{where}.joints: unknown joint '{joint}'")
         j = model.joints[model.getJointId(joint)]
-        try:
-            angle = float(value)
-        except (TypeError, ValueError):
-            raise ModelError(f"{where}.joints.{joint}: not a number: {value!r}") from None
-        if j.nq == 1:
-            q[j.idx_q] = angle
-        elif j.nq == 2:  # continuous: (cos, sin)
-            q[j.idx_q:j.idx_q + 2] = np.cos(angle), np.sin(angle)
-        else:
+        angle = finite_number(value, str(path), f"postures.{name}.joints.{joint}", unit="[rad]", error=ModelError)
+        if not set_joint_angle(q, j, angle):
             raise ModelError(f"{where}.joints.{joint}: only 1-DOF joints can be set by angle")
     return q
 
@@ -351,14 +341,9 @@ def _set_armature(model: pin.Model, armature: dict, path: Path) -> None:
     for joint, value in armature.items():
         if not model.existJointName(joint) or joint == ROOT_JOINT:
             raise ModelError(f"{path}: armature: unknown joint '{joint}'")
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise ModelError(f"{path}: armature.{joint}: not a number: {value!r}") from None
-        if value < 0:
-            raise ModelError(f"{path}: armature.{joint}: must be >= 0, got {value}")
+        value = finite_number(value, str(path), f"armature.{joint}", minimum=0.0, unit="[kg m^2]", error=ModelError)
         j = model.joints[model.getJointId(joint)]
-        model.armature[j.idx_v:j.idx_v + j.nv] = value
+        model.armature[j.idx_v : j.idx_v + j.nv] = value
 
 
 def _contact_from_yaml(model: pin.Model, spec, path: Path, name: str) -> ContactLocation:
@@ -371,22 +356,30 @@ def _contact_from_yaml(model: pin.Model, spec, path: Path, name: str) -> Contact
     body = spec["body"]
     if not model.existFrame(body):
         raise ModelError(f"{where}.body: unknown frame/link '{body}'")
-    normal = _vector(spec["normal"], 3, f"{where}.normal")
-    tangent = _vector(spec["tangent"], 3, f"{where}.tangent")
+    source, field = str(path), f"contacts.{name}"
+    normal = finite_vector(spec["normal"], 3, source, f"{field}.normal", ModelError)
+    tangent = finite_vector(spec["tangent"], 3, source, f"{field}.tangent", ModelError)
     if np.linalg.norm(normal) < 1e-9 or np.linalg.norm(tangent) < 1e-9:
         raise ModelError(f"{where}: normal and tangent must be non-zero")
     normal = normal / np.linalg.norm(normal)
     tangent = tangent / np.linalg.norm(tangent)
     if abs(normal @ tangent) > 1e-6:
         raise ModelError(f"{where}: tangent {tangent.tolist()} is not orthogonal to normal {normal.tolist()}")
-    hull = np.asarray(spec["hull"], dtype=float)
-    if hull.ndim != 2 or hull.shape[1] != 3 or len(hull) < 1 or not np.all(np.isfinite(hull)):
-        raise ModelError(f"{where}.hull: expected a list of [x, y, z] points")
+    hull = finite_rows(spec["hull"], 3, source, f"{field}.hull", error=ModelError)
+    if len(hull) < 1:
+        raise ModelError(f"{where}.hull: expected at least one [x, y, z] point")
     kind = spec.get("kind", "sole")
     if kind not in CONTACT_KINDS:
         raise ModelError(f"{where}.kind: '{kind}' is not one of {', '.join(CONTACT_KINDS)}")
-    return ContactLocation(name=name, body=body, point=_vector(spec["point"], 3, f"{where}.point"),
-                           normal=normal, tangent=tangent, hull=hull, kind=kind)
+    return ContactLocation(
+        name=name,
+        body=body,
+        point=finite_vector(spec["point"], 3, source, f"{field}.point", ModelError),
+        normal=normal,
+        tangent=tangent,
+        hull=hull,
+        kind=kind,
+    )
 
 
 # ---------------------------------------------------------------------- geometry helpers
@@ -450,7 +443,7 @@ def _zero_posture(model, collision) -> np.ndarray:
     return q
 
 
-def default_sole_contacts(model, collision, q, urdf_path) -> Dict[str, ContactLocation]:
+def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLocation]:
     """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y < 0).
 
     The sole is the bottom face of the link-frame bounding box of that link's collision geometry,
@@ -474,7 +467,8 @@ def default_sole_contacts(model, collision, q, urdf_path) -> Dict[str, ContactLo
         raise ModelError(
             f"{urdf_path}: no contact-location YAML ({urdf_path.with_suffix('.yaml').name}) and no "
             f"left/right foot collision geometry to derive sole contacts from; declare 'contacts:' "
-            f"(body, point, normal, tangent, hull) in {urdf_path.with_suffix('.yaml')}")
+            f"(body, point, normal, tangent, hull) in {urdf_path.with_suffix('.yaml')}"
+        )
     contacts = {}
     for side, (_, jid) in lowest.items():
         pts = np.vstack(per_joint_pts[jid])
@@ -484,26 +478,36 @@ def default_sole_contacts(model, collision, q, urdf_path) -> Dict[str, ContactLo
         body = model.frames[_joint_body_frame(model, jid)].name
         # express in the body frame: a body frame attached to the joint with identity placement
         contacts[f"{side}_sole"] = ContactLocation(
-            name=f"{side}_sole", body=body, point=hull.mean(axis=0), normal=np.array([0.0, 0.0, 1.0]),
-            tangent=np.array([1.0, 0.0, 0.0]), hull=hull, kind="sole")
+            name=f"{side}_sole",
+            body=body,
+            point=hull.mean(axis=0),
+            normal=np.array([0.0, 0.0, 1.0]),
+            tangent=np.array([1.0, 0.0, 0.0]),
+            hull=hull,
+            kind="sole",
+        )
     return contacts
 
 
 def _joint_body_frame(model, jid) -> int:
     """Id of the BODY frame attached to joint ``jid`` with identity placement."""
     for fid, frame in enumerate(model.frames):
-        if frame.parentJoint == jid and frame.type == pin.FrameType.BODY and \
-                np.allclose(frame.placement.homogeneous, np.eye(4)):
+        if (
+            frame.parentJoint == jid
+            and frame.type == pin.FrameType.BODY
+            and np.allclose(frame.placement.homogeneous, np.eye(4))
+        ):
             return fid
     raise ModelError(f"no body frame at joint '{model.names[jid]}'")
 
 
 # ---------------------------------------------------------------------- planar reduction
-def _planar_reduction(robot: Robot, spec, spec_path) -> Robot:
-    locked = ((spec or {}).get("planar") or {}).get("locked_joints")
+def _planar_reduction(robot: Robot, sidecar: Sidecar | None, spec_path) -> Robot:
+    locked = sidecar.planar_locked_joints if sidecar is not None else None
     if not locked:
-        raise ModelError(f"robot '{robot.name}' has no planar model: add 'planar: {{locked_joints: "
-                         f"[...]}}' to {spec_path}")
+        raise ModelError(
+            f"robot '{robot.name}' has no planar model: add 'planar: {{locked_joints: [...]}}' to {spec_path}"
+        )
     model = robot.model
     ids = []
     for j in locked:
@@ -511,18 +515,26 @@ def _planar_reduction(robot: Robot, spec, spec_path) -> Robot:
             raise ModelError(f"{spec_path}: planar.locked_joints: unknown joint '{j}'")
         ids.append(model.getJointId(j))
     q_ref = robot.q()
-    reduced, (coll, vis) = pin.buildReducedModel(model, [robot.collision_model, robot.visual_model],
-                                                 ids, q_ref)
+    reduced, (coll, vis) = pin.buildReducedModel(model, [robot.collision_model, robot.visual_model], ids, q_ref)
     postures = {}
     for name, q in robot.postures.items():
         qr = pin.neutral(reduced)
         for jid in range(1, reduced.njoints):
             jr = reduced.joints[jid]
             jf = model.joints[model.getJointId(reduced.names[jid])]
-            qr[jr.idx_q:jr.idx_q + jr.nq] = q[jf.idx_q:jf.idx_q + jf.nq]
+            qr[jr.idx_q : jr.idx_q + jr.nq] = q[jf.idx_q : jf.idx_q + jf.nq]
         postures[name] = qr
     contacts = {k: c for k, c in robot.contact_locations.items() if reduced.existFrame(c.body)}
-    return Robot(name=robot.name, urdf_path=robot.urdf_path, urdf_text=robot.urdf_text, model=reduced,
-                 collision_model=coll, visual_model=vis, postures=postures,
-                 default_posture=robot.default_posture, contact_locations=contacts,
-                 sensors=robot.sensors, planar=True)
+    return Robot(
+        name=robot.name,
+        urdf_path=robot.urdf_path,
+        urdf_text=robot.urdf_text,
+        model=reduced,
+        collision_model=coll,
+        visual_model=vis,
+        postures=postures,
+        default_posture=robot.default_posture,
+        contact_locations=contacts,
+        sensors=robot.sensors,
+        planar=True,
+    )

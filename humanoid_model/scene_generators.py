@@ -6,20 +6,32 @@ on every machine). Each stone gets uniform random edge lengths in [size_min, siz
 random yaw, roll and pitch uniform in [-max_tilt_deg, max_tilt_deg], and rests on the ground
 (its lowest corner at ground height).
 """
-from __future__ import annotations
 
-from typing import Dict, List
+from __future__ import annotations
 
 import numpy as np
 
 from humanoid_model.scene_geometry import Pose, rpy_to_matrix
+from humanoid_model.scene_types import Shape, StaticBody
 
-GRAVEL_KEYS = ("type", "name", "seed", "count", "center", "extent", "size_min", "size_max",
-               "max_tilt_deg", "friction", "restitution")
+GRAVEL_KEYS = (
+    "type",
+    "name",
+    "seed",
+    "count",
+    "center",
+    "extent",
+    "size_min",
+    "size_max",
+    "max_tilt_deg",
+    "friction",
+    "restitution",
+)
 
 
-def generate(loader, d, where: str, names: Dict[str, str], ground) -> list:
-    """Bodies produced by the generator entry ``d`` (validated through ``loader``)."""
+def generate(loader, d, where: str, names: dict[str, str], ground) -> list:
+    """Bodies produced by the generator entry ``d``, checked through ``loader`` (a
+    `humanoid_model.scene_fields.FieldReader`); ``names`` holds the body names taken so far."""
     loader.keys(d, where, GRAVEL_KEYS, required=("type",))
     if d["type"] != "gravel":
         loader.fail(f"{where}.type", d["type"], "unknown generator; expected one of gravel")
@@ -34,8 +46,7 @@ def _integer(loader, d, key, where, minimum):
 
 
 def gravel(loader, d, where, names, ground) -> list:
-    from humanoid_model.scene import Shape, StaticBody
-
+    """The stones of a ``type: gravel`` entry (see the module docstring)."""
     prefix = d.get("name", "stone")
     if not isinstance(prefix, str) or not prefix or "." in prefix:
         loader.fail(f"{where}.name", prefix, "expected a non-empty string without '.'")
@@ -54,18 +65,19 @@ def gravel(loader, d, where, names, ground) -> list:
     z0 = ground.height if ground is not None else 0.0
 
     rng = np.random.default_rng(seed)
-    bodies: List = []
+    bodies: list = []
     width = len(str(max(count - 1, 0)))
     for i in range(count):
         size = rng.uniform(lo, hi, size=3)
         xy = center + (rng.uniform(size=2) - 0.5) * extent
         rpy = np.array([rng.uniform(-tilt, tilt), rng.uniform(-tilt, tilt), rng.uniform(-np.pi, np.pi)])
         R = rpy_to_matrix(rpy)
-        half_height = 0.5 * float(np.abs(R[2, :]) @ size)   # lowest corner below the centre
+        half_height = 0.5 * float(np.abs(R[2, :]) @ size)  # lowest corner below the centre
         name = f"{prefix}_{i:0{width}d}"
         if name in names:
             loader.fail(f"{where}.name", prefix, f"generated body '{name}' clashes with {names[name]}")
         names[name] = f"{where} (stone {i})"
-        bodies.append(StaticBody(name, Shape("box", size=size),
-                                 Pose.from_matrix([xy[0], xy[1], z0 + half_height], R), mu, e))
+        bodies.append(
+            StaticBody(name, Shape("box", size=size), Pose.from_matrix([xy[0], xy[1], z0 + half_height], R), mu, e)
+        )
     return bodies

@@ -5,42 +5,49 @@ quaternions (x, y, z, w), roll-pitch-yaw as in URDF (R = Rz(yaw) · Ry(pitch) ·
 Functions raise ``ValueError`` with a short reason; `humanoid_model.scene` turns that into a
 `SceneError` naming the file and the field.
 """
+
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 # Tolerances (chosen by us; lengths in metres):
-PLANARITY_TOL = 1e-6      # max distance of a polygon vertex from the polygon's plane [m]
-MIN_POLYGON_AREA = 1e-8   # smaller polygons are degenerate [m^2] (0.1 mm x 0.1 mm)
-MIN_EDGE = 1e-9           # shorter edges count as repeated vertices [m]
-COLLINEAR_SIN = 1e-9      # |sin| of the turn angle below which three vertices are collinear
-D0_MAX_COS = 0.999        # |cos(d0, normal)| above this is "collinear" (within 2.56 deg)
-QUAT_NORM_TOL = 1e-3      # a quaternion must have unit norm within this (then it is renormalised)
+PLANARITY_TOL = 1e-6  # max distance of a polygon vertex from the polygon's plane [m]
+MIN_POLYGON_AREA = 1e-8  # smaller polygons are degenerate [m^2] (0.1 mm x 0.1 mm)
+MIN_EDGE = 1e-9  # shorter edges count as repeated vertices [m]
+COLLINEAR_SIN = 1e-9  # |sin| of the turn angle below which three vertices are collinear
+D0_MAX_COS = 0.999  # |cos(d0, normal)| above this is "collinear" (within 2.56 deg)
+QUAT_NORM_TOL = 1e-3  # a quaternion must have unit norm within this (then it is renormalised)
 
 
 # ------------------------------------------------------------------------------ rotations
 def rpy_to_matrix(rpy) -> np.ndarray:
-    """Rotation matrix from roll, pitch, yaw [rad] (URDF convention: Rz(y) Ry(p) Rx(r))."""
+    """Rotation matrix from roll, pitch, yaw [rad] (URDF convention: Rz(y) Ry(p) Rx(r)); also the
+    URDF reader's (`humanoid_model.dynmodel.urdf.rpy_matrix`)."""
     r, p, y = (float(a) for a in rpy)
-    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ])
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
 
 
 def quat_to_matrix(q) -> np.ndarray:
     """Rotation matrix of a unit quaternion (x, y, z, w)."""
     x, y, z, w = (float(a) for a in q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def matrix_to_quat(R) -> np.ndarray:
@@ -71,11 +78,11 @@ class Pose:
     quat: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))
 
     @staticmethod
-    def from_rpy_deg(xyz, rpy_deg) -> "Pose":
+    def from_rpy_deg(xyz, rpy_deg) -> Pose:
         return Pose(np.asarray(xyz, float), matrix_to_quat(rpy_to_matrix(np.radians(rpy_deg))))
 
     @staticmethod
-    def from_matrix(xyz, R) -> "Pose":
+    def from_matrix(xyz, R) -> Pose:
         return Pose(np.asarray(xyz, float), matrix_to_quat(R))
 
     @property
@@ -100,21 +107,21 @@ class Pose:
         """Map points (..., 3) from this pose's frame to the parent frame."""
         return np.asarray(points, float) @ self.rotation.T + self.xyz
 
-    def compose(self, other: "Pose") -> "Pose":
+    def compose(self, other: Pose) -> Pose:
         """self * other (``other`` is expressed in this pose's frame)."""
         R = self.rotation
         return Pose.from_matrix(self.xyz + R @ other.xyz, R @ other.rotation)
 
 
 # ------------------------------------------------------------------------------ polygons
-def polygon_normal_area(V: np.ndarray) -> Tuple[np.ndarray, float]:
+def polygon_normal_area(V: np.ndarray) -> tuple[np.ndarray, float]:
     """Newell's vector of a closed polygon: (unit normal following the vertex order, area)."""
     N = np.cross(V, np.roll(V, -1, axis=0)).sum(axis=0)
     area = 0.5 * float(np.linalg.norm(N))
     return (N / (2 * area) if area > 0 else N), area
 
 
-def convex_polygon(vertices, normal: Optional[Sequence[float]] = None) -> Tuple[np.ndarray, np.ndarray, float]:
+def convex_polygon(vertices, normal: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Validate a planar convex polygon and return (vertices (k, 3) counter-clockwise about the
     normal, unit outward normal, area).
 
@@ -146,8 +153,10 @@ def convex_polygon(vertices, normal: Optional[Sequence[float]] = None) -> Tuple[
         n = n / np.linalg.norm(n)
         c = float(n @ n_poly)
         if abs(c) < 1 - 1e-6:
-            raise ValueError(f"normal {np.round(n, 6).tolist()} is not perpendicular to the polygon "
-                             f"(polygon normal {np.round(n_poly, 6).tolist()})")
+            raise ValueError(
+                f"normal {np.round(n, 6).tolist()} is not perpendicular to the polygon "
+                f"(polygon normal {np.round(n_poly, 6).tolist()})"
+            )
         if c < 0:
             V = V[::-1].copy()
             edges = np.roll(V, -1, axis=0) - V
@@ -166,8 +175,7 @@ def convex_polygon(vertices, normal: Optional[Sequence[float]] = None) -> Tuple[
         raise ValueError(f"polygon is not convex at vertex {i}")
     total_turn = float(np.arctan2(sin_turn, cos_turn).sum())
     if abs(total_turn - 2 * np.pi) > 1e-6:
-        raise ValueError(f"polygon is not convex: it winds {total_turn / (2 * np.pi):.2f} times "
-                         f"(self-intersecting)")
+        raise ValueError(f"polygon is not convex: it winds {total_turn / (2 * np.pi):.2f} times (self-intersecting)")
     return V, n_poly, area
 
 
@@ -193,21 +201,23 @@ def reference_direction(n: np.ndarray, d0=None) -> np.ndarray:
         raise ValueError("d0 must be a non-zero 3-vector")
     d0 = d0 / np.linalg.norm(d0)
     if abs(float(d0 @ n)) > D0_MAX_COS:
-        raise ValueError(f"d0 is collinear with the normal {np.round(n, 6).tolist()} "
-                         f"(|cos| = {abs(float(d0 @ n)):.4f} > {D0_MAX_COS})")
+        raise ValueError(
+            f"d0 is collinear with the normal {np.round(n, 6).tolist()} "
+            f"(|cos| = {abs(float(d0 @ n)):.4f} > {D0_MAX_COS})"
+        )
     return d0
 
 
 BOX_FACES = {"+x": (0, 1), "-x": (0, -1), "+y": (1, 1), "-y": (1, -1), "+z": (2, 1), "-z": (2, -1)}
 
 
-def box_face(size, face: str) -> Tuple[np.ndarray, np.ndarray]:
+def box_face(size, face: str) -> tuple[np.ndarray, np.ndarray]:
     """Vertices (4, 3), counter-clockwise about the outward normal, and the outward normal of
     one face (``+x``, ``-x``, ``+y``, ``-y``, ``+z``, ``-z``) of a box of full extents ``size``,
     in the box frame."""
     axis, sign = BOX_FACES[face]
     h = 0.5 * np.asarray(size, float)
-    b, c = (axis + 1) % 3, (axis + 2) % 3          # (b, c, axis) is right-handed
+    b, c = (axis + 1) % 3, (axis + 2) % 3  # (b, c, axis) is right-handed
     V = []
     for sb, sc in ((1, 1), (-1, 1), (-1, -1), (1, -1)):  # counter-clockwise about +axis
         v = np.zeros(3)
@@ -228,16 +238,16 @@ def box_inertia(mass: float, size) -> np.ndarray:
 
 def sphere_inertia(mass: float, radius: float) -> np.ndarray:
     """Inertia [kg m^2] of a solid sphere about its centre."""
-    return 0.4 * mass * radius ** 2 * np.eye(3)
+    return 0.4 * mass * radius**2 * np.eye(3)
 
 
 def cylinder_inertia(mass: float, radius: float, length: float) -> np.ndarray:
     """Inertia [kg m^2] of a solid cylinder (axis z) about its centre."""
-    ixx = mass * (3 * radius ** 2 + length ** 2) / 12.0
-    return np.diag([ixx, ixx, 0.5 * mass * radius ** 2])
+    ixx = mass * (3 * radius**2 + length**2) / 12.0
+    return np.diag([ixx, ixx, 0.5 * mass * radius**2])
 
 
-def combine_inertias(parts) -> Tuple[float, np.ndarray, np.ndarray]:
+def combine_inertias(parts) -> tuple[float, np.ndarray, np.ndarray]:
     """Mass, COM and inertia about the COM of rigidly attached parts.
 
     ``parts``: iterable of (mass, Pose of the part's centre in the body frame, inertia about

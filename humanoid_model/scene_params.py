@@ -17,30 +17,45 @@ Overrides (``--set PATH=VALUE`` on the command line, or the ``overrides`` dict o
 any number in the document by its dotted path: ``free_bodies.0.mass=2`` (list items by index or
 by their ``name``: ``free_bodies.box.mass=2``). Values are numbers or lists of numbers.
 """
+
 from __future__ import annotations
 
 import ast
 import math
 import operator
-from typing import Any, Dict, Iterable, List, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from humanoid_model.exceptions import ConfigError, SceneError
-
-
-class SceneOverrideError(SceneError, ConfigError):
-    """A ``--set`` override is malformed (bad path or non-numeric value)."""
-
+from humanoid_model.exceptions import SceneOverrideError
 
 FUNCTIONS = {
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos,
-    "atan": math.atan, "atan2": math.atan2, "sqrt": math.sqrt, "radians": math.radians,
-    "degrees": math.degrees, "abs": abs, "min": min, "max": max, "floor": math.floor,
-    "ceil": math.ceil, "round": round,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "atan2": math.atan2,
+    "sqrt": math.sqrt,
+    "radians": math.radians,
+    "degrees": math.degrees,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "round": round,
 }
 CONSTANTS = {"pi": math.pi}
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-           ast.Pow: operator.pow}
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 _UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
@@ -52,7 +67,7 @@ def is_expression(value) -> bool:
     return isinstance(value, str) and value.strip().startswith("${") and value.strip().endswith("}")
 
 
-def flatten_params(params: Mapping, prefix: str = "") -> Dict[str, Any]:
+def flatten_params(params: Mapping, prefix: str = "") -> dict[str, Any]:
     """{'a': {'b': 1}} -> {'a.b': 1}."""
     flat = {}
     for key, value in params.items():
@@ -70,8 +85,8 @@ class ParamResolver:
     def __init__(self, params: Mapping, fail):
         """``fail(field, value, problem)`` raises the scene's error (it names the file)."""
         self.raw = flatten_params(params)
-        self.values: Dict[str, float] = {}
-        self._stack: List[str] = []
+        self.values: dict[str, float] = {}
+        self._stack: list[str] = []
         self._fail = fail
         for name, value in self.raw.items():
             if not (is_number(value) or is_expression(value)):
@@ -84,8 +99,11 @@ class ParamResolver:
             known = ", ".join(sorted(self.raw)) or "none"
             self._fail(where, name, f"unknown parameter '{name}' (parameters: {known})")
         if name in self._stack:
-            self._fail(f"params.{name}", self.raw[name],
-                       "parameters refer to each other in a cycle: " + " -> ".join(self._stack + [name]))
+            self._fail(
+                f"params.{name}",
+                self.raw[name],
+                "parameters refer to each other in a cycle: " + " -> ".join(self._stack + [name]),
+            )
         self._stack.append(name)
         try:
             value = self.raw[name]
@@ -129,11 +147,19 @@ class ParamResolver:
             if name in CONSTANTS and name not in self.raw:
                 return CONSTANTS[name]
             return self.param(name, where)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
-                and not node.keywords):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in FUNCTIONS
+            and not node.keywords
+        ):
             return FUNCTIONS[node.func.id](*(self._eval(a, text, where) for a in node.args))
-        self._fail(where, text, f"unsupported element '{ast.unparse(node)}' in expression "
-                                f"(numbers, parameter names, + - * / // % **, {', '.join(FUNCTIONS)})")
+        self._fail(
+            where,
+            text,
+            f"unsupported element '{ast.unparse(node)}' in expression "
+            f"(numbers, parameter names, + - * / // % **, {', '.join(FUNCTIONS)})",
+        )
 
     def resolve(self, doc, where: str = ""):
         """Copy of ``doc`` (YAML data) with every ``${...}`` string replaced by its value."""
@@ -154,8 +180,10 @@ def _override_value(path: str, value, source: str):
         return value
     if isinstance(value, list) and value and all(is_number(v) for v in value):
         return list(value)
-    raise SceneOverrideError(f"{source}: --set {path}={value}: value {value!r} is not numeric "
-                             f"(a finite number or a list of numbers, e.g. {path}=1.5)")
+    raise SceneOverrideError(
+        f"{source}: --set {path}={value}: value {value!r} is not numeric "
+        f"(a finite number or a list of numbers, e.g. {path}=1.5)"
+    )
 
 
 def _parse_number(text: str):
@@ -176,15 +204,14 @@ def _parse_value(text: str):
     return _parse_number(text)
 
 
-def parse_set_args(items: Iterable[str]) -> Dict[str, Any]:
+def parse_set_args(items: Iterable[str]) -> dict[str, Any]:
     """Parse ``["a.b=1", "gravity=[0,0,-1.62]"]`` (the CLI's ``--set`` values) into
     ``{"a.b": 1, "gravity": [0, 0, -1.62]}``. Raises `SceneOverrideError` for a missing ``=``,
     an empty path or a non-numeric value."""
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for item in items or ():
         if "=" not in str(item):
-            raise SceneOverrideError(f"command line: --set {item!r}: expected PATH=VALUE, "
-                                     f"e.g. incline.angle_deg=25")
+            raise SceneOverrideError(f"command line: --set {item!r}: expected PATH=VALUE, e.g. incline.angle_deg=25")
         path, text = (s.strip() for s in str(item).split("=", 1))
         if not path or any(not part for part in path.split(".")):
             raise SceneOverrideError(f"command line: --set {item!r}: empty or malformed path '{path}'")
@@ -227,15 +254,17 @@ def _bad_path(path: str, source: str, flat: Mapping, doc: Mapping) -> str:
 
     names = sorted(flat)
     hint = difflib.get_close_matches(path, names, n=1)
-    return (f"{source}: --set {path}: no such parameter or field"
-            + (f" (did you mean '{hint[0]}'?)" if hint else "")
-            + f"; parameters: {', '.join(names) or 'none'}; top-level fields: "
-            + ", ".join(k for k in doc if k != "params"))
+    return (
+        f"{source}: --set {path}: no such parameter or field"
+        + (f" (did you mean '{hint[0]}'?)" if hint else "")
+        + f"; parameters: {', '.join(names) or 'none'}; top-level fields: "
+        + ", ".join(k for k in doc if k != "params")
+    )
 
 
-def _set_document_path(doc, parts: List[str], value, path: str, source: str, flat) -> None:
+def _set_document_path(doc, parts: list[str], value, path: str, source: str, flat) -> None:
     node = doc
-    for depth, part in enumerate(parts[:-1]):
+    for _depth, part in enumerate(parts[:-1]):
         if isinstance(node, Mapping) and part in node:
             node = node[part]
         elif isinstance(node, list):
@@ -244,7 +273,7 @@ def _set_document_path(doc, parts: List[str], value, path: str, source: str, fla
             raise SceneOverrideError(_bad_path(path, source, flat, doc))
     last = parts[-1]
     if isinstance(node, dict):
-        node[last] = value          # a new key is checked later by the schema (unknown field)
+        node[last] = value  # a new key is checked later by the schema (unknown field)
     elif isinstance(node, list):
         idx = _list_index(node, last, path, source, flat, doc)
         node[idx] = value

@@ -15,6 +15,7 @@ The tree is read from the Pinocchio model built from the URDF with a free-flyer 
 
 Units: translations [m], rotations as unit quaternions (x, y, z, w), joint angles [rad].
 """
+
 from __future__ import annotations
 
 import math
@@ -76,8 +77,10 @@ class KinematicTree:
 
     def __init__(self, model: pin.Model, odom_frame: str = ODOM_FRAME):
         if model.njoints < 2 or model.joints[1].nq != 7:
-            raise ModelError(f"model '{model.name}': joint 1 ('{model.names[1] if model.njoints > 1 else ''}') "
-                             "is not a free-flyer; build it with load_robot() (free-flyer root_joint)")
+            raise ModelError(
+                f"model '{model.name}': joint 1 ('{model.names[1] if model.njoints > 1 else ''}') "
+                "is not a free-flyer; build it with load_robot() (free-flyer root_joint)"
+            )
         self.model = model
         self.data = model.createData()
         self.odom_frame = odom_frame
@@ -110,8 +113,9 @@ class KinematicTree:
         """Names of the 1-DoF joints that a JointState may set, in model order."""
         return list(self._joint_q)
 
-    def configuration(self, q_default: np.ndarray, positions: dict | None = None,
-                      base_pose: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
+    def configuration(
+        self, q_default: np.ndarray, positions: dict | None = None, base_pose: np.ndarray | None = None
+    ) -> tuple[np.ndarray, list[str]]:
         """Full configuration q (nq,) from a default q, joint angles and an optional base pose.
 
         Parameters
@@ -126,8 +130,9 @@ class KinematicTree:
         """
         q = np.array(q_default, dtype=float, copy=True)
         if q.shape != (self.model.nq,):
-            raise ModelError(f"model '{self.model.name}': default configuration has shape {q.shape}, "
-                             f"expected ({self.model.nq},)")
+            raise ModelError(
+                f"model '{self.model.name}': default configuration has shape {q.shape}, expected ({self.model.nq},)"
+            )
         skipped = []
         for name, value in (positions or {}).items():
             slot = self._joint_q.get(name)
@@ -170,8 +175,9 @@ class KinematicTree:
         """Transforms of the movable joints and of the floating base (odom -> root link) at q."""
         q = np.asarray(q, dtype=float)
         if q.shape != (self.model.nq,) or not np.all(np.isfinite(q)):
-            raise ModelError(f"model '{self.model.name}': configuration must be {self.model.nq} finite numbers, "
-                             f"got shape {q.shape}")
+            raise ModelError(
+                f"model '{self.model.name}': configuration must be {self.model.nq} finite numbers, got shape {q.shape}"
+            )
         return self._evaluate(q, moving=True)
 
     def static_transforms(self) -> list[Transform]:
@@ -189,6 +195,7 @@ def description_with_uris(urdf_text: str) -> str:
     (`Robot.urdf_text`); RViz's resource retriever wants URIs, so plain absolute paths are
     rewritten as ``file:///...``. Names that already are URIs are left unchanged.
     """
+
     def replace(match: re.Match) -> str:
         name = match.group(3)
         if "://" in name or not Path(name).is_absolute():

@@ -17,23 +17,29 @@ Integration: the damping part R K_v is integrated implicitly, i.e. added to the
 mass matrix diagonal as dt·K_v (Pinocchio ``armature``), as MuJoCo does for joint damping and
 as the peer loop does; a joint whose explicit torque reaches the effort limit is clipped and
 gets no implicit damping in that step. `PDActuator.torque` returns the explicit part; the
-applied torque is that part minus K_v Δq̇ of the step (reported by the World).
+applied torque is that part minus K_v Δq̇ of the step (`Actuation.applied`, reported by the World).
+
+`Actuation` is the actuator stage of a World step: the actuator's explicit torque (plus the
+gravity torques with ``gravity_compensation``) into the generalised forces, and the implicit
+damping into the model's armature. `apply_gain_groups` sets PD gains per joint-name prefix (the
+simulator node's ``gains.*`` parameters).
 """
+
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from humanoid_model.exceptions import ConfigError
 
-__all__ = ["PDActuator", "JointTrajectory", "standing_gains", "WN_DEFAULT"]
+__all__ = ["PDActuator", "JointTrajectory", "Actuation", "standing_gains", "apply_gain_groups", "WN_DEFAULT"]
 
-WN_DEFAULT = 2 * np.pi * 10.0   # [rad/s] PD natural frequency (chosen, as the peer benchmarks)
+WN_DEFAULT = 2 * np.pi * 10.0  # [rad/s] PD natural frequency (chosen, as the peer benchmarks)
 
 
-def standing_gains(model, q, feet_joints: Sequence[int], n_free: int = 6, wn: float = WN_DEFAULT,
-                   zeta: float = 1.0):
+def standing_gains(model, q, feet_joints: Sequence[int], n_free: int = 6, wn: float = WN_DEFAULT, zeta: float = 1.0):
     """(K_p, K_v) per actuated dof (n,), from the inertia each joint sees with the feet welded."""
     import pinocchio as pin
 
@@ -45,7 +51,7 @@ def standing_gains(model, q, feet_joints: Sequence[int], n_free: int = 6, wn: fl
     Mi = np.linalg.inv(M)
     Mci = Mi - Mi @ J.T @ np.linalg.solve(J @ Mi @ J.T, J @ Mi)
     inertia = 1.0 / np.diag(Mci)[n_free:]
-    return wn ** 2 * inertia, 2 * zeta * wn * inertia
+    return wn**2 * inertia, 2 * zeta * wn * inertia
 
 
 class PDActuator:
@@ -70,7 +76,7 @@ class PDActuator:
         self.v_d = np.zeros(n)
         self.tau_ff = np.zeros(n)
         self.tau_cmd = np.zeros(n)
-        self.trajectory: Optional[JointTrajectory] = None
+        self.trajectory: JointTrajectory | None = None
         self.trajectory_start = 0.0
 
     # ------------------------------------------------------------------ commands
@@ -78,13 +84,16 @@ class PDActuator:
         try:
             a = np.asarray(values, float).reshape(-1)
         except (TypeError, ValueError):
-            a = np.full(1, np.nan)          # not numbers: reported below with the value
+            a = np.full(1, np.nan)  # not numbers: reported below with the value
         if a.shape != (len(self.names),) or not np.all(np.isfinite(a)):
-            raise ConfigError(f"actuator command: field '{field}' must be {len(self.names)} finite "
-                              f"values; value {np.asarray(values).tolist()}")
+            raise ConfigError(
+                f"actuator command: field '{field}' must be {len(self.names)} finite "
+                f"values; value {np.asarray(values).tolist()}"
+            )
         return a
 
     def set_position(self, q_d, v_d=None, tau_ff=None):
+        """PD toward q_d [rad] (and q̇_d [rad/s], feedforward τ [N·m]); stops a trajectory."""
         # validate everything first: a rejected command leaves the previous one running
         q = self._vec(q_d, "positions")
         v = np.zeros_like(q) if v_d is None else self._vec(v_d, "velocities")
@@ -96,16 +105,19 @@ class PDActuator:
             self.tau_ff = ff
 
     def set_torque(self, tau):
+        """Torque mode: the commanded torques [N·m] (saturated); stops a trajectory."""
         tau = self._vec(tau, "efforts")
         self.mode = "torque"
         self.trajectory = None
         self.tau_cmd = tau
 
-    def set_trajectory(self, trajectory: "JointTrajectory", t_start: float):
+    def set_trajectory(self, trajectory: JointTrajectory, t_start: float):
+        """Follow ``trajectory`` from simulated time ``t_start`` [s] (PD on its samples)."""
         n = len(self.names)
         if trajectory.p.shape[1] != n:
-            raise ConfigError(f"trajectory: field 'positions' must have {n} values per point; "
-                              f"value {trajectory.p.shape[1]} per point")
+            raise ConfigError(
+                f"trajectory: field 'positions' must have {n} values per point; value {trajectory.p.shape[1]} per point"
+            )
         if not np.isfinite(float(t_start)):
             raise ConfigError(f"trajectory: field 't_start' must be finite; value {t_start!r}")
         self.mode = "pd"
@@ -121,15 +133,27 @@ class PDActuator:
             tau = self.tau_cmd.copy()
             damp = np.zeros_like(tau)
         else:
-            tau = self.R * (self.kp * (self.q_d - q) + self.kv * (self.v_d - v)) + self.tau_ff
-            damp = self.R * self.kv
-        if self.mu_v.any() or self.mu_d.any():
+            tau, damp = _pd_law(self.R, self.kp, self.kv, self.q_d, self.v_d, self.tau_ff, q, v)
+        if np.count_nonzero(self.mu_v) or np.count_nonzero(self.mu_d):  # = .any(), 5x faster
             tau += self.mu_v * v + self.mu_d * np.sign(v)
         sat = np.abs(tau) > self.effort_max
-        if sat.any():
+        if np.count_nonzero(sat):
             tau = np.clip(tau, -self.effort_max, self.effort_max)
             damp = np.where(sat, 0.0, damp)
         return tau, damp
+
+
+@njit(cache=True)
+def _pd_law(R, kp, kv, q_d, v_d, tau_ff, q, v):
+    """(R (K_p (q_d − q) + K_v (q̇_d − q̇)) + τ_ff, R K_v) per joint: eq. 5.8 without friction and
+    saturation, element by element (the numpy expression's arithmetic, in one compiled call)."""
+    n = q.shape[0]
+    tau = np.empty(n)
+    damp = np.empty(n)
+    for i in range(n):
+        tau[i] = R[i] * (kp[i] * (q_d[i] - q[i]) + kv[i] * (v_d[i] - v[i])) + tau_ff[i]
+        damp[i] = R[i] * kv[i]
+    return tau, damp
 
 
 class JointTrajectory:
@@ -137,16 +161,17 @@ class JointTrajectory:
     the start [s], ``positions`` (k, n), optional ``velocities`` (k, n). Sampling: cubic Hermite
     between points when velocities are given, linear otherwise; held at the last point."""
 
-    def __init__(self, times, positions, velocities=None, names: Optional[Sequence[str]] = None):
+    def __init__(self, times, positions, velocities=None, names: Sequence[str] | None = None):
         try:
             self.t = np.asarray(times, float).reshape(-1)
         except (TypeError, ValueError):
             raise ConfigError(f"trajectory: field 'time_from_start' must be numbers; value {times!r}") from None
         self.names = list(names) if names is not None else None
-        if (self.t.shape[0] < 1 or not np.all(np.isfinite(self.t)) or np.any(np.diff(self.t) <= 0)
-                or self.t[0] < 0):
-            raise ConfigError(f"trajectory: field 'time_from_start' must be finite, >= 0 and strictly "
-                              f"increasing; value {self.t.tolist()}")
+        if self.t.shape[0] < 1 or not np.all(np.isfinite(self.t)) or np.any(np.diff(self.t) <= 0) or self.t[0] < 0:
+            raise ConfigError(
+                f"trajectory: field 'time_from_start' must be finite, >= 0 and strictly "
+                f"increasing; value {self.t.tolist()}"
+            )
         self.p = self._points(positions, "positions", (self.t.shape[0], -1))
         self.v = None if velocities is None else self._points(velocities, "velocities", self.p.shape)
 
@@ -159,11 +184,14 @@ class JointTrajectory:
                 got = f"shape {np.shape(values)}"
             except ValueError:
                 got = "rows of unequal length"
-            raise ConfigError(f"trajectory: field '{field}' must be {self.t.shape[0]} points of equal "
-                              f"length (shape {shape}); value: {got}") from None
+            raise ConfigError(
+                f"trajectory: field '{field}' must be {self.t.shape[0]} points of equal "
+                f"length (shape {shape}); value: {got}"
+            ) from None
         if a.ndim != 2 or a.shape[0] != self.t.shape[0]:
-            raise ConfigError(f"trajectory: field '{field}' must have one row per point "
-                              f"({self.t.shape[0]}); value shape {a.shape}")
+            raise ConfigError(
+                f"trajectory: field '{field}' must have one row per point ({self.t.shape[0]}); value shape {a.shape}"
+            )
         if not np.all(np.isfinite(a)):
             raise ConfigError(f"trajectory: field '{field}' contains NaN or inf")
         return a
@@ -183,15 +211,79 @@ class JointTrajectory:
         v0, v1 = self.v[i], self.v[i + 1]
         h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
         q = h00 * p[i] + h10 * h * v0 + h01 * p[i + 1] + h11 * h * v1
-        dq = ((6 * s**2 - 6 * s) * p[i] + (3 * s**2 - 4 * s + 1) * h * v0
-              + (-6 * s**2 + 6 * s) * p[i + 1] + (3 * s**2 - 2 * s) * h * v1) / h
+        dq = (
+            (6 * s**2 - 6 * s) * p[i]
+            + (3 * s**2 - 4 * s + 1) * h * v0
+            + (-6 * s**2 + 6 * s) * p[i + 1]
+            + (3 * s**2 - 2 * s) * h * v1
+        ) / h
         return q, dq
 
 
-def gains_from_dict(names, default_kp, default_kv, overrides: Dict[str, tuple]):
-    kp, kv = np.array(default_kp, float), np.array(default_kv, float)
-    for k, (p, d) in overrides.items():
-        for i, n in enumerate(names):
-            if n.startswith(k):
-                kp[i], kv[i] = p, d
-    return kp, kv
+def apply_gain_groups(actuator: PDActuator, groups, kp, kv, source: str = "actuator gains"):
+    """Set (K_p [N·m/rad], K_v [N·m·s/rad]) of every joint whose name starts with a group's prefix,
+    group by group (later groups win); other joints keep their gains. A prefix that matches no
+    joint raises `ConfigError` naming ``source``, the field and the prefix, before any gain
+    changes."""
+    selections = []
+    for prefix in groups:
+        sel = [i for i, n in enumerate(actuator.names) if n.startswith(prefix)]
+        if not sel:
+            raise ConfigError(
+                f"{source}: field 'gains.groups' must be prefixes of joint names; value {prefix!r} matches no joint"
+            )
+        selections.append(sel)
+    for sel, p, d in zip(selections, kp, kv):
+        actuator.kp[sel], actuator.kv[sel] = p, d
+
+
+@njit(cache=True)
+def _same(a, b):
+    """np.array_equal for two 1-D float arrays, without the temporaries."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+class Actuation:
+    """The actuator stage of a World step (module docstring).
+
+    actuator: the `PDActuator`; act_q, act_v: indices of the actuated joints in q and v (the
+    robot's joints after its free flyer: contiguous); armature (nv,): the model's own armature;
+    dt [s]; gravity_compensation: add the generalised gravity torques to the explicit torque."""
+
+    def __init__(self, actuator: PDActuator, act_q, act_v, armature, dt: float, gravity_compensation: bool = False):
+        self.actuator = actuator
+        self.act_q, self.act_v = np.asarray(act_q), np.asarray(act_v)
+        # the actuated joints are contiguous: slices read q and v without copies
+        self._q = slice(int(self.act_q[0]), int(self.act_q[-1]) + 1) if self.act_q.size else slice(0, 0)
+        self._v = slice(int(self.act_v[0]), int(self.act_v[-1]) + 1) if self.act_v.size else slice(0, 0)
+        self.armature = np.array(armature, float)
+        self.dt = float(dt)
+        self.gravity_compensation = bool(gravity_compensation)
+        self.tau_explicit = np.zeros(self.act_v.shape[0])
+        self._damp = None  # damping gains of the armature now in the model
+
+    def __call__(self, model, data, q, v, t: float, tau):
+        """Add the explicit actuator torque at time t [s] to ``tau`` (nv,) and set the model's
+        armature to armature + dt·K_v (when K_v changed). Returns the damping gains (n,)."""
+        ta, damp = self.actuator.torque(t, q[self._q], v[self._v])
+        if self.gravity_compensation:
+            import pinocchio as pin
+
+            ta = ta + pin.computeGeneralizedGravity(model, data, q)[self.act_v]
+        tau[self._v] = ta
+        self.tau_explicit = ta
+        if self._damp is None or not _same(damp, self._damp):
+            arm = self.armature.copy()
+            arm[self.act_v] += self.dt * damp
+            model.armature = arm  # implicit PD damping (module docstring)
+            self._damp = damp
+        return damp
+
+    def applied(self, damp, v, v_next):
+        """The torque applied over the step (n,) [N·m]: explicit part minus K_v (q̇ᵗ⁺¹ − q̇ᵗ)."""
+        return self.tau_explicit - damp * (v_next[self._v] - v[self._v])

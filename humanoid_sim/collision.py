@@ -1,33 +1,31 @@
-"""Collision stage (spec ../shared/spec/000_chardonnet.md §2.11): coal broad + narrow phase.
+"""Collision stage (spec ../shared/spec/000_chardonnet.md §2.11): candidate pairs, coal broad +
+narrow phase.
 
-Geometry lives in two lists:
-
-* **mobile geometries** (`MobileGeom`): shapes attached to a joint of the world's combined
-  Pinocchio model (robot links and free bodies), with their placement in the joint frame;
-* **static geometries** (`StaticGeom`): the scene's environment (ground plane, tilted planes,
-  boxes, spheres, cylinders), fixed in the world.
-
-`CollisionDetector.detect(data)` returns a `ContactBatch` of point contacts (batched arrays, no
-per-contact Python objects): body A (always mobile), body B (mobile or environment), point,
-normal n pointing from B into A, signed gap (negative = penetration) and the pair's material.
+The geometry (`humanoid_sim.geometry`) lives in two lists: **mobile geometries** attached to a
+joint of the world's combined Pinocchio model (robot links, free-body parts) and **static
+geometries** of the environment. `CollisionDetector.detect(oMi_R, oMi_p)` returns a
+`ContactBatch` of point contacts (batched arrays, no per-contact Python objects): body A (always
+mobile), body B (mobile or environment), point, normal n pointing from B into A, signed gap
+(negative = penetration) and the pair's material.
 
 Pipeline per step:
 
-1. **Broad phase** (numpy, vectorised): bounding spheres of the mobile shapes against the
-   environment's half-spaces (signed distance of the centre minus the radius) and bounding
-   spheres, and mobile–mobile sphere tests over the pre-selected pair list.
+1. **Broad phase** (numba): bounding spheres of the mobile shapes against the environment's
+   half-spaces (exact support distance for boxes, spheres and cylinders) and bounding spheres,
+   and mobile–mobile sphere then world-AABB tests over the candidate pair list.
 2. **Narrow phase**: `coal.collide` with ``security_margin`` = activation margin on every
-   surviving pair; pairs with a result go to `coal.computeContactPatch`, which gives the
-   contact patch polygon (for flat contacts such as box on plane: the patch corners). Each
-   patch vertex becomes one point contact: the midpoint of its two witness points, with its
-   own gap measured along the patch normal.
+   surviving pair (mobile–static and mobile–mobile alike, one loop); pairs with a result go to
+   `coal.computeContactPatch`, which gives the contact patch polygon (for flat contacts such as
+   box on plane: the patch corners). Each patch vertex becomes one point contact: the midpoint of
+   its two witness points, with its own gap measured along the patch normal.
 
-Pair selection (the default set): every mobile shape against every static shape; free bodies
-against each other and against the robot; robot self-collision between shapes of joints that
-are neither the same nor parent/child (adjacent links are excluded), minus the pairs that are
-already within the activation margin in the initial configuration (so that overlapping link
-boxes of the model do not produce permanent internal contacts). For HRP-2 this leaves the
-arm–torso, leg–leg and arm–leg pairs.
+Candidate pairs (`candidate_pairs`, the default set): every mobile shape against every static
+shape; free bodies against each other and against the robot; robot self-collision between
+shapes of joints that are neither the same nor parent/child (at least ``MIN_SELF_JOINTS`` joints
+apart, so adjacent links are excluded), minus the pairs that are already within the activation
+margin in the initial configuration (so that overlapping link boxes of the model do not produce
+permanent internal contacts). For HRP-2 this leaves the arm–torso, leg–leg and arm–leg pairs
+among others (docs/simulator.md lists them).
 
 Numbers we chose (documented here):
 
@@ -37,58 +35,33 @@ Numbers we chose (documented here):
   The thesis gives no proximity threshold (spec §2.10).
 * ``PATCH_MAX_POINTS = 8``: at most 8 points per patch (a cylinder rim on a plane would give
   12; 8 keeps the octagon). Boxes on planes give their 4 corners.
+* ``MIN_SELF_JOINTS = 3``: robot self pairs need at least 3 joints between the links: with fewer
+  the relative velocity of a point spans < 3 dimensions and a point contact's 3×3 Delassus
+  block is singular.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
 
 import coal
 import numpy as np
 from numba import njit
 
-__all__ = ["MobileGeom", "StaticGeom", "ContactBatch", "CollisionDetector", "shape_from_scene",
-           "bounding_radius", "DEFAULT_MARGIN"]
+from humanoid_sim.geometry import MobileGeom, StaticGeom
 
-DEFAULT_MARGIN = 0.005      # [m] activation margin (chosen, see module docstring)
-PATCH_MAX_POINTS = 8        # points per contact patch (chosen)
-PATCH_TOLERANCE = 1e-3      # [m] coal's patch tolerance (its default): support points within 1 mm
+__all__ = [
+    "ContactBatch",
+    "CollisionDetector",
+    "candidate_pairs",
+    "DEFAULT_MARGIN",
+    "MIN_SELF_JOINTS",
+]
 
-
-@dataclass
-class MobileGeom:
-    """A shape attached to joint ``joint`` of the combined model.
-
-    name: geometry name; body: owner (free-body name or robot link name); tree: index of the
-    mobile tree (0.. in `World.trees`); placement_R (3, 3), placement_p (3,): shape frame in the
-    joint frame; radius: bounding-sphere radius about the shape origin [m]; friction,
-    restitution: material (None for robot links: the other body's material is used)."""
-
-    name: str
-    body: str
-    joint: int
-    tree: int
-    shape: object
-    placement_R: np.ndarray
-    placement_p: np.ndarray
-    radius: float
-    friction: Optional[float] = None
-    restitution: Optional[float] = None
-
-
-@dataclass
-class StaticGeom:
-    """An environment shape: world rotation R, position p; ``halfspace`` True for planes (solid
-    below the plane through p with outward normal R[:, 2])."""
-
-    name: str
-    shape: object
-    R: np.ndarray
-    p: np.ndarray
-    radius: float
-    halfspace: bool
-    friction: float
-    restitution: float
+DEFAULT_MARGIN = 0.005  # [m] activation margin (chosen, see module docstring)
+PATCH_MAX_POINTS = 8  # points per contact patch (chosen)
+PATCH_TOLERANCE = 1e-3  # [m] coal's patch tolerance (its default): support points within 1 mm
+MIN_SELF_JOINTS = 3  # robot self pairs need >= 3 joints between the links (chosen, module docstring)
 
 
 @dataclass
@@ -107,63 +80,44 @@ class ContactBatch:
     gaps: np.ndarray
     mu: np.ndarray
     e: np.ndarray
-    slot: np.ndarray = None     # (m,) index of the point within its pair's patch (warm-start key)
+    slot: np.ndarray = None  # (m,) index of the point within its pair's patch (warm-start key)
 
     @property
     def m(self) -> int:
+        """Number of point contacts."""
         return int(self.points.shape[0])
 
     @staticmethod
-    def empty() -> "ContactBatch":
+    def empty() -> ContactBatch:
+        """A batch without contacts."""
         z = np.zeros(0)
-        return ContactBatch(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool),
-                            np.zeros((0, 3)), np.zeros((0, 3)), z, z.copy(), z.copy(),
-                            np.zeros(0, np.int64))
+        return ContactBatch(
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, bool),
+            np.zeros((0, 3)),
+            np.zeros((0, 3)),
+            z,
+            z.copy(),
+            z.copy(),
+            np.zeros(0, np.int64),
+        )
 
 
-def shape_from_scene(shape) -> object:
-    """coal shape of a `humanoid_model.scene.Shape` (box, sphere, cylinder, plane)."""
-    k = shape.kind
-    if k == "box":
-        return coal.Box(*np.asarray(shape.size, float))
-    if k == "sphere":
-        return coal.Sphere(float(shape.radius))
-    if k == "cylinder":
-        return coal.Cylinder(float(shape.radius), float(shape.length))
-    if k == "plane":
-        return coal.Halfspace(np.array([0.0, 0.0, 1.0]), 0.0)
-    if k == "mesh":
-        loader = coal.MeshLoader()
-        return loader.load(str(shape.file), np.asarray(shape.scale, float))
-    raise ValueError(f"unsupported shape kind {k!r}")
-
-
-def bounding_radius(shape) -> float:
-    """Radius of a sphere about the shape's origin that contains it [m]."""
-    if isinstance(shape, coal.Box):
-        return float(np.linalg.norm(shape.halfSide))
-    if isinstance(shape, coal.Sphere):
-        return float(shape.radius)
-    if isinstance(shape, coal.Cylinder):
-        return float(np.hypot(shape.radius, shape.halfLength))
-    if isinstance(shape, coal.Capsule):
-        return float(shape.radius + shape.halfLength)
-    if isinstance(shape, coal.Halfspace):
-        return np.inf
-    shape.computeLocalAABB()
-    aabb = shape.aabb_local
-    return float(max(np.linalg.norm(aabb.min_), np.linalg.norm(aabb.max_)))
-
-
-def _perimeter_points(V, k):
-    """k points on the closed polygon V (n, 3): its n vertices plus k − n points spread along
-    the edges in proportion to their length (benchmarks: more points per flat contact, e.g. the
-    16-point standing set of the thesis's SICONOS test, ../shared/spec/000_chardonnet.md:668)."""
-    return _perimeter(np.ascontiguousarray(V, dtype=float), int(k))
+@njit(cache=True)
+def _perimeter_pair(P, hn, k):
+    """`_perimeter` of the two witness polygons P − hn and P + hn, as one (2, k, 3) array."""
+    out = np.empty((2, k, 3))
+    out[0] = _perimeter(P - hn, k)
+    out[1] = _perimeter(P + hn, k)
+    return out
 
 
 @njit(cache=True)
 def _perimeter(V, k):
+    """k points on the closed polygon V (n, 3): its n vertices plus k − n points spread along
+    the edges in proportion to their length (benchmarks: more points per flat contact, e.g. the
+    16-point standing set of the thesis's SICONOS test, ../shared/spec/000_chardonnet.md:668)."""
     n = V.shape[0]
     L = np.empty(n)
     for i in range(n):
@@ -218,8 +172,7 @@ def _placements(oR, op, joint, PR, Pp):
 
 
 @njit(cache=True)
-def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c,
-           fin_r, pairs):
+def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs):
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)
@@ -277,10 +230,24 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
 
 
 @njit(cache=True)
+def _placed_broad(
+    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs
+):
+    """`_placements` then `_broad` (one dispatch on the hot path): (R, p, (mobile, static) (2, k)
+    of the mobile–static candidates, mobile pairs)."""
+    R, p = _placements(oR, op, joint, PR, Pp)
+    ms, ss, mp = _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs)
+    both = np.empty((2, ms.shape[0]), np.int64)
+    both[0], both[1] = ms, ss
+    return R, p, both, mp
+
+
+@njit(cache=True)
 def _assemble(A, B, I, F, ncoal):
     """Per-point arrays of `ContactBatch` from per-pair data: I (k, 4) = (geom a, geom b,
     b static, point count), F (k, 3) = (h, mu, e), ncoal (k, 3) coal normal from A to B; the
-    witness points are P1 = A − h n, P2 = B + h n (`CollisionDetector._patch`)."""
+    witness points are P1 = A − h n, P2 = B + h n (`CollisionDetector._patch`). Returns
+    ((geom_a, geom_b, slot) (3, m), b_static, points, normals, (gaps, mu, e) (3, m))."""
     ga, gb, cnt = I[:, 0], I[:, 1], I[:, 3]
     bs = I[:, 2] != 0
     hd, mu, e = F[:, 0], F[:, 1], F[:, 2]
@@ -289,22 +256,22 @@ def _assemble(A, B, I, F, ncoal):
     c = 0
     for i in range(cnt.shape[0]):
         h = hd[i]
-        for k in range(cnt[i]):
+        for _ in range(cnt[i]):
             for a in range(3):
                 hn = h * ncoal[i, a]
                 P1[c, a] = A[c, a] - hn
                 P2[c, a] = B[c, a] + hn
             c += 1
     m = P1.shape[0]
-    GA = np.empty(m, np.int64)
-    GB = np.empty(m, np.int64)
+    # the per-contact rows, packed so that only 5 arrays cross back to Python (each returned
+    # array costs a boxing); ContactBatch holds views of their rows
+    I3 = np.empty((3, m), np.int64)
+    GA, GB, SL = I3[0], I3[1], I3[2]
     BS = np.empty(m, np.bool_)
     PT = np.empty((m, 3))
     N = np.empty((m, 3))
-    GAP = np.empty(m)
-    MU = np.empty(m)
-    E = np.empty(m)
-    SL = np.empty(m, np.int64)
+    F3 = np.empty((3, m))
+    GAP, MU, E = F3[0], F3[1], F3[2]
     c = 0
     for i in range(cnt.shape[0]):
         nx, ny, nz = -ncoal[i, 0], -ncoal[i, 1], -ncoal[i, 2]
@@ -319,7 +286,7 @@ def _assemble(A, B, I, F, ncoal):
                 g += (P1[c, a] - P2[c, a]) * N[c, a]
             GAP[c] = g
             c += 1
-    return GA, GB, BS, PT, N, GAP, MU, E, SL
+    return I3, BS, PT, N, F3
 
 
 class CollisionDetector:
@@ -332,23 +299,51 @@ class CollisionDetector:
         default_friction / default_restitution: used when neither side has a material.
     """
 
-    def __init__(self, mobile: List[MobileGeom], static: List[StaticGeom], mobile_pairs,
-                 margin: float = DEFAULT_MARGIN, default_friction: float = 0.4,
-                 default_restitution: float = 0.0, patch_points: int = 0):
+    def __init__(
+        self,
+        mobile: list[MobileGeom],
+        static: list[StaticGeom],
+        mobile_pairs,
+        margin: float = DEFAULT_MARGIN,
+        default_friction: float = 0.4,
+        default_restitution: float = 0.0,
+        patch_points: int = 0,
+    ):
         self.mobile, self.static = mobile, static
         self.margin = float(margin)
         self.patch_points = int(patch_points)
         self.mobile_pairs = np.asarray(mobile_pairs, np.int64).reshape(-1, 2)
         self.joint = np.array([g.joint for g in mobile], np.int64)
+        self._geom_joints = np.unique(self.joint).tolist()  # joints that carry geometry
+        # joint placements buffer of `joint_placements`: a row per joint up to the last with geometry
+        self._H = np.tile(np.eye(4), (int(self.joint.max(initial=0)) + 1, 1, 1))
         self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
         self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
         self.rad = np.array([g.radius for g in mobile])
         # shape kind for the exact half-space test: 0 box, 1 sphere, 2 cylinder, 3 other
-        self.kind = np.array([0 if isinstance(g.shape, coal.Box) else 1 if isinstance(g.shape, coal.Sphere)
-                              else 2 if isinstance(g.shape, coal.Cylinder) else 3 for g in mobile], np.int64)
-        self.half = np.array([np.asarray(g.shape.halfSide, float) if isinstance(g.shape, coal.Box) else
-                              [0.0, 0.0, float(g.shape.halfLength)] if isinstance(g.shape, coal.Cylinder)
-                              else [0.0, 0.0, 0.0] for g in mobile]).reshape(-1, 3)
+        self.kind = np.array(
+            [
+                0
+                if isinstance(g.shape, coal.Box)
+                else 1
+                if isinstance(g.shape, coal.Sphere)
+                else 2
+                if isinstance(g.shape, coal.Cylinder)
+                else 3
+                for g in mobile
+            ],
+            np.int64,
+        )
+        self.half = np.array(
+            [
+                np.asarray(g.shape.halfSide, float)
+                if isinstance(g.shape, coal.Box)
+                else [0.0, 0.0, float(g.shape.halfLength)]
+                if isinstance(g.shape, coal.Cylinder)
+                else [0.0, 0.0, 0.0]
+                for g in mobile
+            ]
+        ).reshape(-1, 3)
         # half extents of a box containing the shape in its own frame (for world AABBs)
         self.box_ext = self.half.copy()
         for k, g in enumerate(mobile):
@@ -356,8 +351,7 @@ class CollisionDetector:
                 self.box_ext[k] = g.shape.radius
             elif isinstance(g.shape, coal.Cylinder):
                 self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
-        self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0
-                               for g in mobile])
+        self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0 for g in mobile])
         hs = [i for i, s in enumerate(static) if s.halfspace]
         fin = [i for i, s in enumerate(static) if not s.halfspace]
         self.hs_idx = np.array(hs, np.int64)
@@ -379,13 +373,22 @@ class CollisionDetector:
         self.mat_e_default = default_restitution
         # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
         self._mu_ms = [[_combine(A.friction, S.friction, default_friction) for S in static] for A in mobile]
-        self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static]
-                      for A in mobile]
+        self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static] for A in mobile]
         self._mu_mm = [[_combine(A.friction, B.friction, default_friction) for B in mobile] for A in mobile]
-        self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile]
-                      for A in mobile]
+        self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile] for A in mobile]
 
     # ------------------------------------------------------------------ placements
+    def joint_placements(self, data):
+        """World rotations (k, 3, 3) and positions (k, 3) [m] of the joints 0..k−1 (k − 1: the
+        last joint with geometry), from ``data.oMi`` (after forward kinematics): the input of
+        `detect`. Only the joints that carry geometry are filled (the other rows are stale); the
+        arrays are views of one buffer that the next call rewrites."""
+        oMi = data.oMi.tolist()  # one conversion: indexing the StdVec per joint is slower
+        H = self._H
+        for j in self._geom_joints:
+            H[j] = oMi[j].homogeneous
+        return H[:, :3, :3], H[:, :3, 3]
+
     def placements(self, oMi_R, oMi_p):
         """World rotations (n, 3, 3) and positions (n, 3) of the mobile shapes, from the joints'
         world rotations (njoints, 3, 3) and positions (njoints, 3)."""
@@ -396,8 +399,8 @@ class CollisionDetector:
         direction −n: the exact distance from the shape's origin plane to its lowest point for
         boxes (Σ |n·R e_i| h_i), spheres (r) and cylinders (r √(1 − (n·a)²) + h |n·a|); the
         bounding radius for other shapes. Centre signed distance minus extent = exact gap."""
-        proj = np.abs(np.einsum("kij,hi->khj", R, self.hs_n))            # |n · R e_j|
-        ext = np.einsum("khj,kj->kh", proj, self.half)                   # boxes
+        proj = np.abs(np.einsum("kij,hi->khj", R, self.hs_n))  # |n · R e_j|
+        ext = np.einsum("khj,kj->kh", proj, self.half)  # boxes
         na = proj[:, :, 2]
         cyl = self.cyl_r[:, None] * np.sqrt(np.maximum(1.0 - na * na, 0.0)) + self.half[:, 2:3] * na
         ext = np.where(self.kind[:, None] == 2, cyl, ext)
@@ -409,9 +412,23 @@ class CollisionDetector:
         `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
         formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
         world AABBs (|R| times the shape's half extents)."""
-        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), self.margin, self.kind,
-                      self.half, self.cyl_r, self.rad, self.box_ext, self.hs_idx, self.hs_n,
-                      self.hs_d, self.fin_idx, self.fin_c, self.fin_r, self.mobile_pairs)
+        return _broad(
+            np.ascontiguousarray(p),
+            np.ascontiguousarray(R),
+            self.margin,
+            self.kind,
+            self.half,
+            self.cyl_r,
+            self.rad,
+            self.box_ext,
+            self.hs_idx,
+            self.hs_n,
+            self.hs_d,
+            self.fin_idx,
+            self.fin_c,
+            self.fin_r,
+            self.mobile_pairs,
+        )
 
     # ------------------------------------------------------------------ narrow phase
     def _patch(self, s1, T1, s2, T2):
@@ -427,8 +444,12 @@ class CollisionDetector:
         coal.computeContactPatch(s1, T1, s2, T2, res, self.preq, pres)
         if pres.numContactPatches() == 0:
             c = res.getContact(0)
-            return (np.array([c.getNearestPoint1()]), np.array([c.getNearestPoint2()]),
-                    np.asarray(c.normal, float), 0.0)
+            return (
+                np.array([c.getNearestPoint1()]),
+                np.array([c.getNearestPoint2()]),
+                np.asarray(c.normal, float),
+                0.0,
+            )
         patch = pres.getContactPatch(0)
         k = patch.size()
         # coal's getPointShape1/2(i) are getPoint(i) ∓ (depth / 2) getNormal(): one binding call
@@ -440,25 +461,51 @@ class CollisionDetector:
             keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
             P = P[keep]
         if self.patch_points and P.shape[0] >= 3 and self.patch_points > P.shape[0]:
-            hn = h * nrm
-            P1, P2 = P - hn, P + hn
-            return _perimeter_points(P1, self.patch_points), _perimeter_points(P2, self.patch_points), nrm, 0.0
+            W = _perimeter_pair(P, h * nrm, self.patch_points)
+            return W[0], W[1], nrm, 0.0
         return P, P, nrm, h
 
     def detect(self, oMi_R, oMi_p) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`)."""
-        R, p = _placements(oMi_R, oMi_p, self.joint, self.PR, self.Pp)      # = placements()
-        mi, si, mpairs = _broad(p, R, self.margin, self.kind, self.half, self.cyl_r, self.rad,  # = broad_phase()
-                                self.box_ext, self.hs_idx, self.hs_n, self.hs_d, self.fin_idx, self.fin_c,
-                                self.fin_r, self.mobile_pairs)
-        if mi.shape[0] == 0 and mpairs.shape[0] == 0:
+        R, p, ms, mpairs = _placed_broad(  # = placements() then broad_phase(), one compiled call
+            oMi_R,
+            oMi_p,
+            self.joint,
+            self.PR,
+            self.Pp,
+            self.margin,
+            self.kind,
+            self.half,
+            self.cyl_r,
+            self.rad,
+            self.box_ext,
+            self.hs_idx,
+            self.hs_n,
+            self.hs_d,
+            self.fin_idx,
+            self.fin_c,
+            self.fin_r,
+            self.mobile_pairs,
+        )
+        if ms.shape[1] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
-        P1s, P2s, nrm, ints, flts = [], [], [], [], []   # per pair: (ga, gb, b_static, count), (h, mu, e)
-        same = True                                      # every pair gave P1 is P2 (patch points)
         mobile, static = self.mobile, self.static
         Tr = coal.Transform3s
-        for i, s in zip(mi.tolist(), si.tolist()):
-            out = self._patch(mobile[i].shape, Tr(R[i], p[i]), static[s].shape, self.static_tf[s])
+        # the surviving pairs, mobile–static then mobile–mobile, as one list for one narrow-phase
+        # loop: (shape A, placement A, shape B, placement B, ga, gb, b_static, mu, e)
+        mu_ms, e_ms, mu_mm, e_mm = self._mu_ms, self._e_ms, self._mu_mm, self._e_mm
+        pairs = [
+            (mobile[i].shape, Tr(R[i], p[i]), static[s].shape, self.static_tf[s], i, s, 1, mu_ms[i][s], e_ms[i][s])
+            for i, s in zip(*ms.tolist())
+        ]
+        pairs += [
+            (mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]), a, b, 0, mu_mm[a][b], e_mm[a][b])
+            for a, b in mpairs.tolist()
+        ]
+        P1s, P2s, nrm, ints, flts = [], [], [], [], []  # per pair: (ga, gb, b_static, count), (h, mu, e)
+        same = True  # every pair gave P1 is P2 (patch points)
+        for s1, T1, s2, T2, ga, gb, st, mu, e in pairs:
+            out = self._patch(s1, T1, s2, T2)
             if out is None:
                 continue
             P1, P2, ncoal, h = out
@@ -466,22 +513,54 @@ class CollisionDetector:
             P2s.append(P2)
             same = same and P1 is P2
             nrm.append(ncoal)
-            ints.append((i, s, 1, P1.shape[0]))
-            flts.append((h, self._mu_ms[i][s], self._e_ms[i][s]))
-        for a, b in mpairs.tolist():
-            out = self._patch(mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]))
-            if out is None:
-                continue
-            P1, P2, ncoal, h = out
-            P1s.append(P1)
-            P2s.append(P2)
-            same = same and P1 is P2
-            nrm.append(ncoal)
-            ints.append((a, b, 0, P1.shape[0]))
-            flts.append((h, self._mu_mm[a][b], self._e_mm[a][b]))
+            ints.append((ga, gb, st, P1.shape[0]))
+            flts.append((h, mu, e))
         if not ints:
             return ContactBatch.empty()
         A = np.concatenate(P1s)
-        out = _assemble(A, A if same else np.concatenate(P2s), np.array(ints, np.int64),
-                        np.array(flts, float), np.array(nrm))
-        return ContactBatch(*out)
+        out = _assemble(
+            A, A if same else np.concatenate(P2s), np.array(ints, np.int64), np.array(flts, float), np.array(nrm)
+        )
+        I3, bs, points, normals, F3 = out
+        return ContactBatch(I3[0], I3[1], bs, points, normals, F3[0], F3[1], F3[2], I3[2])
+
+
+def candidate_pairs(
+    mobile: list[MobileGeom], parents, data=None, margin: float = DEFAULT_MARGIN, self_collision: bool = True
+) -> np.ndarray:
+    """(k, 2) mobile–mobile pairs (a < b, indices into ``mobile``) the narrow phase tests.
+
+    Shapes of different trees always pair. Shapes of one tree (robot self-collision, only with
+    ``self_collision``) pair when their joints are at least ``MIN_SELF_JOINTS`` joints apart
+    (``parents``: the model's parent joint per joint; so never a link and its parent, nor
+    adjacent links) and, when ``data`` (Pinocchio data after forward kinematics at the initial
+    configuration) is given, are not already within ``margin`` [m] of each other there
+    (overlapping link boxes would otherwise make permanent internal contacts). Mobile–static
+    pairs are not listed: every mobile shape is tested against every static shape."""
+
+    def chain(j):
+        out = set()
+        while j > 0:
+            out.add(j)
+            j = parents[j]
+        return out
+
+    chains = {g.joint: chain(g.joint) for g in mobile}
+    pairs = []
+    for a in range(len(mobile)):
+        for b in range(a + 1, len(mobile)):
+            A, B = mobile[a], mobile[b]
+            if A.tree != B.tree or self_collision and len(chains[A.joint] ^ chains[B.joint]) >= MIN_SELF_JOINTS:
+                pairs.append((a, b))
+    pairs = np.array(pairs, np.int64).reshape(-1, 2)
+    if data is not None and pairs.shape[0]:
+        probe = CollisionDetector(mobile, [], pairs, margin)
+        batch = probe.detect(*probe.joint_placements(data))
+        overlapping = {
+            (a, b)
+            for a, b, st in zip(batch.geom_a.tolist(), batch.geom_b.tolist(), batch.b_static.tolist())
+            if not st and mobile[a].tree == mobile[b].tree
+        }
+        if overlapping:
+            pairs = np.array([pr for pr in pairs.tolist() if tuple(pr) not in overlapping], np.int64).reshape(-1, 2)
+    return pairs

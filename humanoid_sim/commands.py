@@ -1,8 +1,9 @@
-"""ROS-free checks of the simulator node's joint commands (ros2_control-style topics).
+"""ROS-free checks of the simulator node's commands (ros2_control-style topics, external wrenches).
 
-The node (`humanoid_sim.node`) turns messages into plain values and calls these functions; every
-bad command raises `CommandError` (a `HumanoidStackError`) whose message names the topic, the
-field and the value, and the node logs it and keeps the previous command.
+The node (`humanoid_ros.simulator`) turns messages into plain values and calls these functions
+(through `humanoid_sim.session.SimulationSession`); every bad command raises `CommandError` (a
+`HumanoidStackError`) whose message names the topic, the field and the value, and the node logs
+it and keeps the previous command.
 
 * `check_positions` / `check_efforts`: a forward controller's ``Float64MultiArray.data``, one
   value per actuated joint in the robot's joint order (`Robot.joint_names`), finite, positions
@@ -15,46 +16,53 @@ field and the value, and the node logs it and keeps the previous command.
   trajectory starts from the current set-point at time 0 (as ros2_control interpolates from the
   current state). Names must be known and unique, times strictly increasing, positions finite and
   within the limits, velocities (all points or none) finite.
+* `check_wrench`: an external wrench (``geometry_msgs/WrenchStamped``): ``header.frame_id`` names
+  a link of the robot or a free body of the scene, force [N] and torque [N·m] finite.
 """
+
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.validation import finite_number, finite_vector, message
 from humanoid_sim.actuators import JointTrajectory
+from humanoid_sim.exceptions import CommandError
 
-__all__ = ["CommandError", "check_positions", "check_efforts", "build_trajectory", "TrajectoryPoint",
-           "LIMIT_TOL"]
+__all__ = [
+    "CommandError",
+    "check_positions",
+    "check_efforts",
+    "check_wrench",
+    "build_trajectory",
+    "TrajectoryPoint",
+    "LIMIT_TOL",
+]
 
-LIMIT_TOL = 1e-9   # [rad] a command this far outside a limit still counts as inside (rounding; chosen)
-
-
-class CommandError(HumanoidStackError):
-    """A joint command was rejected (the previous command continues)."""
+LIMIT_TOL = 1e-9  # [rad] a command this far outside a limit still counts as inside (rounding; chosen)
 
 
 def _finite(values, topic, field):
-    a = np.asarray(values, dtype=float).reshape(-1)
-    bad = np.flatnonzero(~np.isfinite(a))
-    if bad.size:
-        raise CommandError(f"{topic}: field '{field}' has non-finite value {a[bad[0]]} at index {bad[0]}")
-    return a
+    return finite_vector(values, None, topic, field, CommandError)
 
 
 def _check_length(a, n, topic, field):
     if a.shape[0] != n:
-        raise CommandError(f"{topic}: field '{field}' has {a.shape[0]} values; expected {n} "
-                           "(one per actuated joint, in /joint_states order)")
+        raise CommandError(
+            f"{topic}: field '{field}' has {a.shape[0]} values; expected {n} "
+            "(one per actuated joint, in /joint_states order)"
+        )
 
 
 def _check_limits(a, lower, upper, names, topic, field, unit):
     out = np.flatnonzero((a < lower - LIMIT_TOL) | (a > upper + LIMIT_TOL))
     if out.size:
         i = int(out[0])
-        raise CommandError(f"{topic}: field '{field}' value {a[i]:.6g} {unit} for joint '{names[i]}' is "
-                           f"outside its limits [{lower[i]:.6g}, {upper[i]:.6g}]")
+        raise CommandError(
+            f"{topic}: field '{field}' value {a[i]:.6g} {unit} for joint '{names[i]}' is "
+            f"outside its limits [{lower[i]:.6g}, {upper[i]:.6g}]"
+        )
 
 
 def check_positions(values, names: Sequence[str], lower, upper, topic: str = "command") -> np.ndarray:
@@ -75,6 +83,19 @@ def check_efforts(values, names: Sequence[str], effort_max, topic: str = "comman
     return a
 
 
+def check_wrench(link: str, force, torque, model, robot_name: str, topic: str = "external wrench"):
+    """(link, force (3,) [N], torque (3,) [N·m]) of an external wrench, checked: ``link`` is a frame
+    of ``model`` (the world's combined Pinocchio model: robot links and free bodies; a leading
+    "/" is dropped) and the six values are finite."""
+    link = str(link).lstrip("/")
+    if not link or model.getFrameId(link) >= len(model.frames):
+        raise CommandError(
+            message(topic, "header.frame_id", f"a link of robot '{robot_name}' or a free body of the scene", link)
+        )
+    wrench = finite_vector(list(force) + list(torque), 6, topic, "wrench", CommandError)
+    return link, wrench[:3], wrench[3:]
+
+
 class TrajectoryPoint:
     """Plain stand-in of a ``JointTrajectoryPoint``: positions, velocities, time_from_start [s]."""
 
@@ -84,8 +105,17 @@ class TrajectoryPoint:
         self.time_from_start = float(time_from_start)
 
 
-def build_trajectory(joint_names: Sequence[str], points, robot_names: Sequence[str], lower, upper,
-                     current, stamp: float, now: float, topic: str = "trajectory"):
+def build_trajectory(
+    joint_names: Sequence[str],
+    points,
+    robot_names: Sequence[str],
+    lower,
+    upper,
+    current,
+    stamp: float,
+    now: float,
+    topic: str = "trajectory",
+):
     """(`JointTrajectory` over all robot joints, start time [s] on the simulation clock).
 
     joint_names: the message's names; points: objects with ``positions``, ``velocities`` and
@@ -100,20 +130,22 @@ def build_trajectory(joint_names: Sequence[str], points, robot_names: Sequence[s
         raise CommandError(f"{topic}: field 'joint_names' is empty")
     unknown = [n for n in names if n not in index]
     if unknown:
-        raise CommandError(f"{topic}: field 'joint_names' has unknown joint '{unknown[0]}' "
-                           f"(robot joints: {', '.join(robot_names[:6])}, ...)")
+        raise CommandError(
+            f"{topic}: field 'joint_names' has unknown joint '{unknown[0]}' "
+            f"(robot joints: {', '.join(robot_names[:6])}, ...)"
+        )
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise CommandError(f"{topic}: field 'joint_names' names joint '{dup}' twice")
     points = list(points)
     if not points:
         raise CommandError(f"{topic}: field 'points' is empty")
-    if not (np.isfinite(stamp) and stamp >= 0):
-        raise CommandError(f"{topic}: field 'header.stamp' = {stamp} is not a valid time")
+    stamp = finite_number(stamp, topic, "header.stamp", minimum=0.0, unit="[s]", error=CommandError)
     times = np.array([float(p.time_from_start) for p in points])
     if not np.all(np.isfinite(times)) or times[0] < 0 or np.any(np.diff(times) <= 0):
-        raise CommandError(f"{topic}: field 'points[].time_from_start' must be >= 0 and strictly "
-                           f"increasing; value {times.tolist()}")
+        raise CommandError(
+            f"{topic}: field 'points[].time_from_start' must be >= 0 and strictly increasing; value {times.tolist()}"
+        )
     cols = np.array([index[n] for n in names])
     current = np.asarray(current, float).reshape(-1)
     P = np.tile(current, (len(points), 1))
@@ -125,15 +157,17 @@ def build_trajectory(joint_names: Sequence[str], points, robot_names: Sequence[s
     for k, p in enumerate(points):
         pos = _finite(p.positions, topic, f"points[{k}].positions")
         if pos.shape[0] != len(names):
-            raise CommandError(f"{topic}: field 'points[{k}].positions' has {pos.shape[0]} values for "
-                               f"{len(names)} joint_names")
+            raise CommandError(
+                f"{topic}: field 'points[{k}].positions' has {pos.shape[0]} values for {len(names)} joint_names"
+            )
         _check_limits(pos, lower[cols], upper[cols], names, topic, f"points[{k}].positions", "rad")
         P[k, cols] = pos
         if V is not None:
             vel = _finite(p.velocities, topic, f"points[{k}].velocities")
             if vel.shape[0] != len(names):
-                raise CommandError(f"{topic}: field 'points[{k}].velocities' has {vel.shape[0]} values for "
-                                   f"{len(names)} joint_names")
+                raise CommandError(
+                    f"{topic}: field 'points[{k}].velocities' has {vel.shape[0]} values for {len(names)} joint_names"
+                )
             V[k, cols] = vel
     if times[0] > 0:
         times = np.concatenate([[0.0], times])
@@ -142,4 +176,3 @@ def build_trajectory(joint_names: Sequence[str], points, robot_names: Sequence[s
             V = np.vstack([np.zeros_like(current), V])
     start = float(now) if stamp == 0 else float(stamp)
     return JointTrajectory(times, P, V, names=robot_names), start
-

@@ -11,39 +11,45 @@ world frame [m]:
   μ · height, so a force inside its Coulomb cone (‖f_t‖ ≤ μ f_n) is an arrow inside its cone and
   a sliding contact's arrow lies on the cone's surface. k = ``CONE_SEGMENTS`` side triangles.
 
-``force_scale`` [m/N] is a node parameter (default `FORCE_SCALE`). Contacts carrying less than
-``min_force`` [N] get no arrow and no cone (a zero-size arrow cannot be drawn).
+``force_scale`` [m/N] is a node parameter (default `FORCE_SCALE`, the convention shared with the
+viewer in `humanoid_model.display`). Contacts carrying less than ``min_force`` [N] get no arrow
+and no cone (a zero-size arrow cannot be drawn). `step_contact_markers(world.last)` gives them
+for a world's last step.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ContactMarkers", "contact_markers", "FORCE_SCALE", "CONE_SEGMENTS"]
+from humanoid_model.display import FORCE_SCALE  # [m/N] the shared default (re-exported)
 
-FORCE_SCALE = 3e-3   # [m/N] 3 mm per newton: HRP-2's ~70 N per sole corner is a 21 cm arrow, which
-#                      clears the 10.5 cm high foot so arrows and cones show in the viewer (chosen)
-CONE_SEGMENTS = 12   # side triangles per cone (chosen: smooth enough, 36 points per cone)
-MIN_FORCE = 1e-3     # [N] below this a contact is drawn as a point only (chosen)
+__all__ = ["ContactMarkers", "contact_markers", "step_contact_markers", "FORCE_SCALE", "CONE_SEGMENTS"]
+
+CONE_SEGMENTS = 12  # side triangles per cone (chosen: smooth enough, 36 points per cone)
+MIN_FORCE = 1e-3  # [N] below this a contact is drawn as a point only (chosen)
 
 
 @dataclass
 class ContactMarkers:
-    points: np.ndarray   # (m, 3)
-    arrows: np.ndarray   # (k, 2, 3), k <= m
-    cones: np.ndarray    # (3 · CONE_SEGMENTS · k, 3)
+    """The world-frame geometry of one step's /contacts markers [m] (see the module docstring)."""
+
+    points: np.ndarray  # (m, 3)
+    arrows: np.ndarray  # (k, 2, 3), k <= m
+    cones: np.ndarray  # (3 · CONE_SEGMENTS · k, 3)
 
 
-def contact_markers(points, frames, forces_local, mu, force_scale: float = FORCE_SCALE,
-                    min_force: float = MIN_FORCE) -> ContactMarkers:
+def contact_markers(
+    points, frames, forces_local, mu, force_scale: float = FORCE_SCALE, min_force: float = MIN_FORCE
+) -> ContactMarkers:
     """points (m, 3) [m]; frames (m, 3, 3) rows (n, t1, t2) in the world; forces_local (m, 3)
     (f_n, f_t1, f_t2) [N]; mu (m,) friction coefficients. See the module docstring."""
     P = np.asarray(points, float).reshape(-1, 3)
     F = np.asarray(frames, float).reshape(-1, 3, 3)
     fl = np.asarray(forces_local, float).reshape(-1, 3)
     mu = np.broadcast_to(np.asarray(mu, float), (P.shape[0],))
-    fw = np.einsum("mi,mij->mj", fl, F)                       # world force on body A
+    fw = np.einsum("mi,mij->mj", fl, F)  # world force on body A
     on = np.linalg.norm(fl, axis=1) > min_force
     arrows = np.stack([P[on], P[on] + force_scale * fw[on]], axis=1) if on.any() else np.zeros((0, 2, 3))
     cone = on & (fl[:, 0] > min_force)
@@ -58,3 +64,11 @@ def contact_markers(points, frames, forces_local, mu, force_scale: float = FORCE
             tris.extend([P[c], rim[i], rim[i + 1]])
     cones = np.array(tris) if tris else np.zeros((0, 3))
     return ContactMarkers(P.copy(), arrows, cones)
+
+
+def step_contact_markers(result, force_scale: float = FORCE_SCALE) -> ContactMarkers:
+    """The markers of the contacts of one step: ``result`` is a `humanoid_sim.state.StepResult`
+    (``World.last``; None before the first step gives empty markers); force_scale [m/N]."""
+    if result is None or result.batch.m == 0:
+        return contact_markers(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros(0))
+    return contact_markers(result.batch.points, result.frames, result.forces, result.batch.mu, force_scale=force_scale)

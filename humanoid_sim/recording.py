@@ -1,11 +1,12 @@
 """Headless-run recordings (format in ``docs/recording.md``).
 
-    rec = Recorder(world, every=10)
-    for _ in range(n):
-        world.step()
-        rec.maybe_record()
-    rec.save("run.json")
+rec = Recorder(world, every=10)
+for _ in range(n):
+    world.step()
+    rec.maybe_record()
+rec.save("run.json")
 """
+
 from __future__ import annotations
 
 import json
@@ -38,16 +39,19 @@ class Recorder:
         self.record()
 
     def maybe_record(self):
+        """Record when the world's step count is a multiple of ``every``."""
         if self.world.steps % self.every == 0:
             self.record()
 
     def record(self):
+        """Append one sample of the world's state (and contacts)."""
         w = self.world
         st = w.state
         self.t.append(round(float(st.t), 12))
         for name, b in st.bodies.items():
-            d = self.bodies.setdefault(name, {"position": [], "quaternion": [], "linear_velocity": [],
-                                              "angular_velocity": []})
+            d = self.bodies.setdefault(
+                name, {"position": [], "quaternion": [], "linear_velocity": [], "angular_velocity": []}
+            )
             d["position"].append(_r(b.position))
             d["quaternion"].append(_r(b.quaternion, 12))
             d["linear_velocity"].append(_r(b.linear_velocity))
@@ -58,32 +62,46 @@ class Recorder:
             self.joints["velocities"].append(_r(st.joint_velocities))
             self.joints["torques"].append(_r(st.joint_torques, 6))
         if self.with_contacts:
-            self.contacts.append([{k: (_r(v) if isinstance(v, list) else (round(v, 12) if isinstance(v, float) else v))
-                                   for k, v in c.items()} for c in w.contact_list()])
+            self.contacts.append(
+                [
+                    {
+                        k: (_r(v) if isinstance(v, list) else (round(v, 12) if isinstance(v, float) else v))
+                        for k, v in c.items()
+                    }
+                    for c in w.contact_list()
+                ]
+            )
 
     def document(self) -> dict:
+        """The recording as a JSON-ready dict (docs/recording.md)."""
         w = self.world
         s = w.stats()
-        ts = np.array(w.step_times) if w.step_times else np.zeros(1)
         stats = {
             "steps": s["steps"],
             "dt": w.dt,
             "solver": s["solver"],
             "median_step_time": s["median_step_time"],
             "max_step_time": s["max_step_time"],
-            "mean_step_time": float(ts.mean()),
+            "mean_step_time": s["mean_step_time"],
             "stage_time": s["stage_time"],
-            "solver_iterations": {"total": s["iterations_total"], "max": s["iterations_max"],
-                                  "mean": s["iterations_total"] / max(s["steps"], 1)},
+            "solver_iterations": {
+                "total": s["iterations_total"],
+                "max": s["iterations_max"],
+                "mean": s["iterations_total"] / max(s["steps"], 1),
+            },
             "unconverged_solves": s["unconverged_solves"],
             "impacts": s["impacts"],
             "max_residuals": s["max_residuals"],
         }
         src = getattr(w.scene, "source", None)
-        doc = {"format": FORMAT, "scene": str(src) if src is not None else w.scene.name,
-               "scene_name": w.scene.name,
-               "robot": w.robot.name if w.robot is not None else None,
-               "t": self.t, "bodies": self.bodies}
+        doc = {
+            "format": FORMAT,
+            "scene": str(src) if src is not None else w.scene.name,
+            "scene_name": w.scene.name,
+            "robot": w.robot.name if w.robot is not None else None,
+            "t": self.t,
+            "bodies": self.bodies,
+        }
         if self.joints["names"]:
             doc["joints"] = self.joints
         doc["contacts"] = self.contacts
@@ -91,6 +109,7 @@ class Recorder:
         return doc
 
     def save(self, path):
+        """Write the document to ``path`` (parents created); ConfigError when it cannot."""
         p = Path(path)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)

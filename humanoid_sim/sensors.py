@@ -22,9 +22,8 @@ acceleration (q̇ᵗ⁺¹ − q̇ᵗ)/dt over it and its contact forces.
   link, world frame (None when the foot carries < ``MIN_LOAD``); **ZMP**: the same over both
   feet (flat ground: the point where the horizontal moment of the contact forces vanishes).
 """
-from __future__ import annotations
 
-from typing import Dict, Optional
+from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
@@ -33,7 +32,7 @@ from humanoid_model.exceptions import ConfigError
 
 __all__ = ["Sensors", "ForceTorqueModel", "MIN_LOAD"]
 
-MIN_LOAD = 1.0   # [N] a foot carrying less has no CoP (chosen)
+MIN_LOAD = 1.0  # [N] a foot carrying less has no CoP (chosen)
 
 
 class ForceTorqueModel:
@@ -43,8 +42,7 @@ class ForceTorqueModel:
         self.G = np.eye(6) if gain is None else np.asarray(gain, float).reshape(6, 6)
         self.offset = np.zeros(6) if offset is None else np.asarray(offset, float).reshape(6)
         self.noise = np.zeros(6) if noise is None else np.asarray(noise, float).reshape(6)
-        if not (np.all(np.isfinite(self.G)) and np.all(np.isfinite(self.offset))
-                and np.all(self.noise >= 0)):
+        if not (np.all(np.isfinite(self.G)) and np.all(np.isfinite(self.offset)) and np.all(self.noise >= 0)):
             raise ConfigError("sensor model: fields 'gain'/'offset' must be finite and 'noise' >= 0")
         self.rng = np.random.default_rng(seed)
 
@@ -58,8 +56,7 @@ class ForceTorqueModel:
 class Sensors:
     """Sensor readings of a `World` with a robot (see the module docstring)."""
 
-    def __init__(self, world, models: Optional[Dict[str, ForceTorqueModel]] = None,
-                 resolution: float = 0.0):
+    def __init__(self, world, models: dict[str, ForceTorqueModel] | None = None, resolution: float = 0.0):
         if world.robot is None:
             raise ConfigError("sensors: the world has no robot")
         self.world = world
@@ -84,9 +81,9 @@ class Sensors:
     def _external_forces(self):
         w = self.world
         fext = [pin.Force.Zero() for _ in range(self.model.njoints)]
-        if w.last is None or w.last["batch"].m == 0:
+        if w.last is None or w.last.batch.m == 0:
             return fext
-        b = w.last["batch"]
+        b = w.last.batch
         pts, F = w.contact_forces_world()
         oMi = self.data.oMi
         for k in range(b.m):
@@ -113,7 +110,7 @@ class Sensors:
         return a
 
     # ------------------------------------------------------------------ readings
-    def force_torque(self) -> Dict[str, tuple]:
+    def force_torque(self) -> dict[str, tuple]:
         """name -> (force (3,), torque (3,)) in the sensor frame, after the sensor model."""
         self._rnea()
         out = {}
@@ -124,7 +121,9 @@ class Sensors:
             out[name] = (val[:3], val[3:])
         return out
 
-    def imu(self) -> Optional[dict]:
+    def imu(self) -> dict | None:
+        """IMU reading (orientation xyzw, angular velocity [rad/s] and proper acceleration [m/s²] in
+        the IMU frame), or None when the robot has no IMU."""
         if self.imu_frame is None:
             return None
         self._rnea()
@@ -133,10 +132,14 @@ class Sensors:
         vel = pin.getFrameVelocity(m, d, fid, pin.LOCAL)
         acc = pin.getFrameClassicalAcceleration(m, d, fid, pin.LOCAL)
         proper = acc.linear - R.T @ np.asarray(m.gravity.linear)
-        return {"orientation": pin.Quaternion(R).coeffs().copy(), "angular_velocity": vel.angular.copy(),
-                "linear_acceleration": proper}
+        return {
+            "orientation": pin.Quaternion(R).coeffs().copy(),
+            "angular_velocity": vel.angular.copy(),
+            "linear_acceleration": proper,
+        }
 
     def encoders(self):
+        """(joint positions [rad], quantised to ``resolution`` if > 0, joint velocities [rad/s])."""
         st = self.world.state
         q = st.joint_positions
         if self.resolution > 0:
@@ -146,9 +149,9 @@ class Sensors:
     def _foot_forces(self):
         w = self.world
         out = {name: [] for name in self.feet}
-        if w.last is None or w.last["batch"].m == 0:
+        if w.last is None or w.last.batch.m == 0:
             return out
-        b = w.last["batch"]
+        b = w.last.batch
         pts, F = w.contact_forces_world()
         for k in range(b.m):
             link = w.mobile[b.geom_a[k]].body
@@ -157,16 +160,15 @@ class Sensors:
                     out[name].append((pts[k], F[k]))
         return out
 
-    def cop(self) -> Dict[str, Optional[np.ndarray]]:
+    def cop(self) -> dict[str, np.ndarray | None]:
         """Centre of pressure of each foot (world) [m], or None when unloaded."""
         res = {}
         for name, items in self._foot_forces().items():
             fz = sum(f[2] for _, f in items) if items else 0.0
-            res[name] = (None if fz < MIN_LOAD else
-                         sum(f[2] * p for p, f in items) / fz)
+            res[name] = None if fz < MIN_LOAD else sum(f[2] * p for p, f in items) / fz
         return res
 
-    def zmp(self) -> Optional[np.ndarray]:
+    def zmp(self) -> np.ndarray | None:
         """ZMP of both feet together (world) [m], or None when the feet carry < MIN_LOAD."""
         items = [x for v in self._foot_forces().values() for x in v]
         fz = sum(f[2] for _, f in items) if items else 0.0

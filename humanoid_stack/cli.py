@@ -1,4 +1,5 @@
 """`humanoid-stack` command: a thin dispatcher over `humanoid_stack.commands.<name>` modules."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,19 +21,27 @@ def _load(name):
         raise
 
 
+def available_commands() -> list[str]:
+    """The subcommands this version provides, in --help order: the names in `COMMANDS` whose
+    module `humanoid_stack.commands.<name>` exists (the parser's subcommands)."""
+    return [name for name in COMMANDS if _load(name) is not None]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="humanoid-stack",
         description="Humanoid robotics stack: models, simulator, planners, viewer. "
-                    "Run 'humanoid-stack COMMAND --help' for the options of each command.",
+        "Run 'humanoid-stack COMMAND --help' for the options of each command.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in available_commands():
         mod = _load(name)
-        if mod is None:
-            continue
-        p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=mod.HELP,
+            description=getattr(mod, "DESCRIPTION", mod.HELP),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser

@@ -22,6 +22,7 @@ file would pass, applied by rcl when each node declares them. The nodes spin in 
 
 Nothing here is imported by the libraries; rclpy is imported only inside `run_nodes`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,13 +39,14 @@ UP_KEY = "humanoid_stack_up"
 """Top-level key (pseudo-node) of a parameter file whose ``nodes`` parameter lists the nodes to start."""
 
 NODE_CLASSES = {
-    "state_publisher": "humanoid_model.node:StatePublisherNode",
-    "viewer": "humanoid_viewer.node:ViewerNode",
-    "gait_generator": "humanoid_planner.gait.node:GaitGeneratorNode",
-    "simulator": "humanoid_sim.node:SimulatorNode",
+    "state_publisher": "humanoid_ros.state_publisher:StatePublisherNode",
+    "viewer": "humanoid_ros.viewer:ViewerNode",
+    "gait_generator": "humanoid_ros.gait_generator:GaitGeneratorNode",
+    "simulator": "humanoid_ros.simulator:SimulatorNode",
 }
-"""Registered node classes: name in a ``nodes:`` list -> ``module:Class``. Add new nodes here
-(and their executables to setup.py's NODES). A ``nodes:`` entry may also be ``module:Class``."""
+"""Registered node classes: name in a ``nodes:`` list -> ``module:Class`` (the nodes live in
+`humanoid_ros`, one module per node). Add new nodes here (and their executables to setup.py's
+NODES). A ``nodes:`` entry may also be ``module:Class``."""
 
 _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -72,21 +74,18 @@ def _yaml_scalar(value) -> str:
 
 
 def resolve_params_file(name_or_path: str) -> Path:
-    """``config/NAME.yaml`` for a bare name, else the given path; ConfigError when missing."""
-    from humanoid_model.paths import config_dir
+    """An existing parameter file, else ``config/NAME.yaml`` of a shipped node set (rule of
+    `humanoid_model.paths.resolve`); ConfigError when neither."""
+    from humanoid_model.paths import config_dir, resolve, shipped_files
 
-    text = str(name_or_path)
-    candidate = Path(text).expanduser()
-    if candidate.suffix in (".yaml", ".yml") or "/" in text:
-        if not candidate.is_file():
-            raise ConfigError(f"parameter file not found: {candidate}")
-        return candidate.resolve()
-    shipped = config_dir() / f"{text}.yaml"
-    if shipped.is_file():
-        return shipped
-    known = sorted(p.stem for p in config_dir().glob("*.yaml"))
-    raise ConfigError(f"unknown node set '{text}': no file {shipped} (shipped: {', '.join(known) or 'none'}) "
-                      "and not a path to a .yaml file")
+    return resolve(
+        name_or_path,
+        shipped_files(config_dir(), ".yaml"),
+        "node set",
+        (".yaml", ".yml"),
+        ConfigError,
+        file_kind="parameter file",
+    )
 
 
 def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
@@ -104,12 +103,16 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
     up = (data.get(UP_KEY) or {}).get("ros__parameters") or {}
     nodes = up.get("nodes")
     if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) and n for n in nodes):
-        raise ConfigError(f"{path}: field {UP_KEY}.ros__parameters.nodes must be a non-empty list of node "
-                          f"names (registered: {', '.join(NODE_CLASSES)}), got {nodes!r}")
+        raise ConfigError(
+            f"{path}: field {UP_KEY}.ros__parameters.nodes must be a non-empty list of node "
+            f"names (registered: {', '.join(NODE_CLASSES)}), got {nodes!r}"
+        )
     for entry in nodes:
         if entry not in NODE_CLASSES and ":" not in entry:
-            raise ConfigError(f"{path}: {UP_KEY}.ros__parameters.nodes: unknown node '{entry}'; registered "
-                              f"nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')")
+            raise ConfigError(
+                f"{path}: {UP_KEY}.ros__parameters.nodes: unknown node '{entry}'; registered "
+                f"nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')"
+            )
     node_set = NodeSet(path=path, nodes=list(nodes), parameters=data)
     for item in sets or []:
         node_set.overrides.append(parse_set(item, path, data))
@@ -133,8 +136,9 @@ def parse_set(item: str, path: Path, data: dict) -> tuple[str, str, object]:
         raise ConfigError(f"--set '{item}': expected NODE.PARAM=VALUE, e.g. viewer.port=8081")
     if node not in data or node == UP_KEY:
         nodes = [k for k in data if k != UP_KEY]
-        raise ConfigError(f"--set '{item}': node '{node}' has no parameters in {path} "
-                          f"(nodes there: {', '.join(nodes) or 'none'})")
+        raise ConfigError(
+            f"--set '{item}': node '{node}' has no parameters in {path} (nodes there: {', '.join(nodes) or 'none'})"
+        )
     try:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError:
@@ -152,8 +156,10 @@ def node_class(entry: str):
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
-            raise ConfigError(f"node '{entry}': module {module_name} is not available ({exc}); "
-                              "is this node implemented in this version?") from None
+            raise ConfigError(
+                f"node '{entry}': module {module_name} is not available ({exc}); "
+                "is this node implemented in this version?"
+            ) from None
         raise
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -169,8 +175,8 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     classes = [node_class(entry) for entry in node_set.nodes]  # fail before touching rclpy
 
     import rclpy
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
     from rclpy.exceptions import ParameterException
+    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
     from rclpy.task import Future
 
     try:  # the default context, so that node classes need no context argument
@@ -186,7 +192,9 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
             except ParameterException as exc:  # e.g. a parameter of the wrong type in the file
                 raise ConfigError(f"{node_set.path}: node '{entry}': {type(exc).__name__}: {exc}") from None
             except HumanoidStackError as exc:  # bad parameter value, e.g. an unknown robot
-                raise type(exc)(f"{node_set.path}: node '{entry}': {exc}") from None
+                text = str(exc)  # node errors already start with "node '<name>': "
+                prefix = "" if text.startswith(f"node '{entry}': ") else f"node '{entry}': "
+                raise type(exc)(f"{node_set.path}: {prefix}{text}") from None
             executor.add_node(nodes[-1])
         if duration is None:
             executor.spin()
@@ -216,5 +224,14 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     return 0
 
 
-__all__ = ["NODE_CLASSES", "UP_KEY", "NodeSet", "load_node_set", "node_class", "parse_set",
-           "resolve_params_file", "run_nodes", "HumanoidStackError"]
+__all__ = [
+    "NODE_CLASSES",
+    "UP_KEY",
+    "NodeSet",
+    "load_node_set",
+    "node_class",
+    "parse_set",
+    "resolve_params_file",
+    "run_nodes",
+    "HumanoidStackError",
+]

@@ -11,41 +11,37 @@ The robot is drawn from its visual geometry model (collision model when there is
 geometry), placed with ``pin.updateGeometryPlacements``. Every public method is thread-safe
 (GUI callbacks run in viser's threads, ROS callbacks in the executor's).
 """
+
 from __future__ import annotations
 
+import contextlib
 import threading
-import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.exceptions import HumanoidStackError, ModelError
+from humanoid_model.exceptions import ModelError
+from humanoid_model.robot import geometry_points, joint_angle, load_robot, set_joint_angle
+from humanoid_model.validation import finite_vector
+from humanoid_viewer.exceptions import ViewerError
 from humanoid_viewer.geometry import shape_mesh
-from humanoid_viewer.markers import (WORLD_FRAMES, Marker, MarkerStore, draw_marker,
-                                     quat_xyzw_to_wxyz)
+from humanoid_viewer.markers import WORLD_FRAMES, Marker, MarkerStore, draw_marker, quat_xyzw_to_wxyz
+from humanoid_viewer.replay_player import ReplayPlayer
+from humanoid_viewer.scene_view import draw_scene, safe_name
 
 # Choices of ours (display only, no physics):
 DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
-CONTACT_COLOR = (230, 40, 40)                  # replayed contact force arrows and points (RGB)
-FORCE_SCALE = 1e-3                             # [m/N] contact arrow length: 600 N (HRP-2's weight) -> 0.6 m
-REPLAY_RATE = 30.0                             # [Hz] frames drawn per second while playing
-CAMERA_FOV = 75.0 * np.pi / 180.0              # viser's default vertical field of view [rad]
+CAMERA_FOV = 75.0 * np.pi / 180.0  # viser's default vertical field of view [rad]
 CAMERA_DIRECTION = np.array([1.0, 0.55, 0.35])  # camera seen from front-left-above (robot faces +x)
-CAMERA_MARGIN = 1.25                           # fraction of the robot's height shown in the view
-SCENE_MARGIN = 0.3                             # [m] added around body origins to frame a robot-less scene
-
-
-class ViewerError(HumanoidStackError):
-    """Bad input to the viewer (wrong configuration size, unknown posture...)."""
+CAMERA_MARGIN = 1.25  # fraction of the robot's height shown in the view
+SCENE_MARGIN = 0.3  # [m] added around body origins to frame a robot-less scene
 
 
 def _load_robot(robot):
     if robot is None or hasattr(robot, "model"):
         return robot
-    from humanoid_model.robot import load_robot
-
     return load_robot(robot)
 
 
@@ -74,8 +70,16 @@ class Viewer:
         verbose: print the URL on start.
     """
 
-    def __init__(self, robot=None, scene=None, posture: Optional[str] = None, host: str = "127.0.0.1",
-                 port: int = 8080, follow: bool = False, verbose: bool = True):
+    def __init__(
+        self,
+        robot=None,
+        scene=None,
+        posture: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        follow: bool = False,
+        verbose: bool = True,
+    ):
         import viser
 
         self.robot = _load_robot(robot)
@@ -83,14 +87,12 @@ class Viewer:
         self.follow = bool(follow)
         self._lock = threading.RLock()
         self._syncing = False
-        self._q_callbacks: List[Callable[[np.ndarray], None]] = []
-        self._stores: Dict[str, MarkerStore] = {}
-        self._marker_handles: Dict[Tuple[str, str, int], list] = {}  # (group, ns, id)
-        self._replay = None
-        self._replay_index = 0
-        self._playing = threading.Event()
-        self._closed = threading.Event()
-        self._player: Optional[threading.Thread] = None
+        self._stores: dict[str, MarkerStore] = {}
+        self._marker_handles: dict[tuple[str, str, int], list] = {}  # (group, ns, id)
+        self._replay = ReplayPlayer(self, self._lock)
+        self._posture_dropdown = None
+        self._sliders: list = []
+        self._show_surfaces = None
 
         self._q = None
         self._geom_handles = []
@@ -121,16 +123,18 @@ class Viewer:
     # ------------------------------------------------------------------ properties
     @property
     def url(self) -> str:
+        """The address the viewer serves on."""
         return f"http://{self.host}:{self.port}/"
 
     @property
-    def q(self) -> Optional[np.ndarray]:
+    def q(self) -> np.ndarray | None:
         """A copy of the robot configuration shown (nq,), or None without a robot."""
         with self._lock:
             return None if self._q is None else self._q.copy()
 
     @property
-    def postures(self) -> List[str]:
+    def postures(self) -> list[str]:
+        """The robot's posture names (empty without a robot)."""
         return list(self.robot.postures) if self.robot is not None else []
 
     @property
@@ -140,12 +144,50 @@ class Viewer:
 
     @property
     def show_robot(self) -> bool:
+        """Whether the robot is shown (the "show robot" checkbox; False without a robot)."""
         return bool(self._show_robot.value) if self.robot is not None else False
 
     @show_robot.setter
     def show_robot(self, value: bool):
         if self.robot is not None:
             self._show_robot.value = bool(value)
+
+    @property
+    def show_surfaces(self) -> bool:
+        """Whether the planner surfaces are shown (the "show surfaces" checkbox; False without any)."""
+        return bool(self._show_surfaces.value) if self._show_surfaces is not None else False
+
+    @show_surfaces.setter
+    def show_surfaces(self, value: bool):
+        if self._show_surfaces is not None:
+            self._show_surfaces.value = bool(value)
+
+    # ------------------------------------------------------------------ GUI and scene hooks
+    @property
+    def posture_selector(self):
+        """The posture dropdown (None without a robot); setting its value acts as a click."""
+        return self._posture_dropdown
+
+    @property
+    def joint_sliders(self) -> list:
+        """``[(pinocchio joint model, slider)]``, one per 1-DOF actuated joint in model order;
+        setting a slider's value acts as dragging it."""
+        return list(self._sliders)
+
+    @property
+    def geometry_handles(self) -> list:
+        """``[(geometry index, mesh handle)]`` of the robot's drawn geometry objects."""
+        return list(self._geom_handles)
+
+    @property
+    def scene_handles(self):
+        """The scene's viser nodes (`humanoid_viewer.scene_view.SceneHandles`)."""
+        return self._scene_handles
+
+    @property
+    def replay(self) -> ReplayPlayer:
+        """The replay player: timeline, speed, loop, force scale and contact handles."""
+        return self._replay
 
     # ------------------------------------------------------------------ robot
     def _scene_robot_spec(self):
@@ -165,8 +207,8 @@ class Viewer:
         if spec is not None and posture is None:  # the scene's joint overrides [rad]
             model = self.robot.model
             for name, value in (getattr(spec, "joints", None) or {}).items():
-                if model.existJointName(name) and model.joints[model.getJointId(name)].nq == 1:
-                    q[model.joints[model.getJointId(name)].idx_q] = value
+                if model.existJointName(name):
+                    set_joint_angle(q, model.joints[model.getJointId(name)], value)
         return q
 
     def _posture_q(self, name):
@@ -194,9 +236,14 @@ class Viewer:
             rgb = tuple(int(round(255 * c)) for c in np.clip(color[:3], 0, 1))
             opacity = None if color[3] >= 1 else float(color[3])
             safe = geom.name.replace("/", "_")
-            h = self.server.scene.add_mesh_simple(f"/robot/{i:03d}_{safe}", verts.astype(np.float32),
-                                                  faces.astype(np.uint32), color=rgb, opacity=opacity,
-                                                  flat_shading=False)
+            h = self.server.scene.add_mesh_simple(
+                f"/robot/{i:03d}_{safe}",
+                verts.astype(np.float32),
+                faces.astype(np.uint32),
+                color=rgb,
+                opacity=opacity,
+                flat_shading=False,
+            )
             self._geom_handles.append((i, h))
 
     def _push_robot(self):
@@ -215,26 +262,20 @@ class Viewer:
         """Show configuration ``q`` (nq,): base xyz [m], quaternion xyzw, joints [rad]."""
         if self.robot is None:
             raise ViewerError("set_q: this viewer has no robot")
-        q = np.asarray(q, dtype=float).reshape(-1)
-        nq = self.robot.model.nq
-        if q.shape != (nq,):
-            raise ViewerError(f"set_q: configuration has {q.size} values, robot '{self.robot.name}' has nq = {nq}")
-        if not np.all(np.isfinite(q)):
-            raise ViewerError(f"set_q: configuration contains NaN or infinity: {q.tolist()}")
+        q = finite_vector(q, self.robot.model.nq, f"set_q (robot '{self.robot.name}')", "q", ViewerError)
         n = np.linalg.norm(q[3:7])
         if n < 1e-9:
             raise ViewerError("set_q: base quaternion q[3:7] is zero")
-        q = q.copy()
         q[3:7] /= n
         with self._lock:
             self._q = q
             self._push_robot()
             self._sync_sliders()
             self._refresh_robot_frame_markers()
-        self._notify()
 
-    def set_joint_positions(self, names: Sequence[str], positions: Sequence[float],
-                            base: Optional[Sequence[float]] = None) -> None:
+    def set_joint_positions(
+        self, names: Sequence[str], positions: Sequence[float], base: Sequence[float] | None = None
+    ) -> None:
         """Set named 1-DOF joints [rad] (unknown names are ignored) and optionally the base pose
         ``(x, y, z, qx, qy, qz, qw)``; the other joints keep their value."""
         if self.robot is None:
@@ -245,11 +286,7 @@ class Viewer:
             for name, value in zip(names, positions):
                 if name == model.names[1] or not model.existJointName(name):
                     continue
-                j = model.joints[model.getJointId(name)]
-                if j.nq == 1:
-                    q[j.idx_q] = value
-                elif j.nq == 2 and j.nv == 1:
-                    q[j.idx_q:j.idx_q + 2] = (np.cos(value), np.sin(value))
+                set_joint_angle(q, model.joints[model.getJointId(name)], value)
             if base is not None:
                 q[:7] = np.asarray(base, dtype=float)
         self.set_q(q)
@@ -266,27 +303,18 @@ class Viewer:
                 self._syncing = False
         self.set_q(q)
 
-    def on_q_change(self, callback: Callable[[np.ndarray], None]) -> None:
-        """Call ``callback(q)`` after every configuration change (sliders, postures, set_q)."""
-        self._q_callbacks.append(callback)
-
-    def _notify(self):
-        q = self.q
-        for cb in list(self._q_callbacks):
-            cb(q)
-
     # ------------------------------------------------------------------ GUI
     def _build_gui(self):
         gui = self.server.gui
-        self._sliders = []
         if self.robot is not None:
             title = f"**{self.robot.name}**" + (" (following /joint_states)" if self.follow else "")
             gui.add_markdown(title)
             self._show_robot = gui.add_checkbox("show robot", True)
             self._show_robot.on_update(lambda _: self._set_robot_visible(self._show_robot.value))
             names = list(self.robot.postures)
-            self._posture_dropdown = gui.add_dropdown("posture", names, initial_value=self._current_posture_name(names),
-                                                      disabled=self.follow)
+            self._posture_dropdown = gui.add_dropdown(
+                "posture", names, initial_value=self._current_posture_name(names), disabled=self.follow
+            )
             self._posture_dropdown.on_update(self._on_posture)
             with gui.add_folder("joints", expand_by_default=False):
                 model = self.robot.model
@@ -299,17 +327,23 @@ class Viewer:
                     if j.nq == 2 or not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:
                         lo, hi = -np.pi, np.pi  # continuous or unlimited joint: one turn
                     value = self._joint_value(j)
-                    s = gui.add_slider(name, min=float(lo), max=float(hi), step=1e-3,
-                                       initial_value=float(np.clip(value, lo, hi)), disabled=self.follow)
+                    s = gui.add_slider(
+                        name,
+                        min=float(lo),
+                        max=float(hi),
+                        step=1e-3,
+                        initial_value=float(np.clip(value, lo, hi)),
+                        disabled=self.follow,
+                    )
                     s.on_update(lambda _ev, j=j, s=s: self._on_slider(j, s))
                     self._sliders.append((j, s))
         if self._scene_handles.surfaces:
             self._show_surfaces = gui.add_checkbox("show surfaces", True)
-            self._show_surfaces.on_update(lambda _: self._set_visible(self._scene_handles.surfaces,
-                                                                      self._show_surfaces.value))
+            self._show_surfaces.on_update(
+                lambda _: self._set_visible(self._scene_handles.surfaces, self._show_surfaces.value)
+            )
         self._show_markers = gui.add_checkbox("show markers", True)
         self._show_markers.on_update(lambda _: self._set_markers_visible(self._show_markers.value))
-        self._replay_folder = None
 
     def _current_posture_name(self, names):
         for n in names:
@@ -318,9 +352,7 @@ class Viewer:
         return self.robot.default_posture if self.robot.default_posture in names else names[0]
 
     def _joint_value(self, j):
-        if j.nq == 2:
-            return float(np.arctan2(self._q[j.idx_q + 1], self._q[j.idx_q]))
-        return float(self._q[j.idx_q])
+        return joint_angle(self._q, j)
 
     def _sync_sliders(self):
         self._syncing = True
@@ -337,10 +369,7 @@ class Viewer:
             return
         with self._lock:
             q = self._q.copy()
-            if j.nq == 2:
-                q[j.idx_q:j.idx_q + 2] = (np.cos(s.value), np.sin(s.value))
-            else:
-                q[j.idx_q] = s.value
+            set_joint_angle(q, j, s.value)
         self.set_q(q)
 
     def _on_posture(self, _event):
@@ -366,16 +395,14 @@ class Viewer:
                     handles[0].visible = bool(visible)
 
     # ------------------------------------------------------------------ camera
-    def robot_bounds(self) -> Optional[np.ndarray]:
+    def robot_bounds(self) -> np.ndarray | None:
         """(2, 3) world bounding box [m] of the robot's geometry at the current q, or None."""
         if self.robot is None:
             return None
         gm = self._geometry_model
         pts = []
         with self._lock:
-            from humanoid_model.robot import geometry_points
-
-            for i, geom in enumerate(gm.geometryObjects):
+            for _i, geom in enumerate(gm.geometryObjects):
                 try:
                     local = geometry_points(geom)  # in the parent joint frame
                 except Exception:
@@ -387,7 +414,7 @@ class Viewer:
         pts = np.vstack(pts)
         return np.stack([pts.min(axis=0), pts.max(axis=0)])
 
-    def scene_bounds(self) -> Optional[np.ndarray]:
+    def scene_bounds(self) -> np.ndarray | None:
         """(2, 3) box [m] around the scene's static (not plane) and free bodies' origins, or None."""
         if self.scene is None:
             return None
@@ -415,8 +442,6 @@ class Viewer:
 
     # ------------------------------------------------------------------ scene
     def _draw_scene(self):
-        from humanoid_viewer.scene_view import draw_scene
-
         self._scene_handles = draw_scene(self.server.scene, self.scene)
         self._free_body_handles = self._scene_handles.free_bodies
 
@@ -453,18 +478,16 @@ class Viewer:
             changed, removed = store.apply(markers)
             for key in removed + changed:
                 for h in reversed(self._marker_handles.pop((group, *key), [])):
-                    try:
+                    with contextlib.suppress(Exception):
                         h.remove()
-                    except Exception:
-                        pass
             for key in changed:
                 self._draw_marker(group, key)
 
     def _draw_marker(self, group, key):
         m = self._stores[group].markers[key]
-        safe = lambda s: "".join(c if c.isalnum() or c in "-_." else "_" for c in s) or "_"
-        handles = draw_marker(self.server.scene, f"/markers/{safe(group)}/{safe(m.ns)}/{m.id}", m,
-                              self._frame_pose(m.frame_id))
+        handles = draw_marker(
+            self.server.scene, f"/markers/{safe_name(group)}/{safe_name(m.ns)}/{m.id}", m, self._frame_pose(m.frame_id)
+        )
         if handles and not self._show_markers.value:
             handles[0].visible = False
         self._marker_handles[(group, *key)] = handles
@@ -479,162 +502,73 @@ class Viewer:
                     if pose is not None:
                         handles[0].position, handles[0].wxyz = tuple(pose[0]), tuple(pose[1])
 
-    def markers(self, group: str = "") -> Dict[Tuple[str, int], Marker]:
+    def markers(self, group: str = "") -> dict[tuple[str, int], Marker]:
         """The current markers of ``group`` by ``(ns, id)``."""
         with self._lock:
             store = self._stores.get(group)
             return dict(store.markers) if store is not None else {}
 
-    def marker_handles(self, group: str = "") -> Dict[Tuple[str, int], list]:
+    def marker_handles(self, group: str = "") -> dict[tuple[str, int], list]:
         """The viser handles drawn per marker key of ``group`` (empty list: type not drawn)."""
         with self._lock:
             return {k[1:]: v for k, v in self._marker_handles.items() if k[0] == group}
 
     def clear_markers(self, group: str = "") -> None:
+        """Remove every marker of ``group``."""
         self.apply_markers([Marker(action=3)], group)
 
     # ------------------------------------------------------------------ replay
     def load_replay(self, recording) -> None:
-        """Show a `humanoid_viewer.replay.Recording`: adds a timeline, play/pause and speed."""
+        """Show a `humanoid_viewer.replay.Recording`: adds a timeline, play/pause and speed
+        (`humanoid_viewer.replay_player.ReplayPlayer`, ``viewer.replay``)."""
         if recording.q is not None:
             if self.robot is None:
-                raise ViewerError(f"{recording.source}: the recording holds robot configurations "
-                                  "but the viewer has no robot")
+                raise ViewerError(
+                    f"{recording.source}: the recording holds robot configurations but the viewer has no robot"
+                )
             if recording.q.shape[1] != self.robot.model.nq:
-                raise ViewerError(f"{recording.source}: configurations have {recording.q.shape[1]} values, "
-                                  f"robot '{self.robot.name}' has nq = {self.robot.model.nq}")
-        gui = self.server.gui
-        self.pause()
-        if self._player is not None:
-            self._player.join(timeout=2.0)
-        with self._lock:
-            if self._replay_folder is not None:  # a new recording replaces the previous one
-                self._replay_folder.remove()
-                for h in self._contact_handles:
-                    h.remove()
-            self._replay = recording
-            t = recording.t
-            dt = float(np.min(np.diff(t))) if len(t) > 1 and np.any(np.diff(t) > 0) else 0.01
-            dt = max(dt if dt > 0 else 0.01, 1e-4)
-            self._replay_folder = gui.add_folder("replay")
-            with self._replay_folder:
-                gui.add_markdown(f"{Path(recording.source).name}: {len(t)} steps, {recording.duration:.3f} s")
-                self._timeline = gui.add_slider("time [s]", min=float(t[0]), max=float(max(t[-1], t[0] + dt)),
-                                                step=dt, initial_value=float(t[0]))
-                self._timeline.on_update(lambda _: None if self._syncing else self.show_time(self._timeline.value))
-                self._play_button = gui.add_button("play / pause")
-                self._play_button.on_click(lambda _: self.pause() if self._playing.is_set() else self.play())
-                self._speed = gui.add_dropdown("speed", ["0.1", "0.25", "0.5", "1", "2", "4"], initial_value="1")
-                self._loop = gui.add_checkbox("loop", True)
-                self._force_scale = gui.add_number("force scale [m/N]", FORCE_SCALE, min=0.0, step=1e-4)
-            self._contact_handles = []
-        self.show_index(0)
+                raise ViewerError(
+                    f"{recording.source}: configurations have {recording.q.shape[1]} values, "
+                    f"robot '{self.robot.name}' has nq = {self.robot.model.nq}"
+                )
+        self._replay.load(recording, self.server.gui)
 
     @property
     def replay_index(self) -> int:
-        return self._replay_index
+        """The replay step shown."""
+        return self._replay.index
 
     @property
     def playing(self) -> bool:
-        return self._playing.is_set()
+        """Whether the replay is playing."""
+        return self._replay.playing
 
     def show_time(self, time_s: float) -> None:
         """Show the replay step at or just before ``time_s`` [s]."""
-        if self._replay is not None:
-            self.show_index(self._replay.index_at(time_s))
+        self._replay.show_time(time_s)
 
     def show_index(self, i: int) -> None:
         """Show replay step ``i``: robot configuration, free-body poses, contact forces."""
-        rec = self._replay
-        if rec is None:
-            raise ViewerError("show_index: no replay loaded")
-        i = int(min(max(i, 0), len(rec) - 1))
-        with self._lock:
-            self._replay_index = i
-            if rec.q is not None:
-                self.set_q(rec.q[i])
-            for name, (pos, quat) in rec.bodies.items():
-                self.set_body_pose(name, pos[i], quat[i])
-            self._draw_contacts(i)
-            self._syncing = True
-            try:
-                self._timeline.value = float(np.clip(rec.t[i], self._timeline.min, self._timeline.max))
-            finally:
-                self._syncing = False
+        self._replay.show_index(i)
 
-    def _draw_contacts(self, i):
-        rec = self._replay
-        for h in self._contact_handles:
-            h.remove()
-        self._contact_handles = []
-        if rec.contacts is None or not rec.contacts[i]:
-            return
-        scale = float(self._force_scale.value)
-        pts = np.array([c.point for c in rec.contacts[i]])
-        forces = np.array([c.force for c in rec.contacts[i]])
-        seg = np.stack([pts, pts + scale * forces], axis=1)
-        keep = np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1) > 1e-6
-        self._contact_handles.append(self.server.scene.add_point_cloud(
-            "/replay/contact_points", pts, CONTACT_COLOR, point_size=0.015, point_shape="circle"))
-        if np.any(keep):
-            self._contact_handles.append(self.server.scene.add_arrows(
-                "/replay/contact_forces", seg[keep], CONTACT_COLOR, shaft_radius=0.004,
-                head_radius=0.01, head_length=0.02))
-
-    def contact_segments(self, i: Optional[int] = None) -> np.ndarray:
+    def contact_segments(self, i: int | None = None) -> np.ndarray:
         """(k, 2, 3) start/end points [m] of the force arrows of replay step ``i`` (default: current)."""
-        rec = self._replay
-        i = self._replay_index if i is None else i
-        if rec is None or rec.contacts is None or not rec.contacts[i]:
-            return np.zeros((0, 2, 3))
-        scale = float(self._force_scale.value)
-        pts = np.array([c.point for c in rec.contacts[i]])
-        forces = np.array([c.force for c in rec.contacts[i]])
-        return np.stack([pts, pts + scale * forces], axis=1)
+        return self._replay.contact_segments(i)
 
     def play(self) -> None:
         """Start playing the replay from the current step (at the selected speed)."""
-        if self._replay is None:
-            raise ViewerError("play: no replay loaded")
-        self._playing.set()
-        if self._player is None or not self._player.is_alive():
-            self._player = threading.Thread(target=self._play_loop, name="viewer-replay", daemon=True)
-            self._player.start()
+        self._replay.play()
 
     def pause(self) -> None:
-        self._playing.clear()
-
-    def _play_loop(self):
-        rec = self._replay
-        sim_t = float(rec.t[self._replay_index])
-        if self._replay_index >= len(rec) - 1:
-            sim_t = float(rec.t[0])
-        last = time.monotonic()
-        while not self._closed.is_set() and self._playing.is_set():
-            now = time.monotonic()
-            sim_t += (now - last) * float(self._speed.value)
-            last = now
-            if sim_t > rec.t[-1]:
-                if self._loop.value and rec.duration > 0:
-                    sim_t = float(rec.t[0])
-                else:
-                    self.show_index(len(rec) - 1)
-                    self._playing.clear()
-                    break
-            self.show_index(rec.index_at(sim_t))
-            self._closed.wait(1.0 / REPLAY_RATE)
+        """Pause the replay."""
+        self._replay.pause()
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
         """Stop the replay thread and the server."""
-        self._closed.set()
-        self._playing.clear()
-        if self._player is not None:
-            self._player.join(timeout=2.0)
-        try:
+        self._replay.close()
+        with contextlib.suppress(Exception):
             self.server.stop()
-        except Exception:
-            pass
 
     def __enter__(self):
         return self

@@ -4,9 +4,8 @@
 own frame for boxes, spheres, cylinders, capsules, cones, ellipsoids, convex hulls and triangle
 meshes (coal BVH models, or the mesh file read with trimesh when coal holds no triangles).
 """
-from __future__ import annotations
 
-from typing import Tuple
+from __future__ import annotations
 
 import numpy as np
 
@@ -18,7 +17,7 @@ SPHERE_SUBDIVISIONS = 2
 CYLINDER_SECTIONS = 24
 
 
-def shape_mesh(geom) -> Tuple[np.ndarray, np.ndarray]:
+def shape_mesh(geom) -> tuple[np.ndarray, np.ndarray]:
     """Vertices and faces of a ``pin.GeometryObject``'s shape, in the shape's frame."""
     import coal
     import trimesh
@@ -33,20 +32,20 @@ def shape_mesh(geom) -> Tuple[np.ndarray, np.ndarray]:
         mesh = trimesh.creation.icosphere(subdivisions=SPHERE_SUBDIVISIONS, radius=1.0)
         mesh.apply_scale(np.asarray(shape.radii))
     elif isinstance(shape, coal.Capsule):
-        mesh = trimesh.creation.capsule(height=2 * shape.halfLength, radius=shape.radius,
-                                        count=[CYLINDER_SECTIONS, CYLINDER_SECTIONS])
+        mesh = trimesh.creation.capsule(
+            height=2 * shape.halfLength, radius=shape.radius, count=[CYLINDER_SECTIONS, CYLINDER_SECTIONS]
+        )
         mesh.apply_translation(-mesh.bounds.mean(axis=0))  # centre it, as coal's capsule is
     elif isinstance(shape, coal.Cylinder):
-        mesh = trimesh.creation.cylinder(radius=shape.radius, height=2 * shape.halfLength,
-                                         sections=CYLINDER_SECTIONS)
+        mesh = trimesh.creation.cylinder(radius=shape.radius, height=2 * shape.halfLength, sections=CYLINDER_SECTIONS)
     elif isinstance(shape, coal.Cone):
-        mesh = trimesh.creation.cone(radius=shape.radius, height=2 * shape.halfLength,
-                                     sections=CYLINDER_SECTIONS)
+        mesh = trimesh.creation.cone(radius=shape.radius, height=2 * shape.halfLength, sections=CYLINDER_SECTIONS)
         mesh.apply_translation([0.0, 0.0, -shape.halfLength])  # coal: base at -h/2, apex at +h/2
     elif isinstance(shape, coal.BVHModelBase) and shape.num_tris > 0:
         verts = np.asarray(shape.vertices(), dtype=float).reshape(-1, 3)
-        faces = np.array([[t[0], t[1], t[2]] for t in (shape.tri_indices(i) for i in range(shape.num_tris))],
-                         dtype=np.int64)
+        faces = np.array(
+            [[t[0], t[1], t[2]] for t in (shape.tri_indices(i) for i in range(shape.num_tris))], dtype=np.int64
+        )
         return verts, faces
     elif isinstance(shape, coal.ConvexBase):
         pts = np.asarray(shape.points(), dtype=float).reshape(-1, 3)

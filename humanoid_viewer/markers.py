@@ -9,14 +9,16 @@ Supported types: ARROW, CUBE, SPHERE, CYLINDER, LINE_STRIP, LINE_LIST, SPHERE_LI
 TRIANGLE_LIST and TEXT_VIEW_FACING. CUBE_LIST and MESH_RESOURCE are stored but not drawn.
 Units: positions and scales in [m], colours as RGBA in [0, 1], quaternions xyzw.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
-from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.validation import finite_rows, finite_vector
+from humanoid_viewer.exceptions import MarkerError
 
 # visualization_msgs/Marker type constants (same values as the message definition).
 ARROW, CUBE, SPHERE, CYLINDER, LINE_STRIP, LINE_LIST = 0, 1, 2, 3, 4, 5
@@ -24,12 +26,18 @@ CUBE_LIST, SPHERE_LIST, POINTS, TEXT_VIEW_FACING, MESH_RESOURCE, TRIANGLE_LIST =
 # Actions (MODIFY == ADD in the message definition).
 ADD, MODIFY, DELETE, DELETEALL = 0, 0, 2, 3
 
-TYPE_NAMES = {ARROW: "ARROW", CUBE: "CUBE", SPHERE: "SPHERE", CYLINDER: "CYLINDER",
-              LINE_STRIP: "LINE_STRIP", LINE_LIST: "LINE_LIST", CUBE_LIST: "CUBE_LIST",
-              SPHERE_LIST: "SPHERE_LIST", POINTS: "POINTS", TEXT_VIEW_FACING: "TEXT_VIEW_FACING",
-              MESH_RESOURCE: "MESH_RESOURCE", TRIANGLE_LIST: "TRIANGLE_LIST"}
-DRAWN_TYPES = {ARROW, CUBE, SPHERE, CYLINDER, LINE_STRIP, LINE_LIST, SPHERE_LIST, POINTS,
-               TRIANGLE_LIST, TEXT_VIEW_FACING}
+DRAWN_TYPES = {
+    ARROW,
+    CUBE,
+    SPHERE,
+    CYLINDER,
+    LINE_STRIP,
+    LINE_LIST,
+    SPHERE_LIST,
+    POINTS,
+    TRIANGLE_LIST,
+    TEXT_VIEW_FACING,
+}
 
 # Frames that mean "world" for the viewer (the simulator's fixed frames).
 WORLD_FRAMES = ("", "world", "map", "odom")
@@ -37,10 +45,6 @@ WORLD_FRAMES = ("", "world", "map", "odom")
 # Pose-form ARROW proportions: the shaft takes this fraction of the length (scale.x), the head the
 # rest. The value is RViz's documented proportion, kept so that arrows look the same in both tools.
 ARROW_SHAFT_FRACTION = 0.77
-
-
-class MarkerError(HumanoidStackError):
-    """A marker cannot be interpreted (wrong shapes, NaN, unknown action)."""
 
 
 @dataclass
@@ -81,48 +85,42 @@ class Marker:
         self.action = int(self.action)
         if self.action not in (ADD, DELETE, DELETEALL):
             raise MarkerError(f"{where}: action {self.action} is not ADD (0), DELETE (2) or DELETEALL (3)")
-        self.position = _array(self.position, (3,), where, "pose.position")
-        self.orientation = _array(self.orientation, (4,), where, "pose.orientation")
+        self.position = finite_vector(self.position, 3, where, "pose.position", MarkerError)
+        self.orientation = finite_vector(self.orientation, 4, where, "pose.orientation", MarkerError)
         norm = float(np.linalg.norm(self.orientation))
         # A zero quaternion (a default-constructed message) means identity, as in RViz.
         self.orientation = np.array([0.0, 0.0, 0.0, 1.0]) if norm < 1e-12 else self.orientation / norm
-        self.scale = _array(self.scale, (3,), where, "scale")
-        self.color = _array(self.color, (4,), where, "color")
-        self.points = _array(self.points, (-1, 3), where, "points")
-        self.colors = _array(self.colors, (-1, 4), where, "colors")
+        self.scale = finite_vector(self.scale, 3, where, "scale", MarkerError)
+        self.color = finite_vector(self.color, 4, where, "color", MarkerError)
+        self.points = _rows(self.points, 3, where, "points")
+        self.colors = _rows(self.colors, 4, where, "colors")
         if len(self.colors) and len(self.colors) != len(self.points):
             raise MarkerError(f"{where}: {len(self.colors)} colors for {len(self.points)} points")
 
     @property
-    def key(self) -> Tuple[str, int]:
+    def key(self) -> tuple[str, int]:
+        """The marker's key ``(ns, id)``."""
         return (self.ns, self.id)
 
-    @property
-    def type_name(self) -> str:
-        return TYPE_NAMES.get(self.type, f"type {self.type}")
 
-
-def _array(value, shape, where, fieldname) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-        if shape[0] == -1:
-            arr = arr.reshape(-1, shape[1]) if arr.size else np.zeros((0, shape[1]))
-        elif arr.shape != shape:
-            raise ValueError(f"shape {arr.shape}, expected {shape}")
-    except (TypeError, ValueError) as exc:
-        raise MarkerError(f"{where}: field '{fieldname}' = {value!r} is not a valid array ({exc})") from None
-    if not np.all(np.isfinite(arr)):
-        raise MarkerError(f"{where}: field '{fieldname}' contains NaN or infinity: {arr.tolist()}")
-    return arr
+def _rows(value, width, where, fieldname) -> np.ndarray:
+    """(k, width) finite numbers; an empty list gives (0, width)."""
+    if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 0:
+        return np.zeros((0, width))
+    return finite_rows(value, width, where, fieldname, error=MarkerError)
 
 
 def marker_from_msg(msg) -> Marker:
     """Convert a ``visualization_msgs/Marker`` (duck-typed: any object with its attributes)."""
     p, o = msg.pose.position, msg.pose.orientation
     return Marker(
-        ns=str(msg.ns), id=int(msg.id), type=int(msg.type), action=int(msg.action),
+        ns=str(msg.ns),
+        id=int(msg.id),
+        type=int(msg.type),
+        action=int(msg.action),
         frame_id=str(msg.header.frame_id),
-        position=[p.x, p.y, p.z], orientation=[o.x, o.y, o.z, o.w],
+        position=[p.x, p.y, p.z],
+        orientation=[o.x, o.y, o.z, o.w],
         scale=[msg.scale.x, msg.scale.y, msg.scale.z],
         color=[msg.color.r, msg.color.g, msg.color.b, msg.color.a],
         points=[[q.x, q.y, q.z] for q in msg.points],
@@ -131,7 +129,7 @@ def marker_from_msg(msg) -> Marker:
     )
 
 
-def markers_from_array_msg(msg) -> List[Marker]:
+def markers_from_array_msg(msg) -> list[Marker]:
     """Convert a ``visualization_msgs/MarkerArray`` into a list of `Marker` (order kept)."""
     return [marker_from_msg(m) for m in msg.markers]
 
@@ -145,12 +143,12 @@ class MarkerStore:
     """
 
     def __init__(self):
-        self.markers: Dict[Tuple[str, int], Marker] = {}
+        self.markers: dict[tuple[str, int], Marker] = {}
 
-    def apply(self, markers: Iterable[Marker]) -> Tuple[List[Tuple[str, int]], List[Tuple[str, int]]]:
+    def apply(self, markers: Iterable[Marker]) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
         """Apply markers in order; returns (keys added or changed, keys removed)."""
-        changed: Dict[Tuple[str, int], None] = {}
-        removed: Dict[Tuple[str, int], None] = {}
+        changed: dict[tuple[str, int], None] = {}
+        removed: dict[tuple[str, int], None] = {}
         for m in markers:
             if m.action == DELETEALL:
                 for k in self.markers:
@@ -176,21 +174,22 @@ class MarkerStore:
 
 # ---------------------------------------------------------------------- drawing in viser
 def quat_xyzw_to_wxyz(q) -> np.ndarray:
+    """A quaternion (x, y, z, w) reordered as viser's (w, x, y, z)."""
     q = np.asarray(q, dtype=float)
     return np.array([q[3], q[0], q[1], q[2]])
 
 
-def _rgb(color) -> Tuple[int, int, int]:
+def _rgb(color) -> tuple[int, int, int]:
     c = np.clip(np.asarray(color, dtype=float)[:3], 0.0, 1.0)
     return tuple(int(round(255 * x)) for x in c)
 
 
-def _opacity(color) -> Optional[float]:
+def _opacity(color) -> float | None:
     a = float(np.clip(color[3], 0.0, 1.0))
     return None if a >= 1.0 else a
 
 
-def arrow_segment(marker: Marker) -> Tuple[np.ndarray, float, float, float]:
+def arrow_segment(marker: Marker) -> tuple[np.ndarray, float, float, float]:
     """(start-end points (2, 3) in the marker frame, shaft radius, head radius, head length) [m].
 
     With two points: scale.x is the shaft diameter, scale.y the head diameter and scale.z the head
@@ -225,8 +224,12 @@ def draw_marker(scene, name: str, marker: Marker, frame_pose=None) -> list:
     fpos, fwxyz = frame_pose if frame_pose is not None else (np.zeros(3), np.array([1.0, 0, 0, 0]))
     outer = scene.add_frame(name, show_axes=False, position=tuple(fpos), wxyz=tuple(fwxyz))
     handles.append(outer)
-    root = scene.add_frame(f"{name}/pose", show_axes=False, position=tuple(marker.position),
-                           wxyz=tuple(quat_xyzw_to_wxyz(marker.orientation)))
+    root = scene.add_frame(
+        f"{name}/pose",
+        show_axes=False,
+        position=tuple(marker.position),
+        wxyz=tuple(quat_xyzw_to_wxyz(marker.orientation)),
+    )
     handles.append(root)
     g = f"{name}/pose/g"
     rgb, opacity = _rgb(marker.color), _opacity(marker.color)
@@ -234,20 +237,23 @@ def draw_marker(scene, name: str, marker: Marker, frame_pose=None) -> list:
     if t == ARROW:
         seg, shaft_r, head_r, head_l = arrow_segment(marker)
         if np.linalg.norm(seg[1] - seg[0]) > 0:
-            handles.append(scene.add_arrows(g, seg[None], rgb, shaft_radius=shaft_r,
-                                            head_radius=head_r, head_length=head_l))
+            handles.append(
+                scene.add_arrows(g, seg[None], rgb, shaft_radius=shaft_r, head_radius=head_r, head_length=head_l)
+            )
     elif t == CUBE:
         handles.append(scene.add_box(g, color=rgb, dimensions=tuple(s), opacity=opacity))
     elif t == SPHERE:
-        handles.append(scene.add_icosphere(g, radius=0.5, color=rgb, scale=tuple(s), opacity=opacity,
-                                           subdivisions=2))
+        handles.append(scene.add_icosphere(g, radius=0.5, color=rgb, scale=tuple(s), opacity=opacity, subdivisions=2))
     elif t == CYLINDER:
-        handles.append(scene.add_cylinder(g, radius=0.5, height=1.0, color=rgb, scale=tuple(s),
-                                          opacity=opacity))
+        handles.append(scene.add_cylinder(g, radius=0.5, height=1.0, color=rgb, scale=tuple(s), opacity=opacity))
     elif t in (LINE_STRIP, LINE_LIST):
         pts = marker.points
         if t == LINE_STRIP:
-            idx = np.stack([np.arange(len(pts) - 1), np.arange(1, len(pts))], axis=1) if len(pts) > 1 else np.zeros((0, 2), int)
+            idx = (
+                np.stack([np.arange(len(pts) - 1), np.arange(1, len(pts))], axis=1)
+                if len(pts) > 1
+                else np.zeros((0, 2), int)
+            )
         else:
             idx = np.arange(len(pts) // 2 * 2).reshape(-1, 2)
         if len(idx):
@@ -259,17 +265,31 @@ def draw_marker(scene, name: str, marker: Marker, frame_pose=None) -> list:
             handles.append(scene.add_line_segments(g, segs, colors, thickness=max(float(s[0]), 1e-4)))
     elif t in (SPHERE_LIST, POINTS):
         if len(marker.points):
-            colors = ((np.clip(marker.colors[:, :3], 0, 1) * 255).astype(np.uint8)
-                      if len(marker.colors) else rgb)
-            handles.append(scene.add_point_cloud(g, marker.points, colors, point_size=float(s[0]),
-                                                 point_shape="circle" if t == SPHERE_LIST else "square"))
+            colors = (np.clip(marker.colors[:, :3], 0, 1) * 255).astype(np.uint8) if len(marker.colors) else rgb
+            handles.append(
+                scene.add_point_cloud(
+                    g,
+                    marker.points,
+                    colors,
+                    point_size=float(s[0]),
+                    point_shape="circle" if t == SPHERE_LIST else "square",
+                )
+            )
     elif t == TRIANGLE_LIST:
         n = len(marker.points) // 3 * 3
         if n:
             color = _rgb(marker.colors[0]) if len(marker.colors) else rgb
-            handles.append(scene.add_mesh_simple(g, marker.points[:n], np.arange(n).reshape(-1, 3),
-                                                 color=color, opacity=opacity, side="double",
-                                                 flat_shading=True))
+            handles.append(
+                scene.add_mesh_simple(
+                    g,
+                    marker.points[:n],
+                    np.arange(n).reshape(-1, 3),
+                    color=color,
+                    opacity=opacity,
+                    side="double",
+                    flat_shading=True,
+                )
+            )
     elif t == TEXT_VIEW_FACING:
         handles.append(scene.add_label(g, marker.text))
     return handles

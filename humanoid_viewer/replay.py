@@ -24,23 +24,21 @@ Any layout may carry ``contacts``: per recorded step a list of ``{point, normal,
 world frame [m], [N] (``force`` a 3-vector, or a scalar magnitude along ``normal``), and ``scene`` /
 ``robot`` names used when the command line gives none.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
+from humanoid_viewer.exceptions import RecordingError
 
 BASE_BODY_NAMES = ("base", "base_link", "root_joint", "robot")
-
-
-class RecordingError(HumanoidStackError):
-    """A replay file is missing a field or holds a malformed value."""
 
 
 @dataclass
@@ -66,18 +64,19 @@ class Recording:
     """
 
     t: np.ndarray
-    q: Optional[np.ndarray]
-    bodies: Dict[str, Tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    contacts: Optional[List[List[Contact]]] = None
+    q: np.ndarray | None
+    bodies: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    contacts: list[list[Contact]] | None = None
     source: str = ""
-    scene: Optional[str] = None
-    robot: Optional[str] = None
+    scene: str | None = None
+    robot: str | None = None
 
     def __len__(self) -> int:
         return len(self.t)
 
     @property
     def duration(self) -> float:
+        """Last time minus first time [s]."""
         return float(self.t[-1] - self.t[0]) if len(self.t) else 0.0
 
     def index_at(self, time: float) -> int:
@@ -92,47 +91,20 @@ def _err(src, fieldname, msg) -> RecordingError:
 
 
 def _matrix(value, src, fieldname, width=None, rows=None) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise _err(src, fieldname, f"expected a list of numbers (rows of equal length), got {_short(value)}") from None
-    if arr.ndim != 2:
-        raise _err(src, fieldname, f"expected a list of rows of equal length, got shape {arr.shape}")
-    if width is not None and arr.shape[1] != width:
-        raise _err(src, fieldname, f"rows have {arr.shape[1]} values, expected {width}")
-    if rows is not None and arr.shape[0] != rows:
-        raise _err(src, fieldname, f"{arr.shape[0]} rows, but 't' has {rows} times")
-    if not np.all(np.isfinite(arr)):
-        raise _err(src, fieldname, "contains NaN or infinity")
-    return arr
+    """``rows`` (None: any number) rows of ``width`` finite numbers (shared wording)."""
+    return finite_rows(value, width, src, fieldname, rows=rows, error=RecordingError)
 
 
 def _vector(value, src, fieldname, width) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (width,):
-        raise _err(src, fieldname, f"expected {width} numbers, got {_short(value)}")
-    if not np.all(np.isfinite(arr)):
-        raise _err(src, fieldname, f"contains NaN or infinity: {arr.tolist()}")
-    return arr
-
-
-def _short(value, n=60) -> str:
-    s = repr(value)
-    return s if len(s) <= n else s[:n] + "..."
+    """``width`` finite numbers (shared wording)."""
+    return finite_vector(value, width, src, fieldname, RecordingError)
 
 
 def _times(value, src, fieldname="t") -> np.ndarray:
-    try:
-        t = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise _err(src, fieldname, f"expected a list of times [s], got {_short(value)}") from None
+    """Non-empty, non-decreasing finite times [s]."""
+    t = finite_vector(value, None, src, fieldname, RecordingError)
     if t.size == 0:
         raise _err(src, fieldname, "is empty")
-    if not np.all(np.isfinite(t)):
-        raise _err(src, fieldname, "contains NaN or infinity")
     if np.any(np.diff(t) < 0):
         i = int(np.argmax(np.diff(t) < 0))
         raise _err(src, fieldname, f"times decrease at index {i + 1} ({t[i]} -> {t[i + 1]})")
@@ -161,7 +133,7 @@ def _joint_setter(robot, names: Sequence[str], src, fieldname):
     return np.array(idx, dtype=int), np.array(cont, dtype=bool)
 
 
-def _fill(robot, base: Optional[np.ndarray], joints: np.ndarray, names, src, fieldname) -> np.ndarray:
+def _fill(robot, base: np.ndarray | None, joints: np.ndarray, names, src, fieldname) -> np.ndarray:
     """Full configurations (N, nq) from base rows (N, 7) or None and joint rows (N, k)."""
     idx, cont = _joint_setter(robot, names, src, fieldname)
     q0 = robot.q()
@@ -177,7 +149,7 @@ def _fill(robot, base: Optional[np.ndarray], joints: np.ndarray, names, src, fie
     return q
 
 
-def _rows_to_q(robot, rows: np.ndarray, names: Optional[Sequence[str]], src, fieldname) -> np.ndarray:
+def _rows_to_q(robot, rows: np.ndarray, names: Sequence[str] | None, src, fieldname) -> np.ndarray:
     """Rows of base+joints or joints only, for ``names`` (None: the model's full q or actuated joints)."""
     if names is None:
         if rows.shape[1] == robot.model.nq:
@@ -187,41 +159,56 @@ def _rows_to_q(robot, rows: np.ndarray, names: Optional[Sequence[str]], src, fie
         names = list(robot.joint_names)
         if rows.shape[1] == len(names) and robot.model.nq == 7 + len(names):
             return _fill(robot, None, rows, names, src, fieldname)
-        raise _err(src, fieldname, f"rows have {rows.shape[1]} values; robot '{robot.name}' needs nq = "
-                                   f"{robot.model.nq} (base + joints) or {len(names)} (joints only)")
+        raise _err(
+            src,
+            fieldname,
+            f"rows have {rows.shape[1]} values; robot '{robot.name}' needs nq = "
+            f"{robot.model.nq} (base + joints) or {len(names)} (joints only)",
+        )
     k = len(names)
     if rows.shape[1] == 7 + k:
         return _fill(robot, rows[:, :7], rows[:, 7:], names, src, fieldname)
     if rows.shape[1] == k:
         return _fill(robot, None, rows, names, src, fieldname)
-    raise _err(src, fieldname, f"rows have {rows.shape[1]} values; with {k} joint_names expected {k} "
-                               f"(joints only) or {7 + k} (base xyz + quaternion xyzw + joints)")
+    raise _err(
+        src,
+        fieldname,
+        f"rows have {rows.shape[1]} values; with {k} joint_names expected {k} "
+        f"(joints only) or {7 + k} (base xyz + quaternion xyzw + joints)",
+    )
+
+
+def _pose_rows(value, src, fieldname, n) -> tuple[np.ndarray, np.ndarray]:
+    """``{position: (n, 3), quaternion: (n, 4)}`` -> (positions [m], quaternions xyzw as given)."""
+    if not isinstance(value, dict):
+        raise _err(src, fieldname, f"expected {{position, quaternion}}, got {short(value)}")
+    for key in ("position", "quaternion"):
+        if key not in value:
+            raise _err(src, f"{fieldname}.{key}", "missing")
+    pos = _matrix(value["position"], src, f"{fieldname}.position", 3, n)
+    return pos, _matrix(value["quaternion"], src, f"{fieldname}.quaternion", 4, n)
 
 
 def _base_rows(value, src, fieldname, n) -> np.ndarray:
+    """Base poses (n, 7): rows ``[x, y, z, qx, qy, qz, qw]`` or ``{position, quaternion}``."""
     if isinstance(value, dict):
-        for key in ("position", "quaternion"):
-            if key not in value:
-                raise _err(src, f"{fieldname}.{key}", "missing")
-        pos = _matrix(value["position"], src, f"{fieldname}.position", 3, n)
-        quat = _matrix(value["quaternion"], src, f"{fieldname}.quaternion", 4, n)
-        return np.hstack([pos, quat])
+        return np.hstack(_pose_rows(value, src, fieldname, n))
     return _matrix(value, src, fieldname, 7, n)
 
 
-def _contacts(value, src, n) -> List[List[Contact]]:
+def _contacts(value, src, n) -> list[list[Contact]]:
     if not isinstance(value, list) or len(value) != n:
-        got = f"{len(value)} entries" if isinstance(value, list) else _short(value)
+        got = f"{len(value)} entries" if isinstance(value, list) else short(value)
         raise _err(src, "contacts", f"expected one list of contacts per recorded step ({n}), got {got}")
     out = []
     for i, step in enumerate(value):
         if not isinstance(step, list):
-            raise _err(src, f"contacts[{i}]", f"expected a list of {{point, normal, force}}, got {_short(step)}")
+            raise _err(src, f"contacts[{i}]", f"expected a list of {{point, normal, force}}, got {short(step)}")
         row = []
         for j, c in enumerate(step):
             where = f"contacts[{i}][{j}]"
             if not isinstance(c, dict):
-                raise _err(src, where, f"expected {{point, normal, force}}, got {_short(c)}")
+                raise _err(src, where, f"expected {{point, normal, force}}, got {short(c)}")
             for key in ("point", "force"):
                 if key not in c:
                     raise _err(src, f"{where}.{key}", "missing")
@@ -231,9 +218,7 @@ def _contacts(value, src, n) -> List[List[Contact]]:
             normal = normal / nn if nn > 1e-12 else np.array([0.0, 0.0, 1.0])
             f = c["force"]
             if isinstance(f, (int, float)) and not isinstance(f, bool):
-                if not np.isfinite(f):
-                    raise _err(src, f"{where}.force", f"not finite: {f}")
-                force = float(f) * normal
+                force = finite_number(f, src, f"{where}.force", error=RecordingError) * normal
             else:
                 force = _vector(f, src, f"{where}.force", 3)
             row.append(Contact(point=point, normal=normal, force=force))
@@ -241,7 +226,7 @@ def _contacts(value, src, n) -> List[List[Contact]]:
     return out
 
 
-def _root_link(robot) -> Optional[str]:
+def _root_link(robot) -> str | None:
     model = robot.model
     for f in model.frames:
         if f.parentJoint == 1 and f.type == pin.FrameType.BODY:
@@ -264,31 +249,24 @@ def _parse_simulator(doc, robot, src):
     n = len(t)
     bodies_doc = doc.get("bodies", {}) or {}
     if not isinstance(bodies_doc, dict):
-        raise _err(src, "bodies", f"expected a mapping name -> {{position, quaternion}}, got {_short(bodies_doc)}")
+        raise _err(src, "bodies", f"expected a mapping name -> {{position, quaternion}}, got {short(bodies_doc)}")
     bodies = {}
     for name, b in bodies_doc.items():
-        if not isinstance(b, dict):
-            raise _err(src, f"bodies.{name}", f"expected {{position, quaternion}}, got {_short(b)}")
-        for key in ("position", "quaternion"):
-            if key not in b:
-                raise _err(src, f"bodies.{name}.{key}", "missing")
-        pos = _matrix(b["position"], src, f"bodies.{name}.position", 3, n)
-        quat = _normalise_quats(_matrix(b["quaternion"], src, f"bodies.{name}.quaternion", 4, n),
-                                src, f"bodies.{name}.quaternion")
-        bodies[str(name)] = (pos, quat)
+        pos, quat = _pose_rows(b, src, f"bodies.{name}", n)
+        bodies[str(name)] = (pos, _normalise_quats(quat, src, f"bodies.{name}.quaternion"))
     q = None
     if "joints" in doc:
         joints = doc["joints"]
         if robot is None:
             raise _err(src, "joints", "joint positions need a robot: give ROBOT on the command line")
         if not isinstance(joints, dict):
-            raise _err(src, "joints", f"expected {{names, positions}}, got {_short(joints)}")
+            raise _err(src, "joints", f"expected {{names, positions}}, got {short(joints)}")
         for key in ("names", "positions"):
             if key not in joints:
                 raise _err(src, f"joints.{key}", "missing")
         names = joints["names"]
         if not isinstance(names, list):
-            raise _err(src, "joints.names", f"expected a list of joint names, got {_short(names)}")
+            raise _err(src, "joints.names", f"expected a list of joint names, got {short(names)}")
         pos = _matrix(joints["positions"], src, "joints.positions", len(names), n)
         base_name = next((k for k in (robot.name, _root_link(robot), *BASE_BODY_NAMES) if k in bodies), None)
         base = None
@@ -302,7 +280,7 @@ def _parse_simulator(doc, robot, src):
 def _parse_gait(doc, robot, src):
     phases = doc["phases"]
     if not isinstance(phases, list) or not phases:
-        raise _err(src, "phases", f"expected a non-empty list of phases, got {_short(phases)}")
+        raise _err(src, "phases", f"expected a non-empty list of phases, got {short(phases)}")
     if robot is None:
         raise _err(src, "phases", "gait configurations need a robot: give ROBOT on the command line")
     ts, qs = [], []
@@ -310,7 +288,7 @@ def _parse_gait(doc, robot, src):
     for i, ph in enumerate(phases):
         where = f"phases[{i}]"
         if not isinstance(ph, dict):
-            raise _err(src, where, f"expected {{t, q, joint_names}}, got {_short(ph)}")
+            raise _err(src, where, f"expected {{t, q, joint_names}}, got {short(ph)}")
         for key in ("t", "q"):
             if key not in ph:
                 raise _err(src, f"{where}.{key}", "missing")
@@ -321,8 +299,11 @@ def _parse_gait(doc, robot, src):
         rows = _matrix(ph["q"], src, f"{where}.q", rows=len(t))
         if "base" in ph:
             if rows.shape[1] != len(names):
-                raise _err(src, f"{where}.q", f"with a 'base' the rows hold the {len(names)} joints only, "
-                                               f"got {rows.shape[1]} values")
+                raise _err(
+                    src,
+                    f"{where}.q",
+                    f"with a 'base' the rows hold the {len(names)} joints only, got {rows.shape[1]} values",
+                )
             base = _base_rows(ph["base"], src, f"{where}.base", len(t))
             rows = np.hstack([base, rows])
         q = _rows_to_q(robot, rows, names, src, f"{where}.q")
@@ -344,7 +325,7 @@ def _parse_gait_trajectory(doc, robot, src):
             raise _err(src, f"trajectory.{key}", "missing")
     names = tr.get("joint_names", doc.get("joint_names"))
     if not isinstance(names, list):
-        raise _err(src, "joint_names", f"missing or not a list of joint names: {_short(names)}")
+        raise _err(src, "joint_names", f"missing or not a list of joint names: {short(names)}")
     t = _times(tr["t"], src, "trajectory.t")
     rows = _matrix(tr["joint_positions"], src, "trajectory.joint_positions", len(names), len(t))
     base = _base_rows(tr["base_pose"], src, "trajectory.base_pose", len(t)) if "base_pose" in tr else None
@@ -355,7 +336,7 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     """Build a `Recording` from a decoded JSON document (see the module docstring for layouts)."""
     src = source
     if not isinstance(doc, dict):
-        raise RecordingError(f"{src}: expected a JSON object with 't' and configurations, got {_short(doc)}")
+        raise RecordingError(f"{src}: expected a JSON object with 't' and configurations, got {short(doc)}")
     if isinstance(doc.get("trajectory"), dict):
         t, q, bodies = _parse_gait_trajectory(doc, robot, src)
     elif "phases" in doc:
@@ -367,8 +348,7 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     elif "joints" in doc or "bodies" in doc:
         t, q, bodies = _parse_simulator(doc, robot, src)
     else:
-        raise _err(src, "q", "missing: give 'q' (configurations), 'joints' + 'bodies' (simulator) "
-                             "or 'phases' (gait)")
+        raise _err(src, "q", "missing: give 'q' (configurations), 'joints' + 'bodies' (simulator) or 'phases' (gait)")
     contacts = _contacts(doc["contacts"], src, len(t)) if "contacts" in doc else None
     scene = doc.get("scene") if isinstance(doc.get("scene"), str) else None
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) else None

@@ -9,12 +9,14 @@ Parameters come from config/sim.yaml (the same file `humanoid-stack up sim` read
 /robot_description and /tf, so no state publisher is started. The viewer takes its parameters
 from config/demo.yaml (it follows /joint_states and /odom and draws /contacts there).
 """
-from launch import LaunchDescription
+
 from launch.actions import DeclareLaunchArgument
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
+
+from launch import LaunchDescription
 
 PACKAGE = "humanoid_stack"
 
@@ -24,12 +26,26 @@ def generate_launch_description():
     params = PathJoinSubstitution([share, "config", "sim.yaml"])
     viewer_params = PathJoinSubstitution([share, "config", "demo.yaml"])
     rviz_config = PathJoinSubstitution([share, "rviz", "humanoid.rviz"])
-    return LaunchDescription([
-        DeclareLaunchArgument("viewer", default_value="false", description="start the web viewer"),
-        DeclareLaunchArgument("rviz", default_value="false", description="start RViz2 with rviz/humanoid.rviz"),
-        Node(package=PACKAGE, executable="simulator", name="simulator", parameters=[params], output="screen"),
-        Node(package=PACKAGE, executable="viewer", name="viewer", parameters=[viewer_params], output="screen",
-             condition=IfCondition(LaunchConfiguration("viewer"))),
-        Node(package="rviz2", executable="rviz2", name="rviz2", arguments=["-d", rviz_config],
-             output="screen", condition=IfCondition(LaunchConfiguration("rviz"))),
-    ])
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument("viewer", default_value="false", description="start the web viewer"),
+            DeclareLaunchArgument("rviz", default_value="false", description="start RViz2 with rviz/humanoid.rviz"),
+            Node(package=PACKAGE, executable="simulator", name="simulator", parameters=[params], output="screen"),
+            Node(
+                package=PACKAGE,
+                executable="viewer",
+                name="viewer",
+                parameters=[viewer_params],
+                output="screen",
+                condition=IfCondition(LaunchConfiguration("viewer")),
+            ),
+            Node(
+                package="rviz2",
+                executable="rviz2",
+                name="rviz2",
+                arguments=["-d", rviz_config],
+                output="screen",
+                condition=IfCondition(LaunchConfiguration("rviz")),
+            ),
+        ]
+    )

@@ -3,6 +3,7 @@
 DDS isolation: every test session gets its own ROS_DOMAIN_ID (derived from the process id) and
 discovery limited to localhost, so concurrent runs on one machine never see each other.
 """
+
 import os
 import sys
 from pathlib import Path
@@ -22,6 +23,77 @@ if str(REPO) not in sys.path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def box_on_floor():
+    """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
+    dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'
+    1 kg box, chosen), CoM at rest at height c/2, in contact with the floor at its 4 corners
+    (±a/2, ±b/2, z) [m] in the body frame, each given `copies` times (frames n = z, t1 = x,
+    t2 = y): W = dt Λ [m/s per N] from a Pinocchio free-flyer and our Delassus, J the contact
+    Jacobian, MinvJt = M⁻¹Jᵀ, m the mass. Shared by the solver tests (z = 0, one copy) and the
+    Lemke degeneracy tests (z = −c/2, two copies)."""
+
+    def make(z: float, copies: int = 1, mass: float = 1.0, size=(0.2, 0.2, 0.1), dt: float = 1e-3) -> dict:
+        import numpy as np
+        import pinocchio as pin
+
+        from humanoid_sim.contacts import ContactSet, contact_jacobian
+        from humanoid_sim.delassus import delassus_cholesky
+
+        a, b, c = size
+        model = pin.Model()
+        j = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "box")
+        model.appendBodyToJoint(j, pin.Inertia.FromBox(mass, a, b, c), pin.SE3.Identity())
+        data = model.createData()
+        q = pin.neutral(model)
+        q[2] = c / 2
+        corners = np.array([[sx * a / 2, sy * b / 2, z] for sx in (-1, 1) for sy in (-1, 1)] * copies)
+        k = corners.shape[0]
+        R = np.array([[0, 0, 1.0], [1.0, 0, 0], [0, 1.0, 0]])
+        cs = ContactSet.make([j] * k, corners, np.tile(R, (k, 1, 1)))
+        J = contact_jacobian(model, data, cs, q)
+        Lam, MinvJt = delassus_cholesky(model, data, q, J)
+        return dict(W=dt * Lam, J=J, MinvJt=MinvJt, m=mass)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def hrp2_standing_10s():
+    """HRP-2 half-sitting on 'flat', PD to the initial posture (no gravity feedforward), 10 s at
+    dt = 1 ms -> dict(world, q0, base, slip, min_gap): the world after 10 s, the initial q, the
+    base position (steps, 3) [m] after every step, the largest horizontal sole displacement [m]
+    (sampled every 50 steps and at the end) and the lowest contact gap [m]. Shared by the standing
+    tests (test_robot_standing.py) and the sensors-at-rest test (test_sensors.py)."""
+    import numpy as np
+    import pinocchio as pin
+
+    from humanoid_sim.world import World
+
+    w = World.from_scene("flat")
+    m, d = w.model, w.model.createData()
+    soles = [m.getFrameId(n) for n in ("RLEG_SOLE", "LLEG_SOLE")]
+
+    def feet(q):
+        pin.framesForwardKinematics(m, d, q)
+        return np.array([d.oMf[f].translation.copy() for f in soles])
+
+    q0 = w.q.copy()
+    f0 = feet(q0)
+    steps = 10000
+    base = np.empty((steps, 3))
+    slip = 0.0
+    min_gap = 0.0
+    for k in range(steps):
+        w.step()
+        base[k] = w.q[:3]
+        if k % 50 == 0 or k == steps - 1:
+            slip = max(slip, float(np.max(np.linalg.norm((feet(w.q) - f0)[:, :2], axis=1))))
+        if w.last.batch.m:
+            min_gap = min(min_gap, float(w.last.batch.gaps.min()))
+    return dict(world=w, q0=q0, base=base, slip=slip, min_gap=min_gap)
 
 
 @pytest.fixture(scope="session")

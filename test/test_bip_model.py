@@ -3,6 +3,7 @@
 Expected values come from the thesis digest and the fact sheet, cited as
 ``../shared/spec/FILE.md:LINE``; actual values are computed from the loaded Pinocchio models.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,20 +15,29 @@ from scipy.spatial import ConvexHull
 from humanoid_model import load_robot
 
 SAGITTAL = ["r_hip_pitch", "l_hip_pitch", "r_knee", "l_knee", "r_ankle_pitch", "l_ankle_pitch"]
-LATERAL = ["r_hip_roll", "r_hip_yaw", "r_ankle_roll", "l_hip_roll", "l_hip_yaw", "l_ankle_roll",
-           "trunk_yaw", "trunk_roll", "trunk_pitch"]
+LATERAL = [
+    "r_hip_roll",
+    "r_hip_yaw",
+    "r_ankle_roll",
+    "l_hip_roll",
+    "l_hip_yaw",
+    "l_ankle_roll",
+    "trunk_yaw",
+    "trunk_roll",
+    "trunk_pitch",
+]
 SIDES = ("r", "l")
 Z0 = np.array([0.0, -1.0, 0.0])  # thesis Z0 (out of the sagittal plane) in URDF axes, ../shared/spec/003_chesse.md:445
 
 # Table III-3 of Chessé 2002, ../shared/spec/003_chesse.md:455-460 (r_i, m_i, a_i, b_i; S7 has no r).
 TABLE_III_3 = {
-    "S1": dict(r=0.188, m=2.34, a=0.143, b=0.042),    # rear foot, O1 = toe, X1 toe->ankle
-    "S2": dict(r=0.410, m=6.11, a=0.258, b=0.028),    # rear shank, O2 = ankle, X2 ankle->knee
-    "S3": dict(r=0.410, m=10.9, a=0.250, b=0.005),    # rear thigh, O3 = knee, X3 knee->hip
-    "S4": dict(r=0.410, m=10.9, a=0.160, b=-0.005),   # front thigh, O4 = hip, X4 hip->knee
-    "S5": dict(r=0.410, m=6.11, a=0.152, b=-0.028),   # front shank, O5 = knee, X5 knee->ankle
-    "S6": dict(r=0.29, m=2.34, a=0.045, b=-0.042),    # front foot, O6 = ankle, X6 ankle->toe
-    "S7": dict(r=None, m=66.11, a=0.391, b=0.029),    # pelvis + trunk, O7 = hip, X7 up
+    "S1": dict(r=0.188, m=2.34, a=0.143, b=0.042),  # rear foot, O1 = toe, X1 toe->ankle
+    "S2": dict(r=0.410, m=6.11, a=0.258, b=0.028),  # rear shank, O2 = ankle, X2 ankle->knee
+    "S3": dict(r=0.410, m=10.9, a=0.250, b=0.005),  # rear thigh, O3 = knee, X3 knee->hip
+    "S4": dict(r=0.410, m=10.9, a=0.160, b=-0.005),  # front thigh, O4 = hip, X4 hip->knee
+    "S5": dict(r=0.410, m=6.11, a=0.152, b=-0.028),  # front shank, O5 = knee, X5 knee->ankle
+    "S6": dict(r=0.29, m=2.34, a=0.045, b=-0.042),  # front foot, O6 = ankle, X6 ankle->toe
+    "S7": dict(r=None, m=66.11, a=0.391, b=0.029),  # pelvis + trunk, O7 = hip, X7 up
 }
 # Tolerances: the table prints masses to 0.01 kg and a, b, r to 1 mm, hence half a unit.
 MASS_TOL = 0.005
@@ -94,23 +104,26 @@ def _point_after(robot, joint, angle, frame):
     return _fk(robot, q).oMf[robot.frame_id(frame)]
 
 
-@pytest.mark.parametrize("joint, frame, check", [
-    # positive directions of ../shared/spec/bip_data.md:95-109 (HuMAnS signs)
-    ("r_hip_pitch", "r_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),   # extension: knee back
-    ("l_hip_pitch", "l_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),
-    ("r_knee", "r_ankle_cardan", lambda p0, p1: p1.translation[0] < p0.translation[0]),  # flexion: ankle back
-    ("r_ankle_pitch", "r_toe", lambda p0, p1: p1.translation[2] < p0.translation[2]),    # plantar-flexion: toe down
-    ("r_hip_roll", "r_shank", lambda p0, p1: p1.translation[1] < p0.translation[1]),     # abduction: right knee to -y
-    ("l_hip_roll", "l_shank", lambda p0, p1: p1.translation[1] > p0.translation[1]),     # abduction: left knee to +y
-    ("r_hip_yaw", "r_toe", lambda p0, p1: p1.translation[1] < p0.translation[1]),        # toes outward
-    ("l_hip_yaw", "l_toe", lambda p0, p1: p1.translation[1] > p0.translation[1]),
-    ("r_ankle_roll", "r_foot", lambda p0, p1: (p1.rotation @ [0, -1, 0])[2] > 0),        # lateral edge up
-    ("l_ankle_roll", "l_foot", lambda p0, p1: (p1.rotation @ [0, 1, 0])[2] > 0),
-    ("trunk_yaw", "trunk", lambda p0, p1: (p1.rotation @ [1, 0, 0])[1] > 0),             # turns left
-    ("trunk_roll", "trunk", lambda p0, p1: (p1.rotation @ [0, 0, 1])[1] < 0),            # leans right
-    ("trunk_pitch", "trunk", lambda p0, p1: (p1.rotation @ [0, 0, 1])[0] < 0),           # leans back
-])
-def test_joint_sign_conventions(bip, joint, frame, check):
+@pytest.mark.parametrize(
+    "joint, frame, check",
+    [
+        # positive directions of ../shared/spec/bip_data.md:95-109 (HuMAnS signs)
+        ("r_hip_pitch", "r_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),  # extension: knee back
+        ("l_hip_pitch", "l_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),
+        ("r_knee", "r_ankle_cardan", lambda p0, p1: p1.translation[0] < p0.translation[0]),  # flexion: ankle back
+        ("r_ankle_pitch", "r_toe", lambda p0, p1: p1.translation[2] < p0.translation[2]),  # plantar-flexion: toe down
+        ("r_hip_roll", "r_shank", lambda p0, p1: p1.translation[1] < p0.translation[1]),  # abduction: right knee to -y
+        ("l_hip_roll", "l_shank", lambda p0, p1: p1.translation[1] > p0.translation[1]),  # abduction: left knee to +y
+        ("r_hip_yaw", "r_toe", lambda p0, p1: p1.translation[1] < p0.translation[1]),  # toes outward
+        ("l_hip_yaw", "l_toe", lambda p0, p1: p1.translation[1] > p0.translation[1]),
+        ("r_ankle_roll", "r_foot", lambda p0, p1: (p1.rotation @ [0, -1, 0])[2] > 0),  # lateral edge up
+        ("l_ankle_roll", "l_foot", lambda p0, p1: (p1.rotation @ [0, 1, 0])[2] > 0),
+        ("trunk_yaw", "trunk", lambda p0, p1: (p1.rotation @ [1, 0, 0])[1] > 0),  # turns left
+        ("trunk_roll", "trunk", lambda p0, p1: (p1.rotation @ [0, 0, 1])[1] < 0),  # leans right
+        ("trunk_pitch", "trunk", lambda p0, p1: (p1.rotation @ [0, 0, 1])[0] < 0),  # leans back
+    ],
+)
+def test_joints_turn_in_the_documented_sense(bip, joint, frame, check):
     p0 = _point_after(bip, joint, 0.0, frame)
     p1 = _point_after(bip, joint, 0.1, frame)
     assert check(p0, p1)
@@ -128,14 +141,14 @@ def test_locked_joints_are_the_lateral_ones_plus_trunk_pitch(bip, spec):
 
 
 # ---------------------------------------------------------------------------------- masses
-def test_total_mass(bip):
+def test_total_mass_is_104_81_kg(bip):
     # 104.81 kg: ../shared/spec/003_chesse.md:470 and acceptance test A1 ../shared/spec/003_chesse.md:701,
     # ../shared/spec/bip_data.md:57
     assert bip.mass == pytest.approx(104.81, abs=1e-9)
 
 
 @pytest.mark.parametrize("side", SIDES)
-def test_leg_mass(bip, side):
+def test_leg_mass_is_19_35_kg(bip, side):
     # thigh + shank + ankle cardan + foot (hip bracket excluded) = 19.35 kg:
     # ../shared/spec/003_chesse.md:470 and A1 ../shared/spec/003_chesse.md:701, ../shared/spec/bip_data.md:58
     leg = sum(_link_inertia(bip, f"{side}_{j}").mass for j in ("hip_pitch", "knee", "ankle_pitch", "ankle_roll"))
@@ -144,14 +157,17 @@ def test_leg_mass(bip, side):
 
 def test_pelvis_and_trunk_group_masses(bip):
     # ../shared/spec/bip_data.md:59 (pelvis group 17.65 kg) and :60 (trunk group 48.46 kg)
-    pelvis = (_link_inertia(bip, "root_joint").mass + _link_inertia(bip, "trunk_yaw").mass
-              + sum(_link_inertia(bip, f"{s}_{j}").mass for s in SIDES for j in ("hip_roll", "hip_yaw")))
+    pelvis = (
+        _link_inertia(bip, "root_joint").mass
+        + _link_inertia(bip, "trunk_yaw").mass
+        + sum(_link_inertia(bip, f"{s}_{j}").mass for s in SIDES for j in ("hip_roll", "hip_yaw"))
+    )
     trunk = _link_inertia(bip, "trunk_roll").mass + _link_inertia(bip, "trunk_pitch").mass
     assert pelvis == pytest.approx(17.65, abs=1e-9)
     assert trunk == pytest.approx(48.46, abs=1e-9)
 
 
-def test_zero_posture_com_and_heights(bip):
+def test_zero_posture_com_and_joint_heights_match_the_data(bip):
     q = bip.q("zero")
     data = _fk(bip, q)
     com = pin.centerOfMass(bip.model, data, q)
@@ -202,7 +218,7 @@ def test_armature_from_the_yaml_is_in_the_pinocchio_model(bip, spec):
     for joint, value in spec["armature"].items():
         assert bip.armature[bip.joint_names.index(joint)] == value
         assert bip.model.armature[bip.joint_index_v(joint)] == value
-    assert np.all(bip.model.armature[:6] == 0)   # the free-flyer root has no rotor
+    assert np.all(bip.model.armature[:6] == 0)  # the free-flyer root has no rotor
 
 
 # ---------------------------------------------------------------------------------- postures, contacts
@@ -233,8 +249,11 @@ def test_sole_hull_is_bottom_face_of_sole_collision_box(bip):
         assert c.kind == "sole" and c.body == f"{side}_foot"
         np.testing.assert_allclose(c.normal, [0, 0, 1])
         foot_joint = bip.model.getJointId(f"{side}_ankle_roll")
-        boxes = [g for g in bip.collision_model.geometryObjects
-                 if g.parentJoint == foot_joint and hasattr(g.geometry, "halfSide")]
+        boxes = [
+            g
+            for g in bip.collision_model.geometryObjects
+            if g.parentJoint == foot_joint and hasattr(g.geometry, "halfSide")
+        ]
         assert len(boxes) == 1
         g = boxes[0]
         h = np.asarray(g.geometry.halfSide)
@@ -244,8 +263,9 @@ def test_sole_hull_is_bottom_face_of_sole_collision_box(bip):
         frame = bip.model.frames[bip.frame_id(c.body)]
         hull_joint = (frame.placement.rotation @ c.hull.T).T + frame.placement.translation
         key = lambda p: (round(p[0], 9), round(p[1], 9))  # noqa: E731
-        np.testing.assert_allclose(sorted(map(tuple, hull_joint), key=key), sorted(map(tuple, corners), key=key),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            sorted(map(tuple, hull_joint), key=key), sorted(map(tuple, corners), key=key), atol=1e-12
+        )
         np.testing.assert_allclose(c.point, hull_joint.mean(axis=0) - frame.placement.translation, atol=1e-12)
         # foot length 0.29 m heel to toe; ankle->toe 0.189 m and ankle->heel 0.146 m measured from the
         # ankle centre: ../shared/spec/bip_data.md:132, :138-139
@@ -308,10 +328,16 @@ def _thesis_bodies(bip2d, bip, side_rear, side_front, posture="standing"):
         foot_com = (ankle_body.mass * ankle_body.lever - cardan.mass * cardan.lever) / foot_mass
         shank = world(jid(f"{side}_knee"))
         thigh = world(jid(f"{side}_hip_pitch"))
-        return dict(hip=pos(f"{side}_hip_pitch"), knee=pos(f"{side}_knee"), ankle=pos(f"{side}_ankle_pitch"),
-                    toe=frame(f"{side}_toe"), heel=frame(f"{side}_heel"),
-                    foot=(foot_mass, foot_com), shank=(shank.mass + cardan.mass, shank.lever),
-                    thigh=(thigh.mass, thigh.lever))
+        return dict(
+            hip=pos(f"{side}_hip_pitch"),
+            knee=pos(f"{side}_knee"),
+            ankle=pos(f"{side}_ankle_pitch"),
+            toe=frame(f"{side}_toe"),
+            heel=frame(f"{side}_heel"),
+            foot=(foot_mass, foot_com),
+            shank=(shank.mass + cardan.mass, shank.lever),
+            thigh=(thigh.mass, thigh.lever),
+        )
 
     def unit(v):
         return v / np.linalg.norm(v)

@@ -1,5 +1,6 @@
 """`colcon build` of the package into a temporary install tree (colcon-common-extensions from PyPI
 builds an ament_python package without a ROS install), and the installed tree works."""
+
 import os
 import runpy
 import shutil
@@ -35,9 +36,25 @@ def install(tmp_path_factory):
     colcon = shutil.which("colcon", path=str(Path(sys.executable).parent)) or shutil.which("colcon")
     assert colcon, "colcon not found: it is pinned in requirements.txt (colcon-common-extensions)"
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    result = subprocess.run([colcon, "--log-base", str(tmp / "log"), "build", "--base-paths", str(tmp / "src"),
-                             "--build-base", str(tmp / "build"), "--install-base", str(tmp / "install")],
-                            cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            colcon,
+            "--log-base",
+            str(tmp / "log"),
+            "build",
+            "--base-paths",
+            str(tmp / "src"),
+            "--build-base",
+            str(tmp / "build"),
+            "--install-base",
+            str(tmp / "install"),
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return tmp / "install" / PACKAGE  # colcon's default isolated layout: install/<package>/
 
@@ -45,8 +62,11 @@ def install(tmp_path_factory):
 def test_share_tree_is_installed(install):
     share = install / "share" / PACKAGE
     for folder in ("launch", "urdf", "config", "rviz"):
-        expected = sorted(p.relative_to(REPO).as_posix() for p in (REPO / folder).rglob("*")
-                          if p.is_file() and "__pycache__" not in p.parts)
+        expected = sorted(
+            p.relative_to(REPO).as_posix()
+            for p in (REPO / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        )
         got = sorted(p.relative_to(share).as_posix() for p in (share / folder).rglob("*") if p.is_file())
         assert expected and got == expected, folder
     assert (share / "package.xml").is_file()
@@ -63,14 +83,23 @@ def test_every_node_executable_is_installed(install):
 
 def installed_env(install):
     site = next((install / "lib").glob("python3*/site-packages"))
-    return dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-                AMENT_PREFIX_PATH=f"{install}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}")
+    return dict(
+        os.environ,
+        PYTHONPATH=f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        AMENT_PREFIX_PATH=f"{install}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}",
+    )
 
 
 def test_installed_package_finds_its_data_in_share(install, tmp_path):
     code = "import humanoid_model.paths as p; print(p.__file__); print(p.share_dir())"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=installed_env(install),
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=installed_env(install),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     module_file, share = out.stdout.split()
     assert Path(module_file).is_relative_to(install)
@@ -80,9 +109,14 @@ def test_installed_package_finds_its_data_in_share(install, tmp_path):
 @pytest.mark.ros
 def test_installed_state_publisher_runs(install, tmp_path):
     """`ros2 run humanoid_stack state_publisher` equivalent, from the install tree; Ctrl-C exits 0."""
-    proc = subprocess.Popen([str(install / "lib" / PACKAGE / "state_publisher"), "--ros-args", "-p", "robot:=hrp2"],
-                            cwd=tmp_path, env=installed_env(install), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [str(install / "lib" / PACKAGE / "state_publisher"), "--ros-args", "-p", "robot:=hrp2"],
+        cwd=tmp_path,
+        env=installed_env(install),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # wait for the start-up log line, not a fixed time

@@ -1,5 +1,8 @@
 """Delassus operator: every path against brute force J M⁻¹ Jᵀ, thesis Tables 3.1–3.3, operation
-counters vs the tree-based prediction, selector (spec ../shared/spec/000_chardonnet.md §2.4, §6.2 A1–A3)."""
+counters vs the tree-based prediction, selector (spec ../shared/spec/000_chardonnet.md §2.4, §6.2 A1–A3),
+and the World's per-group Delassus stage (`humanoid_sim.delassus.GroupDelassus`) against the dense
+J M̃⁻¹ Jᵀ of a robot and a box stack."""
+
 import itertools
 
 import numpy as np
@@ -7,10 +10,21 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.delassus import (THESIS_HRP2_STANDING, THESIS_SAME_BRANCH, ContactSet,
-                                   RecursiveDelassus, contact_jacobian, contacts_from_locations, delassus_cholesky,
-                                   delassus_dense, delassus_pinocchio, frame_from_normal,
-                                   thesis_operation_counts)
+from humanoid_sim.contacts import (
+    ContactSet,
+    contact_jacobian,
+    contacts_from_locations,
+    frame_from_normal,
+    relative_jacobian,
+)
+from humanoid_sim.delassus import delassus_cholesky, delassus_dense, delassus_pinocchio
+from humanoid_sim.delassus_recursive import (
+    THESIS_HRP2_STANDING,
+    THESIS_SAME_BRANCH,
+    RecursiveDelassus,
+    thesis_operation_counts,
+)
+from humanoid_sim.world import World
 
 REL = 1e-9  # acceptance A2, ../shared/spec/000_chardonnet.md:979
 
@@ -23,8 +37,12 @@ def random_contacts(rng, joints, per_body=4, joint_b=None):
     ja = np.repeat(joints, per_body)
     m = len(ja)
     jb = None if joint_b is None else np.repeat(joint_b, per_body)
-    return ContactSet.make(ja, rng.normal(scale=0.5, size=(m, 3)),
-                           np.array([frame_from_normal(n) for n in rng.normal(size=(m, 3))]), joint_b=jb)
+    return ContactSet.make(
+        ja,
+        rng.normal(scale=0.5, size=(m, 3)),
+        np.array([frame_from_normal(n) for n in rng.normal(size=(m, 3))]),
+        joint_b=jb,
+    )
 
 
 # ---------------------------------------------------------------- thesis tables (A1)
@@ -48,8 +66,9 @@ def test_thesis_same_branch_case_and_parameter_uniqueness():
         for b in range(40):
             if thesis_operation_counts(2, m, s, beta_C=b)["new"][2] == 7590:
                 sols.append((m, s, a, b))
-    assert sols == [(THESIS_SAME_BRANCH["m"], THESIS_SAME_BRANCH["s"], THESIS_SAME_BRANCH["alpha_C"],
-                     THESIS_SAME_BRANCH["beta_C"])]
+    assert sols == [
+        (THESIS_SAME_BRANCH["m"], THESIS_SAME_BRANCH["s"], THESIS_SAME_BRANCH["alpha_C"], THESIS_SAME_BRANCH["beta_C"])
+    ]
 
 
 # ---------------------------------------------------------------- models
@@ -62,6 +81,7 @@ def sample():
 @pytest.fixture(scope="module")
 def hrp2():
     from humanoid_model import load_robot
+
     robot = load_robot("hrp2")
     return robot, robot.model.createData(), RecursiveDelassus(robot.model)
 
@@ -140,7 +160,7 @@ def test_cube_on_cube_relative_jacobian_sign_and_delassus():
     rd = RecursiveDelassus(model)
     W0 = check_all_paths(model, data, rd, q, cs)
     # analytic normal-normal entry: 1/m1 + 1/m2 + rotational terms = 2 + 2 * (0.05²·2)/(1/6·0.01·2)...
-    Ixx = 1.0 * (0.1 ** 2 + 0.1 ** 2) / 12.0
+    Ixx = 1.0 * (0.1**2 + 0.1**2) / 12.0
     r = corners[0]
     nn = 2 * (1.0 + (r[0] ** 2 + r[1] ** 2) / Ixx)  # two bodies, unit normal z, lever (x, y)
     assert W0[0, 0] == pytest.approx(nn, rel=1e-12)
@@ -154,7 +174,9 @@ def test_hrp2_standing_hands_and_self_contact(hrp2):
     check_all_paths(model, data, rd, q, hrp2_contacts(robot, data, q, ["r_sole", "l_sole"]))
     check_all_paths(model, data, rd, q, hrp2_contacts(robot, data, q, ["r_sole", "l_sole", "r_hand", "l_forearm"]))
     for _ in range(2):
-        qr = pin.randomConfiguration(model, np.maximum(model.lowerPositionLimit, -1), np.minimum(model.upperPositionLimit, 1))
+        qr = pin.randomConfiguration(
+            model, np.maximum(model.lowerPositionLimit, -1), np.minimum(model.upperPositionLimit, 1)
+        )
         check_all_paths(model, data, rd, qr, hrp2_contacts(robot, data, qr, ["r_sole", "l_sole", "r_hand"]))
         # hand touching the thigh: two mobile bodies on different branches
         rh = model.frames[model.getFrameId("RARM_LINK5")].parentJoint
@@ -177,7 +199,49 @@ def test_hrp2_selector_same_branch_picks_chang_khatib(hrp2):
         assert rd.select(cs) == ("new" if nw <= ck else "chang_khatib")
     # initial method visits the whole tree: far more operations than either
     cs = hrp2_contacts(robot, data, q, ["r_sole", "l_sole"])
-    assert sum(rd.predict_counts(cs, "initial")) > 2 * max(sum(rd.predict_counts(cs, k)) for k in ("chang_khatib", "new"))
+    assert sum(rd.predict_counts(cs, "initial")) > 2 * max(
+        sum(rd.predict_counts(cs, k)) for k in ("chang_khatib", "new")
+    )
+
+
+# ---------------------------------------------------------------- the World's group stage
+ROBOT_AND_STACK = """
+gravity: [0, 0, -9.81]
+ground: {height: 0.0, friction: 0.4}
+robot: {name: hrp2, posture: half-sitting}
+free_bodies:
+  - {name: a, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, pose: {xyz: [1.0, 0, 0.05]}}
+  - {name: b, shape: box, size: [0.1, 0.1, 0.1], mass: 2.0, pose: {xyz: [1.02, 0.01, 0.15], rpy_deg: [0, 0, 20]}}
+"""
+
+
+def test_group_delassus_of_the_world_equals_the_dense_j_minv_jt(tmp_path):
+    """Per group, the World's W/dt = J M̃⁻¹ Jᵀ (robot tree: the Delassus module's Cholesky; free
+    bodies: 6×6 blocks; two mobile boxes: relative Jacobian) equals the dense J M̃⁻¹ Jᵀ of the
+    combined model (armature included) to 1e-9 relative, and the groups are {robot}, {a, b}."""
+    path = tmp_path / "robot_and_stack.yaml"
+    path.write_text(ROBOT_AND_STACK)
+    w = World.from_scene(path)
+    w.step(3)
+    b, groups = w.last.batch, w.last.groups
+    assert sorted(sorted(g.trees) for g in groups) == [[0], [1, 2]]
+    M = np.triu(w.data.M) + np.triu(w.data.M, 1).T  # crba at the step's start, with armature
+    Minv = np.linalg.inv(M)
+    ja = w.geom_joint[b.geom_a]
+    jb = np.where(b.b_static, 0, w.geom_joint[np.where(b.b_static, 0, b.geom_b)])
+    frames = w.last.frames
+    for g in groups:
+        idx = g.contacts
+        J = relative_jacobian(w.data.J, w.masks, frames[idx], b.points[idx], ja[idx], jb[idx], g.cols)
+        _, Lam = w.delassus.minv_jt(g, J, w.data.M.T)
+        Jfull = np.zeros((J.shape[0], w.model.nv))
+        Jfull[:, g.cols] = J
+        ref = Jfull @ Minv @ Jfull.T
+        assert np.linalg.norm(Lam - ref) <= 1e-9 * np.linalg.norm(ref)
+        if 1 in g.trees:  # relative rows: a's contact with b moves with both boxes
+            both = [k for k in idx if not b.b_static[k]]
+            assert both and np.abs(Jfull[3 * np.searchsorted(idx, both[0]), w.tree_cols[1]]).max() > 0
+            assert np.abs(Jfull[3 * np.searchsorted(idx, both[0]), w.tree_cols[2]]).max() > 0
 
 
 def test_bad_contact_input_raises_solver_error():

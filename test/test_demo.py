@@ -2,6 +2,7 @@
 the simulator's /joint_states (HRP-2 standing near half-sitting under PD) and /contacts (force
 arrows) arrive in this (another) process, exactly one node publishes /robot_description, and the
 command exits 0 by itself."""
+
 import os
 import socket
 import subprocess
@@ -56,9 +57,13 @@ def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
     executor.add_node(node)
     status, description_publishers = None, set()
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", "demo", "--duration", str(DURATION),
-                                 "--port", str(port)], cwd=repo_root, env=dict(os.environ),
-                                stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "humanoid_stack", "demo", "--duration", str(DURATION), "--port", str(port)],
+            cwd=repo_root,
+            env=dict(os.environ),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
         try:
             deadline = time.monotonic() + STARTUP + DURATION
             while proc.poll() is None and time.monotonic() < deadline:

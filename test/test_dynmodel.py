@@ -6,6 +6,7 @@ Expected 2R numbers are the digest's [D] values (§5.2 table, ``../shared/spec/0
 to ``:465``), derived there with Pinocchio and an independent SymPy Lagrange derivation; the
 report's own printed listing and eq. 2.20 are NOT used as oracles (§2.9).
 """
+
 import math
 from pathlib import Path
 
@@ -15,14 +16,15 @@ import sympy as sp
 
 from humanoid_model import dynmodel
 from humanoid_model.dynmodel.check import PinocchioReference, max_error
-from humanoid_model.dynmodel.lagrange import lagrange, to_latex as lagrange_latex
+from humanoid_model.dynmodel.lagrange import lagrange
+from humanoid_model.dynmodel.lagrange import to_latex as lagrange_latex
 from humanoid_model.dynmodel.latex_parse import parse_equations
 from humanoid_model.exceptions import ModelError
 
 DATA = Path(dynmodel.__file__).resolve().parent / "data"
 URDF_2R = DATA / "robot_2R.urdf"
-G_Y = (0.0, -9.81, 0.0)     # the report's gravity: 9.81 along -y (spec §5.2 preamble, :446)
-T6_STATE = ([0.3, -0.7], [1.2, -0.5], [0.4, 2.0])   # spec T6, ../shared/spec/004_canovas.md:455
+G_Y = (0.0, -9.81, 0.0)  # the report's gravity: 9.81 along -y (spec §5.2 preamble, :446)
+T6_STATE = ([0.3, -0.7], [1.2, -0.5], [0.4, 2.0])  # spec T6, ../shared/spec/004_canovas.md:455
 
 
 @pytest.fixture(scope="module")
@@ -44,34 +46,45 @@ def closed_form_2r(q, qd, qdd, g=9.81):
     """§2.5 closed form (../shared/spec/004_canovas.md:188-189) with the §4.1 parameters (:191-196)."""
     l1, lc1, lc2, m1, m2, I1, I2 = 2.0, 1.0, 1.0, 3.0, 5.0, 15.6, 10.0
     c2, s2 = math.cos(q[1]), math.sin(q[1])
-    t1 = ((I1 + I2 + m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2)) * qdd[0]
-          + (I2 + m2 * (lc2**2 + l1 * lc2 * c2)) * qdd[1] - m2 * l1 * lc2 * s2 * (2 * qd[0] * qd[1] + qd[1]**2)
-          + (m1 * lc1 + m2 * l1) * g * math.cos(q[0]) + m2 * lc2 * g * math.cos(q[0] + q[1]))
-    t2 = ((I2 + m2 * (lc2**2 + l1 * lc2 * c2)) * qdd[0] + (I2 + m2 * lc2**2) * qdd[1]
-          + m2 * l1 * lc2 * s2 * qd[0]**2 + m2 * lc2 * g * math.cos(q[0] + q[1]))
+    t1 = (
+        (I1 + I2 + m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2)) * qdd[0]
+        + (I2 + m2 * (lc2**2 + l1 * lc2 * c2)) * qdd[1]
+        - m2 * l1 * lc2 * s2 * (2 * qd[0] * qd[1] + qd[1] ** 2)
+        + (m1 * lc1 + m2 * l1) * g * math.cos(q[0])
+        + m2 * lc2 * g * math.cos(q[0] + q[1])
+    )
+    t2 = (
+        (I2 + m2 * (lc2**2 + l1 * lc2 * c2)) * qdd[0]
+        + (I2 + m2 * lc2**2) * qdd[1]
+        + m2 * l1 * lc2 * s2 * qd[0] ** 2
+        + m2 * lc2 * g * math.cos(q[0] + q[1])
+    )
     return np.array([t1, t2])
 
 
 # ------------------------------------------------------------------ T1-T6: 2R torques
-@pytest.mark.parametrize("state, expected, tol", [
-    (([0, 0], [0, 0], [0, 0]), (176.58, 49.05), 1e-6),                      # T1 (:450)
-    (([math.pi / 2, 0], [0, 0], [0, 0]), (0.0, 0.0), 1e-9),                 # T2 (:451)
-    (([0, math.pi / 2], [0, 0], [0, 0]), (127.53, 0.0), 1e-6),              # T3 (:452)
-    (([math.pi / 6, math.pi / 3], [0, 0], [0, 0]), (110.444220, 0.0), 1e-5),  # T4 (:453)
-    (([0, math.pi / 2], [1, 1], [0, 0]), (97.53, 10.0), 1e-6),              # T5 (:454)
-    (T6_STATE, (233.747617, 74.960676), 1e-5),                              # T6 (:455)
-])
-def test_2r_torques(r2, state, expected, tol):
+@pytest.mark.parametrize(
+    "state, expected, tol",
+    [
+        (([0, 0], [0, 0], [0, 0]), (176.58, 49.05), 1e-6),  # T1 (:450)
+        (([math.pi / 2, 0], [0, 0], [0, 0]), (0.0, 0.0), 1e-9),  # T2 (:451)
+        (([0, math.pi / 2], [0, 0], [0, 0]), (127.53, 0.0), 1e-6),  # T3 (:452)
+        (([math.pi / 6, math.pi / 3], [0, 0], [0, 0]), (110.444220, 0.0), 1e-5),  # T4 (:453)
+        (([0, math.pi / 2], [1, 1], [0, 0]), (97.53, 10.0), 1e-6),  # T5 (:454)
+        (T6_STATE, (233.747617, 74.960676), 1e-5),  # T6 (:455)
+    ],
+)
+def test_2r_torques_match_the_reference_values_t1_t6(r2, state, expected, tol):
     tau = r2.inverse_dynamics(*state)
     assert np.allclose(tau, expected, rtol=0, atol=tol), tau
 
 
-def test_2r_joint_order_and_names(r2):
+def test_2r_joints_and_bodies_are_in_tree_order(r2):
     # joint2 is declared first in the report's URDF; the generated order is the tree order
     assert r2.JOINT_NAMES == ("joint1", "joint2") and r2.BODY_NAMES == ("link1", "link2")
 
 
-def test_2r_inertia_matrix_t7_t8(r2_nograv, r2_lagrange):
+def test_2r_inertia_matrix_from_ne_columns_equals_lagrange_t7_t8(r2_nograv, r2_lagrange):
     # T8 (:457): gravity off, q = 0, qdd = e1 / e2 -> columns of H
     z = [0.0, 0.0]
     assert np.allclose(r2_nograv.inverse_dynamics(z, z, [1, 0]), (73.6, 25.0), rtol=0, atol=1e-9)
@@ -88,22 +101,28 @@ def test_2r_inertia_matrix_t7_t8(r2_nograv, r2_lagrange):
     assert sp.simplify(lm.M[0, 1] - (15 + 10 * sp.cos(lm.q[1]))) == 0 and lm.M[1, 1] == 15
 
 
-def test_2r_intermediate_quantities_t9(r2):
+def test_2r_intermediate_quantities_match_the_reference_t9(r2):
     """T9 (:458): the values_robot equivalent at the T6 state (true accelerations)."""
     v = r2.quantities(*T6_STATE)
     expect = {
-        "position_joint2": (1.910673, 0.591040, 0), "position_link1": (0.955336, 0.295520, 0),
-        "position_link2": (2.831734, 0.201622, 0), "velocity_link1": (-0.354624, 1.146404, 0),
-        "velocity_link2": (-0.436656, 2.937550, 0), "acceleration_link1": (-1.493893, -0.043415, 0),
-        "acceleration_link2": (-2.504501, 2.314532, 0), "force_joint1": (-17.004183, 89.922418, 0),
-        "force_joint2": (-12.522506, 60.622662, 0), "moment_joint1": (0, 0, 233.747617),
-        "moment_joint2": (0, 0, 74.960676)}
+        "position_joint2": (1.910673, 0.591040, 0),
+        "position_link1": (0.955336, 0.295520, 0),
+        "position_link2": (2.831734, 0.201622, 0),
+        "velocity_link1": (-0.354624, 1.146404, 0),
+        "velocity_link2": (-0.436656, 2.937550, 0),
+        "acceleration_link1": (-1.493893, -0.043415, 0),
+        "acceleration_link2": (-2.504501, 2.314532, 0),
+        "force_joint1": (-17.004183, 89.922418, 0),
+        "force_joint2": (-12.522506, 60.622662, 0),
+        "moment_joint1": (0, 0, 233.747617),
+        "moment_joint2": (0, 0, 74.960676),
+    }
     for key, val in expect.items():
         assert np.allclose(v[key], val, rtol=0, atol=1e-5), (key, v[key])
     assert v["tau_joint1"] == pytest.approx(233.747617, abs=1e-5)
 
 
-def test_2r_closed_form_equivalence_t10(r2):
+def test_2r_generated_model_equals_the_closed_form_t10(r2):
     """T10 (:459): generated model = §2.5 closed form on 200 random states, 1e-9 relative."""
     rng = np.random.default_rng(10)
     for _ in range(200):
@@ -135,7 +154,7 @@ def test_ne_equals_lagrange_t11(which, r2_lagrange):
         model, g, lm = dynmodel.parse_urdf(URDF_2R), G_Y, r2_lagrange
     else:
         model, g = dynmodel.parse_urdf(_chain3_urdf()), (0.0, 0.0, -9.81)
-        lm = lagrange(model, g, trigsimp_ops=0)   # canonical polynomial form (faster)
+        lm = lagrange(model, g, trigsimp_ops=0)  # canonical polynomial form (faster)
     mod = dynmodel.load_python(dynmodel.generate(model, "python", gravity=g))
     f = lm.numeric()
     rng = np.random.default_rng(11)
@@ -148,8 +167,10 @@ def test_forward_integration_recovers_reference_t12(r2):
     """T12 (:461): tau from the generated IDM on q_ref = (0.5 sin t, 0.8 cos 1.3t), RK4 on
     Pinocchio's ABA (dt = 1e-3, 2 s) gives back q_ref to < 1e-8 rad."""
     import pinocchio as pin
-    text = URDF_2R.read_text().replace('type="continuous">', 'type="revolute">\n    '
-                                       '<limit lower="-10" upper="10" effort="1e3" velocity="1e3"/>')
+
+    text = URDF_2R.read_text().replace(
+        'type="continuous">', 'type="revolute">\n    <limit lower="-10" upper="10" effort="1e3" velocity="1e3"/>'
+    )
     model = pin.buildModelFromXML(text)
     model.armature[:] = 0.0
     model.gravity = pin.Motion(np.array([0, -9.81, 0, 0, 0, 0]))
@@ -157,9 +178,11 @@ def test_forward_integration_recovers_reference_t12(r2):
     idx = [model.joints[model.getJointId(n)].idx_v for n in r2.JOINT_NAMES]
 
     def ref(t):
-        return (np.array([0.5 * math.sin(t), 0.8 * math.cos(1.3 * t)]),
-                np.array([0.5 * math.cos(t), -1.04 * math.sin(1.3 * t)]),
-                np.array([-0.5 * math.sin(t), -1.352 * math.cos(1.3 * t)]))
+        return (
+            np.array([0.5 * math.sin(t), 0.8 * math.cos(1.3 * t)]),
+            np.array([0.5 * math.cos(t), -1.04 * math.sin(1.3 * t)]),
+            np.array([-0.5 * math.sin(t), -1.352 * math.cos(1.3 * t)]),
+        )
 
     def acc(t, q, v):
         tau = r2.inverse_dynamics(*ref(t))
@@ -182,10 +205,11 @@ def test_forward_integration_recovers_reference_t12(r2):
     assert err < 1e-8
 
 
-def test_declaration_order_independence_t13(r2):
+def test_declaration_order_does_not_change_tau_t13(r2):
     """T13 (:462): reordering the URDF elements gives identical tau by joint name."""
     text = URDF_2R.read_text()
     import xml.etree.ElementTree as ET
+
     root = ET.fromstring(text)
     elems = list(root)
     for e in elems:
@@ -201,7 +225,7 @@ def test_declaration_order_independence_t13(r2):
         assert a == b
 
 
-def test_frame_convention_fig32_t14():
+def test_fig32_frames_place_joint2_t14():
     """T14 (:463): Fig. 3.2 frames; joint2 world origin (2.5, 3.5, 0) at q = 0, (-0.5, 2.5, 0) at q1 = pi/2."""
     text = """<robot name="fig32"><link name="base"/><link name="link1"/><link name="link2"/>
       <joint name="joint1" type="continuous"><parent link="base"/><child link="link1"/>
@@ -214,7 +238,7 @@ def test_frame_convention_fig32_t14():
     assert np.allclose(mod.quantities([math.pi / 2, 0], z, z)["position_joint2"], (-0.5, 2.5, 0), rtol=0, atol=1e-9)
 
 
-def test_axis_in_joint_frame_t15():
+def test_axis_is_expressed_in_the_joint_frame_t15():
     """T15 (:464): origin rpy (0, 0, pi/2) with axis (1, 0, 0) moves about world y."""
     text = f"""<robot name="t15"><link name="base"/><link name="l"/>
       <joint name="j" type="continuous"><parent link="base"/><child link="l"/>
@@ -223,7 +247,7 @@ def test_axis_in_joint_frame_t15():
     assert np.allclose(mod.quantities([0.3], [0], [0])["axis_j"], (0, 1, 0), rtol=0, atol=1e-9)
 
 
-def test_composite_joint_t16():
+def test_composite_joint_static_torques_and_pinocchio_agree_t16():
     """T16 (:465): three continuous joints (x, y, z) at one point with empty links, m = 2 at
     c = (0.3, 0.1, 0.2): static torques (1.962, -5.886, 0); equals Pinocchio on random states."""
     text = """<robot name="t16"><link name="base"/><link name="e1"/><link name="e2"/>
@@ -245,7 +269,7 @@ def test_composite_joint_t16():
         assert max_error(mod.inverse_dynamics(q, qd, qdd), ref.rnea(q, qd, qdd)) <= 1e-9
 
 
-def test_artefact_contract_t23():
+def test_artefact_is_a_script_with_an_input_snippet_per_joint_t23():
     """T23 (:472): a runnable script plus an input snippet gv_<kind>_<joint> for every joint."""
     model = dynmodel.parse_urdf(URDF_2R)
     snippet = dynmodel.generate(model, "snippet")
@@ -269,14 +293,14 @@ def test_generated_python_is_self_contained(r2):
         assert f"# --- {name}" in src
 
 
-def test_external_force_2r(r2):
+def test_2r_external_force_changes_tau_by_minus_jt_f(r2):
     """A tip force on link2: tau changes by -J^T f (virtual work), checked by hand."""
     q, z = np.array([0.3, -0.7]), np.zeros(2)
     f = np.array([2.0, -3.0, 0.0])
     # wrench at the link2 frame origin (= joint2 origin); moment 0
     tau0 = r2.inverse_dynamics(q, z, z)
     tau = r2.inverse_dynamics(q, z, z, {"link2": np.concatenate([f, np.zeros(3)])})
-    p2 = np.array([2 * math.cos(q[0]), 2 * math.sin(q[0]), 0.0])   # joint2 origin
+    p2 = np.array([2 * math.cos(q[0]), 2 * math.sin(q[0]), 0.0])  # joint2 origin
     # joint1 sees the moment of f about the base origin, joint2 none (f acts at its own axis)
     assert tau - tau0 == pytest.approx([-np.cross(p2, f)[2], 0.0], abs=1e-12)
 
@@ -293,7 +317,7 @@ def _tau_from_latex(tex, P, q, qd, qdd):
             env[sp.Symbol(P.latex_names[s.name])] = 0.0
     for lhs, rhs in parse_equations(tex):
         env[sp.Symbol(lhs)] = float(rhs.xreplace(env))
-    return np.array([env[sp.Symbol(r"\tau_{\mathrm{%s}}" % n.replace("_", r"\_"))] for n in P.joint_names])
+    return np.array([env[sp.Symbol(r"\tau_{{\mathrm{{{}}}}}".format(n.replace("_", r"\_")))] for n in P.joint_names])
 
 
 def test_latex_2r_parses_back_to_the_closed_form():
@@ -321,8 +345,13 @@ def test_latex_2r_parses_back_to_the_closed_form():
     t1 = env[sp.Symbol(r"\tau_{\mathrm{joint1}}")]
     t2 = env[sp.Symbol(r"\tau_{\mathrm{joint2}}")]
     g = sp.Rational(981, 100)
-    c1 = (sp.Rational(268, 5) + 20 * sp.cos(q2)) * a1 + (15 + 10 * sp.cos(q2)) * a2 \
-        - 10 * sp.sin(q2) * (2 * v1 * v2 + v2**2) + 13 * g * sp.cos(q1) + 5 * g * sp.cos(q1 + q2)
+    c1 = (
+        (sp.Rational(268, 5) + 20 * sp.cos(q2)) * a1
+        + (15 + 10 * sp.cos(q2)) * a2
+        - 10 * sp.sin(q2) * (2 * v1 * v2 + v2**2)
+        + 13 * g * sp.cos(q1)
+        + 5 * g * sp.cos(q1 + q2)
+    )
     c2 = (15 + 10 * sp.cos(q2)) * a1 + 15 * a2 + 10 * sp.sin(q2) * v1**2 + 5 * g * sp.cos(q1 + q2)
     assert sp.simplify(sp.expand_trig(t1 - c1)) == 0
     assert sp.simplify(sp.expand_trig(t2 - c2)) == 0
@@ -344,7 +373,7 @@ def test_lagrange_latex_2r_parses_back(r2_lagrange):
 
 
 # ------------------------------------------------------------------ URDF ingestion
-def test_urdf_defaults():
+def test_urdf_defaults_are_identity_origin_x_axis_and_massless_link():
     """No <origin>, no <axis>, no <inertial>: identity origin, axis (1, 0, 0), massless link."""
     text = """<robot name="d"><link name="base"/><link name="a"/>
       <link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
@@ -369,10 +398,16 @@ def test_floating_joint_equals_floating_base_option():
     """A URDF 'floating' joint is the same 3P+3R block as parse_urdf(..., floating_base=True)."""
     text = URDF_2R.read_text()
     body = text.replace('<link name="world"/>', "").replace('<parent link="world"/>', '<parent link="base"/>')
-    body = body.replace("<robot name=\"robot_2R\">", '<robot name="fb"><link name="base"><inertial><mass value="4"/>'
-                        '<origin xyz="0.1 0.2 0.3"/><inertia ixx="0.2" ixy="0" ixz="0" iyy="0.3" iyz="0" izz="0.4"/></inertial></link>')
-    with_joint = body.replace('<link name="base">', '<link name="ground"/><joint name="root" type="floating">'
-                              '<parent link="ground"/><child link="base"/></joint><link name="base">')
+    body = body.replace(
+        '<robot name="robot_2R">',
+        '<robot name="fb"><link name="base"><inertial><mass value="4"/>'
+        '<origin xyz="0.1 0.2 0.3"/><inertia ixx="0.2" ixy="0" ixz="0" iyy="0.3" iyz="0" izz="0.4"/></inertial></link>',
+    )
+    with_joint = body.replace(
+        '<link name="base">',
+        '<link name="ground"/><joint name="root" type="floating">'
+        '<parent link="ground"/><child link="base"/></joint><link name="base">',
+    )
     a = dynmodel.parse_urdf(body, floating_base=True)
     b = dynmodel.parse_urdf(with_joint)
     assert a.joint_names[:6] == ["root_x", "root_y", "root_z", "root_yaw", "root_pitch", "root_roll"]
@@ -418,25 +453,48 @@ BAD = [
     ("<robot", "not well-formed XML"),
     ("<model name='x'/>", "expected <robot>"),
     ("<robot name='x'><link name='a'/><link name='a'/></robot>", "<link name='a'> is declared twice"),
-    ("<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='hinge'><parent link='a'/>"
-     "<child link='b'/></joint></robot>", "<joint name='j'>: type='hinge'"),
-    ("<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
-     "</joint></robot>", "<joint name='j'>: missing <child"),
-    ("<robot name='x'><link name='a'/><joint name='j' type='continuous'><parent link='a'/>"
-     "<child link='zz'/></joint></robot>", "<child link='zz'> names an undeclared link"),
-    ("<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
-     "<child link='b'/><origin xyz='1 2'/></joint></robot>", "xyz='1 2' needs 3 numbers"),
-    ("<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
-     "<child link='b'/><axis xyz='0 0 0'/></joint></robot>", "the axis is zero"),
+    (
+        "<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='hinge'><parent link='a'/>"
+        "<child link='b'/></joint></robot>",
+        "<joint name='j'>: type='hinge'",
+    ),
+    (
+        "<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
+        "</joint></robot>",
+        "<joint name='j'>: missing <child",
+    ),
+    (
+        "<robot name='x'><link name='a'/><joint name='j' type='continuous'><parent link='a'/>"
+        "<child link='zz'/></joint></robot>",
+        "<child link='zz'> names an undeclared link",
+    ),
+    (
+        "<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
+        "<child link='b'/><origin xyz='1 2'/></joint></robot>",
+        "xyz='1 2' needs 3 numbers",
+    ),
+    (
+        "<robot name='x'><link name='a'/><link name='b'/><joint name='j' type='continuous'><parent link='a'/>"
+        "<child link='b'/><axis xyz='0 0 0'/></joint></robot>",
+        "the axis is zero",
+    ),
     ("<robot name='x'><link name='a'><inertial><mass value='-1'/></inertial></link></robot>", "mass must be >= 0"),
-    ("<robot name='x'><link name='a'><inertial><mass value='abc'/></inertial></link></robot>",
-     "value='abc' is not a list of numbers"),
-    ("<robot name='x'><link name='a'><inertial><mass value='1'/><inertia ixx='1' iyy='-1' izz='1'/>"
-     "</inertial></link></robot>", "not positive semi-definite"),
+    (
+        "<robot name='x'><link name='a'><inertial><mass value='abc'/></inertial></link></robot>",
+        "value='abc' is not a list of numbers",
+    ),
+    (
+        "<robot name='x'><link name='a'><inertial><mass value='1'/><inertia ixx='1' iyy='-1' izz='1'/>"
+        "</inertial></link></robot>",
+        "not positive semi-definite",
+    ),
     ("<robot name='x'><link name='a'/><link name='b'/></robot>", "exactly one root link"),
-    ("<robot name='x'><link name='r'/><link name='a'/><link name='b'/>"
-     "<joint name='j1' type='continuous'><parent link='a'/><child link='b'/></joint>"
-     "<joint name='j2' type='continuous'><parent link='b'/><child link='a'/></joint></robot>", "a joint cycle"),
+    (
+        "<robot name='x'><link name='r'/><link name='a'/><link name='b'/>"
+        "<joint name='j1' type='continuous'><parent link='a'/><child link='b'/></joint>"
+        "<joint name='j2' type='continuous'><parent link='b'/><child link='a'/></joint></robot>",
+        "a joint cycle",
+    ),
 ]
 
 
@@ -447,17 +505,24 @@ def test_malformed_urdf_errors_name_element_and_problem(text, message):
     assert message in str(e.value) and "<urdf string>" in str(e.value)
 
 
-def test_missing_file_error(tmp_path):
+def test_missing_urdf_file_is_a_model_error(tmp_path):
     with pytest.raises(ModelError, match="not found"):
         dynmodel.parse_urdf(tmp_path / "none.urdf")
 
 
 # ------------------------------------------------------------------ CLI
-@pytest.mark.parametrize("lang, check", [
-    ("python", "def inverse_dynamics"), ("latex", r"\begin{align*}"), ("sympy", r"M^{11}"),
-    ("snippet", "gv_position_joint1")])
-def test_cli_dynmodel(tmp_path, lang, check):
+@pytest.mark.parametrize(
+    "lang, check",
+    [
+        ("python", "def inverse_dynamics"),
+        ("latex", r"\begin{align*}"),
+        ("sympy", r"M^{11}"),
+        ("snippet", "gv_position_joint1"),
+    ],
+)
+def test_cli_dynmodel_writes_the_model_in_each_language(tmp_path, lang, check):
     from humanoid_stack.cli import main
+
     out = tmp_path / f"m.{lang}"
     assert main(["dynmodel", "2r", "--lang", lang, "--gravity", "0", "-9.81", "0", "--out", str(out)]) == 0
     assert check in out.read_text()
@@ -468,13 +533,15 @@ def test_cli_dynmodel(tmp_path, lang, check):
 
 def test_cli_dynmodel_c_writes_header(tmp_path):
     from humanoid_stack.cli import main
+
     out = tmp_path / "r2.c"
     assert main(["dynmodel", "2r", "--lang", "c", "--out", str(out)]) == 0
     assert '#include "r2.h"' in out.read_text() and "robot_2r_inverse_dynamics" in (tmp_path / "r2.h").read_text()
 
 
-def test_cli_dynmodel_errors(tmp_path, capsys):
+def test_cli_dynmodel_bad_input_exits_2_with_the_reason(tmp_path, capsys):
     from humanoid_stack.cli import main
+
     assert main(["dynmodel", str(tmp_path / "missing.urdf")]) == 2
     bad = tmp_path / "bad.urdf"
     bad.write_text("<robot name='x'><link name='a'/><joint name='j' type='slider'/></robot>")
@@ -487,7 +554,7 @@ def test_cli_dynmodel_errors(tmp_path, capsys):
     assert "--max-dof 0: must be >= 1" in capsys.readouterr().err
     blocker = tmp_path / "a_file"
     blocker.write_text("")
-    for lang in ("python", "c"):   # the parent of --out is a regular file: no traceback, exit 2
+    for lang in ("python", "c"):  # the parent of --out is a regular file: no traceback, exit 2
         assert main(["dynmodel", "2r", "--lang", lang, "--out", str(blocker / "m.out")]) == 2
         err = capsys.readouterr().err
         assert "--out" in err and str(blocker) in err and "Traceback" not in err
@@ -495,6 +562,7 @@ def test_cli_dynmodel_errors(tmp_path, capsys):
 
 def test_cli_dynmodel_creates_missing_output_folders(tmp_path):
     from humanoid_stack.cli import main
+
     out = tmp_path / "new" / "sub" / "r2.c"
     assert main(["dynmodel", "2r", "--lang", "c", "--out", str(out)]) == 0
     assert out.is_file() and (tmp_path / "new" / "sub" / "r2.h").is_file()
@@ -522,6 +590,7 @@ def test_name_clashes_between_joints_and_links():
 @pytest.mark.parametrize("gravity", [(0, 0), (0, float("nan"), -9.81), "down"])
 def test_bad_gravity_is_a_config_error(gravity):
     from humanoid_model.exceptions import ConfigError
+
     with pytest.raises(ConfigError, match="gravity"):
         dynmodel.build_program(dynmodel.parse_urdf(URDF_2R), gravity)
 

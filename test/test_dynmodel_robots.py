@@ -3,6 +3,7 @@ branching trees, against ``pinocchio.rnea`` (same URDF, armature 0), with the is
 measure max|tau - tau_ref| <= 1e-9 max(1, max|tau_ref|); the generated C compiled with the system
 compiler; spec ``../shared/spec/004_canovas.md`` §5.2 T17-T19.
 """
+
 import ctypes
 import shutil
 import subprocess
@@ -51,6 +52,7 @@ def robots():
             urdf = HUMAN if name == "human36" else _shipped(name)
             cache[key] = Generated(urdf, floating_base)
         return cache[key]
+
     return get
 
 
@@ -60,12 +62,13 @@ def _random_states(nv, n, seed, floating=False, fext=True):
         q, qd, qdd = rng.uniform(-1.2, 1.2, (3, nv))
         fe = rng.normal(scale=20.0, size=(nv, 6)) if fext else None
         if fe is not None and floating:
-            fe[:5] = 0.0    # the 3P+3R block's massless intermediate bodies (see check.py)
+            fe[:5] = 0.0  # the 3P+3R block's massless intermediate bodies (see check.py)
         yield q, qd, qdd, fe
 
 
-@pytest.mark.parametrize("name, floating", [("hrp2", False), ("hrp2", True), ("bip", False), ("bip", True),
-                                            ("human36", False)])
+@pytest.mark.parametrize(
+    "name, floating", [("hrp2", False), ("hrp2", True), ("bip", False), ("bip", True), ("human36", False)]
+)
 def test_generated_python_equals_pinocchio_rnea(robots, name, floating):
     g = robots(name, floating)
     worst = 0.0
@@ -86,7 +89,7 @@ def test_random_trees_equal_pinocchio(seed, floating):
         assert max_error(g.mod.inverse_dynamics(q, qd, qdd, fe), g.ref.rnea(q, qd, qdd, fe)) <= TOL
 
 
-def test_human36_size_t17(robots):
+def test_human36_has_36_dofs_t17(robots):
     """T17 (../shared/spec/004_canovas.md:466): nv = 36 = 3 prismatic + 33 revolute; Pinocchio
     nq = 3 + 33 * 2 = 69 since the URDF's revolute joints are `continuous`."""
     g = robots("human36")
@@ -98,11 +101,26 @@ def test_human36_size_t17(robots):
     groups = {}
     for n in g.tree.joint_names:
         groups[n.rsplit("_", 1)[0]] = groups.get(n.rsplit("_", 1)[0], 0) + 1
-    assert groups == {"WJ": 3, "WJ_r": 3, "LLJ": 2, "ULJ": 3, "LNJ": 3, "SJ_R": 3, "SJ_L": 3, "EJ_R": 1,
-                      "EJ_L": 1, "HJ_R": 3, "HJ_L": 3, "KJ_R": 1, "KJ_L": 1, "AJ_R": 3, "AJ_L": 3}
+    assert groups == {
+        "WJ": 3,
+        "WJ_r": 3,
+        "LLJ": 2,
+        "ULJ": 3,
+        "LNJ": 3,
+        "SJ_R": 3,
+        "SJ_L": 3,
+        "EJ_R": 1,
+        "EJ_L": 1,
+        "HJ_R": 3,
+        "HJ_L": 3,
+        "KJ_R": 1,
+        "KJ_L": 1,
+        "AJ_R": 3,
+        "AJ_L": 3,
+    }
 
 
-def test_human36_static_balance_t18(robots):
+def test_human36_at_rest_carries_its_weight_t18(robots):
     """T18 (:467): at rest the vertical WJ force is sum(m) g = 57.3 * 9.81 = 562.113 N (the HuMoD
     female subject's mass, :390); horizontal forces 0, for any q."""
     g = robots("human36")
@@ -115,10 +133,11 @@ def test_human36_static_balance_t18(robots):
         assert abs(tau[0]) <= 1e-9 and abs(tau[1]) <= 1e-9
 
 
-def test_human36_branching_forces_t19(robots):
+def test_human36_branching_forces_equal_pinocchio_t19(robots):
     """T19 (:468): per-joint forces and moments equal Pinocchio's data.f (rotated to world axes)
     for all joints, including the thorax branching (LNJ, SJ_*) and the pelvis one (HJ_*)."""
     import pinocchio as pin
+
     g = robots("human36")
     m, d = g.ref.model, g.ref.data
     for q, qd, qdd, fe in _random_states(36, 5, 19, fext=True):
@@ -148,8 +167,12 @@ def _compile(tmp, programs):
         (tmp / f"{pre}_dynmodel.c").write_text(c)
         sources.append(str(tmp / f"{pre}_dynmodel.c"))
     lib = tmp / "libdynmodel.so"
-    r = subprocess.run([cc, "-std=c99", "-O0", "-Wall", "-Werror", "-pedantic", "-shared", "-fPIC",
-                        "-o", str(lib), *sources, "-lm"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [cc, "-std=c99", "-O0", "-Wall", "-Werror", "-pedantic", "-shared", "-fPIC", "-o", str(lib), *sources, "-lm"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return ctypes.CDLL(str(lib))
 
@@ -159,8 +182,11 @@ def _c_call(fn, q, qd, qdd, fe):
     arrs = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd)]
     fe_arr = None if fe is None else np.ascontiguousarray(fe, dtype=float)
     out = np.zeros(len(q))
-    fn(*[a.ctypes.data_as(dp) for a in arrs], None if fe_arr is None else fe_arr.ctypes.data_as(dp),
-       out.ctypes.data_as(dp))
+    fn(
+        *[a.ctypes.data_as(dp) for a in arrs],
+        None if fe_arr is None else fe_arr.ctypes.data_as(dp),
+        out.ctypes.data_as(dp),
+    )
     return out
 
 
@@ -170,11 +196,12 @@ def test_generated_c_matches_python_and_pinocchio(robots, tmp_path):
     r2 = Generated(DATA / "robot_2R.urdf", gravity=(0.0, -9.81, 0.0))
     gens = [r2, robots("hrp2", True), robots("human36")]
     lib = _compile(tmp_path, [g.program for g in gens])
-    fn = getattr(lib, "robot_2r_inverse_dynamics")
+    fn = lib.robot_2r_inverse_dynamics
     z = np.zeros(2)
     assert np.allclose(_c_call(fn, z, z, z, None), (176.58, 49.05), rtol=0, atol=1e-9)
-    assert np.allclose(_c_call(fn, [0.3, -0.7], [1.2, -0.5], [0.4, 2.0], None), (233.747617, 74.960676),
-                       rtol=0, atol=1e-5)   # T6, ../shared/spec/004_canovas.md:455
+    assert np.allclose(
+        _c_call(fn, [0.3, -0.7], [1.2, -0.5], [0.4, 2.0], None), (233.747617, 74.960676), rtol=0, atol=1e-5
+    )  # T6, ../shared/spec/004_canovas.md:455
     for g in gens:
         fn = getattr(lib, f"{dynmodel.c_prefix(g.program)}_inverse_dynamics")
         for q, qd, qdd, fe in _random_states(g.tree.nv, 5, 7, g.floating):
@@ -198,4 +225,5 @@ def test_generated_code_is_readable_blocks(robots):
 def test_human36_urdf_is_reproducible():
     """The committed human36.urdf is what make_human36.py writes (sources documented there)."""
     from humanoid_model.dynmodel.data import make_human36
+
     assert HUMAN.read_text() == make_human36.build()

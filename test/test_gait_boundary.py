@@ -1,16 +1,23 @@
 """Boundary states, transition maps and the thesis -> URDF joint map (A6-A8 of
 ../shared/spec/003_chesse.md:706-708)."""
+
 import math
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model.exceptions import PlanningError
+from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.gait import boundary as bd
-from humanoid_planner.gait.boundary import (GaitData, ds_boundary_state, ds_to_ss,
-                                            ds_to_ss_inverse, rest_state_ss, ss_to_ds,
-                                            urdf_joint_angles)
+from humanoid_planner.gait.boundary import (
+    GaitData,
+    ds_boundary_state,
+    ds_to_ss,
+    ds_to_ss_inverse,
+    rest_state_ss,
+    ss_to_ds,
+    urdf_joint_angles,
+)
 from humanoid_planner.gait.model import ds_model, ss_model
 from humanoid_planner.gait.params import get_params
 
@@ -23,7 +30,7 @@ def setup(request):
     return p, ds_model(p), ss_model(p)
 
 
-def test_a6_ds_boundary_states(setup):
+def test_a6_ds_boundary_states_meet_the_heel_hip_and_foot_conditions(setup):
     """Heel at (LPAS - l_pied, 0) with zero velocity at both ends, delta(t0) = 11 deg,
     delta(t1) = 0, qd1 = 0 -> -5 rad/s, qd6 = qd5 at t0, qd6 = 0 at t1, the hip data
     reproduced including v4f = 0.05 m/s (003_chesse.md:637-642, 706)."""
@@ -37,7 +44,7 @@ def test_a6_ds_boundary_states(setup):
         assert np.max(np.abs(ds.point("hip", q) - np.array(hip))) < 1e-9
         assert np.max(np.abs(ds.point_velocity("hip", q, v) - np.array(hipv))) < 1e-9
         assert np.max(np.abs(ds.point("rear_toe", q))) < 1e-12
-        delta = q[5] + math.pi - p.foot.beta_p          # 003_chesse.md:366
+        delta = q[5] + math.pi - p.foot.beta_p  # 003_chesse.md:366
         assert delta == pytest.approx(math.radians(11.0) if end == 0 else 0.0, abs=1e-9)
         # knee forward, no counter-flexion: both knees flexed forward of the hip-ankle line
         assert math.sin(q[2] - q[1]) > 0 and math.sin(q[3] - q[4]) > 0
@@ -61,6 +68,7 @@ def test_closed_form_velocities_match_jacobian_solution(setup):
         q, v = ds_boundary_state(p, g, end)
         # solve: hip velocity from the rear chain and heel velocity of the front chain
         J = np.zeros((4, 4))
+
         # unknowns qd2, qd3, qd4, qd5 (qd6 = qd5 at t0, 0 at t1); qd1 known
         def jac(name, qq):
             h = 1e-7
@@ -70,6 +78,7 @@ def test_closed_form_velocities_match_jacobian_solution(setup):
                 e[i] = h
                 cols.append((ds.point(name, qq + e) - ds.point(name, qq - e)) / (2 * h))
             return np.array(cols).T
+
         Jh, Jb = jac("hip", q), jac("heel", q)
         tie = np.zeros(7)
         tie[5] = 1.0 if end == 0 else 0.0
@@ -84,7 +93,7 @@ def test_closed_form_velocities_match_jacobian_solution(setup):
         assert np.max(np.abs(sol - v[1:5])) < 1e-6
 
 
-def test_a7_transition_maps(setup):
+def test_a7_transition_maps_keep_angles_velocities_and_points_continuous(setup):
     """DS end -> SS start and SS end -> DS start: continuous physical joint angles, joint
     velocities and point positions/velocities (003_chesse.md:707), to 1e-12."""
     p, ds, ss = setup
@@ -98,9 +107,9 @@ def test_a7_transition_maps(setup):
         assert ja_ss[k] == pytest.approx(ja_ds[k], abs=1e-12), k
     assert pitch_ss == pytest.approx(pitch_ds, abs=1e-12)
     # joint velocities: relative joint rates of the trees agree (DS front leg = SS stance leg)
-    rel_ds = ds.relative(v1)          # toe, r ankle, r knee, r hip, f hip, f knee, f ankle
-    rel_ss = ss.relative(vs)          # st ankle, st knee, st hip, sw hip, sw knee, sw ankle
-    assert rel_ss[0] == pytest.approx(-rel_ds[6], abs=1e-12)   # ankle (front foot flat, fixed)
+    rel_ds = ds.relative(v1)  # toe, r ankle, r knee, r hip, f hip, f knee, f ankle
+    rel_ss = ss.relative(vs)  # st ankle, st knee, st hip, sw hip, sw knee, sw ankle
+    assert rel_ss[0] == pytest.approx(-rel_ds[6], abs=1e-12)  # ankle (front foot flat, fixed)
     assert rel_ss[1] == pytest.approx(-rel_ds[5], abs=1e-12)
     assert rel_ss[2] == pytest.approx(-rel_ds[4], abs=1e-12)
     assert rel_ss[3] == pytest.approx(-rel_ds[3], abs=1e-12)
@@ -116,7 +125,7 @@ def test_a7_transition_maps(setup):
     qe, ve = ds_to_ss_inverse(p, q0, v0)
     qn, vn = ss_to_ds(p, qe, ve)
     assert np.max(np.abs(qn - q0)) < 1e-12 and np.max(np.abs(vn - v0)) < 1e-12
-    off2 = ds.point("rear_heel", q0)     # SS origin (stance heel) in the DS frame
+    off2 = ds.point("rear_heel", q0)  # SS origin (stance heel) in the DS frame
     assert np.max(np.abs(ss.point("hip", qe) + off2 - ds.point("hip", q0))) < 1e-12
     assert np.max(np.abs(ss.point("swing_heel", qe) + off2 - ds.point("heel", q0))) < 1e-12
     ja_e, _ = urdf_joint_angles(p, "ss", qe, "l")
@@ -125,7 +134,7 @@ def test_a7_transition_maps(setup):
         assert ja_e[k] == pytest.approx(ja_0[k], abs=1e-12), k
 
 
-def test_a8_cyclic_mean_speed_from_data():
+def test_a8_gait_data_give_a_cyclic_mean_speed_of_0_746_m_s():
     """A8 (003_chesse.md:708): LPAS / (T_DS + T_SS) = 0.746 m/s; the hip advances by exactly one
     step length over DS + SS (from the boundary data; the solved trajectory is checked in
     test_gait_direct.py)."""
@@ -147,8 +156,7 @@ def test_rest_state_legs_together(setup):
     q, v = rest_state_ss(p)
     assert np.all(v == 0)
     assert ss.point("hip", q)[1] == pytest.approx(bd.REST_HIP_HEIGHT, abs=1e-12)
-    assert ss.point("hip", q)[0] == pytest.approx(p.foot.heel_to_ankle_x + bd.REST_HIP_DX,
-                                                  abs=1e-12)
+    assert ss.point("hip", q)[0] == pytest.approx(p.foot.heel_to_ankle_x + bd.REST_HIP_DX, abs=1e-12)
     q2, _ = rest_state_ss(p, 0.85, 0.0)
     assert ss.point("hip", q2) == pytest.approx([p.foot.heel_to_ankle_x, 0.85], abs=1e-12)
     assert np.max(np.abs(ss.point("swing_heel", q))) < 1e-12
@@ -164,11 +172,12 @@ def test_unreachable_gait_data_is_a_planning_error():
 @pytest.fixture(scope="module")
 def bip_urdf():
     from humanoid_model import load_robot
+
     return load_robot("bip", planar=True)
 
 
 @pytest.mark.parametrize("phase", ["ds", "ss"])
-def test_urdf_joint_map_fk(bip_urdf, phase):
+def test_urdf_joint_map_fk_gives_the_thesis_points(bip_urdf, phase):
     """FK of the BIP URDF with the mapped joint angles and base pose gives the heel, toe and hip
     of the thesis model to 1e-9 (URDF-derived parameters: same foot geometry)."""
     p = get_params("urdf")
@@ -195,9 +204,14 @@ def test_urdf_joint_map_fk(bip_urdf, phase):
             def xz(frame):
                 t = data.oMf[model.getFrameId(frame)].translation
                 return np.array([t[0], t[2]])
+
             if phase == "ds":
-                pairs = {f"{other}_heel": "heel", f"{other}_toe": "toe",
-                         f"{root}_toe": "rear_toe", f"{root}_heel": "rear_heel"}
+                pairs = {
+                    f"{other}_heel": "heel",
+                    f"{other}_toe": "toe",
+                    f"{root}_toe": "rear_toe",
+                    f"{root}_heel": "rear_heel",
+                }
             else:
                 pairs = {f"{other}_heel": "swing_heel", f"{other}_toe": "swing_toe"}
                 # stance foot flat: heel at the SS origin, toe at l_pied
@@ -210,10 +224,11 @@ def test_urdf_joint_map_fk(bip_urdf, phase):
                 assert np.max(np.abs(np.array([hp[0], hp[2]]) - hip)) < 1e-9
 
 
-def test_a5_rabbit_ds_boundary_inverse_kinematics():
+def test_a5_rabbit_ds_boundary_inverse_kinematics_matches_the_printed_table():
     """A5 (003_chesse.md:705, table 003_chesse.md:630-633): angles and velocities as printed
     (0.01 deg, 0.001 rad/s), FK returns hip and foot exactly, foot velocity 0."""
     from humanoid_planner.gait.boundary import rabbit_ds_boundary_state
+
     table = {  # 003_chesse.md:632-633
         0: ((51.25, 104.06, -48.90, -85.14), (-0.755, -1.945, 0.354, -2.752)),
         1: ((48.61, 91.27, -49.73, -99.23), (-0.082, -2.439, -0.527, -2.125)),
@@ -248,6 +263,6 @@ def test_problem_rest_posture_fields_set_start_and_stop_hips(setup):
     assert ss.point("hip", phases["start_ss"].q0) == pytest.approx([ax + 0.07, 0.87], abs=1e-12)
     assert ss.point("hip", phases["stop_ss"].q1) == pytest.approx([ax + 0.03, 0.87], abs=1e-12)
     assert np.all(phases["start_ss"].v0 == 0) and np.all(phases["stop_ss"].v1 == 0)
-    pb.rest_hip_height = 0.95   # legs 2 x 0.41 m + ankle height: unreachable
+    pb.rest_hip_height = 0.95  # legs 2 x 0.41 m + ankle height: unreachable
     with pytest.raises(PlanningError, match="rest_hip_height"):
         pb.phases("walk")

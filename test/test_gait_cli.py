@@ -1,4 +1,5 @@
 """`humanoid-stack gait` command: JSON output, plots, user errors (exit 2, no traceback)."""
+
 import json
 
 import pytest
@@ -8,8 +9,7 @@ from humanoid_stack.cli import main
 
 def test_gait_command_writes_json_and_plots(tmp_path, capsys):
     out = tmp_path / "GAIT.json"
-    rc = main(["gait", "--robot", "bip", "--phase", "ds", "--output", str(out),
-               "--plot", str(tmp_path / "plots")])
+    rc = main(["gait", "--robot", "bip", "--phase", "ds", "--output", str(out), "--plot", str(tmp_path / "plots")])
     assert rc == 0
     text = capsys.readouterr().out
     assert "solving cyclic_ds" in text and "energy" in text
@@ -20,16 +20,18 @@ def test_gait_command_writes_json_and_plots(tmp_path, capsys):
     assert 0 < ph["closure_residual_max"] < 1e-3
     assert d["total_energy"] == pytest.approx(ph["energy"])
     assert len(d["trajectory"]["joint_positions"][0]) == len(d["joint_names"]) == 6
-    assert sorted(f.name for f in (tmp_path / "plots").iterdir()) == ["cyclic_ds.png",
-                                                                   "stick_diagram.png"]
+    assert sorted(f.name for f in (tmp_path / "plots").iterdir()) == ["cyclic_ds.png", "stick_diagram.png"]
 
 
-@pytest.mark.parametrize("argv, field", [
-    (["gait", "--robot", "hrp2"], "--robot"),
-    (["gait", "--phase", "ds", "--ds", "-1"], "t_ds"),
-    (["gait", "--phase", "ds", "--step-length", "2.0"], "hip"),
-])
-def test_gait_command_bad_input(argv, field, capsys, tmp_path):
+@pytest.mark.parametrize(
+    "argv, field",
+    [
+        (["gait", "--robot", "hrp2"], "--robot"),
+        (["gait", "--phase", "ds", "--ds", "-1"], "t_ds"),
+        (["gait", "--phase", "ds", "--step-length", "2.0"], "hip"),
+    ],
+)
+def test_gait_command_bad_input_exits_2_naming_the_field(argv, field, capsys, tmp_path):
     rc = main(argv + ["--output", str(tmp_path / "x.json")])
     assert rc == 2
     err = capsys.readouterr().err
@@ -57,13 +59,13 @@ def test_gait_json_replays_in_the_viewer_format(tmp_path):
         pin.framesForwardKinematics(robot.model, data, rec.q[k])
         rear_toe = data.oMf[robot.model.getFrameId("l_toe")].translation
         front_heel = data.oMf[robot.model.getFrameId("r_heel")].translation
-        assert np.max(np.abs(rear_toe[[0, 2]])) < 1e-9          # rear toe pinned at the origin
+        assert np.max(np.abs(rear_toe[[0, 2]])) < 1e-9  # rear toe pinned at the origin
         # front heel: at the closure target up to the penalty residual
         assert abs(front_heel[0] - 0.21) < 1e-3 and abs(front_heel[2]) < 1e-3
     assert ph["closure_residual_max"] < 1e-3
 
 
-def test_gait_command_pmp_method(tmp_path, capsys):
+def test_gait_command_pmp_method_solves_ds_and_refuses_other_phases(tmp_path, capsys):
     """--method pmp solves the DS phase by the indirect method (thesis-faithful contacts: the
     a-posteriori check is reported, not enforced); other phases are refused with the reason."""
     out = tmp_path / "PMP.json"

@@ -2,7 +2,6 @@
 ../shared/spec/003_chesse.md:708-719, continuity of the walk and the JSON export.
 
 Every phase is solved once per session (session-scoped fixtures, modest grids)."""
-import math
 
 import numpy as np
 import pytest
@@ -38,8 +37,7 @@ def by_name(sols, name):
 
 def test_walk_converges(walk):
     _, sols = walk
-    assert [s.phase.name for s in sols] == ["start_ss", "cyclic_ds", "cyclic_ss", "prestop_ds",
-                                            "stop_ss"]
+    assert [s.phase.name for s in sols] == ["start_ss", "cyclic_ds", "cyclic_ss", "prestop_ds", "stop_ss"]
     for s in sols:
         assert s.success, (s.phase.name, s.status)
         # the transcription residual: dynamics and integration hold at the solution
@@ -55,7 +53,7 @@ def test_dynamics_satisfied_at_nodes(walk):
             assert np.max(np.abs(r)) < 1e-6, s.phase.name
 
 
-def test_a9_closure_residual_at_final_penalty(walk):
+def test_a9_closure_residual_at_the_final_penalty_is_below_1_mm(walk):
     """BIP cyclic DS at r_d = 150: max |B1B1'| of the order of the thesis's 0.3 mm, <= 1 mm
     (003_chesse.md:709); and not an exact constraint (non-zero)."""
     _, sols = walk
@@ -74,7 +72,7 @@ def test_a10_residual_falls_as_one_over_rd(ds_penalty_sweep):
     assert 1.5 < res[50.0] / res[150.0] < 6.0
 
 
-def test_a16_contact_feasibility(walk):
+def test_a16_contact_forces_are_feasible_on_the_cyclic_step(walk):
     """A16 (003_chesse.md:716): FB1 > 0 (after heel strike), NA2 > 0 in DS, NB1, NB2 > 0 in SS
     (NB2 >= 6 N, the thesis's bound), max |T|/N < 0.3 everywhere, on the cyclic step."""
     _, sols = walk
@@ -99,7 +97,7 @@ def test_thesis_mode_checks_are_a_posteriori(ds_penalty_sweep):
     assert s.checks["rear_toe_friction_ratio_max"] > 0.0
 
 
-def test_a8_cyclic_mean_speed_from_solved_hip(walk):
+def test_a8_solved_hip_advances_at_the_cyclic_mean_speed(walk):
     """A8: the hip of the solved cyclic step (DS + SS) advances LPAS in T_DS + T_SS: 0.746 m/s
     (003_chesse.md:659, 708)."""
     pb, sols = walk
@@ -121,10 +119,8 @@ def _check_joins(pb, sols):
         assert np.max(np.abs(np.array(ba[-1]) - np.array(bb[0]))) < 1e-9
         # joint rates: finite-difference of the URDF map along the velocity
         h = 1e-7
-        ja_p, _ = bd.urdf_joint_angles(pb.params, a.phase.kind, a.q[-1] + h * a.v[-1],
-                                       a.phase.root_leg)
-        jb_p, _ = bd.urdf_joint_angles(pb.params, b.phase.kind, b.q[0] + h * b.v[0],
-                                       b.phase.root_leg)
+        ja_p, _ = bd.urdf_joint_angles(pb.params, a.phase.kind, a.q[-1] + h * a.v[-1], a.phase.root_leg)
+        jb_p, _ = bd.urdf_joint_angles(pb.params, b.phase.kind, b.q[0] + h * b.v[0], b.phase.root_leg)
         for k in ja_p:
             ra = (ja_p[k] - ja[-1][k]) / h
             rb = (jb_p[k] - jb[0][k]) / h
@@ -144,7 +140,9 @@ def test_longer_walk_repeats_the_periodic_step(walk):
     """A walk with 3 cyclic steps (feet advance 4 steps) built from the same phase solutions joins
     continuously with alternating legs; the feet end together 2 m ahead."""
     import copy
+
     from humanoid_planner.gait.walk import walk_phases_for_cyclic_steps
+
     pb, sols = walk
     cache = {s.phase.name: s for s in sols}
     longer = []
@@ -162,7 +160,7 @@ def test_longer_walk_repeats_the_periodic_step(walk):
     assert np.all(np.diff(d["trajectory"]["t"]) > 0)
 
 
-def test_a19_stop_step(walk):
+def test_a19_stop_step_ends_at_rest_with_legs_together_and_feet_flat(walk):
     """A19 (003_chesse.md:719): zero final velocity, legs together, feet flat; a support overload
     (peak normal force above the weight)."""
     pb, sols = walk
@@ -184,27 +182,25 @@ def test_swing_foot_clears_the_ground(walk):
             assert s.checks["swing_penetration_max"] < 1e-3
 
 
-def test_energy_and_power_definitions(walk):
+def test_energy_and_power_follow_their_definitions(walk):
     """J_e = int sum |qdot_rel * tau| dt recomputed independently; power = J_e / T."""
     pb, sols = walk
     s = by_name(sols, "cyclic_ds")
     tree = pb.tree("ds")
-    rel = np.array([tree.relative(v)[1:] for v in s.v])   # skip the passive toe
+    rel = np.array([tree.relative(v)[1:] for v in s.v])  # skip the passive toe
     p = np.sum(np.abs(rel * s.u[:, :6]), axis=1)
     e = float(np.sum(0.5 * (p[1:] + p[:-1]) * np.diff(s.t)))
     assert s.checks["energy"] == pytest.approx(e, rel=1e-12)
     assert s.checks["mean_power"] == pytest.approx(e / 0.17, rel=1e-12)
 
 
-def test_gait_json_format(walk):
+def test_gait_json_has_the_joint_names_phases_and_total_energy(walk):
     pb, sols = walk
     d = gait_json(pb, sols)
-    assert d["joint_names"] == ["l_hip_pitch", "l_knee", "l_ankle_pitch", "r_hip_pitch",
-                                "r_knee", "r_ankle_pitch"]
+    assert d["joint_names"] == ["l_hip_pitch", "l_knee", "l_ankle_pitch", "r_hip_pitch", "r_knee", "r_ankle_pitch"]
     assert d["total_energy"] == pytest.approx(sum(ph["energy"] for ph in d["phases"]))
     for ph in d["phases"]:
-        for key in ("t", "q", "qd", "tau", "contact_forces", "energy", "duration",
-                    "closure_residual_max"):
+        for key in ("t", "q", "qd", "tau", "contact_forces", "energy", "duration", "closure_residual_max"):
             assert key in ph
         assert len(ph["t"]) == len(ph["q"]) == len(ph["tau"])
     tr = d["trajectory"]
@@ -216,7 +212,7 @@ def test_gait_json_format(walk):
     assert np.max(np.abs(qn - 1)) < 1e-12
 
 
-def test_a17_trunk_pitch_excursion_small(walk):
+def test_a17_trunk_pitch_excursion_is_small(walk):
     """A17, the part that holds (003_chesse.md:717): the trunk pitch moves little in the cyclic
     step (< 2 deg; measured 0.2 deg in DS, 0.9 deg in SS). The 'ankle torques largest' signature
     is not reproduced (docs/gait.md)."""

@@ -4,16 +4,17 @@ The thesis's mass matrix (Annex B) and potential (Annex C) are written out here 
 the model code, from the formulas at 003_chesse.md:327-346, with constants recomputed from
 Table III-3 (003_chesse.md:455-461) and with the printed constants (003_chesse.md:475-491).
 """
+
 import math
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
+from humanoid_model.exceptions import ConfigError
 from humanoid_planner.gait.model import ds_model, ss_model
 from humanoid_planner.gait.params import get_params, thesis_params, urdf_params
 from humanoid_planner.gait.pinocchio_model import build_pinocchio
-from humanoid_model.exceptions import ConfigError
 
 G = 9.81
 # Table III-3, 003_chesse.md:457-461 (index 1..7)
@@ -36,43 +37,70 @@ def annex_b_constants():
         (1, 3): r[1] * (m[3] * a[3] + msum(4, 5, 6, 7) * r[3]),
         (1, 4): r[1] * (m[4] * a[4] + msum(5, 6) * r[4]),
         (1, 5): r[1] * (m[5] * a[5] + m[6] * r[5]),
-        (1, 6): r[1] * m[6] * a[6], (1, 7): r[1] * m[7] * a[7],
+        (1, 6): r[1] * m[6] * a[6],
+        (1, 7): r[1] * m[7] * a[7],
         (2, 3): r[2] * (m[3] * a[3] + msum(4, 5, 6, 7) * r[3]),
         (2, 4): r[2] * (m[4] * a[4] + msum(5, 6) * r[4]),
         (2, 5): r[2] * (m[5] * a[5] + m[6] * r[5]),
-        (2, 6): r[2] * m[6] * a[6], (2, 7): r[2] * m[7] * a[7],
+        (2, 6): r[2] * m[6] * a[6],
+        (2, 7): r[2] * m[7] * a[7],
         (3, 4): r[3] * (m[4] * a[4] + msum(5, 6) * r[4]),
         (3, 5): r[3] * (m[5] * a[5] + m[6] * r[5]),
-        (3, 6): r[3] * m[6] * a[6], (3, 7): r[3] * m[7] * a[7],
+        (3, 6): r[3] * m[6] * a[6],
+        (3, 7): r[3] * m[7] * a[7],
         (4, 5): r[4] * (m[5] * a[5] + m[6] * r[5]),
-        (4, 6): r[4] * m[6] * a[6], (5, 6): r[5] * m[6] * a[6],
+        (4, 6): r[4] * m[6] * a[6],
+        (5, 6): r[5] * m[6] * a[6],
     }
     F = {k: r[k] * m[6] * b[6] for k in range(1, 6)}
-    Mdiag = {1: INERTIA[1] + msum(2, 3, 4, 5, 6, 7) * r[1] ** 2,
-             2: INERTIA[2] + msum(3, 4, 5, 6, 7) * r[2] ** 2,
-             3: INERTIA[3] + msum(4, 5, 6, 7) * r[3] ** 2,
-             4: INERTIA[4] + msum(5, 6) * r[4] ** 2,
-             5: INERTIA[5] + m[6] * r[5] ** 2, 6: INERTIA[6], 7: INERTIA[7]}
-    V = {1: G * (m[1] * a[1] + msum(2, 3, 4, 5, 6, 7) * r[1]),
-         2: G * (m[2] * a[2] + msum(3, 4, 5, 6, 7) * r[2]),
-         3: G * (m[3] * a[3] + msum(4, 5, 6, 7) * r[3]),
-         4: G * (m[4] * a[4] + msum(5, 6) * r[4]),
-         5: G * (m[5] * a[5] + m[6] * r[5]), 6: G * m[6] * a[6], 7: G * m[7] * a[7],
-         "B1": G * m[1] * b[1], "B6": G * m[6] * b[6]}
+    Mdiag = {
+        1: INERTIA[1] + msum(2, 3, 4, 5, 6, 7) * r[1] ** 2,
+        2: INERTIA[2] + msum(3, 4, 5, 6, 7) * r[2] ** 2,
+        3: INERTIA[3] + msum(4, 5, 6, 7) * r[3] ** 2,
+        4: INERTIA[4] + msum(5, 6) * r[4] ** 2,
+        5: INERTIA[5] + m[6] * r[5] ** 2,
+        6: INERTIA[6],
+        7: INERTIA[7],
+    }
+    V = {
+        1: G * (m[1] * a[1] + msum(2, 3, 4, 5, 6, 7) * r[1]),
+        2: G * (m[2] * a[2] + msum(3, 4, 5, 6, 7) * r[2]),
+        3: G * (m[3] * a[3] + msum(4, 5, 6, 7) * r[3]),
+        4: G * (m[4] * a[4] + msum(5, 6) * r[4]),
+        5: G * (m[5] * a[5] + m[6] * r[5]),
+        6: G * m[6] * a[6],
+        7: G * m[7] * a[7],
+        "B1": G * m[1] * b[1],
+        "B6": G * m[6] * b[6],
+    }
     return Mdiag, E, F, V
 
 
 def annex_b_printed():
     """The printed Annex B / C constants, 003_chesse.md:475-491 (5-6 significant digits)."""
     Mdiag = {1: 3.72170, 2: 16.88812, 3: 15.67583, 4: 2.44044, 5: 1.11335, 6: 0.07, 7: 18.99}
-    E = {(1, 2): 7.72379, (1, 3): 7.09956, (1, 4): 0.97920, (1, 5): 0.35497, (1, 6): 0.01980,
-         (1, 7): 4.85961, (2, 3): 15.48308, (2, 4): 2.13548, (3, 4): 2.13548,
-         (2, 5): 0.77413, (3, 5): 0.77413, (4, 5): 0.77413,
-         (2, 6): 0.04317, (3, 6): 0.04317, (4, 6): 0.04317, (5, 6): 0.04317,
-         (2, 7): 10.59809, (3, 7): 10.59809}
+    E = {
+        (1, 2): 7.72379,
+        (1, 3): 7.09956,
+        (1, 4): 0.97920,
+        (1, 5): 0.35497,
+        (1, 6): 0.01980,
+        (1, 7): 4.85961,
+        (2, 3): 15.48308,
+        (2, 4): 2.13548,
+        (3, 4): 2.13548,
+        (2, 5): 0.77413,
+        (3, 5): 0.77413,
+        (4, 5): 0.77413,
+        (2, 6): 0.04317,
+        (3, 6): 0.04317,
+        (4, 6): 0.04317,
+        (5, 6): 0.04317,
+        (2, 7): 10.59809,
+        (3, 7): 10.59809,
+    }
     F = {1: -0.018477, 2: -0.040295, 3: -0.040295, 4: -0.040295, 5: -0.040295}
-    V = {1: 192.266, 2: 403.034, 3: 370.461, 4: 51.095, 5: 18.523, 6: 1.033, 7: 253.579,
-         "B1": 0.964, "B6": -0.964}
+    V = {1: 192.266, 2: 403.034, 3: 370.461, 4: 51.095, 5: 18.523, 6: 1.033, 7: 253.579, "B1": 0.964, "B6": -0.964}
     return Mdiag, E, F, V
 
 
@@ -108,11 +136,11 @@ def random_states(n, count, seed):
     return [(rng.uniform(-math.pi, math.pi, n), rng.normal(0.0, 2.0, n)) for _ in range(count)]
 
 
-def test_a1_parameter_loading():
+def test_a1_parameters_load_with_the_thesis_masses_and_foot_triangle():
     p = thesis_params()
-    assert p.total_mass == pytest.approx(104.81, abs=1e-9)   # 003_chesse.md:470
+    assert p.total_mass == pytest.approx(104.81, abs=1e-9)  # 003_chesse.md:470
     leg = p.foot_rear.mass + p.shank_rear.mass + p.thigh_rear.mass
-    assert leg == pytest.approx(19.35, abs=1e-9)               # 003_chesse.md:470
+    assert leg == pytest.approx(19.35, abs=1e-9)  # 003_chesse.md:470
     assert urdf_params().total_mass == pytest.approx(104.81, abs=1e-9)  # bip_data.md:167
     # foot triangle of the public model: 119.3 deg at the ankle, 34.7 deg heel, 26.0 deg toe
     # (bip_data.md:140) - with the public ankle-toe 0.189 m
@@ -120,7 +148,7 @@ def test_a1_parameter_loading():
     assert math.degrees(ft.alpha_p) == pytest.approx(119.3, abs=0.1)
     assert math.degrees(ft.beta_p) == pytest.approx(34.7, abs=0.1)
     assert math.degrees(ft.gamma_p) == pytest.approx(26.0, abs=0.1)
-    assert ft.ankle_height == pytest.approx(0.083, abs=5e-4)     # bip_data.md:131
+    assert ft.ankle_height == pytest.approx(0.083, abs=5e-4)  # bip_data.md:131
     assert ft.heel_to_ankle_x == pytest.approx(0.120, abs=5e-4)  # bip_data.md:134
 
 
@@ -129,7 +157,7 @@ def test_unknown_parameter_set_is_a_config_error():
         get_params("nope")
 
 
-def test_a2_mass_matrix_recomputed_constants(thesis_ds):
+def test_a2_mass_matrix_matches_annex_b_with_recomputed_constants(thesis_ds):
     Mdiag, E, F, _ = annex_b_constants()
     for q, _v in random_states(7, 20, 1):
         M_ref = annex_b_matrix(q, Mdiag, E, F)
@@ -137,7 +165,7 @@ def test_a2_mass_matrix_recomputed_constants(thesis_ds):
         assert np.max(np.abs(M - M_ref)) <= 1e-9 * np.max(np.abs(M_ref))
 
 
-def test_a2_mass_matrix_printed_constants(thesis_ds):
+def test_a2_mass_matrix_constants_match_their_printed_precision(thesis_ds):
     """Printed constants: equality to their printed precision (half a unit of the last digit)."""
     Mdiag, E, F, V = annex_b_constants()
     Pd, Pe, Pf, Pv = annex_b_printed()
@@ -159,7 +187,7 @@ def test_a2_mass_matrix_printed_constants(thesis_ds):
     assert round(M[0, 6], 5) == 4.85961
 
 
-def test_a3_gravity(thesis_ds):
+def test_a3_gravity_torques_match_annex_c(thesis_ds):
     _, _, _, V = annex_b_constants()
     _, _, _, Pv = annex_b_printed()
     for q, _v in random_states(7, 20, 3):
@@ -194,7 +222,7 @@ def test_casadi_model_matches_pinocchio(params, phase):
             assert abs(x[2]) < 1e-15
 
 
-def test_a4_hamiltonian_rhs_pinocchio(thesis_ds):
+def test_a4_hamiltonian_rhs_matches_pinocchio(thesis_ds):
     """1/2 v^T dM/dphi_i v by central differences equals (C^T v)_i from Pinocchio (A4), and the
     model's 1/2 v^T dM/dq v (absolute angles) equals the finite difference of its M."""
     model, S = build_pinocchio(thesis_ds)
@@ -243,13 +271,15 @@ def test_ds_contact_forces_enter_as_thesis(thesis_ds):
         C = np.cos(q)
         Sn = np.sin(q)
         u1, u2, u3, u4, u5, u6, u7, u8, u9 = u
-        Q = np.array([
-            -u1 + r[0] * C[0] * (u7 + u8) - r[0] * Sn[0] * u9,
-            u1 - u2 + r[1] * C[1] * (u7 + u8) - r[1] * Sn[1] * u9,
-            u2 - u3 + r[2] * C[2] * (u7 + u8) - r[2] * Sn[2] * u9,
-            u4 - u5 + r[3] * C[3] * (u7 + u8) - r[3] * Sn[3] * u9,
-            u5 - u6 + r[4] * C[4] * (u7 + u8) - r[4] * Sn[4] * u9,
-            u6 + r[5] * C[5] * u7 + r7 * math.cos(q[5] + al) * u8 - r[5] * Sn[5] * u9,
-            u3 - u4,
-        ])
+        Q = np.array(
+            [
+                -u1 + r[0] * C[0] * (u7 + u8) - r[0] * Sn[0] * u9,
+                u1 - u2 + r[1] * C[1] * (u7 + u8) - r[1] * Sn[1] * u9,
+                u2 - u3 + r[2] * C[2] * (u7 + u8) - r[2] * Sn[2] * u9,
+                u4 - u5 + r[3] * C[3] * (u7 + u8) - r[3] * Sn[3] * u9,
+                u5 - u6 + r[4] * C[4] * (u7 + u8) - r[4] * Sn[4] * u9,
+                u6 + r[5] * C[5] * u7 + r7 * math.cos(q[5] + al) * u8 - r[5] * Sn[5] * u9,
+                u3 - u4,
+            ]
+        )
         assert np.max(np.abs(thesis_ds.B(q) @ u - Q)) < 1e-10

@@ -1,11 +1,15 @@
 """Method (b), the PMP two-point BVP, against method (a), the direct transcription, on the cyclic
 double-support phase (A11 of ../shared/spec/003_chesse.md:711 and the issue's 2 % rule)."""
+
 import numpy as np
 import pytest
 
 from humanoid_planner.gait.cost import Weights
-from humanoid_planner.gait.pmp import (PMPSystem, hamiltonian_along, initial_guess_from_direct,
-                                       pmp_to_solution, solve_pmp, solve_pmp_phase)
+from humanoid_planner.gait.pmp import (
+    hamiltonian_along,
+    initial_guess_from_direct,
+    solve_pmp_phase,
+)
 from humanoid_planner.gait.walk import make_problem
 
 
@@ -22,7 +26,7 @@ def test_pmp_converges_and_matches_direct_cost(ds_pair):
     """Same penalised cost within 2 % (issue 4); in practice far closer."""
     _, direct, pmp = ds_pair
     assert direct.success and pmp.success
-    assert pmp.cost == pytest.approx(direct.cost, rel=0.02)   # measured: 0.12 % (FB2 <= 6 N)
+    assert pmp.cost == pytest.approx(direct.cost, rel=0.02)  # measured: 0.12 % (FB2 <= 6 N)
     # the same trajectory: angles within 5 mrad, energy within 2 %
     q_d = np.array([np.interp(pmp.t, direct.t, direct.q[:, i]) for i in range(7)]).T
     assert np.max(np.abs(q_d - pmp.q)) < 5e-3
@@ -38,7 +42,7 @@ def test_a11_hamiltonian_constant_along_pmp_solution(ds_pair):
     assert (H.max() - H.min()) <= 1e-3 * np.abs(H).mean()
 
 
-def test_a11_pmp_control_law_at_direct_solution(ds_pair):
+def test_a11_direct_solution_satisfies_the_pmp_control_law(ds_pair):
     """The direct solution satisfies the PMP control law u = sat(W^-1 B^T w_p) with co-states
     from the NLP multipliers (1e-3 relative to the largest control of each kind)."""
     pb, direct, pmp = ds_pair
@@ -50,7 +54,7 @@ def test_a11_pmp_control_law_at_direct_solution(ds_pair):
         assert np.max(np.abs(u_law[:, cols] - direct.u[:, cols])) <= 1e-3 * scale
 
 
-def test_a11_pmp_control_law_on_pmp_solution(ds_pair):
+def test_a11_pmp_solution_controls_are_the_saturated_law_within_the_box(ds_pair):
     """On the PMP solution the controls are the saturated law and respect the box."""
     _, _, pmp = ds_pair
     s = pmp.system
@@ -84,7 +88,7 @@ def a20_run(ds_pair):
     return A20_SCHEDULE, s, steps
 
 
-def test_a20_continuation_reduced_inertias_and_penalties_to_nominal(ds_pair, a20_run):
+def test_a20_continuation_from_reduced_inertias_and_penalties_reaches_the_nominal_optimum(ds_pair, a20_run):
     """A20 (003_chesse.md:720): from reduced inertias (x0.5) and r_d = 10 to the nominal problem
     (r_d = 150), each continuation step converges from the previous one; the number of steps is
     recorded and the end point is the nominal PMP optimum."""
@@ -102,7 +106,7 @@ def test_a20_continuation_reduced_inertias_and_penalties_to_nominal(ds_pair, a20
 
 
 def test_a20_schedule_must_end_at_nominal(ds_pair):
-    from humanoid_model.exceptions import PlanningError
+    from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.gait.pmp import solve_pmp_a20
 
     pb, _, _ = ds_pair

@@ -2,9 +2,9 @@
 contact locations and sensors, checked numerically against the public fact sheet
 ``../shared/spec/hrp2_data.md`` and the thesis digests.
 """
+
 import importlib.util
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +21,20 @@ LEG = [f"{s}LEG_JOINT{i}" for s in SIDES for i in range(6)]
 ARM = [f"{s}ARM_JOINT{i}" for s in SIDES for i in range(7)]
 TRUNK = ["CHEST_JOINT0", "CHEST_JOINT1", "HEAD_JOINT0", "HEAD_JOINT1"]
 STANDARD_JOINTS = set(LEG + ARM + TRUNK)
-CONTACTS = {"r_sole": "sole", "l_sole": "sole", "r_hand": "hand", "l_hand": "hand",
-            "r_hand_side": "hand_side", "l_hand_side": "hand_side", "r_knee": "knee", "l_knee": "knee",
-            "r_thigh": "thigh", "l_thigh": "thigh", "r_forearm": "forearm", "l_forearm": "forearm"}
+CONTACTS = {
+    "r_sole": "sole",
+    "l_sole": "sole",
+    "r_hand": "hand",
+    "l_hand": "hand",
+    "r_hand_side": "hand_side",
+    "l_hand_side": "hand_side",
+    "r_knee": "knee",
+    "l_knee": "knee",
+    "r_thigh": "thigh",
+    "l_thigh": "thigh",
+    "r_forearm": "forearm",
+    "l_forearm": "forearm",
+}
 G = 9.81  # [m/s^2], the value the hand mass of hrp2_generate.py was derived with (7.55 N / g)
 
 
@@ -63,8 +74,11 @@ def test_loads_with_free_flyer_and_30_standard_joints(robot):
         assert j.nq == 1 and j.nv == 1 and "JointModelR" in j.shortname(), (name, j.shortname())
     # standard link names, BODY is the root link (waist) on the free flyer
     assert m.frames[m.getFrameId("BODY")].parentJoint == 1
-    for link in ["CHEST_LINK0", "CHEST_LINK1", "HEAD_LINK0", "HEAD_LINK1"] + \
-            [f"{s}LEG_LINK{i}" for s in SIDES for i in range(6)] + [f"{s}ARM_LINK{i}" for s in SIDES for i in range(7)]:
+    for link in (
+        ["CHEST_LINK0", "CHEST_LINK1", "HEAD_LINK0", "HEAD_LINK1"]
+        + [f"{s}LEG_LINK{i}" for s in SIDES for i in range(6)]
+        + [f"{s}ARM_LINK{i}" for s in SIDES for i in range(7)]
+    ):
         assert m.existFrame(link), link
 
 
@@ -94,14 +108,14 @@ def test_generated_files_are_up_to_date():
 
 
 # ---------------------------------------------------------------------------- mass and inertia
-def test_total_mass(robot):
+def test_total_mass_is_58_kg_within_3_kg_and_matches_the_mass_budget(robot):
     # 58 kg spec (../shared/spec/hrp2_data.md:105, N1/N2), tolerance of the issue: +-3 kg.
     assert abs(robot.mass - 58.0) <= 3.0
     # mass budget of the fact sheet's suggested assembly: ~56.4 kg (../shared/spec/hrp2_data.md:259)
     assert robot.mass == pytest.approx(56.4, abs=0.1)
 
 
-def test_link_masses_from_sources(robot):
+def test_link_masses_match_their_sources(robot):
     m = robot.model
 
     def mass(link):
@@ -140,8 +154,9 @@ def test_left_side_mirrors_right(robot):
             assert il.mass == pytest.approx(ir.mass)
             np.testing.assert_allclose(il.lever, S @ ir.lever, atol=1e-12)
             np.testing.assert_allclose(il.inertia, S @ ir.inertia @ S, atol=1e-12)
-            np.testing.assert_allclose(m.jointPlacements[jl].translation, S @ m.jointPlacements[jr].translation,
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                m.jointPlacements[jl].translation, S @ m.jointPlacements[jr].translation, atol=1e-12
+            )
             kr, kl = robot.joint_names.index(f"R{prefix}_JOINT{i}"), robot.joint_names.index(f"L{prefix}_JOINT{i}")
             assert robot.v_max[kl] == robot.v_max[kr] and robot.effort_max[kl] == robot.effort_max[kr]
             rng_r = (robot.q_lower[kr], robot.q_upper[kr])
@@ -163,12 +178,18 @@ def test_limits_finite_and_ordered(robot):
 def test_limits_match_fact_sheet(robot):
     """Sample of No.14 ranges (T1) and J1 velocity/effort, ../shared/spec/hrp2_data.md:278-299."""
     expected = {  # joint: (lower deg, upper deg, velocity rad/s, effort N m)
-        "RLEG_JOINT0": (-45, 30, 3.54108, 86.2), "LLEG_JOINT0": (-30, 45, 3.54108, 86.2),
-        "RLEG_JOINT3": (-2, 150, 3.98010, 168.3), "LLEG_JOINT4": (-75, 42, 5.07937, 131.6),
-        "LLEG_JOINT5": (-35, 20, 9.14286, 73.1), "CHEST_JOINT0": (-45, 45, 4.40217, 151.1),
-        "CHEST_JOINT1": (-5, 60, 2.39630, 278.9), "HEAD_JOINT1": (-30, 45, 6.87679, 9.6),
-        "RARM_JOINT0": (-180, 60, 4.17044, 160.3), "LARM_JOINT1": (-10, 95, 2.41920, 100.4),
-        "RARM_JOINT3": (-137, 2, 2.23776, 108.5), "RARM_JOINT5": (-92, 92, 2.77088, 16.02),
+        "RLEG_JOINT0": (-45, 30, 3.54108, 86.2),
+        "LLEG_JOINT0": (-30, 45, 3.54108, 86.2),
+        "RLEG_JOINT3": (-2, 150, 3.98010, 168.3),
+        "LLEG_JOINT4": (-75, 42, 5.07937, 131.6),
+        "LLEG_JOINT5": (-35, 20, 9.14286, 73.1),
+        "CHEST_JOINT0": (-45, 45, 4.40217, 151.1),
+        "CHEST_JOINT1": (-5, 60, 2.39630, 278.9),
+        "HEAD_JOINT1": (-30, 45, 6.87679, 9.6),
+        "RARM_JOINT0": (-180, 60, 4.17044, 160.3),
+        "LARM_JOINT1": (-10, 95, 2.41920, 100.4),
+        "RARM_JOINT3": (-137, 2, 2.23776, 108.5),
+        "RARM_JOINT5": (-92, 92, 2.77088, 16.02),
         "LARM_JOINT6": (-1 / DEG, 1 / DEG, 4.72794, 13.9),
     }
     for joint, (lo, hi, vel, eff) in expected.items():
@@ -185,7 +206,7 @@ def test_postures_within_limits(robot, posture):
     assert np.all(qa >= robot.q_lower) and np.all(qa <= robot.q_upper)
 
 
-def test_half_sitting_values(robot):
+def test_half_sitting_posture_has_the_documented_angles(robot):
     """../shared/spec/hrp2_data.md:315-319 (S1, W1, W2): legs 0/0/-26/50/-24/0 deg, arms 15/-+10/0/-30/0/0,
     gripper 10 deg; base z 0.648702 (../shared/spec/hrp2_data.md:329)."""
     q = robot.q("half-sitting")
@@ -222,7 +243,7 @@ def _world_points(robot, data, geom):
     return (M.rotation @ pts.T).T + M.translation
 
 
-def test_height(robot):
+def test_height_is_1_54_m_standing_and_lower_at_half_sitting(robot):
     """Head top from the collision geometry, soles on z = 0.
 
     1.54 m (../shared/spec/hrp2_data.md:100, N1/N2/E1) is the standing height: at the zero posture
@@ -235,14 +256,14 @@ def test_height(robot):
     assert h_half == pytest.approx(h_zero - (0.705 - 0.648702), abs=1e-3)
 
 
-def test_width(robot):
+def test_width_is_0_62_m(robot):
     """Overall width 0.62 m (../shared/spec/hrp2_data.md:102, N1) at the zero posture, +-1 cm."""
     data = _fk(robot, "zero")
     y = np.concatenate([_world_points(robot, data, g)[:, 1] for g in robot.collision_model.geometryObjects])
     assert y.max() - y.min() == pytest.approx(0.62, abs=0.01)
 
 
-def test_half_sitting_com(robot):
+def test_half_sitting_com_is_inside_the_support_polygon(robot):
     data = robot.model.createData()
     q = robot.q("half-sitting")
     com = pin.centerOfMass(robot.model, data, q)
@@ -270,8 +291,16 @@ def _adjacent(m, j1, j2):
 # joint angles [deg] set on top of the zero posture; chest pitch 60 deg is its upper limit (T1).
 EXTRA_POSTURES = {
     "sitting": {"RLEG_JOINT2": -90, "LLEG_JOINT2": -90, "RLEG_JOINT3": 90, "LLEG_JOINT3": 90},
-    "forearms-on-table": {"RLEG_JOINT2": -90, "LLEG_JOINT2": -90, "RLEG_JOINT3": 90, "LLEG_JOINT3": 90,
-                          "RARM_JOINT0": -20, "LARM_JOINT0": -20, "RARM_JOINT3": -90, "LARM_JOINT3": -90},
+    "forearms-on-table": {
+        "RLEG_JOINT2": -90,
+        "LLEG_JOINT2": -90,
+        "RLEG_JOINT3": 90,
+        "LLEG_JOINT3": 90,
+        "RARM_JOINT0": -20,
+        "LARM_JOINT0": -20,
+        "RARM_JOINT3": -90,
+        "LARM_JOINT3": -90,
+    },
     "bow": {"CHEST_JOINT1": 60},
     "arms-up": {"RARM_JOINT0": -180, "LARM_JOINT0": -180},
 }
@@ -306,7 +335,7 @@ def test_no_self_collision_between_non_adjacent_links(robot, posture):
 
 
 # ---------------------------------------------------------------------------- contact locations
-def test_contact_locations(robot):
+def test_contact_locations_have_unit_frames_and_hulls_around_their_point(robot):
     assert {k: c.kind for k, c in robot.contact_locations.items()} == CONTACTS
     for name, c in robot.contact_locations.items():
         assert robot.model.existFrame(c.body)
@@ -334,10 +363,13 @@ def test_contact_surfaces_lie_on_the_collision_geometry(robot):
     eps = 1e-3
     for name, c in robot.contact_locations.items():
         frame = m.frames[m.getFrameId(c.body)]
-        boxes = [g for g in robot.collision_model.geometryObjects
-                 if g.parentJoint == frame.parentJoint and hasattr(g.geometry, "halfSide")]
+        boxes = [
+            g
+            for g in robot.collision_model.geometryObjects
+            if g.parentJoint == frame.parentJoint and hasattr(g.geometry, "halfSide")
+        ]
         to_joint = frame.placement  # body frame -> joint frame
-        pj = lambda p: to_joint.rotation @ p + to_joint.translation  # noqa: E731
+        pj = lambda p, X=to_joint: X.rotation @ p + X.translation  # noqa: E731
         nj = to_joint.rotation @ c.normal
         for p in np.vstack([c.hull, c.point]):
             assert any(_inside_box(g, pj(p), tol=1e-9) for g in boxes), (name, p)
@@ -348,7 +380,7 @@ def test_contact_surfaces_lie_on_the_collision_geometry(robot):
 
 
 # ---------------------------------------------------------------------------- sensors
-def test_sensor_frames(robot):
+def test_sensor_frames_are_on_their_bodies_at_the_documented_places(robot):
     m = robot.model
     ft = robot.sensors["force_torque"]
     assert set(ft) == {"r_ankle", "l_ankle", "r_wrist", "l_wrist"}

@@ -5,6 +5,7 @@ names is in setup.py's NODES (so it is installed under lib/humanoid_stack); ever
 passes (parameter files, the RViz config) exists and is installed by setup.py's data_files;
 every humanoid_stack node finds a section under its own name in its parameter files.
 """
+
 import importlib.util
 import runpy
 import sys
@@ -24,6 +25,7 @@ LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
 @contextmanager
 def stub_launch_modules():
     """Put the stand-in packages into sys.modules; restore the previous state afterwards."""
+
     def ours(name):
         return name.split(".")[0] in ("launch", "launch_ros")
 
@@ -32,8 +34,9 @@ def stub_launch_modules():
         del sys.modules[k]
     try:
         for pkg in ("launch", "launch_ros"):
-            spec = importlib.util.spec_from_file_location(pkg, STUBS / pkg / "__init__.py",
-                                                          submodule_search_locations=[str(STUBS / pkg)])
+            spec = importlib.util.spec_from_file_location(
+                pkg, STUBS / pkg / "__init__.py", submodule_search_locations=[str(STUBS / pkg)]
+            )
             module = importlib.util.module_from_spec(spec)
             sys.modules[pkg] = module
             spec.loader.exec_module(module)
@@ -121,8 +124,9 @@ def test_launch_file_names_installed_executables_and_files(path, setup_kwargs):
             assert file.is_file(), f"{path.name}: parameter file {rel} does not exist"
             assert f"share/{PACKAGE}/{rel}" in installed, f"{path.name}: {rel} is not installed by data_files"
             data = yaml.safe_load(file.read_text())
-            assert "ros__parameters" in data.get(node.name, {}), \
+            assert "ros__parameters" in data.get(node.name, {}), (
                 f"{path.name}: node '{node.name}' has no section in {rel}"
+            )
 
 
 def test_view_launch_nodes_and_arguments(setup_kwargs):
@@ -160,8 +164,7 @@ def test_sim_launch_nodes_and_arguments():
 
 def test_stubs_do_not_leak():
     load_description(REPO / "launch" / "view.launch.py")
-    leaked = [k for k, m in list(sys.modules.items())
-              if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]
+    leaked = [k for k, m in list(sys.modules.items()) if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]
     assert leaked == []
 
 
@@ -175,5 +178,7 @@ def test_rviz_config_matches_the_published_topics():
     assert displays["rviz_default_plugins/RobotModel"]["Description Source"] == "Topic"
     assert displays["rviz_default_plugins/RobotModel"]["Description Topic"]["Value"] == "/robot_description"
     assert "rviz_default_plugins/TF" in displays
-    marker_topics = {d["Topic"]["Value"] for d in manager["Displays"] if d["Class"] == "rviz_default_plugins/MarkerArray"}
+    marker_topics = {
+        d["Topic"]["Value"] for d in manager["Displays"] if d["Class"] == "rviz_default_plugins/MarkerArray"
+    }
     assert marker_topics == {"/contacts", "/stances"}

@@ -7,6 +7,7 @@ with stand-in programs, so that nothing is installed:
 - chromium is installed with apt-get only when it is missing; without root (and no password-less
   sudo) `make` fails and names the command to run.
 """
+
 import os
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PREREQUISITES = ("Makefile", "requirements.txt", "requirements-ros.txt", "setup.py", "setup.cfg")
+PREREQUISITES = ("Makefile", "requirements.txt", "requirements-ros.txt", "setup.py", "setup.cfg", "pyproject.toml")
 
 
 @pytest.fixture
@@ -41,8 +42,7 @@ def script(path: Path, text: str) -> Path:
 
 def run_make(tree, target, env=None, **variables):
     args = [make_binary(), "-C", str(tree), target, *[f"{k}={v}" for k, v in variables.items()]]
-    return subprocess.run(args, capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ, **(env or {})))
+    return subprocess.run(args, capture_output=True, text=True, timeout=60, env=dict(os.environ, **(env or {})))
 
 
 def test_python_older_than_3_10_is_refused(tree):
@@ -50,7 +50,7 @@ def test_python_older_than_3_10_is_refused(tree):
     result = run_make(tree, "venv", PYTHON=python)
     assert result.returncode != 0
     assert "needs Python >= 3.10" in result.stderr and "Python 3.9.18" in result.stderr, result.stderr
-    assert "make PYTHON=" in result.stderr          # names the way out
+    assert "make PYTHON=" in result.stderr  # names the way out
     assert not (tree / ".venv").exists()
 
 
@@ -69,7 +69,7 @@ def test_sourced_ros_2_gives_a_venv_with_system_site_packages(tree, rclpy_rc, sy
     python = script(tree / "python3", FAKE_PYTHON)
     calls = tree / "calls.log"
     result = run_make(tree, "venv", env={"RCLPY_RC": str(rclpy_rc), "CALLS": str(calls)}, PYTHON=python)
-    assert result.returncode != 0                    # the stand-in cannot create a venv
+    assert result.returncode != 0  # the stand-in cannot create a venv
     venv_call = calls.read_text().splitlines()[0]
     assert venv_call.startswith("-m venv") and venv_call.endswith(".venv")
     assert ("--system-site-packages" in venv_call) == system_site
@@ -109,7 +109,7 @@ def test_chromium_missing_is_installed_as_root(tree, bin_dir):
 
 
 def test_chromium_missing_without_privileges_names_the_command(tree, bin_dir):
-    result, apt_calls = run_chromium_target(tree, bin_dir, uid=1000)   # no sudo on this PATH
+    result, apt_calls = run_chromium_target(tree, bin_dir, uid=1000)  # no sudo on this PATH
     assert result.returncode != 0
     assert "sudo apt-get install -y chromium" in result.stderr, result.stderr
     assert apt_calls == []

@@ -1,20 +1,37 @@
 """package.xml (issue 2, item 1): format 3, BSD-3-Clause like LICENSE, and a dependency key for every
 third-party module the Python packages import (so `rosdep install` on a system ROS 2 brings them);
 modules without a rosdep key must be pinned in requirements.txt and named in package.xml's comment."""
+
 import ast
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("humanoid_model", "humanoid_sim", "humanoid_planner", "humanoid_control", "humanoid_viewer",
-            "humanoid_stack")
+PACKAGES = (
+    "humanoid_model",
+    "humanoid_sim",
+    "humanoid_planner",
+    "humanoid_control",
+    "humanoid_viewer",
+    "humanoid_ros",
+    "humanoid_stack",
+)
 # Python module -> rosdep key, where the two differ. ROS 2 packages (rclpy, *_msgs, *_srvs, *_interfaces,
 # ament_index_python, launch, launch_ros) use their own name as the key.
-ROSDEP_KEY = {"numpy": "python3-numpy", "scipy": "python3-scipy", "yaml": "python3-yaml",
-              "matplotlib": "python3-matplotlib", "sympy": "python3-sympy", "tqdm": "python3-tqdm",
-              "numba": "python3-numba", "trimesh": "python3-trimesh", "pinocchio": "pinocchio", "coal": "coal"}
-PIP_ONLY = {"viser": "viser", "casadi": "casadi"}   # module -> PyPI distribution (requirements.txt)
+ROSDEP_KEY = {
+    "numpy": "python3-numpy",
+    "scipy": "python3-scipy",
+    "yaml": "python3-yaml",
+    "matplotlib": "python3-matplotlib",
+    "sympy": "python3-sympy",
+    "tqdm": "python3-tqdm",
+    "numba": "python3-numba",
+    "trimesh": "python3-trimesh",
+    "pinocchio": "pinocchio",
+    "coal": "coal",
+}
+PIP_ONLY = {"viser": "viser", "casadi": "casadi"}  # module -> PyPI distribution (requirements.txt)
 ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros")
 
 
@@ -31,8 +48,9 @@ def imported_top_level_modules():
                     continue
                 for name in names:
                     found.setdefault(name.split(".")[0], path.relative_to(REPO).as_posix())
-    return {m: where for m, where in found.items()
-            if m not in sys.stdlib_module_names and not m.startswith("humanoid_")}
+    return {
+        m: where for m, where in found.items() if m not in sys.stdlib_module_names and not m.startswith("humanoid_")
+    }
 
 
 def test_format_3_and_licence():
@@ -58,8 +76,9 @@ def test_every_imported_third_party_module_is_declared():
         elif module in ROS_MODULES or module.endswith(("_msgs", "_srvs", "_interfaces")):
             key = module
         else:
-            missing.append(f"{module} (imported by {where}): add its rosdep key to ROSDEP_KEY and package.xml, "
-                           "or to PIP_ONLY")
+            missing.append(
+                f"{module} (imported by {where}): add its rosdep key to ROSDEP_KEY and package.xml, or to PIP_ONLY"
+            )
             continue
         if key not in keys:
             missing.append(f"{module} (imported by {where}): package.xml lacks <exec_depend>{key}</exec_depend>")

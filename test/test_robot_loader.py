@@ -2,7 +2,7 @@
 
 The shipped HRP-2 and BIP models have their own tests (test_hrp2_model.py, test_bip_model.py).
 """
-import importlib.util
+
 import textwrap
 from pathlib import Path
 
@@ -81,8 +81,10 @@ def test_default_sole_contacts_from_foot_collision_mesh(mesh_package):
 
 def test_no_feet_gives_clear_error(tmp_path):
     urdf = tmp_path / "stick.urdf"
-    urdf.write_text('<robot name="stick"><link name="a"><inertial><mass value="1"/>'
-                    '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    urdf.write_text(
+        '<robot name="stick"><link name="a"><inertial><mass value="1"/>'
+        '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>'
+    )
     with pytest.raises(ModelError, match=r"declare 'contacts:'.*stick.yaml"):
         load_robot(urdf)
 
@@ -90,14 +92,16 @@ def test_no_feet_gives_clear_error(tmp_path):
 def test_yaml_next_to_urdf_is_used_and_validated(mesh_package, tmp_path):
     urdf = tmp_path / "tiny.urdf"
     urdf.write_text(_biped_urdf(str(mesh_package / "meshes" / "foot.stl")))
-    (tmp_path / "tiny.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "tiny.yaml").write_text(
+        textwrap.dedent("""
         postures:
           crouch: {base: [0, 0, 0.5, 0, 0, 0, 1], joints: {l_hip: -0.3, r_hip: -0.3}}
         default_posture: crouch
         contacts:
           l_sole: {body: l_foot, kind: sole, point: [0, 0, -0.06], normal: [0, 0, 1], tangent: [1, 0, 0],
                    hull: [[-0.08, -0.05, -0.06], [0.12, -0.05, -0.06], [0.12, 0.05, -0.06], [-0.08, 0.05, -0.06]]}
-    """))
+    """)
+    )
     robot = load_robot(urdf)
     assert robot.default_posture == "crouch"
     assert robot.q()[robot.joint_index_q("l_hip")] == pytest.approx(-0.3)
@@ -105,20 +109,21 @@ def test_yaml_next_to_urdf_is_used_and_validated(mesh_package, tmp_path):
     (tmp_path / "tiny.yaml").write_text("postures:\n  p: {joints: {knee_of_nobody: 1.0}}\n")
     with pytest.raises(ModelError, match=r"tiny.yaml: postures.p.joints: unknown joint 'knee_of_nobody'"):
         load_robot(urdf)
-    (tmp_path / "tiny.yaml").write_text("contacts:\n  c: {body: l_foot, point: [0,0,0], normal: [0,0,1],"
-                                        " tangent: [0,0,1], hull: [[0,0,0]]}\n")
+    (tmp_path / "tiny.yaml").write_text(
+        "contacts:\n  c: {body: l_foot, point: [0,0,0], normal: [0,0,1], tangent: [0,0,1], hull: [[0,0,0]]}\n"
+    )
     with pytest.raises(ModelError, match="not orthogonal"):
         load_robot(urdf)
 
 
-def test_unknown_robot_and_bad_files(tmp_path):
+def test_unknown_robot_and_bad_files_are_clear_errors(tmp_path):
     with pytest.raises(UnknownRobotError, match="unknown robot 'asimo'"):
         load_robot("asimo")
     with pytest.raises(UnknownRobotError, match="not found"):
         load_robot(tmp_path / "missing.urdf")
     bad = tmp_path / "bad.urdf"
     bad.write_text("<robot name='x'><link name='a'></robot>")
-    with pytest.raises(ModelError, match="malformed XML"):
+    with pytest.raises(ModelError, match="not well-formed XML"):
         load_robot(bad)
     nomesh = tmp_path / "nomesh.urdf"
     nomesh.write_text(_biped_urdf("meshes/nothing_here.stl"))
@@ -137,9 +142,8 @@ def test_unknown_posture_is_a_clear_error(mesh_package):
         load_robot(urdf).q("moonwalk")
 
 
-def test_shipped_robots_listed():
+def test_shipped_robots_are_listed():
     assert {"hrp2", "bip"} <= set(available_robots())
-
 
 
 def _erd_robots_dir():
@@ -149,14 +153,18 @@ def _erd_robots_dir():
     return d if d.is_dir() else None
 
 
-@pytest.mark.skipif(_erd_robots_dir() is None,
-                    reason="optional extra example-robot-data not installed (pip install '.[robots]')")
-@pytest.mark.parametrize("rel, n_joints, sole_len", [
-    ("talos_data/robots/talos_reduced.urdf", 32, None),   # mesh feet
-    ("talos_data/robots/talos_reduced_box.urdf", 32, 0.21),  # box feet: sole 0.21 x 0.13 m (peers README)
-    ("g1_description/urdf/g1_29dof_rev_1_0.urdf", 29, None),
-])
-def test_example_robot_data_humanoids(rel, n_joints, sole_len):
+@pytest.mark.skipif(
+    _erd_robots_dir() is None, reason="optional extra example-robot-data not installed (pip install '.[robots]')"
+)
+@pytest.mark.parametrize(
+    "rel, n_joints, sole_len",
+    [
+        ("talos_data/robots/talos_reduced.urdf", 32, None),  # mesh feet
+        ("talos_data/robots/talos_reduced_box.urdf", 32, 0.21),  # box feet: sole 0.21 x 0.13 m (peers README)
+        ("g1_description/urdf/g1_29dof_rev_1_0.urdf", 29, None),
+    ],
+)
+def test_example_robot_data_humanoids_load_with_sole_contacts(rel, n_joints, sole_len):
     robot = load_robot(_erd_robots_dir() / rel)
     assert len(robot.joint_names) == n_joints
     assert set(robot.contact_locations) == {"l_sole", "r_sole"}
@@ -166,3 +174,33 @@ def test_example_robot_data_humanoids(rel, n_joints, sole_len):
         if sole_len:
             assert extent[0] == pytest.approx(sole_len, abs=0.01)
     assert np.all(np.isfinite(robot.q_lower)) and np.all(robot.effort_max > 0)
+
+
+def test_joint_positions_read_revolute_and_continuous_joints_by_name(tmp_path):
+    """`Robot.joint_positions` (the /joint_states of a configuration): a revolute joint's angle as
+    stored, a continuous joint's angle from its (cos, sin) pair, in `joint_names` order."""
+    import numpy as np
+
+    from humanoid_model.robot import set_joint_angle
+
+    inertia = '<inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>'
+    urdf = tmp_path / "two.urdf"
+    urdf.write_text(
+        f"""<robot name="two"><link name="base">{inertia}</link><link name="a">{inertia}</link>
+        <link name="b">{inertia}</link>
+        <joint name="rev" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+          <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+        <joint name="cont" type="continuous"><parent link="a"/><child link="b"/><origin xyz="0 0 -0.3"/>
+          <axis xyz="0 1 0"/></joint></robot>"""
+    )
+    (tmp_path / "two.yaml").write_text("contacts: {}\n")  # no feet: the sidecar says so
+    robot = load_robot(urdf)
+    q = robot.q()
+    m = robot.model
+    assert set_joint_angle(q, m.joints[m.getJointId("rev")], 0.7)
+    assert set_joint_angle(q, m.joints[m.getJointId("cont")], -2.5)
+    assert q[m.joints[m.getJointId("cont")].idx_q] == np.cos(-2.5)  # stored as (cos, sin)
+    positions = robot.joint_positions(q)
+    assert list(positions) == robot.joint_names == ["rev", "cont"]
+    assert positions["rev"] == 0.7
+    assert abs(positions["cont"] - (-2.5)) < 1e-15

@@ -1,5 +1,6 @@
 """`humanoid-stack up` and its runner: parameter-file parsing, --set overrides, clear errors (exit 2),
 and a real run of the state publisher alone that stops after --duration with exit 0."""
+
 import os
 import subprocess
 import sys
@@ -20,8 +21,13 @@ def write(tmp_path, data, name="set.yaml"):
 
 
 def state_publisher_only(tmp_path, **params):
-    return write(tmp_path, {UP_KEY: {"ros__parameters": {"nodes": ["state_publisher"]}},
-                            "state_publisher": {"ros__parameters": {"robot": "bip", **params}}})
+    return write(
+        tmp_path,
+        {
+            UP_KEY: {"ros__parameters": {"nodes": ["state_publisher"]}},
+            "state_publisher": {"ros__parameters": {"robot": "bip", **params}},
+        },
+    )
 
 
 @pytest.mark.parametrize("name", ["view"])
@@ -52,8 +58,11 @@ def test_simulator_node_sets_load(name):
         assert entry in NODE_CLASSES
 
 
-NODE_SET_FILES = sorted(p for p in (Path(__file__).resolve().parents[1] / "config").glob("*.yaml")
-                        if UP_KEY in (yaml.safe_load(p.read_text()) or {}))
+NODE_SET_FILES = sorted(
+    p
+    for p in (Path(__file__).resolve().parents[1] / "config").glob("*.yaml")
+    if UP_KEY in (yaml.safe_load(p.read_text()) or {})
+)
 
 
 @pytest.mark.parametrize("path", NODE_SET_FILES, ids=lambda p: p.name)
@@ -61,45 +70,68 @@ def test_exactly_one_robot_description_publisher(path):
     """The simulator publishes /robot_description when it runs, otherwise the state publisher."""
     node_set = load_node_set(str(path))
     sp = (node_set.parameters.get("state_publisher") or {}).get("ros__parameters") or {}
-    publishers = [n for n in node_set.nodes if n == "simulator"
-                  or (n == "state_publisher" and sp.get("publish_robot_description", True))]
+    publishers = [
+        n
+        for n in node_set.nodes
+        if n == "simulator" or (n == "state_publisher" and sp.get("publish_robot_description", True))
+    ]
     assert len(publishers) == 1, f"{path.name}: /robot_description published by {publishers}"
 
 
 def test_set_overrides_become_node_specific_rcl_arguments(tmp_path):
-    node_set = load_node_set(str(state_publisher_only(tmp_path)),
-                             ["state_publisher.publish_frequency=12.5", "state_publisher.robot=hrp2",
-                              "state_publisher.publish_robot_description=false"])
-    assert node_set.ros_args() == ["--ros-args", "--params-file", str(tmp_path / "set.yaml"),
-                                   "-p", "state_publisher:publish_frequency:=12.5",
-                                   "-p", "state_publisher:robot:=hrp2",
-                                   "-p", "state_publisher:publish_robot_description:=false"]
+    node_set = load_node_set(
+        str(state_publisher_only(tmp_path)),
+        [
+            "state_publisher.publish_frequency=12.5",
+            "state_publisher.robot=hrp2",
+            "state_publisher.publish_robot_description=false",
+        ],
+    )
+    assert node_set.ros_args() == [
+        "--ros-args",
+        "--params-file",
+        str(tmp_path / "set.yaml"),
+        "-p",
+        "state_publisher:publish_frequency:=12.5",
+        "-p",
+        "state_publisher:robot:=hrp2",
+        "-p",
+        "state_publisher:publish_robot_description:=false",
+    ]
 
 
-@pytest.mark.parametrize("item, message", [
-    ("state_publisher.robot", "expected NODE.PARAM=VALUE"),
-    ("robot=hrp2", "expected NODE.PARAM=VALUE"),
-    ("state_publisher.=1", "expected NODE.PARAM=VALUE"),
-    ("nobody.robot=hrp2", "node 'nobody' has no parameters"),
-    (f"{UP_KEY}.nodes=[viewer]", f"node '{UP_KEY}' has no parameters"),
-    ("state_publisher.robot={a: 1}", "must be a number, a bool, a string or a list"),
-    ("state_publisher.robot=[1, ", "not a valid YAML scalar"),
-])
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        ("state_publisher.robot", "expected NODE.PARAM=VALUE"),
+        ("robot=hrp2", "expected NODE.PARAM=VALUE"),
+        ("state_publisher.=1", "expected NODE.PARAM=VALUE"),
+        ("nobody.robot=hrp2", "node 'nobody' has no parameters"),
+        (f"{UP_KEY}.nodes=[viewer]", f"node '{UP_KEY}' has no parameters"),
+        ("state_publisher.robot={a: 1}", "must be a number, a bool, a string or a list"),
+        ("state_publisher.robot=[1, ", "not a valid YAML scalar"),
+    ],
+)
 def test_bad_set_is_a_clear_error(tmp_path, item, message):
     path = state_publisher_only(tmp_path)
     with pytest.raises(ConfigError, match=message.replace("[", r"\[")):
         parse_set(item, path, yaml.safe_load(path.read_text()))
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"state_publisher": {"ros__parameters": {}}}, "nodes must be a non-empty list"),
-    ({UP_KEY: {"ros__parameters": {"nodes": []}}}, "nodes must be a non-empty list"),
-    ({UP_KEY: {"ros__parameters": {"nodes": ["warp_drive"]}}}, "unknown node 'warp_drive'"),
-    ({UP_KEY: {"nodes": ["viewer"]}}, f"top-level key '{UP_KEY}' has no 'ros__parameters'"),
-    ([1, 2], "expected a mapping"),
-    ({UP_KEY: {"ros__parameters": {"nodes": ["viewer"]}}, "viewer": {"ros__parameters": None}},
-     "top-level key 'viewer' has no 'ros__parameters'"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"state_publisher": {"ros__parameters": {}}}, "nodes must be a non-empty list"),
+        ({UP_KEY: {"ros__parameters": {"nodes": []}}}, "nodes must be a non-empty list"),
+        ({UP_KEY: {"ros__parameters": {"nodes": ["warp_drive"]}}}, "unknown node 'warp_drive'"),
+        ({UP_KEY: {"nodes": ["viewer"]}}, f"top-level key '{UP_KEY}' has no 'ros__parameters'"),
+        ([1, 2], "expected a mapping"),
+        (
+            {UP_KEY: {"ros__parameters": {"nodes": ["viewer"]}}, "viewer": {"ros__parameters": None}},
+            "top-level key 'viewer' has no 'ros__parameters'",
+        ),
+    ],
+)
 def test_bad_parameter_file_is_a_clear_error(tmp_path, data, message):
     path = write(tmp_path, data)
     with pytest.raises(ConfigError, match=message) as info:
@@ -119,7 +151,7 @@ def test_missing_files_and_classes(tmp_path):
     with pytest.raises(ConfigError, match="module humanoid_nowhere.node is not available"):
         node_class("humanoid_nowhere.node:Thing")
     with pytest.raises(ConfigError, match="has no class NoSuchNode"):
-        node_class("humanoid_model.node:NoSuchNode")
+        node_class("humanoid_ros.state_publisher:NoSuchNode")
     assert node_class("state_publisher").__name__ == "StatePublisherNode"
 
 
@@ -141,15 +173,18 @@ def test_every_node_executable_is_registered_for_up():
         module = target.partition(":")[0]
         assert nodes[name] == f"{module}:main"
         cls = node_class(name)
-        assert sys.modules[module].NODE_NAME == name, f"{cls.__name__} is not named '{name}'"
+        assert name == sys.modules[module].NODE_NAME, f"{cls.__name__} is not named '{name}'"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["up", "no_such_set"], "unknown node set 'no_such_set'"),
-    (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
-    (["up", "view", "--duration", "0"], "--duration must be > 0"),
-    (["demo", "--port", "70000"], "--port must be in 1..65535"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["up", "no_such_set"], "unknown node set 'no_such_set'"),
+        (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
+        (["up", "view", "--duration", "0"], "--duration must be > 0"),
+        (["demo", "--port", "70000"], "--port must be in 1..65535"),
+    ],
+)
 def test_cli_errors_exit_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -161,30 +196,47 @@ def test_cli_unknown_node_and_missing_file_exit_2(tmp_path, capsys):
     assert main(["up", str(path)]) == 2
     assert main(["up", str(tmp_path / "absent.yaml")]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"humanoid-stack up: error: {path}: {UP_KEY}.ros__parameters.nodes: unknown node 'warp_drive'; "
-                   f"registered nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')",
-                   f"humanoid-stack up: error: parameter file not found: {tmp_path / 'absent.yaml'}"]
+    assert err == [
+        f"humanoid-stack up: error: {path}: {UP_KEY}.ros__parameters.nodes: unknown node 'warp_drive'; "
+        f"registered nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')",
+        f"humanoid-stack up: error: parameter file not found: {tmp_path / 'absent.yaml'}",
+    ]
 
 
 def run_up(repo_root, *args):
-    return subprocess.run([sys.executable, "-m", "humanoid_stack", "up", *args], cwd=repo_root,
-                          env=dict(os.environ), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "humanoid_stack", "up", *args],
+        cwd=repo_root,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.ros
 def test_up_runs_and_stops_after_duration(tmp_path, repo_root):
-    result = run_up(repo_root, str(state_publisher_only(tmp_path)), "--duration", "1",
-                    "--set", "state_publisher.publish_frequency=5")
+    result = run_up(
+        repo_root,
+        str(state_publisher_only(tmp_path)),
+        "--duration",
+        "1",
+        "--set",
+        "state_publisher.publish_frequency=5",
+    )
     assert result.returncode == 0, result.stderr
     assert "robot 'bip'" in result.stderr and "publishing /robot_description" in result.stderr
 
 
 @pytest.mark.ros
-@pytest.mark.parametrize("sets, message", [
-    (["state_publisher.robot=no_such_robot"], "node 'state_publisher': unknown robot 'no_such_robot'"),
-    (["state_publisher.publish_frequency=fast"], "publish_frequency"),
-    (["state_publisher.publish_frequency=-1"], "publish_frequency must be > 0"),
-])
+@pytest.mark.parametrize(
+    "sets, message",
+    [
+        (["state_publisher.robot=no_such_robot"], "node 'state_publisher': unknown robot 'no_such_robot'"),
+        (["state_publisher.publish_frequency=fast"], "publish_frequency"),
+        (["state_publisher.publish_frequency=-1"], "publish_frequency must be > 0"),
+    ],
+)
 def test_up_bad_parameter_values_exit_2(tmp_path, repo_root, sets, message):
     args = [str(state_publisher_only(tmp_path)), "--duration", "1"]
     for item in sets:
@@ -203,13 +255,18 @@ def test_up_view_serves_and_ctrl_c_exits_0(repo_root):
     import time
     import urllib.request
 
-    proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", "up", "view", "--set", "viewer.port=0"],
-                            cwd=repo_root, env=dict(os.environ), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # see test_viewer
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "humanoid_stack", "up", "view", "--set", "viewer.port=0"],
+        cwd=repo_root,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # see test_viewer
     lines = []
     try:
-        deadline = time.monotonic() + 90   # generous start-up bound on a loaded 2-core machine (chosen)
+        deadline = time.monotonic() + 90  # generous start-up bound on a loaded 2-core machine (chosen)
         url = None
         while url is None and time.monotonic() < deadline:
             line = proc.stdout.readline()
@@ -262,8 +319,10 @@ def test_ctrl_c_during_start_up_is_a_clean_stop(tmp_path, repo_root, how, cls):
     (tmp_path / "startup_ctrl_c.py").write_text(STARTUP_CTRL_C)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     if how == "run_node":
-        code = (f"import sys; from humanoid_model.node import run_node; from startup_ctrl_c import {cls}; "
-                f"sys.exit(run_node({cls}, 'startup_ctrl_c'))")
+        code = (
+            f"import sys; from humanoid_ros.common import run_node; from startup_ctrl_c import {cls}; "
+            f"sys.exit(run_node({cls}, 'startup_ctrl_c'))"
+        )
         cmd = [sys.executable, "-c", code]
     else:
         node_set = write(tmp_path, {UP_KEY: {"ros__parameters": {"nodes": [f"startup_ctrl_c:{cls}"]}}})

@@ -1,22 +1,35 @@
 """Contact solvers: analytic single contacts, cone isotropy (§6.2 B2), Newton local convergence,
 residuals after every solve, agreement between solvers and with Pinocchio's ADMM/PGS, warm
-start, impact restitution (§6.2 B7), budgets, LCP sizes (A4), bad input.
+start, impact restitution (§6.2 B7), budgets, LCP sizes (A4), Lemke's degenerate-pivot guard on
+exactly tied ratio tests (§2.8), bad input.
 Spec: ../shared/spec/000_chardonnet.md."""
+
 import numpy as np
 import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.delassus import ContactSet, contact_jacobian, delassus_cholesky
-from humanoid_sim.solvers import SOLVERS, ContactProblem, SolverSettings, get_solver, residuals
-from humanoid_sim.solvers._gs import newton_local
+from humanoid_sim.contacts import ContactSet, contact_jacobian
+from humanoid_sim.delassus import delassus_cholesky
+from humanoid_sim.solvers import (
+    DEFAULT_SOLVER,
+    SOLVERS,
+    ContactProblem,
+    ContactSolver,
+    SolverResult,
+    SolverSettings,
+    get_solver,
+    residuals,
+)
+from humanoid_sim.solvers._local import newton_local
 from humanoid_sim.solvers.lemke_lcp import lcp_matrices
 
-G = 9.81      # our scenes' g [m/s²]; §6.2 values are recomputed from it
-DT = 1e-3     # [s], spec default step (../shared/spec/000_chardonnet.md:664)
+G = 9.81  # our scenes' g [m/s²]; §6.2 values are recomputed from it
+DT = 1e-3  # [s], spec default step (../shared/spec/000_chardonnet.md:664)
 EXACT = ("nsgs_newton", "projection")
-TIGHT = SolverSettings(max_iterations=5000, tol_rel=1e-7, tol_complementarity=1e-8,
-                       tol_penetration=1e-8)  # tighter than the defaults (§6.2 B4 bounds)
+TIGHT = SolverSettings(
+    max_iterations=5000, tol_rel=1e-7, tol_complementarity=1e-8, tol_penetration=1e-8
+)  # tighter than the defaults (§6.2 B4 bounds)
 
 
 def check_residuals(prob, res, s=TIGHT, exact=True):
@@ -30,6 +43,50 @@ def check_residuals(prob, res, s=TIGHT, exact=True):
     # the residuals reported are the true ones at the returned impulses
     again = residuals(prob, res.impulses)
     assert again["complementarity"] == pytest.approx(r["complementarity"], rel=1e-6, abs=1e-14)
+
+
+# ---------------------------------------------------------------- the interface and the registry
+def test_every_registered_solver_implements_the_interface():
+    """Every registered solver is a `ContactSolver` under its registry name with the declared
+    `solve(problem, warm_start=None, settings=None)`, and solves a small problem to the shared
+    residual thresholds (SolverSettings defaults = §6.2 B4 bounds, spec :1016-1017). Problem
+    (impulse form, W = Λ of two coupled 0.5 kg points, our choice, so that every solver,
+    `impact_lcp` and Pinocchio's included, applies): contact 0 sticks with f = −W₀₀⁻¹ v_free,0 =
+    (0.5, −0.1, 0.05) N·s inside its cone (μ = 0.5), contact 1 separates."""
+    import inspect
+
+    assert set(SOLVERS) == {
+        "nsgs_newton",
+        "nsgs",
+        "projection",
+        "lemke_lcp",
+        "impact_lcp",
+        "pinocchio_admm",
+        "pinocchio_pgs",
+    }
+    assert DEFAULT_SOLVER in SOLVERS
+    with pytest.raises(TypeError):
+        ContactSolver()  # the interface itself cannot be instantiated: solve is abstract
+    coupling = np.diag([0.5, 0.3, 0.3])
+    W = np.block([[2.0 * np.eye(3), coupling], [coupling, 2.0 * np.eye(3)]])
+    prob = ContactProblem(W, [-1.0, 0.2, -0.1, 0.3, 0.1, -0.2], [0.5, 0.5])
+    s = SolverSettings()
+    for name, cls in SOLVERS.items():
+        assert issubclass(cls, ContactSolver) and cls.name == name
+        params = inspect.signature(cls.solve).parameters
+        assert list(params) == ["self", "problem", "warm_start", "settings"], name
+        assert params["warm_start"].default is None and params["settings"].default is None
+        solver = get_solver(name)
+        assert isinstance(solver, ContactSolver) and solver.name == name
+        r = solver.solve(prob)
+        assert isinstance(r, SolverResult) and r.solver == name and r.converged, name
+        assert np.allclose(r.velocities, prob.W_eff @ r.impulses + prob.v_free, rtol=0, atol=1e-12)
+        res = residuals(prob, r.impulses)
+        assert res["complementarity"] <= s.tol_complementarity, name
+        assert res["penetration"] <= s.tol_penetration, name
+        assert res["cone"] <= s.tol_cone, name
+        expect = [0.5, 0.0, 0.0] if name == "impact_lcp" else [0.5, -0.1, 0.05]  # impacts are frictionless
+        assert np.allclose(r.impulses, expect + [0.0, 0.0, 0.0], rtol=0, atol=1e-6), name
 
 
 # ---------------------------------------------------------------- single contact, analytic
@@ -112,22 +169,11 @@ BOX = dict(mass=1.0, size=(0.2, 0.2, 0.1), mu=0.4)  # 1 kg box, μ = 0.4 (spec :
 
 
 @pytest.fixture(scope="module")
-def box_problem():
+def box_problem(box_on_floor):
     """W (dt Λ) and the contact map of a box resting on the floor at its 4 bottom corners
-    (frames n = z, t1 = x, t2 = y), from a Pinocchio free-flyer and our Delassus."""
-    m, (a, b, c) = BOX["mass"], BOX["size"]
-    model = pin.Model()
-    j = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "box")
-    model.appendBodyToJoint(j, pin.Inertia.FromBox(m, a, b, c), pin.SE3.Identity())
-    data = model.createData()
-    q = pin.neutral(model)
-    q[2] = c / 2
-    corners = np.array([[sx * a / 2, sy * b / 2, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
-    R = np.array([[0, 0, 1.0], [1.0, 0, 0], [0, 1.0, 0]])
-    cs = ContactSet.make([j] * 4, corners, np.tile(R, (4, 1, 1)))
-    J = contact_jacobian(model, data, cs, q)
-    Lam, MinvJt = delassus_cholesky(model, data, q, J)
-    return dict(W=DT * Lam, J=J, MinvJt=MinvJt, m=m)
+    (frames n = z, t1 = x, t2 = y), from a Pinocchio free-flyer and our Delassus
+    (`conftest.box_on_floor`; contact points at the CoM height z = 0 of the body frame)."""
+    return box_on_floor(0.0, mass=BOX["mass"], size=BOX["size"], dt=DT)
 
 
 def box_accel(bp, solver, F, settings=None):
@@ -251,6 +297,49 @@ def test_lcp_problem_size_67_contacts():
     assert prob.v_free.shape[0] == 201 and M.shape == (670, 670) and q.shape == (670,)
 
 
+# ---------------------------------------------------------------- Lemke's degenerate-pivot guard (§2.8)
+def duplicated_box_problem(box_on_floor, F=(0.0, 0.0)):
+    """The `BOX` of `conftest.box_on_floor` on its 4 bottom corners (z = −c/2), each given twice
+    (8 contacts, W of rank 6 in 24 rows: every ratio test ties exactly); one step from rest under
+    gravity and the horizontal force F [N]. Returns (problem, M⁻¹Jᵀ, body velocity before contact)."""
+    mass, size = BOX["mass"], BOX["size"]
+    bp = box_on_floor(-size[2] / 2, copies=2, mass=mass, size=size, dt=DT)
+    v_body = np.zeros(6)
+    v_body[:3] = DT * np.array([F[0] / mass, F[1] / mass, -G])
+    return ContactProblem(bp["W"], bp["J"] @ v_body, np.full(8, BOX["mu"])), bp["MinvJt"], v_body
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [SolverSettings(frictionless=True), SolverSettings(facets=4), SolverSettings(facets=8)],
+    ids=["frictionless", "4 facets", "8 facets"],
+)
+def test_lemke_terminates_on_exactly_degenerate_ties(settings, box_on_floor):
+    """Lemke's degenerate-pivot guard (§2.8, eqs 2.33–2.35; issue 3 audit: it had no test of its
+    own) terminates with a complementary solution that carries the weight and stops the box."""
+    prob, MinvJt, v_body = duplicated_box_problem(box_on_floor)
+    r = get_solver("lemke_lcp").solve(prob, settings=settings)
+    assert r.converged and r.extra["status"] == 0
+    assert r.residuals["lcp_complementarity"] < 1e-12 and r.residuals["lcp_feasibility"] < 1e-12
+    fn = r.impulses[0::3]
+    assert np.all(fn >= -1e-12)
+    assert fn.sum() == pytest.approx(BOX["mass"] * G, rel=1e-9)  # the weight
+    v1 = v_body + MinvJt @ (DT * r.impulses)  # W = dt Λ: the solution is in forces [N]
+    assert np.linalg.norm(v1) < 1e-12  # the box stops
+
+
+def test_lemke_degenerate_sliding_along_a_facet(box_on_floor):
+    """The same duplicated contacts, 5 N pulling along x (a facet direction of both the 4- and
+    8-facet cones): the box slides at (F − μ m g)/m exactly, as the exact cone gives."""
+    prob, MinvJt, v_body = duplicated_box_problem(box_on_floor, F=(5.0, 0.0))
+    for k in (4, 8):
+        r = get_solver("lemke_lcp").solve(prob, settings=SolverSettings(facets=k))
+        assert r.converged and r.residuals["lcp_complementarity"] < 1e-12
+        a = (v_body + MinvJt @ (DT * r.impulses))[:3] / DT
+        assert a[0] == pytest.approx((5.0 - BOX["mu"] * BOX["mass"] * G) / BOX["mass"], rel=1e-9)
+        assert abs(a[1]) < 1e-9 and abs(a[2]) < 1e-9
+
+
 def test_compliance_is_added_to_the_diagonal():
     prob = random_problem(2, m=3)
     pc = ContactProblem(prob.W_eff, prob.v_free, prob.mu, compliance=[1e-3, 2e-3, 0.0])
@@ -264,7 +353,8 @@ def test_compliance_is_added_to_the_diagonal():
 def hrp2_standing():
     """HRP-2 half-sitting, 8 sole corners, W = dt Λ and the free velocity of one step from rest."""
     from humanoid_model import load_robot
-    from humanoid_sim.delassus import contacts_from_locations
+    from humanoid_sim.contacts import contacts_from_locations
+
     robot = load_robot("hrp2")
     model, data = robot.model, robot.model.createData()
     q = robot.q("half-sitting")
@@ -311,8 +401,11 @@ def test_budget_exceeded_returns_best_iterate(hrp2_standing, active_set):
     solver = get_solver("nsgs_newton", active_set=active_set)
     # with the active-set step this problem is solved in 3 sweeps, so only a 1-sweep budget
     # binds (the time budget runs whole chunks of 4 sweeps: tested on the plain iteration)
-    budgets = ((SolverSettings(max_iterations=1),) if active_set else
-               (SolverSettings(max_iterations=2), SolverSettings(time_budget=0.0, max_iterations=1000)))
+    budgets = (
+        (SolverSettings(max_iterations=1),)
+        if active_set
+        else (SolverSettings(max_iterations=2), SolverSettings(time_budget=0.0, max_iterations=1000))
+    )
     for s in budgets:
         r = solver.solve(p, settings=s)
         assert not r.converged
@@ -407,7 +500,9 @@ def test_active_set_step_same_solution_fewer_sweeps(hrp2_standing):
 def test_stick_step_minimum_norm_correction(hrp2_standing):
     """From a perturbed sticking iterate, the step solves v = 0 on every contact with a
     correction in range(W): the workless (internal) force component of the iterate is kept."""
-    from humanoid_sim.solvers._gs import STICK_ROUNDS, natural_map, stick_step
+    from humanoid_sim.solvers._active_set import STICK_ROUNDS, stick_step
+    from humanoid_sim.solvers._residuals import natural_map
+
     hs = hrp2_standing
     W, vf = hs["W"], hs["vfree"]
     # μ = 5 (our choice): every contact strictly inside its cone, so no reclassification
@@ -454,9 +549,6 @@ def test_active_set_newton_step_on_sliding_contacts(hrp2_standing):
 
 def test_trusted_problem_equals_validated_problem():
     """The simulator's hot-path constructor builds the same problem, and still rejects NaN."""
-    from humanoid_model.exceptions import SolverError
-    from humanoid_sim.solvers.base import ContactProblem
-
     rng = np.random.default_rng(3)
     m = 5
     A = rng.normal(size=(3 * m, 3 * m))

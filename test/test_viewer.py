@@ -3,15 +3,17 @@
 The viewer's server runs on a free port (port 0) in-process; the checks read back what the viewer
 sent to viser (scene-node handles) and the configuration it shows.
 """
+
 import json
-import sys
-import textwrap
 import math
 import os
 import signal
 import subprocess
+import sys
+import textwrap
 import time
 import urllib.request
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -21,9 +23,10 @@ import pytest
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.robot import load_robot
 from humanoid_viewer import markers as mk
-from humanoid_viewer.app import Viewer, ViewerError
-from humanoid_viewer.markers import Marker, MarkerError, MarkerStore, arrow_segment, marker_from_msg
-from humanoid_viewer.replay import RecordingError, load_recording, parse_recording
+from humanoid_viewer.app import Viewer
+from humanoid_viewer.exceptions import MarkerError, RecordingError, ViewerError
+from humanoid_viewer.markers import Marker, MarkerStore, arrow_segment, marker_from_msg
+from humanoid_viewer.replay import load_recording, parse_recording
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -51,8 +54,9 @@ def mesh_robot(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("mesh_robot")
     trimesh.creation.icosphere(subdivisions=1, radius=BALL_RADIUS).export(d / "ball.stl")
-    inertial = ('<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" '
-                'iyz="0"/></inertial>')
+    inertial = (
+        '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
+    )
     (d / "mini.urdf").write_text(f"""<robot name="mini">
 <link name="base">{inertial}
  <visual><geometry><box size="0.2 0.3 0.4"/></geometry><material name="r"><color rgba="1 0 0 1"/></material></visual>
@@ -73,17 +77,27 @@ contacts: {}
 
 def _ros_marker(**kw):
     """A visualization_msgs/Marker-like object (duck-typed, as the node receives)."""
-    xyz = lambda x, y, z: SimpleNamespace(x=x, y=y, z=z)
+
+    def xyz(x, y, z):
+        return SimpleNamespace(x=x, y=y, z=z)
+
     return SimpleNamespace(
-        ns=kw.get("ns", "forces"), id=kw.get("id", 3), type=kw.get("type", mk.ARROW),
-        action=kw.get("action", mk.ADD), header=SimpleNamespace(frame_id=kw.get("frame_id", "world")),
+        ns=kw.get("ns", "forces"),
+        id=kw.get("id", 3),
+        type=kw.get("type", mk.ARROW),
+        action=kw.get("action", mk.ADD),
+        header=SimpleNamespace(frame_id=kw.get("frame_id", "world")),
         pose=SimpleNamespace(position=xyz(0.1, 0.2, 0.3), orientation=SimpleNamespace(x=0.0, y=0.0, z=0.0, w=1.0)),
-        scale=xyz(0.01, 0.02, 0.03), color=SimpleNamespace(r=1.0, g=0.5, b=0.0, a=0.8),
-        points=[xyz(0, 0, 0), xyz(0, 0, 1)], colors=[], text="")
+        scale=xyz(0.01, 0.02, 0.03),
+        color=SimpleNamespace(r=1.0, g=0.5, b=0.0, a=0.8),
+        points=[xyz(0, 0, 0), xyz(0, 0, 1)],
+        colors=[],
+        text="",
+    )
 
 
 # ---------------------------------------------------------------------- markers (no viewer)
-def test_marker_from_real_message():
+def test_marker_converts_from_a_real_visualization_msgs_message():
     from geometry_msgs.msg import Point
     from visualization_msgs.msg import Marker as MarkerMsg
     from visualization_msgs.msg import MarkerArray
@@ -102,8 +116,20 @@ def test_marker_from_real_message():
     np.testing.assert_allclose(m.points, [[0, 0, 0], [0, 0, 2]])
     np.testing.assert_allclose(m.color, [1, 0, 0, 0.5])
     # The constants are the message's.
-    for name in ("ARROW", "CUBE", "SPHERE", "CYLINDER", "LINE_STRIP", "LINE_LIST", "SPHERE_LIST",
-                 "POINTS", "TEXT_VIEW_FACING", "TRIANGLE_LIST", "DELETE", "DELETEALL"):
+    for name in (
+        "ARROW",
+        "CUBE",
+        "SPHERE",
+        "CYLINDER",
+        "LINE_STRIP",
+        "LINE_LIST",
+        "SPHERE_LIST",
+        "POINTS",
+        "TEXT_VIEW_FACING",
+        "TRIANGLE_LIST",
+        "DELETE",
+        "DELETEALL",
+    ):
         assert getattr(mk, name) == getattr(MarkerMsg, name), name
     arr = MarkerArray(markers=[msg, msg])
     assert len(mk.markers_from_array_msg(arr)) == 2
@@ -126,7 +152,7 @@ def test_marker_store_add_replace_delete_deleteall():
     assert store.apply([Marker(ns="x", id=9, action=mk.DELETE)]) == ([], [])
 
 
-def test_arrow_geometry_both_forms():
+def test_arrow_geometry_from_points_or_pose_and_scale():
     # Two points: scale = (shaft diameter, head diameter, head length).
     seg, shaft_r, head_r, head_l = arrow_segment(Marker(points=[[0, 0, 0], [0, 0, 2]], scale=[0.02, 0.05, 0.3]))
     np.testing.assert_allclose(seg, [[0, 0, 0], [0, 0, 2]])
@@ -159,11 +185,11 @@ def test_markers_drawn_in_viewer(viewer):
     rot = pin.Quaternion(pin.utils.rpyToMatrix(0, 0, np.pi / 2)).coeffs()  # xyzw, 90 deg about z
     markers = [
         Marker(ns="f", id=0, type=mk.ARROW, points=[[0, 0, 0], [0, 0, 1]], scale=[0.02, 0.04, 0.1]),
-        Marker(ns="f", id=1, type=mk.LINE_STRIP, points=[[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]],
-               scale=[0.01, 0, 0]),
+        Marker(
+            ns="f", id=1, type=mk.LINE_STRIP, points=[[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], scale=[0.01, 0, 0]
+        ),
         Marker(ns="f", id=2, type=mk.LINE_LIST, points=[[0, 0, 0], [1, 0, 0], [0, 0, 1]], scale=[0.01, 0, 0]),
-        Marker(ns="f", id=3, type=mk.TRIANGLE_LIST, points=np.eye(3).tolist() * 2 + [[0, 0, 0]],
-               color=[0, 1, 0, 0.5]),
+        Marker(ns="f", id=3, type=mk.TRIANGLE_LIST, points=np.eye(3).tolist() * 2 + [[0, 0, 0]], color=[0, 1, 0, 0.5]),
         Marker(ns="s", id=0, type=mk.SPHERE, position=[1, 2, 3], orientation=rot, scale=[0.1, 0.2, 0.3]),
         Marker(ns="s", id=1, type=mk.MESH_RESOURCE),  # stored, not drawn
     ]
@@ -173,9 +199,9 @@ def test_markers_drawn_in_viewer(viewer):
         assert set(h) == {("f", 0), ("f", 1), ("f", 2), ("f", 3), ("s", 0), ("s", 1)}
         np.testing.assert_allclose(h[("f", 0)][-1].points, [[[0, 0, 0], [0, 0, 1]]])
         assert h[("f", 0)][-1].shaft_radius == pytest.approx(0.01)
-        assert np.asarray(h[("f", 1)][-1].points).shape == (3, 2, 3)   # strip of 4 points: 3 segments
-        assert np.asarray(h[("f", 2)][-1].points).shape == (1, 2, 3)   # list: odd last point dropped
-        assert np.asarray(h[("f", 3)][-1].faces).shape == (2, 3)       # 7 points: 2 triangles
+        assert np.asarray(h[("f", 1)][-1].points).shape == (3, 2, 3)  # strip of 4 points: 3 segments
+        assert np.asarray(h[("f", 2)][-1].points).shape == (1, 2, 3)  # list: odd last point dropped
+        assert np.asarray(h[("f", 3)][-1].faces).shape == (2, 3)  # 7 points: 2 triangles
         assert h[("f", 3)][-1].opacity == pytest.approx(0.5)
         pose_frame, sphere = h[("s", 0)][1], h[("s", 0)][-1]
         np.testing.assert_allclose(pose_frame.position, [1, 2, 3])
@@ -184,8 +210,13 @@ def test_markers_drawn_in_viewer(viewer):
         assert h[("s", 1)] == []
         # Replace, delete one, then DELETEALL of this group only.
         viewer.apply_markers([Marker(ns="keep", id=0, type=mk.SPHERE)], group="other")
-        viewer.apply_markers([Marker(ns="f", id=0, type=mk.ARROW, points=[[0, 0, 0], [2, 0, 0]]),
-                              Marker(ns="f", id=1, action=mk.DELETE)], group="t")
+        viewer.apply_markers(
+            [
+                Marker(ns="f", id=0, type=mk.ARROW, points=[[0, 0, 0], [2, 0, 0]]),
+                Marker(ns="f", id=1, action=mk.DELETE),
+            ],
+            group="t",
+        )
         h = viewer.marker_handles("t")
         np.testing.assert_allclose(h[("f", 0)][-1].points, [[[0, 0, 0], [2, 0, 0]]])
         assert ("f", 1) not in h
@@ -203,8 +234,12 @@ def test_marker_in_robot_frame_follows_robot(viewer, hrp2):
     viewer.apply_markers([Marker(ns="c", id=0, type=mk.SPHERE, frame_id=frame, scale=[0.05] * 3)], group="rf")
     q0 = viewer.q
     try:
-        for q in (q0, pin.randomConfiguration(hrp2.model, hrp2.model.lowerPositionLimit.clip(-3, 3),
-                                              hrp2.model.upperPositionLimit.clip(-3, 3))):
+        for q in (
+            q0,
+            pin.randomConfiguration(
+                hrp2.model, hrp2.model.lowerPositionLimit.clip(-3, 3), hrp2.model.upperPositionLimit.clip(-3, 3)
+            ),
+        ):
             viewer.set_q(q)
             data = hrp2.model.createData()
             pin.framesForwardKinematics(hrp2.model, data, viewer.q)
@@ -217,19 +252,19 @@ def test_marker_in_robot_frame_follows_robot(viewer, hrp2):
 
 # ---------------------------------------------------------------------- robot, postures, sliders
 def test_posture_selector_sets_q(viewer, hrp2):
-    assert set(viewer._posture_dropdown.options) == set(hrp2.postures)
-    np.testing.assert_allclose(viewer.q, hrp2.q("half-sitting"))   # flat: robot at the posture's base pose
-    viewer._posture_dropdown.value = "zero"                         # as a click in the browser does
+    assert set(viewer.posture_selector.options) == set(hrp2.postures)
+    np.testing.assert_allclose(viewer.q, hrp2.q("half-sitting"))  # flat: robot at the posture's base pose
+    viewer.posture_selector.value = "zero"  # as a click in the browser does
     np.testing.assert_allclose(viewer.q, hrp2.q("zero"))
     viewer.set_posture("half-sitting")
     np.testing.assert_allclose(viewer.q, hrp2.q("half-sitting"))
-    assert viewer._posture_dropdown.value == "half-sitting"
+    assert viewer.posture_selector.value == "half-sitting"
     with pytest.raises(ViewerError, match="unknown posture 'crouch'"):
         viewer.set_posture("crouch")
 
 
 def test_joint_sliders_follow_limits_and_set_q(viewer, hrp2):
-    sliders = {s.label: (j, s) for j, s in viewer._sliders}
+    sliders = {s.label: (j, s) for j, s in viewer.joint_sliders}
     assert list(sliders) == hrp2.joint_names
     for k, name in enumerate(hrp2.joint_names):
         j, s = sliders[name]
@@ -253,33 +288,35 @@ def test_joint_sliders_follow_limits_and_set_q(viewer, hrp2):
 
 def test_robot_geometry_placed_by_pinocchio(viewer, hrp2):
     gm = hrp2.visual_model if hrp2.visual_model.ngeoms else hrp2.collision_model
-    assert len(viewer._geom_handles) == gm.ngeoms
+    assert len(viewer.geometry_handles) == gm.ngeoms
     q = viewer.q
     data, gdata = hrp2.model.createData(), pin.GeometryData(gm)
     pin.updateGeometryPlacements(hrp2.model, data, gm, gdata, q)
-    for i, h in viewer._geom_handles:
+    for i, h in viewer.geometry_handles:
         np.testing.assert_allclose(h.position, gdata.oMg[i].translation, atol=1e-6)
     # Bounding box from the geometry: HRP-2 stands on z = 0 with a height around 1.5 m.
     lo, hi = viewer.robot_bounds()
     assert abs(lo[2]) < 0.02 and 1.3 < hi[2] < 1.7
 
 
-def test_show_robot_checkbox(viewer):
+def test_show_robot_checkbox_hides_the_robot_geometry(viewer):
     assert viewer.show_robot
     viewer.show_robot = False
     try:
-        assert not any(h.visible for _, h in viewer._geom_handles)
+        assert not any(h.visible for _, h in viewer.geometry_handles)
     finally:
         viewer.show_robot = True
-    assert all(h.visible for _, h in viewer._geom_handles)
+    assert all(h.visible for _, h in viewer.geometry_handles)
 
 
 def test_set_q_rejects_bad_input(viewer, hrp2):
-    with pytest.raises(ViewerError, match=f"3 values.*nq = {hrp2.nq}"):
+    with pytest.raises(
+        ViewerError, match=rf"set_q \(robot 'hrp2'\): field 'q' must be {hrp2.nq} finite numbers.*value \[0, 0, 0\]"
+    ):
         viewer.set_q([0, 0, 0])
     q = hrp2.q()
     q[10] = np.nan
-    with pytest.raises(ViewerError, match="NaN"):
+    with pytest.raises(ViewerError, match=r"no NaN or inf.*\(index 10 is nan\)"):
         viewer.set_q(q)
 
 
@@ -290,13 +327,13 @@ def test_mesh_geometry_drawn(mesh_robot):
     ball = trimesh.creation.icosphere(subdivisions=1, radius=BALL_RADIUS)
     with Viewer(mesh_robot, port=0, verbose=False) as v:
         names = [g.name for g in mesh_robot.visual_model.geometryObjects]
-        assert len(v._geom_handles) == len(names) == 3
-        meshes = {names[i]: h for i, h in v._geom_handles}
+        assert len(v.geometry_handles) == len(names) == 3
+        meshes = {names[i]: h for i, h in v.geometry_handles}
         mesh_h = next(h for n, h in meshes.items() if len(h.faces) == len(ball.faces))
         np.testing.assert_allclose(np.abs(mesh_h.vertices).max(), MESH_SCALE * BALL_RADIUS, rtol=1e-5)
         box_h = meshes[names[0]]
         np.testing.assert_allclose(np.ptp(box_h.vertices, axis=0), [0.2, 0.3, 0.4], rtol=1e-6)
-        assert tuple(box_h.color) == (255, 0, 0)                      # URDF material colour
+        assert tuple(box_h.color) == (255, 0, 0)  # URDF material colour
         # Posture 'bent' moves the arm cylinder: its centre goes from below the joint to forward.
         v.set_posture("bent")
         cyl = meshes[names[2]]
@@ -314,11 +351,11 @@ def test_scene_drawn(hrp2):
 
     scene = load_scene("table_can")
     with Viewer(hrp2, scene=scene, port=0, verbose=False) as v:
-        handles = v._scene_handles
+        handles = v.scene_handles
         assert set(handles.free_bodies) == {fb.name for fb in scene.free_bodies} == {"can"}
         can = scene.free_body("can")
         np.testing.assert_allclose(handles.free_bodies["can"].position, can.pose.xyz)
-        assert len(handles.surfaces) == 2 * len(scene.surfaces)   # fill + outline each
+        assert len(handles.surfaces) == 2 * len(scene.surfaces)  # fill + outline each
         fill = handles.surfaces[0]
         s0 = scene.surfaces[0]
         np.testing.assert_allclose(np.asarray(fill.vertices), s0.vertices + 2e-3 * s0.normal, atol=1e-6)
@@ -329,13 +366,20 @@ def test_scene_drawn(hrp2):
         assert v.set_body_pose("can", [1, 2, 3], [0, 0, 0, 1])
         np.testing.assert_allclose(handles.free_bodies["can"].position, [1, 2, 3])
         assert not v.set_body_pose("no_such_body", [0, 0, 0], [0, 0, 0, 1])
-        v._show_surfaces.value = False
+        v.show_surfaces = False
         assert not any(h.visible for h in handles.surfaces)
         # A simulator recording moves the robot base and the free body 'can'.
-        rec = parse_recording({"t": [0, 1], "joints": {"names": [hrp2.joint_names[0]], "positions": [[0.1], [0.2]]},
-                               "bodies": {"hrp2": {"position": [[0, 0, 0.7], [0.1, 0, 0.7]], "quaternion": [[0, 0, 0, 1]] * 2},
-                                          "can": {"position": [[1, 0, 0.8], [1.2, 0.1, 0.75]],
-                                                  "quaternion": [[0, 0, 0, 1], [1, 0, 0, 0]]}}}, hrp2)
+        rec = parse_recording(
+            {
+                "t": [0, 1],
+                "joints": {"names": [hrp2.joint_names[0]], "positions": [[0.1], [0.2]]},
+                "bodies": {
+                    "hrp2": {"position": [[0, 0, 0.7], [0.1, 0, 0.7]], "quaternion": [[0, 0, 0, 1]] * 2},
+                    "can": {"position": [[1, 0, 0.8], [1.2, 0.1, 0.75]], "quaternion": [[0, 0, 0, 1], [1, 0, 0, 0]]},
+                },
+            },
+            hrp2,
+        )
         v.load_replay(rec)
         v.show_index(1)
         np.testing.assert_allclose(v.q[:3], [0.1, 0, 0.7])
@@ -352,10 +396,10 @@ def _q_rows(robot, n=5):
     return rows, j
 
 
-def test_replay_full_configurations(tmp_path, hrp2):
+def test_replay_of_full_configurations_loads_q_and_duration(tmp_path, hrp2):
     rows, j = _q_rows(hrp2)
     p = tmp_path / "q.json"
-    p.write_text(json.dumps({"t": [0, .1, .2, .3, .4], "q": rows.tolist()}))
+    p.write_text(json.dumps({"t": [0, 0.1, 0.2, 0.3, 0.4], "q": rows.tolist()}))
     rec = load_recording(p, hrp2)
     np.testing.assert_allclose(rec.q, rows)
     assert rec.contacts is None and rec.duration == pytest.approx(0.4)
@@ -375,7 +419,7 @@ def test_replay_full_configurations(tmp_path, hrp2):
     np.testing.assert_allclose(rec.q[0, others], hrp2.q()[others])
 
 
-def test_replay_simulator_format(hrp2):
+def test_replay_of_the_simulator_format_maps_joints_by_name(hrp2):
     n = 3
     names = list(reversed(hrp2.joint_names))  # any order
     positions = np.full((n, len(names)), 0.05)
@@ -385,11 +429,24 @@ def test_replay_simulator_format(hrp2):
     doc = {
         "t": [0.0, 0.01, 0.02],
         "joints": {"names": names, "positions": positions.tolist(), "velocities": positions.tolist()},
-        "bodies": {root: {"position": [[0, 0, 0.6]] * n, "quaternion": [quat] * n},
-                   "box": {"position": [[1, 0, 0.1], [1, 0, 0.2], [1, 0, 0.3]], "quaternion": [[0, 0, 0, 2]] * n}},
-        "contacts": [[], [{"body_a": "box", "body_b": "ground", "point": [1, 0, 0], "normal": [0, 0, 1],
-                           "force": [1, 2, 30], "gap": 0}],
-                     [{"point": [0, 0, 0], "normal": [0, 0, 2], "force": 40.0}]],
+        "bodies": {
+            root: {"position": [[0, 0, 0.6]] * n, "quaternion": [quat] * n},
+            "box": {"position": [[1, 0, 0.1], [1, 0, 0.2], [1, 0, 0.3]], "quaternion": [[0, 0, 0, 2]] * n},
+        },
+        "contacts": [
+            [],
+            [
+                {
+                    "body_a": "box",
+                    "body_b": "ground",
+                    "point": [1, 0, 0],
+                    "normal": [0, 0, 1],
+                    "force": [1, 2, 30],
+                    "gap": 0,
+                }
+            ],
+            [{"point": [0, 0, 0], "normal": [0, 0, 2], "force": 40.0}],
+        ],
         "stats": {},
     }
     rec = parse_recording(doc, hrp2)
@@ -397,25 +454,33 @@ def test_replay_simulator_format(hrp2):
     np.testing.assert_allclose(rec.q[:, 3:7], [quat] * n, atol=1e-12)
     assert rec.q[2, hrp2.joint_index_q(names[0])] == pytest.approx(0.2)
     assert rec.q[0, hrp2.joint_index_q(names[1])] == pytest.approx(0.05)
-    assert list(rec.bodies) == ["box"]                     # the base is not a free body
+    assert list(rec.bodies) == ["box"]  # the base is not a free body
     np.testing.assert_allclose(rec.bodies["box"][1], [[0, 0, 0, 1]] * n)  # normalised
     assert len(rec.contacts[0]) == 0
     np.testing.assert_allclose(rec.contacts[1][0].force, [1, 2, 30])
     np.testing.assert_allclose(rec.contacts[2][0].force, [0, 0, 40])  # scalar: along the unit normal
     # Free bodies only (no robot): valid without a robot.
-    rec = parse_recording({"t": [0, 1], "bodies": {"ball": {"position": [[0, 0, 1], [0, 0, .5]],
-                                                            "quaternion": [[0, 0, 0, 1]] * 2}}})
+    rec = parse_recording(
+        {"t": [0, 1], "bodies": {"ball": {"position": [[0, 0, 1], [0, 0, 0.5]], "quaternion": [[0, 0, 0, 1]] * 2}}}
+    )
     assert rec.q is None and list(rec.bodies) == ["ball"]
 
 
-def test_replay_gait_phases(hrp2):
+def test_replay_of_gait_phases_concatenates_them(hrp2):
     names = hrp2.joint_names[:3]
-    doc = {"joint_names": names, "total_energy": 1.0, "phases": [
-        {"t": [0.0, 0.1, 0.2], "q": [[0.1, 0.2, 0.3]] * 3, "qd": [], "tau": []},
-        {"t": [0.0, 0.1], "q": [[0.4, 0.5, 0.6]] * 2,                    # local times: shifted by 0.2
-         "base": {"position": [[0.3, 0, 0.6]] * 2, "quaternion": [[0, 0, 0, 1]] * 2}},
-        {"t": [0.35, 0.4], "joint_names": names[::-1], "q": [[0.9, 0.8, 0.7]] * 2},  # global times
-    ]}
+    doc = {
+        "joint_names": names,
+        "total_energy": 1.0,
+        "phases": [
+            {"t": [0.0, 0.1, 0.2], "q": [[0.1, 0.2, 0.3]] * 3, "qd": [], "tau": []},
+            {
+                "t": [0.0, 0.1],
+                "q": [[0.4, 0.5, 0.6]] * 2,  # local times: shifted by 0.2
+                "base": {"position": [[0.3, 0, 0.6]] * 2, "quaternion": [[0, 0, 0, 1]] * 2},
+            },
+            {"t": [0.35, 0.4], "joint_names": names[::-1], "q": [[0.9, 0.8, 0.7]] * 2},  # global times
+        ],
+    }
     rec = parse_recording(doc, hrp2)
     np.testing.assert_allclose(rec.t, [0.0, 0.1, 0.2, 0.2, 0.3, 0.35, 0.4])
     iq = [hrp2.joint_index_q(n) for n in names]
@@ -431,35 +496,51 @@ def test_replay_gait_trajectory_samples():
     bip = load_robot("bip")
     names = bip.joint_names[:4]
     base = [[0.0, 0, 0.9, 0, 0, 0, 1], [0.1, 0, 0.9, 0, np.sin(0.05), 0, np.cos(0.05)]]
-    doc = {"robot": "bip", "joint_names": names,
-           "phases": [{"t": [0, 1], "q": [[9.0] * 7] * 2, "coordinates": ["a"] * 7}],  # not URDF angles
-           "trajectory": {"t": [0.0, 0.5], "joint_positions": [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]],
-                          "base_pose": base, "base_pose_format": "x y z qx qy qz qw"}}
+    doc = {
+        "robot": "bip",
+        "joint_names": names,
+        "phases": [{"t": [0, 1], "q": [[9.0] * 7] * 2, "coordinates": ["a"] * 7}],  # not URDF angles
+        "trajectory": {
+            "t": [0.0, 0.5],
+            "joint_positions": [[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]],
+            "base_pose": base,
+            "base_pose_format": "x y z qx qy qz qw",
+        },
+    }
     rec = parse_recording(doc, bip)
     assert rec.robot == "bip"
     np.testing.assert_allclose(rec.t, [0.0, 0.5])
     np.testing.assert_allclose(rec.q[:, :7], base, atol=1e-12)
     np.testing.assert_allclose(rec.q[1, [bip.joint_index_q(n) for n in names]], [0.5, 0.6, 0.7, 0.8])
     doc["trajectory"]["joint_positions"] = [[0.1, 0.2, 0.3]] * 2
-    with pytest.raises(RecordingError, match=r"field 'trajectory.joint_positions': rows have 3 values, expected 4"):
+    with pytest.raises(RecordingError, match=r"field 'trajectory.joint_positions' must be 2 rows of 4 finite numbers"):
         parse_recording(doc, bip)
 
 
-@pytest.mark.parametrize("doc, message", [
-    ({"q": [[0.0]]}, r"field 't': missing"),
-    ({"t": [0, 1]}, r"field 'q': missing"),
-    ({"t": [0, 1], "q": [[0.0] * 5] * 2}, r"field 'q': rows have 5 values.*nq = 37"),
-    ({"t": [0, 1], "q": [[0.0] * 37]}, r"field 'q': 1 rows, but 't' has 2 times"),
-    ({"t": [1, 0], "q": [[0.0] * 37] * 2}, r"field 't': times decrease at index 1"),
-    ({"t": [0], "joints": {"positions": [[0.0]]}}, r"field 'joints.names': missing"),
-    ({"t": [0], "joints": {"names": ["NOPE"], "positions": [[0.0]]}}, r"joint 'NOPE' is not a joint"),
-    ({"t": [0], "bodies": {"box": {"position": [[0, 0, 0]]}}}, r"field 'bodies.box.quaternion': missing"),
-    ({"t": [0], "q": [[0.0] * 30], "contacts": [[{"force": [0, 0, 1]}]]}, r"field 'contacts\[0\]\[0\].point': missing"),
-    ({"t": [0, 1], "q": [[0.0] * 30] * 2, "contacts": [[]]}, r"field 'contacts': expected one list .* \(2\), got 1"),
-    ({"phases": [{"t": [0], "q": [[0.0]]}]}, r"field 'phases\[0\].joint_names': missing"),
-    ({"phases": [{"q": [[0.0]], "joint_names": ["A"]}]}, r"field 'phases\[0\].t': missing"),
-    ([1, 2], r"expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ({"q": [[0.0]]}, r"field 't': missing"),
+        ({"t": [0, 1]}, r"field 'q': missing"),
+        ({"t": [0, 1], "q": [[0.0] * 5] * 2}, r"field 'q': rows have 5 values.*nq = 37"),
+        ({"t": [0, 1], "q": [[0.0] * 37]}, r"field 'q' must be 2 rows of .*; value \[\[0.0"),
+        ({"t": [1, 0], "q": [[0.0] * 37] * 2}, r"field 't': times decrease at index 1"),
+        ({"t": [0], "joints": {"positions": [[0.0]]}}, r"field 'joints.names': missing"),
+        ({"t": [0], "joints": {"names": ["NOPE"], "positions": [[0.0]]}}, r"joint 'NOPE' is not a joint"),
+        ({"t": [0], "bodies": {"box": {"position": [[0, 0, 0]]}}}, r"field 'bodies.box.quaternion': missing"),
+        (
+            {"t": [0], "q": [[0.0] * 30], "contacts": [[{"force": [0, 0, 1]}]]},
+            r"field 'contacts\[0\]\[0\].point': missing",
+        ),
+        (
+            {"t": [0, 1], "q": [[0.0] * 30] * 2, "contacts": [[]]},
+            r"field 'contacts': expected one list .* \(2\), got 1",
+        ),
+        ({"phases": [{"t": [0], "q": [[0.0]]}]}, r"field 'phases\[0\].joint_names': missing"),
+        ({"phases": [{"q": [[0.0]], "joint_names": ["A"]}]}, r"field 'phases\[0\].t': missing"),
+        ([1, 2], r"expected a JSON object"),
+    ],
+)
 def test_replay_malformed_files_name_the_field(tmp_path, hrp2, doc, message):
     p = tmp_path / "bad.json"
     p.write_text(json.dumps(doc))
@@ -478,24 +559,24 @@ def test_replay_invalid_json_and_missing_file(tmp_path):
         load_recording(tmp_path / "nothere.json")
 
 
-def test_replay_in_viewer(viewer, hrp2):
+def test_replay_in_viewer_moves_the_robot_and_draws_the_contacts(viewer, hrp2):
     rows, j = _q_rows(hrp2)
     contacts = [[{"point": [0, 0, 0], "normal": [0, 0, 1], "force": [0, 0, 100.0 * (k + 1)]}] for k in range(5)]
-    rec = parse_recording({"t": [0, .1, .2, .3, .4], "q": rows.tolist(), "contacts": contacts}, hrp2)
+    rec = parse_recording({"t": [0, 0.1, 0.2, 0.3, 0.4], "q": rows.tolist(), "contacts": contacts}, hrp2)
     q0 = viewer.q
     try:
         viewer.load_replay(rec)
         assert viewer.replay_index == 0
         np.testing.assert_allclose(viewer.q, rows[0])
-        viewer._timeline.value = 0.3                  # as dragging the timeline does
+        viewer.replay.timeline.value = 0.3  # as dragging the timeline does
         assert viewer.replay_index == 3
         np.testing.assert_allclose(viewer.q, rows[3])
         seg = viewer.contact_segments()
-        np.testing.assert_allclose(seg, [[[0, 0, 0], [0, 0, 400 * viewer._force_scale.value]]])
-        arrows = viewer.server.scene._handle_from_node_name["/replay/contact_forces"]
+        np.testing.assert_allclose(seg, [[[0, 0, 0], [0, 0, 400 * viewer.replay.force_scale]]])
+        arrows = viewer.replay.contact_handles["forces"]
         np.testing.assert_allclose(arrows.points, seg, atol=1e-6)
         # Play at 4x: reaches the end (no loop) within a short real time.
-        viewer._speed.value, viewer._loop.value = "4", False
+        viewer.replay.speed, viewer.replay.loop = 4, False
         viewer.show_index(0)
         viewer.play()
         deadline = time.monotonic() + 10.0
@@ -505,7 +586,7 @@ def test_replay_in_viewer(viewer, hrp2):
         np.testing.assert_allclose(viewer.q, rows[4])
         # Loading another recording replaces the first (one timeline).
         viewer.load_replay(parse_recording({"t": [0, 1], "q": rows[:2].tolist()}, hrp2))
-        assert viewer._timeline.max == pytest.approx(1.0) and viewer.contact_segments().shape == (0, 2, 3)
+        assert viewer.replay.timeline.max == pytest.approx(1.0) and viewer.contact_segments().shape == (0, 2, 3)
     finally:
         viewer.pause()
         viewer.set_q(q0)
@@ -517,9 +598,15 @@ def _start_view(venv_bin, repo_root, *args):
     # A terminal's Ctrl-C reaches a process whose SIGINT is at its default; in the full suite the
     # pytest process's SIGINT has been seen set to SIG_IGN by an earlier test (not yet found), which
     # a child would inherit. Reset it in the child before exec.
-    return subprocess.Popen([str(venv_bin / "humanoid-stack"), "view", *args], cwd=repo_root,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [str(venv_bin / "humanoid-stack"), "view", *args],
+        cwd=repo_root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _wait_url(proc, timeout=60.0):
@@ -556,11 +643,13 @@ def test_cli_view_serves_and_ctrl_c_exits_0(venv_bin, repo_root):
         try:
             rc = proc.wait(timeout=20)
         except subprocess.TimeoutExpired:  # say why: an inherited blocked/ignored SIGINT (bit 1) or a hang
-            status = open(f"/proc/{proc.pid}/status").read() if os.path.exists(f"/proc/{proc.pid}") else ""
+            status = Path(f"/proc/{proc.pid}/status").read_text() if os.path.exists(f"/proc/{proc.pid}") else ""
             sig = [line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt"))]
-            raise AssertionError(f"view did not stop on SIGINT within 20 s; child {sig}; test process "
-                                 f"SIGINT handler {signal.getsignal(signal.SIGINT)}, "
-                                 f"blocked {signal.pthread_sigmask(signal.SIG_BLOCK, [])}") from None
+            raise AssertionError(
+                f"view did not stop on SIGINT within 20 s; child {sig}; test process "
+                f"SIGINT handler {signal.getsignal(signal.SIGINT)}, "
+                f"blocked {signal.pthread_sigmask(signal.SIG_BLOCK, [])}"
+            ) from None
         assert rc == 0
     finally:
         if proc.poll() is None:
@@ -570,14 +659,19 @@ def test_cli_view_serves_and_ctrl_c_exits_0(venv_bin, repo_root):
 def test_cli_view_replay_with_duration(tmp_path, venv_bin, repo_root, hrp2):
     rows, _ = _q_rows(hrp2)
     p = tmp_path / "run.json"
-    p.write_text(json.dumps({"t": [0, .1, .2, .3, .4], "q": rows.tolist()}))
+    p.write_text(json.dumps({"t": [0, 0.1, 0.2, 0.3, 0.4], "q": rows.tolist()}))
     proc = _start_view(venv_bin, repo_root, "hrp2", "--replay", str(p), "--port", "0", "--duration", "1")
     url, _ = _wait_url(proc)
     assert proc.wait(timeout=30) == 0
     # A malformed replay: exit 2 and a message naming the file and field, no traceback.
-    p.write_text(json.dumps({"t": [0, .1]}))
-    out = subprocess.run([str(venv_bin / "humanoid-stack"), "view", "hrp2", "--replay", str(p), "--port", "0",
-                          "--duration", "1"], cwd=repo_root, capture_output=True, text=True, timeout=60)
+    p.write_text(json.dumps({"t": [0, 0.1]}))
+    out = subprocess.run(
+        [str(venv_bin / "humanoid-stack"), "view", "hrp2", "--replay", str(p), "--port", "0", "--duration", "1"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert f"{p}: field 'q': missing" in out.stderr and "Traceback" not in out.stderr
 
@@ -591,10 +685,11 @@ def test_scene_robot_entry_applies_to_its_robot_only():
         Viewer(bip, scene="flat", posture="nope", port=0, verbose=False)
 
 
-def test_viewer_without_robot():
+def test_viewer_without_robot_shows_markers_and_replays_bodies():
     """A scene of free bodies alone: no robot, markers and body replay still work."""
-    rec = parse_recording({"t": [0, 1], "bodies": {"can": {"position": [[1, 0, 0.8], [1, 0, 0.5]],
-                                                           "quaternion": [[0, 0, 0, 1]] * 2}}})
+    rec = parse_recording(
+        {"t": [0, 1], "bodies": {"can": {"position": [[1, 0, 0.8], [1, 0, 0.5]], "quaternion": [[0, 0, 0, 1]] * 2}}}
+    )
     with Viewer(None, scene="table_can", port=0, verbose=False) as v:
         assert v.q is None and not v.show_robot and v.robot_bounds() is None
         with pytest.raises(ViewerError, match="no robot"):
@@ -603,7 +698,7 @@ def test_viewer_without_robot():
         assert ("a", 0) in v.markers()
         v.load_replay(rec)
         v.show_index(1)
-        np.testing.assert_allclose(v._scene_handles.free_bodies["can"].position, [1, 0, 0.5])
+        np.testing.assert_allclose(v.scene_handles.free_bodies["can"].position, [1, 0, 0.5])
         # The camera looks at the scene's bodies (the table), not at the origin.
         assert np.asarray(v.server.initial_camera.look_at)[0] > 0.3
 
@@ -630,7 +725,7 @@ def test_cli_view_set_overrides_the_scene(monkeypatch, capsys):
     argv = ["view", "none", "--scene", "incline", "--duration", "0.01"]
     assert main(argv + ["--set", "incline.angle_deg=25"]) == 0
     slope = shown[-1].body("slope")
-    normal = slope.pose.rotation @ np.array([0.0, 0.0, 1.0])   # the plane's outward normal
+    normal = slope.pose.rotation @ np.array([0.0, 0.0, 1.0])  # the plane's outward normal
     assert math.degrees(math.acos(normal[2])) == pytest.approx(25.0, abs=1e-9)
     assert main(argv) == 0
     assert math.degrees(math.acos((shown[-1].body("slope").pose.rotation @ [0, 0, 1.0])[2])) == pytest.approx(20.0)
@@ -646,7 +741,7 @@ def test_view_wait_ends_on_ctrl_c_delivered_to_another_thread(tmp_path):
     cause of a rare timeout of test_cli_view_serves_and_ctrl_c_exits_0 on a loaded machine)."""
     code = textwrap.dedent("""
         import signal, sys, threading, time
-        from humanoid_stack.commands.view import _wait_interruptibly
+        from humanoid_stack.commands.view import wait_interruptibly
 
         # Only the thread of delivery is under test: undo a SIGINT state inherited from the test
         # process (a blocked or ignored SIGINT would swallow the signal in any case).
@@ -659,20 +754,19 @@ def test_view_wait_ends_on_ctrl_c_delivered_to_another_thread(tmp_path):
 
         threading.Thread(target=poke, daemon=True).start()
         try:
-            _wait_interruptibly(threading.Event(), None)
+            wait_interruptibly(threading.Event(), None)
         except KeyboardInterrupt:
             sys.exit(0)
         sys.exit(1)
     """)
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
 
 def test_view_wait_slices_and_returns():
     """The wait asks for slices of at most `poll` and ends at the duration, or when the event is set
     (a stand-in event records the requested waits; --duration itself: test_cli_view_replay_with_duration)."""
-    from humanoid_stack.commands.view import _wait_interruptibly
+    from humanoid_stack.commands.view import wait_interruptibly
 
     class Recorder:
         def __init__(self, set_after):
@@ -686,22 +780,24 @@ def test_view_wait_slices_and_returns():
             time.sleep(t)
 
     forever = Recorder(set_after=3)
-    _wait_interruptibly(forever, None, poll=0.01)
+    wait_interruptibly(forever, None, poll=0.01)
     assert forever.waits == [0.01, 0.01, 0.01]
     bounded = Recorder(set_after=10**9)
-    _wait_interruptibly(bounded, 0.05, poll=0.01)
+    wait_interruptibly(bounded, 0.05, poll=0.01)
     assert bounded.waits and max(bounded.waits) <= 0.01 and sum(bounded.waits) <= 0.05 + 1e-12
 
 
 def test_view_exit_does_not_hang_on_a_stuck_web_server():
     """If the web server does not stop (a client still attached on a loaded machine), `view` still
     exits 0 after CLOSE_TIMEOUT instead of hanging on the server's threads."""
-    code = ("import time\n"
-            "from humanoid_stack.commands.view import _close_within\n"
-            "class Stuck:\n"
-            "    def close(self):\n"
-            "        time.sleep(60)\n"
-            "_close_within(Stuck(), 0.5)\n"
-            "raise SystemExit(3)\n")
+    code = (
+        "import time\n"
+        "from humanoid_stack.commands.view import close_within\n"
+        "class Stuck:\n"
+        "    def close(self):\n"
+        "        time.sleep(60)\n"
+        "close_within(Stuck(), 0.5)\n"
+        "raise SystemExit(3)\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "did not stop within 0.5 s" in r.stderr

@@ -9,6 +9,7 @@ two equal images and fails, and a difference elsewhere on the page (not where th
 Chromium missing is a failure, not a skip: ``make test`` installs it (``apt-get install chromium``).
 Set HUMANOID_VIEWER_SCREENSHOTS=DIR to keep the PNGs.
 """
+
 import os
 import shutil
 import subprocess
@@ -20,10 +21,10 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-WIDTH, HEIGHT = 800, 600           # [px] window size of the screenshots
-PIXEL_DIFF = 40                    # a pixel "differs" when a channel changes by more than this (of 255)
-MIN_INSIDE_FRACTION = 0.15         # chosen: HRP-2 covers ~40 % of its bounding box's image
-MIN_CONTRAST = 5.0                 # inside fraction / outside fraction of differing pixels
+WIDTH, HEIGHT = 800, 600  # [px] window size of the screenshots
+PIXEL_DIFF = 40  # a pixel "differs" when a channel changes by more than this (of 255)
+MIN_INSIDE_FRACTION = 0.15  # chosen: HRP-2 covers ~40 % of its bounding box's image
+MIN_CONTRAST = 5.0  # inside fraction / outside fraction of differing pixels
 
 
 def chromium_path():
@@ -31,17 +32,30 @@ def chromium_path():
         path = shutil.which(name)
         if path:
             return path
-    pytest.fail("chromium is missing: install it with `apt-get install chromium` "
-                "(`make test` does this; browser tests fail rather than skip without it)")
+    pytest.fail(
+        "chromium is missing: install it with `apt-get install chromium` "
+        "(`make test` does this; browser tests fail rather than skip without it)"
+    )
 
 
 def screenshot(url: str, out: Path) -> np.ndarray:
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [chromium_path(), "--headless", "--no-sandbox", "--use-angle=swiftshader",
-               "--enable-unsafe-swiftshader", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run",
-               f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}",
-               "--virtual-time-budget=8000", f"--screenshot={out}", url]
+        cmd = [
+            chromium_path(),
+            "--headless",
+            "--no-sandbox",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            f"--window-size={WIDTH},{HEIGHT}",
+            "--virtual-time-budget=8000",
+            f"--screenshot={out}",
+            url,
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert out.is_file(), f"chromium wrote no screenshot (rc {proc.returncode}):\n{proc.stderr[-2000:]}"
     from PIL import Image
@@ -84,9 +98,10 @@ def test_robot_visible_in_headless_chromium(tmp_path):
     u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, WIDTH), min(v1, HEIGHT)
     assert (u1 - u0) * (v1 - v0) > 0.05 * WIDTH * HEIGHT, "the camera does not frame the robot"
     # The page rendered a 3-D view at all: the ground grid draws lines below the robot's feet.
-    ground = hidden[v1:, :WIDTH // 2]
-    assert ground.size and np.mean(np.abs(ground - ground.mean(axis=(0, 1))).max(axis=2) > 15) > 0.01, \
+    ground = hidden[v1:, : WIDTH // 2]
+    assert ground.size and np.mean(np.abs(ground - ground.mean(axis=(0, 1))).max(axis=2) > 15) > 0.01, (
         "the hidden-robot view shows no ground grid: WebGL did not render"
+    )
 
     differs = np.abs(shown - hidden).max(axis=2) > PIXEL_DIFF
     assert differs.any(), "robot shown and hidden give identical screenshots"
@@ -96,6 +111,8 @@ def test_robot_visible_in_headless_chromium(tmp_path):
     frac_out = differs[~inside].mean()
     assert frac_in > MIN_INSIDE_FRACTION, (
         f"only {frac_in:.1%} of the robot's region changes when the robot is hidden "
-        f"(region u {u0}..{u1}, v {v0}..{v1}; screenshots in {outdir})")
+        f"(region u {u0}..{u1}, v {v0}..{v1}; screenshots in {outdir})"
+    )
     assert frac_in > MIN_CONTRAST * frac_out, (
-        f"the change is not where the robot is: {frac_in:.1%} inside vs {frac_out:.1%} outside")
+        f"the change is not where the robot is: {frac_in:.1%} inside vs {frac_out:.1%} outside"
+    )

@@ -13,6 +13,7 @@ every link frame is parallel to the world; joint origins are pure translations; 
 mirrors the right (y -> -y; roll/yaw limits swap sign and order; COM y, Ixy, Iyz change sign).
 Only the right side is written here; ``mirror_*`` builds the left side.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,10 +40,16 @@ INERTIAL = {
     "CHEST_LINK0": (0.7864, (-0.0158, 0.0053, -0.0252), (0.00182, 0.00185, 0.00233, -0.00007, -0.00028, -0.00011)),
     "CHEST_LINK1": (11.5246, (-0.0290, 0.0072, 0.1210), (0.16048, 0.13685, 0.18167, -0.00136, -0.00414, 0.00388)),
     # R1 (No.14 head, hpp-rbprm-robot-data), hrp2_data.md §7.2, conf. C.
-    "HEAD_LINK0": (0.374766, (-0.00088, 0.00426, -0.00803),
-                   (0.00039945, 0.00022558, 0.00036246, -0.00000099, 0.00000226, -0.00001181)),
-    "HEAD_LINK1": (0.993355, (0.01299, 0.00009, 0.07876),
-                   (0.00539717, 0.00457493, 0.00590682, -0.00002165, 0.00069330, -0.00006372)),
+    "HEAD_LINK0": (
+        0.374766,
+        (-0.00088, 0.00426, -0.00803),
+        (0.00039945, 0.00022558, 0.00036246, -0.00000099, 0.00000226, -0.00001181),
+    ),
+    "HEAD_LINK1": (
+        0.993355,
+        (0.01299, 0.00009, 0.07876),
+        (0.00539717, 0.00457493, 0.00590682, -0.00002165, 0.00069330, -0.00006372),
+    ),
     # J1 legs LINK0-5 (JSK toe dropped), hrp2_data.md §7.1.
     "RLEG_LINK0": (1.1685, (-0.0104, 0.0048, 0.0649), (0.00286, 0.00353, 0.00145, -0.00001, -0.00056, 0.00001)),
     "RLEG_LINK1": (0.8055, (-0.0004, -0.0261, -0.0029), (0.00127, 0.00051, 0.00132, 0.00001, 0.00000, 0.00007)),
@@ -69,16 +76,16 @@ HAND_TOTAL_MASS = 7.55 / 9.81  # = 0.7696 kg; C1. Split between palm and jaw is 
 JAW_MASS = 0.12  # CHOSEN: a 1-DOF jaw of ~0.02 x 0.06 x 0.07 m aluminium/plastic with its linkage.
 
 # ----------------------------------------------------------------------------- kinematics
-HIP_Y = 0.060        # J1, §4/§5: BODY -> hip-yaw axis, lateral
-THIGH = 0.300        # J1 + D (§9.2): hip pitch -> knee
-SHANK_Z = 0.300      # J1 + D (§9.2): knee -> ankle pitch (vertical)
-SHANK_Y = 0.035      # J1, §4: knee -> ankle lateral offset (outward)
-ANKLE_H = 0.105      # K1, J2, S2, R2, M1 (§5): ankle axes -> sole, conf. C
-CHEST_XYZ = (0.032, 0.0, 0.3507)    # R1, J1 (§4, conf. C)
-NECK_XYZ = (-0.007, 0.0, 0.2973)    # R1, J1 (§4, conf. C)
+HIP_Y = 0.060  # J1, §4/§5: BODY -> hip-yaw axis, lateral
+THIGH = 0.300  # J1 + D (§9.2): hip pitch -> knee
+SHANK_Z = 0.300  # J1 + D (§9.2): knee -> ankle pitch (vertical)
+SHANK_Y = 0.035  # J1, §4: knee -> ankle lateral offset (outward)
+ANKLE_H = 0.105  # K1, J2, S2, R2, M1 (§5): ankle axes -> sole, conf. C
+CHEST_XYZ = (0.032, 0.0, 0.3507)  # R1, J1 (§4, conf. C)
+NECK_XYZ = (-0.007, 0.0, 0.2973)  # R1, J1 (§4, conf. C)
 SHOULDER_XYZ = (0.008, -0.280, 0.181)  # J1 (§4), right side
-UPPER_ARM = 0.250    # J1: shoulder -> elbow
-FOREARM = 0.250      # J1 + §13.1: elbow -> No.14 wrist yaw
+UPPER_ARM = 0.250  # J1: shoulder -> elbow
+FOREARM = 0.250  # J1 + §13.1: elbow -> No.14 wrist yaw
 PALM_CONTACT = 0.1075  # R2 (§5): hand contact 0.1075 below the wrist-pitch joint
 # Gripper jaw hinge: No.14 geometry not public (§12). CHOSEN: hinge about x on the inner side of
 # the palm (+y for the right hand, like J1's thumb side), 0.04 below the wrist pitch axis, so that
@@ -87,15 +94,15 @@ JAW_HINGE = (0.0, 0.040, -0.040)
 
 # Sole (K1 foot outline, §6; fact-sheet suggestion: box 0.23 x 0.13 centred 15 mm forward and
 # 10 mm outward of the ankle projection).
-SOLE_X = (-0.100, 0.130)    # K1
-SOLE_Y = (-0.075, 0.055)    # K1, right foot: outer -0.075, inner +0.055
-SOLE_T = 0.020              # CHOSEN: sole-plate thickness (not public, §12); only the box height.
+SOLE_X = (-0.100, 0.130)  # K1
+SOLE_Y = (-0.075, 0.055)  # K1, right foot: outer -0.075, inner +0.055
+SOLE_T = 0.020  # CHOSEN: sole-plate thickness (not public, §12); only the box height.
 
 # Sensors (§10).
-ANKLE_FT_XYZ = (0.0, 0.0, -ANKLE_H)      # S2, J2: ankle F/T frame 0.105 below the ankle axes
-WRIST_FT_XYZ = (0.0, 0.0, -0.070)        # §13.6 suggestion ("~0.06-0.09 below the wrist"), CHOSEN 0.07
-WRIST_FT_YAW = math.pi / 2               # C1, O2: sensor rotated ~90 deg about z w.r.t. the hand
-IMU_XYZ = (-0.13, 0.0, 0.118)            # S2, J5: accelerometer/gyrometer on CHEST_LINK1, conf. C
+ANKLE_FT_XYZ = (0.0, 0.0, -ANKLE_H)  # S2, J2: ankle F/T frame 0.105 below the ankle axes
+WRIST_FT_XYZ = (0.0, 0.0, -0.070)  # §13.6 suggestion ("~0.06-0.09 below the wrist"), CHOSEN 0.07
+WRIST_FT_YAW = math.pi / 2  # C1, O2: sensor rotated ~90 deg about z w.r.t. the hand
+IMU_XYZ = (-0.13, 0.0, 0.118)  # S2, J5: accelerometer/gyrometer on CHEST_LINK1, conf. C
 
 # ----------------------------------------------------------------------------- limits
 # (lower_deg, upper_deg, velocity [rad/s], effort [N m]); right side. Ranges: T1 (No.14, §8);
@@ -116,7 +123,7 @@ LIMITS = {
     "RARM_JOINT2": (-92, 92, 4.15699, 48.7),
     "RARM_JOINT3": (-137, 2, 2.23776, 108.5),
     "RARM_JOINT4": (-92, 92, 4.72794, 13.9),
-    "RARM_JOINT5": (-92, 92, 2.77088, 16.02),   # JSK J6 (wrist pitch) velocity/effort
+    "RARM_JOINT5": (-92, 92, 2.77088, 16.02),  # JSK J6 (wrist pitch) velocity/effort
     # Gripper: T1 gives +-1 rad (weak, maybe a placeholder); velocity/effort of J1's thumb joint.
     "RARM_JOINT6": (-1.0 / DEG, 1.0 / DEG, 4.72794, 13.9),
 }
@@ -125,11 +132,23 @@ LIMITS = {
 HALF_SITTING_BASE_Z = 0.648702  # S1, W2 (§9.2), = 0.105 + 0.3 cos26 + 0.3 cos24
 ZERO_BASE_Z = ANKLE_H + THIGH + SHANK_Z  # D (§5): 0.705 with straight legs
 HALF_SITTING_DEG = {  # S1, W1, W2 (§9.1), conf. C; right side (left mirrored for roll/yaw)
-    "RLEG_JOINT0": 0, "RLEG_JOINT1": 0, "RLEG_JOINT2": -26, "RLEG_JOINT3": 50, "RLEG_JOINT4": -24,
+    "RLEG_JOINT0": 0,
+    "RLEG_JOINT1": 0,
+    "RLEG_JOINT2": -26,
+    "RLEG_JOINT3": 50,
+    "RLEG_JOINT4": -24,
     "RLEG_JOINT5": 0,
-    "CHEST_JOINT0": 0, "CHEST_JOINT1": 0, "HEAD_JOINT0": 0, "HEAD_JOINT1": 0,
-    "RARM_JOINT0": 15, "RARM_JOINT1": -10, "RARM_JOINT2": 0, "RARM_JOINT3": -30, "RARM_JOINT4": 0,
-    "RARM_JOINT5": 0, "RARM_JOINT6": 10,  # gripper 10 deg: W1, W2
+    "CHEST_JOINT0": 0,
+    "CHEST_JOINT1": 0,
+    "HEAD_JOINT0": 0,
+    "HEAD_JOINT1": 0,
+    "RARM_JOINT0": 15,
+    "RARM_JOINT1": -10,
+    "RARM_JOINT2": 0,
+    "RARM_JOINT3": -30,
+    "RARM_JOINT4": 0,
+    "RARM_JOINT5": 0,
+    "RARM_JOINT6": 10,  # gripper 10 deg: W1, W2
 }
 
 # ----------------------------------------------------------------------------- geometry
@@ -156,8 +175,7 @@ SHAPES = {
         ("cylinder", (0.03, 0.03), (0.0, 0.0, 0.0), (0, 0, 0), "hrp2_dark", False),
     ],
     "HEAD_LINK1": [  # head top at HEAD_TOP above the neck
-        ("box", (0.19, 0.16, HEAD_TOP - 0.020), (0.005, 0.0, (HEAD_TOP + 0.020) / 2), (0, 0, 0),
-         "hrp2_silver", True),
+        ("box", (0.19, 0.16, HEAD_TOP - 0.020), (0.005, 0.0, (HEAD_TOP + 0.020) / 2), (0, 0, 0), "hrp2_silver", True),
         ("box", (0.02, 0.13, 0.05), (0.10, 0.0, 0.085), (0, 0, 0), "hrp2_visor", False),
     ],
     "RLEG_LINK0": [  # hip-yaw motor above the hip (J1 COM z +0.065): visual only, inside BODY box
@@ -178,9 +196,14 @@ SHAPES = {
     ],
     "RLEG_LINK5": [  # ankle block + sole plate (K1 outline)
         ("box", (0.10, 0.09, 0.060), (0.0, -0.005, -0.055), (0, 0, 0), "hrp2_silver", True),
-        ("box", (SOLE_X[1] - SOLE_X[0], SOLE_Y[1] - SOLE_Y[0], SOLE_T),
-         ((SOLE_X[0] + SOLE_X[1]) / 2, (SOLE_Y[0] + SOLE_Y[1]) / 2, -ANKLE_H + SOLE_T / 2), (0, 0, 0),
-         "hrp2_dark", True),
+        (
+            "box",
+            (SOLE_X[1] - SOLE_X[0], SOLE_Y[1] - SOLE_Y[0], SOLE_T),
+            ((SOLE_X[0] + SOLE_X[1]) / 2, (SOLE_Y[0] + SOLE_Y[1]) / 2, -ANKLE_H + SOLE_T / 2),
+            (0, 0, 0),
+            "hrp2_dark",
+            True,
+        ),
     ],
     "RARM_LINK0": [  # shoulder-pitch motor housing between chest and arm (J1 COM y +0.0465)
         ("cylinder", (0.045, 0.07), (0.0, 0.045, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
@@ -199,12 +222,24 @@ SHAPES = {
         ("cylinder", (0.035, 0.06), (0.0, 0.0, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
     ],
     "RARM_LINK5": [  # hand (palm) below the wrist pitch axis, bottom face at PALM_CONTACT (R2)
-        ("box", (0.08, 0.06, PALM_CONTACT - 0.030), (0.0, 0.0, -(PALM_CONTACT + 0.030) / 2), (0, 0, 0),
-         "hrp2_dark", True),
+        (
+            "box",
+            (0.08, 0.06, PALM_CONTACT - 0.030),
+            (0.0, 0.0, -(PALM_CONTACT + 0.030) / 2),
+            (0, 0, 0),
+            "hrp2_dark",
+            True,
+        ),
     ],
     "RARM_LINK6": [  # gripper jaw, hangs from JAW_HINGE down to the palm face
-        ("box", (0.06, 0.016, PALM_CONTACT + JAW_HINGE[2]), (0.0, 0.0, -(PALM_CONTACT + JAW_HINGE[2]) / 2),
-         (0, 0, 0), "hrp2_silver", True),
+        (
+            "box",
+            (0.06, 0.016, PALM_CONTACT + JAW_HINGE[2]),
+            (0.0, 0.0, -(PALM_CONTACT + JAW_HINGE[2]) / 2),
+            (0, 0, 0),
+            "hrp2_silver",
+            True,
+        ),
     ],
 }
 
@@ -312,8 +347,8 @@ def mirror_sole_y(y):
 
 # ----------------------------------------------------------------------------- model assembly
 def build():
-    links = {}     # name -> (inertial, shapes)
-    joints = []    # (name, parent, child, xyz, axis, limits)
+    links = {}  # name -> (inertial, shapes)
+    joints = []  # (name, parent, child, xyz, axis, limits)
     for link in ("BODY", "CHEST_LINK0", "CHEST_LINK1", "HEAD_LINK0", "HEAD_LINK1"):
         links[link] = (INERTIAL[link], SHAPES[link])
     for j, parent, child, xyz, axis in TREE_TRUNK:
@@ -325,8 +360,9 @@ def build():
             lchild = mirror_name(child)
             links[lchild] = (mirror_inertial(INERTIAL[child]), [mirror_shape(s) for s in SHAPES[child]])
             laxis = MIRRORED_AXIS.get(j, axis)
-            joints.append((mirror_name(j), mirror_name(parent), lchild, mirror_xyz(xyz), laxis,
-                           mirror_limits(laxis, LIMITS[j])))
+            joints.append(
+                (mirror_name(j), mirror_name(parent), lchild, mirror_xyz(xyz), laxis, mirror_limits(laxis, LIMITS[j]))
+            )
     return links, joints
 
 
@@ -354,41 +390,53 @@ def v3(v):
 
 def urdf_text():
     links, joints = build()
-    out = ['<?xml version="1.0"?>',
-           "<!-- GENERATED by urdf/hrp2_generate.py: edit the script, not this file. -->",
-           "<!-- HRP-2 (Kawada/AIST), LAAS No.14 layout: 30 actuated revolute joints. Approximate model",
-           "     assembled from public data (../shared/spec/hrp2_data.md): kinematics J1/R1/T1/S1,",
-           "     inertias of JSK's public HRP2JSKNTS model (start-jsk/rtmros_tutorials, EPL) for BODY,",
-           "     chest, legs and arms, No.14 head (R1), hand mass C1. Sources per number: urdf/README.md. -->",
-           '<robot name="hrp2">']
+    out = [
+        '<?xml version="1.0"?>',
+        "<!-- GENERATED by urdf/hrp2_generate.py: edit the script, not this file. -->",
+        "<!-- HRP-2 (Kawada/AIST), LAAS No.14 layout: 30 actuated revolute joints. Approximate model",
+        "     assembled from public data (../shared/spec/hrp2_data.md): kinematics J1/R1/T1/S1,",
+        "     inertias of JSK's public HRP2JSKNTS model (start-jsk/rtmros_tutorials, EPL) for BODY,",
+        "     chest, legs and arms, No.14 head (R1), hand mass C1. Sources per number: urdf/README.md. -->",
+        '<robot name="hrp2">',
+    ]
     for name, rgba in MATERIALS.items():
         out.append(f'  <material name="{name}"><color rgba="{v3(rgba)}"/></material>')
     for name, (inertial, shapes) in links.items():
         m, c, i = inertial
         ixx, iyy, izz, ixy, ixz, iyz = i
         out.append(f'  <link name="{name}">')
-        out.append(f'    <inertial><origin xyz="{v3(c)}" rpy="0 0 0"/><mass value="{f(m)}"/>'
-                   f'<inertia ixx="{f(ixx)}" ixy="{f(ixy)}" ixz="{f(ixz)}" iyy="{f(iyy)}" iyz="{f(iyz)}" '
-                   f'izz="{f(izz)}"/></inertial>')
+        out.append(
+            f'    <inertial><origin xyz="{v3(c)}" rpy="0 0 0"/><mass value="{f(m)}"/>'
+            f'<inertia ixx="{f(ixx)}" ixy="{f(ixy)}" ixz="{f(ixz)}" iyy="{f(iyy)}" iyz="{f(iyz)}" '
+            f'izz="{f(izz)}"/></inertial>'
+        )
         for k, (kind, size, xyz, rpy, mat, collide) in enumerate(shapes):
-            geom = (f'<box size="{v3(size)}"/>' if kind == "box"
-                    else f'<cylinder radius="{f(size[0])}" length="{f(size[1])}"/>')
+            geom = (
+                f'<box size="{v3(size)}"/>'
+                if kind == "box"
+                else f'<cylinder radius="{f(size[0])}" length="{f(size[1])}"/>'
+            )
             origin = f'<origin xyz="{v3(xyz)}" rpy="{v3(rpy)}"/>'
-            out.append(f'    <visual name="{name}_v{k}">{origin}<geometry>{geom}</geometry>'
-                       f'<material name="{mat}"/></visual>')
+            out.append(
+                f'    <visual name="{name}_v{k}">{origin}<geometry>{geom}</geometry><material name="{mat}"/></visual>'
+            )
             if collide:
                 out.append(f'    <collision name="{name}_c{k}">{origin}<geometry>{geom}</geometry></collision>')
         out.append("  </link>")
     for name, parent, child, xyz, axis, (lo, hi, vel, eff) in joints:
-        out.append(f'  <joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/>'
-                   f'<origin xyz="{v3(xyz)}" rpy="0 0 0"/><axis xyz="{v3(AXES[axis])}"/>'
-                   f'<limit lower="{f(lo * DEG)}" upper="{f(hi * DEG)}" velocity="{f(vel)}" effort="{f(eff)}"/>'
-                   f'</joint>')
+        out.append(
+            f'  <joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{v3(xyz)}" rpy="0 0 0"/><axis xyz="{v3(AXES[axis])}"/>'
+            f'<limit lower="{f(lo * DEG)}" upper="{f(hi * DEG)}" velocity="{f(vel)}" effort="{f(eff)}"/>'
+            f"</joint>"
+        )
     out.append("  <!-- Massless sensor and sole frames (fixed joints). -->")
     for frame, parent, xyz, rpy in sensor_frames():
         out.append(f'  <link name="{frame}"/>')
-        out.append(f'  <joint name="{frame}_JOINT" type="fixed"><parent link="{parent}"/><child link="{frame}"/>'
-                   f'<origin xyz="{v3(xyz)}" rpy="{v3(rpy)}"/></joint>')
+        out.append(
+            f'  <joint name="{frame}_JOINT" type="fixed"><parent link="{parent}"/><child link="{frame}"/>'
+            f'<origin xyz="{v3(xyz)}" rpy="{v3(rpy)}"/></joint>'
+        )
     out.append("</robot>")
     return "\n".join(out) + "\n"
 
@@ -417,27 +465,57 @@ def contacts_right():
     # sole: bottom face of the K1 sole box; point at the sole centre (fact sheet §13.2)
     sole = _box_bounds(SHAPES["RLEG_LINK5"][1])
     z = -ANKLE_H
-    out["r_sole"] = dict(body="RLEG_LINK5", kind="sole", normal=[0, 0, 1], tangent=[1, 0, 0],
-                         hull=_rect(2, z, ((0, sole[0]), (1, sole[1]))))
+    out["r_sole"] = dict(
+        body="RLEG_LINK5",
+        kind="sole",
+        normal=[0, 0, 1],
+        tangent=[1, 0, 0],
+        hull=_rect(2, z, ((0, sole[0]), (1, sole[1]))),
+    )
     # hand extremity: bottom face of the palm box (R2 palm contact 0.1075 below the wrist)
     palm = _box_bounds(SHAPES["RARM_LINK5"][0])
-    out["r_hand"] = dict(body="RARM_LINK5", kind="hand", normal=[0, 0, 1], tangent=[1, 0, 0],
-                         hull=_rect(2, palm[2][0], ((0, palm[0]), (1, palm[1]))))
+    out["r_hand"] = dict(
+        body="RARM_LINK5",
+        kind="hand",
+        normal=[0, 0, 1],
+        tangent=[1, 0, 0],
+        hull=_rect(2, palm[2][0], ((0, palm[0]), (1, palm[1]))),
+    )
     # hand side: outer face of the palm (the jaw is on the inner side), normal into the hand
-    out["r_hand_side"] = dict(body="RARM_LINK5", kind="hand_side", normal=[0, 1, 0], tangent=[0, 0, -1],
-                              hull=_rect(1, palm[1][0], ((0, palm[0]), (2, palm[2]))))
+    out["r_hand_side"] = dict(
+        body="RARM_LINK5",
+        kind="hand_side",
+        normal=[0, 1, 0],
+        tangent=[0, 0, -1],
+        hull=_rect(1, palm[1][0], ((0, palm[0]), (2, palm[2]))),
+    )
     # knee: front face of the shank box just below the knee (kneeling), normal backward
     shank = _box_bounds(SHAPES["RLEG_LINK3"][0])
-    out["r_knee"] = dict(body="RLEG_LINK3", kind="knee", normal=[-1, 0, 0], tangent=[0, 0, -1],
-                         hull=_rect(0, shank[0][1], ((1, shank[1]), (2, (-0.13, shank[2][1])))))
+    out["r_knee"] = dict(
+        body="RLEG_LINK3",
+        kind="knee",
+        normal=[-1, 0, 0],
+        tangent=[0, 0, -1],
+        hull=_rect(0, shank[0][1], ((1, shank[1]), (2, (-0.13, shank[2][1])))),
+    )
     # thigh: back face of the thigh box (sitting), normal forward
     thigh = _box_bounds(SHAPES["RLEG_LINK2"][0])
-    out["r_thigh"] = dict(body="RLEG_LINK2", kind="thigh", normal=[1, 0, 0], tangent=[0, 0, -1],
-                          hull=_rect(0, thigh[0][0], ((1, thigh[1]), (2, thigh[2]))))
+    out["r_thigh"] = dict(
+        body="RLEG_LINK2",
+        kind="thigh",
+        normal=[1, 0, 0],
+        tangent=[0, 0, -1],
+        hull=_rect(0, thigh[0][0], ((1, thigh[1]), (2, thigh[2]))),
+    )
     # forearm: the face that is underneath when the elbow is bent 90 deg (-x), normal forward
     fore = _box_bounds(SHAPES["RARM_LINK3"][0])
-    out["r_forearm"] = dict(body="RARM_LINK3", kind="forearm", normal=[1, 0, 0], tangent=[0, 0, -1],
-                            hull=_rect(0, fore[0][0], ((1, fore[1]), (2, fore[2]))))
+    out["r_forearm"] = dict(
+        body="RARM_LINK3",
+        kind="forearm",
+        normal=[1, 0, 0],
+        tangent=[0, 0, -1],
+        hull=_rect(0, fore[0][0], ((1, fore[1]), (2, fore[2]))),
+    )
     for c in out.values():
         hull = c["hull"]
         c["point"] = [sum(p[k] for p in hull) / len(hull) for k in range(3)]
@@ -473,7 +551,7 @@ def yaml_text():
         "    joints:",
     ]
     links, joints = build()
-    for name, parent, child, xyz, axis, lim in joints:
+    for name, _parent, _child, _xyz, axis, _lim in joints:
         rname = name.replace("LLEG", "RLEG").replace("LARM", "RARM")
         deg = HALF_SITTING_DEG[rname]
         if name != rname and axis in ("x", "z"):

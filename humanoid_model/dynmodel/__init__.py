@@ -13,6 +13,7 @@ Languages: ``python`` (module text), ``c`` (header + source, see `printers.to_c`
 (document), ``sympy`` (Lagrange closed forms M(q), C(q, qd) qd, g(q) as LaTeX; small robots),
 ``snippet`` (the report's input-naming snippet, ``gv_position_<joint>`` ...).
 """
+
 from __future__ import annotations
 
 import types
@@ -21,8 +22,22 @@ from .ne import Program, build_program
 from .printers import c_prefix, to_c, to_latex, to_python
 from .urdf import Body, Joint, TreeModel, parse_urdf
 
-__all__ = ["Body", "Joint", "TreeModel", "Program", "parse_urdf", "build_program", "generate",
-           "to_python", "to_c", "to_latex", "load_python", "input_snippet", "c_prefix", "LANGUAGES"]
+__all__ = [
+    "Body",
+    "Joint",
+    "TreeModel",
+    "Program",
+    "parse_urdf",
+    "build_program",
+    "generate",
+    "to_python",
+    "to_c",
+    "to_latex",
+    "load_python",
+    "input_snippet",
+    "c_prefix",
+    "LANGUAGES",
+]
 
 LANGUAGES = ("python", "c", "latex", "sympy", "snippet")
 
@@ -37,7 +52,9 @@ def generate(urdf_or_model, lang: str = "python", gravity=(0.0, 0.0, -9.81), flo
     """Generated text for `lang`; for ``c`` a tuple (header, source)."""
     model = _model(urdf_or_model, floating_base)
     if lang == "sympy":
-        from .lagrange import lagrange, to_latex as lagrange_latex
+        from .lagrange import lagrange
+        from .lagrange import to_latex as lagrange_latex
+
         return lagrange_latex(lagrange(model, gravity))
     if lang == "snippet":
         return input_snippet(model)
@@ -62,9 +79,13 @@ def input_snippet(model: TreeModel) -> str:
     """The report's input-naming snippet (spec §2.8, L728-742): one named variable per joint
     position, velocity and acceleration, packed into q, qd, qdd in the generated code's order."""
     from .urdf import identifier
-    lines = [f"# Inputs of the generated inverse dynamics of '{model.name}' (fill in, then call",
-             "# inverse_dynamics(q, qd, qdd)). Units: rad, rad/s, rad/s^2 (revolute); m, m/s, m/s^2 (prismatic).",
-             "import numpy as np", ""]
+
+    lines = [
+        f"# Inputs of the generated inverse dynamics of '{model.name}' (fill in, then call",
+        "# inverse_dynamics(q, qd, qdd)). Units: rad, rad/s, rad/s^2 (revolute); m, m/s, m/s^2 (prismatic).",
+        "import numpy as np",
+        "",
+    ]
     for j in model.joints:
         i = identifier(j.name)
         lines.append(f"gv_position_{i} = 0.0\ngv_velocity_{i} = 0.0\ngv_acceleration_{i} = 0.0")

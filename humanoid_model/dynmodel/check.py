@@ -6,9 +6,11 @@ Pinocchio's (by joint **name**; ``continuous`` joints are (cos, sin) pairs in Pi
 3P+3R floating base is converted with `humanoid_model.dynmodel.floating`), and returns
 ``pin.rnea`` in the generator's order.
 """
+
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -21,11 +23,16 @@ FLOATING_NAMES = ("root_x", "root_y", "root_z", "root_yaw", "root_pitch", "root_
 class PinocchioReference:
     def __init__(self, urdf, gravity=(0.0, 0.0, -9.81), floating_base=False, tree: TreeModel | None = None):
         import pinocchio as pin
+
         self.pin = pin
-        text = urdf.read_text() if hasattr(urdf, "read_text") else (
-            open(urdf).read() if "<" not in str(urdf) else str(urdf))
-        self.model = (pin.buildModelFromXML(text, pin.JointModelFreeFlyer()) if floating_base
-                      else pin.buildModelFromXML(text))
+        text = (
+            urdf.read_text()
+            if hasattr(urdf, "read_text")
+            else (Path(urdf).read_text() if "<" not in str(urdf) else str(urdf))
+        )
+        self.model = (
+            pin.buildModelFromXML(text, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromXML(text)
+        )
         self.model.armature[:] = 0.0
         self.model.gravity = pin.Motion(np.concatenate([np.asarray(gravity, float), np.zeros(3)]))
         self.data = self.model.createData()
@@ -53,7 +60,7 @@ class PinocchioReference:
             qp[:7], vp[:6], ap[:6] = to_freeflyer(q[:6], qd[:6], qdd[:6])
         for k, iq, iv, nq in self.slots:
             if nq == 2:
-                qp[iq:iq + 2] = math.cos(q[k]), math.sin(q[k])
+                qp[iq : iq + 2] = math.cos(q[k]), math.sin(q[k])
             else:
                 qp[iq] = q[k]
             vp[iv], ap[iv] = qd[k], qdd[k]
@@ -89,7 +96,7 @@ class PinocchioReference:
         tau = np.zeros(self.tree.nv)
         if self.floating:
             tau[:6] = tau_from_freeflyer(q[:6], tp[:6])
-        for k, iq, iv, nq in self.slots:
+        for k, _iq, iv, _nq in self.slots:
             tau[k] = tp[iv]
         return tau
 
@@ -113,24 +120,33 @@ def random_tree_urdf(n_links=8, seed=0, fixed=True, prismatic=True) -> str:
     for i in range(n_links):
         m = rng.uniform(0.5, 5.0)
         dims = rng.uniform(0.05, 0.5, 3)
-        Ip = m / 12 * np.array([dims[1]**2 + dims[2]**2, dims[0]**2 + dims[2]**2, dims[0]**2 + dims[1]**2])
+        Ip = m / 12 * np.array([dims[1] ** 2 + dims[2] ** 2, dims[0] ** 2 + dims[2] ** 2, dims[0] ** 2 + dims[1] ** 2])
         Q = np.linalg.qr(rng.normal(size=(3, 3)))[0]
-        I = Q @ np.diag(Ip) @ Q.T   # full tensor: exercises ixy, ixz, iyz
-        lines += [f'  <link name="l{i}">', "    <inertial>",
-                  f'      <origin xyz="{f(rng.uniform(-0.2, 0.2, 3))}" rpy="{f(rng.uniform(-3, 3, 3))}"/>',
-                  f'      <mass value="{m!r}"/>',
-                  f'      <inertia ixx="{float(I[0, 0])!r}" ixy="{float(I[0, 1])!r}" ixz="{float(I[0, 2])!r}" iyy="{float(I[1, 1])!r}" '
-                  f'iyz="{float(I[1, 2])!r}" izz="{float(I[2, 2])!r}"/>',
-                  "    </inertial>", "  </link>"]
+        I = Q @ np.diag(Ip) @ Q.T  # full tensor: exercises ixy, ixz, iyz
+        lines += [
+            f'  <link name="l{i}">',
+            "    <inertial>",
+            f'      <origin xyz="{f(rng.uniform(-0.2, 0.2, 3))}" rpy="{f(rng.uniform(-3, 3, 3))}"/>',
+            f'      <mass value="{m!r}"/>',
+            f'      <inertia ixx="{float(I[0, 0])!r}" ixy="{float(I[0, 1])!r}" ixz="{float(I[0, 2])!r}" '
+            f'iyy="{float(I[1, 1])!r}" '
+            f'iyz="{float(I[1, 2])!r}" izz="{float(I[2, 2])!r}"/>',
+            "    </inertial>",
+            "  </link>",
+        ]
     for i in range(1, n_links):
         parent = int(rng.integers(0, i))
         t = types[int(rng.integers(0, len(types)))] if i > 1 else "revolute"
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
         lim = '\n    <limit lower="-3" upper="3" effort="100" velocity="10"/>' if t in ("revolute", "prismatic") else ""
-        lines += [f'  <joint name="j{i}" type="{t}">', f'    <parent link="l{parent}"/>',
-                  f'    <child link="l{i}"/>',
-                  f'    <origin xyz="{f(rng.uniform(-0.5, 0.5, 3))}" rpy="{f(rng.uniform(-3, 3, 3))}"/>',
-                  f'    <axis xyz="{f(axis)}"/>{lim}', "  </joint>"]
+        lines += [
+            f'  <joint name="j{i}" type="{t}">',
+            f'    <parent link="l{parent}"/>',
+            f'    <child link="l{i}"/>',
+            f'    <origin xyz="{f(rng.uniform(-0.5, 0.5, 3))}" rpy="{f(rng.uniform(-3, 3, 3))}"/>',
+            f'    <axis xyz="{f(axis)}"/>{lim}',
+            "  </joint>",
+        ]
     lines.append("</robot>")
     return "\n".join(lines) + "\n"

@@ -25,6 +25,7 @@ the base frame) and a = dv/dt. So, with omega_l = R^T omega_world:
 (the base-frame angular acceleration has no extra term because omega_l x omega_l = 0). Euler
 angles are singular at pitch = +-pi/2 (E loses rank); Pinocchio's free-flyer is not.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -58,8 +59,8 @@ def rotation_axes(qb, qdb=None):
     if qdb is None:
         return E
     yawd, pitchd = qdb[3], qdb[4]
-    wz = yawd * ez                       # angular velocity of the Rz frame
-    w_zy = wz + pitchd * (Rz @ ey)       # of the Rz Ry frame
+    wz = yawd * ez  # angular velocity of the Rz frame
+    w_zy = wz + pitchd * (Rz @ ey)  # of the Rz Ry frame
     Ed = np.column_stack([np.zeros(3), np.cross(wz, Rz @ ey), np.cross(w_zy, Rz @ Ry @ ex)])
     return E, Ed
 
@@ -67,6 +68,7 @@ def rotation_axes(qb, qdb=None):
 def to_freeflyer(qb, qdb, qddb):
     """(q7, v6, a6) of Pinocchio's free-flyer from the 3P+3R coordinates (6,), (6,), (6,)."""
     import pinocchio as pin
+
     qb, qdb, qddb = (np.asarray(x, float) for x in (qb, qdb, qddb))
     R = base_rotation(qb)
     E, Ed = rotation_axes(qb, qdb)

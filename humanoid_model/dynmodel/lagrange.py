@@ -14,6 +14,7 @@ for any `TreeModel` (meant for <= 4-6 DoF):
 Constants are exact rationals of the model's decimal values (15.6 -> 78/5), so closed forms
 simplify exactly (see `lagrange` for the simplification).
 """
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,8 @@ class LagrangeModel:
     Cqd: sp.Matrix
     g: sp.Matrix
     gravity: tuple
-    seconds: float          # derivation + simplification time [s]
-    names: dict             # symbol name -> LaTeX
+    seconds: float  # derivation + simplification time [s]
+    names: dict  # symbol name -> LaTeX
 
     @property
     def tau(self) -> sp.Matrix:
@@ -63,8 +64,9 @@ class LagrangeModel:
         return lambda q, qd, qdd: np.array(f(list(q), list(qd), list(qdd)), dtype=float)
 
 
-def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
-             trigsimp_ops: int = 20) -> LagrangeModel:
+def lagrange(
+    model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True, trigsimp_ops: int = 20
+) -> LagrangeModel:
     """Closed-form M(q), C(q, qd) qd, g(q) of `model` under `gravity` [m/s^2].
 
     The derivation is polynomial: a revolute joint's cos q and sin q are symbols c, s (d/dq c = -s,
@@ -106,7 +108,7 @@ def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
 
     def reduce(f):
         """Canonical form modulo s_k^2 + c_k^2 - 1: s_k appears with degree <= 1."""
-        if not any(m[i] >= 2 for m in f.keys() for i in s_index):
+        if not any(m[i] >= 2 for m in f for i in s_index):
             return f
         out = zero
         for mon, coeff in f.terms():
@@ -155,15 +157,16 @@ def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
         if b.mass == 0 and not np.any(b.inertia):
             continue
         com = [o + x for o, x in zip(O, mv(R, [P(x) for x in b.com]))]
-        Jv = [[D(x, kk) for x in com] for kk in range(n)]         # columns
+        Jv = [[D(x, kk) for x in com] for kk in range(n)]  # columns
         Rt = [[R[cc][r] for cc in range(3)] for r in range(3)]
         I0 = mm(mm(R, const(b.inertia)), Rt)
         I0Jw = [mv(I0, Jw[kk]) for kk in range(n)]
         m = P(b.mass)
         for r in range(n):
             for cc in range(r, n):
-                M[r][cc] += m * sum((Jv[r][t] * Jv[cc][t] for t in range(3)), zero) \
-                    + sum((Jw[r][t] * I0Jw[cc][t] for t in range(3)), zero)
+                M[r][cc] += m * sum((Jv[r][t] * Jv[cc][t] for t in range(3)), zero) + sum(
+                    (Jw[r][t] * I0Jw[cc][t] for t in range(3)), zero
+                )
         V -= m * sum((g[t] * com[t] for t in range(3)), zero)
     for r in range(n):
         for cc in range(r, n):
@@ -201,22 +204,43 @@ def lagrange(model: TreeModel, gravity=(0.0, 0.0, -9.81), simplify: bool = True,
             for i in qd_pos:
                 rest[i] = 0
             groups[key] = groups.get(key, zero) + Rg.from_dict({tuple(rest): coeff})
-        Cqd.append(sp.Add(*[finish(cf) * sp.Mul(*[x ** p for x, p in zip(qd, key)])
-                            for key, cf in sorted(groups.items(), reverse=True)]))
-    return LagrangeModel(model.joint_names, q, qd, qdd, sp.Matrix(n, n, lambda r, cc: finish(M[r][cc])),
-                         sp.Matrix(Cqd), sp.Matrix([finish(e) for e in Gv]), tuple(gravity),
-                         time.perf_counter() - t0, names)
+        Cqd.append(
+            sp.Add(
+                *[
+                    finish(cf) * sp.Mul(*[x**p for x, p in zip(qd, key)])
+                    for key, cf in sorted(groups.items(), reverse=True)
+                ]
+            )
+        )
+    return LagrangeModel(
+        model.joint_names,
+        q,
+        qd,
+        qdd,
+        sp.Matrix(n, n, lambda r, cc: finish(M[r][cc])),
+        sp.Matrix(Cqd),
+        sp.Matrix([finish(e) for e in Gv]),
+        tuple(gravity),
+        time.perf_counter() - t0,
+        names,
+    )
 
 
 def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
     """M, C qd, g and tau as LaTeX equations (grammar of `latex_parse`)."""
     out = []
     if standalone:
-        out += [r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks",
-                r"\begin{document}", r"\section*{Lagrange closed forms}",
-                f"$\\tau = M(q)\\,\\ddot q + C(q,\\dot q)\\,\\dot q + g(q)$, gravity "
-                f"$({', '.join(str(x) for x in lm.gravity)})$~m/s$^2$; joints: "
-                + ", ".join(n.replace("_", r"\_") for n in lm.joint_names) + "."]
+        out += [
+            r"\documentclass{article}",
+            r"\usepackage{amsmath}",
+            r"\allowdisplaybreaks",
+            r"\begin{document}",
+            r"\section*{Lagrange closed forms}",
+            f"$\\tau = M(q)\\,\\ddot q + C(q,\\dot q)\\,\\dot q + g(q)$, gravity "
+            f"$({', '.join(str(x) for x in lm.gravity)})$~m/s$^2$; joints: "
+            + ", ".join(n.replace("_", r"\_") for n in lm.joint_names)
+            + ".",
+        ]
     n = len(lm.q)
     rows = []
     for r in range(n):
@@ -226,8 +250,12 @@ def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
         rows.append(f"c^{{{r + 1}}}_{{\\mathrm{{q}}}} &= {latex_expr(lm.Cqd[r], lm.names)}")
     for r in range(n):
         rows.append(f"g^{{{r + 1}}}_{{\\mathrm{{q}}}} &= {latex_expr(lm.g[r], lm.names)}")
-    out += [r"% M^{rc}: inertia matrix (symmetric, upper triangle), c^{r} = (C(q, qd) qd)_r, g^{r} = g(q)_r",
-            r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
+    out += [
+        r"% M^{rc}: inertia matrix (symmetric, upper triangle), c^{r} = (C(q, qd) qd)_r, g^{r} = g(q)_r",
+        r"\begin{align*}",
+        " \\\\\n".join(rows),
+        r"\end{align*}",
+    ]
     if standalone:
         out.append(r"\end{document}")
     return "\n".join(out) + "\n"

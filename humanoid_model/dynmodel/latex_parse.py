@@ -13,11 +13,16 @@ their LaTeX text):
     NUMBER  := digits ['.' digits] [' \\cdot 10^{' ['-'] digits '}']
     NAME    := BASE ['^{' text '}'] '_{\\mathrm{' text '}}'   (BASE: a letter, \\cmd or \\cmd{text})
 """
+
 from __future__ import annotations
 
 import re
 
 import sympy as sp
+
+from humanoid_model.exceptions import LatexParseError
+
+__all__ = ["LatexParseError", "parse_expr", "parse_equations"]
 
 _TOKENS = [
     ("NAME", r"(?:\\[A-Za-z]+\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z])(?:\^\{[^{}]*\})?_\{\\mathrm\{(?:[^{}\\]|\\_)+\}\}"),
@@ -36,16 +41,12 @@ _TOKENS = [
 _RX = re.compile("|".join(f"(?P<{n}>{p})" for n, p in _TOKENS))
 
 
-class LatexParseError(ValueError):
-    pass
-
-
 def _tokenize(s):
     pos, out = 0, []
     while pos < len(s):
         m = _RX.match(s, pos)
         if not m:
-            raise LatexParseError(f"unexpected text at {pos}: {s[pos:pos + 30]!r}")
+            raise LatexParseError(f"unexpected text at {pos}: {s[pos : pos + 30]!r}")
         if m.lastgroup != "WS":
             out.append((m.lastgroup, m.group(m.lastgroup), m))
         pos = m.end()

@@ -32,6 +32,7 @@ or _rc for matrix entry row r, column c):
                              moment about the link frame origin, both in world axes [N], [N m]
 ======================  ===============================================================
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -71,28 +72,30 @@ def _clean(x, tol=1e-15):
 @dataclass
 class Stmt:
     """One assignment ``symbol = expr`` or a block comment (``symbol`` is None)."""
+
     symbol: sp.Symbol | None
     expr: sp.Expr | None = None
     comment: str = ""
-    latex: str = ""      # LaTeX name of the symbol
+    latex: str = ""  # LaTeX name of the symbol
 
 
 @dataclass
 class Program:
     """A straight-line program: inputs, statements, outputs."""
+
     robot: str
     joint_names: list
     joint_kinds: list
-    body_names: list          # rows of f_ext (moving bodies, joint order)
+    body_names: list  # rows of f_ext (moving bodies, joint order)
     gravity: tuple
     q: list
     qd: list
     qdd: list
-    fext: list                # per body: 6 symbols (fx, fy, fz, nx, ny, nz)
+    fext: list  # per body: 6 symbols (fx, fy, fz, nx, ny, nz)
     stmts: list = field(default_factory=list)
-    tau: list = field(default_factory=list)      # expressions (symbols or constants)
-    values: dict = field(default_factory=dict)   # name -> [3 expressions] (accelerations true)
-    latex_names: dict = field(default_factory=dict)   # symbol name -> LaTeX
+    tau: list = field(default_factory=list)  # expressions (symbols or constants)
+    values: dict = field(default_factory=dict)  # name -> [3 expressions] (accelerations true)
+    latex_names: dict = field(default_factory=dict)  # symbol name -> LaTeX
     source: str = ""
 
     # -------------------------------------------------------------- building
@@ -110,14 +113,15 @@ class Program:
         return sym
 
     def vector(self, name, exprs, latex_base, latex_sub):
-        return [self.scalar(f"{name}_{a}", e, _lx(latex_base, latex_sub, a))
-                for a, e in zip(XYZ, exprs)]
+        return [self.scalar(f"{name}_{a}", e, _lx(latex_base, latex_sub, a)) for a, e in zip(XYZ, exprs)]
 
     def matrix(self, name, M, latex_base, latex_sub):
-        return [[self.scalar(f"{name}_{r}{c}", M[r][c], _lx(latex_base, latex_sub, f"{r+1}{c+1}"))
-                 for c in range(3)] for r in range(3)]
+        return [
+            [self.scalar(f"{name}_{r}{c}", M[r][c], _lx(latex_base, latex_sub, f"{r + 1}{c + 1}")) for c in range(3)]
+            for r in range(3)
+        ]
 
-    def pruned(self, keep_values: bool) -> "Program":
+    def pruned(self, keep_values: bool) -> Program:
         """A copy without statements that neither tau (nor `values`, if kept) depends on."""
         needed = set()
         for e in list(self.tau) + ([x for v in self.values.values() for x in v] if keep_values else []):
@@ -131,13 +135,12 @@ class Program:
                 needed |= {x.name for x in s.expr.free_symbols}
         kept.reverse()
         # drop comments of blocks left empty
-        out = [s for i, s in enumerate(kept)
-               if s.symbol is not None or (i + 1 < len(kept) and kept[i + 1].symbol is not None)]
+        out = [
+            s
+            for i, s in enumerate(kept)
+            if s.symbol is not None or (i + 1 < len(kept) and kept[i + 1].symbol is not None)
+        ]
         return replace(self, stmts=out)
-
-    @property
-    def n_ops(self) -> int:
-        return int(sum(sp.count_ops(s.expr) for s in self.stmts if s.symbol is not None))
 
 
 def _latex_text(name: str) -> str:
@@ -195,8 +198,7 @@ def axis_rotation(axis, c, s):
         for col in range(3):
             k = [[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]]
             kk = sum(k[r][m] * k[m][col] for m in range(3))
-            row.append(num(_clean(1.0 if r == col else 0.0)) + s * num(_clean(k[r][col]))
-                       + (1 - c) * num(_clean(kk)))
+            row.append(num(_clean(1.0 if r == col else 0.0)) + s * num(_clean(k[r][col])) + (1 - c) * num(_clean(kk)))
         out.append([sp.expand(e) for e in row])
     return out
 
@@ -224,12 +226,18 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
     bid = {n: unique(n) for n in model.bodies}
     jid = {n: unique(n) for n in names}
     bodies = [j.child for j in model.joints]
-    P = Program(model.name, names, [j.kind for j in model.joints], bodies, tuple(g),
-                q=[sp.Symbol(f"q_{jid[n]}") for n in names],
-                qd=[sp.Symbol(f"qd_{jid[n]}") for n in names],
-                qdd=[sp.Symbol(f"qdd_{jid[n]}") for n in names],
-                fext=[[sp.Symbol(f"fext_{bid[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")]
-                      for b in bodies], source=model.source)
+    P = Program(
+        model.name,
+        names,
+        [j.kind for j in model.joints],
+        bodies,
+        tuple(g),
+        q=[sp.Symbol(f"q_{jid[n]}") for n in names],
+        qd=[sp.Symbol(f"qd_{jid[n]}") for n in names],
+        qdd=[sp.Symbol(f"qdd_{jid[n]}") for n in names],
+        fext=[[sp.Symbol(f"fext_{bid[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")] for b in bodies],
+        source=model.source,
+    )
     for n in names:
         i, lab = jid[n], (n if n not in model.bodies else f"{n}_joint")
         P.latex_names[f"q_{i}"] = _lx("q", lab)
@@ -240,19 +248,22 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
             P.latex_names[s.name] = _lx(lab, b)
 
     zero = [sp.S.Zero] * 3
-    state = {model.root: dict(R=const_mat(np.eye(3)), O=zero, v=zero, a=const_vec([-x for x in g]),
-                              w=zero, wd=zero)}
-    P.comment(f"base '{model.root}': fixed; gravity trick: its acceleration is -g = "
-              f"({-g[0] + 0.0:g}, {-g[1] + 0.0:g}, {-g[2] + 0.0:g}) m/s^2")
+    state = {model.root: dict(R=const_mat(np.eye(3)), O=zero, v=zero, a=const_vec([-x for x in g]), w=zero, wd=zero)}
+    P.comment(
+        f"base '{model.root}': fixed; gravity trick: its acceleration is -g = "
+        f"({-g[0] + 0.0:g}, {-g[1] + 0.0:g}, {-g[2] + 0.0:g}) m/s^2"
+    )
     # ------------------------------------------------------------------ forward pass
     link_terms = {}
     for k, j in enumerate(model.joints):
         jn, ln = j.name, j.child
         ji, li = jid[jn], bid[ln]
-        jk = jn if jn not in model.bodies else f"{jn}_joint"   # values key of the joint
+        jk = jn if jn not in model.bodies else f"{jn}_joint"  # values key of the joint
         par = state[j.parent]
-        P.comment(f"joint '{jn}' ({j.kind}{', URDF ' + j.urdf_type if j.urdf_type not in (j.kind, '') else ''}): "
-                  f"parent '{j.parent}', child '{ln}'")
+        P.comment(
+            f"joint '{jn}' ({j.kind}{', URDF ' + j.urdf_type if j.urdf_type not in (j.kind, '') else ''}): "
+            f"parent '{j.parent}', child '{ln}'"
+        )
         Rp, Op, wp, wdp = par["R"], par["O"], par["w"], par["wd"]
         RE = matmul(Rp, const_mat(j.origin_rot))
         u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jk)
@@ -264,26 +275,29 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
             R = P.matrix(f"R_{li}", matmul(RE, axis_rotation(j.axis, c, s)), "R", ln)
             r = P.vector(f"r_{ji}", r0, "r", jk)
             w = P.vector(f"omega_{li}", add(wp, scale(qd, u)), r"\omega", ln)
-            wd = P.vector(f"omegad_{li}", add(wdp, scale(qdd, u), cross(wp, scale(qd, u))),
-                          r"\dot{\omega}", ln)
+            wd = P.vector(f"omegad_{li}", add(wdp, scale(qdd, u), cross(wp, scale(qd, u))), r"\dot{\omega}", ln)
             O = P.vector(f"position_{ji}", add(Op, r), "p", jk)
             v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r)), "v", jk)
-            a = P.vector(f"acceleration_{ji}", add(par["a"], cross(wdp, r), cross(wp, cross(wp, r))),
-                         "a", jk)
+            a = P.vector(f"acceleration_{ji}", add(par["a"], cross(wdp, r), cross(wp, cross(wp, r))), "a", jk)
         else:
             R = P.matrix(f"R_{li}", RE, "R", ln)
             r = P.vector(f"r_{ji}", add(r0, scale(q, u)), "r", jk)
             w, wd = wp, wdp
             O = P.vector(f"position_{ji}", add(Op, r), "p", jk)
             v = P.vector(f"velocity_{ji}", add(par["v"], cross(wp, r), scale(qd, u)), "v", jk)
-            a = P.vector(f"acceleration_{ji}",
-                         add(par["a"], cross(wdp, r), cross(wp, cross(wp, r)), scale(qdd, u),
-                             scale(2, cross(wp, scale(qd, u)))), "a", jk)
+            a = P.vector(
+                f"acceleration_{ji}",
+                add(par["a"], cross(wdp, r), cross(wp, cross(wp, r)), scale(qdd, u), scale(2, cross(wp, scale(qd, u)))),
+                "a",
+                jk,
+            )
         state[ln] = dict(R=R, O=O, v=v, a=a, w=w, wd=wd, u=u)
         # --- link block: COM kinematics and the body's own dynamic wrench (report's L961 shortcut)
         body = model.bodies[ln]
-        P.comment(f"link '{ln}': mass {body.mass:.6g} kg, COM {np.round(body.com, 6).tolist()} m "
-                  f"in the link frame{'; merged fixed links ' + str(body.merged) if body.merged else ''}")
+        P.comment(
+            f"link '{ln}': mass {body.mass:.6g} kg, COM {np.round(body.com, 6).tolist()} m "
+            f"in the link frame{'; merged fixed links ' + str(body.merged) if body.merged else ''}"
+        )
         rho = P.vector(f"rho_{li}", matvec(R, const_vec(body.com)), r"\rho", ln)
         pc = P.vector(f"position_{li}", add(O, rho), "p", ln)
         vc = P.vector(f"velocity_{li}", add(v, cross(w, rho)), "v", ln)
@@ -333,8 +347,7 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         wrench[jn] = (F, N)
         u = state[ln]["u"]
         proj = N if j.kind == "revolute" else F
-        tau[k] = P.scalar(f"tau_{ji}", sum((u[i] * proj[i] for i in range(3)), sp.S.Zero),
-                          _lx(r"\tau", jk))
+        tau[k] = P.scalar(f"tau_{ji}", sum((u[i] * proj[i] for i in range(3)), sp.S.Zero), _lx(r"\tau", jk))
         P.values[f"force_{jk}"] = F
         P.values[f"moment_{jk}"] = N
     P.tau = tau

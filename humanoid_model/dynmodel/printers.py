@@ -3,6 +3,7 @@
 Constants are printed with ``repr(float)`` (shortest round-trip form), so the generated code
 carries exactly the same binary numbers as the model.
 """
+
 from __future__ import annotations
 
 import re
@@ -68,38 +69,44 @@ def to_python(P: Program) -> str:
     dict it receives every per-joint and per-link 3-vector by name, see `quantities`), and
     ``quantities(q, qd, qdd, f_ext=None) -> dict``.
     """
-    L = ['"""' + "\n".join(_doc_lines(P)) + "\n" + _VALUES_DOC + '"""',
-         "import math", "", "import numpy as np", "",
-         f"ROBOT_NAME = {P.robot!r}",
-         f"JOINT_NAMES = {tuple(P.joint_names)!r}",
-         f"JOINT_TYPES = {tuple(P.joint_kinds)!r}",
-         f"BODY_NAMES = {tuple(P.body_names)!r}",
-         f"GRAVITY = {tuple(float(x) for x in P.gravity)!r}",
-         f"NV = {len(P.joint_names)}", "",
-         "",
-         "def _fext_rows(f_ext):",
-         '    """f_ext as a (len(BODY_NAMES), 6) array: from None, an array or {link name: 6-vector}."""',
-         "    rows = np.zeros((len(BODY_NAMES), 6))",
-         "    if f_ext is None:",
-         "        return rows",
-         "    if isinstance(f_ext, dict):",
-         "        for name, w in f_ext.items():",
-         "            if name not in BODY_NAMES:",
-         "                raise ValueError(f'f_ext: unknown link {name!r}; links: {BODY_NAMES}')",
-         "            rows[BODY_NAMES.index(name)] = np.asarray(w, dtype=float).reshape(6)",
-         "        return rows",
-         "    rows = np.asarray(f_ext, dtype=float)",
-         "    if rows.shape != (len(BODY_NAMES), 6):",
-         "        raise ValueError(f'f_ext: expected shape ({len(BODY_NAMES)}, 6) (rows BODY_NAMES), got {rows.shape}')",
-         "    return rows",
-         "",
-         "",
-         "def inverse_dynamics(q, qd, qdd, f_ext=None, values=None):",
-         '    """Joint efforts tau (NV,) for positions q, velocities qd, accelerations qdd (NV,)."""',
-         "    if len(q) != NV or len(qd) != NV or len(qdd) != NV:",
-         "        raise ValueError(f'inverse_dynamics: q, qd, qdd need {NV} values each (order JOINT_NAMES); '",
-         "                         f'got {len(q)}, {len(qd)}, {len(qdd)}')",
-         "    # inputs"]
+    L = [
+        '"""' + "\n".join(_doc_lines(P)) + "\n" + _VALUES_DOC + '"""',
+        "import math",
+        "",
+        "import numpy as np",
+        "",
+        f"ROBOT_NAME = {P.robot!r}",
+        f"JOINT_NAMES = {tuple(P.joint_names)!r}",
+        f"JOINT_TYPES = {tuple(P.joint_kinds)!r}",
+        f"BODY_NAMES = {tuple(P.body_names)!r}",
+        f"GRAVITY = {tuple(float(x) for x in P.gravity)!r}",
+        f"NV = {len(P.joint_names)}",
+        "",
+        "",
+        "def _fext_rows(f_ext):",
+        '    """f_ext as a (len(BODY_NAMES), 6) array: from None, an array or {link name: 6-vector}."""',
+        "    rows = np.zeros((len(BODY_NAMES), 6))",
+        "    if f_ext is None:",
+        "        return rows",
+        "    if isinstance(f_ext, dict):",
+        "        for name, w in f_ext.items():",
+        "            if name not in BODY_NAMES:",
+        "                raise ValueError(f'f_ext: unknown link {name!r}; links: {BODY_NAMES}')",
+        "            rows[BODY_NAMES.index(name)] = np.asarray(w, dtype=float).reshape(6)",
+        "        return rows",
+        "    rows = np.asarray(f_ext, dtype=float)",
+        "    if rows.shape != (len(BODY_NAMES), 6):",
+        "        raise ValueError(f'f_ext: expected shape ({len(BODY_NAMES)}, 6) (rows BODY_NAMES), got {rows.shape}')",
+        "    return rows",
+        "",
+        "",
+        "def inverse_dynamics(q, qd, qdd, f_ext=None, values=None):",
+        '    """Joint efforts tau (NV,) for positions q, velocities qd, accelerations qdd (NV,)."""',
+        "    if len(q) != NV or len(qd) != NV or len(qdd) != NV:",
+        "        raise ValueError(f'inverse_dynamics: q, qd, qdd need {NV} values each (order JOINT_NAMES); '",
+        "                         f'got {len(q)}, {len(qd)}, {len(qdd)}')",
+        "    # inputs",
+    ]
     for k in range(len(P.joint_names)):
         L.append(f"    {P.q[k]} = q[{k}]; {P.qd[k]} = qd[{k}]; {P.qdd[k]} = qdd[{k}]")
     L.append("    fe = _fext_rows(f_ext)")
@@ -123,21 +130,27 @@ def to_python(P: Program) -> str:
         return out
 
     L += blocks(lambda n: n in for_tau, "    ")
-    L += ["", "    tau = np.array([" + ", ".join(_PY.doprint(t) for t in P.tau) + "])",
-          "    if values is not None:"]
-    L += [line.replace("# --- ", "# --- (values only) ", 1) if "# ---" in line else line
-          for line in blocks(lambda n: n not in for_tau, "        ")]
+    L += ["", "    tau = np.array([" + ", ".join(_PY.doprint(t) for t in P.tau) + "])", "    if values is not None:"]
+    L += [
+        line.replace("# --- ", "# --- (values only) ", 1) if "# ---" in line else line
+        for line in blocks(lambda n: n not in for_tau, "        ")
+    ]
     L.append("")
     for name, vec in P.values.items():
         L.append(f"        values[{name!r}] = np.array([{', '.join(_PY.doprint(e) for e in vec)}], dtype=float)")
     for k, n in enumerate(P.joint_names):
         L.append(f"        values[{'tau_' + n!r}] = tau[{k}]")
-    L += ["    return tau", "", "",
-          "def quantities(q, qd, qdd, f_ext=None):",
-          '    """All per-joint and per-link quantities by name (see the module docstring)."""',
-          "    values = {}",
-          "    inverse_dynamics(q, qd, qdd, f_ext, values)",
-          "    return values", ""]
+    L += [
+        "    return tau",
+        "",
+        "",
+        "def quantities(q, qd, qdd, f_ext=None):",
+        '    """All per-joint and per-link quantities by name (see the module docstring)."""',
+        "    values = {}",
+        "    inverse_dynamics(q, qd, qdd, f_ext, values)",
+        "    return values",
+        "",
+    ]
     return "\n".join(L)
 
 
@@ -166,24 +179,49 @@ def to_c(P: Program, prefix: str | None = None, header_name: str | None = None) 
     pre = prefix or c_prefix(P)
     P = P.pruned(keep_values=False)
     PRE = pre.upper()
-    sig = (f"void {pre}_inverse_dynamics(const double *q, const double *qd, const double *qdd,\n"
-           f"        const double *f_ext, double *tau)")
+    sig = (
+        f"void {pre}_inverse_dynamics(const double *q, const double *qd, const double *qdd,\n"
+        f"        const double *f_ext, double *tau)"
+    )
     doc = "\n".join(" * " + line for line in _doc_lines(P))
     guard = f"{PRE}_DYNMODEL_H"
-    h = [f"/*\n{doc}\n */", f"#ifndef {guard}", f"#define {guard}", "",
-         f"#define {PRE}_NV {len(P.joint_names)}", f"#define {PRE}_NB {len(P.body_names)}", ""]
+    h = [
+        f"/*\n{doc}\n */",
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "",
+        f"#define {PRE}_NV {len(P.joint_names)}",
+        f"#define {PRE}_NB {len(P.body_names)}",
+        "",
+    ]
     for k, n in enumerate(P.joint_names):
         h.append(f"#define {PRE}_JOINT_{identifier(n).upper()} {k}  /* {n} */")
-    h += ["", "#ifdef __cplusplus", 'extern "C" {', "#endif",
-          f"/* q, qd, qdd, tau: {PRE}_NV values in the order above; f_ext: NULL or {PRE}_NB x 6 */",
-          sig + ";", "#ifdef __cplusplus", "}", "#endif", f"#endif /* {guard} */", ""]
-    c = [f"/*\n{doc}\n */", "#include <math.h>", "#include <stddef.h>", f'#include "{header_name or pre + "_dynmodel.h"}"',
-         "", sig, "{"]
+    h += [
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        f"/* q, qd, qdd, tau: {PRE}_NV values in the order above; f_ext: NULL or {PRE}_NB x 6 */",
+        sig + ";",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        f"#endif /* {guard} */",
+        "",
+    ]
+    c = [
+        f"/*\n{doc}\n */",
+        "#include <math.h>",
+        "#include <stddef.h>",
+        f'#include "{header_name or pre + "_dynmodel.h"}"',
+        "",
+        sig,
+        "{",
+    ]
     used = {x.name for st in P.stmts if st.symbol is not None for x in st.expr.free_symbols}
     used |= {x.name for t in P.tau for x in sp.sympify(t).free_symbols}
     for k in range(len(P.joint_names)):
-        decl = [f"{v} = {arr}[{k}]" for v, arr in ((P.q[k], "q"), (P.qd[k], "qd"), (P.qdd[k], "qdd"))
-                if v.name in used]
+        decl = [f"{v} = {arr}[{k}]" for v, arr in ((P.q[k], "q"), (P.qd[k], "qd"), (P.qdd[k], "qdd")) if v.name in used]
         if decl:
             c.append("    const double " + ", ".join(decl) + ";")
     for k, syms in enumerate(P.fext):
@@ -238,8 +276,9 @@ def latex_expr(e, names: dict) -> str:
     if e.is_Symbol:
         return names.get(e.name, e.name)
     if e.is_Rational and not e.is_Integer:
-        return r"\frac{" + str(e.p) + "}{" + str(e.q) + "}" if e.p > 0 else \
-            r"-\frac{" + str(-e.p) + "}{" + str(e.q) + "}"
+        return (
+            r"\frac{" + str(e.p) + "}{" + str(e.q) + "}" if e.p > 0 else r"-\frac{" + str(-e.p) + "}{" + str(e.q) + "}"
+        )
     if e.is_Number:
         t = _float_text(e) if e.is_Float else str(e)
         if "e" in t:
@@ -258,15 +297,20 @@ def to_latex(P: Program, standalone: bool = True) -> str:
     P = P.pruned(keep_values=False)
     out = []
     if standalone:
-        out += [r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks",
-                r"\begin{document}", f"\\section*{{Inverse dynamics of {_latex_text_plain(P.robot)}}}",
-                "% " + _HEADER.format(src=P.source),
-                f"Gravity $g = ({', '.join(_float_text(x) for x in P.gravity)})$~m/s$^2$; "
-                r"the base acceleration is $-g$. Vectors are in world axes; $R$ is the link "
-                r"orientation, $u$ the joint axis, $p$ positions, $v$ velocities, $a$ accelerations "
-                r"minus $g$ (joint origins and link centres of mass), $\omega$ angular velocities, "
-                r"$F$, $N$ the force and moment (about the joint origin) a joint transmits, "
-                r"$\tau$ the joint effort, $f$, $n$ external forces and moments."]
+        out += [
+            r"\documentclass{article}",
+            r"\usepackage{amsmath}",
+            r"\allowdisplaybreaks",
+            r"\begin{document}",
+            f"\\section*{{Inverse dynamics of {_latex_text_plain(P.robot)}}}",
+            "% " + _HEADER.format(src=P.source),
+            f"Gravity $g = ({', '.join(_float_text(x) for x in P.gravity)})$~m/s$^2$; "
+            r"the base acceleration is $-g$. Vectors are in world axes; $R$ is the link "
+            r"orientation, $u$ the joint axis, $p$ positions, $v$ velocities, $a$ accelerations "
+            r"minus $g$ (joint origins and link centres of mass), $\omega$ angular velocities, "
+            r"$F$, $N$ the force and moment (about the joint origin) a joint transmits, "
+            r"$\tau$ the joint effort, $f$, $n$ external forces and moments.",
+        ]
     block = []
 
     def flush():

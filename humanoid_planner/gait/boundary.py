@@ -11,6 +11,7 @@
 
 All positions in the DS frame have their origin at the rear toe O1; SS frames at the stance heel.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from humanoid_model.exceptions import PlanningError
+from humanoid_planner.exceptions import PlanningError
 
 from .params import BipParams
 
@@ -42,10 +43,10 @@ class GaitData:
     omega1: float = -5.0
     heel_lift: float = math.radians(20.0)
     trunk: float = math.pi / 2
-    t_ds: float = 0.17     # 003_chesse.md:649
-    t_ss: float = 0.5      # 003_chesse.md:649
+    t_ds: float = 0.17  # 003_chesse.md:649
+    t_ss: float = 0.5  # 003_chesse.md:649
 
-    def with_(self, **kw) -> "GaitData":
+    def with_(self, **kw) -> GaitData:
         return replace(self, **kw)
 
 
@@ -54,8 +55,8 @@ T_START = 0.45
 T_PRESTOP_DS = 0.186
 T_STOP = 0.5
 PRESTOP_U4F = 0.65
-REST_HIP_HEIGHT = 0.88   # chosen (bip_data.md:265 suggests 0.85; see rest_state_ss)
-REST_HIP_DX = 0.10       # chosen: start posture, hip 10 cm ahead of the ankles (see rest_state_ss)
+REST_HIP_HEIGHT = 0.88  # chosen (bip_data.md:265 suggests 0.85; see rest_state_ss)
+REST_HIP_DX = 0.10  # chosen: start posture, hip 10 cm ahead of the ankles (see rest_state_ss)
 REST_HIP_DX_STOP = 0.05  # chosen: stop posture, hip 5 cm ahead of the ankles (see docs/gait.md)
 
 
@@ -63,10 +64,11 @@ def _two_link(a, b, r_near, r_far, branch, where):
     """Angles (q_near, q_far) of a 2-link chain from the origin to (a, b): link far of length
     r_far then near of length r_near, as in A.3 / A.9 (003_chesse.md:273-285)."""
     rho = math.hypot(a, b)
-    c = (a * a + b * b + r_near ** 2 - r_far ** 2) / (2 * r_near)
+    c = (a * a + b * b + r_near**2 - r_far**2) / (2 * r_near)
     if rho < 1e-12 or abs(c / rho) > 1.0:
-        raise PlanningError(f"gait data: field '{where}' unreachable: distance {rho:.4f} m with "
-                            f"segments {r_far:.3f} m + {r_near:.3f} m")
+        raise PlanningError(
+            f"gait data: field '{where}' unreachable: distance {rho:.4f} m with segments {r_far:.3f} m + {r_near:.3f} m"
+        )
     al = math.atan2(b, a)
     return al, math.acos(c / rho), c, rho
 
@@ -82,15 +84,15 @@ def ds_boundary_state(p: BipParams, gait: GaitData, end: int):
     r1, r6 = p.r1, p.foot.r_heel
     lp = p.foot.l_pied
     LP = gait.step_length
-    x4, y4 = (gait.hip0 if end == 0 else gait.hip1)
-    u4, v4 = (gait.hipv0 if end == 0 else gait.hipv1)
+    x4, y4 = gait.hip0 if end == 0 else gait.hip1
+    u4, v4 = gait.hipv0 if end == 0 else gait.hipv1
     q1 = rear_flat_angle(p) if end == 0 else rear_flat_angle(p) - gait.heel_lift
     qd1 = 0.0 if end == 0 else gait.omega1
     C1, S1 = math.cos(q1), math.sin(q1)
     # rear leg: O1 -> O2 (ankle) -> O3 (knee) -> O4 (hip)
     a1, b1 = x4 - r1 * C1, y4 - r1 * S1
     al1, ac1, _, _ = _two_link(a1, b1, L, L, "branch", f"hip{end} (rear leg)")
-    q3 = al1 + ac1                                              # (A.3a) knee forward
+    q3 = al1 + ac1  # (A.3a) knee forward
     q2 = math.atan2(b1 - L * math.sin(q3), a1 - L * math.cos(q3))  # (A.3b)
     C2, S2, C3, S3 = math.cos(q2), math.sin(q2), math.cos(q3), math.sin(q3)
     den = math.sin(q2 - q3)
@@ -101,17 +103,17 @@ def ds_boundary_state(p: BipParams, gait: GaitData, end: int):
     C6, S6 = math.cos(q6), math.sin(q6)
     a2, b2 = LP - lp - r6 * C6 - x4, -r6 * S6 - y4
     al2, ac2, _, _ = _two_link(a2, b2, L, L, "branch", f"hip{end} (front leg)")
-    q5 = al2 - ac2                                              # (A.9)
-    q4 = math.atan2(b2 - L * math.sin(q5), a2 - L * math.cos(q5))   # (A.10)
+    q5 = al2 - ac2  # (A.9)
+    q4 = math.atan2(b2 - L * math.sin(q5), a2 - L * math.cos(q5))  # (A.10)
     C4, S4, C5, S5 = math.cos(q4), math.sin(q4), math.cos(q5), math.sin(q5)
     if end == 0:
         D = L * math.sin(q4 - q5) + r6 * math.sin(q4 - q6)
         qd4 = (u4 * (L * C5 + r6 * C6) + v4 * (L * S5 + r6 * S6)) / (L * D)
         qd5 = -(u4 * C4 + v4 * S4) / D
-        qd6 = qd5                                               # (A.11) no ankle rotation
+        qd6 = qd5  # (A.11) no ankle rotation
     else:
-        qd4 = (u4 * C5 + v4 * S5) / (L * math.sin(q4 - q5))       # (A.22) with v4 terms
-        qd5 = -(u4 * C4 + v4 * S4) / (L * math.sin(q4 - q5))      # (A.23)
+        qd4 = (u4 * C5 + v4 * S5) / (L * math.sin(q4 - q5))  # (A.22) with v4 terms
+        qd5 = -(u4 * C4 + v4 * S4) / (L * math.sin(q4 - q5))  # (A.23)
         qd6 = 0.0
     q = np.array([q1, q2, q3, q4, q5, q6, gait.trunk])
     qd = np.array([qd1, qd2, qd3, qd4, qd5, qd6, 0.0])
@@ -127,8 +129,7 @@ def ds_to_ss(p: BipParams, q, qd):
     """DS end -> SS start (003_chesse.md:297-308)."""
     q = np.asarray(q, float)
     qd = np.asarray(qd, float)
-    qs = np.array([q[4] + math.pi, q[3] + math.pi, q[2] - math.pi, q[1] - math.pi,
-                   q[0] - math.pi, q[6]])
+    qs = np.array([q[4] + math.pi, q[3] + math.pi, q[2] - math.pi, q[1] - math.pi, q[0] - math.pi, q[6]])
     vs = np.array([qd[4], qd[3], qd[2], qd[1], qd[0], qd[6]])
     return qs, vs
 
@@ -152,8 +153,9 @@ def ds_to_ss_inverse(p: BipParams, q, qd):
     return qs, vs
 
 
-def rest_state_ss(p: BipParams, hip_height: float = REST_HIP_HEIGHT, hip_dx: float = REST_HIP_DX,
-                  trunk: float = math.pi / 2):
+def rest_state_ss(
+    p: BipParams, hip_height: float = REST_HIP_HEIGHT, hip_dx: float = REST_HIP_DX, trunk: float = math.pi / 2
+):
     """SS state of the start/stop posture: legs together, both feet flat side by side (swing heel
     at the stance heel), hip at ``hip_height`` [m] and ``hip_dx`` [m] ahead of the ankles, zero
     velocity.  ``hip_dx`` = 6 cm (chosen): with the hip above the ankle (0.12 m from the heel) the
@@ -161,18 +163,18 @@ def rest_state_ss(p: BipParams, hip_height: float = REST_HIP_HEIGHT, hip_dx: flo
     its centre of pressure at the heel reaches only x = 0.12 cosh(0.45 sqrt(g/z)) ~ 0.27 m < 0.36
     m of the cyclic SS end state in 0.45 s)."""
     L = p.r_leg
-    ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
+    _ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
     dz = hip_height - ay
     d = math.hypot(dz, hip_dx)
     if not 0.0 < d < 2 * L:
         raise PlanningError(f"gait data: field 'rest_hip_height' = {hip_height} m unreachable")
     half = math.acos(d / (2 * L))
-    lean = math.atan2(dz, hip_dx)          # direction ankle -> hip
+    lean = math.atan2(dz, hip_dx)  # direction ankle -> hip
     # stance: shank ankle->knee leans forward (knee forward), thigh knee->hip leans back
     q1 = lean - half
     q2 = lean + half
-    q3 = q2 - math.pi     # swing thigh hip->knee
-    q4 = q1 - math.pi     # swing shank knee->ankle
+    q3 = q2 - math.pi  # swing thigh hip->knee
+    q4 = q1 - math.pi  # swing shank knee->ankle
     q5 = -p.foot.gamma_p  # swing foot ankle->toe, flat
     return np.array([q1, q2, q3, q4, q5, trunk]), np.zeros(6)
 
@@ -225,7 +227,7 @@ def urdf_joint_angles(p: BipParams, phase: str, q, root_leg: str):
 
 
 # ------------------------------------------------------------------ RABBIT (A5, IK only)
-RABBIT_LEG = 0.4   # tibia = thigh length [m], Table III-2 (003_chesse.md:545-546)
+RABBIT_LEG = 0.4  # tibia = thigh length [m], Table III-2 (003_chesse.md:545-546)
 
 
 def rabbit_ds_boundary_state(step_length: float, hip, hipv, r: float = RABBIT_LEG):
@@ -248,6 +250,7 @@ def rabbit_ds_boundary_state(step_length: float, hip, hipv, r: float = RABBIT_LE
 
     def perp(a):
         return np.array([-math.sin(a), math.cos(a)])
+
     # hip velocity = r qd1 perp(q1) + r qd2 perp(q2); foot velocity 0 = hipv + r qd3 perp(q3) + ...
     J1 = r * np.column_stack([perp(q1), perp(q2)])
     J2 = r * np.column_stack([perp(q3), perp(q4)])

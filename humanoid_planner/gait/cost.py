@@ -8,6 +8,7 @@ l_r = 1/2 mu_c sum xi_i (gamma_i u_i)^2            (torques)
 Only r_d = 150 is published (003_chesse.md:23, 649); everything else in :class:`Weights` is our
 choice (003_chesse.md:560-577), documented field by field.  One weight set serves every phase.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,48 +19,49 @@ from dataclasses import dataclass, field, replace
 class Weights:
     """Weights, scalings, limits (all chosen unless cited)."""
 
-    mu_c: float = 1.0            # torque weight (chosen; only the ratio mu_c/mu_f matters)
-    mu_f: float = 1.0            # contact-force weight (chosen)
-    xi_tau: tuple = (1.0,) * 6   # per-joint cursors xi_i (chosen uniform)
+    mu_c: float = 1.0  # torque weight (chosen; only the ratio mu_c/mu_f matters)
+    mu_f: float = 1.0  # contact-force weight (chosen)
+    xi_tau: tuple = (1.0,) * 6  # per-joint cursors xi_i (chosen uniform)
     xi_f: tuple = (1.0, 1.0, 1.0)
-    gamma_tau: float = 1.0 / 100.0   # [1/(N m)]: 100 N m ~ the scale of the joint torques (chosen)
-    gamma_f: float = 1.0 / 1000.0    # [1/N]: 1000 N ~ the robot's weight, 1028 N (chosen)
-    r_d: float = 150.0               # closure penalty factor (003_chesse.md:23, 649)
-    gamma10: float = 1.0e4           # closure scaling [1/m^2] (chosen, see docs/gait.md)
-    r_a: float = 15.0                # flattening penalty factor [1/rad^2] (chosen, docs/gait.md)
-    r_h: float = 1.0e3               # inequality penalty factor (003_chesse.md:116 '10^2-10^3')
-    s_angle: float = 0.01            # h scaling [rad]: 1e3 (h/0.01)^2 (chosen)
-    s_vel: float = 0.1               # [rad/s]
-    s_dist: float = 0.01             # [m]
-    tau_max: float = 400.0           # |u_i| <= 400 N m (chosen, see docs/gait.md: the thesis's gait
-                                     # data need > 150 N m at the stance ankle)
-    toe_force_max: float | None = 6.0    # DS front-toe force 0 <= FB2 <= 6 N: our reading of the
-                                         # 6 N bound as a "small saturation level" of u8
-                                         # (003_chesse.md:649, 655); None disables it
-    ss_toe_min: float = 6.0          # SS stance toe NB2 >= 6 N (003_chesse.md:649, 655, our reading)
-    ss_heel_min: float = 1.0         # SS stance heel NB1 >= 1 N (strict unilaterality with a 1 N
-                                     # margin, chosen; 003_chesse.md:398)
-    enforce_contacts: bool = False   # extension: friction cones and rear/stance unilaterality as
-                                     # NLP constraints (the thesis only checks them afterwards)
-    friction: float = 0.25           # friction coefficient of the NLP cones when enforce_contacts
-                                     # (chosen: margin under the thesis's 0.3, 003_chesse.md:649)
-    friction_check: float = 0.3      # bound of the a-posteriori check (003_chesse.md:649, 716)
+    gamma_tau: float = 1.0 / 100.0  # [1/(N m)]: 100 N m ~ the scale of the joint torques (chosen)
+    gamma_f: float = 1.0 / 1000.0  # [1/N]: 1000 N ~ the robot's weight, 1028 N (chosen)
+    r_d: float = 150.0  # closure penalty factor (003_chesse.md:23, 649)
+    gamma10: float = 1.0e4  # closure scaling [1/m^2] (chosen, see docs/gait.md)
+    r_a: float = 15.0  # flattening penalty factor [1/rad^2] (chosen, docs/gait.md)
+    r_h: float = 1.0e3  # inequality penalty factor (003_chesse.md:116 '10^2-10^3')
+    s_angle: float = 0.01  # h scaling [rad]: 1e3 (h/0.01)^2 (chosen)
+    s_vel: float = 0.1  # [rad/s]
+    s_dist: float = 0.01  # [m]
+    tau_max: float = 400.0  # |u_i| <= 400 N m (chosen, see docs/gait.md: the thesis's gait
+    # data need > 150 N m at the stance ankle)
+    toe_force_max: float | None = 6.0  # DS front-toe force 0 <= FB2 <= 6 N: our reading of the
+    # 6 N bound as a "small saturation level" of u8
+    # (003_chesse.md:649, 655); None disables it
+    ss_toe_min: float = 6.0  # SS stance toe NB2 >= 6 N (003_chesse.md:649, 655, our reading)
+    ss_heel_min: float = 1.0  # SS stance heel NB1 >= 1 N (strict unilaterality with a 1 N
+    # margin, chosen; 003_chesse.md:398)
+    enforce_contacts: bool = False  # extension: friction cones and rear/stance unilaterality as
+    # NLP constraints (the thesis only checks them afterwards)
+    friction: float = 0.25  # friction coefficient of the NLP cones when enforce_contacts
+    # (chosen: margin under the thesis's 0.3, 003_chesse.md:649)
+    friction_check: float = 0.3  # bound of the a-posteriori check (003_chesse.md:649, 716)
     # joint ranges in URDF signs (bip_data.md:97-99: hip pitch -75..20 deg, knee 0..90 deg,
     # ankle pitch +-45 deg) and velocity limits (bip_data.md:252-253: hip 5, knee 7, ankle 6 rad/s)
-    limits: dict = field(default_factory=lambda: {
-        "hip_pitch": (math.radians(-75.0), math.radians(20.0)),
-        "knee": (0.0, math.radians(90.0)),
-        "ankle_pitch": (math.radians(-45.0), math.radians(45.0)),
-    })
-    vel_limits: dict = field(default_factory=lambda: {"hip_pitch": 5.0, "knee": 7.0,
-                                                        "ankle_pitch": 6.0})
+    limits: dict = field(
+        default_factory=lambda: {
+            "hip_pitch": (math.radians(-75.0), math.radians(20.0)),
+            "knee": (0.0, math.radians(90.0)),
+            "ankle_pitch": (math.radians(-45.0), math.radians(45.0)),
+        }
+    )
+    vel_limits: dict = field(default_factory=lambda: {"hip_pitch": 5.0, "knee": 7.0, "ankle_pitch": 6.0})
 
-    def with_(self, **kw) -> "Weights":
+    def with_(self, **kw) -> Weights:
         return replace(self, **kw)
 
     def torque_w(self):
         """Diagonal W entries mu_c xi_i gamma_i^2 for the torques."""
-        return [self.mu_c * x * self.gamma_tau ** 2 for x in self.xi_tau]
+        return [self.mu_c * x * self.gamma_tau**2 for x in self.xi_tau]
 
     def force_w(self):
-        return [self.mu_f * x * self.gamma_f ** 2 for x in self.xi_f]
+        return [self.mu_f * x * self.gamma_f**2 for x in self.xi_f]

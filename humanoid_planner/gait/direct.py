@@ -13,6 +13,7 @@ controls u_k (6 torques, plus FB1, FB2, FB12 in DS).  Constraints:
 
 The cost is the trapezoidal integral of :mod:`~humanoid_planner.gait.cost`'s l_r.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from humanoid_model.exceptions import PlanningError
+from humanoid_model.validation import finite_number, finite_vector
+from humanoid_planner.exceptions import PlanningError
 
 from .cost import Weights
 from .model import PlanarTree
@@ -39,19 +41,19 @@ class Phase:
     v0: np.ndarray
     q1: np.ndarray
     v1: np.ndarray
-    step_length: float = 0.5        # DS: heel target at (step_length - l_pied, 0)
-    root_leg: str = "l"             # physical leg of the tree's root side (DS rear, SS stance)
-    origin_x: float = 0.0           # world x of the phase frame's origin [m]
+    step_length: float = 0.5  # DS: heel target at (step_length - l_pied, 0)
+    root_leg: str = "l"  # physical leg of the tree's root side (DS rear, SS stance)
+    origin_x: float = 0.0  # world x of the phase frame's origin [m]
 
 
 @dataclass
 class PhaseSolution:
     phase: Phase
     t: np.ndarray
-    q: np.ndarray        # (N+1, n)
+    q: np.ndarray  # (N+1, n)
     v: np.ndarray
     a: np.ndarray
-    u: np.ndarray        # (N+1, m)
+    u: np.ndarray  # (N+1, m)
     cost: float
     solve_time: float
     iterations: int
@@ -73,10 +75,10 @@ def physical_angles_expr(tree: PlanarTree, p, kind: str, q):
     the same affine map as :func:`~humanoid_planner.gait.boundary.urdf_joint_angles`."""
     tn = -p.foot.gamma_p
     if kind == "ds":
-        return (_leg_expr(q[2] + math.pi, q[1] + math.pi, q[0] + math.pi, q[6], tn)
-                + _leg_expr(q[3], q[4], q[5] + p.foot.alpha_p, q[6], tn))
-    return (_leg_expr(q[1] + math.pi, q[0] + math.pi, -p.foot.gamma_p, q[5], tn)
-            + _leg_expr(q[2], q[3], q[4], q[5], tn))
+        return _leg_expr(q[2] + math.pi, q[1] + math.pi, q[0] + math.pi, q[6], tn) + _leg_expr(
+            q[3], q[4], q[5] + p.foot.alpha_p, q[6], tn
+        )
+    return _leg_expr(q[1] + math.pi, q[0] + math.pi, -p.foot.gamma_p, q[5], tn) + _leg_expr(q[2], q[3], q[4], q[5], tn)
 
 
 class PhaseProblemBuilder:
@@ -89,7 +91,7 @@ class PhaseProblemBuilder:
         v = ca.SX.sym("v", n)
         u = ca.SX.sym("u", m)
         W = ca.DM(w.torque_w() + (w.force_w() if phase.kind == "ds" else []))
-        effort = 0.5 * ca.sum1(W * u ** 2)
+        effort = 0.5 * ca.sum1(W * u**2)
         pen_closure = 0
         pen_flat = 0
         closure = ca.SX.zeros(2)
@@ -97,8 +99,8 @@ class PhaseProblemBuilder:
             target = ca.DM([phase.step_length - p.foot.l_pied, 0.0])
             closure = tree.point_expr["heel"] - target
             pen_closure = 0.5 * w.r_d * w.gamma10 * ca.sumsqr(closure)
-            delta = q[5] + math.pi - p.foot.beta_p        # 003_chesse.md:366
-            pen_flat = 0.5 * w.r_a * delta ** 2
+            delta = q[5] + math.pi - p.foot.beta_p  # 003_chesse.md:366
+            pen_flat = 0.5 * w.r_a * delta**2
         # inequality penalties h <= 0
         hs = []
         ang = physical_angles_expr(tree, p, phase.kind, q)
@@ -122,7 +124,7 @@ class PhaseProblemBuilder:
         hplus = ca.fmax(hvec, 0)
         pen_ineq = 0.5 * w.r_h * ca.sumsqr(hplus)
         lr = effort + pen_closure + pen_flat + pen_ineq
-        lr_smooth = effort + pen_closure + pen_flat       # + 1/2 r_h |s|^2 with slacks s >= h+
+        lr_smooth = effort + pen_closure + pen_flat  # + 1/2 r_h |s|^2 with slacks s >= h+
         args = [tree.q_sym, tree.v_sym, u]
         sub = (ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
         self.f_l_smooth = ca.Function("l_smooth", args, [ca.substitute(lr_smooth, *sub)])
@@ -132,51 +134,60 @@ class PhaseProblemBuilder:
         lr = ca.substitute(lr, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
         self.f_l = ca.Function("l_r", args, [lr])
         self.f_parts = ca.Function(
-            "parts", args,
-            [ca.substitute(e, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
-             for e in (effort, pen_closure, pen_flat, pen_ineq)])
+            "parts",
+            args,
+            [
+                ca.substitute(e, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
+                for e in (effort, pen_closure, pen_flat, pen_ineq)
+            ],
+        )
         self.f_closure = ca.Function("closure", [tree.q_sym], [closure])
-        self.f_ang = ca.Function("phys", [tree.q_sym],
-                                 [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
-        self.f_angv = ca.Function("physv", [tree.q_sym, tree.v_sym],
-                                  [ca.substitute(angv, ca.vertcat(q, v),
-                                                 ca.vertcat(tree.q_sym, tree.v_sym))])
+        self.f_ang = ca.Function("phys", [tree.q_sym], [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
+        self.f_angv = ca.Function(
+            "physv",
+            [tree.q_sym, tree.v_sym],
+            [ca.substitute(angv, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))],
+        )
         self.W = np.array(W).ravel()
 
 
 def hermite_guess(q0, v0, q1, v1, T, t):
     """Cubic Hermite interpolation matching positions and velocities at both ends."""
     s = t / T
-    h00 = 2 * s ** 3 - 3 * s ** 2 + 1
-    h10 = s ** 3 - 2 * s ** 2 + s
-    h01 = -2 * s ** 3 + 3 * s ** 2
-    h11 = s ** 3 - s ** 2
-    q = (np.outer(h00, q0) + np.outer(h10 * T, v0) + np.outer(h01, q1) + np.outer(h11 * T, v1))
-    d00 = (6 * s ** 2 - 6 * s) / T
-    d10 = 3 * s ** 2 - 4 * s + 1
-    d01 = (-6 * s ** 2 + 6 * s) / T
-    d11 = 3 * s ** 2 - 2 * s
+    h00 = 2 * s**3 - 3 * s**2 + 1
+    h10 = s**3 - 2 * s**2 + s
+    h01 = -2 * s**3 + 3 * s**2
+    h11 = s**3 - s**2
+    q = np.outer(h00, q0) + np.outer(h10 * T, v0) + np.outer(h01, q1) + np.outer(h11 * T, v1)
+    d00 = (6 * s**2 - 6 * s) / T
+    d10 = 3 * s**2 - 4 * s + 1
+    d01 = (-6 * s**2 + 6 * s) / T
+    d11 = 3 * s**2 - 2 * s
     v = np.outer(d00, q0) + np.outer(d10, v0) + np.outer(d01, q1) + np.outer(d11, v1)
-    e00 = (12 * s - 6) / T ** 2
+    e00 = (12 * s - 6) / T**2
     e10 = (6 * s - 4) / T
-    e01 = (-12 * s + 6) / T ** 2
+    e01 = (-12 * s + 6) / T**2
     e11 = (6 * s - 2) / T
     a = np.outer(e00, q0) + np.outer(e10, v0) + np.outer(e01, q1) + np.outer(e11, v1)
     return q, v, a
 
 
-def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
-                 init: PhaseSolution | None = None, verbose: bool = False,
-                 max_iter: int = 1000, tol: float = 1e-8) -> PhaseSolution:
+def solve_direct(
+    tree: PlanarTree,
+    p,
+    phase: Phase,
+    w: Weights,
+    N: int = 40,
+    init: PhaseSolution | None = None,
+    verbose: bool = False,
+    max_iter: int = 1000,
+    tol: float = 1e-8,
+) -> PhaseSolution:
     """Solve one phase by direct transcription (IPOPT). Raises PlanningError on bad input."""
-    for name, val in (("duration", phase.duration),):
-        if not (np.isfinite(val) and val > 0):
-            raise PlanningError(f"gait phase '{phase.name}': field '{name}' must be > 0, got {val}")
+    source = f"gait phase '{phase.name}'"
+    finite_number(phase.duration, source, "duration", minimum=0.0, strict=True, unit="[s]", error=PlanningError)
     for name in ("q0", "v0", "q1", "v1"):
-        arr = np.asarray(getattr(phase, name), float)
-        if arr.shape != (tree.n,) or not np.all(np.isfinite(arr)):
-            raise PlanningError(f"gait phase '{phase.name}': field '{name}' must be {tree.n} "
-                                f"finite numbers, got {arr}")
+        finite_vector(getattr(phase, name), tree.n, source, name, PlanningError)
     n, m = tree.n, tree.m
     T = phase.duration
     h = T / N
@@ -189,7 +200,7 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     f_id_map = tree.f_id.map(N + 1)
     dyn = f_id_map(Q, Vv, A, U)
     g_int_v = Vv[:, 1:] - Vv[:, :-1] - h / 2 * (A[:, :-1] + A[:, 1:])
-    g_int_q = Q[:, 1:] - Q[:, :-1] - h * Vv[:, :-1] - h ** 2 / 6 * (2 * A[:, :-1] + A[:, 1:])
+    g_int_q = Q[:, 1:] - Q[:, :-1] - h * Vv[:, :-1] - h**2 / 6 * (2 * A[:, :-1] + A[:, 1:])
     g = [ca.vec(dyn), ca.vec(g_int_v), ca.vec(g_int_q)]
     lbg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
     ubg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
@@ -200,6 +211,7 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
         g.append(ca.vec(expr))
         lbg.append(np.full(N + 1, lo))
         ubg.append(np.full(N + 1, np.inf))
+
     if phase.kind == "ss":
         # stance-foot unilaterality through the bound of the thesis (003_chesse.md:649, 655: NB2
         # 'bounded at 6 N'; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
@@ -223,7 +235,7 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     # has the same value as the penalty at the optimum (the inequalities h <= 0 themselves are
     # never imposed)
     Sl = ca.MX.sym("S", bld.nh, N + 1)
-    L = bld.f_l_smooth.map(N + 1)(Q, Vv, U) + 0.5 * w.r_h * ca.sum1(Sl ** 2)
+    L = bld.f_l_smooth.map(N + 1)(Q, Vv, U) + 0.5 * w.r_h * ca.sum1(Sl**2)
     Hh = bld.f_h.map(N + 1)(Q, Vv)
     wts = np.full(N + 1, h)
     wts[0] = wts[-1] = h / 2
@@ -233,13 +245,13 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     ubg.append(np.full(bld.nh * (N + 1), np.inf))
     x = ca.vertcat(ca.vec(Q), ca.vec(Vv), ca.vec(A), ca.vec(U), ca.vec(Sl))
     nq = n * (N + 1)
-    nslack = bld.nh * (N + 1)
     # bounds
     lbx = np.full(x.shape[0], -np.inf)
     ubx = np.full(x.shape[0], np.inf)
 
     def idx(block, node, i, size):
         return block + node * size + i
+
     bQ, bV, bA, bU = 0, nq, 2 * nq, 3 * nq
     bS = bU + m * (N + 1)
     lbx[bS:] = 0.0
@@ -274,7 +286,7 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
             else:
                 sol = np.linalg.lstsq(Bk, rhs, rcond=None)[0]
             ug[k] = sol
-        ug[:, :tree.n_tau] = np.clip(ug[:, :tree.n_tau], -w.tau_max, w.tau_max)
+        ug[:, : tree.n_tau] = np.clip(ug[:, : tree.n_tau], -w.tau_max, w.tau_max)
         if phase.kind == "ds":
             ug[:, 6:8] = np.maximum(ug[:, 6:8], 0.0)
         x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
@@ -282,24 +294,40 @@ def solve_direct(tree: PlanarTree, p, phase: Phase, w: Weights, N: int = 40,
     x0 = np.concatenate([x0, np.maximum(hg, 0.0).T.ravel()])
     x0 = np.clip(x0, lbx, ubx)
     nlp = {"x": x, "f": J, "g": ca.vertcat(*g)}
-    opts = {"ipopt.print_level": 5 if verbose else 0, "print_time": False,
-            "ipopt.max_iter": max_iter, "ipopt.tol": tol, "ipopt.acceptable_tol": 1e-6,
-            "ipopt.mu_strategy": "adaptive", "ipopt.sb": "yes"}
+    opts = {
+        "ipopt.print_level": 5 if verbose else 0,
+        "print_time": False,
+        "ipopt.max_iter": max_iter,
+        "ipopt.tol": tol,
+        "ipopt.acceptable_tol": 1e-6,
+        "ipopt.mu_strategy": "adaptive",
+        "ipopt.sb": "yes",
+    }
     solver = ca.nlpsol("gait_" + phase.name, "ipopt", nlp, opts)
     t0 = time.perf_counter()
     res = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=np.concatenate(lbg), ubg=np.concatenate(ubg))
     dt = time.perf_counter() - t0
     st = solver.stats()
     xs = np.array(res["x"]).ravel()
-    q = xs[bQ:bQ + nq].reshape(N + 1, n)
-    v = xs[bV:bV + nq].reshape(N + 1, n)
-    a = xs[bA:bA + nq].reshape(N + 1, n)
+    q = xs[bQ : bQ + nq].reshape(N + 1, n)
+    v = xs[bV : bV + nq].reshape(N + 1, n)
+    a = xs[bA : bA + nq].reshape(N + 1, n)
     u = xs[bU:bS].reshape(N + 1, m)
     lam = np.array(res["lam_g"]).ravel()[:nq].reshape(N + 1, n)
-    sol = PhaseSolution(phase=phase, t=t, q=q, v=v, a=a, u=u, cost=float(res["f"]),
-                        solve_time=dt, iterations=int(st.get("iter_count", -1)),
-                        status=str(st.get("return_status")), success=bool(st.get("success")),
-                        lam_dyn=lam)
+    sol = PhaseSolution(
+        phase=phase,
+        t=t,
+        q=q,
+        v=v,
+        a=a,
+        u=u,
+        cost=float(res["f"]),
+        solve_time=dt,
+        iterations=int(st.get("iter_count", -1)),
+        status=str(st.get("return_status")),
+        success=bool(st.get("success")),
+        lam_dyn=lam,
+    )
     sol.builder = bld
     return sol
 
@@ -313,7 +341,7 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
     q, v = tree.q_sym, tree.v_sym
     a = ca.SX.sym("a", tree.n)
     u = ca.SX.sym("u", tree.m)
-    com = tree.f_coms(q)   # 2 x n
+    com = tree.f_coms(q)  # 2 x n
     Pm = 0
     for i, b in enumerate(tree.bodies):
         ci = com[:, i]
@@ -325,8 +353,8 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
         F = Pm - ca.vertcat(u[8], u[6] + u[7])
         out = ca.vertcat(F[1], F[0])
     else:
-        R = Pm                      # force of the stance foot on the stance shank
-        m0 = p.foot_front.mass      # stance-foot mass (003_chesse.md:536)
+        R = Pm  # force of the stance foot on the stance shank
+        m0 = p.foot_front.mass  # stance-foot mass (003_chesse.md:536)
         a5, b5 = p.foot_front_toe_frame()
         g_ = p.foot.gamma_p
         xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)

@@ -19,6 +19,7 @@ Equations of motion: M(q) qdd + c(q, qd) + dV/dq = B(q) u with c = Mdot qd - dT/
 Hamiltonian right-hand side pdot = 1/2 qd^T dM/dq qd - dV/dq + B u (003_chesse.md:359) is
 ``hamiltonian_pdot``.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,9 @@ from .params import BipParams, Segment
 @dataclass
 class Body:
     name: str
-    parent: int               # -1 = ground
-    attach: tuple             # joint origin in the parent frame (or world if parent == -1) [m]
-    seg: Segment              # mass, COM (a, b) in the body frame, inertia about O
+    parent: int  # -1 = ground
+    attach: tuple  # joint origin in the parent frame (or world if parent == -1) [m]
+    seg: Segment  # mass, COM (a, b) in the body frame, inertia about O
 
 
 @dataclass
@@ -44,9 +45,9 @@ class PlanarTree:
 
     name: str
     bodies: list
-    joints: list              # (parent_index or -1, child_index, name, actuated, armature)
-    points: dict              # name -> (body index, (x, y) in the body frame)
-    force_points: list        # released forces: (point name, direction (2,)) one per force
+    joints: list  # (parent_index or -1, child_index, name, actuated, armature)
+    points: dict  # name -> (body index, (x, y) in the body frame)
+    force_points: list  # released forces: (point name, direction (2,)) one per force
     g: float = 9.81
     coordinate_names: list = field(default_factory=list)
     control_names: list = field(default_factory=list)
@@ -120,8 +121,7 @@ class PlanarTree:
         self.f_fd = ca.Function("fwd_dyn", [q, v, u], [ca.solve(M, Bmat @ u - bias)])
         self.f_half_vdMv = ca.Function("half_vdMdq_v", [q, v], [dTdq])
         self.f_points = {k: ca.Function(f"p_{k}", [q], [p]) for k, p in pts.items()}
-        self.f_points_vel = {k: ca.Function(f"v_{k}", [q, v], [ca.jacobian(p, q) @ v])
-                             for k, p in pts.items()}
+        self.f_points_vel = {k: ca.Function(f"v_{k}", [q, v], [ca.jacobian(p, q) @ v]) for k, p in pts.items()}
         self.f_origins = ca.Function("origins", [q], [ca.horzcat(*origin)])
         self.f_coms = ca.Function("coms", [q], [ca.horzcat(*coms)])
         self.point_expr = pts
@@ -156,8 +156,7 @@ class PlanarTree:
 
     def hamiltonian_pdot(self, q, v, u):
         """pdot = 1/2 v^T dM/dq v - dV/dq + B u (003_chesse.md:53, 359)."""
-        return (np.array(self.f_half_vdMv(q, v)).ravel() - self.dVdq(q)
-                + self.B(q) @ np.asarray(u, dtype=float))
+        return np.array(self.f_half_vdMv(q, v)).ravel() - self.dVdq(q) + self.B(q) @ np.asarray(u, dtype=float)
 
     def relative(self, q):
         """Joint (relative) angles phi = S q for every joint of ``self.joints``."""
@@ -165,11 +164,9 @@ class PlanarTree:
 
 
 # ---------------------------------------------------------------------------------------------
-DS_TORQUES = ["C12_rear_ankle", "C23_rear_knee", "C37_rear_hip", "C74_front_hip",
-              "C45_front_knee", "C56_front_ankle"]
+DS_TORQUES = ["C12_rear_ankle", "C23_rear_knee", "C37_rear_hip", "C74_front_hip", "C45_front_knee", "C56_front_ankle"]
 DS_FORCES = ["FB1_heel_normal", "FB2_toe_normal", "FB12_heel_tangential"]
-SS_TORQUES = ["stance_ankle", "stance_knee", "stance_hip", "swing_hip", "swing_knee",
-              "swing_ankle"]
+SS_TORQUES = ["stance_ankle", "stance_knee", "stance_hip", "swing_hip", "swing_knee", "swing_ankle"]
 
 
 def ds_model(p: BipParams) -> PlanarTree:
@@ -218,12 +215,18 @@ def ds_model(p: BipParams) -> PlanarTree:
     }
     # rear heel: X1 = toe->ankle, ankle->toe = q1 + pi, ankle->heel = q1 + pi - alpha_p, i.e. the
     # angle pi - alpha_p in the S1 frame
-    points["rear_heel"] = (0, (p.r1 + ft.r_heel * math.cos(math.pi - al),
-                               ft.r_heel * math.sin(math.pi - al)))
+    points["rear_heel"] = (0, (p.r1 + ft.r_heel * math.cos(math.pi - al), ft.r_heel * math.sin(math.pi - al)))
     force_points = [("heel", (0.0, 1.0)), ("toe", (0.0, 1.0)), ("heel", (1.0, 0.0))]
-    return PlanarTree("bip_ds_" + p.name, bodies, joints, points, force_points, g=p.g,
-                      coordinate_names=[b.name for b in bodies],
-                      control_names=DS_TORQUES + DS_FORCES)
+    return PlanarTree(
+        "bip_ds_" + p.name,
+        bodies,
+        joints,
+        points,
+        force_points,
+        g=p.g,
+        coordinate_names=[b.name for b in bodies],
+        control_names=DS_TORQUES + DS_FORCES,
+    )
 
 
 def ss_model(p: BipParams) -> PlanarTree:
@@ -267,5 +270,13 @@ def ss_model(p: BipParams) -> PlanarTree:
         "swing_heel": (4, (ft.r_heel * math.cos(-al), ft.r_heel * math.sin(-al))),
         "head": (5, (0.66, 0.0)),
     }
-    return PlanarTree("bip_ss_" + p.name, bodies, joints, points, [], g=p.g,
-                      coordinate_names=[b.name for b in bodies], control_names=SS_TORQUES)
+    return PlanarTree(
+        "bip_ss_" + p.name,
+        bodies,
+        joints,
+        points,
+        [],
+        g=p.g,
+        coordinate_names=[b.name for b in bodies],
+        control_names=SS_TORQUES,
+    )

@@ -15,6 +15,7 @@ Two sets are provided:
 
 Lengths [m], masses [kg], inertias [kg m^2].
 """
+
 from __future__ import annotations
 
 import math
@@ -40,27 +41,27 @@ class Segment:
     @property
     def I_c(self) -> float:
         """Centroidal inertia [kg m^2]."""
-        return self.I_O - self.mass * (self.a ** 2 + self.b ** 2)
+        return self.I_O - self.mass * (self.a**2 + self.b**2)
 
 
 @dataclass(frozen=True)
 class FootGeometry:
     """Foot triangle (ankle O, heel B1, toe B2), Fig. A-1 of the thesis (003_chesse.md:240)."""
 
-    l_pied: float      # heel-toe length [m]
-    r_heel: float      # ankle-heel distance r6 [m]
-    r_toe: float       # ankle-toe distance r1 = r7 [m]
+    l_pied: float  # heel-toe length [m]
+    r_heel: float  # ankle-heel distance r6 [m]
+    r_toe: float  # ankle-toe distance r1 = r7 [m]
 
     @property
     def alpha_p(self) -> float:
         """Angle at the ankle between ankle->heel and ankle->toe [rad]."""
-        c = (self.r_heel ** 2 + self.r_toe ** 2 - self.l_pied ** 2) / (2 * self.r_heel * self.r_toe)
+        c = (self.r_heel**2 + self.r_toe**2 - self.l_pied**2) / (2 * self.r_heel * self.r_toe)
         return math.acos(c)
 
     @property
     def beta_p(self) -> float:
         """Angle at the heel [rad] (003_chesse.md:366: acos((r6^2 + l^2 - r1^2)/(2 l r6)))."""
-        c = (self.r_heel ** 2 + self.l_pied ** 2 - self.r_toe ** 2) / (2 * self.l_pied * self.r_heel)
+        c = (self.r_heel**2 + self.l_pied**2 - self.r_toe**2) / (2 * self.l_pied * self.r_heel)
         return math.acos(c)
 
     @property
@@ -90,25 +91,31 @@ class BipParams:
     """
 
     name: str
-    r_leg: float                 # thigh = shank length [m]
-    r1: float                    # rear foot toe -> ankle length used by the DS root segment [m]
-    foot_rear: Segment           # S1, frame toe -> ankle
-    shank_rear: Segment          # S2, frame ankle -> knee
-    thigh_rear: Segment          # S3, frame knee -> hip
-    thigh_front: Segment         # S4, frame hip -> knee
-    shank_front: Segment         # S5, frame knee -> ankle
-    foot_front: Segment          # S6 (a, b) in the frame given by foot_front_frame
-    foot_front_frame: str        # "heel" (thesis-literal: X6 = ankle->heel) or "toe" (ankle->toe)
-    trunk: Segment               # S7, frame hip -> trunk COM direction
+    r_leg: float  # thigh = shank length [m]
+    r1: float  # rear foot toe -> ankle length used by the DS root segment [m]
+    foot_rear: Segment  # S1, frame toe -> ankle
+    shank_rear: Segment  # S2, frame ankle -> knee
+    thigh_rear: Segment  # S3, frame knee -> hip
+    thigh_front: Segment  # S4, frame hip -> knee
+    shank_front: Segment  # S5, frame knee -> ankle
+    foot_front: Segment  # S6 (a, b) in the frame given by foot_front_frame
+    foot_front_frame: str  # "heel" (thesis-literal: X6 = ankle->heel) or "toe" (ankle->toe)
+    trunk: Segment  # S7, frame hip -> trunk COM direction
     foot: FootGeometry
     armature: dict = field(default_factory=lambda: {"ankle": 0.0, "knee": 0.0, "hip": 0.0})
     g: float = G
 
     @property
     def total_mass(self) -> float:
-        return (self.foot_rear.mass + self.shank_rear.mass + self.thigh_rear.mass
-                + self.thigh_front.mass + self.shank_front.mass + self.foot_front.mass
-                + self.trunk.mass)
+        return (
+            self.foot_rear.mass
+            + self.shank_rear.mass
+            + self.thigh_rear.mass
+            + self.thigh_front.mass
+            + self.shank_front.mass
+            + self.foot_front.mass
+            + self.trunk.mass
+        )
 
     def foot_front_toe_frame(self) -> tuple[float, float]:
         """(a, b) of the distal foot COM in its ankle->toe frame [m]."""
@@ -127,26 +134,30 @@ class BipParams:
         al = self.foot.alpha_p
         return (a * math.cos(al) - b * math.sin(al), a * math.sin(al) + b * math.cos(al))
 
-    def scaled(self, inertia_scale: float = 1.0, trunk_scale: float = 1.0) -> "BipParams":
+    def scaled(self, inertia_scale: float = 1.0, trunk_scale: float = 1.0) -> BipParams:
         """Copy with reduced centroidal inertias (continuation in the inertias,
         003_chesse.md:186): I_O = m (a^2 + b^2) + k I_c, masses and COMs unchanged; the trunk's
         factor is ``inertia_scale * trunk_scale``."""
+
         def sc(s: Segment, k: float) -> Segment:
-            return Segment(s.mass, s.a, s.b, s.mass * (s.a ** 2 + s.b ** 2) + k * s.I_c)
-        return replace(self, foot_rear=sc(self.foot_rear, inertia_scale),
-                       shank_rear=sc(self.shank_rear, inertia_scale),
-                       thigh_rear=sc(self.thigh_rear, inertia_scale),
-                       thigh_front=sc(self.thigh_front, inertia_scale),
-                       shank_front=sc(self.shank_front, inertia_scale),
-                       foot_front=sc(self.foot_front, inertia_scale),
-                       trunk=sc(self.trunk, inertia_scale * trunk_scale))
+            return Segment(s.mass, s.a, s.b, s.mass * (s.a**2 + s.b**2) + k * s.I_c)
+
+        return replace(
+            self,
+            foot_rear=sc(self.foot_rear, inertia_scale),
+            shank_rear=sc(self.shank_rear, inertia_scale),
+            thigh_rear=sc(self.thigh_rear, inertia_scale),
+            thigh_front=sc(self.thigh_front, inertia_scale),
+            shank_front=sc(self.shank_front, inertia_scale),
+            foot_front=sc(self.foot_front, inertia_scale),
+            trunk=sc(self.trunk, inertia_scale * trunk_scale),
+        )
 
 
 # Public foot geometry, bip_data.md:131-139: ankle 0.083 m above the sole, toe edge 0.170 m ahead,
 # heel edge 0.120 m behind (foot length 0.290); ankle-toe hypot(0.170, 0.083) = 0.18918 ('0.189'),
 # ankle-heel hypot(0.120, 0.083) = 0.14591 ('0.146'). Exact values so that the URDF frames match.
-PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=math.hypot(0.120, 0.083),
-                           r_toe=math.hypot(0.170, 0.083))
+PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=math.hypot(0.120, 0.083), r_toe=math.hypot(0.170, 0.083))
 
 
 def thesis_params() -> BipParams:
@@ -173,11 +184,6 @@ def thesis_params() -> BipParams:
         trunk=Segment(66.11, 0.391, 0.0, 18.99),
         foot=FootGeometry(l_pied=0.290, r_heel=0.146, r_toe=0.188),
     )
-
-
-def thesis_table_b() -> dict:
-    """The b_i of Table III-3 that the thesis's M and V neglect (003_chesse.md:460)."""
-    return {"S2": 0.028, "S3": 0.005, "S4": -0.005, "S5": -0.028, "S7": 0.029}
 
 
 def _group(parts):
@@ -208,32 +214,36 @@ def urdf_params() -> BipParams:
     ft_m, ft_x, ft_z, ft_i = 2.34, 0.019, -0.059, 0.0210
     # pelvis + trunk group about the hip line (bip_data.md:156-166); hip-lever and cardan inertias
     # 1e-4 as suggested in bip_data.md:262, lumbar joint 0.128 above the hip line (bip_data.md:142)
-    tr_m, tr_x, tr_z, tr_i = _group([
-        (8.80, -0.068, -0.012, 0.0880),
-        (3.20, -0.107, 0.029, 0.0207), (3.20, -0.107, 0.029, 0.0207),
-        (0.70, -0.002, 0.034, 1e-4), (0.70, -0.002, 0.034, 1e-4),
-        (1.05, -0.047, 0.128 - 0.025, 1e-4),
-        (0.46, 0.046, 0.128, 1e-4),
-        (48.00, -0.013, 0.128 + 0.405, 2.379),
-    ])
+    tr_m, tr_x, tr_z, tr_i = _group(
+        [
+            (8.80, -0.068, -0.012, 0.0880),
+            (3.20, -0.107, 0.029, 0.0207),
+            (3.20, -0.107, 0.029, 0.0207),
+            (0.70, -0.002, 0.034, 1e-4),
+            (0.70, -0.002, 0.034, 1e-4),
+            (1.05, -0.047, 0.128 - 0.025, 1e-4),
+            (0.46, 0.046, 0.128, 1e-4),
+            (48.00, -0.013, 0.128 + 0.405, 2.379),
+        ]
+    )
     L = 0.410
     foot = PUBLIC_FOOT
     # distances along / across segment frames
     # rear (root-side) leg, segments pointing up: X = (0,1), Y = (-1,0)
     #   shank from the ankle: COM at z_from_ankle = L + sh_z, x = sh_x -> a = L + sh_z, b = -sh_x
-    shank_rear = Segment(sh_m, L + sh_z, -sh_x, sh_i + sh_m * ((L + sh_z) ** 2 + sh_x ** 2))
-    thigh_rear = Segment(th_m, L + th_z, -th_x, th_i + th_m * ((L + th_z) ** 2 + th_x ** 2))
+    shank_rear = Segment(sh_m, L + sh_z, -sh_x, sh_i + sh_m * ((L + sh_z) ** 2 + sh_x**2))
+    thigh_rear = Segment(th_m, L + th_z, -th_x, th_i + th_m * ((L + th_z) ** 2 + th_x**2))
     # front (distal) leg, pointing down: X = (0,-1), Y = (1,0): a = -z, b = x
-    thigh_front = Segment(th_m, -th_z, th_x, th_i + th_m * (th_z ** 2 + th_x ** 2))
-    shank_front = Segment(sh_m, -sh_z, sh_x, sh_i + sh_m * (sh_z ** 2 + sh_x ** 2))
+    thigh_front = Segment(th_m, -th_z, th_x, th_i + th_m * (th_z**2 + th_x**2))
+    shank_front = Segment(sh_m, -sh_z, sh_x, sh_i + sh_m * (sh_z**2 + sh_x**2))
     # trunk pointing up: X = (0,1), Y = (-1,0)
-    trunk = Segment(tr_m, tr_z, -tr_x, tr_i + tr_m * (tr_z ** 2 + tr_x ** 2))
+    trunk = Segment(tr_m, tr_z, -tr_x, tr_i + tr_m * (tr_z**2 + tr_x**2))
     # foot in the ankle->toe frame: toe at (0.170, -0.083) from the ankle
     ex = np.array([0.170, -0.083]) / math.hypot(0.170, 0.083)
     ey = np.array([-ex[1], ex[0]])
     c = np.array([ft_x, ft_z])
     a6, b6 = float(c @ ex), float(c @ ey)
-    foot_front = Segment(ft_m, a6, b6, ft_i + ft_m * (ft_x ** 2 + ft_z ** 2))
+    foot_front = Segment(ft_m, a6, b6, ft_i + ft_m * (ft_x**2 + ft_z**2))
     # rear foot in the toe->ankle frame, origin at the toe
     toe = np.array([0.170, -0.083])
     ex1 = -toe / np.linalg.norm(toe)
@@ -241,9 +251,18 @@ def urdf_params() -> BipParams:
     c1 = c - toe
     foot_rear = Segment(ft_m, float(c1 @ ex1), float(c1 @ ey1), ft_i + ft_m * float(c1 @ c1))
     return BipParams(
-        name="urdf", r_leg=L, r1=foot.r_toe, foot_rear=foot_rear, shank_rear=shank_rear,
-        thigh_rear=thigh_rear, thigh_front=thigh_front, shank_front=shank_front,
-        foot_front=foot_front, foot_front_frame="toe", trunk=trunk, foot=foot,
+        name="urdf",
+        r_leg=L,
+        r1=foot.r_toe,
+        foot_rear=foot_rear,
+        shank_rear=shank_rear,
+        thigh_rear=thigh_rear,
+        thigh_front=thigh_front,
+        shank_front=shank_front,
+        foot_front=foot_front,
+        foot_front_frame="toe",
+        trunk=trunk,
+        foot=foot,
         armature={"ankle": 0.60, "knee": 0.65, "hip": 0.86},
     )
 
@@ -256,5 +275,6 @@ def get_params(name: str = "thesis") -> BipParams:
     try:
         return PARAMETER_SETS[name]()
     except KeyError:
-        raise ConfigError(f"gait parameters: field 'params' has unknown value {name!r}; "
-                          f"expected one of {sorted(PARAMETER_SETS)}") from None
+        raise ConfigError(
+            f"gait parameters: field 'params' has unknown value {name!r}; expected one of {sorted(PARAMETER_SETS)}"
+        ) from None

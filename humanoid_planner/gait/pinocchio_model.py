@@ -7,6 +7,7 @@ the vector of relative angles phi = S q (S from the tree), so the joint torques 
 thesis's actuator torques (``../shared/spec/003_chesse.md:437``) and the absolute-angle mass matrix
 is M_abs = S^T M_rel S (A2, ``003_chesse.md:702``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,22 +25,22 @@ def build_pinocchio(tree: PlanarTree):
     # joints in the tree's joint order; a body's parent must already exist (tree.joints is ordered)
     body_to_jid = {}
     order = []
-    for (parent, child, name, _act, arm) in tree.joints:
+    for parent, child, name, _act, arm in tree.joints:
         b = tree.bodies[child]
         parent_jid = 0 if parent < 0 else body_to_jid[parent]
         placement = pin.SE3(np.eye(3), np.array([b.attach[0], b.attach[1], 0.0]))
         jid = model.addJoint(parent_jid, pin.JointModelRZ(), placement, name)
         seg = b.seg
-        inertia = pin.Inertia(seg.mass, np.array([seg.a, seg.b, 0.0]),
-                              np.diag([1e-6, 1e-6, seg.I_c]))
+        inertia = pin.Inertia(seg.mass, np.array([seg.a, seg.b, 0.0]), np.diag([1e-6, 1e-6, seg.I_c]))
         model.appendBodyToJoint(jid, inertia, pin.SE3.Identity())
         body_to_jid[child] = jid
         order.append(child)
         model.armature[model.joints[jid].idx_v] = arm
     for pname, (bi, off) in tree.points.items():
         jid = body_to_jid[bi]
-        model.addFrame(pin.Frame(pname, jid, 0, pin.SE3(np.eye(3), np.array([off[0], off[1], 0.0])),
-                                 pin.FrameType.OP_FRAME))
+        model.addFrame(
+            pin.Frame(pname, jid, 0, pin.SE3(np.eye(3), np.array([off[0], off[1], 0.0])), pin.FrameType.OP_FRAME)
+        )
     # S rows in Pinocchio's joint (= tree.joints) order
     S = tree.S.copy()
     return model, S

@@ -12,6 +12,7 @@ Closure and flattening stay exterior penalties; the same :class:`~humanoid_plann
 Weights` as the direct method (with ``enforce_contacts=False``: the thesis checks the friction
 cones and the rear-toe force only a posteriori, 003_chesse.md:176).
 """
+
 from __future__ import annotations
 
 import time
@@ -20,7 +21,7 @@ import casadi as ca
 import numpy as np
 from scipy.integrate import solve_bvp
 
-from humanoid_model.exceptions import PlanningError
+from humanoid_planner.exceptions import PlanningError
 
 from .cost import Weights
 from .direct import Phase, PhaseProblemBuilder, PhaseSolution, hermite_guess
@@ -106,10 +107,10 @@ def initial_guess_from_direct(system: PMPSystem, sol: PhaseSolution):
     Y = np.vstack([sol.q.T, P.T, np.zeros((n, K)), WP.T])
     # w_q = M (-wdot_p + (d l/d p) - (d f_p/d p)^T w_p) is what the adjoint's p-rows require; use
     # the rhs with w_q = 0 to get the other terms: wdot_p = -M^-1 w_q + r(q, p, w_p)
-    r = system.rhs(t, Y)[3 * n:, :]
+    r = system.rhs(t, Y)[3 * n :, :]
     wdot_p = np.gradient(WP, t, axis=0).T
     for k in range(K):
-        Y[2 * n:3 * n, k] = tree.M(sol.q[k]) @ (r[:, k] - wdot_p[:, k])
+        Y[2 * n : 3 * n, k] = tree.M(sol.q[k]) @ (r[:, k] - wdot_p[:, k])
     return t, Y
 
 
@@ -138,9 +139,11 @@ def solve_pmp(system: PMPSystem, t, Y, tol=1e-4, max_nodes=20000, verbose=0):
         A[:n2, :n2] = np.eye(n2)
         Bm[n2:, :n2] = np.eye(n2)
         return A, Bm
+
     t0 = time.perf_counter()
-    res = solve_bvp(system.rhs, bc, t, Y, fun_jac=system.jac, bc_jac=bc_jac, tol=tol,
-                    max_nodes=max_nodes, verbose=verbose)
+    res = solve_bvp(
+        system.rhs, bc, t, Y, fun_jac=system.jac, bc_jac=bc_jac, tol=tol, max_nodes=max_nodes, verbose=verbose
+    )
     res.solve_time = time.perf_counter() - t0
     return res
 
@@ -159,13 +162,24 @@ def pmp_to_solution(system: PMPSystem, res, K: int = 201) -> PhaseSolution:
     tf = np.linspace(0.0, ph.duration, 2001)
     lf = system.eval("f_l", res.sol(tf)).ravel()
     from scipy.integrate import simpson
+
     cost = float(simpson(lf, x=tf))
-    s = PhaseSolution(phase=ph, t=t, q=q, v=v, a=a, u=u, cost=cost,
-                      solve_time=getattr(res, "solve_time", 0.0), iterations=int(res.niter),
-                      status=str(res.message), success=bool(res.status == 0))
+    s = PhaseSolution(
+        phase=ph,
+        t=t,
+        q=q,
+        v=v,
+        a=a,
+        u=u,
+        cost=cost,
+        solve_time=getattr(res, "solve_time", 0.0),
+        iterations=int(res.niter),
+        status=str(res.message),
+        success=bool(res.status == 0),
+    )
     s.builder = system.builder
     s.bvp = res
-    s.costate = Y[2 * n:].T
+    s.costate = Y[2 * n :].T
     return s
 
 
@@ -175,8 +189,7 @@ def hamiltonian_along(system: PMPSystem, res, K: int = 401):
     return t, system.eval("f_H", res.sol(t)).ravel()
 
 
-def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progress=None,
-                    direct=None, tol=1e-3):
+def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progress=None, direct=None, tol=1e-3):
     """PMP solve of one phase, initialised from the direct solution (computed if not given)."""
     w = weights or problem.weights.with_(enforce_contacts=False)
     if phase.kind != "ds":
@@ -188,8 +201,7 @@ def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progr
     t, Y = initial_guess_from_direct(system, direct)
     res = solve_pmp(system, t, Y, tol=tol)
     if progress:
-        progress(f"  PMP {phase.name}: {res.message} ({res.niter} it, {len(res.x)} nodes, "
-                 f"{res.solve_time:.1f} s)")
+        progress(f"  PMP {phase.name}: {res.message} ({res.niter} it, {len(res.x)} nodes, {res.solve_time:.1f} s)")
     s = pmp_to_solution(system, res)
     s.checks = problem.check(s, w)
     s.system = system
@@ -204,13 +216,16 @@ def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progr
 CONTINUATION = ((1.0, 150.0, 15.0),)
 
 
-def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None,
-                           schedule=CONTINUATION, progress=None, tol=1e-3):
+def solve_pmp_continuation(
+    problem, phase: Phase, weights: Weights | None = None, schedule=CONTINUATION, progress=None, tol=1e-3
+):
     """PMP from an initial guess that does not use the direct solution (cubic Hermite states,
     zero co-states), with continuation in the centroidal inertias (the trunk included) and the
     penalty factors (003_chesse.md:182-186, A20) given by ``schedule``, plus a tolerance
-    continuation 1e-1 -> 1e-2 -> ``tol`` on the last step, which must be the nominal problem.  Returns (solution, steps) with one record per continuation step."""
+    continuation 1e-1 -> 1e-2 -> ``tol`` on the last step, which must be the nominal problem.
+    Returns (solution, steps) with one record per continuation step."""
     from .model import ds_model
+
     w0 = weights or problem.weights.with_(enforce_contacts=False)
     steps, res = [], None
     for k, (scale, r_d, r_a) in enumerate(schedule):
@@ -227,8 +242,7 @@ def solve_pmp_continuation(problem, phase: Phase, weights: Weights | None = None
             res = solve_pmp(system, res.x, res.y, tol=1e-2, max_nodes=5000)
             if res.status == 0:
                 res = solve_pmp(system, res.x, res.y, tol=tol, max_nodes=5000)
-        _record_step(steps, progress, phase, f"continuation step {k}", k, scale, w, res,
-                     res.niter, res.solve_time)
+        _record_step(steps, progress, phase, f"continuation step {k}", k, scale, w, res, res.niter, res.solve_time)
     s = pmp_to_solution(system, res)
     s.checks = problem.check(s, w0)
     s.system = system
@@ -247,15 +261,27 @@ A20_SCHEDULE = ((0.5, 10.0), (0.75, 38.7), (1.0, 150.0))
 
 def _record_step(steps, progress, phase, label, k, scale, w, res, iterations, seconds):
     """Append one continuation record, report it, and stop with PlanningError if it failed."""
-    steps.append({"inertia_scale": float(scale), "r_d": float(w.r_d), "r_a": float(w.r_a),
-                  "converged": bool(res.status == 0), "iterations": int(iterations),
-                  "nodes": int(len(res.x)), "time": float(seconds)})
+    steps.append(
+        {
+            "inertia_scale": float(scale),
+            "r_d": float(w.r_d),
+            "r_a": float(w.r_a),
+            "converged": bool(res.status == 0),
+            "iterations": int(iterations),
+            "nodes": int(len(res.x)),
+            "time": float(seconds),
+        }
+    )
     if progress:
-        progress(f"  {label}: inertia x{scale}, r_d {w.r_d:.1f}, r_a {w.r_a:.2f}: "
-                 f"{res.message} ({len(res.x)} nodes, {seconds:.1f} s)")
+        progress(
+            f"  {label}: inertia x{scale}, r_d {w.r_d:.1f}, r_a {w.r_a:.2f}: "
+            f"{res.message} ({len(res.x)} nodes, {seconds:.1f} s)"
+        )
     if res.status != 0:
-        raise PlanningError(f"gait phase '{phase.name}': PMP continuation step {k} "
-                            f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}")
+        raise PlanningError(
+            f"gait phase '{phase.name}': PMP continuation step {k} "
+            f"(inertia x{scale}, r_d {w.r_d}) did not converge: {res.message}"
+        )
 
 
 def _uniform(res, K):
@@ -263,9 +289,18 @@ def _uniform(res, K):
     return t, res.sol(t)
 
 
-def solve_pmp_a20(problem, phase: Phase, weights: Weights | None = None, schedule=A20_SCHEDULE,
-                  N_init: int = 50, mesh: int = 101, tol_step: float = 1e-2, tol: float = 1e-3,
-                  max_nodes: int = 3000, progress=None):
+def solve_pmp_a20(
+    problem,
+    phase: Phase,
+    weights: Weights | None = None,
+    schedule=A20_SCHEDULE,
+    N_init: int = 50,
+    mesh: int = 101,
+    tol_step: float = 1e-2,
+    tol: float = 1e-3,
+    max_nodes: int = 3000,
+    progress=None,
+):
     """A20 robustness procedure: PMP continuation from reduced inertias and low penalties to the
     nominal problem, each step converging from the previous one.
 
@@ -278,12 +313,15 @@ def solve_pmp_a20(problem, phase: Phase, weights: Weights | None = None, schedul
     nodes, time).  Raises PlanningError if a step fails."""
     from .direct import solve_direct
     from .model import ds_model
+
     if phase.kind != "ds":
         raise PlanningError(f"gait phase '{phase.name}': the PMP method is implemented for DS only")
     w0 = weights or problem.weights.with_(enforce_contacts=False)
     if not schedule or tuple(schedule[-1]) != (1.0, w0.r_d):
-        raise PlanningError(f"gait phase '{phase.name}': field 'schedule' must end at the nominal "
-                            f"problem (1.0, {w0.r_d}), got {schedule!r}")
+        raise PlanningError(
+            f"gait phase '{phase.name}': field 'schedule' must end at the nominal "
+            f"problem (1.0, {w0.r_d}), got {schedule!r}"
+        )
     steps, res = [], None
     for k, (scale, r_d) in enumerate(schedule):
         p = problem.params.scaled(scale)
@@ -293,8 +331,10 @@ def solve_pmp_a20(problem, phase: Phase, weights: Weights | None = None, schedul
         if res is None:
             d = solve_direct(tree, p, phase, w, N=N_init)
             if not d.success:
-                raise PlanningError(f"gait phase '{phase.name}': direct solve of the reduced "
-                                    f"problem (inertia x{scale}, r_d {r_d}) failed: {d.status}")
+                raise PlanningError(
+                    f"gait phase '{phase.name}': direct solve of the reduced "
+                    f"problem (inertia x{scale}, r_d {r_d}) failed: {d.status}"
+                )
             t, Y = initial_guess_from_direct(system, d)
         else:
             t, Y = _uniform(res, mesh)

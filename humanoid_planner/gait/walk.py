@@ -6,6 +6,7 @@ Sequence of the whole walk (phases a-e of 003_chesse.md:646-652):
 Legs: the start step stands on the left foot; the physical leg of each tree's root side follows.
 World frame: x forward from the start-step stance heel, z up (the thesis's Y0).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from humanoid_model.exceptions import PlanningError
+from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
 from .cost import Weights
@@ -55,16 +56,16 @@ class GaitProblem:
     def phases(self, which: str):
         """List of :class:`Phase` for ``which`` in PHASE_CHOICES."""
         if which not in PHASE_CHOICES:
-            raise PlanningError(f"gait: field 'phase' has unknown value {which!r}; expected one of "
-                                f"{list(PHASE_CHOICES)}")
+            raise PlanningError(
+                f"gait: field 'phase' has unknown value {which!r}; expected one of {list(PHASE_CHOICES)}"
+            )
         p, g = self.params, self.gait
         lp, LP = p.foot.l_pied, g.step_length
         (q0, v0), (q1, v1) = bd.ds_boundary_states(p, g)
         ss0 = bd.ds_to_ss(p, q1, v1)
         ss1 = bd.ds_to_ss_inverse(p, q0, v0)
         rest = bd.rest_state_ss(p, hip_height=self.rest_hip_height, hip_dx=self.rest_hip_dx)
-        rest_stop = bd.rest_state_ss(p, hip_height=self.rest_hip_height,
-                                     hip_dx=self.rest_hip_dx_stop)
+        rest_stop = bd.rest_state_ss(p, hip_height=self.rest_hip_height, hip_dx=self.rest_hip_dx_stop)
         g_stop = g.with_(hipv1=(self.prestop_u4f, g.hipv1[1]))
         (pq0, pv0), (pq1, pv1) = bd.ds_boundary_states(p, g_stop)
         stop0 = bd.ds_to_ss(p, pq1, pv1)
@@ -74,28 +75,36 @@ class GaitProblem:
 
         def ss(name, dur, a, b, origin, leg):
             return Phase(name, "ss", dur, a[0], a[1], b[0], b[1], LP, leg, origin)
+
         if which == "ds":
             return [ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), 0.0, "l")]
         if which == "ss":
             return [ss("cyclic_ss", g.t_ss, ss0, ss1, LP - lp, "r")]
         if which == "cyclic":
-            return [ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), 0.0, "l"),
-                    ss("cyclic_ss", g.t_ss, ss0, ss1, LP - lp, "r")]
+            return [
+                ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), 0.0, "l"),
+                ss("cyclic_ss", g.t_ss, ss0, ss1, LP - lp, "r"),
+            ]
         if which == "start":
             return [ss("start_ss", self.t_start, rest, ss1, 0.0, "l")]
         if which == "stop":
-            return [ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), 0.0, "l"),
-                    ss("stop_ss", self.t_stop, stop0, rest_stop, LP - lp, "r")]
-        return [ss("start_ss", self.t_start, rest, ss1, 0.0, "l"),
-                ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), lp, "l"),
-                ss("cyclic_ss", g.t_ss, ss0, ss1, LP, "r"),
-                ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), LP + lp, "r"),
-                ss("stop_ss", self.t_stop, stop0, rest_stop, 2 * LP, "l")]
+            return [
+                ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), 0.0, "l"),
+                ss("stop_ss", self.t_stop, stop0, rest_stop, LP - lp, "r"),
+            ]
+        return [
+            ss("start_ss", self.t_start, rest, ss1, 0.0, "l"),
+            ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), lp, "l"),
+            ss("cyclic_ss", g.t_ss, ss0, ss1, LP, "r"),
+            ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), LP + lp, "r"),
+            ss("stop_ss", self.t_stop, stop0, rest_stop, 2 * LP, "l"),
+        ]
 
     def solve_phase(self, phase: Phase, N=None, verbose=False, init=None, weights=None):
         w = weights or self.weights
-        sol = solve_direct(self.tree(phase.kind), self.params, phase, w,
-                           N=N or DEFAULT_N[phase.kind], verbose=verbose, init=init)
+        sol = solve_direct(
+            self.tree(phase.kind), self.params, phase, w, N=N or DEFAULT_N[phase.kind], verbose=verbose, init=init
+        )
         sol.checks = self.check(sol, w)
         return sol
 
@@ -108,61 +117,87 @@ class GaitProblem:
         tree = self.tree(ph.kind)
         K = len(sol.t)
         cf = contact_forces_function(tree, self.params, ph.kind)
-        F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel()
-                      for k in range(K)])
+        F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel() for k in range(K)])
         rel_rates = sol.v @ tree.S_act.T
-        tau = sol.u[:, :tree.n_tau]
+        tau = sol.u[:, : tree.n_tau]
         power = np.sum(np.abs(rel_rates * tau), axis=1)
         energy = float(np.trapezoid(power, sol.t))
-        out = {"energy": energy, "duration": ph.duration, "mean_power": energy / ph.duration,
-               "peak_power": float(power.max()), "cost": sol.cost, "success": sol.success,
-               "status": sol.status, "iterations": sol.iterations, "solve_time": sol.solve_time,
-               "max_abs_torque": np.abs(tau).max(axis=0).tolist()}
+        out = {
+            "energy": energy,
+            "duration": ph.duration,
+            "mean_power": energy / ph.duration,
+            "peak_power": float(power.max()),
+            "cost": sol.cost,
+            "success": sol.success,
+            "status": sol.status,
+            "iterations": sol.iterations,
+            "solve_time": sol.solve_time,
+            "max_abs_torque": np.abs(tau).max(axis=0).tolist(),
+        }
         if ph.kind == "ds":
-            res = np.array([np.linalg.norm(np.array(sol.builder.f_closure(q)).ravel())
-                            for q in sol.q])
+            res = np.array([np.linalg.norm(np.array(sol.builder.f_closure(q)).ravel()) for q in sol.q])
             delta = sol.q[:, 5] + math.pi - self.params.foot.beta_p
             Nf = sol.u[:, 6] + sol.u[:, 7]
             loaded = Nf > 1.0
-            out.update({
-                "closure_residual_max": float(res.max()),
-                "flattening_residual_max_after_t0": float(np.abs(delta[1:-1]).max()) if K > 2 else 0.0,
-                "front_heel_normal_min": float(sol.u[:, 6].min()),
-                "front_toe_normal_min": float(sol.u[:, 7].min()),
-                "front_friction_ratio_max": float(np.max(np.abs(sol.u[loaded, 8]) / Nf[loaded]))
-                if loaded.any() else 0.0,
-                "rear_toe_normal_min": float(F[:, 0].min()),
-                # ratios where the normal force exceeds 1 N; a negative normal force shows in
-                # rear_toe_normal_min / unilateral_ok instead
-                "rear_toe_friction_ratio_max": float(np.max(np.abs(F[F[:, 0] > 1.0, 1])
-                                                            / F[F[:, 0] > 1.0, 0]))
-                if np.any(F[:, 0] > 1.0) else 0.0,
-            })
-            forces = {"FB1_front_heel_normal": sol.u[:, 6], "FB2_front_toe_normal": sol.u[:, 7],
-                      "FB12_front_heel_tangential": sol.u[:, 8],
-                      "NA2_rear_toe_normal": F[:, 0], "TA2_rear_toe_tangential": F[:, 1]}
+            out.update(
+                {
+                    "closure_residual_max": float(res.max()),
+                    "flattening_residual_max_after_t0": float(np.abs(delta[1:-1]).max()) if K > 2 else 0.0,
+                    "front_heel_normal_min": float(sol.u[:, 6].min()),
+                    "front_toe_normal_min": float(sol.u[:, 7].min()),
+                    "front_friction_ratio_max": float(np.max(np.abs(sol.u[loaded, 8]) / Nf[loaded]))
+                    if loaded.any()
+                    else 0.0,
+                    "rear_toe_normal_min": float(F[:, 0].min()),
+                    # ratios where the normal force exceeds 1 N; a negative normal force shows in
+                    # rear_toe_normal_min / unilateral_ok instead
+                    "rear_toe_friction_ratio_max": float(np.max(np.abs(F[F[:, 0] > 1.0, 1]) / F[F[:, 0] > 1.0, 0]))
+                    if np.any(F[:, 0] > 1.0)
+                    else 0.0,
+                }
+            )
+            forces = {
+                "FB1_front_heel_normal": sol.u[:, 6],
+                "FB2_front_toe_normal": sol.u[:, 7],
+                "FB12_front_heel_tangential": sol.u[:, 8],
+                "NA2_rear_toe_normal": F[:, 0],
+                "TA2_rear_toe_tangential": F[:, 1],
+            }
         else:
             Nt = F[:, 0] + F[:, 1]
-            out.update({
-                "closure_residual_max": 0.0,
-                "stance_heel_normal_min": float(F[:, 0].min()),
-                "stance_toe_normal_min": float(F[:, 1].min()),
-                "stance_friction_ratio_max": float(np.max(np.abs(F[Nt > 1.0, 2]) / Nt[Nt > 1.0]))
-                if np.any(Nt > 1.0) else 0.0,
-                "peak_normal_force": float(Nt.max()),
-                "swing_clearance_max": float(max(tree.point("swing_toe", q)[1] for q in sol.q)),
-                "swing_penetration_max": float(max(0.0, -min(
-                    min(tree.point("swing_toe", q)[1], tree.point("swing_heel", q)[1])
-                    for q in sol.q))),
-            })
-            forces = {"NB1_stance_heel_normal": F[:, 0], "NB2_stance_toe_normal": F[:, 1],
-                      "T_stance_tangential": F[:, 2]}
+            out.update(
+                {
+                    "closure_residual_max": 0.0,
+                    "stance_heel_normal_min": float(F[:, 0].min()),
+                    "stance_toe_normal_min": float(F[:, 1].min()),
+                    "stance_friction_ratio_max": float(np.max(np.abs(F[Nt > 1.0, 2]) / Nt[Nt > 1.0]))
+                    if np.any(Nt > 1.0)
+                    else 0.0,
+                    "peak_normal_force": float(Nt.max()),
+                    "swing_clearance_max": float(max(tree.point("swing_toe", q)[1] for q in sol.q)),
+                    "swing_penetration_max": float(
+                        max(
+                            0.0, -min(min(tree.point("swing_toe", q)[1], tree.point("swing_heel", q)[1]) for q in sol.q)
+                        )
+                    ),
+                }
+            )
+            forces = {
+                "NB1_stance_heel_normal": F[:, 0],
+                "NB2_stance_toe_normal": F[:, 1],
+                "T_stance_tangential": F[:, 2],
+            }
         sol.forces = forces
         sol.power = power
-        fr = max(out.get("front_friction_ratio_max", 0.0), out.get("rear_toe_friction_ratio_max", 0.0),
-                 out.get("stance_friction_ratio_max", 0.0))
-        nmin = min(out.get(k, np.inf) for k in ("front_heel_normal_min", "rear_toe_normal_min",
-                                                 "stance_heel_normal_min", "stance_toe_normal_min"))
+        fr = max(
+            out.get("front_friction_ratio_max", 0.0),
+            out.get("rear_toe_friction_ratio_max", 0.0),
+            out.get("stance_friction_ratio_max", 0.0),
+        )
+        nmin = min(
+            out.get(k, np.inf)
+            for k in ("front_heel_normal_min", "rear_toe_normal_min", "stance_heel_normal_min", "stance_toe_normal_min")
+        )
         out["friction_ratio_max"] = fr
         out["unilateral_ok"] = bool(nmin >= -1e-6)
         out["friction_ok"] = bool(fr < w.friction_check)
@@ -184,8 +219,7 @@ class GaitProblem:
             ja, pitch = bd.urdf_joint_angles(self.params, ph.kind, q, ph.root_leg)
             hip = tree.point("hip", q)
             joints.append(ja)
-            bases.append([hip[0] + ph.origin_x, 0.0, hip[1], 0.0, math.sin(pitch / 2), 0.0,
-                          math.cos(pitch / 2)])
+            bases.append([hip[0] + ph.origin_x, 0.0, hip[1], 0.0, math.sin(pitch / 2), 0.0, math.cos(pitch / 2)])
         return joints, bases
 
 
@@ -198,8 +232,10 @@ def solve_walk(problem: GaitProblem, which: str = "walk", verbose=False, progres
         s = problem.solve_phase(ph, verbose=verbose)
         if progress:
             c = s.checks
-            progress(f"  {ph.name}: {s.status} in {s.iterations} it, {s.solve_time:.1f} s, "
-                     f"energy {c['energy']:.1f} J, closure {1e3 * c['closure_residual_max']:.3f} mm")
+            progress(
+                f"  {ph.name}: {s.status} in {s.iterations} it, {s.solve_time:.1f} s, "
+                f"energy {c['energy']:.1f} J, closure {1e3 * c['closure_residual_max']:.3f} mm"
+            )
         sols.append(s)
     return sols
 
@@ -216,35 +252,49 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
         tree = problem.tree(ph.kind)
         joints, bases = problem.urdf_samples(s)
         ts = s.t + T0
-        start = 1 if k > 0 else 0      # the first node of a phase repeats the previous last node
+        start = 1 if k > 0 else 0  # the first node of a phase repeats the previous last node
         all_t += ts[start:].tolist()
         all_pos += [[j[n] for n in names] for j in joints[start:]]
         all_base += bases[start:]
-        phases.append({
-            "name": ph.name, "kind": ph.kind, "method": method, "duration": ph.duration,
-            "t_start": T0, "t": s.t.tolist(), "coordinates": tree.coordinate_names,
-            "q": s.q.tolist(), "qd": s.v.tolist(),
-            "tau_names": tree.control_names[:tree.n_tau],
-            "tau": s.u[:, :tree.n_tau].tolist(),
-            "contact_forces": {k2: np.asarray(v).tolist() for k2, v in s.forces.items()},
-            "energy": s.checks["energy"],
-            "closure_residual_max": s.checks["closure_residual_max"],
-            "root_leg": ph.root_leg, "origin_x": ph.origin_x,
-            "checks": {k2: v for k2, v in s.checks.items()},
-        })
+        phases.append(
+            {
+                "name": ph.name,
+                "kind": ph.kind,
+                "method": method,
+                "duration": ph.duration,
+                "t_start": T0,
+                "t": s.t.tolist(),
+                "coordinates": tree.coordinate_names,
+                "q": s.q.tolist(),
+                "qd": s.v.tolist(),
+                "tau_names": tree.control_names[: tree.n_tau],
+                "tau": s.u[:, : tree.n_tau].tolist(),
+                "contact_forces": {k2: np.asarray(v).tolist() for k2, v in s.forces.items()},
+                "energy": s.checks["energy"],
+                "closure_residual_max": s.checks["closure_residual_max"],
+                "root_leg": ph.root_leg,
+                "origin_x": ph.origin_x,
+                "checks": dict(s.checks.items()),
+            }
+        )
         T0 += ph.duration
     return {
-        "robot": "bip", "params": problem.params.name, "method": method,
+        "robot": "bip",
+        "params": problem.params.name,
+        "method": method,
         "phases": phases,
         "total_energy": float(sum(s.checks["energy"] for s in sols)),
         "joint_names": names,
-        "trajectory": {"t": all_t, "joint_positions": all_pos, "base_pose": all_base,
-                       "base_pose_format": "x y z qx qy qz qw (world, z up)"},
+        "trajectory": {
+            "t": all_t,
+            "joint_positions": all_pos,
+            "base_pose": all_base,
+            "base_pose_format": "x y z qx qy qz qw (world, z up)",
+        },
     }
 
 
-def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weights=None,
-                 enforce_contacts=True):
+def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weights=None, enforce_contacts=True):
     p = get_params(params)
     g = bd.GaitData()
     kw = {}
@@ -283,6 +333,7 @@ def walk_phases_for_cyclic_steps(problem: GaitProblem, n_cyclic: int):
 def solve_walk_cyclic(problem: GaitProblem, n_cyclic: int, progress=None):
     """Solve a walk with ``n_cyclic`` cyclic steps; each distinct phase is solved once."""
     import copy
+
     cache, sols = {}, []
     for ph in walk_phases_for_cyclic_steps(problem, n_cyclic):
         if ph.name not in cache:
@@ -293,3 +344,78 @@ def solve_walk_cyclic(problem: GaitProblem, n_cyclic: int, progress=None):
         s.phase = ph
         sols.append(s)
     return sols
+
+
+def _require_converged(sols, who: str) -> None:
+    """`PlanningError` naming the phases whose solve did not converge (``who`` starts the message)."""
+    bad = sorted({s.phase.name for s in sols if not s.success})
+    if bad:
+        raise PlanningError(f"{who}: the solver did not converge for phase(s) {bad}")
+
+
+def generate_gait(
+    phase: str = "walk",
+    params="thesis",
+    step_length: float | None = None,
+    t_ds: float | None = None,
+    t_ss: float | None = None,
+    enforce_contacts: bool = True,
+    progress=None,
+) -> dict:
+    """Solve ``phase`` (start | cyclic | stop | walk | ds | ss) of the problem `make_problem` builds
+    from the settings (None: the thesis's cyclic step, ../shared/spec/003_chesse.md:637-649) and
+    return its GAIT.json data (`gait_json`). ``progress`` receives one line per solve.
+    Raises `PlanningError` when a solve does not converge."""
+    problem = make_problem(params, step_length, t_ds, t_ss, enforce_contacts=enforce_contacts)
+    sols = solve_walk(problem, phase, progress=progress)
+    _require_converged(sols, "gait")
+    return gait_json(problem, sols)
+
+
+MAX_CYCLIC = 50  # longest walk of plan_walk in cyclic steps (chosen; repeated cyclic steps reuse one solution)
+
+
+def plan_walk(
+    distance: float,
+    tolerance: float | None = None,
+    params="thesis",
+    step_length: float | None = None,
+    t_ds: float | None = None,
+    t_ss: float | None = None,
+    enforce_contacts: bool = True,
+    progress=None,
+    field: str = "distance",
+) -> dict:
+    """A walk from rest to rest covering ``distance`` [m]: start step, n cyclic steps (DS + SS),
+    pre-stop DS and stop step, whose feet advance (n + 1) step lengths, n = round(distance /
+    step_length) - 1 with 1 <= n <= `MAX_CYCLIC`, within ``tolerance`` [m] (None: half a step).
+    The periodic cyclic step is solved once and repeated (`solve_walk_cyclic`).
+
+    ``params``, ``step_length`` [m], ``t_ds`` [s], ``t_ss`` [s], ``enforce_contacts`` are the problem
+    settings of `make_problem` (None: the thesis's cyclic step, ../shared/spec/003_chesse.md:637-649);
+    ``progress`` receives one line per solve; ``field`` names where the distance came from in the
+    message.
+    Returns the GAIT.json data (`gait_json`) with ``"distance"`` = the distance walked [m].
+    Raises `PlanningError` when no such walk covers the distance, or when a solve does not converge.
+    """
+    step = bd.GaitData().step_length if step_length is None else step_length
+    if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
+        raise PlanningError(f"gait: field 'step_length' must be a positive number, got {step}")
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+        raise PlanningError(f"plan_walk: field 'tolerance' must be a finite number >= 0 [m], got {tolerance}")
+    tol = step / 2 if tolerance is None else tolerance
+    n_cyclic = int(round(distance / step)) - 1 if math.isfinite(distance) else 0
+    achieved = (n_cyclic + 1) * step
+    if n_cyclic < 1 or n_cyclic > MAX_CYCLIC or abs(achieved - distance) > tol:
+        raise PlanningError(
+            f"plan_walk: field '{field}' gives a distance of {distance:.3f} m; a "
+            f"walk from rest to rest with n >= 1 cyclic steps of {step} m covers "
+            f"(n + 1) x {step} m (at most {(MAX_CYCLIC + 1) * step:.1f} m), tolerance "
+            f"{tol:.3f} m"
+        )
+    problem = make_problem(params, step, t_ds, t_ss, enforce_contacts=enforce_contacts)
+    sols = solve_walk_cyclic(problem, n_cyclic, progress=progress)
+    _require_converged(sols, "plan_walk")
+    data = gait_json(problem, sols)
+    data["distance"] = achieved
+    return data

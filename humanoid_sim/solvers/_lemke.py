@@ -1,18 +1,23 @@
 """Lemke's complementary pivoting (numba) for 0 ≤ z ⊥ M z + q ≥ 0 (spec
-../shared/spec/000_chardonnet.md §2.6 eq. 3.7 and §2.8 eqs 2.33–2.35).
+../shared/spec/000_chardonnet.md §2.6 eq. 3.7 and §2.8 eqs 2.33–2.35), and the LCP helpers
+shared by `lemke_lcp` and `impact_lcp` (pivot cap, the normal-only LCP, LCP residuals).
 
 Degenerate-pivot guard (our choice): in the minimum-ratio test, rows whose ratios tie within a
 relative 1e-10 are broken first in favour of the artificial variable z0 leaving (which ends the
 algorithm), then by the lexicographic rule on the rows of B⁻¹ (the standard anti-cycling
 rule); pivots below 1e-11 · max|column| are never taken; a pivot cap of 50·n + 100 stops
 (status 2)."""
+
 import numpy as np
 from numba import njit
+
+PIVOTS_PER_ROW, PIVOTS_EXTRA = 50, 100  # pivot cap 50 n + 100 for an LCP of n rows (our choice)
 
 
 @njit(cache=True)
 def lemke(M, q, max_pivots):
-    """Returns (z, status, pivots): status 0 = solved, 1 = ray termination, 2 = pivot cap."""
+    """Solve 0 ≤ z ⊥ M z + q ≥ 0 (M (n, n), q (n,)) with at most max_pivots pivots.
+    Returns (z, status, pivots): status 0 = solved, 1 = ray termination, 2 = pivot cap."""
     n = q.shape[0]
     z = np.zeros(n)
     if n == 0:
@@ -112,3 +117,29 @@ def lemke(M, q, max_pivots):
         if n <= b < 2 * n:
             z[b - n] = max(T[i, ncol - 1], 0.0)
     return z, status, pivots
+
+
+def solve_lcp(M, q):
+    """`lemke` with the pivot cap PIVOTS_PER_ROW · n + PIVOTS_EXTRA: (z, status, pivots)."""
+    return lemke(M, q, PIVOTS_PER_ROW * q.shape[0] + PIVOTS_EXTRA)
+
+
+def normal_lcp(problem, q):
+    """The normal-only LCP of a `ContactProblem`: 0 ≤ f_n ⊥ W_nn f_n + q ≥ 0 with W_nn the
+    normal rows and columns of `problem.W_eff`. Returns (f (3m,) with zero tangential rows,
+    z = f_n, W_nn, status, pivots); f has the unit of the problem's solution (see `base`)."""
+    M = np.ascontiguousarray(problem.W_eff[0::3, 0::3])
+    z, status, pivots = solve_lcp(M, q)
+    f = np.zeros(3 * problem.m)
+    f[0::3] = z
+    return f, z, M, status, pivots
+
+
+def lcp_residuals(M, q, z):
+    """Residuals of 0 ≤ z ⊥ w = M z + q ≥ 0: lcp_complementarity max |z w| and
+    lcp_feasibility max(−w, −z, 0) (units of z·w and of w, z)."""
+    w = M @ z + q
+    return {
+        "lcp_complementarity": float(np.max(np.abs(z * w), initial=0.0)),
+        "lcp_feasibility": float(max(np.max(-w, initial=0.0), np.max(-z, initial=0.0))),
+    }

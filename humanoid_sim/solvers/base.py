@@ -13,26 +13,50 @@ care. Units of the residuals follow: complementarity [N·m/s], penetration [m/s]
     problem = ContactProblem(W, v_free, mu)
     result = get_solver("nsgs_newton").solve(problem, warm_start=None, settings=None)
     result.impulses, result.velocities, result.iterations, result.residuals, result.converged
+
+This module holds the interface shared by every solver: the problem (`ContactProblem`), the
+stopping rules (`SolverSettings`), the result (`SolverResult`), the solver protocol
+(`ContactSolver`, an ABC) and the true residuals (`residuals`). It imports only the leaf
+kernel module `_residuals`; the registry lives in the package's `__init__.py`.
 """
+
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from humanoid_model.exceptions import SolverError
+from humanoid_model.validation import message
 
-__all__ = ["ContactProblem", "SolverSettings", "SolverResult", "residuals", "get_solver",
-           "SOLVERS", "register"]
+from ._residuals import residual_kernel
+
+__all__ = ["ContactProblem", "SolverSettings", "SolverResult", "ContactSolver", "residuals"]
+
+
+def _per_contact(value, m: int) -> np.ndarray:
+    """`value` as a flat float vector; a single value is repeated for the m contacts."""
+    a = np.atleast_1d(np.asarray(value, dtype=float)).reshape(-1)
+    return np.full(m, a[0]) if a.shape[0] == 1 and m != 1 else a
 
 
 @dataclass
 class ContactProblem:
-    """W (3m, 3m) symmetric PSD; v_free (3m,); mu (m,) ≥ 0.
+    """The frictional contact problem of one collision group (spec eqs 3.25–3.26; module
+    docstring): m contacts, rows (n, t1, t2) per contact.
 
-    restitution (m,) in [0, 1]: Newton restitution e per contact (used by `impact_lcp`).
-    compliance (m,) or (3m,) ≥ 0: added to W's diagonal (deformable soles, spec §2.15 eq. 4.21:
-    W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
+    W (3m, 3m) symmetric PSD Delassus matrix [m/s per N] (= dt Λ; with W = Λ [m/s per N·s] the
+      solution is an impulse); v_free (3m,) free relative contact velocity [m/s]; mu (m,) ≥ 0
+      Coulomb friction coefficients [-] (one value is broadcast to every contact).
+    restitution (m,) in [0, 1]: Newton restitution e per contact [-] (used by `impact_lcp`).
+    compliance (m,) or (3m,) ≥ 0 [m/s per N]: added to W's diagonal (deformable soles, spec §2.15
+      eq. 4.21: W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
+    source: names the caller in error messages.
+
+    After construction: `W_eff` = W + diag(compliance) (what the solvers use), `v_free` and `mu`
+    contiguous float arrays, `restitution` (m,) or None. Bad input raises `SolverError` naming
+    the source, the field and the value.
     """
 
     W: np.ndarray
@@ -45,43 +69,43 @@ class ContactProblem:
     def __post_init__(self):
         W = np.asarray(self.W, dtype=float)
         v = np.asarray(self.v_free, dtype=float).reshape(-1)
-        mu = np.atleast_1d(np.asarray(self.mu, dtype=float)).reshape(-1)
         m = v.shape[0] // 3
+        mu = _per_contact(self.mu, m)
         src = self.source
         if v.shape[0] != 3 * m:
-            raise SolverError(f"{src}: field 'v_free' must have 3m entries; got {v.shape[0]}")
+            raise SolverError(message(src, "v_free", "3m values (rows n, t1, t2 per contact)", v))
         if W.shape != (3 * m, 3 * m):
-            raise SolverError(f"{src}: field 'W' must be ({3 * m}, {3 * m}); got {W.shape}")
-        if mu.shape[0] == 1 and m != 1:
-            mu = np.full(m, mu[0])
+            raise SolverError(
+                f"{src}: field 'W' must be a ({3 * m}, {3 * m}) matrix (3m = len(v_free)); value of shape {W.shape}"
+            )
         if mu.shape != (m,):
-            raise SolverError(f"{src}: field 'mu' must have {m} entries; got {mu.shape[0]}")
-        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(v)) and np.all(np.isfinite(mu))):
-            raise SolverError(f"{src}: field 'W'/'v_free'/'mu' contains NaN or inf")
+            raise SolverError(message(src, "mu", f"one value per contact ({m}) or a single value", mu))
+        for name, a in (("W", W), ("v_free", v), ("mu", mu)):
+            if not np.all(np.isfinite(a)):
+                raise SolverError(message(src, name, "finite numbers (no NaN or inf)", a))
         if np.any(mu < 0):
-            raise SolverError(f"{src}: field 'mu' must be >= 0; value {mu.tolist()}")
+            raise SolverError(message(src, "mu", ">= 0", mu))
         if self.compliance is not None:
             c = np.asarray(self.compliance, dtype=float).reshape(-1)
             if c.shape[0] == m:
                 c = np.repeat(c, 3)
             if c.shape != (3 * m,) or np.any(~np.isfinite(c)) or np.any(c < 0):
-                raise SolverError(f"{src}: field 'compliance' must be m or 3m finite values >= 0; value {c.tolist()}")
+                raise SolverError(message(src, "compliance", "m or 3m finite values >= 0", np.ravel(self.compliance)))
             W = W + np.diag(c)
         e = None
         if self.restitution is not None:
-            e = np.atleast_1d(np.asarray(self.restitution, dtype=float)).reshape(-1)
-            if e.shape[0] == 1 and m != 1:
-                e = np.full(m, e[0])
+            e = _per_contact(self.restitution, m)
             if e.shape != (m,) or np.any(~np.isfinite(e)) or np.any((e < 0) | (e > 1)):
-                raise SolverError(f"{src}: field 'restitution' must be m values in [0, 1]; value {np.ravel(self.restitution).tolist()}")
+                raise SolverError(message(src, "restitution", "m values in [0, 1]", np.ravel(self.restitution)))
         self.W_eff = np.ascontiguousarray(W)
         self.v_free = np.ascontiguousarray(v)
         self.mu = np.ascontiguousarray(mu)
         self.restitution = e
 
     @classmethod
-    def trusted(cls, W: np.ndarray, v_free: np.ndarray, mu: np.ndarray, compliance=None,
-                source: str = "contact problem") -> "ContactProblem":
+    def trusted(
+        cls, W: np.ndarray, v_free: np.ndarray, mu: np.ndarray, compliance=None, source: str = "contact problem"
+    ) -> ContactProblem:
         """Hot-path constructor for arrays the simulator built itself: float64, W (3m, 3m),
         v_free (3m,), mu (m,) >= 0, compliance None or (3m,) >= 0. Skips the field-by-field
         validation of the normal constructor (about 20 µs a step, most of the solver's Python
@@ -98,6 +122,7 @@ class ContactProblem:
 
     @property
     def m(self) -> int:
+        """Number of contacts."""
         return self.v_free.shape[0] // 3
 
 
@@ -132,24 +157,66 @@ class SolverSettings:
     facets: int = 8
     frictionless: bool = False
 
-    def with_(self, **kw) -> "SolverSettings":
+    def with_(self, **kw) -> SolverSettings:
+        """A copy with the given fields changed (``settings.with_(max_iterations=50)``)."""
         return replace(self, **kw)
 
 
 @dataclass
 class SolverResult:
-    impulses: np.ndarray          # (3m,) f, rows (n, t1, t2) per contact
-    velocities: np.ndarray        # (3m,) v = W f + v_free
+    """What every solver returns (rows (n, t1, t2) per contact; units for W = dt Λ, see
+    `ContactSolver.solve`).
+
+    impulses (3m,): the solution f [N] (an impulse [N·s] when W = Λ); velocities (3m,):
+    v = W_eff f + v_free [m/s]; iterations: sweeps (Gauss–Seidel family), pivots (Lemke) or the
+    peer's iterations; residuals: `residuals(problem, f, v)` at the returned f (the LCP solvers
+    add their own keys, `impact_lcp` only has its LCP's); converged: all the solver's stopping
+    tests held (False when a budget ran out: f is then the best iterate); time [s]: wall time of
+    the solve; solver: the registry name; extra: solver-specific counters (`newton_iterations`,
+    `stick_steps`, Lemke's `status`, `lcp_size`).
+    """
+
+    impulses: np.ndarray
+    velocities: np.ndarray
     iterations: int
     residuals: dict
     converged: bool
-    time: float                   # [s] wall time of the solve
+    time: float
     solver: str = ""
     extra: dict = field(default_factory=dict)
 
 
+class ContactSolver(ABC):
+    """The interface every contact solver implements (one module per solver; the registry
+    `humanoid_sim.solvers.SOLVERS` maps `name` to the class, `get_solver(name, **kw)` builds
+    one). Solvers keep no state between calls except caches; warm starts are passed explicitly.
+    """
+
+    name: str = ""
+    """The solver's registry name (class attribute), also `SolverResult.solver`."""
+
+    @abstractmethod
+    def solve(
+        self,
+        problem: ContactProblem,
+        warm_start: np.ndarray | None = None,
+        settings: SolverSettings | None = None,
+    ) -> SolverResult:
+        """Solve `problem`: v = W f + v_free with the Signorini and Coulomb laws per contact.
+
+        problem: `ContactProblem`; with W = dt Λ [m/s per N] and v_free [m/s], the solution f is
+          a force [N] (impulse/dt); with W = Λ [m/s per N·s] it is an impulse [N·s].
+        warm_start: (3m,) initial f in the same unit, rows (n, t1, t2) (None: f = 0; the pivoting
+          methods ignore it).
+        settings: stopping rules and options (None: `SolverSettings()` defaults).
+        Returns a `SolverResult`: impulses f, velocities v [m/s], iterations, residuals at f
+        (complementarity [N·m/s], penetration [m/s], cone [N], natural_map [N], ...), converged.
+        """
+
+
 def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> dict:
-    """True residuals of the Coulomb–Signorini law at f (shared by all solvers).
+    """True residuals of the Coulomb–Signorini law of `problem` at the solution f (3m,) [N]
+    (shared by all solvers); v = W_eff f + v_free [m/s] is computed when not given.
 
     complementarity [N·m/s]: max |f_n v_n|; penetration [m/s]: max(−v_n, 0);
     cone [N]: max(‖f_t‖ − μ f_n, −f_n, 0); dissipation: for sliding contacts (‖v_t‖ > slide_tol
@@ -157,54 +224,18 @@ def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> di
     |‖f_t‖ − μ f_n| over them; natural_map [N]: max over contacts of
     ‖f − P_K(f − ρ (v + μ‖v_t‖ e_n))‖ with ρ = 1/W_nn (De Saxcé's fixed point: 0 ⟺ solution).
     """
-    from ._gs import residual_kernel
-
     f = np.ascontiguousarray(f, dtype=float).reshape(-1)
     if v is None:
         v = problem.W_eff @ f + problem.v_free
     v = np.ascontiguousarray(v, dtype=float).reshape(-1)
     o = np.empty(7)
     residual_kernel(problem.W_eff, problem.mu, f, v, slide_tol, o)
-    return {"complementarity": float(o[0]), "penetration": float(o[1]), "cone": float(o[2]),
-            "dissipation": float(o[3]), "slip_force": float(o[4]), "natural_map": float(o[5]),
-            "sliding_contacts": int(o[6])}
-
-
-def project_cones(y, mu):
-    """Euclidean projection of each row (n, t1, t2) onto the Coulomb cone ‖t‖ ≤ μ n."""
-    y = np.asarray(y, float).reshape(-1, 3)
-    out = np.zeros_like(y)
-    n, t = y[:, 0], y[:, 1:]
-    nt = np.linalg.norm(t, axis=1)
-    inside = nt <= mu * n
-    out[inside] = y[inside]
-    polar = (mu * nt <= -n)
-    mid = ~inside & ~polar
-    if np.any(mid):
-        a = (n[mid] + mu[mid] * nt[mid]) / (1.0 + mu[mid] ** 2)
-        out[mid, 0] = a
-        out[mid, 1:] = (mu[mid] * a / np.maximum(nt[mid], 1e-300))[:, None] * t[mid]
-    return out
-
-
-# --------------------------------------------------------------------------- registry
-SOLVERS: dict = {}
-
-
-def register(name):
-    def deco(cls):
-        SOLVERS[name] = cls
-        cls.name = name
-        return cls
-    return deco
-
-
-def get_solver(name: str, **kw):
-    """A solver instance by name: nsgs_newton (default), nsgs, projection, lemke_lcp,
-    impact_lcp, pinocchio_admm, pinocchio_pgs."""
-    from humanoid_sim import solvers as _pkg  # noqa: F401  (imports all modules, filling SOLVERS)
-
-    cls = SOLVERS.get(name)
-    if cls is None:
-        raise SolverError(f"solver: field 'solver' must be one of {sorted(SOLVERS)}; value {name!r}")
-    return cls(**kw)
+    return {
+        "complementarity": float(o[0]),
+        "penetration": float(o[1]),
+        "cone": float(o[2]),
+        "dissipation": float(o[3]),
+        "slip_force": float(o[4]),
+        "natural_map": float(o[5]),
+        "sliding_contacts": int(o[6]),
+    }

@@ -8,16 +8,18 @@ the d_i, μ cos(π/k) between them). Rows:
     w_n = N v ≥ 0 ⊥ f_n;   w_β = Dᵀ v_t + λ e ≥ 0 ⊥ β;   w_λ = μ f_n − eᵀ β ≥ 0 ⊥ λ,
 with v = W f + v_free, i.e. M = [[BᵀWB, [0; E]], [[diag μ, −Eᵀ], 0]], q = (Bᵀ v_free, 0).
 Size per contact 1 + k + 1 (67 contacts → 670 with 8 facets, spec §2.8 L1493)."""
+
 import time
 
 import numpy as np
 
-from ._lemke import lemke
-from .base import SolverResult, SolverSettings, register, residuals
+from ._lemke import lcp_residuals, normal_lcp, solve_lcp
+from .base import ContactSolver, SolverResult, SolverSettings, residuals
 
 
 def lcp_matrices(problem, facets):
-    """(M, q, B): the LCP of the polyhedral problem and B mapping (f_n, β) to f (3m)."""
+    """(M, q, B): the LCP of the polyhedral problem with `facets` facets per cone (module
+    docstring) and B (3m, m + k m) mapping (f_n, β) to f."""
     m, k = problem.m, int(facets)
     ang = 2.0 * np.pi * np.arange(k) / k
     B = np.zeros((3 * m, m + k * m))
@@ -31,40 +33,44 @@ def lcp_matrices(problem, facets):
     Mm[: m + k * m, : m + k * m] = B.T @ problem.W_eff @ B
     E = np.zeros((k * m, m))
     for c in range(m):
-        E[c * k:(c + 1) * k, c] = 1.0
-    Mm[m: m + k * m, m + k * m:] = E
-    Mm[m + k * m:, :m] = np.diag(problem.mu)
-    Mm[m + k * m:, m: m + k * m] = -E.T
+        E[c * k : (c + 1) * k, c] = 1.0
+    Mm[m : m + k * m, m + k * m :] = E
+    Mm[m + k * m :, :m] = np.diag(problem.mu)
+    Mm[m + k * m :, m : m + k * m] = -E.T
     q = np.zeros(n)
     q[: m + k * m] = B.T @ problem.v_free
     return Mm, q, B
 
 
-def lcp_residuals(M, q, z):
-    w = M @ z + q
-    return {"lcp_complementarity": float(np.max(np.abs(z * w), initial=0.0)),
-            "lcp_feasibility": float(max(np.max(-w, initial=0.0), np.max(-z, initial=0.0)))}
+class LemkeLCP(ContactSolver):
+    """Polyhedral-cone (or frictionless) LCP by Lemke (module docstring)."""
 
+    name = "lemke_lcp"
 
-@register("lemke_lcp")
-class LemkeLCP:
     def solve(self, problem, warm_start=None, settings=None):
-        """warm_start is ignored (pivoting methods restart from the basis of w)."""
+        """See `ContactSolver.solve`; warm_start is ignored (pivoting methods restart from the
+        basis of w). Uses `settings.facets` and `settings.frictionless`; iterations = pivots;
+        residuals add `lcp_complementarity` and `lcp_feasibility`; `extra` has Lemke's `status`
+        (0 solved, 1 ray termination, 2 pivot cap) and `lcp_size`."""
         s = settings or SolverSettings()
         t0 = time.perf_counter()
-        m = problem.m
         if s.frictionless:
-            N = problem.W_eff[0::3, 0::3]
-            Mm, q = np.ascontiguousarray(N), problem.v_free[0::3].copy()
-            z, status, piv = lemke(Mm, q, 50 * m + 100)
-            f = np.zeros(3 * m)
-            f[0::3] = z
+            q = problem.v_free[0::3].copy()
+            f, z, Mm, status, piv = normal_lcp(problem, q)
         else:
             Mm, q, B = lcp_matrices(problem, s.facets)
-            z, status, piv = lemke(Mm, q, 50 * q.shape[0] + 100)
+            z, status, piv = solve_lcp(Mm, q)
             f = B @ z[: B.shape[1]]
         v = problem.W_eff @ f + problem.v_free
         res = residuals(problem, f, v)
         res.update(lcp_residuals(Mm, q, z))
-        return SolverResult(f, v, int(piv), res, status == 0, time.perf_counter() - t0, self.name,
-                            {"status": int(status), "lcp_size": int(q.shape[0])})
+        return SolverResult(
+            f,
+            v,
+            int(piv),
+            res,
+            status == 0,
+            time.perf_counter() - t0,
+            self.name,
+            {"status": int(status), "lcp_size": int(q.shape[0])},
+        )

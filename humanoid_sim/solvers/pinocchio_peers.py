@@ -8,24 +8,26 @@ v_free are permuted in and the impulses permuted back. Tolerances: our `tol_comp
 and `tol_penetration` map to Pinocchio's absolute complementarity/feasibility tolerances
 (its relative tolerances keep their defaults; its measures are its own),
 `max_iterations` to its iteration cap; warm start via setConstraintImpulseGuess."""
+
 import time
 
 import numpy as np
 import pinocchio as pin
 
-from .base import SolverResult, SolverSettings, register, residuals
+from .base import ContactSolver, SolverResult, SolverSettings, residuals
 
-_DUMMY = {}
+_DUMMY = []  # (model, joint id, constraint models, their data), built on first use
 
 
 def _constraints(m, mu):
-    key = "model"
-    if key not in _DUMMY:
+    """Pinocchio constraint models and data of m point contacts with friction mu (m,): only
+    their cones matter; one dummy free-flyer model and its constraints are kept and reused."""
+    if not _DUMMY:
         model = pin.Model()
         jid = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "body")
         model.appendBodyToJoint(jid, pin.Inertia.Random(), pin.SE3.Identity())
-        _DUMMY[key] = (model, jid, [], [])
-    model, jid, cms, cds = _DUMMY[key]
+        _DUMMY.extend((model, jid, [], []))
+    model, jid, cms, cds = _DUMMY
     while len(cms) < m:
         cm = pin.PointContactConstraintModel(model, 0, pin.SE3.Identity(), jid, pin.SE3.Identity())
         cms.append(cm)
@@ -39,6 +41,7 @@ def _constraints(m, mu):
 
 
 def _perm(m):
+    """Row permutation between our (n, t1, t2) and Pinocchio's (t1, t2, n) contact rows."""
     p = np.empty(3 * m, np.int64)
     p[0::3] = np.arange(m) * 3 + 1
     p[1::3] = np.arange(m) * 3 + 2
@@ -46,13 +49,19 @@ def _perm(m):
     return p  # pin index i <- our index p[i]
 
 
-class _PinSolver:
+class _PinSolver(ContactSolver):
+    """A Pinocchio constraint solver (`kind` "admm" or "pgs") behind our interface; its solver,
+    settings and result objects are cached per problem size."""
+
     kind = "admm"
 
     def __init__(self):
         self._cache = {}
 
     def solve(self, problem, warm_start=None, settings=None):
+        """See `ContactSolver.solve`: W, v_free are permuted and scaled in (module docstring),
+        `settings.max_iterations`, `tol_complementarity` and `tol_penetration` are passed on; the
+        residuals are ours, `converged` and `iterations` Pinocchio's."""
         s = settings or SolverSettings()
         t0 = time.perf_counter()
         m = problem.m
@@ -83,15 +92,18 @@ class _PinSolver:
         f[p] = lam / sig
         v = problem.W_eff @ f + problem.v_free
         res = residuals(problem, f, v)
-        return SolverResult(f, v, int(pr.iterations), res, bool(pr.converged), time.perf_counter() - t0,
-                            self.name)
+        return SolverResult(f, v, int(pr.iterations), res, bool(pr.converged), time.perf_counter() - t0, self.name)
 
 
-@register("pinocchio_admm")
 class PinocchioADMM(_PinSolver):
+    """Pinocchio 4.1's `ADMMConstraintSolver` (peer, for comparison)."""
+
+    name = "pinocchio_admm"
     kind = "admm"
 
 
-@register("pinocchio_pgs")
 class PinocchioPGS(_PinSolver):
+    """Pinocchio 4.1's `PGSConstraintSolver` (peer, for comparison)."""
+
+    name = "pinocchio_pgs"
     kind = "pgs"

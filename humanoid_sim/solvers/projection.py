@@ -4,11 +4,17 @@ PROJECTION method of SICONOS Numerics in Table 5.1, spec ../shared/spec/000_char
 hyperstatic sole problems with W_tt > W_nn), P_K the exact projection on
 the second-order cone. Its fixed points are exactly the Coulomb solutions, but it converges
 only linearly."""
-from ._gs import MODE_PROJ, run_gs
-from .base import register
+
+from ._gs import run_gs
+from ._local import MODE_PROJ
+from .base import ContactSolver
 
 
-@register("projection")
-class Projection:
+class Projection(ContactSolver):
+    """De Saxcé–Feng projection sweeps (module docstring); `solve` as in `ContactSolver.solve`."""
+
+    name = "projection"
+
     def solve(self, problem, warm_start=None, settings=None):
+        """See `ContactSolver.solve` (forces [N] for W = dt Λ)."""
         return run_gs(MODE_PROJ, self.name, problem, warm_start, settings)

@@ -1,4 +1,5 @@
 """`humanoid-stack demo`: the current demo, i.e. `humanoid-stack up demo` (config/demo.yaml)."""
+
 from __future__ import annotations
 
 HELP = "run the demo: HRP-2 simulated standing on 'flat', pushed, in the web viewer (= 'up demo')"
@@ -14,12 +15,20 @@ DEMO = "demo"
 
 
 def add_arguments(parser):
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="stop after S seconds [s] (default: run until Ctrl-C)")
-    parser.add_argument("--port", type=int, default=None, metavar="N",
-                        help="web viewer port (default: the 'port' in config/demo.yaml)")
-    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
-                        help="override one node parameter, as for 'up'; repeatable")
+    parser.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=None, metavar="N", help="web viewer port (default: the 'port' in config/demo.yaml)"
+    )
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NODE.PARAM=VALUE",
+        help="override one node parameter, as for 'up'; repeatable",
+    )
 
 
 def run(args) -> int:
@@ -34,10 +43,12 @@ def run(args) -> int:
             raise ConfigError(f"--port must be in 1..65535, got {args.port}")
         sets.append(f"viewer.port={args.port}")
     node_set = load_node_set(DEMO, sets)
-    viewer = (node_set.parameters.get("viewer") or {}).get("ros__parameters") or {}
+    from humanoid_ros.viewer import PARAMETERS  # the viewer node's table: its defaults
+
+    viewer = {**PARAMETERS.defaults(), **((node_set.parameters.get("viewer") or {}).get("ros__parameters") or {})}
     for node, param, value in node_set.overrides:
         if node == "viewer":
-            viewer = {**viewer, param: value}
-    host, port = viewer.get("host", "127.0.0.1"), viewer.get("port", 8080)
+            viewer[param] = value
+    host, port = viewer["host"], viewer["port"]
     print(f"humanoid-stack demo: HRP-2 in the web viewer at http://{host}:{port}  (Ctrl-C to stop)", flush=True)
     return run_nodes(node_set, duration=args.duration)

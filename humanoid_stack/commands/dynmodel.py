@@ -1,4 +1,5 @@
 """`humanoid-stack dynmodel URDF`: generate the inverse-dynamics model of a robot as code."""
+
 HELP = "generate readable inverse-dynamics code (Python, C, LaTeX, SymPy closed forms) from a URDF"
 DESCRIPTION = """Generate the inverse dynamic model tau = f(q, qd, qdd, f_ext) of a robot as
 straight-line world-frame Newton-Euler code, one block per joint and link, named after the URDF.
@@ -24,27 +25,48 @@ EXAMPLES = {"2r": "robot_2R.urdf", "human36": "human36.urdf"}
 
 def add_arguments(parser):
     parser.add_argument("urdf", help="URDF file, shipped robot name (hrp2, bip) or bundled example (2r, human36)")
-    parser.add_argument("--lang", default="python", choices=["python", "c", "latex", "sympy", "snippet"],
-                        help="output language (default: python)")
-    parser.add_argument("--gravity", nargs=3, type=float, default=[0.0, 0.0, -9.81], metavar=("X", "Y", "Z"),
-                        help="gravity vector in world axes [m/s^2] (default: 0 0 -9.81)")
-    parser.add_argument("--out", default=None,
-                        help="output file (default: standard output); missing parent folders are created")
-    parser.add_argument("--floating-base", action="store_true",
-                        help="add a 3P+3R floating base (root_x ... root_roll) above the root link")
-    parser.add_argument("--max-dof", type=int, default=6,
-                        help="largest DoF accepted by --lang sympy (default: 6; the time grows fast)")
+    parser.add_argument(
+        "--lang",
+        default="python",
+        choices=["python", "c", "latex", "sympy", "snippet"],
+        help="output language (default: python)",
+    )
+    parser.add_argument(
+        "--gravity",
+        nargs=3,
+        type=float,
+        default=[0.0, 0.0, -9.81],
+        metavar=("X", "Y", "Z"),
+        help="gravity vector in world axes [m/s^2] (default: 0 0 -9.81)",
+    )
+    parser.add_argument(
+        "--out", default=None, help="output file (default: standard output); missing parent folders are created"
+    )
+    parser.add_argument(
+        "--floating-base",
+        action="store_true",
+        help="add a 3P+3R floating base (root_x ... root_roll) above the root link",
+    )
+    parser.add_argument(
+        "--max-dof", type=int, default=6, help="largest DoF accepted by --lang sympy (default: 6; the time grows fast)"
+    )
 
 
 def resolve_urdf(name):
-    """Path of a URDF file, a bundled example or a shipped robot."""
+    """Path of a URDF file, a shipped robot or a bundled example (rule of
+    `humanoid_model.paths.resolve`; example names in any case)."""
     from pathlib import Path
 
-    from humanoid_model.robot import resolve_robot_path
+    import humanoid_model
+    from humanoid_model.exceptions import UnknownRobotError
+    from humanoid_model.paths import resolve, shipped_files, urdf_dir
 
-    if str(name).lower() in EXAMPLES and not Path(name).exists():
-        return Path(__file__).resolve().parents[2] / "humanoid_model" / "dynmodel" / "data" / EXAMPLES[str(name).lower()]
-    return resolve_robot_path(name)
+    data = Path(humanoid_model.__file__).resolve().parent / "dynmodel" / "data"
+    shipped = {**shipped_files(urdf_dir(), ".urdf"), **{k: data / f for k, f in EXAMPLES.items()}}
+    text = str(name)
+    if text.lower() in EXAMPLES and not Path(text).is_file():
+        text = text.lower()
+    return resolve(text, shipped, "robot or example", (".urdf",), UnknownRobotError, file_kind="URDF file")
 
 
 def _write(path, text):
@@ -71,8 +93,10 @@ def run(args):
         raise ConfigError(f"--max-dof {args.max_dof}: must be >= 1")
     model = dynmodel.parse_urdf(resolve_urdf(args.urdf), floating_base=args.floating_base)
     if args.lang == "sympy" and model.nv > args.max_dof:
-        raise ConfigError(f"--lang sympy: robot '{model.name}' has {model.nv} DoF, more than --max-dof "
-                          f"{args.max_dof}; symbolic Lagrange is for small robots (use --lang latex)")
+        raise ConfigError(
+            f"--lang sympy: robot '{model.name}' has {model.nv} DoF, more than --max-dof "
+            f"{args.max_dof}; symbolic Lagrange is for small robots (use --lang latex)"
+        )
     out = Path(args.out) if args.out else None
     if args.lang == "c":
         P = dynmodel.build_program(model, args.gravity)

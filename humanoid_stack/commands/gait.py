@@ -1,4 +1,5 @@
 """`humanoid-stack gait`: optimal walking gaits of the BIP biped (Chessé 2002), written to JSON."""
+
 from __future__ import annotations
 
 HELP = "optimal gait generator (BIP, closed chain in double support): solve phases, write GAIT.json"
@@ -14,20 +15,27 @@ example:
 
 def add_arguments(parser):
     parser.add_argument("--robot", default="bip", help="robot (only 'bip' has a gait model)")
-    parser.add_argument("--phase", default="walk",
-                        choices=["start", "cyclic", "stop", "walk", "ds", "ss"])
-    parser.add_argument("--step-length", type=float, default=None, metavar="M",
-                        help="step length LPAS, toe to toe [m] (default 0.5)")
-    parser.add_argument("--ds", type=float, default=None, metavar="S",
-                        help="double-support duration [s] (default 0.17)")
-    parser.add_argument("--ss", type=float, default=None, metavar="S",
-                        help="single-support duration [s] (default 0.5)")
+    parser.add_argument("--phase", default="walk", choices=["start", "cyclic", "stop", "walk", "ds", "ss"])
+    parser.add_argument(
+        "--step-length", type=float, default=None, metavar="M", help="step length LPAS, toe to toe [m] (default 0.5)"
+    )
+    parser.add_argument(
+        "--ds", type=float, default=None, metavar="S", help="double-support duration [s] (default 0.17)"
+    )
+    parser.add_argument("--ss", type=float, default=None, metavar="S", help="single-support duration [s] (default 0.5)")
     parser.add_argument("--method", default="direct", choices=["direct", "pmp"])
-    parser.add_argument("--params", default="thesis", choices=["thesis", "urdf"],
-                        help="parameter set: thesis-literal Table III-3 or the URDF (HuMAnS) data")
-    parser.add_argument("--thesis-contacts", action="store_true",
-                        help="check friction and rear-toe unilaterality only a posteriori, as the "
-                             "thesis (default: also as NLP constraints)")
+    parser.add_argument(
+        "--params",
+        default="thesis",
+        choices=["thesis", "urdf"],
+        help="parameter set: thesis-literal Table III-3 or the URDF (HuMAnS) data",
+    )
+    parser.add_argument(
+        "--thesis-contacts",
+        action="store_true",
+        help="check friction and rear-toe unilaterality only a posteriori, as the "
+        "thesis (default: also as NLP constraints)",
+    )
     parser.add_argument("--output", "-o", default="GAIT.json", help="output JSON file")
     parser.add_argument("--plot", default=None, metavar="DIR", help="write PNG plots into DIR")
     parser.add_argument("--verbose", action="store_true", help="show the IPOPT iterations")
@@ -37,22 +45,25 @@ def run(args) -> int:
     import json
     from pathlib import Path
 
-    from humanoid_model.exceptions import ConfigError, PlanningError
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.gait.walk import gait_json, make_problem, solve_walk
 
     if args.robot != "bip":
         raise ConfigError(f"gait: option '--robot' = {args.robot!r}: only 'bip' has a gait model")
-    pb = make_problem(args.params, args.step_length, args.ds, args.ss,
-                      enforce_contacts=not args.thesis_contacts)
+    pb = make_problem(args.params, args.step_length, args.ds, args.ss, enforce_contacts=not args.thesis_contacts)
 
     def progress(msg):
         print(msg, flush=True)
+
     if args.method == "pmp":
         from humanoid_planner.gait.pmp import solve_pmp_phase
+
         phases = pb.phases(args.phase)
         if any(ph.kind != "ds" for ph in phases):
-            raise PlanningError("gait: option '--method pmp' is implemented for the double-support "
-                                "phase only; use '--phase ds'")
+            raise PlanningError(
+                "gait: option '--method pmp' is implemented for the double-support phase only; use '--phase ds'"
+            )
         sols = []
         for ph in phases:
             progress(f"solving {ph.name} by PMP (direct solution as initial guess) ...")
@@ -67,11 +78,14 @@ def run(args) -> int:
     print(f"wrote {out}: {len(sols)} phase(s), total energy {data['total_energy']:.1f} J")
     for s in sols:
         c = s.checks
-        print(f"  {s.phase.name:11s} {s.phase.duration:.3f} s  energy {c['energy']:7.1f} J  "
-              f"mean power {c['mean_power']:6.1f} W  closure {1e3 * c['closure_residual_max']:.3f} mm"
-              f"  |T|/N max {c['friction_ratio_max']:.3f}  unilateral {c['unilateral_ok']}")
+        print(
+            f"  {s.phase.name:11s} {s.phase.duration:.3f} s  energy {c['energy']:7.1f} J  "
+            f"mean power {c['mean_power']:6.1f} W  closure {1e3 * c['closure_residual_max']:.3f} mm"
+            f"  |T|/N max {c['friction_ratio_max']:.3f}  unilateral {c['unilateral_ok']}"
+        )
     if args.plot:
         from humanoid_planner.gait.plots import write_plots
+
         files = write_plots(pb, sols, args.plot)
         print(f"wrote {len(files)} plot(s) into {args.plot}")
     if bad:

@@ -1,4 +1,7 @@
 """`humanoid-stack info ROBOT`: joints, limits, mass, height and contact locations as tables."""
+
+from pathlib import Path
+
 HELP = "print a robot's joints, limits, mass, height and contact locations"
 DESCRIPTION = """Print a robot model summary.
 
@@ -13,7 +16,9 @@ examples:
 
 def add_arguments(parser):
     parser.add_argument("robot", help="shipped robot name (hrp2, bip) or path to a URDF file")
-    parser.add_argument("--planar", action="store_true", help="the sagittal (planar) reduction, where the robot has one")
+    parser.add_argument(
+        "--planar", action="store_true", help="the sagittal (planar) reduction, where the robot has one"
+    )
     parser.add_argument("--posture", default=None, help="posture used for the height (default: the robot's default)")
 
 
@@ -24,29 +29,32 @@ def _table(headers, rows):
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-from pathlib import Path
-
-
 def format_info(robot, posture=None) -> str:
     import numpy as np
-
     import pinocchio as pin
 
     n = len(robot.joint_names)
-    out = [f"pinocchio  {pin.__version__} ({Path(pin.__file__).parent})",f"robot      {robot.name}{' (planar)' if robot.planar else ''}",
-           f"urdf       {robot.urdf_path}",
-           f"mass       {robot.mass:.3f} kg",
-           f"height     {robot.height(posture):.3f} m (posture '{posture or robot.default_posture}')",
-           f"DOF        {n} actuated + 6 (free-flyer root): nq = {robot.nq}, nv = {robot.nv}",
-           f"postures   {', '.join(robot.postures)} (default: {robot.default_posture})", ""]
+    out = [
+        f"pinocchio  {pin.__version__} ({Path(pin.__file__).parent})",
+        f"robot      {robot.name}{' (planar)' if robot.planar else ''}",
+        f"urdf       {robot.urdf_path}",
+        f"mass       {robot.mass:.3f} kg",
+        f"height     {robot.height(posture):.3f} m (posture '{posture or robot.default_posture}')",
+        f"DOF        {n} actuated + 6 (free-flyer root): nq = {robot.nq}, nv = {robot.nv}",
+        f"postures   {', '.join(robot.postures)} (default: {robot.default_posture})",
+        "",
+    ]
     deg = 180.0 / np.pi
-    rows = [[name, f"{lo * deg:8.1f}", f"{hi * deg:8.1f}", f"{v:6.2f}", f"{e:7.1f}"]
-            for name, lo, hi, v, e in zip(robot.joint_names, robot.q_lower, robot.q_upper,
-                                          robot.v_max, robot.effort_max)]
+    rows = [
+        [name, f"{lo * deg:8.1f}", f"{hi * deg:8.1f}", f"{v:6.2f}", f"{e:7.1f}"]
+        for name, lo, hi, v, e in zip(robot.joint_names, robot.q_lower, robot.q_upper, robot.v_max, robot.effort_max)
+    ]
     out.append(_table(["joint", "min [deg]", "max [deg]", "vmax [rad/s]", "effort [N m]"], rows))
     out.append("")
-    rows = [[c.name, c.kind, c.body, np.round(c.point, 4).tolist(), np.round(c.normal, 3).tolist(), len(c.hull)]
-            for c in robot.contact_locations.values()]
+    rows = [
+        [c.name, c.kind, c.body, np.round(c.point, 4).tolist(), np.round(c.normal, 3).tolist(), len(c.hull)]
+        for c in robot.contact_locations.values()
+    ]
     out.append(_table(["contact", "kind", "body", "point [m]", "inward normal", "hull pts"], rows))
     return "\n".join(out)
 

@@ -1,4 +1,5 @@
 """`humanoid-stack simulate`: headless simulator run to a JSON recording (docs/recording.md)."""
+
 from __future__ import annotations
 
 HELP = "run the physics simulator headless on a scene and write a JSON recording"
@@ -21,45 +22,50 @@ examples:
 
 def add_arguments(parser):
     parser.add_argument("scene", metavar="SCENE", help="scene YAML file or shipped scene name")
-    parser.add_argument("--robot", default=None, metavar="NAME",
-                        help="robot name or URDF path (default: the scene's robot; 'none': no robot)")
+    parser.add_argument(
+        "--robot",
+        default=None,
+        metavar="NAME",
+        help="robot name or URDF path (default: the scene's robot; 'none': no robot)",
+    )
     parser.add_argument("--duration", type=float, default=1.0, metavar="S", help="simulated time [s] (default 1)")
     parser.add_argument("--dt", type=float, default=1e-3, metavar="S", help="time step [s] (default 0.001)")
-    parser.add_argument("--solver", default=None, metavar="NAME",
-                        help="contact solver (default nsgs_newton; also nsgs, projection, lemke_lcp, "
-                             "pinocchio_admm, pinocchio_pgs)")
-    parser.add_argument("--record-every", type=int, default=10, metavar="N",
-                        help="record every N steps (default 10)")
-    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                        help="scene override, e.g. incline.angle_deg=25 (repeatable)")
+    parser.add_argument(
+        "--solver",
+        default=None,
+        metavar="NAME",
+        help="contact solver (default nsgs_newton; also nsgs, projection, lemke_lcp, pinocchio_admm, pinocchio_pgs)",
+    )
+    parser.add_argument("--record-every", type=int, default=10, metavar="N", help="record every N steps (default 10)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="scene override, e.g. incline.angle_deg=25 (repeatable)",
+    )
     parser.add_argument("--no-contacts", action="store_true", help="do not record contacts")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--output", "-o", required=True, metavar="RUN.json", help="output file")
 
 
 def run(args) -> int:
-    import math
-
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.scene import load_scene, parse_set_args
+    from humanoid_model.validation import finite_number, integer, message
+    from humanoid_sim.recording import Recorder
+    from humanoid_sim.world import MAX_DT, World
 
-    if not (math.isfinite(args.duration) and args.duration > 0):
-        raise ConfigError(f"command line: field '--duration' must be > 0 s; value {args.duration!r}")
-    if not (math.isfinite(args.dt) and 0 < args.dt <= 0.1):
-        raise ConfigError(f"command line: field '--dt' must be in (0, 0.1] s; value {args.dt!r}")
-    if args.record_every < 1:
-        raise ConfigError(f"command line: field '--record-every' must be >= 1; value {args.record_every!r}")
+    source = "command line"
+    finite_number(args.duration, source, "--duration", minimum=0.0, strict=True, unit="s")
+    finite_number(args.dt, source, "--dt", minimum=0.0, strict=True, maximum=MAX_DT, unit="s")
+    integer(args.record_every, source, "--record-every", minimum=1)
     if int(round(args.duration / args.dt)) < 1:
-        raise ConfigError(f"command line: field '--duration' must be at least one step (--dt {args.dt!r} s);"
-                          f" value {args.duration!r}")
+        raise ConfigError(message(source, "--duration", f"at least one step (--dt {args.dt!r} s)", args.duration))
     if args.solver is not None and not args.solver.strip():
-        raise ConfigError(f"command line: field '--solver' must name a solver; value {args.solver!r}")
+        raise ConfigError(message(source, "--solver", "a solver name", args.solver))
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
-
-    from humanoid_sim.recording import Recorder
-    from humanoid_sim.world import World
-
     robot = args.robot
     if robot is not None and robot.lower() == "none":
         scene.robot = None
@@ -85,7 +91,9 @@ def run(args) -> int:
         bar.close()
     path = rec.save(args.output)
     s = world.stats()
-    print(f"wrote {path}: {steps} steps of {args.dt * 1e3:g} ms, median step "
-          f"{s['median_step_time'] * 1e3:.3f} ms, solver {s['solver']} "
-          f"({s['iterations_total'] / max(steps, 1):.1f} iterations/step)")
+    print(
+        f"wrote {path}: {steps} steps of {args.dt * 1e3:g} ms, median step "
+        f"{s['median_step_time'] * 1e3:.3f} ms, solver {s['solver']} "
+        f"({s['iterations_total'] / max(steps, 1):.1f} iterations/step)"
+    )
     return 0

@@ -1,4 +1,5 @@
 """`humanoid-stack up NAME|PARAMS.yaml`: start a node set in one process (no ros2 launch)."""
+
 from __future__ import annotations
 
 from humanoid_stack.runner import NODE_CLASSES  # light: yaml only, no rclpy
@@ -24,12 +25,22 @@ examples:
 
 
 def add_arguments(parser):
-    parser.add_argument("params", metavar="NAME|PARAMS.yaml",
-                        help="node set: config/NAME.yaml of the package, or a path to a parameter file")
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="stop after S seconds [s] (default: run until Ctrl-C)")
-    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
-                        help="override one node parameter (VALUE read as YAML); repeatable")
+    parser.add_argument(
+        "params",
+        metavar="NAME|PARAMS.yaml",
+        help="node set: config/NAME.yaml of the package, or a path to a parameter file",
+    )
+    parser.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
+    )
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NODE.PARAM=VALUE",
+        help="override one node parameter (VALUE read as YAML); repeatable",
+    )
 
 
 def run(args) -> int:
@@ -39,6 +50,9 @@ def run(args) -> int:
     if args.duration is not None and not args.duration > 0:
         raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
     node_set = load_node_set(args.params, args.sets)
-    print(f"humanoid-stack up: {node_set.path}: starting {', '.join(node_set.nodes)}"
-          + (f" for {args.duration:g} s" if args.duration else " (Ctrl-C to stop)"), flush=True)
+    print(
+        f"humanoid-stack up: {node_set.path}: starting {', '.join(node_set.nodes)}"
+        + (f" for {args.duration:g} s" if args.duration else " (Ctrl-C to stop)"),
+        flush=True,
+    )
     return run_nodes(node_set, duration=args.duration)

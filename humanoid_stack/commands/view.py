@@ -1,4 +1,5 @@
 """`humanoid-stack view`: the web viewer without ROS (robot, scene, postures, sliders, replay)."""
+
 from __future__ import annotations
 
 HELP = "show a robot (and a scene, or a replay) in the web viewer"
@@ -26,23 +27,52 @@ examples:
 
 
 def add_arguments(parser):
-    parser.add_argument("robot", nargs="?", default=None, metavar="ROBOT|URDF",
-                        help="shipped robot name or URDF path; 'none' for no robot (default: see above)")
-    parser.add_argument("--scene", default=None, metavar="FILE|NAME",
-                        help="scene name (config/scenes/NAME.yaml) or YAML file (default: the replay's "
-                             "'scene', else flat)")
-    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                        help="scene override, e.g. incline.angle_deg=25 (repeatable; docs/scenes.md)")
-    parser.add_argument("--posture", default=None, metavar="NAME",
-                        help="initial posture (default: the scene's robot posture, else the robot's default)")
-    parser.add_argument("--port", type=int, default=8080, metavar="N",
-                        help="HTTP port (default 8080; 0 picks a free port; a busy port moves to the next one)")
-    parser.add_argument("--host", default="127.0.0.1", metavar="H",
-                        help="address to serve on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--replay", default=None, metavar="FILE",
-                        help="recording to replay (JSON; formats in docs/viewer.md)")
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="exit after S seconds [s] (for tests; default: run until Ctrl-C)")
+    parser.add_argument(
+        "robot",
+        nargs="?",
+        default=None,
+        metavar="ROBOT|URDF",
+        help="shipped robot name or URDF path; 'none' for no robot (default: see above)",
+    )
+    parser.add_argument(
+        "--scene",
+        default=None,
+        metavar="FILE|NAME",
+        help="scene name (config/scenes/NAME.yaml) or YAML file (default: the replay's 'scene', else flat)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="scene override, e.g. incline.angle_deg=25 (repeatable; docs/scenes.md)",
+    )
+    parser.add_argument(
+        "--posture",
+        default=None,
+        metavar="NAME",
+        help="initial posture (default: the scene's robot posture, else the robot's default)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        metavar="N",
+        help="HTTP port (default 8080; 0 picks a free port; a busy port moves to the next one)",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", metavar="H", help="address to serve on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument(
+        "--replay", default=None, metavar="FILE", help="recording to replay (JSON; formats in docs/viewer.md)"
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="exit after S seconds [s] (for tests; default: run until Ctrl-C)",
+    )
 
 
 def run(args) -> int:
@@ -93,18 +123,18 @@ def run(args) -> int:
             viewer.load_replay(recording)
             viewer.play()
         print(f"humanoid-stack view: {viewer.url}  (Ctrl-C to stop)", flush=True)
-        _wait_interruptibly(stop, args.duration)  # None: until Ctrl-C
+        wait_interruptibly(stop, args.duration)  # None: until Ctrl-C
     except KeyboardInterrupt:
         pass
     finally:
-        _close_within(viewer, CLOSE_TIMEOUT)
+        close_within(viewer, CLOSE_TIMEOUT)
     return 0
 
 
 CLOSE_TIMEOUT = 5.0  # [s] chosen: the web server normally stops in well under 1 s
 
 
-def _close_within(viewer, timeout):
+def close_within(viewer, timeout):
     """Stop the viewer; if its web server does not stop within `timeout` [s] (a client still
     connected on a loaded machine), end the process anyway with exit code 0 instead of hanging
     on the server's remaining threads at interpreter shutdown."""
@@ -122,7 +152,7 @@ def _close_within(viewer, timeout):
         os._exit(0)
 
 
-def _wait_interruptibly(event, duration, poll=0.2):
+def wait_interruptibly(event, duration, poll=0.2):
     """Wait for `duration` [s] (None: forever) in short slices so that Ctrl-C always ends the wait.
 
     A single untimed `Event.wait()` blocks in a lock acquire that only a signal delivered to the

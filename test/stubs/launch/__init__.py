@@ -1,4 +1,5 @@
 """Stand-in for ROS 2 `launch` (records only; see test/stubs/README.md)."""
+
 from launch._record import EvaluationContext, Recorded, evaluate, generic  # noqa: F401
 
 

@@ -1,4 +1,5 @@
 """Stand-in for `launch.actions`."""
+
 from launch._record import Recorded, generic
 
 

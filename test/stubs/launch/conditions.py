@@ -1,4 +1,5 @@
 """Stand-in for `launch.conditions`."""
+
 from launch._record import Recorded, evaluate, generic
 
 _TRUE = {"true", "1", "yes", "on"}

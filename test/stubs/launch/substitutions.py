@@ -1,4 +1,5 @@
 """Stand-in for `launch.substitutions`."""
+
 import os
 
 from launch._record import Recorded, evaluate, generic

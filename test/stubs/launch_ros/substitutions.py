@@ -1,4 +1,5 @@
 """Stand-in for `launch_ros.substitutions`."""
+
 from launch._record import Recorded, evaluate, generic
 
 

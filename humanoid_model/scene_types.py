@@ -1,0 +1,256 @@
+"""The scene's data types: what `humanoid_model.scene.load_scene` returns (schema in
+``docs/scenes.md``). Plain frozen dataclasses, validated by the loader; no file reading here.
+
+`Scene` holds gravity, the `Ground` (or None), static bodies (`StaticBody` with a `Shape`), free
+bodies (`FreeBody` made of `Part` shapes), planner surfaces (`Surface`, 001_escande.md §5.2),
+timed wrenches (`Wrench`) and the robot (`RobotSpec`). `humanoid_model.scene` re-exports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from humanoid_model.scene_geometry import (
+    Pose,
+    box_inertia,
+    cylinder_inertia,
+    polygon_centroid,
+    sphere_inertia,
+)
+
+__all__ = [
+    "DEFAULT_GRAVITY",
+    "DEFAULT_FRICTION",
+    "DEFAULT_RESTITUTION",
+    "Ground",
+    "Shape",
+    "StaticBody",
+    "Surface",
+    "Part",
+    "FreeBody",
+    "Wrench",
+    "RobotSpec",
+    "Scene",
+    "Pose",
+]
+
+# Defaults (chosen by us unless cited):
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)  # [m/s^2] standard gravity, z up (REP 103)
+DEFAULT_FRICTION = (
+    0.4  # Coulomb mu; the thesis simulates "mu = 0.4 between all objects" (../shared/spec/000_chardonnet.md:719)
+)
+DEFAULT_RESTITUTION = (
+    0.0  # no value of e is given in the thesis (../shared/spec/000_chardonnet.md:280): perfectly plastic by default
+)
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Ground:
+    """The ground: the horizontal plane z = ``height`` [m], solid below."""
+
+    height: float = 0.0
+    friction: float = DEFAULT_FRICTION
+    restitution: float = DEFAULT_RESTITUTION
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A geometric primitive in its own frame (centred at the origin).
+
+    kind: ``box`` (``size`` = full extents (3,) [m]), ``sphere`` (``radius``), ``cylinder``
+    (``radius``, ``length``, axis z), ``plane`` (the half-space z <= 0 of its frame: the surface
+    is the frame's xy plane, outward normal +z), ``mesh`` (``file``, absolute path, and
+    ``scale`` (3,)).
+    """
+
+    kind: str
+    size: Array | None = None
+    radius: float | None = None
+    length: float | None = None
+    file: Path | None = None
+    scale: Array | None = None
+
+
+@dataclass(frozen=True)
+class StaticBody:
+    """A fixed environment body: shape, pose in the world, friction mu and restitution e."""
+
+    name: str
+    shape: Shape
+    pose: Pose
+    friction: float = DEFAULT_FRICTION
+    restitution: float = DEFAULT_RESTITUTION
+
+    @property
+    def normal(self) -> Array:
+        """Outward world normal of a ``plane`` body (its frame's z axis)."""
+        return self.pose.rotation[:, 2]
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A planner surface (001_escande.md §5.2): a planar convex polygon.
+
+    vertices: (k, 3) world points [m], counter-clockwise about ``normal``; normal: unit outward
+    normal; d0: unit reference direction (never collinear with the normal; theta = 0 is its
+    projection on the plane, `tangent`); body: the static body it lies on (or None);
+    friction: mu given, else that of its body, else the ground's.
+    """
+
+    name: str
+    vertices: Array
+    normal: Array
+    d0: Array
+    area: float
+    body: str | None = None
+    friction: float = DEFAULT_FRICTION
+
+    @property
+    def centroid(self) -> Array:
+        """Area centroid of the polygon [m] (world)."""
+        return polygon_centroid(self.vertices, self.normal)
+
+    @property
+    def tangent(self) -> Array:
+        """Unit projection of d0 on the surface plane (the theta = 0 direction d_E(0))."""
+        t = self.d0 - (self.d0 @ self.normal) * self.normal
+        return t / np.linalg.norm(t)
+
+    @property
+    def rotation(self) -> Array:
+        """3x3 frame of the surface: columns (tangent, normal x tangent, normal)."""
+        t = self.tangent
+        return np.column_stack([t, np.cross(self.normal, t), self.normal])
+
+    def contains(self, point, tol: float = 1e-9) -> bool:
+        """Whether the projection of ``point`` on the plane lies inside the polygon."""
+        p = np.asarray(point, float)
+        V = self.vertices
+        edges = np.roll(V, -1, axis=0) - V
+        return bool(np.all(np.cross(edges, p - V) @ self.normal >= -tol))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One shape of a free body: its shape, pose in the body frame and mass [kg]."""
+
+    name: str
+    shape: Shape
+    pose: Pose
+    mass: float
+
+    @property
+    def inertia(self) -> Array:
+        """Inertia [kg m^2] of the solid shape about its centre, in the part frame."""
+        s = self.shape
+        if s.kind == "box":
+            return box_inertia(self.mass, s.size)
+        if s.kind == "sphere":
+            return sphere_inertia(self.mass, s.radius)
+        return cylinder_inertia(self.mass, s.radius, s.length)
+
+
+@dataclass(frozen=True)
+class FreeBody:
+    """A free-floating rigid body.
+
+    shape: ``box``, ``sphere``, ``cylinder`` or ``compound``; parts: its shapes (one, at the body
+    origin, for a simple body); pose: body frame in the world; linear_velocity: initial world
+    velocity of the body-frame origin [m/s]; angular_velocity: initial world angular velocity
+    [rad/s]; mass [kg], com (3,) in the body frame [m] and inertia (3, 3) about the COM in body
+    axes [kg m^2], computed from the parts (solid shapes, parallel-axis theorem).
+    """
+
+    name: str
+    shape: str
+    parts: tuple[Part, ...]
+    pose: Pose
+    linear_velocity: Array
+    angular_velocity: Array
+    friction: float
+    restitution: float
+    mass: float
+    com: Array
+    inertia: Array
+
+
+@dataclass(frozen=True)
+class Wrench:
+    """A timed external wrench on ``body`` (a free body or a robot link), applied for
+    ``start`` <= t < ``end`` [s]: ``force`` [N] and ``torque`` [N m] in world axes, force applied
+    at ``point`` [m] given in the body frame."""
+
+    body: str
+    force: Array
+    torque: Array
+    point: Array
+    start: float
+    end: float
+
+    def active(self, t: float) -> bool:
+        """Whether the wrench acts at time ``t`` [s]."""
+        return self.start <= t < self.end
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """The robot of a scene: ``name`` (shipped name or URDF path as written), ``urdf_path``,
+    ``posture`` (None: the robot's default), ``joints`` overrides [rad], ``placement``: the pose
+    in the world of the posture's ground frame (the posture's base pose is composed with it),
+    ``base``: an absolute base pose replacing the posture's (or None)."""
+
+    name: str
+    urdf_path: Path
+    posture: str | None = None
+    joints: dict[str, float] = field(default_factory=dict)
+    placement: Pose = field(default_factory=Pose)
+    base: Pose | None = None
+
+    def base_pose(self, posture_base) -> Array:
+        """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""
+        if self.base is not None:
+            return self.base.xyz_quat
+        b = np.asarray(posture_base, float)
+        return self.placement.compose(Pose(b[:3], b[3:] / np.linalg.norm(b[3:]))).xyz_quat
+
+
+@dataclass
+class Scene:
+    """A loaded, validated scene (see ``docs/scenes.md``)."""
+
+    name: str
+    description: str
+    gravity: Array
+    ground: Ground | None
+    bodies: list[StaticBody]
+    free_bodies: list[FreeBody]
+    surfaces: list[Surface]
+    wrenches: list[Wrench]
+    robot: RobotSpec | None
+    params: dict[str, float]
+    source: Path | None = None
+
+    def _get(self, items, name, what):
+        for item in items:
+            if item.name == name:
+                return item
+        raise KeyError(
+            f"scene '{self.name}' has no {what} '{name}' (has: {', '.join(i.name for i in items) or 'none'})"
+        )
+
+    def body(self, name: str) -> StaticBody:
+        """The static body ``name`` (KeyError listing the names when absent)."""
+        return self._get(self.bodies, name, "static body")
+
+    def free_body(self, name: str) -> FreeBody:
+        """The free body ``name`` (KeyError listing the names when absent)."""
+        return self._get(self.free_bodies, name, "free body")
+
+    def surface(self, name: str) -> Surface:
+        """The planner surface ``name`` (KeyError listing the names when absent)."""
+        return self._get(self.surfaces, name, "surface")

@@ -1,0 +1,416 @@
+"""The one reader of a robot's description: its URDF (`read_urdf`) and its ``NAME.yaml`` sidecar
+(`read_sidecar`).
+
+`read_urdf` parses the URDF XML once into a `UrdfDescription`: links (name and ``<inertial>``)
+and joints (name, type, parent, child, ``<origin>``, ``<axis>``, ``<limit>``) in declaration
+order, the root link, and the XML itself (to rewrite ``<mesh filename>`` for Pinocchio). Visual,
+collision, gazebo, transmission and sensor elements are not interpreted. Users:
+
+* `humanoid_model.robot.load_robot`: the mesh paths and the sidecar (Pinocchio builds the model
+  from the rewritten URDF text);
+* `humanoid_model.scene`: link names (wrench targets), movable joints and their limits, posture
+  names;
+* `humanoid_model.dynmodel.urdf.parse_urdf`: its symbolic tree (fixed joints merged, inertias
+  rotated) built from these links and joints.
+
+URDF defaults apply to missing tags (``<origin>``: identity; ``<axis>``: (1, 0, 0); no
+``<inertial>``: no mass; an ``<inertial>`` without ``<origin>``: COM at the link origin; missing
+``<mass>`` or inertia entries: 0). The reader checks what every user needs: well-formed XML, a
+``<robot>`` top element, unique link and joint names, a known joint type, declared parent and
+child links, numbers where numbers belong, a non-zero axis for moving joints and a tree (one root
+link, no link child of two joints, no cycle). Errors raise `ModelError` naming the source (file
+path or ``<urdf string>``), the element (``<joint name='j'> <axis>``) and the problem. Physical
+checks of the inertias (mass >= 0, positive semi-definite tensor) are the dynamic-model
+generator's (`humanoid_model.dynmodel.urdf`).
+
+`resolve_robot_path` finds the file of a robot name or path (`humanoid_model.paths.resolve`) and
+`available_robots` lists the shipped ones (``urdf/*.urdf``). The sidecar ``NAME.yaml`` beside
+``NAME.urdf`` holds postures, the default posture, contact
+locations, sensors, armature and the planar reduction (format in DEVELOPERS.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+import yaml
+
+from humanoid_model.exceptions import ModelError, UnknownRobotError
+from humanoid_model.paths import resolve, shipped_files, urdf_dir
+from humanoid_model.validation import message
+
+__all__ = [
+    "JOINT_TYPES",
+    "MOVING_TYPES",
+    "UrdfInertial",
+    "UrdfLink",
+    "UrdfJoint",
+    "UrdfDescription",
+    "read_urdf",
+    "available_robots",
+    "resolve_robot_path",
+    "Sidecar",
+    "read_sidecar",
+    "posture_names",
+]
+
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+MOVING_TYPES = ("revolute", "continuous", "prismatic", "planar")  # types that need a non-zero axis
+ZERO_POSTURE = "zero"  # the posture every robot has (`humanoid_model.robot`)
+
+
+def _frozen(values) -> np.ndarray:
+    a = np.array(values, dtype=float)
+    a.setflags(write=False)  # descriptions are cached and shared: never modified in place
+    return a
+
+
+@dataclass(frozen=True)
+class UrdfInertial:
+    """A link's ``<inertial>``: mass [kg], COM ``xyz`` [m] in the link frame, orientation ``rpy``
+    [rad] of the inertia frame, ``inertia`` (3, 3) [kg·m²] about the COM in the inertia frame."""
+
+    mass: float
+    xyz: np.ndarray
+    rpy: np.ndarray
+    inertia: np.ndarray
+    mass_text: str | None = None  #: the ``<mass value>`` as written (for messages)
+
+
+@dataclass(frozen=True)
+class UrdfLink:
+    """A ``<link>``: its name and ``<inertial>`` (None when absent)."""
+
+    name: str
+    inertial: UrdfInertial | None = None
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    """A ``<joint>``: type (one of `JOINT_TYPES`), parent and child link names, origin ``xyz`` [m]
+    and ``rpy`` [rad] in the parent frame, ``axis`` (3,) as written (not normalised; (1, 0, 0)
+    when absent) and the ``<limit>`` attributes (None when absent): lower, upper [rad] or [m],
+    effort [N·m] or [N], velocity [rad/s] or [m/s]."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    xyz: np.ndarray
+    rpy: np.ndarray
+    axis: np.ndarray
+    lower: float | None = None
+    upper: float | None = None
+    effort: float | None = None
+    velocity: float | None = None
+
+    @property
+    def movable(self) -> bool:
+        """Neither fixed nor floating: a joint a posture or a command sets."""
+        return self.type not in ("fixed", "floating")
+
+    @property
+    def limits(self) -> tuple[float, float]:
+        """(lower, upper) position limits; +-inf for a continuous joint or a missing bound."""
+        if self.type == "continuous":
+            return -math.inf, math.inf
+        lo = -math.inf if self.lower is None else self.lower
+        hi = math.inf if self.upper is None else self.upper
+        return lo, hi
+
+
+@dataclass(frozen=True)
+class UrdfDescription:
+    """A parsed URDF (see the module docstring). ``links`` by name and ``joints`` in declaration
+    order; ``root`` is the root link; ``source`` the file path or ``<urdf string>``."""
+
+    name: str
+    links: Mapping[str, UrdfLink]
+    joints: tuple[UrdfJoint, ...]
+    root: str
+    source: str
+    _xml: ET.Element = field(repr=False, compare=False, default=None)
+
+    @property
+    def link_names(self) -> list[str]:
+        """Link names in declaration order."""
+        return list(self.links)
+
+    @property
+    def movable_joints(self) -> list[UrdfJoint]:
+        """The joints that are neither fixed nor floating, in declaration order."""
+        return [j for j in self.joints if j.movable]
+
+    def joint_limits(self) -> dict[str, tuple[float, float]]:
+        """``{movable joint: (lower, upper)}`` (see `UrdfJoint.limits`)."""
+        return {j.name: j.limits for j in self.movable_joints}
+
+    def xml_with_mesh_paths(self, mesh_path: Callable[[str], str]) -> str:
+        """The URDF XML with every ``<mesh filename>`` replaced by ``mesh_path(filename)``."""
+        root = copy.deepcopy(self._xml)
+        for mesh in root.iter("mesh"):
+            fname = mesh.get("filename")
+            if not fname:
+                raise ModelError(f"{self.source}: <mesh> without a filename attribute")
+            mesh.set("filename", str(mesh_path(fname)))
+        return ET.tostring(root, encoding="unicode")
+
+
+# ----------------------------------------------------------------------------------- reading
+def available_robots() -> list[str]:
+    """Names of the shipped robots (``urdf/*.urdf``)."""
+    return list(shipped_files(urdf_dir(), ".urdf"))
+
+
+def resolve_robot_path(name_or_path, base: Path | None = None, context: str | None = None, error=UnknownRobotError):
+    """Path of an existing URDF file (relative to ``base`` first, when given) or of a shipped
+    robot's URDF, by the rule of `humanoid_model.paths.resolve`; else ``error`` (default
+    `UnknownRobotError`; message prefixed with ``context``)."""
+    return resolve(
+        name_or_path,
+        shipped_files(urdf_dir(), ".urdf"),
+        "robot",
+        (".urdf",),
+        error,
+        file_kind="URDF file",
+        base=base,
+        context=context,
+    )
+
+
+def read_urdf(urdf) -> UrdfDescription:
+    """Parse a URDF file (a `Path`, or a str without ``<``) or URDF XML text (a ROS 2
+    ``robot_description``). Descriptions are cached by source and text (a changed file is
+    parsed again)."""
+    if isinstance(urdf, Path) or (isinstance(urdf, str) and "<" not in urdf):
+        path = Path(urdf)
+        if not path.is_file():
+            raise ModelError(f"{path}: URDF file not found")
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{path}: cannot read the URDF file ({exc})") from None
+        return _parse(text, str(path))
+    return _parse(str(urdf), "<urdf string>")
+
+
+def _numbers(text, n, where, attr, src) -> list[float]:
+    """The ``n`` finite numbers of an attribute's text, or `ModelError` naming the element."""
+    try:
+        vals = [float(t) for t in text.split()]
+    except ValueError:
+        raise ModelError(f"{src}: {where}: attribute {attr}='{text}' is not a list of numbers") from None
+    if len(vals) != n:
+        raise ModelError(f"{src}: {where}: attribute {attr}='{text}' needs {n} numbers, got {len(vals)}")
+    if not all(map(math.isfinite, vals)):
+        raise ModelError(f"{src}: {where}: attribute {attr}='{text}' is not finite")
+    return vals
+
+
+def _floats(text, n, where, attr, src) -> np.ndarray:
+    return _frozen(_numbers(text, n, where, attr, src))
+
+
+def _scalar(elem, attr, where, src, default=None, infinite_ok=False) -> float | None:
+    text = elem.get(attr)
+    if text is None:
+        return default
+    if infinite_ok and text.strip().lower().lstrip("+-") in ("inf", "infinity"):
+        return float(text)
+    return _numbers(text, 1, where, attr, src)[0]
+
+
+_ZERO3 = _frozen(np.zeros(3))  # shared read-only defaults
+_X_AXIS = _frozen([1.0, 0.0, 0.0])
+
+
+def _origin(elem, where, src):
+    o = elem.find("origin")
+    if o is None:
+        return _ZERO3, _ZERO3
+    xyz = _floats(o.get("xyz", "0 0 0"), 3, f"{where} <origin>", "xyz", src)
+    rpy = _floats(o.get("rpy", "0 0 0"), 3, f"{where} <origin>", "rpy", src)
+    return xyz, rpy
+
+
+def _inertial(le, where, src) -> UrdfInertial | None:
+    ine = le.find("inertial")
+    if ine is None:
+        return None
+    xyz, rpy = _origin(ine, f"{where} <inertial>", src)
+    me = ine.find("mass")
+    mass = 0.0
+    if me is not None:
+        if me.get("value") is None:
+            raise ModelError(f"{src}: {where} <inertial> <mass>: missing attribute 'value'")
+        mass = _scalar(me, "value", f"{where} <inertial> <mass>", src)
+    ie = ine.find("inertia")
+    inertia = np.zeros((3, 3))
+    if ie is not None:
+        w = f"{where} <inertial> <inertia>"
+        ixx, ixy, ixz, iyy, iyz, izz = (
+            _scalar(ie, a, w, src, default=0.0) for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+        )
+        inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return UrdfInertial(mass, xyz, rpy, _frozen(inertia), None if me is None else me.get("value"))
+
+
+def _joint(je, links, src) -> UrdfJoint:
+    name = je.get("name")
+    where = f"<joint name='{name}'>"
+    jtype = je.get("type")
+    if jtype not in JOINT_TYPES:
+        raise ModelError(f"{src}: {where}: type='{jtype}' is not a URDF joint type ({', '.join(JOINT_TYPES)})")
+    ends = []
+    for tag in ("parent", "child"):
+        e = je.find(tag)
+        if e is None or not e.get("link"):
+            raise ModelError(f"{src}: {where}: missing <{tag} link='...'>")
+        if e.get("link") not in links:
+            raise ModelError(f"{src}: {where}: <{tag} link='{e.get('link')}'> names an undeclared link")
+        ends.append(e.get("link"))
+    xyz, rpy = _origin(je, where, src)
+    ae = je.find("axis")
+    axis = _X_AXIS if ae is None else _floats(ae.get("xyz", "1 0 0"), 3, f"{where} <axis>", "xyz", src)
+    if jtype in MOVING_TYPES and float(np.linalg.norm(axis)) < 1e-12:
+        raise ModelError(f"{src}: {where} <axis xyz='{ae.get('xyz')}'>: the axis is zero")
+    limit = {}
+    le = je.find("limit")
+    if le is not None:
+        limit = {
+            a: _scalar(le, a, f"{where} <limit>", src, infinite_ok=True)
+            for a in ("lower", "upper", "effort", "velocity")
+        }
+    return UrdfJoint(name, jtype, ends[0], ends[1], xyz, rpy, axis, **limit)
+
+
+@lru_cache(maxsize=32)
+def _parse(text: str, src: str) -> UrdfDescription:
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ModelError(f"{src}: not well-formed XML ({exc})") from None
+    if root.tag != "robot":
+        raise ModelError(f"{src}: the top element is <{root.tag}>, expected <robot>")
+    robot_name = root.get("name") or "robot"
+
+    links: dict[str, UrdfLink] = {}
+    for le in root.findall("link"):
+        name = le.get("name")
+        if not name:
+            raise ModelError(f"{src}: a <link> element has no 'name' attribute")
+        if name in links:
+            raise ModelError(f"{src}: <link name='{name}'> is declared twice")
+        links[name] = UrdfLink(name, _inertial(le, f"<link name='{name}'>", src))
+
+    joints: list[UrdfJoint] = []
+    seen: set[str] = set()
+    for je in root.findall("joint"):
+        name = je.get("name")
+        if not name:
+            raise ModelError(f"{src}: a <joint> element has no 'name' attribute")
+        if name in seen:
+            raise ModelError(f"{src}: <joint name='{name}'> is declared twice")
+        seen.add(name)
+        joints.append(_joint(je, links, src))
+    return UrdfDescription(
+        robot_name, MappingProxyType(links), tuple(joints), _root_link(robot_name, links, joints, src), src, root
+    )
+
+
+def _root_link(robot_name, links, joints, src) -> str:
+    """The one link that is no joint's child, after checking that the joints form a tree."""
+    parent_of: dict[str, UrdfJoint] = {}
+    for j in joints:
+        if j.child in parent_of:
+            raise ModelError(
+                f"{src}: <link name='{j.child}'> is the child of two joints "
+                f"('{parent_of[j.child].name}' and '{j.name}'): not a tree"
+            )
+        parent_of[j.child] = j
+    roots = [n for n in links if n not in parent_of]
+    if len(roots) != 1:
+        raise ModelError(
+            f"{src}: <robot name='{robot_name}'> needs exactly one root link "
+            f"(a link that is no joint's child); found {roots or 'none (a cycle)'}"
+        )
+    children: dict[str, list[str]] = {n: [] for n in links}
+    for j in joints:
+        children[j.parent].append(j.child)
+    reach, stack = set(), [roots[0]]
+    while stack:
+        n = stack.pop()
+        reach.add(n)
+        stack.extend(children[n])
+    unreachable = [n for n in links if n not in reach]
+    if unreachable:
+        raise ModelError(f"{src}: links {unreachable} are not connected to the root link '{roots[0]}' (a joint cycle)")
+    return roots[0]
+
+
+# ----------------------------------------------------------------------------------- sidecar
+@dataclass(frozen=True)
+class Sidecar:
+    """A robot's ``NAME.yaml`` (format in DEVELOPERS.md), sections as written (not yet checked
+    against the model: `humanoid_model.robot` does that). Every section is a mapping (empty when
+    absent) except ``default_posture`` (str or None) and ``planar_locked_joints`` (list or None)."""
+
+    path: Path
+    postures: Mapping = field(default_factory=dict)
+    default_posture: str | None = None
+    contacts: Mapping = field(default_factory=dict)
+    sensors: Mapping = field(default_factory=dict)
+    armature: Mapping = field(default_factory=dict)
+    planar_locked_joints: list | None = None
+
+    @property
+    def posture_names(self) -> list[str]:
+        """The robot's posture names: the declared ones plus ``zero``."""
+        return list(self.postures) + ([] if ZERO_POSTURE in self.postures else [ZERO_POSTURE])
+
+
+def read_sidecar(urdf_path) -> Sidecar | None:
+    """The sidecar ``NAME.yaml`` beside ``NAME.urdf``, or None when there is none.
+
+    Raises `ModelError` for malformed YAML, a top level or a section that is not a mapping."""
+    path = Path(urdf_path).with_suffix(".yaml")
+    if not path.is_file():
+        return None
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+    except yaml.YAMLError as exc:
+        raise ModelError(f"{path}: malformed YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: expected a mapping at the top level")
+
+    def section(key):
+        value = data.get(key) or {}
+        if not isinstance(value, Mapping):
+            raise ModelError(message(str(path), key, "a mapping", value))
+        return value
+
+    planar = section("planar")
+    return Sidecar(
+        path=path,
+        postures=section("postures"),
+        default_posture=data.get("default_posture") or None,
+        contacts=section("contacts"),
+        sensors=section("sensors"),
+        armature=section("armature"),
+        planar_locked_joints=planar.get("locked_joints"),
+    )
+
+
+def posture_names(urdf_path) -> list[str]:
+    """The posture names of the robot of ``urdf_path`` (``zero`` alone without a sidecar)."""
+    sidecar = read_sidecar(urdf_path)
+    return [ZERO_POSTURE] if sidecar is None else sidecar.posture_names

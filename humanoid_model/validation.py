@@ -1,0 +1,128 @@
+"""Checks of user input shared by every package, with one error wording.
+
+Every message reads ``"<source>: field '<field>' must be <requirement>; value <value>"`` (the
+wording of `humanoid_sim.solvers.ContactProblem`): ``source`` names the file, topic, node or
+function the value came from, ``field`` the key or argument, and the value is shown as given
+(truncated to `SHORT` characters); a vector or matrix check adds the first non-finite entry,
+``" (index 1 is nan)"``. Numbers are ints or floats (NumPy's too): booleans and text
+are refused, also inside lists. Each check raises the exception class it is given (default
+`ConfigError`), so a scene loader raises `SceneError`, a model loader `ModelError`, and so on.
+
+    from humanoid_model.validation import finite_vector, finite_number
+    force = finite_vector(value, 3, source="world: apply_wrench('box')", field="force")
+    dt = finite_number(dt, source="world", field="dt", minimum=0.0, strict=True, maximum=0.1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanoid_model.exceptions import ConfigError, HumanoidStackError
+
+__all__ = ["SHORT", "short", "message", "finite_vector", "finite_rows", "finite_number", "integer"]
+
+SHORT = 80  # [characters] longest value repr quoted in a message (chosen: one terminal line)
+
+
+def short(value, limit: int = SHORT) -> str:
+    """``repr(value)``, truncated to ``limit`` characters with the full length noted."""
+    r = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return r if len(r) <= limit else r[:limit] + f"... ({len(r)} characters)"
+
+
+def message(source: str, field: str, requirement: str, value) -> str:
+    """The shared wording: ``"<source>: field '<field>' must be <requirement>; value <value>"``."""
+    return f"{source}: field '{field}' must be {requirement}; value {short(value)}"
+
+
+def _fail(error, source, field, requirement, value, array=None):
+    if not (isinstance(error, type) and issubclass(error, HumanoidStackError)):
+        raise TypeError(f"validation: 'error' must be a HumanoidStackError subclass; value {error!r}")
+    text = message(source, field, requirement, value)
+    if array is not None and array.size and not np.all(np.isfinite(array)):
+        where = np.argwhere(~np.isfinite(array))[0]  # the first bad entry (the value may be truncated)
+        index = int(where[0]) if len(where) == 1 else tuple(int(i) for i in where)
+        text += f" (index {index} is {array[tuple(where)]})"
+    raise error(text)
+
+
+def _has_bool_or_text(items) -> bool:
+    return any(
+        isinstance(x, (bool, np.bool_, str, bytes)) or (isinstance(x, (list, tuple)) and _has_bool_or_text(x))
+        for x in items
+    )
+
+
+def _array(value):
+    """``value`` as a float array, or None when it is not numbers (text, mappings, booleans and
+    text inside lists, ragged lists, None entries)."""
+    if isinstance(value, (str, bytes, dict)):
+        return None
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        return None
+    if a.dtype.kind not in "iuf" or (isinstance(value, (list, tuple)) and _has_bool_or_text(value)):
+        return None
+    return a.astype(float)
+
+
+def finite_vector(value, n: int | None, source: str, field: str, error=ConfigError) -> np.ndarray:
+    """A copy of ``value`` as a float vector of ``n`` finite numbers (any length when ``n`` is
+    None), or ``error`` naming the source, the field and the value."""
+    a = _array(value)
+    what = "a list of finite numbers" if n is None else f"{n} finite numbers"
+    if a is None or a.ndim != 1 or (n is not None and a.shape[0] != n) or not np.all(np.isfinite(a)):
+        _fail(error, source, field, what + " (no NaN or inf)", value, a)
+    return a.copy()
+
+
+def finite_rows(value, width: int | None, source: str, field: str, rows: int | None = None, error=ConfigError):
+    """A copy of ``value`` as a float matrix of ``rows`` rows of ``width`` finite numbers each
+    (any count where None), or ``error``."""
+    a = _array(value)
+    shape = f"{'rows' if rows is None else f'{rows} rows'} of {'equal length' if width is None else width}"
+    if (
+        a is None
+        or a.ndim != 2
+        or (width is not None and a.shape[1] != width)
+        or (rows is not None and a.shape[0] != rows)
+        or not np.all(np.isfinite(a))
+    ):
+        _fail(error, source, field, f"{shape} finite numbers (no NaN or inf)", value, a)
+    return a.copy()
+
+
+def finite_number(
+    value,
+    source: str,
+    field: str,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict: bool = False,
+    unit: str = "",
+    error=ConfigError,
+) -> float:
+    """``value`` as a finite float (booleans refused) within [minimum, maximum] (``strict``: the
+    lower bound is excluded), or ``error``. ``unit`` is only quoted in the message."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+    x = float(value) if ok else float("nan")
+    u = f" {unit}" if unit else ""
+    lo = "" if minimum is None else f"{'>' if strict else '>='} {minimum:g}{u}"
+    hi = "" if maximum is None else f"<= {maximum:g}{u}"
+    what = "a finite number" + (f" {lo}" if lo else "") + (" and " if lo and hi else " " if hi else "") + hi
+    if (
+        not np.isfinite(x)
+        or (minimum is not None and (x <= minimum if strict else x < minimum))
+        or (maximum is not None and x > maximum)
+    ):
+        _fail(error, source, field, what.strip(), value)
+    return x
+
+
+def integer(value, source: str, field: str, minimum: int | None = None, error=ConfigError) -> int:
+    """``value`` as an int (booleans and floats refused) >= ``minimum``, or ``error``."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
+    if not ok or (minimum is not None and value < minimum):
+        _fail(error, source, field, "an integer" + ("" if minimum is None else f" >= {minimum}"), value)
+    return int(value)

@@ -1,0 +1,166 @@
+"""ROS helpers shared by the nodes (and only by them): QoS, entry point, /tf messages, time stamps,
+/diagnostics, warn-once logging.
+
+    LATCHED                   QoS of /robot_description and /tf_static (reliable, transient local)
+    TFMessage                 tf2_msgs/TFMessage, or None when tf2_msgs is not installed (the PyPI
+                              ROS 2 wheels lack it: nodes then skip /tf and /tf_static)
+    run_node(factory, name)   the `main()` of every node executable: init, spin, clean exit
+    transform_stamped_list    `humanoid_model.tf_tree.Transform` records -> TransformStamped list
+    stamp(t), duration(t)     seconds [s] -> builtin_interfaces Time / Duration
+    seconds(msg)              Time or Duration -> seconds [s]
+    diagnostic_array(...)     one-status diagnostic_msgs/DiagnosticArray
+    WarnOnce                  log each warning key once (bad input keeps the node running)
+
+Libraries never import this module: it imports rclpy.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import rclpy
+from builtin_interfaces.msg import Duration, Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import TransformStamped
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+from humanoid_model.exceptions import HumanoidStackError
+
+try:  # tf2_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
+    from tf2_msgs.msg import TFMessage
+except ImportError:  # pragma: no cover - depends on the install
+    TFMessage = None
+
+__all__ = [
+    "LATCHED",
+    "TFMessage",
+    "WarnOnce",
+    "diagnostic_array",
+    "duration",
+    "run_node",
+    "seconds",
+    "stamp",
+    "transform_stamped_list",
+]
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+"""QoS of /robot_description and /tf_static (same as robot_state_publisher's): late subscribers
+get the last message."""
+
+_NANO = 1_000_000_000  # nanoseconds per second
+
+
+def _split(t: float) -> tuple[int, int]:
+    sec = int(math.floor(t))
+    return sec, min(int(round((t - sec) * 1e9)), _NANO - 1)
+
+
+def stamp(t: float) -> Time:
+    """builtin_interfaces/Time of `t` [s] (simulated or wall time)."""
+    sec, nanosec = _split(t)
+    return Time(sec=sec, nanosec=nanosec)
+
+
+def duration(t: float) -> Duration:
+    """builtin_interfaces/Duration of `t` [s] (e.g. a trajectory point's time_from_start)."""
+    sec, nanosec = _split(t)
+    return Duration(sec=sec, nanosec=nanosec)
+
+
+def seconds(msg) -> float:
+    """Seconds [s] of a builtin_interfaces Time or Duration message."""
+    return float(msg.sec) + 1e-9 * float(msg.nanosec)
+
+
+def transform_stamped_list(transforms, stamp_msg) -> list:
+    """TransformStamped messages (the content of a /tf or /tf_static message) for
+    `humanoid_model.tf_tree.Transform` records, all with header stamp `stamp_msg`
+    (builtin_interfaces/Time); translations [m], rotations as quaternions xyzw."""
+    out = []
+    for tf in transforms:
+        msg = TransformStamped()
+        msg.header.stamp = stamp_msg
+        msg.header.frame_id = tf.parent
+        msg.child_frame_id = tf.child
+        tr, r = msg.transform.translation, msg.transform.rotation
+        tr.x, tr.y, tr.z = map(float, tf.translation)
+        r.x, r.y, r.z, r.w = map(float, tf.rotation)
+        out.append(msg)
+    return out
+
+
+def diagnostic_array(
+    stamp_msg, name: str, level, message: str, hardware_id: str = "", values: dict | None = None
+) -> DiagnosticArray:
+    """A /diagnostics message with one status: `level` is a `DiagnosticStatus` level (OK, WARN,
+    ERROR), `values` maps keys (units in the key, e.g. ``energy_J``) to their text."""
+    status = DiagnosticStatus(level=level, name=name, message=message, hardware_id=hardware_id)
+    status.values = [KeyValue(key=k, value=str(v)) for k, v in (values or {}).items()]
+    arr = DiagnosticArray(status=[status])
+    arr.header.stamp = stamp_msg
+    return arr
+
+
+class WarnOnce:
+    """Logs each warning once per key (a bad message repeated at 1 kHz must not flood the log).
+
+    ``warn_once(key, text)`` logs `text` the first time `key` is seen and returns True then;
+    `keys` is the set of keys reported so far (tests read it).
+    """
+
+    def __init__(self, logger):
+        self._logger = logger
+        self._keys: set[str] = set()
+
+    def __call__(self, key: str, text: str) -> bool:
+        if key in self._keys:
+            return False
+        self._keys.add(key)
+        self._logger.warning(text)
+        return True
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """Keys of the warnings logged so far."""
+        return frozenset(self._keys)
+
+
+def run_node(node_factory, name: str, args=None) -> int:
+    """Shared entry point of the node executables: init, spin, clean exit.
+
+    Returns 0 on Ctrl-C / shutdown, 2 (with a one-line message) when the node rejects its
+    parameters with a `HumanoidStackError`. Calls the node's ``close()`` (if any) before
+    destroying it.
+    """
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+
+    rclpy.init(args=args)
+    node = None
+    # The executor exists before the node, so that a Ctrl-C during start-up fails an rcl call of
+    # the node's constructor (handled below) rather than half-building rclpy.spin's executor.
+    executor = SingleThreadedExecutor()
+    try:
+        node = node_factory()
+        executor.add_node(node)
+        executor.spin()
+    except HumanoidStackError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except Exception:
+        # Ctrl-C during start-up: rclpy's SIGINT handler shuts the context down, and the next
+        # rcl call (e.g. creating a publisher) raises RCLError "context is not valid". That is
+        # a requested stop, not a crash; any other error is re-raised.
+        if rclpy.ok():
+            raise
+    finally:
+        if node is not None:
+            if hasattr(node, "close"):
+                node.close()
+            executor.remove_node(node)
+            node.destroy_node()
+        executor.shutdown()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,375 @@
+"""Simulator node (`simulator`): `humanoid_sim.World` as a ROS 2 node, answering to ros2_control's
+controller topics (issue 3, "The simulator node"; ARCHITECTURE.md "ROS 2 interfaces").
+
+    humanoid-stack up sim                         # config/sim.yaml
+    ros2 launch humanoid_stack sim.launch.py
+    ros2 run humanoid_stack simulator --ros-args -p scene:=flat -p real_time_factor:=0.0
+
+Parameters: `PARAMETERS` of `humanoid_ros.simulator_parameters` (docs/ros.md, "simulator");
+`real_time_factor`, `controller` and `external_wrench_duration` may change at run time, the
+others are read at start only.
+
+Topics
+    publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
+               root link frame), /robot_description (transient local), /tf and /tf_static (when
+               tf2_msgs imports), /contacts (MarkerArray: ns "points", "forces", "cones"),
+               /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
+               /diagnostics (step time, real-time factor, solver iterations, residuals,
+               penetration, rejected commands)
+    subscribes /joint_trajectory_controller/joint_trajectory (JointTrajectory, ros2_control
+               semantics: `humanoid_sim.commands`), /forward_position_controller/commands,
+               /forward_effort_controller/commands (Float64MultiArray, all joints in /joint_states
+               order), ~/external_wrench (WrenchStamped: frame_id = link, world-frame wrench at
+               the link origin, for external_wrench_duration)
+Services   ~/reset (Trigger: rebuild the world at t = 0), ~/pause (SetBool), ~/step (Trigger: one
+           step while paused)
+
+This module is ROS glue only. The work is the library's: `humanoid_sim.session.SimulationSession`
+builds the world from the parameters (gain groups, scripted push), steps it, checks and applies
+the commands (`humanoid_sim.commands`), decimates the outputs and keeps the physics statistics
+(`humanoid_sim.diagnostics`); `humanoid_sim.realtime.RealTimeStepper` steps it in a dedicated
+thread paced to `real_time_factor`, so the executor is never starved, and callbacks share the
+session with it under the stepper's lock. A rejected command is logged and counted in
+/diagnostics and the previous command continues; an exception inside a step pauses the
+simulation and is reported as ERROR in /diagnostics.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Point, WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import ColorRGBA, Float64MultiArray, String
+from std_srvs.srv import SetBool, Trigger
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import Marker, MarkerArray
+
+from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.tf_tree import KinematicTree, description_with_uris
+from humanoid_ros.common import (
+    LATCHED,
+    TFMessage,
+    WarnOnce,
+    diagnostic_array,
+    run_node,
+    seconds,
+    stamp,
+    transform_stamped_list,
+)
+from humanoid_ros.simulator_parameters import CONTROLLERS, NODE_NAME, PARAMETERS, TOPICS
+from humanoid_sim import diagnostics
+from humanoid_sim.commands import TrajectoryPoint
+from humanoid_sim.realtime import RealTimeStepper
+from humanoid_sim.session import SessionSettings, SimulationSession
+
+__all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
+
+# /contacts marker styles: (scale x, y, z [m]; colour r, g, b, a), chosen for legibility
+POINT_STYLE = ((0.015, 0.015, 0.015), (1.0, 0.9, 0.1, 1.0))  # spheres of 1.5 cm, yellow
+ARROW_STYLE = ((0.01, 0.02, 0.0), (0.9, 0.1, 0.1, 1.0))  # shaft 1 cm, head 2 cm, red
+CONE_STYLE = ((1.0, 1.0, 1.0), (0.2, 0.5, 1.0, 0.4))  # triangles in world units, translucent blue
+
+
+class SimulatorNode(Node):
+    """The simulator node (see the module docstring). `session` is the ROS-free
+    `humanoid_sim.session.SimulationSession`, `world` its current `humanoid_sim.World`,
+    `stepper` the `humanoid_sim.realtime.RealTimeStepper` that runs it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        self.p = PARAMETERS.declare(self)
+        self.session = SimulationSession.load(
+            self.p["scene"], self.p["robot"], SessionSettings.from_parameters(self.p), source=f"node '{NODE_NAME}'"
+        )
+        self.robot = self.session.robot
+        self.warn_once = WarnOnce(self.get_logger())
+        """Logs each warning once (an inactive controller's topic); `warn_once.keys` are the keys."""
+        self.rejected = 0
+        """Commands rejected since the start (reported in /diagnostics)."""
+        self.last_rejection = ""
+        """The reason of the last rejected command."""
+        self.stepper = RealTimeStepper(
+            self.session,
+            self.p["real_time_factor"],
+            publish=self._publish,
+            report=self._publish_diagnostics,
+            on_error=lambda text: self.get_logger().error(text + "; simulation paused (call ~/reset)"),
+            context=lambda: dict(
+                controller=self.p["controller"], rejected_commands=self.rejected, last_rejection=self.last_rejection
+            ),
+            name="simulator-step",
+        )
+
+        self.tree = KinematicTree(self.robot.model)
+        self.description_pub = self.create_publisher(String, "/robot_description", LATCHED)
+        self.description_pub.publish(String(data=description_with_uris(self.robot.urdf_text)))
+        self.clock_pub = self.create_publisher(Clock, "/clock", 10)
+        self.joint_pub = self.create_publisher(JointState, "/joint_states", 10)
+        self.odom_pub = self.create_publisher(Odometry, "/odom", 10)
+        self.contacts_pub = self.create_publisher(MarkerArray, "/contacts", 10)
+        self.imu_pub = self.create_publisher(Imu, "/imu", 10)
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        self.ft_pubs = {
+            name: self.create_publisher(WrenchStamped, f"/{name}/wrench", 10) for name in self.session.sensors.ft
+        }
+        self.tf_pub = None
+        if TFMessage is not None:
+            self.tf_pub = self.create_publisher(TFMessage, "/tf", 10)
+            static = self.create_publisher(TFMessage, "/tf_static", LATCHED)
+            static.publish(TFMessage(transforms=self.tf_messages(self.tree.static_transforms(), 0.0)))
+
+        self.create_subscription(JointTrajectory, TOPICS["joint_trajectory_controller"], self._on_trajectory, 10)
+        self.create_subscription(Float64MultiArray, TOPICS["forward_position_controller"], self._on_position, 10)
+        self.create_subscription(Float64MultiArray, TOPICS["forward_effort_controller"], self._on_effort, 10)
+        self.create_subscription(WrenchStamped, "~/external_wrench", self._on_external_wrench, 10)
+        self.create_service(Trigger, "~/reset", self._on_reset)
+        self.create_service(SetBool, "~/pause", self._on_pause)
+        self.create_service(Trigger, "~/step", self._on_step)
+        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply_parameters))
+
+        self.stepper.start()
+        world = self.world
+        self.get_logger().info(
+            f"robot '{self.robot.name}' on scene '{self.session.scene.name}', dt {world.dt * 1e3:g} ms, solver "
+            f"{world.solver.name}, controller {self.p['controller']}, real-time factor "
+            f"{self.p['real_time_factor']:g}, publishing /robot_description"
+        )
+
+    # ------------------------------------------------------------------ state
+    @property
+    def world(self):
+        """The current `humanoid_sim.World` (a new one after ~/reset)."""
+        return self.session.world
+
+    @property
+    def paused(self) -> bool:
+        """Whether the simulation is paused (~/pause, or a failed step)."""
+        return self.stepper.paused
+
+    @property
+    def error(self) -> str:
+        """The last step failure ("" when none since the last reset)."""
+        return self.stepper.error
+
+    @property
+    def stepper_alive(self) -> bool:
+        """Whether the stepping thread runs (it survives failing steps; `close` ends it)."""
+        stepper = getattr(self, "stepper", None)
+        return stepper is not None and stepper.alive
+
+    def _apply_parameters(self, updates: dict):
+        """Run-time parameter changes, already checked by the table."""
+        with self.stepper.lock:
+            self.p.update(updates)
+            self.stepper.set_real_time_factor(self.p["real_time_factor"])
+        for name, val in updates.items():
+            self.get_logger().info(f"parameter {name} = {val}")
+
+    # ------------------------------------------------------------------ outputs
+    def _publish(self, out):
+        """Messages of the session's `Outputs` (called by the stepper, outside its lock)."""
+        if out.state is not None:
+            self._publish_state(out.t, out.state)
+        if out.contacts is not None:
+            self._publish_contacts(out.t, out.contacts)
+
+    def _publish_state(self, t, out):
+        st, now = out.state, stamp(t)
+        self.clock_pub.publish(Clock(clock=now))
+        js = JointState()
+        js.header.stamp = now
+        js.name = list(st.joint_names)
+        js.position = st.joint_positions.tolist()
+        js.velocity = st.joint_velocities.tolist()
+        js.effort = np.asarray(st.joint_torques, float).tolist()
+        self.joint_pub.publish(js)
+        base, base_v = st.bodies[self.robot.name], out.base_velocity
+        od = Odometry()
+        od.header.stamp = now
+        od.header.frame_id = self.tree.odom_frame
+        od.child_frame_id = self.tree.root_link
+        pp, o = od.pose.pose.position, od.pose.pose.orientation
+        pp.x, pp.y, pp.z = map(float, base.position)
+        o.x, o.y, o.z, o.w = map(float, base.quaternion)
+        lin, ang = od.twist.twist.linear, od.twist.twist.angular
+        lin.x, lin.y, lin.z = map(float, base_v[:3])  # free-flyer velocity: root link frame
+        ang.x, ang.y, ang.z = map(float, base_v[3:])
+        self.odom_pub.publish(od)
+        if self.tf_pub is not None:
+            q = st.q[: self.robot.model.nq]
+            self.tf_pub.publish(TFMessage(transforms=self.tf_messages(self.tree.moving_transforms(q), t)))
+        for name, (frame, force, torque) in out.force_torque.items():
+            msg = WrenchStamped()
+            msg.header.stamp = now
+            msg.header.frame_id = frame
+            msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = map(float, force)
+            msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = map(float, torque)
+            self.ft_pubs[name].publish(msg)
+        if out.imu is not None:
+            imu = out.imu
+            msg = Imu()
+            msg.header.stamp = now
+            msg.header.frame_id = out.imu_frame
+            o = msg.orientation
+            o.x, o.y, o.z, o.w = map(float, imu["orientation"])
+            a, g = msg.angular_velocity, msg.linear_acceleration
+            a.x, a.y, a.z = map(float, imu["angular_velocity"])
+            g.x, g.y, g.z = map(float, imu["linear_acceleration"])
+            self.imu_pub.publish(msg)
+
+    def tf_messages(self, transforms, t: float) -> list:
+        """TransformStamped messages of ``transforms`` (`humanoid_model.tf_tree` transforms) at
+        simulated time t [s], as the node publishes them on /tf and /tf_static."""
+        return transform_stamped_list(transforms, stamp(t))
+
+    def _publish_contacts(self, t, cm):
+        """/contacts: DELETEALL, then the points, force arrows and friction cones of
+        `humanoid_sim.markers.ContactMarkers` ``cm``, in the odom frame."""
+        now, frame = stamp(t), self.tree.odom_frame
+
+        def marker(ns, mid, mtype, points, style):
+            (sx, sy, sz), (r, g, b, a) = style
+            m = Marker()
+            m.header.stamp = now
+            m.header.frame_id = frame
+            m.ns, m.id, m.type, m.action = ns, mid, mtype, Marker.ADD
+            m.pose.orientation.w = 1.0
+            m.scale.x, m.scale.y, m.scale.z = sx, sy, sz
+            m.color = ColorRGBA(r=r, g=g, b=b, a=a)
+            m.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in points]
+            return m
+
+        arr = MarkerArray()
+        clear = Marker()
+        clear.action = Marker.DELETEALL
+        arr.markers.append(clear)
+        if len(cm.points):
+            arr.markers.append(marker("points", 0, Marker.SPHERE_LIST, cm.points, POINT_STYLE))
+        for i, seg in enumerate(cm.arrows):
+            arr.markers.append(marker("forces", i, Marker.ARROW, seg, ARROW_STYLE))
+        if len(cm.cones):
+            arr.markers.append(marker("cones", 0, Marker.TRIANGLE_LIST, cm.cones, CONE_STYLE))
+        self.contacts_pub.publish(arr)
+
+    def _publish_diagnostics(self, t, report):
+        """/diagnostics of a `humanoid_sim.diagnostics.PhysicsReport` at simulated time t [s]."""
+        levels = {diagnostics.OK: DiagnosticStatus.OK, diagnostics.WARN: DiagnosticStatus.WARN}
+        level = levels.get(report.level, DiagnosticStatus.ERROR)
+        self.diag_pub.publish(
+            diagnostic_array(stamp(t), f"{NODE_NAME}: physics", level, report.message, self.robot.name, report.values)
+        )
+
+    # ------------------------------------------------------------------ inputs
+    def _reject(self, exc):
+        self.rejected += 1
+        self.last_rejection = str(exc)
+        self.get_logger().warning(f"command rejected, the previous command continues: {exc}")
+
+    def _active(self, controller):
+        if self.p["controller"] == controller:
+            return True
+        self.warn_once(
+            f"inactive-{controller}",
+            f"{TOPICS[controller]}: ignored, the active controller is {self.p['controller']} (parameter controller)",
+        )
+        return False
+
+    def _on_trajectory(self, msg):
+        if not self._active("joint_trajectory_controller"):
+            return
+        points = [TrajectoryPoint(p.positions, seconds(p.time_from_start), p.velocities) for p in msg.points]
+        with self.stepper.lock:
+            try:
+                self.session.command_trajectory(
+                    msg.joint_names, points, seconds(msg.header.stamp), TOPICS["joint_trajectory_controller"]
+                )
+            except HumanoidStackError as exc:
+                self._reject(exc)
+
+    def _on_position(self, msg):
+        if not self._active("forward_position_controller"):
+            return
+        with self.stepper.lock:
+            try:
+                self.session.command_positions(msg.data, TOPICS["forward_position_controller"])
+            except HumanoidStackError as exc:
+                self._reject(exc)
+
+    def _on_effort(self, msg):
+        if not self._active("forward_effort_controller"):
+            return
+        with self.stepper.lock:
+            try:
+                self.session.command_efforts(msg.data, TOPICS["forward_effort_controller"])
+            except HumanoidStackError as exc:
+                self._reject(exc)
+
+    def _on_external_wrench(self, msg):
+        f, tq = msg.wrench.force, msg.wrench.torque
+        topic = self.resolve_topic_name("~/external_wrench")
+        with self.stepper.lock:
+            try:
+                self.session.external_wrench(
+                    msg.header.frame_id,
+                    [f.x, f.y, f.z],
+                    [tq.x, tq.y, tq.z],
+                    self.p["external_wrench_duration"],
+                    topic,
+                )
+            except HumanoidStackError as exc:
+                self._reject(exc)
+
+    def _on_reset(self, request, response):
+        try:
+            self.stepper.reset()
+        except HumanoidStackError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        response.success, response.message = True, "world reset to t = 0"
+        return response
+
+    def _on_pause(self, request, response):
+        self.stepper.pause(request.data)
+        response.success = True
+        response.message = "paused" if request.data else "running"
+        return response
+
+    def _on_step(self, request, response):
+        try:
+            out = self.stepper.step_paused()
+        except Exception:  # noqa: BLE001 - stepper.error says what failed; the node keeps running
+            response.success, response.message = False, self.stepper.error
+            return response
+        if out is None:
+            response.success, response.message = False, "the simulation is running; pause it first (~/pause)"
+            return response
+        response.success, response.message = True, f"t = {out.t:.6f} s"
+        return response
+
+    # ------------------------------------------------------------------ shutdown
+    def close(self):
+        """Stop the stepping thread (the runner calls this before destroying the node)."""
+        # a constructor that raised (bad parameter, scene or robot) leaves a half-built node that
+        # rclpy may still destroy at context shutdown: only stop what exists
+        stepper = getattr(self, "stepper", None)
+        if stepper is not None:
+            stepper.close()
+
+    def destroy_node(self):
+        self.close()
+        return super().destroy_node()
+
+
+def main(args=None) -> int:
+    """Entry point of the `simulator` executable (`ros2 run humanoid_stack simulator`)."""
+    return run_node(SimulatorNode, NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Parameter table of the simulator node (`simulator`, `humanoid_ros/simulator.py`), as data.
+
+The node imports `PARAMETERS`, `CONTROLLERS`, `TOPICS` and `NODE_NAME` from here (and re-exports
+them): ``self.p = PARAMETERS.declare(self)`` declares and checks every parameter, and
+``PARAMETERS.on_set_parameters(...)`` checks the run-time changes. Names, defaults, ranges and
+refusals are those of issue 3 (docs/ros.md, which shows this table, generated); the start-only
+values become a `humanoid_sim.session.SessionSettings`, whose defaults are these.
+
+A separate module because the table is large; the tests read it without rclpy.
+"""
+
+from __future__ import annotations
+
+from humanoid_model.display import FORCE_SCALE
+from humanoid_ros.parameters import Parameter, ParameterTable
+from humanoid_sim.world import MAX_DT  # [s] the one largest step of the simulator (chosen there)
+
+NODE_NAME = "simulator"
+
+CONTROLLERS = ("joint_trajectory_controller", "forward_position_controller", "forward_effort_controller")
+"""Command interfaces of ros2_control's controllers that the simulator answers to."""
+
+TOPICS = {
+    "joint_trajectory_controller": "/joint_trajectory_controller/joint_trajectory",
+    "forward_position_controller": "/forward_position_controller/commands",
+    "forward_effort_controller": "/forward_effort_controller/commands",
+}
+"""Command topic of each controller."""
+
+
+def _positive(name, default, unit, description, **kw):
+    return Parameter(name, "double", default, description, unit=unit, minimum=0.0, exclusive_minimum=True, **kw)
+
+
+def _non_negative(name, default, unit, description, **kw):
+    return Parameter(name, "double", default, description, unit=unit, minimum=0.0, **kw)
+
+
+PARAMETERS = ParameterTable(
+    NODE_NAME,
+    [
+        Parameter("robot", "string", "", 'robot name or URDF path; `""` = the scene\'s robot (a robot is required)'),
+        Parameter("scene", "string", "flat", "shipped scene name or scene file (`docs/scenes.md`)"),
+        Parameter(
+            "dt",
+            "double",
+            1e-3,
+            "time step, as `humanoid-stack simulate --dt` (the thesis's δt = 1 ms, "
+            "`../shared/spec/000_chardonnet.md:402`; the upper bound is chosen: 100 × that step)",
+            unit="s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            maximum=MAX_DT,
+        ),
+        Parameter("solver", "string", "nsgs_newton", "contact solver (`docs/solvers.md`)", non_empty=True),
+        _positive(
+            "solver_tolerance",
+            1e-6,
+            "",
+            "convergence thresholds on the true residuals: complementarity max |f_n v_n| [N·m/s] and "
+            "penetration max(−v_n) [m/s] (the B4 bounds, `../shared/spec/000_chardonnet.md:1016-1017`)",
+        ),
+        Parameter(
+            "solver_max_iterations",
+            "int",
+            500,
+            "sweep budget; a solve that hits it is reported in /diagnostics (WARN) and the step uses the "
+            "best iterate (the `SolverSettings` default; chosen)",
+            minimum=1,
+        ),
+        _non_negative("real_time_factor", 1.0, "", "pacing: 1.0 = wall clock, 0 = as fast as possible", dynamic=True),
+        _positive(
+            "publish_rate",
+            50.0,
+            "Hz",
+            "rate in simulated time of /clock, /joint_states, /odom, /tf, F/T wrenches and /imu (chosen)",
+        ),
+        _positive(
+            "contacts_rate",
+            10.0,
+            "Hz",
+            "rate in simulated time of /contacts (chosen: viewers redraw every marker of a message)",
+        ),
+        _positive("diagnostics_period", 1.0, "s", "wall-clock period of /diagnostics (chosen)"),
+        Parameter(
+            "controller",
+            "string",
+            CONTROLLERS[0],
+            "active command topic; commands on the others are logged once and ignored. After a switch the "
+            "previous command holds until the first message on the new topic",
+            choices=CONTROLLERS,
+            dynamic=True,
+        ),
+        Parameter("gravity_compensation", "bool", False, "add the gravity torques to the PD law (feedforward)"),
+        Parameter(
+            "gains.groups",
+            "string_array",
+            [],
+            "PD gain groups: joint-name prefixes such as `RLEG`, later groups win; unlisted joints keep the "
+            "default gains of `humanoid_sim/actuators.py` (ω_n = 2π·10 rad/s, ζ = 1 on the feet-welded inertia)",
+        ),
+        Parameter(
+            "gains.kp",
+            "double_array",
+            [],
+            "proportional gain of each group",
+            unit="N·m/rad",
+            length_of="gains.groups",
+            minimum=0.0,
+        ),
+        Parameter(
+            "gains.kv",
+            "double_array",
+            [],
+            "derivative gain of each group",
+            unit="N·m·s/rad",
+            length_of="gains.groups",
+            minimum=0.0,
+        ),
+        _positive(
+            "external_wrench_duration", 0.1, "s", "how long a `~/external_wrench` message acts (issue 3)", dynamic=True
+        ),
+        Parameter(
+            "push.link",
+            "string",
+            "",
+            'scripted push: the link whose origin a world-frame wrench pushes (`""` = no push)',
+        ),
+        Parameter(
+            "push.force", "double_array", [0.0, 0.0, 0.0], "scripted push: force, world frame", unit="N", length=3
+        ),
+        Parameter(
+            "push.torque", "double_array", [0.0, 0.0, 0.0], "scripted push: torque, world frame", unit="N·m", length=3
+        ),
+        _non_negative("push.start", 1.0, "s", "scripted push: simulated time of the first push"),
+        _positive("push.duration", 0.1, "s", "scripted push: how long each push acts"),
+        _non_negative("push.period", 0.0, "s", "scripted push: repeated every period when > 0 (0 = once)"),
+        _positive(
+            "contact_force_scale",
+            FORCE_SCALE,
+            "m/N",
+            "length of the /contacts force arrows and friction cones per newton (chosen: HRP-2's ~70 N per "
+            "sole corner gives 21 cm arrows that clear the foot)",
+        ),
+    ],
+)
+"""The simulator's parameters (docs/ros.md, "simulator")."""

@@ -1,0 +1,179 @@
+"""Viewer node (`viewer`): the web viewer as a ROS 2 node, in place of RViz2.
+
+Parameters: `PARAMETERS` below (docs/ros.md, "viewer"), all read at start only.
+`joint_state_source` true: the viewer's posture selector and sliders drive the robot and the node
+PUBLISHES /joint_states at 30 Hz (like joint_state_publisher_gui); false: the node FOLLOWS
+/joint_states and /odom.
+
+Topics
+    publishes  /joint_states  sensor_msgs/JointState (joint_state_source true)
+    subscribes /joint_states  sensor_msgs/JointState (joint_state_source false): unknown names ignored
+               /odom          nav_msgs/Odometry (joint_state_source false): base pose
+               marker_topics  visualization_msgs/MarkerArray
+
+Follow mode keeps the latest message and redraws at 30 Hz at most, so a 1 kHz simulator does not
+flood the browser. A malformed marker is logged and skipped; the node keeps running.
+The viewer itself is `humanoid_viewer.app.Viewer` (ROS-free); this module is ROS glue only.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
+
+from humanoid_model.exceptions import HumanoidStackError
+from humanoid_ros.common import WarnOnce, run_node
+from humanoid_ros.parameters import Parameter, ParameterTable
+
+NODE_NAME = "viewer"
+RATE = 30.0  # [Hz] /joint_states publishing (source mode) and redraw (follow mode): chosen, as
+#              joint_state_publisher_gui's order of magnitude and a smooth browser frame rate.
+
+PARAMETERS = ParameterTable(
+    NODE_NAME,
+    [
+        Parameter("robot", "string", "hrp2", "shipped robot name or URDF path", non_empty=True),
+        Parameter("scene", "string", "flat", 'scene name or file (`""` = ground grid only)'),
+        Parameter("posture", "string", "", "initial posture (`\"\"` = the scene's, else the robot's default posture)"),
+        Parameter("host", "string", "127.0.0.1", "address the web server listens on", non_empty=True),
+        Parameter(
+            "port",
+            "int",
+            8080,
+            "web server port (0 = any free port; the URL is logged and printed). Chosen: the usual local web port",
+            minimum=0,
+            maximum=65535,
+        ),
+        Parameter(
+            "joint_state_source",
+            "bool",
+            False,
+            "true: the viewer's posture selector and sliders publish /joint_states (like "
+            "`joint_state_publisher_gui`); false: the viewer follows /joint_states and /odom",
+        ),
+        Parameter(
+            "marker_topics",
+            "string_array",
+            ["/contacts", "/stances"],
+            "visualization_msgs/MarkerArray topics drawn in the viewer (each topic's markers are keyed by "
+            '(ns, id) separately; `""` entries are skipped)',
+        ),
+    ],
+)
+"""The viewer's parameters (docs/ros.md, "viewer")."""
+
+
+class ViewerNode(Node):
+    """Web viewer node; `self.viewer` is the ROS-free `humanoid_viewer.app.Viewer`."""
+
+    def __init__(self, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        p = PARAMETERS.declare(self)
+        self.joint_state_source = p["joint_state_source"]
+        topics = [t for t in p["marker_topics"] if t]
+
+        from humanoid_viewer.app import Viewer  # heavy imports (viser, pinocchio) after rclpy set-up
+
+        self.viewer = Viewer(
+            p["robot"],
+            p["scene"] or None,
+            posture=p["posture"] or None,
+            host=p["host"],
+            port=p["port"],
+            follow=not self.joint_state_source,
+            verbose=False,
+        )
+        self.get_logger().info(f"web viewer at {self.viewer.url}")
+        print(f"viewer: {self.viewer.url}", flush=True)
+
+        self._lock = threading.Lock()
+        self._pending_joints = None  # (names, positions) from /joint_states
+        self._pending_base = None  # (x, y, z, qx, qy, qz, qw) from /odom
+        self.warn_once = WarnOnce(self.get_logger())
+        """Logs each bad-input warning once; `warn_once.keys` are the reported keys."""
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        if self.joint_state_source:
+            self.joint_state_pub = self.create_publisher(JointState, "/joint_states", reliable)
+            self.create_timer(1.0 / RATE, self._publish_joint_states)
+        else:
+            self.create_subscription(JointState, "/joint_states", self._on_joint_states, reliable)
+            self.create_subscription(Odometry, "/odom", self._on_odom, reliable)
+            self.create_timer(1.0 / RATE, self._redraw)
+        self.marker_subscriptions = [
+            self.create_subscription(
+                MarkerArray, topic, lambda msg, topic=topic: self._on_markers(topic, msg), reliable
+            )
+            for topic in topics
+        ]
+
+    # ------------------------------------------------------------------ source mode
+    def joint_state_msg(self) -> JointState:
+        """The /joint_states message of the current slider configuration."""
+        positions = self.viewer.robot.joint_positions(self.viewer.q)
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(positions)
+        msg.position = list(positions.values())
+        return msg
+
+    def _publish_joint_states(self):
+        if self.viewer.robot is not None:
+            self.joint_state_pub.publish(self.joint_state_msg())
+
+    # ------------------------------------------------------------------ follow mode
+    def _on_joint_states(self, msg: JointState):
+        if len(msg.position) != len(msg.name):
+            self.warn_once(
+                "js-len", f"/joint_states: {len(msg.name)} names but {len(msg.position)} positions; message ignored"
+            )
+            return
+        with self._lock:
+            self._pending_joints = (list(msg.name), list(msg.position))
+
+    def _on_odom(self, msg: Odometry):
+        p, o = msg.pose.pose.position, msg.pose.pose.orientation
+        with self._lock:
+            self._pending_base = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
+
+    def _redraw(self):
+        with self._lock:
+            joints, base = self._pending_joints, self._pending_base
+            self._pending_joints = self._pending_base = None
+        if (joints is None and base is None) or self.viewer.robot is None:
+            return
+        try:
+            names, positions = joints if joints is not None else ([], [])
+            self.viewer.set_joint_positions(names, positions, base=base)
+        except HumanoidStackError as exc:
+            self.warn_once("state", f"cannot show the received state: {exc}")
+
+    # ------------------------------------------------------------------ markers
+    def _on_markers(self, topic: str, msg: MarkerArray):
+        from humanoid_viewer.markers import marker_from_msg
+
+        markers = []
+        for m in msg.markers:
+            try:
+                markers.append(marker_from_msg(m))
+            except HumanoidStackError as exc:  # a MarkerError, or a shared validation error
+                self.warn_once(f"marker-{topic}-{m.ns}", f"{topic}: {exc}; marker skipped")
+        self.viewer.apply_markers(markers, group=topic)
+
+    def close(self):
+        """Stop the web server (called by the runner and by main)."""
+        self.viewer.close()
+
+
+def main(args=None):
+    """Entry point of the `viewer` executable (`ros2 run humanoid_stack viewer`)."""
+    return run_node(ViewerNode, NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Joint limits as unilateral constraints of the contact solve (issue 3; docs/simulator.md).
+
+An actuated joint closer than ``LIMIT_MARGIN`` to a finite limit gets one constraint row in the
+robot's collision group: a frictionless "contact" (μ = 0) whose normal row is ±e_j (positive
+away from the limit), whose gap term follows the contact law (gap/dt, β·gap/dt when violated,
+`humanoid_sim.contacts.gap_term`), and whose two tangential rows have no Jacobian and a unit
+compliance, so their force is zero. The normal force is the limit torque [N·m]. Each limit row
+warm-starts from its force of the previous step (keyed by joint name and side).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from humanoid_sim.contacts import gap_term
+
+__all__ = ["JointLimits", "LimitRows", "LIMIT_MARGIN"]
+
+LIMIT_MARGIN = 0.01  # [rad] joint limits enter the solve 0.01 rad (0.57 deg) before the limit (chosen)
+
+
+@njit(cache=True)
+def _limits_clear(q, q0, lo, hi, margin):
+    """True when every actuated joint q[q0 + i] is at least ``margin`` from both limits."""
+    for i in range(lo.shape[0]):
+        x = q[q0 + i]
+        if x - lo[i] < margin or hi[i] - x < margin:
+            return False
+    return True
+
+
+@dataclass(slots=True)
+class LimitRows:
+    """The active limits of one step (k of them): joints (k,) actuated-joint indices; rows
+    (k, nv_robot) Jacobian rows ±e_j; gap (k,) gap terms [rad/s]; keys: (joint name, "lower" or
+    "upper") per row; sign (k,) +1 for a lower, −1 for an upper limit."""
+
+    joints: np.ndarray
+    rows: np.ndarray
+    gap: np.ndarray
+    keys: list
+    sign: np.ndarray
+
+    @property
+    def k(self) -> int:
+        """Number of active limits."""
+        return int(self.joints.shape[0])
+
+
+class JointLimits:
+    """Limit rows of a robot (module docstring) and their forces between steps.
+
+    names: actuated joint names; q_lower, q_upper (n,) [rad] (±inf where unlimited); act_q,
+    act_v: indices of the actuated joints in q and v; nv_robot: the robot's velocity dimension;
+    dt [s]. ``torques`` holds the last step's limit torques by joint name [N·m]."""
+
+    def __init__(self, names, q_lower, q_upper, act_q, act_v, nv_robot: int, dt: float):
+        self.names = list(names)
+        self.q_lower, self.q_upper = np.asarray(q_lower, float), np.asarray(q_upper, float)
+        self.act_q, self.act_v = np.asarray(act_q), np.asarray(act_v)
+        self.q0 = int(self.act_q[0]) if self.act_q.shape[0] else 0
+        self.nv_robot, self.dt = int(nv_robot), float(dt)
+        self._previous: dict = {}
+        self.torques: dict[str, float] = {}
+
+    def rows(self, q) -> LimitRows | None:
+        """The limits within ``LIMIT_MARGIN`` at configuration q, or None (then the previous
+        forces are forgotten)."""
+        if _limits_clear(q, self.q0, self.q_lower, self.q_upper, LIMIT_MARGIN):
+            return self._none()
+        qa = q[self.act_q]
+        lo = qa - self.q_lower
+        hi = self.q_upper - qa
+        if min(lo.min(), hi.min()) >= LIMIT_MARGIN:
+            return self._none()
+        il = np.flatnonzero(lo < LIMIT_MARGIN)
+        iu = np.flatnonzero(hi < LIMIT_MARGIN)
+        if il.size == 0 and iu.size == 0:
+            return self._none()
+        idx = np.concatenate([il, iu])
+        sign = np.concatenate([np.ones(il.size), -np.ones(iu.size)])
+        gaps = np.concatenate([lo[il], hi[iu]])
+        rows = np.zeros((idx.size, self.nv_robot))
+        rows[np.arange(idx.size), self.act_v[idx]] = sign
+        keys = [(self.names[i], "lower") for i in il.tolist()] + [(self.names[i], "upper") for i in iu.tolist()]
+        return LimitRows(idx, rows, gap_term(gaps, self.dt), keys, sign)
+
+    def _none(self):
+        self._previous = {}
+        self.torques = {}
+
+    def warm(self, lim: LimitRows) -> list[float]:
+        """Previous-step force of each row [N·m] (0 for a limit that just became active)."""
+        return [self._previous.get(k, 0.0) for k in lim.keys]
+
+    def remember(self, lim: LimitRows, forces):
+        """The rows' normal forces of this step (k,): kept for the next warm start and summed
+        into ``torques`` per joint (signed: positive pushes toward larger q)."""
+        fl = forces.tolist()
+        self._previous = dict(zip(lim.keys, fl))
+        torques = {}
+        for key, val, sgn in zip(lim.keys, fl, lim.sign.tolist()):
+            torques[key[0]] = torques.get(key[0], 0.0) + sgn * val
+        self.torques = torques

@@ -1,0 +1,259 @@
+"""A simulation session: one `World` built from the simulator node's settings, with what lives as
+long as that world (the scripted push, the output schedule, the physics statistics), ROS-free.
+
+    session = SimulationSession.load("flat", "", SessionSettings(dt=1e-3), source="node 'simulator'")
+    session.step()                              # the scripted push when due, then World.step
+    out = session.outputs()                     # Outputs: t, state (StateOutput) / contacts when due
+    session.command_positions(q, topic)         # checked (humanoid_sim.commands), then applied
+    session.reset()                             # the world again at t = 0 (same settings)
+
+The simulator node (`humanoid_ros.simulator`) drives a session from its stepping thread
+(`humanoid_sim.realtime.RealTimeStepper`) and turns `Outputs` into messages. A session is not
+thread-safe: its user serialises the calls (the stepper's lock).
+
+Outputs are decimated in steps: the state (joints, base, F/T sensors, IMU) every
+round(1 / (publish_rate · dt)) steps, the contact markers every round(1 / (contacts_rate · dt))
+steps (at least every step), counted from the world's build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from humanoid_model.display import FORCE_SCALE
+from humanoid_model.exceptions import ConfigError
+from humanoid_model.validation import message
+from humanoid_sim.markers import ContactMarkers, step_contact_markers
+from humanoid_sim.state import WorldState
+
+__all__ = ["SessionSettings", "StateOutput", "Outputs", "SimulationSession"]
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What a session is built from: the simulator node's start-only parameters, same names with
+    "." read as "_" (`from_parameters`; the defaults are the node's, docs/ros.md "simulator").
+
+    solver: `humanoid_sim.solvers` name; dt [s]; solver_tolerance: the complementarity [N·m/s]
+    and penetration [m/s] thresholds of `SolverSettings`; solver_max_iterations: its sweep budget;
+    gravity_compensation: PD feedforward; gains_groups / gains_kp [N·m/rad] / gains_kv
+    [N·m·s/rad]: `humanoid_sim.actuators.apply_gain_groups`; push_*: the scripted push
+    (`humanoid_sim.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
+    the world frame, start, duration and period [s]; publish_rate and contacts_rate [Hz of
+    simulated time]: output decimation; diagnostics_period [s wall clock]; contact_force_scale
+    [m/N]: marker length per newton.
+    """
+
+    solver: str = "nsgs_newton"
+    dt: float = 1e-3
+    solver_tolerance: float = 1e-6
+    solver_max_iterations: int = 500
+    gravity_compensation: bool = False
+    gains_groups: Sequence[str] = ()
+    gains_kp: Sequence[float] = ()
+    gains_kv: Sequence[float] = ()
+    push_link: str = ""
+    push_force: Sequence[float] = (0.0, 0.0, 0.0)
+    push_torque: Sequence[float] = (0.0, 0.0, 0.0)
+    push_start: float = 1.0
+    push_duration: float = 0.1
+    push_period: float = 0.0
+    publish_rate: float = 50.0
+    contacts_rate: float = 10.0
+    diagnostics_period: float = 1.0
+    contact_force_scale: float = FORCE_SCALE
+
+    @classmethod
+    def from_parameters(cls, values: Mapping) -> SessionSettings:
+        """Settings from the node's checked parameter values (``"push.link"`` -> ``push_link``,
+        lists as tuples); parameters that are not settings (robot, scene, the dynamic ones) are
+        left out."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        chosen = {k.replace(".", "_"): tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return cls(**{k: v for k, v in chosen.items() if k in names})
+
+
+@dataclass(frozen=True)
+class StateOutput:
+    """The robot's state after a step: ``state`` (`WorldState`, copies), ``base_velocity`` (6,)
+    the free-flyer velocity in the root link frame [m/s, rad/s], ``force_torque`` sensor name ->
+    (frame name, force (3,) [N], torque (3,) [N·m]) in the sensor frame, ``imu`` the
+    `Sensors.imu` reading (None without an IMU) and ``imu_frame`` its frame name."""
+
+    state: WorldState
+    base_velocity: np.ndarray
+    force_torque: dict
+    imu: dict | None
+    imu_frame: str | None
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What is due after a step at simulated time ``t`` [s]: ``state`` and ``contacts``
+    (`humanoid_sim.markers.ContactMarkers`), each None when not due."""
+
+    t: float
+    state: StateOutput | None = None
+    contacts: ContactMarkers | None = None
+
+
+class SimulationSession:
+    """One simulated world and its schedules (module docstring). ``scene``: a loaded
+    `humanoid_model.scene.Scene`; ``robot``: a loaded `Robot`; ``source`` names the user in
+    errors (e.g. ``"node 'simulator'"``). `world` is the current `World` (a new one after
+    `reset`); `steps` counts the steps since it was built."""
+
+    def __init__(self, scene, robot, settings: SessionSettings | None = None, source: str = "simulation"):
+        self.scene, self.robot, self.source = scene, robot, source
+        self.settings = settings if settings is not None else SessionSettings()
+        self.reset()
+        # One throw-away step compiles the numba kernels (or loads them from the on-disk cache)
+        # here, before any pacing starts: a fresh cache costs seconds of compilation that would
+        # otherwise stall the first paced steps (and a short `up --duration` run).
+        self.world.step()
+        self.reset()
+
+    @classmethod
+    def load(cls, scene: str, robot: str = "", settings: SessionSettings | None = None, source: str = "simulation"):
+        """A session of a shipped scene name or scene file and a robot name or URDF path (""
+        = the scene's robot; a robot is required: `ConfigError` naming ``source`` otherwise)."""
+        from humanoid_model.robot import load_robot
+        from humanoid_model.scene import load_scene
+
+        sc = load_scene(scene)
+        name = robot or (str(sc.robot.urdf_path) if sc.robot else "")
+        if not name:
+            raise ConfigError(
+                message(source, "robot", f"a robot name or URDF path (scene {scene!r} has no robot)", robot)
+            )
+        return cls(sc, load_robot(name), settings, source)
+
+    # ------------------------------------------------------------------ world
+    def reset(self):
+        """(Re)build the world at t = 0: initial posture, default command, no wrenches; the push
+        schedule, the step count and the statistics start again. A bad setting (unknown solver,
+        gain group or push link) raises `ConfigError` and leaves the session as it was."""
+        from humanoid_sim.actuators import apply_gain_groups
+        from humanoid_sim.diagnostics import PhysicsMonitor
+        from humanoid_sim.sensors import Sensors
+        from humanoid_sim.solvers import SolverSettings
+        from humanoid_sim.world import World
+        from humanoid_sim.wrenches import PushSchedule
+
+        s, robot = self.settings, self.robot
+        tol = s.solver_tolerance
+        world = World(
+            self.scene,
+            robot,
+            solver=s.solver,
+            dt=s.dt,
+            solver_settings=SolverSettings(
+                max_iterations=s.solver_max_iterations, tol_complementarity=tol, tol_penetration=tol
+            ),
+            gravity_compensation=s.gravity_compensation,
+        )
+        apply_gain_groups(
+            world.actuator, s.gains_groups, s.gains_kp, s.gains_kv, source=f"{self.source} (robot '{robot.name}')"
+        )
+        push = None
+        if s.push_link:
+            if world.model.getFrameId(s.push_link) >= len(world.model.frames):
+                requirement = f"a link of robot '{robot.name}' or a free body of the scene"
+                raise ConfigError(message(self.source, "push.link", requirement, s.push_link))
+            push = PushSchedule(s.push_link, s.push_force, s.push_torque, s.push_start, s.push_duration, s.push_period)
+        sensors = Sensors(world)
+        frames = world.model.frames
+        self.world, self.sensors, self.push = world, sensors, push
+        self._ft_frames = {name: frames[fid].name for name, (fid, _) in sensors.ft.items()}
+        self._imu_frame = frames[sensors.imu_frame].name if sensors.imu_frame is not None else None
+        self._every_state = _every(s.publish_rate, world.dt)
+        self._every_contacts = _every(s.contacts_rate, world.dt)
+        self.steps = 0
+        self.monitor = PhysicsMonitor(s.diagnostics_period, s.solver_max_iterations, time.monotonic())
+
+    def step(self):
+        """One step: the scripted push when due, then `World.step` (which ends expired wrenches)."""
+        if self.push is not None:
+            self.push.apply_due(self.world)
+        self.world.step()
+        self.steps += 1
+
+    def outputs(self, force: bool = False) -> Outputs:
+        """What is due after the last step (module docstring); ``force``: everything (a single
+        step while paused). Nothing before the first step."""
+        w = self.world
+        if w.steps == 0:
+            return Outputs(w.t)
+        k = self.steps
+        state = self.state_output() if force or k % self._every_state == 0 else None
+        contacts = self.contact_markers() if force or k % self._every_contacts == 0 else None
+        return Outputs(w.t, state, contacts)
+
+    def state_output(self) -> StateOutput:
+        """The `StateOutput` now (sensor readings of the last step)."""
+        w, sensors = self.world, self.sensors
+        ft = sensors.force_torque() if sensors.ft else {}
+        force_torque = {name: (self._ft_frames[name], f, tq) for name, (f, tq) in ft.items()}
+        return StateOutput(w.state, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame)
+
+    def contact_markers(self) -> ContactMarkers:
+        """The contact markers of the last step (`humanoid_sim.markers`), at the settings' scale."""
+        return step_contact_markers(self.world.last, self.settings.contact_force_scale)
+
+    # ------------------------------------------------------------------ statistics
+    def report_due(self, now: float) -> bool:
+        """Whether a physics report is due at ``now`` [s] (monotonic wall clock)."""
+        return self.monitor.due(now)
+
+    def report(self, now: float, **context):
+        """The `humanoid_sim.diagnostics.PhysicsReport` of the steps since the last one (context:
+        see `PhysicsMonitor.report`)."""
+        return self.monitor.report(self.world, now, **context)
+
+    # ------------------------------------------------------------------ commands
+    def command_trajectory(self, joint_names, points, stamp: float, topic: str = "trajectory"):
+        """Start a joint trajectory (`humanoid_sim.commands.build_trajectory`: ros2_control
+        semantics from the current set-point, the measured positions when torque-controlled);
+        stamp [s] on the simulation clock, 0 = now. `CommandError` keeps the previous command."""
+        from humanoid_sim.commands import build_trajectory
+
+        r, w = self.robot, self.world
+        act = w.actuator
+        current = act.q_d.copy() if act.mode == "pd" else w.q[w.act_q].copy()
+        traj, start = build_trajectory(
+            joint_names, points, r.joint_names, r.q_lower, r.q_upper, current, stamp, w.t, topic=topic
+        )
+        act.set_trajectory(traj, start)
+
+    def command_positions(self, values, topic: str = "positions"):
+        """Hold the position set-points ``values`` (n,) [rad], robot joint order, checked."""
+        from humanoid_sim.commands import check_positions
+
+        r = self.robot
+        self.world.actuator.set_position(check_positions(values, r.joint_names, r.q_lower, r.q_upper, topic))
+
+    def command_efforts(self, values, topic: str = "efforts"):
+        """Apply the joint torques ``values`` (n,) [N·m], robot joint order, checked."""
+        from humanoid_sim.commands import check_efforts
+
+        r = self.robot
+        self.world.actuator.set_torque(check_efforts(values, r.joint_names, r.effort_max, topic))
+
+    def external_wrench(self, link: str, force, torque, duration: float, topic: str = "external wrench"):
+        """Apply a world-frame force [N] and torque [N·m] at the origin of ``link`` (robot link or
+        free body) for ``duration`` [s], checked (`humanoid_sim.commands.check_wrench`)."""
+        from humanoid_sim.commands import check_wrench
+
+        w = self.world
+        link, f, tq = check_wrench(link, force, torque, w.model, self.robot.name, topic)
+        w.apply_wrench(link, f, tq, duration=duration)
+
+
+def _every(rate: float, dt: float) -> int:
+    """Steps of ``dt`` [s] between outputs at ``rate`` [Hz of simulated time] (at least 1)."""
+    return max(1, int(round(1.0 / (rate * dt))))

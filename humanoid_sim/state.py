@@ -1,0 +1,64 @@
+"""What a `humanoid_sim.World` hands out: its state (`WorldState`, `BodyState`) and the result of
+its last step (`StepResult`, `World.last`). Units SI, world frame, quaternions xyzw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["BodyState", "WorldState", "StepResult"]
+
+
+@dataclass
+class BodyState:
+    """World pose and velocity of a body frame: position (3,) [m], quaternion (4,) xyzw,
+    linear_velocity (3,) of the frame origin [m/s], angular_velocity (3,) [rad/s], world axes."""
+
+    position: np.ndarray
+    quaternion: np.ndarray
+    linear_velocity: np.ndarray
+    angular_velocity: np.ndarray
+
+
+@dataclass
+class WorldState:
+    """Time t [s], configuration q and velocity v of the combined model, the free bodies' and the
+    robot base's `BodyState` by name, and (with a robot) the actuated joints' names, positions
+    [rad], velocities [rad/s] and applied torques [N·m]."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    bodies: dict[str, BodyState]
+    joint_names: list[str] = field(default_factory=list)
+    joint_positions: np.ndarray = None
+    joint_velocities: np.ndarray = None
+    joint_torques: np.ndarray = None
+
+
+@dataclass(slots=True)
+class StepResult:
+    """The outputs of one `World.step` (read by the sensors, the node and the tests).
+
+    batch: the `humanoid_sim.collision.ContactBatch` of the step (m contacts); frames (m, 3, 3):
+    contact frames, rows (n, t1, t2) in the world frame; forces (m, 3): contact forces [N] in
+    those frames (on body A); groups: the collision groups (`humanoid_sim.contacts.Group`, a
+    joint-limit-only group included); limit_torques: joint name -> torque of its active limit
+    [N·m]; iterations: solver sweeps of the step (all groups)."""
+
+    batch: object
+    frames: np.ndarray
+    forces: np.ndarray
+    groups: list
+    limit_torques: dict
+    iterations: int
+
+    @property
+    def m(self) -> int:
+        """Number of point contacts."""
+        return self.batch.m
+
+    def forces_world(self) -> np.ndarray:
+        """(m, 3) world-frame contact forces on body A [N] (−force on body B)."""
+        return np.einsum("mi,mij->mj", self.forces, self.frames)

@@ -1,0 +1,407 @@
+"""Collision stage (`humanoid_sim.collision`, `humanoid_sim.geometry`; spec
+../shared/spec/000_chardonnet.md §2.11, issue 3) against analytic contact geometry: box on a plane
+(its 4 corners, exact gap and normal), sphere–sphere and sphere–plane gaps and normals, patches of
+an overhanging box, an offset box stack and a box on a tilted plane equal to coal's, the
+candidate pair rules (no parent/child or adjacent links, no pair overlapping at q0), the HRP-2
+self-pair set of docs/simulator.md (204 pairs per category) with a self contact detected, and the
+joint placements the stage reads."""
+
+from collections import Counter
+
+import coal
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_sim.collision import MIN_SELF_JOINTS, CollisionDetector, candidate_pairs
+from humanoid_sim.geometry import MobileGeom, StaticGeom, bounding_radius, halfspace
+from humanoid_sim.world import World
+
+TOL = 1e-9  # [m] analytic geometry, coal's GJK/EPA on boxes, spheres and half-spaces (chosen)
+
+
+def _world(tmp_path, text):
+    p = tmp_path / "scene.yaml"
+    p.write_text(text)
+    return World.from_scene(p)
+
+
+def _detect(w):
+    """The contact batch of the world's current configuration."""
+    pin.forwardKinematics(w.model, w.data, w.q)
+    return w.detector.detect(*w.detector.joint_placements(w.data))
+
+
+def _box_corners(centre, size, yaw_deg):
+    """World xy of the 4 bottom corners of a box yawed about z [m]."""
+    c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
+    R = np.array([[c, -s], [s, c]])
+    h = 0.5 * np.asarray(size[:2])
+    return np.array([np.asarray(centre[:2]) + R @ (h * [sx, sy]) for sx in (-1, 1) for sy in (-1, 1)])
+
+
+def _same_set(P, Q, tol=TOL):
+    assert len(P) == len(Q)
+    for p in P:
+        assert np.min(np.linalg.norm(Q - p, axis=1)) < tol
+
+
+@pytest.mark.parametrize("bottom", [0.002, 0.0, -0.001])
+def test_box_on_plane_gives_its_four_bottom_corners_with_the_exact_gap(tmp_path, bottom):
+    """0.2 × 0.1 × 0.1 m box yawed 30° with its bottom face at z = bottom (a 2 mm gap, touching, a
+    1 mm penetration; chosen within the 5 mm margin): 4 contacts at the corners, normal +z, every
+    gap = bottom, each point midway between the box face and the plane."""
+    size, centre = (0.2, 0.1, 0.1), (1.0, 0.5, 0.05 + bottom)
+    w = _world(
+        tmp_path,
+        f"""
+gravity: [0, 0, -9.81]
+ground: {{height: 0.0}}
+free_bodies:
+  - {{name: box, shape: box, size: [0.2, 0.1, 0.1], mass: 1.0, pose: {{xyz: {list(centre)}, rpy_deg: [0, 0, 30]}}}}
+""",
+    )
+    b = _detect(w)
+    assert b.m == 4 and np.all(b.b_static) and np.all(b.geom_a == 0)
+    assert w.static[b.geom_b[0]].name == "ground"
+    np.testing.assert_allclose(b.normals, np.tile([0.0, 0.0, 1.0], (4, 1)), atol=TOL)
+    np.testing.assert_allclose(b.gaps, bottom, atol=TOL)
+    np.testing.assert_allclose(b.points[:, 2], 0.5 * bottom, atol=TOL)
+    _same_set(b.points[:, :2], _box_corners(centre, size, 30.0))
+
+
+def test_box_beyond_the_margin_has_no_contact(tmp_path):
+    w = _world(
+        tmp_path,
+        """
+gravity: [0, 0, -9.81]
+ground: {height: 0.0}
+free_bodies:
+  - {name: box, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, pose: {xyz: [0, 0, 0.06]}}
+""",
+    )
+    assert w.detector.margin == pytest.approx(0.005)
+    assert _detect(w).m == 0  # 10 mm above the plane, margin 5 mm
+
+
+def test_sphere_sphere_gap_normal_and_point(tmp_path):
+    """Spheres r_A = 0.1 m at the origin and r_B = 0.05 m at c_B (chosen 3.6 mm apart): one
+    contact, gap |c_B| − r_A − r_B, normal from B into A, point midway between the surfaces."""
+    cB = np.array([0.1, 0.1, 0.06])
+    w = _world(
+        tmp_path,
+        f"""
+gravity: [0, 0, 0]
+ground: null
+free_bodies:
+  - {{name: big, shape: sphere, radius: 0.1, mass: 1.0}}
+  - {{name: small, shape: sphere, radius: 0.05, mass: 1.0, pose: {{xyz: {cB.tolist()}}}}}
+""",
+    )
+    b = _detect(w)
+    assert b.m == 1 and not b.b_static[0]
+    assert (w.mobile[b.geom_a[0]].body, w.mobile[b.geom_b[0]].body) == ("big", "small")
+    d = np.linalg.norm(cB)
+    gap = d - 0.15
+    n = -cB / d  # from B (small) into A (big)
+    assert b.gaps[0] == pytest.approx(gap, abs=TOL)
+    np.testing.assert_allclose(b.normals[0], n, atol=TOL)
+    np.testing.assert_allclose(b.points[0], cB + n * (0.05 + 0.5 * gap), atol=TOL)
+
+
+@pytest.mark.parametrize("tilt_deg", [0.0, 20.0])
+def test_sphere_on_plane_gap_and_normal(tmp_path, tilt_deg):
+    """Sphere r = 0.1 m whose centre is 0.103 m from a plane through the origin tilted about y
+    (chosen): gap 3 mm, normal = the plane's, point 1.5 mm off the plane below the centre."""
+    a = np.radians(tilt_deg)
+    n = np.array([np.sin(a), 0.0, np.cos(a)])  # R_y(a) e_z
+    c = np.array([0.2, -0.1, 0.0]) + 0.103 * n - np.array([0.2, -0.1, 0.0]) @ n * n
+    w = _world(
+        tmp_path,
+        f"""
+gravity: [0, 0, -9.81]
+ground: null
+bodies:
+  - {{name: slope, shape: plane, pose: {{rpy_deg: [0, {tilt_deg}, 0]}}}}
+free_bodies:
+  - {{name: ball, shape: sphere, radius: 0.1, mass: 1.0, pose: {{xyz: {c.tolist()}}}}}
+""",
+    )
+    b = _detect(w)
+    assert b.m == 1 and b.b_static[0]
+    assert b.gaps[0] == pytest.approx(0.003, abs=TOL)
+    np.testing.assert_allclose(b.normals[0], n, atol=TOL)
+    np.testing.assert_allclose(b.points[0], c - n * (0.1 + 0.0015), atol=TOL)
+
+
+def test_stack_mobile_and_static_pairs_in_one_batch(tmp_path):
+    """A cube resting on a cube on the ground: the one narrow-phase loop reports the cube–ground
+    corners (B static) and the cube–cube corners (B mobile, normal from the lower cube into the
+    upper one) in one batch, 4 each, gaps 0."""
+    w = _world(
+        tmp_path,
+        """
+gravity: [0, 0, -9.81]
+ground: {height: 0.0}
+free_bodies:
+  - {name: lower, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, pose: {xyz: [0, 0, 0.05]}}
+  - {name: upper, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0, pose: {xyz: [0, 0, 0.15]}}
+""",
+    )
+    b = _detect(w)
+    body = lambda i: w.mobile[i].body  # noqa: E731
+    static = [k for k in range(b.m) if b.b_static[k]]
+    mobile = [k for k in range(b.m) if not b.b_static[k]]
+    assert len(static) == 4 and {body(b.geom_a[k]) for k in static} == {"lower"}
+    assert len(mobile) == 4
+    for k in mobile:
+        a, g = body(b.geom_a[k]), body(b.geom_b[k])
+        sign = 1.0 if (a, g) == ("upper", "lower") else -1.0
+        assert {a, g} == {"upper", "lower"}
+        np.testing.assert_allclose(b.normals[k], [0.0, 0.0, sign], atol=TOL)
+    np.testing.assert_allclose(b.gaps, 0.0, atol=TOL)
+    np.testing.assert_allclose(b.points[mobile, 2], 0.1, atol=TOL)
+
+
+def test_joint_placements_are_the_joints_world_placements():
+    """The stage's input: rotations and positions of every joint carrying geometry equal data.oMi."""
+    w = World.from_scene("flat")
+    pin.forwardKinematics(w.model, w.data, pin.randomConfiguration(w.model, -np.ones(w.model.nq), np.ones(w.model.nq)))
+    R, p = w.detector.joint_placements(w.data)
+    joints = sorted({g.joint for g in w.mobile})
+    for j in joints:
+        np.testing.assert_array_equal(R[j], w.data.oMi[j].rotation)
+        np.testing.assert_array_equal(p[j], w.data.oMi[j].translation)
+
+
+# ----------------------------------------------------------------------------- patches equal coal's
+def _patch_reference(world, ia, static=None, ib=None):
+    """coal's own contact patch of mobile geometry ia against static geometry `static` or mobile
+    geometry ib at the world's configuration (collide with the activation margin, then
+    computeContactPatch)."""
+    pin.forwardKinematics(world.model, world.data, world.q)
+    R, p = world.detector.placements(*world.detector.joint_placements(world.data))
+    A = world.mobile[ia]
+    TA = coal.Transform3s(R[ia], p[ia])
+    if static is not None:
+        s = world.static[static]
+        B, TB = s.shape, coal.Transform3s(s.R, s.p)
+    else:
+        B, TB = world.mobile[ib].shape, coal.Transform3s(R[ib], p[ib])
+    req = coal.CollisionRequest()
+    req.security_margin = world.detector.margin
+    res = coal.CollisionResult()
+    assert coal.collide(A.shape, TA, B, TB, req, res)
+    pres = coal.ContactPatchResult()
+    coal.computeContactPatch(A.shape, TA, B, TB, res, coal.ContactPatchRequest(), pres)
+    patch = pres.getContactPatch(0)
+    return np.array([patch.getPoint(i) for i in range(patch.size())])
+
+
+EDGE = """
+gravity: [0, 0, -9.81]
+ground: null
+bodies:
+  - {name: table, shape: box, size: [1.0, 1.0, 0.7], pose: {xyz: [0, 0, 0.35]}}
+free_bodies:
+  - {name: box, shape: box, size: [0.2, 0.1, 0.1], mass: 1.0, pose: {xyz: [0.45, 0, 0.75]}}
+  - {name: top, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0,
+     pose: {xyz: [-0.2, 0.2, 0.75]}}
+  - {name: upper, shape: box, size: [0.1, 0.1, 0.1], mass: 1.0,
+     pose: {xyz: [-0.17, 0.22, 0.85], rpy_deg: [0, 0, 30]}}
+"""
+
+
+def test_overhang_and_offset_stack_patches_match_coal(tmp_path):
+    """A box overhanging a table edge and an offset, rotated box on a box (issue 3): the contact
+    points are the patch vertices, the analytic overlap polygon and coal's patch."""
+    w = _world(tmp_path, EDGE)
+    b = _detect(w)
+    # box overhanging the table edge (x = 0.5): patch = the part over the table, x in [0.35, 0.5]
+    sel = (b.geom_a == 0) & b.b_static
+    P = b.points[sel]
+    assert len(P) == 4
+    assert np.allclose(sorted(set(np.round(P[:, 0], 9))), [0.35, 0.5])
+    assert np.allclose(sorted(set(np.round(P[:, 1], 9))), [-0.05, 0.05])
+    _same_set(P, _patch_reference(w, 0, static=0))
+    # offset, rotated box on box: a polygon inside both faces, equal to coal's patch
+    pairs = [(a, g) for a, g, s in zip(b.geom_a, b.geom_b, b.b_static) if not s]
+    assert pairs
+    a, g = pairs[0]
+    sel = (b.geom_a == a) & (b.geom_b == g) & ~b.b_static
+    P = b.points[sel]
+    assert len(P) >= 4
+    _same_set(P, _patch_reference(w, a, ib=g))
+    assert np.allclose(P[:, 2], 0.8, atol=1e-9)
+
+
+def test_box_on_tilted_plane_gives_four_corners():
+    """The 'incline' scene at 35°: the box's 4 corners on the slope, normal = the slope's, equal to
+    coal's patch."""
+    w = World.from_scene("incline", overrides={"incline.angle_deg": 35})
+    b = _detect(w)
+    slope = [i for i, s in enumerate(w.static) if s.name == "slope"][0]
+    sel = b.b_static & (b.geom_b == slope)
+    P = b.points[sel]
+    assert len(P) == 4
+    a = np.radians(35)
+    n = np.array([-np.sin(a), 0, np.cos(a)])
+    assert np.allclose(b.normals[sel], n, atol=1e-9)
+    assert np.allclose(P @ n, 0.0, atol=1e-9)
+    _same_set(P, _patch_reference(w, 0, static=slope))
+
+
+# ----------------------------------------------------------------------------- candidate pairs
+def _chain(parents, j):
+    """The joints from j up to the root (excluded)."""
+    out = set()
+    while j > 0:
+        out.add(j)
+        j = parents[j]
+    return out
+
+
+def test_hrp2_self_pairs_are_robot_links_at_least_three_joints_apart():
+    """Every HRP-2 pair on 'flat' (no free body: all are robot self pairs, tree 0) is at least
+    MIN_SELF_JOINTS joints apart (the chains' symmetric difference): never one joint, a joint and
+    its parent (issue 3: "robot links are never checked against their parent, and adjacent-link
+    pairs are excluded"), two siblings on one joint or two joints two apart. Without
+    self-collision a single tree has no pair."""
+    w = World.from_scene("flat")
+    parents = w.model.parents
+    pairs = w.detector.mobile_pairs
+    assert pairs.shape[1] == 2 and len(pairs) > 0
+    for a, b in pairs.tolist():
+        A, B = w.mobile[a], w.mobile[b]
+        assert A.tree == B.tree == 0  # flat has no free body
+        ja, jb = A.joint, B.joint
+        assert ja != jb and parents[ja] != jb and parents[jb] != ja  # not itself, not its parent
+        assert parents[ja] != parents[jb] or parents[ja] == 0  # nor siblings on one joint
+        assert len(_chain(parents, ja) ^ _chain(parents, jb)) >= MIN_SELF_JOINTS
+    no_self = candidate_pairs(w.mobile, parents, self_collision=False)
+    assert no_self.shape == (0, 2)  # one tree only: nothing without self-collision
+
+
+def _limb(body):
+    """Limb of an HRP-2 link name (RARM, LARM, RLEG, LLEG, CHEST, HEAD or BODY)."""
+    for k in ("RARM", "LARM", "RLEG", "LLEG", "CHEST", "HEAD", "BODY"):
+        if body.startswith(k):
+            return k
+    return body
+
+
+def _category(model, j):
+    """(category, side) of an HRP-2 joint: arm, leg, head, torso (chest) or waist."""
+    n = model.names[j].upper()
+    if n.startswith(("RARM", "LARM")):
+        return "arm", n[:4]
+    if n.startswith(("RLEG", "LLEG")):
+        return "leg", n[:4]
+    if n.startswith("HEAD"):
+        return "head", "head"
+    if n.startswith("CHEST"):
+        return "torso", "torso"
+    return "waist", "waist"
+
+
+def test_hrp2_self_pair_set_matches_the_documented_categories():
+    """docs/simulator.md lists the HRP-2 self pairs per category (204 in all): same numbers here;
+    the issue's documented set (leg–leg, arms–torso, arms–legs) is all present."""
+    w = World.from_scene("flat")
+    mob = w.detector.mobile
+    c = Counter()
+    kinds = set()
+    for a, b in w.detector.mobile_pairs.tolist():
+        (ca, sa), (cb, sb) = _category(w.model, mob[a].joint), _category(w.model, mob[b].joint)
+        key = "-".join(sorted((ca, cb)))
+        if ca == cb:
+            key += " same" if sa == sb else " lr"
+        c[key] += 1
+        kinds.add(tuple(sorted((_limb(mob[a].body), _limb(mob[b].body)))))
+    assert ("LLEG", "RLEG") in kinds  # leg–leg
+    assert {("CHEST", "RARM"), ("CHEST", "LARM")} <= kinds  # arms–torso
+    assert {("RARM", "RLEG"), ("LARM", "LLEG"), ("LARM", "RLEG"), ("LLEG", "RARM")} <= kinds  # arms–legs
+    assert dict(c) == {
+        "arm-leg": 80,
+        "leg-leg lr": 25,
+        "leg-leg same": 4,
+        "arm-arm lr": 16,
+        "arm-arm same": 6,
+        "leg-torso": 20,
+        "arm-torso": 16,
+        "head-leg": 10,
+        "leg-waist": 10,
+        "arm-head": 8,
+        "arm-waist": 8,
+        "head-waist": 1,
+    }
+    assert sum(c.values()) == 204
+
+
+def test_hrp2_standing_touches_only_the_ground_and_an_arm_on_the_chest_is_a_self_contact():
+    """Standing on 'flat', only the 8 sole corners touch (the environment), no self contact. The
+    right shoulder pitched 59° and rolled 9.9° inward (both within the joint limits; configuration
+    found by a scan, chosen) puts the upper arm on the chest: a self contact is detected."""
+    w = World.from_scene("flat")
+    w.step()
+    b = w.last.batch
+    assert b.m == 8 and np.all(b.b_static)
+    q = w.q.copy()
+    for name, deg in (("RARM_JOINT0", 59.0), ("RARM_JOINT1", 9.9)):
+        j = w.robot.joint_names.index(name)
+        assert w.q_lower[j] <= np.radians(deg) <= w.q_upper[j]
+        q[w.robot.joint_index_q(name)] = np.radians(deg)
+    pin.forwardKinematics(w.model, w.data, q)
+    b = w.detector.detect(*w.detector.joint_placements(w.data))
+    self_pairs = {
+        tuple(sorted((w.mobile[a].body, w.mobile[g].body)))
+        for a, g, st in zip(b.geom_a, b.geom_b, b.b_static)
+        if not st
+    }
+    assert ("CHEST_LINK1", "RARM_LINK2") in self_pairs
+
+
+def _chain_model():
+    """Four revolute-z joints along x, 0.1 m apart (our test numbers)."""
+    model = pin.Model()
+    parent = 0
+    for k in range(4):
+        parent = model.addJoint(parent, pin.JointModelRZ(), pin.SE3(np.eye(3), np.array([0.1, 0, 0])), f"j{k + 1}")
+        model.appendBodyToJoint(parent, pin.Inertia.FromBox(1.0, 0.05, 0.05, 0.05), pin.SE3.Identity())
+    return model
+
+
+def _geom(name, joint, tree, p):
+    shape = coal.Box(0.05, 0.05, 0.05)
+    return MobileGeom(name, name, joint, tree, shape, np.eye(3), np.asarray(p, float), bounding_radius(shape))
+
+
+def test_candidate_pairs_drop_same_tree_pairs_overlapping_at_q0():
+    """Chain j1..j4 with a box on j1, j3 and j4, and a free box (another tree). j1–j3 are two
+    joints apart (never a pair); j1–j4 are three apart but their boxes overlap at q0 (j4's box is
+    placed back onto j1's): dropped when the q0 placements are given, kept otherwise. The free
+    box overlaps j1's box too, but pairs of different trees always stay."""
+    model = _chain_model()
+    data = model.createData()
+    pin.forwardKinematics(model, data, pin.neutral(model))
+    mobile = [_geom("b1", 1, 0, [0, 0, 0]), _geom("b3", 3, 0, [0, 0, 0]), _geom("b4", 4, 0, [-0.3, 0, 0])]
+    mobile.append(_geom("free", 1, 1, [0.01, 0, 0]))  # another tree (joint reused: only the tree matters)
+    topological = candidate_pairs(mobile, model.parents)
+    assert sorted(map(tuple, topological.tolist())) == [(0, 2), (0, 3), (1, 3), (2, 3)]
+    clear = candidate_pairs(mobile, model.parents, data)
+    assert sorted(map(tuple, clear.tolist())) == [(0, 3), (1, 3), (2, 3)]
+
+
+def test_detector_against_a_hand_built_halfspace():
+    """A detector built by hand (no World): a unit box 2 mm above a half-space z <= 0 placed at
+    height 0.1 m gives its 4 corners with gap 0.002."""
+    static = [StaticGeom("floor", halfspace(), np.eye(3), np.array([0, 0, 0.1]), np.inf, True, 0.5, 0.0)]
+    mobile = [_geom("box", 1, 0, [0, 0, 0])]
+    det = CollisionDetector(mobile, static, np.zeros((0, 2), np.int64))
+    R = np.tile(np.eye(3), (2, 1, 1))
+    p = np.array([[0, 0, 0], [0.3, 0.2, 0.1 + 0.025 + 0.002]])
+    b = det.detect(R, p)
+    assert b.m == 4
+    np.testing.assert_allclose(b.gaps, 0.002, atol=TOL)
+    np.testing.assert_allclose(b.mu, 0.5)
+    _same_set(b.points[:, :2], _box_corners(p[1], (0.05, 0.05), 0.0))
