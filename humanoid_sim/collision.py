@@ -361,6 +361,23 @@ class CollisionDetector:
         self.fin_idx = np.array(fin, np.int64)
         self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
         self.fin_r = np.array([static[i].radius for i in fin])
+        # the broad phase's arrays in the order `_broad` / `_placed_broad` take them (fixed for
+        # the detector's life): one tuple for both compiled calls
+        self._broad_args = (
+            self.margin,
+            self.kind,
+            self.half,
+            self.cyl_r,
+            self.rad,
+            self.box_ext,
+            self.hs_idx,
+            self.hs_n,
+            self.hs_d,
+            self.fin_idx,
+            self.fin_c,
+            self.fin_r,
+            self.mobile_pairs,
+        )
         self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
         self.req = coal.CollisionRequest()
         self.req.security_margin = self.margin
@@ -412,23 +429,7 @@ class CollisionDetector:
         `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
         formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
         world AABBs (|R| times the shape's half extents)."""
-        return _broad(
-            np.ascontiguousarray(p),
-            np.ascontiguousarray(R),
-            self.margin,
-            self.kind,
-            self.half,
-            self.cyl_r,
-            self.rad,
-            self.box_ext,
-            self.hs_idx,
-            self.hs_n,
-            self.hs_d,
-            self.fin_idx,
-            self.fin_c,
-            self.fin_r,
-            self.mobile_pairs,
-        )
+        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args)
 
     # ------------------------------------------------------------------ narrow phase
     def _patch(self, s1, T1, s2, T2):
@@ -467,26 +468,8 @@ class CollisionDetector:
 
     def detect(self, oMi_R, oMi_p) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`)."""
-        R, p, ms, mpairs = _placed_broad(  # = placements() then broad_phase(), one compiled call
-            oMi_R,
-            oMi_p,
-            self.joint,
-            self.PR,
-            self.Pp,
-            self.margin,
-            self.kind,
-            self.half,
-            self.cyl_r,
-            self.rad,
-            self.box_ext,
-            self.hs_idx,
-            self.hs_n,
-            self.hs_d,
-            self.fin_idx,
-            self.fin_c,
-            self.fin_r,
-            self.mobile_pairs,
-        )
+        # = placements() then broad_phase(), one compiled call
+        R, p, ms, mpairs = _placed_broad(oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args)
         if ms.shape[1] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
         mobile, static = self.mobile, self.static

@@ -279,15 +279,11 @@ class RecursiveDelassus:
         cnt = np.zeros(2, np.int64)
         if m == 0:
             return Lam, (0, 0)
+        # the tree and its factorisation after `update`, as the initial and new kernels take them
+        tree = (self.parent, self.idx_v, self.nvj, self.S, self.U, self.Dinv, self.PU)
         if method == "initial":
             _lam_initial(
-                self.parent,
-                self.idx_v,
-                self.nvj,
-                self.S,
-                self.U,
-                self.Dinv,
-                self.PU,
+                *tree,
                 X,
                 st["side_joint"],
                 st["side_sign"],
@@ -300,13 +296,7 @@ class RecursiveDelassus:
             Omega = np.zeros((C, C, 6, 6))
             if method == "new":
                 _omega_new(
-                    self.parent,
-                    self.idx_v,
-                    self.nvj,
-                    self.S,
-                    self.U,
-                    self.Dinv,
-                    self.PU,
+                    *tree,
                     st["cb"],
                     st["visit_ptr"],
                     st["visit"],

@@ -68,6 +68,20 @@ class NodeSet:
         return args
 
 
+def add_run_options(parser, set_help: str = "override one node parameter (VALUE read as YAML); repeatable"):
+    """The options every node-set command shares: ``--duration S`` and repeatable ``--set NODE.PARAM=VALUE``."""
+    parser.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
+    )
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE", help=set_help)
+
+
+def check_duration(duration: float | None) -> None:
+    """ConfigError unless ``duration`` is None (run until Ctrl-C) or > 0 [s]."""
+    if duration is not None and not duration > 0:
+        raise ConfigError(f"--duration must be > 0 [s], got {duration}")
+
+
 def _yaml_scalar(value) -> str:
     text = yaml.safe_dump(value, default_flow_style=True).strip()
     return text[:-4].strip() if text.endswith("\n...") else text.removesuffix("...").strip()

@@ -96,6 +96,44 @@ def hrp2_standing_10s():
     return dict(world=w, q0=q0, base=base, slip=slip, min_gap=min_gap)
 
 
+@pytest.fixture
+def scene_file(tmp_path):
+    """Factory: ``scene_file(text, name="scene.yaml")`` writes dedented YAML under tmp_path -> Path."""
+    import textwrap
+
+    def make(text: str, name: str = "scene.yaml") -> Path:
+        p = tmp_path / name
+        p.write_text(textwrap.dedent(text))
+        return p
+
+    return make
+
+
+@pytest.fixture
+def scene_error():
+    """``scene_error(path_or_name, overrides=None)`` -> the message of the SceneError loading raises."""
+    from humanoid_model.exceptions import SceneError
+    from humanoid_model.scene import load_scene
+
+    def message(path_or_name, overrides=None) -> str:
+        with pytest.raises(SceneError) as exc:
+            load_scene(path_or_name, overrides)
+        return str(exc.value)
+
+    return message
+
+
+@pytest.fixture
+def session():
+    """Factory: ``session(**SessionSettings fields)`` -> a SimulationSession of the flat scene."""
+    from humanoid_sim.session import SessionSettings, SimulationSession
+
+    def make(**settings):
+        return SimulationSession.load("flat", "", SessionSettings(**settings), source="test")
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def venv_bin() -> Path:
     """Folder of the interpreter running the tests (holds the humanoid-stack console script)."""

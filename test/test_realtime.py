@@ -18,16 +18,6 @@ def until(cond, timeout=TIMEOUT) -> bool:
     return False
 
 
-@pytest.fixture
-def session():
-    from humanoid_sim.session import SessionSettings, SimulationSession
-
-    def make(**settings):
-        return SimulationSession.load("flat", "", SessionSettings(**settings), source="test")
-
-    return make
-
-
 def stepper_for(sess, **callbacks):
     from humanoid_sim.realtime import RealTimeStepper
 

@@ -8,7 +8,6 @@ gravity) is refused while inclines below 90° load."""
 from __future__ import annotations
 
 import math
-import textwrap
 
 import numpy as np
 import pytest
@@ -16,19 +15,6 @@ import pytest
 from humanoid_model.exceptions import ConfigError, HumanoidStackError, SceneError
 from humanoid_model.scene import load_scene, parse_set_args
 from humanoid_model.scene_geometry import convex_polygon
-
-
-def write(tmp_path, text, name="scene.yaml"):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
-
-
-def _error(path_or_name, overrides=None):
-    """The message of the SceneError that loading raises."""
-    with pytest.raises(SceneError) as exc:
-        load_scene(path_or_name, overrides)
-    return str(exc.value)
 
 
 @pytest.mark.parametrize(
@@ -69,9 +55,9 @@ def _error(path_or_name, overrides=None):
         ),
     ],
 )
-def test_free_body_errors_name_file_field_value(tmp_path, body, field, value, needle):
-    p = write(tmp_path, f"free_bodies:\n  - {body}\n")
-    msg = _error(p)
+def test_free_body_errors_name_file_field_value(tmp_path, body, field, value, needle, scene_file, scene_error):
+    p = scene_file(f"free_bodies:\n  - {body}\n")
+    msg = scene_error(p)
     assert str(p) in msg and f"'{field}'" in msg and needle in msg
     if value is not None:
         assert value in msg
@@ -90,9 +76,9 @@ def test_free_body_errors_name_file_field_value(tmp_path, body, field, value, ne
         ("[[0, 0, 0], [1, 0, 0]]", "at least 3"),
     ],
 )
-def test_bad_polygons_name_the_field_and_the_defect(tmp_path, vertices, needle):
-    p = write(tmp_path, f"surfaces:\n  - {{name: s, vertices: {vertices}}}\n")
-    msg = _error(p)
+def test_bad_polygons_name_the_field_and_the_defect(tmp_path, vertices, needle, scene_file, scene_error):
+    p = scene_file(f"surfaces:\n  - {{name: s, vertices: {vertices}}}\n")
+    msg = scene_error(p)
     assert str(p) in msg and "'surfaces[0].vertices'" in msg and needle in msg and "[0, 0, 0]" in msg
 
 
@@ -102,9 +88,8 @@ def test_pentagram_is_not_convex():
         convex_polygon(star)
 
 
-def test_surface_normal_orders_vertices_and_d0_is_checked(tmp_path):
-    p = write(
-        tmp_path,
+def test_surface_normal_orders_vertices_and_d0_is_checked(tmp_path, scene_file, scene_error):
+    p = scene_file(
         """
         surfaces:
           - {name: s, vertices: [[0, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0]], normal: [0, 0, 1]}
@@ -117,37 +102,35 @@ def test_surface_normal_orders_vertices_and_d0_is_checked(tmp_path):
     )  # reversed: counter-clockwise
     np.testing.assert_allclose(s.surface("t").normal, [0, -1, 0], atol=1e-12)
     np.testing.assert_allclose(s.surface("t").vertices[2], [1, 0, 2], atol=1e-12)
-    bad = write(tmp_path, "surfaces:\n  - {name: s, vertices: [[0,0,0],[1,0,0],[0,1,0]], d0: [0, 0, -2]}\n", "d0.yaml")
-    msg = _error(bad)
+    bad = scene_file("surfaces:\n  - {name: s, vertices: [[0,0,0],[1,0,0],[0,1,0]], d0: [0, 0, -2]}\n", "d0.yaml")
+    msg = scene_error(bad)
     assert "'surfaces[0].d0'" in msg and "[0, 0, -2]" in msg and "collinear" in msg
-    tilted = write(
-        tmp_path, "surfaces:\n  - {name: s, vertices: [[0,0,0],[1,0,0],[0,1,0]], normal: [1, 0, 0]}\n", "n.yaml"
-    )
-    assert "not perpendicular" in _error(tilted)
+    tilted = scene_file("surfaces:\n  - {name: s, vertices: [[0,0,0],[1,0,0],[0,1,0]], normal: [1, 0, 0]}\n", "n.yaml")
+    assert "not perpendicular" in scene_error(tilted)
 
 
-def test_unknown_robot_posture_or_joint_is_refused_naming_it(tmp_path):
-    msg = _error(write(tmp_path, "robot: {name: hrp3}\n"))
+def test_unknown_robot_posture_or_joint_is_refused_naming_it(tmp_path, scene_file, scene_error):
+    msg = scene_error(scene_file("robot: {name: hrp3}\n"))
     assert "'robot.name'" in msg and "'hrp3'" in msg and "unknown robot" in msg and "hrp2" in msg
-    msg = _error(write(tmp_path, "robot: {name: hrp2, posture: sitting}\n", "p.yaml"))
+    msg = scene_error(scene_file("robot: {name: hrp2, posture: sitting}\n", "p.yaml"))
     assert "'robot.posture'" in msg and "'sitting'" in msg and "half-sitting" in msg
-    msg = _error(write(tmp_path, "robot: {name: hrp2, joints: {RLEG_JOINT9: 0.1}}\n", "j.yaml"))
+    msg = scene_error(scene_file("robot: {name: hrp2, joints: {RLEG_JOINT9: 0.1}}\n", "j.yaml"))
     assert "'robot.joints.RLEG_JOINT9'" in msg and "0.1" in msg
-    msg = _error(write(tmp_path, "robot: {name: hrp2, joints: {RLEG_JOINT3: -1.0}}\n", "l.yaml"))
+    msg = scene_error(scene_file("robot: {name: hrp2, joints: {RLEG_JOINT3: -1.0}}\n", "l.yaml"))
     assert "'robot.joints.RLEG_JOINT3'" in msg and "-1.0" in msg and "limits" in msg  # knee bends one way
 
 
-def test_unknown_top_level_key_suggests_the_nearest(tmp_path):
-    p = write(tmp_path, "gravity: [0, 0, -9.81]\nfree_bodys: []\n")
-    msg = _error(p)
+def test_unknown_top_level_key_suggests_the_nearest(tmp_path, scene_file, scene_error):
+    p = scene_file("gravity: [0, 0, -9.81]\nfree_bodys: []\n")
+    msg = scene_error(p)
     assert str(p) in msg and "'free_bodys'" in msg and "did you mean 'free_bodies'" in msg
 
 
-def test_bad_set_path_or_value_is_refused_naming_it():
-    msg = _error("incline", {"incline.angel_deg": 25})
+def test_bad_set_path_or_value_is_refused_naming_it(scene_error):
+    msg = scene_error("incline", {"incline.angel_deg": 25})
     assert "incline.yaml" in msg and "incline.angel_deg" in msg and "did you mean 'incline.angle_deg'" in msg
-    assert "no such parameter" in _error("incline", {"free_bodies.7.mass": 2})
-    assert "no such parameter" in _error("incline", {"nothing.at.all": 2})
+    assert "no such parameter" in scene_error("incline", {"free_bodies.7.mass": 2})
+    assert "no such parameter" in scene_error("incline", {"nothing.at.all": 2})
     for args in (
         ["incline.angle_deg=steep"],
         ["incline.angle_deg=nan"],
@@ -159,21 +142,21 @@ def test_bad_set_path_or_value_is_refused_naming_it():
         with pytest.raises(SceneError) as exc:
             parse_set_args(args)
         assert isinstance(exc.value, ConfigError) and args[0] in str(exc.value)
-    assert "not numeric" in _error("incline", {"incline.angle_deg": "steep"})
+    assert "not numeric" in scene_error("incline", {"incline.angle_deg": "steep"})
 
 
-def test_bad_expressions_are_refused_with_the_reason(tmp_path):
-    msg = _error(write(tmp_path, "params: {a: 1}\ngravity: [0, 0, '${-b}']\n"))
+def test_bad_expressions_are_refused_with_the_reason(tmp_path, scene_file, scene_error):
+    msg = scene_error(scene_file("params: {a: 1}\ngravity: [0, 0, '${-b}']\n"))
     assert "'gravity[2]'" in msg and "unknown parameter 'b'" in msg
-    msg = _error(write(tmp_path, "params: {a: '${b}', b: '${a + 1}'}\n", "c.yaml"))
+    msg = scene_error(scene_file("params: {a: '${b}', b: '${a + 1}'}\n", "c.yaml"))
     assert "cycle" in msg
-    msg = _error(write(tmp_path, "params: {a: 1}\ngravity: [0, 0, '${__import__(\"os\")}']\n", "i.yaml"))
+    msg = scene_error(scene_file("params: {a: 1}\ngravity: [0, 0, '${__import__(\"os\")}']\n", "i.yaml"))
     assert "unsupported" in msg
-    msg = _error(write(tmp_path, "params: {a: 0}\ngravity: [0, 0, '${1 / a}']\n", "z.yaml"))
+    msg = scene_error(scene_file("params: {a: 0}\ngravity: [0, 0, '${1 / a}']\n", "z.yaml"))
     assert "cannot evaluate" in msg
 
 
-def test_other_bad_fields_name_the_file_and_the_field(tmp_path):
+def test_other_bad_fields_name_the_file_and_the_field(tmp_path, scene_file, scene_error):
     cases = {
         "wrench_time": (
             "free_bodies: [{name: b, shape: sphere, radius: 0.1, mass: 1}]\n"
@@ -196,15 +179,15 @@ def test_other_bad_fields_name_the_file_and_the_field(tmp_path):
         ),
     }
     for key, (text, field) in cases.items():
-        p = write(tmp_path, text, f"{key}.yaml")
-        msg = _error(p)
+        p = scene_file(text, f"{key}.yaml")
+        msg = scene_error(p)
         assert str(p) in msg and field in msg, (key, msg)
-    not_a_mapping = write(tmp_path, "x" * 5000 + "\n", "text.yaml")  # e.g. a non-YAML file: one long string
-    msg = _error(not_a_mapping)
+    not_a_mapping = scene_file("x" * 5000 + "\n", "text.yaml")  # e.g. a non-YAML file: one long string
+    msg = scene_error(not_a_mapping)
     assert str(not_a_mapping) in msg and "must be a mapping" in msg and len(msg) < 400
-    bad_yaml = write(tmp_path, "gravity: [0, 0\n", "syntax.yaml")
-    assert "not valid YAML" in _error(bad_yaml)
-    assert "not a shipped scene" in _error("no_such_scene")
+    bad_yaml = scene_file("gravity: [0, 0\n", "syntax.yaml")
+    assert "not valid YAML" in scene_error(bad_yaml)
+    assert "not a shipped scene" in scene_error("no_such_scene")
 
 
 def test_scene_error_is_a_humanoid_stack_error():

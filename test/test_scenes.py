@@ -7,12 +7,10 @@ the scene file). Bad input and its messages: test_scene_errors.py."""
 from __future__ import annotations
 
 import math
-import textwrap
 
 import numpy as np
 import pytest
 
-from humanoid_model.exceptions import SceneError
 from humanoid_model.scene import available_scenes, load_scene, parse_set_args
 from humanoid_model.scene_geometry import box_inertia, convex_polygon
 
@@ -35,19 +33,6 @@ ROBOT_SCENES = ["flat", "stairs", "table_can", "chair_table", "under_table", "gr
 @pytest.fixture(scope="session")
 def scenes():
     return {name: load_scene(name) for name in available_scenes()}
-
-
-def write(tmp_path, text, name="scene.yaml"):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
-
-
-def _error(path_or_name, overrides=None):
-    """The message of the SceneError that loading raises."""
-    with pytest.raises(SceneError) as exc:
-        load_scene(path_or_name, overrides)
-    return str(exc.value)
 
 
 # ============================================================================ shipped scenes
@@ -227,9 +212,8 @@ def test_compound_table_mass_com_inertia_by_hand(scenes):
     assert min(p.pose.xyz[2] - p.shape.size[2] / 2 for p in t.parts) == pytest.approx(0.0, abs=1e-12)
 
 
-def test_compound_of_two_halves_equals_one_box_and_rotation_is_used(tmp_path):
-    p = write(
-        tmp_path,
+def test_compound_of_two_halves_equals_one_box_and_rotation_is_used(tmp_path, scene_file):
+    p = scene_file(
         """
         free_bodies:
           - name: halves
@@ -255,9 +239,8 @@ def test_sphere_and_can_inertias_are_the_closed_forms(scenes):
     np.testing.assert_allclose(np.diag(can.inertia), [m * (3 * r * r + h * h) / 12] * 2 + [m * r * r / 2])
 
 
-def test_free_body_initial_velocity_is_read_and_checked(tmp_path):
-    p = write(
-        tmp_path,
+def test_free_body_initial_velocity_is_read_and_checked(tmp_path, scene_file, scene_error):
+    p = scene_file(
         """
         free_bodies:
           - {name: ball, shape: sphere, radius: 0.1, mass: 1, velocity: {linear: [0.5, 0, -1], angular: [0, 2, 0]}}
@@ -269,17 +252,15 @@ def test_free_body_initial_velocity_is_read_and_checked(tmp_path):
     np.testing.assert_array_equal(s.free_body("ball").angular_velocity, [0, 2, 0])
     np.testing.assert_array_equal(s.free_body("rest").linear_velocity, 0)  # default: at rest
     np.testing.assert_array_equal(s.free_body("rest").angular_velocity, 0)
-    msg = _error(
-        write(
-            tmp_path,
+    msg = scene_error(
+        scene_file(
             "free_bodies: [{name: b, shape: sphere, radius: 0.1, mass: 1, velocity: {linear: [1, 0]}}]\n",
             "v2.yaml",
         )
     )
     assert "'free_bodies[0].velocity.linear'" in msg and "[1, 0]" in msg
-    msg = _error(
-        write(
-            tmp_path,
+    msg = scene_error(
+        scene_file(
             "free_bodies: [{name: b, shape: sphere, radius: 0.1, mass: 1, velocity: {spin: [1, 0, 0]}}]\n",
             "vk.yaml",
         )
@@ -296,9 +277,8 @@ def test_timed_wrench_acts_from_start_to_end_and_follows_overrides(scenes):
     np.testing.assert_allclose(w45.force, [5 / math.sqrt(2)] * 2 + [0], atol=1e-12)
 
 
-def test_wrench_on_a_robot_link_is_accepted_and_an_unknown_link_refused(tmp_path):
-    p = write(
-        tmp_path,
+def test_wrench_on_a_robot_link_is_accepted_and_an_unknown_link_refused(tmp_path, scene_file, scene_error):
+    p = scene_file(
         """
         robot: hrp2
         wrenches: [{body: CHEST_LINK1, force: [30, 0, 0], point: [0.1, 0, 0.2], start: 1, end: 1.1}]
@@ -307,8 +287,8 @@ def test_wrench_on_a_robot_link_is_accepted_and_an_unknown_link_refused(tmp_path
     (w,) = load_scene(p).wrenches
     assert w.body == "CHEST_LINK1" and w.active(1.05) and not w.active(0.5)
     np.testing.assert_allclose(w.point, [0.1, 0, 0.2])
-    assert "'wrenches[0].body'" in _error(
-        write(tmp_path, "robot: {name: hrp2}\nwrenches: [{body: CHEST, start: 0, end: 1}]\n", "w.yaml")
+    assert "'wrenches[0].body'" in scene_error(
+        scene_file("robot: {name: hrp2}\nwrenches: [{body: CHEST, start: 0, end: 1}]\n", "w.yaml")
     )
 
 
@@ -400,11 +380,10 @@ def test_docs_example_loads(repo_root):
     assert [x.name for x in s.surfaces] == ["step_top", "slope"] and s.wrenches[0].body == "ball"
 
 
-def test_robot_by_urdf_path_and_placement(tmp_path):
+def test_robot_by_urdf_path_and_placement(tmp_path, scene_file):
     from humanoid_model.paths import urdf_dir
 
-    p = write(
-        tmp_path,
+    p = scene_file(
         f"""
         robot:
           name: {urdf_dir() / "hrp2.urdf"}
@@ -420,13 +399,13 @@ def test_robot_by_urdf_path_and_placement(tmp_path):
     np.testing.assert_allclose(b[3:], [0, 0, math.sqrt(0.5), math.sqrt(0.5)], atol=1e-12)
 
 
-def test_mesh_path_is_relative_to_the_scene_file(tmp_path):
+def test_mesh_path_is_relative_to_the_scene_file(tmp_path, scene_file):
     (tmp_path / "meshes").mkdir()
     (tmp_path / "meshes" / "tri.stl").write_text(
         "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
         "endloop\nendfacet\nendsolid t\n"
     )
-    p = write(tmp_path, "bodies: [{name: m, shape: mesh, file: meshes/tri.stl, scale: [2, 2, 2]}]\n")
+    p = scene_file("bodies: [{name: m, shape: mesh, file: meshes/tri.stl, scale: [2, 2, 2]}]\n")
     m = load_scene(p).body("m")
     assert m.shape.file == (tmp_path / "meshes" / "tri.stl").resolve()
     np.testing.assert_allclose(m.shape.scale, 2)

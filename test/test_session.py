@@ -1,35 +1,12 @@
 """The simulator node's library, without ROS: `humanoid_sim.session.SimulationSession` (the world,
 its output schedule, scripted push and command checks) and `humanoid_sim.diagnostics.PhysicsMonitor`."""
 
-import time
-
 import numpy as np
 import pytest
 
 from humanoid_model.exceptions import ConfigError
 
 HEAD = "HEAD_JOINT1"  # HRP-2 head joint: commanding it does not disturb the standing robot
-TIMEOUT = 90.0  # [s] wall bound for a few simulated seconds on a loaded 2-core machine (chosen)
-
-
-def until(cond, timeout=TIMEOUT) -> bool:
-    """Poll ``cond`` every 10 ms until it holds (True) or ``timeout`` [s] of wall clock passes."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return False
-
-
-@pytest.fixture
-def session():
-    from humanoid_sim.session import SessionSettings, SimulationSession
-
-    def make(**settings):
-        return SimulationSession.load("flat", "", SessionSettings(**settings), source="test")
-
-    return make
 
 
 def test_session_outputs_follow_the_publish_and_contacts_rates(session):

@@ -26,7 +26,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.rings import ring
 
 from .ne import _clean, _lx
-from .printers import latex_expr
+from .printers import LATEX_PREAMBLE, latex_expr
 from .urdf import TreeModel, identifier
 
 
@@ -231,10 +231,7 @@ def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
     out = []
     if standalone:
         out += [
-            r"\documentclass{article}",
-            r"\usepackage{amsmath}",
-            r"\allowdisplaybreaks",
-            r"\begin{document}",
+            *LATEX_PREAMBLE,
             r"\section*{Lagrange closed forms}",
             f"$\\tau = M(q)\\,\\ddot q + C(q,\\dot q)\\,\\dot q + g(q)$, gravity "
             f"$({', '.join(str(x) for x in lm.gravity)})$~m/s$^2$; joints: "

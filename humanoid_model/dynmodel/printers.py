@@ -290,6 +290,10 @@ def latex_expr(e, names: dict) -> str:
     raise ValueError(f"no LaTeX rule for {e!r}")
 
 
+# Opening lines of a standalone LaTeX document of equations (both printers; closed by \end{document}).
+LATEX_PREAMBLE = (r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks", r"\begin{document}")
+
+
 def to_latex(P: Program, standalone: bool = True) -> str:
     """The equations, one per line in ``align*`` blocks (one block per joint/link/backward step).
 
@@ -298,10 +302,7 @@ def to_latex(P: Program, standalone: bool = True) -> str:
     out = []
     if standalone:
         out += [
-            r"\documentclass{article}",
-            r"\usepackage{amsmath}",
-            r"\allowdisplaybreaks",
-            r"\begin{document}",
+            *LATEX_PREAMBLE,
             f"\\section*{{Inverse dynamics of {_latex_text_plain(P.robot)}}}",
             "% " + _HEADER.format(src=P.source),
             f"Gravity $g = ({', '.join(_float_text(x) for x in P.gravity)})$~m/s$^2$; "

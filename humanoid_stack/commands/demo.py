@@ -15,28 +15,19 @@ DEMO = "demo"
 
 
 def add_arguments(parser):
-    parser.add_argument(
-        "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
-    )
+    from humanoid_stack.runner import add_run_options
+
+    add_run_options(parser, set_help="override one node parameter, as for 'up'; repeatable")
     parser.add_argument(
         "--port", type=int, default=None, metavar="N", help="web viewer port (default: the 'port' in config/demo.yaml)"
-    )
-    parser.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="NODE.PARAM=VALUE",
-        help="override one node parameter, as for 'up'; repeatable",
     )
 
 
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
-    from humanoid_stack.runner import load_node_set, run_nodes
+    from humanoid_stack.runner import check_duration, load_node_set, run_nodes
 
-    if args.duration is not None and not args.duration > 0:
-        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
+    check_duration(args.duration)
     sets = list(args.sets)
     if args.port is not None:
         if not 0 < args.port < 65536:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from humanoid_stack.runner import NODE_CLASSES  # light: yaml only, no rclpy
+from humanoid_stack.runner import NODE_CLASSES, add_run_options  # light: yaml only, no rclpy
 
 HELP = "start the nodes of a ROS 2 parameter file in one process (MultiThreadedExecutor)"
 DESCRIPTION = """\
@@ -30,25 +30,13 @@ def add_arguments(parser):
         metavar="NAME|PARAMS.yaml",
         help="node set: config/NAME.yaml of the package, or a path to a parameter file",
     )
-    parser.add_argument(
-        "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
-    )
-    parser.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="NODE.PARAM=VALUE",
-        help="override one node parameter (VALUE read as YAML); repeatable",
-    )
+    add_run_options(parser)
 
 
 def run(args) -> int:
-    from humanoid_model.exceptions import ConfigError
-    from humanoid_stack.runner import load_node_set, run_nodes
+    from humanoid_stack.runner import check_duration, load_node_set, run_nodes
 
-    if args.duration is not None and not args.duration > 0:
-        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
+    check_duration(args.duration)
     node_set = load_node_set(args.params, args.sets)
     print(
         f"humanoid-stack up: {node_set.path}: starting {', '.join(node_set.nodes)}"
