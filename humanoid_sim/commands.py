@@ -115,13 +115,16 @@ def build_trajectory(
     stamp: float,
     now: float,
     topic: str = "trajectory",
+    v_max=None,
 ):
     """(`JointTrajectory` over all robot joints, start time [s] on the simulation clock).
 
     joint_names: the message's names; points: objects with ``positions``, ``velocities`` and
     ``time_from_start`` [s] (float); current (n,): the current set-point (held by joints the
     message does not name, and the start of the interpolation when the first time is > 0);
-    stamp [s]: ``header.stamp`` (0 = now); now [s]: the simulation time of receipt.
+    stamp [s]: ``header.stamp`` (0 = now); now [s]: the simulation time of receipt; v_max (n,)
+    [rad/s]: the URDF velocity limits the given ``velocities`` must respect (None, or a limit
+    <= 0 or inf: that joint's velocities are not checked; URDF velocity 0 means "not given").
     """
     robot_names = list(robot_names)
     index = {n: i for i, n in enumerate(robot_names)}
@@ -168,6 +171,10 @@ def build_trajectory(
                 raise CommandError(
                     f"{topic}: field 'points[{k}].velocities' has {vel.shape[0]} values for {len(names)} joint_names"
                 )
+            if v_max is not None:
+                vm = np.asarray(v_max, float)[cols]
+                vm = np.where((vm > 0) & np.isfinite(vm), vm, np.inf)
+                _check_limits(vel, -vm, vm, names, topic, f"points[{k}].velocities", "rad/s")
             V[k, cols] = vel
     if times[0] > 0:
         times = np.concatenate([[0.0], times])

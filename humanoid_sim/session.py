@@ -226,7 +226,7 @@ class SimulationSession:
         act = w.actuator
         current = act.q_d.copy() if act.mode == "pd" else w.q[w.act_q].copy()
         traj, start = build_trajectory(
-            joint_names, points, r.joint_names, r.q_lower, r.q_upper, current, stamp, w.t, topic=topic
+            joint_names, points, r.joint_names, r.q_lower, r.q_upper, current, stamp, w.t, topic=topic, v_max=r.v_max
         )
         act.set_trajectory(traj, start)
 

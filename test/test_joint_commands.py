@@ -66,3 +66,18 @@ def test_trajectory_starts_from_the_set_point_holds_unnamed_joints_and_honours_t
 def test_bad_trajectories_are_rejected_with_the_reason(names, points, message):
     with pytest.raises(CommandError, match=message):
         build_trajectory(names, points, NAMES, LO, HI, CUR, stamp=0.0, now=0.0)
+
+
+def test_trajectory_velocities_are_checked_against_the_urdf_velocity_limits():
+    """Issue 14 §0: velocities beyond the URDF limit (HRP-2: 2.2–9.1 rad/s) are refused like
+    positions beyond theirs; a limit of 0 (URDF: not given) or inf checks nothing."""
+    vmax = np.array([2.0, 0.0, np.inf])
+    ok = [TrajectoryPoint([0.5, 0.0, 1.0], 1.0, velocities=[-2.0, 1e3, 1e3])]
+    traj, _ = build_trajectory(NAMES, ok, NAMES, LO, HI, CUR, stamp=0.0, now=0.0, v_max=vmax)
+    assert traj is not None
+    fast = [TrajectoryPoint([0.5, 0.0, 1.0], 1.0, velocities=[2.01, 0.0, 0.0])]
+    with pytest.raises(
+        CommandError,
+        match=r"/jtc: field 'points\[0\]\.velocities' value 2\.01 rad/s for joint 'a' is outside its limits \[-2, 2\]",
+    ):
+        build_trajectory(NAMES, fast, NAMES, LO, HI, CUR, stamp=0.0, now=0.0, topic="/jtc", v_max=vmax)

@@ -379,6 +379,87 @@ def test_unconverged_solve_warns_and_a_failing_step_pauses_until_reset(ros):
     assert spin_until(lambda: node.world.t > t + 0.05) and node.stepper_alive
 
 
+VIOLENT = ["effort_limits", "limits_in_10ms", "velocities_30", "wrench_1e4"]
+
+
+@pytest.mark.parametrize("case", VIOLENT)
+def test_violent_but_valid_commands_never_stop_the_stepping(ros, case):
+    """Issue 14 §0: four commands a real controller may send, on HRP-2 standing on 'flat'. Before
+    the fix, the first two ended in a ZeroDivisionError in the contact step within 0.14 s (a leg
+    folded onto itself: a self-contact whose Delassus block is singular) and the simulation paused
+    with /diagnostics at ERROR. Now no stage raises and /joint_states keeps coming for 0.3 s of
+    simulated time (the robot may fall). A trajectory faster than the URDF velocity limits
+    (30 rad/s against 2.2–9.1 rad/s) is refused like any other bad command."""
+    controller = {
+        "effort_limits": "forward_effort_controller",
+        "limits_in_10ms": "joint_trajectory_controller",
+        "velocities_30": "joint_trajectory_controller",
+        "wrench_1e4": "forward_position_controller",
+    }[case]
+    ctx, add, spin_until, sim = ros
+    # the folded robot's contact + joint-limit problems often hit the sweep cap (500 by default,
+    # ~0.25 ms a sweep; issue 14 leaves that convergence open): a cap of 50 keeps this test short
+    node = sim(Parameter("solver_max_iterations", value=50))
+    client = add(rclpy.create_node("sim_violent", context=ctx))
+    js = []
+    client.create_subscription(JointState, "/joint_states", js.append, 200)
+    robot = node.robot
+    topic, kind = {
+        "forward_effort_controller": ("/forward_effort_controller/commands", Float64MultiArray),
+        "joint_trajectory_controller": ("/joint_trajectory_controller/joint_trajectory", JointTrajectory),
+        "forward_position_controller": ("/simulator/external_wrench", WrenchStamped),
+    }[controller]
+    pub = client.create_publisher(kind, topic, 10)
+    assert spin_until(lambda: pub.get_subscription_count() and node.world.t > 0.05)
+    if case == "effort_limits":
+        msg = Float64MultiArray(data=[float(x) for x in robot.effort_max])
+    elif case == "limits_in_10ms":
+        msg = JointTrajectory(
+            joint_names=list(robot.joint_names),
+            points=[
+                JointTrajectoryPoint(
+                    positions=[float(x) for x in robot.q_upper], time_from_start=Duration(nanosec=10_000_000)
+                )
+            ],
+        )
+    elif case == "velocities_30":
+        msg = JointTrajectory(
+            joint_names=list(robot.joint_names),
+            points=[
+                JointTrajectoryPoint(
+                    positions=[float(x) for x in robot.q_upper],
+                    velocities=[30.0] * len(robot.joint_names),
+                    time_from_start=Duration(nanosec=10_000_000),
+                )
+            ],
+        )
+    else:
+        msg = WrenchStamped()
+        msg.header.frame_id = "BODY"
+        msg.wrench.force.x = 1e4
+    # switched now, not at start: the effort controller holds PD until its first command
+    assert node.set_parameters([Parameter("controller", value=controller)])[0].successful
+    pub.publish(msg)
+    act = node.world.actuator
+    in_effect = {
+        "effort_limits": lambda: act.mode == "torque",
+        "limits_in_10ms": lambda: act.trajectory is not None,
+        "velocities_30": lambda: node.rejected == 1,
+        "wrench_1e4": lambda: "BODY" in node.world.user_wrenches,
+    }[case]
+    assert spin_until(in_effect), node.last_rejection
+    if case == "velocities_30":
+        assert "points[0].velocities" in node.last_rejection and "rad/s" in node.last_rejection
+    else:
+        assert node.rejected == 0, node.last_rejection
+    t0 = node.world.t
+    assert spin_until(lambda: node.world.t > t0 + 0.3 or node.error), node.error
+    assert node.error == "" and not node.paused and node.stepper_alive
+    n = len(js)
+    assert spin_until(lambda: len(js) > n + 5)
+    assert np.all(np.isfinite(js[-1].position)) and np.all(np.isfinite(node.world.v))
+
+
 def P(name, value):
     return Parameter(name, value=value)
 

@@ -91,6 +91,40 @@ def test_every_registered_solver_implements_the_interface():
 
 # ---------------------------------------------------------------- single contact, analytic
 W_POINT = np.diag([2.0, 2.0, 2.0]) * DT  # point of mass 0.5 kg: W = dt/m I
+W_RAIL = np.diag([2.0, 2.0, 0.0]) * DT  # the same point on a rail that blocks t2: a singular block
+
+
+# pinocchio_pgs (the peer) is left out: on this block it stops unconverged at f_t1 = −250 N·s,
+# outside the cone (measured with pin 4.1.0); that is Pinocchio's PGS, not our code
+@pytest.mark.parametrize("name", EXACT + ("nsgs", "lemke_lcp", "pinocchio_admm"))
+def test_a_contact_that_cannot_move_along_t2_sticks_and_slides_exactly(name):
+    """Issue 14 §0: a contact whose 3×3 Delassus block is singular (here the t2 row is zero: the
+    point of mass 0.5 kg rides a rail; on HRP-2 a self-contact between two links one or two joints
+    apart) made the local solves divide by zero (ZeroDivisionError in the step). Analytic answer,
+    impulse form, W = dt/m diag(1, 1, 0): sticking, v_free = (−1, 0.2, 0), μ = 0.5 ⇒ f = (500, −100, 0)
+    N·s, v = 0; sliding, v_free = (−1, 0.6, 0), μ = 0.2 ⇒ f = (500, −100, 0), v_t1 = 0.6 − 0.2 = 0.4 m/s
+    (f_t2 = 0: f_t1 is on the cone's edge). The W_eff compliance on that block is 4e-12 (relative
+    1e-9, `_conditioning`), far below the tolerance."""
+    solver = get_solver(name)
+    tol = 1e-4 if name.startswith("pinocchio") else 1e-7
+    for v_free, mu, f, v in (
+        ([-1.0, 0.2, 0.0], 0.5, [500.0, -100.0, 0.0], [0.0, 0.0, 0.0]),
+        ([-1.0, 0.6, 0.0], 0.2, [500.0, -100.0, 0.0], [0.0, 0.4, 0.0]),
+    ):
+        r = solver.solve(ContactProblem(W_RAIL, v_free, [mu]), settings=TIGHT)
+        assert np.allclose(r.impulses, f, rtol=tol, atol=tol * 500), (name, r.impulses)
+        assert np.allclose(r.velocities, v, atol=1e-6), (name, r.velocities)
+
+
+def test_regular_blocks_are_left_exactly_as_given_and_a_singular_one_gets_a_tiny_compliance():
+    """W_eff is W itself (same object, same bits) when every contact block is invertible; a rank-2
+    block gets 1e-9 tr(W_cc) on its three diagonal entries and its neighbours nothing."""
+    W = np.block([[W_POINT, np.zeros((3, 3))], [np.zeros((3, 3)), W_POINT]])
+    assert ContactProblem.trusted(W, np.zeros(6), np.array([0.5, 0.5])).W_eff is W
+    W2 = np.block([[W_POINT, np.zeros((3, 3))], [np.zeros((3, 3)), W_RAIL]])
+    eff = ContactProblem(W2, np.zeros(6), [0.5, 0.5]).W_eff
+    np.testing.assert_array_equal(eff[:3, :3], W_POINT)
+    np.testing.assert_allclose(np.diag(eff)[3:] - np.diag(W_RAIL), 1e-9 * np.trace(W_RAIL), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", EXACT + ("nsgs", "lemke_lcp", "pinocchio_admm", "pinocchio_pgs"))

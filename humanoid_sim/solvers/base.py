@@ -30,6 +30,7 @@ import numpy as np
 from humanoid_model.exceptions import SolverError
 from humanoid_model.validation import message
 
+from ._conditioning import singular_block_compliance
 from ._residuals import residual_kernel
 
 __all__ = ["ContactProblem", "SolverSettings", "SolverResult", "ContactSolver", "residuals"]
@@ -54,7 +55,8 @@ class ContactProblem:
       eq. 4.21: W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
     source: names the caller in error messages.
 
-    After construction: `W_eff` = W + diag(compliance) (what the solvers use), `v_free` and `mu`
+    After construction: `W_eff` = W + diag(compliance) (what the solvers use; a contact whose
+      3×3 block is singular also gets a tiny compliance, see `_conditioning`), `v_free` and `mu`
     contiguous float arrays, `restitution` (m,) or None. Bad input raises `SolverError` naming
     the source, the field and the value.
     """
@@ -97,7 +99,7 @@ class ContactProblem:
             e = _per_contact(self.restitution, m)
             if e.shape != (m,) or np.any(~np.isfinite(e)) or np.any((e < 0) | (e > 1)):
                 raise SolverError(message(src, "restitution", "m values in [0, 1]", np.ravel(self.restitution)))
-        self.W_eff = np.ascontiguousarray(W)
+        self.W_eff = _invertible_blocks(np.ascontiguousarray(W))
         self.v_free = np.ascontiguousarray(v)
         self.mu = np.ascontiguousarray(mu)
         self.restitution = e
@@ -117,13 +119,22 @@ class ContactProblem:
         self = cls.__new__(cls)
         self.W, self.v_free, self.mu = W, v_free, np.ascontiguousarray(mu, dtype=float)
         self.restitution, self.compliance, self.source = None, compliance, source
-        self.W_eff = W if compliance is None else np.ascontiguousarray(W + np.diag(compliance))
+        self.W_eff = _invertible_blocks(W if compliance is None else np.ascontiguousarray(W + np.diag(compliance)))
         return self
 
     @property
     def m(self) -> int:
         """Number of contacts."""
         return self.v_free.shape[0] // 3
+
+
+def _invertible_blocks(W: np.ndarray) -> np.ndarray:
+    """W itself when every 3×3 contact block is invertible; else a copy with a tiny compliance on
+    the singular blocks' diagonals (`_conditioning`: rank-deficient self-contacts)."""
+    eps = np.empty(W.shape[0])
+    if singular_block_compliance(W, eps) == 0:
+        return W
+    return W + np.diag(eps)
 
 
 @dataclass
