@@ -130,7 +130,65 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
     node_set = NodeSet(path=path, nodes=list(nodes), parameters=data)
     for item in sets or []:
         node_set.overrides.append(parse_set(item, path, data))
+    check_against_tables(node_set)
     return node_set
+
+
+# rclpy's own parameters, accepted in any node's section besides the node's table
+_RCLPY_PARAMETERS = ("use_sim_time", "start_type_description_service")
+
+
+def _flatten(section: dict, prefix: str = "") -> dict:
+    """ROS parameter names of a YAML section: nested mappings are dotted names (push: {link: x} -> push.link)."""
+    out = {}
+    for key, value in section.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def check_against_tables(node_set: NodeSet) -> None:
+    """Refuse, before rclpy starts, a parameter the node does not declare (a typo) and an
+    override of the wrong type or out of range: rcl would keep the file's value without a word
+    (a ``-p`` override whose type differs from the file's is dropped). Nodes with a declarative
+    table (`humanoid_ros.parameters.TABLES`) only; ``ConfigError`` names the file or the --set."""
+    import difflib
+
+    from humanoid_ros.parameters import TABLES, load_table
+
+    sets = {(n, p): v for n, p, v in node_set.overrides}
+    for node in node_set.nodes:
+        if node not in TABLES or node not in node_set.parameters:
+            continue
+        table = load_table(node)
+        given = _flatten((node_set.parameters[node] or {}).get("ros__parameters") or {})
+        for (n, p), v in sets.items():
+            if n == node:
+                given[p] = v
+        for name, value in given.items():
+            where = (
+                f"--set {node}.{name}" if (node, name) in sets else f"{node_set.path}: {node}.ros__parameters.{name}"
+            )
+            if name not in table:
+                if name in _RCLPY_PARAMETERS or name.startswith("qos_overrides"):
+                    continue
+                close = difflib.get_close_matches(name, table.names, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise ConfigError(
+                    f"{where}: node '{node}' has no parameter '{name}'{hint}; its parameters: {', '.join(table.names)}"
+                )
+            if (node, name) in sets:
+                try:
+                    checked = table[name].check(value, node)
+                except ConfigError as exc:
+                    raise ConfigError(f"{where}: {exc}") from None
+                # as the declared type (dt=1 -> 1.0): rcl drops an int override of a double
+                node_set.overrides = [
+                    (n, p, checked if (n, p) == (node, name) else v) for n, p, v in node_set.overrides
+                ]
 
 
 def _has_parameters(section) -> bool:

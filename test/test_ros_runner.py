@@ -183,6 +183,17 @@ def test_every_node_executable_is_registered_for_up():
         (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
         (["up", "view", "--duration", "0"], "--duration must be > 0"),
         (["demo", "--port", "70000"], "--port must be in 1..65535"),
+        # issue 14 §6: rcl kept the file's value of these without a word (exit 0)
+        (
+            ["up", "sim", "--set", "simulator.dt=fast"],
+            "--set simulator.dt: node 'simulator': parameter dt must be a number; value 'fast'",
+        ),
+        (
+            ["up", "sim", "--set", "simulator.real_time_factr=0"],
+            "--set simulator.real_time_factr: node 'simulator' has no parameter 'real_time_factr' (did you mean 'real_time_factor'?)",
+        ),
+        (["up", "sim", "--set", "simulator.push.start=-1"], "parameter push.start must be >= 0 [s]; value -1"),
+        (["demo", "--set", "viewer.prot=1"], "node 'viewer' has no parameter 'prot' (did you mean 'port'?)"),
     ],
 )
 def test_cli_errors_exit_2(argv, message, capsys):
@@ -201,6 +212,25 @@ def test_cli_unknown_node_and_missing_file_exit_2(tmp_path, capsys):
         f"registered nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')",
         f"humanoid-stack up: error: parameter file not found: {tmp_path / 'absent.yaml'}",
     ]
+
+
+def test_overrides_take_the_declared_type_and_a_typo_in_the_file_is_refused(tmp_path):
+    """An int given for a double parameter reaches rcl as a double (rcl drops an override whose
+    type differs from the file's); a misspelt parameter in the file names the file, the node and
+    the nearest name; rclpy's own use_sim_time is accepted."""
+    from humanoid_stack.runner import load_node_set
+
+    ns = load_node_set("sim", ["simulator.publish_rate=20", "simulator.solver_max_iterations=50"])
+    assert ns.ros_args()[-4:] == ["-p", "simulator:publish_rate:=20.0", "-p", "simulator:solver_max_iterations:=50"]
+    sim = {"scene": "flat", "use_sim_time": False, "push": {"strat": 1.0}}
+    path = write(
+        tmp_path, {UP_KEY: {"ros__parameters": {"nodes": ["simulator"]}}, "simulator": {"ros__parameters": sim}}
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"simulator\.ros__parameters\.push\.strat: node 'simulator' has no parameter 'push\.strat' \(did you mean 'push\.start'\?\)",
+    ):
+        load_node_set(str(path))
 
 
 def run_up(repo_root, *args):
