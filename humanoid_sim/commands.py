@@ -29,6 +29,7 @@ import numpy as np
 from humanoid_model.validation import finite_number, finite_vector, message
 from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.exceptions import CommandError
+from humanoid_sim.wrenches import MAX_FORCE, MAX_TORQUE
 
 __all__ = [
     "CommandError",
@@ -86,13 +87,20 @@ def check_efforts(values, names: Sequence[str], effort_max, topic: str = "comman
 def check_wrench(link: str, force, torque, model, robot_name: str, topic: str = "external wrench"):
     """(link, force (3,) [N], torque (3,) [N·m]) of an external wrench, checked: ``link`` is a frame
     of ``model`` (the world's combined Pinocchio model: robot links and free bodies; a leading
-    "/" is dropped) and the six values are finite."""
+    "/" is dropped), the six values are finite and the force and torque magnitudes are within
+    `humanoid_sim.wrenches.MAX_FORCE` / `MAX_TORQUE` (1e6 N, 1e6 N·m)."""
     link = str(link).lstrip("/")
     if not link or model.getFrameId(link) >= len(model.frames):
         raise CommandError(
             message(topic, "header.frame_id", f"a link of robot '{robot_name}' or a free body of the scene", link)
         )
     wrench = finite_vector(list(force) + list(torque), 6, topic, "wrench", CommandError)
+    for field, x, bound, unit in (
+        ("wrench.force", wrench[:3], MAX_FORCE, "N"),
+        ("wrench.torque", wrench[3:], MAX_TORQUE, "N m"),
+    ):
+        if np.linalg.norm(x) > bound:
+            raise CommandError(message(topic, field, f"of magnitude <= {bound:g} [{unit}]", x))
     return link, wrench[:3], wrench[3:]
 
 

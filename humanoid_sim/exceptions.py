@@ -7,7 +7,7 @@ simulator code can import every error it raises from one place.
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError, SolverError
 
-__all__ = ["SimulatorError", "CommandError", "SolverError", "ConfigError"]
+__all__ = ["SimulatorError", "CommandError", "NonFiniteStateError", "SolverError", "ConfigError"]
 
 
 class SimulatorError(HumanoidStackError):
@@ -16,3 +16,8 @@ class SimulatorError(HumanoidStackError):
 
 class CommandError(SimulatorError):
     """A joint command was rejected (the previous command continues)."""
+
+
+class NonFiniteStateError(SimulatorError):
+    """A step met or made a NaN or infinite state; the message names the stage. The world keeps
+    the last finite state (the failing step is not committed)."""

@@ -34,6 +34,7 @@ Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), spec
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from time import perf_counter
 
@@ -47,6 +48,7 @@ from humanoid_sim.collision import DEFAULT_MARGIN, CollisionDetector, candidate_
 from humanoid_sim.contact_solve import ContactSolve
 from humanoid_sim.contacts import ContactStage, support_masks
 from humanoid_sim.delassus import GroupDelassus
+from humanoid_sim.exceptions import NonFiniteStateError
 from humanoid_sim.geometry import mobile_geometry, static_geometry
 from humanoid_sim.impacts import Impacts, impact_speed
 from humanoid_sim.integrator import MomentumProjection, free_velocity, integrate
@@ -300,6 +302,8 @@ class World:
 
     def _step(self):
         model, data, dt, q, v = self.model, self.data, self.dt, self.q, self.v
+        if not math.isfinite(q.sum() + v.sum()):  # NaN and inf propagate through the sum
+            raise self._non_finite("the state at the start of the step (world.q / world.v set from outside?)", q, v)
         timers = self.step_stats.timers
         wrenches = self.wrenches
         if wrenches.until:
@@ -317,6 +321,8 @@ class World:
             pin.crba(model, data, q)
             vf = free_velocity(model, data, q, v, tau, dt)
             M = data.M.T  # crba fills the upper triangle: M.T holds it in the lower one
+        if not math.isfinite(vf.sum()):  # before the contact stages, which would fail on it less clearly
+            raise self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
         with timers.collision:
             R, p = self.detector.joint_placements(data)
             batch = self.detector.detect(R, p)
@@ -347,12 +353,24 @@ class World:
             if self.actuation is not None:
                 self.tau_applied = self.actuation.applied(damp, v, vnew)
         step_time = perf_counter() - timers.kinematics.t0
+        if not math.isfinite(qnew.sum() + vnew.sum()):
+            raise self._non_finite(
+                "stage 'solve'" if not np.all(np.isfinite(dv)) else "stage 'integration'", qnew, vnew
+            )
         self.q, self.v = qnew, vnew
         self.q_start, self.v_start = q, v
         self.t += dt
         self.steps += 1
         self.step_stats.end_step(step_time, iterations, cs.min_gap)
         self.last = StepResult(batch, cs.frames, forces, cs.groups, self.limit_torques, iterations)
+
+    def _non_finite(self, where: str, q, v) -> NonFiniteStateError:
+        """The error of a non-finite state met at ``where``, naming the first bad coordinates."""
+        bad_q, bad_v = np.flatnonzero(~np.isfinite(q))[:3], np.flatnonzero(~np.isfinite(v))[:3]
+        return NonFiniteStateError(
+            f"world: non-finite state at t = {self.t:.6g} s (step {self.steps}), from {where}: "
+            f"q indices {bad_q.tolist()}, v indices {bad_v.tolist()}; the world keeps its last finite state"
+        )
 
     # ------------------------------------------------------------------ outputs
     @property

@@ -15,7 +15,13 @@ import numpy as np
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, finite_vector, message
 
-__all__ = ["Wrenches", "PushSchedule"]
+__all__ = ["Wrenches", "PushSchedule", "MAX_FORCE", "MAX_TORQUE"]
+
+# Largest user force [N] and torque [N·m] `Wrenches.apply` accepts (chosen: 1e6 N is the weight of
+# 100 t, four orders above anything a humanoid of 50-110 kg can meet; 1e30 N used to pass and turn
+# the state into garbage within a step, issue 14 §6)
+MAX_FORCE = 1e6
+MAX_TORQUE = 1e6
 
 
 class Wrenches:
@@ -43,6 +49,9 @@ class Wrenches:
             finite_vector(x, 3, source=source, field=name)
             for name, x in (("force", force), ("torque", torque), ("point", point))
         )
+        for name, x, bound, unit in (("force", vals[0], MAX_FORCE, "N"), ("torque", vals[1], MAX_TORQUE, "N m")):
+            if np.linalg.norm(x) > bound:
+                raise ConfigError(message(source, name, f"of magnitude <= {bound:g} [{unit}] (MAX_{name.upper()})", x))
         end = None
         if duration is not None:
             end = t + finite_number(duration, source=source, field="duration", minimum=0.0, unit="s")

@@ -123,6 +123,9 @@ def test_step_accepts_numpy_int(drop):
         ({"torque": (1, 2, 3, 4)}, "torque", "(1, 2, 3, 4)"),
         ({"point": (0, math.nan, 0)}, "point", "nan"),
         ({"force": [[1, 2, 3]]}, "force", "[[1, 2, 3]]"),
+        # issue 14 §6: 1e30 N was accepted and the next steps produced garbage
+        ({"force": (1e30, 0, 0)}, "force", "magnitude <= 1e+06 [N]"),
+        ({"torque": (0, 0, -2e6)}, "torque", "magnitude <= 1e+06 [N m]"),
     ],
 )
 def test_apply_wrench_bad_vectors_name_argument_and_value(drop, kw, arg, shown):
@@ -154,6 +157,43 @@ def test_nan_wrench_on_a_robot_link_is_refused(flat):
         flat.apply_wrench("RARM_LINK5", force=(np.nan, 0, 0))
 
 
+def test_a_non_finite_state_stops_the_step_naming_where_and_keeps_the_last_finite_state():
+    """Issue 14 §6: NaN written into world.v used to step silently without contacts. Now the step
+    raises NonFiniteStateError naming the start of the step and the bad index, and commits
+    nothing; once the state is finite again the world steps on. A NaN made inside the step (here
+    by an actuation that returns a NaN torque) names its stage."""
+    from humanoid_sim.exceptions import NonFiniteStateError
+
+    w = World.from_scene("flat")
+    w.step(3)
+    q, t = w.q.copy(), w.t
+    w.v[9] = np.nan
+    with pytest.raises(
+        NonFiniteStateError, match=r"t = 0.003 s \(step 3\), from the state at the start of the step .*v indices \[9\]"
+    ):
+        w.step()
+    assert w.t == t and np.array_equal(w.q, q)
+    w.v[9] = 0.0
+    w.step()
+    assert w.t == pytest.approx(t + w.dt)
+    inner = w.actuation
+
+    class NaNTorque:
+        def __call__(self, model, data, q, v, t, tau):
+            out = inner(model, data, q, v, t, tau)
+            tau[10] = np.nan
+            return out
+
+        def applied(self, *a):
+            return inner.applied(*a)
+
+    w.actuation = NaNTorque()
+    q, t = w.q.copy(), w.t
+    with pytest.raises(NonFiniteStateError, match="from stage 'actuators'"):
+        w.step()
+    assert w.t == t and np.array_equal(w.q, q)
+
+
 # ----------------------------------------------------------------- commands and states
 def test_bad_actuator_commands_through_the_world_name_the_field(flat):
     n = flat.n_act
@@ -168,3 +208,16 @@ def test_bad_actuator_commands_through_the_world_name_the_field(flat):
 def test_state_of_an_unknown_body_is_refused_naming_it(flat):
     with pytest.raises(HumanoidStackError, match="nobody"):
         flat.body_state("nobody")
+
+
+def test_an_external_wrench_command_beyond_the_bound_is_rejected_naming_the_topic(flat):
+    """The node's ~/external_wrench check (`commands.check_wrench`) applies the same bound."""
+    from humanoid_sim.commands import check_wrench
+    from humanoid_sim.exceptions import CommandError
+
+    with pytest.raises(
+        CommandError, match=r"/sim/external_wrench: field 'wrench.force' must be of magnitude <= 1e\+06 \[N\]"
+    ):
+        check_wrench("BODY", [0, 0, -1e30], [0, 0, 0], flat.model, "hrp2", "/sim/external_wrench")
+    link, f, _ = check_wrench("/BODY", [0, 0, -1e6], [0, 0, 0], flat.model, "hrp2", "/sim/external_wrench")
+    assert link == "BODY" and f[2] == -1e6
