@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from humanoid_model.exceptions import ModelError, SceneError, SceneOverrideError
 from humanoid_model.paths import resolve, scenes_dir, shipped_files
@@ -53,6 +52,7 @@ from humanoid_model.scene_types import (
     Wrench,
 )
 from humanoid_model.urdf_description import UrdfDescription, posture_names, read_urdf, resolve_robot_path
+from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
     "load_scene",
@@ -116,14 +116,7 @@ def load_scene(path_or_name: str | Path, overrides: Mapping[str, Any] | None = N
         SceneError: the message names the file, the field and the value.
     """
     path = resolve_scene_path(path_or_name)
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise SceneError(f"{path}: not valid YAML: {exc}") from None
-    except UnicodeDecodeError:
-        raise SceneError(f"{path}: not a text (UTF-8) file, so not a scene YAML file") from None
-    except OSError as exc:
-        raise SceneError(f"{path}: cannot read the scene file: {exc.strerror or exc}") from None
+    doc = read_yaml(path, "scene YAML file", SceneError)
     return scene_from_dict({} if doc is None else doc, path, overrides)
 
 

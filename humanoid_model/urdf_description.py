@@ -41,11 +41,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
-import yaml
 
 from humanoid_model.exceptions import ModelError, UnknownRobotError
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
 from humanoid_model.validation import message
+from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
     "JOINT_TYPES",
@@ -384,11 +384,7 @@ def read_sidecar(urdf_path) -> Sidecar | None:
     path = Path(urdf_path).with_suffix(".yaml")
     if not path.is_file():
         return None
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
-    except yaml.YAMLError as exc:
-        raise ModelError(f"{path}: malformed YAML: {exc}") from exc
+    data = read_yaml(path, "robot sidecar YAML file", ModelError) or {}
     if not isinstance(data, dict):
         raise ModelError(f"{path}: expected a mapping at the top level")
 

@@ -104,11 +104,10 @@ def resolve_params_file(name_or_path: str) -> Path:
 
 def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
     """Read and check a parameter file and the ``--set NODE.PARAM=VALUE`` overrides."""
+    from humanoid_model.yaml_file import read_yaml
+
     path = resolve_params_file(name_or_path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: malformed YAML: {exc}") from None
+    data = read_yaml(path, "parameter file", ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping 'node_name: {{ros__parameters: ...}}' at the top level")
     for key, value in data.items():

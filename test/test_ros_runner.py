@@ -146,7 +146,7 @@ def test_missing_files_and_classes(tmp_path):
         load_node_set(str(tmp_path / "absent.yaml"))
     broken = tmp_path / "broken.yaml"
     broken.write_text("state_publisher: {ros__parameters: [\n")
-    with pytest.raises(ConfigError, match="broken.yaml: malformed YAML"):
+    with pytest.raises(ConfigError, match="broken.yaml: not valid YAML"):
         load_node_set(str(broken))
     with pytest.raises(ConfigError, match="module humanoid_nowhere.node is not available"):
         node_class("humanoid_nowhere.node:Thing")
@@ -212,6 +212,21 @@ def test_cli_unknown_node_and_missing_file_exit_2(tmp_path, capsys):
         f"registered nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')",
         f"humanoid-stack up: error: parameter file not found: {tmp_path / 'absent.yaml'}",
     ]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (bytes(range(256)) * 12, "not a text (UTF-8) file, so not a parameter file"),  # UnicodeDecodeError before
+        (b"a: " + b"[" * 5000 + b"]" * 5000, "nested too deeply to be a parameter file"),  # RecursionError before
+    ],
+)
+def test_a_binary_or_deeply_nested_parameter_file_exits_2_in_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "p.yaml"
+    path.write_bytes(content)
+    assert main(["up", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"humanoid-stack up: error: {path}: {message}") and err.count("\n") == 1
 
 
 def test_overrides_take_the_declared_type_and_a_typo_in_the_file_is_refused(tmp_path):

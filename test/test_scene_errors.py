@@ -211,6 +211,14 @@ def test_scene_error_on_a_binary_file_names_it_briefly(tmp_path):
     assert str(p) in str(e.value) and len(str(e.value)) < len(str(p)) + 200
 
 
+def test_a_deeply_nested_yaml_file_is_refused_in_one_line(tmp_path):
+    """Issue 14 §6: 5000 nested lists gave a RecursionError traceback."""
+    p = tmp_path / "deep.yaml"
+    p.write_text("params: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(SceneError, match=r"deep\.yaml: nested too deeply to be a scene YAML file"):
+        load_scene(p)
+
+
 @pytest.mark.parametrize("angle", [90, 95, 180, -95, -90])
 def test_incline_normal_must_point_up(angle):
     with pytest.raises(SceneError) as e:
