@@ -130,8 +130,11 @@ class _Loader(FieldReader):
     """Builds a `Scene` section by section from a decoded document (`FieldReader` checks the values)."""
 
     def build(self, doc, overrides) -> Scene:
-        if not isinstance(doc, Mapping):
-            self.fail("(top level)", doc, "a scene file must be a mapping")
+        if not isinstance(doc, Mapping):  # its content is not echoed: it may be any file (issue 14 §7)
+            raise SceneError(
+                f"{self.path}: not a scene file: its top level is {type(doc).__name__}, not a mapping of "
+                f"sections ({', '.join(sorted(TOP_KEYS)[:4])}, ...); the content is not shown"
+            )
         self.keys(doc, "", TOP_KEYS)
         doc = copy.deepcopy(dict(doc))
         params = doc.get("params") or {}

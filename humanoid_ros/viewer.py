@@ -79,6 +79,10 @@ class ViewerNode(Node):
         topics = [t for t in p["marker_topics"] if t]
 
         from humanoid_viewer.app import Viewer  # heavy imports (viser, pinocchio) after rclpy set-up
+        from humanoid_viewer.serving import exposure_warning
+
+        if exposure_warning(p["host"]):
+            self.get_logger().warning(exposure_warning(p["host"]))
 
         self.viewer = Viewer(
             p["robot"],

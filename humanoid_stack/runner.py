@@ -26,6 +26,7 @@ Nothing here is imported by the libraries; rclpy is imported only inside `run_no
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -238,12 +239,31 @@ def node_class(entry: str):
     return cls
 
 
+def localhost_by_default(env) -> str:
+    """Keep DDS discovery on this machine unless the user chose otherwise: sets
+    ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` in ``env`` when neither it nor the older
+    ``ROS_LOCALHOST_ONLY`` is set, and returns the line that says so ("" when left alone). Fast DDS
+    binds every interface, so without it the command topics and ~/reset of a running simulator
+    can be reached from the local network (issue 14 §7; docs/ros.md "Exposure")."""
+    if "ROS_AUTOMATIC_DISCOVERY_RANGE" in env or "ROS_LOCALHOST_ONLY" in env:
+        return ""
+    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    return (
+        "ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST (default of up/demo: nodes on other machines do not "
+        "see these; set ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET and a ROS_DOMAIN_ID to share them)"
+    )
+
+
 def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     """Start every node of `node_set` in one process and spin them until Ctrl-C or `duration` [s].
 
     Returns 0 on a clean stop. Uses rclpy's default context, so call it once per process.
     """
     classes = [node_class(entry) for entry in node_set.nodes]  # fail before touching rclpy
+
+    note = localhost_by_default(os.environ)
+    if note:
+        print(f"humanoid-stack: {note}", flush=True)
 
     import rclpy
     from rclpy.exceptions import ParameterException

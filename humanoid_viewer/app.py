@@ -30,6 +30,7 @@ from humanoid_viewer.geometry import shape_mesh
 from humanoid_viewer.markers import WORLD_FRAMES, Marker, MarkerStore, draw_marker, quat_xyzw_to_wxyz
 from humanoid_viewer.replay_player import ReplayPlayer
 from humanoid_viewer.scene_view import draw_scene, safe_name
+from humanoid_viewer.serving import check_bindable
 
 # Choices of ours (display only, no physics):
 DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
@@ -101,6 +102,7 @@ class Viewer:
             self._gdata = pin.GeometryData(self._geometry_model)
             self._q = self._initial_q(posture)
 
+        check_bindable(host, int(port))  # fail fast: viser's thread dies on a bad bind, silently
         self.server = viser.ViserServer(host=host, port=int(port), verbose=False)
         try:
             self.host = host

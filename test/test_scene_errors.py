@@ -184,7 +184,13 @@ def test_other_bad_fields_name_the_file_and_the_field(tmp_path, scene_file, scen
         assert str(p) in msg and field in msg, (key, msg)
     not_a_mapping = scene_file("x" * 5000 + "\n", "text.yaml")  # e.g. a non-YAML file: one long string
     msg = scene_error(not_a_mapping)
-    assert str(not_a_mapping) in msg and "must be a mapping" in msg and len(msg) < 400
+    assert str(not_a_mapping) in msg and "not a mapping" in msg and len(msg) < 400
+    # issue 14 §7: a file that is not a scene (../../etc/passwd) is named, its content never shown
+    secret = scene_file("root:x:0:0:root:/root:/bin/bash\n", "passwd")
+    msg = scene_error(secret)
+    assert msg.startswith(f"{secret}: not a scene file: its top level is str") and "root" not in msg.replace(
+        str(secret), ""
+    )
     bad_yaml = scene_file("gravity: [0, 0\n", "syntax.yaml")
     assert "not valid YAML" in scene_error(bad_yaml)
     assert "not a shipped scene" in scene_error("no_such_scene")

@@ -76,6 +76,7 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    import sys
     import threading
 
     from humanoid_model.exceptions import ConfigError
@@ -116,6 +117,10 @@ def run(args) -> int:
         robot = load_robot(robot_arg)
 
     recording = parse_recording(doc, robot, args.replay) if doc is not None else None
+    from humanoid_viewer.serving import exposure_warning
+
+    if exposure_warning(args.host):
+        print(f"humanoid-stack view: warning: {exposure_warning(args.host)}", file=sys.stderr, flush=True)
     viewer = Viewer(robot, scene, posture=args.posture, host=args.host, port=args.port, verbose=False)
     stop = threading.Event()
     try:
