@@ -302,8 +302,6 @@ class World:
 
     def _step(self):
         model, data, dt, q, v = self.model, self.data, self.dt, self.q, self.v
-        if not math.isfinite(q.sum() + v.sum()):  # NaN and inf propagate through the sum
-            raise self._non_finite("the state at the start of the step (world.q / world.v set from outside?)", q, v)
         timers = self.step_stats.timers
         wrenches = self.wrenches
         if wrenches.until:
@@ -321,7 +319,9 @@ class World:
             pin.crba(model, data, q)
             vf = free_velocity(model, data, q, v, tau, dt)
             M = data.M.T  # crba fills the upper triangle: M.T holds it in the lower one
-        if not math.isfinite(vf.sum()):  # before the contact stages, which would fail on it less clearly
+        if not math.isfinite(vf.sum()):  # NaN/inf in q, v or tau ends here; caught before the contact stages
+            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+                raise self._non_finite("the state at the start of the step (world.q / world.v set from outside?)", q, v)
             raise self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
         with timers.collision:
             R, p = self.detector.joint_placements(data)
@@ -353,7 +353,7 @@ class World:
             if self.actuation is not None:
                 self.tau_applied = self.actuation.applied(damp, v, vnew)
         step_time = perf_counter() - timers.kinematics.t0
-        if not math.isfinite(qnew.sum() + vnew.sum()):
+        if not math.isfinite(vnew.sum()):  # q integrates a finite v from a finite q: finite
             raise self._non_finite(
                 "stage 'solve'" if not np.all(np.isfinite(dv)) else "stage 'integration'", qnew, vnew
             )

@@ -14,6 +14,7 @@ range of M⁻¹ J_cᵀ, hence has no component along the block's null space, so 
 fixes the force there (to 0) and changes no motion. Regular blocks are left exactly as they were.
 """
 
+import numpy as np
 from numba import njit
 
 # A block counts as singular when det(W_cc) ≤ BLOCK_SINGULAR · tr(W_cc)³: then its smallest
@@ -25,6 +26,35 @@ BLOCK_COMPLIANCE_MIN = 1e-12  # [m/s per N] ε when the block is zero (both bodi
 
 
 @njit(cache=True)
+def scan_problem(W, v_free):
+    """One pass over a contact problem for the hot path: -1 when W or v_free holds a NaN or inf,
+    else the number of singular 3×3 contact blocks (0: W needs no compliance)."""
+    n = W.shape[0]
+    for i in range(n):
+        if not np.isfinite(v_free[i]):
+            return -1
+        for j in range(n):
+            if not np.isfinite(W[i, j]):
+                return -1
+    count = 0
+    for c in range(n // 3):
+        if _singular(W, 3 * c):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _singular(W, i):
+    """Whether the 3×3 block W[i:i+3, i:i+3] counts as singular (det ≤ BLOCK_SINGULAR tr³)."""
+    a, b, cc = W[i, i], W[i, i + 1], W[i, i + 2]
+    d, e, f = W[i + 1, i], W[i + 1, i + 1], W[i + 1, i + 2]
+    g, h, k = W[i + 2, i], W[i + 2, i + 1], W[i + 2, i + 2]
+    det = a * (e * k - f * h) - b * (d * k - f * g) + cc * (d * h - e * g)
+    tr = a + e + k
+    return not (det > BLOCK_SINGULAR * tr * tr * tr and tr > 0.0)
+
+
+@njit(cache=True)
 def singular_block_compliance(W, eps):
     """eps (3m,) = the compliance to add to W's diagonal, 0 on the rows of regular blocks;
     returns the number of singular blocks (0: eps is all zeros and W needs nothing)."""
@@ -32,15 +62,11 @@ def singular_block_compliance(W, eps):
     count = 0
     for c in range(m):
         i = 3 * c
-        a, b, cc = W[i, i], W[i, i + 1], W[i, i + 2]
-        d, e, f = W[i + 1, i], W[i + 1, i + 1], W[i + 1, i + 2]
-        g, h, k = W[i + 2, i], W[i + 2, i + 1], W[i + 2, i + 2]
-        det = a * (e * k - f * h) - b * (d * k - f * g) + cc * (d * h - e * g)
-        tr = a + e + k
-        if det > BLOCK_SINGULAR * tr * tr * tr and tr > 0.0:
-            eps[i] = eps[i + 1] = eps[i + 2] = 0.0
-        else:
+        if _singular(W, i):
+            tr = W[i, i] + W[i + 1, i + 1] + W[i + 2, i + 2]
             x = max(BLOCK_COMPLIANCE * tr, BLOCK_COMPLIANCE_MIN)
             eps[i] = eps[i + 1] = eps[i + 2] = x
             count += 1
+        else:
+            eps[i] = eps[i + 1] = eps[i + 2] = 0.0
     return count

@@ -30,7 +30,7 @@ import numpy as np
 from humanoid_model.exceptions import SolverError
 from humanoid_model.validation import message
 
-from ._conditioning import singular_block_compliance
+from ._conditioning import scan_problem, singular_block_compliance
 from ._residuals import residual_kernel
 
 __all__ = ["ContactProblem", "SolverSettings", "SolverResult", "ContactSolver", "residuals"]
@@ -114,12 +114,17 @@ class ContactProblem:
         overhead) and keeps one check that catches a diverging simulation: non-finite v_free or W."""
         W = np.ascontiguousarray(W, dtype=float)
         v_free = np.ascontiguousarray(v_free, dtype=float)
-        if W.shape != (v_free.shape[0], v_free.shape[0]) or not np.isfinite(v_free.sum() + W.sum()):
+        if W.shape != (v_free.shape[0], v_free.shape[0]):
+            return cls(W, v_free, mu, compliance=compliance, source=source)  # full checks, clear error
+        singular = scan_problem(W, v_free)  # one compiled pass: finiteness and singular blocks
+        if singular < 0:
             return cls(W, v_free, mu, compliance=compliance, source=source)  # full checks, clear error
         self = cls.__new__(cls)
         self.W, self.v_free, self.mu = W, v_free, np.ascontiguousarray(mu, dtype=float)
         self.restitution, self.compliance, self.source = None, compliance, source
-        self.W_eff = _invertible_blocks(W if compliance is None else np.ascontiguousarray(W + np.diag(compliance)))
+        W_eff = W if compliance is None else np.ascontiguousarray(W + np.diag(compliance))
+        # compliance only adds to the diagonal: a block singular in W_eff is singular in W
+        self.W_eff = _invertible_blocks(W_eff) if singular else W_eff
         return self
 
     @property
