@@ -152,6 +152,12 @@ class RealTimeStepper:
         wait = self._pacer.delay(out.t, rtf, time.monotonic())
         if wait > 0:
             self._stop.wait(wait)
+        else:
+            # running flat out: hand the GIL over once per step. Without it a thread that blocks
+            # on I/O (the executor importing a message module, DDS callbacks) waits a whole
+            # switch interval (5 ms) for the GIL after every system call: the first ROS test of a
+            # process took 90-120 s instead of 2 s (measured)
+            time.sleep(0)
 
     def _maybe_report(self):
         if self._report is None:
