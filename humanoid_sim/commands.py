@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from humanoid_model.validation import finite_number, finite_vector, message
+from humanoid_model.validation import finite_number, finite_vector, message, short
 from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.exceptions import CommandError
 from humanoid_sim.wrenches import MAX_FORCE, MAX_TORQUE
@@ -142,12 +142,12 @@ def build_trajectory(
     unknown = [n for n in names if n not in index]
     if unknown:
         raise CommandError(
-            f"{topic}: field 'joint_names' has unknown joint '{unknown[0]}' "
+            f"{topic}: field 'joint_names' has unknown joint {short(unknown[0])} "
             f"(robot joints: {', '.join(robot_names[:6])}, ...)"
         )
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise CommandError(f"{topic}: field 'joint_names' names joint '{dup}' twice")
+        raise CommandError(f"{topic}: field 'joint_names' names joint {short(dup)} twice")
     points = list(points)
     if not points:
         raise CommandError(f"{topic}: field 'points' is empty")

@@ -81,3 +81,12 @@ def test_trajectory_velocities_are_checked_against_the_urdf_velocity_limits():
         match=r"/jtc: field 'points\[0\]\.velocities' value 2\.01 rad/s for joint 'a' is outside its limits \[-2, 2\]",
     ):
         build_trajectory(NAMES, fast, NAMES, LO, HI, CUR, stamp=0.0, now=0.0, topic="/jtc", v_max=vmax)
+
+
+def test_a_huge_joint_name_is_shortened_in_the_rejection():
+    """Issue 14 §6: a 100 kB joint name was echoed whole into the log and every /diagnostics."""
+    huge = "x" * 100_000
+    for names in ([huge], [huge, huge]):
+        with pytest.raises(CommandError) as e:
+            build_trajectory(names, pts(([0.0] * len(names), 1.0)), NAMES, LO, HI, CUR, stamp=0.0, now=0.0)
+        assert len(str(e.value)) < 300 and "(100002 characters)" in str(e.value)
