@@ -47,6 +47,32 @@ FUNCTIONS = {
     "round": round,
 }
 CONSTANTS = {"pi": math.pi}
+# Bounds on what a scene document may make the loader do (issue 14 §6: `${10**10**10}` hung,
+# `${10**100000 // 3}` raised OverflowError, a 639-byte YAML alias bomb under params took 92 s and
+# 5 GB). Chosen: far beyond any real scene (the largest shipped one has 31 parameters and about
+# 400 values), small enough to answer in well under a second.
+MAX_MAGNITUDE = 1e308  # [-] an intermediate of an expression beyond this is refused (float range)
+MAX_EXPRESSION = 1000  # [characters] of one ${...} expression
+MAX_PARAMS = 10_000  # parameters after flattening (aliases expanded)
+MAX_VALUES = 100_000  # values visited when resolving the document (aliases expanded)
+
+
+def _bounded(value):
+    """``value`` when an int or float of magnitude ≤ MAX_MAGNITUDE, else OverflowError."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_MAGNITUDE:
+        raise OverflowError(f"an intermediate value exceeds {MAX_MAGNITUDE:g}")
+    return value
+
+
+def _power(base, exponent):
+    """``base ** exponent`` with a bounded cost: an integer power whose result would exceed
+    MAX_MAGNITUDE is refused before it is computed (10**10**10 would take hours)."""
+    ints = isinstance(base, int) and isinstance(exponent, int)
+    if ints and abs(base) > 1 and exponent > 0 and exponent * math.log10(abs(base)) > math.log10(MAX_MAGNITUDE):
+        raise OverflowError(f"{base} ** {exponent} exceeds {MAX_MAGNITUDE:g}")
+    return base**exponent
+
+
 _BINOPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -54,7 +80,7 @@ _BINOPS = {
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
+    ast.Pow: _power,
 }
 _UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
@@ -67,15 +93,17 @@ def is_expression(value) -> bool:
     return isinstance(value, str) and value.strip().startswith("${") and value.strip().endswith("}")
 
 
-def flatten_params(params: Mapping, prefix: str = "") -> dict[str, Any]:
-    """{'a': {'b': 1}} -> {'a.b': 1}."""
-    flat = {}
+def flatten_params(params: Mapping, prefix: str = "", _flat: dict | None = None) -> dict[str, Any]:
+    """{'a': {'b': 1}} -> {'a.b': 1}; OverflowError beyond MAX_PARAMS (an alias bomb)."""
+    flat = {} if _flat is None else _flat
     for key, value in params.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping):
-            flat.update(flatten_params(value, name + "."))
+            flatten_params(value, name + ".", flat)
         else:
             flat[name] = value
+            if len(flat) > MAX_PARAMS:
+                raise OverflowError(f"more than {MAX_PARAMS} parameters (YAML aliases that expand?)")
     return flat
 
 
@@ -84,8 +112,12 @@ class ParamResolver:
 
     def __init__(self, params: Mapping, fail):
         """``fail(field, value, problem)`` raises the scene's error (it names the file)."""
-        self.raw = flatten_params(params)
+        try:
+            self.raw = flatten_params(params)
+        except OverflowError as exc:
+            fail("params", f"{type(params).__name__} of {len(params)} entries", str(exc))
         self.values: dict[str, float] = {}
+        self._visited = 0
         self._stack: list[str] = []
         self._fail = fail
         for name, value in self.raw.items():
@@ -116,13 +148,15 @@ class ParamResolver:
     def evaluate(self, text: str, where: str) -> float:
         """Value of the expression string ``${...}`` found at field ``where``."""
         expr = text.strip()[2:-1].strip()
+        if len(expr) > MAX_EXPRESSION:
+            self._fail(where, text, f"an expression is at most {MAX_EXPRESSION} characters")
         try:
             tree = ast.parse(expr, mode="eval")
-        except SyntaxError:
+        except (SyntaxError, RecursionError, MemoryError):
             self._fail(where, text, "not a valid expression")
         try:
             value = self._eval(tree.body, text, where)
-        except (ArithmeticError, ValueError, TypeError) as exc:
+        except (ArithmeticError, ValueError, TypeError, RecursionError) as exc:
             self._fail(where, text, f"cannot evaluate ({exc})")
         if not is_number(value):
             self._fail(where, text, f"evaluates to {value!r}, not a finite number")
@@ -137,9 +171,10 @@ class ParamResolver:
 
     def _eval(self, node, text, where):
         if isinstance(node, ast.Constant) and is_number(node.value):
-            return node.value
+            return _bounded(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-            return _BINOPS[type(node.op)](self._eval(node.left, text, where), self._eval(node.right, text, where))
+            left, right = self._eval(node.left, text, where), self._eval(node.right, text, where)
+            return _bounded(_BINOPS[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
             return _UNOPS[type(node.op)](self._eval(node.operand, text, where))
         if isinstance(node, (ast.Name, ast.Attribute)):
@@ -153,7 +188,7 @@ class ParamResolver:
             and node.func.id in FUNCTIONS
             and not node.keywords
         ):
-            return FUNCTIONS[node.func.id](*(self._eval(a, text, where) for a in node.args))
+            return _bounded(FUNCTIONS[node.func.id](*(self._eval(a, text, where) for a in node.args)))
         self._fail(
             where,
             text,
@@ -163,6 +198,11 @@ class ParamResolver:
 
     def resolve(self, doc, where: str = ""):
         """Copy of ``doc`` (YAML data) with every ``${...}`` string replaced by its value."""
+        self._visited += 1
+        if self._visited > MAX_VALUES:
+            self._fail(
+                where or "(top level)", "...", f"the document expands to more than {MAX_VALUES} values (YAML aliases?)"
+            )
         if isinstance(doc, Mapping):
             return {k: self.resolve(v, f"{where}.{k}" if where else str(k)) for k, v in doc.items()}
         if isinstance(doc, list):
@@ -222,9 +262,14 @@ def parse_set_args(items: Iterable[str]) -> dict[str, Any]:
 def apply_overrides(doc: dict, overrides: Mapping[str, Any], source: str) -> dict:
     """Apply ``overrides`` in place to the raw YAML ``doc`` (see module docstring); ``source``
     names the scene file in error messages. Returns ``doc``."""
+    if not overrides:
+        return doc
     params = doc.get("params") or {}
-    flat = flatten_params(params) if isinstance(params, Mapping) else {}
-    for path, value in (overrides or {}).items():
+    try:
+        flat = flatten_params(params) if isinstance(params, Mapping) else {}
+    except OverflowError as exc:
+        raise SceneOverrideError(f"{source}: field 'params': {exc}") from None
+    for path, value in overrides.items():
         path = str(path)
         value = _override_value(path, value, source)
         parts = path.split(".")

@@ -15,6 +15,8 @@ are refused, also inside lists. Each check raises the exception class it is give
 
 from __future__ import annotations
 
+import reprlib
+
 import numpy as np
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
@@ -24,9 +26,37 @@ __all__ = ["SHORT", "short", "message", "finite_vector", "finite_rows", "finite_
 SHORT = 80  # [characters] longest value repr quoted in a message (chosen: one terminal line)
 
 
+REPR_VALUES = 10_000  # containers with more values than this are not repr'd whole (chosen)
+
+
+def _values_beyond(value, cap: int) -> bool:
+    """Whether the nested lists / tuples / dicts of ``value`` hold more than ``cap`` values
+    (counted with shared parts counted again, as repr would print them; stops at the cap)."""
+    count, stack = 0, [value]
+    while stack:
+        x = stack.pop()
+        count += 1
+        if count > cap:
+            return True
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return False
+
+
 def short(value, limit: int = SHORT) -> str:
-    """``repr(value)``, truncated to ``limit`` characters with the full length noted."""
-    r = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    """``repr(value)``, truncated to ``limit`` characters with the full length noted. A container
+    of more than REPR_VALUES values (e.g. YAML aliases expanding to 10^8 values) is shown by its
+    opening only: its full repr is never built."""
+    if isinstance(value, np.ndarray):
+        value = value.ravel()[: REPR_VALUES + 1].tolist() if value.size > REPR_VALUES else value.tolist()
+    if _values_beyond(value, REPR_VALUES):
+        brief = reprlib.Repr()  # Python 3.11: limits are attributes, not arguments
+        brief.maxlevel, brief.maxlist, brief.maxdict, brief.maxtuple, brief.maxstring = 3, 8, 8, 8, limit
+        r = brief.repr(value)
+        return r[:limit] + f"... (more than {REPR_VALUES} values)"
+    r = repr(value)
     return r if len(r) <= limit else r[:limit] + f"... ({len(r)} characters)"
 
 

@@ -217,6 +217,44 @@ def test_scene_error_on_a_binary_file_names_it_briefly(tmp_path):
     assert str(p) in str(e.value) and len(str(e.value)) < len(str(p)) + 200
 
 
+@pytest.mark.parametrize(
+    "expression, problem",
+    [
+        ("10**100000 // 3", "10 ** 100000 exceeds 1e+308"),  # OverflowError traceback before
+        ("10**10**10", "10 ** 10000000000 exceeds 1e+308"),  # hung before (hours of bignum)
+        ("9**9**9**9", "9 ** 387420489 exceeds 1e+308"),  # hung forever before
+        ("2**1023 * 4", "an intermediate value exceeds 1e+308"),
+        ("1e308 * 10", "an intermediate value exceeds 1e+308"),
+        ("(" * 600 + "1" + ")" * 600, "an expression is at most 1000 characters"),
+    ],
+)
+def test_expressions_are_evaluated_with_a_bounded_cost(scene_file, scene_error, expression, problem):
+    """Issue 14 §6: parameters are evaluated with every intermediate within the float range and
+    an integer power refused before it is computed; each case answers at once with the field."""
+    p = scene_file(f"params: {{g: '${{{expression}}}'}}\ngravity: [0, 0, '${{g}}']\n", "expr.yaml")
+    msg = scene_error(p)
+    assert "params.g" in msg and problem in msg, msg
+
+
+def test_an_alias_bomb_is_refused_at_once(scene_file, scene_error):
+    """Issue 14 §6: 639 bytes of YAML aliases under params took 92 s and 5 GB before a
+    MemoryError; in the document itself they made the resolver walk 10^8 values."""
+    keys = "abcdefgh"
+    lines = ["  a: &a {" + ", ".join(f"x{i}: 1" for i in range(10)) + "}"]
+    for prev, key in zip(keys, keys[1:]):
+        lines.append(f"  {key}: &{key} {{" + ", ".join(f"{key}{i}: *{prev}" for i in range(10)) + "}")
+    text = "params:\n" + "\n".join(lines) + "\n"
+    assert len(text) < 1000
+    assert "more than 10000 parameters (YAML aliases that expand?)" in scene_error(scene_file(text, "bomb.yaml"))
+    level = "&L0 [" + ", ".join(["0"] * 10) + "]"  # each level: its first item defines the anchor below
+    for k in range(1, 8):
+        level = f"&L{k} [{level}, " + ", ".join([f"*L{k - 1}"] * 9) + "]"
+    text = f"bodies: [{level}]\n"
+    assert len(text) < 1000
+    msg = scene_error(scene_file(text, "bomb2.yaml"))
+    assert "the document expands to more than 100000 values (YAML aliases?)" in msg, msg
+
+
 def test_a_deeply_nested_yaml_file_is_refused_in_one_line(tmp_path):
     """Issue 14 §6: 5000 nested lists gave a RecursionError traceback."""
     p = tmp_path / "deep.yaml"

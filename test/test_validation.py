@@ -192,3 +192,14 @@ def test_the_default_class_is_config_error_and_others_are_refused():
         finite_number("x", "s", "f")
     with pytest.raises(TypeError, match="'error' must be a HumanoidStackError subclass"):
         finite_number("x", "s", "f", error=ValueError)
+
+
+def test_short_never_builds_the_repr_of_a_huge_container():
+    """A YAML alias chain of 10^8 values (a few hundred bytes of file) used to be repr'd whole
+    (358 MB, 5 s) to quote 80 characters of it."""
+    level = [0] * 10
+    for _ in range(7):
+        level = [level] * 10  # shared, as YAML aliases are: 10^8 values
+    text = short({"L7": level})
+    assert text.endswith("... (more than 10000 values)") and len(text) <= SHORT + 40
+    assert short([0] * 9_000).endswith("(27000 characters)")  # small enough: the exact length
