@@ -62,3 +62,34 @@ class StepResult:
     def forces_world(self) -> np.ndarray:
         """(m, 3) world-frame contact forces on body A [N] (−force on body B)."""
         return np.einsum("mi,mij->mj", self.forces, self.frames)
+
+
+@dataclass
+class WorldSnapshot:
+    """Everything a `World` carries from one step to the next (`World.get_state` /
+    `World.set_state`): restoring it and stepping gives the same trajectory to the last bit.
+    Picklable, so a run can be saved to disk, restored, branched and replayed. Copies only: the
+    world and the snapshot never share arrays.
+
+    t [s], steps, q, v, q_start, v_start: time and state (the start of the last step too);
+    armature (nv,): the model's armature (it carries the implicit PD damping); actuator: the
+    actuator's attributes (mode, set-points, trajectory, gains); actuation: the actuation's
+    per-step memory; warm_start: (keys, forces, local) of the last contacts; limits: the joint
+    limits' previous forces and torques; wrenches: the user wrenches and their end times;
+    tau_applied: the last applied torques; nq, nv: the model sizes it fits."""
+
+    t: float
+    steps: int
+    q: np.ndarray
+    v: np.ndarray
+    q_start: np.ndarray
+    v_start: np.ndarray
+    armature: np.ndarray
+    actuator: dict | None
+    actuation: dict | None
+    warm_start: tuple
+    limits: tuple | None
+    wrenches: tuple
+    tau_applied: np.ndarray
+    nq: int
+    nv: int

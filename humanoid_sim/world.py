@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from copy import deepcopy
 from time import perf_counter
 
 import numpy as np
@@ -53,12 +54,12 @@ from humanoid_sim.geometry import mobile_geometry, static_geometry
 from humanoid_sim.impacts import Impacts, impact_speed
 from humanoid_sim.integrator import MomentumProjection, free_velocity, integrate
 from humanoid_sim.joint_limits import JointLimits
-from humanoid_sim.state import BodyState, StepResult, WorldState
+from humanoid_sim.state import BodyState, StepResult, WorldSnapshot, WorldState
 from humanoid_sim.step_stats import STAGES, StepStats
 from humanoid_sim.warm_start import WarmStart
 from humanoid_sim.wrenches import Wrenches
 
-__all__ = ["World", "WorldState", "BodyState", "StepResult", "STAGES", "MAX_DT"]
+__all__ = ["World", "WorldState", "WorldSnapshot", "BodyState", "StepResult", "STAGES", "MAX_DT"]
 
 MAX_DT = 0.1  # [s] largest dt of the World, `humanoid-stack simulate --dt` and the node (chosen: 100 × 1 ms)
 
@@ -434,6 +435,58 @@ class World:
             st.joint_velocities = self.v[self.act_v].copy()
             st.joint_torques = np.array(self.tau_applied)
         return st
+
+    # ------------------------------------------------------------------ save and restore
+    def get_state(self) -> WorldSnapshot:
+        """A `WorldSnapshot` of everything the next steps depend on (deep copies)."""
+        copy = deepcopy
+        return WorldSnapshot(
+            t=self.t,
+            steps=self.steps,
+            q=self.q.copy(),
+            v=self.v.copy(),
+            q_start=self.q_start.copy(),
+            v_start=self.v_start.copy(),
+            armature=np.array(self.model.armature),
+            actuator=copy(vars(self.actuator)) if self.actuator is not None else None,
+            # the actuation's own memory; its actuator is the world's, restored above it
+            actuation=copy({k: x for k, x in vars(self.actuation).items() if k != "actuator"})
+            if self.actuation is not None
+            else None,
+            warm_start=copy((self.warm_start.keys, self.warm_start.forces, self.warm_start.local)),
+            limits=copy((self.limits._previous, self.limits.torques)) if self.limits is not None else None,
+            wrenches=copy((self.wrenches.user, self.wrenches.until)),
+            tau_applied=np.array(self.tau_applied),
+            nq=self.model.nq,
+            nv=self.model.nv,
+        )
+
+    def set_state(self, snapshot: WorldSnapshot) -> None:
+        """Restore a `get_state` snapshot of this world (or of a world built the same way); the
+        next steps repeat the original ones bit for bit. `ConfigError` for a snapshot of another
+        model, before anything changes."""
+        s = snapshot
+        if not isinstance(s, WorldSnapshot) or (s.nq, s.nv) != (self.model.nq, self.model.nv):
+            got = f"nq, nv = {s.nq}, {s.nv}" if isinstance(s, WorldSnapshot) else type(s).__name__
+            want = f"nq, nv = {self.model.nq}, {self.model.nv}"
+            raise ConfigError(f"world: set_state: a snapshot of a world with {want} expected; got {got}")
+        if (s.actuator is None) != (self.actuator is None):
+            raise ConfigError("world: set_state: the snapshot's world and this one differ in having a robot")
+        copy = deepcopy
+        self.t, self.steps = s.t, s.steps
+        self.q, self.v, self.q_start, self.v_start = s.q.copy(), s.v.copy(), s.q_start.copy(), s.v_start.copy()
+        self.model.armature = np.array(s.armature)
+        if self.actuator is not None:
+            vars(self.actuator).update(copy(s.actuator))  # in place: the actuation holds this object
+            actuation = copy(s.actuation)
+            actuation["actuator"] = self.actuator
+            vars(self.actuation).update(actuation)
+        self.warm_start.keys, self.warm_start.forces, self.warm_start.local = copy(s.warm_start)
+        if self.limits is not None:
+            self.limits._previous, self.limits.torques = copy(s.limits)
+        self.wrenches.user, self.wrenches.until = copy(s.wrenches)
+        self.tau_applied = np.array(s.tau_applied)
+        self.last = None
 
     def stats(self) -> dict:
         """Statistics since the last `step_stats.drain()` (the whole run if none): step time
