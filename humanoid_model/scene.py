@@ -18,7 +18,6 @@ Modules: `scene_types` (the dataclasses, re-exported here), `scene_fields` (fiel
 from __future__ import annotations
 
 import copy
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from humanoid_model.scene_types import (
     Wrench,
 )
 from humanoid_model.urdf_description import UrdfDescription, posture_names, read_urdf, resolve_robot_path
+from humanoid_model.validation import did_you_mean
 from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
@@ -382,12 +382,7 @@ class _Loader(FieldReader):
         out = {}
         for j, v in joints.items():
             if j not in limits:
-                hint = difflib.get_close_matches(str(j), list(limits), n=1)
-                self.fail(
-                    f"robot.joints.{j}",
-                    v,
-                    f"robot '{name}' has no movable joint '{j}'" + (f" (did you mean '{hint[0]}'?)" if hint else ""),
-                )
+                self.fail(f"robot.joints.{j}", v, f"robot '{name}' has no movable joint '{j}'{did_you_mean(j, limits)}")
             out[j] = self.number(joints, j, "robot.joints", required=True)
             lo, hi = limits[j]
             if not lo - 1e-9 <= out[j] <= hi + 1e-9:

@@ -9,7 +9,6 @@ and the value. Numbers and vectors go through `humanoid_model.validation` (``"<f
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import numpy as np
 from humanoid_model.exceptions import SceneError
 from humanoid_model.scene_geometry import QUAT_NORM_TOL, Pose
 from humanoid_model.scene_types import DEFAULT_FRICTION, DEFAULT_RESTITUTION, Shape
-from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
+from humanoid_model.validation import did_you_mean, finite_number, finite_rows, finite_vector, short
 
 __all__ = ["FieldReader"]
 
@@ -55,13 +54,10 @@ class FieldReader:
             self.fail(where, d, "expected a mapping")
         for k in d:
             if k not in allowed:
-                hint = difflib.get_close_matches(str(k), allowed, n=1)
                 self.fail(
                     self.field(where, k),
                     d[k],
-                    f"unknown field '{k}'"
-                    + (f" (did you mean '{hint[0]}'?)" if hint else "")
-                    + f"; allowed: {', '.join(allowed)}",
+                    f"unknown field '{k}'{did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}",
                 )
         for k in required:
             if k not in d or d[k] is None:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from humanoid_model.exceptions import SceneOverrideError
+from humanoid_model.validation import did_you_mean
 
 FUNCTIONS = {
     "sin": math.sin,
@@ -295,13 +296,9 @@ def apply_overrides(doc: dict, overrides: Mapping[str, Any], source: str) -> dic
 
 
 def _bad_path(path: str, source: str, flat: Mapping, doc: Mapping) -> str:
-    import difflib
-
     names = sorted(flat)
-    hint = difflib.get_close_matches(path, names, n=1)
     return (
-        f"{source}: --set {path}: no such parameter or field"
-        + (f" (did you mean '{hint[0]}'?)" if hint else "")
+        f"{source}: --set {path}: no such parameter or field{did_you_mean(path, names)}"
         + f"; parameters: {', '.join(names) or 'none'}; top-level fields: "
         + ", ".join(k for k in doc if k != "params")
     )

@@ -21,7 +21,7 @@ import numpy as np
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 
-__all__ = ["SHORT", "short", "message", "finite_vector", "finite_rows", "finite_number", "integer"]
+__all__ = ["SHORT", "short", "did_you_mean", "message", "finite_vector", "finite_rows", "finite_number", "integer"]
 
 SHORT = 80  # [characters] longest value repr quoted in a message (chosen: one terminal line)
 
@@ -58,6 +58,14 @@ def short(value, limit: int = SHORT) -> str:
         return r[:limit] + f"... (more than {REPR_VALUES} values)"
     r = repr(value)
     return r if len(r) <= limit else r[:limit] + f"... ({len(r)} characters)"
+
+
+def did_you_mean(name, candidates) -> str:
+    """`` (did you mean 'x'?)`` with the candidate closest to ``name`` (difflib), or "" when none is close."""
+    import difflib
+
+    hint = difflib.get_close_matches(str(name), list(candidates), n=1)
+    return f" (did you mean '{hint[0]}'?)" if hint else ""
 
 
 def message(source: str, field: str, requirement: str, value) -> str:

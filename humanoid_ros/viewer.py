@@ -81,8 +81,9 @@ class ViewerNode(Node):
         from humanoid_viewer.app import Viewer  # heavy imports (viser, pinocchio) after rclpy set-up
         from humanoid_viewer.serving import exposure_warning
 
-        if exposure_warning(p["host"]):
-            self.get_logger().warning(exposure_warning(p["host"]))
+        exposure = exposure_warning(p["host"])
+        if exposure:
+            self.get_logger().warning(exposure)
 
         self.viewer = Viewer(
             p["robot"],

@@ -29,7 +29,7 @@ import numpy as np
 from humanoid_model.validation import finite_number, finite_vector, message, short
 from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.exceptions import CommandError
-from humanoid_sim.wrenches import MAX_FORCE, MAX_TORQUE
+from humanoid_sim.wrenches import check_bounds
 
 __all__ = [
     "CommandError",
@@ -95,12 +95,7 @@ def check_wrench(link: str, force, torque, model, robot_name: str, topic: str = 
             message(topic, "header.frame_id", f"a link of robot '{robot_name}' or a free body of the scene", link)
         )
     wrench = finite_vector(list(force) + list(torque), 6, topic, "wrench", CommandError)
-    for field, x, bound, unit in (
-        ("wrench.force", wrench[:3], MAX_FORCE, "N"),
-        ("wrench.torque", wrench[3:], MAX_TORQUE, "N m"),
-    ):
-        if np.linalg.norm(x) > bound:
-            raise CommandError(message(topic, field, f"of magnitude <= {bound:g} [{unit}]", x))
+    check_bounds(wrench[:3], wrench[3:], topic, CommandError, ("wrench.force", "wrench.torque"))
     return link, wrench[:3], wrench[3:]
 
 
@@ -165,6 +160,9 @@ def build_trajectory(
         raise CommandError(f"{topic}: field 'points[].velocities' must be given for all points or none")
     V = np.zeros_like(P) if all(with_vel) else None
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    if v_max is not None:  # a limit <= 0 or inf (URDF: not given) checks nothing
+        vm = np.asarray(v_max, float)[cols]
+        vm = np.where((vm > 0) & np.isfinite(vm), vm, np.inf)
     for k, p in enumerate(points):
         pos = _finite(p.positions, topic, f"points[{k}].positions")
         if pos.shape[0] != len(names):
@@ -180,8 +178,6 @@ def build_trajectory(
                     f"{topic}: field 'points[{k}].velocities' has {vel.shape[0]} values for {len(names)} joint_names"
                 )
             if v_max is not None:
-                vm = np.asarray(v_max, float)[cols]
-                vm = np.where((vm > 0) & np.isfinite(vm), vm, np.inf)
                 _check_limits(vel, -vm, vm, names, topic, f"points[{k}].velocities", "rad/s")
             V[k, cols] = vel
     if times[0] > 0:

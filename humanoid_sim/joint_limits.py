@@ -92,6 +92,14 @@ class JointLimits:
         self._previous = {}
         self.torques = {}
 
+    def memory(self) -> tuple[dict, dict]:
+        """What the next step depends on (copies): the previous forces and the torques."""
+        return dict(self._previous), dict(self.torques)
+
+    def restore(self, memory: tuple[dict, dict]) -> None:
+        """Back to a `memory` (copied in)."""
+        self._previous, self.torques = dict(memory[0]), dict(memory[1])
+
     def warm(self, lim: LimitRows) -> list[float]:
         """Previous-step force of each row [N·m] (0 for a limit that just became active)."""
         return [self._previous.get(k, 0.0) for k in lim.keys]

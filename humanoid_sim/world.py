@@ -439,7 +439,6 @@ class World:
     # ------------------------------------------------------------------ save and restore
     def get_state(self) -> WorldSnapshot:
         """A `WorldSnapshot` of everything the next steps depend on (deep copies)."""
-        copy = deepcopy
         return WorldSnapshot(
             t=self.t,
             steps=self.steps,
@@ -448,14 +447,14 @@ class World:
             q_start=self.q_start.copy(),
             v_start=self.v_start.copy(),
             armature=np.array(self.model.armature),
-            actuator=copy(vars(self.actuator)) if self.actuator is not None else None,
+            actuator=deepcopy(vars(self.actuator)) if self.actuator is not None else None,
             # the actuation's own memory; its actuator is the world's, restored above it
-            actuation=copy({k: x for k, x in vars(self.actuation).items() if k != "actuator"})
+            actuation=deepcopy({k: x for k, x in vars(self.actuation).items() if k != "actuator"})
             if self.actuation is not None
             else None,
-            warm_start=copy((self.warm_start.keys, self.warm_start.forces, self.warm_start.local)),
-            limits=copy((self.limits._previous, self.limits.torques)) if self.limits is not None else None,
-            wrenches=copy((self.wrenches.user, self.wrenches.until)),
+            warm_start=deepcopy((self.warm_start.keys, self.warm_start.forces, self.warm_start.local)),
+            limits=self.limits.memory() if self.limits is not None else None,
+            wrenches=deepcopy((self.wrenches.user, self.wrenches.until)),
             tau_applied=np.array(self.tau_applied),
             nq=self.model.nq,
             nv=self.model.nv,
@@ -472,19 +471,18 @@ class World:
             raise ConfigError(f"world: set_state: a snapshot of a world with {want} expected; got {got}")
         if (s.actuator is None) != (self.actuator is None):
             raise ConfigError("world: set_state: the snapshot's world and this one differ in having a robot")
-        copy = deepcopy
         self.t, self.steps = s.t, s.steps
         self.q, self.v, self.q_start, self.v_start = s.q.copy(), s.v.copy(), s.q_start.copy(), s.v_start.copy()
         self.model.armature = np.array(s.armature)
         if self.actuator is not None:
-            vars(self.actuator).update(copy(s.actuator))  # in place: the actuation holds this object
-            actuation = copy(s.actuation)
+            vars(self.actuator).update(deepcopy(s.actuator))  # in place: the actuation holds this object
+            actuation = deepcopy(s.actuation)
             actuation["actuator"] = self.actuator
             vars(self.actuation).update(actuation)
-        self.warm_start.keys, self.warm_start.forces, self.warm_start.local = copy(s.warm_start)
+        self.warm_start.keys, self.warm_start.forces, self.warm_start.local = deepcopy(s.warm_start)
         if self.limits is not None:
-            self.limits._previous, self.limits.torques = copy(s.limits)
-        self.wrenches.user, self.wrenches.until = copy(s.wrenches)
+            self.limits.restore(s.limits)
+        self.wrenches.user, self.wrenches.until = deepcopy(s.wrenches)
         self.tau_applied = np.array(s.tau_applied)
         self.last = None
 

@@ -15,13 +15,21 @@ import numpy as np
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, finite_vector, message
 
-__all__ = ["Wrenches", "PushSchedule", "MAX_FORCE", "MAX_TORQUE"]
+__all__ = ["Wrenches", "PushSchedule", "MAX_FORCE", "MAX_TORQUE", "check_bounds"]
 
 # Largest user force [N] and torque [N·m] `Wrenches.apply` accepts (chosen: 1e6 N is the weight of
 # 100 t, four orders above anything a humanoid of 50-110 kg can meet; 1e30 N used to pass and turn
 # the state into garbage within a step, issue 14 §6)
 MAX_FORCE = 1e6
 MAX_TORQUE = 1e6
+
+
+def check_bounds(force, torque, source: str, error=ConfigError, fields=("force", "torque")) -> None:
+    """``error`` in the shared wording unless |force| ≤ MAX_FORCE [N] and |torque| ≤ MAX_TORQUE
+    [N·m] (finite 3-vectors); ``fields`` name them in the message."""
+    for field, x, bound, unit in ((fields[0], force, MAX_FORCE, "N"), (fields[1], torque, MAX_TORQUE, "N m")):
+        if np.linalg.norm(x) > bound:
+            raise error(message(source, field, f"of magnitude <= {bound:g} [{unit}]", x))
 
 
 class Wrenches:
@@ -49,9 +57,7 @@ class Wrenches:
             finite_vector(x, 3, source=source, field=name)
             for name, x in (("force", force), ("torque", torque), ("point", point))
         )
-        for name, x, bound, unit in (("force", vals[0], MAX_FORCE, "N"), ("torque", vals[1], MAX_TORQUE, "N m")):
-            if np.linalg.norm(x) > bound:
-                raise ConfigError(message(source, name, f"of magnitude <= {bound:g} [{unit}] (MAX_{name.upper()})", x))
+        check_bounds(vals[0], vals[1], source)
         end = None
         if duration is not None:
             end = t + finite_number(duration, source=source, field="duration", minimum=0.0, unit="s")

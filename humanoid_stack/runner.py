@@ -138,36 +138,26 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
 _RCLPY_PARAMETERS = ("use_sim_time", "start_type_description_service")
 
 
-def _flatten(section: dict, prefix: str = "") -> dict:
-    """ROS parameter names of a YAML section: nested mappings are dotted names (push: {link: x} -> push.link)."""
-    out = {}
-    for key, value in section.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(_flatten(value, name + "."))
-        else:
-            out[name] = value
-    return out
-
-
 def check_against_tables(node_set: NodeSet) -> None:
     """Refuse, before rclpy starts, a parameter the node does not declare (a typo) and an
     override of the wrong type or out of range: rcl would keep the file's value without a word
     (a ``-p`` override whose type differs from the file's is dropped). Nodes with a declarative
     table (`humanoid_ros.parameters.TABLES`) only; ``ConfigError`` names the file or the --set."""
-    import difflib
-
+    from humanoid_model.scene_params import flatten_params
+    from humanoid_model.validation import did_you_mean
     from humanoid_ros.parameters import TABLES, load_table
 
     sets = {(n, p): v for n, p, v in node_set.overrides}
+    converted = {}
     for node in node_set.nodes:
         if node not in TABLES or node not in node_set.parameters:
             continue
         table = load_table(node)
-        given = _flatten((node_set.parameters[node] or {}).get("ros__parameters") or {})
-        for (n, p), v in sets.items():
-            if n == node:
-                given[p] = v
+        try:  # nested mappings are dotted ROS names (push: {link: x} -> push.link)
+            given = flatten_params((node_set.parameters[node] or {}).get("ros__parameters") or {})
+        except OverflowError as exc:  # YAML aliases that expand
+            raise ConfigError(f"{node_set.path}: {node}.ros__parameters: {exc}") from None
+        given.update({p: v for (n, p), v in sets.items() if n == node})
         for name, value in given.items():
             where = (
                 f"--set {node}.{name}" if (node, name) in sets else f"{node_set.path}: {node}.ros__parameters.{name}"
@@ -175,20 +165,17 @@ def check_against_tables(node_set: NodeSet) -> None:
             if name not in table:
                 if name in _RCLPY_PARAMETERS or name.startswith("qos_overrides"):
                     continue
-                close = difflib.get_close_matches(name, table.names, n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise ConfigError(
-                    f"{where}: node '{node}' has no parameter '{name}'{hint}; its parameters: {', '.join(table.names)}"
+                    f"{where}: node '{node}' has no parameter '{name}'{did_you_mean(name, table.names)}; "
+                    f"its parameters: {', '.join(table.names)}"
                 )
             if (node, name) in sets:
                 try:
-                    checked = table[name].check(value, node)
+                    converted[node, name] = table[name].check(value, node)
                 except ConfigError as exc:
                     raise ConfigError(f"{where}: {exc}") from None
-                # as the declared type (dt=1 -> 1.0): rcl drops an int override of a double
-                node_set.overrides = [
-                    (n, p, checked if (n, p) == (node, name) else v) for n, p, v in node_set.overrides
-                ]
+    # as the declared type (dt=1 -> 1.0): rcl drops an int override of a double
+    node_set.overrides = [(n, p, converted.get((n, p), v)) for n, p, v in node_set.overrides]
 
 
 def _has_parameters(section) -> bool:

@@ -119,8 +119,9 @@ def run(args) -> int:
     recording = parse_recording(doc, robot, args.replay) if doc is not None else None
     from humanoid_viewer.serving import exposure_warning
 
-    if exposure_warning(args.host):
-        print(f"humanoid-stack view: warning: {exposure_warning(args.host)}", file=sys.stderr, flush=True)
+    exposure = exposure_warning(args.host)
+    if exposure:
+        print(f"humanoid-stack view: warning: {exposure}", file=sys.stderr, flush=True)
     viewer = Viewer(robot, scene, posture=args.posture, host=args.host, port=args.port, verbose=False)
     stop = threading.Event()
     try:
