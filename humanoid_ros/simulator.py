@@ -280,50 +280,41 @@ class SimulatorNode(Node):
         )
         return False
 
-    def _on_trajectory(self, msg):
-        if not self._active("joint_trajectory_controller"):
+    def _command(self, apply, controller=None):
+        """Run ``apply()`` (a session command) under the stepper's lock; a bad command is
+        rejected and the previous one continues. ``controller``: the topic's controller, ignored
+        unless it is the active one."""
+        if controller is not None and not self._active(controller):
             return
-        points = [TrajectoryPoint(p.positions, seconds(p.time_from_start), p.velocities) for p in msg.points]
         with self.stepper.lock:
             try:
-                self.session.command_trajectory(
-                    msg.joint_names, points, seconds(msg.header.stamp), TOPICS["joint_trajectory_controller"]
-                )
+                apply()
             except HumanoidStackError as exc:
                 self._reject(exc)
+
+    def _on_trajectory(self, msg):
+        c = "joint_trajectory_controller"
+        points = [TrajectoryPoint(p.positions, seconds(p.time_from_start), p.velocities) for p in msg.points]
+        stamp = seconds(msg.header.stamp)
+        self._command(lambda: self.session.command_trajectory(msg.joint_names, points, stamp, TOPICS[c]), c)
 
     def _on_position(self, msg):
-        if not self._active("forward_position_controller"):
-            return
-        with self.stepper.lock:
-            try:
-                self.session.command_positions(msg.data, TOPICS["forward_position_controller"])
-            except HumanoidStackError as exc:
-                self._reject(exc)
+        c = "forward_position_controller"
+        self._command(lambda: self.session.command_positions(msg.data, TOPICS[c]), c)
 
     def _on_effort(self, msg):
-        if not self._active("forward_effort_controller"):
-            return
-        with self.stepper.lock:
-            try:
-                self.session.command_efforts(msg.data, TOPICS["forward_effort_controller"])
-            except HumanoidStackError as exc:
-                self._reject(exc)
+        c = "forward_effort_controller"
+        self._command(lambda: self.session.command_efforts(msg.data, TOPICS[c]), c)
 
     def _on_external_wrench(self, msg):
         f, tq = msg.wrench.force, msg.wrench.torque
         topic = self.resolve_topic_name("~/external_wrench")
-        with self.stepper.lock:
-            try:
-                self.session.external_wrench(
-                    msg.header.frame_id,
-                    [f.x, f.y, f.z],
-                    [tq.x, tq.y, tq.z],
-                    self.p["external_wrench_duration"],
-                    topic,
-                )
-            except HumanoidStackError as exc:
-                self._reject(exc)
+        duration = self.p["external_wrench_duration"]
+        self._command(
+            lambda: self.session.external_wrench(
+                msg.header.frame_id, [f.x, f.y, f.z], [tq.x, tq.y, tq.z], duration, topic
+            )
+        )
 
     def _on_reset(self, request, response):
         try:
