@@ -12,7 +12,8 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
   the ament index when it is importable;
 * a ``NAME.yaml`` next to ``NAME.urdf`` is used when present; otherwise default sole contact
   locations are derived from the two lowest links' collision geometry (left and right of the
-  sagittal plane), and the ``zero`` posture puts the lowest collision point on z = 0.
+  sagittal plane; none when the geometry is not on both sides: a robot without feet, e.g. an arm
+  or a chain, is valid and simulates), and the ``zero`` posture puts the lowest collision point on z = 0.
 """
 
 from __future__ import annotations
@@ -444,7 +445,8 @@ def _zero_posture(model, collision) -> np.ndarray:
 
 
 def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLocation]:
-    """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y < 0).
+    """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y <= 0);
+    none (``{}``) when the collision geometry is not on both sides: a robot without feet.
 
     The sole is the bottom face of the link-frame bounding box of that link's collision geometry,
     with the inward normal +z of the link frame (valid for the usual humanoid convention where the
@@ -464,11 +466,7 @@ def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLo
         if side not in lowest or zmin < lowest[side][0] - 1e-9:
             lowest[side] = (zmin, g.parentJoint)
     if set(lowest) != {"l", "r"}:
-        raise ModelError(
-            f"{urdf_path}: no contact-location YAML ({urdf_path.with_suffix('.yaml').name}) and no "
-            f"left/right foot collision geometry to derive sole contacts from; declare 'contacts:' "
-            f"(body, point, normal, tangent, hull) in {urdf_path.with_suffix('.yaml')}"
-        )
+        return {}  # no foot on each side: a robot without feet (an arm, a chain) is a valid robot
     contacts = {}
     for side, (_, jid) in lowest.items():
         pts = np.vstack(per_joint_pts[jid])

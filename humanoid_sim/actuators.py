@@ -9,7 +9,8 @@ saturated at the URDF effort limit. The thesis gives no values for R, K_p, K_v, 
 * R = 1 (gains are joint-side);
 * K_p = ω_n² I_j, K_v = 2 ζ ω_n I_j with ω_n = 2π·10 rad/s and ζ = 1, where I_j is the
   inertia joint j sees with both feet welded to the ground (the same rule as the peer
-  benchmarks, ../shared/peers/README.md "PD"), computed at the initial posture;
+  benchmarks, ../shared/peers/README.md "PD"), computed at the initial posture; a robot
+  without feet (an arm, a chain) uses the inertia with its root welded (`standing_gains`);
 * μ_v = μ_d = 0. (5.8) adds the friction terms with a plus sign; a dissipative joint friction
   is obtained with μ_v ≤ 0 and μ_d ≤ 0, which is how we read the identified values.
 
@@ -39,18 +40,49 @@ __all__ = ["PDActuator", "JointTrajectory", "Actuation", "standing_gains", "appl
 WN_DEFAULT = 2 * np.pi * 10.0  # [rad/s] PD natural frequency (chosen, as the peer benchmarks)
 
 
+INERTIA_FLOOR = 1e-6  # [kg·m²] least inertia a joint is given (a joint moving a massless subtree; chosen)
+WELD_COND_MAX = 1e8  # largest condition number of J M⁻¹ Jᵀ for independent foot welds (chosen: HRP-2 and BIP ~8e2)
+
+
 def standing_gains(model, q, feet_joints: Sequence[int], n_free: int = 6, wn: float = WN_DEFAULT, zeta: float = 1.0):
-    """(K_p, K_v) per actuated dof (n,), from the inertia each joint sees with the feet welded."""
+    """(K_p, K_v) per actuated dof (n,) = (ω_n² I_j, 2 ζ ω_n I_j), with I_j the inertia joint j sees
+    at configuration q, by the rule of docs/simulator.md "Default PD gains":
+
+    1. with feet (``feet_joints``: the joints carrying the sole contact locations) whose welds are
+       independent (cond(J M⁻¹ Jᵀ) ≤ WELD_COND_MAX): the inertia with the feet welded,
+       I_j = 1 / [M⁻¹ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁻¹ J M⁻¹]_jj;
+    2. otherwise (no feet, welds that over-constrain the robot such as two "feet" on one chain, or
+       a singular M): the inertia with the root welded, I_j = 1 / [(M_aa)⁺]_jj, M_aa the actuated
+       block of M (the fixed-base arm rule);
+       clipped to M_jj (the inertia with every other joint locked too, its upper bound);
+    3. at least INERTIA_FLOOR (a joint that moves no mass).
+    """
     import pinocchio as pin
 
     data = model.createData()
     M = pin.crba(model, data, q)
     M = np.triu(M) + np.triu(M, 1).T
-    pin.computeJointJacobians(model, data, q)
-    J = np.vstack([pin.getJointJacobian(model, data, j, pin.LOCAL) for j in feet_joints])
-    Mi = np.linalg.inv(M)
-    Mci = Mi - Mi @ J.T @ np.linalg.solve(J @ Mi @ J.T, J @ Mi)
-    inertia = 1.0 / np.diag(Mci)[n_free:]
+    inertia = None
+    feet = list(dict.fromkeys(feet_joints))  # two soles on one joint are one weld
+    if feet:
+        pin.computeJointJacobians(model, data, q)
+        J = np.vstack([pin.getJointJacobian(model, data, j, pin.LOCAL) for j in feet])
+        with np.errstate(all="ignore"):
+            try:
+                Mi = np.linalg.inv(M)
+                A = J @ Mi @ J.T
+                if np.linalg.cond(A) <= WELD_COND_MAX:
+                    Mci = Mi - Mi @ J.T @ np.linalg.solve(A, J @ Mi)
+                    inertia = 1.0 / np.diag(Mci)[n_free:]
+            except np.linalg.LinAlgError:
+                inertia = None
+    if inertia is None or not np.all(np.isfinite(inertia) & (inertia > 0)):
+        Ma = M[n_free:, n_free:]
+        with np.errstate(divide="ignore"):
+            inertia = 1.0 / np.diag(np.linalg.pinv(Ma, hermitian=True)) if Ma.size else np.zeros(0)
+        upper = np.diag(Ma)  # Schur complement: 1 / [M_aa⁻¹]_jj <= M_jj; pinv rounding may break it
+        inertia = np.where(np.isfinite(inertia) & (inertia <= upper), inertia, upper)
+    inertia = np.maximum(inertia, INERTIA_FLOOR)
     return wn**2 * inertia, 2 * zeta * wn * inertia
 
 

@@ -79,14 +79,16 @@ def test_default_sole_contacts_from_foot_collision_mesh(mesh_package):
     np.testing.assert_allclose(world_hull[:, 2], 0.0, atol=1e-9)
 
 
-def test_no_feet_gives_clear_error(tmp_path):
+def test_robot_without_feet_loads_without_contacts(tmp_path):
+    """A robot without feet is a valid robot (issue 14 §6): no sole contacts, no error. That it
+    simulates is test_any_urdf.py's."""
     urdf = tmp_path / "stick.urdf"
     urdf.write_text(
         '<robot name="stick"><link name="a"><inertial><mass value="1"/>'
         '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>'
     )
-    with pytest.raises(ModelError, match=r"declare 'contacts:'.*stick.yaml"):
-        load_robot(urdf)
+    robot = load_robot(urdf)
+    assert robot.contact_locations == {} and robot.mass == 1.0
 
 
 def test_yaml_next_to_urdf_is_used_and_validated(mesh_package, tmp_path):
