@@ -51,6 +51,13 @@ PARAMETERS = ParameterTable(
             maximum=65535,
         ),
         Parameter(
+            "allow_origins",
+            "string_array",
+            [],
+            "origins (`scheme://host[:port]`) whose pages may also use the viewer, e.g. a reverse proxy's; "
+            "requests from other pages, or whose Host is not this machine, get HTTP 403; `*` allows any (unsafe)",
+        ),
+        Parameter(
             "joint_state_source",
             "bool",
             False,
@@ -81,7 +88,7 @@ class ViewerNode(Node):
         from humanoid_viewer.app import Viewer  # heavy imports (viser, pinocchio) after rclpy set-up
         from humanoid_viewer.serving import exposure_warning
 
-        exposure = exposure_warning(p["host"])
+        exposure = exposure_warning(p["host"], p["allow_origins"])
         if exposure:
             self.get_logger().warning(exposure)
 
@@ -93,6 +100,7 @@ class ViewerNode(Node):
             port=p["port"],
             follow=not self.joint_state_source,
             verbose=False,
+            allow_origins=p["allow_origins"],
         )
         self.get_logger().info(f"web viewer at {self.viewer.url}")
         print(f"viewer: {self.viewer.url}", flush=True)

@@ -30,7 +30,7 @@ from humanoid_viewer.geometry import shape_mesh
 from humanoid_viewer.markers import WORLD_FRAMES, Marker, MarkerStore, draw_marker, quat_xyzw_to_wxyz
 from humanoid_viewer.replay_player import ReplayPlayer
 from humanoid_viewer.scene_view import draw_scene, safe_name
-from humanoid_viewer.serving import check_bindable
+from humanoid_viewer.serving import OriginGuard, check_bindable, guarded_viser
 
 # Choices of ours (display only, no physics):
 DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
@@ -69,6 +69,10 @@ class Viewer:
         follow: True when configurations come from outside (ROS /joint_states): the sliders show
             them but cannot be moved.
         verbose: print the URL on start.
+        allow_origins: origins (``scheme://host[:port]``) whose pages may use the viewer besides
+            its own, e.g. a reverse proxy's; ``"*"``: any page and any Host (unsafe). Requests
+            from other pages or with a Host that is not this machine get HTTP 403
+            (`humanoid_viewer.serving.OriginGuard`).
     """
 
     def __init__(
@@ -80,9 +84,11 @@ class Viewer:
         port: int = 8080,
         follow: bool = False,
         verbose: bool = True,
+        allow_origins: Sequence[str] = (),
     ):
         import viser
 
+        self.origin_guard = OriginGuard(host, allow_origins)  # a malformed origin fails before any loading
         self.robot = _load_robot(robot)
         self.scene = _load_scene(scene)
         self.follow = bool(follow)
@@ -103,8 +109,11 @@ class Viewer:
             self._q = self._initial_q(posture)
 
         check_bindable(host, int(port))  # fail fast: viser's thread dies on a bad bind, silently
-        self.server = viser.ViserServer(host=host, port=int(port), verbose=False)
+        with guarded_viser(self.origin_guard) as guarded:
+            self.server = viser.ViserServer(host=host, port=int(port), verbose=False)
         try:
+            if not guarded:  # a viser that no longer starts its server this way: do not serve unguarded
+                raise ViewerError("viewer: cannot install the Origin/Host check in this viser version")
             self.host = host
             self.port = int(self.server.get_port())
             self.server.scene.set_up_direction("+z")

@@ -23,6 +23,7 @@ examples:
   humanoid-stack view bip --port 8081
   humanoid-stack view hrp2 --scene incline --set incline.angle_deg=25
   humanoid-stack view hrp2 --replay run.json
+  humanoid-stack view hrp2 --host 0.0.0.0 --allow-origin https://robot.example
 """
 
 
@@ -64,6 +65,15 @@ def add_arguments(parser):
         "--host", default="127.0.0.1", metavar="H", help="address to serve on (default 127.0.0.1: this machine only)"
     )
     parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="also serve pages of this origin, scheme://host[:port] (repeatable; e.g. a reverse proxy's "
+        "https://robot.example). Without it, requests whose Origin is not the viewer's own page or whose "
+        "Host is not this machine get HTTP 403. '*' allows any (unsafe)",
+    )
+    parser.add_argument(
         "--replay", default=None, metavar="FILE", help="recording to replay (JSON; formats in docs/viewer.md)"
     )
     parser.add_argument(
@@ -85,6 +95,10 @@ def run(args) -> int:
         raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port must be in 0..65535, got {args.port}")
+    from humanoid_viewer.serving import normalize_origin
+
+    for origin in args.allow_origin:  # a malformed origin fails before the robot loads
+        normalize_origin(origin)
 
     from humanoid_model.scene import parse_set_args
     from humanoid_viewer.app import Viewer
@@ -119,10 +133,18 @@ def run(args) -> int:
     recording = parse_recording(doc, robot, args.replay) if doc is not None else None
     from humanoid_viewer.serving import exposure_warning
 
-    exposure = exposure_warning(args.host)
+    exposure = exposure_warning(args.host, args.allow_origin)
     if exposure:
         print(f"humanoid-stack view: warning: {exposure}", file=sys.stderr, flush=True)
-    viewer = Viewer(robot, scene, posture=args.posture, host=args.host, port=args.port, verbose=False)
+    viewer = Viewer(
+        robot,
+        scene,
+        posture=args.posture,
+        host=args.host,
+        port=args.port,
+        verbose=False,
+        allow_origins=args.allow_origin,
+    )
     stop = threading.Event()
     try:
         if recording is not None:
