@@ -153,28 +153,35 @@ def _cubes_scene(tmp_path, k):
 
 
 def test_k_groups_give_the_forces_of_one_merged_group(tmp_path):
+    """A5 (../shared/spec/000_chardonnet.md:989-992): 5 cubes (1 kg, 0.1 m) on the floor, one
+    group per cube or one merged group: every contact force agrees to 1e-8 N in every one of 60
+    steps (issue 14 §5: was 1e-8 N on each cube's resultant and only 1e-6 N per contact, on the
+    last step). Measured: 1.0e-12 N at most. Both modes are solved to tight true-residual
+    thresholds (chosen: 1e-13 relative change, 1e-14 residuals, 1000 sweeps): W of the merged
+    group is block-diagonal with exactly zero off-diagonal blocks, so the one-group solve is the
+    k per-cube solves run side by side. At the default stopping thresholds the per-contact split
+    of each cube's hyperstatic 4 corners is not unique (a 6-dimensional null space of W per
+    cube), and the merged group, which sweeps every cube until the slowest converges, stops at
+    another point of it: up to 4.8e-5 N apart with the active-set step, 1.2 N with plain
+    Gauss–Seidel, and the cubes' resultants up to 1.0e-4 N (measured over the same 60 steps; each
+    mode stops at its own iterate within the default thresholds; docs/simulator.md, validation)."""
     from humanoid_sim.solvers import SolverSettings
 
-    # Both modes solved to tight true-residual thresholds (chosen: 1e-13 relative change,
-    # 1e-14 residuals, 1000 sweeps), so the solutions agree whatever the sweep counts; the
-    # off-diagonal blocks of the merged W are exactly zero.
     tight = SolverSettings(
         max_iterations=1000, tol_rel=1e-13, tol_complementarity=1e-14, tol_penetration=1e-14, tol_cone=1e-14
     )
     path = _cubes_scene(tmp_path, 5)
-    runs = []
-    for merge in (False, True):
-        w = World.from_scene(path, merge_groups=merge, solver_settings=tight)
-        w.step(60)
-        runs.append(w)
-        assert len(w.last.groups) == (1 if merge else 5)
-    f1, f2 = runs[0].last.forces, runs[1].last.forces
-    assert f1.shape == f2.shape
-    # Per cube, the contact resultant (force and moment) is unique and agrees to 1e-8 N (A5,
-    # ../shared/spec/000_chardonnet.md:989-992). Each cube's 4 corners are hyperstatic: how the
-    # resultant splits between corners is not unique and depends on the sweep sequence (the
-    # solver's best-iterate choice differs between one problem and k problems), so the split is
-    # only checked to 1e-6 N.
+    runs = [World.from_scene(path, merge_groups=merge, solver_settings=tight) for merge in (False, True)]
+    worst = 0.0
+    for _ in range(60):
+        for w in runs:
+            w.step()
+        assert [len(w.last.groups) for w in runs] == [5, 1]
+        f1, f2 = runs[0].last.forces, runs[1].last.forces
+        assert f1.shape == f2.shape and f1.shape[0] == 5 * 4  # 4 corners per cube
+        worst = max(worst, np.max(np.abs(f1 - f2)))
+    assert worst < 1e-8
+    # per cube, the resultant (force and moment) too
     w = runs[0]
     P, F1 = w.contact_forces_world()
     _, F2 = runs[1].contact_forces_world()
@@ -184,7 +191,6 @@ def test_k_groups_give_the_forces_of_one_merged_group(tmp_path):
         c = w.state.bodies[name].position
         assert np.linalg.norm(F1[sel].sum(0) - F2[sel].sum(0)) < 1e-8
         assert np.linalg.norm(np.cross(P[sel] - c, F1[sel] - F2[sel]).sum(0)) < 1e-8
-    assert np.max(np.abs(f1 - f2)) < 1e-6
     assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-12
 
 
