@@ -18,10 +18,11 @@ URDF defaults apply to missing tags (``<origin>``: identity; ``<axis>``: (1, 0, 
 ``<mass>`` or inertia entries: 0). The reader checks what every user needs: well-formed XML, a
 ``<robot>`` top element, unique link and joint names, a known joint type, declared parent and
 child links, numbers where numbers belong, a non-zero axis for moving joints and a tree (one root
-link, no link child of two joints, no cycle). Errors raise `ModelError` naming the source (file
-path or ``<urdf string>``), the element (``<joint name='j'> <axis>``) and the problem. Physical
-checks of the inertias (mass >= 0, positive semi-definite tensor) are the dynamic-model
-generator's (`humanoid_model.dynmodel.urdf`).
+link, no link child of two joints, no cycle, at most `MAX_DEPTH` links from the root to any leaf,
+XML elements nested at most `MAX_NESTING` levels) and the inertias' physics (finite mass >= 0,
+positive semi-definite tensor). Errors raise `ModelError` naming the source (file path or
+``<urdf string>``), the element (``<joint name='j'> <axis>``) and the problem. Every URDF goes
+through this reader before Pinocchio sees it (`load_robot`, the scene loader, `dynmodel`).
 
 `resolve_robot_path` finds the file of a robot name or path (`humanoid_model.paths.resolve`) and
 `available_robots` lists the shipped ones (``urdf/*.urdf``). The sidecar ``NAME.yaml`` beside
@@ -48,6 +49,8 @@ from humanoid_model.validation import message
 from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_NESTING",
     "JOINT_TYPES",
     "MOVING_TYPES",
     "UrdfInertial",
@@ -65,6 +68,11 @@ __all__ = [
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 MOVING_TYPES = ("revolute", "continuous", "prismatic", "planar")  # types that need a non-zero axis
 ZERO_POSTURE = "zero"  # the posture every robot has (`humanoid_model.robot`)
+# [links] deepest root-to-leaf path accepted (chosen): Pinocchio 4.1's URDF parser recurses once
+# per link, ~2.2 kB of C stack each; it segfaulted at 3,850 links deep (passed at 3,700) with the
+# default 8 MiB stack. 1000 leaves a 3.7x margin there; real robots are < 50 deep.
+MAX_DEPTH = 1000
+MAX_NESTING = 100  # XML element levels accepted (chosen: a URDF needs ~6, robot/link/visual/geometry/mesh)
 
 
 def _frozen(values) -> np.ndarray:
@@ -82,7 +90,6 @@ class UrdfInertial:
     xyz: np.ndarray
     rpy: np.ndarray
     inertia: np.ndarray
-    mass_text: str | None = None  #: the ``<mass value>`` as written (for messages)
 
 
 @dataclass(frozen=True)
@@ -260,7 +267,16 @@ def _inertial(le, where, src) -> UrdfInertial | None:
             _scalar(ie, a, w, src, default=0.0) for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
         )
         inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    return UrdfInertial(mass, xyz, rpy, _frozen(inertia), None if me is None else me.get("value"))
+    if mass < 0:
+        raise ModelError(f"{src}: {where} <inertial> <mass value='{me.get('value')}'>: mass must be >= 0")
+    if np.linalg.eigvalsh(inertia).min() < -1e-12 * max(1.0, np.abs(inertia).max()):
+        I = inertia
+        raise ModelError(
+            f"{src}: {where} <inertial> <inertia>: the inertia tensor "
+            f"(ixx={I[0, 0]}, iyy={I[1, 1]}, izz={I[2, 2]}, ixy={I[0, 1]}, ixz={I[0, 2]}, "
+            f"iyz={I[1, 2]}) is not positive semi-definite"
+        )
+    return UrdfInertial(mass, xyz, rpy, _frozen(inertia))
 
 
 def _joint(je, links, src) -> UrdfJoint:
@@ -300,6 +316,7 @@ def _parse(text: str, src: str) -> UrdfDescription:
         raise ModelError(f"{src}: not well-formed XML ({exc})") from None
     if root.tag != "robot":
         raise ModelError(f"{src}: the top element is <{root.tag}>, expected <robot>")
+    _check_nesting(root, src)
     robot_name = root.get("name") or "robot"
 
     links: dict[str, UrdfLink] = {}
@@ -326,6 +343,19 @@ def _parse(text: str, src: str) -> UrdfDescription:
     )
 
 
+def _check_nesting(root: ET.Element, src: str) -> None:
+    """`ModelError` when XML elements nest deeper than MAX_NESTING (copying or writing the tree
+    recurses once per level: 5,000 levels gave a RecursionError, 200,000 a segfault)."""
+    stack = [(root, 1)]
+    while stack:
+        elem, level = stack.pop()
+        if level > MAX_NESTING:
+            raise ModelError(
+                f"{src}: XML elements nest {level} levels deep (at a <{elem.tag}>); at most {MAX_NESTING} are supported"
+            )
+        stack.extend((child, level + 1) for child in elem)
+
+
 def _root_link(robot_name, links, joints, src) -> str:
     """The one link that is no joint's child, after checking that the joints form a tree."""
     parent_of: dict[str, UrdfJoint] = {}
@@ -345,14 +375,21 @@ def _root_link(robot_name, links, joints, src) -> str:
     children: dict[str, list[str]] = {n: [] for n in links}
     for j in joints:
         children[j.parent].append(j.child)
-    reach, stack = set(), [roots[0]]
+    depth, stack = {roots[0]: 1}, [roots[0]]  # links from the root, the root's included
     while stack:
         n = stack.pop()
-        reach.add(n)
-        stack.extend(children[n])
-    unreachable = [n for n in links if n not in reach]
+        for c in children[n]:
+            depth[c] = depth[n] + 1
+            stack.append(c)
+    unreachable = [n for n in links if n not in depth]
     if unreachable:
         raise ModelError(f"{src}: links {unreachable} are not connected to the root link '{roots[0]}' (a joint cycle)")
+    deepest = max(depth, key=depth.get)
+    if depth[deepest] > MAX_DEPTH:
+        raise ModelError(
+            f"{src}: <link name='{deepest}'> is {depth[deepest]} links deep from the root link '{roots[0]}'; "
+            f"at most {MAX_DEPTH} are supported (a deeper tree overflows Pinocchio's recursive URDF parser)"
+        )
     return roots[0]
 
 

@@ -30,13 +30,13 @@ class PinocchioReference:
             if hasattr(urdf, "read_text")
             else (Path(urdf).read_text() if "<" not in str(urdf) else str(urdf))
         )
+        self.tree = tree or parse_urdf(text, floating_base=floating_base)  # validated before Pinocchio sees it
         self.model = (
             pin.buildModelFromXML(text, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromXML(text)
         )
         self.model.armature[:] = 0.0
         self.model.gravity = pin.Motion(np.concatenate([np.asarray(gravity, float), np.zeros(3)]))
         self.data = self.model.createData()
-        self.tree = tree or parse_urdf(text, floating_base=floating_base)
         self.floating = floating_base
         names = self.tree.joint_names
         if floating_base:

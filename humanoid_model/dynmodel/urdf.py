@@ -6,8 +6,9 @@ Rules (``../shared/spec/004_canovas.md`` §2.6 and §5.1 items 1-3):
 * The URDF is read by `humanoid_model.urdf_description.read_urdf` (the reader shared with the
   robot and scene loaders): only ``<link>`` (its ``<inertial>``) and ``<joint>`` are used;
   visual, collision, gazebo, transmission and sensor elements are ignored. Units: metres,
-  radians, kilograms. This module adds the physical checks (mass >= 0, positive semi-definite
-  inertia) and builds the symbolic tree.
+  radians, kilograms. The reader also checks the physics (mass >= 0, positive semi-definite
+  inertia) and the depth (`humanoid_model.urdf_description.MAX_DEPTH`); this module builds the
+  symbolic tree, by an iterative traversal (no recursion limit).
 * URDF defaults apply to missing tags: ``<origin>`` = identity (xyz 0 0 0, rpy 0 0 0), ``<axis>``
   = (1, 0, 0), a link without ``<inertial>`` has zero mass, an ``<inertial>`` without
   ``<origin>`` has its COM at the link origin, missing inertia entries are 0.
@@ -37,7 +38,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from humanoid_model.exceptions import ModelError
 from humanoid_model.scene_geometry import rpy_to_matrix as rpy_matrix  # URDF rpy: Rz(yaw) Ry(pitch) Rx(roll)
 from humanoid_model.urdf_description import UrdfLink, read_urdf
 
@@ -109,22 +109,13 @@ def _unit_orthogonal(n):
     return t1, np.cross(n, t1)
 
 
-def _link_body(link: UrdfLink, src: str) -> Body:
+def _link_body(link: UrdfLink) -> Body:
     """A `Body` from a URDF link: mass, COM and inertia rotated into the link frame."""
     body = Body(link.name)
     ine = link.inertial
     if ine is None:
         return body
-    where = f"<link name='{link.name}'> <inertial>"
-    if ine.mass < 0:
-        raise ModelError(f"{src}: {where} <mass value='{ine.mass_text}'>: mass must be >= 0")
-    I = np.array(ine.inertia)
-    if np.linalg.eigvalsh(I).min() < -1e-12 * max(1.0, np.abs(I).max()):
-        raise ModelError(
-            f"{src}: {where} <inertia>: the inertia tensor "
-            f"(ixx={I[0, 0]}, iyy={I[1, 1]}, izz={I[2, 2]}, ixy={I[0, 1]}, ixz={I[0, 2]}, "
-            f"iyz={I[1, 2]}) is not positive semi-definite"
-        )
+    I = np.array(ine.inertia)  # mass >= 0 and I positive semi-definite: checked by read_urdf
     rot = rpy_matrix(ine.rpy)
     body.mass, body.com, body.inertia = ine.mass, np.array(ine.xyz), rot @ I @ rot.T
     return body
@@ -139,7 +130,7 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
     """
     desc = read_urdf(urdf)
     src = desc.source
-    links = {name: _link_body(link, src) for name, link in desc.links.items()}
+    links = {name: _link_body(link) for name, link in desc.links.items()}
     seen = {j.name for j in desc.joints}
     children = {n: [] for n in links}
     for j in desc.joints:
@@ -191,16 +182,22 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
             ("roll", "revolute", ex),
         ]
 
-    def visit(link, body, xyz0, rot0):
-        """Attach `link` (frame xyz0/rot0 in `body`'s frame) and its subtree."""
-        b = links[link]
-        if link != body:  # merge a fixed child into `body`
-            _merge(bodies[body], b, xyz0, rot0)
-        for name, jtype, _p, child, xyz, rot, axis in children[link]:
+    def visit(root):
+        """Attach `root` and its subtree, depth first, children in declaration order; a fixed
+        child is merged into the body of its parent. Iterative: a deep chain needs no recursion."""
+        stack = [(root, np.zeros(3), np.eye(3), iter(children[root]))]  # (body, link frame in it, next)
+        while stack:
+            body, xyz0, rot0, rest = stack[-1]
+            nxt = next(rest, None)
+            if nxt is None:
+                stack.pop()
+                continue
+            name, jtype, _p, child, xyz, rot, axis = nxt
             xyz_b, rot_b = xyz0 + rot0 @ xyz, rot0 @ rot
             if jtype == "fixed":
                 bodies[body].merged.append(child)
-                visit(child, body, xyz_b, rot_b)
+                _merge(bodies[body], links[child], xyz_b, rot_b)
+                stack.append((body, xyz_b, rot_b, iter(children[child])))
                 continue
             bodies[child] = Body(child, links[child].mass, links[child].com.copy(), links[child].inertia.copy())
             if jtype in ("revolute", "continuous", "prismatic"):
@@ -229,7 +226,7 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
                     rot_b,
                     jtype,
                 )
-            visit(child, child, np.zeros(3), np.eye(3))
+            stack.append((child, np.zeros(3), np.eye(3), iter(children[child])))
 
     root_link = desc.root
     if floating_base:
@@ -239,13 +236,13 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
             root_link, links[root_link].mass, links[root_link].com.copy(), links[root_link].inertia.copy()
         )
         add_chain("root", floating_axes(), world, root_link, np.zeros(3), np.eye(3), "floating")
-        visit(root_link, root_link, np.zeros(3), np.eye(3))
+        visit(root_link)
         root_name = world
     else:
         bodies[root_link] = Body(
             root_link, links[root_link].mass, links[root_link].com.copy(), links[root_link].inertia.copy()
         )
-        visit(root_link, root_link, np.zeros(3), np.eye(3))
+        visit(root_link)
         root_name = root_link
     return TreeModel(desc.name, root_name, bodies, joints, src)
 
