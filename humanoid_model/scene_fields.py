@@ -3,13 +3,15 @@
 
 Every check raises `SceneError` naming the file, the field as a dotted path (``free_bodies[2].mass``)
 and the value. Numbers and vectors go through `humanoid_model.validation` (``"<file>: field
-'<field>' must be <requirement>; value <value>"``); the other problems read ``"<file>: field
-'<field>': <problem>; value <value>"``, with the value shortened by `validation.short`.
+'<field>' must be <requirement>; value <value>"``), then through the physical bounds of their key
+(`FIELD_BOUNDS`: sizes, positions, masses, gravity, velocities, wrenches); the other problems read
+``"<file>: field '<field>': <problem>; value <value>"``, with the value shortened by `validation.short`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +19,64 @@ import numpy as np
 from humanoid_model.exceptions import SceneError
 from humanoid_model.scene_geometry import QUAT_NORM_TOL, Pose
 from humanoid_model.scene_types import DEFAULT_FRICTION, DEFAULT_RESTITUTION, Shape
-from humanoid_model.validation import did_you_mean, finite_number, finite_rows, finite_vector, short
+from humanoid_model.validation import did_you_mean, finite_number, finite_rows, finite_vector, message, short
 
-__all__ = ["FieldReader"]
+__all__ = ["FieldReader", "Bound", "FIELD_BOUNDS"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Physical bounds of a scene field: every entry's magnitude <= ``high`` and, when not zero,
+    >= ``low``; with ``norm``, the vector's norm <= ``high`` instead. ``unit`` is quoted."""
+
+    low: float
+    high: float
+    unit: str
+    norm: bool = False
+
+    def requirement(self) -> str:
+        if self.norm:
+            return f"of magnitude <= {self.high:g} [{self.unit}]"
+        if self.low:
+            return f"of magnitude in [{self.low:g}, {self.high:g}] [{self.unit}]"
+        return f"within ±{self.high:g} [{self.unit}]"
+
+    def holds(self, a: np.ndarray) -> bool:
+        m = np.abs(a)
+        if self.norm:  # the largest entry first: the norm of [0, 0, 1e300] would overflow
+            return bool(m.max(initial=0.0) <= self.high and np.linalg.norm(a) <= self.high)
+        return bool(np.all(m <= self.high) and not np.any((m > 0) & (m < self.low)))
+
+
+# Physical bounds of scene fields by key (chosen, docs/scenes.md "Bounds"): far beyond any scene a
+# humanoid meets, and small enough that inertias, contact quantities and their squares stay finite
+# (1e300 used to overflow in sphere_inertia). Sizes of shapes: 1 µm to 10 km; positions within
+# 10 km of the origin; masses 1 mg to 1000 t; gravity up to 1000 m/s² (about 100 g); velocities
+# up to 10 km/s and 10^4 rad/s; wrench forces and torques up to 1e6 N and N·m (the bounds of
+# `humanoid_sim.wrenches.MAX_FORCE` / `MAX_TORQUE` for World.apply_wrench).
+_SIZE = Bound(1e-6, 1e4, "m")
+_POSITION = Bound(0.0, 1e4, "m")
+FIELD_BOUNDS = {
+    "radius": _SIZE,
+    "length": _SIZE,
+    "size": _SIZE,
+    "size_min": _SIZE,
+    "size_max": _SIZE,
+    "extent": _SIZE,
+    "scale": Bound(1e-6, 1e4, "-"),
+    "mass": Bound(1e-6, 1e6, "kg"),
+    "xyz": _POSITION,
+    "height": _POSITION,
+    "center": _POSITION,
+    "point": _POSITION,
+    "vertices": _POSITION,
+    "gravity": Bound(0.0, 1e3, "m/s^2", norm=True),
+    "linear": Bound(0.0, 1e4, "m/s", norm=True),
+    "angular": Bound(0.0, 1e4, "rad/s", norm=True),
+    "force": Bound(0.0, 1e6, "N", norm=True),
+    "torque": Bound(0.0, 1e6, "N m", norm=True),
+}
+UNBOUNDED = ("robot.joints",)  # sections whose keys are names (joint angles), not field kinds
 
 
 class FieldReader:
@@ -73,9 +130,18 @@ class FieldReader:
             return default
         if positive:
             minimum = 0.0
-        return finite_number(
+        x = finite_number(
             d[key], self.source, self.field(where, key), minimum, maximum, strict=positive, error=SceneError
         )
+        return self.bounded(x, d[key], key, where)
+
+    def bounded(self, x, raw, key, where):
+        """``x`` (a number or an array read from ``raw``) if it holds the `FIELD_BOUNDS` of
+        ``key`` (none for other keys), else `SceneError` naming the field and the bound."""
+        bound = FIELD_BOUNDS.get(key) if where not in UNBOUNDED else None
+        if bound is not None and not bound.holds(np.atleast_1d(np.asarray(x, float))):
+            raise SceneError(message(self.source, self.field(where, key), bound.requirement(), raw))
+        return x
 
     def vector(self, d, key, where, n=3, default=None, required=False, nonzero=False):
         """``d[key]`` as ``n`` finite numbers (``nonzero``: not all zero), ``default`` when absent."""
@@ -87,13 +153,14 @@ class FieldReader:
         arr = finite_vector(d[key], n, self.source, w, SceneError)
         if nonzero and not np.any(arr):
             self.fail(w, d[key], "must not be the zero vector")
-        return arr
+        return self.bounded(arr, d[key], key, where)
 
     def rows(self, d, key, where, width):
         """``d[key]`` (required) as rows of ``width`` finite numbers each."""
         if key not in d or d[key] is None:
             self.missing(where, key)
-        return finite_rows(d[key], width, self.source, self.field(where, key), error=SceneError)
+        arr = finite_rows(d[key], width, self.source, self.field(where, key), error=SceneError)
+        return self.bounded(arr, d[key], key, where)
 
     def name(self, d, where, taken: dict[str, str]) -> str:
         """``d['name']``: a non-empty string without '.', not yet in ``taken`` (then added)."""
