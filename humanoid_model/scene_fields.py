@@ -21,7 +21,7 @@ from humanoid_model.scene_geometry import QUAT_NORM_TOL, Pose
 from humanoid_model.scene_types import DEFAULT_FRICTION, DEFAULT_RESTITUTION, Shape
 from humanoid_model.validation import did_you_mean, finite_number, finite_rows, finite_vector, message, short
 
-__all__ = ["FieldReader", "Bound", "FIELD_BOUNDS"]
+__all__ = ["FieldReader", "Bound", "FIELD_BOUNDS", "MAX_FORCE", "MAX_TORQUE"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,13 @@ class Bound:
 # humanoid meets, and small enough that inertias, contact quantities and their squares stay finite
 # (1e300 used to overflow in sphere_inertia). Sizes of shapes: 1 µm to 10 km; positions within
 # 10 km of the origin; masses 1 mg to 1000 t; gravity up to 1000 m/s² (about 100 g); velocities
-# up to 10 km/s and 10^4 rad/s; wrench forces and torques up to 1e6 N and N·m (the bounds of
-# `humanoid_sim.wrenches.MAX_FORCE` / `MAX_TORQUE` for World.apply_wrench).
+# up to 10 km/s and 10^4 rad/s; wrench forces and torques up to MAX_FORCE / MAX_TORQUE (also the
+# bounds of World.apply_wrench, `humanoid_sim.wrenches`).
+# Largest force [N] and torque [N·m] a scene or a user may apply (chosen: 1e6 N is the weight of
+# 100 t, four orders above anything a humanoid of 50-110 kg can meet; 1e30 N used to pass and turn
+# the state into garbage within a step, issue 14 §6).
+MAX_FORCE = 1e6
+MAX_TORQUE = 1e6
 _SIZE = Bound(1e-6, 1e4, "m")
 _POSITION = Bound(0.0, 1e4, "m")
 FIELD_BOUNDS = {
@@ -73,8 +78,8 @@ FIELD_BOUNDS = {
     "gravity": Bound(0.0, 1e3, "m/s^2", norm=True),
     "linear": Bound(0.0, 1e4, "m/s", norm=True),
     "angular": Bound(0.0, 1e4, "rad/s", norm=True),
-    "force": Bound(0.0, 1e6, "N", norm=True),
-    "torque": Bound(0.0, 1e6, "N m", norm=True),
+    "force": Bound(0.0, MAX_FORCE, "N", norm=True),
+    "torque": Bound(0.0, MAX_TORQUE, "N m", norm=True),
 }
 UNBOUNDED = ("robot.joints",)  # sections whose keys are names (joint angles), not field kinds
 

@@ -29,6 +29,12 @@ GRAVEL_KEYS = (
 )
 
 
+# Most stones one gravel entry may produce (chosen: the shipped gravel scene has 60; each stone is a
+# static box the broad phase tests every step, so 10^4 is far beyond a useful field, and a count
+# of 10^12 would otherwise exhaust memory before any error).
+MAX_STONES = 10_000
+
+
 def generate(loader, d, where: str, names: dict[str, str], ground) -> list:
     """Bodies produced by the generator entry ``d``, checked through ``loader`` (a
     `humanoid_model.scene_fields.FieldReader`); ``names`` holds the body names taken so far."""
@@ -52,6 +58,8 @@ def gravel(loader, d, where, names, ground) -> list:
         loader.fail(f"{where}.name", prefix, "expected a non-empty string without '.'")
     seed = _integer(loader, d, "seed", where, 0)
     count = _integer(loader, d, "count", where, 0)
+    if count > MAX_STONES:
+        loader.fail(f"{where}.count", d["count"], f"must be <= {MAX_STONES}")
     center = loader.vector(d, "center", where, n=2, required=True)
     extent = loader.vector(d, "extent", where, n=2, required=True)
     if np.any(extent <= 0):

@@ -13,15 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.scene_fields import MAX_FORCE, MAX_TORQUE  # one bound for scenes and users
 from humanoid_model.validation import finite_number, finite_vector, message
 
 __all__ = ["Wrenches", "PushSchedule", "MAX_FORCE", "MAX_TORQUE", "check_bounds"]
-
-# Largest user force [N] and torque [N·m] `Wrenches.apply` accepts (chosen: 1e6 N is the weight of
-# 100 t, four orders above anything a humanoid of 50-110 kg can meet; 1e30 N used to pass and turn
-# the state into garbage within a step, issue 14 §6)
-MAX_FORCE = 1e6
-MAX_TORQUE = 1e6
 
 
 def check_bounds(force, torque, source: str, error=ConfigError, fields=("force", "torque")) -> None:

@@ -96,3 +96,18 @@ def test_simulate_set_beyond_the_bounds_exits_2_naming_the_field(tmp_path, capsy
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert f"field '{field}'" in err and "sphere_drop.yaml" in err
     assert not out.exists()
+
+
+def test_gravel_count_beyond_the_bound_is_refused_before_generating(tmp_path):
+    """count: 10^12 used to start generating stones until memory ran out; now one error."""
+    from humanoid_model.scene_generators import MAX_STONES
+
+    path = tmp_path / "g.yaml"
+    path.write_text(
+        "name: g\nground: {height: 0.0}\ngenerate:\n"
+        "  - {type: gravel, seed: 1, count: 1000000000000, center: [1, 0], extent: [1, 1],"
+        " size_min: 0.01, size_max: 0.02}\n"
+    )
+    with pytest.raises(SceneError, match=rf"field 'generate\[0\]\.count'.*<= {MAX_STONES}"):
+        load_scene(path)
+    assert len(load_scene(path, {"generate.0.count": MAX_STONES}).bodies) == MAX_STONES
