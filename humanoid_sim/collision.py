@@ -172,12 +172,15 @@ def _placements(oR, op, joint, PR, Pp):
 
 
 @njit(cache=True)
-def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs):
+def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sweep):
+    # sweep (n,): per shape the distance it can travel this step (speculative activation,
+    # `humanoid_sim.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep)
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)
     cnt = 0
     for k in range(n):
+        mk = max(margin, sweep[k])
         for h in range(hs_idx.shape[0]):
             nx, ny, nz = hs_n[h, 0], hs_n[h, 1], hs_n[h, 2]
             d = nx * p[k, 0] + ny * p[k, 1] + nz * p[k, 2] - hs_d[h]
@@ -192,21 +195,22 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
                 e = cyl_r[k] * np.sqrt(max(1.0 - na * na, 0.0)) + half[k, 2] * na
             else:
                 e = rad[k]
-            if d - e <= margin:
+            if d - e <= mk:
                 ms[cnt] = k
                 ss[cnt] = hs_idx[h]
                 cnt += 1
         for f in range(fin_idx.shape[0]):
             dx, dy, dz = p[k, 0] - fin_c[f, 0], p[k, 1] - fin_c[f, 1], p[k, 2] - fin_c[f, 2]
-            if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[k] - fin_r[f] <= margin:
+            if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[k] - fin_r[f] <= mk:
                 ms[cnt] = k
                 ss[cnt] = fin_idx[f]
                 cnt += 1
     keep = np.zeros(pairs.shape[0], np.bool_)
     for i in range(pairs.shape[0]):
         a, b = pairs[i, 0], pairs[i, 1]
+        mab = max(margin, sweep[a] + sweep[b])
         dx, dy, dz = p[a, 0] - p[b, 0], p[a, 1] - p[b, 1], p[a, 2] - p[b, 2]
-        if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[a] - rad[b] > margin:
+        if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[a] - rad[b] > mab:
             continue
         ok = True
         for r in range(3):
@@ -222,7 +226,7 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
             else:
                 for j in range(3):
                     eb += abs(R[b, r, j]) * box_ext[b, j]
-            if abs(p[a, r] - p[b, r]) > ea + eb + margin:
+            if abs(p[a, r] - p[b, r]) > ea + eb + mab:
                 ok = False
                 break
         keep[i] = ok
@@ -231,12 +235,14 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
 
 @njit(cache=True)
 def _placed_broad(
-    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs
+    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
 ):
     """`_placements` then `_broad` (one dispatch on the hot path): (R, p, (mobile, static) (2, k)
     of the mobile–static candidates, mobile pairs)."""
     R, p = _placements(oR, op, joint, PR, Pp)
-    ms, ss, mp = _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs)
+    ms, ss, mp = _broad(
+        p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
+    )
     both = np.empty((2, ms.shape[0]), np.int64)
     both[0], both[1] = ms, ss
     return R, p, both, mp
@@ -378,6 +384,7 @@ class CollisionDetector:
             self.fin_r,
             self.mobile_pairs,
         )
+        self._still = np.zeros(len(mobile))  # no sweep: every pair within ``margin`` (`detect`)
         self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
         self.req = coal.CollisionRequest()
         self.req.security_margin = self.margin
@@ -424,12 +431,13 @@ class CollisionDetector:
         ext = np.where(self.kind[:, None] == 1, self.rad[:, None], ext)
         return np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
 
-    def broad_phase(self, p, R):
+    def broad_phase(self, p, R, sweep=None):
         """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs (numba kernel
         `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
         formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
-        world AABBs (|R| times the shape's half extents)."""
-        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args)
+        world AABBs (|R| times the shape's half extents). sweep: see `detect`."""
+        sweep = self._still if sweep is None else sweep
+        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args, sweep)
 
     # ------------------------------------------------------------------ narrow phase
     def _patch(self, s1, T1, s2, T2):
@@ -466,10 +474,16 @@ class CollisionDetector:
             return W[0], W[1], nrm, 0.0
         return P, P, nrm, h
 
-    def detect(self, oMi_R, oMi_p) -> ContactBatch:
-        """All point contacts with gap < margin (see `ContactBatch`)."""
+    def detect(self, oMi_R, oMi_p, sweep=None) -> ContactBatch:
+        """All point contacts with gap < margin (see `ContactBatch`). sweep: None, or (n_mobile,)
+        the distance [m] each mobile shape can travel this step (`humanoid_sim.impacts.SweptMargins`,
+        speculative contacts): a mobile–static pair is then active within max(margin, sweep), a
+        mobile pair within max(margin, sum of both sweeps)."""
         # = placements() then broad_phase(), one compiled call
-        R, p, ms, mpairs = _placed_broad(oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args)
+        still = sweep is None
+        R, p, ms, mpairs = _placed_broad(
+            oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep
+        )
         if ms.shape[1] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
         mobile, static = self.mobile, self.static
@@ -488,6 +502,8 @@ class CollisionDetector:
         P1s, P2s, nrm, ints, flts = [], [], [], [], []  # per pair: (ga, gb, b_static, count), (h, mu, e)
         same = True  # every pair gave P1 is P2 (patch points)
         for s1, T1, s2, T2, ga, gb, st, mu, e in pairs:
+            if not still:  # the pair's speculative margin (coal's security margin)
+                self.req.security_margin = max(self.margin, sweep[ga] if st else sweep[ga] + sweep[gb])
             out = self._patch(s1, T1, s2, T2)
             if out is None:
                 continue
@@ -498,6 +514,8 @@ class CollisionDetector:
             nrm.append(ncoal)
             ints.append((ga, gb, st, P1.shape[0]))
             flts.append((h, mu, e))
+        if not still:
+            self.req.security_margin = self.margin
         if not ints:
             return ContactBatch.empty()
         A = np.concatenate(P1s)

@@ -10,6 +10,22 @@ internal tangential forces produced by the order of a cold Gauss–Seidel sweep 
 The solver returns forces f [N] (W = dt Λ); the velocity change M̃⁻¹Jᵀ (dt f) goes to ``dv``.
 Convergence, iterations and residual maxima go to the step statistics
 (`humanoid_sim.step_stats`).
+
+Split penetration correction (issue 14 §2; our addition, the thesis has no gap term, spec
+§2.10): the β·gap/dt term of a penetration (`humanoid_sim.contacts.gap_term`) asks for a
+separating velocity, which the body keeps after it has left the surface: a penetration d thrown
+the body back at β d/dt (4 m/s after 2 cm at 1 ms) even with e = 0. When a group's
+correction asks for more than ``split_speed`` on some row, the group is solved twice: the
+*physical* problem with the penetration terms cut to 0 (v_n⁺ ≥ 0: the approach stops, nothing
+pushes out), whose forces, velocities, statistics and warm start are the step's, and the
+*positional* problem with the full terms, warm-started from the physical forces, whose extra
+velocity change moves the positions only (returned as ``dv_position``; the World integrates
+q with q̇ + dv_position and keeps q̇). The penetration is still removed by β per step, and no
+kinetic energy comes from it. The World's ``split_speed`` is the impact speed
+(`humanoid_sim.impacts.impact_speed`, 2|g|dt: 2 cm/s at 1 ms), the speed no resting contact
+needs: gravity adds |g|dt per step, and resting contacts on curved or rolling bodies settle
+at corrections of that order (a can lying on a table: 5–8 µm deep, 1–1.6 cm/s), which one
+solve keeps. The speed such a correction can leave is below 2|g|dt (a 20 µm hop at 1 ms).
 """
 
 from __future__ import annotations
@@ -25,10 +41,13 @@ SOURCE = "world step"  # names the problems in solver errors
 
 class ContactSolve:
     """The solve stage (module docstring). solver: a `humanoid_sim.solvers` solver; settings: its
-    `SolverSettings` or None; dt [s]."""
+    `SolverSettings` or None; dt [s]; split_speed: the largest penetration correction β|gap|/dt
+    [m/s, rad/s for limit rows] solved in one pass (module docstring)."""
 
-    def __init__(self, solver, settings, dt: float):
+    def __init__(self, solver, settings, dt: float, split_speed: float):
         self.solver, self.settings, self.dt = solver, settings, float(dt)
+        self.split_speed = float(split_speed)
+        self.splits = 0  # groups solved twice (split penetration correction) since construction
 
     def __call__(self, systems, contacts, warm, limits, limit_warm, dv, stats):
         """Solve every group of a step. contacts: the `humanoid_sim.contacts.StepContacts`;
@@ -37,24 +56,31 @@ class ContactSolve:
         forces; dv (nv,): velocity change, accumulated [m/s]; stats: a `StepStats`.
 
         Returns (contact forces (m, 3) [N] in the contact frames, limit-row forces (k,) [N·m] or
-        None, solver iterations of the step)."""
+        None, solver iterations of the step, dv_position: None, or (nv,) the velocity change
+        [m/s] the positions get on top of ``dv`` (split penetration correction))."""
         solver, settings = self.solver, self.settings
         b = contacts.batch
         forces = None if contacts.single else np.zeros((b.m, 3))
         f_limits = None
         iterations = 0
         single = contacts.single
+        dv_position = None
         for s in systems:
             idx, nc = s.index, s.nc
             vfree = s.v_free
             mu = b.mu[idx]
             comp = None
+            deepest = 0.0  # most negative gap term of the group (a penetration's correction)
+            gap = contacts.gap[idx] if nc else np.zeros(0)
             if nc:
-                vfree[0 : 3 * nc : 3] += contacts.gap[idx]
+                vfree[0 : 3 * nc : 3] += gap
+                if contacts.min_gap < 0.0:
+                    deepest = gap.min()
             wg = warm[0][idx].reshape(-1) if nc else np.zeros(0)
             if s.limits:
                 k = limits.k
                 vfree[3 * nc :: 3] += limits.gap
+                deepest = min(deepest, limits.gap.min())
                 mu = np.concatenate([mu, np.zeros(k)])
                 comp = np.zeros(s.J.shape[0])
                 comp[3 * nc + 1 :: 3] = 1.0  # tangential rows of a limit: no Jacobian, no force
@@ -62,6 +88,11 @@ class ContactSolve:
                 wl = np.zeros(3 * k)
                 wl[0::3] = limit_warm
                 wg = np.concatenate([wg, wl])
+            v_position = None
+            if deepest < -self.split_speed:  # split: the physical problem without the push-out terms
+                v_position = vfree
+                vfree = vfree.copy()
+                vfree[0::3] -= np.minimum(np.concatenate([gap, limits.gap]) if s.limits else gap, 0.0)
             if nc and (warm[2] if single else np.count_nonzero(warm[1][idx]) < nc):  # any contact new
                 new = ~warm[1][idx]
                 p0 = ContactProblem.trusted(s.W, vfree, np.zeros(mu.shape[0]), compliance=comp, source=SOURCE)
@@ -83,4 +114,11 @@ class ContactSolve:
                 dv += self.dt * (s.X @ f)
             else:
                 dv[s.group.cols] += self.dt * (s.X @ f)
-        return (np.zeros((0, 3)) if forces is None else forces), f_limits, iterations
+            if v_position is not None:
+                pos = ContactProblem.trusted(s.W, v_position, mu, compliance=comp, source=SOURCE)
+                extra = solver.solve(pos, warm_start=f, settings=settings).impulses - f
+                if dv_position is None:
+                    dv_position = np.zeros(dv.shape[0])
+                dv_position[s.group.cols] += self.dt * (s.X @ extra)
+                self.splits += 1
+        return (np.zeros((0, 3)) if forces is None else forces), f_limits, iterations, dv_position

@@ -18,13 +18,15 @@ kinematics      ``pin.computeJointJacobians``: joint placements and world Jacobi
 actuators       `actuators.Actuation` (PD / torque / trajectory, implicit damping) and
                 `wrenches.Wrenches` (scene and user wrenches as generalised forces)
 free            ``pin.crba`` and `integrator.free_velocity`: q̇_free = q̇ + dt M̃⁻¹(τ − b)
-collision       `collision.CollisionDetector`: broad + narrow phase -> `ContactBatch`
+collision       `collision.CollisionDetector`: broad + narrow phase -> `ContactBatch`, each
+                shape's margin widened to its travel in the step (`impacts.SweptMargins`)
 contacts        `contacts.ContactStage` (frames, per-contact data, collision groups),
                 `warm_start.WarmStart` (last step's forces), `joint_limits.JointLimits`
 delassus        `delassus.GroupDelassus`: per group J, M̃⁻¹Jᵀ, W = dt J M̃⁻¹ Jᵀ, J q̇_free
 solve           `impacts.Impacts` (restitution, when any body has e > 0), then
                 `contact_solve.ContactSolve` (the frictional problem per group)
-integration     q̇ᵗ⁺¹ = q̇_free + M̃⁻¹Jᵀ(dt f), qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹ (`integrator.integrate`),
+integration     q̇ᵗ⁺¹ = q̇_free + M̃⁻¹Jᵀ(dt f), qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹ (`integrator.integrate`; plus
+                the split penetration correction of `contact_solve`, positions only),
                 `integrator.MomentumProjection` for trees in free flight
 ==============  =====================================================================
 
@@ -51,7 +53,7 @@ from humanoid_sim.contacts import ContactStage, support_masks
 from humanoid_sim.delassus import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
 from humanoid_sim.geometry import mobile_geometry, static_geometry
-from humanoid_sim.impacts import Impacts, impact_speed
+from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed
 from humanoid_sim.integrator import MomentumProjection, free_velocity, integrate
 from humanoid_sim.joint_limits import JointLimits
 from humanoid_sim.state import BodyState, StepResult, WorldSnapshot, WorldState
@@ -165,7 +167,7 @@ class World:
         self.warm_start = WarmStart(enabled=warm_start)
         self.delassus = GroupDelassus(self.tree_cols, robot.model if robot is not None else None, self.masks, dt)
         self.impacts = Impacts(impact_speed(scene.gravity, dt), dt) if self._any_restitution else None
-        self.solve = ContactSolve(self.solver, solver_settings, dt)
+        self.solve = ContactSolve(self.solver, solver_settings, dt, impact_speed(scene.gravity, dt))
         self.momentum = (
             MomentumProjection(self.model, self.tree_cols, self.tree_root, self.tree_mass, dt)
             if momentum_projection
@@ -239,6 +241,7 @@ class World:
             mobile, static, pairs, margin, default_friction=default_mu, patch_points=patch_points
         )
         self.mobile, self.static = mobile, static
+        self.sweeps = SweptMargins(model, mobile, margin, self.dt)  # speculative activation (`impacts`)
         self.geom_tree = np.array([g.tree for g in mobile], np.int64)
         self.geom_joint = np.array([g.joint for g in mobile], np.int64)
         # a pair's restitution is one of these values (collision._combine): none > 0 -> no impacts
@@ -326,7 +329,7 @@ class World:
             raise self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
         with timers.collision:
             R, p = self.detector.joint_placements(data)
-            batch = self.detector.detect(R, p)
+            batch = self.detector.detect(R, p, self.sweeps(data.J, p, vf))
         with timers.contacts:
             cs = self.contacts(batch, R, p)
             warm = self.warm_start.lookup(cs.keys, cs.local) if batch.m else None
@@ -340,13 +343,16 @@ class World:
             if self.impacts is not None:
                 self.impacts(systems, batch, dv, self.step_stats)
             limit_warm = self.limits.warm(lim) if lim is not None else None
-            forces, f_limits, iterations = self.solve(systems, cs, warm, lim, limit_warm, dv, self.step_stats)
+            forces, f_limits, iterations, dv_position = self.solve(
+                systems, cs, warm, lim, limit_warm, dv, self.step_stats
+            )
             if lim is not None:
                 self.limits.remember(lim, f_limits)
             self.warm_start.remember(cs.keys, forces, cs.local)
         with timers.integration:
             vnew = vf + dv
-            qnew = integrate(model, q, vnew, dt)
+            # a split penetration correction moves the positions only (`contact_solve`)
+            qnew = integrate(model, q, vnew if dv_position is None else vnew + dv_position, dt)
             if self.momentum is not None and not (batch.m and len(self.tree_cols) == 1):
                 free = self.momentum.free_trees(cs.tree_a, cs.tree_b, self.wrenches.pushed_trees(self.t))
                 if free:
