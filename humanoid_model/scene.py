@@ -18,6 +18,7 @@ Modules: `scene_types` (the dataclasses, re-exported here), `scene_fields` (fiel
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,7 @@ __all__ = [
 
 PLANE_MIN_UP = 1e-6  # cos of the largest plane tilt accepted: just under 90 deg (chosen: horizontal excluded)
 STATIC_SHAPES = ("box", "sphere", "cylinder", "plane", "mesh")
-FREE_SHAPES = ("box", "sphere", "cylinder", "compound")
+FREE_SHAPES = ("box", "sphere", "cylinder", "mesh", "compound")
 PART_SHAPES = ("box", "sphere", "cylinder")
 TOP_KEYS = (
     "name",
@@ -253,6 +254,8 @@ class _Loader(FieldReader):
                 "size",
                 "radius",
                 "length",
+                "file",
+                "scale",
                 "mass",
                 "pose",
                 "velocity",
@@ -293,14 +296,36 @@ class _Loader(FieldReader):
             if "mass" not in d or d["mass"] is None:
                 self.missing(w, "mass")
             m = self.number(d, "mass", w, required=True, positive=True)
+            if shape.kind == "mesh":
+                shape = self.solid_mesh(shape, w)
             parts = [Part(n, shape, Pose(), m)]
-        mass, com, inertia = combine_inertias((p.mass, p.pose, p.inertia) for p in parts)
+        mass, com, inertia = combine_inertias((p.mass, p.centre, p.inertia) for p in parts)
         vel = d.get("velocity") or {}
         self.keys(vel, f"{w}.velocity", ("linear", "angular"))
         lin = self.vector(vel, "linear", f"{w}.velocity", default=(0, 0, 0))
         ang = self.vector(vel, "angular", f"{w}.velocity", default=(0, 0, 0))
         mu, e = self.material(d, w)
         return FreeBody(n, shape.kind, tuple(parts), self.pose(d, "pose", w), lin, ang, mu, e, mass, com, inertia)
+
+    def solid_mesh(self, shape, w):
+        """A free body's mesh with its centre of volume and inertia per kg (uniform density,
+        trimesh's mass properties); the mesh must be closed (a volume)."""
+        import trimesh
+
+        try:
+            mesh = trimesh.load(str(shape.file), force="mesh")
+        except Exception as exc:  # noqa: BLE001 - trimesh raises anything on a bad file
+            self.fail(f"{w}.file", str(shape.file), f"cannot read the mesh ({str(exc)[:80]})")
+        mesh.apply_scale(np.asarray(shape.scale, float))
+        if not mesh.is_volume or not mesh.volume > 0:
+            self.fail(
+                f"{w}.file",
+                str(shape.file.name),
+                "a free body's mesh must be closed and consistently oriented (a volume): its inertia comes from it",
+            )
+        return dataclasses.replace(
+            shape, com=np.array(mesh.center_mass, float), unit_inertia=np.array(mesh.moment_inertia) / mesh.mass
+        )
 
     def surface(self, d, w, names, bodies: list[StaticBody], ground: Ground | None) -> Surface:
         self.keys(d, w, ("name", "vertices", "frame", "normal", "d0", "body", "face", "friction"), required=("name",))

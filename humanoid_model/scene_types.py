@@ -65,7 +65,8 @@ class Shape:
     kind: ``box`` (``size`` = full extents (3,) [m]), ``sphere`` (``radius``), ``cylinder``
     (``radius``, ``length``, axis z), ``plane`` (the half-space z <= 0 of its frame: the surface
     is the frame's xy plane, outward normal +z), ``mesh`` (``file``, absolute path, and
-    ``scale`` (3,)).
+    ``scale`` (3,); for a free body also ``com`` (3,) [m], the centre of volume in the shape
+    frame, and ``unit_inertia`` (3, 3) [m^2], the inertia per kg about it, of the solid mesh).
     """
 
     kind: str
@@ -74,6 +75,8 @@ class Shape:
     length: float | None = None
     file: Path | None = None
     scale: Array | None = None
+    com: Array | None = None
+    unit_inertia: Array | None = None
 
 
 @dataclass(frozen=True)
@@ -145,9 +148,18 @@ class Part:
     mass: float
 
     @property
+    def centre(self) -> Pose:
+        """The part's centre of mass in the body frame: its pose, moved to a mesh's centre of volume."""
+        if self.shape.kind == "mesh":
+            return self.pose.compose(Pose(np.asarray(self.shape.com, float)))
+        return self.pose
+
+    @property
     def inertia(self) -> Array:
-        """Inertia [kg m^2] of the solid shape about its centre, in the part frame."""
+        """Inertia [kg m^2] of the solid shape about its centre (`centre`), in the part frame."""
         s = self.shape
+        if s.kind == "mesh":
+            return self.mass * np.asarray(s.unit_inertia, float)
         if s.kind == "box":
             return box_inertia(self.mass, s.size)
         if s.kind == "sphere":
@@ -159,7 +171,8 @@ class Part:
 class FreeBody:
     """A free-floating rigid body.
 
-    shape: ``box``, ``sphere``, ``cylinder`` or ``compound``; parts: its shapes (one, at the body
+    shape: ``box``, ``sphere``, ``cylinder``, ``mesh`` (a closed triangle mesh of uniform
+    density; it collides as its convex hull) or ``compound``; parts: its shapes (one, at the body
     origin, for a simple body); pose: body frame in the world; linear_velocity: initial world
     velocity of the body-frame origin [m/s]; angular_velocity: initial world angular velocity
     [rad/s]; mass [kg], com (3,) in the body frame [m] and inertia (3, 3) about the COM in body

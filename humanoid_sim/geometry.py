@@ -6,7 +6,11 @@ stage (`humanoid_sim.collision`) tests, built once from the robot's collision mo
 * **static geometries** (`StaticGeom`): the scene's environment (ground half-space, tilted
   planes, boxes, spheres, cylinders, meshes), fixed in the world.
 
-Shapes are coal objects (`shape_from_scene`); each carries a bounding radius about its origin
+Shapes are coal objects (`shape_from_scene`). A mobile triangle mesh (a robot link's mesh, a
+`mesh` free body) collides as its convex hull (`convex_hull`), as in MuJoCo: coal gives no
+penetration depth between two triangle meshes, and a convex shape gets full contact patches
+(a mesh box on the ground: its 4 corners). Static meshes stay triangle meshes (terrain may be
+non-convex; `collision.CollisionDetector._mesh_patches`). Each shape carries a bounding radius about its origin
 (`bounding_radius`) for the broad phase. Materials: free bodies and environment bodies carry
 the scene's friction and restitution; robot links carry none (the other body's material is used,
 `collision.CollisionDetector`).
@@ -27,6 +31,7 @@ __all__ = [
     "shape_from_scene",
     "halfspace",
     "bounding_radius",
+    "convex_hull",
     "mobile_geometry",
     "static_geometry",
 ]
@@ -90,6 +95,14 @@ def shape_from_scene(shape) -> object:
     raise ValueError(f"unsupported shape kind {k!r}")
 
 
+def convex_hull(shape) -> object:
+    """The coal convex hull of a triangle mesh (coal's qhull build); other shapes unchanged."""
+    if isinstance(shape, coal.BVHModelBase):
+        shape.buildConvexRepresentation(False)
+        return shape.convex
+    return shape
+
+
 def bounding_radius(shape) -> float:
     """Radius of a sphere about the shape's origin that contains it [m] (inf for a half-space)."""
     if isinstance(shape, coal.Box):
@@ -114,7 +127,7 @@ def mobile_geometry(model, robot, free_bodies, body_joint: dict[str, int]) -> li
     mobile: list[MobileGeom] = []
     if robot is not None:
         for go in robot.collision_model.geometryObjects:
-            sh = go.geometry
+            sh = convex_hull(go.geometry)
             mobile.append(
                 MobileGeom(
                     go.name,
@@ -130,7 +143,7 @@ def mobile_geometry(model, robot, free_bodies, body_joint: dict[str, int]) -> li
     tree0 = 1 if robot is not None else 0
     for i, b in enumerate(free_bodies):
         for part in b.parts:
-            sh = shape_from_scene(part.shape)
+            sh = convex_hull(shape_from_scene(part.shape))
             mobile.append(
                 MobileGeom(
                     f"{b.name}/{part.name}",
