@@ -73,12 +73,17 @@ def message(source: str, field: str, requirement: str, value) -> str:
     return f"{source}: field '{field}' must be {requirement}; value {short(value)}"
 
 
-def _fail(error, source, field, requirement, value, array=None):
+def _fail(error, source, field, requirement, value, array=None, bound=None):
     if not (isinstance(error, type) and issubclass(error, HumanoidStackError)):
         raise TypeError(f"validation: 'error' must be a HumanoidStackError subclass; value {error!r}")
     text = message(source, field, requirement, value)
-    if array is not None and array.size and not np.all(np.isfinite(array)):
-        where = np.argwhere(~np.isfinite(array))[0]  # the first bad entry (the value may be truncated)
+    bad = None
+    if array is not None and array.size:
+        bad = ~np.isfinite(array)
+        if bound is not None:
+            bad |= np.abs(np.nan_to_num(array)) > bound
+    if bad is not None and np.any(bad):
+        where = np.argwhere(bad)[0]  # the first bad entry (the value may be truncated)
         index = int(where[0]) if len(where) == 1 else tuple(int(i) for i in where)
         text += f" (index {index} is {array[tuple(where)]})"
     raise error(text)
@@ -105,19 +110,38 @@ def _array(value):
     return a.astype(float)
 
 
-def finite_vector(value, n: int | None, source: str, field: str, error=ConfigError) -> np.ndarray:
+def _beyond(a, bound) -> bool:
+    return bound is not None and bool(np.any(np.abs(a) > bound))
+
+
+def _bound_text(bound) -> str:
+    return "" if bound is None else f" within ±{bound:g}"
+
+
+def finite_vector(
+    value, n: int | None, source: str, field: str, error=ConfigError, bound: float | None = None
+) -> np.ndarray:
     """A copy of ``value`` as a float vector of ``n`` finite numbers (any length when ``n`` is
-    None), or ``error`` naming the source, the field and the value."""
+    None), each within ±``bound`` when given, or ``error`` naming the source, the field and the value."""
     a = _array(value)
-    what = "a list of finite numbers" if n is None else f"{n} finite numbers"
-    if a is None or a.ndim != 1 or (n is not None and a.shape[0] != n) or not np.all(np.isfinite(a)):
-        _fail(error, source, field, what + " (no NaN or inf)", value, a)
+    what = ("a list of finite numbers" if n is None else f"{n} finite numbers") + _bound_text(bound)
+    shape_ok = a is not None and a.ndim == 1 and (n is None or a.shape[0] == n)
+    if not shape_ok or not np.all(np.isfinite(a)) or _beyond(a, bound):
+        _fail(error, source, field, what + " (no NaN or inf)", value, a, bound)
     return a.copy()
 
 
-def finite_rows(value, width: int | None, source: str, field: str, rows: int | None = None, error=ConfigError):
+def finite_rows(
+    value,
+    width: int | None,
+    source: str,
+    field: str,
+    rows: int | None = None,
+    error=ConfigError,
+    bound: float | None = None,
+):
     """A copy of ``value`` as a float matrix of ``rows`` rows of ``width`` finite numbers each
-    (any count where None), or ``error``."""
+    (any count where None), each within ±``bound`` when given, or ``error``."""
     a = _array(value)
     shape = f"{'rows' if rows is None else f'{rows} rows'} of {'equal length' if width is None else width}"
     if (
@@ -126,8 +150,9 @@ def finite_rows(value, width: int | None, source: str, field: str, rows: int | N
         or (width is not None and a.shape[1] != width)
         or (rows is not None and a.shape[0] != rows)
         or not np.all(np.isfinite(a))
+        or _beyond(a, bound)
     ):
-        _fail(error, source, field, f"{shape} finite numbers (no NaN or inf)", value, a)
+        _fail(error, source, field, f"{shape} finite numbers{_bound_text(bound)} (no NaN or inf)", value, a, bound)
     return a.copy()
 
 

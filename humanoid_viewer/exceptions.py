@@ -2,7 +2,7 @@
 
 from humanoid_model.exceptions import HumanoidStackError
 
-__all__ = ["ViewerError", "RecordingError", "MarkerError"]
+__all__ = ["ViewerError", "RecordingError", "MarkerError", "RecordingWarning"]
 
 
 class ViewerError(HumanoidStackError):
@@ -15,3 +15,7 @@ class RecordingError(ViewerError):
 
 class MarkerError(ViewerError):
     """A marker cannot be interpreted (wrong shapes, NaN, unknown action)."""
+
+
+class RecordingWarning(UserWarning):
+    """A replay file that is readable but incomplete: a recording cut off mid-run (not an error)."""

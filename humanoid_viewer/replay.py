@@ -7,7 +7,10 @@
    alone (``nq - 7`` values; the base stays at the default posture's pose). With an optional
    ``joint_names`` list, rows are ``7 + len(joint_names)`` (base + those joints) or
    ``len(joint_names)`` values, and the other joints keep the default posture.
-2. **Simulator** (issue 3's ``humanoid-stack simulate`` output): ``t``, ``joints: {names,
+2. **Simulator** (``humanoid-stack simulate`` output): the JSON Lines recording (format /2, a
+   header line, one line per frame, an end line; gathered into the /1 layout by
+   `read_recording_document`, which replays a run cut off mid-way up to its last complete frame
+   with a warning) or a format /1 JSON document: ``t``, ``joints: {names,
    positions}`` and ``bodies: {NAME: {position: [[x, y, z], ...], quaternion: [[x, y, z, w], ...]}}``;
    the body named like the robot, its root link, ``base``, ``base_link`` or ``root_joint`` is the
    robot base, every other body is a free body (moved when the scene has a free body of that name).
@@ -35,10 +38,18 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.documents import IncompleteLine, read_document, read_json_lines
 from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
-from humanoid_viewer.exceptions import RecordingError
+from humanoid_viewer.exceptions import RecordingError, RecordingWarning
 
 BASE_BODY_NAMES = ("base", "base_link", "root_joint", "robot")
+# [s, m, rad, N] (chosen) every number of a replay lies within ±1e9: far beyond any time, coordinate,
+# angle or force of a recording (the simulator refuses forces above 1e6 N), small enough that
+# differences, norms and the browser's float32 (max 3.4e38) stay finite. 1e308 passed the finite
+# check and failed later with a message naming neither the file nor the field (issue 14 §6).
+REPLAY_BOUND = 1e9
+STREAM_FORMAT = "humanoid_stack.sim_recording/2"  # written by humanoid_sim.recording (not imported: same layer)
+HEADER_LIMIT = 1 << 20  # [bytes] (chosen) a first line longer than this is no stream header
 
 
 @dataclass
@@ -92,17 +103,17 @@ def _err(src, fieldname, msg) -> RecordingError:
 
 def _matrix(value, src, fieldname, width=None, rows=None) -> np.ndarray:
     """``rows`` (None: any number) rows of ``width`` finite numbers (shared wording)."""
-    return finite_rows(value, width, src, fieldname, rows=rows, error=RecordingError)
+    return finite_rows(value, width, src, fieldname, rows=rows, error=RecordingError, bound=REPLAY_BOUND)
 
 
 def _vector(value, src, fieldname, width) -> np.ndarray:
     """``width`` finite numbers (shared wording)."""
-    return finite_vector(value, width, src, fieldname, RecordingError)
+    return finite_vector(value, width, src, fieldname, RecordingError, bound=REPLAY_BOUND)
 
 
 def _times(value, src, fieldname="t") -> np.ndarray:
     """Non-empty, non-decreasing finite times [s]."""
-    t = finite_vector(value, None, src, fieldname, RecordingError)
+    t = finite_vector(value, None, src, fieldname, RecordingError, bound=REPLAY_BOUND)
     if t.size == 0:
         raise _err(src, fieldname, "is empty")
     if np.any(np.diff(t) < 0):
@@ -133,14 +144,15 @@ def _joint_setter(robot, names: Sequence[str], src, fieldname):
     return np.array(idx, dtype=int), np.array(cont, dtype=bool)
 
 
-def _fill(robot, base: np.ndarray | None, joints: np.ndarray, names, src, fieldname) -> np.ndarray:
-    """Full configurations (N, nq) from base rows (N, 7) or None and joint rows (N, k)."""
+def _fill(robot, base: np.ndarray | None, joints: np.ndarray, names, src, fieldname, base_field=None) -> np.ndarray:
+    """Full configurations (N, nq) from base rows (N, 7) or None and joint rows (N, k);
+    ``base_field`` names the base rows in errors (default ``fieldname``)."""
     idx, cont = _joint_setter(robot, names, src, fieldname)
     q0 = robot.q()
     q = np.tile(q0, (len(joints), 1))
     if base is not None:
         q[:, :3] = base[:, :3]
-        q[:, 3:7] = _normalise_quats(base[:, 3:7], src, fieldname)
+        q[:, 3:7] = _normalise_quats(base[:, 3:7], src, base_field or fieldname)
     simple = ~cont
     q[:, idx[simple]] = joints[:, simple]
     for k in np.flatnonzero(cont):
@@ -218,7 +230,10 @@ def _contacts(value, src, n) -> list[list[Contact]]:
             normal = normal / nn if nn > 1e-12 else np.array([0.0, 0.0, 1.0])
             f = c["force"]
             if isinstance(f, (int, float)) and not isinstance(f, bool):
-                force = finite_number(f, src, f"{where}.force", error=RecordingError) * normal
+                force = (
+                    finite_number(f, src, f"{where}.force", -REPLAY_BOUND, REPLAY_BOUND, unit="N", error=RecordingError)
+                    * normal
+                )
             else:
                 force = _vector(f, src, f"{where}.force", 3)
             row.append(Contact(point=point, normal=normal, force=force))
@@ -273,7 +288,7 @@ def _parse_simulator(doc, robot, src):
         if base_name is not None:
             bp, bq = bodies.pop(base_name)
             base = np.hstack([bp, bq])
-        q = _fill(robot, base, pos, names, src, "joints.names")
+        q = _fill(robot, base, pos, names, src, "joints.names", f"bodies.{base_name}.quaternion")
     return t, q, bodies
 
 
@@ -329,7 +344,7 @@ def _parse_gait_trajectory(doc, robot, src):
     t = _times(tr["t"], src, "trajectory.t")
     rows = _matrix(tr["joint_positions"], src, "trajectory.joint_positions", len(names), len(t))
     base = _base_rows(tr["base_pose"], src, "trajectory.base_pose", len(t)) if "base_pose" in tr else None
-    return t, _fill(robot, base, rows, names, src, "joint_names"), {}
+    return t, _fill(robot, base, rows, names, src, "joint_names", "trajectory.base_pose"), {}
 
 
 def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
@@ -349,25 +364,114 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
         t, q, bodies = _parse_simulator(doc, robot, src)
     else:
         raise _err(src, "q", "missing: give 'q' (configurations), 'joints' + 'bodies' (simulator) or 'phases' (gait)")
-    contacts = _contacts(doc["contacts"], src, len(t)) if "contacts" in doc else None
+    # an empty list: no contacts recorded (format /1 files of `simulate --no-contacts`)
+    has_contacts = "contacts" in doc and not (doc["contacts"] == [] and len(t) > 0)
+    contacts = _contacts(doc["contacts"], src, len(t)) if has_contacts else None
     scene = doc.get("scene") if isinstance(doc.get("scene"), str) else None
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) else None
     return Recording(t=t, q=q, bodies=bodies, contacts=contacts, source=src, scene=scene, robot=robot_name)
 
 
-def read_recording_json(path) -> dict:
-    """Decode a replay file; errors name the file."""
+def read_recording_document(path, warn=None) -> dict:
+    """The decoded replay file ``path``: a JSON document, or a JSON Lines recording of
+    ``humanoid-stack simulate`` (format /2, docs/recording.md) gathered into the layout of a /1
+    document (``t``, ``bodies``, ``joints``, ``contacts``, ``stats``). Every failure is one
+    `RecordingError` naming the file (and the line or field). A recording cut off mid-run (a last
+    line cut short, or no end line) gives its complete frames and one message to ``warn`` (a
+    callable taking the text; default: `warnings.warn` with `RecordingWarning`)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise RecordingError(f"{path}: cannot read the replay file ({exc.strerror})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordingError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    header = _stream_header(path)
+    if header is None:
+        return read_document(path, "replay file", RecordingError, "JSON")
+    return _read_stream(path, header, warn)
 
 
-def load_recording(path, robot=None) -> Recording:
-    """Read and parse a replay file for ``robot`` (a `humanoid_model.Robot`, or None)."""
-    return parse_recording(read_recording_json(path), robot, str(path))
+def _stream_header(path: Path):
+    """The header of a JSON Lines recording (its first line), or None when ``path`` is not one."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(HEADER_LIMIT)
+    except OSError:
+        return None  # read_document reports it
+    try:
+        header = json.loads(first.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return header if isinstance(header, dict) and header.get("format") == STREAM_FORMAT else None
+
+
+def _read_stream(path: Path, header: dict, warn) -> dict:
+    """A format /2 recording gathered frame by frame into the /1 layout (see read_recording_document)."""
+    doc = {k: header[k] for k in ("format", "scene", "scene_name", "robot") if k in header}
+    names = header.get("joints", {}).get("names") if isinstance(header.get("joints"), dict) else None
+    columns: dict = {}
+    frames, end, cut = 0, None, None
+    for number, value in read_json_lines(path, "recording", RecordingError, first=2):
+        if isinstance(value, IncompleteLine):
+            cut = number
+            break
+        if end is not None:
+            raise RecordingError(f"{path}: line {number}: a line after the end line (the 'stats' line {end})")
+        if isinstance(value, dict) and "stats" in value and "t" not in value:
+            doc["stats"], end = value["stats"], number
+            continue
+        if not isinstance(value, dict) or "t" not in value:
+            raise RecordingError(f"{path}: line {number}: field 't': a frame needs its time 't'; got {short(value)}")
+        _gather(columns, value, path, number, frames)
+        frames += 1
+    doc.update(columns)
+    if "joints" in doc:
+        if names is None:
+            raise RecordingError(f"{path}: line 1: field 'joints.names': missing from the header line")
+        doc["joints"] = {"names": names, **doc["joints"]}
+    if cut is not None or end is None:
+        t_end = f" up to t = {doc['t'][-1]:g} s" if frames and isinstance(doc["t"][-1], (int, float)) else ""
+        why = f"line {cut} is cut short" if cut is not None else "no end line"
+        _warn(warn, f"{path}: {why} (the run was cut off): replaying the {frames} complete frames{t_end}")
+    return doc
+
+
+GATHER_DEPTH = 2  # mappings of a frame gathered key by key (bodies -> name -> field); deeper values are leaves
+
+
+def _gather(columns: dict, frame: dict, path, number: int, index: int, prefix: str = "", depth: int = 0):
+    """Append each leaf of ``frame`` to the list of the same key path in ``columns``; every frame
+    has the keys of the first one (frame ``index``, line ``number``)."""
+    if index == 0:
+        for key, value in frame.items():
+            if isinstance(value, dict) and depth < GATHER_DEPTH:
+                columns[key] = {}
+                _gather(columns[key], value, path, number, 0, f"{prefix}{key}.", depth + 1)
+            else:
+                columns[key] = [value]
+        return
+    if frame.keys() != columns.keys():
+        missing = sorted(set(columns) - set(frame)) or sorted(set(frame) - set(columns))
+        raise RecordingError(
+            f"{path}: line {number}: field '{prefix}{missing[0]}': "
+            f"{'missing' if missing[0] in columns else 'not in the first frame'}"
+        )
+    for key, value in frame.items():
+        col = columns[key]
+        if isinstance(col, dict):
+            if not isinstance(value, dict):
+                where = f"{path}: line {number}: field '{prefix}{key}'"
+                raise RecordingError(f"{where}: expected a mapping, got {short(value)}")
+            _gather(col, value, path, number, index, f"{prefix}{key}.", depth + 1)
+        else:
+            col.append(value)
+
+
+def _warn(warn, text: str):
+    if warn is not None:
+        warn(text)
+    else:
+        import warnings
+
+        warnings.warn(text, RecordingWarning, stacklevel=3)
+
+
+def load_recording(path, robot=None, warn=None) -> Recording:
+    """Read and parse a replay file for ``robot`` (a `humanoid_model.Robot`, or None); ``warn``:
+    see `read_recording_document`."""
+    return parse_recording(read_recording_document(path, warn), robot, str(path))

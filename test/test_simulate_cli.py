@@ -1,23 +1,23 @@
-"""`humanoid-stack simulate` (`humanoid_stack/commands/simulate.py`): the JSON recording has every
+"""`humanoid-stack simulate` (`humanoid_stack/commands/simulate.py`): the JSON Lines recording (read
+back with the viewer's `read_recording_document`) has every
 field of docs/recording.md, equals the same run through the Python API (`World.from_scene`,
 `world.step()`, `world.state`), carries the weight in its contact forces, records joints for a
 robot (also `--robot` with another robot than the scene's) and replays in the viewer; bad input
 exits 2 with a message and writes nothing (issue 3 and its acceptance audit)."""
 
-import json
-
 import numpy as np
 import pytest
 
 from humanoid_stack.cli import main
+from humanoid_viewer.replay import read_recording_document
 
 
 @pytest.mark.parametrize("scene", ["incline", "table_static", "cube_stack", "sphere_drop"])
 def test_free_body_scene_recording_has_the_documented_shape(tmp_path, scene):
-    out = tmp_path / f"{scene}.json"
+    out = tmp_path / f"{scene}.jsonl"
     assert main(["simulate", scene, "--duration", "0.05", "--record-every", "5", "--quiet", "--output", str(out)]) == 0
-    d = json.loads(out.read_text())
-    assert d["format"] == "humanoid_stack.sim_recording/1" and d["robot"] is None
+    d = read_recording_document(out)
+    assert d["format"] == "humanoid_stack.sim_recording/2" and d["robot"] is None
     n = len(d["t"])
     assert n == 11 and d["t"][0] == 0.0 and d["t"][-1] == pytest.approx(0.05)
     for b in d["bodies"].values():
@@ -31,14 +31,14 @@ def test_free_body_scene_recording_has_the_documented_shape(tmp_path, scene):
 
 
 def test_resting_contacts_carry_the_weight(tmp_path):
-    out = tmp_path / "t.json"
+    out = tmp_path / "t.jsonl"
     assert (
         main(
             ["simulate", "table_static", "--duration", "0.02", "--record-every", "20", "--quiet", "--output", str(out)]
         )
         == 0
     )
-    d = json.loads(out.read_text())
+    d = read_recording_document(out)
     last = d["contacts"][-1]
     assert last and all(c["body_a"] == "table" and c["body_b"] == "ground" for c in last)
     fz = sum(c["force"][2] for c in last)
@@ -47,7 +47,7 @@ def test_resting_contacts_carry_the_weight(tmp_path):
 
 
 def test_robot_run_records_joints(tmp_path):
-    out = tmp_path / "flat.json"
+    out = tmp_path / "flat.jsonl"
     assert (
         main(
             [
@@ -66,7 +66,7 @@ def test_robot_run_records_joints(tmp_path):
         )
         == 0
     )
-    d = json.loads(out.read_text())
+    d = read_recording_document(out)
     j = d["joints"]
     assert d["robot"] == "hrp2" and len(j["names"]) == 30
     assert np.array(j["positions"]).shape == (3, 30) and np.array(j["torques"]).shape == (3, 30)
@@ -77,14 +77,14 @@ def test_robot_run_records_joints(tmp_path):
 
 @pytest.fixture(scope="module")
 def table_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("rec") / "table.json"
+    out = tmp_path_factory.mktemp("rec") / "table.jsonl"
     assert (
         main(
             ["simulate", "table_static", "--duration", "0.03", "--record-every", "10", "--quiet", "--output", str(out)]
         )
         == 0
     )
-    return json.loads(out.read_text())
+    return read_recording_document(out)
 
 
 def test_recording_has_every_documented_field(table_run):
@@ -142,7 +142,7 @@ def test_recording_equals_the_python_api_run(table_run):
 def test_robot_option_with_another_robot_than_the_scenes(tmp_path):
     """flat's robot is HRP-2 in 'half-sitting'; --robot bip uses BIP's default posture (BIP has no
     'half-sitting'). Before the audit this failed with "unknown posture 'half-sitting'"."""
-    out = tmp_path / "bip.json"
+    out = tmp_path / "bip.jsonl"
     assert (
         main(
             [
@@ -161,7 +161,7 @@ def test_robot_option_with_another_robot_than_the_scenes(tmp_path):
         )
         == 0
     )
-    d = json.loads(out.read_text())
+    d = read_recording_document(out)
     assert d["robot"] == "bip" and "bip" in d["bodies"] and "hrp2" not in d["bodies"]
     assert len(d["joints"]["names"]) == np.array(d["joints"]["velocities"]).shape[1]
     assert len(d["contacts"][-1]) == 8  # both soles on the ground
@@ -188,7 +188,7 @@ def test_bad_input_exits_2_with_message_and_writes_nothing(tmp_path, capsys, arg
     """Bad input (unknown scene, solver or robot; dt <= 0 or NaN; a duration that is NaN or
     shorter than one step; a bad --set; --record-every 0) exits 2 with a message naming the option
     and the value, no traceback, and no recording file."""
-    out = tmp_path / "x.json"
+    out = tmp_path / "x.jsonl"
     assert main(argv + ["--quiet", "--output", str(out)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
@@ -201,7 +201,7 @@ def test_viewer_replays_the_recording(tmp_path):
     from humanoid_model import load_robot
     from humanoid_viewer.replay import load_recording
 
-    out = tmp_path / "flat.json"
+    out = tmp_path / "flat.jsonl"
     assert (
         main(["simulate", "flat", "--duration", "0.02", "--record-every", "10", "--quiet", "--output", str(out)]) == 0
     )

@@ -1,22 +1,25 @@
-"""`humanoid-stack simulate`: headless simulator run to a JSON recording (docs/recording.md)."""
+"""`humanoid-stack simulate`: headless simulator run streamed to a JSON Lines recording (docs/recording.md)."""
 
 from __future__ import annotations
 
-HELP = "run the physics simulator headless on a scene and write a JSON recording"
+HELP = "run the physics simulator headless on a scene and write a JSON Lines recording"
 DESCRIPTION = """\
 Run the simulator (humanoid_sim.World) on a scene as fast as possible, with a progress bar,
-and write a JSON recording: times, poses and velocities of every free body and of the robot
-base, joint positions/velocities/torques, contacts (points, normals, forces, gaps) and timing
-statistics. Format: docs/recording.md. Replay it with 'humanoid-stack view --replay RUN.json'.
+and stream a JSON Lines recording to disk as it runs (constant memory, however long the run):
+a header line, then one line per recorded frame (times, poses and velocities of every free body
+and of the robot base, joint positions/velocities/torques, contacts: points, normals, forces,
+gaps), then an end line with the timing statistics. A run cut off (Ctrl-C, killed) keeps every
+frame written so far. Format: docs/recording.md. Replay it with
+'humanoid-stack view --replay RUN.jsonl'.
 
 SCENE is a scene file or a shipped scene name (config/scenes/NAME.yaml). The robot is the
 scene's (held in its posture by the PD actuators), or --robot NAME, or none for a scene of
 free bodies only.
 
 examples:
-  humanoid-stack simulate sphere_drop --duration 1 --output drop.json
-  humanoid-stack simulate incline --set incline.angle_deg=25 --output slide.json
-  humanoid-stack simulate flat --duration 10 --record-every 10 --solver nsgs --output stand.json
+  humanoid-stack simulate sphere_drop --duration 1 --output drop.jsonl
+  humanoid-stack simulate incline --set incline.angle_deg=25 --output slide.jsonl
+  humanoid-stack simulate flat --duration 10 --record-every 10 --solver nsgs --output stand.jsonl
 """
 
 
@@ -46,14 +49,14 @@ def add_arguments(parser):
     )
     parser.add_argument("--no-contacts", action="store_true", help="do not record contacts")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--output", "-o", required=True, metavar="RUN.json", help="output file")
+    parser.add_argument("--output", "-o", required=True, metavar="RUN.jsonl", help="output file (JSON Lines)")
 
 
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.scene import load_scene, parse_set_args
     from humanoid_model.validation import finite_number, integer, message
-    from humanoid_sim.recording import Recorder
+    from humanoid_sim.recording import record_run
     from humanoid_sim.world import MAX_DT, World
 
     source = "command line"
@@ -73,7 +76,6 @@ def run(args) -> int:
     # another robot than the scene's: World.from_scene keeps the scene's posture and joint
     # overrides only where the new robot knows them
     world = World.from_scene(scene, robot=robot, solver=args.solver, dt=args.dt)
-    rec = Recorder(world, every=args.record_every, contacts=not args.no_contacts)
     steps = int(round(args.duration / args.dt))
     bar = None
     if not args.quiet:
@@ -81,15 +83,22 @@ def run(args) -> int:
 
         bar = tqdm(total=steps, unit="step", desc=f"simulate {scene.name}", mininterval=0.5)
     chunk = max(1, steps // 200)
-    for k in range(steps):
-        world.step()
-        rec.maybe_record()
-        if bar is not None and (k + 1) % chunk == 0:
+
+    def progress(k):
+        if bar is not None and k % chunk == 0:
             bar.update(chunk)
+
+    try:
+        contacts, report = not args.no_contacts, progress if bar is not None else None
+        path = record_run(world, steps, args.output, every=args.record_every, contacts=contacts, progress=report)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(f"humanoid-stack simulate: interrupted at t = {world.t:g} s; {args.output} holds the frames so far")
+        raise
     if bar is not None:
         bar.update(steps - bar.n)
         bar.close()
-    path = rec.save(args.output)
     s = world.stats()
     print(
         f"wrote {path}: {steps} steps of {args.dt * 1e3:g} ms, median step "

@@ -102,10 +102,14 @@ def run(args) -> int:
 
     from humanoid_model.scene import parse_set_args
     from humanoid_viewer.app import Viewer
-    from humanoid_viewer.replay import parse_recording, read_recording_json
+    from humanoid_viewer.replay import parse_recording, read_recording_document
 
     overrides = parse_set_args(args.set)
-    doc = read_recording_json(args.replay) if args.replay else None
+
+    def warn(text):
+        print(f"humanoid-stack view: warning: {text}", file=sys.stderr, flush=True)
+
+    doc = read_recording_document(args.replay, warn) if args.replay else None
     scene_arg = args.scene
     if scene_arg is None and isinstance(doc, dict) and isinstance(doc.get("scene"), str):
         scene_arg = doc["scene"]
