@@ -74,6 +74,14 @@ class Recorder:
             header["joints"] = {"names": list(names)}
         self._write(header)
         self.record()
+        self._flush()  # header and first frame on disk at once: a run killed in its first second replays too
+
+    def _flush(self):
+        try:
+            self._file.flush()
+        except OSError as exc:
+            raise self._error(exc) from None
+        self._flushed = time.monotonic()
 
     # ------------------------------------------------------------------ writing
     def _error(self, exc) -> ConfigError:

@@ -420,12 +420,15 @@ def _read_stream(path: Path, header: dict, warn) -> dict:
         _gather(columns, value, path, number, frames)
         frames += 1
     doc.update(columns)
+    if frames == 0:
+        why = f"line {cut} is cut short" if cut is not None else "the file ends"
+        raise RecordingError(f"{path}: field 't': no complete frame to replay ({why}: the run was cut off early)")
     if "joints" in doc:
         if names is None:
             raise RecordingError(f"{path}: line 1: field 'joints.names': missing from the header line")
         doc["joints"] = {"names": names, **doc["joints"]}
     if cut is not None or end is None:
-        t_end = f" up to t = {doc['t'][-1]:g} s" if frames and isinstance(doc["t"][-1], (int, float)) else ""
+        t_end = f" up to t = {doc['t'][-1]:g} s" if isinstance(doc["t"][-1], (int, float)) else ""
         why = f"line {cut} is cut short" if cut is not None else "no end line"
         _warn(warn, f"{path}: {why} (the run was cut off): replaying the {frames} complete frames{t_end}")
     return doc

@@ -82,6 +82,22 @@ def test_frames_are_lines_between_a_header_and_an_end_line(tmp_path):
     assert set(end) == {"stats"} and end["stats"]["steps"] == 50
 
 
+def test_the_header_and_first_frame_are_on_disk_at_once(tmp_path):
+    """Before any flush period has passed: a run killed in its first second still replays."""
+    from humanoid_model.scene import load_scene
+    from humanoid_sim.recording import Recorder
+    from humanoid_sim.world import World
+
+    path = tmp_path / "start.jsonl"
+    rec = Recorder(World.from_scene(load_scene("table_static")), path, every=10)
+    try:
+        lines = path.read_text().splitlines()
+        assert len(lines) == 2 and json.loads(lines[1])["t"] == 0.0
+        assert len(load_recording(path, None, warn=lambda text: None)) == 1
+    finally:
+        rec.close()
+
+
 def test_a_last_line_cut_short_replays_the_complete_frames_with_a_warning(tmp_path, monkeypatch, capsys):
     """A run killed while writing: the end line is missing and the last frame is cut in the
     middle of a number. The replay keeps the 5 complete frames and warns once, naming the line."""
@@ -263,6 +279,11 @@ BAD = {
     "line_no_t": (_jsonl(HEADER, _frame(0), {"x": 1}), "line 3: field 't'"),
     "line_missing_key": (_jsonl(HEADER, _frame(0), {"t": 0.1}), "line 3: field 'bodies': missing"),
     "line_1e308": (_jsonl(HEADER, _frame(0), _frame(0.1, 1e308), {"stats": {}}), "field 'bodies.table.position'"),
+    "header_only": (_jsonl(HEADER), "field 't': no complete frame to replay (the file ends"),
+    "header_cut_frame": (
+        _jsonl(HEADER) + b'{"t": 0.0, "bo',
+        "field 't': no complete frame to replay (line 2 is cut short",
+    ),
     "after_end": (_jsonl(HEADER, _frame(0), {"stats": {}}, _frame(0.1)), "line 4: a line after the end line"),
 }
 
@@ -272,7 +293,7 @@ def test_a_bad_replay_file_is_one_line_naming_the_file_and_the_field(tmp_path, c
     data, words = BAD[name]
     path = tmp_path / f"{name}.json"
     path.write_bytes(data)
-    robot = "none" if name.startswith(("line", "after")) else "hrp2"
+    robot = "none" if name.startswith(("line", "after", "header")) else "hrp2"
     assert main(["view", robot, "--replay", str(path), "--port", "0", "--duration", "0.01"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err

@@ -8,10 +8,11 @@ Serve the web viewer (viser) and print its URL; open it in a browser. It shows t
 its URDF geometry with a posture selector, one slider per joint and a "show robot" checkbox, and
 the scene (ground, bodies, free bodies, planner surfaces). No ROS is needed.
 
-With --replay FILE.json it replays a recording: any JSON with times 't' plus robot
-configurations ('q', the simulator's 'joints' + 'bodies', or a gait's 'phases'), with a
-timeline slider, play/pause, and contact forces as arrows when the file has 'contacts'.
-Formats: docs/viewer.md.
+With --replay FILE it replays a recording: a 'humanoid-stack simulate' recording (JSON Lines;
+a run cut off replays up to its last complete frame, with a warning), or any JSON with times
+'t' plus robot configurations ('q', the simulator's 'joints' + 'bodies', or a gait's
+'phases'), with a timeline slider, play/pause, and contact forces as arrows when the file has
+'contacts'. Formats: docs/viewer.md.
 
 ROBOT is a shipped robot name (hrp2, bip) or a URDF path; 'none' shows a scene or a replay
 without a robot. Default: none for a replay without robot configurations (free bodies only),
@@ -22,7 +23,7 @@ examples:
   humanoid-stack view hrp2 --scene flat --posture half-sitting
   humanoid-stack view bip --port 8081
   humanoid-stack view hrp2 --scene incline --set incline.angle_deg=25
-  humanoid-stack view hrp2 --replay run.json
+  humanoid-stack view hrp2 --replay run.jsonl
   humanoid-stack view hrp2 --host 0.0.0.0 --allow-origin https://robot.example
 """
 
@@ -74,7 +75,10 @@ def add_arguments(parser):
         "Host is not this machine get HTTP 403. '*' allows any (unsafe)",
     )
     parser.add_argument(
-        "--replay", default=None, metavar="FILE", help="recording to replay (JSON; formats in docs/viewer.md)"
+        "--replay",
+        default=None,
+        metavar="FILE",
+        help="recording to replay (simulate's JSON Lines, or JSON; formats in docs/viewer.md)",
     )
     parser.add_argument(
         "--duration",
