@@ -133,6 +133,24 @@ class Robot:
         """Total mass [kg]."""
         return float(pin.computeTotalMass(self.model))
 
+    def check_floating_inertia(self, q: np.ndarray | None = None) -> None:
+        """`ModelError` unless the whole robot, as one floating body, has positive mass and a
+        positive definite rotational inertia: the root 6×6 block of the CRBA mass matrix at ``q``
+        (default posture if None) is the robot's composite inertia, and a floating base without it
+        has no defined acceleration (a URDF without ``<inertial>`` elements, or only point masses on
+        one line). Joints that move no mass need not be refused: the implicit PD damping keeps the
+        simulator's matrix invertible (docs/robots.md "Mass")."""
+        q = self.q() if q is None else q
+        block = pin.crba(self.model, self.data, q)[:6, :6]
+        block = 0.5 * (block + block.T)
+        eig = np.linalg.eigvalsh(block)
+        if eig[0] <= 1e-12 * max(eig[-1], 1.0):  # relative: 1e-12 of the largest entry (chosen)
+            raise ModelError(
+                f"robot '{self.name}' ({self.urdf_path}): as a floating body it has no usable inertia "
+                f"(total mass {self.mass:g} kg, smallest eigenvalue of its composite inertia {eig[0]:.3g}); "
+                "give its links <inertial> elements with positive mass and inertia"
+            )
+
     @property
     def nq(self) -> int:
         """Configuration size (7 + actuated joints' nq)."""
