@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from humanoid_sim.contacts import BETA
 from humanoid_sim.solvers import ContactProblem
 
 __all__ = ["ContactSolve"]
@@ -47,6 +48,7 @@ class ContactSolve:
     def __init__(self, solver, settings, dt: float, split_speed: float):
         self.solver, self.settings, self.dt = solver, settings, float(dt)
         self.split_speed = float(split_speed)
+        self._split_gap = -self.split_speed * self.dt / BETA  # [m] the contact gap whose term is −split_speed
         self.splits = 0  # groups solved twice (split penetration correction) since construction
 
     def __call__(self, systems, contacts, warm, limits, limit_warm, dv, stats):
@@ -74,7 +76,7 @@ class ContactSolve:
             gap = contacts.gap[idx] if nc else np.zeros(0)
             if nc:
                 vfree[0 : 3 * nc : 3] += gap
-                if contacts.min_gap < 0.0:
+                if contacts.min_gap < self._split_gap:  # some contact of the step needs a split
                     deepest = gap.min()
             wg = warm[0][idx].reshape(-1) if nc else np.zeros(0)
             if s.limits:
