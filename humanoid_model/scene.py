@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from humanoid_model.collision_rules import read_collision_rules
 from humanoid_model.exceptions import ModelError, SceneError, SceneOverrideError
 from humanoid_model.paths import resolve, scenes_dir, shipped_files
 from humanoid_model.scene_fields import FieldReader
@@ -91,6 +92,7 @@ TOP_KEYS = (
     "wrenches",
     "robot",
     "generate",
+    "collision",
 )
 
 
@@ -171,6 +173,10 @@ class _Loader(FieldReader):
         wrenches = [
             self.wrench(d, f"wrenches[{i}]", free_bodies, robot) for i, d in enumerate(self.listing(doc, "wrenches"))
         ]
+        collision_names = (["ground"] if ground is not None else []) + [b.name for b in bodies + free_bodies]
+        if robot is not None:
+            collision_names += _robot_description(robot.urdf_path).link_names
+        collision = read_collision_rules(doc.get("collision"), collision_names, self.source, "collision", SceneError)
         return Scene(
             name=name,
             description=description,
@@ -183,6 +189,7 @@ class _Loader(FieldReader):
             robot=robot,
             params=params_values,
             source=self.path,
+            collision=collision,
         )
 
     def listing(self, doc, key) -> list:

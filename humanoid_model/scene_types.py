@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from humanoid_model.collision_rules import CollisionRules
 from humanoid_model.scene_geometry import (
     Pose,
     box_inertia,
@@ -247,6 +248,7 @@ class Scene:
     robot: RobotSpec | None
     params: dict[str, float]
     source: Path | None = None
+    collision: CollisionRules = field(default_factory=CollisionRules)  # pair filtering (collision_rules)
 
     def _get(self, items, name, what):
         for item in items:

@@ -27,7 +27,8 @@ through this reader before Pinocchio sees it (`load_robot`, the scene loader, `d
 `resolve_robot_path` finds the file of a robot name or path (`humanoid_model.paths.resolve`) and
 `available_robots` lists the shipped ones (``urdf/*.urdf``). The sidecar ``NAME.yaml`` beside
 ``NAME.urdf`` holds postures, the default posture, contact
-locations, sensors, armature and the planar reduction (format in DEVELOPERS.md).
+locations, sensors, armature, the planar reduction (format in DEVELOPERS.md) and the collision
+filtering rules (`humanoid_model.collision_rules`, docs/robots.md).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from humanoid_model.collision_rules import CollisionRules, read_collision_rules
 from humanoid_model.exceptions import ModelError, UnknownRobotError
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
 from humanoid_model.validation import message
@@ -407,6 +409,7 @@ class Sidecar:
     sensors: Mapping = field(default_factory=dict)
     armature: Mapping = field(default_factory=dict)
     planar_locked_joints: list | None = None
+    collision: CollisionRules = field(default_factory=CollisionRules)  #: checked against the URDF's links
 
     @property
     def posture_names(self) -> list[str]:
@@ -432,6 +435,10 @@ def read_sidecar(urdf_path) -> Sidecar | None:
         return value
 
     planar = section("planar")
+    collision = CollisionRules()
+    if data.get("collision") is not None:  # link names checked here: the section is only the simulator's
+        links = read_urdf(Path(urdf_path)).link_names
+        collision = read_collision_rules(data["collision"], links, str(path), "collision", ModelError)
     return Sidecar(
         path=path,
         postures=section("postures"),
@@ -440,6 +447,7 @@ def read_sidecar(urdf_path) -> Sidecar | None:
         sensors=section("sensors"),
         armature=section("armature"),
         planar_locked_joints=planar.get("locked_joints"),
+        collision=collision,
     )
 
 

@@ -306,6 +306,8 @@ class CollisionDetector:
         mobile_pairs: (k, 2) int array of mobile–mobile pairs to test.
         margin: activation margin [m].
         default_friction / default_restitution: used when neither side has a material.
+        static_blocked: None, or (n_mobile, n_static) bool: mobile–static pairs never tested
+            (`humanoid_sim.collision_filter.PairFilter.static_blocked`).
     """
 
     def __init__(
@@ -317,11 +319,13 @@ class CollisionDetector:
         default_friction: float = 0.4,
         default_restitution: float = 0.0,
         patch_points: int = 0,
+        static_blocked=None,
     ):
         self.mobile, self.static = mobile, static
         self.margin = float(margin)
         self.patch_points = int(patch_points)
         self.mobile_pairs = np.asarray(mobile_pairs, np.int64).reshape(-1, 2)
+        self.static_blocked = None if static_blocked is None else np.asarray(static_blocked, bool)
         self.joint = np.array([g.joint for g in mobile], np.int64)
         self._geom_joints = np.unique(self.joint).tolist()  # joints that carry geometry
         # joint placements buffer of `joint_placements`: a row per joint up to the last with geometry
@@ -592,6 +596,8 @@ class CollisionDetector:
         R, p, ms, mpairs = _placed_broad(
             oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep
         )
+        if self.static_blocked is not None and ms.shape[1]:  # collision filtering (None by default)
+            ms = ms[:, ~self.static_blocked[ms[0], ms[1]]]
         if ms.shape[1] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
         mobile, static = self.mobile, self.static
@@ -717,7 +723,12 @@ def _hull2d(P):
 
 
 def candidate_pairs(
-    mobile: list[MobileGeom], parents, data=None, margin: float = DEFAULT_MARGIN, self_collision: bool = True
+    mobile: list[MobileGeom],
+    parents,
+    data=None,
+    margin: float = DEFAULT_MARGIN,
+    self_collision: bool = True,
+    pair_filter=None,
 ) -> np.ndarray:
     """(k, 2) mobile–mobile pairs (a < b, indices into ``mobile``) the narrow phase tests.
 
@@ -727,7 +738,13 @@ def candidate_pairs(
     adjacent links) and, when ``data`` (Pinocchio data after forward kinematics at the initial
     configuration) is given, are not already within ``margin`` [m] of each other there
     (overlapping link boxes would otherwise make permanent internal contacts). Mobile–static
-    pairs are not listed: every mobile shape is tested against every static shape."""
+    pairs are not listed: every mobile shape is tested against every static shape (but the
+    pairs a filter blocks, `CollisionDetector` ``static_blocked``).
+
+    ``pair_filter`` (`humanoid_sim.collision_filter.PairFilter`, the scene's and the robot's
+    ``collision`` rules): a pair of bodies it excludes, or whose masks never touch, is left out;
+    a pair it includes is kept whatever this rule and the initial clearance say (but never two
+    shapes on one joint: they cannot move relative to each other)."""
 
     def chain(j):
         out = set()
@@ -738,10 +755,18 @@ def candidate_pairs(
 
     chains = {g.joint: chain(g.joint) for g in mobile}
     pairs = []
+    forced = set()  # included by the filter: kept by the clearance test below
+    rule = pair_filter.verdict if pair_filter is not None and pair_filter.active else None
     for a in range(len(mobile)):
         for b in range(a + 1, len(mobile)):
             A, B = mobile[a], mobile[b]
-            if A.tree != B.tree or self_collision and len(chains[A.joint] ^ chains[B.joint]) >= MIN_SELF_JOINTS:
+            v = None if rule is None else rule(A.body, B.body)
+            if v is False:
+                continue
+            if v is True and A.joint != B.joint:
+                pairs.append((a, b))
+                forced.add((a, b))
+            elif A.tree != B.tree or self_collision and len(chains[A.joint] ^ chains[B.joint]) >= MIN_SELF_JOINTS:
                 pairs.append((a, b))
     pairs = np.array(pairs, np.int64).reshape(-1, 2)
     if data is not None and pairs.shape[0]:
@@ -751,7 +776,7 @@ def candidate_pairs(
             (a, b)
             for a, b, st in zip(batch.geom_a.tolist(), batch.geom_b.tolist(), batch.b_static.tolist())
             if not st and mobile[a].tree == mobile[b].tree
-        }
+        } - forced
         if overlapping:
             pairs = np.array([pr for pr in pairs.tolist() if tuple(pr) not in overlapping], np.int64).reshape(-1, 2)
     return pairs

@@ -48,6 +48,7 @@ from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, integer, message
 from humanoid_sim.actuators import Actuation
 from humanoid_sim.collision import DEFAULT_MARGIN, CollisionDetector, candidate_pairs
+from humanoid_sim.collision_filter import PairFilter
 from humanoid_sim.contact_solve import ContactSolve
 from humanoid_sim.contacts import ContactStage, support_masks
 from humanoid_sim.delassus import GroupDelassus
@@ -235,10 +236,17 @@ class World:
         mobile = mobile_geometry(model, self.robot, scene.free_bodies, self.body_joint)
         static = static_geometry(scene)
         pin.forwardKinematics(model, self.data, self.q)  # candidate pairs: clear at the initial posture
-        pairs = candidate_pairs(mobile, model.parents, self.data, margin, self_collision)
+        pair_filter = PairFilter.of_world(scene, self.robot)  # the scene's and the sidecar's `collision` rules
+        pairs = candidate_pairs(mobile, model.parents, self.data, margin, self_collision, pair_filter)
         default_mu = scene.ground.friction if scene.ground is not None else 0.4
         self.detector = CollisionDetector(
-            mobile, static, pairs, margin, default_friction=default_mu, patch_points=patch_points
+            mobile,
+            static,
+            pairs,
+            margin,
+            default_friction=default_mu,
+            patch_points=patch_points,
+            static_blocked=pair_filter.static_blocked(mobile, static),
         )
         self.mobile, self.static = mobile, static
         self.sweeps = SweptMargins(model, mobile, margin, self.dt)  # speculative activation (`impacts`)
