@@ -181,6 +181,7 @@ class World:
     def _build_model(self):
         scene, robot = self.scene, self.robot
         if robot is not None:
+            robot.check_floating_inertia()  # a massless floating robot has no defined motion
             model = pin.Model(robot.model)
             self.arm0 = np.array(model.armature)
         else:
