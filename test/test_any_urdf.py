@@ -5,8 +5,6 @@ through `humanoid-stack simulate` with finite state. Before, `standing_gains` ra
 `LinAlgError: Singular matrix` for the arm (its two derived "feet" lie on one chain) and the
 loader refused the chain (no left and right foot)."""
 
-import json
-
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from humanoid_sim.actuators import INERTIA_FLOOR, WN_DEFAULT, standing_gains
 from humanoid_sim.world import World
 from humanoid_stack.cli import main
+from humanoid_viewer.replay import read_recording_document
 
 INERTIA = '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>'
 
@@ -78,7 +77,7 @@ def test_simulate_cli_runs_a_robot_that_is_not_a_biped(urdfs, name, tmp_path, ca
     argv = ["simulate", "flat", "--robot", str(urdfs[name]), "--duration", "1", "--record-every", "100"]
     assert main([*argv, "--quiet", "--output", str(out)]) == 0
     assert "Traceback" not in capsys.readouterr().err
-    d = json.loads(out.read_text())
+    d = read_recording_document(out)
     assert d["t"][-1] == pytest.approx(1.0) and d["robot"] == name
     for k in ("positions", "velocities", "torques"):
         assert np.all(np.isfinite(np.array(d["joints"][k], float)))
@@ -121,3 +120,20 @@ def test_redundant_foot_welds_fall_back_to_the_root_welded_rule(tmp_path):
     q = pin.neutral(robot.model)
     arm = robot.model.getJointId("j")
     np.testing.assert_array_equal(standing_gains(robot.model, q, [1, arm]), standing_gains(robot.model, q, []))
+
+
+def test_a_robot_without_mass_is_refused_when_the_world_is_built(tmp_path, capsys):
+    """A URDF without inertia (every link massless) has no defined base acceleration. It used to
+    build a World that stopped at step 0 with a non-finite state from stage 'free'; now the World
+    refuses it, naming the robot and the fix, and `simulate` exits 2 with that one line."""
+    from humanoid_model.exceptions import ModelError
+
+    path = tmp_path / "massless.urdf"
+    text = _chain_urdf().replace('mass value="1.0"', 'mass value="0"')
+    path.write_text(text.replace('ixx="0.01" iyy="0.01" izz="0.01"', 'ixx="0" iyy="0" izz="0"'))
+    with pytest.raises(ModelError, match=r"massless\.urdf.*no usable inertia.*total mass 0 kg"):
+        World.from_scene("flat", robot=str(path))
+    argv = ["simulate", "flat", "--robot", str(path), "--duration", "0.1", "--quiet", "--output", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and "<inertial>" in err, err
