@@ -33,6 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from humanoid_model import interpolation
 from humanoid_model.exceptions import ConfigError
 
 __all__ = ["PDActuator", "JointTrajectory", "Actuation", "standing_gains", "apply_gain_groups", "WN_DEFAULT"]
@@ -229,26 +230,8 @@ class JointTrajectory:
         return a
 
     def sample(self, tau):
-        """(q_d, q̇_d) at time ``tau`` after the start."""
-        t, p = self.t, self.p
-        if tau <= t[0]:
-            return p[0].copy(), np.zeros(p.shape[1])
-        if tau >= t[-1]:
-            return p[-1].copy(), np.zeros(p.shape[1])
-        i = int(np.searchsorted(t, tau) - 1)
-        h = t[i + 1] - t[i]
-        s = (tau - t[i]) / h
-        if self.v is None:
-            return p[i] + s * (p[i + 1] - p[i]), (p[i + 1] - p[i]) / h
-        v0, v1 = self.v[i], self.v[i + 1]
-        h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
-        q = h00 * p[i] + h10 * h * v0 + h01 * p[i + 1] + h11 * h * v1
-        dq = (
-            (6 * s**2 - 6 * s) * p[i]
-            + (3 * s**2 - 4 * s + 1) * h * v0
-            + (-6 * s**2 + 6 * s) * p[i + 1]
-            + (3 * s**2 - 2 * s) * h * v1
-        ) / h
+        """(q_d, q̇_d) at time ``tau`` after the start (`humanoid_model.interpolation.sample`)."""
+        q, dq, _ = interpolation.sample(self.t, self.p, self.v, tau)
         return q, dq
 
 

@@ -1,0 +1,36 @@
+"""The robot bridge's library (issue 11), ROS-free: validation of a joint trajectory before it is
+sent to a real robot's controller, the execution monitor, and the plan files it reads.
+
+    from humanoid_control.bridge import BridgeSettings, JointLimits, load_plan, validate
+    limits = JointLimits.from_robot(robot)
+    traj, notes = load_plan("GAIT.json", robot)
+    report = validate(traj, limits, current={...}, settings=BridgeSettings(policy="retime"))
+    print(report.summary())  # report.trajectory: what to send
+
+The checks, their defaults and the numbers chosen: docs/bridge.md. The node is
+`humanoid_ros.robot_bridge` (docs/real_robot.md).
+"""
+
+from humanoid_control.bridge.limits import A_MAX_DEFAULT, JointLimits
+from humanoid_control.bridge.monitor import ExecutionMonitor, MonitorStatus
+from humanoid_control.bridge.plan_files import load_plan
+from humanoid_control.bridge.report import Refusal, ValidationReport
+from humanoid_control.bridge.settings import BridgeSettings
+from humanoid_control.bridge.trajectory import Trajectory, sample
+from humanoid_control.bridge.validate import validate
+from humanoid_control.exceptions import BridgeError
+
+__all__ = [
+    "Trajectory",
+    "JointLimits",
+    "BridgeSettings",
+    "Refusal",
+    "ValidationReport",
+    "validate",
+    "sample",
+    "ExecutionMonitor",
+    "MonitorStatus",
+    "load_plan",
+    "BridgeError",
+    "A_MAX_DEFAULT",
+]

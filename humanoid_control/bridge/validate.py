@@ -1,0 +1,145 @@
+"""`validate`: every check of a trajectory before it is sent, and the trajectory to send.
+
+Order (docs/bridge.md):
+
+1. input checks on the trajectory as received (`checks.INPUT_CHECKS`); any refusal ends here;
+2. start state: the first point against the current positions (``start_tolerance``); beyond it,
+   refuse, or prepend an approach segment when ``approach`` is on;
+3. the trajectory to send is built: every robot joint, in ``limits.names`` order, joints not named
+   holding their current position; time stretched by 1 / ``speed_scale``; when the first point is
+   at t > 0 the current position is prepended at t = 0 (the controller interpolates from where the
+   robot is, as ros2_control's joint_trajectory_controller does); accelerations are dropped (the
+   controller then runs the cubic that is checked here, not a quintic);
+4. motion checks (`checks.MOTION_CHECKS`) on that trajectory, along its interpolation; with the
+   ``retime`` policy a velocity or acceleration excess stretches time (`retime`) and the checks run
+   again on the result.
+
+Point indices in refusals of step 4 count the points of the trajectory to send; a note says when
+a point was prepended (index 0 is then the current position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from humanoid_control.bridge.checks import (
+    INPUT_CHECKS,
+    AccelerationLimits,
+    CheckContext,
+    PositionLimits,
+    SelfCollision,
+    StartState,
+    VelocityLimits,
+)
+from humanoid_control.bridge.limits import JointLimits
+from humanoid_control.bridge.report import ValidationReport
+from humanoid_control.bridge.retime import retime, scale_time
+from humanoid_control.bridge.settings import BridgeSettings
+from humanoid_control.bridge.trajectory import Trajectory
+
+__all__ = ["validate", "approach_duration", "fill_joints"]
+
+
+def fill_joints(traj: Trajectory, limits: JointLimits, current: Mapping[str, float] | None) -> Trajectory:
+    """``traj`` over every joint of ``limits.names`` (that order); a joint it does not name holds
+    ``current[joint]`` (zero velocity)."""
+    N, names = traj.n_points, limits.names
+    cols = np.array([limits.index[n] for n in traj.joint_names], dtype=int)
+    held = np.array([float(current[n]) if current and n in current else 0.0 for n in names])
+    P = np.tile(held, (N, 1))
+    P[:, cols] = traj.positions
+    V = None
+    if traj.velocities is not None:
+        V = np.zeros((N, len(names)))
+        V[:, cols] = traj.velocities
+    return Trajectory(names, traj.times.copy(), P, V, None, traj.source)
+
+
+def approach_duration(start, goal, limits: JointLimits, settings: BridgeSettings, cubic: bool) -> float:
+    """Duration [s] of a rest-to-rest move start -> goal whose peak speed is at most
+    min(approach_speed, v_max) and peak acceleration at most a_max on every joint: cubic with zero
+    end velocities (peak speed 1.5 d / T, acceleration 6 d / T²) or linear (speed d / T, velocity
+    step 2 d / T² at the start, `bounds`)."""
+    d = np.abs(np.asarray(goal, float) - np.asarray(start, float))
+    vmax = np.minimum(settings.approach_speed, limits.v_max)
+    k_v, k_a = (1.5, 6.0) if cubic else (1.0, 2.0)
+    return float(max(np.max(k_v * d / vmax), np.max(np.sqrt(k_a * d / limits.a_max)), 1e-3))
+
+
+def _prepend(traj: Trajectory, q0, duration: float) -> Trajectory:
+    """``traj`` after a segment from ``q0`` (at rest, t = 0) lasting ``duration`` [s]."""
+    times = np.concatenate([[0.0], traj.times - traj.times[0] + duration])
+    P = np.vstack([q0, traj.positions])
+    V = None if traj.velocities is None else np.vstack([np.zeros_like(q0), traj.velocities])
+    return traj.with_(times=times, positions=P, velocities=V, accelerations=None)
+
+
+def validate(
+    traj: Trajectory,
+    limits: JointLimits,
+    current: Mapping[str, float] | None = None,
+    settings: BridgeSettings | None = None,
+    robot=None,
+) -> ValidationReport:
+    """Check ``traj`` for the robot of ``limits`` standing at ``current`` ({joint: position}, from
+    /joint_states; None: unknown, the start state is then not checked) and build what to send
+    (module docstring). ``robot`` (a `humanoid_model.robot.Robot`) is needed only when
+    ``settings.self_collision`` is on."""
+    settings = settings or BridgeSettings()
+    ctx = CheckContext(limits, settings, current, robot)
+    notes: list[str] = []
+    refusals = [r for check in INPUT_CHECKS for r in check.run(traj, ctx)]
+    if refusals:
+        return ValidationReport(False, refusals, None, 1.0, notes)
+
+    held = [n for n in limits.names if n not in set(traj.joint_names)]
+    if held:
+        notes.append(
+            f"{len(held)} joints not named hold their current position: {', '.join(held[:8])}"
+            + (", ..." if len(held) > 8 else "")
+        )
+    start = StartState().run(traj, ctx)
+    full = fill_joints(traj, limits, current)
+    if traj.accelerations is not None:
+        notes.append("accelerations dropped: the controller runs the checked cubic (or linear) interpolation")
+    if settings.speed_scale != 1.0:
+        full = scale_time(full, 1.0 / settings.speed_scale)
+        notes.append(f"time stretched by 1 / speed_scale = {1.0 / settings.speed_scale:.6g}")
+    if current is None:
+        notes.append("current joint positions unknown: the start state is not checked")
+    else:
+        q0 = np.array([float(current[n]) for n in limits.names])
+        if start and settings.approach:
+            T = approach_duration(q0, full.positions[0], limits, settings, full.velocities is not None)
+            full = _prepend(full, q0, T)
+            notes.append(
+                f"approach segment of {T:.6g} s prepended from the current position "
+                f"(largest start error {max(abs(r.value - current[r.joint]) for r in start):.6g} rad); "
+                "point indices count it as point 0"
+            )
+            start = []
+        elif not start and full.times[0] > 0:
+            full = _prepend(full, q0, full.times[0])
+            notes.append("current position prepended at t = 0 (first point at t > 0); point indices count it as 0")
+    if start:
+        return ValidationReport(False, start, None, 1.0, notes)
+
+    unbounded = [n for n, v in zip(limits.names, limits.v_max) if not np.isfinite(v)]
+    if unbounded:
+        notes.append(f"no velocity limit (URDF velocity 0) for: {', '.join(unbounded)}")
+    refusals = PositionLimits().run(full, ctx)
+    dynamic = VelocityLimits().run(full, ctx) + AccelerationLimits().run(full, ctx)
+    stretch = 1.0
+    if dynamic and settings.policy == "retime":
+        full, stretch = retime(full, limits)
+        notes.append(
+            f"retimed: time stretched x{stretch:.6g} (uniform) so that every velocity and acceleration limit holds; "
+            f"duration {full.duration:.6g} s"
+        )
+        dynamic = VelocityLimits().run(full, ctx) + AccelerationLimits().run(full, ctx)
+    refusals += dynamic
+    refusals += SelfCollision().run(full, ctx)
+    ok = not refusals
+    return ValidationReport(ok, refusals, full if ok else None, stretch, notes)
