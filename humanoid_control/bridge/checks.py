@@ -227,7 +227,7 @@ class StartState:
         return out
 
 
-def _worst(check, traj, excess, value, limit, unit, what, point_of):
+def _worst(check, traj, excess, value, limit, unit, what, point_of, verb="exceeds the limit"):
     """One refusal per joint whose ``excess`` (rows: points or segments) is > 0, at its worst row."""
     out = []
     for j in np.flatnonzero((excess > 0).any(axis=0)):
@@ -239,7 +239,7 @@ def _worst(check, traj, excess, value, limit, unit, what, point_of):
                 traj.joint_names[j],
                 point,
                 float(value[k, j]),
-                f"{what} {where} exceeds the limit {limit[j]:.6g} {unit}",
+                f"{what} {where} {verb} {limit[j]:.6g} {unit}",
                 unit,
             )
         )
@@ -271,16 +271,15 @@ class PositionLimits:
         out = []
         for label, value, bound, sign in (("below", p, lo, -1), ("above", p, hi, 1)):
             excess = sign * (value - bound) - LIMIT_TOL
-            got = _worst(self.name, traj, excess, value, bound, "rad", f"position {label} its margin", _point(traj))
-            out += got
+            verb = f"is {label} the limit minus margin {m:g} rad:"
+            out += _worst(self.name, traj, excess, value, bound, "rad", "position", _point(traj), verb)
         if out or traj.n_points < 2 or traj.velocities is None:
             return out
         seg_lo, seg_hi = bounds.position_extremes(traj.times, p, traj.velocities)
         for label, value, bound, sign in (("below", seg_lo, lo, -1), ("above", seg_hi, hi, 1)):
             excess = sign * (value - bound) - LIMIT_TOL
-            out += _worst(
-                self.name, traj, excess, value, bound, "rad", f"cubic overshoot {label} the margin", _segment(traj)
-            )
+            verb = f"is {label} the limit minus margin {m:g} rad:"
+            out += _worst(self.name, traj, excess, value, bound, "rad", "cubic overshoot", _segment(traj), verb)
         return out
 
 
