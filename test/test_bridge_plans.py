@@ -1,0 +1,137 @@
+"""Plan files the bridge reads (humanoid_control.bridge.load_plan): GAIT.json from
+`humanoid-stack gait`, simulator recordings (JSON Lines /2, also cut off, and /1), configuration
+files; floating-base plans give their joint part with a note; bad files are one-line BridgeErrors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from humanoid_control.bridge import BridgeError, BridgeSettings, JointLimits, load_plan, validate
+from humanoid_model import load_robot
+from humanoid_stack.cli import main
+
+
+@pytest.fixture(scope="module")
+def bip():
+    return load_robot("bip")
+
+
+@pytest.fixture(scope="module")
+def hrp2():
+    return load_robot("hrp2")
+
+
+@pytest.fixture(scope="module")
+def gait_file(tmp_path_factory):
+    """The BIP cyclic double-support phase, as `humanoid-stack gait` writes it (~3 s)."""
+    out = tmp_path_factory.mktemp("gait") / "GAIT.json"
+    assert main(["gait", "--robot", "bip", "--phase", "ds", "--output", str(out)]) == 0
+    return out
+
+
+def test_gait_json_gives_the_joint_part_and_says_so(gait_file, bip):
+    traj, notes = load_plan(gait_file, bip)
+    d = json.loads(gait_file.read_text())
+    assert traj.joint_names == d["joint_names"]
+    np.testing.assert_array_equal(traj.times, np.asarray(d["trajectory"]["t"]) - d["trajectory"]["t"][0])
+    np.testing.assert_array_equal(traj.positions, d["trajectory"]["joint_positions"])
+    assert traj.velocities is None
+    assert any("floating-base" in n and "joint part" in n for n in notes)
+    # validated against BIP standing at the gait's first point: too violent for the default
+    # 10 rad/s² (refused), accepted once retimed, and the retimed motion is the same path
+    lim = JointLimits.from_robot(bip)
+    cur = dict(zip(lim.names, bip.joint_positions(bip.q()).values()))
+    cur.update(zip(traj.joint_names, traj.positions[0]))
+    rep = validate(traj, lim, cur)
+    assert not rep.ok and {r.check for r in rep.refusals} == {"acceleration_limits"}
+    rep = validate(traj, lim, cur, BridgeSettings(policy="retime"))
+    assert rep.ok and rep.stretch > 1
+    cols = [lim.names.index(n) for n in traj.joint_names]
+    np.testing.assert_array_equal(rep.trajectory.positions[:, cols], traj.positions)
+
+
+def test_gait_phases_layout(tmp_path, bip):
+    names = ["l_knee", "r_knee"]
+    doc = {
+        "joint_names": names,
+        "phases": [
+            {"t": [0.0, 0.1, 0.2], "q": [[0.1, 0.2], [0.2, 0.3], [0.3, 0.4]]},
+            {"t": [0.0, 0.1], "q": [[0.3, 0.4], [0.4, 0.5]], "base": [[0, 0, 1, 0, 0, 0, 1]] * 2},
+        ],
+    }
+    path = tmp_path / "GAIT.json"
+    path.write_text(json.dumps(doc))
+    traj, notes = load_plan(path, bip)
+    np.testing.assert_allclose(traj.times, [0.0, 0.1, 0.2, 0.3])  # second phase follows, junction once
+    np.testing.assert_array_equal(traj.positions[:, 0], [0.1, 0.2, 0.3, 0.4])
+    assert any("floating-base" in n for n in notes)
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    """HRP-2 standing on flat for 20 ms, recorded every 5 steps (`humanoid-stack simulate`)."""
+    out = tmp_path_factory.mktemp("rec") / "run.jsonl"
+    argv = ["simulate", "flat", "--duration", "0.02", "--record-every", "5", "--quiet", "--output", str(out)]
+    assert main(argv) == 0
+    return out
+
+
+def test_simulator_recording_stream(recording, hrp2):
+    traj, notes = load_plan(recording, hrp2)
+    lines = [json.loads(s) for s in recording.read_text().splitlines()]
+    frames = [f for f in lines[1:] if "t" in f]
+    assert traj.joint_names == lines[0]["joints"]["names"] == hrp2.joint_names
+    np.testing.assert_allclose(traj.times, [f["t"] for f in frames])
+    np.testing.assert_array_equal(traj.positions, [f["joints"]["positions"] for f in frames])
+    assert any("simulator recording" in n for n in notes)
+    # a run cut off mid-line: the complete frames, with a note
+    cut = recording.with_name("cut.jsonl")
+    text = recording.read_text().splitlines()
+    cut.write_text("\n".join(text[:3]) + "\n" + text[3][: len(text[3]) // 2])
+    traj, notes = load_plan(cut, hrp2)
+    assert traj.n_points == 2 and any("cut short" in n for n in notes)
+
+
+def test_stream_format_name_matches_the_simulator():
+    from humanoid_control.bridge.plan_files import STREAM_FORMAT
+    from humanoid_sim.recording import FORMAT
+
+    assert STREAM_FORMAT == FORMAT
+
+
+def test_simulator_recording_v1_and_configurations(tmp_path, hrp2):
+    names = hrp2.joint_names
+    q0 = np.array(list(hrp2.joint_positions(hrp2.q()).values()))
+    doc = {"t": [0.5, 1.0], "joints": {"names": names, "positions": [q0.tolist(), q0.tolist()]}, "robot": "bip"}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc))
+    traj, notes = load_plan(path, hrp2)
+    np.testing.assert_array_equal(traj.times, [0.0, 0.5])
+    assert any("shifted" in n for n in notes) and any("written for robot 'bip'" in n for n in notes)
+    full = np.tile(hrp2.q(), (2, 1))
+    path = tmp_path / "conf.json"
+    path.write_text(json.dumps({"t": [0.0, 1.0], "q": full.tolist()}))
+    traj, notes = load_plan(path, hrp2)
+    np.testing.assert_allclose(traj.positions, [q0, q0])
+    assert any("floating-base" in n for n in notes)
+
+
+@pytest.mark.parametrize(
+    "content, field",
+    [
+        ("[1, 2]", "JSON object"),
+        ('{"format": "humanoid_stack.contact_plan/1"}', "PLAN.json"),
+        ('{"joint_names": ["l_knee"], "trajectory": {"t": [0, 1], "joint_positions": [[0.1]]}}', "joint_positions"),
+        ('{"joint_names": "l_knee", "trajectory": {"t": [0], "joint_positions": [[0.1]]}}', "joint_names"),
+        ('{"hello": 1}', "not a plan"),
+        ("{not json", "not valid JSON"),
+    ],
+)
+def test_bad_plan_files_raise_one_line(tmp_path, bip, content, field):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(BridgeError) as exc:
+        load_plan(path, bip)
+    msg = str(exc.value)
+    assert field in msg and str(path) in msg and "\n" not in msg.strip()
