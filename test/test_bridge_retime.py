@@ -92,3 +92,16 @@ def test_retime_does_not_fix_positions_and_refuse_policy_changes_nothing():
     rep = validate(slow, lim, {"j0": 0.0}, RETIME)
     assert rep.ok and rep.stretch == 1.0
     np.testing.assert_array_equal(rep.trajectory.times, slow.times)
+
+
+def test_retime_stretches_the_motion_not_the_approach():
+    """The x2 cubic case above, starting 0.5 rad away with the approach on: the approach (cubic
+    rest to rest, T = max(1.5 d / 0.2, sqrt(6 d / 1.5)) = 3.75 s) is prepended at its own speed
+    and only the motion is stretched."""
+    lim = limits(1, v=100.0, a=1.5)
+    tr = Trajectory(["j0"], [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.0]])
+    rep = validate(tr, lim, {"j0": -0.5}, BridgeSettings(policy="retime", approach=True))
+    assert rep.ok, rep.summary()
+    np.testing.assert_allclose(rep.trajectory.times, [0.0, 3.75, 5.75], rtol=1e-8)
+    np.testing.assert_array_equal(rep.trajectory.positions[:, 0], [-0.5, 0.0, 1.0])
+    assert rep.stretch == pytest.approx(2.0, rel=1e-8)

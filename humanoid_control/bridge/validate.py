@@ -4,15 +4,16 @@ Order (docs/bridge.md):
 
 1. input checks on the trajectory as received (`checks.INPUT_CHECKS`); any refusal ends here;
 2. start state: the first point against the current positions (``start_tolerance``); beyond it,
-   refuse, or prepend an approach segment when ``approach`` is on;
+   refuse, unless ``approach`` is on;
 3. the trajectory to send is built: every robot joint, in ``limits.names`` order, joints not named
-   holding their current position; time stretched by 1 / ``speed_scale``; when the first point is
-   at t > 0 the current position is prepended at t = 0 (the controller interpolates from where the
-   robot is, as ros2_control's joint_trajectory_controller does); accelerations are dropped (the
-   controller then runs the cubic that is checked here, not a quintic);
-4. motion checks (`checks.MOTION_CHECKS`) on that trajectory, along its interpolation; with the
-   ``retime`` policy a velocity or acceleration excess stretches time (`retime`) and the checks run
-   again on the result.
+   holding their current position; time stretched by 1 / ``speed_scale``; accelerations dropped
+   (the controller then runs the cubic that is checked here, not a quintic);
+4. with the ``retime`` policy, a velocity or acceleration excess stretches time (`retime`);
+5. the approach segment is prepended (``approach``, at its own speed, not stretched), or, when the
+   first point is at t > 0, the current position at t = 0 (the controller interpolates from where
+   the robot is, as ros2_control's joint_trajectory_controller does);
+6. motion checks (`checks.MOTION_CHECKS`) on that trajectory, along its interpolation; with
+   ``retime``, an excess left at the junction of a prepended segment stretches the whole again.
 
 Point indices in refusals of step 4 count the points of the trajectory to send; a note says when
 a point was prepended (index 0 is then the current position).
@@ -100,18 +101,27 @@ def validate(
             f"{len(held)} joints not named hold their current position: {', '.join(held[:8])}"
             + (", ..." if len(held) > 8 else "")
         )
-    start = StartState().run(traj, ctx)
+    start = StartState().run(traj, ctx) if current is not None else []
     full = fill_joints(traj, limits, current)
     if traj.accelerations is not None:
         notes.append("accelerations dropped: the controller runs the checked cubic (or linear) interpolation")
     if settings.speed_scale != 1.0:
         full = scale_time(full, 1.0 / settings.speed_scale)
         notes.append(f"time stretched by 1 / speed_scale = {1.0 / settings.speed_scale:.6g}")
+    if start and not settings.approach:
+        return ValidationReport(False, start, None, 1.0, notes)
+
+    def dynamic_of(tr):
+        return VelocityLimits().run(tr, ctx) + AccelerationLimits().run(tr, ctx)
+
+    stretch = 1.0
+    if settings.policy == "retime" and dynamic_of(full):
+        full, stretch = retime(full, limits)  # the motion itself, before any approach segment
     if current is None:
         notes.append("current joint positions unknown: the start state is not checked")
     else:
         q0 = np.array([float(current[n]) for n in limits.names])
-        if start and settings.approach:
+        if start:
             T = approach_duration(q0, full.positions[0], limits, settings, full.velocities is not None)
             full = _prepend(full, q0, T)
             notes.append(
@@ -119,26 +129,24 @@ def validate(
                 f"(largest start error {max(abs(r.value - current[r.joint]) for r in start):.6g} rad); "
                 "point indices count it as point 0"
             )
-            start = []
-        elif not start and full.times[0] > 0:
+        elif full.times[0] > 0:
             full = _prepend(full, q0, full.times[0])
             notes.append("current position prepended at t = 0 (first point at t > 0); point indices count it as 0")
-    if start:
-        return ValidationReport(False, start, None, 1.0, notes)
 
     unbounded = [n for n, v in zip(limits.names, limits.v_max) if not np.isfinite(v)]
     if unbounded:
         notes.append(f"no velocity limit (URDF velocity 0) for: {', '.join(unbounded)}")
     refusals = PositionLimits().run(full, ctx)
-    dynamic = VelocityLimits().run(full, ctx) + AccelerationLimits().run(full, ctx)
-    stretch = 1.0
-    if dynamic and settings.policy == "retime":
-        full, stretch = retime(full, limits)
+    dynamic = dynamic_of(full)
+    if dynamic and settings.policy == "retime":  # left: the junction with the prepended segment
+        full, again = retime(full, limits)
+        stretch *= again
+        dynamic = dynamic_of(full)
+    if stretch != 1.0:
         notes.append(
             f"retimed: time stretched x{stretch:.6g} (uniform) so that every velocity and acceleration limit holds; "
             f"duration {full.duration:.6g} s"
         )
-        dynamic = VelocityLimits().run(full, ctx) + AccelerationLimits().run(full, ctx)
     refusals += dynamic
     refusals += SelfCollision().run(full, ctx)
     ok = not refusals
