@@ -108,5 +108,3 @@ def self_collisions(traj, robot, check: str = "self_collision"):
 def pair_count(robot) -> int:
     """Number of link pairs tested for ``robot`` (docs/bridge.md)."""
     return len(SelfCollisionModel(robot).geom.collisionPairs)
-
-
