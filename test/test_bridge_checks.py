@@ -296,3 +296,22 @@ def test_hrp2_limits_and_self_collision(hrp2):
     assert coll and all(r.point == 1 and "RARM" in r.message and "\n" not in r.message for r in coll)
     # the check is off by default
     assert "self_collision" not in checks_of(validate(hit, lim, cur, robot=hrp2))
+
+
+@pytest.mark.parametrize("cubic", [False, True])
+def test_sample_is_the_simulator_controllers_interpolation(cubic):
+    """The bridge checks what the controller runs: `sample` (one time or many) equals the
+    simulator's `JointTrajectory.sample` before, between, at and after the points."""
+    from humanoid_sim.actuators import JointTrajectory
+
+    rng = np.random.default_rng(3)
+    times = np.array([0.0, 0.3, 0.5, 1.2])
+    P = rng.normal(size=(4, 2))
+    V = rng.normal(size=(4, 2)) if cubic else None
+    tr = Trajectory(["a", "b"], times, P, V)
+    sim = JointTrajectory(times, P, V)
+    taus = np.concatenate([[-0.1], times, rng.uniform(0, 1.2, 50), [1.5]])
+    many = sample(tr, taus)
+    for k, tau in enumerate(taus):
+        np.testing.assert_allclose(sample(tr, tau), sim.sample(tau)[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(many[k], sim.sample(tau)[0], rtol=0, atol=1e-12)
