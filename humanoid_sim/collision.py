@@ -17,7 +17,10 @@ Pipeline per step:
    surviving pair (mobile–static and mobile–mobile alike, one loop); pairs with a result go to
    `coal.computeContactPatch`, which gives the contact patch polygon (for flat contacts such as
    box on plane: the patch corners). Each patch vertex becomes one point contact: the midpoint of
-   its two witness points, with its own gap measured along the patch normal.
+   its two witness points, with its own gap measured along the patch normal between the two
+   surfaces (`_assemble`, `_entry`; coal gives the patch one depth, that of its deepest point).
+   Box–box pairs take the face normal of the separating-axis test when coal's normal is
+   ill-defined (`CollisionDetector._patch`).
 
 Candidate pairs (`candidate_pairs`, the default set): every mobile shape against every static
 shape; free bodies against each other and against the robot; robot self-collision between
@@ -35,6 +38,11 @@ Numbers we chose (documented here):
   The thesis gives no proximity threshold (spec §2.10).
 * ``PATCH_MAX_POINTS = 8``: at most 8 points per patch (a cylinder rim on a plane would give
   12; 8 keeps the octagon). Boxes on planes give their 4 corners.
+* ``PATCH_TOLERANCE = 1 mm`` (coal's default): support points within 1 mm of the deepest are in
+  the patch, each with its own gap (a raised corner is a speculative contact, not a loaded one).
+* ``BOX_FACE_TOL = 1 µm``: a box–box face axis whose separation is within 1 µm of coal's signed
+  distance is the contact normal (coal's default GJK tolerance is 1e-6: its distance, and so its
+  normal at a distance ~0, is not known better than that).
 * ``MIN_SELF_JOINTS = 3``: robot self pairs need at least 3 joints between the links: with fewer
   the relative velocity of a point spans < 3 dimensions and a point contact's 3×3 Delassus
   block is singular.
@@ -65,6 +73,7 @@ MIN_SELF_JOINTS = 3  # robot self pairs need >= 3 joints between the links (chos
 MESH_MAX_CONTACTS = 64  # triangles of a static mesh tested against one shape (chosen, `_mesh_patches`)
 MESH_FACE_COS = float(np.cos(np.radians(0.5)))  # face contact: coal's normal within 0.5 deg of the triangle's
 CLIP_TOL = 1e-9  # [m] in-plane tolerance of the mesh patch clipping and point merging (chosen)
+BOX_FACE_TOL = 1e-6  # [m] box–box: a face axis within this of coal's distance is the normal (`_box_face_axis`)
 
 
 @dataclass
@@ -105,15 +114,6 @@ class ContactBatch:
             z.copy(),
             np.zeros(0, np.int64),
         )
-
-
-@njit(cache=True)
-def _perimeter_pair(P, hn, k):
-    """`_perimeter` of the two witness polygons P − hn and P + hn, as one (2, k, 3) array."""
-    out = np.empty((2, k, 3))
-    out[0] = _perimeter(P - hn, k)
-    out[1] = _perimeter(P + hn, k)
-    return out
 
 
 @njit(cache=True)
@@ -252,24 +252,129 @@ def _placed_broad(
 
 
 @njit(cache=True)
-def _assemble(A, B, I, F, ncoal):
-    """Per-point arrays of `ContactBatch` from per-pair data: I (k, 4) = (geom a, geom b,
-    b static, point count), F (k, 3) = (h, mu, e), ncoal (k, 3) coal normal from A to B; the
-    witness points are P1 = A − h n, P2 = B + h n (`CollisionDetector._patch`). Returns
-    ((geom_a, geom_b, slot) (3, m), b_static, points, normals, (gaps, mu, e) (3, m))."""
-    ga, gb, cnt = I[:, 0], I[:, 1], I[:, 3]
+def _entry(kind, R, c, half, r, x, d):
+    """Signed distance t [m] along the unit direction d from x to where the line x + t d enters
+    the shape's surface that faces −d: kind 0 box (rotation R, centre c, half sides ``half``):
+    the plane of its face most opposed to d; 1 sphere (radius r); 2 cylinder (axis R e_z,
+    radius r, half length half[2]): the plane of its cap most opposed to d when |d·axis| ≥ √½,
+    its side otherwise; 4 half-space (solid below the plane through c with outward normal
+    R e_z). One surface, never the intersection of all the shape's constraints: a patch point on
+    the support polygon's boundary (on an edge of the box, on a cap's rim) would otherwise meet
+    a side nearly parallel to d, where a rounding error of 1e-17 m becomes a wrong t of µm.
+    The surface is then the one the patch lies on (a box's support polygon within the 1 mm patch
+    tolerance is a face, an edge or a vertex of its most opposed face when the box is thicker
+    than 1.7 mm; a cylinder's, its cap rim or a line of its side). A line that misses a sphere
+    or a side by a rounding error gets its closest approach. Returns (t, True), or (0, False)
+    for other shapes (kind 3) and a half-space the line does not enter from outside."""
+    o0, o1, o2 = x[0] - c[0], x[1] - c[1], x[2] - c[2]
+    if kind == 0:
+        j = 0
+        e = 0.0
+        for k in range(3):
+            ek = R[0, k] * d[0] + R[1, k] * d[1] + R[2, k] * d[2]
+            if abs(ek) > abs(e):
+                j, e = k, ek
+        oj = R[0, j] * o0 + R[1, j] * o1 + R[2, j] * o2
+        return ((-half[j] - oj) / e if e > 0 else (half[j] - oj) / e), True
+    if kind == 1:
+        B = o0 * d[0] + o1 * d[1] + o2 * d[2]
+        C = o0 * o0 + o1 * o1 + o2 * o2 - r * r
+        return -B - np.sqrt(max(B * B - C, 0.0)), True
+    if kind == 2:
+        a0, a1, a2 = R[0, 2], R[1, 2], R[2, 2]
+        e = a0 * d[0] + a1 * d[1] + a2 * d[2]
+        oa = a0 * o0 + a1 * o1 + a2 * o2
+        if e * e >= 0.5:  # a cap
+            return ((-half[2] - oa) / e if e > 0 else (half[2] - oa) / e), True
+        p0, p1, p2 = o0 - oa * a0, o1 - oa * a1, o2 - oa * a2  # the side, |p + t q| = r
+        q0, q1, q2 = d[0] - e * a0, d[1] - e * a1, d[2] - e * a2
+        A = q0 * q0 + q1 * q1 + q2 * q2  # >= 1/2
+        B = p0 * q0 + p1 * q1 + p2 * q2
+        C = p0 * p0 + p1 * p1 + p2 * p2 - r * r
+        return (-B - np.sqrt(max(B * B - A * C, 0.0))) / A, True
+    if kind == 4:
+        m0, m1, m2 = R[0, 2], R[1, 2], R[2, 2]
+        md = m0 * d[0] + m1 * d[1] + m2 * d[2]
+        if md > -1e-12:
+            return 0.0, False
+        return -(m0 * o0 + m1 * o1 + m2 * o2) / md, True
+    return 0.0, False
+
+
+@njit(cache=True)
+def _box_face_axis(R1, c1, h1, R2, c2, h2):
+    """Separating-axis test of two boxes over their six face normals: (unit axis from box 1
+    towards box 2, separation [m], negative for an overlap) of the face axis of largest
+    separation (the reference face of the classic box–box clipping)."""
+    best = -np.inf
+    ax = np.zeros(3)
+    for b in range(2):
+        Rb = R1 if b == 0 else R2
+        for j in range(3):
+            u0, u1, u2 = Rb[0, j], Rb[1, j], Rb[2, j]
+            dc = u0 * (c2[0] - c1[0]) + u1 * (c2[1] - c1[1]) + u2 * (c2[2] - c1[2])
+            ext = 0.0
+            for k in range(3):
+                ext += abs(u0 * R1[0, k] + u1 * R1[1, k] + u2 * R1[2, k]) * h1[k]
+                ext += abs(u0 * R2[0, k] + u1 * R2[1, k] + u2 * R2[2, k]) * h2[k]
+            sep = abs(dc) - ext
+            if sep > best:
+                best = sep
+                s = 1.0 if dc >= 0 else -1.0
+                ax[0], ax[1], ax[2] = s * u0, s * u1, s * u2
+    return ax, best
+
+
+@njit(cache=True)
+def _assemble(A, B, I, F, ncoal, R, p, kind, half, rr, sR, sp, skind, shalf, srr):
+    """Per-point arrays of `ContactBatch` from per-pair data: I (k, 5) = (geom a, geom b,
+    b static, point count, mode), F (k, 7) = (h, mu, e, plane of side 2 (n, offset)), ncoal
+    (k, 3) coal normal from A to B; R, p, kind, half, rr the mobile shapes' placements, kinds
+    and sizes (`CollisionDetector`), sR ... srr the static shapes'.
+
+    Mode 0: the witness points are P1 = A − h n, P2 = B + h n (`CollisionDetector._patch`), so
+    every point of a patch has the patch's gap 2h. Mode 1 (a patch: A = B, points on the patch's
+    mid-plane): each point x gets its own witness points, where the line x + t n enters shape 2
+    (P2) and, going the other way, shape 1 (P1) (`_entry`; a shape without an exact entry keeps
+    x ∓ h n), so its gap is the distance between the two surfaces along n at that point.
+    Mode 2: mode 1 with side 2 the half-space n·y ≤ offset of F[:, 3:7] (a static mesh's face
+    plane, n from B into A). Returns ((geom_a, geom_b, slot) (3, m), b_static, points, normals,
+    (gaps, mu, e) (3, m))."""
+    ga, gb, cnt, mode = I[:, 0], I[:, 1], I[:, 3], I[:, 4]
     bs = I[:, 2] != 0
     hd, mu, e = F[:, 0], F[:, 1], F[:, 2]
     P1 = np.empty_like(A)
     P2 = np.empty_like(B)
+    d = np.empty(3)
+    Rpl = np.zeros((3, 3))
+    cpl = np.zeros(3)
     c = 0
     for i in range(cnt.shape[0]):
         h = hd[i]
-        for _ in range(cnt[i]):
+        s = np.sqrt(ncoal[i, 0] ** 2 + ncoal[i, 1] ** 2 + ncoal[i, 2] ** 2)
+        for a in range(3):
+            d[a] = ncoal[i, a] / s
+        if mode[i] == 2:  # the mesh face's half-space, as a kind-4 shape
             for a in range(3):
-                hn = h * ncoal[i, a]
-                P1[c, a] = A[c, a] - hn
-                P2[c, a] = B[c, a] + hn
+                Rpl[a, 2] = F[i, 3 + a]
+                cpl[a] = F[i, 3 + a] * F[i, 6]
+        for _ in range(cnt[i]):
+            x = A[c]
+            ok1 = ok2 = False
+            t1 = t2 = 0.0
+            if mode[i] != 0:
+                k1 = ga[i]
+                t1, ok1 = _entry(kind[k1], R[k1], p[k1], half[k1], rr[k1], x, -d)
+                k2 = gb[i]
+                if mode[i] == 2:
+                    t2, ok2 = _entry(4, Rpl, cpl, half[k1], 0.0, x, d)
+                elif bs[i]:
+                    t2, ok2 = _entry(skind[k2], sR[k2], sp[k2], shalf[k2], srr[k2], x, d)
+                else:
+                    t2, ok2 = _entry(kind[k2], R[k2], p[k2], half[k2], rr[k2], x, d)
+            for a in range(3):
+                P1[c, a] = x[a] - t1 * d[a] if ok1 else A[c, a] - h * ncoal[i, a]
+                P2[c, a] = x[a] + t2 * d[a] if ok2 else B[c, a] + h * ncoal[i, a]
             c += 1
     m = P1.shape[0]
     # the per-contact rows, packed so that only 5 arrays cross back to Python (each returned
@@ -334,29 +439,8 @@ class CollisionDetector:
         self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
         self.rad = np.array([g.radius for g in mobile])
         # shape kind for the exact half-space test: 0 box, 1 sphere, 2 cylinder, 3 other
-        self.kind = np.array(
-            [
-                0
-                if isinstance(g.shape, coal.Box)
-                else 1
-                if isinstance(g.shape, coal.Sphere)
-                else 2
-                if isinstance(g.shape, coal.Cylinder)
-                else 3
-                for g in mobile
-            ],
-            np.int64,
-        )
-        self.half = np.array(
-            [
-                np.asarray(g.shape.halfSide, float)
-                if isinstance(g.shape, coal.Box)
-                else [0.0, 0.0, float(g.shape.halfLength)]
-                if isinstance(g.shape, coal.Cylinder)
-                else [0.0, 0.0, 0.0]
-                for g in mobile
-            ]
-        ).reshape(-1, 3)
+        self.kind = np.array([_kind(g.shape) for g in mobile], np.int64)
+        self.half = np.array([_half(g.shape) for g in mobile]).reshape(-1, 3)
         # half extents of a box containing the shape in its own frame (for world AABBs)
         self.box_ext = self.half.copy()
         for k, g in enumerate(mobile):
@@ -365,6 +449,18 @@ class CollisionDetector:
             elif isinstance(g.shape, coal.Cylinder):
                 self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
         self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0 for g in mobile])
+        # per-point gaps (`_assemble`, `_entry`): the shapes' kinds (4: half-space), half sides
+        # and radii, mobile then static
+        self.rr = np.array(
+            [float(g.shape.radius) if isinstance(g.shape, (coal.Sphere, coal.Cylinder)) else 0.0 for g in mobile]
+        )
+        self.skind = np.array([4 if s.halfspace else _kind(s.shape) for s in static], np.int64)
+        self.sR = np.array([np.asarray(s.R, float) for s in static]).reshape(-1, 3, 3)
+        self.sp = np.array([np.asarray(s.p, float) for s in static]).reshape(-1, 3)
+        self.shalf = np.array([_half(s.shape) for s in static]).reshape(-1, 3)
+        self.srr = np.array(
+            [float(s.shape.radius) if isinstance(s.shape, (coal.Sphere, coal.Cylinder)) else 0.0 for s in static]
+        )
         hs = [i for i, s in enumerate(static) if s.halfspace]
         fin = [i for i, s in enumerate(static) if not s.halfspace]
         self.hs_idx = np.array(hs, np.int64)
@@ -454,14 +550,30 @@ class CollisionDetector:
         return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args, sweep)
 
     # ------------------------------------------------------------------ narrow phase
-    def _patch(self, s1, T1, s2, T2):
-        """Patch points of one pair: (A (k, 3), B (k, 3), coal normal n from 1 to 2, h) or None
-        when the pair is farther apart than the margin. The points on shape 1 / 2 are
-        A − h n / B + h n (coal's own getPointShape1/2 arithmetic, done in `_assemble`)."""
+    def _patch(self, s1, T1, s2, T2, boxes=None):
+        """Patch points of one pair: (A (k, 3), B (k, 3), coal normal n from 1 to 2, h, mode,
+        plane) (`_assemble`'s per-pair data) or None when the pair is farther apart than the
+        margin. A patch (mode 1) gives its points on the patch's mid-plane (A is B), each of
+        which gets its own gap in `_assemble`; without a patch (mode 0) A and B are coal's
+        witness points.
+
+        ``boxes``: None, or (R1, c1, half sides 1, R2, c2, half sides 2) of a box–box pair. Two
+        boxes touching face to face at a distance of ~0 get an ill-defined normal from coal
+        (cube_stack: (−0.54, −0.54, 0.65) for two faces 1e-12 m apart, one patch point instead
+        of four). The rule of the classic box–box clipping is used instead: the face axis of
+        largest separation (`_box_face_axis`) is the normal whenever its separation is within
+        ``BOX_FACE_TOL`` (1 µm, coal's default GJK tolerance, the precision of its distance) of
+        coal's signed distance; otherwise (an edge–edge contact) coal's normal stays."""
         res = self.res
         res.clear()
         if not coal.collide(s1, T1, s2, T2, self.req, res):
             return None
+        if boxes is not None:
+            c = res.getContact(0)
+            ax, sep = _box_face_axis(*boxes)
+            if sep >= c.penetration_depth - BOX_FACE_TOL:
+                res.clear()
+                res.addContact(coal.Contact(s1, s2, c.b1, c.b2, c.pos, ax, c.penetration_depth))
         pres = self.pres
         pres.clear()
         coal.computeContactPatch(s1, T1, s2, T2, res, self.preq, pres)
@@ -472,25 +584,22 @@ class CollisionDetector:
                 np.array([c.getNearestPoint2()]),
                 np.asarray(c.normal, float),
                 0.0,
+                0,
+                _NO_PLANE,
             )
         patch = pres.getContactPatch(0)
         k = patch.size()
-        # coal's getPointShape1/2(i) are getPoint(i) ∓ (depth / 2) getNormal(): one binding call
-        # per point, and `_assemble` does that same arithmetic (h = depth / 2 returned here)
+        # coal's getPointShape1/2(i) are getPoint(i) ∓ (depth / 2) getNormal(), one depth for
+        # the whole patch (up to the patch tolerance, 1 mm, too deep for its raised points):
+        # `_assemble` measures each point's own gap instead (h = depth / 2 kept for the shapes
+        # without an exact surface there, `_entry`)
         P = np.array([patch.getPoint(i) for i in range(k)])
-        nrm = np.asarray(patch.getNormal(), float)
-        h = patch.penetration_depth / 2
-        if k > PATCH_MAX_POINTS:
-            keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
-            P = P[keep]
-        if self.patch_points and P.shape[0] >= 3 and self.patch_points > P.shape[0]:
-            W = _perimeter_pair(P, h * nrm, self.patch_points)
-            return W[0], W[1], nrm, 0.0
-        return P, P, nrm, h
+        return self._finish(P, np.asarray(patch.getNormal(), float), patch.penetration_depth / 2)
 
     def _mesh_patches(self, s1, T1, s) -> list:
         """Patches of a mobile shape (primitive or convex) against the static triangle mesh ``s``:
-        a list of `_patch`-like tuples (points A, points B, coal normal from 1 to 2, h).
+        a list of `_patch`-like tuples (points A, points B, coal normal from 1 to 2, h, mode,
+        plane).
 
         coal tests the shape against every triangle within the margin (one contact each, at most
         ``MESH_MAX_CONTACTS``). A contact whose normal is the triangle's face normal (within
@@ -534,12 +643,12 @@ class CollisionDetector:
                 points += cs
                 continue
             normals.append(n)
-            out.append(self._finish(P, -n, h))
+            out.append(self._finish(P, -n, h, (n[0], n[1], n[2], off)))
         for c in points:
             nc = np.asarray(c.normal, float)
             if any(float(n @ nc) < -MESH_FACE_COS for n in normals):
                 continue
-            out.append((np.array([c.getNearestPoint1()]), np.array([c.getNearestPoint2()]), nc, 0.0))
+            out.append((np.array([c.getNearestPoint1()]), np.array([c.getNearestPoint2()]), nc, 0.0, 0, _NO_PLANE))
         return out
 
     def _plane_patch(self, s1, T1, n, off, tris):
@@ -574,17 +683,20 @@ class CollisionDetector:
         H = np.roll(H, -int(np.argmin(((H - P2[0]) ** 2).sum(axis=1))), axis=0)
         return H @ B + w * n, h
 
-    def _finish(self, P, ncoal, h):
-        """(A, B, ncoal, h) of patch points P, as `_patch` returns them (at most
-        ``PATCH_MAX_POINTS``; ``patch_points`` perimeter points when asked)."""
+    def _finish(self, P, ncoal, h, plane=None):
+        """(A, B, ncoal, h, mode, plane) of patch points P on the patch's mid-plane, as `_patch`
+        returns them (at most ``PATCH_MAX_POINTS``; ``patch_points`` perimeter points when asked,
+        on the mid-plane polygon's edges: each gets its own gap too). plane: None, or side 2's
+        half-space (n from B into A, offset) (mode 2, a mesh face)."""
         k = P.shape[0]
         if k > PATCH_MAX_POINTS:
             keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
             P = P[keep]
         if self.patch_points and P.shape[0] >= 3 and self.patch_points > P.shape[0]:
-            W = _perimeter_pair(P, h * ncoal, self.patch_points)
-            return W[0], W[1], ncoal, 0.0
-        return P, P, ncoal, h
+            P = _perimeter(P, self.patch_points)
+        if plane is None:
+            return P, P, ncoal, h, 1, _NO_PLANE
+        return P, P, ncoal, h, 2, plane
 
     def detect(self, oMi_R, oMi_p, sweep=None) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`). sweep: None, or (n_mobile,)
@@ -613,44 +725,87 @@ class CollisionDetector:
             (mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]), a, b, 0, mu_mm[a][b], e_mm[a][b])
             for a, b in mpairs.tolist()
         ]
-        P1s, P2s, nrm, ints, flts = [], [], [], [], []  # per pair: (ga, gb, b_static, count), (h, mu, e)
+        # per pair: (ga, gb, b_static, count, mode), (h, mu, e, plane) (`_assemble`)
+        P1s, P2s, nrm, ints, flts = [], [], [], [], []
         same = True  # every pair gave P1 is P2 (patch points)
         mesh = self._mesh
+        kind, skind = self.kind, self.skind
         for s1, T1, s2, T2, ga, gb, st, mu, e in pairs:
             if not still:  # the pair's speculative margin (coal's security margin)
                 self.req.security_margin = max(self.margin, sweep[ga] if st else sweep[ga] + sweep[gb])
             if st and gb in mesh:  # a static triangle mesh: possibly several patches
-                for P1, P2, ncoal, h in self._mesh_patches(s1, T1, gb):
+                for P1, P2, ncoal, h, mode, pl in self._mesh_patches(s1, T1, gb):
                     P1s.append(P1)
                     P2s.append(P2)
                     same = same and P1 is P2
                     nrm.append(ncoal)
-                    ints.append((ga, gb, st, P1.shape[0]))
-                    flts.append((h, mu, e))
+                    ints.append((ga, gb, st, P1.shape[0], mode))
+                    flts.append((h, mu, e, *pl))
                 continue
-            out = self._patch(s1, T1, s2, T2)
+            boxes = None
+            if kind[ga] == 0 and (skind[gb] if st else kind[gb]) == 0:
+                if st:
+                    boxes = (R[ga], p[ga], self.half[ga], self.sR[gb], self.sp[gb], self.shalf[gb])
+                else:
+                    boxes = (R[ga], p[ga], self.half[ga], R[gb], p[gb], self.half[gb])
+            out = self._patch(s1, T1, s2, T2, boxes)
             if out is None:
                 continue
-            P1, P2, ncoal, h = out
+            P1, P2, ncoal, h, mode, pl = out
             P1s.append(P1)
             P2s.append(P2)
             same = same and P1 is P2
             nrm.append(ncoal)
-            ints.append((ga, gb, st, P1.shape[0]))
-            flts.append((h, mu, e))
+            ints.append((ga, gb, st, P1.shape[0], mode))
+            flts.append((h, mu, e, *pl))
         if not still:
             self.req.security_margin = self.margin
         if not ints:
             return ContactBatch.empty()
         A = np.concatenate(P1s)
         out = _assemble(
-            A, A if same else np.concatenate(P2s), np.array(ints, np.int64), np.array(flts, float), np.array(nrm)
+            A,
+            A if same else np.concatenate(P2s),
+            np.array(ints, np.int64),
+            np.array(flts, float),
+            np.array(nrm),
+            R,
+            p,
+            kind,
+            self.half,
+            self.rr,
+            self.sR,
+            self.sp,
+            skind,
+            self.shalf,
+            self.srr,
         )
         I3, bs, points, normals, F3 = out
         return ContactBatch(I3[0], I3[1], bs, points, normals, F3[0], F3[1], F3[2], I3[2])
 
 
 _IDENTITY = coal.Transform3s()
+_NO_PLANE = (0.0, 0.0, 0.0, 0.0)  # `_assemble`'s side-2 plane of a pair without one (mode 0, 1)
+
+
+def _kind(shape) -> int:
+    """Shape kind of the broad phase and of `_entry`: 0 box, 1 sphere, 2 cylinder, 3 other."""
+    if isinstance(shape, coal.Box):
+        return 0
+    if isinstance(shape, coal.Sphere):
+        return 1
+    if isinstance(shape, coal.Cylinder):
+        return 2
+    return 3
+
+
+def _half(shape) -> list:
+    """Half sides of a box, (0, 0, half length) of a cylinder, zeros otherwise [m]."""
+    if isinstance(shape, coal.Box):
+        return [float(v) for v in np.asarray(shape.halfSide, float)]
+    if isinstance(shape, coal.Cylinder):
+        return [0.0, 0.0, float(shape.halfLength)]
+    return [0.0, 0.0, 0.0]
 
 
 def _world_triangles(s: StaticGeom):

@@ -25,9 +25,10 @@ Two normal velocities (docs/simulator.md, "Contact residuals"):
   exactly that share, with the measured worst values of each scenario in
   `PHYSICAL_WORST` (a change of the gap term or of the contact geometry shows there).
 
-In position form (a loaded contact touches), two strict xfails record the collision defects
-this check found: a 9.5 µm penetration in the cube stack after a lost contact patch, and a box
-released 0.2° tilted that never lands flat (patch points share one depth).
+In position form (a loaded contact touches), two tests check the collision defects this check
+found (fixed in issue 14 §5, `humanoid_sim.collision`): a 9.5 µm penetration in the cube stack
+after a lost contact patch (coal's skewed normal for two touching faces), and a box released
+0.2° tilted that never landed flat (the points of a patch shared one depth).
 """
 
 from __future__ import annotations
@@ -135,16 +136,17 @@ def test_b4_contact_law_residuals_every_step(scenario):
 # Worst physical values over each scenario (measured on this code, 2026-11-23), (|f_n v_n| max
 # [N·m/s], v_n min [m/s]); the digest's bounds are 1e-6 and −1e-6. Above them only where the gap
 # term acts: drop e = 0, the ball 2.4 mm above the ground at 3.1 m/s is stopped within the step
-# (v_n = −2.43 m/s, f_n ≈ 700 N); stack: a 9.5 µm penetration pushed out at β|g|/dt (it comes
-# from a lost contact patch: `test_b4_stack_loaded_contacts_do_not_penetrate`); standing: HRP-2 starts 0.15 µm above
-# the floor and its soles then keep gaps of 1-3 nm that each step closes (v_n ≈ −2.5e-6 m/s at
-# f_n ≈ 120 N).
+# (v_n = −2.43 m/s, f_n ≈ 700 N); standing: HRP-2 starts 0.15 µm above the floor and its soles
+# then keep gaps of 1-3 nm that each step closes (v_n ≈ −2.5e-6 m/s at f_n ≈ 120 N). Stack and
+# table were 1.9e-2 / −4.5e-8 and 8.0e-9 / −4.4e-15 before each patch point got its own gap and
+# box pairs their face normal (issue 14 §5; the stack's was a 9.5 µm penetration pushed out,
+# `test_b4_stack_loaded_contacts_do_not_penetrate`).
 PHYSICAL_WORST = {
     "incline": (7.1e-7, -1.9e-7),
     "isotropy": (5.8e-7, -1.2e-7),
     "drop": (1.7e3, -2.43),
-    "table": (8.0e-9, -4.4e-15),
-    "stack": (1.9e-2, -4.5e-8),
+    "table": (3.0e-17, -1.3e-17),
+    "stack": (1.9e-7, -2.0e-8),
     "standing": (8.2e-3, -1.5e-4),
 }
 
@@ -170,40 +172,31 @@ def test_b4_physical_normal_velocity(scenario):
     assert vn_worst >= min(VN_MIN, 1.1 * vn_ref), (name, vn_worst)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="collision (humanoid_sim/collision.py, coal 3): at step 3 of cube_stack, cube1 and cube2 "
-    "touch face to face at a distance of 1e-12 m; coal.collide returns the normal "
-    "(-0.539, -0.539, 0.648) instead of ±z and computeContactPatch then gives 1 point instead of "
-    "the 4 corners, so cube2 and cube3 sink 9.5 µm in one step (≈ g dt²) and the gap term pushes "
-    "them out over ~45 steps with f_n v_n up to 1.9e-2 (PHYSICAL_WORST). Found by B4, issue 14 §5.",
-)
 def test_b4_stack_loaded_contacts_do_not_penetrate():
     """A contact that carries load touches: its gap is within ±1 µm (chosen: 1000× the soles'
-    nm gaps on HRP-2, well below any visible penetration), every step of the cube stack."""
+    nm gaps on HRP-2, well below any visible penetration), every step of the cube stack. Before
+    issue 14 §5: at step 3 coal returned the normal (−0.539, −0.539, 0.648) for two cube faces
+    1e-12 m apart and one patch point instead of four; cubes 2 and 3 sank 9.5 µm. Also: every
+    step has its 12 points (4 per face pair)."""
     w = World.from_scene("cube_stack")
     worst = 0.0
     for _ in range(60):
         w.step()
+        assert w.last.batch.m == 12
         loaded = w.last.forces[:, 0] > 1e-6
         if loaded.any():
             worst = max(worst, np.abs(w.last.batch.gaps[loaded]).max())
     assert worst <= 1e-6, worst
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="collision (humanoid_sim/collision.py): every point of a coal contact patch gets the "
-    "patch's one depth, so with the 1 mm patch tolerance a box corner up to 1 mm above the floor "
-    "is a loaded contact at gap 0; a box released 0.2° tilted (raised edge 0.7 mm up) stays "
-    "tilted, its raised corners carrying 2.2 N each at 0.7 mm. Found by B4, issue 14 §5.",
-)
 def test_b4_a_slightly_tilted_box_lands_flat():
     """A 1 kg box (0.2 × 0.2 × 0.1 m, μ = 0.4) released at rest 0.2° tilted about x with its low
     edge on the floor must rotate down onto its face: B4 in position form, a contact carries
     force only where the bodies touch. After 1 s its four bottom corners, computed from the box's
     pose (not from the contact batch), are within 1 µm of the floor (chosen: far above the
-    nm gaps of a resting body, far below the 0.7 mm start)."""
+    nm gaps of a resting body, far below the 0.7 mm start). Before issue 14 §5 the points of a
+    patch shared its one depth: the raised corners carried 2.2 N each at 0.7 mm. And from the
+    first step the raised corners are contacts with their own gap, 0.7 mm, and no force."""
     import tempfile
     from pathlib import Path
 
@@ -226,6 +219,12 @@ def test_b4_a_slightly_tilted_box_lands_flat():
 
     assert heights(b0).max() == pytest.approx(0.2 * np.sin(a), rel=1e-6)  # 0.7 mm up at the start
     assert heights(b0).min() == pytest.approx(0.0, abs=1e-12)
-    w.step(1000)
+    w.step()
+    b = w.last.batch
+    raised = b.points[:, 1] > 0  # rpy x = +0.2°: the +y edge is up
+    assert b.m == 4 and raised.sum() == 2
+    np.testing.assert_allclose(b.gaps[raised], 0.2 * np.sin(a), rtol=1e-6)
+    assert np.all(w.last.forces[raised, 0] == 0.0)
+    w.step(999)
     h = heights(w.state.bodies["box"])
     assert np.abs(h).max() <= 1e-6, h
