@@ -55,7 +55,7 @@ from humanoid_sim.delassus import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
 from humanoid_sim.geometry import mobile_geometry, static_geometry
 from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed
-from humanoid_sim.integrator import MomentumProjection, free_velocity, integrate
+from humanoid_sim.integrator import MomentumProjection, at_start, carry, free_flyers, free_velocity, integrate
 from humanoid_sim.joint_limits import JointLimits
 from humanoid_sim.state import BodyState, StepResult, WorldSnapshot, WorldState
 from humanoid_sim.step_stats import STAGES, StepStats
@@ -94,8 +94,9 @@ class World:
     """The simulated world: see the module docstring. Build it with `World.from_scene`.
 
     Public state: ``t`` [s], ``q``, ``v`` (combined model), ``q_start``/``v_start`` (the last
-    step's start), ``last`` (its `StepResult`, None before the first step), ``steps`` (steps
-    taken), ``step_stats`` (`StepStats`, drained by readers), ``tau_applied`` (actuated joints).
+    step's start; ``v_step``: ``v`` expressed at ``q_start``), ``last`` (its `StepResult`, None
+    before the first step), ``steps`` (steps taken), ``step_stats`` (`StepStats`, drained by
+    readers), ``tau_applied`` (actuated joints).
     """
 
     # ------------------------------------------------------------------ construction
@@ -208,6 +209,7 @@ class World:
         model.gravity.linear = np.asarray(scene.gravity, float)
         self.model = model
         self.data = model.createData()
+        self.flyers = free_flyers(model)  # the robot's root joint and every free body (`integrate`)
         self.tree_root = ([1] if robot is not None else []) + [self.body_joint[b.name] for b in scene.free_bodies]
         self.tree_mass = ([robot.mass] if robot is not None else []) + [b.mass for b in scene.free_bodies]
         self.masks = support_masks(model)
@@ -330,7 +332,7 @@ class World:
                     tau += ext
         with timers.free:
             pin.crba(model, data, q)
-            vf = free_velocity(model, data, q, v, tau, dt)
+            vf = free_velocity(model, data, q, v, tau, dt, self.flyers)
             M = data.M.T  # crba fills the upper triangle: M.T holds it in the lower one
         if not math.isfinite(vf.sum()):  # NaN/inf in q, v or tau ends here; caught before the contact stages
             if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
@@ -361,7 +363,9 @@ class World:
         with timers.integration:
             vnew = vf + dv
             # a split penetration correction moves the positions only (`contact_solve`)
-            qnew = integrate(model, q, vnew if dv_position is None else vnew + dv_position, dt)
+            vpos = vnew if dv_position is None else vnew + dv_position
+            qnew = integrate(model, q, vpos, dt, self.flyers)
+            carry(vnew, vpos, dt, self.flyers)  # in place (vnew is the step's own array): free flyers keep R v_lin
             if self.momentum is not None and not (batch.m and len(self.tree_cols) == 1):
                 free = self.momentum.free_trees(cs.tree_a, cs.tree_b, self.wrenches.pushed_trees(self.t))
                 if free:
@@ -450,6 +454,14 @@ class World:
             st.joint_velocities = self.v[self.act_v].copy()
             st.joint_torques = np.array(self.tau_applied)
         return st
+
+    @property
+    def v_step(self) -> np.ndarray:
+        """The last step's post-contact velocity expressed at its start configuration ``q_start``:
+        the velocity the contact law holds on, J(q_start) v_step. ``v`` is the same motion
+        expressed at ``q`` (free flyers: `integrator.carry`); they differ in the free flyers'
+        linear velocities only, by the step's rotation."""
+        return at_start(self.q_start, self.q, self.v, self.flyers)
 
     # ------------------------------------------------------------------ save and restore
     def get_state(self) -> WorldSnapshot:

@@ -153,9 +153,9 @@ def _record_corrections(w):
 def test_zero_gravity_momentum_conserved(tmp_path):
     """Spinning, moving HRP-2, zero gravity, no contact, zero joint torques, 1 s: linear and
     angular momentum (about the world origin) conserved to 1e-9 relative (issue 3); kinetic
-    energy drift bounded (< 0.1 % over 1 s: our bound; 0.064 % measured). The projection that
+    energy drift bounded (< 0.1 % over 1 s: our bound; 0.016 % measured). The projection that
     makes the first check hold must only remove the integrator's O(dt²) drift: its correction
-    per step is < 5 s⁻²·dt² relative (our bound; 2.4 s⁻²·dt² measured over this 1 s), and it
+    per step is < 5 s⁻²·dt² relative (our bound; 1.7 s⁻²·dt² measured over this 1 s), and it
     is actually applied on every step."""
     w = _zero_g_world(tmp_path)
     corr = _record_corrections(w)
@@ -181,9 +181,9 @@ def test_zero_gravity_momentum_conserved(tmp_path):
 def test_zero_gravity_uncorrected_integrator_is_first_order(tmp_path):
     """Without the projection, semi-implicit Euler on the Lie group drifts the momentum by
     O(dt²) per step, so O(dt) over a fixed 0.2 s: halving dt halves the drift (ratio 2.00
-    measured at 4/2/1 ms; ±10 % accepted) and it is far above the 1e-9 acceptance (1.6e-4 at
+    measured at 4/2/1 ms; ±10 % accepted) and it is far above the 1e-9 acceptance (2.0e-4 at
     1 ms), so the projection is needed and the conservation test above is not vacuous. With the
-    projection, the per-step correction is second order: ratio 4 (3.98 measured) between 2 and
+    projection, the per-step correction is second order: ratio 4 (3.99 measured) between 2 and
     1 ms, ±10 %."""
     T = 0.2
     drifts = []

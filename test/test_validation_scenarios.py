@@ -54,7 +54,7 @@ def contact_velocities(world, data):
     """(m, 3) relative velocity of body A with respect to body B at each contact point of the last
     step, in its contact frame (rows n, t1, t2): J(qᵗ) v⁺, from Pinocchio's joint velocities."""
     b = world.last.batch
-    pin.forwardKinematics(world.model, data, world.q_start, world.v)
+    pin.forwardKinematics(world.model, data, world.q_start, world.v_step)  # v⁺ expressed at qᵗ
     rel = np.zeros((b.m, 3))
     for k in range(b.m):
         sides = [(world.mobile[b.geom_a[k]].joint, 1.0)]
