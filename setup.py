@@ -15,6 +15,7 @@ NODES = {
     "viewer": "humanoid_ros.viewer:main",
     "gait_generator": "humanoid_ros.gait_generator:main",
     "simulator": "humanoid_ros.simulator:main",
+    "robot_bridge": "humanoid_ros.robot_bridge:main",
 }
 
 

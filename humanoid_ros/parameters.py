@@ -57,6 +57,7 @@ TABLES = {
     "viewer": "humanoid_ros.viewer:PARAMETERS",
     "gait_generator": "humanoid_ros.gait_generator:PARAMETERS",
     "simulator": "humanoid_ros.simulator:PARAMETERS",
+    "robot_bridge": "humanoid_ros.robot_bridge:PARAMETERS",
 }
 """Every node's table (``module:attribute``), by node name: the docs generator reads these.
 A new node adds its entry here (test/test_ros_parameters.py checks it against the runner's

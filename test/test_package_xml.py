@@ -31,7 +31,8 @@ ROSDEP_KEY = {
     "pinocchio": "pinocchio",
     "coal": "coal",
 }
-PIP_ONLY = {"viser": "viser", "websockets": "websockets", "casadi": "casadi"}  # module -> PyPI distribution (requirements.txt)
+# module -> PyPI distribution (requirements.txt)
+PIP_ONLY = {"viser": "viser", "websockets": "websockets", "casadi": "casadi"}
 ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros")
 
 

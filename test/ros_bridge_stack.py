@@ -1,0 +1,166 @@
+"""The robot bridge's test stand (test_ros_bridge*.py): the simulator standing in for the robot,
+the bridge and a test client, real rclpy nodes on one private context (conftest isolates the DDS
+domain). Not a test module: imported by the bridge's ROS tests."""
+
+import json
+import math
+import time
+
+import rclpy
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool, Trigger
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from humanoid_ros.robot_bridge import RobotBridgeNode
+from humanoid_ros.simulator import SimulatorNode
+
+TIMEOUT = 30.0  # [s] wall bound of any wait (chosen: loaded 2-core machine)
+RATE = 100.0  # [Hz] bridge control loop in these tests (the default)
+TOPIC = "/joint_trajectory_controller/joint_trajectory"
+
+SPACE = """\
+name: space
+description: "the robot floating without gravity or ground (bridge tests, joints only, base free)"
+gravity: [0, 0, 0]
+ground: null
+robot:
+  name: {robot}
+  joints: {joints}
+"""
+
+
+class Stack:
+    """Simulator + bridge + a test client on one private context and executor. `joints`: start
+    joint angles of the robot (scene overrides); `topic`: the controller topic the client records
+    into `commands` (a `/commands` topic carries Float64MultiArray)."""
+
+    def __init__(self, tmp, robot="hrp2", domain_offset=0, bridge_params=(), sim_params=(), joints=None, topic=TOPIC):
+        import os
+
+        scene = tmp / f"space_{robot}.yaml"
+        scene.write_text(SPACE.format(robot=robot, joints=json.dumps(joints or {})))
+        self.context = rclpy.Context()
+        domain = int(os.environ.get("ROS_DOMAIN_ID", "0")) + domain_offset
+        rclpy.init(context=self.context, domain_id=domain)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.nodes = []
+        sim = [
+            Parameter("scene", value=str(scene)),
+            Parameter("real_time_factor", value=1.0),
+            Parameter("publish_rate", value=100.0),
+            Parameter("contacts_rate", value=1.0),
+            *sim_params,
+        ]
+        self.sim = self.add(SimulatorNode(context=self.context, parameter_overrides=sim))
+        bridge = [
+            Parameter("robot", value=robot),
+            Parameter("use_sim_time", value=True),
+            Parameter("state_timeout", value=0.5),
+            Parameter("rate", value=RATE),
+            *bridge_params,
+        ]
+        self.bridge = self.add(RobotBridgeNode(context=self.context, parameter_overrides=bridge))
+        self.client = self.add(rclpy.create_node("bridge_test_client", context=self.context))
+        self.commands, self.states, self.diags = [], [], []
+        command_type = Float64MultiArray if topic.endswith("/commands") else JointTrajectory
+        self.client.create_subscription(command_type, topic, self.commands.append, 1000)
+        self.client.create_subscription(JointState, "/joint_states", self.states.append, 1000)
+        self.client.create_subscription(DiagnosticArray, "/diagnostics", self._on_diag, 100)
+        self.pub = self.client.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 10)
+        self.services = {
+            name: self.client.create_client(Trigger, f"/robot_bridge/{name}")
+            for name in ("stop", "validate", "execute_file")
+        }
+        self.pause = self.client.create_client(SetBool, "/simulator/pause")
+        assert self.spin_until(
+            lambda: (
+                self.states
+                and self.pub.get_subscription_count()
+                and self.bridge.measured
+                and all(c.service_is_ready() for c in self.services.values())
+            )
+        )
+        self.names = list(self.bridge.robot.joint_names)
+
+    def _on_diag(self, msg):
+        if msg.status[0].name.startswith("robot_bridge"):
+            self.diags.append(msg.status[0])
+
+    def add(self, node):
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def spin_until(self, cond, timeout=TIMEOUT) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.01)
+            if cond():
+                return True
+        return False
+
+    def spin(self, seconds):
+        self.spin_until(lambda: False, timeout=seconds)
+
+    def call(self, client, request=None):
+        future = client.call_async(request or Trigger.Request())
+        assert self.spin_until(future.done)
+        return future.result()
+
+    def joints(self) -> dict:
+        """Latest measured joint positions by name."""
+        msg = self.states[-1]
+        return dict(zip(msg.name, msg.position))
+
+    def send(self, names, points):
+        """Publish on ~/trajectory: points = [(t [s], positions, velocities or None)]."""
+        msg = JointTrajectory(joint_names=list(names))
+        for t, pos, vel in points:
+            sec = math.floor(t)
+            pt = JointTrajectoryPoint(
+                positions=[float(x) for x in pos],
+                time_from_start=Duration(sec=int(sec), nanosec=int(round((t - sec) * 1e9))),
+            )
+            if vel is not None:
+                pt.velocities = [float(x) for x in vel]
+            msg.points.append(pt)
+        self.pub.publish(msg)
+
+    def wait_diag(self, n0, text) -> DiagnosticStatus:
+        """The first bridge diagnostic after index n0 whose message contains `text`."""
+
+        def found():
+            return next((d for d in self.diags[n0:] if text in d.message), None)
+
+        assert self.spin_until(lambda: found() is not None), [d.message for d in self.diags[n0:]]
+        return found()
+
+    def set(self, **params):
+        results = self.bridge.set_parameters([Parameter(k, value=v) for k, v in params.items()])
+        assert all(r.successful for r in results), [r.reason for r in results]
+
+    def close(self):
+        for node in reversed(self.nodes):
+            if hasattr(node, "close"):
+                node.close()
+            self.executor.remove_node(node)
+            node.destroy_node()
+        self.executor.shutdown()
+        rclpy.shutdown(context=self.context)
+
+
+def settle(stack, threshold=1e-7, timeout=10.0):
+    """Wait until the joints move less than `threshold` [rad] between two /joint_states 0.1 s apart."""
+
+    def still():
+        before = stack.joints()
+        stack.spin(0.1)
+        after = stack.joints()
+        return max(abs(after[n] - before[n]) for n in before) < threshold
+
+    assert stack.spin_until(still, timeout=timeout)
