@@ -162,6 +162,28 @@ def test_sim_launch_nodes_and_arguments():
     assert yaml.safe_load(viewer_file.read_text())["viewer"]["ros__parameters"]["joint_state_source"] is False
 
 
+def test_bridge_launch_nodes_and_arguments():
+    """bridge.launch.py: the robot bridge alone with config/bridge.yaml (a real robot: shipped as a
+    dry run at quarter speed), /joint_states remapped by the joint_states argument; sim:=true
+    starts the simulator and the bridge with config/bridge_sim.yaml instead."""
+    description, launch = load_description(REPO / "launch" / "bridge.launch.py")
+    defaults = default_arguments(description, launch)
+    assert defaults == {"sim": "false", "joint_states": "/joint_states"}
+    nodes = active_nodes(description, launch, defaults)
+    assert [(n.name, n.executable) for n in nodes] == [("robot_bridge", "robot_bridge")]
+    config = share_path(nodes[0].parameters[0], launch, defaults)
+    assert config == REPO / "config" / "bridge.yaml"
+    real = yaml.safe_load(config.read_text())["robot_bridge"]["ros__parameters"]
+    assert real["dry_run"] is True and real["speed_scale"] == 0.25
+    context = launch.EvaluationContext({PACKAGE: REPO}, {**defaults, "joint_states": "/hrp2/joint_states"})
+    [(src, dst)] = nodes[0].remappings
+    assert src == "/joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
+    sim = active_nodes(description, launch, {**defaults, "sim": "true"})
+    assert [n.name for n in sim] == ["simulator", "robot_bridge"]
+    for node in sim:
+        assert [share_path(p, launch, defaults) for p in node.parameters] == [REPO / "config" / "bridge_sim.yaml"]
+
+
 def test_stubs_do_not_leak():
     load_description(REPO / "launch" / "view.launch.py")
     leaked = [k for k, m in list(sys.modules.items()) if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]
