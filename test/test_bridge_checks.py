@@ -132,6 +132,21 @@ def test_start_state_tolerance_boundary_and_approach():
     assert any("approach" in n for n in rep.notes)
 
 
+def test_joint_missing_from_the_measured_state_is_refused_by_name():
+    """A robot joint /joint_states does not give (or a missing joint_map entry) cannot be checked
+    at the start nor held: a held_joints refusal naming it, whether the trajectory names it or
+    not, with approach on too (a named one used to stop validate with a KeyError)."""
+    for named, why in ((("a",), "not named by the trajectory"), (("b",), "not in the measured joint state")):
+        for approach in (False, True):
+            rep = validate(
+                traj([0.0, 1.0], [0.0, 0.1], names=named), limits(), {"a": 0.0}, BridgeSettings(approach=approach)
+            )
+            assert checks_of(rep) == {"held_joints"} and [r.joint for r in rep.refusals] == ["b"]
+            assert why in rep.refusals[0].message
+    both = traj([0.0, 1.0], [[0.0, 0.0], [0.1, 0.1]], names=("a", "b"))
+    assert validate(both, limits(), None).ok  # no measured state at all: the start is not checked (noted)
+
+
 def test_first_point_after_zero_starts_from_current():
     rep = validate(traj([0.5, 1.0], [0.0, 0.1]), limits(), REST)
     assert rep.ok and rep.trajectory.times[0] == 0.0 and rep.trajectory.n_points == 3

@@ -4,7 +4,7 @@ the goal time after it (success or abort), missing or non-finite measurements (a
 import numpy as np
 import pytest
 
-from humanoid_control.bridge import BridgeError, ExecutionMonitor, Trajectory, sample
+from humanoid_control.bridge import PATH_TOLERANCE, BridgeError, ExecutionMonitor, Trajectory, sample
 
 EPS = 1e-6
 
@@ -42,8 +42,10 @@ def test_path_tolerance_boundary(traj, sign):
 
 def test_per_joint_path_tolerance(traj):
     mon = ExecutionMonitor(traj, path_tolerance={"a": 0.5})
+    assert PATH_TOLERANCE == 0.2
     assert mon.update(0.5, measured(traj, 0.5, (0.4, 0.0))).state == "running"
-    assert mon.update(0.6, measured(traj, 0.6, (0.0, 0.11))).state == "aborted"  # b: default 0.1
+    assert mon.update(0.55, measured(traj, 0.55, (0.0, 0.2 * (1 - EPS)))).state == "running"  # b: default 0.2
+    assert mon.update(0.6, measured(traj, 0.6, (0.0, 0.2 * (1 + EPS)))).state == "aborted"
     with pytest.raises(BridgeError, match="unknown joint 'c'"):
         ExecutionMonitor(traj, path_tolerance={"c": 0.1})
     with pytest.raises(BridgeError, match="path_tolerance"):

@@ -12,7 +12,7 @@ The checks, their defaults and the numbers chosen: docs/bridge.md. The node is
 """
 
 from humanoid_control.bridge.limits import A_MAX_DEFAULT, JointLimits
-from humanoid_control.bridge.monitor import ExecutionMonitor, MonitorStatus
+from humanoid_control.bridge.monitor import GOAL_TIME, GOAL_TOLERANCE, PATH_TOLERANCE, ExecutionMonitor, MonitorStatus
 from humanoid_control.bridge.plan_files import load_plan
 from humanoid_control.bridge.report import Refusal, ValidationReport
 from humanoid_control.bridge.settings import BridgeSettings
@@ -33,4 +33,7 @@ __all__ = [
     "load_plan",
     "BridgeError",
     "A_MAX_DEFAULT",
+    "PATH_TOLERANCE",
+    "GOAL_TOLERANCE",
+    "GOAL_TIME",
 ]

@@ -14,7 +14,7 @@ Limit checks look at the points and along the interpolation the controller runs,
 | finite | a NaN or infinite time, position, velocity or acceleration |
 | time_order | time_from_start not strictly increasing |
 | start_time | a first point at t < 0 |
-| held_joints | a joint not named by the trajectory while its current position is unknown |
+| held_joints | a joint of unknown current position: not named (cannot be held), named (start not checked) |
 | current_state | a NaN or infinite current position |
 | start_state | a first point farther than start_tolerance from the current position |
 | position_limits | a position outside [lower + margin, upper - margin], at a point or between points |
@@ -160,12 +160,24 @@ class HeldJoints:
 
     def run(self, traj, context):
         named = set(traj.joint_names)
-        current = context.current or {}
-        return [
+        out = [
             refusal(self.name, n, None, None, "not named by the trajectory and its current position is unknown")
             for n in context.limits.names
-            if n not in named and n not in current
+            if n not in named and n not in (context.current or {})
         ]
+        if context.current is not None:  # a measured state that lacks a named joint (joint_map?)
+            out += [
+                refusal(
+                    self.name,
+                    n,
+                    None,
+                    None,
+                    "not in the measured joint state (/joint_states, after joint_map): its start cannot be checked",
+                )
+                for n in traj.joint_names
+                if n in context.limits.index and n not in context.current
+            ]
+        return out
 
 
 class CurrentState:

@@ -24,9 +24,11 @@ from humanoid_control.exceptions import BridgeError
 
 __all__ = ["ExecutionMonitor", "MonitorStatus", "PATH_TOLERANCE", "GOAL_TOLERANCE", "GOAL_TIME"]
 
-PATH_TOLERANCE = 0.1  # [rad] (chosen) tracking error that aborts: 6°, beyond any PD lag of a nominal motion
-GOAL_TOLERANCE = 0.02  # [rad] (chosen) final error accepted as success (ros2_control's default is 0: none)
-GOAL_TIME = 1.0  # [s] (chosen) time after the last point to reach the goal tolerance
+# (chosen) tracking error that aborts: 4 × the PD lag of an arm moving at 1 rad/s in the simulator (< 0.05 rad)
+PATH_TOLERANCE = 0.2  # [rad]
+# (chosen) final error accepted as success: 2.5 × HRP-2's standing PD sag in the simulator (JTC's default 0: none)
+GOAL_TOLERANCE = 0.05  # [rad]
+GOAL_TIME = 2.0  # [s] (chosen) time after the last point to reach the goal tolerance
 
 
 @dataclass
