@@ -8,7 +8,8 @@ HRP-2 costs ~20 ms per 1 ms step on the shared 2-core test machine (the contact 
 slower than real time, while this scene steps at ~0.5 ms: the bridge then sees a robot that keeps
 the wall clock, and the joints at rest do not move (the 1e-6 check is exact). The joint tracking,
 the controller topic and /joint_states are those of the standing robot (config/bridge_sim.yaml
-runs the standing one; `humanoid-stack up bridge_sim` is tested at the end).
+runs the standing one; `humanoid-stack up bridge_sim` is tested in test_ros_bridge_up.py, the BIP
+gait and the forward position controller in test_ros_bridge_gait.py).
 
 Then, without DDS: message conversion, the FollowJointTrajectory goal (with a stand-in of
 control_msgs, which the PyPI wheels lack) and the import guard.
@@ -207,6 +208,32 @@ def test_stop_holds_within_one_control_period_and_busy_refusal(idle):
     assert s.bridge.execution is None
 
 
+def test_preempt_replaces_the_executing_motion(idle):
+    """preempt on: a valid trajectory arriving during a 3 s motion replaces it (the controller
+    gets the new one, the old goal is not reached, the new one is); an invalid one is refused and
+    leaves the running motion alone."""
+    s = idle
+    s.set(preempt=True)
+    n0, c0 = len(s.diags), len(s.commands)
+    first_goal = long_motion(s)
+    s.wait_diag(n0, "executing")
+    s.spin(0.5)
+    n1 = len(s.diags)
+    q = s.joints()
+    s.send([J0], [(0.0, [q[J0] + 0.3], None), (1.0, [q[J0]], None)])  # wrong start: refused
+    assert "start_state" in s.wait_diag(n1, "refused").message
+    assert s.bridge.execution is not None and len(s.commands) == c0 + 1
+    n2 = len(s.diags)
+    q = s.joints()
+    goal = q[J0] + 0.1  # back up: away from the first motion's goal
+    s.send([J0], [(0.0, [q[J0]], [0.0]), (1.0, [goal], [0.0])])
+    assert s.wait_diag(n2, "executing").level == DiagnosticStatus.OK
+    assert s.spin_until(lambda: len(s.commands) == c0 + 2)
+    assert s.wait_diag(n2, "succeeded").level == DiagnosticStatus.OK
+    assert abs(s.joints()[J0] - goal) < s.bridge.p["goal_tolerance"]
+    assert abs(s.joints()[J0] - first_goal) > 0.3
+
+
 def test_stale_joint_states_stop_and_hold(idle):
     """The simulator pauses mid-motion (no /joint_states, no /clock): the watchdog stops after
     state_timeout, holds the last measured position, and reports why; once the simulator runs
@@ -252,8 +279,8 @@ def test_dry_run_publishes_nothing_and_validate_reports(idle):
 
 
 def test_execute_file_refuses_a_bad_file_and_runs_a_good_one(idle, tmp_path):
-    """~/execute_file: no file set, a missing file, and (dry run) a simulator-style plan file of
-    this robot; the node stays up."""
+    """~/execute_file: no file set and a missing file are refused with the reason; the node stays
+    up (a good file, the BIP gait: test_ros_bridge_gait.py)."""
     s = idle
     s.set(execute_file="")
     assert not s.call(s.services["execute_file"]).success
