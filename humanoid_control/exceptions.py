@@ -2,7 +2,7 @@
 
 from humanoid_model.exceptions import HumanoidStackError
 
-__all__ = ["ControlError", "BridgeError"]
+__all__ = ["ControlError", "BridgeError", "KinematicsError"]
 
 
 class ControlError(HumanoidStackError):
@@ -13,3 +13,10 @@ class BridgeError(ControlError):
     """The robot bridge cannot read a plan or build a trajectory (bad file, bad shapes); the
     message names the source, the field and the value. Unsafe trajectories are not errors: they
     give a `humanoid_control.bridge.ValidationReport` with its refusals."""
+
+
+class KinematicsError(ControlError):
+    """The kinematic generator cannot load a structure (bad sidecar field, unknown link, joint or
+    frame name) or refuses a solver input (NaN target, unknown task frame); the one-line message
+    names the file or source, the field and the value. An unreachable target is not an error: the
+    solver reports its residual (humanoid_control.kinematics)."""
