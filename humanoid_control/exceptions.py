@@ -20,3 +20,8 @@ class KinematicsError(ControlError):
     frame name) or refuses a solver input (NaN target, unknown task frame); the one-line message
     names the file or source, the field and the value. An unreachable target is not an error: the
     solver reports its residual (humanoid_control.kinematics)."""
+
+
+class MadError(KinematicsError):
+    """A MAD file (the thesis's robot description, `humanoid_control.kinematics.mad`) is malformed:
+    the one-line message is ``FILE:LINE: what; found 'TOKEN'``."""
