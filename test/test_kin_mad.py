@@ -4,6 +4,8 @@ Spec: ../shared/spec/002_fluckiger.md (cited as spec:LINE). Positions in mm, as 
 """
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -420,3 +422,27 @@ def test_malformed_files_name_the_line_and_token(tmp_path, name, text, line, tok
 def test_missing_file_is_a_mad_error(tmp_path):
     with pytest.raises(MadError, match="cannot read the MAD file"):
         convert(tmp_path / "none.mad")
+
+
+# -- the command -------------------------------------------------------------------------------
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "humanoid_stack", "mad2urdf", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_writes_both_files_and_refuses_a_bad_file(tmp_path):
+    r = _cli(str(KIN / "cross_delta.mad"), "--output-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    urdf, side = tmp_path / "out" / "cross_delta.urdf", tmp_path / "out" / "cross_delta.kin.yaml"
+    assert r.stdout.split() == [str(urdf), str(side)]
+    assert urdf.read_text() == (KIN / "cross_delta.urdf").read_text()
+    assert side.read_text() == (KIN / "cross_delta.kin.yaml").read_text()
+    bad = tmp_path / "bad.mad"
+    bad.write_text(one_link("theta 0 r 0 alpha 0 d x1", 2))
+    r = _cli(str(bad), "--output-dir", str(tmp_path / "out2"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"humanoid-stack mad2urdf: error: {bad}:4: expected a number after 'd'; found 'x1'"
+    ]
+    assert not (tmp_path / "out2").exists()
