@@ -317,12 +317,25 @@ def test_redundant_6r_hand_computed_pose():
     assert side["sources"] == {"frame7": ["none", "mouse"], "link4": ["none", "panel"]}  # spec:465
 
 
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_examples_read_by_the_sidecar_reader(name):
-    from humanoid_control.kinematics.sidecar import read_kin_sidecar
-
-    side = read_kin_sidecar(KIN / f"{name}.kin.yaml")
-    assert Path(side.urdf).name == f"{name}.urdf"
+@pytest.mark.parametrize(
+    "name, closures, gap_mm",
+    [("hybrid_planar", 1, 2.914), ("macdac", 0, None), ("cross_delta", 2, 45.09), ("redundant_6r", 0, None)],
+)
+def test_examples_load_as_kinematic_structures(name, closures, gap_mm):
+    """Each converted example loads through the sidecar loader (the structure's closures are the
+    MAD loops; their initial position error is the spec's gap: spec:551, spec:560)."""
+    structure = pytest.importorskip("humanoid_control.kinematics.structure")
+    s = structure.load_structure(KIN / f"{name}.kin.yaml")
+    _, _, q, side = load(name)
+    np.testing.assert_allclose(s.q0, q, atol=1e-12)
+    assert len(s.closures) == closures and s.sources == side["sources"]
+    assert sorted(s.closures) == sorted(c["name"] for c in side["closures"])
+    for c in side["closures"]:
+        assert type(s.closures[c["name"]]).__name__ == "Weld"
+        a, b = s.placement(s.q0, c["frame_a"]), s.placement(s.q0, c["frame_b"])
+        gap = np.linalg.norm(a.translation - b.translation) * 1000
+        assert gap == pytest.approx(gap_mm, abs=0.01 if name == "hybrid_planar" else 0.05)
+        assert np.linalg.norm(pin.log3(a.rotation.T @ b.rotation)) < 1e-9
 
 
 # -- the format: tolerance and errors -----------------------------------------------------------
