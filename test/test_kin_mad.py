@@ -415,6 +415,39 @@ BAD = [
     ("missing brace", "RAFF t\nrobot r {\n base { }\n", 3, "<end of file>", "missing '}'"),
     ("no header", "robot r { base { } }", 1, "robot", "must start with 'RAFF"),
     ("unterminated string", 'RAFF t\nrobot r {\n path "abc\n base { } }', 3, None, "unterminated string"),
+    ("unterminated comment", "RAFF t\n\n/* robot r {\n base { } }", 3, None, "unterminated comment"),
+    ("no base", "RAFF t\n\nrobot r {\n}\n", 3, "robot r", "has no 'base'"),
+    (
+        "pred cycle",
+        "RAFF t robot r { base { }\n frame 1 { pos {0 0 0} ori {0 0 0} pred 2 }\n"
+        "frame 2 { pos {0 0 0} ori {0 0 0} pred 1 } }",
+        2,
+        "2",
+        "pred cycle",
+    ),
+    (
+        "link named as a frame",
+        one_link("theta 0 r 0 alpha 0 d 1", 2).replace("}\n}\n", "}\n constraint { frame 1 link 1 }\n}\n"),
+        5,
+        "frame 1",
+        "(1 is a link)",
+    ),
+    (
+        "three elements",
+        one_link("theta 0 r 0 alpha 0 d 1", 2).replace(
+            "}\n}\n", "}\n constraint { link 1 sensor ( 0 )\n link 1 }\n}\n"
+        ),
+        6,
+        "}",
+        "needs exactly 2 elements, got 3",
+    ),
+    (
+        "range and limits",
+        one_link("theta 0 r 0 alpha 0 d 1", 2, "range { -1 1 }\n limits { -1 1 }"),
+        5,
+        "limits",
+        "not both",
+    ),
 ]
 
 
@@ -430,6 +463,33 @@ def test_malformed_files_name_the_line_and_token(tmp_path, name, text, line, tok
     if token is not None:
         assert f"found '{token}'" in msg, msg
     assert isinstance(err.value, KinematicsError) and isinstance(err.value, HumanoidStackError)
+
+
+def test_error_in_a_thesis_file_names_its_line(tmp_path):
+    """A typo in the shipped hybrid robot is reported at the line it is on."""
+    lines = (KIN / "hybrid_planar.mad").read_text().splitlines()
+    n = next(i for i, text in enumerate(lines) if "400.0" in text) + 1  # link 3's d
+    lines[n - 1] = lines[n - 1].replace("400.0", "4OO.0")
+    (tmp_path / "typo.mad").write_text("\n".join(lines) + "\n")
+    with pytest.raises(MadError, match=rf"typo.mad:{n}: expected a number after 'd'; found '4OO.0'$"):
+        convert(tmp_path / "typo.mad")
+
+
+def test_several_robots_share_one_urdf(tmp_path):
+    """Several robots in one file (L1409): one URDF, a root link `scene`, names prefixed."""
+    p = tmp_path / "two.mad"
+    arm = "robot {n} {{ base {{ pos {{ {x} 0 0 }} }} link 1 {{ parameters {{ theta 0 r 0 alpha 0 d 100 }} type 2 pred 0 limits {{ -90 90 }} }} frame 2 {{ pos {{ 50 0 0 }} ori {{ 0 0 0 }} pred 1 }} }}"
+    p.write_text("RAFF two_arms\n" + arm.format(n="left", x=0) + "\n" + arm.format(n="right", x=1000) + "\n")
+    urdf, side = convert(p)
+    model = pin.buildModelFromXML(urdf)
+    assert list(model.names[1:]) == ["left_joint1", "right_joint1"] and set(side["initial"]) == {
+        "left_joint1",
+        "right_joint1",
+    }
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, np.zeros(2))
+    np.testing.assert_allclose(data.oMf[model.getFrameId("right_frame2")].translation, [1.15, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(data.oMf[model.getFrameId("left_frame2")].translation, [0.15, 0, 0], atol=1e-12)
 
 
 def test_missing_file_is_a_mad_error(tmp_path):
