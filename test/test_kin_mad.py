@@ -343,7 +343,7 @@ def test_glued_tokens_comments_version_and_balljoint():
     text = """/* header
     comment */ RAFF v1.1 scene // the version is optional
     sensor 0 { } sensor 3 { port "x" type panel translation 3 rotation 3 }
-    robot arm {
+    robot link2 {
       base { pos { 0 0 100 } ori { 0 0 90 } filename ( auto "b.nff" ) }
       link 1 { parameters { theta90.0 r 0 alpha-90.0 d 10 gamma 0 epsil 0 } type 2 pred 0 limits { 0 180 } }
       link 2 { parameters { d 5 alpha 0 r 20 theta 0 } type 1 pred 7 range { -10 10 } }
@@ -354,6 +354,7 @@ def test_glued_tokens_comments_version_and_balljoint():
     }"""
     mad = parse_mad(text, "t.mad")
     assert mad.version == "v1.1" and mad.scene == "scene" and mad.sensors[3].type == "panel"
+    assert mad.robots[0].name == "link2"  # a name is not split like `theta90.0`
     link = mad.robots[0].links[1]
     assert link.params == {"theta": 90.0, "r": 0.0, "alpha": -90.0, "d": 10.0, "gamma": 0.0, "epsil": 0.0}
     import humanoid_control.kinematics.mad as mad_module

@@ -22,7 +22,8 @@ as implemented (see `docs/kinematics_mad.md`):
     elem       := "link" Int | "frame" Int | "sensor" "(" Int { Int } ")"
 
 Comments are C++ ones (`//`, `/* */`). Glued tokens such as ``theta180.0`` or ``alpha-90.0`` (as in
-the thesis's listings, spec line 95) are split into the keyword and the number.
+the thesis's listings, spec line 95) are split into the keyword and the number where a block
+expects a keyword (so a robot may still be called ``link2``).
 """
 
 from __future__ import annotations
@@ -37,31 +38,6 @@ __all__ = ["Token", "Sensor", "Base", "Link", "Frame", "Constraint", "Robot", "M
 
 KK_KEYS = ("theta", "r", "alpha", "d", "gamma", "epsil")
 KK_REQUIRED = ("theta", "r", "alpha", "d")
-KEYWORDS = {
-    "RAFF",
-    "sensor",
-    "robot",
-    "path",
-    "base",
-    "link",
-    "frame",
-    "constraint",
-    "balljoint",
-    "rotule",
-    "parameters",
-    "type",
-    "pred",
-    "range",
-    "limits",
-    "filename",
-    "pos",
-    "ori",
-    "port",
-    "translation",
-    "rotation",
-    "auto",
-    *KK_KEYS,
-}
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 _GLUED = re.compile(r"([A-Za-z_]+)([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)$")
 _WORD = re.compile(r'"[^"\n]*"|[{}()]|[^\s{}()"]+')
@@ -188,13 +164,8 @@ def tokenize(text: str, source: str) -> list[Token]:
                 tokens.append(Token(word, line, "str"))
             elif _NUMBER.match(word):
                 tokens.append(Token(word, line, "num"))
-            else:
-                g = _GLUED.match(word)
-                if g and g.group(1) in KEYWORDS:
-                    tokens.append(Token(g.group(1), line, "word"))
-                    tokens.append(Token(g.group(2), line, "num"))
-                else:
-                    tokens.append(Token(word, line, "word"))
+            else:  # a glued keyword+number is split by the parser where a keyword is expected
+                tokens.append(Token(word, line, "word"))
     tokens.append(Token("<end of file>", max(1, line - 1 if text.endswith("\n") else line), "end"))
     return tokens
 
@@ -273,6 +244,10 @@ class _Parser:
             tok = self.next()
             if tok.kind == "sym" and tok.text == "}":
                 return
+            glued = _GLUED.match(tok.text) if tok.kind == "word" and tok.text not in allowed else None
+            if glued and glued.group(1) in allowed:  # `theta180.0` (L3203): keyword, then its number
+                tok = Token(glued.group(1), tok.line, "word")
+                self.toks[self.i - 1 : self.i] = [tok, Token(glued.group(2), tok.line, "num")]
             if tok.kind != "word" or tok.text not in allowed:
                 from humanoid_model.validation import did_you_mean
 
