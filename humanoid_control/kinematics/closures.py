@@ -1,0 +1,81 @@
+"""Loop closures (002_fluckiger.md:74-76, 188-194, 225-232): a weld (6-D) or a ball (3-D) between
+two frames of one structure, or between a frame and a fixed world placement (a foot on the ground).
+
+Errors are measured every cycle, so the loop never opens little by little (the thesis's error
+feedback, 002_fluckiger.md:227; gain 1, 002_fluckiger.md:230). Following its proposal
+(002_fluckiger.md:232) the rotation error is ``log6`` of the relative placement, not the
+quaternion->Euler angles of eq. 3.30, which hold only for small errors (002_fluckiger.md:717):
+    weld:  e = log6(oMb⁻¹·oMa) = [v; ω] in frame a's axes, J = Jlog6 · (Jₐ - Ad(aMb)·J_b) (LOCAL),
+    ball:  e = pₐ - p_b in the world, J = Jₐ[:3] - J_b[:3] (LOCAL_WORLD_ALIGNED).
+The columns of the joints above the two branches' common ancestor cancel in the difference, as
+the thesis's sweep stopping at the ancestor does (002_fluckiger.md:194, 002_fluckiger.md:338).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.kinematics.base import Constraint
+
+__all__ = ["Weld", "Ball", "make_closure"]
+
+LOCAL, LWA = pin.ReferenceFrame.LOCAL, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+class _Closure(Constraint):
+    level = 1
+
+    def __init__(self, structure, name: str, frame_a: str, frame_b: str, anchor: pin.SE3 | None = None):
+        self.name, self.frame_a, self.frame_b = name, frame_a, frame_b
+        self.model = structure.model
+        self.fa = structure.frame_id(frame_a, f"closure '{name}': frame_a")
+        self.fb = None if structure.is_world(frame_b) else structure.frame_id(frame_b, f"closure '{name}': frame_b")
+        self.anchor = None
+        if self.fb is None:
+            self.anchor = (anchor if anchor is not None else structure.placement(structure.q0, frame_a)).copy()
+
+
+class Weld(_Closure):
+    """6-D closure: frame a coincides with frame b (position and orientation)."""
+
+    dim = 6
+    type = "weld"
+
+    def __init__(self, structure, name, frame_a, frame_b, anchor=None):
+        super().__init__(structure, name, frame_a, frame_b, anchor)
+        L = structure.length_scale
+        self.row_scale = np.array([1.0, 1.0, 1.0, L, L, L])
+        self.linear = np.array([True, True, True, False, False, False])
+
+    def evaluate(self, q, data):
+        oMa = data.oMf[self.fa]
+        Ja = pin.getFrameJacobian(self.model, data, self.fa, LOCAL)
+        if self.fb is None:
+            M = self.anchor.actInv(oMa)
+            return pin.log6(M).vector, pin.Jlog6(M) @ Ja
+        M = data.oMf[self.fb].actInv(oMa)
+        Jb = pin.getFrameJacobian(self.model, data, self.fb, LOCAL)
+        return pin.log6(M).vector, pin.Jlog6(M) @ (Ja - M.inverse().action @ Jb)
+
+
+class Ball(_Closure):
+    """3-D closure (the thesis's "rotule", 002_fluckiger.md:117): the origins of a and b coincide."""
+
+    dim = 3
+    type = "ball"
+    row_scale = np.ones(3)
+    linear = np.ones(3, dtype=bool)
+
+    def evaluate(self, q, data):
+        Ja = pin.getFrameJacobian(self.model, data, self.fa, LWA)[:3]
+        pa = data.oMf[self.fa].translation
+        if self.fb is None:
+            return pa - self.anchor.translation, Ja
+        Jb = pin.getFrameJacobian(self.model, data, self.fb, LWA)[:3]
+        return pa - data.oMf[self.fb].translation, Ja - Jb
+
+
+def make_closure(structure, name, kind, frame_a, frame_b, anchor=None):
+    """A `Weld` (``kind`` "weld") or a `Ball` ("ball") of ``structure``."""
+    return {"weld": Weld, "ball": Ball}[kind](structure, name, frame_a, frame_b, anchor)

@@ -1,0 +1,170 @@
+"""The default solver: strict priorities with damped least squares and joint-limit saturation.
+
+Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the rows of
+`humanoid_control.kinematics.rows` (consistent units, weights, gains, step bounds):
+
+1. level 1, the structure's closures (and any level-1 task), is solved first: loops are hard
+   constraints (the gap of 002_fluckiger.md:661; the thesis mixes them with the commands,
+   002_fluckiger.md:212, so an incompatible command opens the loops);
+2. each next level (2: commands, frame targets, CoM, driven joints; 3: posture / rest) is solved
+   in the null space of the levels above: x_k = (J_k Z)^+ (r_k - J_k dq), dq += Z x_k, Z <- Z N_k,
+   with Z an orthonormal basis of the remaining null space (from the SVD of each level);
+3. damped least squares per level (the gap of 002_fluckiger.md:660): the singular values σ of
+   J_k Z are inverted as σ/(σ² + λ²) with λ² = λmax²·(1 - (σmin/ε)²) when the smallest σ above
+   the rank tolerance is below ε, else λ = 0 (Chiaverini's rule: no damping, hence no tracking
+   error, away from singularities); σ below ``rank_tolerance`` is a dependent direction, zeroed
+   and left to the levels below;
+4. joint limits (the gap of 002_fluckiger.md:659, the thesis's enforcement being unknown,
+   002_fluckiger.md:222): a joint whose step would cross a limit is saturated at the limit, its
+   column removed, and the whole hierarchy solved again with the others (at most
+   ``max_clamp_iterations`` times, then the step is clipped). Chosen over a QP by measurement
+   (docs/kinematics.md): no QP solver is installed in the project's environment, and the
+   re-solve costs one more SVD pass only on the cycles that hit a limit.
+
+    from humanoid_control.kinematics import prioritized, FrameTarget, ComTask, PostureTask
+    q, report = prioritized.solve(s, q, hand, com, posture)
+    report.level_residual, report.dexterity, report.joint_speeds(dt)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.exceptions import KinematicsError
+from humanoid_control.kinematics.report import SolveReport
+from humanoid_control.kinematics.rows import assemble
+from humanoid_model.validation import finite_number, finite_vector, integer
+
+__all__ = ["PrioritizedSettings", "solve", "tasks_of"]
+
+
+@dataclass
+class PrioritizedSettings:
+    """damping_threshold ε [m/rad] (0.02, chosen): damping starts when the smallest singular value
+        of a level falls below it; HRP-2's levels have σmin 0.09-0.2 m/rad in working postures
+        (docs/kinematics.md), a stretched arm goes below 0.02.
+    damping_max λmax [m/rad] (0.02, chosen): the damping at σ = 0; bounds the gain σ/(σ²+λ²) by
+        1/(2λ) = 25 rad per metre of error, i.e. at most 1.25 rad per cycle with the 5 cm step bound.
+    rank_tolerance [m/rad] (1e-8, chosen): singular values below it are dependent directions
+        (rounding gives ~1e-15 on exactly dependent rows; 7 orders of margin).
+    clamp: saturate joints at their limits (True); max_clamp_iterations (4, chosen).
+    limit_margin [rad] or [m] (0, chosen): the saturation bound stays this far inside the limits.
+    """
+
+    damping_threshold: float = 0.02
+    damping_max: float = 0.02
+    rank_tolerance: float = 1e-8
+    clamp: bool = True
+    max_clamp_iterations: int = 4
+    limit_margin: float = 0.0
+
+    def __post_init__(self):
+        src, E = "prioritized settings", KinematicsError
+        self.damping_threshold = finite_number(self.damping_threshold, src, "damping_threshold", 0.0, error=E)
+        self.damping_max = finite_number(self.damping_max, src, "damping_max", 0.0, error=E)
+        self.rank_tolerance = finite_number(self.rank_tolerance, src, "rank_tolerance", 0.0, strict=True, error=E)
+        self.max_clamp_iterations = integer(self.max_clamp_iterations, src, "max_clamp_iterations", 0, error=E)
+        self.limit_margin = finite_number(self.limit_margin, src, "limit_margin", 0.0, error=E)
+
+
+DEFAULT = PrioritizedSettings()
+
+
+def tasks_of(structure, tasks) -> list:
+    """The structure's closures followed by ``tasks`` (nested lists and tuples flattened)."""
+    flat = list(structure.closures.values())
+    stack = list(tasks)[::-1]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, (list, tuple)):
+            stack.extend(t[::-1])
+        else:
+            flat.append(t)
+    return flat
+
+
+def _hierarchy(levels, free, du, st):
+    """Add to ``du`` (nv,) the prioritised solution over the ``free`` columns (indices)."""
+    Z = None
+    for k, lev in enumerate(levels):
+        last = k == len(levels) - 1
+        J = lev.J[:, free]
+        r = lev.r - lev.J @ du
+        A = J if Z is None else J @ Z
+        if A.shape[1] == 0:
+            break
+        U, s, Vt = np.linalg.svd(A, full_matrices=not last)
+        rank = int(np.count_nonzero(s > st.rank_tolerance))
+        if rank:
+            sr = s[:rank]
+            smin = sr[-1]
+            eps = st.damping_threshold
+            lam2 = 0.0 if smin >= eps else st.damping_max**2 * (1.0 - (smin / eps) ** 2)
+            x = Vt[:rank].T @ ((sr / (sr * sr + lam2)) * (U[:, :rank].T @ r))
+            du[free] += x if Z is None else Z @ x
+        if last:
+            break
+        N = Vt[rank:].T
+        Z = N if Z is None else Z @ N
+    return du
+
+
+def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> tuple[np.ndarray, SolveReport]:
+    """One cycle: the structure's closures (level 1) and ``tasks`` by level. Returns the new
+    configuration and a `SolveReport`. A NaN configuration is refused (`KinematicsError`); an
+    unreachable target is not an error: its residual stays in the report."""
+    st = settings or DEFAULT
+    model = structure.model
+    q = finite_vector(q, model.nq, f"solver ({structure.name})", "q", error=KinematicsError)
+    all_tasks = tasks_of(structure, tasks)
+    structure.compute(q, com=any(t.needs_com for t in all_tasks))
+    cs = structure.col_scale
+    levels = assemble(structure, q, all_tasks, cs)
+    nv = model.nv
+    du = np.zeros(nv)
+    free_mask = np.ones(nv, dtype=bool)
+    saturated, iterations = [], 0
+    lq, lv = structure.lim_q, structure.lim_v
+    lo, hi = structure.lower + st.limit_margin, structure.upper - st.limit_margin
+    if levels:
+        for it in range(st.max_clamp_iterations + 1):
+            iterations = it
+            du = _hierarchy(levels, np.flatnonzero(free_mask), np.where(free_mask, 0.0, du), st)
+            if not st.clamp or lv.size == 0:
+                break
+            qn = q[lq] + du[lv] * cs[lv]
+            over = ((qn > hi) | (qn < lo)) & free_mask[lv]
+            if not over.any():
+                break
+            idx = np.flatnonzero(over)
+            du[lv[idx]] = (np.clip(qn[idx], lo[idx], hi[idx]) - q[lq[idx]]) / cs[lv[idx]]
+            free_mask[lv[idx]] = False
+            saturated += [int(i) for i in lv[idx]]
+        if st.clamp and lv.size:  # after the last re-solve: clip what still crosses
+            qn = q[lq] + du[lv] * cs[lv]
+            du[lv] = (np.clip(qn, np.minimum(lo, q[lq]), np.maximum(hi, q[lq])) - q[lq]) / cs[lv]
+    dq = du * cs
+    q_new = pin.integrate(model, q, dq)
+    return q_new, _report(structure, levels, dq, saturated, iterations, "prioritized")
+
+
+def _report(structure, levels, dq, saturated, iterations, name) -> SolveReport:
+    errors, residual = {}, {}
+    for lev in levels:
+        errors.update(lev.errors)
+        e = [lev.errors[t.name] * t.row_scale for t in lev.tasks]
+        residual[lev.level] = float(np.linalg.norm(np.concatenate(e))) if e else 0.0
+    aug = [lev.J for lev in levels if lev.level <= 2]
+    names = {iv: n for n in structure.joint_names for iv in [structure.joint_index(n)[1]]}
+    return SolveReport(
+        errors=errors,
+        level_residual=residual,
+        dq=dq,
+        saturated=[names.get(i, str(i)) for i in saturated],
+        clamp_iterations=iterations if saturated else 0,
+        solver=name,
+        _J_aug=np.vstack(aug) if aug else None,
+    )

@@ -1,0 +1,59 @@
+"""What one solver cycle reports: residuals per level, the dexterity indicator and joint speeds
+(002_fluckiger.md:290, 002_fluckiger.md:612: σmax/σmin plotted over time, joint-speed spheres)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["SolveReport"]
+
+
+@dataclass
+class SolveReport:
+    """One cycle of a solver.
+
+    errors: {task name: e} measured at the configuration the step started from ([m], [rad]);
+        the next cycle's report measures the result (`residuals` evaluates any q).
+    level_residual: {level: norm of that level's scaled errors [m]} (level 0: the SVD solver's
+        single flat level).
+    dq: the step (nv,) in the tangent space [rad] or [m] per cycle; `joint_speeds(dt)` divides it.
+    saturated: names of the joints held at a limit this cycle.
+    clamp_iterations: re-solves made after saturating joints (0: no limit was hit).
+    sigma: singular values of the augmented Jacobian (loops and commands, the thesis's J_aug,
+        002_fluckiger.md:183), computed on first use; `dexterity` = σmax/σmin (inf when singular).
+    """
+
+    errors: dict
+    level_residual: dict
+    dq: np.ndarray
+    saturated: list = field(default_factory=list)
+    clamp_iterations: int = 0
+    solver: str = ""
+    _J_aug: np.ndarray | None = None
+    _sigma: np.ndarray | None = None
+
+    @property
+    def residual(self) -> float:
+        """Largest level residual [m] (0 when every task is met)."""
+        return max(self.level_residual.values(), default=0.0)
+
+    @property
+    def sigma(self) -> np.ndarray:
+        if self._sigma is None:
+            J = self._J_aug
+            self._sigma = np.zeros(0) if J is None or J.size == 0 else np.linalg.svd(J, compute_uv=False)
+        return self._sigma
+
+    @property
+    def dexterity(self) -> float:
+        """σmax/σmin of the augmented Jacobian (consistent units); inf at a singularity."""
+        s = self.sigma
+        if s.size == 0:
+            return float("nan")
+        return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+
+    def joint_speeds(self, dt: float) -> np.ndarray:
+        """|dq|/dt (nv,) [rad/s] or [m/s] for a cycle of ``dt`` seconds (the speed-sphere radii, A20)."""
+        return np.abs(self.dq) / float(dt)

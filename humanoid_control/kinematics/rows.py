@@ -1,0 +1,69 @@
+"""Stacking constraint rows for the solvers: consistent units, weights, gains and step bounds.
+
+Each constraint's rows are multiplied by its ``row_scale`` (rotation rows by the structure's
+``length_scale`` [m/rad], so every row is in metres: A11 of 002_fluckiger.md:683) and its
+``weight``; the right-hand side is ``-gain·e``. The Jacobian's columns are multiplied by the
+structure's ``col_scale`` (columns in metres by ``length_scale``), so the unknown is in radian
+units and a minimum-norm step weighs a metre of prismatic motion like ``1/length_scale`` rad.
+
+The right-hand side of one constraint is shortened to at most ``MAX_STEP_LINEAR`` [m] for its
+position rows and ``MAX_STEP_ANGULAR`` [rad] for its rotation rows per cycle (before the unit
+scaling): a target 3 m away is approached over several cycles along a straight line instead of
+by one huge linearised step (the thesis injects the full error, 002_fluckiger.md:230, which is
+right for the small loop gaps it meant, 002_fluckiger.md:553).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Level", "assemble", "MAX_STEP_LINEAR", "MAX_STEP_ANGULAR"]
+
+MAX_STEP_LINEAR = 0.05  # [m] (chosen) largest position correction asked of one task per cycle: 5 cm,
+# 10x a hand's travel per cycle at 25 Hz and 12 cm/s (issue 10's square path), so tracking is never clipped
+MAX_STEP_ANGULAR = 0.25  # [rad] (chosen) largest rotation correction per cycle (about 14 deg), same reasoning
+
+
+@dataclass
+class Level:
+    """The stacked rows of one priority level: ``J`` (m, nv) and ``r`` (m,) in scaled units,
+    ``errors`` {task name: raw e}, and the tasks."""
+
+    level: int
+    J: np.ndarray
+    r: np.ndarray
+    errors: dict
+    tasks: list
+
+
+def _clip(e: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    out = e.copy()
+    for mask, bound in ((linear, MAX_STEP_LINEAR), (~linear, MAX_STEP_ANGULAR)):
+        if mask.any():
+            n = float(np.linalg.norm(e[mask]))
+            if n > bound:
+                out[mask] *= bound / n
+    return out
+
+
+def assemble(structure, q, tasks, col_scale, flat: bool = False) -> list[Level]:
+    """The levels of ``tasks`` (constraints, evaluated on ``structure.data``, already computed
+    at ``q``), in increasing level order (one level 0 holding everything when ``flat``)."""
+    groups: dict[int, list] = {}
+    for t in tasks:
+        groups.setdefault(0 if flat else t.level, []).append(t)
+    out = []
+    data = structure.data
+    for level in sorted(groups):
+        Js, rs, errors = [], [], {}
+        for t in groups[level]:
+            e, J = t.evaluate(q, data)
+            errors[t.name] = e
+            w = t.row_scale * t.weight
+            Js.append(J * w[:, None])
+            rs.append(-t.gain * _clip(e, t.linear) * w)
+        J = np.vstack(Js) * col_scale
+        out.append(Level(level, J, np.concatenate(rs), errors, groups[level]))
+    return out

@@ -1,0 +1,55 @@
+"""The thesis's reference method (002_fluckiger.md:198-206, 002_fluckiger.md:225-232): one
+augmented Jacobian stacking every row (loops and commands at equal priority,
+002_fluckiger.md:183, 002_fluckiger.md:217), its SVD pseudo-inverse with small singular values
+zeroed, and the loop errors fed back with gain 1, one step per cycle:
+
+    dq = J_aug^+ · (-e_aug),  σ_i^+ = 1/σ_i if σ_i > RCOND·σmax else 0
+
+Units (A11, 002_fluckiger.md:683): the rows are in metres (rotation rows times the structure's
+``length_scale`` [m/rad]) and the unknowns in radians (prismatic columns times ``length_scale``),
+so σ is in m/rad for every row and column and one relative threshold means the same on every
+structure. The thesis gives no threshold (002_fluckiger.md:203, 002_fluckiger.md:221) and its
+mm/rad units made a 1e-6 threshold drop feasible directions on the Cross-Delta
+(002_fluckiger.md:564-567); see `RCOND`. As in the thesis there is no damping, no priority and
+no joint-limit handling (002_fluckiger.md:215-222); the optional ``clamp`` clips the step at the
+limits without re-solving. The per-task step bound of `humanoid_control.kinematics.rows` applies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.exceptions import KinematicsError
+from humanoid_control.kinematics.prioritized import _report, tasks_of
+from humanoid_control.kinematics.rows import assemble
+from humanoid_model.validation import finite_vector
+
+__all__ = ["solve", "RCOND"]
+
+# (chosen) singular values at or below RCOND·σmax are zeroed. Exactly dependent rows (planar loops
+# in 6-row blocks, 002_fluckiger.md:196) give σ ~ 1e-16·σmax from rounding: 1e-10 leaves 6 orders of
+# margin above them, and keeps directions down to 1e-10·σmax, far below the Cross-Delta's smallest
+# feasible ones (~1e-6·σmax even in the thesis's mm units, 002_fluckiger.md:565).
+RCOND = 1e-10
+
+
+def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False):
+    """One thesis cycle on the structure's closures and ``tasks`` (levels ignored). Returns
+    ``(q_new, report)`` (`SolveReport`, its single level is 0)."""
+    model = structure.model
+    q = finite_vector(q, model.nq, f"svd solver ({structure.name})", "q", error=KinematicsError)
+    all_tasks = tasks_of(structure, tasks)
+    structure.compute(q, com=any(t.needs_com for t in all_tasks))
+    cs = structure.col_scale
+    levels = assemble(structure, q, all_tasks, cs, flat=True)
+    dq = np.zeros(model.nv)
+    if levels:
+        J, r = levels[0].J, levels[0].r
+        U, s, Vt = np.linalg.svd(J, full_matrices=False)
+        keep = s > rcond * (s[0] if s.size else 0.0)
+        dq = Vt[keep].T @ ((U[:, keep].T @ r) / s[keep]) * cs
+    if clamp and structure.lim_v.size:
+        lq, lv = structure.lim_q, structure.lim_v
+        dq[lv] = np.clip(q[lq] + dq[lv], structure.lower, structure.upper) - q[lq]
+    return pin.integrate(model, q, dq), _report(structure, levels, dq, [], 0, "svd")

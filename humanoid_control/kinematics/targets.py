@@ -1,0 +1,89 @@
+"""Frame targets: a frame follows an ABSOLUTE target placement (6-D pose, 3-D position or 3-D
+orientation), the thesis's sensor-following rows (002_fluckiger.md:187) with the gap of
+002_fluckiger.md:664 filled: the error is measured against the absolute target every cycle, so
+increments integrated by an input device never drift (the thesis integrates them open loop,
+002_fluckiger.md:255, 002_fluckiger.md:558). An input node accumulates its increments into the
+target (`FrameTarget.move`) and the solver closes the gap.
+
+    pose:         e = log6(T⁻¹·M) (frame axes), J = Jlog6 · J_LOCAL
+    position:     e = p - p*, J = J_LOCAL_WORLD_ALIGNED[:3]
+    orientation:  e = log3(R*ᵀ·R), J = Jlog3 · J_LOCAL[3:]
+A NaN or infinite target is refused with a `KinematicsError` (the solver keeps its last target).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.exceptions import KinematicsError
+from humanoid_control.kinematics.base import Constraint
+from humanoid_model.validation import finite_rows, finite_vector
+
+__all__ = ["FrameTarget", "MODES"]
+
+MODES = {"pose": 6, "position": 3, "orientation": 3}
+LOCAL, LWA = pin.ReferenceFrame.LOCAL, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+class FrameTarget(Constraint):
+    """Frame ``frame`` of ``structure`` follows ``target`` (a ``pin.SE3``; for ``position`` a (3,)
+    point [m] also works, for ``orientation`` a (3, 3) rotation). Default target: the frame's
+    placement at the structure's initial configuration."""
+
+    def __init__(self, structure, frame: str, target=None, mode: str = "pose", weight=1.0, level=2, gain=1.0):
+        if mode not in MODES:
+            raise KinematicsError(
+                f"frame target '{frame}': field 'mode' must be one of {', '.join(MODES)}; value {mode!r}"
+            )
+        self.name, self.mode, self.dim = frame, mode, MODES[mode]
+        self.level, self.weight, self.gain = int(level), float(weight), float(gain)
+        self.model = structure.model
+        self.fid = structure.frame_id(frame, f"frame target '{frame}'")
+        L = structure.length_scale
+        self.row_scale = {
+            "pose": np.array([1, 1, 1, L, L, L], float),
+            "position": np.ones(3),
+            "orientation": np.full(3, L),
+        }[mode]
+        self.linear = {"pose": np.arange(6) < 3, "position": np.ones(3, bool), "orientation": np.zeros(3, bool)}[mode]
+        self.target = structure.placement(structure.q0, frame)
+        if target is not None:
+            self.set_target(target)
+
+    def set_target(self, target) -> None:
+        """Replace the target (``pin.SE3``, or a point / rotation for the 3-D modes); refuses
+        NaN/inf with a `KinematicsError` and keeps the previous target."""
+        src, M = f"frame target '{self.name}'", self.target.copy()
+        if isinstance(target, pin.SE3):
+            finite_rows(target.homogeneous, 4, src, "target", rows=4, error=KinematicsError)
+            M = target.copy()
+        elif self.mode == "orientation":
+            M.rotation = finite_rows(target, 3, src, "target", rows=3, error=KinematicsError)
+        else:
+            M.translation = finite_vector(target, 3, src, "target", error=KinematicsError)  # a pose keeps its rotation
+        self.target = M
+
+    def move(self, twist, frame: str = "world") -> None:
+        """Apply an increment [dx dy dz, drx dry drz] ([m], [rad]) to the target: ``world`` axes
+        about the target's origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or ``tool`` axes."""
+        v = finite_vector(twist, 6, f"frame target '{self.name}'", "twist", error=KinematicsError)
+        if frame == "tool":
+            self.target = self.target * pin.exp6(pin.Motion(v))
+        elif frame == "world":
+            R = pin.exp3(v[3:]) @ self.target.rotation
+            self.target = pin.SE3(R, self.target.translation + v[:3])
+        else:
+            raise KinematicsError(f"frame target '{self.name}': field 'frame' must be world or tool; value {frame!r}")
+
+    def evaluate(self, q, data):
+        M = data.oMf[self.fid]
+        if self.mode == "position":
+            J = pin.getFrameJacobian(self.model, data, self.fid, LWA)[:3]
+            return M.translation - self.target.translation, J
+        J = pin.getFrameJacobian(self.model, data, self.fid, LOCAL)
+        if self.mode == "pose":
+            E = self.target.actInv(M)
+            return pin.log6(E).vector, pin.Jlog6(E) @ J
+        R = self.target.rotation.T @ M.rotation
+        return pin.log3(R), pin.Jlog3(R) @ J[3:]
