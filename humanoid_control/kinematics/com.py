@@ -21,14 +21,18 @@ __all__ = ["ComTask", "support_polygon", "inside"]
 
 
 class ComTask(Constraint):
-    """CoM x-y of ``structure`` at ``target`` (2,) [m] (default: its value at the initial configuration)."""
+    """CoM x-y of ``structure`` at ``target`` (2,) [m] (default: its value at the initial configuration).
+
+    Level 1 by default (chosen): balance is a hard constraint with the feet, above the commands.
+    At level 2 a hand reaching for a target 3 m away pulled the CoM out of the support polygon
+    (the least-squares compromise of one level); at level 1 it stays where it is."""
 
     dim = 2
     needs_com = True
     row_scale = np.ones(2)
     linear = np.ones(2, dtype=bool)
 
-    def __init__(self, structure, target=None, weight=1.0, level=2, gain=1.0, name="com"):
+    def __init__(self, structure, target=None, weight=1.0, level=1, gain=1.0, name="com"):
         self.name, self.weight, self.level, self.gain = name, float(weight), int(level), float(gain)
         self.model = structure.model
         self.target = structure.com(structure.q0)[:2].copy()
@@ -57,6 +61,10 @@ def support_polygon(structure, q, frames_hulls) -> np.ndarray:
     return _hull(np.asarray(pts)[:, :2])
 
 
+def _cross(a, b) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
 def _hull(p: np.ndarray) -> np.ndarray:
     """Andrew's monotone chain, counter-clockwise."""
     p = p[np.lexsort((p[:, 1], p[:, 0]))]
@@ -64,7 +72,7 @@ def _hull(p: np.ndarray) -> np.ndarray:
     def half(points):
         out = []
         for x in points:
-            while len(out) >= 2 and np.cross(out[-1] - out[-2], x - out[-2]) <= 0:
+            while len(out) >= 2 and _cross(out[-1] - out[-2], x - out[-2]) <= 0:
                 out.pop()
             out.append(x)
         return out
@@ -84,5 +92,5 @@ def signed_distance(polygon: np.ndarray, point) -> float:
     best = np.inf
     for a, b in zip(polygon, np.roll(polygon, -1, axis=0)):
         t = b - a
-        best = min(best, float(np.cross(t, x - a)) / float(np.linalg.norm(t)))
+        best = min(best, _cross(t, x - a) / float(np.linalg.norm(t)))
     return best

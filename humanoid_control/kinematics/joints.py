@@ -48,9 +48,14 @@ class JointTask(Constraint):
 
 
 class PostureTask(JointTask):
-    """Every 1-DOF joint toward ``q_ref`` (full configuration; default the initial one), level 3."""
+    """Every 1-DOF joint toward ``q_ref`` (full configuration; default the initial one), level 3.
 
-    def __init__(self, structure, q_ref=None, weight=1.0, level=3, gain=1.0, name="posture"):
+    ``gain`` 0.1 (chosen): the rest posture is approached by a tenth of the gap per cycle. At full
+    gain it fights a stretched arm reaching for a target out of reach: its null-space steps move
+    the hand at second order and the hand task pulls back, a limit cycle of 0.03-0.4 rad per
+    cycle; at 0.1 the arm settles (steps < 0.015 rad, hand still within 0.02 mm) (docs/kinematics.md)."""
+
+    def __init__(self, structure, q_ref=None, weight=1.0, level=3, gain=0.1, name="posture"):
         q_ref = structure.q0 if q_ref is None else np.asarray(q_ref, float)
         targets = {j: q_ref[structure.joint_index(j, name)[0]] for j in structure.joint_names}
         super().__init__(structure, targets, weight=weight, level=level, gain=gain, name=name)

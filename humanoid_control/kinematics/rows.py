@@ -11,6 +11,7 @@ position rows and ``MAX_STEP_ANGULAR`` [rad] for its rotation rows per cycle (be
 scaling): a target 3 m away is approached over several cycles along a straight line instead of
 by one huge linearised step (the thesis injects the full error, 002_fluckiger.md:230, which is
 right for the small loop gaps it meant, 002_fluckiger.md:553).
+
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Level:
 
 
 def _clip(e: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    """``e`` with its position and rotation parts shortened to the per-cycle bounds."""
     out = e.copy()
     for mask, bound in ((linear, MAX_STEP_LINEAR), (~linear, MAX_STEP_ANGULAR)):
         if mask.any():
