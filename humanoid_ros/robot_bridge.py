@@ -63,6 +63,7 @@ from humanoid_control.bridge import (
 )
 from humanoid_control.exceptions import BridgeError
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_model.validation import short
 from humanoid_ros.common import diagnostic_array, duration, run_node, seconds
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -534,7 +535,8 @@ class RobotBridgeNode(Node):
             values[f"refusal_{i}"] = r.message
         if report.refusals:
             r = report.refusals[0]
-            values.update(check=r.check, joint=r.joint or "", point="" if r.point is None else r.point)
+            joint = "" if r.joint is None else short(r.joint).strip("'")  # shortened as in the message
+            values.update(check=r.check, joint=joint, point="" if r.point is None else r.point)
             values["value"] = "" if r.value is None else f"{r.value:g}"
         for i, note in enumerate(list(notes) + list(report.notes)):
             values[f"note_{i}"] = note

@@ -54,6 +54,16 @@ def test_unknown_joint_named_with_a_hint_and_known_joint_passes():
     assert checks_of(validate(Trajectory([], [0.0], np.zeros((1, 0))), limits(), REST)) == {"joint_names"}
 
 
+def test_a_huge_joint_name_is_not_echoed_in_full():
+    """A 100 kB joint name (issue 14 §6: echoed values are shortened): the refusal is one short
+    line that still says which check and that the name is unknown."""
+    name = "x" * 100_000
+    rep = validate(traj([0.0, 1.0], [0.0, 0.1], names=(name,)), limits(), REST)
+    [r] = rep.refusals
+    assert r.check == "joint_names" and "unknown to the robot" in r.message
+    assert len(r.message) < 500 and "100002 characters" in r.message
+
+
 def test_repeated_joint_refused():
     rep = validate(Trajectory(["a", "a"], [0.0], [[0.0, 0.0]]), limits(), REST)
     assert checks_of(rep) == {"repeated_joints"}

@@ -317,6 +317,17 @@ def test_message_conversion_round_trip_and_shape_errors():
             trajectory_from_msg(bad)
 
 
+def test_diagnostic_values_of_a_refusal_are_short():
+    """The /diagnostics values of a refusal naming a 100 kB joint stay short (issue 14 §6)."""
+    from humanoid_control.bridge import JointLimits, Trajectory, validate
+
+    lim = JointLimits(["a"], [-1.0], [1.0], [1.0], [10.0])
+    tr = Trajectory(["y" * 100_000], np.array([0.0, 1.0]), np.zeros((2, 1)))
+    values = RobotBridgeNode._report_values(validate(tr, lim, {"a": 0.0}))
+    assert values["check"] == "joint_names"
+    assert max(len(str(v)) for v in values.values()) < 500
+
+
 def test_joint_map_entries():
     assert parse_joint_map(["HEAD_JOINT0=head_yaw", " A = b "]) == {"HEAD_JOINT0": "head_yaw", "A": "b"}
     for bad in (["HEAD_JOINT0"], ["=x"], ["a=b", "a=c"], ["a=b", "c=b"]):

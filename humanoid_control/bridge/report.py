@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from humanoid_control.bridge.trajectory import Trajectory
+from humanoid_model.validation import short
 
 __all__ = ["Refusal", "ValidationReport", "refusal"]
 
@@ -31,7 +32,7 @@ def _fmt(value) -> str:
 
 def refusal(check: str, joint, point, value, why: str, unit: str = "") -> Refusal:
     """A `Refusal` whose message reads ``"<check>: joint 'J' point K value V unit: why"``."""
-    where = f"joint '{joint}'" if joint is not None else "trajectory"
+    where = f"joint {short(joint)}" if joint is not None else "trajectory"  # a 100 kB name is not echoed
     at = f" point {point}" if point is not None else ""
     u = f" {unit}" if unit and value is not None else ""
     return Refusal(check, joint, point, value, f"{check}: {where}{at} value {_fmt(value)}{u}: {why}")
