@@ -31,7 +31,7 @@ class SolveReport:
     saturated: list = field(default_factory=list)
     clamp_iterations: int = 0
     solver: str = ""
-    _J_aug: np.ndarray | None = None
+    _J_rows: list | None = None  #: the row blocks of J_aug, stacked on first use
     _sigma: np.ndarray | None = None
 
     @property
@@ -42,7 +42,7 @@ class SolveReport:
     @property
     def sigma(self) -> np.ndarray:
         if self._sigma is None:
-            J = self._J_aug
+            J = np.vstack(self._J_rows) if self._J_rows else None
             self._sigma = np.zeros(0) if J is None or J.size == 0 else np.linalg.svd(J, compute_uv=False)
         return self._sigma
 

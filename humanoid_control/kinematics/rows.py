@@ -27,6 +27,9 @@ MAX_STEP_LINEAR = 0.05  # [m] (chosen) largest position correction asked of one 
 MAX_STEP_ANGULAR = 0.25  # [rad] (chosen) largest rotation correction per cycle (about 14 deg), same reasoning
 
 
+_FAST = min(MAX_STEP_LINEAR, MAX_STEP_ANGULAR) ** 2
+
+
 @dataclass
 class Level:
     """The stacked rows of one priority level: ``J`` (m, nv) and ``r`` (m,) in scaled units,
@@ -41,6 +44,8 @@ class Level:
 
 def _clip(e: np.ndarray, linear: np.ndarray) -> np.ndarray:
     """``e`` with its position and rotation parts shortened to the per-cycle bounds."""
+    if float(e @ e) <= _FAST:  # within both bounds: the usual case, no copy
+        return e
     out = e.copy()
     for mask, bound in ((linear, MAX_STEP_LINEAR), (~linear, MAX_STEP_ANGULAR)):
         if mask.any():

@@ -20,10 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_control.exceptions import KinematicsError
-from humanoid_control.kinematics.prioritized import _report, tasks_of
+from humanoid_control.kinematics.prioritized import _report, checked_q, tasks_of
 from humanoid_control.kinematics.rows import assemble
-from humanoid_model.validation import finite_vector
 
 __all__ = ["solve", "RCOND"]
 
@@ -38,7 +36,7 @@ def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False):
     """One thesis cycle on the structure's closures and ``tasks`` (levels ignored). Returns
     ``(q_new, report)`` (`SolveReport`, its single level is 0)."""
     model = structure.model
-    q = finite_vector(q, model.nq, f"svd solver ({structure.name})", "q", error=KinematicsError)
+    q = checked_q(structure, q, "svd solver")
     all_tasks = tasks_of(structure, tasks)
     structure.compute(q, com=any(t.needs_com for t in all_tasks))
     cs = structure.col_scale
