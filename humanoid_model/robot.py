@@ -228,6 +228,13 @@ def joint_angle(q: np.ndarray, joint) -> float:
     return float(q[joint.idx_q])
 
 
+MAX_JOINTS = 150
+"""Joint degrees of freedom a robot may have (chosen: 5 × HRP-2's 30, twice a humanoid with two
+24-DOF hands; Pinocchio's ``Data`` of n joints takes ~n³ memory: 69 MB at 100, 513 MB at 200,
+measured with `createData`, so every `info`, `simulate` or `view` of a 999-joint chain ran out of
+memory; issue 14 §6)."""
+
+
 def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
     """Load a shipped robot by name (``hrp2``, ``bip``) or any URDF file.
 
@@ -245,6 +252,11 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         visual = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.VISUAL)
     except (RuntimeError, ValueError) as exc:
         raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
+    if model.nv - 6 > MAX_JOINTS:
+        raise ModelError(
+            f"{path}: {model.nv - 6} joint degrees of freedom; at most {MAX_JOINTS} are supported "
+            "(Pinocchio's Data grows as their cube: 69 MB at 100, 513 MB at 200, a 999-joint chain ran out of 24 GB)"
+        )
     # Pinocchio names the free flyer "root_joint" (checked here so a future change is caught).
     if model.names[1] != ROOT_JOINT:
         raise ModelError(f"{path}: expected the free-flyer joint to be named '{ROOT_JOINT}'")

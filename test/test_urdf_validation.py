@@ -105,6 +105,22 @@ def test_info_refuses_a_4000_link_chain_instead_of_segfaulting(deep_urdfs):
     assert "4000 links deep" in r.stderr and f"at most {MAX_DEPTH}" in r.stderr
 
 
+def test_a_robot_beyond_max_joints_is_refused_before_pinocchio_data_exhausts_memory(tmp_path):
+    """A 999-joint chain passed the depth bound, then `info` ran out of 24 GB in Pinocchio's
+    createData (issue 14 §6 audit): MAX_JOINTS + 1 joints are refused in one line, MAX_JOINTS
+    load (Data ~230 MB)."""
+    from humanoid_model.robot import MAX_JOINTS, load_robot
+
+    over = tmp_path / "over.urdf"
+    over.write_text(_chain(MAX_JOINTS + 2))  # n links: n - 1 joints
+    r = _run_cli("info", str(over))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert f"{MAX_JOINTS + 1} joint degrees of freedom" in r.stderr and f"at most {MAX_JOINTS}" in r.stderr
+    at = tmp_path / "at.urdf"
+    at.write_text(_chain(MAX_JOINTS + 1))
+    assert load_robot(at).model.nv == MAX_JOINTS + 6
+
+
 def test_info_refuses_deeply_nested_xml_instead_of_segfaulting(deep_urdfs):
     r = _run_cli("info", str(deep_urdfs["nested"]))
     assert r.returncode == 2, (r.returncode, r.stderr[-500:])
