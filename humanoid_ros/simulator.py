@@ -97,8 +97,8 @@ class SimulatorNode(Node):
         self.stepper = RealTimeStepper(
             self.session,
             self.p["real_time_factor"],
-            publish=self._publish,
-            report=self._publish_diagnostics,
+            publish=self._while_up(self._publish),
+            report=self._while_up(self._publish_diagnostics),
             on_error=lambda text: self.get_logger().error(text + "; simulation paused (call ~/reset)"),
             context=lambda: dict(
                 controller=self.p["controller"], rejected_commands=self.rejected, last_rejection=self.last_rejection
@@ -172,6 +172,23 @@ class SimulatorNode(Node):
             self.get_logger().info(f"parameter {name} = {val}")
 
     # ------------------------------------------------------------------ outputs
+    def _while_up(self, publish):
+        """``publish`` for the stepping thread, silent once the context is shut down: rclpy's
+        SIGINT/SIGTERM handler shuts the context before the runner calls `close`, and a step
+        publishing in between used to fail ('publisher's context is invalid'), pause the
+        simulation and log it (issue 14 §6)."""
+
+        def guarded(*args):
+            if not self.context.ok():
+                return
+            try:
+                publish(*args)
+            except Exception:
+                if self.context.ok():
+                    raise
+
+        return guarded
+
     def _publish(self, out):
         """Messages of the session's `Outputs` (called by the stepper, outside its lock)."""
         if out.state is not None:

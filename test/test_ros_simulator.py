@@ -522,6 +522,27 @@ def test_gain_groups_set_the_pd_gains_later_groups_win(ros):
     assert act.kp[left] > 0 and act.kp[left] != 1000.0  # default standing gains kept
 
 
+def test_a_step_publishing_after_the_context_shut_down_is_silent():
+    """rclpy's SIGINT/SIGTERM handler shuts the context down before the runner stops the stepping
+    thread; a step publishing in that window used to raise RCLError ('publisher's context is
+    invalid'), pause the simulation and log it (issue 14 §6, 2 of 18 SIGTERM stops measured).
+    Now the stepper's publish and report callbacks are silent once the context is down."""
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    node = SimulatorNode(context=ctx, parameter_overrides=FAST)
+    try:
+        node.stepper.pause(True)
+        out = node.session.outputs(force=True)
+        node.stepper._publish(out)  # context up: publishes
+        rclpy.shutdown(context=ctx)
+        node.stepper._publish(out)  # context down: silent, no RCLError
+        assert not node.stepper.error
+    finally:
+        node.close()
+        node.destroy_node()
+        rclpy.try_shutdown(context=ctx)
+
+
 def test_up_sim_moves_the_head_on_a_command_from_another_process(repo_root):
     """`humanoid-stack up sim` in another process: a forward position command from this process
     moves HEAD_JOINT1, /diagnostics and one /robot_description publisher; then SIGTERM (what
