@@ -138,6 +138,12 @@ class _Loader(FieldReader):
                 f"{self.path}: not a scene file: its top level is {type(doc).__name__}, not a mapping of "
                 f"sections ({', '.join(sorted(TOP_KEYS)[:4])}, ...); the content is not shown"
             )
+        # a mapping with no scene section, nor a near miss of one (a typo gets its hint below): not echoed
+        if doc and not any(k in TOP_KEYS or did_you_mean(k, TOP_KEYS) for k in doc):
+            raise SceneError(
+                f"{self.path}: not a scene file: none of its {len(doc)} top-level keys is a scene section "
+                f"({', '.join(sorted(TOP_KEYS)[:4])}, ...); the content is not shown"
+            )
         self.keys(doc, "", TOP_KEYS)
         doc = copy.deepcopy(dict(doc))
         params = doc.get("params") or {}

@@ -191,6 +191,14 @@ def test_other_bad_fields_name_the_file_and_the_field(tmp_path, scene_file, scen
     assert msg.startswith(f"{secret}: not a scene file: its top level is str") and "root" not in msg.replace(
         str(secret), ""
     )
+    # a YAML mapping that is no scene (a config file with a secret) is not echoed either
+    for text in ("password: hunter2\n", "db: {password: hunter2}\n"):
+        msg = scene_error(scene_file(text, "config.yaml"))
+        assert "not a scene file" in msg and "hunter2" not in msg and "password" not in msg, msg
+    typo = scene_error(scene_file("gravty: [0, 0, -9.81]\n", "typo.yaml"))  # one key, close to a section
+    assert "did you mean 'gravity'" in typo
+    near = scene_error(scene_file("gravity: [0, 0, -9.81]\ngrond: null\n", "near.yaml"))
+    assert "grond" in near and "ground" in near  # a scene with a typo still gets its hint
     bad_yaml = scene_file("gravity: [0, 0\n", "syntax.yaml")
     assert "not valid YAML" in scene_error(bad_yaml)
     assert "not a shipped scene" in scene_error("no_such_scene")

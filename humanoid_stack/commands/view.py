@@ -60,7 +60,7 @@ def add_arguments(parser):
         type=int,
         default=8080,
         metavar="N",
-        help="HTTP port (default 8080; 0 picks a free port; a busy port moves to the next one)",
+        help="HTTP port (default 8080; 0 picks a free port; a busy port is an error, exit 2)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", metavar="H", help="address to serve on (default 127.0.0.1: this machine only)"
