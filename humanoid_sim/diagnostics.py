@@ -62,7 +62,7 @@ def physics_report(
         level = WARN
         message = (
             f"{s.unconverged_solves} contact solves in {s.steps} steps did not converge within "
-            f"{max_iterations} iterations; the steps used the best iterate"
+            f"{max_iterations} iterations (or their time budget); the steps used the best iterate"
         )
     else:
         level, message = OK, "paused" if paused else "running"

@@ -41,6 +41,7 @@ class SessionSettings:
 
     solver: `humanoid_sim.solvers` name; dt [s]; solver_tolerance: the complementarity [N·m/s]
     and penetration [m/s] thresholds of `SolverSettings`; solver_max_iterations: its sweep budget;
+    solver_time_budget [s]: its wall-clock budget per solve (0 = none);
     gravity_compensation: PD feedforward; gains_groups / gains_kp [N·m/rad] / gains_kv
     [N·m·s/rad]: `humanoid_sim.actuators.apply_gain_groups`; push_*: the scripted push
     (`humanoid_sim.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
@@ -53,6 +54,7 @@ class SessionSettings:
     dt: float = 1e-3
     solver_tolerance: float = 1e-6
     solver_max_iterations: int = 500
+    solver_time_budget: float = 0.005
     gravity_compensation: bool = False
     gains_groups: Sequence[str] = ()
     gains_kp: Sequence[float] = ()
@@ -153,7 +155,10 @@ class SimulationSession:
             solver=s.solver,
             dt=s.dt,
             solver_settings=SolverSettings(
-                max_iterations=s.solver_max_iterations, tol_complementarity=tol, tol_penetration=tol
+                max_iterations=s.solver_max_iterations,
+                tol_complementarity=tol,
+                tol_penetration=tol,
+                time_budget=s.solver_time_budget or None,
             ),
             gravity_compensation=s.gravity_compensation,
         )

@@ -37,6 +37,7 @@ SIMULATOR_TODAY = {
     "solver": ("nsgs_newton", False),
     "solver_tolerance": (1e-6, False),
     "solver_max_iterations": (500, False),
+    "solver_time_budget": (0.005, False),
     "real_time_factor": (1.0, True),
     "publish_rate": (50.0, False),
     "contacts_rate": (10.0, False),
