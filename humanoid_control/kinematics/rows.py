@@ -57,20 +57,31 @@ def _clip(e: np.ndarray, linear: np.ndarray) -> np.ndarray:
 
 def assemble(structure, q, tasks, col_scale, flat: bool = False) -> list[Level]:
     """The levels of ``tasks`` (constraints, evaluated on ``structure.data``, already computed
-    at ``q``), in increasing level order (one level 0 holding everything when ``flat``)."""
+    at ``q``), in increasing level order (one level 0 holding everything when ``flat``). Rows are
+    written into one preallocated array per level and scaled in one operation (the hot path)."""
     groups: dict[int, list] = {}
     for t in tasks:
         groups.setdefault(0 if flat else t.level, []).append(t)
     out = []
-    data = structure.data
+    data, nv = structure.data, structure.model.nv
     for level in sorted(groups):
-        Js, rs, errors = [], [], {}
-        for t in groups[level]:
-            e, J = t.evaluate(q, data)
-            errors[t.name] = e
-            w = t.row_scale * t.weight
-            Js.append(J * w[:, None])
-            rs.append(-t.gain * _clip(e, t.linear) * w)
-        J = np.vstack(Js) * col_scale
-        out.append(Level(level, J, np.concatenate(rs), errors, groups[level]))
+        members = groups[level]
+        m = sum(t.dim for t in members)
+        J = np.empty((m, nv))
+        e = np.empty(m)
+        w = np.empty(m)
+        g = np.empty(m)
+        errors, a = {}, 0
+        for t in members:
+            b = a + t.dim
+            e_t, J[a:b] = t.evaluate(q, data)
+            e[a:b] = _clip(e_t, t.linear)
+            errors[t.name] = e_t
+            w[a:b] = t.row_scale * t.weight
+            g[a:b] = t.gain
+            a = b
+        J *= w[:, None]
+        J *= col_scale
+        level_rows = Level(level, J, -(g * e * w), errors, members)
+        out.append(level_rows)
     return out
