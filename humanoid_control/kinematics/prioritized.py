@@ -201,19 +201,17 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
 
 
 def _report(structure, levels, dq, saturated, iterations, name) -> SolveReport:
-    errors, residual = {}, {}
+    errors = {}
     for lev in levels:
         errors.update(lev.errors)
-        e = [lev.errors[t.name] * t.row_scale for t in lev.tasks]
-        residual[lev.level] = float(np.linalg.norm(np.concatenate(e))) if e else 0.0
     aug = [lev.J for lev in levels if lev.level <= 2]
     names = {structure.joint_index(n)[1]: n for n in structure.joint_names} if saturated else {}
     return SolveReport(
         errors=errors,
-        level_residual=residual,
         dq=dq,
         saturated=[names.get(i, str(i)) for i in saturated],
         clamp_iterations=iterations if saturated else 0,
         solver=name,
         _J_rows=aug,
+        _levels=levels,
     )

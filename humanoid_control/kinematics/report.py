@@ -26,12 +26,24 @@ class SolveReport:
     """
 
     errors: dict
-    level_residual: dict
     dq: np.ndarray
     saturated: list = field(default_factory=list)
     clamp_iterations: int = 0
     solver: str = ""
     _J_rows: list | None = None  #: the row blocks of J_aug, stacked on first use
+    _levels: list = field(default_factory=list)  #: the solver's `rows.Level` list
+    _residual: dict | None = None
+
+    @property
+    def level_residual(self) -> dict:
+        """{level: norm of that level's errors times their row scales [m]}, computed on first use."""
+        if self._residual is None:
+            self._residual = {}
+            for lev in self._levels:
+                e = [lev.errors[t.name] * t.row_scale for t in lev.tasks]
+                self._residual[lev.level] = float(np.linalg.norm(np.concatenate(e))) if e else 0.0
+        return self._residual
+
     _sigma: np.ndarray | None = None
 
     @property
