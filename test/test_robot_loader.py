@@ -149,10 +149,15 @@ def test_shipped_robots_are_listed():
 
 
 def _erd_robots_dir():
-    import sysconfig
+    """example-robot-data's robots folder (the optional ``robots`` extra, found on sys.path as
+    test_collision_mesh does), or None."""
+    import sys
 
-    d = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-    return d if d.is_dir() else None
+    for p in sys.path:
+        d = Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if d.is_dir():
+            return d
+    return None
 
 
 @pytest.mark.skipif(
