@@ -100,15 +100,18 @@ def tasks_of(structure, tasks) -> list:
     return flat
 
 
-def _hierarchy(levels, st):
+def _hierarchy(levels, st, start=None):
     """The prioritised step du (nv,) in scaled units. Each level's singular values come from the
     eigen-decomposition of its Gram matrix A·Aᵀ (m x m, m <= 14 rows on HRP-2: LAPACK dsyev,
     3-5x faster here than an SVD of A), the step is Aᵀ·U·diag(1/(σ²+λ²))·Uᵀ·r (= V σ/(σ²+λ²) Uᵀ r)
     and the null space is kept as the projector P <- P - V·Vᵀ, V = Aᵀ·U/σ. A last level >= 3
-    (posture, rest) is solved by its regularised normal equations (Cholesky, `REST_REGULARISATION`)."""
+    (posture, rest) is solved by its regularised normal equations (Cholesky, `REST_REGULARISATION`).
+
+    Returns ``(du, after_first)``: ``after_first`` = (du, P) after the first level, from which a
+    re-solve with saturated joints starts (``start``) instead of decomposing level 1 again."""
     nv = levels[0].J.shape[1]
-    du = np.zeros(nv)
-    P = None
+    du, P = (np.zeros(nv), None) if start is None else (start[0].copy(), start[1])
+    after_first = None
     tol2 = st.rank_tolerance**2
     for k, lev in enumerate(levels):
         last = k == len(levels) - 1
@@ -131,7 +134,9 @@ def _hierarchy(levels, st):
             if not last:
                 V = (A.T @ U) / np.sqrt(w)
                 P = (np.eye(nv) if P is None else P) - V @ V.T
-    return du
+        if k == 0:
+            after_first = (du.copy(), P)
+    return du, after_first
 
 
 def checked_q(structure, q, who: str) -> np.ndarray:
@@ -173,9 +178,15 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
     lo, hi = structure.lower + st.limit_margin, structure.upper - st.limit_margin
     if levels:
         rows, targets = [], []
+        first = levels[0].level == 1 and len(levels) > 1  # level 1 is solved once, re-solves start after it
         for it in range(st.max_clamp_iterations + 1):
             iterations = it
-            du = _hierarchy(_with_saturation(levels, rows, targets, nv), st)
+            if it == 0:
+                du, start = _hierarchy(levels, st)
+            elif first:
+                du, _ = _hierarchy(_with_saturation(levels, rows, targets, nv)[1:], st, start)
+            else:
+                du, _ = _hierarchy(_with_saturation(levels, rows, targets, nv), st)
             if not st.clamp or lv.size == 0:
                 break
             qn = q[lq] + du[lv] * cs[lv]
