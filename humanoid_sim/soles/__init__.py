@@ -1,0 +1,41 @@
+"""Deformable FEM soles (spec ../shared/spec/000_chardonnet.md §2.15–2.16, eqs 4.4–4.32;
+docs/soles.md). ROS-free; not yet coupled into `World` (docs/soles.md, "Not yet done").
+
+    from humanoid_sim.soles import CondensedSole, box_sole
+    sole = CondensedSole(box_sole())  # 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4
+    Cc = sole.contact_compliance(sole.mesh.bottom_nodes[:4])  # K_c⁻¹ [m/N] in the sole frame
+
+Package layout (no import cycle; each module imports only those above it):
+  material.py      Material (E, ν), Layer, lame (eq. 4.7)
+  mesh.py          SoleMesh, box_sole (structured Kuhn tets), gmsh_box_sole / from_gmsh (optional gmsh)
+  loads.py         consistent nodal loads of a uniform traction
+  fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
+  distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
+"""
+
+from .distribution import Distribution, barycentric, distribution_matrix
+from .fem import CondensedSole, element_stiffness, node_dofs, rigid_body_modes, stiffness_matrix
+from .loads import pressure_loads, triangle_areas
+from .material import RUBBER, Layer, Material, lame
+from .mesh import SoleMesh, box_sole, from_gmsh, gmsh_box_sole
+
+__all__ = [
+    "Material",
+    "Layer",
+    "RUBBER",
+    "lame",
+    "SoleMesh",
+    "box_sole",
+    "gmsh_box_sole",
+    "from_gmsh",
+    "pressure_loads",
+    "triangle_areas",
+    "element_stiffness",
+    "stiffness_matrix",
+    "rigid_body_modes",
+    "node_dofs",
+    "CondensedSole",
+    "barycentric",
+    "Distribution",
+    "distribution_matrix",
+]
