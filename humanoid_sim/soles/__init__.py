@@ -11,8 +11,10 @@ Package layout (no import cycle; each module imports only those above it):
   loads.py         consistent nodal loads of a uniform traction
   fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
+  coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22); not in World yet
 """
 
+from .coupling import contact_displacements, coupled_problem, frame_rotation, sole_coupling
 from .distribution import Distribution, barycentric, distribution_matrix
 from .fem import CondensedSole, element_stiffness, node_dofs, rigid_body_modes, stiffness_matrix
 from .loads import pressure_loads, triangle_areas
@@ -38,4 +40,8 @@ __all__ = [
     "barycentric",
     "Distribution",
     "distribution_matrix",
+    "frame_rotation",
+    "sole_coupling",
+    "coupled_problem",
+    "contact_displacements",
 ]
