@@ -276,3 +276,8 @@ def test_gmsh_path_gives_the_same_stiffness_on_the_same_mesh():
     m = gmsh_box_sole(layers=[Layer(H_D2, Material(E_D2, 0.0))], resolution=0.02)  # unstructured: patch test
     U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_D2]))
     assert np.abs(U[m.bottom_nodes, 2] - P_D2 * H_D2 / E_D2).max() <= 1e-6 * P_D2 * H_D2 / E_D2
+    m = gmsh_box_sole(layers=[Layer(0.01, Material(3e6, 0.0)), Layer(0.01, Material(1e6, 0.0))], resolution=0.02)
+    assert set(m.layer.tolist()) == {0, 1}  # the physical groups carry the layers
+    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_D2]))
+    series = P_D2 * (0.01 / 3e6 + 0.01 / 1e6)
+    assert np.abs(U[m.bottom_nodes, 2] - series).max() <= 1e-6 * series
