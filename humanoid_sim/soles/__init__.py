@@ -11,12 +11,14 @@ Package layout (no import cycle; each module imports only those above it):
   loads.py         consistent nodal loads of a uniform traction
   fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
+  ground.py        flat-ground contact nodes (node below the ground, line 549); not in World yet
   coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22); not in World yet
 """
 
 from .coupling import contact_displacements, coupled_problem, frame_rotation, sole_coupling
 from .distribution import Distribution, barycentric, distribution_matrix
 from .fem import CondensedSole, element_stiffness, node_dofs, rigid_body_modes, stiffness_matrix
+from .ground import flat_ground_nodes
 from .loads import pressure_loads, triangle_areas
 from .material import RUBBER, Layer, Material, lame
 from .mesh import SoleMesh, box_sole, from_gmsh, gmsh_box_sole
@@ -44,4 +46,5 @@ __all__ = [
     "sole_coupling",
     "coupled_problem",
     "contact_displacements",
+    "flat_ground_nodes",
 ]
