@@ -37,7 +37,7 @@ def rel(a, b):
 
 @pytest.fixture(scope="module")
 def rubber_sole():
-    """The thesis's sole: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4 (000_chardonnet.md:680–681), 1 cm elements."""
+    """The thesis's sole: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4 (000_chardonnet.md:677–679), 1 cm elements."""
     return CondensedSole(box_sole())
 
 
@@ -104,7 +104,7 @@ def test_d2_patch_test_uniform_pressure_gives_p_h_over_e(patch_sole):
 
 
 def test_two_layer_sole_compresses_as_springs_in_series():
-    """Stiff top layer 1 cm E = 3 MPa over 1 cm pads E = 1 MPa (thesis E values, 000_chardonnet.md:682;
+    """Stiff top layer 1 cm E = 3 MPa over 1 cm pads E = 1 MPa (thesis E values, 000_chardonnet.md:680;
     ν = 0 here: the series-spring value p (h1/E1 + h2/E2) is exact only without lateral coupling)."""
     h1, E1, h2, E2 = 0.01, 3e6, 0.01, 1e6
     m = box_sole(layers=[Layer(h1, Material(E1, 0.0)), Layer(h2, Material(E2, 0.0))], resolution=0.01)

@@ -11,7 +11,7 @@ Package layout (no import cycle; each module imports only those above it):
   loads.py         consistent nodal loads of a uniform traction
   fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
-  ground.py        flat-ground contact nodes (node below the ground, line 549); not in World yet
+  ground.py        flat-ground contact nodes (node below the ground, line 551); not in World yet
   coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22); not in World yet
 """
 

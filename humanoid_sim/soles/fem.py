@@ -7,7 +7,7 @@
     Cc = sole.contact_compliance(nodes)  # K_c⁻¹ [m/N], the block of K_s⁻¹ (same matrix, no solve)
     Un = sole.noncontact_displacements(nodes, Uc)  # the recovery of 4.22
 
-Element stiffness (eq. 4.9, 000_chardonnet.md:518): K_e = V_e B_eᵀ C_e B_e with the constant
+Element stiffness (eq. 4.9, 000_chardonnet.md:516): K_e = V_e B_eᵀ C_e B_e with the constant
 strain–displacement matrix B_e (6 × 12, Voigt order xx, yy, zz, yz, xz, xy with engineering
 shear strains) and the isotropic C_e of the element's own Lamé coefficients (eq. 4.7), so that
 multi-material and layered soles work (L2169). Degrees of freedom are node-major: node i has

@@ -1,4 +1,4 @@
-"""Flat-ground contact nodes of a sole (spec ../shared/spec/000_chardonnet.md:549, L2314: "a node
+"""Flat-ground contact nodes of a sole (spec ../shared/spec/000_chardonnet.md:551, L2314: "a node
 is in contact when its height is below the ground height, and the contact force is applied at
 that node"). A pure function: the `World` step does not call it yet (docs/soles.md).
 

@@ -1,4 +1,4 @@
-"""Consistent nodal loads on sole surface triangles (spec ../shared/spec/000_chardonnet.md:989,
+"""Consistent nodal loads on sole surface triangles (spec ../shared/spec/000_chardonnet.md:1050,
 test D2: "linear tets pass this patch test exactly when nodal loads are consistent").
 
 For a linear triangle, the work-equivalent nodal forces of a uniform traction t [Pa] are
