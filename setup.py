@@ -16,6 +16,7 @@ NODES = {
     "gait_generator": "humanoid_ros.gait_generator:main",
     "simulator": "humanoid_ros.simulator:main",
     "robot_bridge": "humanoid_ros.robot_bridge:main",
+    "pilot": "humanoid_ros.pilot:main",
 }
 
 

@@ -45,6 +45,7 @@ NODE_CLASSES = {
     "gait_generator": "humanoid_ros.gait_generator:GaitGeneratorNode",
     "simulator": "humanoid_ros.simulator:SimulatorNode",
     "robot_bridge": "humanoid_ros.robot_bridge:RobotBridgeNode",
+    "pilot": "humanoid_ros.pilot:PilotNode",
 }
 """Registered node classes: name in a ``nodes:`` list -> ``module:Class`` (the nodes live in
 `humanoid_ros`, one module per node). Add new nodes here (and their executables to setup.py's
