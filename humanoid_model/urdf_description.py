@@ -14,13 +14,17 @@ collision, gazebo, transmission and sensor elements are not interpreted. Users:
   rotated) built from these links and joints.
 
 URDF defaults apply to missing tags (``<origin>``: identity; ``<axis>``: (1, 0, 0); no
-``<inertial>``: no mass; an ``<inertial>`` without ``<origin>``: COM at the link origin; missing
-``<mass>`` or inertia entries: 0). The reader checks what every user needs: well-formed XML, a
+``<inertial>``: no mass; an ``<inertial>`` without ``<origin>``: COM at the link origin). Like
+urdfdom, an ``<inertial>`` needs ``<mass value>`` and ``<inertia>`` with all six entries. The
+reader checks what every user needs: well-formed XML, a
 ``<robot>`` top element, unique link and joint names, a known joint type, declared parent and
 child links, numbers where numbers belong, a non-zero axis for moving joints and a tree (one root
 link, no link child of two joints, no cycle, at most `MAX_DEPTH` links from the root to any leaf,
 XML elements nested at most `MAX_NESTING` levels) and the inertias' physics (finite mass >= 0,
-positive semi-definite tensor). Errors raise `ModelError` naming the source (file path or
+positive semi-definite tensor whose principal moments satisfy the triangle inequality), and a
+``<robot>`` with no link is an "empty robot". Joint ``<dynamics damping friction>`` (viscous
+[N·m·s/rad] and Coulomb [N·m] friction, default 0, both >= 0) is read too. Errors raise
+`ModelError` naming the source (file path or
 ``<urdf string>``), the element (``<joint name='j'> <axis>``) and the problem. Every URDF goes
 through this reader before Pinocchio sees it (`load_robot`, the scene loader, `dynmodel`).
 
@@ -120,6 +124,8 @@ class UrdfJoint:
     upper: float | None = None
     effort: float | None = None
     velocity: float | None = None
+    damping: float = 0.0  #: ``<dynamics damping>``: viscous friction [N·m·s/rad] or [N·s/m]
+    friction: float = 0.0  #: ``<dynamics friction>``: Coulomb (dry) friction [N·m] or [N]
 
     @property
     def movable(self) -> bool:
@@ -250,33 +256,46 @@ def _origin(elem, where, src):
     return xyz, rpy
 
 
+INERTIA_ENTRIES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+# [-] relative slack of the triangle inequality on principal moments (chosen: float round-off of
+# the eigen-decomposition, ~1e-16 relative; 1e-9 also accepts inertias written with 9-10 digits)
+TRIANGLE_RTOL = 1e-9
+
+
 def _inertial(le, where, src) -> UrdfInertial | None:
+    """A link's ``<inertial>``: ``<mass value>`` and ``<inertia>`` with its six entries are required
+    (as urdfdom requires them); mass >= 0, tensor positive semi-definite, principal moments
+    satisfying the triangle inequality (each <= the sum of the other two, `TRIANGLE_RTOL`)."""
     ine = le.find("inertial")
     if ine is None:
         return None
     xyz, rpy = _origin(ine, f"{where} <inertial>", src)
     me = ine.find("mass")
-    mass = 0.0
-    if me is not None:
-        if me.get("value") is None:
-            raise ModelError(f"{src}: {where} <inertial> <mass>: missing attribute 'value'")
-        mass = _scalar(me, "value", f"{where} <inertial> <mass>", src)
-    ie = ine.find("inertia")
-    inertia = np.zeros((3, 3))
-    if ie is not None:
-        w = f"{where} <inertial> <inertia>"
-        ixx, ixy, ixz, iyy, iyz, izz = (
-            _scalar(ie, a, w, src, default=0.0) for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-        )
-        inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if me is None:
+        raise ModelError(f"{src}: {where} <inertial>: missing <mass value='...'>")
+    if me.get("value") is None:
+        raise ModelError(f"{src}: {where} <inertial> <mass>: missing attribute 'value'")
+    mass = _scalar(me, "value", f"{where} <inertial> <mass>", src)
     if mass < 0:
         raise ModelError(f"{src}: {where} <inertial> <mass value='{me.get('value')}'>: mass must be >= 0")
-    if np.linalg.eigvalsh(inertia).min() < -1e-12 * max(1.0, np.abs(inertia).max()):
-        I = inertia
+    ie = ine.find("inertia")
+    w = f"{where} <inertial> <inertia>"
+    if ie is None:
+        raise ModelError(f"{src}: {where} <inertial>: missing <inertia ixx iyy izz ixy ixz iyz>")
+    missing = [a for a in INERTIA_ENTRIES if ie.get(a) is None]
+    if missing:
+        raise ModelError(f"{src}: {w}: missing attribute(s) {', '.join(missing)} (all six entries are required)")
+    ixx, ixy, ixz, iyy, iyz, izz = (_scalar(ie, a, w, src) for a in INERTIA_ENTRIES)
+    inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    text = f"(ixx={ixx}, iyy={iyy}, izz={izz}, ixy={ixy}, ixz={ixz}, iyz={iyz})"
+    scale = max(1.0, float(np.abs(inertia).max()))
+    eig = np.linalg.eigvalsh(inertia)
+    if eig.min() < -1e-12 * scale:
+        raise ModelError(f"{src}: {w}: the inertia tensor {text} is not positive semi-definite")
+    if eig[2] > eig[0] + eig[1] + TRIANGLE_RTOL * max(float(eig[2]), 1e-300):
         raise ModelError(
-            f"{src}: {where} <inertial> <inertia>: the inertia tensor "
-            f"(ixx={I[0, 0]}, iyy={I[1, 1]}, izz={I[2, 2]}, ixy={I[0, 1]}, ixz={I[0, 2]}, "
-            f"iyz={I[1, 2]}) is not positive semi-definite"
+            f"{src}: {w}: the inertia tensor {text} violates the triangle inequality: principal moment "
+            f"{eig[2]:.6g} > {eig[0]:.6g} + {eig[1]:.6g} (no rigid body has these moments)"
         )
     return UrdfInertial(mass, xyz, rpy, _frozen(inertia))
 
@@ -307,6 +326,13 @@ def _joint(je, links, src) -> UrdfJoint:
             a: _scalar(le, a, f"{where} <limit>", src, infinite_ok=True)
             for a in ("lower", "upper", "effort", "velocity")
         }
+    de = je.find("dynamics")
+    if de is not None:
+        for a in ("damping", "friction"):
+            value = _scalar(de, a, f"{where} <dynamics>", src, default=0.0)
+            if value < 0:
+                raise ModelError(f"{src}: {where} <dynamics {a}='{de.get(a)}'>: must be >= 0")
+            limit[a] = value
     return UrdfJoint(name, jtype, ends[0], ends[1], xyz, rpy, axis, **limit)
 
 
@@ -368,6 +394,8 @@ def _root_link(robot_name, links, joints, src) -> str:
                 f"('{parent_of[j.child].name}' and '{j.name}'): not a tree"
             )
         parent_of[j.child] = j
+    if not links:
+        raise ModelError(f"{src}: <robot name='{robot_name}'> is an empty robot: it declares no <link>")
     roots = [n for n in links if n not in parent_of]
     if len(roots) != 1:
         raise ModelError(

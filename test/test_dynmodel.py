@@ -484,7 +484,7 @@ BAD = [
         "value='abc' is not a list of numbers",
     ),
     (
-        "<robot name='x'><link name='a'><inertial><mass value='1'/><inertia ixx='1' iyy='-1' izz='1'/>"
+        "<robot name='x'><link name='a'><inertial><mass value='1'/><inertia ixx='1' iyy='-1' izz='1' ixy='0' ixz='0' iyz='0'/>"
         "</inertial></link></robot>",
         "not positive semi-definite",
     ),

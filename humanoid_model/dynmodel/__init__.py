@@ -9,6 +9,11 @@ Spec: ``../shared/spec/004_canovas.md`` (§2.5 formulation, §5 acceptance tests
     tau = mod.inverse_dynamics(q, qd, qdd)                     # order: mod.JOINT_NAMES
     values = mod.quantities(q, qd, qdd)                        # per-joint / per-link vectors
 
+Models (``generate(..., model=...)``, `MODELS`): ``inverse_dynamics`` (default), ``mass_matrix``
+M(q) (symbolic CRBA, `models`), ``nle`` h(q, qd) = C qd + g, ``regressor`` Y(q, qd, qdd) with
+tau = Y pi (`regressor`), ``base_regressor`` (numerical QR, `base_parameters`); joint friction and
+armature (`joint_terms`) are optional in each.
+
 Languages: ``python`` (module text), ``c`` (header + source, see `printers.to_c`), ``latex``
 (document), ``sympy`` (Lagrange closed forms M(q), C(q, qd) qd, g(q) as LaTeX; small robots),
 ``snippet`` (the report's input-naming snippet, ``gv_position_<joint>`` ...).
@@ -37,9 +42,12 @@ __all__ = [
     "input_snippet",
     "c_prefix",
     "LANGUAGES",
+    "MODELS",
+    "build_function",
 ]
 
 LANGUAGES = ("python", "c", "latex", "sympy", "snippet")
+MODELS = ("inverse_dynamics", "mass_matrix", "nle", "regressor", "base_regressor")
 
 
 def _model(urdf_or_model, floating_base=False) -> TreeModel:
@@ -48,9 +56,54 @@ def _model(urdf_or_model, floating_base=False) -> TreeModel:
     return parse_urdf(urdf_or_model, floating_base=floating_base)
 
 
-def generate(urdf_or_model, lang: str = "python", gravity=(0.0, 0.0, -9.81), floating_base=False):
-    """Generated text for `lang`; for ``c`` a tuple (header, source)."""
+def build_function(model: TreeModel, kind: str, gravity=(0.0, 0.0, -9.81), terms=None):
+    """The `Function` of a model other than inverse dynamics (`MODELS`)."""
+    from .base_parameters import base_regressor
+    from .models import mass_matrix, nonlinear_effects
+    from .regressor import regressor
+
+    if kind == "mass_matrix":
+        return mass_matrix(model, terms)
+    if kind == "nle":
+        return nonlinear_effects(model, gravity, terms)
+    if kind == "regressor":
+        return regressor(model, gravity, terms)
+    if kind == "base_regressor":
+        return base_regressor(model, gravity, terms)[0]
+    raise ValueError(f"unknown model {kind!r}; choose one of {MODELS}")
+
+
+def generate(
+    urdf_or_model,
+    lang: str = "python",
+    gravity=(0.0, 0.0, -9.81),
+    floating_base=False,
+    model="inverse_dynamics",
+    terms=None,
+):
+    """Generated text for `lang`; for ``c`` a tuple (header, source).
+
+    `model` is one of `MODELS`; `terms` a `joint_terms.JointTerms` (friction, armature; default none).
+    For the models other than inverse dynamics, ``sympy`` is a SymPy script of the closed forms."""
+    kind = model
     model = _model(urdf_or_model, floating_base)
+    if kind != "inverse_dynamics":
+        from .function_printers import print_function
+
+        if lang == "snippet":
+            return input_snippet(model)
+        return print_function(build_function(model, kind, gravity, terms), lang)
+    if terms is not None and not terms.empty:
+        from .models import inverse_dynamics
+
+        if lang in ("sympy", "snippet"):
+            from humanoid_model.exceptions import ConfigError
+
+            raise ConfigError(
+                f"--lang {lang}: the inverse dynamics with joint friction/armature is printed in python, c and latex"
+            )
+        P = inverse_dynamics(model, gravity, terms)
+        return {"python": to_python, "c": to_c, "latex": to_latex}[lang](P)
     if lang == "sympy":
         from .lagrange import lagrange
         from .lagrange import to_latex as lagrange_latex

@@ -100,6 +100,26 @@ class PinocchioReference:
             tau[k] = tp[iv]
         return tau
 
+    def _fixed_base_indices(self):
+        if self.floating:
+            raise ValueError("crba/nle in the generator's coordinates: fixed base only (the 3P+3R block differs)")
+        return [iv for _k, _iq, iv, _nq in self.slots]
+
+    def crba(self, q):
+        """pin.crba (armature included), symmetrised (Pinocchio fills the upper triangle), in the
+        generator's joint order; fixed base."""
+        idx = self._fixed_base_indices()
+        qp = self.state(q, np.zeros(len(q)), np.zeros(len(q)))[0]
+        M = self.pin.crba(self.model, self.data, qp)
+        M = np.triu(M) + np.triu(M, 1).T
+        return M[np.ix_(idx, idx)]
+
+    def nle(self, q, qd):
+        """pin.nonLinearEffects in the generator's joint order; fixed base."""
+        idx = self._fixed_base_indices()
+        qp, vp, _ = self.state(q, qd, np.zeros(len(q)))
+        return self.pin.nonLinearEffects(self.model, self.data, qp, vp)[idx]
+
 
 def max_error(tau, tau_ref) -> float:
     """max |tau - tau_ref| / max(1, max |tau_ref|) (the issue's acceptance measure)."""

@@ -134,7 +134,13 @@ def parse_expr(s: str) -> sp.Expr:
 def parse_equations(tex: str) -> list:
     """[(lhs name, rhs expression)] for every ``lhs &= rhs`` line of align blocks, in order."""
     out = []
-    for line in tex.splitlines():
+    joined = []  # equations wrapped by `wrap.latex_line` continue on indented lines
+    for raw in tex.splitlines():
+        if raw.startswith(" ") and joined and "&=" in joined[-1] and "&=" not in raw:
+            joined[-1] += " " + raw.strip()
+        else:
+            joined.append(raw)
+    for line in joined:
         line = line.strip()
         if "&=" not in line or line.startswith("%"):
             continue

@@ -97,23 +97,33 @@ class Program:
     values: dict = field(default_factory=dict)  # name -> [3 expressions] (accelerations true)
     latex_names: dict = field(default_factory=dict)  # symbol name -> LaTeX
     source: str = ""
+    # per moving link: its kinematics as expressions, for the other models (mass matrix,
+    # regressor): R (3x3), O (joint origin), w, wd, a (origin acceleration minus g), u (joint axis)
+    frames: dict = field(default_factory=dict)
+    body_ids: dict = field(default_factory=dict)  # link name -> identifier used in symbol names
+    joint_ids: dict = field(default_factory=dict)  # joint name -> identifier
 
     # -------------------------------------------------------------- building
     def comment(self, text):
         self.stmts.append(Stmt(None, None, text))
 
-    def scalar(self, name, expr, latex):
-        """Emit ``name = expr`` unless expr is a number or a (negated) symbol (then inline it)."""
+    def scalar(self, name, expr, latex, alias=False):
+        """Emit ``name = expr`` unless expr is a number or a (negated) symbol (then inline it).
+
+        ``alias=True`` also names a (negated) symbol, so that a quantity of one joint or link is
+        never printed under another's name (a joint axis equal to a column of a parent's rotation)."""
         expr = sp.sympify(expr)
-        if expr.is_Number or expr.is_Symbol or (expr.could_extract_minus_sign() and (-expr).is_Symbol):
+        if expr.is_Number or (
+            not alias and (expr.is_Symbol or (expr.could_extract_minus_sign() and (-expr).is_Symbol))
+        ):
             return expr
         sym = sp.Symbol(name)
         self.latex_names[name] = latex
         self.stmts.append(Stmt(sym, expr, latex=latex))
         return sym
 
-    def vector(self, name, exprs, latex_base, latex_sub):
-        return [self.scalar(f"{name}_{a}", e, _lx(latex_base, latex_sub, a)) for a, e in zip(XYZ, exprs)]
+    def vector(self, name, exprs, latex_base, latex_sub, alias=False):
+        return [self.scalar(f"{name}_{a}", e, _lx(latex_base, latex_sub, a), alias) for a, e in zip(XYZ, exprs)]
 
     def matrix(self, name, M, latex_base, latex_sub):
         return [
@@ -203,8 +213,14 @@ def axis_rotation(axis, c, s):
     return out
 
 
-def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
-    """Newton-Euler program for `model` under gravity vector `gravity` [m/s^2] (world axes)."""
+def build_program(
+    model: TreeModel, gravity=(0.0, 0.0, -9.81), accelerations: bool = True, external: bool = True
+) -> Program:
+    """Newton-Euler program for `model` under gravity vector `gravity` [m/s^2] (world axes).
+
+    ``accelerations=False`` sets qdd = 0 (the inputs stay in the signature): the efforts are then
+    the nonlinear effects h(q, qd) = C(q, qd) qd + g(q) (`humanoid_model.dynmodel.models`).
+    ``external=False`` sets the external wrenches to 0 (models without an f_ext input)."""
     try:
         g = [float(x) for x in gravity]
     except (TypeError, ValueError):
@@ -237,6 +253,8 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         qdd=[sp.Symbol(f"qdd_{jid[n]}") for n in names],
         fext=[[sp.Symbol(f"fext_{bid[b]}_{c}") for c in ("fx", "fy", "fz", "nx", "ny", "nz")] for b in bodies],
         source=model.source,
+        body_ids=bid,
+        joint_ids=jid,
     )
     for n in names:
         i, lab = jid[n], (n if n not in model.bodies else f"{n}_joint")
@@ -266,8 +284,9 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         )
         Rp, Op, wp, wdp = par["R"], par["O"], par["w"], par["wd"]
         RE = matmul(Rp, const_mat(j.origin_rot))
-        u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jk)
-        q, qd, qdd = P.q[k], P.qd[k], P.qdd[k]
+        # the axis is named after its joint even when it equals another link's rotation entry (issue 13)
+        u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jk, alias=True)
+        q, qd, qdd = P.q[k], P.qd[k], (P.qdd[k] if accelerations else sp.S.Zero)
         r0 = matvec(Rp, const_vec(j.origin_xyz))
         if j.kind == "revolute":
             c = P.scalar(f"c_{ji}", sp.cos(q), _lx("c", jk))
@@ -292,6 +311,7 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
                 jk,
             )
         state[ln] = dict(R=R, O=O, v=v, a=a, w=w, wd=wd, u=u)
+        P.frames[ln] = state[ln]
         # --- link block: COM kinematics and the body's own dynamic wrench (report's L961 shortcut)
         body = model.bodies[ln]
         P.comment(
@@ -333,7 +353,7 @@ def build_program(model: TreeModel, gravity=(0.0, 0.0, -9.81)) -> Program:
         jk = jn if jn not in model.bodies else f"{jn}_joint"
         P.comment(f"backward: joint '{jn}' carries link '{ln}' and its subtree")
         rho, Fh, Nh = link_terms[ln]
-        fe = P.fext[k]
+        fe = P.fext[k] if external else [sp.S.Zero] * 6
         F = add(Fh, scale(-1, fe[:3]))
         N = add(Nh, cross(rho, Fh), scale(-1, fe[3:]))
         O = state[ln]["O"]

@@ -72,6 +72,8 @@ class Joint:
     origin_rot: np.ndarray
     axis: np.ndarray
     urdf_type: str = ""  # the URDF type it came from (continuous, floating, ...)
+    damping: float = 0.0  # URDF <dynamics damping>: viscous friction [N m s/rad] or [N s/m]
+    friction: float = 0.0  # URDF <dynamics friction>: Coulomb friction [N m] or [N]
 
 
 @dataclass
@@ -136,7 +138,9 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
     for j in desc.joints:
         nrm = float(np.linalg.norm(j.axis))
         axis = np.asarray(j.axis) / nrm if nrm > 0 else np.array(j.axis)
-        children[j.parent].append((j.name, j.type, j.parent, j.child, np.array(j.xyz), rpy_matrix(j.rpy), axis))
+        children[j.parent].append(
+            (j.name, j.type, j.parent, j.child, np.array(j.xyz), rpy_matrix(j.rpy), axis, j.damping, j.friction)
+        )
     bodies = {}
     joints = []
     used_names = set(links) | seen
@@ -192,7 +196,7 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
             if nxt is None:
                 stack.pop()
                 continue
-            name, jtype, _p, child, xyz, rot, axis = nxt
+            name, jtype, _p, child, xyz, rot, axis, damping, friction = nxt
             xyz_b, rot_b = xyz0 + rot0 @ xyz, rot0 @ rot
             if jtype == "fixed":
                 bodies[body].merged.append(child)
@@ -211,6 +215,8 @@ def parse_urdf(urdf, floating_base: bool = False) -> TreeModel:
                         rot_b,
                         axis,
                         jtype,
+                        damping,
+                        friction,
                     )
                 )
             elif jtype == "floating":

@@ -1,17 +1,29 @@
 """`humanoid-stack dynmodel URDF`: generate the inverse-dynamics model of a robot as code."""
 
-HELP = "generate readable inverse-dynamics code (Python, C, LaTeX, SymPy closed forms) from a URDF"
+HELP = "generate readable dynamic-model code (inverse dynamics, mass matrix, regressor...) from a URDF"
 DESCRIPTION = """Generate the inverse dynamic model tau = f(q, qd, qdd, f_ext) of a robot as
-straight-line world-frame Newton-Euler code, one block per joint and link, named after the URDF.
+straight-line world-frame Newton-Euler code, one block per joint and link, named after the URDF,
+or (--model) its mass matrix, nonlinear effects or inertial-parameter regressor.
 
 URDF is a path to a URDF file, a shipped robot (hrp2, bip) or a bundled example
 (2r: the report's planar 2R robot, human36: the 36-DoF human body 3P33R).
+
+models (--model):
+  inverse_dynamics  tau(q, qd, qdd, f_ext) (default)
+  mass_matrix       M(q), symbolic composite-rigid-body algorithm
+  nle               h(q, qd) = C(q, qd) qd + g(q), Newton-Euler at qdd = 0
+  regressor         Y(q, qd, qdd), tau = Y pi, 10 parameters per link
+                    [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] about the link origin, link axes
+  base_regressor    Y_b, tau = Y_b beta: base parameters by numerical QR on random states
+  --friction adds URDF <dynamics damping friction> (viscous, Coulomb); --armature adds the robot
+  YAML armature (rotor inertia); both are off by default.
 
 languages:
   python   a module with inverse_dynamics(q, qd, qdd, f_ext=None) -> tau and quantities(...)
   c        a .c file and a .h header (with --out FILE.c the header goes to FILE.h); links with -lm
   latex    the equations, as a LaTeX document
-  sympy    Lagrange closed forms M(q), C(q, qd) qd, g(q) in LaTeX (small robots only, see --max-dof)
+  sympy    inverse_dynamics: Lagrange closed forms M(q), C(q, qd) qd, g(q) in LaTeX (small robots only,
+           see --max-dof); other models: a SymPy script that builds the closed forms
   snippet  the input-naming snippet (gv_position_<joint>, gv_velocity_<joint>, gv_acceleration_<joint>)
 
 examples:
@@ -19,6 +31,8 @@ examples:
   humanoid-stack dynmodel hrp2 --lang c --out hrp2_dynmodel.c
   humanoid-stack dynmodel bip --floating-base --lang latex --out bip.tex
   humanoid-stack dynmodel 2r --lang sympy --gravity 0 -9.81 0
+  humanoid-stack dynmodel hrp2 --model mass_matrix --lang c --out hrp2_mass_matrix.c
+  humanoid-stack dynmodel bip --model base_regressor --friction --armature --out bip_base.py
 """
 EXAMPLES = {"2r": "robot_2R.urdf", "human36": "human36.urdf"}
 
@@ -46,6 +60,22 @@ def add_arguments(parser):
         "--floating-base",
         action="store_true",
         help="add a 3P+3R floating base (root_x ... root_roll) above the root link",
+    )
+    parser.add_argument(
+        "--model",
+        default="inverse_dynamics",
+        choices=["inverse_dynamics", "mass_matrix", "nle", "regressor", "base_regressor"],
+        help="what to generate (default: inverse_dynamics)",
+    )
+    parser.add_argument(
+        "--friction",
+        action="store_true",
+        help="add joint friction from the URDF <dynamics damping friction>: fv qd + fc sign(qd) (default: off)",
+    )
+    parser.add_argument(
+        "--armature",
+        action="store_true",
+        help="add rotor inertia Ia qdd from the robot YAML 'armature:' beside the URDF (default: off)",
     )
     parser.add_argument(
         "--max-dof", type=int, default=6, help="largest DoF accepted by --lang sympy (default: 6; the time grows fast)"
@@ -91,17 +121,28 @@ def run(args):
         raise ConfigError(f"--gravity {args.gravity}: the three components must be finite numbers")
     if args.max_dof < 1:
         raise ConfigError(f"--max-dof {args.max_dof}: must be >= 1")
-    model = dynmodel.parse_urdf(resolve_urdf(args.urdf), floating_base=args.floating_base)
-    if args.lang == "sympy" and model.nv > args.max_dof:
+    from humanoid_model.dynmodel.joint_terms import joint_terms
+
+    path = resolve_urdf(args.urdf)
+    model = dynmodel.parse_urdf(path, floating_base=args.floating_base)
+    kind = getattr(args, "model", "inverse_dynamics")
+    terms = joint_terms(model, path, getattr(args, "friction", False), getattr(args, "armature", False))
+    if kind == "inverse_dynamics" and args.lang == "sympy" and model.nv > args.max_dof:
         raise ConfigError(
             f"--lang sympy: robot '{model.name}' has {model.nv} DoF, more than --max-dof "
             f"{args.max_dof}; symbolic Lagrange is for small robots (use --lang latex)"
         )
     out = Path(args.out) if args.out else None
     if args.lang == "c":
-        P = dynmodel.build_program(model, args.gravity)
         header_name = out.with_suffix(".h").name if out else None
-        h, c = dynmodel.to_c(P, header_name=header_name)
+        if kind != "inverse_dynamics":
+            from humanoid_model.dynmodel.function_printers import function_to_c
+
+            h, c = function_to_c(dynmodel.build_function(model, kind, args.gravity, terms), header_name=header_name)
+        else:
+            from humanoid_model.dynmodel.models import inverse_dynamics
+
+            h, c = dynmodel.to_c(inverse_dynamics(model, args.gravity, terms), header_name=header_name)
         if out:
             _write(out.with_suffix(".h"), h)
             _write(out, c)
@@ -110,10 +151,10 @@ def run(args):
             print(h)
             print(c)
         return 0
-    text = dynmodel.generate(model, args.lang, gravity=args.gravity)
+    text = dynmodel.generate(model, args.lang, gravity=args.gravity, model=kind, terms=terms)
     if out:
         _write(out, text)
-        print(f"wrote {out} ({args.lang}, {model.nv} DoF, joints: {', '.join(model.joint_names)})")
+        print(f"wrote {out} ({kind}, {args.lang}, {model.nv} DoF, joints: {', '.join(model.joint_names)})")
     else:
         print(text, end="")
     return 0
