@@ -29,14 +29,15 @@ Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 import numpy as np
 import pinocchio as pin
-from scipy.linalg import lapack
 
 from humanoid_control.exceptions import KinematicsError
+from humanoid_control.kinematics.hierarchy import cycle
 from humanoid_control.kinematics.report import SolveReport
-from humanoid_control.kinematics.rows import Level, assemble
+from humanoid_control.kinematics.rows import MAX_STEP_ANGULAR, MAX_STEP_LINEAR, Level
 from humanoid_model.validation import finite_number, finite_vector, integer
 
 __all__ = ["PrioritizedSettings", "solve", "tasks_of"]
@@ -85,6 +86,7 @@ DEFAULT = PrioritizedSettings()
 # [m/rad] (chosen) Tikhonov term of the rest level's normal equations: biases the posture step by
 # ~1e-6 relative (its singular values are ~0.5-1) and keeps Cholesky away from the null directions
 REST_REGULARISATION = 1e-3
+_BOUNDS = np.array([MAX_STEP_LINEAR, MAX_STEP_ANGULAR])
 
 
 def tasks_of(structure, tasks) -> list:
@@ -100,45 +102,6 @@ def tasks_of(structure, tasks) -> list:
     return flat
 
 
-def _hierarchy(levels, st, start=None):
-    """The prioritised step du (nv,) in scaled units. Each level's singular values come from the
-    eigen-decomposition of its Gram matrix A·Aᵀ (m x m, m <= 14 rows on HRP-2: LAPACK dsyev,
-    3-5x faster here than an SVD of A), the step is Aᵀ·U·diag(1/(σ²+λ²))·Uᵀ·r (= V σ/(σ²+λ²) Uᵀ r)
-    and the null space is kept as the projector P <- P - V·Vᵀ, V = Aᵀ·U/σ. A last level >= 3
-    (posture, rest) is solved by its regularised normal equations (Cholesky, `REST_REGULARISATION`).
-
-    Returns ``(du, after_first)``: ``after_first`` = (du, P) after the first level, from which a
-    re-solve with saturated joints starts (``start``) instead of decomposing level 1 again."""
-    nv = levels[0].J.shape[1]
-    du, P = (np.zeros(nv), None) if start is None else (start[0].copy(), start[1])
-    after_first = None
-    tol2 = st.rank_tolerance**2
-    for k, lev in enumerate(levels):
-        last = k == len(levels) - 1
-        r = lev.r - lev.J @ du
-        A = lev.J if P is None else lev.J @ P
-        if last and lev.level >= 3:
-            H = A.T @ A
-            H.flat[:: nv + 1] += REST_REGULARISATION**2
-            c, _ = lapack.dpotrf(H, lower=1)
-            x, _ = lapack.dpotrs(c, A.T @ r, lower=1)
-            du += x
-            break
-        w, U, info = lapack.dsyev(A @ A.T)
-        keep = w > tol2
-        if keep.any():
-            w, U = w[keep], U[:, keep]
-            smin2, eps2 = w[0], st.damping_threshold**2
-            lam2 = 0.0 if smin2 >= eps2 else st.damping_max**2 * (1.0 - smin2 / eps2)
-            du += A.T @ (U @ ((U.T @ r) / (w + lam2)))
-            if not last:
-                V = (A.T @ U) / np.sqrt(w)
-                P = (np.eye(nv) if P is None else P) - V @ V.T
-        if k == 0:
-            after_first = (du.copy(), P)
-    return du, after_first
-
-
 def checked_q(structure, q, who: str) -> np.ndarray:
     """``q`` as a float vector of nq finite numbers, else `KinematicsError` (fast path first)."""
     a = np.asarray(q, dtype=float)
@@ -147,82 +110,119 @@ def checked_q(structure, q, who: str) -> np.ndarray:
     return finite_vector(q, structure.model.nq, f"{who} ({structure.name})", "q", error=KinematicsError)
 
 
-def _with_saturation(levels, rows, targets, nv):
-    """``levels`` with the saturated joints' rows (velocity indices ``rows``, steps ``targets``
-    in scaled units) inserted right after level 1: the loops keep priority over the limits,
-    the limits over the commands."""
-    if not rows:
-        return levels
-    J = np.zeros((len(rows), nv))
-    J[np.arange(len(rows)), rows] = 1.0
-    sat = Level(1, J, np.array(targets, float), {}, [])
-    k = 1 if levels and levels[0].level == 1 else 0
-    return levels[:k] + [sat] + levels[k:]
+_LEVEL = attrgetter("level")
+_PLANS: dict = {}  # {key: _Plan}, see `_plan`
+_MAX_PLANS = 64  # (chosen) cached task lists; the cache is emptied beyond (a pilot uses a handful)
+
+
+class _Plan:
+    """What stays the same between the cycles of one task list: the tasks sorted by level
+    (stable), their row slices, the kernel's constant arrays, and the level groups."""
+
+    def __init__(self, structure, tasks, st):
+        self.order = order = sorted(tasks, key=_LEVEL)
+        self.com = any(t.needs_com for t in order)
+        self.slots, task_start, lev_start, lev_num, self.groups = [], [0], [], [], []
+        a = 0
+        for t in order:
+            b = a + t.dim
+            self.slots.append((t, a, b))
+            if not lev_num or lev_num[-1] != t.level:
+                lev_start.append(a), lev_num.append(t.level), self.groups.append([])
+            self.groups[-1].append(t)
+            task_start.append(b)
+            a = b
+        lev_start.append(a)
+        self.m = a
+        self.levels = [(int(lev_num[k]), lev_start[k], lev_start[k + 1], g) for k, g in enumerate(self.groups)]
+        self.const = (
+            np.concatenate([t.row_scale for t in order], dtype=float),
+            np.array([t.weight for t in order], float),
+            np.array([t.gain for t in order], float),
+            np.concatenate([t.linear for t in order], dtype=bool),
+            np.array(task_start, np.int64),
+            np.array(lev_start, np.int64),
+            np.array(lev_num, np.int64),
+            structure.col_scale,
+            _BOUNDS,
+        )
+        self.limits = (bool(st.clamp), int(st.max_clamp_iterations), _settings(st))
+        self.names = {v: n for n, (_, v) in structure._joint.items()}
+
+
+def _plan(structure, tasks, st) -> _Plan:
+    """The cached `_Plan` of ``tasks``, rebuilt whenever a task's level, weight or gain, the
+    settings or the length scale changed (they are part of the key)."""
+    key = (
+        structure, structure.length_scale, st.rank_tolerance, st.damping_threshold, st.damping_max, st.clamp,
+        st.max_clamp_iterations,
+        *[(t, t.level, t.weight, t.gain) for t in tasks],
+    )  # fmt: skip
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        plan = _PLANS[key] = _Plan(structure, tasks, st)
+    return plan
 
 
 def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> tuple[np.ndarray, SolveReport]:
     """One cycle: the structure's closures (level 1) and ``tasks`` by level. Returns the new
     configuration and a `SolveReport`. A NaN configuration is refused (`KinematicsError`); an
-    unreachable target is not an error: its residual stays in the report."""
+    unreachable target is not an error: its residual stays in the report. The rows are evaluated
+    here (one kinematics pass, `KinematicStructure.compute`); the numeric work is one compiled call
+    (`humanoid_control.kinematics.hierarchy.cycle`)."""
     st = settings or DEFAULT
     model = structure.model
     q = checked_q(structure, q, "solver")
     all_tasks = tasks_of(structure, tasks)
-    structure.compute(q, com=any(t.needs_com for t in all_tasks))
-    cs = structure.col_scale
-    levels = assemble(structure, q, all_tasks, cs)
-    nv = model.nv
-    du = np.zeros(nv)
-    saturated, iterations = [], 0
-    lq, lv = structure.lim_q, structure.lim_v
-    lo, hi = structure.lower + st.limit_margin, structure.upper - st.limit_margin
-    if levels:
-        rows, targets = [], []
-        first = levels[0].level == 1 and len(levels) > 1  # level 1 is solved once, re-solves start after it
-        for it in range(st.max_clamp_iterations + 1):
-            iterations = it
-            if it == 0:
-                du, start = _hierarchy(levels, st)
-            elif first:
-                du, _ = _hierarchy(_with_saturation(levels, rows, targets, nv)[1:], st, start)
-            else:
-                du, _ = _hierarchy(_with_saturation(levels, rows, targets, nv), st)
-            if not st.clamp or lv.size == 0:
-                break
-            qn = q[lq] + du[lv] * cs[lv]
-            over = np.flatnonzero((qn > hi) | (qn < lo))
-            over = [k for k in over if lv[k] not in rows]
-            if not over:
-                break
-            for k in over:
-                rows.append(int(lv[k]))
-                targets.append((min(max(qn[k], lo[k]), hi[k]) - q[lq[k]]) / cs[lv[k]])
-        saturated = rows
-        if st.clamp and lv.size:  # what still crosses (the loops needed it) is clipped
-            qn = q[lq] + du[lv] * cs[lv]
-            du[lv] = (np.clip(qn, np.minimum(lo, q[lq]), np.maximum(hi, q[lq])) - q[lq]) / cs[lv]
-    dq = du * cs
+    saturated, iterations, levels = [], 0, []
+    if all_tasks:
+        plan = _plan(structure, all_tasks, st)
+        data = structure.compute(q, com=plan.com)
+        J, e, errs = np.empty((plan.m, model.nv)), np.empty(plan.m), {}
+        for t, a, b in plan.slots:
+            e_t, J[a:b] = t.evaluate(q, data)
+            e[a:b] = errs[t] = e_t
+        lo, hi, margin = structure.lower, structure.upper, st.limit_margin
+        if margin:
+            lo, hi = lo + margin, hi - margin
+        sat = np.zeros(structure.lim_v.size, np.int64)
+        lim = (structure.lim_q, structure.lim_v, lo, hi)
+        du, r, nsat, iterations = cycle(J, e, *plan.const, q, *lim, *plan.limits, sat)
+        if nsat:
+            saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()]
+        for level, a, b, members in plan.levels:
+            levels.append(Level(level, J[a:b], r[a:b], {t.name: errs[t] for t in members}, members))
+        dq = du * plan.const[7]
+    else:
+        structure.compute(q)
+        dq = np.zeros(model.nv)
     q_new = pin.integrate(model, q, dq)
     if st.loop_corrections and structure.closures:
         once = replace(st, loop_corrections=0)
         for _ in range(st.loop_corrections):
             q_new, _ = solve(structure, q_new, settings=once)
         dq = pin.difference(model, q, q_new)
-    return q_new, _report(structure, levels, dq, saturated, iterations, "prioritized")
+    return q_new, _report(levels, dq, saturated, iterations, "prioritized")
 
 
-def _report(structure, levels, dq, saturated, iterations, name) -> SolveReport:
+def _settings(st: PrioritizedSettings) -> np.ndarray:
+    """(rank_tolerance², ε², λmax², REST_REGULARISATION²) for `hierarchy.cycle`."""
+    return np.array([st.rank_tolerance**2, st.damping_threshold**2, st.damping_max**2, REST_REGULARISATION**2])
+
+
+def _report(levels, dq, saturated, iterations, name) -> SolveReport:
+    """The `SolveReport` of one cycle (``saturated``: joint names)."""
     errors = {}
     for lev in levels:
         errors.update(lev.errors)
-    aug = [lev.J for lev in levels if lev.level <= 2]
-    names = {structure.joint_index(n)[1]: n for n in structure.joint_names} if saturated else {}
     return SolveReport(
         errors=errors,
         dq=dq,
-        saturated=[names.get(i, str(i)) for i in saturated],
+        saturated=saturated,
         clamp_iterations=iterations if saturated else 0,
         solver=name,
-        _J_rows=aug,
+        _J_rows=[lev.J for lev in levels if lev.level <= 2],
         _levels=levels,
     )

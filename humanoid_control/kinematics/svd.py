@@ -50,4 +50,4 @@ def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False):
     if clamp and structure.lim_v.size:
         lq, lv = structure.lim_q, structure.lim_v
         dq[lv] = np.clip(q[lq] + dq[lv], structure.lower, structure.upper) - q[lq]
-    return pin.integrate(model, q, dq), _report(structure, levels, dq, [], 0, "svd")
+    return pin.integrate(model, q, dq), _report(levels, dq, [], 0, "svd")

@@ -1,0 +1,314 @@
+"""The numeric core of `humanoid_control.kinematics.prioritized`, compiled with numba: one solver
+cycle on the stacked rows (step bounds, scaling, the levels in their null spaces, joint-limit
+saturation and re-solves) in a single call, so the per-level and per-re-solve work costs no
+Python or NumPy call overhead (docs/kinematics.md, "Benchmark").
+
+The maths is `prioritized`'s (its module docstring): per level, A = J_k·P, G = A·Aᵀ, the step
+Aᵀ·G_λ⁻¹·(r_k - J_k·du) and the projector P <- P - Aᵀ·G⁻¹·A. G's eigenvalues are the squared
+singular values σ² of A. Two exact routes:
+
+- fast: when G - c·I is positive definite (Cholesky succeeds), with c = max(ε², rank_tolerance²),
+  every σ is above the damping threshold ε and the rank tolerance, so λ = 0, no direction is
+  dropped and the step and projector are G⁻¹ products, computed by Cholesky;
+- otherwise (near a singularity, damped, or rank deficient) the eigen-decomposition of G, as
+  before: σ below the rank tolerance zeroed, λ² = λmax²·(1 - (σmin/ε)²) when σmin < ε.
+
+Both give the same step (the σ/(σ²+λ²) inversion with λ = 0 is G⁻¹); they differ by rounding.
+A last level >= 3 (posture) solves its regularised normal equations by Cholesky.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["cycle"]
+
+# reassociation (vectorised dot products) and fused multiply-add only: NaN and inf keep their
+# IEEE meaning; results differ from the plain loops by rounding
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@njit(cache=True, fastmath=_FAST)
+def _cholesky(A, shift):
+    """(L, ok): the lower Cholesky factor of A - shift·I; ok is False when that matrix is not
+    positive definite (a pivot <= 0)."""
+    n = A.shape[0]
+    L = np.zeros((n, n))
+    for j in range(n):
+        s = A[j, j] - shift
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if s <= 0.0:
+            return L, False
+        d = np.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, n):
+            t = A[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return L, True
+
+
+@njit(cache=True, fastmath=_FAST)
+def _cho_solve(L, B):
+    """X with L·Lᵀ·X = B (B (n, m), overwritten and returned; row-oriented: contiguous inner loops)."""
+    n = B.shape[0]
+    for i in range(n):
+        for k in range(i):
+            a = L[i, k]
+            if a != 0.0:
+                B[i, :] -= a * B[k, :]
+        B[i, :] /= L[i, i]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            a = L[k, i]
+            if a != 0.0:
+                B[i, :] -= a * B[k, :]
+        B[i, :] /= L[i, i]
+    return B
+
+
+@njit(cache=True, fastmath=_FAST)
+def _residual(Jk, rk, du):
+    """rk - Jk·du, skipping Jk's zero entries."""
+    m, n = Jk.shape
+    out = rk.copy()
+    for i in range(m):
+        t = 0.0
+        for k in range(n):
+            t += Jk[i, k] * du[k]
+        out[i] -= t
+    return out
+
+
+@njit(cache=True, fastmath=_FAST)
+def _add_rows(du, A, y):
+    """du += Aᵀ·y (rows of A weighted by y)."""
+    for k in range(A.shape[0]):
+        a = y[k]
+        for j in range(A.shape[1]):
+            du[j] += a * A[k, j]
+
+
+@njit(cache=True, fastmath=_FAST)
+def _rows_times(Jk, P):
+    """Jk·P, skipping Jk's zero entries (a frame's rows touch only its chain's columns; posture
+    rows are unit rows)."""
+    m, n = Jk.shape
+    out = np.zeros((m, P.shape[1]))
+    for i in range(m):
+        for k in range(n):
+            a = Jk[i, k]
+            if a != 0.0:
+                for j in range(P.shape[1]):
+                    out[i, j] += a * P[k, j]
+    return out
+
+
+@njit(cache=True, fastmath=_FAST)
+def _gram(A):
+    """A·Aᵀ (symmetric: one half computed, mirrored)."""
+    m, n = A.shape
+    G = np.empty((m, m))
+    for i in range(m):
+        for j in range(i + 1):
+            t = 0.0
+            for k in range(n):
+                t += A[i, k] * A[j, k]
+            G[i, j] = t
+            G[j, i] = t
+    return G
+
+
+@njit(cache=True, fastmath=_FAST)
+def _sub_cross(P, A, X):
+    """P <- P - Aᵀ·X for the symmetric result of a projector update (X = G⁻¹·A): the lower half
+    computed, mirrored."""
+    m, n = A.shape
+    for k in range(m):
+        for i in range(n):
+            a = A[k, i]
+            if a != 0.0:
+                for j in range(i + 1):
+                    P[i, j] -= a * X[k, j]
+    for i in range(n):
+        for j in range(i):
+            P[j, i] = P[i, j]
+
+
+@njit(cache=True)
+def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
+    """Add level (Jk, rk)'s step, in the null space P of the levels above, to ``du``; shrink P
+    (unless ``last``). ``rest``: the last posture level, by regularised normal equations."""
+    m, nv = Jk.shape
+    if m == 0:
+        return
+    res = _residual(Jk, rk, du)
+    A = _rows_times(Jk, P)
+    if rest:  # (AᵀA + μ²I)⁻¹·Aᵀ·res = Aᵀ·(A·Aᵀ + μ²I)⁻¹·res: the smaller of the two systems
+        small = m <= nv
+        H = _gram(A) if small else _gram(np.ascontiguousarray(A.T))
+        for i in range(H.shape[0]):
+            H[i, i] += reg2
+        b = res.copy().reshape((m, 1)) if small else (A.T @ res).reshape((nv, 1))
+        L, ok = _cholesky(H, 0.0)
+        y = _cho_solve(L, b)[:, 0].copy() if ok else np.linalg.solve(H, np.ascontiguousarray(b[:, 0]))
+        if small:
+            _add_rows(du, A, y)
+        else:
+            du += y
+        return
+    G = _gram(A)
+    L, ok = _cholesky(G, max(eps2, tol2))
+    if ok:  # every σ > ε: no damping, full rank
+        L, ok = _cholesky(G, 0.0)
+    if ok:
+        B = np.empty((m, 1 if last else nv + 1))
+        B[:, 0] = res
+        if not last:
+            B[:, 1:] = A
+        X = _cho_solve(L, B)
+        _add_rows(du, A, X[:, 0].copy())
+        if not last:
+            _sub_cross(P, A, X[:, 1:])
+        return
+    w, U = np.linalg.eigh(G)
+    first = m
+    for i in range(m):
+        if w[i] > tol2:
+            first = i
+            break
+    if first == m:
+        return
+    wk = w[first:]
+    Uk = np.ascontiguousarray(U[:, first:])
+    smin2 = wk[0]
+    lam2 = 0.0 if smin2 >= eps2 else lam2max * (1.0 - smin2 / eps2)
+    y = (Uk.T @ res) / (wk + lam2)
+    du += A.T @ (Uk @ y)
+    if not last:
+        V = (A.T @ Uk) / np.sqrt(wk)
+        P -= V @ V.T
+
+
+@njit(cache=True)
+def _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bound_lin, bound_ang):
+    """Scale J in place and return r: each task's error shortened to the step bounds (position
+    rows to ``bound_lin``, rotation rows to ``bound_ang``), r = -gain·e·w, J <- w·J·col_scale."""
+    m, nv = J.shape
+    r = np.empty(m)
+    fast = min(bound_lin, bound_ang) ** 2
+    for t in range(task_start.shape[0] - 1):
+        a, b = task_start[t], task_start[t + 1]
+        n2, nl, na = 0.0, 0.0, 0.0
+        for i in range(a, b):
+            n2 += e[i] * e[i]
+            if linear[i]:
+                nl += e[i] * e[i]
+            else:
+                na += e[i] * e[i]
+        fl, fa = 1.0, 1.0
+        if n2 > fast:
+            nl, na = np.sqrt(nl), np.sqrt(na)
+            if nl > bound_lin:
+                fl = bound_lin / nl
+            if na > bound_ang:
+                fa = bound_ang / na
+        for i in range(a, b):
+            w = row_scale[i] * weight[t]
+            r[i] = -(gain[t] * (e[i] * (fl if linear[i] else fa)) * w)
+            for j in range(nv):
+                J[i, j] = J[i, j] * w * col_scale[j]
+    return r
+
+
+@njit(cache=True)
+def _run(J, r, lev_start, lev_num, k0, du, P, sat, sat_r, nsat, settings):
+    """Levels k0.. of (J, r), the saturation rows (unit rows ``sat[:nsat]``, steps ``sat_r``)
+    inserted before level k0 when ``nsat`` > 0 (or after level 0 when k0 = 0 and it is the only
+    level 1), updating du and P in place."""
+    tol2, eps2, lam2max, reg2 = settings[0], settings[1], settings[2], settings[3]
+    nlev = lev_num.shape[0]
+    nv = J.shape[1]
+    Js = np.zeros((nsat, nv))
+    for i in range(nsat):
+        Js[i, sat[i]] = 1.0
+    rs = sat_r[:nsat].copy()
+    only_first = nsat > 0 and nlev == 1 and lev_num[0] == 1
+    if nsat > 0 and not only_first:
+        _level(Js, rs, du, P, False, False, tol2, eps2, lam2max, reg2)
+    for k in range(k0, nlev):
+        last = k == nlev - 1 and not only_first
+        rest = last and lev_num[k] >= 3
+        _level(J[lev_start[k] : lev_start[k + 1]], r[lev_start[k] : lev_start[k + 1]], du, P, last, rest,
+               tol2, eps2, lam2max, reg2)  # fmt: skip
+    if only_first:
+        _level(Js, rs, du, P, True, False, tol2, eps2, lam2max, reg2)
+
+
+@njit(cache=True)
+def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num, col_scale, bounds, q, lq, lv,
+          lo, hi, clamp, max_iter, settings, sat):  # fmt: skip
+    """One `prioritized` cycle on the stacked raw rows J (m, nv) and errors e (m,) of the tasks
+    (row offsets ``task_start``) sorted by level (row offsets ``lev_start``, level numbers
+    ``lev_num``). J is scaled in place. ``settings`` = (rank_tolerance², ε², λmax²,
+    REST_REGULARISATION²); ``bounds`` = (MAX_STEP_LINEAR, MAX_STEP_ANGULAR). Joint limits: bounded
+    q indices ``lq``, v indices ``lv``, bounds ``lo``/``hi`` (margin included).
+
+    Returns (du (nv,) scaled step, r (m,), nsat, iterations); ``sat[:nsat]`` are the saturated
+    joints' v indices in the order they were saturated."""
+    nv = J.shape[1]
+    r = _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bounds[0], bounds[1])
+    nlev = lev_num.shape[0]
+    du = np.zeros(nv)
+    P = np.eye(nv)
+    sat_r = np.zeros(max(lv.shape[0], 1))
+    nsat, iterations = 0, 0
+    # iteration 0: every level; (du, P) after level 1 are kept for the re-solves
+    if nlev == 1:
+        _run(J, r, lev_start, lev_num, 0, du, P, sat, sat_r, 0, settings)
+    else:
+        k1 = lev_start[1]
+        _level(J[:k1], r[:k1], du, P, False, False, settings[0], settings[1], settings[2], settings[3])
+    du1, P1 = du.copy(), P.copy()
+    if nlev > 1:
+        _run(J, r, lev_start, lev_num, 1, du, P, sat, sat_r, 0, settings)
+    first = nlev > 1 and lev_num[0] == 1
+    if clamp and lv.shape[0] > 0:
+        for it in range(max_iter + 1):
+            iterations = it
+            if it > 0:
+                if first:  # level 1 is kept: restart after it
+                    du[:] = du1
+                    P[:, :] = P1
+                    _run(J, r, lev_start, lev_num, 1, du, P, sat, sat_r, nsat, settings)
+                else:
+                    du[:] = 0.0
+                    P[:, :] = np.eye(nv)
+                    _run(J, r, lev_start, lev_num, 0, du, P, sat, sat_r, nsat, settings)
+            added = 0
+            n0 = nsat
+            for k in range(lv.shape[0]):
+                v = lv[k]
+                qn = q[lq[k]] + du[v] * col_scale[v]
+                if qn > hi[k] or qn < lo[k]:
+                    seen = False
+                    for i in range(n0):
+                        if sat[i] == v:
+                            seen = True
+                    if not seen:
+                        sat[nsat] = v
+                        sat_r[nsat] = (min(max(qn, lo[k]), hi[k]) - q[lq[k]]) / col_scale[v]
+                        nsat += 1
+                        added += 1
+            if added == 0:
+                break
+        for k in range(lv.shape[0]):  # what still crosses (the loops needed it) is clipped
+            v = lv[k]
+            qk = q[lq[k]]
+            qn = qk + du[v] * col_scale[v]
+            qn = min(max(qn, min(lo[k], qk)), max(hi[k], qk))
+            du[v] = (qn - qk) / col_scale[v]
+    return du, r, nsat, iterations
