@@ -154,8 +154,10 @@ class Stack:
         rclpy.shutdown(context=self.context)
 
 
-def settle(stack, threshold=1e-7, timeout=10.0):
-    """Wait until the joints move less than `threshold` [rad] between two /joint_states 0.1 s apart."""
+def settle(stack, threshold=1e-8, timeout=15.0):
+    """Wait until the joints move less than `threshold` [rad] between two /joint_states 0.1 s apart
+    (1e-8: with 1e-7 a joint still settling from the previous motion drifted 1.3e-6 rad over the
+    0.5 s "does not move" watch, above its 1e-6)."""
 
     def still():
         before = stack.joints()

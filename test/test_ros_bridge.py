@@ -15,7 +15,7 @@ Then, without DDS: message conversion, the FollowJointTrajectory goal (with a st
 control_msgs, which the PyPI wheels lack) and the import guard.
 """
 
-import time
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -245,11 +245,12 @@ def test_stale_joint_states_stop_and_hold(idle):
     s.spin(1.0)
     assert s.call(s.pause, SetBool.Request(data=True)).success
     try:
-        t0 = time.monotonic()
         d = s.wait_diag(n0, "/joint_states is")
-        waited = time.monotonic() - t0
         assert d.level == DiagnosticStatus.ERROR and "stopped" in d.message
-        assert 0.5 <= waited < 0.5 + 0.5  # state_timeout, plus a loaded machine's delay (chosen)
+        # the watchdog fired on the state's age past state_timeout (0.5 s), as the bridge measured
+        # it (a wall-clock bound here was flaky on a loaded machine: the pause call's own duration varies)
+        age = float(re.search(r"/joint_states is ([0-9.]+) s old", d.message).group(1))
+        assert age > 0.5
         assert len(s.commands) == c0 + 2  # the motion, then the hold
         hold = dict(zip(s.commands[-1].joint_names, s.commands[-1].points[0].positions))
         assert hold[J0] == pytest.approx(s.joints()[J0], abs=1e-12)
