@@ -28,6 +28,7 @@ from humanoid_model.dynmodel.function_printers import (
 from humanoid_model.dynmodel.joint_terms import JointTerms, joint_terms
 from humanoid_model.dynmodel.latex_parse import parse_equations
 from humanoid_model.dynmodel.models import mass_matrix, nonlinear_effects
+from humanoid_model.dynmodel.regressor import regressor
 from humanoid_model.paths import urdf_dir
 
 DATA = Path(dynmodel.__file__).resolve().parent / "data"
@@ -172,16 +173,17 @@ def test_armature_errors_name_the_file_and_joint(tmp_path):
 
 
 # ------------------------------------------------------------------ the other languages
-def test_c_mass_matrix_and_nle_with_friction_compile_and_agree(tmp_path):
+def test_c_mass_matrix_nle_and_regressor_with_friction_compile_and_agree(tmp_path):
     cc = shutil.which("cc")
     if cc is None:
         pytest.skip("no C compiler")
     tree = dynmodel.parse_urdf(FRICTION_URDF)
     terms = joint_terms(tree, friction=True)
-    q, qd = np.array([0.4, -0.2]), np.array([0.7, -1.3])
-    for f, args, expected in (
-        (mass_matrix(tree), (q,), None),
-        (nonlinear_effects(tree, G, terms), (q, qd), None),
+    q, qd, qdd = np.array([0.4, -0.2]), np.array([0.7, -1.3]), np.array([0.3, 2.0])
+    for f, args in (
+        (mass_matrix(tree), (q,)),
+        (nonlinear_effects(tree, G, terms), (q, qd)),
+        (regressor(tree, G, terms), (q, qd, qdd)),
     ):
         py = dynmodel.load_python(function_to_python(f))
         expected = getattr(py, f.name)(*args)
@@ -208,7 +210,7 @@ def test_c_mass_matrix_and_nle_with_friction_compile_and_agree(tmp_path):
         fn = getattr(ctypes.CDLL(str(lib)), f"robot_2r_{f.name}")
         dbl = ctypes.POINTER(ctypes.c_double)
         out = np.zeros(expected.size)
-        full = [np.ascontiguousarray(a, dtype=float) for a in (q, qd, np.zeros(2))]
+        full = [np.ascontiguousarray(a, dtype=float) for a in (q, qd, qdd)]
         fn(*[a.ctypes.data_as(dbl) for a in full], out.ctypes.data_as(dbl))
         assert np.max(np.abs(out.reshape(expected.shape) - expected)) <= 1e-12
 
