@@ -257,3 +257,38 @@ def test_cli_models_write_each_language(tmp_path):
     mod = dynmodel.load_python((tmp_path / "mass_matrix.py").read_text())
     assert mod.mass_matrix([0, 0]).shape == (2, 2) and mod.JOINT_NAMES == ("joint1", "joint2")
     assert JointTerms.none().empty
+
+
+def _latex_values(tex, inputs):
+    """Evaluate the equations of a generated LaTeX document in order: {lhs: value}."""
+    env = dict(inputs)
+    for lhs, rhs in parse_equations(tex):
+        env[lhs] = float(rhs.subs({s: env[s.name] for s in rhs.free_symbols}))
+    return env
+
+
+def test_latex_nle_with_coulomb_friction_parses_back():
+    """sign(qd) is printed as \\operatorname{sgn} and read back (Coulomb friction in LaTeX)."""
+    tree = dynmodel.parse_urdf(FRICTION_URDF)
+    f = nonlinear_effects(tree, G, joint_terms(tree, friction=True))
+    assert r"\operatorname{sgn}" in function_to_latex(f)
+    py = dynmodel.load_python(function_to_python(f))
+    names = f.program.latex_names
+    q, qd = [0.4, -0.2], [0.7, -1.3]
+    inputs = {names[f.program.q[k].name]: q[k] for k in range(2)}
+    inputs |= {names[f.program.qd[k].name]: qd[k] for k in range(2)}
+    env = _latex_values(function_to_latex(f), inputs)
+    h = [env[f"h^{{{k + 1},1}}_{{\\mathrm{{out}}}}"] for k in range(2)]
+    assert np.max(np.abs(np.array(h) - py.nonlinear_effects(q, qd)[:, 0])) <= 1e-12
+
+
+def test_floating_base_mass_matrix_and_nle_reproduce_the_inverse_dynamics():
+    """With --floating-base (3P+3R block; its inverse dynamics is checked against Pinocchio's
+    free-flyer in test_dynmodel_robots.py): M(q) qdd + h(q, qd) = tau(q, qd, qdd)."""
+    tree = dynmodel.parse_urdf(DATA / "robot_2R.urdf", floating_base=True)
+    Mm = dynmodel.load_python(function_to_python(mass_matrix(tree)))
+    hm = dynmodel.load_python(function_to_python(nonlinear_effects(tree, G)))
+    idm = dynmodel.load_python(dynmodel.generate(tree, "python", G))
+    for q, qd, qdd in np.random.default_rng(4).uniform(-1.2, 1.2, (5, 3, tree.nv)):
+        tau = idm.inverse_dynamics(q, qd, qdd)
+        assert max_error(Mm.mass_matrix(q) @ qdd + hm.nonlinear_effects(q, qd)[:, 0], tau) <= TOL

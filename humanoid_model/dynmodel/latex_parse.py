@@ -8,7 +8,8 @@ their LaTeX text):
     line    := NAME '&=' expr
     expr    := ['-'] term (('+' | '-') term)*
     term    := factor ('\\,' factor)*
-    factor  := NUMBER | '\\frac{' INT '}{' INT '}' | NAME | ('\\cos' | '\\sin') '\\left(' expr '\\right)'
+    factor  := NUMBER | '\\frac{' INT '}{' INT '}' | NAME
+             | ('\\cos' | '\\sin' | '\\operatorname{sgn}') '\\left(' expr '\\right)'
              | '\\left(' expr '\\right)' | '{' factor '}^{' INT '}' | '-' factor
     NUMBER  := digits ['.' digits] [' \\cdot 10^{' ['-'] digits '}']
     NAME    := BASE ['^{' text '}'] '_{\\mathrm{' text '}}'   (BASE: a letter, \\cmd or \\cmd{text})
@@ -28,7 +29,7 @@ _TOKENS = [
     ("NAME", r"(?:\\[A-Za-z]+\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z])(?:\^\{[^{}]*\})?_\{\\mathrm\{(?:[^{}\\]|\\_)+\}\}"),
     ("FRAC", r"\\frac\{(\d+)\}\{(\d+)\}"),
     ("NUMBER", r"\d+(?:\.\d*)?(?:\s*\\cdot\s*10\^\{-?\d+\})?"),
-    ("FUNC", r"\\(?:cos|sin)(?![A-Za-z])"),
+    ("FUNC", r"\\(?:cos|sin)(?![A-Za-z])|\\operatorname\{sgn\}"),
     ("LP", r"\\left\("),
     ("RP", r"\\right\)"),
     ("POW", r"\}\^\{(\d+)\}"),
@@ -104,7 +105,7 @@ class _Parser:
         if k == "NAME":
             return sp.Symbol(self.take("NAME")[1])
         if k == "FUNC":
-            f = {"\\cos": sp.cos, "\\sin": sp.sin}[self.take("FUNC")[1]]
+            f = {"\\cos": sp.cos, "\\sin": sp.sin, "\\operatorname{sgn}": sp.sign}[self.take("FUNC")[1]]
             self.take("LP")
             e = self.expr()
             self.take("RP")

@@ -259,8 +259,8 @@ def latex_expr(e, names: dict) -> str:
 
     Grammar: sums and differences of products; a product is factors separated by ``\\,``;
     factors are numbers (``1.5``, ``2.5 \\cdot 10^{-3}``), names (``base^{sup}_{\\mathrm{sub}}``),
-    ``\\cos\\left(...\\right)``, ``\\sin\\left(...\\right)``, ``\\left(...\\right)`` and powers
-    ``{...}^{n}``; ``\\frac{a}{b}`` for rationals.
+    ``\\cos\\left(...\\right)``, ``\\sin\\left(...\\right)``, ``\\operatorname{sgn}\\left(...\\right)``,
+    ``\\left(...\\right)`` and powers ``{...}^{n}``; ``\\frac{a}{b}`` for rationals.
     """
     if e.is_Add:
         terms = sp.Add.make_args(e)
@@ -299,6 +299,8 @@ def latex_expr(e, names: dict) -> str:
         return t
     if isinstance(e, (sp.sin, sp.cos)):
         return "\\" + type(e).__name__ + r"\left(" + latex_expr(e.args[0], names) + r"\right)"
+    if isinstance(e, sp.sign):  # Coulomb friction (joint_terms)
+        return r"\operatorname{sgn}\left(" + latex_expr(e.args[0], names) + r"\right)"
     raise ValueError(f"no LaTeX rule for {e!r}")
 
 
