@@ -11,7 +11,8 @@ Rules (``../shared/spec/004_canovas.md`` §2.6 and §5.1 items 1-3):
   symbolic tree, by an iterative traversal (no recursion limit).
 * URDF defaults apply to missing tags: ``<origin>`` = identity (xyz 0 0 0, rpy 0 0 0), ``<axis>``
   = (1, 0, 0), a link without ``<inertial>`` has zero mass, an ``<inertial>`` without
-  ``<origin>`` has its COM at the link origin, missing inertia entries are 0.
+  ``<origin>`` has its COM at the link origin (``<mass>`` and the six inertia entries are required,
+  as urdfdom requires them: `read_urdf` checks it).
 * ``revolute`` and ``continuous`` -> one revolute joint (limits ignored); ``prismatic`` -> one
   prismatic joint. The axis is expressed in the joint frame (spec §2.6, L587) and normalised.
 * ``fixed`` -> the child link is merged into its parent (mass, COM and inertia are combined, the
