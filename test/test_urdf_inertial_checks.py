@@ -64,6 +64,18 @@ def test_triangle_inequality_uses_principal_moments_not_diagonal():
         read_urdf(bad)
 
 
+def test_flat_plate_rounded_to_6_digits_passes_and_a_1e_4_violation_does_not():
+    """A flat plate sits on the bound (Izz = Ixx + Iyy); written with 6 digits it may exceed it by
+    ~1e-6 relative and must still load (TRIANGLE_RTOL = 1e-5); 1e-4 over is an error."""
+    plate = _robot(
+        '<mass value="1"/><inertia ixx="0.0123457" ixy="0" ixz="0" iyy="0.0234568" iyz="0" izz="0.0358026"/>'
+    )
+    assert read_urdf(plate).links["arm"].inertial is not None
+    over = _robot('<mass value="1"/><inertia ixx="0.0123457" ixy="0" ixz="0" iyy="0.0234568" iyz="0" izz="0.0358061"/>')
+    with pytest.raises(ModelError, match="violates the triangle inequality"):
+        read_urdf(over)
+
+
 def test_dynamics_tag_is_read_with_defaults_zero():
     text = _robot(f'<mass value="1"/><inertia {FULL}/>', '<dynamics damping="0.3" friction="1.5"/>')
     j = read_urdf(text).joints[0]
