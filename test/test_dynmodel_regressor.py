@@ -105,6 +105,9 @@ def test_2r_base_parameter_count_is_the_textbook_one(gravity, rank):
     tree = dynmodel.parse_urdf(DATA / "robot_2R.urdf")
     f, base = base_regressor(tree, gravity)
     assert base.rank == rank and f.shape == (2, rank)
+    # the textbook grouping (l1 = 2 m): ZZ1R = ZZ1 + l1^2 m2 and, with gravity, MX1R = MX1 + l1 m2
+    grouped = ["Izz_link1 + 4*m_link2", "mcx_link2", "mcy_link2", "Izz_link2"]
+    assert f.col_names == (["mcx_link1 + 2*m_link2", "mcy_link1"] if rank == 6 else []) + grouped
 
 
 @pytest.mark.parametrize("name", ["tree", "bip"])

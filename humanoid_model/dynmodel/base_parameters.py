@@ -2,17 +2,19 @@
 (Gautier's numerical method).
 
 The regressor Y(q, qd, qdd) (`regressor.regressor`) is evaluated on `samples` random states and
-stacked into W (samples nv x n). A QR decomposition with column pivoting, W P = Q R, gives the
-rank r (diagonal entries |R_ii| > `RANK_RTOL` |R_00|) and splits the columns into r independent
-ones b (in pivot order, then sorted) and dependent ones d. With R = [[R1, R2], [0, ~0]],
-Y_d = Y_b R1^-1 R2 on every state, so
+stacked into W (samples nv x n). Columns whose norm is below `ZERO_COLUMN_RTOL` times the largest
+are parameters no state excites. The others are scaled to unit norm and decomposed, **without
+pivoting**, W = Q R: column i is independent of the columns before it when |R_ii| > `RANK_RTOL`
+(the sine of its angle to their span). So, as in SymPyBotics, a parameter of a link nearer the
+root absorbs the parameters of later links it cannot be told apart from, which gives the
+textbook grouping (planar 2R: ZZ1 + l1^2 m2, MX1 + l1 m2). With b the independent columns and d
+the others, Y_d = Y_b T on every state (T by least squares), so
 
-    tau = Y pi = Y_b beta,   beta = pi_b + (R1^-1 R2) pi_d = K pi
+    tau = Y pi = Y_b beta,   beta = pi_b + T pi_d = K pi
 
-K (r x n) has the identity on the columns b and R1^-1 R2 on the columns d (entries within
-`ZERO_ATOL` of an integer are set to it: round-off of exact 0, 1, -1).
-Y_b has full column rank r (the base parameters are identifiable); the columns no
-state excites (a link's parameters that no joint feels) are dependent ones with zero columns in K.
+K (r x n) has the identity on the columns b and T on the columns d (entries within `ZERO_ATOL`
+of an integer are set to it: round-off of exact 0, 1, -1). Y_b has full column rank r (the
+base parameters are identifiable); parameters no state excites have zero columns in K.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ import scipy.linalg
 
 __all__ = ["BaseParameters", "base_parameters", "RANK_RTOL", "ZERO_ATOL"]
 
-# [-] rank threshold relative to the largest pivot (chosen): the regressor entries are O(1..100)
-# for unit-scale states, their round-off ~1e-13 relative; structurally zero pivots come out at
-# ~1e-15..1e-13 relative and the smallest true pivots of the test robots at > 1e-6 relative.
-RANK_RTOL = 1e-9
-ZERO_ATOL = 1e-10  # [-] entries of R1^-1 R2 below this are round-off of exact zeros (chosen as RANK_RTOL)
+# [-] thresholds (chosen from measurements on 2R, a random 7-link tree, BIP and HRP-2, default
+# states): unexcited columns have norms <= 1.5e-17 of the largest, excited ones >= 2e-3; the
+# |R_ii| (sine of a column's angle to the earlier ones) of dependent columns are <= 1e-15, of
+# independent ones >= 0.26. 1e-10 and 1e-8 sit far from both sides.
+ZERO_COLUMN_RTOL = 1e-10
+RANK_RTOL = 1e-8
+ZERO_ATOL = 1e-10  # [-] entries of T within this of an integer are round-off of it (chosen as ZERO_COLUMN_RTOL)
 
 
 @dataclass(frozen=True)
@@ -63,29 +67,35 @@ def _combination(row, names) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
+def _default_samples(n: int, nv: int) -> int:
+    """Random states stacked by default: 3x more rows than columns, at least 10 states."""
+    return max(10, int(np.ceil(3 * n / max(nv, 1))))
+
+
 def base_parameters(Y, nv: int, names, samples: int | None = None, seed: int = 0, scale: float = 1.0):
     """`BaseParameters` of the regressor function ``Y(q, qd, qdd) -> (nv, n)``.
 
     `samples` random states (default: enough for 3x more rows than columns), each of q, qd,
     qdd uniform in [-scale * pi, scale * pi]."""
     n = len(names)
-    samples = samples or max(10, int(np.ceil(3 * n / max(nv, 1))))
+    samples = samples or _default_samples(n, nv)
     rng = np.random.default_rng(seed)
     W = np.vstack([Y(*rng.uniform(-scale * np.pi, scale * np.pi, (3, nv))) for _ in range(samples)])
-    _Q, R, piv = scipy.linalg.qr(W, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    r = int(np.sum(d > RANK_RTOL * d[0])) if d.size and d[0] > 0 else 0
-    b, dep = piv[:r], piv[r:]
-    R1, R2 = R[:r, :r], R[:r, r:]
-    T = scipy.linalg.solve_triangular(R1, R2) if r else np.zeros((0, len(dep)))
+    norms = np.linalg.norm(W, axis=0)
+    live = np.flatnonzero(norms > ZERO_COLUMN_RTOL * max(float(norms.max()), 1e-300))
+    if W.shape[0] < live.size:
+        raise ValueError(f"base_parameters: {samples} states give {W.shape[0]} rows < {live.size} columns; use more")
+    R = scipy.linalg.qr(W[:, live] / norms[live], mode="economic")[1]
+    b = live[np.abs(np.diag(R)) > RANK_RTOL]
+    dep = np.setdiff1d(np.arange(n), b)
+    r = b.size
+    T = np.linalg.lstsq(W[:, b], W[:, dep], rcond=None)[0] if r else np.zeros((0, dep.size))
     T[np.abs(T) < ZERO_ATOL] = 0.0
     snapped = np.round(T)
     T = np.where(np.abs(T - snapped) < ZERO_ATOL, snapped, T)  # 0.9999999999999998 -> 1
     K = np.zeros((r, n))
     K[np.arange(r), b] = 1.0
     K[:, dep] = T
-    order = np.argsort(b)
-    b, K = b[order], K[order]
     return BaseParameters(b, K, [_combination(row, names) for row in K])
 
 
@@ -103,12 +113,13 @@ def base_regressor(model, gravity=(0.0, 0.0, -9.81), terms=None, samples: int | 
     from . import load_python
 
     Y = load_python(function_to_python(full), f"{model.name}_regressor").regressor
+    samples = samples or _default_samples(len(full.col_names), model.nv)
     base = base_parameters(Y, model.nv, full.col_names, samples, seed)
     beta = base.beta(parameters(model, terms))
     out = [[row[c] for c in base.columns] for row in full.out]
     doc = [
         f"Base regressor Y_b(q, qd, qdd) of robot '{model.name}': tau = Y_b beta, {base.rank} base parameters "
-        f"(numerical QR with column pivoting on {samples or 'default'} random states, seed {seed}).",
+        f"(numerical QR with column pivoting on {samples} random states, seed {seed}).",
         "COL_NAMES: each base parameter as a combination of the standard ones (see the regressor); "
         "BASE_PARAMETERS: their values for the URDF.",
     ]

@@ -96,6 +96,10 @@ def function_to_c(f: Function, prefix: str | None = None, header_name: str | Non
     h = [f"/*\n{doc}\n */", f"#ifndef {guard}", f"#define {guard}", ""]
     h += [f"#define {PRE}_{NAME}_NV {len(P.joint_names)}", f"#define {PRE}_{NAME}_ROWS {rows}"]
     h += [f"#define {PRE}_{NAME}_COLS {cols}", "", "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    for key, values in f.constants.items():
+        if key.endswith("PARAMETERS") and len(values) == cols:  # column k: name = value, for the reader
+            h += [f"/* {key} (column: name = value) */"]
+            h += [f"/* {k}: {n} = {_float_text(v)} */" for k, (n, v) in enumerate(zip(f.col_names, values))]
     h += [f"/* out: {PRE}_{NAME}_ROWS x {PRE}_{NAME}_COLS doubles, row-major */", sig + ";"]
     h += ["#ifdef __cplusplus", "}", "#endif", f"#endif /* {guard} */", ""]
     c = [f"/*\n{doc}\n */", "#include <math.h>", "#include <stddef.h>"]
