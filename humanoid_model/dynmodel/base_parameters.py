@@ -78,6 +78,8 @@ def base_parameters(Y, nv: int, names, samples: int | None = None, seed: int = 0
     `samples` random states (default: enough for 3x more rows than columns), each of q, qd,
     qdd uniform in [-scale * pi, scale * pi]."""
     n = len(names)
+    if n == 0 or nv == 0:  # a robot without joints: nothing to identify
+        return BaseParameters(np.zeros(0, int), np.zeros((0, n)), [])
     samples = samples or _default_samples(n, nv)
     rng = np.random.default_rng(seed)
     W = np.vstack([Y(*rng.uniform(-scale * np.pi, scale * np.pi, (3, nv))) for _ in range(samples)])
