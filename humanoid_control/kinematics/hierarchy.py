@@ -54,19 +54,25 @@ def _cholesky(A, shift):
 @njit(cache=True, fastmath=_FAST)
 def _cho_solve(L, B):
     """X with L·Lᵀ·X = B (B (n, m), overwritten and returned; row-oriented: contiguous inner loops)."""
-    n = B.shape[0]
+    n, c = B.shape
     for i in range(n):
         for k in range(i):
             a = L[i, k]
             if a != 0.0:
-                B[i, :] -= a * B[k, :]
-        B[i, :] /= L[i, i]
+                for j in range(c):
+                    B[i, j] -= a * B[k, j]
+        d = 1.0 / L[i, i]
+        for j in range(c):
+            B[i, j] *= d
     for i in range(n - 1, -1, -1):
         for k in range(i + 1, n):
             a = L[k, i]
             if a != 0.0:
-                B[i, :] -= a * B[k, :]
-        B[i, :] /= L[i, i]
+                for j in range(c):
+                    B[i, j] -= a * B[k, j]
+        d = 1.0 / L[i, i]
+        for j in range(c):
+            B[i, j] *= d
     return B
 
 
@@ -122,6 +128,36 @@ def _gram(A):
     return G
 
 
+@njit(cache=True)
+def _gram_projected(A, Jk):
+    """A·Jkᵀ = Jk·P·Jkᵀ = A·Aᵀ for A = Jk·P and P a symmetric projector (P = P·Pᵀ), skipping
+    Jk's zero entries (posture rows: one per row); one half computed, mirrored."""
+    m, n = A.shape
+    G = np.empty((m, m))
+    for j in range(m):
+        for i in range(j, m):
+            G[i, j] = 0.0
+        for k in range(n):
+            b = Jk[j, k]
+            if b != 0.0:
+                for i in range(j, m):
+                    G[i, j] += A[i, k] * b
+        for i in range(j + 1, m):
+            G[j, i] = G[i, j]
+    return G
+
+
+@njit(cache=True)
+def _is_eye(P):
+    """Whether P is exactly the identity (no level above: A = Jk, no product needed)."""
+    n = P.shape[0]
+    for i in range(n):
+        for j in range(n):
+            if P[i, j] != (1.0 if i == j else 0.0):
+                return False
+    return True
+
+
 @njit(cache=True, fastmath=_FAST)
 def _sub_cross(P, A, X):
     """P <- P - Aᵀ·X for the symmetric result of a projector update (X = G⁻¹·A): the lower half
@@ -138,6 +174,31 @@ def _sub_cross(P, A, X):
             P[j, i] = P[i, j]
 
 
+@njit(cache=True, fastmath=_FAST)
+def _smallest_eigenvalue(G, L):
+    """The smallest eigenvalue of the positive definite G (L: its Cholesky factor), by inverse
+    iteration with the Rayleigh quotient (which is >= the eigenvalue and converges to it even when
+    the two smallest are close), to 1e-14 relative or 200 iterations."""
+    m = G.shape[0]
+    x = np.empty((m, 1))
+    for i in range(m):
+        x[i, 0] = 1.0 + 0.37 * i  # (chosen) any start not orthogonal to the eigenvector
+    rq = np.inf
+    for _ in range(200):
+        x = _cho_solve(L, x)
+        x /= np.sqrt(np.sum(x * x))
+        new = 0.0
+        for i in range(m):
+            t = 0.0
+            for k in range(m):
+                t += G[i, k] * x[k, 0]
+            new += x[i, 0] * t
+        if abs(rq - new) <= 1e-14 * new:
+            return new
+        rq = new
+    return rq
+
+
 @njit(cache=True)
 def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     """Add level (Jk, rk)'s step, in the null space P of the levels above, to ``du``; shrink P
@@ -146,10 +207,11 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     if m == 0:
         return
     res = _residual(Jk, rk, du)
-    A = _rows_times(Jk, P)
+    A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
+    G = _gram_projected(A, Jk) if m <= nv else np.empty((0, 0))
     if rest:  # (AᵀA + μ²I)⁻¹·Aᵀ·res = Aᵀ·(A·Aᵀ + μ²I)⁻¹·res: the smaller of the two systems
         small = m <= nv
-        H = _gram(A) if small else _gram(np.ascontiguousarray(A.T))
+        H = G if small else _gram(np.ascontiguousarray(A.T))
         for i in range(H.shape[0]):
             H[i, i] += reg2
         b = res.copy().reshape((m, 1)) if small else (A.T @ res).reshape((nv, 1))
@@ -160,17 +222,31 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
         else:
             du += y
         return
-    G = _gram(A)
+    if m > nv:
+        G = _gram(A)
     L, ok = _cholesky(G, max(eps2, tol2))
-    if ok:  # every σ > ε: no damping, full rank
+    lam2 = 0.0
+    if not ok and eps2 > tol2:  # some σ < ε: damped; all kept when G - tol²·I is positive definite
+        L, ok = _cholesky(G, tol2)
+        if ok:
+            L, ok = _cholesky(G, 0.0)
+        if ok:
+            smin2 = _smallest_eigenvalue(G, L)
+            lam2 = 0.0 if smin2 >= eps2 else lam2max * (1.0 - smin2 / eps2)
+    elif ok:  # every σ > ε: no damping, full rank
         L, ok = _cholesky(G, 0.0)
     if ok:
         B = np.empty((m, 1 if last else nv + 1))
         B[:, 0] = res
         if not last:
             B[:, 1:] = A
-        X = _cho_solve(L, B)
-        _add_rows(du, A, X[:, 0].copy())
+        X = _cho_solve(L, B)  # G⁻¹·[res, A]
+        if lam2 > 0.0:
+            Ld, okd = _cholesky(G, -lam2)
+            y = _cho_solve(Ld, res.copy().reshape((m, 1)))[:, 0].copy()  # (G + λ²I)⁻¹·res
+        else:
+            y = X[:, 0].copy()
+        _add_rows(du, A, y)
         if not last:
             _sub_cross(P, A, X[:, 1:])
         return

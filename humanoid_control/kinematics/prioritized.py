@@ -7,19 +7,24 @@ Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the
    constraints (the gap of 002_fluckiger.md:661; the thesis mixes them with the commands,
    002_fluckiger.md:212, so an incompatible command opens the loops);
 2. each next level (2: commands, frame targets, CoM, driven joints; 3: posture / rest) is solved
-   in the null space of the levels above: x_k = (J_k Z)^+ (r_k - J_k dq), dq += Z x_k, Z <- Z N_k,
-   with Z an orthonormal basis of the remaining null space (from the SVD of each level);
+   in the null space of the levels above: x_k = (J_k P)^+ (r_k - J_k dq), dq += x_k,
+   P <- P - (J_k P)^+ (J_k P), with P the projector on the remaining null space (P = I at first);
 3. damped least squares per level (the gap of 002_fluckiger.md:660): the singular values σ of
-   J_k Z are inverted as σ/(σ² + λ²) with λ² = λmax²·(1 - (σmin/ε)²) when the smallest σ above
+   J_k P are inverted as σ/(σ² + λ²) with λ² = λmax²·(1 - (σmin/ε)²) when the smallest σ above
    the rank tolerance is below ε, else λ = 0 (Chiaverini's rule: no damping, hence no tracking
    error, away from singularities); σ below ``rank_tolerance`` is a dependent direction, zeroed
    and left to the levels below;
 4. joint limits (the gap of 002_fluckiger.md:659, the thesis's enforcement being unknown,
-   002_fluckiger.md:222): a joint whose step would cross a limit is saturated at the limit, its
-   column removed, and the whole hierarchy solved again with the others (at most
+   002_fluckiger.md:222): a joint whose step would cross a limit is saturated at the limit (a row
+   "this joint moves exactly to its limit" inserted right after level 1) and the levels below
+   level 1 solved again (at most
    ``max_clamp_iterations`` times, then the step is clipped). Chosen over a QP by measurement
    (docs/kinematics.md): no QP solver is installed in the project's environment, and the
-   re-solve costs one more SVD pass only on the cycles that hit a limit.
+   re-solve costs one more pass of the levels below level 1 only on the cycles that hit a limit.
+
+The rows are evaluated in Python (one kinematics pass, each constraint's ``evaluate``); steps 1-4
+are one compiled call, `humanoid_control.kinematics.hierarchy.cycle` (its docstring: the exact
+Cholesky routes and the eigen-decomposition fallback).
 
     from humanoid_control.kinematics import prioritized, FrameTarget, ComTask, PostureTask
     q, report = prioritized.solve(s, q, hand, com, posture)
