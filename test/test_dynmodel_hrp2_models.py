@@ -33,6 +33,11 @@ def program(tree):
 
 
 @pytest.fixture(scope="module")
+def id_python(program):
+    return dynmodel.to_python(program)
+
+
+@pytest.fixture(scope="module")
 def M(tree):
     return mass_matrix(tree)
 
@@ -50,9 +55,9 @@ def test_hrp2_mass_matrix_and_nle_equal_pinocchio(tree, M):
     assert worst <= TOL, worst
 
 
-def test_no_generated_line_is_over_120_characters(program, M):
+def test_no_generated_line_is_over_120_characters(program, id_python, M):
     texts = {
-        "python": dynmodel.to_python(program),
+        "python": id_python,
         "c": "\n".join(dynmodel.to_c(program)),
         "latex": dynmodel.to_latex(program),
         "M python": function_to_python(M),
@@ -66,17 +71,17 @@ def test_no_generated_line_is_over_120_characters(program, M):
     compile(texts["M python"], "hrp2_M", "exec")
 
 
-def test_each_joint_axis_is_named_after_its_joint(tree, program):
+def test_each_joint_axis_is_named_after_its_joint(tree, id_python):
     """After constant folding, the angular velocity of RLEG_LINK3 must use u_RLEG_JOINT3 (its own
     joint's axis), not a rotation entry of RLEG_LINK1 that happens to equal it."""
-    src = dynmodel.to_python(program)
+    src = id_python
     assert re.search(r"^    u_RLEG_JOINT3_x = R_RLEG_LINK1_01$", src, re.M)
     for j in tree.joints:
         for line in re.findall(rf"^    omega_{j.child}_[xyz] = (.*)$", src, re.M):
             foreign = re.findall(r"\bR_\w+", line)
             assert not foreign, (j.name, line)
     # the per-link quantities keep their meaning: axis_RLEG_JOINT3 is a unit vector
-    mod = dynmodel.load_python(dynmodel.to_python(program))
+    mod = dynmodel.load_python(src)
     q = np.random.default_rng(1).uniform(-1, 1, tree.nv)
     v = mod.quantities(q, np.zeros(tree.nv), np.zeros(tree.nv))
     assert abs(np.linalg.norm(v["axis_RLEG_JOINT3"]) - 1.0) < 1e-12
