@@ -249,11 +249,17 @@ def test_sympy_script_builds_the_closed_form(cases):
 def test_cli_models_write_each_language(tmp_path):
     from humanoid_stack.cli import main
 
-    for model in ("mass_matrix", "nle", "regressor"):
+    for model in ("inverse_dynamics", "mass_matrix", "nle", "regressor", "base_regressor"):
         for lang, suffix in (("python", ".py"), ("c", ".c"), ("latex", ".tex"), ("sympy", "_sympy.py")):
             out = tmp_path / f"{model}{suffix}"
             assert main(["dynmodel", "2r", "--model", model, "--lang", lang, "--friction", "--out", str(out)]) == 0
             assert out.is_file() and max(len(line) for line in out.read_text().splitlines()) <= 120
+    out = tmp_path / "snippet.py"  # 36 joints: the packing lines wrap
+    assert main(["dynmodel", "human36", "--lang", "snippet", "--out", str(out)]) == 0
+    assert max(len(line) for line in out.read_text().splitlines()) <= 120
+    ns = {}
+    exec(out.read_text(), ns)
+    assert ns["qdd"].shape == (36,)
     mod = dynmodel.load_python((tmp_path / "mass_matrix.py").read_text())
     assert mod.mass_matrix([0, 0]).shape == (2, 2) and mod.JOINT_NAMES == ("joint1", "joint2")
     assert JointTerms.none().empty

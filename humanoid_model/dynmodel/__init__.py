@@ -132,6 +132,7 @@ def input_snippet(model: TreeModel) -> str:
     """The report's input-naming snippet (spec §2.8, L728-742): one named variable per joint
     position, velocity and acceleration, packed into q, qd, qdd in the generated code's order."""
     from .urdf import identifier
+    from .wrap import wrap_text
 
     lines = [
         f"# Inputs of the generated inverse dynamics of '{model.name}' (fill in, then call",
@@ -144,5 +145,5 @@ def input_snippet(model: TreeModel) -> str:
         lines.append(f"gv_position_{i} = 0.0\ngv_velocity_{i} = 0.0\ngv_acceleration_{i} = 0.0")
     ids = [identifier(j.name) for j in model.joints]
     for vec, kind in (("q", "position"), ("qd", "velocity"), ("qdd", "acceleration")):
-        lines.append(f"{vec} = np.array([" + ", ".join(f"gv_{kind}_{i}" for i in ids) + "])")
+        lines += wrap_text(f"{vec} = np.array([" + ", ".join(f"gv_{kind}_{i}" for i in ids) + "])", "    ")
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from sympy.polys.rings import ring
 from .ne import _clean, _lx
 from .printers import LATEX_PREAMBLE, latex_expr
 from .urdf import TreeModel, identifier
+from .wrap import comment_lines, latex_line
 
 
 def rat(x) -> sp.Expr:
@@ -238,6 +239,7 @@ def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
             + ", ".join(n.replace("_", r"\_") for n in lm.joint_names)
             + ".",
         ]
+        out[-1:] = comment_lines(out[-1], "")
     n = len(lm.q)
     rows = []
     for r in range(n):
@@ -250,7 +252,7 @@ def to_latex(lm: LagrangeModel, standalone: bool = True) -> str:
     out += [
         r"% M^{rc}: inertia matrix (symmetric, upper triangle), c^{r} = (C(q, qd) qd)_r, g^{r} = g(q)_r",
         r"\begin{align*}",
-        " \\\\\n".join(rows),
+        " \\\\\n".join("\n".join(latex_line(row)) for row in rows),
         r"\end{align*}",
     ]
     if standalone:

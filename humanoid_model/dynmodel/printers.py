@@ -318,7 +318,7 @@ def to_latex(P: Program, standalone: bool = True) -> str:
         out += [
             *LATEX_PREAMBLE,
             f"\\section*{{Inverse dynamics of {_latex_text_plain(P.robot)}}}",
-            "% " + _HEADER.format(src=P.source),
+            *comment_lines(_HEADER.format(src=P.source), "% "),
             f"Gravity $g = ({', '.join(_float_text(x) for x in P.gravity)})$~m/s$^2$; "
             r"the base acceleration is $-g$. Vectors are in world axes; $R$ is the link "
             r"orientation, $u$ the joint axis, $p$ positions, $v$ velocities, $a$ accelerations "
