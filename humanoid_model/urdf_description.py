@@ -295,7 +295,9 @@ def _inertial(le, where, src) -> UrdfInertial | None:
     eig = np.linalg.eigvalsh(inertia)
     if eig.min() < -1e-12 * scale:
         raise ModelError(f"{src}: {w}: the inertia tensor {text} is not positive semi-definite")
-    if eig[2] > eig[0] + eig[1] + TRIANGLE_RTOL * max(float(eig[2]), 1e-300):
+    # the same absolute floor as the PSD test (1e-12 kg m^2): a zero tensor written with round-off
+    # (iCub's head in example-robot-data: ixz = 2.4e-35, the rest 0) is a massless link, not an error
+    if eig[2] > eig[0] + eig[1] + TRIANGLE_RTOL * float(eig[2]) + 1e-12 * scale:
         raise ModelError(
             f"{src}: {w}: the inertia tensor {text} violates the triangle inequality: principal moment "
             f"{eig[2]:.6g} > {eig[0]:.6g} + {eig[1]:.6g} (no rigid body has these moments)"

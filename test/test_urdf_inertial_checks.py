@@ -76,6 +76,18 @@ def test_flat_plate_rounded_to_6_digits_passes_and_a_1e_4_violation_does_not():
         read_urdf(over)
 
 
+def test_a_zero_tensor_with_round_off_passes_and_a_placeholder_tensor_does_not():
+    """iCub's head in example-robot-data: all entries 0 but ixz = 2.4e-35 (principal moments
+    ±2.4e-35): a massless link, within the PSD test's absolute floor (1e-12 kg m²), loads.
+    ANYmal's and HyQ's base placeholder, every entry 1e-6 (principal 3e-6, 0, 0), is no rigid
+    body and stays refused."""
+    zero = _robot('<mass value="0"/><inertia ixx="0.0" ixy="0.0" ixz="2.40741e-35" iyy="0.0" iyz="0.0" izz="0.0"/>')
+    assert read_urdf(zero).links["arm"].inertial.mass == 0.0
+    ones = 'ixx="1e-06" ixy="1e-06" ixz="1e-06" iyy="1e-06" iyz="1e-06" izz="1e-06"'
+    with pytest.raises(ModelError, match="violates the triangle inequality: principal moment 3e-06"):
+        read_urdf(_robot(f'<mass value="1"/><inertia {ones}/>'))
+
+
 def test_dynamics_tag_is_read_with_defaults_zero():
     text = _robot(f'<mass value="1"/><inertia {FULL}/>', '<dynamics damping="0.3" friction="1.5"/>')
     j = read_urdf(text).joints[0]
