@@ -326,19 +326,20 @@ def _run(J, r, lev_start, lev_num, k0, du, P, sat, sat_r, nsat, settings):
 
 @njit(cache=True)
 def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num, col_scale, bounds, q, lq, lv,
-          lo, hi, clamp, max_iter, settings, sat):  # fmt: skip
+          lo, hi, clamp, max_iter, settings, sat, du, r):  # fmt: skip
     """One `prioritized` cycle on the stacked raw rows J (m, nv) and errors e (m,) of the tasks
     (row offsets ``task_start``) sorted by level (row offsets ``lev_start``, level numbers
     ``lev_num``). J is scaled in place. ``settings`` = (rank_tolerance², ε², λmax²,
     REST_REGULARISATION²); ``bounds`` = (MAX_STEP_LINEAR, MAX_STEP_ANGULAR). Joint limits: bounded
     q indices ``lq``, v indices ``lv``, bounds ``lo``/``hi`` (margin included).
 
-    Returns (du (nv,) scaled step, r (m,), nsat, iterations); ``sat[:nsat]`` are the saturated
-    joints' v indices in the order they were saturated."""
+    Writes the scaled step into ``du`` (nv,) and the right-hand side into ``r`` (m,) (outputs passed
+    in: arrays returned to Python cost a boxing each); returns (nsat, iterations), ``sat[:nsat]``
+    being the saturated joints' v indices in the order they were saturated."""
     nv = J.shape[1]
-    r = _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bounds[0], bounds[1])
+    r[:] = _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bounds[0], bounds[1])
     nlev = lev_num.shape[0]
-    du = np.zeros(nv)
+    du[:] = 0.0
     P = np.eye(nv)
     sat_r = np.zeros(max(lv.shape[0], 1))
     nsat, iterations = 0, 0
@@ -387,4 +388,4 @@ def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num,
             qn = qk + du[v] * col_scale[v]
             qn = min(max(qn, min(lo[k], qk)), max(hi[k], qk))
             du[v] = (qn - qk) / col_scale[v]
-    return du, r, nsat, iterations
+    return nsat, iterations

@@ -33,6 +33,7 @@ Cholesky routes and the eigen-decomposition fallback).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from operator import attrgetter
 
@@ -42,7 +43,7 @@ import pinocchio as pin
 from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics.hierarchy import cycle
 from humanoid_control.kinematics.report import SolveReport
-from humanoid_control.kinematics.rows import MAX_STEP_ANGULAR, MAX_STEP_LINEAR, Level
+from humanoid_control.kinematics.rows import MAX_STEP_ANGULAR, MAX_STEP_LINEAR
 from humanoid_model.validation import finite_number, finite_vector, integer
 
 __all__ = ["PrioritizedSettings", "solve", "tasks_of"]
@@ -108,9 +109,10 @@ def tasks_of(structure, tasks) -> list:
 
 
 def checked_q(structure, q, who: str) -> np.ndarray:
-    """``q`` as a float vector of nq finite numbers, else `KinematicsError` (fast path first)."""
+    """``q`` as a float vector of nq finite numbers, else `KinematicsError` (fast path first:
+    a finite q·q means every entry is finite)."""
     a = np.asarray(q, dtype=float)
-    if a.shape == (structure.model.nq,) and np.isfinite(a).all():
+    if a.shape == (structure.model.nq,) and math.isfinite(a @ a):
         return a
     return finite_vector(q, structure.model.nq, f"{who} ({structure.name})", "q", error=KinematicsError)
 
@@ -181,24 +183,24 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
     model = structure.model
     q = checked_q(structure, q, "solver")
     all_tasks = tasks_of(structure, tasks)
-    saturated, iterations, levels = [], 0, []
+    saturated, iterations, levels, errors = [], 0, [], {}
     if all_tasks:
         plan = _plan(structure, all_tasks, st)
         data = structure.compute(q, com=plan.com)
-        J, e, errs = np.empty((plan.m, model.nv)), np.empty(plan.m), {}
+        J, e, errs, errors = np.empty((plan.m, model.nv)), np.empty(plan.m), {}, {}
         for t, a, b in plan.slots:
             e_t, J[a:b] = t.evaluate(q, data)
-            e[a:b] = errs[t] = e_t
+            e[a:b] = errs[t] = errors[t.name] = e_t
         lo, hi, margin = structure.lower, structure.upper, st.limit_margin
         if margin:
             lo, hi = lo + margin, hi - margin
         sat = np.zeros(structure.lim_v.size, np.int64)
         lim = (structure.lim_q, structure.lim_v, lo, hi)
-        du, r, nsat, iterations = cycle(J, e, *plan.const, q, *lim, *plan.limits, sat)
+        du, r = np.empty(model.nv), np.empty(plan.m)
+        nsat, iterations = cycle(J, e, *plan.const, q, *lim, *plan.limits, sat, du, r)
         if nsat:
             saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()]
-        for level, a, b, members in plan.levels:
-            levels.append(Level(level, J[a:b], r[a:b], {t.name: errs[t] for t in members}, members))
+        levels = (plan.levels, J, r, errs)  # the report's `rows.Level` list, built on first use
         dq = du * plan.const[7]
     else:
         structure.compute(q)
@@ -209,6 +211,11 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
         for _ in range(st.loop_corrections):
             q_new, _ = solve(structure, q_new, settings=once)
         dq = pin.difference(model, q, q_new)
+    if isinstance(levels, tuple):
+        return q_new, SolveReport(
+            errors=errors, dq=dq, saturated=saturated, clamp_iterations=iterations if saturated else 0,
+            solver="prioritized", _J_rows=None, _levels=None, _lazy=levels,
+        )  # fmt: skip
     return q_new, _report(levels, dq, saturated, iterations, "prioritized")
 
 
@@ -218,7 +225,7 @@ def _settings(st: PrioritizedSettings) -> np.ndarray:
 
 
 def _report(levels, dq, saturated, iterations, name) -> SolveReport:
-    """The `SolveReport` of one cycle (``saturated``: joint names)."""
+    """The `SolveReport` of one cycle (``levels``: `rows.Level` list; ``saturated``: joint names)."""
     errors = {}
     for lev in levels:
         errors.update(lev.errors)

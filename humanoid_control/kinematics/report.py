@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from humanoid_control.kinematics.rows import Level
+
 __all__ = ["SolveReport"]
 
 
@@ -31,15 +33,29 @@ class SolveReport:
     clamp_iterations: int = 0
     solver: str = ""
     _J_rows: list | None = None  #: the row blocks of J_aug, stacked on first use
-    _levels: list = field(default_factory=list)  #: the solver's `rows.Level` list
+    _levels: list | None = field(default_factory=list)  #: the solver's `rows.Level` list
     _residual: dict | None = None
+    #: (level spans [(level, first row, end row, tasks)], J, r, {task: e}): `_levels` and `_J_rows`
+    #: not built yet (the prioritized solver's cycle leaves them to the first reader)
+    _lazy: tuple | None = None
+
+    def _rows(self) -> list:
+        """The `rows.Level` list (built from ``_lazy`` on first use)."""
+        if self._lazy is not None:
+            spans, J, r, errs = self._lazy
+            self._levels = [
+                Level(level, J[a:b], r[a:b], {t.name: errs[t] for t in tasks}, tasks) for level, a, b, tasks in spans
+            ]
+            self._J_rows = [lev.J for lev in self._levels if lev.level <= 2]
+            self._lazy = None
+        return self._levels or []
 
     @property
     def level_residual(self) -> dict:
         """{level: norm of that level's errors times their row scales [m]}, computed on first use."""
         if self._residual is None:
             self._residual = {}
-            for lev in self._levels:
+            for lev in self._rows():
                 e = [lev.errors[t.name] * t.row_scale for t in lev.tasks]
                 self._residual[lev.level] = float(np.linalg.norm(np.concatenate(e))) if e else 0.0
         return self._residual
@@ -54,6 +70,7 @@ class SolveReport:
     @property
     def sigma(self) -> np.ndarray:
         if self._sigma is None:
+            self._rows()
             J = np.vstack(self._J_rows) if self._J_rows else None
             self._sigma = np.zeros(0) if J is None or J.size == 0 else np.linalg.svd(J, compute_uv=False)
         return self._sigma

@@ -115,10 +115,10 @@ class KinematicStructure:
         """Update ``data`` (default ``self.data``) at ``q``: placements, joint Jacobians, frames,
         and the CoM and its Jacobian when ``com``. Returns the data."""
         data = self.data if data is None else data
-        pin.computeJointJacobians(self.model, data, q)
+        pin.computeJointJacobians(self.model, data, q)  # includes the forward kinematics
         pin.updateFramePlacements(self.model, data)
         if com:
-            pin.jacobianCenterOfMass(self.model, data, q, False)
+            pin.jacobianCenterOfMass(self.model, data, False)  # from the placements just computed
         return data
 
     def placement(self, q, frame: str) -> pin.SE3:
