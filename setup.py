@@ -46,7 +46,11 @@ setup(
     package_data={"humanoid_model.dynmodel": ["data/*.urdf"]},
     install_requires=["setuptools"],
     # Optional: Talos, Romeo, iCub, G1... (about 400 MB), used by tests when installed.
-    extras_require={"robots": ["example-robot-data==6.0.0"], "peers": ["mujoco==4.0.0"]},
+    # peers: the benchmarks' side-by-side references (MuJoCo; pink + quadprog for benchmarks/kinematics.py)
+    extras_require={
+        "robots": ["example-robot-data==6.0.0"],
+        "peers": ["mujoco==4.0.0", "pin-pink==4.4.0", "qpsolvers[quadprog]==4.13.0"],
+    },
     zip_safe=False,
     maintainer="humanoid_stack developers",
     maintainer_email="humanoid-stack@example.org",
