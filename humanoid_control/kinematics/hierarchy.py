@@ -5,16 +5,20 @@ Python or NumPy call overhead (docs/kinematics.md, "Benchmark").
 
 The maths is `prioritized`'s (its module docstring): per level, A = J_k·P, G = A·Aᵀ, the step
 Aᵀ·G_λ⁻¹·(r_k - J_k·du) and the projector P <- P - Aᵀ·G⁻¹·A. G's eigenvalues are the squared
-singular values σ² of A. Two exact routes:
+singular values σ² of A. Three exact routes, chosen by Cholesky tests:
 
-- fast: when G - c·I is positive definite (Cholesky succeeds), with c = max(ε², rank_tolerance²),
-  every σ is above the damping threshold ε and the rank tolerance, so λ = 0, no direction is
-  dropped and the step and projector are G⁻¹ products, computed by Cholesky;
-- otherwise (near a singularity, damped, or rank deficient) the eigen-decomposition of G, as
-  before: σ below the rank tolerance zeroed, λ² = λmax²·(1 - (σmin/ε)²) when σmin < ε.
+- undamped: when G - c·I is positive definite, c = max(ε², rank_tolerance²), every σ is above
+  the damping threshold ε and the rank tolerance: λ = 0, no direction dropped, the step and the
+  projector are G⁻¹ products (Cholesky);
+- damped, full rank: when only G - rank_tolerance²·I is positive definite, σmin² comes from
+  inverse iteration (Rayleigh quotient), λ² = λmax²·(1 - (σmin/ε)²), the step is
+  Aᵀ·(G + λ²I)⁻¹·res and the projector Aᵀ·G⁻¹·A (Cholesky);
+- rank deficient: the eigen-decomposition of G (Jacobi rotations, `_eigh`), σ below the rank
+  tolerance zeroed, the damping rule as above.
 
-Both give the same step (the σ/(σ²+λ²) inversion with λ = 0 is G⁻¹); they differ by rounding.
-A last level >= 3 (posture) solves its regularised normal equations by Cholesky.
+All give the step of the σ/(σ²+λ²) inversion; they differ from one another by rounding. A last
+level >= 3 (posture) solves its regularised normal equations (AᵀA + μ²I)·x = Aᵀ·res by Cholesky.
+The kernels compile once (about a minute on a 2-core machine) into numba's cache.
 """
 
 from __future__ import annotations
@@ -147,6 +151,24 @@ def _gram_projected(A, Jk):
     return G
 
 
+@njit(cache=True, fastmath=_FAST)
+def _normal(A):
+    """Aᵀ·A (n, n) by row updates (contiguous inner loops, A's zero entries skipped); the lower
+    half computed, mirrored."""
+    m, n = A.shape
+    H = np.zeros((n, n))
+    for k in range(m):
+        for i in range(n):
+            a = A[k, i]
+            if a != 0.0:
+                for j in range(i + 1):
+                    H[i, j] += a * A[k, j]
+    for i in range(n):
+        for j in range(i):
+            H[j, i] = H[i, j]
+    return H
+
+
 @njit(cache=True)
 def _is_eye(P):
     """Whether P is exactly the identity (no level above: A = Jk, no product needed)."""
@@ -200,6 +222,56 @@ def _smallest_eigenvalue(G, L):
 
 
 @njit(cache=True)
+def _eigh(G):
+    """(w ascending, U): eigen-decomposition of the symmetric G by cyclic Jacobi rotations (small
+    matrices; accurate to rounding for every eigenvalue, zero ones included), until the squared
+    off-diagonal norm is below 1e-32 of the squared Frobenius norm (at most 60 sweeps)."""
+    n = G.shape[0]
+    A = G.copy()
+    V = np.eye(n)
+    fro2 = 0.0
+    for i in range(n):
+        for j in range(n):
+            fro2 += A[i, j] * A[i, j]
+    for _ in range(60):
+        off = 0.0
+        for p in range(n):
+            for q in range(p + 1, n):
+                off += A[p, q] * A[p, q]
+        if off <= 1e-32 * fro2:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                if abs(theta) > 1e150:
+                    t = 0.5 / theta
+                else:
+                    t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(n):
+                    akp, akq = A[k, p], A[k, q]
+                    A[k, p] = c * akp - s * akq
+                    A[k, q] = s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = A[p, k], A[q, k]
+                    A[p, k] = c * apk - s * aqk
+                    A[q, k] = s * apk + c * aqk
+                for k in range(n):
+                    vkp, vkq = V[k, p], V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+    w = np.empty(n)
+    for i in range(n):
+        w[i] = A[i, i]
+    order = np.argsort(w)
+    return w[order].copy(), np.ascontiguousarray(V[:, order])
+
+
+@njit(cache=True)
 def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     """Add level (Jk, rk)'s step, in the null space P of the levels above, to ``du``; shrink P
     (unless ``last``). ``rest``: the last posture level, by regularised normal equations."""
@@ -208,19 +280,19 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
         return
     res = _residual(Jk, rk, du)
     A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
-    G = _gram_projected(A, Jk) if m <= nv else np.empty((0, 0))
-    if rest:  # (AᵀA + μ²I)⁻¹·Aᵀ·res = Aᵀ·(A·Aᵀ + μ²I)⁻¹·res: the smaller of the two systems
-        small = m <= nv
-        H = G if small else _gram(np.ascontiguousarray(A.T))
-        for i in range(H.shape[0]):
+    G = _gram_projected(A, Jk) if m <= nv and not rest else np.empty((0, 0))
+    if rest:  # (AᵀA + μ²I)·x = Aᵀ·res: the column-space form (the row-space form Aᵀ·(A·Aᵀ + μ²I)⁻¹·res
+        # multiplies the residual's part outside A's range by 1/μ² before Aᵀ cancels it: 1e-8 errors)
+        H = _normal(A)
+        for i in range(nv):
             H[i, i] += reg2
-        b = res.copy().reshape((m, 1)) if small else (A.T @ res).reshape((nv, 1))
+        b = np.zeros((nv, 1))
+        for k in range(m):
+            for j in range(nv):
+                b[j, 0] += A[k, j] * res[k]
         L, ok = _cholesky(H, 0.0)
-        y = _cho_solve(L, b)[:, 0].copy() if ok else np.linalg.solve(H, np.ascontiguousarray(b[:, 0]))
-        if small:
-            _add_rows(du, A, y)
-        else:
-            du += y
+        if ok:  # always, but with non-finite rows: H is positive definite by construction (μ² > 0)
+            du += _cho_solve(L, b)[:, 0]
         return
     if m > nv:
         G = _gram(A)
@@ -250,7 +322,7 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
         if not last:
             _sub_cross(P, A, X[:, 1:])
         return
-    w, U = np.linalg.eigh(G)
+    w, U = _eigh(G)
     first = m
     for i in range(m):
         if w[i] > tol2:
