@@ -130,12 +130,14 @@ def test_forward_position_controller_is_streamed_along_the_interpolation(tmp_pat
         stack.send([knee], [(0.0, [q[knee]], [0.0]), (1.0, [0.8], [0.0])])
         assert stack.wait_diag(n0, "executing").level == DiagnosticStatus.OK
         assert stack.wait_diag(n0, "succeeded").level == DiagnosticStatus.OK
+        k = order.index(knee)
+        # the last commands may arrive after the diagnostic (another topic): wait for the goal's
+        assert stack.spin_until(lambda: abs(stack.commands[-1].data[k] - 0.8) < 1e-12)
         stream = [list(m.data) for m in stack.commands[c0:]]
         assert (
             len(stream) >= 80
         )  # 1 s at 100 Hz (98 measured; a loaded machine skips ticks), then until the goal is met
         assert all(len(row) == len(order) for row in stream)
-        k = order.index(knee)
         path = np.array([row[k] for row in stream])
         # samples of the cubic: monotonic from the start to the goal, never outside them
         assert np.all(np.diff(path) >= -1e-12) and path[0] >= q[knee] - 1e-12
