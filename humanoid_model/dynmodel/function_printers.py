@@ -19,8 +19,18 @@ import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from .function import Function
-from .printers import _CC, _PY, LATEX_PREAMBLE, _float_text, _latex_text_plain, c_prefix, latex_expr
-from .wrap import WIDTH, c_assign, comment_lines, latex_line, py_assign, wrap_text
+from .printers import (
+    _CC,
+    _PY,
+    LATEX_PREAMBLE,
+    _float_text,
+    _latex_text_plain,
+    c_prefix,
+    latex_align,
+    latex_expr,
+    latex_statements,
+)
+from .wrap import WIDTH, c_assign, comment_lines, py_assign, wrap_text
 
 __all__ = ["function_to_python", "function_to_c", "function_to_latex", "function_to_sympy", "print_function"]
 
@@ -133,28 +143,14 @@ def function_to_latex(f: Function, standalone: bool = True) -> str:
     if standalone:
         out += [*LATEX_PREAMBLE, f"\\section*{{{_latex_text_plain(f.name)} of {_latex_text_plain(P.robot)}}}"]
         out += [w for line in f.doc for w in comment_lines(_latex_text_plain(line), "")]
-    block = []
-
-    def flush():
-        if block:
-            out.append(r"\begin{align*}")
-            out.append(" \\\\\n".join("\n".join(latex_line(b)) for b in block))
-            out.append(r"\end{align*}")
-            block.clear()
-
-    for s in P.stmts:
-        if s.symbol is None:
-            flush()
-            out += comment_lines("--- " + s.comment, "% ")
-        else:
-            block.append(f"{s.latex} &= {latex_expr(s.expr, P.latex_names)}")
-    flush()
+    out += latex_statements(P, paragraphs=False)
     out += ["% --- output", r"\paragraph{Output}"]
     base = {"mass_matrix": "M", "nonlinear_effects": "h"}.get(f.name, "Y")
-    for r, c, e in f.entries():
-        lhs = f"{base}^{{{r + 1},{c + 1}}}_{{\\mathrm{{out}}}}"
-        block.append(f"{lhs} &= {latex_expr(sp.sympify(e), P.latex_names)}")
-    flush()
+    entries = [
+        f"{base}^{{{r + 1},{c + 1}}}_{{\\mathrm{{out}}}} &= {latex_expr(sp.sympify(e), P.latex_names)}"
+        for r, c, e in f.entries()
+    ]
+    out += latex_align(entries)
     if standalone:
         out.append(r"\end{document}")
     return "\n".join(out) + "\n"

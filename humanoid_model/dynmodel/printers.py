@@ -308,6 +308,29 @@ def latex_expr(e, names: dict) -> str:
 LATEX_PREAMBLE = (r"\documentclass{article}", r"\usepackage{amsmath}", r"\allowdisplaybreaks", r"\begin{document}")
 
 
+def latex_align(equations: list[str]) -> list[str]:
+    """One ``align*`` block of ``lhs &= rhs`` equations (each wrapped by `latex_line`); [] for none."""
+    if not equations:
+        return []
+    return [r"\begin{align*}", " \\\\\n".join("\n".join(latex_line(e)) for e in equations), r"\end{align*}"]
+
+
+def latex_statements(P: Program, paragraphs: bool) -> list[str]:
+    """``P``'s statements as `latex_align` blocks, a new block at each comment statement (a LaTeX
+    comment, and a ``\\paragraph`` heading when ``paragraphs``)."""
+    out, block = [], []
+    for s in P.stmts:
+        if s.symbol is None:
+            out += latex_align(block)
+            block = []
+            out += comment_lines("--- " + s.comment, "% ")
+            if paragraphs:
+                out += wrap_text(r"\paragraph{" + _latex_text_plain(s.comment) + "}", "  ", "text")
+        else:
+            block.append(f"{s.latex} &= {latex_expr(s.expr, P.latex_names)}")
+    return out + latex_align(block)
+
+
 def to_latex(P: Program, standalone: bool = True) -> str:
     """The equations, one per line in ``align*`` blocks (one block per joint/link/backward step).
 
@@ -327,30 +350,15 @@ def to_latex(P: Program, standalone: bool = True) -> str:
             r"$\tau$ the joint effort, $f$, $n$ external forces and moments.",
         ]
         out[-1:] = comment_lines(out[-1], "")
-    block = []
-
-    def flush():
-        if block:
-            out.append(r"\begin{align*}")
-            out.append(" \\\\\n".join("\n".join(latex_line(b)) for b in block))
-            out.append(r"\end{align*}")
-            block.clear()
-
-    for s in P.stmts:
-        if s.symbol is None:
-            flush()
-            out += comment_lines("--- " + s.comment, "% ")
-            out += wrap_text(r"\paragraph{" + _latex_text_plain(s.comment) + "}", "  ", "text")
-        else:
-            block.append(f"{s.latex} &= {latex_expr(s.expr, P.latex_names)}")
-    flush()
+    out += latex_statements(P, paragraphs=True)
     out.append("% --- joint efforts")
     out.append(r"\paragraph{Joint efforts}")
+    efforts = []
     for n, t in zip(P.joint_names, P.tau):
         lhs, rhs = f"\\tau_{{\\mathrm{{{n.replace('_', chr(92) + '_')}}}}}", latex_expr(t, P.latex_names)
         if rhs != lhs:
-            block.append(f"{lhs} &= {rhs}")
-    flush()
+            efforts.append(f"{lhs} &= {rhs}")
+    out += latex_align(efforts)
     if standalone:
         out.append(r"\end{document}")
     return "\n".join(out) + "\n"
