@@ -143,14 +143,14 @@ def venv_bin() -> Path:
 class RosHarness:
     """One private rclpy context + executor for a test: add nodes, spin until a condition holds."""
 
-    def __init__(self, timeout: float, period: float):
+    def __init__(self, timeout: float, period: float, domain_id: int | None = None):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
 
         self._rclpy = rclpy
         self.timeout, self.period = timeout, period
         self.context = rclpy.Context()
-        rclpy.init(context=self.context)
+        rclpy.init(context=self.context, domain_id=domain_id)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.nodes = []
 

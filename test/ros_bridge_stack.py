@@ -4,12 +4,11 @@ domain). Not a test module: imported by the bridge's ROS tests."""
 
 import json
 import math
-import time
 
 import rclpy
 from builtin_interfaces.msg import Duration
+from conftest import RosHarness
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -34,21 +33,18 @@ robot:
 """
 
 
-class Stack:
-    """Simulator + bridge + a test client on one private context and executor. `joints`: start
-    joint angles of the robot (scene overrides); `topic`: the controller topic the client records
-    into `commands` (a `/commands` topic carries Float64MultiArray)."""
+class Stack(RosHarness):
+    """Simulator + bridge + a test client on one private context and executor (conftest's
+    `RosHarness`, on the session's domain + `domain_offset`). `joints`: start joint angles of the
+    robot (scene overrides); `topic`: the controller topic the client records into `commands` (a
+    `/commands` topic carries Float64MultiArray)."""
 
     def __init__(self, tmp, robot="hrp2", domain_offset=0, bridge_params=(), sim_params=(), joints=None, topic=TOPIC):
         import os
 
         scene = tmp / f"space_{robot}.yaml"
         scene.write_text(SPACE.format(robot=robot, joints=json.dumps(joints or {})))
-        self.context = rclpy.Context()
-        domain = int(os.environ.get("ROS_DOMAIN_ID", "0")) + domain_offset
-        rclpy.init(context=self.context, domain_id=domain)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.nodes = []
+        super().__init__(TIMEOUT, 0.01, domain_id=int(os.environ.get("ROS_DOMAIN_ID", "0")) + domain_offset)
         sim = [
             Parameter("scene", value=str(scene)),
             Parameter("real_time_factor", value=1.0),
@@ -91,19 +87,6 @@ class Stack:
         if msg.status[0].name.startswith("robot_bridge"):
             self.diags.append(msg.status[0])
 
-    def add(self, node):
-        self.nodes.append(node)
-        self.executor.add_node(node)
-        return node
-
-    def spin_until(self, cond, timeout=TIMEOUT) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self.executor.spin_once(timeout_sec=0.01)
-            if cond():
-                return True
-        return False
-
     def spin(self, seconds):
         self.spin_until(lambda: False, timeout=seconds)
 
@@ -143,15 +126,6 @@ class Stack:
     def set(self, **params):
         results = self.bridge.set_parameters([Parameter(k, value=v) for k, v in params.items()])
         assert all(r.successful for r in results), [r.reason for r in results]
-
-    def close(self):
-        for node in reversed(self.nodes):
-            if hasattr(node, "close"):
-                node.close()
-            self.executor.remove_node(node)
-            node.destroy_node()
-        self.executor.shutdown()
-        rclpy.shutdown(context=self.context)
 
 
 def settle(stack, threshold=1e-8, timeout=15.0):
