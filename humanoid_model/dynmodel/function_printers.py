@@ -26,6 +26,7 @@ from .printers import (
     _float_text,
     _latex_text_plain,
     c_prefix,
+    c_statements,
     latex_align,
     latex_expr,
     latex_statements,
@@ -122,11 +123,7 @@ def function_to_c(f: Function, prefix: str | None = None, header_name: str | Non
             c += wrap_text("    const double " + ", ".join(decl) + ";", "        ")
     c.append("    (void)q; (void)qd; (void)qdd;  /* some inputs may not be needed */")
     c.append(f"    for (int i = 0; i < {rows * cols}; ++i) out[i] = 0.0;")
-    for s in P.stmts:
-        if s.symbol is None:
-            c += ["", *comment_lines(f"/* --- {s.comment} */", "    ")]
-        else:
-            c += c_assign("    ", f"const double {s.symbol.name}", _CC.doprint(s.expr))
+    c += c_statements(P)
     c.append("")
     for r, cc, e in f.entries():
         c += c_assign("    ", f"out[{r * cols + cc}]", _CC.doprint(e))

@@ -182,6 +182,18 @@ def c_prefix(P: Program) -> str:
     return identifier(P.robot).lower()
 
 
+def c_statements(P: Program) -> list[str]:
+    """``P``'s statements as C: ``const double`` assignments (wrapped, `c_assign`), each comment
+    statement a blank line and a ``/* --- ... */`` comment; indented 4 spaces."""
+    c = []
+    for s in P.stmts:
+        if s.symbol is None:
+            c += ["", *comment_lines(f"/* --- {s.comment} */", "    ")]
+        else:
+            c += c_assign("    ", f"const double {s.symbol.name}", _CC.doprint(s.expr))
+    return c
+
+
 def to_c(P: Program, prefix: str | None = None, header_name: str | None = None) -> tuple:
     """(header text, source text) of a C99 implementation; links with -lm only.
 
@@ -241,11 +253,7 @@ def to_c(P: Program, prefix: str | None = None, header_name: str | None = None) 
         if decl:
             c += wrap_text("    const double " + ", ".join(decl) + ";", "        ")
     c.append("    (void)q; (void)qd; (void)qdd; (void)f_ext;  /* some inputs may not be needed */")
-    for s in P.stmts:
-        if s.symbol is None:
-            c += ["", *comment_lines(f"/* --- {s.comment} */", "    ")]
-        else:
-            c += c_assign("    ", f"const double {s.symbol.name}", _CC.doprint(s.expr))
+    c += c_statements(P)
     c.append("")
     for k, t in enumerate(P.tau):
         c += c_assign("    ", f"tau[{k}]", _CC.doprint(t))
