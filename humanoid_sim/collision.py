@@ -734,30 +734,23 @@ class CollisionDetector:
             if not still:  # the pair's speculative margin (coal's security margin)
                 self.req.security_margin = max(self.margin, sweep[ga] if st else sweep[ga] + sweep[gb])
             if st and gb in mesh:  # a static triangle mesh: possibly several patches
-                for P1, P2, ncoal, h, mode, pl in self._mesh_patches(s1, T1, gb):
-                    P1s.append(P1)
-                    P2s.append(P2)
-                    same = same and P1 is P2
-                    nrm.append(ncoal)
-                    ints.append((ga, gb, st, P1.shape[0], mode))
-                    flts.append((h, mu, e, *pl))
-                continue
-            boxes = None
-            if kind[ga] == 0 and (skind[gb] if st else kind[gb]) == 0:
-                if st:
-                    boxes = (R[ga], p[ga], self.half[ga], self.sR[gb], self.sp[gb], self.shalf[gb])
-                else:
-                    boxes = (R[ga], p[ga], self.half[ga], R[gb], p[gb], self.half[gb])
-            out = self._patch(s1, T1, s2, T2, boxes)
-            if out is None:
-                continue
-            P1, P2, ncoal, h, mode, pl = out
-            P1s.append(P1)
-            P2s.append(P2)
-            same = same and P1 is P2
-            nrm.append(ncoal)
-            ints.append((ga, gb, st, P1.shape[0], mode))
-            flts.append((h, mu, e, *pl))
+                patches = self._mesh_patches(s1, T1, gb)
+            else:
+                boxes = None
+                if kind[ga] == 0 and (skind[gb] if st else kind[gb]) == 0:
+                    if st:
+                        boxes = (R[ga], p[ga], self.half[ga], self.sR[gb], self.sp[gb], self.shalf[gb])
+                    else:
+                        boxes = (R[ga], p[ga], self.half[ga], R[gb], p[gb], self.half[gb])
+                out = self._patch(s1, T1, s2, T2, boxes)
+                patches = () if out is None else (out,)
+            for P1, P2, ncoal, h, mode, pl in patches:
+                P1s.append(P1)
+                P2s.append(P2)
+                same = same and P1 is P2
+                nrm.append(ncoal)
+                ints.append((ga, gb, st, P1.shape[0], mode))
+                flts.append((h, mu, e, *pl))
         if not still:
             self.req.security_margin = self.margin
         if not ints:
