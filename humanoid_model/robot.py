@@ -235,6 +235,16 @@ measured with `createData`, so every `info`, `simulate` or `view` of a 999-joint
 memory; issue 14 §6)."""
 
 
+def check_joint_count(n: int, source) -> None:
+    """`ModelError` when a model has more than `MAX_JOINTS` joint degrees of freedom (``n``, the
+    free flyer's left out), before any Pinocchio ``Data`` is made for it."""
+    if n > MAX_JOINTS:
+        raise ModelError(
+            f"{source}: {n} joint degrees of freedom; at most {MAX_JOINTS} are supported "
+            "(Pinocchio's Data grows as their cube: 69 MB at 100, 513 MB at 200, a 999-joint chain ran out of 24 GB)"
+        )
+
+
 def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
     """Load a shipped robot by name (``hrp2``, ``bip``) or any URDF file.
 
@@ -252,11 +262,7 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         visual = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.VISUAL)
     except (RuntimeError, ValueError) as exc:
         raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
-    if model.nv - 6 > MAX_JOINTS:
-        raise ModelError(
-            f"{path}: {model.nv - 6} joint degrees of freedom; at most {MAX_JOINTS} are supported "
-            "(Pinocchio's Data grows as their cube: 69 MB at 100, 513 MB at 200, a 999-joint chain ran out of 24 GB)"
-        )
+    check_joint_count(model.nv - 6, path)
     # Pinocchio names the free flyer "root_joint" (checked here so a future change is caught).
     if model.names[1] != ROOT_JOINT:
         raise ModelError(f"{path}: expected the free-flyer joint to be named '{ROOT_JOINT}'")

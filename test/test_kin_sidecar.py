@@ -58,6 +58,19 @@ def test_sidecar_errors_name_file_field_and_value(tmp_path, extra, replace, word
         assert w in text, text
 
 
+def test_the_urdf_goes_through_the_validated_reader(tmp_path):
+    """load_structure reads the URDF through humanoid_model's one validated reader, as every other
+    path does: a negative mass in the sidecar's URDF is a one-line error naming the file and the
+    link (Pinocchio alone builds that model without a word)."""
+    path = write_parallelogram(tmp_path)
+    urdf = tmp_path / "planar.urdf"
+    urdf.write_text(urdf.read_text().replace('<mass value="1"/>', '<mass value="-1"/>', 1))
+    with pytest.raises(KinematicsError) as info:
+        load_structure(path)
+    text = str(info.value)
+    assert "\n" not in text and "field 'urdf'" in text and "mass must be >= 0" in text, text
+
+
 def test_missing_and_empty_files(tmp_path):
     with pytest.raises(KinematicsError, match="not found"):
         load_structure(tmp_path / "nothing.kin.yaml")

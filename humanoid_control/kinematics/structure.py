@@ -25,7 +25,8 @@ from humanoid_control.kinematics.closures import make_closure
 from humanoid_control.kinematics.sidecar import NONE, SUFFIX, WORLD, KinSidecar, read_kin_sidecar
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.paths import resolve, urdf_dir
-from humanoid_model.urdf_description import resolve_robot_path
+from humanoid_model.robot import check_joint_count, resolve_urdf_paths
+from humanoid_model.urdf_description import read_urdf, resolve_robot_path
 from humanoid_model.validation import did_you_mean
 
 __all__ = ["KinematicStructure", "load_structure", "build_structure", "shipped_structures", "ROOT_JOINT"]
@@ -201,14 +202,22 @@ def build_structure(side: KinSidecar, urdf_text: str | None = None) -> Kinematic
     converter's output in memory)."""
     src = side.source
     urdf_path = None
-    if urdf_text is None:
-        urdf_path = _urdf_path(side)
-        urdf_text = urdf_path.read_text()
+    try:  # the project's one validated reader first (inertials, depth, nesting), as load_robot
+        if urdf_text is None:
+            urdf_path = _urdf_path(side)
+            urdf_text = resolve_urdf_paths(urdf_path)
+        else:
+            read_urdf(urdf_text)
+    except HumanoidStackError as exc:
+        raise KinematicsError(f"{src}: field 'urdf': {exc}") from None
     try:
         if side.floating:
             model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
         else:
             model = pin.buildModelFromXML(urdf_text)
+        check_joint_count(model.nv - (6 if side.floating else 0), src)
+    except HumanoidStackError as exc:
+        raise KinematicsError(str(exc)) from None
     except (RuntimeError, ValueError) as exc:
         raise KinematicsError(f"{src}: field 'urdf': Pinocchio cannot build the model ({exc})") from None
     name = Path(src).name[: -len(SUFFIX)] if src.endswith(SUFFIX) else Path(src).stem
