@@ -34,6 +34,7 @@ This module is ROS glue only: the checks, the interpolation and the plan files a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -449,16 +450,8 @@ class RobotBridgeNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _settings(self) -> BridgeSettings:
-        p = self.p
-        return BridgeSettings(
-            position_margin=p["position_margin"],
-            policy=p["policy"],
-            start_tolerance=p["start_tolerance"],
-            approach=p["approach"],
-            approach_speed=p["approach_speed"],
-            self_collision=p["self_collision"],
-            speed_scale=p["speed_scale"],
-        )
+        """The validation settings: every `BridgeSettings` field is the parameter of that name."""
+        return BridgeSettings(**{f.name: self.p[f.name] for f in dataclasses.fields(BridgeSettings)})
 
     def state_age(self) -> float:
         """Wall-clock age [s] of the newest /joint_states (inf before the first)."""
