@@ -15,7 +15,8 @@ tau = Y pi (`regressor`), ``base_regressor`` (numerical QR, `base_parameters`); 
 armature (`joint_terms`) are optional in each.
 
 Languages: ``python`` (module text), ``c`` (header + source, see `printers.to_c`), ``latex``
-(document), ``sympy`` (Lagrange closed forms M(q), C(q, qd) qd, g(q) as LaTeX; small robots),
+(document), ``casadi`` (a module building ``casadi.Function`` objects from SX symbols,
+`casadi_printer`), ``sympy`` (Lagrange closed forms M(q), C(q, qd) qd, g(q) as LaTeX; small robots),
 ``snippet`` (the report's input-naming snippet, ``gv_position_<joint>`` ...).
 """
 
@@ -46,7 +47,7 @@ __all__ = [
     "build_function",
 ]
 
-LANGUAGES = ("python", "c", "latex", "sympy", "snippet")
+LANGUAGES = ("python", "c", "latex", "casadi", "sympy", "snippet")
 MODELS = ("inverse_dynamics", "mass_matrix", "nle", "regressor", "base_regressor")
 
 
@@ -102,8 +103,10 @@ def generate(
             raise ConfigError(
                 f"--lang {lang}: the inverse dynamics with joint friction/armature is printed in python, c and latex"
             )
+        from .casadi_printer import to_casadi
+
         P = inverse_dynamics(model, gravity, terms)
-        return {"python": to_python, "c": to_c, "latex": to_latex}[lang](P)
+        return {"python": to_python, "c": to_c, "latex": to_latex, "casadi": to_casadi}[lang](P)
     if lang == "sympy":
         from .lagrange import lagrange
         from .lagrange import to_latex as lagrange_latex
@@ -118,6 +121,10 @@ def generate(
         return to_c(P)
     if lang == "latex":
         return to_latex(P)
+    if lang == "casadi":
+        from .casadi_printer import to_casadi
+
+        return to_casadi(P)
     raise ValueError(f"unknown language {lang!r}; choose one of {LANGUAGES}")
 
 

@@ -8,6 +8,8 @@ script. Same printers, constants and line wrapping (`wrap.WIDTH`) as the inverse
   ``out`` row-major ROWS x COLS (every entry written); the header defines ``<ROBOT>_<NAME>_ROWS``
   and ``_COLS``. ``qd``/``qdd`` may be NULL when the function does not take them.
 * LaTeX: the statements and the non-zero output entries, in the grammar `latex_parse` reads back.
+* CasADi: a module building ``NAME = casadi.Function(NAME, inputs, [out])`` from SX symbols
+  (`casadi_printer`).
 * SymPy: a Python script that rebuilds the statements as SymPy expressions (``import sympy``)
   and leaves the output in a ``sympy.Matrix`` named like the function: the closed forms, for
   simplification, differentiation or ``lambdify``.
@@ -184,9 +186,12 @@ def function_to_sympy(f: Function) -> str:
 
 
 def print_function(f: Function, lang: str):
-    """Text of `f` in `lang` (python, c -> (header, source), latex, sympy)."""
+    """Text of `f` in `lang` (python, c -> (header, source), latex, casadi, sympy)."""
+    from .casadi_printer import function_to_casadi
+
     printers = {
         "python": function_to_python,
+        "casadi": function_to_casadi,
         "c": function_to_c,
         "latex": function_to_latex,
         "sympy": function_to_sympy,

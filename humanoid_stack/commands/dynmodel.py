@@ -22,6 +22,8 @@ languages:
   python   a module with inverse_dynamics(q, qd, qdd, f_ext=None) -> tau and quantities(...)
   c        a .c file and a .h header (with --out FILE.c the header goes to FILE.h); links with -lm
   latex    the equations, as a LaTeX document
+  casadi   a module building casadi.Function objects from SX symbols: inverse_dynamics(q, qd, qdd, f_ext) and
+           link_frames(q) (world origin and orientation of each link); other models: NAME(q[, qd[, qdd]])
   sympy    inverse_dynamics: Lagrange closed forms M(q), C(q, qd) qd, g(q) in LaTeX (small robots only,
            see --max-dof); other models: a SymPy script that builds the closed forms
   snippet  the input-naming snippet (gv_position_<joint>, gv_velocity_<joint>, gv_acceleration_<joint>)
@@ -32,6 +34,7 @@ examples:
   humanoid-stack dynmodel bip --floating-base --lang latex --out bip.tex
   humanoid-stack dynmodel 2r --lang sympy --gravity 0 -9.81 0
   humanoid-stack dynmodel hrp2 --model mass_matrix --lang c --out hrp2_mass_matrix.c
+  humanoid-stack dynmodel bip --model nle --lang casadi --out bip_nle_casadi.py
   humanoid-stack dynmodel bip --model base_regressor --friction --armature --out bip_base.py
 """
 EXAMPLES = {"2r": "robot_2R.urdf", "human36": "human36.urdf"}
@@ -42,7 +45,7 @@ def add_arguments(parser):
     parser.add_argument(
         "--lang",
         default="python",
-        choices=["python", "c", "latex", "sympy", "snippet"],
+        choices=["python", "c", "latex", "casadi", "sympy", "snippet"],
         help="output language (default: python)",
     )
     parser.add_argument(
