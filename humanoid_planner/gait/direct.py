@@ -354,12 +354,16 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
         out = ca.vertcat(F[1], F[0])
     else:
         R = Pm  # force of the stance foot on the stance shank
-        m0 = p.foot_front.mass  # stance-foot mass (003_chesse.md:536)
-        a5, b5 = p.foot_front_toe_frame()
-        g_ = p.foot.gamma_p
-        xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)
-        ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
-        l = p.foot.l_pied
+        foot = getattr(tree, "stance_foot", None)  # a generated model's own (generated_model.py)
+        if foot is not None:
+            m0, xc, (ax, ay), l = foot["mass"], foot["com_x"], foot["ankle"], foot["length"]
+        else:
+            m0 = p.foot_front.mass  # stance-foot mass (003_chesse.md:536)
+            a5, b5 = p.foot_front_toe_frame()
+            g_ = p.foot.gamma_p
+            xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)
+            ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
+            l = p.foot.l_pied
         tau_a = u[0]
         NB2 = (tau_a + ax * R[1] - ay * R[0] + xc * m0 * tree.g) / l
         NB1 = R[1] + m0 * tree.g - NB2

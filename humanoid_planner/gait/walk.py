@@ -44,10 +44,24 @@ class GaitProblem:
     rest_hip_height: float = bd.REST_HIP_HEIGHT
     rest_hip_dx: float = bd.REST_HIP_DX
     rest_hip_dx_stop: float = bd.REST_HIP_DX_STOP
+    # "hand": the hand-written planar models (model.py); "generated": the same trees from the
+    # robot's URDF through the generated CasADi dynamics (generated_model.py), with the params'
+    # armature by role (hip, knee, ankle)
+    model: str = "hand"
+    robot: str = "bip"
 
     def __post_init__(self):
-        self.ds = ds_model(self.params)
-        self.ss = ss_model(self.params)
+        if self.model == "generated":
+            from .generated_model import generated_tree, sagittal_roles
+
+            arm = {j: self.params.armature[role] for j, role in sagittal_roles(self.robot).items()}
+            self.ds = generated_tree(self.robot, "ds", armature=arm, g=self.params.g)
+            self.ss = generated_tree(self.robot, "ss", armature=arm, g=self.params.g)
+        elif self.model == "hand":
+            self.ds = ds_model(self.params)
+            self.ss = ss_model(self.params)
+        else:
+            raise PlanningError(f"gait: field 'model' has unknown value {self.model!r}; expected 'hand' or 'generated'")
 
     def tree(self, kind):
         return self.ds if kind == "ds" else self.ss
