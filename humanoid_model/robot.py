@@ -26,6 +26,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import ModelError
+from humanoid_model.sole_spec import read_soles
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
     available_robots,
@@ -77,6 +78,7 @@ class Robot:
     contact_locations: dict[str, ContactLocation]
     sensors: dict = field(default_factory=dict)
     planar: bool = False
+    soles: dict = field(default_factory=dict)  #: name -> `humanoid_model.sole_spec.SoleSpec` (YAML ``soles:``)
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -278,11 +280,13 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
         sensors = dict(sidecar.sensors)
         _set_armature(model, sidecar.armature, spec_path)
+        soles = read_soles(sidecar.soles, contacts, str(spec_path))
     else:
         postures = {"zero": _zero_posture(model, collision)}
         default = "zero"
         contacts = default_sole_contacts(model, collision, postures["zero"], path)
         sensors = {}
+        soles = {}
 
     robot = Robot(
         name=name,
@@ -295,6 +299,7 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         default_posture=default,
         contact_locations=contacts,
         sensors=sensors,
+        soles=soles,
     )
     if planar:
         robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))
@@ -571,4 +576,5 @@ def _planar_reduction(robot: Robot, sidecar: Sidecar | None, spec_path) -> Robot
         contact_locations=contacts,
         sensors=robot.sensors,
         planar=True,
+        soles={k: s for k, s in robot.soles.items() if s.contact in contacts},
     )

@@ -52,7 +52,14 @@ from humanoid_model.scene_types import (
     Surface,
     Wrench,
 )
-from humanoid_model.urdf_description import UrdfDescription, posture_names, read_urdf, resolve_robot_path
+from humanoid_model.sole_spec import SOLE_MODELS
+from humanoid_model.urdf_description import (
+    UrdfDescription,
+    posture_names,
+    read_sidecar,
+    read_urdf,
+    resolve_robot_path,
+)
 from humanoid_model.validation import did_you_mean
 from humanoid_model.yaml_file import read_yaml
 
@@ -397,7 +404,7 @@ class _Loader(FieldReader):
             return None
         if isinstance(r, str):  # shorthand: robot: hrp2
             r = {"name": r}
-        self.keys(r, "robot", ("name", "posture", "joints", "placement", "base"), required=("name",))
+        self.keys(r, "robot", ("name", "posture", "joints", "placement", "base", "soles"), required=("name",))
         name = r["name"]
         if not isinstance(name, str):
             self.fail("robot.name", name, "expected a robot name or a URDF path")
@@ -428,6 +435,11 @@ class _Loader(FieldReader):
         if "placement" in r and "base" in r:
             self.fail("robot.base", r["base"], "give either placement or base, not both")
         base = self.pose(r, "base", "robot") if r.get("base") is not None else None
+        soles = r.get("soles", "rigid")
+        if soles not in SOLE_MODELS:
+            self.fail("robot.soles", soles, f"expected one of {', '.join(SOLE_MODELS)}")
+        if soles == "fem" and not _robot_has_soles(urdf):
+            self.fail("robot.soles", soles, f"robot '{name}' declares no soles in its YAML (docs/soles.md)")
         return RobotSpec(
             name=name,
             urdf_path=urdf,
@@ -435,6 +447,7 @@ class _Loader(FieldReader):
             joints=out,
             placement=self.pose(r, "placement", "robot"),
             base=base,
+            soles=soles,
         )
 
     def wrench(self, d, w, free_bodies, robot) -> Wrench:
@@ -474,6 +487,15 @@ def _robot_description(urdf: Path) -> UrdfDescription:
         return read_urdf(Path(urdf))
     except ModelError as exc:
         raise SceneError(f"cannot read the robot's URDF: {exc}") from None
+
+
+def _robot_has_soles(urdf: Path) -> bool:
+    """Whether the robot's sidecar declares a ``soles:`` section (checked by the robot loader)."""
+    try:
+        sidecar = read_sidecar(urdf)
+    except ModelError:
+        return True  # a malformed sidecar: the robot loader reports it
+    return sidecar is not None and bool(sidecar.soles)
 
 
 def _robot_postures(urdf: Path) -> list[str] | None:

@@ -216,7 +216,8 @@ class RobotSpec:
     """The robot of a scene: ``name`` (shipped name or URDF path as written), ``urdf_path``,
     ``posture`` (None: the robot's default), ``joints`` overrides [rad], ``placement``: the pose
     in the world of the posture's ground frame (the posture's base pose is composed with it),
-    ``base``: an absolute base pose replacing the posture's (or None)."""
+    ``base``: an absolute base pose replacing the posture's (or None), ``soles``: the sole model,
+    ``rigid`` (default) or ``fem`` (`humanoid_model.sole_spec`)."""
 
     name: str
     urdf_path: Path
@@ -224,6 +225,7 @@ class RobotSpec:
     joints: dict[str, float] = field(default_factory=dict)
     placement: Pose = field(default_factory=Pose)
     base: Pose | None = None
+    soles: str = "rigid"  #: "rigid" or "fem" (the robot YAML's deformable soles; docs/soles.md)
 
     def base_pose(self, posture_base) -> Array:
         """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""

@@ -443,6 +443,7 @@ class Sidecar:
     armature: Mapping = field(default_factory=dict)
     planar_locked_joints: list | None = None
     collision: CollisionRules = field(default_factory=CollisionRules)  #: checked against the URDF's links
+    soles: Mapping = field(default_factory=dict)  #: deformable soles (`humanoid_model.sole_spec`)
 
     @property
     def posture_names(self) -> list[str]:
@@ -481,6 +482,7 @@ def read_sidecar(urdf_path) -> Sidecar | None:
         armature=section("armature"),
         planar_locked_joints=planar.get("locked_joints"),
         collision=collision,
+        soles=section("soles"),
     )
 
 

@@ -76,7 +76,8 @@ class WorldSnapshot:
     actuator's attributes (mode, set-points, trajectory, gains); actuation: the actuation's
     per-step memory; warm_start: (keys, forces, local) of the last contacts; limits: the joint
     limits' previous forces and torques; wrenches: the user wrenches and their end times;
-    tau_applied: the last applied torques; nq, nv: the model sizes it fits."""
+    tau_applied: the last applied torques; nq, nv: the model sizes it fits; soles: the FEM soles'
+    surface displacements (`humanoid_sim.soles.world_coupling.FemSoles.memory`) or None."""
 
     t: float
     steps: int
@@ -93,3 +94,4 @@ class WorldSnapshot:
     tau_applied: np.ndarray
     nq: int
     nv: int
+    soles: list | None = None

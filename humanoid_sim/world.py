@@ -84,6 +84,27 @@ def _settings(value):
     return SolverSettings(**dict(value))
 
 
+def _sole_specs(soles, scene, robot) -> list:
+    """The `SoleSpec`s the world simulates as FEM soles: ``soles`` None (the scene's
+    ``robot.soles``), "rigid", "fem" (the robot's declared soles) or a sequence of `SoleSpec`."""
+    from humanoid_model.sole_spec import SOLE_MODELS
+
+    if soles is None:
+        soles = getattr(scene.robot, "soles", "rigid") if scene.robot is not None else "rigid"
+    if isinstance(soles, str):
+        if soles not in SOLE_MODELS:
+            raise ConfigError(message("world", "soles", f"one of {list(SOLE_MODELS)} or SoleSpecs", soles))
+        if soles == "rigid":
+            return []
+        if robot is None or not robot.soles:
+            raise ConfigError(message("world", "soles", "'fem' for a robot whose YAML declares soles", soles))
+        return list(robot.soles.values())
+    specs = list(soles)
+    if specs and robot is None:
+        raise ConfigError(message("world", "soles", "soles of a robot (this world has none)", soles))
+    return specs
+
+
 def _resolve_solver(name):
     from humanoid_sim.solvers import DEFAULT_SOLVER, get_solver
 
@@ -149,6 +170,7 @@ class World:
         momentum_projection: bool = True,
         patch_points: int = 0,
         joint_limits: bool = True,
+        soles=None,
     ):
         dt = finite_number(dt, source="world", field="dt", minimum=0.0, strict=True, maximum=MAX_DT, unit="s")
         margin = finite_number(margin, source="world", field="margin", minimum=0.0, unit="m")
@@ -159,8 +181,14 @@ class World:
         self.solver_settings = solver_settings
         self.t = 0.0
         self.steps = 0
+        self.sole_specs = _sole_specs(soles, scene, robot)
         self._build_model()
         self._build_geometry(margin, self_collision, patch_points)
+        self.soles = None  # `humanoid_sim.soles.world_coupling.FemSoles` when the soles are deformable
+        if self.sole_specs:
+            from humanoid_sim.soles.world_coupling import FemSoles
+
+            self.soles = FemSoles(self.sole_specs, self.model, self.mobile, self.static, self.detector, dt)
         self._build_actuators(gains, gravity_compensation, joint_limits)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
         self.contacts = ContactStage(
@@ -224,6 +252,8 @@ class World:
                 for j, val in spec.joints.items():
                     qr[robot.joint_index_q(j)] = val
                 qr[:7] = spec.base_pose(qr[:7])
+            if self.sole_specs:  # the soles hang below the feet: undeformed, they touch the ground
+                qr[2] += max(x.thickness for x in self.sole_specs)
             q[: robot.model.nq] = qr
         for b in scene.free_bodies:
             j = model.joints[self.body_joint[b.name]]
@@ -340,7 +370,10 @@ class World:
             raise self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
         with timers.collision:
             R, p = self.detector.joint_placements(data)
-            batch = self.detector.detect(R, p, self.sweeps(data.J, p, vf))
+            sweep = self.sweeps(data.J, p, vf)
+            batch = self.detector.detect(R, p, sweep)
+            if self.soles is not None:
+                batch = self.soles.add_contacts(batch, R, p, sweep)
         with timers.contacts:
             cs = self.contacts(batch, R, p)
             warm = self.warm_start.lookup(cs.keys, cs.local) if batch.m else None
@@ -349,6 +382,8 @@ class World:
                 cs.add_tree_group(0, self.tree_cols[0])
         with timers.delassus:
             systems = self.delassus.systems(cs, lim, data.J, M, vf)
+            if self.soles is not None:
+                self.soles.couple(systems, cs)  # W += T K_c⁻¹ Tᵀ/dt, v_free −= T U_c/dt (eq. 4.21)
         with timers.solve:
             dv = np.zeros(model.nv)
             if self.impacts is not None:
@@ -360,6 +395,8 @@ class World:
             if lim is not None:
                 self.limits.remember(lim, f_limits)
             self.warm_start.remember(cs.keys, forces, cs.local)
+            if self.soles is not None:
+                self.soles.update(forces, cs)  # U_c, U_n (eq. 4.22)
         with timers.integration:
             vnew = vf + dv
             # a split penetration correction moves the positions only (`contact_solve`)
@@ -485,6 +522,7 @@ class World:
             tau_applied=np.array(self.tau_applied),
             nq=self.model.nq,
             nv=self.model.nv,
+            soles=self.soles.memory() if self.soles is not None else None,
         )
 
     def set_state(self, snapshot: WorldSnapshot) -> None:
@@ -498,6 +536,10 @@ class World:
             raise ConfigError(f"world: set_state: a snapshot of a world with {want} expected; got {got}")
         if (s.actuator is None) != (self.actuator is None):
             raise ConfigError("world: set_state: the snapshot's world and this one differ in having a robot")
+        if (s.soles is None) != (self.soles is None):
+            raise ConfigError("world: set_state: the snapshot's world and this one differ in having FEM soles")
+        if self.soles is not None:
+            self.soles.restore(s.soles)
         self.t, self.steps = s.t, s.steps
         self.q, self.v, self.q_start, self.v_start = s.q.copy(), s.v.copy(), s.q_start.copy(), s.v_start.copy()
         self.model.armature = np.array(s.armature)

@@ -598,6 +598,17 @@ def yaml_text():
         "frames:",
         "  r_sole: RLEG_SOLE",
         "  l_sole: LLEG_SOLE",
+        "",
+        "# Deformable FEM soles (issue 12, docs/soles.md), used when a scene sets robot.soles: fem: the",
+        "# thesis's 22 x 13 x 2 cm block, E = 3 MPa, nu = 0.4 (../shared/spec/000_chardonnet.md:677-679),",
+        "# fastened under the contact location (top face at its point, x along its tangent). resolution",
+        "# [m] per axis x, y, z (chosen): 3 x 3 x 2 cells, 16 ground nodes per sole (the issue's benchmark",
+        "# row; a finer mesh is one value here, at the cost of more contact nodes per step).",
+        "soles:",
+        "  r_sole: {contact: r_sole, length: 0.22, width: 0.13, resolution: [0.074, 0.044, 0.01],",
+        "           layers: [{thickness: 0.02, E: 3.0e+6, nu: 0.4}]}",
+        "  l_sole: {contact: l_sole, length: 0.22, width: 0.13, resolution: [0.074, 0.044, 0.01],",
+        "           layers: [{thickness: 0.02, E: 3.0e+6, nu: 0.4}]}",
     ]
     return "\n".join(lines) + "\n"
 

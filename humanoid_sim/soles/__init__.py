@@ -1,5 +1,6 @@
 """Deformable FEM soles (spec ../shared/spec/000_chardonnet.md §2.15–2.16, eqs 4.4–4.32;
-docs/soles.md). ROS-free; not yet coupled into `World` (docs/soles.md, "Not yet done").
+docs/soles.md). ROS-free; `world_coupling.FemSoles` is what `humanoid_sim.World` calls when a
+scene sets ``robot.soles: fem`` (flat ground).
 
     from humanoid_sim.soles import CondensedSole, box_sole
     sole = CondensedSole(box_sole())  # 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4
@@ -11,8 +12,9 @@ Package layout (no import cycle; each module imports only those above it):
   loads.py         consistent nodal loads of a uniform traction
   fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
-  ground.py        flat-ground contact nodes (node below the ground, line 551); not in World yet
-  coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22); not in World yet
+  ground.py        flat-ground contact nodes (node below the ground, line 551), pure function
+  coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22), pure functions
+  world_coupling.py  FemSoles: the same steps inside a World step (node contacts, W and v_free terms, U update)
 """
 
 from .coupling import contact_displacements, coupled_problem, frame_rotation, sole_coupling

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from humanoid_model.exceptions import ConfigError
-from humanoid_model.validation import finite_number, message
+from humanoid_model.validation import finite_number, finite_vector, message
 
 from .material import RUBBER, Layer
 
@@ -119,18 +119,30 @@ def _divisions(extent: float, resolution: float) -> int:
     return max(1, math.ceil(extent / resolution - 1e-9))
 
 
+def _resolution(resolution, source) -> tuple[float, float, float]:
+    """(rx, ry, rz) [m] of one target edge or one per axis, each > 0."""
+    if isinstance(resolution, (int, float, np.integer, np.floating)) and not isinstance(resolution, bool):
+        r = finite_number(resolution, source, "resolution", minimum=0.0, strict=True, unit="m")
+        return r, r, r
+    r = finite_vector(resolution, 3, source, "resolution")
+    if np.any(r <= 0):
+        raise ConfigError(message(source, "resolution", "one or three lengths > 0 [m]", resolution))
+    return float(r[0]), float(r[1]), float(r[2])
+
+
 def box_sole(length=LENGTH, width=WIDTH, layers=None, resolution=RESOLUTION, source="soles.box_sole") -> SoleMesh:
     """Structured Kuhn-tetrahedral mesh of a length × width box [m] made of `layers` (top first;
-    default one 2 cm layer of `RUBBER`). `resolution` [m] > 0 is the target element edge: each
-    extent is cut into ceil(extent / resolution) equal cells, each layer into at least one."""
+    default one 2 cm layer of `RUBBER`). `resolution` [m] > 0 is the target element edge, one value
+    or one per axis (x, y, z): each extent is cut into ceil(extent / resolution) equal cells, each
+    layer into at least one."""
     length = finite_number(length, source, "length", minimum=0.0, strict=True, unit="m")
     width = finite_number(width, source, "width", minimum=0.0, strict=True, unit="m")
-    resolution = finite_number(resolution, source, "resolution", minimum=0.0, strict=True, unit="m")
+    rx, ry, rz = _resolution(resolution, source)
     layers = _check_layers((Layer(THICKNESS, RUBBER),) if layers is None else layers, source)
-    nx, ny = _divisions(length, resolution), _divisions(width, resolution)
+    nx, ny = _divisions(length, rx), _divisions(width, ry)
     z, lay_of_cell, top_z = [0.0], [], 0.0
     for i, lay in enumerate(layers):
-        nz = _divisions(lay.thickness, resolution)
+        nz = _divisions(lay.thickness, rz)
         z += list(top_z - lay.thickness * np.arange(1, nz + 1) / nz)
         lay_of_cell += [i] * nz
         top_z -= lay.thickness

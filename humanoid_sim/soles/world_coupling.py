@@ -1,0 +1,283 @@
+"""The deformable soles inside a `humanoid_sim.World` step (issue 12; spec
+../shared/spec/000_chardonnet.md:504–551, eqs 4.16–4.22 with the digest's three corrections,
+000_chardonnet.md:541–544; docs/soles.md "In the simulator").
+
+`FemSoles` is the one object the World talks to when a scene sets ``robot.soles: fem``. Per step:
+
+1. ``add_contacts(batch, R, p, sweep)`` (collision stage): the surface nodes of each sole,
+   deformed by the sole's displacement U_s^t of the previous step, placed by the foot's joint;
+   every node whose height above the flat ground is at most the activation margin becomes a point
+   contact of the foot (body A) with the ground (spec line 551: "a node is in contact when its
+   height is below the ground height, and the contact force is applied at that node"), appended
+   to the step's `ContactBatch`. The node's gap includes U_s^t, so the contact stage's gap term
+   and the solve see the deformed sole.
+2. ``couple(systems, contacts)`` (after the Delassus stage, before the solve): in the foot's
+   collision group, W += T K_c⁻¹ Tᵀ/dt over the sole's contact rows and v_free −= T U_c^t/dt
+   (eq. 4.21 corrected: W_rigid = dt Λ, the free term is the previous contact-node
+   displacement, the sole-frame node blocks rotated into the contact frames; `coupling.py`).
+   K_c⁻¹ = (K_s⁻¹)_cc is a gather from the surface compliance stored once (`fem.py`). The
+   same solver (NSGS-Newton by default) then solves the group.
+3. ``update(forces, contacts)`` (after the solve): the node forces F_c = Tᵀ f give U_c = K_c⁻¹ F_c
+   and the other surface nodes U_n = −K_nn⁻¹ K_nc U_c (eq. 4.22), both at once as
+   U_s = (K_s⁻¹)_{s,c} F_c (block inversion, the identity `test_soles_fem.py` checks). Without a
+   contact node the (massless, static: spec line 547) sole is undeformed.
+
+The rigid part of the foot keeps its collision shapes: the sole hangs below them by its
+thickness, and the World raises the robot's initial base by that thickness
+(`World._build_model`), so that the undeformed soles touch the ground. Flat ground only: the
+scene's ``ground`` half-space. Triangle contacts on other geometry (eqs 4.24–4.32,
+`distribution.py`) are not wired yet (docs/soles.md).
+
+Units: W [m/s per N], f [N], U [m], dt [s].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from humanoid_model.exceptions import ConfigError
+from humanoid_model.validation import message
+
+from .fem import CondensedSole, node_dofs
+from .material import Layer, Material
+from .mesh import box_sole
+
+__all__ = ["FemSoles", "WorldSole", "condensed_sole"]
+
+SOURCE = "soles.world_coupling"
+
+
+@lru_cache(maxsize=16)
+def _condensed(length, width, layers, resolution) -> CondensedSole:
+    mesh = box_sole(length, width, tuple(Layer(t, Material(E, nu)) for t, E, nu in layers), resolution)
+    sole = CondensedSole(mesh)
+    sole.C_s  # noqa: B018 - build K_s and its inverse now, once per geometry
+    return sole
+
+
+def condensed_sole(spec) -> CondensedSole:
+    """The `CondensedSole` of a `humanoid_model.sole_spec.SoleSpec`, built once per geometry and
+    material (cached: two mirrored feet, or two worlds, share it; it is never written to)."""
+    layers = tuple((x.thickness, x.E, x.nu) for x in spec.layers)
+    return _condensed(spec.length, spec.width, layers, tuple(spec.resolution))
+
+
+@dataclass
+class WorldSole:
+    """One sole in a world: spec; sole (`CondensedSole`); joint (the foot's joint id); jR, jp: the
+    sole frame in the joint frame (3 × 3, (3,) [m]); geom: the foot's mobile geometry index used
+    as body A of its node contacts; mu: the friction of that geometry with the ground; X (S, 3):
+    the surface nodes in the sole frame [m]; U (3S,): their displacement U_s [m] (sole frame,
+    surface order: what the next step starts from); rows: the batch rows of its node contacts in
+    the current step; nodes: their positions in the surface order."""
+
+    spec: object
+    sole: CondensedSole
+    joint: int
+    jR: np.ndarray
+    jp: np.ndarray
+    geom: int
+    mu: float
+    X: np.ndarray
+    U: np.ndarray
+    rows: np.ndarray
+    nodes: np.ndarray
+    R: np.ndarray = None  # the sole frame's world orientation in the current step
+    cache: dict = field(default_factory=dict)  # node set -> compliance gathers (`FemSoles._compliance`)
+
+    def placement(self, oMi_R, oMi_p):
+        """(R, p): the sole frame in the world from the joints' world placements."""
+        Rj, pj = oMi_R[self.joint], oMi_p[self.joint]
+        return Rj @ self.jR, pj + Rj @ self.jp
+
+    def surface_points(self, oMi_R, oMi_p) -> np.ndarray:
+        """(S, 3) world points [m] of the deformed surface nodes."""
+        R, p = self.placement(oMi_R, oMi_p)
+        return p + (self.X + self.U.reshape(-1, 3)) @ R.T
+
+
+class FemSoles:
+    """The soles of a world's robot (module docstring).
+
+    specs: `SoleSpec`s; model: the combined Pinocchio model; mobile / static: the world's
+    geometries (`humanoid_sim.geometry`); detector: the `CollisionDetector` (margin, pair
+    friction); dt [s]."""
+
+    def __init__(self, specs, model, mobile, static, detector, dt: float):
+        self.dt = float(dt)
+        self.margin = float(detector.margin)
+        ground = [k for k, s in enumerate(static) if s.name == "ground" and s.halfspace]
+        self.ground = ground[0] if ground else None
+        if self.ground is not None:
+            g = static[self.ground]
+            self.n = np.asarray(g.R, float)[:, 2].copy()  # outward normal of the half-space
+            self.h = float(self.n @ np.asarray(g.p, float))
+        self.soles: list[WorldSole] = []
+        for spec in specs:
+            if not model.existFrame(spec.body):
+                raise ConfigError(message(SOURCE, f"soles.{spec.name}.body", "a link of the robot", spec.body))
+            frame = model.frames[model.getFrameId(spec.body)]
+            geoms = [k for k, g in enumerate(mobile) if g.body == spec.body]
+            if not geoms:
+                raise ConfigError(
+                    message(SOURCE, f"soles.{spec.name}.body", "a link with a collision shape", spec.body)
+                )
+            sole = condensed_sole(spec)
+            Rs, ps = spec.placement
+            jM = frame.placement
+            mu = detector._mu_ms[geoms[0]][self.ground] if self.ground is not None else 0.0
+            X = sole.mesh.nodes[sole.mesh.surface_nodes]
+            self.soles.append(
+                WorldSole(
+                    spec,
+                    sole,
+                    int(frame.parentJoint),
+                    jM.rotation @ Rs,
+                    jM.translation + jM.rotation @ ps,
+                    geoms[0],
+                    float(mu),
+                    X,
+                    np.zeros(X.size),
+                    np.zeros(0, np.int64),
+                    np.zeros(0, np.int64),
+                )
+            )
+        self.joints = np.array([s.joint for s in self.soles], np.int64)
+
+    @property
+    def thickness(self) -> float:
+        """The largest sole thickness [m] (the World raises the initial base by it)."""
+        return max((s.spec.thickness for s in self.soles), default=0.0)
+
+    # ------------------------------------------------------------------ 1. collision stage
+    def add_contacts(self, batch, oMi_R, oMi_p, sweep=None):
+        """The step's `ContactBatch` with the soles' node contacts appended (module docstring, 1).
+        oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
+        None or (n_mobile,) travel of each shape in the step [m] (widens the margin)."""
+        from humanoid_sim.collision import ContactBatch
+
+        empty = np.zeros(0, np.int64)
+        if self.ground is None:
+            for s in self.soles:
+                s.rows, s.nodes = empty, empty
+            return batch
+        parts = []
+        m = batch.m
+        for s in self.soles:
+            R, p = s.placement(oMi_R, oMi_p)
+            s.R = R
+            pts = p + (s.X + s.U.reshape(-1, 3)) @ R.T
+            gaps = pts @ self.n - self.h
+            margin = self.margin if sweep is None else max(self.margin, float(sweep[s.geom]))
+            hit = np.flatnonzero(gaps <= margin)
+            s.nodes = hit
+            s.rows = np.arange(m, m + hit.shape[0])
+            m += hit.shape[0]
+            if hit.shape[0]:
+                parts.append((s, pts[hit], gaps[hit]))
+        if not parts:
+            return batch
+        k = sum(len(g) for _, _, g in parts)
+        geom_a = np.concatenate([batch.geom_a] + [np.full(len(g), s.geom, np.int64) for s, _, g in parts])
+        geom_b = np.concatenate([batch.geom_b, np.full(k, self.ground, np.int64)])
+        slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
+        return ContactBatch(
+            geom_a,
+            geom_b,
+            np.concatenate([batch.b_static, np.ones(k, bool)]),
+            np.concatenate([batch.points] + [x for _, x, _ in parts]),
+            np.concatenate([batch.normals, np.tile(self.n, (k, 1))]),
+            np.concatenate([batch.gaps] + [g for _, _, g in parts]),
+            np.concatenate([batch.mu] + [np.full(len(g), s.mu) for s, _, g in parts]),
+            np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (spec line 545)
+            np.concatenate([slot] + [s.nodes for s, _, _ in parts]),
+        )
+
+    # ------------------------------------------------------------------ 2. before the solve
+    @staticmethod
+    def _blocks(s, frames) -> np.ndarray:
+        """(k, 3, 3) F_i R of the sole's k contacts: the node blocks of T = blockdiag(F_i R)
+        (`coupling.frame_rotation`), sole frame -> contact frame."""
+        return frames[s.rows] @ s.R
+
+    @staticmethod
+    def _compliance(s):
+        """(K_c⁻¹ (3k, 3k), (K_s⁻¹)_{s,c} (3S, 3k)) of the sole's current contact nodes: gathers
+        from C_s = K_s⁻¹ (`fem.py`), kept per node set (a standing foot keeps its set)."""
+        key = s.nodes.tobytes()
+        hit = s.cache.get(key)
+        if hit is None:
+            c = node_dofs(s.nodes)
+            Cs = s.sole.C_s
+            hit = (Cs[np.ix_(c, c)], np.ascontiguousarray(Cs[:, c]), c)
+            if len(s.cache) >= 256:  # a walking foot visits many sets: keep the memory bounded
+                s.cache.clear()
+            s.cache[key] = hit
+        return hit
+
+    def couple(self, systems, contacts):
+        """Add each sole's compliance and free term to its group's W and v_free, in place
+        (module docstring, 2). systems: the step's `GroupSystem`s; contacts: its `StepContacts`."""
+        for s in self.soles:
+            k = s.rows.shape[0]
+            if not k:
+                continue
+            for g in systems:
+                if isinstance(g.index, slice):  # one group holds every contact, in batch order
+                    a = int(s.rows[0])
+                else:
+                    at = np.flatnonzero(np.isin(g.index[: g.nc], s.rows))
+                    if not at.shape[0]:
+                        continue
+                    a = int(at[0])  # the group's contacts ascend: the sole's rows are contiguous
+                FR = self._blocks(s, contacts.frames)
+                C, _, c = self._compliance(s)
+                T = np.zeros((k, 3, k, 3))
+                T[np.arange(k), :, np.arange(k), :] = FR
+                T = T.reshape(3 * k, 3 * k)
+                dW = T @ C @ T.T
+                r = slice(3 * a, 3 * (a + k))
+                g.W[r, r] += 0.5 * (dW + dW.T) / self.dt
+                g.v_free[r] -= T @ s.U[c] / self.dt
+                break
+
+    # ------------------------------------------------------------------ 3. after the solve
+    def update(self, forces, contacts):
+        """U_s of every sole from the step's contact forces (m, 3) [N] in the contact frames
+        (module docstring, 3)."""
+        for s in self.soles:
+            if not s.rows.shape[0]:
+                s.U = np.zeros_like(s.U)
+                continue
+            Fc = np.matmul(forces[s.rows][:, None, :], self._blocks(s, contacts.frames))  # Tᵀ f: sole frame
+            s.U = self._compliance(s)[1] @ Fc.reshape(-1)
+
+    # ------------------------------------------------------------------ outputs and state
+    def node_forces(self, forces, frames) -> list[np.ndarray]:
+        """Per sole, (S, 3) the ground forces on its surface nodes [N] in the sole frame, of the
+        last step's contact forces (m, 3) and frames (m, 3, 3) (`World.last`)."""
+        out = []
+        for s in self.soles:
+            F = np.zeros((s.X.shape[0], 3))
+            if s.rows.shape[0]:
+                F[s.nodes] = np.matmul(forces[s.rows][:, None, :], self._blocks(s, frames))[:, 0]
+            out.append(F)
+        return out
+
+    def memory(self) -> list[np.ndarray]:
+        """What the next step depends on: the displacements U_s (copies)."""
+        return [s.U.copy() for s in self.soles]
+
+    def restore(self, memory) -> None:
+        """Restore a `memory` of soles of the same meshes."""
+        if (
+            memory is None
+            or len(memory) != len(self.soles)
+            or any(np.shape(u) != s.U.shape for u, s in zip(memory, self.soles, strict=False))
+        ):
+            raise ConfigError("world: set_state: the snapshot's soles differ from this world's")
+        for s, u in zip(self.soles, memory, strict=True):
+            s.U = np.array(u, float)

@@ -1,0 +1,73 @@
+"""FEM soles in the World: configuration (robot YAML, scene switch, rigid default) and the
+state (get_state / set_state replay bit for bit with the soles' displacements in the snapshot).
+Issue 12 "Deformable soles"; docs/soles.md "In the simulator". The settled standing claims are
+in test_soles_world.py."""
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+from humanoid_model import load_robot
+from humanoid_model.exceptions import ConfigError, SceneError
+from humanoid_model.scene import load_scene, scene_from_dict
+from humanoid_sim.world import World
+
+RESOLUTION = (0.074, 0.13, 0.01)  # [m] 3 × 1 × 2 cells, 8 ground nodes per sole (chosen: the test's cost)
+
+
+def coarse_specs(robot):
+    return [dataclasses.replace(s, resolution=RESOLUTION) for s in robot.soles.values()]
+
+
+def test_rigid_soles_stay_the_default():
+    assert load_scene("flat").robot.soles == "rigid"
+    assert World.from_scene("flat").soles is None
+
+
+def test_a_scene_switches_the_fem_soles_on_and_a_bad_value_is_refused(tmp_path):
+    doc = {"ground": {}, "robot": {"name": "hrp2", "soles": "fem"}}
+    assert scene_from_dict(doc, tmp_path / "s.yaml").robot.soles == "fem"
+    with pytest.raises(SceneError, match="robot.soles"):
+        scene_from_dict({"ground": {}, "robot": {"name": "hrp2", "soles": "foam"}}, tmp_path / "s.yaml")
+    with pytest.raises(SceneError, match="declares no soles"):
+        scene_from_dict({"ground": {}, "robot": {"name": "bip", "soles": "fem"}}, tmp_path / "s.yaml")
+    with pytest.raises(ConfigError, match="soles"):
+        World.from_scene("flat", soles="foam")
+
+
+def test_the_robot_yaml_declares_the_thesis_sole():
+    """000_chardonnet.md:677–679: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4, under both feet."""
+    soles = load_robot("hrp2").soles
+    assert sorted(soles) == ["l_sole", "r_sole"]
+    for s in soles.values():
+        assert (s.length, s.width, s.thickness) == (0.22, 0.13, 0.02)
+        assert [(x.E, x.nu) for x in s.layers] == [(3e6, 0.4)]
+        assert s.body in ("RLEG_LINK5", "LLEG_LINK5")
+
+
+def test_get_state_set_state_replay_bit_for_bit_with_soles():
+    robot = load_robot("hrp2")
+    w = World.from_scene("flat", robot=robot, soles=coarse_specs(robot))
+    w.step(150)
+    w.apply_wrench("BODY", force=(60.0, 0.0, 0.0), duration=0.05)  # the sole shears and deforms unevenly
+    w.step(20)
+    snap = w.get_state()
+    assert snap.soles is not None and np.abs(np.concatenate(snap.soles)).max() > 1e-6
+
+    def run(world, n):
+        out = []
+        for _ in range(n):
+            world.step()
+            out.append(np.concatenate([world.q, world.v, *world.soles.memory()]))
+        return np.array(out)
+
+    first = run(w, 200)
+    w.set_state(snap)
+    assert np.array_equal(run(w, 200), first)
+    fresh = World.from_scene("flat", robot=robot, soles=coarse_specs(robot))
+    fresh.set_state(pickle.loads(pickle.dumps(snap)))
+    assert np.array_equal(run(fresh, 100), first[:100])
+    with pytest.raises(ConfigError, match="FEM soles"):
+        World.from_scene("flat", robot=robot).set_state(snap)
