@@ -143,3 +143,40 @@ def test_a_urdf_without_a_planar_yaml_is_a_model_error():
     urdf = Path(dynmodel_file).resolve().parent / "data" / "robot_2R.urdf"
     with pytest.raises(ModelError, match="planar"):
         generated_tree(urdf)
+
+
+def test_a_locked_joint_angle_is_folded_into_its_origin(tmp_path):
+    """The sagittal reduction locks a joint at the default posture's angle: BIP with trunk_pitch
+    locked at 0.2 rad has the same merged trunk (mass, COM, inertia) as a BIP whose trunk_pitch
+    origin is rotated by rpy (0, -0.2, 0) and locked at 0 (its axis is -y, urdf/bip.urdf)."""
+    import yaml
+
+    from humanoid_model import dynmodel
+    from humanoid_model.paths import urdf_dir
+    from humanoid_planner.gait.generated_model import planar_urdf
+
+    src_urdf, src_yaml = urdf_dir() / "bip.urdf", urdf_dir() / "bip.yaml"
+    doc = yaml.safe_load(src_yaml.read_text())
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    locked = dict(doc)
+    locked["postures"] = {k: dict(v) for k, v in doc["postures"].items()}
+    standing = locked["postures"][doc["default_posture"]]
+    standing["joints"] = {**standing["joints"], "trunk_pitch": 0.2}
+    (a / "bip.urdf").write_text(src_urdf.read_text())
+    (a / "bip.yaml").write_text(yaml.safe_dump(locked))
+    text = src_urdf.read_text()
+    i = text.index('<joint name="trunk_pitch"')
+    j = text.index("<origin", i)
+    k = text.index("/>", j)
+    assert 'rpy="0 0 0"' in text[j:k]
+    (b / "bip.urdf").write_text(text[:j] + text[j:k].replace('rpy="0 0 0"', 'rpy="0 -0.2 0"') + text[k:])
+    (b / "bip.yaml").write_text(src_yaml.read_text())
+    ta = dynmodel.parse_urdf(planar_urdf(a / "bip.urdf")[0])
+    tb = dynmodel.parse_urdf(planar_urdf(b / "bip.urdf")[0])
+    pa, pb = ta.bodies["pelvis"], tb.bodies["pelvis"]
+    assert pa.mass == pytest.approx(pb.mass, abs=1e-12)
+    assert np.max(np.abs(pa.com - pb.com)) < 1e-12 and np.max(np.abs(pa.inertia - pb.inertia)) < 1e-12
+    # and the lock moved the trunk: 48 kg at 0.405 m above the lumbar joint, tilted 0.2 rad
+    base = dynmodel.parse_urdf(planar_urdf(src_urdf)[0]).bodies["pelvis"]
+    assert abs(pa.com[0] - base.com[0]) > 0.05
