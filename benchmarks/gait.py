@@ -1,6 +1,7 @@
 """Optimal gait benchmark: energies per phase against Chessé 2002 and solve times of both methods.
 
     .venv/bin/python benchmarks/gait.py [--quick] [--json OUT.json]
+    .venv/bin/python benchmarks/gait.py --generated     # only: hand-written vs generated model
 
 Energies J_e = int sum |tau_j phidot_j| dt (003_chesse.md:585) of the direct solutions, compared
 with the thesis (003_chesse.md:646-652): DS 96.3 J, SS 109.5 J, cyclic 205.8 J, start 81.9 J,
@@ -11,6 +12,12 @@ a-posteriori contact checks, and the URDF (HuMAnS) parameters.  PMP: the DS phas
 solution, from zero co-states (tolerance continuation) and the A20 continuation from reduced
 inertias and penalties (x0.5, r_d = 10) to the nominal problem.
 Prints Markdown tables; ``--json`` also writes the numbers.
+
+``--generated``: the cyclic step (DS + SS) solved by the direct method twice, on the hand-written
+planar models (model.py) and on the same trees built from the BIP URDF through the generated CasADi
+dynamics (generated_model.py, ``GaitProblem(model="generated")``), with the URDF parameters made
+exact as in test/test_gait_generated_model.py (YAML armature, ankle-cardan inertia on the foot):
+the costs agree (issue 13 asks 1e-6 relative); too slow for the test suite (about 1 min).
 """
 
 from __future__ import annotations
@@ -81,11 +88,51 @@ def run_walk(label, pb):
     return rows, summary
 
 
+def compare_generated():
+    """Direct method on the cyclic step: hand-written vs generated planar models (module docstring)."""
+    from dataclasses import replace
+
+    from humanoid_planner.gait.params import Segment, urdf_params
+    from humanoid_planner.gait.walk import GaitProblem
+
+    p = urdf_params()
+
+    def plus(s):  # the URDF's 1e-4 kg m^2 ankle cardan turns with the foot (test_gait_generated_model.py)
+        return Segment(s.mass, s.a, s.b, s.I_O + 1e-4)
+
+    p = replace(p, armature={"hip": 0.65, "knee": 0.24, "ankle": 0.60}, foot_rear=plus(p.foot_rear))
+    p = replace(p, foot_front=plus(p.foot_front))
+    rows = {}
+    for model in ("hand", "generated"):
+        t0 = time.perf_counter()
+        pb = GaitProblem(p, model=model, weights=Weights(enforce_contacts=True))
+        build = time.perf_counter() - t0
+        for ph in pb.phases("cyclic"):
+            s = pb.solve_phase(ph)
+            rows[(model, ph.name)] = (s.cost, s.iterations, s.solve_time, build, s.status)
+    print("\n## Cyclic step, direct method: hand-written vs generated planar model (BIP URDF)\n")
+    print("| phase | cost, hand-written | cost, generated | relative difference | iterations | IPOPT [s] hand / gen. |")
+    print("|---|---|---|---|---|---|")
+    for name in ("cyclic_ds", "cyclic_ss"):
+        h, g = rows[("hand", name)], rows[("generated", name)]
+        print(
+            f"| {name} | {h[0]:.12f} | {g[0]:.12f} | {abs(g[0] / h[0] - 1):.1e} | {h[1]} / {g[1]} | "
+            f"{h[2]:.1f} / {g[2]:.1f} |"
+        )
+    build = {m: rows[(m, "cyclic_ds")][3] for m in ("hand", "generated")}
+    print(f"\nmodel build [s]: hand-written {build['hand']:.2f}, generated {build['generated']:.2f}")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the URDF variant and PMP continuation")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--generated", action="store_true", help="only the hand-written vs generated model table")
     args = ap.parse_args()
+    if args.generated:
+        compare_generated()
+        return
     variants = [
         ("thesis+contacts", make_problem("thesis")),
         ("thesis a-posteriori", make_problem("thesis", enforce_contacts=False)),
