@@ -66,12 +66,16 @@ def states(n, m, count, seed):
         )
 
 
+@pytest.mark.parametrize("root_leg", ["l", "r"])
 @pytest.mark.parametrize("kind", ["ds", "ss"])
-def test_generated_model_equals_the_hand_written_bip_model(pairs, kind):
+def test_generated_model_equals_the_hand_written_bip_model(pairs, kind, root_leg):
     """M, c (= Mdot v - dT/dq + dV/dq), dV/dq, B, the direct method's inverse-dynamics residual,
-    1/2 v dM/dq v (PMP), the named points and their velocities, and the contact forces."""
+    1/2 v dM/dq v (PMP), the named points and their velocities, and the contact forces; with
+    either leg as the rear (DS) / stance (SS) leg (BIP's legs are mirror images)."""
     p, trees = pairs
     gen, hand = trees[kind]
+    if root_leg == "r":
+        gen = generated_tree("bip", kind, root_leg="r")
     assert isinstance(gen, GeneratedPlanarTree)
     assert (gen.n, gen.m, gen.n_tau) == (hand.n, hand.m, hand.n_tau)
     assert gen.control_names == hand.control_names and set(gen.points) == set(hand.points)
