@@ -7,7 +7,9 @@ Cases (scene 'flat', HRP-2 half-sitting held by the World's PD, dt = 1 ms, defau
 pair set, the robot settled for 300 steps first):
   8 points   the 4 sole corners per foot (coal contact patches);
   16 points  + 4 perimeter points per sole (`World(patch_points=8)`, the thesis's 16-point
-             standing set, spec :668).
+             standing set, spec :668);
+  FEM soles  `robot.soles: fem` (docs/soles.md) with 8 or 16 ground nodes per sole (issue 12's
+             rows; target: ≤ 2× the rigid 8-point step).
 Solvers: nsgs_newton (default), nsgs, pinocchio_admm, pinocchio_pgs (the same pipeline with only
 the solver swapped). Peers: "pin loop" = a plain Python loop on Pinocchio calls without collision
 detection, the shape of ../shared/peers/w1_standing.py (crba, nonLinearEffects, Cholesky, fixed
@@ -40,10 +42,20 @@ from humanoid_sim.world import World  # noqa: E402
 DT = 1e-3
 
 
-def make_world(points, solver):
-    w = World.from_scene("flat", solver=solver, dt=DT, patch_points=points)
+def make_world(points, solver, soles=None):
+    w = World.from_scene("flat", solver=solver, dt=DT, patch_points=points, soles=soles)
     w.step(300)
     return w
+
+
+def fem_soles(nodes):
+    """HRP-2's FEM soles (urdf/hrp2.yaml) with 8 (3 × 1 × 2 cells) or 16 (the YAML's 3 × 3 × 2) ground nodes."""
+    import dataclasses
+
+    from humanoid_model import load_robot
+
+    res = {8: (0.074, 0.13, 0.01), 16: (0.074, 0.044, 0.01)}[nodes]
+    return [dataclasses.replace(s, resolution=res) for s in load_robot("hrp2").soles.values()]
 
 
 def run_world(w, steps):
@@ -243,6 +255,8 @@ def main():
     for pts, label in ((0, "8 points"), (8, "16 points")):
         for solver in ("nsgs_newton", "nsgs", "pinocchio_admm", "pinocchio_pgs"):
             configs[f"{label}, {solver}"] = make_world(pts, solver)
+    for nodes in (8, 16):  # issue 12: FEM soles (docs/soles.md), against the rigid 8-point step of the same run
+        configs[f"FEM soles {nodes} nodes/sole, nsgs_newton"] = make_world(0, "nsgs_newton", fem_soles(nodes))
     base_world = configs["8 points, nsgs_newton"]
     peers = {
         "pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),
