@@ -6,87 +6,20 @@ geometry bounding box through the viewer's initial camera. The test requires tha
 differ inside that region and far fewer outside it: a ground grid alone (robot not drawn) gives
 two equal images and fails, and a difference elsewhere on the page (not where the robot is) fails.
 
-Chromium missing is a failure, not a skip: ``make test`` installs it (``apt-get install chromium``).
-Set HUMANOID_VIEWER_SCREENSHOTS=DIR to keep the PNGs.
+The helpers (screenshots, projection) are in test/browser.py. Set HUMANOID_VIEWER_SCREENSHOTS=DIR to keep the PNGs.
 """
 
 import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import HEIGHT, PIXEL_DIFF, WIDTH, project, rendered_screenshot
 
 pytestmark = pytest.mark.browser
 
-WIDTH, HEIGHT = 800, 600  # [px] window size of the screenshots
-PIXEL_DIFF = 40  # a pixel "differs" when a channel changes by more than this (of 255)
 MIN_INSIDE_FRACTION = 0.15  # chosen: HRP-2 covers ~40 % of its bounding box's image
 MIN_CONTRAST = 5.0  # inside fraction / outside fraction of differing pixels
-
-
-def chromium_path():
-    for name in ("chromium", "chromium-browser"):
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.fail(
-        "chromium is missing: install it with `apt-get install chromium` "
-        "(`make test` does this; browser tests fail rather than skip without it)"
-    )
-
-
-def screenshot(url: str, out: Path) -> np.ndarray:
-    with tempfile.TemporaryDirectory() as profile:
-        cmd = [
-            chromium_path(),
-            "--headless",
-            "--no-sandbox",
-            "--use-angle=swiftshader",
-            "--enable-unsafe-swiftshader",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            f"--window-size={WIDTH},{HEIGHT}",
-            "--virtual-time-budget=8000",
-            f"--screenshot={out}",
-            url,
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert out.is_file(), f"chromium wrote no screenshot (rc {proc.returncode}):\n{proc.stderr[-2000:]}"
-    from PIL import Image
-
-    return np.asarray(Image.open(out).convert("RGB"), dtype=np.int16)
-
-
-def rendered_screenshot(url: str, out: Path, attempts: int = 3) -> np.ndarray:
-    """`screenshot`, taken again (at most ``attempts`` times) while its lower-left quarter, where the
-    initial camera always shows the ground grid, is one uniform colour: under load headless
-    Chromium sometimes shoots before WebGL drew the scene (a white 3-D view beside the HTML
-    panel, seen once in a CI run). The checks below hold on the image it ends with."""
-    for _ in range(attempts):
-        img = screenshot(url, out)
-        if np.ptp(img[HEIGHT // 2 :, : WIDTH // 2]) > PIXEL_DIFF:
-            break
-    return img
-
-
-def project(points, eye, target, fov_y, width, height):
-    """Pixel coordinates (u right, v down) of world points seen by a pinhole camera (z up)."""
-    f = target - eye
-    f = f / np.linalg.norm(f)
-    r = np.cross(f, [0.0, 0.0, 1.0])
-    r = r / np.linalg.norm(r)
-    u_axis = np.cross(r, f)
-    d = points - eye
-    x, y, z = d @ r, d @ u_axis, d @ f
-    assert np.all(z > 0), "robot behind the camera"
-    focal = 0.5 * height / np.tan(0.5 * fov_y)
-    return np.stack([0.5 * width + focal * x / z, 0.5 * height - focal * y / z], axis=1)
 
 
 def test_robot_visible_in_headless_chromium(tmp_path):
