@@ -51,6 +51,8 @@ __all__ = [
     "speed_spheres",
     "loop_gap",
     "approach",
+    "frame_gap",
+    "balance_tasks",
 ]
 
 CONTROL_MODES = ("inverse", "direct")
@@ -152,6 +154,23 @@ def speed_spheres(structure, q, speeds, scale: float = SPEED_SPHERE_SCALE, data=
     return out
 
 
+def frame_gap(M: pin.SE3, T: pin.SE3, mode: str, length_scale: float) -> tuple[float, float, float]:
+    """(residual [m], position error [m], rotation error [rad]) of a frame at ``M`` against its
+    target ``T``: the residual counts what ``mode`` drives (pose, position, orientation), the
+    rotation times ``length_scale`` (the solvers' units, docs/kinematics.md)."""
+    pos = float(np.linalg.norm(M.translation - T.translation))
+    rot = float(np.linalg.norm(pin.log3(T.rotation.T @ M.rotation)))
+    res = pos if mode != "orientation" else 0.0
+    res += length_scale * rot if mode != "position" else 0.0
+    return res, pos, rot
+
+
+def balance_tasks(structure) -> list:
+    """[`ComTask`] for a floating structure standing on closures (HRP-2 on its welded feet: the
+    CoM x-y kept where it is), else []."""
+    return [ComTask(structure)] if structure.floating and structure.closures else []
+
+
 def approach(current: pin.SE3, goal: pin.SE3, linear: float, angular: float) -> pin.SE3:
     """``current`` moved toward ``goal`` by at most ``linear`` [m] and ``angular`` [rad] (straight
     line, rotation about one axis); ``goal`` itself when within reach."""
@@ -216,7 +235,7 @@ class PilotSession:
         self._lock = threading.RLock()
         self._data = s.model.createData()
         self.q = close_loops(s, s.q0, self._solve)
-        self.com = [ComTask(s)] if s.floating and s.closures else []
+        self.com = balance_tasks(s)
         self.posture = PostureTask(s, q_ref=self.q)
         self.targets = {f: FrameTarget(s, f, mode=mode) for f in self.frames}
         self.goals: dict[str, pin.SE3] = {}
@@ -348,12 +367,7 @@ class PilotSession:
         if self.control == "inverse":
             pin.framesForwardKinematics(s.model, self._data, q)
             for f, t in self.targets.items():
-                M, G = self._data.oMf[t.fid], self.goals[f]
-                pos = float(np.linalg.norm(M.translation - G.translation))
-                rot = float(np.linalg.norm(pin.log3(G.rotation.T @ M.rotation)))
-                worst = max(
-                    worst, (pos if self.mode != "orientation" else 0.0) + (L * rot if self.mode != "position" else 0.0)
-                )
+                worst = max(worst, frame_gap(self._data.oMf[t.fid], self.goals[f], self.mode, L)[0])
         else:
             for j, x in self.joint_goals.items():
                 iq, iv = s.joint_index(j)

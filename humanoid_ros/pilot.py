@@ -50,7 +50,8 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_control.kinematics import ComTask, FrameTarget, PostureTask, load_structure, prioritized
+from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
+from humanoid_control.piloting import balance_tasks, frame_gap
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
 from humanoid_ros.common import diagnostic_array, duration, run_node
@@ -356,8 +357,7 @@ class PilotNode(Node):
         self.q = s.q0.copy()
         self.target = FrameTarget(s, self.p["frame"], mode=self.p["mode"])
         held = [FrameTarget(s, f) for f in s.driven_frames() if f != self.p["frame"]]
-        com = [ComTask(s)] if s.floating and s.closures else []
-        self.tasks = (*com, self.target, *held, PostureTask(s))
+        self.tasks = (*balance_tasks(s), self.target, *held, PostureTask(s))
         pin.framesForwardKinematics(s.model, self.fk, self.q)
 
     # ------------------------------------------------------------------ helpers
@@ -447,13 +447,7 @@ class PilotNode(Node):
         """(residual [m], position error [m], rotation error [rad]) of the driven frame at the
         configuration ``self.fk`` holds: the residual counts what `mode` drives, rotations times
         the structure's length_scale (the solver's units, docs/kinematics.md)."""
-        M, T = self.fk.oMf[self.fid], self.target.target
-        pos = float(np.linalg.norm(M.translation - T.translation))
-        rot = float(np.linalg.norm(pin.log3(T.rotation.T @ M.rotation)))
-        mode = self.p["mode"]
-        res = pos if mode != "orientation" else 0.0
-        res += self.structure.length_scale * rot if mode != "position" else 0.0
-        return res, pos, rot
+        return frame_gap(self.fk.oMf[self.fid], self.target.target, self.p["mode"], self.structure.length_scale)
 
     def _classify(self, before: float):
         """Tracking state after the step: reached (tracking: residual <= tolerance), closing the

@@ -141,6 +141,26 @@ def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
         assert "frame8" in app.viewer.readout[1]
 
 
+def test_view_axes_follow_the_browser_camera():
+    """--command-frame view (A16): the gizmo takes the camera's axes when a browser's camera moves;
+    a turn of the gizmo about its (view) z axis turns the goal about the camera's viewing axis,
+    through the frame's origin."""
+    with PilotApp("hybrid_planar", port=0, command_frame="view") as app:
+        R0 = app.session.goal("frame9").rotation
+        handle = app.viewer.gizmos["frame9"]
+        np.testing.assert_allclose(handle.wxyz, [1, 0, 0, 0], atol=1e-12)  # no camera yet: world axes
+        cam = pin.exp3(np.array([0.4, -0.2, 1.0]))
+        app.camera_moved(cam)  # the callback a browser's camera update calls
+        shown = pin.Quaternion(*(float(c) for c in handle.wxyz)).toRotationMatrix()  # (w, x, y, z) arguments
+        np.testing.assert_allclose(shown, cam, atol=1e-12)
+        p = np.array(handle.position)
+        turn = pin.exp3(np.array([0.0, 0.0, 0.3]))  # about the gizmo's own z: the viewing axis
+        assert app.drag("frame9", p, cam @ turn)
+        goal = app.session.goal("frame9")
+        np.testing.assert_allclose(goal.rotation, pin.exp3(0.3 * cam[:, 2]) @ R0, atol=1e-12)
+        np.testing.assert_allclose(goal.translation, p, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
