@@ -16,14 +16,12 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_control.kinematics.base import Constraint
+from humanoid_control.kinematics.frame_rows import POSE, POSITION, FrameConstraint
 
 __all__ = ["Weld", "Ball", "make_closure"]
 
-LOCAL, LWA = pin.ReferenceFrame.LOCAL, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
-
-class _Closure(Constraint):
+class _Closure(FrameConstraint):
     level = 1
 
     def __init__(self, structure, name: str, frame_a: str, frame_b: str, anchor: pin.SE3 | None = None):
@@ -35,12 +33,19 @@ class _Closure(Constraint):
         if self.fb is None:
             self.anchor = (anchor if anchor is not None else structure.placement(structure.q0, frame_a)).copy()
 
+    @property
+    def reference(self) -> pin.SE3:
+        """The world anchor (a frame welded or balled to the world)."""
+        return self.anchor
+
 
 class Weld(_Closure):
-    """6-D closure: frame a coincides with frame b (position and orientation)."""
+    """6-D closure: frame a coincides with frame b (position and orientation); rows evaluated by
+    `humanoid_control.kinematics.frame_rows` (``POSE``)."""
 
     dim = 6
     type = "weld"
+    row_kind = POSE
 
     def __init__(self, structure, name, frame_a, frame_b, anchor=None):
         super().__init__(structure, name, frame_a, frame_b, anchor)
@@ -48,32 +53,16 @@ class Weld(_Closure):
         self.row_scale = np.array([1.0, 1.0, 1.0, L, L, L])
         self.linear = np.array([True, True, True, False, False, False])
 
-    def evaluate(self, q, data):
-        oMa = data.oMf[self.fa]
-        Ja = pin.getFrameJacobian(self.model, data, self.fa, LOCAL)
-        if self.fb is None:
-            M = self.anchor.actInv(oMa)
-            return pin.log6(M).vector, pin.Jlog6(M) @ Ja
-        M = data.oMf[self.fb].actInv(oMa)
-        Jb = pin.getFrameJacobian(self.model, data, self.fb, LOCAL)
-        return pin.log6(M).vector, pin.Jlog6(M) @ (Ja - M.inverse().action @ Jb)
-
 
 class Ball(_Closure):
-    """3-D closure (the thesis's "rotule", 002_fluckiger.md:117): the origins of a and b coincide."""
+    """3-D closure (the thesis's "rotule", 002_fluckiger.md:117): the origins of a and b coincide;
+    rows evaluated by `humanoid_control.kinematics.frame_rows` (``POSITION``)."""
 
     dim = 3
     type = "ball"
+    row_kind = POSITION
     row_scale = np.ones(3)
     linear = np.ones(3, dtype=bool)
-
-    def evaluate(self, q, data):
-        Ja = pin.getFrameJacobian(self.model, data, self.fa, LWA)[:3]
-        pa = data.oMf[self.fa].translation
-        if self.fb is None:
-            return pa - self.anchor.translation, Ja
-        Jb = pin.getFrameJacobian(self.model, data, self.fb, LWA)[:3]
-        return pa - data.oMf[self.fb].translation, Ja - Jb
 
 
 def make_closure(structure, name, kind, frame_a, frame_b, anchor=None):

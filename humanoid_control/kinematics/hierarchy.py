@@ -132,22 +132,19 @@ def _gram(A):
     return G
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def _gram_projected(A, Jk):
-    """A·Jkᵀ = Jk·P·Jkᵀ = A·Aᵀ for A = Jk·P and P a symmetric projector (P = P·Pᵀ), skipping
-    Jk's zero entries (posture rows: one per row); one half computed, mirrored."""
+    """A·Jkᵀ = Jk·P·Jkᵀ = A·Aᵀ for A = Jk·P and P a symmetric projector (P = P·Pᵀ): row dot
+    products (contiguous, vectorised), one half computed, mirrored."""
     m, n = A.shape
     G = np.empty((m, m))
-    for j in range(m):
-        for i in range(j, m):
-            G[i, j] = 0.0
-        for k in range(n):
-            b = Jk[j, k]
-            if b != 0.0:
-                for i in range(j, m):
-                    G[i, j] += A[i, k] * b
-        for i in range(j + 1, m):
-            G[j, i] = G[i, j]
+    for i in range(m):
+        for j in range(i + 1):
+            t = 0.0
+            for k in range(n):
+                t += A[i, k] * Jk[j, k]
+            G[i, j] = t
+            G[j, i] = t
     return G
 
 
@@ -200,21 +197,36 @@ def _sub_cross(P, A, X):
 def _smallest_eigenvalue(G, L):
     """The smallest eigenvalue of the positive definite G (L: its Cholesky factor), by inverse
     iteration with the Rayleigh quotient (which is >= the eigenvalue and converges to it even when
-    the two smallest are close), to 1e-14 relative or 200 iterations."""
+    the two smallest are close), to 1e-14 relative or 200 iterations. One vector updated in place
+    (no temporaries: each iteration is two triangular solves and a product with G)."""
     m = G.shape[0]
-    x = np.empty((m, 1))
+    x = np.empty(m)
     for i in range(m):
-        x[i, 0] = 1.0 + 0.37 * i  # (chosen) any start not orthogonal to the eigenvector
+        x[i] = 1.0 + 0.37 * i  # (chosen) any start not orthogonal to the eigenvector
     rq = np.inf
     for _ in range(200):
-        x = _cho_solve(L, x)
-        x /= np.sqrt(np.sum(x * x))
+        for i in range(m):  # x <- L⁻¹·x
+            t = x[i]
+            for k in range(i):
+                t -= L[i, k] * x[k]
+            x[i] = t / L[i, i]
+        for i in range(m - 1, -1, -1):  # x <- L⁻ᵀ·x
+            t = x[i]
+            for k in range(i + 1, m):
+                t -= L[k, i] * x[k]
+            x[i] = t / L[i, i]
+        n2 = 0.0
+        for i in range(m):
+            n2 += x[i] * x[i]
+        inv = 1.0 / np.sqrt(n2)
+        for i in range(m):
+            x[i] *= inv
         new = 0.0
         for i in range(m):
             t = 0.0
             for k in range(m):
-                t += G[i, k] * x[k, 0]
-            new += x[i, 0] * t
+                t += G[i, k] * x[k]
+            new += x[i] * t
         if abs(rq - new) <= 1e-14 * new:
             return new
         rq = new

@@ -22,9 +22,12 @@ Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the
    (docs/kinematics.md): no QP solver is installed in the project's environment, and the
    re-solve costs one more pass of the levels below level 1 only on the cycles that hit a limit.
 
-The rows are evaluated in Python (one kinematics pass, each constraint's ``evaluate``); steps 1-4
-are one compiled call, `humanoid_control.kinematics.hierarchy.cycle` (its docstring: the exact
-Cholesky routes and the eigen-decomposition fallback).
+Per cycle: one kinematics pass (`KinematicStructure.compute`); the rows of every frame constraint
+(welds, balls, frame targets) in one compiled call (`humanoid_control.kinematics.frame_rows`), the
+other tasks' by their ``evaluate``; steps 1-4 in one compiled call,
+`humanoid_control.kinematics.hierarchy.cycle` (its docstring: the exact Cholesky routes and the
+eigen-decomposition fallback). What stays the same between cycles of one task list is cached
+(`_Plan`).
 
     from humanoid_control.kinematics import prioritized, FrameTarget, ComTask, PostureTask
     q, report = prioritized.solve(s, q, hand, com, posture)
@@ -41,6 +44,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.exceptions import KinematicsError
+from humanoid_control.kinematics.frame_rows import FrameConstraint, FrameRows
 from humanoid_control.kinematics.hierarchy import cycle
 from humanoid_control.kinematics.report import SolveReport
 from humanoid_control.kinematics.rows import MAX_STEP_ANGULAR, MAX_STEP_LINEAR
@@ -124,7 +128,8 @@ _MAX_PLANS = 64  # (chosen) cached task lists; the cache is emptied beyond (a pi
 
 class _Plan:
     """What stays the same between the cycles of one task list: the tasks sorted by level
-    (stable), their row slices, the kernel's constant arrays, and the level groups."""
+    (stable), their row slices, the kernel's constant arrays, the level groups, and the frame
+    constraints' `FrameRows` (evaluated in one compiled call; the other tasks by ``evaluate``)."""
 
     def __init__(self, structure, tasks, st):
         self.order = order = sorted(tasks, key=_LEVEL)
@@ -155,6 +160,22 @@ class _Plan:
         )
         self.limits = (bool(st.clamp), int(st.max_clamp_iterations), _settings(st))
         self.names = {v: n for n, (_, v) in structure._joint.items()}
+        batched = [(t, a) for t, a, _ in self.slots if _batched(t)]
+        self.frame_rows = FrameRows(structure.model, batched) if batched else None
+        self.others = [(t, a, b) for t, a, b in self.slots if not _batched(t)]
+
+    def fill(self, q, data, J, e) -> None:
+        """Every task's rows J[a:b] and errors e[a:b] at ``q`` (``data`` computed there)."""
+        if self.frame_rows is not None:
+            self.frame_rows.fill(data, J, e)
+        for t, a, b in self.others:
+            e[a:b], J[a:b] = t.evaluate(q, data)
+
+
+def _batched(t) -> bool:
+    """Whether task ``t``'s rows come from `FrameRows` (a frame constraint that keeps its
+    compiled ``evaluate``)."""
+    return isinstance(t, FrameConstraint) and type(t).evaluate is FrameConstraint.evaluate
 
 
 def _plan(structure, tasks, st) -> _Plan:
@@ -187,10 +208,10 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
     if all_tasks:
         plan = _plan(structure, all_tasks, st)
         data = structure.compute(q, com=plan.com)
-        J, e, errs, errors = np.empty((plan.m, model.nv)), np.empty(plan.m), {}, {}
-        for t, a, b in plan.slots:
-            e_t, J[a:b] = t.evaluate(q, data)
-            e[a:b] = errs[t] = errors[t.name] = e_t
+        J, e = np.empty((plan.m, model.nv)), np.empty(plan.m)
+        plan.fill(q, data, J, e)
+        errs = {t: e[a:b] for t, a, b in plan.slots}
+        errors = {t.name: v for t, v in errs.items()}
         lo, hi, margin = structure.lower, structure.upper, st.limit_margin
         if margin:
             lo, hi = lo + margin, hi - margin

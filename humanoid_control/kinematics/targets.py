@@ -17,29 +17,30 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.exceptions import KinematicsError
-from humanoid_control.kinematics.base import Constraint
+from humanoid_control.kinematics.frame_rows import ORIENTATION, POSE, POSITION, FrameConstraint
 from humanoid_model.validation import finite_rows, finite_vector
 
 __all__ = ["FrameTarget", "MODES"]
 
 MODES = {"pose": 6, "position": 3, "orientation": 3}
-LOCAL, LWA = pin.ReferenceFrame.LOCAL, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+_KIND = {"pose": POSE, "position": POSITION, "orientation": ORIENTATION}
 
 
-class FrameTarget(Constraint):
+class FrameTarget(FrameConstraint):
     """Frame ``frame`` of ``structure`` follows ``target`` (a ``pin.SE3``; for ``position`` a (3,)
     point [m] also works, for ``orientation`` a (3, 3) rotation). Default target: the frame's
-    placement at the structure's initial configuration."""
+    placement at the structure's initial configuration. Rows evaluated by
+    `humanoid_control.kinematics.frame_rows`."""
 
     def __init__(self, structure, frame: str, target=None, mode: str = "pose", weight=1.0, level=2, gain=1.0):
         if mode not in MODES:
             raise KinematicsError(
                 f"frame target '{frame}': field 'mode' must be one of {', '.join(MODES)}; value {mode!r}"
             )
-        self.name, self.mode, self.dim = frame, mode, MODES[mode]
+        self.name, self.mode, self.dim, self.row_kind = frame, mode, MODES[mode], _KIND[mode]
         self.level, self.weight, self.gain = int(level), float(weight), float(gain)
         self.model = structure.model
-        self.fid = structure.frame_id(frame, f"frame target '{frame}'")
+        self.fid = self.fa = structure.frame_id(frame, f"frame target '{frame}'")
         L = structure.length_scale
         self.row_scale = {
             "pose": np.array([1, 1, 1, L, L, L], float),
@@ -76,14 +77,7 @@ class FrameTarget(Constraint):
         else:
             raise KinematicsError(f"frame target '{self.name}': field 'frame' must be world or tool; value {frame!r}")
 
-    def evaluate(self, q, data):
-        M = data.oMf[self.fid]
-        if self.mode == "position":
-            J = pin.getFrameJacobian(self.model, data, self.fid, LWA)[:3]
-            return M.translation - self.target.translation, J
-        J = pin.getFrameJacobian(self.model, data, self.fid, LOCAL)
-        if self.mode == "pose":
-            E = self.target.actInv(M)
-            return pin.log6(E).vector, pin.Jlog6(E) @ J
-        R = self.target.rotation.T @ M.rotation
-        return pin.log3(R), pin.Jlog3(R) @ J[3:]
+    @property
+    def reference(self) -> pin.SE3:
+        """The target placement (the rows compare the frame with it)."""
+        return self.target

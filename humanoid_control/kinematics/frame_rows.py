@@ -1,0 +1,304 @@
+"""The rows of the frame constraints (welds, balls, frame targets), compiled: one call evaluates
+every frame row of a task list, the solvers' hot path (docs/kinematics.md, "Measured").
+
+A frame constraint compares the placement oMa of its frame a with a reference placement: another
+frame's oMb (``fb``) or a fixed placement (``reference``: a weld's anchor, a target). With
+M = ref⁻¹·oMa = (R, p) and the world joint Jacobian Jw of `pin.computeJointJacobians` (columns:
+the joints' motion at the world origin, world axes) restricted to the columns supporting each
+frame (``D = Jw·[a's joints] - Jw·[b's joints]``: columns common to both branches cancel exactly,
+the thesis's sweep stopping at the common ancestor, 002_fluckiger.md:194):
+
+    POSE         e = log6(M),  J = Jlog6(M) · Ad(oMa⁻¹)·D          (frame a's axes, LOCAL)
+    POSITION     e = pa - pb,  J = (v + ω×pa)[a's joints] - (v + ω×pb)[b's joints]  (world axes)
+    ORIENTATION  e = log3(R),  J = Jlog3(R) · Raᵀ·ω(D)
+
+which are `closures` and `targets`' formulas (Ad(oMa⁻¹)·D = J_a - Ad(aMb)·J_b in LOCAL axes). The
+log3/log6/Jlog3/Jlog6 kernels follow Pinocchio's implementation branch for branch
+(``spatial/log.hxx``: the renormalised rotation, Taylor expansions below ε^(1/3) and ε^(1/4), the
+θ ≈ π case), so the rows equal Pinocchio's to rounding (`test_kin_frame_rows.py`).
+
+Per cycle the Python side reads each frame's placement (one Pinocchio call per frame) and the
+references, then makes one compiled call; `FrameRows.fill` is that pass, and each constraint's own
+``evaluate`` is the same pass on a one-constraint `FrameRows`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from humanoid_control.kinematics.base import Constraint
+
+__all__ = ["FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns"]
+
+POSE, POSITION, ORIENTATION = 0, 1, 2
+_EPS = np.finfo(float).eps
+_PREC2 = _EPS ** (1.0 / 3.0)  # Pinocchio's TaylorSeriesExpansion<double>::precision<2>()
+_PREC3 = _EPS ** (1.0 / 4.0)  # precision<3>()
+
+
+class FrameConstraint(Constraint):
+    """A constraint on frame ``fa`` (a Pinocchio frame id) relative to frame ``fb`` or, when
+    ``fb`` is None, to the fixed placement `reference` (a ``pin.SE3``); ``row_kind`` is `POSE`,
+    `POSITION` or `ORIENTATION`. ``evaluate`` is the compiled pass of this module."""
+
+    fa: int
+    fb: int | None = None
+    row_kind: int
+    model: object
+
+    @property
+    def reference(self):
+        """The fixed placement frame a is compared with when ``fb`` is None."""
+        raise NotImplementedError
+
+    def evaluate(self, q, data):
+        rows = self.__dict__.get("_rows")
+        if rows is None or rows.kind[0] != self.row_kind or rows.frames[0][1:3] != (self.fa, self.fb):
+            rows = self.__dict__["_rows"] = FrameRows(self.model, [(self, 0)])
+        J, e = np.empty((self.dim, self.model.nv)), np.empty(self.dim)
+        rows.fill(data, J, e)
+        return e, J
+
+
+def support_columns(model, frame: int) -> np.ndarray:
+    """(nv,) bool: the velocity columns of the joints supporting ``frame`` (root to its joint)."""
+    mask = np.zeros(model.nv, dtype=bool)
+    for j in model.supports[model.frames[frame].parentJoint]:
+        if j > 0:
+            jm = model.joints[j]
+            mask[jm.idx_v : jm.idx_v + jm.nv] = True
+    return mask
+
+
+class FrameRows:
+    """The frame constraints of one task list, ``items`` [(constraint, first row)], evaluated
+    together: `fill` writes their errors and Jacobian rows into the solver's stacked ``e`` and
+    ``J`` with one compiled call."""
+
+    def __init__(self, model, items):
+        n = len(items)
+        self.frames = [(k, c.fa, c.fb, c) for k, (c, _) in enumerate(items)]
+        self.kind = np.array([c.row_kind for c, _ in items], np.int64)
+        self.start = np.array([a for _, a in items], np.int64)
+        self.support = np.zeros((n, 2, model.nv), dtype=bool)
+        for k, (c, _) in enumerate(items):
+            self.support[k, 0] = support_columns(model, c.fa)
+            if c.fb is not None:
+                self.support[k, 1] = support_columns(model, c.fb)
+        self.Ha, self.Hb = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+
+    def fill(self, data, J, e) -> None:
+        """Rows of every item from ``data`` (joint Jacobians and frame placements computed)."""
+        oMf, Ha, Hb = data.oMf, self.Ha, self.Hb
+        for k, fa, fb, c in self.frames:
+            Ha[k] = oMf[fa].homogeneous
+            Hb[k] = (c.reference if fb is None else oMf[fb]).homogeneous
+        _rows(data.J, Ha, Hb, self.kind, self.support, self.start, J, e)
+
+
+# ------------------------------------------------------------------------------------ kernels
+@njit(cache=True)
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+@njit(cache=True)
+def _mul(A, B):
+    """A·B for a (3, 3) A (loops: no BLAS call for these sizes)."""
+    out = np.zeros((3, B.shape[1]))
+    for i in range(3):
+        for k in range(3):
+            a = A[i, k]
+            for j in range(B.shape[1]):
+                out[i, j] += a * B[k, j]
+    return out
+
+
+@njit(cache=True)
+def _shifted(Jw, j, p):
+    """v + ω×p of column j of the world Jacobian: the velocity of the point p (world axes), 3 floats."""
+    wx, wy, wz = Jw[3, j], Jw[4, j], Jw[5, j]
+    return Jw[0, j] + wy * p[2] - wz * p[1], Jw[1, j] + wz * p[0] - wx * p[2], Jw[2, j] + wx * p[1] - wy * p[0]
+
+
+@njit(cache=True)
+def _theta_axis(i0, val, R):
+    """Pinocchio's ``internal::compute_theta_axis<i0>``: (θ, axis) near θ = π from column i0."""
+    i1, i2 = (i0 + 1) % 3, (i0 + 2) % 3
+    s = math.sqrt(val + _EPS + _EPS * _EPS) * (1.0 if R[i2, i1] >= R[i1, i2] else -1.0)
+    axis = np.empty(3)
+    axis[i0] = s / 2.0
+    axis[i1] = 1.0 / (2.0 * s) * (R[i1, i0] + R[i0, i1])
+    axis[i2] = 1.0 / (2.0 * s) * (R[i2, i0] + R[i0, i2])
+    w = 1.0 / (2.0 * s) * (R[i2, i1] - R[i1, i2])
+    n = math.sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+    return 2.0 * math.atan2(n, w), axis / n
+
+
+@njit(cache=True)
+def _log3(R):
+    """(ω (3,), θ): Pinocchio's ``log3`` (rotation renormalised first; θ in [0, π])."""
+    Rn = np.empty((3, 3))
+    c0 = R[:, 0] / math.sqrt(R[0, 0] ** 2 + R[1, 0] ** 2 + R[2, 0] ** 2)
+    c1 = R[:, 1] / math.sqrt(R[0, 1] ** 2 + R[1, 1] ** 2 + R[2, 1] ** 2)
+    c2 = _cross(c0, c1)
+    Rn[:, 0], Rn[:, 1], Rn[:, 2] = _cross(c1, c2), c1, c2
+    tr = Rn[0, 0] + Rn[1, 1] + Rn[2, 2]
+    cos_value = (tr - 1.0) / 2.0
+    anti = 0.5 * np.array([Rn[2, 1] - Rn[1, 2], Rn[0, 2] - Rn[2, 0], Rn[1, 0] - Rn[0, 1]])
+    if cos_value < -1.0 + _PREC2:  # θ near π: the axis from the largest diagonal entry
+        val = 2.0 * np.array([Rn[0, 0], Rn[1, 1], Rn[2, 2]]) - tr + 1.0
+        if val[0] >= val[1]:
+            i = 0 if val[0] >= val[2] else 2
+        else:
+            i = 1 if val[1] >= val[2] else 2
+        theta, axis = _theta_axis(i, val[i], Rn)
+        return theta * axis, theta
+    acos_expansion = math.sqrt(2.0 * (1.0 - cos_value) + _EPS * _EPS)
+    if tr > 3.0 - _PREC2:
+        theta = acos_expansion
+    elif tr >= -1.0 + _PREC2:
+        theta = math.acos(cos_value)
+    else:
+        theta = math.pi - acos_expansion
+    if theta >= _PREC2:
+        t = theta / math.sin(theta)
+    else:
+        n2 = anti[0] ** 2 + anti[1] ** 2 + anti[2] ** 2
+        t = 1.0 + n2 / 6.0 + n2 * n2 * 3.0 / 40.0
+    return t * anti, theta
+
+
+@njit(cache=True)
+def _jlog3(theta, w):
+    """Pinocchio's ``Jlog3(θ, ω)`` (3, 3)."""
+    if theta < _PREC3:
+        alpha = 1.0 / 12.0 + theta * theta / 720.0
+        diag = 0.5 * (2.0 - theta * theta / 6.0)
+    else:
+        st_1mct = math.sin(theta) / (1.0 - math.cos(theta))
+        alpha = 1.0 / (theta * theta) - st_1mct / (2.0 * theta)
+        diag = 0.5 * (theta * st_1mct)
+    J = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            J[i, j] = alpha * w[i] * w[j]
+        J[i, i] += diag
+    _add_skew(J, 0.5 * w)
+    return J
+
+
+@njit(cache=True)
+def _add_skew(M, v):
+    """M += [v]×."""
+    M[0, 1] -= v[2]
+    M[0, 2] += v[1]
+    M[1, 0] += v[2]
+    M[1, 2] -= v[0]
+    M[2, 0] -= v[1]
+    M[2, 1] += v[0]
+
+
+@njit(cache=True)
+def _log6(R, p):
+    """Pinocchio's ``log6`` of (R, p): [v; ω] (6,)."""
+    anti = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    t2 = anti[0] ** 2 + anti[1] ** 2 + anti[2] ** 2
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    w, theta = _log3(R)
+    if tr >= 3.0 - _PREC2:
+        alpha = 1.0 - t2 / 12.0 - t2 * t2 / 720.0
+        beta = 1.0 / 12.0 + t2 / 720.0
+    else:
+        st, ct = math.sin(theta), math.cos(theta)
+        alpha = theta * st / (2.0 * (1.0 - ct))
+        beta = 1.0 / (theta * theta) - st / (2.0 * theta * (1.0 - ct))
+    wp = _cross(w, p)
+    bwp = beta * (w[0] * p[0] + w[1] * p[1] + w[2] * p[2])
+    out = np.empty(6)
+    for i in range(3):
+        out[i] = alpha * p[i] - 0.5 * wp[i] + bwp * w[i]
+        out[3 + i] = w[i]
+    return out
+
+
+@njit(cache=True)
+def _jlog6(R, p):
+    """Pinocchio's ``Jlog6`` of (R, p) as its blocks (A, B): [[A, B], [0, A]]."""
+    w, t = _log3(R)
+    A = _jlog3(t, w)
+    t2 = t * t
+    if t < _PREC3:
+        beta = 1.0 / 12.0 + t2 / 720.0
+        beta_dot_over_theta = 1.0 / 360.0
+    else:
+        tinv = 1.0 / t
+        t2inv = tinv * tinv
+        st, ct = math.sin(t), math.cos(t)
+        inv_2_2ct = 1.0 / (2.0 * (1.0 - ct))
+        beta = t2inv - st * tinv * inv_2_2ct
+        beta_dot_over_theta = -2.0 * t2inv * t2inv + (1.0 + st * tinv) * t2inv * inv_2_2ct
+    wTp = w[0] * p[0] + w[1] * p[1] + w[2] * p[2]
+    v3 = (beta_dot_over_theta * wTp) * w - (t2 * beta_dot_over_theta + 2.0 * beta) * p
+    C = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = v3[i] * w[j] + beta * w[i] * p[j]
+        C[i, i] += wTp * beta
+    _add_skew(C, 0.5 * p)
+    return A, _mul(C, A)
+
+
+@njit(cache=True)
+def _rows(Jw, Ha, Hb, kind, support, start, J, e):
+    """Rows of frame constraints k = 0.. (placements Ha[k] of frame a, Hb[k] of the reference,
+    4x4; supporting columns ``support[k, 0]`` of a, ``support[k, 1]`` of b) into J[start[k]:] and
+    e[start[k]:] (module docstring)."""
+    nv = Jw.shape[1]
+    for k in range(kind.shape[0]):
+        a0 = start[k]
+        Ra, pa, Rb, pb = Ha[k, :3, :3], Ha[k, :3, 3], Hb[k, :3, :3], Hb[k, :3, 3]
+        sa, sb = support[k, 0], support[k, 1]
+        if kind[k] == POSITION:
+            for i in range(3):
+                e[a0 + i] = pa[i] - pb[i]
+            for j in range(nv):
+                x = y = z = 0.0
+                if sa[j]:
+                    x, y, z = _shifted(Jw, j, pa)
+                if sb[j]:
+                    xb, yb, zb = _shifted(Jw, j, pb)
+                    x, y, z = x - xb, y - yb, z - zb
+                J[a0, j], J[a0 + 1, j], J[a0 + 2, j] = x, y, z
+            continue
+        R = _mul(Rb.T, Ra)
+        # D's columns in frame a's axes: ω_l = Raᵀ·ω, v_l = Raᵀ·(v + ω×pa)
+        L = np.zeros((6, nv))
+        for j in range(nv):
+            d = (1.0 if sa[j] else 0.0) - (1.0 if sb[j] else 0.0)
+            if d != 0.0:
+                vx, vy, vz = _shifted(Jw, j, pa)
+                for i in range(3):
+                    L[i, j] = d * (Ra[0, i] * vx + Ra[1, i] * vy + Ra[2, i] * vz)
+                    L[3 + i, j] = d * (Ra[0, i] * Jw[3, j] + Ra[1, i] * Jw[4, j] + Ra[2, i] * Jw[5, j])
+        if kind[k] == ORIENTATION:
+            w, theta = _log3(R)
+            A = _jlog3(theta, w)
+            for i in range(3):
+                e[a0 + i] = w[i]
+                for j in range(nv):
+                    J[a0 + i, j] = A[i, 0] * L[3, j] + A[i, 1] * L[4, j] + A[i, 2] * L[5, j]
+            continue
+        p = _mul(Rb.T, (pa - pb).reshape((3, 1)))[:, 0]
+        e[a0 : a0 + 6] = _log6(R, p)
+        A, B = _jlog6(R, p)
+        for i in range(3):
+            for j in range(nv):
+                J[a0 + i, j] = (
+                    A[i, 0] * L[0, j] + A[i, 1] * L[1, j] + A[i, 2] * L[2, j]
+                    + B[i, 0] * L[3, j] + B[i, 1] * L[4, j] + B[i, 2] * L[5, j]
+                )  # fmt: skip
+                J[a0 + 3 + i, j] = A[i, 0] * L[3, j] + A[i, 1] * L[4, j] + A[i, 2] * L[5, j]
