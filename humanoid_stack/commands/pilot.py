@@ -54,30 +54,9 @@ def add_arguments(parser):
     parser.add_argument(
         "--rate", type=float, default=25.0, metavar="HZ", help="solver cycles per second (default 25, the thesis's)"
     )
-    parser.add_argument(
-        "--port",
-        type=int,
-        default=8080,
-        metavar="N",
-        help="HTTP port (default 8080; 0 picks a free port; a busy port is an error, exit 2)",
-    )
-    parser.add_argument(
-        "--host", default="127.0.0.1", metavar="H", help="address to serve on (default 127.0.0.1: this machine only)"
-    )
-    parser.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="also serve pages of this origin, scheme://host[:port] (repeatable; as 'humanoid-stack view')",
-    )
-    parser.add_argument(
-        "--duration",
-        type=float,
-        default=None,
-        metavar="S",
-        help="exit after S seconds [s] (for tests; default: run until Ctrl-C)",
-    )
+    from humanoid_stack.commands.view import add_server_arguments
+
+    add_server_arguments(parser)
 
 
 def run(args) -> int:
@@ -85,18 +64,13 @@ def run(args) -> int:
     import threading
 
     from humanoid_model.exceptions import ConfigError
-    from humanoid_stack.commands.view import CLOSE_TIMEOUT, close_within, wait_interruptibly
+    from humanoid_stack.commands.view import CLOSE_TIMEOUT, check_server_arguments, close_within, wait_interruptibly
 
-    if args.duration is not None and not args.duration > 0:
-        raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
     if not args.rate > 0 or args.rate > 1000:
         raise ConfigError(f"--rate must be in (0, 1000] [Hz], got {args.rate}")
-    if not 0 <= args.port < 65536:
-        raise ConfigError(f"--port must be in 0..65535, got {args.port}")
-    from humanoid_viewer.serving import exposure_warning, normalize_origin
+    check_server_arguments(args)
+    from humanoid_viewer.serving import exposure_warning
 
-    for origin in args.allow_origin:
-        normalize_origin(origin)
     frames = None
     if args.frames is not None:
         frames = [f.strip() for f in args.frames.split(",") if f.strip()]

@@ -56,6 +56,18 @@ def add_arguments(parser):
         help="initial posture (default: the scene's robot posture, else the robot's default)",
     )
     parser.add_argument(
+        "--replay",
+        default=None,
+        metavar="FILE",
+        help="recording to replay (simulate's JSON Lines, or JSON; formats in docs/viewer.md)",
+    )
+    add_server_arguments(parser)
+
+
+def add_server_arguments(parser):
+    """The web server's options, shared by the commands that serve the viewer (view, pilot):
+    --port, --host, --allow-origin, --duration (`check_server_arguments` checks them)."""
+    parser.add_argument(
         "--port",
         type=int,
         default=8080,
@@ -75,12 +87,6 @@ def add_arguments(parser):
         "Host is not this machine get HTTP 403. '*' allows any (unsafe)",
     )
     parser.add_argument(
-        "--replay",
-        default=None,
-        metavar="FILE",
-        help="recording to replay (simulate's JSON Lines, or JSON; formats in docs/viewer.md)",
-    )
-    parser.add_argument(
         "--duration",
         type=float,
         default=None,
@@ -89,20 +95,25 @@ def add_arguments(parser):
     )
 
 
-def run(args) -> int:
-    import sys
-    import threading
-
+def check_server_arguments(args) -> None:
+    """`ConfigError` for a bad --duration or --port, `ViewerError` for a malformed --allow-origin:
+    before anything loads."""
     from humanoid_model.exceptions import ConfigError
+    from humanoid_viewer.serving import normalize_origin
 
     if args.duration is not None and not args.duration > 0:
         raise ConfigError(f"--duration must be > 0 [s], got {args.duration}")
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port must be in 0..65535, got {args.port}")
-    from humanoid_viewer.serving import normalize_origin
-
     for origin in args.allow_origin:  # a malformed origin fails before the robot loads
         normalize_origin(origin)
+
+
+def run(args) -> int:
+    import sys
+    import threading
+
+    check_server_arguments(args)
 
     from humanoid_model.scene import parse_set_args
     from humanoid_viewer.app import Viewer
