@@ -18,6 +18,7 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import ModelError
+from humanoid_model.flexible_ankle import FEET, flexible_contacts, flexible_urdf
 from humanoid_model.sole_spec import read_soles
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
@@ -34,7 +36,7 @@ from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: r
     read_urdf,
     resolve_robot_path,
 )
-from humanoid_model.validation import finite_number, finite_rows, finite_vector
+from humanoid_model.validation import finite_number, finite_rows, finite_vector, message
 
 ROOT_JOINT = "root_joint"
 CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
@@ -79,6 +81,7 @@ class Robot:
     sensors: dict = field(default_factory=dict)
     planar: bool = False
     soles: dict = field(default_factory=dict)  #: name -> `humanoid_model.sole_spec.SoleSpec` (YAML ``soles:``)
+    springs: dict = field(default_factory=dict)  #: passive joint -> (stiffness, damping) (`flexible_ankle`)
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -247,17 +250,28 @@ def check_joint_count(n: int, source) -> None:
         )
 
 
-def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
+def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") -> Robot:
     """Load a shipped robot by name (``hrp2``, ``bip``) or any URDF file.
 
     Args:
         name_or_urdf_path: shipped robot name or path to a URDF file.
         planar: lock the joints listed under ``planar.locked_joints`` in the robot's YAML (for BIP,
             the lateral joints), giving the sagittal model. The root stays a free flyer.
+        ankle: ``rigid`` (default) or ``flexible``: HRP-2's passive 3-DOF spring-damper ankles
+            (`humanoid_model.flexible_ankle`, spec eq. 4.3); ``robot.springs`` holds their constants.
     """
     path = resolve_robot_path(name_or_urdf_path)
     urdf_text = resolve_urdf_paths(path)
     sidecar = read_sidecar(path)
+    springs = {}
+    if ankle not in ("rigid", "flexible"):
+        raise ModelError(message("load_robot", "ankle", "'rigid' or 'flexible'", ankle))
+    if ankle == "flexible":
+        if path.stem not in FEET or planar:
+            raise ModelError(message("load_robot", "ankle", f"'rigid' for {path.stem} (planar={planar})", ankle))
+        urdf_text, origins, springs = flexible_urdf(urdf_text, FEET[path.stem])
+        if sidecar is not None:
+            sidecar = dataclasses.replace(sidecar, contacts=flexible_contacts(dict(sidecar.contacts), origins))
     try:
         model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
         collision = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.COLLISION)
@@ -300,6 +314,7 @@ def load_robot(name_or_urdf_path, planar: bool = False) -> Robot:
         contact_locations=contacts,
         sensors=sensors,
         soles=soles,
+        springs=springs,
     )
     if planar:
         robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))

@@ -308,9 +308,16 @@ class World:
                 for c in robot.contact_locations.values()
                 if c.kind == "sole"
             ]
+            if robot.springs:  # weld above the springs: the legs get the rigid-ankle robot's inertias
+                springs = {robot.model.getJointId(j) for j in robot.springs}
+                feet = sorted({robot.model.parents[j] for j in springs} - springs)
             kp, kv = standing_gains(robot.model, self.q[: robot.model.nq], feet)
         else:
             kp, kv = gains
+        if robot.springs:  # passive spring-dampers (flexible ankle, spec eq. 4.3): a PD held at 0
+            kp, kv = np.array(kp, float), np.array(kv, float)
+            for j, (k, c) in robot.springs.items():
+                kp[names.index(j)], kv[names.index(j)] = k, c
         self.actuator = PDActuator(names, kp, kv, robot.effort_max)
         lo, hi = robot.q_lower, robot.q_upper
         finite = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
