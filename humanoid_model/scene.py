@@ -27,6 +27,7 @@ import numpy as np
 
 from humanoid_model.collision_rules import read_collision_rules
 from humanoid_model.exceptions import ModelError, SceneError, SceneOverrideError
+from humanoid_model.flexible_ankle import FEET
 from humanoid_model.paths import resolve, scenes_dir, shipped_files
 from humanoid_model.scene_fields import FieldReader
 from humanoid_model.scene_generators import generate
@@ -404,7 +405,8 @@ class _Loader(FieldReader):
             return None
         if isinstance(r, str):  # shorthand: robot: hrp2
             r = {"name": r}
-        self.keys(r, "robot", ("name", "posture", "joints", "placement", "base", "soles"), required=("name",))
+        keys = ("name", "posture", "joints", "placement", "base", "soles", "ankle")
+        self.keys(r, "robot", keys, required=("name",))
         name = r["name"]
         if not isinstance(name, str):
             self.fail("robot.name", name, "expected a robot name or a URDF path")
@@ -440,6 +442,11 @@ class _Loader(FieldReader):
             self.fail("robot.soles", soles, f"expected one of {', '.join(SOLE_MODELS)}")
         if soles == "fem" and not _robot_has_soles(urdf):
             self.fail("robot.soles", soles, f"robot '{name}' declares no soles in its YAML (docs/soles.md)")
+        ankle = r.get("ankle", "rigid")
+        if ankle not in ("rigid", "flexible"):
+            self.fail("robot.ankle", ankle, "expected rigid or flexible")
+        if ankle == "flexible" and urdf.stem not in FEET:
+            self.fail("robot.ankle", ankle, f"robot '{name}' has no flexible-ankle variant (only {', '.join(FEET)})")
         return RobotSpec(
             name=name,
             urdf_path=urdf,
@@ -448,6 +455,7 @@ class _Loader(FieldReader):
             placement=self.pose(r, "placement", "robot"),
             base=base,
             soles=soles,
+            ankle=ankle,
         )
 
     def wrench(self, d, w, free_bodies, robot) -> Wrench:

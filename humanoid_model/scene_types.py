@@ -217,7 +217,8 @@ class RobotSpec:
     ``posture`` (None: the robot's default), ``joints`` overrides [rad], ``placement``: the pose
     in the world of the posture's ground frame (the posture's base pose is composed with it),
     ``base``: an absolute base pose replacing the posture's (or None), ``soles``: the sole model,
-    ``rigid`` (default) or ``fem`` (`humanoid_model.sole_spec`)."""
+    ``rigid`` (default) or ``fem`` (`humanoid_model.sole_spec`), ``ankle``: ``rigid`` (default) or
+    ``flexible`` (`humanoid_model.flexible_ankle`)."""
 
     name: str
     urdf_path: Path
@@ -226,6 +227,7 @@ class RobotSpec:
     placement: Pose = field(default_factory=Pose)
     base: Pose | None = None
     soles: str = "rigid"  #: "rigid" or "fem" (the robot YAML's deformable soles; docs/soles.md)
+    ankle: str = "rigid"  #: "rigid" or "flexible" (`humanoid_model.flexible_ankle`; docs/soles.md)
 
     def base_pose(self, posture_base) -> Array:
         """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""

@@ -151,7 +151,7 @@ class World:
                 if posture != spec.posture or joints != spec.joints:
                     scene = dataclasses.replace(scene, robot=dataclasses.replace(spec, posture=posture, joints=joints))
         elif scene.robot is not None:
-            rob = load_robot(str(scene.robot.urdf_path))
+            rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
         return cls(scene, rob, solver=solver, dt=dt, **kw)
 
     def __init__(

@@ -130,3 +130,19 @@ def test_d7_ankle_oscillations_decay_and_are_absent_with_rigid_ankles(robots, fl
     peaks = [v[a:b].max() for a, b in zip(rev[:5], rev[1:6], strict=True)]
     assert all(b < a for a, b in zip(peaks, peaks[1:], strict=False))  # each half period smaller
     assert peaks[4] < 0.2 * peaks[0]  # ζ = 0.2: 0.525 per half period, 0.076 after 4
+
+
+def test_a_scene_selects_the_flexible_ankle(tmp_path):
+    from humanoid_model.exceptions import SceneError
+    from humanoid_model.scene import scene_from_dict
+
+    doc = {"ground": {}, "robot": {"name": "hrp2", "ankle": "flexible"}}
+    w = World.from_scene(scene_from_dict(doc, tmp_path / "s.yaml"))
+    assert sorted(w.robot.springs) == sorted(f"{f}_{n}" for f in FEET for n in ("FLEX_Z", "FLEX_X", "FLEX_Y"))
+    assert World.from_scene("flat").robot.springs == {}
+    for bad, text in (
+        ({"name": "hrp2", "ankle": "soft"}, "robot.ankle"),
+        ({"name": "bip", "ankle": "flexible"}, "variant"),
+    ):
+        with pytest.raises(SceneError, match=text):
+            scene_from_dict({"ground": {}, "robot": bad}, tmp_path / "s.yaml")
