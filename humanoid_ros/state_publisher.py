@@ -17,6 +17,7 @@ The kinematics are in `humanoid_model.tf_tree` (ROS-free); this module is ROS gl
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 from nav_msgs.msg import Odometry
@@ -57,6 +58,15 @@ PARAMETERS = ParameterTable(
             minimum=0.0,
             exclusive_minimum=True,
         ),
+        Parameter(
+            "frame_prefix",
+            "string",
+            "",
+            "prepended to every URDF frame name in /tf and /tf_static (`odom` stays as is), as ROS's "
+            "`robot_state_publisher`: a second state publisher with `frame_prefix: phantom/` and "
+            "`-r /joint_states:=/pilot/joint_states` shows the pilot's commanded robot beside the "
+            "measured one (RViz RobotModel display, TF prefix `phantom`; docs/piloting.md)",
+        ),
     ],
 )
 """The state publisher's parameters (docs/ros.md, "state_publisher")."""
@@ -69,6 +79,7 @@ class StatePublisherNode(Node):
         super().__init__(NODE_NAME, **kwargs)
         p = PARAMETERS.declare(self)
         posture = p["posture"]
+        self.frame_prefix = p["frame_prefix"]
 
         from humanoid_model.robot import load_robot  # heavy import (pinocchio) after rclpy set-up
 
@@ -144,8 +155,16 @@ class StatePublisherNode(Node):
 
     def stamped_transforms(self, transforms: list[Transform]) -> list:
         """The TransformStamped list a /tf (or /tf_static) message carries for `transforms`,
-        stamped with the node's clock now."""
+        stamped with the node's clock now, URDF frames prefixed with ``frame_prefix``."""
+        if self.frame_prefix:
+            transforms = [self._prefixed(t) for t in transforms]
         return transform_stamped_list(transforms, self.get_clock().now().to_msg())
+
+    def _prefixed(self, tf: Transform) -> Transform:
+        def name(frame):
+            return frame if frame == self.tree.odom_frame else self.frame_prefix + frame
+
+        return replace(tf, parent=name(tf.parent), child=name(tf.child))
 
     def _publish_tf(self) -> None:
         self.tf_publisher.publish(TFMessage(transforms=self.stamped_transforms(self.current_transforms())))

@@ -189,3 +189,23 @@ def test_state_publisher_follows_joint_states_and_odom(context, robot):
     finally:
         source.destroy_node()
         node.destroy_node()
+
+
+def test_frame_prefix_renames_the_urdf_frames_and_keeps_odom(context):
+    """A phantom robot's state publisher (docs/piloting.md): every URDF frame of /tf and
+    /tf_static carries the prefix, the world frame `odom` does not, the poses are unchanged."""
+    plain, phantom = make_state_publisher(context), make_state_publisher(context, frame_prefix="phantom/")
+    try:
+        for moving in (True, False):
+            tfs = plain.current_transforms() if moving else plain.tree.static_transforms()
+            a, b = plain.stamped_transforms(tfs), phantom.stamped_transforms(tfs)
+            assert len(a) == len(b) > 0
+            for m, n in zip(a, b):
+                assert n.child_frame_id == "phantom/" + m.child_frame_id
+                parent = m.header.frame_id
+                assert n.header.frame_id == (parent if parent == "odom" else "phantom/" + parent)
+                assert n.transform == m.transform
+            assert any(m.header.frame_id == "odom" for m in b) == moving
+    finally:
+        plain.destroy_node()
+        phantom.destroy_node()
