@@ -1,0 +1,66 @@
+"""The one interface of every posture-generator constraint (001_escande.md §3.1, §3.3).
+
+A constraint is a block of ``dim`` scalar rows c(q) with, per row, a kind: an **equality**
+c_i(q) = 0 or an **inequality** c_i(q) <= 0 (the thesis's convention, (3.4)-(3.6) at
+001_escande.md:72-73, and FSQP's; a ">= 0" condition of the thesis is written with a minus sign,
+as (3.34) does). ``evaluate(q, data)`` returns the values (dim,) and their Jacobian (dim, nv)
+with respect to the tangent increment v at q: J = d/dv c(pin.integrate(model, q, v)) at v = 0
+(the "local" tangent convention of Pinocchio's frame Jacobians). A solver optimising over an
+increment v from a fixed q0 chains it with ``pin.dIntegrate(model, q0, v, pin.ARG1)``.
+
+Every constraint reads a ``pin.Data`` already updated at q by `kinematics.update` (joint
+placements, joint Jacobians, frame placements and, when any constraint ``needs_com``, the centre
+of mass and its Jacobian), so one kinematics pass serves all constraints of an iterate.
+Units: positions [m], dot products of unit vectors [-], angles [rad]; each member says its own.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "PostureConstraint"]
+
+EQUALITY = "equality"  #: c_i(q) = 0
+INEQUALITY = "inequality"  #: c_i(q) <= 0
+KINDS = (EQUALITY, INEQUALITY)
+
+
+class PostureConstraint(ABC):
+    """A block of constraint rows. Subclasses set ``name`` (str), ``dim`` (int), ``kinds`` (a
+    tuple of `EQUALITY` / `INEQUALITY`, one per row), ``needs_com`` and ``equations`` (the
+    spec lines the rows implement, e.g. ``"(3.28)-(3.35), 001_escande.md:111-114"``)."""
+
+    name: str
+    dim: int
+    kinds: tuple[str, ...]
+    needs_com: bool = False
+    equations: str = ""
+
+    @abstractmethod
+    def evaluate(self, q, data) -> tuple[np.ndarray, np.ndarray]:
+        """``(c, J)``: the row values (dim,) at ``q`` (nq,) and J = dc/dv (dim, nv); ``data`` is updated at ``q``."""
+
+    def value(self, q, data) -> np.ndarray:
+        """c(q) (dim,)."""
+        return self.evaluate(q, data)[0]
+
+    def jacobian(self, q, data) -> np.ndarray:
+        """dc/dv (dim, nv) in the tangent space of q."""
+        return self.evaluate(q, data)[1]
+
+    @property
+    def equality_mask(self) -> np.ndarray:
+        """(dim,) bool: True for the equality rows."""
+        return np.array([k == EQUALITY for k in self.kinds], dtype=bool)
+
+    def violation(self, q, data) -> np.ndarray:
+        """(dim,) >= 0: |c_i| for equalities, max(c_i, 0) for inequalities."""
+        c = self.value(q, data)
+        eq = self.equality_mask
+        return np.where(eq, np.abs(c), np.maximum(c, 0.0))
+
+    def __repr__(self):
+        n_eq = int(self.equality_mask.sum())
+        return f"{type(self).__name__}({self.name!r}, {n_eq} eq + {self.dim - n_eq} ineq)"

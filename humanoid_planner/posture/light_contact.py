@@ -1,0 +1,46 @@
+"""Light (sliding) contact on a plane: eq. (3.36)-(3.39), 001_escande.md:116 (thesis L866-876).
+
+Rows (3 equalities, then 1 inequality c <= 0); 2 translations and 1 rotation stay free:
+0  (P^W - E) . n_E = 0     (3.36)  [m]
+1  d_P^W . n_E = 0         (3.37)  [-]
+2  b_P^W . n_E = 0         (3.38)
+3  -n_P^W . n_E <= 0       (3.39)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .frames import EnvironmentFrame, RobotContactFrame
+from .kinematics import frame_id, point_jacobian, vector_jacobian
+
+__all__ = ["LightContact", "plane_rows"]
+
+
+def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame):
+    """The four rows (3.36)-(3.39) (equally (3.40)-(3.43) without the threshold) and their Jacobian (4, nv)."""
+    rf, ef = robot_frame, env_frame
+    p, Jp = point_jacobian(model, data, fid, rf.point)
+    (d, b, n), (Jd, Jb, Jn) = vector_jacobian(model, data, fid, np.array([rf.d, rf.b, rf.n]))
+    c = np.array([(p - ef.point) @ ef.n, d @ ef.n, b @ ef.n, -(n @ ef.n)])
+    J = np.stack([ef.n @ Jp, ef.n @ Jd, ef.n @ Jb, -(ef.n @ Jn)])
+    return c, J
+
+
+class LightContact(PostureConstraint):
+    """The 4 constraints of a light contact of ``robot_frame`` on the plane of ``env_frame``."""
+
+    dim = 4
+    kinds = (EQUALITY,) * 3 + (INEQUALITY,)
+    equations = "(3.36)-(3.39), 001_escande.md:116"
+
+    def __init__(self, model, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, name: str = "light_contact"):
+        self.model = model
+        self.robot_frame = robot_frame
+        self.env_frame = env_frame
+        self.name = name
+        self.fid = frame_id(model, robot_frame.body)
+
+    def evaluate(self, q, data):
+        return plane_rows(self.model, data, self.fid, self.robot_frame, self.env_frame)

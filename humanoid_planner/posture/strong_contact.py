@@ -1,0 +1,52 @@
+"""Strong (fixed) contact: the robot frame (P, d_P, b_P, n_P) matches the environment frame
+(E, d_E, b_E, n_E): eq. (3.28)-(3.35), 001_escande.md:110-114 (thesis L846-862).
+
+Rows (6 equalities, then 2 inequalities c <= 0):
+0-2  P^W - E = 0                 (3.28)-(3.30)  [m]
+3    b_P^W . d_E = 0             (3.31)         [-]
+4    n_P^W . d_E = 0             (3.32)
+5    n_P^W . b_E = 0             (3.33)
+6    -d_P^W . d_E <= 0           (3.34)  "same sense"
+7    -b_P^W . b_E <= 0           (3.35)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .frames import EnvironmentFrame, RobotContactFrame
+from .kinematics import frame_id, point_jacobian, vector_jacobian
+
+__all__ = ["StrongContact"]
+
+
+class StrongContact(PostureConstraint):
+    """The 8 constraints of a strong contact between ``robot_frame`` and ``env_frame``."""
+
+    dim = 8
+    kinds = (EQUALITY,) * 6 + (INEQUALITY,) * 2
+    equations = "(3.28)-(3.35), 001_escande.md:110-114"
+
+    def __init__(
+        self, model, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, name: str = "strong_contact"
+    ):
+        self.model = model
+        self.robot_frame = robot_frame
+        self.env_frame = env_frame
+        self.name = name
+        self.fid = frame_id(model, robot_frame.body)
+
+    def evaluate(self, q, data):
+        rf, ef = self.robot_frame, self.env_frame
+        p, Jp = point_jacobian(self.model, data, self.fid, rf.point)
+        (d, b, n), (Jd, Jb, Jn) = vector_jacobian(self.model, data, self.fid, np.array([rf.d, rf.b, rf.n]))
+        c = np.empty(8)
+        J = np.empty((8, self.model.nv))
+        c[:3], J[:3] = p - ef.point, Jp
+        c[3], J[3] = b @ ef.d, ef.d @ Jb
+        c[4], J[4] = n @ ef.d, ef.d @ Jn
+        c[5], J[5] = n @ ef.b, ef.b @ Jn
+        c[6], J[6] = -(d @ ef.d), -(ef.d @ Jd)
+        c[7], J[7] = -(b @ ef.b), -(ef.b @ Jb)
+        return c, J

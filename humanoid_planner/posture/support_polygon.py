@@ -1,0 +1,91 @@
+"""The support polygon of a stance (001_escande.md:129, thesis L992): each contact's robot
+surface hull placed at its environment frame, clipped by the environment surface polygon,
+projected on the horizontal plane, and the convex hull of all those points, counter-clockwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanoid_planner.exceptions import PlanningError
+
+from .frames import EnvironmentFrame, RobotContactFrame
+
+__all__ = ["convex_hull_2d", "placed_hull", "support_polygon"]
+
+
+def placed_hull(location, env_frame: EnvironmentFrame) -> np.ndarray:
+    """World points (k, 3) of a `ContactLocation`'s hull when its frame matches ``env_frame``:
+    x_W = E + R_E R_P^T (h - P), R_P = (d_P, b_P, n_P), R_E = (d_E, b_E, n_E)."""
+    rf = RobotContactFrame.from_location(location)
+    R = env_frame.rotation @ rf.rotation.T
+    return env_frame.point + (np.asarray(location.hull, float) - rf.point) @ R.T
+
+
+def _clip(points: np.ndarray, surface) -> np.ndarray:
+    """Sutherland-Hodgman clip of a convex polygon (ordered, in the surface plane) by the surface."""
+    V, n = surface.vertices, surface.normal
+    P = list(points)
+    for i in range(len(V)):
+        a, e = V[i], V[(i + 1) % len(V)] - V[i]
+
+        def side(x, a=a, e=e):
+            return np.cross(e, x - a) @ n
+
+        out = []
+        for j in range(len(P)):
+            x, y = P[j], P[(j + 1) % len(P)]
+            sx, sy = side(x), side(y)
+            if sx >= 0:
+                out.append(x)
+            if (sx >= 0) != (sy >= 0):
+                out.append(x + sx / (sx - sy) * (y - x))
+        P = out
+        if not P:
+            break
+    return np.array(P).reshape(-1, 3)
+
+
+def _ordered(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """Points of a planar convex set ordered counter-clockwise about ``normal``."""
+    c = points.mean(axis=0)
+    t = points[0] - c if np.linalg.norm(points[0] - c) > 0 else np.cross(normal, [1.0, 0.0, 0.0])
+    s = np.cross(normal, t)
+    return points[np.argsort(np.arctan2((points - c) @ s, (points - c) @ t))]
+
+
+def convex_hull_2d(points: np.ndarray) -> np.ndarray:
+    """Convex hull (m, 2) of 2-D points, counter-clockwise, collinear points dropped (monotone chain)."""
+    P = sorted(set(map(tuple, np.round(np.asarray(points, float)[:, :2], 12))))
+    if len(P) < 3:
+        return np.array(P)
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in P:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(P):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def support_polygon(contacts) -> np.ndarray:
+    """Horizontal support polygon (m, 2) [m], counter-clockwise, of ``contacts``: an iterable of
+    ``(location, env_frame, surface_or_None)``; a surface clips its contact's hull."""
+    pts = []
+    for location, env_frame, surface in contacts:
+        h = placed_hull(location, env_frame)
+        if surface is not None:
+            h = _clip(_ordered(h, env_frame.n), surface)
+        pts.append(h)
+    pts = np.concatenate(pts) if pts else np.zeros((0, 3))
+    hull = convex_hull_2d(pts)
+    if len(hull) < 3:
+        raise PlanningError(f"support polygon: field 'contacts' must span an area; hull of {len(pts)} points is flat")
+    return hull
