@@ -37,6 +37,10 @@ class Weights:
     toe_force_max: float | None = 6.0  # DS front-toe force 0 <= FB2 <= 6 N: our reading of the
     # 6 N bound as a "small saturation level" of u8
     # (003_chesse.md:649, 655); None disables it
+    toe_contact_eps: float | None = 1.0e-4  # [N m] complementarity of the DS front toe:
+    # height(toe) * FB2 <= eps at every node when enforce_contacts (a force only where the toe
+    # touches: 003_chesse.md:160, FB2 = 0 during flattening); 1e-4 N m allows at most 0.1 N at
+    # 1 mm above the ground (1e-4 of the weight, 1028 N; chosen, docs/gait.md); None disables it
     ss_toe_min: float = 6.0  # SS stance toe NB2 >= 6 N (003_chesse.md:649, 655, our reading)
     ss_heel_min: float = 1.0  # SS stance heel NB1 >= 1 N (strict unilaterality with a 1 N
     # margin, chosen; 003_chesse.md:398)

@@ -172,26 +172,68 @@ def hermite_guess(q0, v0, q1, v1, T, t):
     return q, v, a
 
 
-def solve_direct(
-    tree: PlanarTree,
-    p,
-    phase: Phase,
-    w: Weights,
-    N: int = 40,
-    init: PhaseSolution | None = None,
-    verbose: bool = False,
-    max_iter: int = 1000,
-    tol: float = 1e-8,
-) -> PhaseSolution:
-    """Solve one phase by direct transcription (IPOPT). Raises PlanningError on bad input."""
+def node_times(T: float, N: int, grid=None) -> np.ndarray:
+    """N + 1 node times on [0, T]: uniform, or ``grid`` (N + 1 increasing numbers from 0 to 1,
+    scaled by T). Raises PlanningError on a malformed grid."""
+    if grid is None:
+        return np.linspace(0.0, T, N + 1)
+    g = np.asarray(grid, dtype=float)
+    if g.shape != (N + 1,) or not np.all(np.isfinite(g)) or g[0] != 0.0 or g[-1] != 1.0 or np.any(np.diff(g) <= 0):
+        raise PlanningError(f"gait: field 'grid' must be {N + 1} increasing numbers from 0 to 1; value {g!r}")
+    return T * g
+
+
+def end_refined_grid(N: int, ratio: float = 4.0) -> np.ndarray:
+    """N + 1 nodes on [0, 1] whose spacing shrinks smoothly from the middle towards both ends, the
+    end intervals ``ratio`` times shorter than the middle ones (a mesh refined where the direct
+    solutions are steep: the imposed boundary rates, e.g. omega1 = -5 rad/s at the DS end)."""
+    s = np.linspace(-1.0, 1.0, N)
+    h = 1.0 + (ratio - 1.0) * s**2  # interval length profile (inverse)
+    h = 1.0 / h
+    g = np.concatenate([[0.0], np.cumsum(h) / h.sum()])
+    g[-1] = 1.0
+    return g
+
+
+@dataclass
+class PhaseNLP:
+    """The transcription of one phase: decision vector x, cost J, constraints g with bounds, box
+    bounds, initial guess, the control matrix U (m x N+1) and the index blocks to unpack."""
+
+    x: ca.MX
+    J: ca.MX
+    g: ca.MX
+    lbg: np.ndarray
+    ubg: np.ndarray
+    lbx: np.ndarray
+    ubx: np.ndarray
+    x0: np.ndarray
+    U: ca.MX
+    t: np.ndarray
+    blocks: tuple
+    builder: PhaseProblemBuilder
+
+    def unpack(self, xs, n, m):
+        N1 = len(self.t)
+        bQ, bV, bA, bU, bS = self.blocks
+        return (
+            xs[bQ : bQ + n * N1].reshape(N1, n),
+            xs[bV : bV + n * N1].reshape(N1, n),
+            xs[bA : bA + n * N1].reshape(N1, n),
+            xs[bU:bS].reshape(N1, m),
+        )
+
+
+def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray, init=None) -> PhaseNLP:
+    """Direct transcription of one phase on the node times ``t`` (see the module docstring)."""
     source = f"gait phase '{phase.name}'"
     finite_number(phase.duration, source, "duration", minimum=0.0, strict=True, unit="[s]", error=PlanningError)
     for name in ("q0", "v0", "q1", "v1"):
         finite_vector(getattr(phase, name), tree.n, source, name, PlanningError)
     n, m = tree.n, tree.m
+    N = len(t) - 1
     T = phase.duration
-    h = T / N
-    t = np.linspace(0.0, T, N + 1)
+    hk = ca.DM(np.diff(t)).T  # (1, N) interval lengths
     bld = PhaseProblemBuilder(tree, p, phase, w)
     Q = ca.MX.sym("Q", n, N + 1)
     Vv = ca.MX.sym("V", n, N + 1)
@@ -199,8 +241,9 @@ def solve_direct(
     U = ca.MX.sym("U", m, N + 1)
     f_id_map = tree.f_id.map(N + 1)
     dyn = f_id_map(Q, Vv, A, U)
-    g_int_v = Vv[:, 1:] - Vv[:, :-1] - h / 2 * (A[:, :-1] + A[:, 1:])
-    g_int_q = Q[:, 1:] - Q[:, :-1] - h * Vv[:, :-1] - h**2 / 6 * (2 * A[:, :-1] + A[:, 1:])
+    Hn = ca.repmat(hk, n, 1)
+    g_int_v = Vv[:, 1:] - Vv[:, :-1] - Hn / 2 * (A[:, :-1] + A[:, 1:])
+    g_int_q = Q[:, 1:] - Q[:, :-1] - Hn * Vv[:, :-1] - Hn**2 / 6 * (2 * A[:, :-1] + A[:, 1:])
     g = [ca.vec(dyn), ca.vec(g_int_v), ca.vec(g_int_q)]
     lbg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
     ubg = [np.zeros(n * (N + 1)), np.zeros(n * N), np.zeros(n * N)]
@@ -227,6 +270,11 @@ def solve_direct(
             ineq(w.friction * N_A + T_A, 0.0)
             ineq(w.friction * (U[6, :] + U[7, :]) - U[8, :], 0.0)
             ineq(w.friction * (U[6, :] + U[7, :]) + U[8, :], 0.0)
+            if w.toe_contact_eps is not None:
+                # complementarity of the front toe: no force where the toe is off the ground
+                # (003_chesse.md:160), relaxed to height * FB2 <= eps (cost.Weights.toe_contact_eps)
+                f_toe = ca.Function("toe_height", [tree.q_sym], [tree.point_expr["toe"][1]]).map(N + 1)
+                ineq(w.toe_contact_eps - f_toe(Q) * U[7, :], 0.0)
         else:
             Nt = F[0, :] + F[1, :]
             ineq(w.friction * Nt - F[2, :], 0.0)
@@ -237,15 +285,16 @@ def solve_direct(
     Sl = ca.MX.sym("S", bld.nh, N + 1)
     L = bld.f_l_smooth.map(N + 1)(Q, Vv, U) + 0.5 * w.r_h * ca.sum1(Sl**2)
     Hh = bld.f_h.map(N + 1)(Q, Vv)
-    wts = np.full(N + 1, h)
-    wts[0] = wts[-1] = h / 2
+    dt = np.diff(t)
+    wts = np.zeros(N + 1)
+    wts[:-1] += dt / 2
+    wts[1:] += dt / 2
     J = L @ ca.DM(wts)
     g.append(ca.vec(Sl - Hh))
     lbg.append(np.zeros(bld.nh * (N + 1)))
     ubg.append(np.full(bld.nh * (N + 1), np.inf))
     x = ca.vertcat(ca.vec(Q), ca.vec(Vv), ca.vec(A), ca.vec(U), ca.vec(Sl))
     nq = n * (N + 1)
-    # bounds
     lbx = np.full(x.shape[0], -np.inf)
     ubx = np.full(x.shape[0], np.inf)
 
@@ -268,10 +317,9 @@ def solve_direct(
             lbx[idx(bU, k, 7, m)] = 0.0
             if w.toe_force_max is not None:
                 ubx[idx(bU, k, 7, m)] = w.toe_force_max
-    # initial guess
+    # initial guess: a solution on the same number of nodes (re-timed), or the Hermite guess
     if init is not None and init.q.shape == (N + 1, n):
         qg, vg, ag, ug = init.q, init.v, init.a, init.u
-        x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
     else:
         qg, vg, ag = hermite_guess(phase.q0, phase.v0, phase.q1, phase.v1, T, t)
         ug = np.zeros((N + 1, m))
@@ -289,12 +337,17 @@ def solve_direct(
         ug[:, : tree.n_tau] = np.clip(ug[:, : tree.n_tau], -w.tau_max, w.tau_max)
         if phase.kind == "ds":
             ug[:, 6:8] = np.maximum(ug[:, 6:8], 0.0)
-        x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
+    x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
     hg = np.array(bld.f_h.map(N + 1)(qg.T, vg.T))
     x0 = np.concatenate([x0, np.maximum(hg, 0.0).T.ravel()])
     x0 = np.clip(x0, lbx, ubx)
-    nlp = {"x": x, "f": J, "g": ca.vertcat(*g)}
-    opts = {
+    return PhaseNLP(
+        x, J, ca.vertcat(*g), np.concatenate(lbg), np.concatenate(ubg), lbx, ubx, x0, U, t, (bQ, bV, bA, bU, bS), bld
+    )
+
+
+def ipopt_options(verbose: bool, max_iter: int, tol: float) -> dict:
+    return {
         "ipopt.print_level": 5 if verbose else 0,
         "print_time": False,
         "ipopt.max_iter": max_iter,
@@ -303,17 +356,35 @@ def solve_direct(
         "ipopt.mu_strategy": "adaptive",
         "ipopt.sb": "yes",
     }
-    solver = ca.nlpsol("gait_" + phase.name, "ipopt", nlp, opts)
+
+
+def solve_direct(
+    tree: PlanarTree,
+    p,
+    phase: Phase,
+    w: Weights,
+    N: int = 40,
+    init: PhaseSolution | None = None,
+    verbose: bool = False,
+    max_iter: int = 1000,
+    tol: float = 1e-8,
+    grid=None,
+) -> PhaseSolution:
+    """Solve one phase by direct transcription (IPOPT) on N intervals (uniform, or ``grid``: N + 1
+    increasing numbers from 0 to 1). Raises PlanningError on bad input."""
+    t = node_times(phase.duration, N, grid)
+    nlp = build_phase_nlp(tree, p, phase, w, t, init)
+    solver = ca.nlpsol(
+        "gait_" + phase.name, "ipopt", {"x": nlp.x, "f": nlp.J, "g": nlp.g}, ipopt_options(verbose, max_iter, tol)
+    )
     t0 = time.perf_counter()
-    res = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=np.concatenate(lbg), ubg=np.concatenate(ubg))
+    res = solver(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg)
     dt = time.perf_counter() - t0
     st = solver.stats()
     xs = np.array(res["x"]).ravel()
-    q = xs[bQ : bQ + nq].reshape(N + 1, n)
-    v = xs[bV : bV + nq].reshape(N + 1, n)
-    a = xs[bA : bA + nq].reshape(N + 1, n)
-    u = xs[bU:bS].reshape(N + 1, m)
-    lam = np.array(res["lam_g"]).ravel()[:nq].reshape(N + 1, n)
+    q, v, a, u = nlp.unpack(xs, tree.n, tree.m)
+    nq = tree.n * len(t)
+    lam = np.array(res["lam_g"]).ravel()[:nq].reshape(len(t), tree.n)
     sol = PhaseSolution(
         phase=phase,
         t=t,
@@ -328,7 +399,7 @@ def solve_direct(
         success=bool(st.get("success")),
         lam_dyn=lam,
     )
-    sol.builder = bld
+    sol.builder = nlp.builder
     return sol
 
 
