@@ -1,6 +1,6 @@
 """Deformable FEM soles (spec ../shared/spec/000_chardonnet.md §2.15–2.16, eqs 4.4–4.32;
 docs/soles.md). ROS-free; `world_coupling.FemSoles` is what `humanoid_sim.World` calls when a
-scene sets ``robot.soles: fem`` (flat ground).
+scene sets ``robot.soles: fem`` (flat ground: nodes; static boxes: P, eqs 4.24–4.32).
 
     from humanoid_sim.soles import CondensedSole, box_sole
     sole = CondensedSole(box_sole())  # 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4
@@ -14,7 +14,8 @@ Package layout (no import cycle; each module imports only those above it):
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
   ground.py        flat-ground contact nodes (node below the ground, line 551), pure function
   coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22), pure functions
-  world_coupling.py  FemSoles: the same steps inside a World step (node contacts, W and v_free terms, U update)
+  obstacles.py     stone (static box) vertices under a sole's ground face: contacted triangle, weights, gap
+  world_coupling.py  FemSoles: those steps inside a World step (node and stone contacts, W, v_free, U update)
 """
 
 from .coupling import contact_displacements, coupled_problem, frame_rotation, sole_coupling

@@ -22,11 +22,16 @@
    U_s = (K_s⁻¹)_{s,c} F_c (block inversion, the identity `test_soles_fem.py` checks). Without a
    contact node the (massless, static: spec line 547) sole is undeformed.
 
+Stones (static boxes of the scene, e.g. the `gravel` scene's): a box vertex under a sole's
+deformed ground face is a contact whose point is not a node (`obstacles.py`); its row of P holds
+the barycentric weights of the contacted triangle (eqs 4.24–4.29), so the sole's block becomes
+P K_c⁻¹ Pᵀ/dt, the free term −P U_c/dt and the node loads Pᵀ f (eqs 4.31–4.32, the digest's
+virtual-work-consistent mapping, line 563). Node contacts are P's identity rows.
+
 The rigid part of the foot keeps its collision shapes: the sole hangs below them by its
 thickness, and the World raises the robot's initial base by that thickness
-(`World._build_model`), so that the undeformed soles touch the ground. Flat ground only: the
-scene's ``ground`` half-space. Triangle contacts on other geometry (eqs 4.24–4.32,
-`distribution.py`) are not wired yet (docs/soles.md).
+(`World._build_model`), so that the undeformed soles touch the ground. Ground: the scene's
+``ground`` half-space; other static shapes than boxes are not met by the soles (docs/soles.md).
 
 Units: W [m/s per N], f [N], U [m], dt [s].
 """
@@ -44,6 +49,7 @@ from humanoid_model.validation import message
 from .fem import CondensedSole, node_dofs
 from .material import Layer, Material
 from .mesh import box_sole
+from .obstacles import box_vertices, face_vertex_contacts
 
 __all__ = ["FemSoles", "WorldSole", "condensed_sole"]
 
@@ -86,6 +92,9 @@ class WorldSole:
     rows: np.ndarray
     nodes: np.ndarray
     R: np.ndarray = None  # the sole frame's world orientation in the current step
+    P: np.ndarray = None  # (k, len(nodes)) distribution weights of the contacts, None: each contact is a node
+    bottom: np.ndarray = None  # (T, 3) ground-face triangles, rows into the surface nodes
+    radius: float = 0.0  # [m] bounding radius of the sole about its frame origin
     cache: dict = field(default_factory=dict)  # node set -> compliance gathers (`FemSoles._compliance`)
 
     def placement(self, oMi_R, oMi_p):
@@ -115,6 +124,15 @@ class FemSoles:
             g = static[self.ground]
             self.n = np.asarray(g.R, float)[:, 2].copy()  # outward normal of the half-space
             self.h = float(self.n @ np.asarray(g.p, float))
+        import coal
+
+        # stones: static boxes (not the ground); their vertices meet the soles' faces (obstacles.py)
+        self.boxes = [
+            (k, np.asarray(g.R, float), np.asarray(g.p, float), np.asarray(g.shape.halfSide, float))
+            for k, g in enumerate(static)
+            if not g.halfspace and isinstance(g.shape, coal.Box)
+        ]
+        self._mu_ms = detector._mu_ms  # pair friction, mobile × static
         self.soles: list[WorldSole] = []
         for spec in specs:
             if not model.existFrame(spec.body):
@@ -130,6 +148,7 @@ class FemSoles:
             jM = frame.placement
             mu = detector._mu_ms[geoms[0]][self.ground] if self.ground is not None else 0.0
             X = sole.mesh.nodes[sole.mesh.surface_nodes]
+            mesh = sole.mesh
             self.soles.append(
                 WorldSole(
                     spec,
@@ -143,6 +162,8 @@ class FemSoles:
                     np.zeros(X.size),
                     np.zeros(0, np.int64),
                     np.zeros(0, np.int64),
+                    bottom=np.searchsorted(mesh.surface_nodes, mesh.bottom),
+                    radius=float(np.linalg.norm(mesh.nodes, axis=1).max()),
                 )
             )
         self.joints = np.array([s.joint for s in self.soles], np.int64)
@@ -154,46 +175,77 @@ class FemSoles:
 
     # ------------------------------------------------------------------ 1. collision stage
     def add_contacts(self, batch, oMi_R, oMi_p, sweep=None):
-        """The step's `ContactBatch` with the soles' node contacts appended (module docstring, 1).
-        oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
-        None or (n_mobile,) travel of each shape in the step [m] (widens the margin)."""
+        """The step's `ContactBatch` with the soles' contacts appended (module docstring, 1): the
+        surface nodes on the flat ground, then the stones' vertices under the ground face
+        (`obstacles.py`, distributed by P). oMi_R, oMi_p: the joints' world placements
+        (`CollisionDetector.joint_placements`); sweep: None or (n_mobile,) travel of each shape in
+        the step [m] (widens the margin)."""
         from humanoid_sim.collision import ContactBatch
 
-        empty = np.zeros(0, np.int64)
-        if self.ground is None:
-            for s in self.soles:
-                s.rows, s.nodes = empty, empty
-            return batch
         parts = []
         m = batch.m
         for s in self.soles:
             R, p = s.placement(oMi_R, oMi_p)
             s.R = R
-            pts = p + (s.X + s.U.reshape(-1, 3)) @ R.T
-            gaps = pts @ self.n - self.h
+            Xd = s.X + s.U.reshape(-1, 3)
             margin = self.margin if sweep is None else max(self.margin, float(sweep[s.geom]))
-            hit = np.flatnonzero(gaps <= margin)
-            s.nodes = hit
-            s.rows = np.arange(m, m + hit.shape[0])
-            m += hit.shape[0]
-            if hit.shape[0]:
-                parts.append((s, pts[hit], gaps[hit]))
+            if self.ground is not None:
+                pts = p + Xd @ R.T
+                gaps = pts @ self.n - self.h
+                hit = np.flatnonzero(gaps <= margin)
+                part = [pts[hit], np.tile(self.n, (len(hit), 1)), gaps[hit], np.full(len(hit), self.ground), hit]
+            else:
+                hit = np.zeros(0, np.int64)
+                part = [np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), hit, hit]
+            mu = [np.full(len(hit), s.mu)]
+            tris, weights = [], []
+            for k, Rb, pb, half in self.boxes:
+                if np.linalg.norm(pb - p) > s.radius + np.linalg.norm(half) + margin:
+                    continue
+                V = box_vertices(Rb, pb, half)
+                idx, tri, w, g = face_vertex_contacts((V - p) @ R, Xd, s.bottom, margin)
+                if len(idx):
+                    part = [
+                        np.concatenate([part[0], V[idx]]),
+                        np.concatenate([part[1], np.tile(R[:, 2], (len(idx), 1))]),
+                        np.concatenate([part[2], g]),
+                        np.concatenate([part[3], np.full(len(idx), k)]),
+                        np.concatenate([part[4], 1_000_000 * (k + 1) + idx]),
+                    ]
+                    mu.append(np.full(len(idx), float(self._mu_ms[s.geom][k])))
+                    tris.append(tri)
+                    weights.append(w)
+            if tris:  # P (4.27–4.29): identity rows for the nodes, barycentric rows for the stones
+                tri, w = np.concatenate(tris), np.concatenate(weights)
+                nodes = np.unique(np.concatenate([hit, tri.ravel()]))
+                P = np.zeros((len(hit) + len(tri), len(nodes)))
+                P[np.arange(len(hit)), np.searchsorted(nodes, hit)] = 1.0
+                rows = len(hit) + np.arange(len(tri))
+                for j in range(3):
+                    np.add.at(P, (rows, np.searchsorted(nodes, tri[:, j])), w[:, j])
+                s.nodes, s.P = nodes, P
+            else:
+                s.nodes, s.P = hit, None
+            k_s = part[0].shape[0]
+            s.rows = np.arange(m, m + k_s)
+            m += k_s
+            if k_s:
+                parts.append((s, part, np.concatenate(mu)))
         if not parts:
             return batch
-        k = sum(len(g) for _, _, g in parts)
-        geom_a = np.concatenate([batch.geom_a] + [np.full(len(g), s.geom, np.int64) for s, _, g in parts])
-        geom_b = np.concatenate([batch.geom_b, np.full(k, self.ground, np.int64)])
+        k = sum(len(x[2]) for _, x, _ in parts)
+        geom_a = np.concatenate([batch.geom_a] + [np.full(len(x[2]), s.geom, np.int64) for s, x, _ in parts])
         slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
         return ContactBatch(
             geom_a,
-            geom_b,
+            np.concatenate([batch.geom_b] + [x[3].astype(np.int64) for _, x, _ in parts]),
             np.concatenate([batch.b_static, np.ones(k, bool)]),
-            np.concatenate([batch.points] + [x for _, x, _ in parts]),
-            np.concatenate([batch.normals, np.tile(self.n, (k, 1))]),
-            np.concatenate([batch.gaps] + [g for _, _, g in parts]),
-            np.concatenate([batch.mu] + [np.full(len(g), s.mu) for s, _, g in parts]),
+            np.concatenate([batch.points] + [x[0] for _, x, _ in parts]),
+            np.concatenate([batch.normals] + [x[1] for _, x, _ in parts]),
+            np.concatenate([batch.gaps] + [x[2] for _, x, _ in parts]),
+            np.concatenate([batch.mu] + [mu for _, _, mu in parts]),
             np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (spec line 545)
-            np.concatenate([slot] + [s.nodes for s, _, _ in parts]),
+            np.concatenate([slot] + [x[4].astype(np.int64) for _, x, _ in parts]),
         )
 
     # ------------------------------------------------------------------ 2. before the solve
@@ -235,13 +287,17 @@ class FemSoles:
                     a = int(at[0])  # the group's contacts ascend: the sole's rows are contiguous
                 FR = self._blocks(s, contacts.frames)
                 C, _, c = self._compliance(s)
+                Uc = s.U[c]
+                if s.P is not None:  # contacts between nodes: P K_c⁻¹ Pᵀ and P U (eqs 4.31–4.32)
+                    Pk = np.kron(s.P, np.eye(3))
+                    C, Uc = Pk @ C @ Pk.T, Pk @ Uc
                 T = np.zeros((k, 3, k, 3))
                 T[np.arange(k), :, np.arange(k), :] = FR
                 T = T.reshape(3 * k, 3 * k)
                 dW = T @ C @ T.T
                 r = slice(3 * a, 3 * (a + k))
                 g.W[r, r] += 0.5 * (dW + dW.T) / self.dt
-                g.v_free[r] -= T @ s.U[c] / self.dt
+                g.v_free[r] -= T @ Uc / self.dt
                 break
 
     # ------------------------------------------------------------------ 3. after the solve
@@ -252,18 +308,23 @@ class FemSoles:
             if not s.rows.shape[0]:
                 s.U = np.zeros_like(s.U)
                 continue
-            Fc = np.matmul(forces[s.rows][:, None, :], self._blocks(s, contacts.frames))  # Tᵀ f: sole frame
-            s.U = self._compliance(s)[1] @ Fc.reshape(-1)
+            s.U = self._compliance(s)[1] @ self._node_loads(s, forces, contacts.frames)
+
+    def _node_loads(self, s, forces, frames) -> np.ndarray:
+        """(3n,) the forces on the sole's contact nodes [N], sole frame: Pᵀ Tᵀ f (Pᵀ: the
+        virtual-work-consistent mapping of the digest's note, line 563)."""
+        F = np.matmul(forces[s.rows][:, None, :], self._blocks(s, frames)).reshape(-1)  # Tᵀ f
+        return F if s.P is None else np.kron(s.P, np.eye(3)).T @ F
 
     # ------------------------------------------------------------------ outputs and state
     def node_forces(self, forces, frames) -> list[np.ndarray]:
-        """Per sole, (S, 3) the ground forces on its surface nodes [N] in the sole frame, of the
-        last step's contact forces (m, 3) and frames (m, 3, 3) (`World.last`)."""
+        """Per sole, (S, 3) the ground's and stones' forces on its surface nodes [N] in the sole
+        frame, of the last step's contact forces (m, 3) and frames (m, 3, 3) (`World.last`)."""
         out = []
         for s in self.soles:
             F = np.zeros((s.X.shape[0], 3))
             if s.rows.shape[0]:
-                F[s.nodes] = np.matmul(forces[s.rows][:, None, :], self._blocks(s, frames))[:, 0]
+                F[s.nodes] = self._node_loads(s, forces, frames).reshape(-1, 3)
             out.append(F)
         return out
 
