@@ -1,0 +1,109 @@
+"""A posture-generation problem (001_escande.md:67-78, problem Q): a set of constraints, an
+optional criterion, and the joint bounds (3.1), over a tangent increment x from q0:
+q(x) = pin.integrate(model, q0, x) (no raw quaternion is optimised, issue 9).
+
+`PostureProblem.at(x)` evaluates every constraint with one kinematics pass and caches the last
+point, so the solver's separate calls for the values, the Jacobians and the criterion at one
+iterate share it. Jacobians w.r.t. x are the constraints' (w.r.t. the tangent at q) times
+dIntegrate/dv (q0, x).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_planner.exceptions import PlanningError
+
+from .joint_limits import bounded_joints
+from .kinematics import update
+
+__all__ = ["Evaluation", "PostureProblem"]
+
+
+@dataclass
+class Evaluation:
+    """Everything at one increment ``x``: ``q``, the stacked values ``c`` and Jacobian ``J`` (w.r.t. x),
+    criterion ``f`` and its gradient ``g`` (w.r.t. x)."""
+
+    x: np.ndarray
+    q: np.ndarray
+    c: np.ndarray
+    J: np.ndarray
+    f: float
+    g: np.ndarray
+
+
+class PostureProblem:
+    """Constraints (`PostureConstraint` list), optional criterion (``evaluate(q) -> (f, df/dv)``),
+    from the start ``q0`` (nq,)."""
+
+    def __init__(self, model, constraints, q0, criterion=None):
+        q0 = np.asarray(q0, float)
+        if q0.shape != (model.nq,) or not np.all(np.isfinite(q0)):
+            raise PlanningError(f"posture problem: field 'q0' must be finite ({model.nq},); shape {q0.shape}")
+        names = [c.name for c in constraints]
+        if len(set(names)) != len(names):
+            raise PlanningError(f"posture problem: field 'constraints' must have unique names; {names}")
+        self.model = model
+        self.data = model.createData()
+        self.constraints = list(constraints)
+        self.criterion = criterion
+        self.q0 = q0
+        self.needs_com = any(c.needs_com for c in self.constraints)
+        eq = np.concatenate([c.equality_mask for c in self.constraints]) if constraints else np.zeros(0, bool)
+        self.equality = eq
+        self.slices = {}
+        i = 0
+        for c in self.constraints:
+            self.slices[c.name] = slice(i, i + c.dim)
+            i += c.dim
+        idx_q, idx_v, lo, hi = bounded_joints(model)
+        self.lower = np.full(model.nv, -np.inf)
+        self.upper = np.full(model.nv, np.inf)
+        self.lower[idx_v] = lo - q0[idx_q]
+        self.upper[idx_v] = hi - q0[idx_q]
+        outside = (q0[idx_q] < lo - 1e-12) | (q0[idx_q] > hi + 1e-12)
+        if np.any(outside):
+            names = [model.names[j] for j in range(1, model.njoints) if model.joints[j].idx_q in idx_q[outside]]
+            raise PlanningError(f"posture problem: field 'q0' must be within the joint limits; outside: {names}")
+        self._last: Evaluation | None = None
+        self.evaluations = 0
+
+    @property
+    def dim(self) -> int:
+        return len(self.equality)
+
+    def at(self, x) -> Evaluation:
+        """The evaluation at increment ``x`` (nv,) (cached for the last x)."""
+        x = np.asarray(x, float)
+        if self._last is not None and np.array_equal(x, self._last.x):
+            return self._last
+        m, d = self.model, self.data
+        q = pin.integrate(m, self.q0, x)
+        update(m, d, q, com=self.needs_com)
+        dint = pin.dIntegrate(m, self.q0, x, pin.ARG1)
+        c = np.empty(self.dim)
+        J = np.empty((self.dim, m.nv))
+        for con in self.constraints:
+            s = self.slices[con.name]
+            c[s], J[s] = con.evaluate(q, d)
+        f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(m.nv))
+        self.evaluations += 1
+        self._last = Evaluation(x.copy(), q, c, J @ dint, float(f), g @ dint)
+        return self._last
+
+    def bounds(self) -> list:
+        """SciPy bounds on the increment: (lower, upper) per velocity index, None where unbounded."""
+        return [(a if np.isfinite(a) else None, b if np.isfinite(b) else None) for a, b in zip(self.lower, self.upper)]
+
+    def violations(self, c: np.ndarray) -> np.ndarray:
+        """(dim,) >= 0: |c| on equality rows, max(c, 0) on inequality rows."""
+        return np.where(self.equality, np.abs(c), np.maximum(c, 0.0))
+
+    def by_constraint(self, c: np.ndarray) -> dict:
+        """Constraint name -> its largest violation."""
+        v = self.violations(c)
+        return {n: float(v[s].max()) if s.stop > s.start else 0.0 for n, s in self.slices.items()}

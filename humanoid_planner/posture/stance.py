@@ -1,0 +1,47 @@
+"""The constraints of a stance: one strong contact (3.28)-(3.35) per contact and, on horizontal
+surfaces, the CoM in their support polygon (3.63) (001_escande.md:110-129). The contact
+planner's problem Q_s (001_escande.md:234) is these plus joint bounds and any task; collision
+and the force-based stability are still missing (docs/planner.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .com_in_polygon import ComInPolygon
+from .frames import EnvironmentFrame, RobotContactFrame
+from .kinematics import update
+from .strong_contact import StrongContact
+from .support_polygon import support_polygon
+
+__all__ = ["contacts_at", "stance_constraints"]
+
+
+def stance_constraints(model, locations: dict, contacts, stability: bool = True, margin: float = 0.0) -> list:
+    """``contacts``: ``(location_name, env_frame, surface_or_None)`` triples; ``locations``: the
+    robot's `contact_locations`. Returns a `StrongContact` per contact (named after its location)
+    and, when ``stability``, `ComInPolygon` of their support polygon with ``margin`` [m]."""
+    out = [
+        StrongContact(model, RobotContactFrame.from_location(locations[name]), env, name=name)
+        for name, env, _ in contacts
+    ]
+    if stability:
+        poly = support_polygon([(locations[name], env, surf) for name, env, surf in contacts])
+        out.append(ComInPolygon(model, poly, margin=margin))
+    return out
+
+
+def contacts_at(model, locations: dict, q, names, surface) -> list:
+    """The contacts of ``names`` on ``surface`` where the robot at ``q`` has them (x, y of each
+    contact point, theta of its tangent): ``(name, env_frame, surface)`` triples."""
+    data = model.createData()
+    update(model, data, np.asarray(q, float))
+    out = []
+    for name in names:
+        loc = locations[name]
+        M = data.oMf[model.getFrameId(loc.body)]
+        p, t = M.act(loc.point), M.rotation @ loc.tangent
+        e1, e2, _ = surface.rotation.T
+        rel = p - surface.centroid
+        theta = float(np.arctan2(t @ e2, t @ e1))
+        out.append((name, EnvironmentFrame.on_surface(surface, rel @ e1, rel @ e2, theta), surface))
+    return out

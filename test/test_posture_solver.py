@@ -1,0 +1,139 @@
+"""The posture generator's solver (humanoid_planner/posture/solver.py) on HRP-2 standing on the
+flat floor (config/scenes/flat.yaml) with both soles in strong contact, the CoM in their support
+polygon and the reference-posture criterion (4.11): A9 of 001_escande.md:517, a hand target,
+an unreachable one (issue 9: outcome code, quickly, nothing raised) and a phase-1 failure.
+
+"Quickly" is asserted as an iteration count, never as wall-clock (DEVELOPERS.md); docs/planner.md
+has the measured times.
+"""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_model import load_robot
+from humanoid_model.scene import load_scene
+from humanoid_planner.posture import ComInPolygon, EnvironmentFrame, FramePosition, PreContact, RobotContactFrame
+from humanoid_planner.posture import kinematics as kin
+from humanoid_planner.posture.criterion import ReferencePosture
+from humanoid_planner.posture.outcome import Outcome
+from humanoid_planner.posture.problem import PostureProblem
+from humanoid_planner.posture.solver import SolverSettings, solve
+from humanoid_planner.posture.stance import contacts_at, stance_constraints
+
+TOL = SolverSettings().tolerance  # 1e-6, solver.py docstring
+A9_ANGLE = 1e-4  # rad, 001_escande.md:517
+HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
+
+
+@pytest.fixture(scope="module")
+def robot():
+    return load_robot("hrp2")
+
+
+@pytest.fixture(scope="module")
+def floor():
+    return load_scene("flat").surface("floor")
+
+
+def _hand(robot, target):
+    return FramePosition(robot.model, "RARM_LINK5", target, point=robot.contact_locations["r_hand"].point, name="hand")
+
+
+def _problem(robot, floor, contacts, tasks=()):
+    m = robot.model
+    cons = stance_constraints(m, robot.contact_locations, contacts) + list(tasks)
+    return PostureProblem(m, cons, robot.q(), ReferencePosture(m))
+
+
+def _alignment_angle(robot, q, name, env):
+    """Angle [rad] between the contact frame (d_P, b_P, n_P) in the world and (d_E, b_E, n_E)."""
+    m, d = robot.model, robot.model.createData()
+    kin.update(m, d, q)
+    rf = RobotContactFrame.from_location(robot.contact_locations[name])
+    R = d.oMf[m.getFrameId(rf.body)].rotation @ rf.rotation
+    return float(np.linalg.norm(pin.log3(env.rotation.T @ R)))
+
+
+def _check_solution(robot, res, contacts):
+    assert res.outcome == Outcome.SUCCESS, res.message
+    assert res.feasible and res.max_violation <= TOL
+    q = res.q
+    assert np.all(q[7:] >= robot.q_lower - 1e-9) and np.all(q[7:] <= robot.q_upper + 1e-9)
+    for name, env, _ in contacts:
+        assert res.violations[name] <= TOL
+        assert _alignment_angle(robot, q, name, env) <= A9_ANGLE
+
+
+@pytest.fixture(scope="module")
+def standing(robot, floor):
+    return contacts_at(robot.model, robot.contact_locations, robot.q(), ["r_sole", "l_sole"], floor)
+
+
+def test_hand_target_with_both_feet_fixed(robot, floor, standing):
+    res = solve(_problem(robot, floor, standing, [_hand(robot, HAND_TARGET)]))
+    _check_solution(robot, res, standing)
+    m, d = robot.model, robot.model.createData()
+    kin.update(m, d, res.q, com=True)
+    p = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
+    assert np.linalg.norm(p - HAND_TARGET) <= TOL
+    # the start's hand is > 0.2 m away: the solve did move it
+    kin.update(m, d, robot.q())
+    assert (
+        np.linalg.norm(d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point) - HAND_TARGET)
+        > 0.2
+    )
+
+
+def test_a9_moved_and_turned_foot(robot, floor, standing):
+    """A9: the right sole sent to a new frame (5 cm forward, 2 cm out, turned 0.2 rad): the 6
+    equalities within the tolerance, the 2 inequalities hold, axes aligned within 1e-4 rad."""
+    e1, e2, _ = floor.rotation.T
+    _, env, _ = standing[0]
+    rel = env.point - floor.centroid
+    moved = EnvironmentFrame.on_surface(floor, rel @ e1 + 0.05, rel @ e2 - 0.02, 0.2)
+    contacts = [("r_sole", moved, floor), standing[1]]
+    assert _alignment_angle(robot, robot.q(), "r_sole", moved) == pytest.approx(0.2, abs=1e-6)
+    res = solve(_problem(robot, floor, contacts))
+    _check_solution(robot, res, contacts)
+
+
+def test_unreachable_hand_target_returns_its_code_quickly(robot, floor, standing):
+    """Issue 9: a hand target 3 m away returns an outcome code, raises nothing, and stops on the
+    stall rule (solver.py) well before the 100-iteration limit."""
+    target = np.array(HAND_TARGET) + [3.0, 0.0, 0.0]
+    res = solve(_problem(robot, floor, standing, [_hand(robot, target)]))
+    assert res.outcome == Outcome.NO_PROGRESS, (res.outcome, res.message)
+    assert not res.feasible and res.violations["hand"] > 2.0
+    assert res.iterations <= 30
+
+
+def test_phase1_failure_is_infeasible_inequalities(robot, floor, standing):
+    """A pre-contact (3.40) of the right hand within 5 cm of a wall 3 m ahead: the inequalities
+    cannot hold, phase 1 says so and phase 2 never runs (001_escande.md:82-85)."""
+    wall = EnvironmentFrame.make([3.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+    pre = PreContact(robot.model, RobotContactFrame.from_location(robot.contact_locations["r_hand"]), wall, 0.05)
+    res = solve(_problem(robot, floor, standing, [pre]))
+    assert res.outcome == Outcome.INFEASIBLE_INEQUALITIES, res.message
+    assert res.iterations == 0 and 0 < res.phase1_iterations <= SolverSettings().phase1_iterations
+    # phase 1 ignores the equalities (the feet), but the CoM row keeps the body over the
+    # support polygon: the hand stays far from the 5 cm band
+    assert res.violations["pre_contact"] > 0.5
+
+
+def test_phase1_recovers_a_violated_start(robot, floor, standing):
+    """The support polygon moved 12 cm forward (chosen) so that the half-sitting CoM is behind its
+    rear edge: phase 1 finds a point meeting every inequality, phase 2 then succeeds."""
+    m = robot.model
+    cons = stance_constraints(m, robot.contact_locations, standing, margin=0.0)
+    com = cons[-1]
+    d = m.createData()
+    kin.update(m, d, robot.q(), com=True)
+    violated = com.value(robot.q(), d)
+
+    shifted = ComInPolygon(m, com.vertices + [0.12, 0.0], name="com_forward")
+    assert shifted.value(robot.q(), d).max() > 0 and violated.max() < 0
+    pb = PostureProblem(m, cons[:-1] + [shifted], robot.q(), ReferencePosture(m))
+    res = solve(pb)
+    assert res.phase1_iterations > 0
+    _check_solution(robot, res, standing)
