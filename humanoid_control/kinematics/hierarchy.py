@@ -81,6 +81,24 @@ def _cho_solve(L, B):
 
 
 @njit(cache=True, fastmath=_FAST)
+def _cho_solve_vec(L, b):
+    """x with L·Lᵀ·x = b (b (n,), overwritten and returned): both substitutions read rows of L
+    (contiguous), the second as column updates."""
+    n = b.shape[0]
+    for i in range(n):
+        t = b[i]
+        for k in range(i):
+            t -= L[i, k] * b[k]
+        b[i] = t / L[i, i]
+    for i in range(n - 1, -1, -1):
+        b[i] /= L[i, i]
+        x = b[i]
+        for k in range(i):
+            b[k] -= L[i, k] * x
+    return b
+
+
+@njit(cache=True, fastmath=_FAST)
 def _residual(Jk, rk, du):
     """rk - Jk·du, skipping Jk's zero entries."""
     m, n = Jk.shape
@@ -166,6 +184,53 @@ def _normal(A):
     return H
 
 
+@njit(cache=True, fastmath=_FAST)
+def _normal_unit_rows(Jk, P):
+    """Aᵀ·A for A = Jk·P when every row of Jk has at most one nonzero entry (posture and joint
+    rows), else an empty matrix. Then AᵀA = P·D·P with D = diag(column sums of Jk²), and with P a
+    symmetric projector (P·P = P) and c the first nonzero d: P·D·P = c·P + Σ_{d_j≠c} (d_j - c)·p_j·p_jᵀ
+    (p_j: row j of P), one rank-one update per column whose d differs from c (HRP-2's posture:
+    the 6 free-flyer columns instead of 30 rows). Used when that is fewer updates than rows."""
+    m, n = Jk.shape
+    d = np.zeros(n)
+    for i in range(m):
+        hit = False
+        for j in range(n):
+            a = Jk[i, j]
+            if a != 0.0:
+                if hit:
+                    return np.empty((0, 0))
+                hit = True
+                d[j] += a * a
+    c = 0.0
+    for j in range(n):
+        if d[j] != 0.0:
+            c = d[j]
+            break
+    updates = 0
+    for j in range(n):
+        if d[j] != c:
+            updates += 1
+    if updates >= m:
+        return np.empty((0, 0))
+    H = np.empty((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            H[i, j] = c * P[i, j]
+    for k in range(n):
+        f = d[k] - c
+        if f != 0.0:
+            for i in range(n):
+                a = f * P[k, i]
+                if a != 0.0:
+                    for j in range(i + 1):
+                        H[i, j] += a * P[k, j]
+    for i in range(n):
+        for j in range(i):
+            H[j, i] = H[i, j]
+    return H
+
+
 @njit(cache=True)
 def _is_eye(P):
     """Whether P is exactly the identity (no level above: A = Jk, no product needed)."""
@@ -198,23 +263,14 @@ def _smallest_eigenvalue(G, L):
     """The smallest eigenvalue of the positive definite G (L: its Cholesky factor), by inverse
     iteration with the Rayleigh quotient (which is >= the eigenvalue and converges to it even when
     the two smallest are close), to 1e-14 relative or 200 iterations. One vector updated in place
-    (no temporaries: each iteration is two triangular solves and a product with G)."""
+    (no temporaries: each iteration is a Cholesky solve and a product with G)."""
     m = G.shape[0]
     x = np.empty(m)
     for i in range(m):
         x[i] = 1.0 + 0.37 * i  # (chosen) any start not orthogonal to the eigenvector
     rq = np.inf
     for _ in range(200):
-        for i in range(m):  # x <- L⁻¹·x
-            t = x[i]
-            for k in range(i):
-                t -= L[i, k] * x[k]
-            x[i] = t / L[i, i]
-        for i in range(m - 1, -1, -1):  # x <- L⁻ᵀ·x
-            t = x[i]
-            for k in range(i + 1, m):
-                t -= L[k, i] * x[k]
-            x[i] = t / L[i, i]
+        _cho_solve_vec(L, x)  # x <- G⁻¹·x
         n2 = 0.0
         for i in range(m):
             n2 += x[i] * x[i]
@@ -295,16 +351,18 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     G = _gram_projected(A, Jk) if m <= nv and not rest else np.empty((0, 0))
     if rest:  # (AᵀA + μ²I)·x = Aᵀ·res: the column-space form (the row-space form Aᵀ·(A·Aᵀ + μ²I)⁻¹·res
         # multiplies the residual's part outside A's range by 1/μ² before Aᵀ cancels it: 1e-8 errors)
-        H = _normal(A)
+        H = _normal_unit_rows(Jk, P)
+        if H.shape[0] == 0:
+            H = _normal(A)
         for i in range(nv):
             H[i, i] += reg2
-        b = np.zeros((nv, 1))
+        b = np.zeros(nv)
         for k in range(m):
             for j in range(nv):
-                b[j, 0] += A[k, j] * res[k]
+                b[j] += A[k, j] * res[k]
         L, ok = _cholesky(H, 0.0)
         if ok:  # always, but with non-finite rows: H is positive definite by construction (μ² > 0)
-            du += _cho_solve(L, b)[:, 0]
+            du += _cho_solve_vec(L, b)
         return
     if m > nv:
         G = _gram(A)
@@ -327,7 +385,7 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
         X = _cho_solve(L, B)  # G⁻¹·[res, A]
         if lam2 > 0.0:
             Ld, okd = _cholesky(G, -lam2)
-            y = _cho_solve(Ld, res.copy().reshape((m, 1)))[:, 0].copy()  # (G + λ²I)⁻¹·res
+            y = _cho_solve_vec(Ld, res.copy())  # (G + λ²I)⁻¹·res
         else:
             y = X[:, 0].copy()
         _add_rows(du, A, y)
