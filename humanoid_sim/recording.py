@@ -72,6 +72,8 @@ class Recorder:
         names = w.state.joint_names
         if names:
             header["joints"] = {"names": list(names)}
+        if getattr(w, "soles", None) is not None:  # FEM soles: their surface triangles (docs/recording.md)
+            header["soles"] = w.soles.surface_triangles()
         self._write(header)
         self.record()
         self._flush()  # header and first frame on disk at once: a run killed in its first second replays too
@@ -124,6 +126,8 @@ class Recorder:
             }
         if self.with_contacts:
             frame["contacts"] = [{k: _rounded(v) for k, v in c.items()} for c in w.contact_list()]
+        if getattr(w, "soles", None) is not None:  # the deformed sole surfaces, world points [m]
+            frame["soles"] = {k: _r(v) for k, v in w.soles.surface_points(w.model, w.q).items()}
         self._write(frame)
         self.frames += 1
 

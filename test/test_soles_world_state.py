@@ -4,6 +4,7 @@ Issue 12 "Deformable soles"; docs/soles.md "In the simulator". The settled stand
 in test_soles_world.py."""
 
 import dataclasses
+import json
 import pickle
 
 import numpy as np
@@ -71,3 +72,26 @@ def test_get_state_set_state_replay_bit_for_bit_with_soles():
     assert np.array_equal(run(fresh, 100), first[:100])
     with pytest.raises(ConfigError, match="FEM soles"):
         World.from_scene("flat", robot=robot).set_state(snap)
+
+
+def test_a_recording_holds_the_deformed_sole_surfaces(tmp_path):
+    """Issue 12: "the recording shows the deformed sole surface": the header has each sole's
+    surface triangles, each frame the world points of its deformed surface nodes; they replay."""
+    from humanoid_sim.recording import record_run
+    from humanoid_viewer.replay import read_recording_document
+
+    robot = load_robot("hrp2")
+    w = World.from_scene("flat", robot=robot, soles=coarse_specs(robot))
+    path = record_run(w, 200, tmp_path / "run.jsonl", every=100)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    tri = np.array(lines[0]["soles"]["r_sole"]["triangles"])
+    pts = np.array(lines[-2]["soles"]["r_sole"])  # the last frame (t = 0.2 s)
+    assert lines[0]["soles"]["r_sole"]["body"] == "RLEG_LINK5" and tri.max() == len(pts) - 1
+    now = w.soles.surface_points(w.model, w.q)["r_sole"]
+    np.testing.assert_allclose(pts, now, atol=1e-9)  # rounded to 1e-9 m
+    s = w.soles.soles[0]
+    bottom = np.searchsorted(np.unique(s.sole.mesh.surface), s.sole.mesh.bottom_nodes)
+    assert np.abs(pts[bottom, 2]).max() < 2e-6  # the loaded ground face is deformed onto z = 0 (µm)
+    assert np.all(s.U.reshape(-1, 3)[np.searchsorted(s.sole.mesh.surface_nodes, s.sole.mesh.bottom_nodes), 2] > 1e-6)
+    doc = read_recording_document(path)
+    assert len(doc["soles"]["r_sole"]) == 3  # one column entry per frame (t = 0, 0.1, 0.2 s)

@@ -328,6 +328,35 @@ class FemSoles:
             out.append(F)
         return out
 
+    def surface_points(self, model, q) -> dict[str, np.ndarray]:
+        """sole name -> (V, 3) world points [m] of the vertices of its surface triangles (the
+        surface nodes, deformed by the last step's displacements, and the fixed top-edge nodes)
+        at configuration q of the combined ``model``, for viewers and recordings."""
+        import pinocchio as pin
+
+        data = model.createData()
+        pin.forwardKinematics(model, data, q)
+        out = {}
+        for s in self.soles:
+            mesh = s.sole.mesh
+            oMi = data.oMi[s.joint]
+            R, p = oMi.rotation @ s.jR, oMi.translation + oMi.rotation @ s.jp
+            U = np.zeros_like(mesh.nodes)
+            U[mesh.surface_nodes] = s.U.reshape(-1, 3)
+            v = np.unique(mesh.surface)
+            out[s.spec.name] = p + (mesh.nodes[v] + U[v]) @ R.T
+        return out
+
+    def surface_triangles(self) -> dict[str, dict]:
+        """sole name -> {"body": its link, "triangles": (T, 3) its surface triangles (outward) as
+        rows of `surface_points`} (JSON-ready lists)."""
+        out = {}
+        for s in self.soles:
+            mesh = s.sole.mesh
+            tri = np.searchsorted(np.unique(mesh.surface), mesh.surface)
+            out[s.spec.name] = {"body": s.spec.body, "triangles": tri.tolist()}
+        return out
+
     def memory(self) -> list[np.ndarray]:
         """What the next step depends on: the displacements U_s (copies)."""
         return [s.U.copy() for s in self.soles]
