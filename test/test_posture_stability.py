@@ -1,0 +1,66 @@
+"""Static stability A (CoM in the support polygon, (3.63), 001_escande.md:129) against the
+existence of contact forces, A10 of 001_escande.md:518: for coplanar horizontal contacts, the
+verdict of `ComInPolygon` on `support_polygon` equals that of the force-existence problem
+(3.68)-(3.70) with unlimited torques. On one horizontal plane zero tangential forces suffice
+(any mu >= 0), so the forces exist iff f >= 0 solves sum f_i = m g, sum f_i c_i^xy = m g G^xy
+over the placed hull points c_i (not their convex hull): solved here by non-negative least
+squares (residual 0 <=> feasible), independently of the polygon code.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy.optimize import nnls
+
+from humanoid_model import load_robot
+from humanoid_model.scene import load_scene
+from humanoid_planner.posture import ComInPolygon, EnvironmentFrame, support_polygon
+from humanoid_planner.posture.support_polygon import placed_hull
+
+SAMPLES = 10_000  # 001_escande.md:518
+BOUNDARY = 1e-3  # [m] samples closer than this to an edge line are skipped (A10)
+
+
+def _forces_exist(points, g):
+    """Whether f >= 0 with sum f = 1 and sum f c = g exists (mass-normalised)."""
+    A = np.vstack([np.ones(len(points)), points[:, 0], points[:, 1]])
+    return nnls(A, np.array([1.0, g[0], g[1]]))[1] <= 1e-10
+
+
+@pytest.fixture(scope="module")
+def robot():
+    return load_robot("hrp2")
+
+
+@pytest.fixture(scope="module")
+def floor():
+    return load_scene("flat").surface("floor")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a10_com_polygon_verdict_equals_force_existence(robot, floor, seed):
+    rng = np.random.default_rng(seed)
+    loc = robot.contact_locations
+    names = ["r_sole", "l_sole"] if seed % 3 else ["r_sole", "l_sole", "r_hand"]  # a hand on the floor too
+    contacts = []
+    for name in names:
+        x, y, th = rng.uniform(-0.4, 0.4), rng.uniform(-0.4, 0.4), rng.uniform(-np.pi, np.pi)
+        contacts.append((loc[name], EnvironmentFrame.on_surface(floor, x, y, th), floor))
+    poly = support_polygon(contacts)
+    points = np.concatenate([placed_hull(lc, env) for lc, env, _ in contacts])
+    assert np.allclose(points[:, 2], 0.0)
+    con = ComInPolygon(robot.model, poly)
+    lo, hi = points[:, :2].min(axis=0) - 0.1, points[:, :2].max(axis=0) + 0.1
+    data = SimpleNamespace(com=[np.zeros(3)], Jcom=np.zeros((3, robot.model.nv)))
+    n_in = n_out = 0
+    for g in rng.uniform(lo, hi, size=(SAMPLES // 10, 2)):
+        data.com[0][:2] = g
+        rows = con.value(None, data)
+        if abs(rows.max()) < BOUNDARY:
+            continue
+        stable = bool(rows.max() <= 0)
+        assert stable == _forces_exist(points, g), (g, rows)
+        n_in += stable
+        n_out += not stable
+    assert n_in > 50 and n_out > 50  # both verdicts are exercised
