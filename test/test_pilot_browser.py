@@ -33,7 +33,7 @@ MIN_CONTRAST = 5.0  # chosen: arm fraction / soles fraction (measured 0.32 / 0.0
 SOLE_BOX = [[x, y, z] for x in (-0.1, 0.13) for y in (-0.075, 0.075) for z in (0.0, 0.03)]  # [m] sole
 # frame: urdf/hrp2.yaml's sole hull (x -0.1..0.13, y within 0.075) and a 3 cm plate
 HAND_TOL = 1e-3  # [m] issue 10: hand tracking error < 1 mm
-WAIT = 15.0  # [s] (chosen) longest wait for the solver on a loaded machine; < 1 s normally
+WAIT = 30.0  # [s] (chosen) longest wait for the solver on a loaded machine; < 1 s normally
 ARM = ["ARM_LINK2", "ARM_LINK3", "ARM_LINK4", "ARM_LINK5"]
 
 
