@@ -30,6 +30,8 @@ from humanoid_planner.posture import (
     PostureConstraint,
     PreContact,
     RobotContactFrame,
+    SearchBox,
+    SearchBoxContact,
     StrongContact,
     support_polygon,
 )
@@ -84,6 +86,11 @@ def _all_constraints(robot, floor, q_ref):
         FrameOrientation(m, "RARM_LINK5", R_target),
         Gaze(m, "HEAD_LINK1", [2.0, 0.5, 0.8], axis=[1.0, 0.0, 0.0], origin=[0.035, 0.0, 0.045]),
         KeepVertical(m, "LARM_LINK5", axis=[0.0, 0.0, -1.0]),
+        SearchBoxContact(
+            m,
+            RobotContactFrame.from_location(loc["l_sole"]),
+            SearchBox.rectangle(floor, (0, 0.2), (0, 0.3), (-0.5, 1.0)),
+        ),
     ]
 
 
@@ -204,6 +211,29 @@ def test_strong_contact_values_on_and_above_the_floor(robot, floor):
     c = _values(StrongContact(m, rf, flipped), m, d, q)[0]
     np.testing.assert_allclose(c[:6], 0.0, atol=1e-12)
     assert c[6] == pytest.approx(-1.0) and c[7] == pytest.approx(1.0)
+
+
+def test_search_box_contact_values_and_conversion(robot, floor):
+    """(6.1)-(6.6) at a sole placed on the floor at (x0, y0, theta = 0), and `to_strong`
+    (updateContact) giving the strong contact at the same parameters (its rows all zero / -1)."""
+    m, d = robot.model, robot.model.createData()
+    q = _standing(robot)
+    rf = RobotContactFrame.from_location(robot.contact_locations["r_sole"])
+    env = _sole_frames(robot, q, floor)["r_sole"]
+    x0, y0 = env.point[:2] - floor.centroid[:2]
+    box = SearchBox.rectangle(floor, (x0 - 0.1, x0 + 0.05), (y0 - 0.02, y0 + 0.03), (-0.2, 0.5))
+    con = SearchBoxContact(m, rf, box)
+    assert con.dim == 4 + 4 + 2
+    v = _values(con, m, d, q)[0]
+    # x <= x0+0.05, -x <= -(x0-0.1), y <= y0+0.03, -y <= -(y0-0.02); theta - 0.5, -0.2 - theta
+    np.testing.assert_allclose(v, [0, 0, 0, -1, -0.05, -0.1, -0.03, -0.02, -0.5, -0.2], atol=1e-12)
+    assert con.parameters(q, d) == pytest.approx((x0, y0, 0.0), abs=1e-12)
+    strong = con.to_strong(q, d)
+    np.testing.assert_allclose(_values(strong, m, d, q)[0], [0] * 6 + [-1, -1], atol=1e-12)
+    # the whole floor polygon (edges y = -3, x = 3, y = 3, x = -3 in order), any angle: no theta rows
+    whole = SearchBoxContact(m, rf, SearchBox.from_surface(floor))
+    assert whole.dim == 8
+    np.testing.assert_allclose(_values(whole, m, d, q)[0][4:], [-y0 - 3, x0 - 3, y0 - 3, -x0 - 3], atol=1e-12)
 
 
 def test_support_polygon_and_com_rows_of_both_feet(robot, floor):

@@ -13,7 +13,16 @@ import pytest
 
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
-from humanoid_planner.posture import ComInPolygon, EnvironmentFrame, FramePosition, PreContact, RobotContactFrame
+from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import (
+    ComInPolygon,
+    EnvironmentFrame,
+    FramePosition,
+    PreContact,
+    RobotContactFrame,
+    SearchBox,
+    SearchBoxContact,
+)
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.criterion import ReferencePosture
 from humanoid_planner.posture.outcome import Outcome
@@ -137,3 +146,43 @@ def test_phase1_recovers_a_violated_start(robot, floor, standing):
     res = solve(pb)
     assert res.phase1_iterations > 0
     _check_solution(robot, res, standing)
+
+
+def test_iteration_limit_is_max_iterations(robot, floor, standing):
+    """Table 7.1 code 3: the hand problem (12 SLSQP iterations to converge) cut at 3."""
+    res = solve(_problem(robot, floor, standing, [_hand(robot, HAND_TARGET)]), SolverSettings(max_iterations=3))
+    assert res.outcome == Outcome.MAX_ITERATIONS and int(res.outcome) == 3
+    assert not res.feasible
+
+
+def test_problem_refuses_a_start_outside_the_joint_limits(robot, floor, standing):
+    q = robot.q()
+    q[7] = robot.q_upper[0] + 0.1
+    with pytest.raises(PlanningError, match=robot.joint_names[0]):
+        PostureProblem(robot.model, stance_constraints(robot.model, robot.contact_locations, standing), q)
+
+
+def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, standing):
+    """Candidate generation (001_escande.md:295, Algorithm 5): the left sole fixed with the CoM
+    over it (stability of the smaller stance), the right sole a light contact in a box 5-15 cm
+    ahead, 0-5 cm outward, theta in [-0.3, 0.3] rad (chosen). Phase 1 moves the CoM over the left
+    foot; the solution's (x, y, theta) lie in the box and the strong contact made there by
+    `to_strong` (updateContact) holds at the solution."""
+    m = robot.model
+    _, env, _ = standing[0]
+    e1, e2, _ = floor.rotation.T
+    x0, y0 = (env.point - floor.centroid) @ e1, (env.point - floor.centroid) @ e2
+    box = SearchBox.rectangle(floor, (x0 + 0.05, x0 + 0.15), (y0 - 0.05, y0), (-0.3, 0.3))
+    slide = SearchBoxContact(m, RobotContactFrame.from_location(robot.contact_locations["r_sole"]), box, name="step")
+    cons = stance_constraints(m, robot.contact_locations, [standing[1]]) + [slide]
+    pb = PostureProblem(m, cons, robot.q(), ReferencePosture(m))
+    res = solve(pb)
+    assert res.phase1_iterations > 0
+    assert res.outcome == Outcome.SUCCESS, res.message
+    d = m.createData()
+    kin.update(m, d, res.q)
+    x, y, th = slide.parameters(res.q, d)
+    assert x0 + 0.05 - TOL <= x <= x0 + 0.15 + TOL and y0 - 0.05 - TOL <= y <= y0 + TOL and abs(th) <= 0.3 + TOL
+    strong = slide.to_strong(res.q, d)
+    assert np.abs(strong.value(res.q, d)[:6]).max() <= TOL and strong.value(res.q, d)[6:].max() < 0
+    assert _alignment_angle(robot, res.q, "r_sole", strong.env_frame) <= A9_ANGLE

@@ -14,6 +14,7 @@ from .joint_limits import JointLimits
 from .keep_vertical import KeepVertical
 from .light_contact import LightContact
 from .pre_contact import PreContact
+from .search_box_contact import SearchBox, SearchBoxContact
 from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
@@ -22,6 +23,7 @@ CONSTRAINTS = {
     "strong_contact": StrongContact,
     "light_contact": LightContact,
     "pre_contact": PreContact,
+    "search_box_contact": SearchBoxContact,
     "com_in_polygon": ComInPolygon,
     "frame_position": FramePosition,
     "frame_orientation": FrameOrientation,
@@ -44,6 +46,8 @@ __all__ = [
     "PostureConstraint",
     "PreContact",
     "RobotContactFrame",
+    "SearchBox",
+    "SearchBoxContact",
     "StrongContact",
     "support_polygon",
 ]
