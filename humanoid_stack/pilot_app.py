@@ -41,6 +41,9 @@ SPHERE_GROUP = "pilot"
 #: [rad] or [m] (chosen) a configuration change below this is not sent to the browsers: a robot at
 #: rest (the posture task settling by nanometres) sends nothing, and headless pages go idle
 DISPLAY_RESOLUTION = 1e-5
+#: (chosen) singular values below this fraction of the largest count as zero in the readout's rank
+#: (a planar robot's out-of-plane rows give exact zeros; round-off is ~1e-16)
+RANK_TOLERANCE = 1e-9
 READOUT_PERIOD = 0.25  # [s] (chosen) the readout text is refreshed at most 4 times a second
 
 
@@ -239,8 +242,12 @@ class PilotApp:
         s = self.session
         if state is None:
             return f"**{self.structure.name}**: {len(s.frames)} gizmo frame(s), solver {s.solver}, {s.rate:g} Hz"
-        dex = state.dexterity
-        dex_text = "singular" if not np.isfinite(dex) or dex > 1e12 else f"{dex:.1f}"
+        sigma = np.asarray(state.report.sigma)
+        kept = sigma[sigma > RANK_TOLERANCE * sigma[0]] if sigma.size else sigma
+        if kept.size == sigma.size:
+            dex_text = f"{state.dexterity:.1f}" if sigma.size else "n/a"
+        else:  # e.g. a planar robot's out-of-plane rows: the ratio over the rank it has
+            dex_text = f"singular (rank {kept.size} of {sigma.size}); {kept[0] / kept[-1]:.1f} over the rank"
         return (
             f"dexterity σmax/σmin **{dex_text}**  \n"
             f"residual {1e3 * state.residual:.3f} mm · loop gap {1e3 * state.loop_gap[0]:.4f} mm  \n"

@@ -116,6 +116,15 @@ class PilotViewer(Viewer):
         keep = np.linalg.norm(pts[:, 1] - pts[:, 0], axis=1) > 1e-9
         return pts[keep] if keep.any() else np.zeros((1, 2, 3), np.float32)
 
+    def robot_bounds(self) -> np.ndarray | None:  # extends Viewer: a robot without geometry is framed by its joints
+        """(2, 3) world bounding box [m] of the robot's geometry, or of its joint and frame origins
+        when it has none (the thesis robots), so that the camera frames it."""
+        bounds = super().robot_bounds()
+        if bounds is not None or self.robot is None:
+            return bounds
+        pts = self._skeleton_points().reshape(-1, 3)
+        return np.stack([pts.min(axis=0), pts.max(axis=0)])
+
     def _client_connected(self, client):
         cam = client.camera
         cam.on_update(lambda c: self._camera_moved(c))

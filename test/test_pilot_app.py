@@ -137,8 +137,12 @@ def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
         assert np.min(np.linalg.norm(drawn[:, 1] - origin, axis=1)) > 1e-4
         assert not app.drag("frame8", goal, np.eye(3))  # not a gizmo frame: refused, named
         assert "unknown gizmo frame 'frame8'" in app.session.last_refusal
-        app.show(state)
-        assert "frame8" in app.viewer.readout[1]
+        app.show(state)  # a new refusal refreshes the readout at once
+        text, refusal = app.viewer.readout
+        assert "frame8" in refusal
+        # planar robot (A19 readout): the loop's weld has 3 in-plane rows (x, y, θz) and the target's
+        # position 2 (x, y), so J_aug (6 + 3 rows x 7 joints) has rank 5: shown as singular, rank 5 of 7
+        assert "singular (rank 5 of 7)" in text
 
 
 def test_view_axes_follow_the_browser_camera():
