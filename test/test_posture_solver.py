@@ -25,7 +25,7 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.criterion import ReferencePosture
-from humanoid_planner.posture.outcome import Outcome
+from humanoid_planner.posture.outcome import Outcome, from_slsqp
 from humanoid_planner.posture.problem import PostureProblem
 from humanoid_planner.posture.solver import SolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
@@ -186,3 +186,13 @@ def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, st
     strong = slide.to_strong(res.q, d)
     assert np.abs(strong.value(res.q, d)[:6]).max() <= TOL and strong.value(res.q, d)[6:].max() < 0
     assert _alignment_angle(robot, res.q, "r_sole", strong.env_frame) <= A9_ANGLE
+
+
+def test_slsqp_exit_modes_map_to_table_7_1_codes():
+    """outcome.py's mapping of scipy's SLSQP modes (scipy/optimize/_slsqp_py.py exit_modes)."""
+    assert from_slsqp(0, True) == Outcome.SUCCESS
+    assert from_slsqp(0, False) == Outcome.EQUALITIES_NOT_SATISFIED == 9
+    assert from_slsqp(9, False) == Outcome.MAX_ITERATIONS == 3
+    assert from_slsqp(8, False) == Outcome.LINE_SEARCH_FAILURE == 4
+    for mode in range(2, 8):  # incompatible / singular / rank-deficient QP subproblem
+        assert from_slsqp(mode, False) == Outcome.SEARCH_DIRECTION_FAILED == 5

@@ -13,7 +13,7 @@ import numpy as np
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id, point_jacobian, vector_jacobian
+from .kinematics import frame_id, frame_jacobian, point_jacobian, vector_jacobian
 
 __all__ = ["LightContact", "plane_rows"]
 
@@ -21,8 +21,9 @@ __all__ = ["LightContact", "plane_rows"]
 def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame):
     """The four rows (3.36)-(3.39) (equally (3.40)-(3.43) without the threshold) and their Jacobian (4, nv)."""
     rf, ef = robot_frame, env_frame
-    p, Jp = point_jacobian(model, data, fid, rf.point)
-    (d, b, n), (Jd, Jb, Jn) = vector_jacobian(model, data, fid, np.array([rf.d, rf.b, rf.n]))
+    J6 = frame_jacobian(model, data, fid)
+    p, Jp = point_jacobian(model, data, fid, rf.point, J6)
+    (d, b, n), (Jd, Jb, Jn) = vector_jacobian(model, data, fid, np.array([rf.d, rf.b, rf.n]), J6)
     c = np.array([(p - ef.point) @ ef.n, d @ ef.n, b @ ef.n, -(n @ ef.n)])
     J = np.stack([ef.n @ Jp, ef.n @ Jd, ef.n @ Jb, -(ef.n @ Jn)])
     return c, J

@@ -17,7 +17,7 @@ from enum import IntEnum
 
 import numpy as np
 
-__all__ = ["Outcome", "PostureResult"]
+__all__ = ["Outcome", "PostureResult", "from_slsqp"]
 
 
 class Outcome(IntEnum):
@@ -53,3 +53,15 @@ class PostureResult:
     @property
     def success(self) -> bool:
         return self.outcome == Outcome.SUCCESS
+
+
+_SLSQP = {0: Outcome.SUCCESS, 8: Outcome.LINE_SEARCH_FAILURE, 9: Outcome.MAX_ITERATIONS}
+
+
+def from_slsqp(status: int, feasible: bool) -> Outcome:
+    """The outcome of an SLSQP exit ``status`` (scipy's ``res.status``), given whether the final
+    point meets the tolerance (module docstring)."""
+    out = _SLSQP.get(int(status), Outcome.SEARCH_DIRECTION_FAILED)
+    if out == Outcome.SUCCESS and not feasible:
+        return Outcome.EQUALITIES_NOT_SATISFIED
+    return out

@@ -35,12 +35,10 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .blas_threads import single_threaded
-from .outcome import Outcome, PostureResult
+from .outcome import Outcome, PostureResult, from_slsqp
 from .problem import PostureProblem
 
 __all__ = ["SolverSettings", "solve"]
-
-_SLSQP = {0: Outcome.SUCCESS, 8: Outcome.LINE_SEARCH_FAILURE, 9: Outcome.MAX_ITERATIONS}
 
 
 @dataclass
@@ -161,8 +159,6 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
     )
     if stall.stopped:
         return result(Outcome.NO_PROGRESS, res.x, len(stall.history), stall.message)
-    outcome = _SLSQP.get(int(res.status), Outcome.SEARCH_DIRECTION_FAILED)
-    out = result(outcome, res.x, int(res.nit), str(res.message))
-    if outcome == Outcome.SUCCESS and not out.feasible:
-        out.outcome = Outcome.EQUALITIES_NOT_SATISFIED
+    out = result(Outcome.SUCCESS, res.x, int(res.nit), str(res.message))
+    out.outcome = from_slsqp(int(res.status), out.feasible)
     return out

@@ -16,7 +16,7 @@ import numpy as np
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id, point_jacobian, vector_jacobian
+from .kinematics import frame_id, frame_jacobian, point_jacobian, vector_jacobian
 
 __all__ = ["StrongContact"]
 
@@ -39,8 +39,9 @@ class StrongContact(PostureConstraint):
 
     def evaluate(self, q, data):
         rf, ef = self.robot_frame, self.env_frame
-        p, Jp = point_jacobian(self.model, data, self.fid, rf.point)
-        (d, b, n), (Jd, Jb, Jn) = vector_jacobian(self.model, data, self.fid, np.array([rf.d, rf.b, rf.n]))
+        J6 = frame_jacobian(self.model, data, self.fid)
+        p, Jp = point_jacobian(self.model, data, self.fid, rf.point, J6)
+        (d, b, n), (Jd, Jb, Jn) = vector_jacobian(self.model, data, self.fid, np.array([rf.d, rf.b, rf.n]), J6)
         c = np.empty(8)
         J = np.empty((8, self.model.nv))
         c[:3], J[:3] = p - ef.point, Jp
