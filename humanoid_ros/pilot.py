@@ -10,12 +10,17 @@ Parameters: `PARAMETERS` below (docs/ros.md, "pilot").
 Topics
     subscribes ~/twist (geometry_msgs/Twist: an incremental 6-DOF mouse, e.g. spacenav's
                /spacenav/twist), ~/joy (sensor_msgs/Joy: axes -> twist through `joy_axes`),
-               ~/target (geometry_msgs/PoseStamped: absolute target, frame_id world/odom or "")
-    publishes  /<controller>/joint_trajectory (trajectory_msgs/JointTrajectory, one point at
+               ~/target (geometry_msgs/PoseStamped: absolute target, frame_id world/odom or ""),
+               /joint_states (sensor_msgs/JointState: the measured robot; `start_from: measured`
+               starts from it, /diagnostics reports the command's lead over it)
+    publishes  ~/joint_states (sensor_msgs/JointState: the commanded configuration, the "phantom"
+               robot: a second state publisher with `frame_prefix: phantom/` on it, docs/piloting.md),
+               /<controller>/joint_trajectory (trajectory_msgs/JointTrajectory, one point at
                1/rate) or /<controller>/commands (std_msgs/Float64MultiArray, URDF joint order),
                ~/markers (visualization_msgs/MarkerArray: target axes, driven frame, dexterity
                text), /diagnostics (residual per level, target error, dexterity)
-Services   ~/reset (std_srvs/Trigger: back to the structure's initial configuration and target)
+Services   ~/reset (std_srvs/Trigger: back to the structure's initial configuration and target, or
+           to the measured one with `start_from: measured`)
 
 Each cycle (`rate`): the latest twist (from ~/twist or ~/joy, younger than `command_timeout`)
 times `sensitivity` times 1/rate is added to the ABSOLUTE target (`FrameTarget.move`, so
@@ -44,7 +49,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Point, PoseStamped, Twist
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from sensor_msgs.msg import Joy
+from sensor_msgs.msg import JointState, Joy
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -201,6 +206,16 @@ PARAMETERS = ParameterTable(
             dynamic=True,
         ),
         Parameter(
+            "start_from",
+            "string",
+            "initial",
+            "`initial`: the structure's initial configuration; `measured`: wait for the first /joint_states "
+            "and start from it (joints clipped to their limits, world closures such as HRP-2's feet "
+            "re-anchored where they are, targets and posture taken there): use it with a real robot, so "
+            "the first command does not pull it to the initial configuration",
+            choices=("initial", "measured"),
+        ),
+        Parameter(
             "diagnostics_period",
             "double",
             1.0,
@@ -336,6 +351,11 @@ class PilotNode(Node):
         self.create_subscription(Twist, "~/twist", self._on_twist, 10)
         self.create_subscription(Joy, "~/joy", self._on_joy, 10)
         self.create_subscription(PoseStamped, "~/target", self._on_target, 10)
+        self.create_subscription(JointState, "/joint_states", self._on_measured, 10)
+        self.phantom_pub = self.create_publisher(JointState, "~/joint_states", 10)
+        self.measured: dict[str, float] = {}  # latest /joint_states positions of the structure's joints
+        self.measured_at: float | None = None
+        self.waiting = self.p["start_from"] == "measured"  # no command before the first /joint_states
         self.create_service(Trigger, "~/reset", self._on_reset)
         self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self.p.update))
         steady = Clock(clock_type=ClockType.STEADY_TIME)  # a stalled /clock must not stop the pilot
@@ -349,15 +369,23 @@ class PilotNode(Node):
         )
 
     # ------------------------------------------------------------------ set-up
-    def _build_tasks(self):
-        """The solver's tasks at the structure's initial configuration: the target, the other
-        driven frames of the sidecar held where they are, the CoM (a floating structure standing
-        on closures: HRP-2's feet) and the posture."""
+    def _build_tasks(self, q=None):
+        """The solver's tasks at ``q`` (default: the structure's initial configuration): the
+        target, the other driven frames of the sidecar held where they are, the CoM (a floating
+        structure standing on closures: HRP-2's feet) and the posture. The world closures are
+        anchored where their frames are at ``q``."""
         s = self.structure
-        self.q = s.q0.copy()
+        self.q = s.q0.copy() if q is None else np.array(q, float)
+        for c in s.closures.values():
+            if c.anchor is not None:
+                c.anchor = s.placement(self.q, c.frame_a)
         self.target = FrameTarget(s, self.p["frame"], mode=self.p["mode"])
-        held = [FrameTarget(s, f) for f in s.driven_frames() if f != self.p["frame"]]
-        self.tasks = (*balance_tasks(s), self.target, *held, PostureTask(s))
+        self.target.target = s.placement(self.q, self.p["frame"])  # the full placement, for every mode
+        held = [FrameTarget(s, f, target=s.placement(self.q, f)) for f in s.driven_frames() if f != self.p["frame"]]
+        balance = balance_tasks(s)
+        for t in balance:
+            t.set_target(s.com(self.q)[:2])
+        self.tasks = (*balance, self.target, *held, PostureTask(s, q_ref=self.q))
         pin.framesForwardKinematics(s.model, self.fk, self.q)
 
     # ------------------------------------------------------------------ helpers
@@ -406,11 +434,40 @@ class PilotNode(Node):
         self.command[:] = 0.0  # a new absolute target replaces what the twist was doing
         self.get_logger().info(f"~/target: {np.round(self.target.target.translation, 4).tolist()}")
 
+    def _on_measured(self, msg):
+        """The measured robot: its positions of the structure's joints (others ignored); the
+        first one starts the node when `start_from` is measured."""
+        s = self.structure
+        if len(msg.position) != len(msg.name):
+            self._refuse(f"/joint_states: {len(msg.name)} names but {len(msg.position)} positions")
+            return
+        got = {n: float(x) for n, x in zip(msg.name, msg.position) if n in s._joint and math.isfinite(x)}
+        if not got:
+            return
+        self.measured.update(got)
+        self.measured_at = time.monotonic()
+        if self.waiting:
+            self._build_tasks(self.measured_configuration())
+            self.waiting = False
+            n = f"{len(got)} of {len(s.joint_names)} joints"
+            self.get_logger().info(f"starting from the measured configuration ({n})")
+
+    def measured_configuration(self) -> np.ndarray:
+        """The structure's initial configuration with the measured joints (clipped to limits)."""
+        s = self.structure
+        q = s.q0.copy()
+        for n, x in self.measured.items():
+            q[s.joint_index(n)[0]] = x
+        q[s.lim_q] = np.clip(q[s.lim_q], s.lower, s.upper)
+        return q
+
     def _on_reset(self, request, response):
-        self._build_tasks()
+        measured = self.p["start_from"] == "measured" and self.measured
+        self._build_tasks(self.measured_configuration() if measured else None)
         self.command[:] = 0.0
         self.state, self.residual = "tracking", 0.0
-        response.success, response.message = True, "reset to the structure's initial configuration"
+        where = "the measured" if measured else "the structure's initial"
+        response.success, response.message = True, f"reset to {where} configuration"
         return response
 
     # ------------------------------------------------------------------ cycle
@@ -424,6 +481,9 @@ class PilotNode(Node):
         return np.concatenate([lin * self.command[:3], ang * self.command[3:]]) * self.dt
 
     def _cycle(self):
+        if self.waiting:
+            self.get_logger().info("start_from measured: waiting for /joint_states", once=True)
+            return
         try:
             inc = self._increment()
             if inc is not None:
@@ -484,7 +544,18 @@ class PilotNode(Node):
         elif self.fwd_pub is not None:
             self.fwd_pub.publish(Float64MultiArray(data=self.positions()))
             self.published += 1
+        phantom = JointState(name=list(self.structure.joint_names), position=self.positions())
+        phantom.header.stamp = self.get_clock().now().to_msg()
+        self.phantom_pub.publish(phantom)
         self.marker_pub.publish(self._markers())
+
+    def measured_lead(self) -> float | None:
+        """Largest |commanded - measured| over the joints /joint_states reported [rad] or [m]
+        (None before any): how far the phantom is ahead of the robot."""
+        if not self.measured:
+            return None
+        s = self.structure
+        return max(abs(self.q[s.joint_index(n)[0]] - x) for n, x in self.measured.items())
 
     def _markers(self) -> MarkerArray:
         T = self.target.target
@@ -531,6 +602,10 @@ class PilotNode(Node):
         values["target_rotation_error_rad"] = f"{self.error[1]:.6g}"
         if self.solve_ms:
             values["solve_time_median_ms"] = f"{statistics.median(self.solve_ms):.3f}"
+        lead = self.measured_lead()
+        if lead is not None:
+            values["measured_lead_max"] = f"{lead:.6g}"
+            values["measured_age_s"] = f"{time.monotonic() - self.measured_at:.3f}"
         values["cycles"] = self.cycles
         values["refused_inputs"] = self.refused
         values["last_refusal"] = self.last_refusal

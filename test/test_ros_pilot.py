@@ -403,3 +403,49 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
     assert h.spin_until(lambda: len(sim_diags) > n)
     values = {kv.key: kv.value for kv in sim_diags[-1].values}
     assert values["rejected_commands"] == "0", values.get("last_rejection")
+
+
+def test_start_from_measured_waits_for_joint_states_and_publishes_the_phantom(ros_harness):
+    """`start_from: measured`: no command before the first /joint_states; then the node starts
+    from the measured joints (a real robot is not pulled to the initial posture: the first
+    commands equal the measured joints), ~/joint_states (the phantom) carries the commanded
+    configuration, and /diagnostics reports the command's lead over the measured robot."""
+    h = ros_harness(timeout=20.0, period=0.01)
+    overrides = [Parameter("rate", value=RATE), Parameter("diagnostics_period", value=0.2)]
+    pilot = h.add(
+        PilotNode(context=h.context, parameter_overrides=[*overrides, Parameter("start_from", value="measured")])
+    )
+    probe = h.add(Probe(h.context))
+    phantom = []
+    probe.create_subscription(JointState, "/pilot/joint_states", phantom.append, 50)
+    measured_pub = probe.create_publisher(JointState, "/joint_states", 10)
+    spin(h, 0.5)
+    assert probe.commands == [] and phantom == [] and pilot.cycles == 0  # waiting
+    s = pilot.structure
+    q = s.q0.copy()
+    moved = {"RARM_JOINT0": -0.4, "CHEST_JOINT0": 0.15, "RLEG_JOINT3": 0.9, "LARM_JOINT1": 0.3}
+    for n, x in moved.items():
+        q[s.joint_index(n)[0]] = x
+    names = list(s.joint_names)
+    msg = JointState(name=[*names, "NOT_A_JOINT"], position=[*(float(q[s.joint_index(n)[0]]) for n in names), 0.0])
+    measured_pub.publish(msg)
+    assert h.spin_until(lambda: len(probe.commands) >= 3 and len(phantom) >= 3)
+    first = probe.commands[0]
+    got = dict(zip(first.joint_names, first.points[0].positions))
+    for n in names:  # the tasks were taken at the measured pose: nothing pulls it elsewhere
+        assert got[n] == pytest.approx(q[s.joint_index(n)[0]], abs=1e-6), n
+    last_cmd, last_phantom = probe.commands[-1], phantom[-1]
+    assert list(last_phantom.name) == list(last_cmd.joint_names)
+    cmd = np.array(last_cmd.points[0].positions)
+    assert np.abs(np.array(last_phantom.position) - cmd).max() < 1e-6  # the phantom is the command
+    assert h.spin_until(lambda: any(kv.key == "measured_lead_max" for d in probe.diags for kv in d.values))
+    lead = [float(kv.value) for d in probe.diags for kv in d.values if kv.key == "measured_lead_max"][-1]
+    assert lead < 1e-5  # the robot is where it is commanded (no twist sent)
+
+
+def test_start_from_initial_is_the_default_and_ignores_joint_states_for_the_start(ros_harness):
+    h, pilot, probe = start(ros_harness)
+    assert pilot.p["start_from"] == "initial" and pilot.cycles >= 3
+    cmd = dict(zip(probe.commands[-1].joint_names, probe.commands[-1].points[0].positions))
+    s = pilot.structure
+    assert max(abs(cmd[n] - s.q0[s.joint_index(n)[0]]) for n in s.joint_names) < 1e-6
