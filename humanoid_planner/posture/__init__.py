@@ -1,11 +1,13 @@
 """Posture generator (001_escande.md §3): constraints sharing one interface (`base`), the
-criterion (4.11), and the solver. No ROS imports.
+criterion (4.11), the problem over a tangent increment and the solver (phase 1 + SLSQP, outcome
+codes of Table 7.1). No ROS imports. docs/planner.md.
 
 ``CONSTRAINTS`` is the registry of the constraint family (name -> class), one module each.
 """
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .com_in_polygon import ComInPolygon
+from .criterion import ReferencePosture
 from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
 from .frames import EnvironmentFrame, RobotContactFrame
@@ -13,8 +15,12 @@ from .gaze import Gaze
 from .joint_limits import JointLimits
 from .keep_vertical import KeepVertical
 from .light_contact import LightContact
+from .outcome import Outcome, PostureResult
 from .pre_contact import PreContact
+from .problem import PostureProblem
 from .search_box_contact import SearchBox, SearchBoxContact
+from .solver import SolverSettings, solve
+from .stance import contacts_at, stance_constraints
 from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
@@ -43,11 +49,19 @@ __all__ = [
     "JointLimits",
     "KeepVertical",
     "LightContact",
+    "Outcome",
     "PostureConstraint",
+    "PostureProblem",
+    "PostureResult",
     "PreContact",
+    "ReferencePosture",
     "RobotContactFrame",
     "SearchBox",
     "SearchBoxContact",
+    "SolverSettings",
     "StrongContact",
+    "contacts_at",
+    "solve",
+    "stance_constraints",
     "support_polygon",
 ]
