@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["frame_id", "frame_jacobian", "point_jacobian", "skew", "update", "vector_jacobian"]
+__all__ = ["frame_id", "frame_jacobian", "point_jacobian", "update", "vector_jacobian"]
 
 
 def update(model: pin.Model, data: pin.Data, q: np.ndarray, com: bool = False) -> None:
@@ -30,11 +30,6 @@ def frame_id(model: pin.Model, name: str, error=ValueError) -> int:
     if not model.existFrame(name):
         raise error(f"model {model.name!r}: no frame {name!r}")
     return model.getFrameId(name)
-
-
-def skew(u: np.ndarray) -> np.ndarray:
-    """The cross-product matrix [u]x (3, 3)."""
-    return np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
 
 
 def _cross_columns(Jw: np.ndarray, U: np.ndarray) -> np.ndarray:
