@@ -41,6 +41,15 @@ def test_log_kernels_match_pinocchio(angle):
         assert np.allclose(J6[3:, :3], 0) and np.allclose(J6[3:, 3:], A, rtol=0, atol=TOL)
 
 
+def _random_q(s, rng):
+    """A configuration with the free flyer moved up to 1 m / 1 rad and every joint within its limits."""
+    v = np.zeros(s.model.nv)
+    v[:6] = rng.uniform(-1.0, 1.0, 6)
+    q = pin.integrate(s.model, s.q0, v)
+    q[s.lim_q] = rng.uniform(s.lower, s.upper)
+    return q
+
+
 def _pinocchio_rows(s, c, data):
     """(e, J) of ``c`` by the Pinocchio formulas of docs/kinematics.md's constraint table."""
     m = s.model
@@ -82,10 +91,28 @@ def _frame_constraints(s, rng, scale):
     ]
 
 
+def test_placements_view_reads_every_frame_of_data(hrp2):
+    """The in-place view of data.oMf (frame_rows.placements_view) holds each frame's current
+    placement, after each new kinematics pass."""
+    data = hrp2.model.createData()
+    view = fr.placements_view(data)
+    assert view is not None and view.shape == (hrp2.model.nframes, 12)
+    for seed in (0, 1):
+        hrp2.compute(_random_q(hrp2, np.random.default_rng(seed)), data)
+        for f in range(hrp2.model.nframes):
+            H = data.oMf[f].homogeneous
+            assert np.array_equal(view[f, :9].reshape(3, 3).T, H[:3, :3]) and np.array_equal(view[f, 9:], H[:3, 3])
+
+
+@pytest.mark.parametrize("view", [True, False], ids=["view", "copy"])
 @pytest.mark.parametrize("seed, scale", [(0, 1e-4), (1, 1.0), (2, 3.0)])
-def test_frame_rows_alone_and_batched_match_pinocchio(hrp2, seed, scale):
+def test_frame_rows_alone_and_batched_match_pinocchio(hrp2, seed, scale, view, monkeypatch):
+    """Both ways of reading the placements: the view of data.oMf and the per-frame copy (the
+    fallback when the storage layout is not the expected one)."""
+    if not view:
+        monkeypatch.setattr(fr, "placements_view", lambda data: None)
     rng = np.random.default_rng(seed)
-    q = pin.randomConfiguration(hrp2.model, -np.ones(hrp2.model.nq), np.ones(hrp2.model.nq))
+    q = _random_q(hrp2, rng)
     cons = _frame_constraints(hrp2, rng, scale)
     data = hrp2.compute(q)
     starts = np.cumsum([0] + [c.dim for c in cons])

@@ -24,6 +24,7 @@ references, then makes one compiled call; `FrameRows.fill` is that pass, and eac
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
@@ -31,7 +32,7 @@ from numba import njit
 
 from humanoid_control.kinematics.base import Constraint
 
-__all__ = ["FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns"]
+__all__ = ["FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns", "placements_view"]
 
 POSE, POSITION, ORIENTATION = 0, 1, 2
 _EPS = np.finfo(float).eps
@@ -55,9 +56,11 @@ class FrameConstraint(Constraint):
         raise NotImplementedError
 
     def evaluate(self, q, data):
-        rows = self.__dict__.get("_rows")
-        if rows is None or rows.kind[0] != self.row_kind or rows.frames[0][1:3] != (self.fa, self.fb):
-            rows = self.__dict__["_rows"] = FrameRows(self.model, [(self, 0)])
+        key = (self.row_kind, self.fa, self.fb)
+        cached = self.__dict__.get("_rows")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_rows"] = (key, FrameRows(self.model, [(self, 0)]))
+        rows = cached[1]
         J, e = np.empty((self.dim, self.model.nv)), np.empty(self.dim)
         rows.fill(data, J, e)
         return e, J
@@ -76,11 +79,15 @@ def support_columns(model, frame: int) -> np.ndarray:
 class FrameRows:
     """The frame constraints of one task list, ``items`` [(constraint, first row)], evaluated
     together: `fill` writes their errors and Jacobian rows into the solver's stacked ``e`` and
-    ``J`` with one compiled call."""
+    ``J`` with one compiled call.
+
+    The frames' placements are read in place from ``data.oMf``'s storage (`placements_view`: no
+    Python call per frame) when its layout is the one checked there, else copied frame by frame;
+    the fixed references (anchors, targets) are copied every call (they may change in place)."""
 
     def __init__(self, model, items):
         n = len(items)
-        self.frames = [(k, c.fa, c.fb, c) for k, (c, _) in enumerate(items)]
+        self.items = [(k, c) for k, (c, _) in enumerate(items)]
         self.kind = np.array([c.row_kind for c, _ in items], np.int64)
         self.start = np.array([a for _, a in items], np.int64)
         self.support = np.zeros((n, 2, model.nv), dtype=bool)
@@ -88,15 +95,62 @@ class FrameRows:
             self.support[k, 0] = support_columns(model, c.fa)
             if c.fb is not None:
                 self.support[k, 1] = support_columns(model, c.fb)
-        self.Ha, self.Hb = np.empty((n, 4, 4)), np.empty((n, 4, 4))
+        # frame ids (the row of each frame in the view of data.oMf) and -1 for a fixed reference
+        self.ia = np.array([c.fa for c, _ in items], np.int64)
+        self.ib = np.array([-1 if c.fb is None else c.fb for c, _ in items], np.int64)
+        self.fixed = [(k, c) for k, c in self.items if c.fb is None]
+        # the copy path: the needed frames, compacted, and their rows in that copy
+        self.needed = sorted(set(self.ia.tolist()) | set(self.ib[self.ib >= 0].tolist()))
+        row = {f: i for i, f in enumerate(self.needed)}
+        self.ia_copy = np.array([row[f] for f in self.ia.tolist()], np.int64)
+        self.ib_copy = np.array([row.get(f, -1) for f in self.ib.tolist()], np.int64)
+        self.copy = np.empty((len(self.needed), 12))
+        self.ref = np.zeros((n, 4, 4))
+        self._data, self._view = None, None
 
     def fill(self, data, J, e) -> None:
         """Rows of every item from ``data`` (joint Jacobians and frame placements computed)."""
-        oMf, Ha, Hb = data.oMf, self.Ha, self.Hb
-        for k, fa, fb, c in self.frames:
-            Ha[k] = oMf[fa].homogeneous
-            Hb[k] = (c.reference if fb is None else oMf[fb]).homogeneous
-        _rows(data.J, Ha, Hb, self.kind, self.support, self.start, J, e)
+        if data is not self._data:
+            self._data, self._view = data, placements_view(data)
+        ref = self.ref
+        for k, c in self.fixed:
+            ref[k] = c.reference.homogeneous
+        if self._view is not None:
+            _rows(data.J, self._view, self.ia, self.ib, ref, self.kind, self.support, self.start, J, e)
+            return
+        oMf, F = data.oMf, self.copy
+        for i, f in enumerate(self.needed):
+            F[i].reshape(4, 3)[:] = oMf[f].homogeneous[:3].T
+        _rows(data.J, F, self.ia_copy, self.ib_copy, ref, self.kind, self.support, self.start, J, e)
+
+
+_SE3_DOUBLES = 12  # a pin.SE3 in memory: its rotation (column-major, 9 doubles), then its translation
+
+
+def placements_view(data) -> np.ndarray | None:
+    """(nframes, 12) view of ``data.oMf``'s storage, row f = frame f's [R column-major, p], or
+    None when its layout is not that one. Checked frame by frame: each frame's rotation and
+    translation arrays (which NumPy gets as views of that storage) must sit at base + f·96 bytes
+    and base + f·96 + 72 bytes, the rotation Fortran-ordered. The view reads the current
+    placements without a Python call per frame; the caller keeps ``data`` alive with it
+    (`FrameRows` holds both), and Pinocchio never reallocates ``oMf`` after ``createData``."""
+    oMf = data.oMf
+    n, size = len(oMf), 8 * _SE3_DOUBLES
+    if n == 0:
+        return None
+    base = oMf[0].rotation.__array_interface__["data"][0]
+    for f in range(n):
+        M = oMf[f]
+        R, p = M.rotation, M.translation
+        if (
+            R.__array_interface__["data"][0] != base + f * size
+            or p.__array_interface__["data"][0] != base + f * size + 72
+            or R.strides != (8, 24)
+            or p.strides != (8,)
+        ):
+            return None
+    buf = (ctypes.c_double * (n * _SE3_DOUBLES)).from_address(base)
+    return np.frombuffer(buf, dtype=float).reshape(n, _SE3_DOUBLES)
 
 
 # ------------------------------------------------------------------------------------ kernels
@@ -253,14 +307,25 @@ def _jlog6(R, p):
 
 
 @njit(cache=True)
-def _rows(Jw, Ha, Hb, kind, support, start, J, e):
-    """Rows of frame constraints k = 0.. (placements Ha[k] of frame a, Hb[k] of the reference,
-    4x4; supporting columns ``support[k, 0]`` of a, ``support[k, 1]`` of b) into J[start[k]:] and
-    e[start[k]:] (module docstring)."""
+def _placement(row):
+    """(R (3, 3), p (3,)) of a placement row [R column-major, p]."""
+    return row[:9].reshape((3, 3)).T, row[9:12]
+
+
+@njit(cache=True)
+def _rows(Jw, F, ia, ib, ref, kind, support, start, J, e):
+    """Rows of frame constraints k = 0.. into J[start[k]:] and e[start[k]:] (module docstring):
+    frame a's placement is row ia[k] of F (rows [R column-major, p]), the reference's row ib[k] of
+    F or, when ib[k] < 0, the homogeneous matrix ref[k]; ``support[k, 0]`` and ``support[k, 1]``:
+    the columns supporting a and b."""
     nv = Jw.shape[1]
     for k in range(kind.shape[0]):
         a0 = start[k]
-        Ra, pa, Rb, pb = Ha[k, :3, :3], Ha[k, :3, 3], Hb[k, :3, :3], Hb[k, :3, 3]
+        Ra, pa = _placement(F[ia[k]])
+        if ib[k] >= 0:
+            Rb, pb = _placement(F[ib[k]])
+        else:
+            Rb, pb = ref[k, :3, :3], ref[k, :3, 3]
         sa, sb = support[k, 0], support[k, 1]
         if kind[k] == POSITION:
             for i in range(3):
