@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .base import EQUALITY, INEQUALITY
+from .contact import ContactConstraint
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id, frame_jacobian, point_jacobian, vector_jacobian
+from .kinematics import frame_jacobian, point_jacobian, vector_jacobian
 
 __all__ = ["LightContact", "plane_rows"]
 
@@ -29,19 +30,14 @@ def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: Envi
     return c, J
 
 
-class LightContact(PostureConstraint):
+class LightContact(ContactConstraint):
     """The 4 constraints of a light contact of ``robot_frame`` on the plane of ``env_frame``."""
 
     dim = 4
     kinds = (EQUALITY,) * 3 + (INEQUALITY,)
     equations = "(3.36)-(3.39), 001_escande.md:116"
 
-    def __init__(self, model, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, name: str = "light_contact"):
-        self.model = model
-        self.robot_frame = robot_frame
-        self.env_frame = env_frame
-        self.name = name
-        self.fid = frame_id(model, robot_frame.body)
+    kind_name = "light_contact"
 
     def evaluate(self, q, data):
         return plane_rows(self.model, data, self.fid, self.robot_frame, self.env_frame)

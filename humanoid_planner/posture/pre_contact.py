@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from humanoid_planner.exceptions import PlanningError
 
-from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .base import EQUALITY, INEQUALITY
+from .contact import ContactConstraint
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id
 from .light_contact import plane_rows
 
 __all__ = ["PreContact"]
 
 
-class PreContact(PostureConstraint):
+class PreContact(ContactConstraint):
     """The 4 constraints of a pre-contact within ``distance`` [m] (d of (3.40), >= 0) of the plane."""
 
     dim = 4
@@ -33,12 +33,8 @@ class PreContact(PostureConstraint):
     ):
         if not distance >= 0.0:
             raise PlanningError(f"pre-contact {name!r}: field 'distance' must be >= 0 [m]; value {distance}")
-        self.model = model
-        self.robot_frame = robot_frame
-        self.env_frame = env_frame
+        super().__init__(model, robot_frame, env_frame, name)
         self.distance = float(distance)
-        self.name = name
-        self.fid = frame_id(model, robot_frame.body)
 
     def evaluate(self, q, data):
         c, J = plane_rows(self.model, data, self.fid, self.robot_frame, self.env_frame)

@@ -14,28 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EQUALITY, INEQUALITY, PostureConstraint
-from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id, frame_jacobian, point_jacobian, vector_jacobian
+from .base import EQUALITY, INEQUALITY
+from .contact import ContactConstraint
+from .kinematics import frame_jacobian, point_jacobian, vector_jacobian
 
 __all__ = ["StrongContact"]
 
 
-class StrongContact(PostureConstraint):
+class StrongContact(ContactConstraint):
     """The 8 constraints of a strong contact between ``robot_frame`` and ``env_frame``."""
 
     dim = 8
     kinds = (EQUALITY,) * 6 + (INEQUALITY,) * 2
     equations = "(3.28)-(3.35), 001_escande.md:110-114"
 
-    def __init__(
-        self, model, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, name: str = "strong_contact"
-    ):
-        self.model = model
-        self.robot_frame = robot_frame
-        self.env_frame = env_frame
-        self.name = name
-        self.fid = frame_id(model, robot_frame.body)
+    kind_name = "strong_contact"
 
     def evaluate(self, q, data):
         rf, ef = self.robot_frame, self.env_frame
