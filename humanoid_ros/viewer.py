@@ -10,6 +10,8 @@ Topics
     subscribes /joint_states  sensor_msgs/JointState (joint_state_source false): unknown names ignored
                /odom          nav_msgs/Odometry (joint_state_source false): base pose
                marker_topics  visualization_msgs/MarkerArray
+               phantom_topic  sensor_msgs/JointState: the commanded robot (the pilot's
+                              /pilot/joint_states), drawn translucent over the measured one
 
 Follow mode keeps the latest message and redraws at 30 Hz at most, so a 1 kHz simulator does not
 flood the browser. A malformed marker is logged and skipped; the node keeps running.
@@ -71,6 +73,14 @@ PARAMETERS = ParameterTable(
             "visualization_msgs/MarkerArray topics drawn in the viewer (each topic's markers are keyed by "
             '(ns, id) separately; `""` entries are skipped)',
         ),
+        Parameter(
+            "phantom_topic",
+            "string",
+            "/pilot/joint_states",
+            'sensor_msgs/JointState of a commanded robot, drawn as a translucent "phantom" over the '
+            "measured one (the `pilot` node's commanded configuration; nothing is drawn until a message "
+            'arrives; `""` = none)',
+        ),
     ],
 )
 """The viewer's parameters (docs/ros.md, "viewer")."""
@@ -108,6 +118,7 @@ class ViewerNode(Node):
         self._lock = threading.Lock()
         self._pending_joints = None  # (names, positions) from /joint_states
         self._pending_base = None  # (x, y, z, qx, qy, qz, qw) from /odom
+        self._pending_phantom = None  # (names, positions) from phantom_topic
         self.warn_once = WarnOnce(self.get_logger())
         """Logs each bad-input warning once; `warn_once.keys` are the reported keys."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -117,6 +128,9 @@ class ViewerNode(Node):
         else:
             self.create_subscription(JointState, "/joint_states", self._on_joint_states, reliable)
             self.create_subscription(Odometry, "/odom", self._on_odom, reliable)
+        if p["phantom_topic"]:
+            self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, reliable)
+        if not self.joint_state_source or p["phantom_topic"]:
             self.create_timer(1.0 / RATE, self._redraw)
         self.marker_subscriptions = [
             self.create_subscription(
@@ -149,6 +163,13 @@ class ViewerNode(Node):
         with self._lock:
             self._pending_joints = (list(msg.name), list(msg.position))
 
+    def _on_phantom(self, msg: JointState):
+        if len(msg.position) != len(msg.name):
+            self.warn_once("phantom-len", f"phantom: {len(msg.name)} names but {len(msg.position)} positions; ignored")
+            return
+        with self._lock:
+            self._pending_phantom = (list(msg.name), list(msg.position))
+
     def _on_odom(self, msg: Odometry):
         p, o = msg.pose.pose.position, msg.pose.pose.orientation
         with self._lock:
@@ -156,9 +177,16 @@ class ViewerNode(Node):
 
     def _redraw(self):
         with self._lock:
-            joints, base = self._pending_joints, self._pending_base
-            self._pending_joints = self._pending_base = None
-        if (joints is None and base is None) or self.viewer.robot is None:
+            joints, base, phantom = self._pending_joints, self._pending_base, self._pending_phantom
+            self._pending_joints = self._pending_base = self._pending_phantom = None
+        if self.viewer.robot is None:
+            return
+        if phantom is not None:
+            try:
+                self.viewer.set_phantom_joint_positions(*phantom)
+            except HumanoidStackError as exc:
+                self.warn_once("phantom", f"cannot show the phantom: {exc}")
+        if joints is None and base is None:
             return
         try:
             names, positions = joints if joints is not None else ([], [])

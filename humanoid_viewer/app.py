@@ -34,6 +34,8 @@ from humanoid_viewer.serving import OriginGuard, check_bindable, guarded_viser
 
 # Choices of ours (display only, no physics):
 DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
+PHANTOM_COLOR = (80, 160, 255)  # (chosen) the commanded robot: light blue, as MoveIt's goal state
+PHANTOM_OPACITY = 0.35  # (chosen) translucent, so the measured robot stays visible inside it
 CAMERA_FOV = 75.0 * np.pi / 180.0  # viser's default vertical field of view [rad]
 CAMERA_DIRECTION = np.array([1.0, 0.55, 0.35])  # camera seen from front-left-above (robot faces +x)
 CAMERA_MARGIN = 1.25  # fraction of the robot's height shown in the view
@@ -103,6 +105,8 @@ class Viewer:
 
         self._q = None
         self._geom_handles = []
+        self._phantom_handles: list = []
+        self._phantom_q = None
         if self.robot is not None:  # bad input fails here, before a server starts
             self._data = self.robot.model.createData()
             self._gdata = pin.GeometryData(self._geometry_model)
@@ -234,40 +238,90 @@ class Viewer:
         return q
 
     def _build_robot(self):
-        gm = self._geometry_model
         self._robot_root = self.server.scene.add_frame("/robot", show_axes=False)
+        self._geom_handles = self._add_robot_meshes("/robot")
+
+    def _add_robot_meshes(self, root: str, color=None, opacity=None) -> list:
+        """One mesh per drawable geometry of the robot under ``root``; ``color`` (RGB 0-255) and
+        ``opacity`` override the URDF's (the phantom). Returns [(geometry index, handle)]."""
+        gm = self._geometry_model
+        handles = []
         for i, geom in enumerate(gm.geometryObjects):
             try:
                 verts, faces = shape_mesh(geom)
             except ModelError:
                 continue  # planes/half-spaces or unreadable meshes: nothing to draw
-            color = np.asarray(geom.meshColor, dtype=float)
-            if not getattr(geom, "overrideMaterial", False) and np.allclose(color, [0.9, 0.9, 0.9, 1.0]):
-                color = np.asarray(DEFAULT_ROBOT_COLOR)
-            rgb = tuple(int(round(255 * c)) for c in np.clip(color[:3], 0, 1))
-            opacity = None if color[3] >= 1 else float(color[3])
+            rgb, alpha = color, opacity
+            if color is None:
+                c = np.asarray(geom.meshColor, dtype=float)
+                if not getattr(geom, "overrideMaterial", False) and np.allclose(c, [0.9, 0.9, 0.9, 1.0]):
+                    c = np.asarray(DEFAULT_ROBOT_COLOR)
+                rgb = tuple(int(round(255 * x)) for x in np.clip(c[:3], 0, 1))
+                alpha = None if c[3] >= 1 else float(c[3])
             safe = geom.name.replace("/", "_")
             h = self.server.scene.add_mesh_simple(
-                f"/robot/{i:03d}_{safe}",
+                f"{root}/{i:03d}_{safe}",
                 verts.astype(np.float32),
                 faces.astype(np.uint32),
                 color=rgb,
-                opacity=opacity,
+                opacity=alpha,
                 flat_shading=False,
             )
-            self._geom_handles.append((i, h))
+            handles.append((i, h))
+        return handles
 
-    def _push_robot(self):
-        """Compute geometry placements for ``self._q`` and send them (lock held by caller or init)."""
-        model = self.robot.model
-        gm = self._geometry_model
-        pin.forwardKinematics(model, self._data, self._q)
+    def _place_meshes(self, handles, q) -> None:
+        """Send the placements of ``handles``' geometries at configuration ``q``."""
+        model, gm = self.robot.model, self._geometry_model
+        pin.forwardKinematics(model, self._data, q)
         pin.updateGeometryPlacements(model, self._data, gm, self._gdata)
         with self.server.atomic():
-            for i, h in self._geom_handles:
+            for i, h in handles:
                 M = self._gdata.oMg[i]
                 h.position = tuple(M.translation)
                 h.wxyz = tuple(_wxyz(M.rotation))
+
+    def _push_robot(self):
+        """Compute geometry placements for ``self._q`` and send them (lock held by caller or init)."""
+        self._place_meshes(self._geom_handles, self._q)
+
+    # ------------------------------------------------------------------ phantom robot
+    @property
+    def phantom_q(self) -> np.ndarray | None:
+        """The phantom (commanded) robot's configuration, None when none is shown."""
+        return None if self._phantom_q is None else self._phantom_q.copy()
+
+    @property
+    def phantom_handles(self) -> list:
+        """[(geometry index, handle)] of the phantom's meshes (empty before the first phantom)."""
+        return list(self._phantom_handles)
+
+    def set_phantom_joint_positions(self, names: Sequence[str], positions: Sequence[float]) -> None:
+        """Show the "phantom" robot: a translucent copy at the commanded joint positions (the
+        pilot's ~/joint_states) over the measured one; its base and the joints not named are the
+        measured robot's. Unknown names are ignored; non-finite values are refused (`ViewerError`)."""
+        if self.robot is None:
+            return
+        model = self.robot.model
+        values = finite_vector(positions, len(names), "phantom joint positions", "position", ViewerError)
+        with self._lock:
+            q = self._q.copy()
+            for name, value in zip(names, values):
+                if name == model.names[1] or not model.existJointName(name):
+                    continue
+                set_joint_angle(q, model.joints[model.getJointId(name)], value)
+            if not self._phantom_handles:
+                self.server.scene.add_frame("/phantom", show_axes=False)
+                self._phantom_handles = self._add_robot_meshes("/phantom", PHANTOM_COLOR, PHANTOM_OPACITY)
+            self._phantom_q = q
+            self._place_meshes(self._phantom_handles, q)
+
+    def clear_phantom(self) -> None:
+        """Remove the phantom robot."""
+        with self._lock:
+            for _, h in self._phantom_handles:
+                h.remove()
+            self._phantom_handles, self._phantom_q = [], None
 
     def set_q(self, q) -> None:
         """Show configuration ``q`` (nq,): base xyz [m], quaternion xyzw, joints [rad]."""

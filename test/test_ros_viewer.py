@@ -97,3 +97,44 @@ def test_follow_mode_shows_joint_states_odom_and_markers(ros):
     # DELETEALL on the topic clears it.
     mk_pub.publish(MarkerArray(markers=[Marker(action=Marker.DELETEALL)]))
     assert spin_until(lambda: not viewer.markers("/contacts"))
+
+
+def test_phantom_topic_draws_the_commanded_robot_over_the_measured_one(ros):
+    """The pilot's commanded configuration (/pilot/joint_states) is drawn as a translucent second
+    robot: its meshes sit where forward kinematics puts them at the commanded joints (base and
+    other joints the measured robot's), while the measured robot's meshes do not move."""
+    import pinocchio as pin
+    from sensor_msgs.msg import JointState
+
+    from humanoid_viewer.app import PHANTOM_OPACITY
+
+    ctx, add, spin_until = ros
+    node = add(_viewer_node(ctx, joint_state_source=False))
+    viewer = node.viewer
+    robot = viewer.robot
+    measured = [tuple(h.position) for _, h in viewer.geometry_handles]
+    pub = add(rclpy.create_node("pilot_standin", context=ctx)).create_publisher(JointState, "/pilot/joint_states", 10)
+    name = "RARM_JOINT0"
+    msg = JointState(name=[name, "NOT_A_JOINT"], position=[-1.2, 0.0])
+
+    def drawn():
+        pub.publish(msg)
+        q = viewer.phantom_q
+        return q is not None and abs(q[robot.joint_index_q(name)] + 1.2) < 1e-12
+
+    assert spin_until(drawn), "the phantom was not drawn"
+    handles = viewer.phantom_handles
+    assert len(handles) == len(viewer.geometry_handles) > 0
+    assert all(h.opacity == pytest.approx(PHANTOM_OPACITY) for _, h in handles)
+    q = viewer.q.copy()
+    q[robot.joint_index_q(name)] = -1.2
+    gm, data = viewer._geometry_model, robot.model.createData()
+    gdata = pin.GeometryData(gm)
+    pin.forwardKinematics(robot.model, data, q)
+    pin.updateGeometryPlacements(robot.model, data, gm, gdata)
+    moved = 0
+    for i, h in handles:
+        np.testing.assert_allclose(h.position, gdata.oMg[i].translation, atol=1e-6)
+        moved += "RARM" in gm.geometryObjects[i].name or "RHAND" in gm.geometryObjects[i].name
+    assert moved > 0
+    assert [tuple(h.position) for _, h in viewer.geometry_handles] == measured  # the measured robot stays
