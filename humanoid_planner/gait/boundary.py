@@ -49,6 +49,27 @@ class GaitData:
     def with_(self, **kw) -> GaitData:
         return replace(self, **kw)
 
+    def scaled_to(self, step_length: float, l_pied: float) -> GaitData:
+        """The same gait at another step length (chosen rule, docs/gait.md): durations, heights,
+        vertical velocities, delta, omega1, heel lift and trunk angle kept; the horizontal hip
+        velocities scale with s = step_length / self.step_length (same step frequency, mean speed
+        s times this gait's), and the hip x positions keep their place relative to the middle of
+        the rear toe - front heel span, (LPAS - l_pied) / 2, with the hip travel scaled by s."""
+        s = step_length / self.step_length
+        m0, m = (self.step_length - l_pied) / 2, (step_length - l_pied) / 2
+
+        def x(h):
+            return (m + (h[0] - m0) * s, h[1])
+
+        return replace(
+            self,
+            step_length=step_length,
+            hip0=x(self.hip0),
+            hip1=x(self.hip1),
+            hipv0=(self.hipv0[0] * s, self.hipv0[1]),
+            hipv1=(self.hipv1[0] * s, self.hipv1[1]),
+        )
+
 
 # Defaults of the whole walk (003_chesse.md:646-652)
 T_START = 0.45

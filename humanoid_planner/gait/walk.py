@@ -321,7 +321,40 @@ def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weight
     for k, v in kw.items():
         if not (np.isfinite(v) and v > 0):
             raise PlanningError(f"gait: field '{k}' must be a positive number, got {v}")
+    if "step_length" in kw:
+        # the thesis's hip data are for 0.5 m: another step length scales them (GaitData.scaled_to)
+        g = g.scaled_to(kw.pop("step_length"), p.foot.l_pied)
     return GaitProblem(p, g.with_(**kw), weights or Weights(enforce_contacts=enforce_contacts))
+
+
+STEP_LENGTH_INCREMENT = 0.1  # [m] largest step-length change per continuation step (chosen)
+
+
+def continue_step_length(
+    step_length: float, which: str = "cyclic", params="thesis", weights=None, reference=None, progress=None
+):
+    """Solve the phases ``which`` at ``step_length`` [m] by continuation from the thesis's 0.5 m
+    step (003_chesse.md:638): the step length moves in increments of at most
+    `STEP_LENGTH_INCREMENT`, each problem (`make_problem`, hip data scaled by
+    `GaitData.scaled_to`) initialised from the previous solutions. ``reference``: the solved 0.5 m
+    phases (solved here if None). Returns (problem, solutions, [(length, solutions), ...])."""
+    L0 = bd.GaitData().step_length
+    if not (isinstance(step_length, (int, float)) and math.isfinite(step_length) and step_length > 0):
+        raise PlanningError(f"gait: field 'step_length' must be a positive number, got {step_length}")
+    problem = make_problem(params, L0, weights=weights)
+    sols = reference if reference is not None else solve_walk(problem, which, progress=progress)
+    path = [(L0, sols)]
+    k = math.ceil(round(abs(step_length - L0) / STEP_LENGTH_INCREMENT, 9))
+    for L in np.linspace(L0, step_length, k + 1)[1:]:
+        problem = make_problem(params, float(L), weights=weights)
+        prev = {s.phase.name: s for s in sols}
+        sols = []
+        for ph in problem.phases(which):
+            if progress:
+                progress(f"continuation to {L:.3f} m: solving {ph.name} ...")
+            sols.append(problem.solve_phase(ph, init=prev.get(ph.name)))
+        path.append((float(L), sols))
+    return problem, sols, path
 
 
 def walk_phases_for_cyclic_steps(problem: GaitProblem, n_cyclic: int):
