@@ -20,6 +20,7 @@ from humanoid_planner.posture import (
     EQUALITY,
     INEQUALITY,
     ComInPolygon,
+    EnvironmentCollision,
     EnvironmentFrame,
     FrameOrientation,
     FramePosition,
@@ -27,11 +28,13 @@ from humanoid_planner.posture import (
     JointLimits,
     KeepVertical,
     LightContact,
+    Obstacle,
     PostureConstraint,
     PreContact,
     RobotContactFrame,
     SearchBox,
     SearchBoxContact,
+    SelfCollision,
     StrongContact,
     support_polygon,
 )
@@ -90,6 +93,15 @@ def _all_constraints(robot, floor, q_ref):
             m,
             RobotContactFrame.from_location(loc["l_sole"]),
             SearchBox.rectangle(floor, (0, 0.2), (0, 0.3), (-0.5, 1.0)),
+        ),
+        SelfCollision(m, robot.collision_model, q_ref),
+        EnvironmentCollision(
+            m,
+            [
+                Obstacle.box("shelf", [0.3, 0.6, 0.05], [0.35, 0.0, 0.9]),
+                Obstacle.box("post", [0.2, 0.2, 0.8], [0, 0.5, 0.4]),
+            ],
+            robot.collision_model,
         ),
     ]
 

@@ -6,8 +6,10 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 """
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .capsules import Capsule, robot_capsules, self_collision_pairs
 from .com_in_polygon import ComInPolygon
 from .criterion import ReferencePosture
+from .environment_collision import EnvironmentCollision, Obstacle
 from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
 from .frames import EnvironmentFrame, RobotContactFrame
@@ -19,6 +21,7 @@ from .outcome import Outcome, PostureResult
 from .pre_contact import PreContact
 from .problem import PostureProblem
 from .search_box_contact import SearchBox, SearchBoxContact
+from .self_collision import SelfCollision
 from .solver import SolverSettings, solve
 from .stance import contacts_at, stance_constraints
 from .strong_contact import StrongContact
@@ -35,13 +38,17 @@ CONSTRAINTS = {
     "frame_orientation": FrameOrientation,
     "gaze": Gaze,
     "keep_vertical": KeepVertical,
+    "self_collision": SelfCollision,
+    "environment_collision": EnvironmentCollision,
 }
 
 __all__ = [
     "CONSTRAINTS",
     "EQUALITY",
     "INEQUALITY",
+    "Capsule",
     "ComInPolygon",
+    "EnvironmentCollision",
     "EnvironmentFrame",
     "FrameOrientation",
     "FramePosition",
@@ -49,6 +56,7 @@ __all__ = [
     "JointLimits",
     "KeepVertical",
     "LightContact",
+    "Obstacle",
     "Outcome",
     "PostureConstraint",
     "PostureProblem",
@@ -58,9 +66,12 @@ __all__ = [
     "RobotContactFrame",
     "SearchBox",
     "SearchBoxContact",
+    "SelfCollision",
     "SolverSettings",
     "StrongContact",
     "contacts_at",
+    "robot_capsules",
+    "self_collision_pairs",
     "solve",
     "stance_constraints",
     "support_polygon",

@@ -1,0 +1,150 @@
+"""Collision with the environment: the signed distances between the robot's bounding capsules and
+fixed convex obstacles kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)
+(001_escande.md:124).
+
+Obstacles are convex coal shapes at fixed world placements (`Obstacle`; a scene's box, sphere and
+cylinder bodies by `Obstacle.from_scene`). Distances and witness points come from coal's GJK/EPA
+(``coal.distance`` between a ``coal.Capsule`` and the obstacle: signed, negative in penetration),
+not from a closed form: the capsule-box closest points have no short closed form. Rows, one per
+(capsule, obstacle) pair not listed in ``exclude`` [m]: margin - d_i(q). Jacobian (3.56) with the
+obstacle fixed: d' = n_d . dp_1/dv, p_1 coal's witness point on the capsule taken as fixed in its
+body, n_d = -coal's normal (which points from the capsule to the obstacle). C^1 only where the
+witness points are unique: a capsule and a box are neither strictly convex (001_escande.md:212),
+so the gradient jumps when the capsule axis becomes parallel to a box face (STP-BV, §4, is not
+implemented: docs/planner.md). Bodies meant to touch an obstacle (a hand on a shelf) must have
+their pairs in ``exclude``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import coal
+import numpy as np
+
+from humanoid_planner.exceptions import PlanningError
+
+from .base import INEQUALITY, PostureConstraint
+from .capsules import capsule_world, joint_jacobians, normal_rows, robot_capsules
+from .self_collision import DEFAULT_MARGIN
+
+__all__ = ["EnvironmentCollision", "Obstacle"]
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A fixed convex obstacle: ``name``, coal ``shape``, world ``rotation`` (3, 3) and ``translation`` (3,) [m]."""
+
+    name: str
+    shape: object
+    rotation: np.ndarray
+    translation: np.ndarray
+
+    @classmethod
+    def box(cls, name: str, size, center, rotation=None) -> Obstacle:
+        """A box of full extents ``size`` (3,) [m] centred at ``center`` (3,) [m]."""
+        size = np.asarray(size, float).reshape(3)
+        if not np.all(size > 0):
+            raise PlanningError(f"obstacle {name!r}: field 'size' must be positive; value {size.tolist()}")
+        R = np.eye(3) if rotation is None else np.asarray(rotation, float)
+        return cls(name, coal.Box(*size), R, np.asarray(center, float).reshape(3))
+
+    @classmethod
+    def from_scene(cls, scene) -> list[Obstacle]:
+        """The scene's static box, sphere and cylinder bodies (planes, meshes and the ground are left out)."""
+        out = []
+        for b in scene.bodies:
+            s = b.shape
+            if s.kind == "box":
+                shape = coal.Box(*np.asarray(s.size, float))
+            elif s.kind == "sphere":
+                shape = coal.Sphere(float(s.radius))
+            elif s.kind == "cylinder":
+                shape = coal.Cylinder(float(s.radius), float(s.length))
+            else:
+                continue
+            out.append(cls(b.name, shape, b.pose.rotation, np.asarray(b.pose.xyz, float)))
+        return out
+
+    @property
+    def transform(self):
+        return coal.Transform3s(self.rotation, self.translation)
+
+
+def _capsule_transform(a, b):
+    """coal's capsule frame: centred between the endpoints, z along b - a."""
+    u = b - a
+    L = np.linalg.norm(u)
+    R = np.eye(3)
+    if L > 1e-12:
+        z = u / L
+        x = np.cross([0.0, 1.0, 0.0], z) if abs(z[1]) < 0.9 else np.cross([1.0, 0.0, 0.0], z)
+        x /= np.linalg.norm(x)
+        R = np.column_stack([x, np.cross(z, x), z])
+    return coal.Transform3s(R, 0.5 * (a + b)), L
+
+
+class EnvironmentCollision(PostureConstraint):
+    """Capsules of ``model``'s ``collision_model`` (or given ``capsules``) at least ``margin`` [m] from
+    each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not checked (body = the joint name
+    of a capsule)."""
+
+    equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
+
+    def __init__(
+        self,
+        model,
+        obstacles,
+        collision_model=None,
+        margin: float = DEFAULT_MARGIN,
+        capsules=None,
+        exclude=(),
+        name: str = "environment_collision",
+    ):
+        self.model = model
+        self.name = name
+        self.margin = float(margin)
+        self.capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
+        self.obstacles = list(obstacles)
+        skip = {tuple(p) for p in exclude}
+        self.pairs = np.array(
+            [
+                (i, k)
+                for i, c in enumerate(self.capsules)
+                for k, o in enumerate(self.obstacles)
+                if (c.body, o.name) not in skip
+            ],
+            int,
+        ).reshape(-1, 2)
+        self.dim = len(self.pairs)
+        self.kinds = (INEQUALITY,) * self.dim
+        self._shapes = [coal.Capsule(c.radius, c.length) for c in self.capsules]
+        self._request = coal.DistanceRequest()
+        self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
+
+    def distances(self, data) -> tuple:
+        """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
+        vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``."""
+        A, B, _, _ = capsule_world(self.capsules, data)
+        frames = [_capsule_transform(A[i], B[i])[0] for i in range(len(self.capsules))]
+        envs = [o.transform for o in self.obstacles]
+        d = np.empty(self.dim)
+        p = np.empty((self.dim, 3))
+        n = np.empty((self.dim, 3))
+        res = coal.DistanceResult()
+        for row, (i, k) in enumerate(self.pairs):
+            res.clear()
+            d[row] = coal.distance(self._shapes[i], frames[i], self.obstacles[k].shape, envs[k], self._request, res)
+            p[row] = res.getNearestPoint1()
+            n[row] = -np.asarray(res.normal)
+        return d, p, n
+
+    def evaluate(self, q, data):
+        nv = self.model.nv
+        if not self.dim:
+            return np.zeros(0), np.zeros((0, nv))
+        d, p, n = self.distances(data)
+        i = self.pairs[:, 0]
+        _, _, _, O = capsule_world(self.capsules, data)
+        J6 = joint_jacobians(self.model, data, self.capsules)
+        return self.margin - d, -normal_rows(J6[i], O[i], p, n)
