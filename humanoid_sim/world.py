@@ -16,7 +16,8 @@ shape of MuJoCo's ``mj_step``):
 ==============  =====================================================================
 kinematics      ``pin.computeJointJacobians``: joint placements and world Jacobians
 actuators       `actuators.Actuation` (PD / torque / trajectory, implicit damping) and
-                `wrenches.Wrenches` (scene and user wrenches as generalised forces)
+                `wrenches.Wrenches` (scene and user wrenches as generalised forces),
+                `haptics.HapticDevice` (the haptic coupling, eq. 3.64; skipped without one)
 free            ``pin.crba`` and `integrator.free_velocity`: q̇_free = q̇ + dt M̃⁻¹(τ − b)
 collision       `collision.CollisionDetector`: broad + narrow phase -> `ContactBatch`, each
                 shape's margin widened to its travel in the step (`impacts.SweptMargins`)
@@ -191,6 +192,7 @@ class World:
             self.soles = FemSoles(self.sole_specs, self.model, self.mobile, self.static, self.detector, dt)
         self._build_actuators(gains, gravity_compensation, joint_limits)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
+        self.haptics = None  # `humanoid_sim.haptics.HapticDevice` while one is connected (`connect_haptics`)
         self.contacts = ContactStage(
             self.geom_joint, self.geom_tree, len(self.static), self.tree_cols, merge_groups, dt
         )
@@ -345,6 +347,19 @@ class World:
         """body -> (force, torque, point) of the wrenches applied with `apply_wrench`."""
         return self.wrenches.user
 
+    def connect_haptics(self, settings=None):
+        """Connect a haptic device (`humanoid_sim.haptics.HapticDevice`, ``settings``: its
+        `HapticSettings`) and return it; it acts from the next step while a body is coupled
+        (attach / touch). One device per world: a new one replaces the old."""
+        from humanoid_sim.haptics import HapticDevice
+
+        self.haptics = HapticDevice(self, settings)
+        return self.haptics
+
+    def disconnect_haptics(self):
+        """Remove the haptic device: the world steps as one that never had one."""
+        self.haptics = None
+
     # ------------------------------------------------------------------ step
     def step(self, n: int = 1):
         """Advance ``n`` steps (a positive integer) of ``dt``."""
@@ -365,6 +380,10 @@ class World:
             damp = self.actuation(model, data, q, v, self.t, tau) if self.actuation is not None else None
             if wrenches.scene or wrenches.user:
                 ext = wrenches.generalized_forces(data, self.masks, self.t)  # None when none acts now
+                if ext is not None:
+                    tau += ext
+            if self.haptics is not None and self.haptics.active:  # eq. 3.64: J_eᵀ f_e of the device
+                ext = self.haptics(data, v)
                 if ext is not None:
                     tau += ext
         with timers.free:
@@ -411,7 +430,10 @@ class World:
             qnew = integrate(model, q, vpos, dt, self.flyers)
             carry(vnew, vpos, dt, self.flyers)  # in place (vnew is the step's own array): free flyers keep R v_lin
             if self.momentum is not None and not (batch.m and len(self.tree_cols) == 1):
-                free = self.momentum.free_trees(cs.tree_a, cs.tree_b, self.wrenches.pushed_trees(self.t))
+                pushed = self.wrenches.pushed_trees(self.t)
+                if self.haptics is not None and self.haptics.active:
+                    pushed |= self.haptics.trees
+                free = self.momentum.free_trees(cs.tree_a, cs.tree_b, pushed)
                 if free:
                     vnew = self.momentum.project(free, q, v, qnew, vnew)
             if self.actuation is not None:
