@@ -15,14 +15,17 @@ Topics
                tf2_msgs imports), /contacts (MarkerArray: ns "points", "forces", "cones"),
                /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
                /diagnostics (step time, real-time factor, solver iterations, residuals,
-               penetration, rejected commands)
+               penetration, rejected commands), ~/haptic_force (WrenchStamped, odom frame: the
+               wrench the haptic device renders, at publish_rate while a body is coupled)
     subscribes /joint_trajectory_controller/joint_trajectory (JointTrajectory, ros2_control
                semantics: `humanoid_sim.commands`), /forward_position_controller/commands,
                /forward_effort_controller/commands (Float64MultiArray, all joints in /joint_states
                order), ~/external_wrench (WrenchStamped: frame_id = link, world-frame wrench at
-               the link origin, for external_wrench_duration)
+               the link origin, for external_wrench_duration), ~/haptic_pointer (PoseStamped, odom
+               frame: the haptic pointer)
 Services   ~/reset (Trigger: rebuild the world at t = 0), ~/pause (SetBool), ~/step (Trigger: one
-           step while paused)
+           step while paused), ~/haptic_attach, ~/haptic_touch (Trigger: couple the body of
+           parameter haptic.body), ~/haptic_release (Trigger); docs/haptics.md
 
 This module is ROS glue only. The work is the library's: `humanoid_sim.session.SimulationSession`
 builds the world from the parameters (gain groups, scripted push), steps it, checks and applies
@@ -40,7 +43,7 @@ import sys
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from geometry_msgs.msg import Point, WrenchStamped
+from geometry_msgs.msg import Point, PoseStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
@@ -65,6 +68,7 @@ from humanoid_ros.common import (
 from humanoid_ros.simulator_parameters import CONTROLLERS, NODE_NAME, PARAMETERS, TOPICS
 from humanoid_sim import diagnostics
 from humanoid_sim.commands import TrajectoryPoint
+from humanoid_sim.haptics import HapticSettings
 from humanoid_sim.realtime import RealTimeStepper
 from humanoid_sim.session import SessionSettings, SimulationSession
 
@@ -128,6 +132,11 @@ class SimulatorNode(Node):
         self.create_subscription(Float64MultiArray, TOPICS["forward_position_controller"], self._on_position, 10)
         self.create_subscription(Float64MultiArray, TOPICS["forward_effort_controller"], self._on_effort, 10)
         self.create_subscription(WrenchStamped, "~/external_wrench", self._on_external_wrench, 10)
+        self.haptic_pub = self.create_publisher(WrenchStamped, "~/haptic_force", 10)
+        self.create_subscription(PoseStamped, "~/haptic_pointer", self._on_haptic_pointer, 10)
+        self.create_service(Trigger, "~/haptic_attach", self._on_haptic("attach"))
+        self.create_service(Trigger, "~/haptic_touch", self._on_haptic("touch"))
+        self.create_service(Trigger, "~/haptic_release", self._on_haptic("release"))
         self.create_service(Trigger, "~/reset", self._on_reset)
         self.create_service(SetBool, "~/pause", self._on_pause)
         self.create_service(Trigger, "~/step", self._on_step)
@@ -195,6 +204,13 @@ class SimulatorNode(Node):
             self._publish_state(out.t, out.state)
         if out.contacts is not None:
             self._publish_contacts(out.t, out.contacts)
+        if out.haptic is not None:
+            msg = WrenchStamped()
+            msg.header.stamp = stamp(out.t)
+            msg.header.frame_id = self.tree.odom_frame
+            msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = map(float, out.haptic[:3])
+            msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = map(float, out.haptic[3:])
+            self.haptic_pub.publish(msg)
 
     def _publish_state(self, t, out):
         st, now = out.state, stamp(t)
@@ -332,6 +348,39 @@ class SimulatorNode(Node):
                 msg.header.frame_id, [f.x, f.y, f.z], [tq.x, tq.y, tq.z], duration, topic
             )
         )
+
+    def _on_haptic_pointer(self, msg):
+        p, o = msg.pose.position, msg.pose.orientation
+        t = seconds(msg.header.stamp)
+        self._command(lambda: self.session.haptic_pointer([p.x, p.y, p.z], [o.x, o.y, o.z, o.w], t or None))
+
+    def _on_haptic(self, action):
+        """The service callback of ~/haptic_ACTION (Trigger): the library call, refused with its text."""
+
+        def settings():
+            p = self.p
+            return HapticSettings(
+                p["haptic.stiffness"], p["haptic.angular_stiffness"], p["haptic.radius"], p["haptic.weight"]
+            )
+
+        calls = {
+            "attach": lambda: self.session.haptic_attach(self.p["haptic.body"], self.p["haptic.point"], settings()),
+            "touch": lambda: self.session.haptic_touch(self.p["haptic.body"], settings()),
+            "release": self.session.haptic_release,
+        }
+
+        def serve(request, response):
+            with self.stepper.lock:
+                try:
+                    calls[action]()
+                except HumanoidStackError as exc:
+                    response.success, response.message = False, str(exc)
+                    return response
+            response.success = True
+            response.message = f"haptic {action}" + ("" if action == "release" else f" '{self.p['haptic.body']}'")
+            return response
+
+        return serve
 
     def _on_reset(self, request, response):
         try:

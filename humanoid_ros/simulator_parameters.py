@@ -144,6 +144,47 @@ PARAMETERS = ParameterTable(
         _non_negative("push.start", 1.0, "s", "scripted push: simulated time of the first push"),
         _positive("push.duration", 0.1, "s", "scripted push: how long each push acts"),
         _non_negative("push.period", 0.0, "s", "scripted push: repeated every period when > 0 (0 = once)"),
+        Parameter(
+            "haptic.body",
+            "string",
+            "",
+            "haptics: the free body or robot link that `~/haptic_attach` and `~/haptic_touch` couple to the "
+            "pointer (`docs/haptics.md`)",
+            dynamic=True,
+        ),
+        Parameter(
+            "haptic.point",
+            "double_array",
+            [],
+            "haptics: attach point in the body frame; `[]` = where the pointer is at the attach call (the "
+            "thesis's stylus button, `../shared/spec/000_chardonnet.md:471`), else 3 values",
+            unit="m",
+            dynamic=True,
+        ),
+        _positive(
+            "haptic.stiffness",
+            500.0,
+            "N/m",
+            "haptics: k_p of the attach spring and of the touch contact; k_v = √(2 m k_p) "
+            "(`../shared/spec/000_chardonnet.md:473`; k_p chosen: the thesis gives none, line 658)",
+            dynamic=True,
+        ),
+        _non_negative(
+            "haptic.angular_stiffness",
+            2.0,
+            "N·m/rad",
+            "haptics: rotational stiffness of the 6-D attach spring, damping √(2 I k_r) (chosen)",
+            dynamic=True,
+        ),
+        _non_negative("haptic.radius", 0.01, "m", "haptics: touch-mode pointer sphere radius (chosen)", dynamic=True),
+        _non_negative(
+            "haptic.weight",
+            1.0,
+            "",
+            "haptics: touch mode, the force on the body = −weight × rendered force (the thesis's arbitrary "
+            "weight, `../shared/spec/000_chardonnet.md:477`; 1 = Newton's third law)",
+            dynamic=True,
+        ),
         _positive(
             "contact_force_scale",
             FORCE_SCALE,

@@ -6,6 +6,7 @@ long as that world (the scripted push, the output schedule, the physics statisti
     out = session.outputs()                     # Outputs: t, state (StateOutput) / contacts when due
     session.command_positions(q, topic)         # checked (humanoid_sim.commands), then applied
     session.reset()                             # the world again at t = 0 (same settings)
+    session.haptic_pointer(p, quat); session.haptic_attach("box")   # humanoid_sim.haptics
 
 The simulator node (`humanoid_ros.simulator`) drives a session from its stepping thread
 (`humanoid_sim.realtime.RealTimeStepper`) and turns `Outputs` into messages. A session is not
@@ -97,11 +98,13 @@ class StateOutput:
 @dataclass(frozen=True)
 class Outputs:
     """What is due after a step at simulated time ``t`` [s]: ``state`` and ``contacts``
-    (`humanoid_sim.markers.ContactMarkers`), each None when not due."""
+    (`humanoid_sim.markers.ContactMarkers`), each None when not due; ``haptic`` (6,) the haptic
+    device's rendered wrench [N, N·m] (world frame), due with the state while a body is coupled."""
 
     t: float
     state: StateOutput | None = None
     contacts: ContactMarkers | None = None
+    haptic: np.ndarray | None = None
 
 
 class SimulationSession:
@@ -197,7 +200,8 @@ class SimulationSession:
         k = self.steps
         state = self.state_output() if force or k % self._every_state == 0 else None
         contacts = self.contact_markers() if force or k % self._every_contacts == 0 else None
-        return Outputs(w.t, state, contacts)
+        haptic = self.haptic_feedback() if state is not None else None
+        return Outputs(w.t, state, contacts, haptic)
 
     def state_output(self) -> StateOutput:
         """The `StateOutput` now (sensor readings of the last step)."""
@@ -257,6 +261,44 @@ class SimulationSession:
         w = self.world
         link, f, tq = check_wrench(link, force, torque, w.model, self.robot.name, topic)
         w.apply_wrench(link, f, tq, duration=duration)
+
+    # ------------------------------------------------------------------ haptics
+    def _device(self):
+        w = self.world
+        return w.haptics if w.haptics is not None else w.connect_haptics()
+
+    def haptic_pointer(self, position, quaternion=None, t=None):
+        """The haptic pointer pose (world frame: position [m], quaternion xyzw; ``t`` [s] its
+        stamp, for the velocity estimate): `humanoid_sim.haptics.HapticDevice.set_pointer`,
+        `CommandError` for a non-finite pose (the previous pose stays)."""
+        self._device().set_pointer(position, quaternion, t=t)
+
+    def haptic_attach(self, body: str, point=(), settings=None):
+        """Attach the pointer to ``body`` at ``point`` (body frame [m]; empty: where the pointer
+        is) with `HapticSettings` ``settings`` (None: the defaults); `CommandError` when refused."""
+        from humanoid_sim.haptics import HapticSettings
+
+        dev = self._device()
+        dev.settings = (settings or HapticSettings()).checked()
+        dev.attach(body, None if point is None or len(point) == 0 else point)
+
+    def haptic_touch(self, body: str, settings=None):
+        """Touch mode against ``body`` (`HapticDevice.touch`); `CommandError` when refused."""
+        from humanoid_sim.haptics import HapticSettings
+
+        dev = self._device()
+        dev.settings = (settings or HapticSettings()).checked()
+        dev.touch(body)
+
+    def haptic_release(self):
+        """Release the coupled body (no-op without a device)."""
+        if self.world.haptics is not None:
+            self.world.haptics.release()
+
+    def haptic_feedback(self) -> np.ndarray | None:
+        """The rendered wrench (6,) of the last step [N, N·m], None while nothing is coupled."""
+        dev = self.world.haptics
+        return dev.feedback.copy() if dev is not None and dev.active else None
 
 
 def _every(rate: float, dt: float) -> int:

@@ -55,6 +55,12 @@ SIMULATOR_TODAY = {
     "push.duration": (0.1, False),
     "push.period": (0.0, False),
     "contact_force_scale": (0.003, False),
+    "haptic.body": ("", True),
+    "haptic.point": ([], True),
+    "haptic.stiffness": (500.0, True),
+    "haptic.angular_stiffness": (2.0, True),
+    "haptic.radius": (0.01, True),
+    "haptic.weight": (1.0, True),
 }
 POSITIVE = (  # the node refuses <= 0
     "dt",
@@ -65,8 +71,16 @@ POSITIVE = (  # the node refuses <= 0
     "external_wrench_duration",
     "push.duration",
     "contact_force_scale",
+    "haptic.stiffness",
 )
-NON_NEGATIVE = ("real_time_factor", "push.start", "push.period")  # the node refuses < 0
+NON_NEGATIVE = (
+    "real_time_factor",
+    "push.start",
+    "push.period",
+    "haptic.angular_stiffness",
+    "haptic.radius",
+    "haptic.weight",
+)  # the node refuses < 0
 
 
 def test_simulator_table_has_the_node_parameters_defaults_and_dynamic_set():
@@ -76,7 +90,12 @@ def test_simulator_table_has_the_node_parameters_defaults_and_dynamic_set():
     for name, (default, dynamic) in SIMULATOR_TODAY.items():
         assert defaults[name] == default and type(defaults[name]) is type(default), name
         assert SIM[name].dynamic is dynamic, name
-    assert SIM.dynamic_names == ["real_time_factor", "controller", "external_wrench_duration"]
+    assert SIM.dynamic_names == [
+        "real_time_factor",
+        "controller",
+        "external_wrench_duration",
+        *(n for n in SIMULATOR_TODAY if n.startswith("haptic.")),
+    ]
     assert SIM["controller"].choices == CONTROLLERS
     assert SIM["dt"].maximum == 0.1  # as `humanoid-stack simulate --dt`
 
