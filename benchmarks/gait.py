@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/gait.py [--quick] [--json OUT.json]
     .venv/bin/python benchmarks/gait.py --generated     # only: hand-written vs generated model
+    .venv/bin/python benchmarks/gait.py --cyclic-step   # only: the physics fixes, before/after
+    .venv/bin/python benchmarks/gait.py --step-lengths  # only: cyclic steps of 0.3-0.6 m by continuation
 
 Energies J_e = int sum |tau_j phidot_j| dt (003_chesse.md:585) of the direct solutions, compared
 with the thesis (003_chesse.md:646-652): DS 96.3 J, SS 109.5 J, cyclic 205.8 J, start 81.9 J,
@@ -27,6 +29,8 @@ import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -124,14 +128,145 @@ def compare_generated():
     return rows
 
 
+def _cyclic_row(label, pb, ds, ss, wall):
+    """Numbers of one solved cyclic step: costs, energies, closure, force off the ground, torque
+    jumps and rates (issue 13, docs/gait.md)."""
+    from humanoid_planner.gait.multiphase import torque_jumps
+
+    toe = np.array([pb.ds.point("toe", q)[1] for q in ds.q])
+    j = torque_jumps(ds, ss)
+    rates = [np.abs(np.diff(s.u[:, :6], axis=0)) / np.diff(s.t)[:, None] for s in (ds, ss)]
+    inner = max(float(r[1:-1].max()) for r in rates)  # without the first and last interval
+    return {
+        "variant": label,
+        "cost_ds": ds.cost,
+        "cost_ss": ss.cost,
+        "cost": ds.cost + ss.cost,
+        "E_ds": ds.checks["energy"],
+        "E_ss": ss.checks["energy"],
+        "closure_mm": 1e3 * ds.checks["closure_residual_max"],
+        "toe_force_off_ground_max": float(np.max(ds.u[toe > 1e-3, 7], initial=0.0)),
+        "toe_off_ground_nodes": int(np.count_nonzero(toe > 1e-3)),
+        "jump_ds_ss": j["ds_to_ss"],
+        "jump_ss_ds": j["ss_to_ds"],
+        "rear_hip_end": (float(ds.u[-2, 2]), float(ds.u[-1, 2])),
+        "dt_end_ms": 1e3 * float(ds.t[-1] - ds.t[-2]),
+        "rate_max": max(float(r.max()) for r in rates),
+        "rate_inner_max": inner,
+        "contacts_ok": all(s.checks["unilateral_ok"] and s.checks["friction_ok"] for s in (ds, ss)),
+        "wall_s": wall,
+    }
+
+
+def compare_cyclic_step(step_lengths=()):
+    """Before/after table of the cyclic step: separate phase solves (the issue-4 problem, then with
+    the toe complementarity), then the one multi-phase NLP with continuous torques (without and with
+    the torque-rate bound, uniform and end-refined DS grids)."""
+    from humanoid_planner.gait.multiphase import solve_cyclic_step
+
+    rows = []
+    for label, weights in (
+        ("separate, issue 4 (no complementarity)", Weights(enforce_contacts=True, toe_contact_eps=None)),
+        ("separate, toe complementarity", Weights(enforce_contacts=True)),
+        ("separate, complementarity, FB2 not capped at 6 N", Weights(enforce_contacts=True, toe_force_max=None)),
+    ):
+        pb = make_problem("thesis", weights=weights)
+        t0 = time.perf_counter()
+        ds, ss = (pb.solve_phase(ph) for ph in pb.phases("cyclic"))
+        rows.append(_cyclic_row(label, pb, ds, ss, time.perf_counter() - t0))
+    pb = make_problem("thesis")
+    for label, kw in (
+        ("one NLP, torque continuity, uniform DS grid", dict(torque_rate=None, grid_ds=None)),
+        ("one NLP, continuity + rate bound, uniform DS grid", dict(grid_ds=None)),
+        ("one NLP, continuity + rate bound, refined DS grid (default)", dict()),
+    ):
+        t0 = time.perf_counter()
+        ds, ss = solve_cyclic_step(pb, **kw)
+        rows.append(_cyclic_row(label, pb, ds, ss, time.perf_counter() - t0))
+    print("\n## Cyclic step (thesis parameters, contact extension): before / after (issue 13)\n")
+    print(
+        "| variant | cost DS + SS | E_DS [J] | E_SS [J] | closure [mm] | max FB2 toe > 1 mm [N] | "
+        "jump DS->SS [N m] | jump SS->DS [N m] | rear hip last interval [N m] | max rate [N m/s] | "
+        "contacts ok | wall [s] |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        h0, h1 = r["rear_hip_end"]
+        print(
+            f"| {r['variant']} | {r['cost_ds']:.4f} + {r['cost_ss']:.4f} = {r['cost']:.4f} | {r['E_ds']:.1f} | "
+            f"{r['E_ss']:.1f} | {r['closure_mm']:.3f} | {r['toe_force_off_ground_max']:.2f} | {r['jump_ds_ss']:.1f} | "
+            f"{r['jump_ss_ds']:.1f} | {h0:.1f} -> {h1:.1f} in {r['dt_end_ms']:.1f} ms | {r['rate_max']:.0f} "
+            f"(inner {r['rate_inner_max']:.0f}) | {r['contacts_ok']} | {r['wall_s']:.1f} |"
+        )
+    return rows
+
+
+def compare_step_lengths(lengths=(0.4, 0.3, 0.6)):
+    """Cyclic steps at other step lengths by continuation from the solved 0.5 m step
+    (`continue_step_length`; 0.3 m continues from 0.4 m)."""
+    from humanoid_planner.gait.walk import continue_step_length
+
+    rows, solved = [], {}
+    t0 = time.perf_counter()
+    _, ref, _ = continue_step_length(0.5, "cyclic")
+    solved[0.5] = (ref, time.perf_counter() - t0)
+    for L in lengths:
+        start = max((k for k in solved if abs(k - L) < abs(0.5 - L) + 1e-9), key=lambda k: -abs(k - L))
+        t0 = time.perf_counter()
+        if start == 0.5:
+            _, sols, _ = continue_step_length(L, "cyclic", reference=solved[0.5][0])
+        else:  # from a solved neighbour: one more continuation step
+            from humanoid_planner.gait.walk import make_problem as mp
+
+            pb = mp("thesis", L)
+            prev = {s.phase.name: s for s in solved[start][0]}
+            sols = [pb.solve_phase(ph, init=prev[ph.name]) for ph in pb.phases("cyclic")]
+        solved[L] = (sols, time.perf_counter() - t0)
+    print("\n## Cyclic step at other step lengths (continuation from 0.5 m, thesis parameters, contact extension)\n")
+    print(
+        "| LPAS [m] | mean speed [m/s] | cost DS | cost SS | E_DS [J] | E_SS [J] | closure [mm] | max abs(tau) [N m] "
+        "| contacts ok | converged | wall [s] |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for L in sorted(solved):
+        (ds, ss), wall = solved[L]
+        row = {
+            "step_length": L,
+            "cost_ds": ds.cost,
+            "cost_ss": ss.cost,
+            "E_ds": ds.checks["energy"],
+            "E_ss": ss.checks["energy"],
+            "closure_mm": 1e3 * ds.checks["closure_residual_max"],
+            "tau_max": float(max(max(s.checks["max_abs_torque"]) for s in (ds, ss))),
+            "contacts_ok": all(s.checks["unilateral_ok"] and s.checks["friction_ok"] for s in (ds, ss)),
+            "success": ds.success and ss.success,
+            "wall_s": wall,
+        }
+        rows.append(row)
+        print(
+            f"| {L:.1f} | {L / (ds.phase.duration + ss.phase.duration):.3f} | {ds.cost:.4f} | {ss.cost:.4f} | "
+            f"{row['E_ds']:.1f} | {row['E_ss']:.1f} | {row['closure_mm']:.3f} | {row['tau_max']:.0f} | "
+            f"{row['contacts_ok']} | {row['success']} | {wall:.1f} |"
+        )
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the URDF variant and PMP continuation")
     ap.add_argument("--json", default=None)
     ap.add_argument("--generated", action="store_true", help="only the hand-written vs generated model table")
+    ap.add_argument("--cyclic-step", action="store_true", help="only the cyclic-step before/after table (issue 13)")
+    ap.add_argument("--step-lengths", action="store_true", help="only the cyclic steps of 0.3-0.6 m (issue 13)")
     args = ap.parse_args()
+    if args.step_lengths:
+        compare_step_lengths()
+        return
     if args.generated:
         compare_generated()
+        return
+    if args.cyclic_step:
+        compare_cyclic_step()
         return
     variants = [
         ("thesis+contacts", make_problem("thesis")),
