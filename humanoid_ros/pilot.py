@@ -56,7 +56,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
-from humanoid_control.piloting import balance_tasks, frame_gap
+from humanoid_control.piloting import balance_tasks, frame_gap, speed_spheres
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
 from humanoid_ros.common import diagnostic_array, duration, run_node
@@ -92,6 +92,7 @@ WORLD_FRAMES = ("", "world", "odom")
 
 MARKER_FRAME = "odom"
 AXIS_LENGTH = 0.1  # [m] (chosen) length of the target's axis arrows: a hand's size
+MIN_SPHERE_RADIUS = 1e-4  # [m] (chosen) a joint-speed sphere smaller than this is deleted (RViz refuses scale 0)
 TWIST_FIELDS = ("linear.x", "linear.y", "linear.z", "angular.x", "angular.y", "angular.z")
 
 PARAMETERS = ParameterTable(
@@ -585,6 +586,16 @@ class PilotNode(Node):
         m.scale.z = 0.04
         m.color.r = m.color.g = m.color.b = m.color.a = 1.0
         out.append(m)
+        if self.report is not None:  # A20 (002_fluckiger.md:692): a sphere per joint, radius ∝ |q̇|
+            speeds = self.report.joint_speeds(self.dt)
+            for k, (_, c, radius) in enumerate(speed_spheres(self.structure, self.q, speeds, data=self.fk)):
+                shown = radius >= MIN_SPHERE_RADIUS
+                m = Marker(ns="joint_speed", id=k, type=Marker.SPHERE, action=Marker.ADD if shown else Marker.DELETE)
+                m.pose.position = Point(x=c[0], y=c[1], z=c[2])
+                m.pose.orientation.w = 1.0
+                m.scale.x = m.scale.y = m.scale.z = 2.0 * radius if shown else 1.0
+                m.color.r, m.color.g, m.color.b, m.color.a = 1.0, 0.55, 0.0, 0.7
+                out.append(m)
         for m in out:
             m.header.frame_id, m.header.stamp = MARKER_FRAME, stamp
         return MarkerArray(markers=out)
