@@ -125,14 +125,11 @@ def robot_capsules(model: pin.Model, collision_model: pin.GeometryModel) -> list
 def capsule_world(capsules, data) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(A, B, R, O)``: the capsules' endpoints (k, 3), radii (k,) and joint origins (k, 3) in the
     world, from ``data.oMi`` (joint placements updated)."""
-    A = np.empty((len(capsules), 3))
-    B = np.empty_like(A)
-    O = np.empty_like(A)
-    for i, c in enumerate(capsules):
-        M = data.oMi[c.joint]
-        A[i] = M.rotation @ c.a + M.translation
-        B[i] = M.rotation @ c.b + M.translation
-        O[i] = M.translation
+    Ms = [data.oMi[c.joint] for c in capsules]
+    Rs = np.array([M.rotation for M in Ms])
+    O = np.array([M.translation for M in Ms])
+    A = np.einsum("kij,kj->ki", Rs, np.array([c.a for c in capsules])) + O
+    B = np.einsum("kij,kj->ki", Rs, np.array([c.b for c in capsules])) + O
     return A, B, np.array([c.radius for c in capsules]), O
 
 

@@ -71,9 +71,10 @@ class Obstacle:
         return coal.Transform3s(self.rotation, self.translation)
 
 
-def _capsule_transform(a, b):
-    """coal's capsule frame: centred between the endpoints, z along b - a."""
-    u = b - a
+def _capsule_frame(capsule):
+    """coal's frame of ``capsule`` in its joint frame: ``(R, centre)``, centred between the
+    endpoints, z along b - a (any frame for a sphere)."""
+    u = capsule.b - capsule.a
     L = np.linalg.norm(u)
     R = np.eye(3)
     if L > 1e-12:
@@ -81,7 +82,7 @@ def _capsule_transform(a, b):
         x = np.cross([0.0, 1.0, 0.0], z) if abs(z[1]) < 0.9 else np.cross([1.0, 0.0, 0.0], z)
         x /= np.linalg.norm(x)
         R = np.column_stack([x, np.cross(z, x), z])
-    return coal.Transform3s(R, 0.5 * (a + b)), L
+    return R, 0.5 * (capsule.a + capsule.b)
 
 
 class EnvironmentCollision(PostureConstraint):
@@ -119,15 +120,19 @@ class EnvironmentCollision(PostureConstraint):
         self.dim = len(self.pairs)
         self.kinds = (INEQUALITY,) * self.dim
         self._shapes = [coal.Capsule(c.radius, c.length) for c in self.capsules]
+        self._frames = [_capsule_frame(c) for c in self.capsules]
+        self._envs = [o.transform for o in self.obstacles]
         self._request = coal.DistanceRequest()
         self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
         vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``."""
-        A, B, _, _ = capsule_world(self.capsules, data)
-        frames = [_capsule_transform(A[i], B[i])[0] for i in range(len(self.capsules))]
-        envs = [o.transform for o in self.obstacles]
+        frames = []
+        for c, (R, centre) in zip(self.capsules, self._frames):
+            M = data.oMi[c.joint]
+            frames.append(coal.Transform3s(M.rotation @ R, M.rotation @ centre + M.translation))
+        envs = self._envs
         d = np.empty(self.dim)
         p = np.empty((self.dim, 3))
         n = np.empty((self.dim, 3))
