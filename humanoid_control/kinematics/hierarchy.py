@@ -347,25 +347,35 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     if m == 0:
         return
     res = _residual(Jk, rk, du)
-    A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
-    G = _gram_projected(A, Jk) if m <= nv and not rest else np.empty((0, 0))
     if rest:  # (AᵀA + μ²I)·x = Aᵀ·res: the column-space form (the row-space form Aᵀ·(A·Aᵀ + μ²I)⁻¹·res
         # multiplies the residual's part outside A's range by 1/μ² before Aᵀ cancels it: 1e-8 errors)
         H = _normal_unit_rows(Jk, P)
+        b = np.zeros(nv)
         if H.shape[0] == 0:
+            A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
             H = _normal(A)
+            for k in range(m):
+                for j in range(nv):
+                    b[j] += A[k, j] * res[k]
+        else:  # unit rows: Aᵀ·res = P·(Jkᵀ·res), Jk's one entry per row
+            g = np.zeros(nv)
+            for k in range(m):
+                for j in range(nv):
+                    if Jk[k, j] != 0.0:
+                        g[j] += Jk[k, j] * res[k]
+            for i in range(nv):
+                t = 0.0
+                for j in range(nv):
+                    t += P[i, j] * g[j]
+                b[i] = t
         for i in range(nv):
             H[i, i] += reg2
-        b = np.zeros(nv)
-        for k in range(m):
-            for j in range(nv):
-                b[j] += A[k, j] * res[k]
         L, ok = _cholesky(H, 0.0)
         if ok:  # always, but with non-finite rows: H is positive definite by construction (μ² > 0)
             du += _cho_solve_vec(L, b)
         return
-    if m > nv:
-        G = _gram(A)
+    A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
+    G = _gram(A) if m > nv else _gram_projected(A, Jk)
     L, ok = _cholesky(G, max(eps2, tol2))
     lam2 = 0.0
     if not ok and eps2 > tol2:  # some σ < ε: damped; all kept when G - tol²·I is positive definite

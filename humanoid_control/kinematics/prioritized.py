@@ -198,7 +198,8 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
     """One cycle: the structure's closures (level 1) and ``tasks`` by level. Returns the new
     configuration and a `SolveReport`. A NaN configuration is refused (`KinematicsError`); an
     unreachable target is not an error: its residual stays in the report. The rows are evaluated
-    here (one kinematics pass, `KinematicStructure.compute`); the numeric work is one compiled call
+    here (one kinematics pass, `KinematicStructure.compute`, then `_Plan.fill`: the frame rows in
+    one compiled call); the numeric work is one compiled call
     (`humanoid_control.kinematics.hierarchy.cycle`)."""
     st = settings or DEFAULT
     model = structure.model
