@@ -13,6 +13,7 @@ readout and the joint-speed spheres go back to the viewer.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import tempfile
 import time
@@ -45,6 +46,7 @@ DISPLAY_RESOLUTION = 1e-5
 #: (a planar robot's out-of-plane rows give exact zeros; round-off is ~1e-16)
 RANK_TOLERANCE = 1e-9
 READOUT_PERIOD = 0.25  # [s] (chosen) the readout text is refreshed at most 4 times a second
+DEXTERITY_WINDOW = 20.0  # [s] (chosen) the dexterity plot shows the last 20 s (500 cycles at 25 Hz)
 
 
 def load_pilot_target(target: str):
@@ -140,6 +142,8 @@ class PilotApp:
             self._drawn: dict = {}  # joint -> (rounded centre, rounded radius) of its speed sphere
             self._shown_q = None  # the viewer configuration last sent
             self._readout_at = -np.inf  # time.monotonic() of the last readout refresh
+            self._dexterity = collections.deque()  # (t [s] since start, σmax/σmin) of the cycles shown
+            self._started = time.monotonic()
             gizmos = {f: self._anchor(f) for f in self.session.frames}
             self.viewer = PilotViewer(
                 robot,
@@ -269,8 +273,15 @@ class PilotApp:
             self._spheres(state)
         now = time.monotonic()
         refusal = self.session.last_refusal
+        if state is not None and np.isfinite(state.dexterity):
+            t = now - self._started
+            self._dexterity.append((t, float(state.dexterity)))
+            while self._dexterity[0][0] < t - DEXTERITY_WINDOW:
+                self._dexterity.popleft()
         if state is None or now - self._readout_at >= READOUT_PERIOD or refusal != v.refusal_text:
             v.set_readout(self.readout(state), refusal)
+            if len(self._dexterity) >= 2:
+                v.set_dexterity_history(*np.array(self._dexterity).T)
             self._readout_at = now
 
     def _spheres(self, state):

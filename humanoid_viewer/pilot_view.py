@@ -1,11 +1,12 @@
 """The piloting page of the web viewer (ROS-free, solver-free): the `Viewer` plus a draggable
 transform gizmo per driven frame, an inverse/direct mode switch, joint sliders that command
 joints instead of showing them, a readout (dexterity σmax/σmin, residual, loop gap, solve time,
-refusals) and a stick figure of the structure's joints and frames (the thesis robots' URDFs have
-no geometry).
+refusals), a plot of the dexterity over time, and a stick figure of the structure's joints and
+frames (the thesis robots' URDFs have no geometry).
 
     viewer = PilotViewer(robot, gizmos={"r_hand": (p, R)}, on_target=..., on_joint=..., on_control=...)
     viewer.set_q(q); viewer.set_readout("dexterity 49.3"); viewer.place_gizmo("r_hand", p, R)
+    viewer.set_dexterity_history(t, sigma_ratio)      # the dexterity-over-time plot (A19)
 
 What a user does becomes a callback, called in viser's threads: ``on_target(frame, position (3,),
 rotation (3, 3))`` when a gizmo is dragged, ``on_joint(joint, value)`` when a slider moves,
@@ -94,6 +95,12 @@ class PilotViewer(Viewer):
         reset.on_click(lambda _: self._on_reset and self._on_reset())
         self._readout = gui.add_markdown("")
         self._refusal = gui.add_markdown("")
+        self._dexterity = gui.add_uplot(
+            (np.zeros(2), np.ones(2)),
+            ({"label": "t [s]"}, {"label": "σmax/σmin", "stroke": "#2a5ac8", "width": 2}),
+            title="dexterity over time (A19)",
+            aspect=2.0,
+        )
         want = self._skeleton_wanted
         if want or (want is None and not self._geom_handles):
             self._skeleton = scene.add_line_segments(
@@ -211,6 +218,18 @@ class PilotViewer(Viewer):
     def skeleton_points(self) -> np.ndarray | None:
         """(k, 2, 3) segments of the stick figure as drawn [m], or None when not drawn."""
         return None if self._skeleton is None else np.array(self._skeleton.points)
+
+    @property
+    def dexterity_history(self) -> tuple[np.ndarray, np.ndarray]:
+        """(t [s], σmax/σmin) as plotted."""
+        t, d = self._dexterity.data
+        return np.asarray(t), np.asarray(d)
+
+    def set_dexterity_history(self, t, dexterity) -> None:
+        """Plot σmax/σmin (A19, 002_fluckiger.md:691) against time ``t`` [s] (equal lengths >= 2)."""
+        t, d = np.asarray(t, float), np.asarray(dexterity, float)
+        if t.shape == d.shape and t.size >= 2:
+            self._dexterity.data = (t, d)
 
     def set_readout(self, text: str, refusal: str = "") -> None:
         """The readout's markdown text, and the last refusal ("" hides it)."""

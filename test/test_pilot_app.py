@@ -195,3 +195,22 @@ def test_cli_prints_url_and_stops(capsys):
     assert main(["pilot", "hybrid_planar", "--port", "0", "--duration", "0.5"]) == 0
     out = capsys.readouterr().out
     assert "humanoid-stack pilot: http://127.0.0.1:" in out and "gizmos on frame9" in out
+
+
+def test_dexterity_is_plotted_over_time():
+    """A19 over time (002_fluckiger.md:691, issue 10 "dexterity σmax/σmin over time"): every shown
+    cycle's σmax/σmin goes into the plot, in time order, the last point the last cycle's value."""
+    with PilotApp("hrp2", port=0) as app:
+        goal = app.session.placement("r_hand").translation + [0.05, 0.0, 0.05]
+        assert app.drag("r_hand", goal, app.session.placement("r_hand").rotation)
+        values = []
+        for _ in range(6):
+            state = app.session.step()
+            app._readout_at = -np.inf  # refresh the readout and the plot at every shown cycle here
+            app.show(state)
+            values.append(state.dexterity)
+        t, d = app.viewer.dexterity_history
+        assert t.size == d.size == 6 and np.all(np.diff(t) > 0)
+        np.testing.assert_allclose(d, values, rtol=1e-12)
+        sigma = np.asarray(state.report.sigma)
+        assert d[-1] == pytest.approx(sigma[0] / sigma[-1], rel=1e-9)
