@@ -364,7 +364,9 @@ class SimulatorNode(Node):
             )
 
         calls = {
-            "attach": lambda: self.session.haptic_attach(self.p["haptic.body"], self.p["haptic.point"], settings()),
+            "attach": lambda: self.session.haptic_attach(
+                self.p["haptic.body"], self.p["haptic.point"], settings(), self.p["haptic.admittance"]
+            ),
             "touch": lambda: self.session.haptic_touch(self.p["haptic.body"], settings()),
             "release": self.session.haptic_release,
         }

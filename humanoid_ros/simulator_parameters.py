@@ -161,6 +161,15 @@ PARAMETERS = ParameterTable(
             unit="m",
             dynamic=True,
         ),
+        Parameter(
+            "haptic.admittance",
+            "double_array",
+            [],
+            "haptics: `[]` = the robot stays under its PD; `[M_d, B_d]` [kg·m², N·m·s/rad] = attached to a robot "
+            "link, the robot is compliant: its set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (eq. 3.65, "
+            "`../shared/spec/000_chardonnet.md:484`; values not given by the thesis, docs/haptics.md)",
+            dynamic=True,
+        ),
         _positive(
             "haptic.stiffness",
             500.0,

@@ -24,6 +24,8 @@ render to the user (`feedback`). Modes (line 470):
   direction: the largest k_v/m, the stable choice). **I**: likewise the smallest eigenvalue of
   Λ's rotational block (for a free body: its inertia about the attach point). Λ is computed once,
   at attach. Note (spec line 475): k_v = √(2 m k_p) is a damping ratio 1/√2, not critical damping.
+* **compliant robot** (eq. 3.65, line 484): attached to a robot link with an admittance (M_d, B_d),
+  the robot's PD set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (`humanoid_sim.admittance`).
 * **touch** (unilateral, line 477): a god-object (proxy) coupling. The pointer is a sphere of
   radius ``radius``; while the device's sphere penetrates a body by d (coal signed distance), the
   proxy is the sphere pushed out along the contact normal onto the body surface (it never
@@ -144,6 +146,7 @@ class HapticDevice:
         self.angular_velocity = np.zeros(3)
         self._sample_t = None
         self.stiffness_damping = (0.0, 0.0, 0.0, 0.0)  # k_p, k_v, k_r, k_ω of the current coupling
+        self.admittance = None  # `humanoid_sim.admittance.Admittance` of a compliant robot (attach)
         self._zero()
 
     def _zero(self):
@@ -198,10 +201,13 @@ class HapticDevice:
         oMf = data.oMi[target.joint] * self.model.frames[target.frame].placement
         return oMf.rotation, oMf.translation
 
-    def attach(self, body: str, point=None):
+    def attach(self, body: str, point=None, admittance=None):
         """Attach the pointer to ``body`` at ``point`` (body frame [m]; None: where the pointer
-        is now). `CommandError` without a pointer pose, for an unknown body or a point that is not
-        3 finite numbers, or for a stiffness too high for the world's dt (`MAX_OMEGA_DT`)."""
+        is now). ``admittance``: None, or (M_d, B_d) for a robot link: the robot becomes compliant
+        (eq. 3.65, `humanoid_sim.admittance`), its PD set-point following the admittance from the
+        robot's current set-point. `CommandError` without a pointer pose, for an unknown body or a
+        point that is not 3 finite numbers, an admittance on a free body, or for a stiffness too
+        high for the world's dt (`MAX_OMEGA_DT`)."""
         if self.position is None:
             raise CommandError(f"{SOURCE}: attach: no pointer pose yet (set_pointer first)")
         target = self._target(body, "body")
@@ -220,12 +226,23 @@ class HapticDevice:
         self._check_stiffness(s.stiffness, target.m, "stiffness")
         if s.angular_stiffness > 0:
             self._check_stiffness(s.angular_stiffness, target.inertia, "angular_stiffness")
+        compliant = self._admittance(target, admittance) if admittance is not None else None
         target.R_rest = self.rotation.T @ R
         kv = np.sqrt(2.0 * target.m * s.stiffness)  # eq. 3.63 (000_chardonnet.md:473)
         kw = np.sqrt(2.0 * target.inertia * s.angular_stiffness)
         self.stiffness_damping = (s.stiffness, kv, s.angular_stiffness, kw)
-        self.target, self.mode = target, "attach"
+        self.target, self.mode, self.admittance = target, "attach", compliant
         self._zero()
+
+    def _admittance(self, target, gains):
+        from humanoid_sim.admittance import Admittance
+
+        world = self.world
+        if world.robot is None or target.tree != 0:
+            raise CommandError(message(f"{SOURCE}: attach", "admittance", "used with a robot link only", target.body))
+        act = world.actuator
+        start = act.q_d if act.mode == "pd" else world.q[world.act_q]
+        return Admittance(gains[0], gains[1], start, world.q_lower, world.q_upper)
 
     def touch(self, body: str):
         """Touch mode against ``body``'s collision shapes (module docstring). `CommandError` for
@@ -241,12 +258,12 @@ class HapticDevice:
         self._check_stiffness(s.stiffness, target.m, "stiffness")
         self.stiffness_damping = (s.stiffness, np.sqrt(2.0 * target.m * s.stiffness), 0.0, 0.0)
         self._sphere = coal.Sphere(s.radius) if s.radius > 0 else coal.Sphere(1e-9)
-        self.target, self.mode = target, "touch"
+        self.target, self.mode, self.admittance = target, "touch", None
         self._zero()
 
     def release(self):
         """Nothing coupled: the world steps as without a device (bit for bit)."""
-        self.target, self.mode = None, "off"
+        self.target, self.mode, self.admittance = None, "off", None
         self.stiffness_damping = (0.0, 0.0, 0.0, 0.0)
         self._zero()
 
@@ -309,7 +326,11 @@ class HapticDevice:
         self.feedback = -self.body_wrench
         self.application_point = x
         self.proxy = self.position.copy()
-        return self._generalized(data, t, self.body_wrench, x)
+        tau = self._generalized(data, t, self.body_wrench, x)
+        if self.admittance is not None:  # eq. 3.65: the set-point of the next step
+            world = self.world
+            world.actuator.set_position(*self.admittance.step(tau[world.act_v], world.dt))
+        return tau
 
     def _touch(self, data, v):
         t, world, s = self.target, self.world, self.settings

@@ -29,6 +29,7 @@ import numpy as np
 from humanoid_model.display import FORCE_SCALE
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import message
+from humanoid_sim.exceptions import CommandError
 from humanoid_sim.markers import ContactMarkers, step_contact_markers
 from humanoid_sim.state import WorldState
 
@@ -273,14 +274,21 @@ class SimulationSession:
         `CommandError` for a non-finite pose (the previous pose stays)."""
         self._device().set_pointer(position, quaternion, t=t)
 
-    def haptic_attach(self, body: str, point=(), settings=None):
+    def haptic_attach(self, body: str, point=(), settings=None, admittance=()):
         """Attach the pointer to ``body`` at ``point`` (body frame [m]; empty: where the pointer
-        is) with `HapticSettings` ``settings`` (None: the defaults); `CommandError` when refused."""
+        is) with `HapticSettings` ``settings`` (None: the defaults) and ``admittance`` (empty: none;
+        (M_d, B_d): the robot compliant, eq. 3.65); `CommandError` when refused."""
         from humanoid_sim.haptics import HapticSettings
 
+        if admittance is not None and len(admittance) not in (0, 2):
+            raise CommandError(message(self.source, "haptic.admittance", "[] or [M_d, B_d]", admittance))
         dev = self._device()
         dev.settings = (settings or HapticSettings()).checked()
-        dev.attach(body, None if point is None or len(point) == 0 else point)
+        dev.attach(
+            body,
+            None if point is None or len(point) == 0 else point,
+            tuple(admittance) if admittance is not None and len(admittance) else None,
+        )
 
     def haptic_touch(self, body: str, settings=None):
         """Touch mode against ``body`` (`HapticDevice.touch`); `CommandError` when refused."""

@@ -57,6 +57,7 @@ SIMULATOR_TODAY = {
     "contact_force_scale": (0.003, False),
     "haptic.body": ("", True),
     "haptic.point": ([], True),
+    "haptic.admittance": ([], True),
     "haptic.stiffness": (500.0, True),
     "haptic.angular_stiffness": (2.0, True),
     "haptic.radius": (0.01, True),
