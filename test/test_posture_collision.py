@@ -112,6 +112,32 @@ def test_fitted_capsules_contain_the_geometry_and_are_tight_on_a_bar():
             assert np.all(_inside(pts, c.a, c.b, c.radius)), (name, g.name)
 
 
+def test_any_geometry_gives_a_containing_capsule():
+    """Meshes by their vertices; shapes without a rule (sphere, capsule) by their AABB corners:
+    points sampled on each shape's surface lie in the fitted capsule."""
+    rng = np.random.default_rng(2)
+    V = rng.random((10, 3))
+    mesh = coal.BVHModelOBBRSS()
+    mesh.beginModel(2, 10)
+    mesh.addVertices(V)
+    mesh.addTriangles(np.array([[0, 1, 2], [3, 4, 5]]))
+    mesh.endModel()
+    np.testing.assert_array_equal(geometry_points(mesh), V)
+    u = rng.normal(size=(2000, 3))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    surfaces = {
+        "sphere": (coal.Sphere(0.1), 0.1 * u),
+        "capsule": (coal.Capsule(0.1, 0.4), 0.1 * u + np.where(u[:, 2:] > 0, 0.2, -0.2) * [0, 0, 1]),
+        "cylinder": (
+            coal.Cylinder(0.1, 0.4),
+            np.column_stack([0.1 * u[:, :2] / np.linalg.norm(u[:, :2], axis=1)[:, None], 0.2 * u[:, 2]]),
+        ),
+    }
+    for name, (shape, pts) in surfaces.items():
+        a, b, r = fit_capsule(geometry_points(shape))
+        assert np.all(_inside(pts, a, b, r)), name
+
+
 def _random_q(robot, rng):
     q = robot.q()
     q[7:] = rng.uniform(robot.q_lower, robot.q_upper)
