@@ -9,7 +9,7 @@ import sys
 from humanoid_model.exceptions import HumanoidStackError
 
 # Subcommand name -> module in humanoid_stack.commands. Order is the order shown in --help.
-COMMANDS = ["info", "view", "demo", "simulate", "plan", "gait", "dynmodel", "pilot", "mad2urdf", "up"]
+COMMANDS = ["info", "view", "demo", "simulate", "plan", "gait", "walk", "dynmodel", "pilot", "mad2urdf", "up"]
 
 
 def _load(name):

@@ -1,0 +1,152 @@
+"""Whole-body inverse kinematics of a walking pattern (issue 12): joint trajectories that put
+the soles where the footstep plan puts them, the CoM on the preview controller's trajectory
+and the waist upright, with the project's prioritized solver (`humanoid_control.kinematics`).
+
+The pattern itself (footsteps, ZMP preview control, swing feet) is `humanoid_planner.walking`,
+which this module does not import (same layer): it takes plain arrays, and
+`humanoid-stack walk` composes both.
+
+Tasks, by level (docs/walking.md):
+1. both soles' 6-D poses (`FrameTarget` pose, flat feet) and the 3-D CoM (`CenterOfMassTask`):
+   the hard constraints of walking; the structure's sole welds are removed (a foot in the air
+   follows its swing trajectory, a foot on the ground is held by its target);
+2. the waist (`BODY`) orientation: upright, heading straight;
+3. the rest posture (half-sitting), `PostureTask`.
+Each sample starts from the previous one and is iterated until the level-1 errors are below
+`TOLERANCE` (or `MAX_ITERATIONS` cycles), with the solver's damping narrowed to `SETTINGS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.exceptions import ControlError
+from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
+from humanoid_control.kinematics.base import Constraint
+from humanoid_control.kinematics.prioritized import PrioritizedSettings
+from humanoid_model.validation import finite_rows
+
+__all__ = ["CenterOfMassTask", "WalkingIK", "solve_walk", "plan_json", "TOLERANCE", "MAX_ITERATIONS", "TORSO_FRAME"]
+
+#: [m] level-1 error (sole positions, CoM) that ends a sample's iterations (chosen: 100x below the kinematics
+#: issue's 0.1 mm; below ~1e-7 the posture task's null-space steps keep it from settling)
+TOLERANCE = 1e-6
+MAX_ITERATIONS = 10  # solver cycles per sample at most (chosen; docs/walking.md gives the measured counts)
+#: damping threshold ε = λmax = 0.02 m/rad (chosen): with the default 0.1 the level-1 rows (soles + CoM) were damped
+#: every cycle and 10 cycles left 3e-5 m; at 0.02 the walk is solved as without damping (1.4 cycles per sample,
+#: errors < 1e-6 m) and a stretched leg would still be damped (docs/walking.md)
+SETTINGS = PrioritizedSettings(damping_threshold=0.02, damping_max=0.02)
+TORSO_FRAME = "BODY"  # HRP-2's waist link, the free-flyer's body
+SOLES = {"r": "r_sole", "l": "l_sole"}  # frames of urdf/kinematics/hrp2.kin.yaml
+WELDS = ("r_foot", "l_foot")
+
+
+class CenterOfMassTask(Constraint):
+    """The 3-D CoM at ``target`` [m]: e = c(q) - c*, J = J_com (world axes), level 1 (the cart-table
+    model's CoM, height included)."""
+
+    dim = 3
+    needs_com = True
+    row_scale = np.ones(3)
+    linear = np.ones(3, dtype=bool)
+
+    def __init__(self, structure, target=None, weight=1.0, level=1, gain=1.0, name="com3"):
+        self.name, self.weight, self.level, self.gain = name, float(weight), int(level), float(gain)
+        self.model = structure.model
+        self.target = structure.com(structure.q0) if target is None else np.asarray(target, float)
+
+    def set_target(self, target) -> None:
+        self.target = np.asarray(target, float)
+
+    def evaluate(self, q, data):
+        return data.com[0] - self.target, data.Jcom
+
+
+@dataclass
+class WalkingIK:
+    """``q`` (K, nq) configurations; ``joint_names``; per-sample level-1 errors: ``foot_error``
+    (K,) the larger sole position error [m], ``foot_rotation_error`` (K,) [rad], ``com_error`` (K,)
+    [m]; ``torso_tilt`` (K,) angle of the waist's z axis from vertical [rad]; ``iterations`` (K,)."""
+
+    q: np.ndarray
+    joint_names: list
+    foot_error: np.ndarray
+    foot_rotation_error: np.ndarray
+    com_error: np.ndarray
+    torso_tilt: np.ndarray
+    iterations: np.ndarray
+    structure: object = None
+
+    def joint_positions(self) -> np.ndarray:
+        """(K, n) the joints' part of ``q`` in ``joint_names`` order."""
+        s = self.structure
+        return self.q[:, [s.joint_index(j)[0] for j in self.joint_names]]
+
+
+def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=None) -> WalkingIK:
+    """Whole-body IK along ``com`` (K, 3) [m] and ``feet`` {'r', 'l': (K, 3) sole centres [m],
+    flat soles}. ``robot`` names the kinematic structure (``load_structure``), or pass one."""
+    com = finite_rows(com, 3, "walking ik", "com", error=ControlError)
+    K = com.shape[0]
+    feet = {k: finite_rows(feet.get(k), 3, "walking ik", f"feet.{k}", rows=K, error=ControlError) for k in SOLES}
+    s = structure if structure is not None else load_structure(robot)
+    for w in WELDS:
+        if w in s.closures:
+            s.remove_closure(w)
+    q = s.q0.copy()
+    soles = {k: FrameTarget(s, name, mode="pose", level=1) for k, name in SOLES.items()}
+    ctask = CenterOfMassTask(s)
+    torso = FrameTarget(s, TORSO_FRAME, target=np.eye(3), mode="orientation", level=2)
+    tasks = (*soles.values(), ctask, torso, PostureTask(s))
+    data = s.model.createData()
+    tid = s.frame_id(TORSO_FRAME)
+    out = np.empty((K, s.model.nq))
+    ferr, frot, cerr, tilt, iters = (np.empty(K) for _ in range(5))
+    for k in range(K):
+        for f, T in soles.items():
+            T.set_target(pin.SE3(np.eye(3), feet[f][k]))
+        ctask.set_target(com[k])
+        for it in range(1, MAX_ITERATIONS + 1):  # noqa: B007 (the count is reported)
+            q, _ = prioritized.solve(s, q, *tasks, settings=SETTINGS)
+            s.compute(q, data, com=True)
+            fpos = max(
+                float(np.linalg.norm(data.oMf[T.fid].translation - T.target.translation)) for T in soles.values()
+            )
+            ce = float(np.linalg.norm(data.com[0] - com[k]))
+            if max(fpos, ce) < TOLERANCE:
+                break
+        out[k] = q
+        ferr[k] = fpos
+        frot[k] = max(
+            float(np.linalg.norm(pin.log3(T.target.rotation.T @ data.oMf[T.fid].rotation))) for T in soles.values()
+        )
+        cerr[k], iters[k] = ce, it
+        z = data.oMf[tid].rotation[:, 2]
+        tilt[k] = float(np.arctan2(np.linalg.norm(z[:2]), z[2]))
+        if progress is not None and (k % 200 == 0 or k == K - 1):
+            progress(f"ik {k + 1}/{K}: sole error {1e3 * ferr[k]:.2e} mm, CoM error {1e3 * ce:.2e} mm, {it} cycle(s)")
+    return WalkingIK(out, list(s.joint_names), ferr, frot, cerr, tilt, iters, s)
+
+
+def plan_json(robot: str, t, ik: WalkingIK, extra: dict | None = None) -> dict:
+    """The plan document: the GAIT.json trajectory layout (docs/gait.md) that
+    `humanoid_control.bridge.plan_files.load_plan` and the simulator's replay read: ``robot``,
+    ``joint_names``, ``trajectory: {t, joint_positions, base_pose, base_pose_format}``; ``extra``
+    goes under ``walking``."""
+    t = np.asarray(t, float)
+    doc = {
+        "robot": robot,
+        "joint_names": ik.joint_names,
+        "trajectory": {
+            "t": t.tolist(),
+            "joint_positions": ik.joint_positions().tolist(),
+            "base_pose": ik.q[:, :7].tolist(),
+            "base_pose_format": "x y z qx qy qz qw (world, z up)",
+        },
+    }
+    if extra:
+        doc["walking"] = extra
+    return doc

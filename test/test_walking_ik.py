@@ -1,0 +1,100 @@
+"""`humanoid-stack walk` (issue 12): the whole-body IK of a 2-step pattern, checked from the written
+plan alone by forward kinematics of the HRP-2 model (not from the solver's own report): soles
+where the footstep plan puts them, CoM on the preview trajectory, waist upright, joints within
+their limits, and the plan read by the bridge's plan reader. Bounds: docs/walking.md."""
+
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_control.bridge.plan_files import load_plan
+from humanoid_model import load_robot
+from humanoid_stack.cli import main
+
+FOOT_BOUND = 1e-4  # [m] the kinematics issue's 0.1 mm
+TILT_BOUND = 1e-6  # [rad] chosen: the waist task is met exactly when feasible (measured ~2e-12)
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory):
+    out = tmp_path_factory.mktemp("walk") / "WALK.json"
+    assert main(["walk", "--robot", "hrp2", "--steps", "2", "--step-length", "0.2", "--output", str(out)]) == 0
+    return out, json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def fk(plan):
+    """Per sample: sole centres (r, l) and rotations, waist rotation, CoM, from the file's rows."""
+    _, doc = plan
+    robot = load_robot("hrp2")
+    model, data = robot.model, robot.model.createData()
+    tr = doc["trajectory"]
+    assert doc["joint_names"] == robot.joint_names
+    Q = np.hstack([np.asarray(tr["base_pose"]), np.asarray(tr["joint_positions"])])
+    locs = {k: robot.contact_locations[f"{k}_sole"] for k in ("r", "l")}
+    fids = {k: model.getFrameId(loc.body) for k, loc in locs.items()}
+    body = model.getFrameId("BODY")
+    out = {"r": [], "l": [], "r_rot": [], "l_rot": [], "waist": [], "com": []}
+    for q in Q:
+        pin.framesForwardKinematics(model, data, q)
+        for k, loc in locs.items():
+            M = data.oMf[fids[k]]
+            out[k].append(M.act(np.asarray(loc.point, float)))
+            out[f"{k}_rot"].append(M.rotation.copy())
+        out["waist"].append(data.oMf[body].rotation.copy())
+        out["com"].append(pin.centerOfMass(model, data, q).copy())
+    return robot, Q, {k: np.asarray(v) for k, v in out.items()}
+
+
+def test_soles_follow_the_footstep_plan_within_0_1_mm(plan, fk):
+    _, doc = plan
+    _, _, f = fk
+    for k in ("r", "l"):
+        err = np.linalg.norm(f[k] - np.asarray(doc["walking"]["feet"][k]), axis=1)
+        assert err.max() < FOOT_BOUND
+        tilt = [np.linalg.norm(pin.log3(R)) for R in f[f"{k}_rot"]]
+        assert max(tilt) < 1e-3  # [rad] flat soles (0.1 mm over the 0.115 m half length)
+    steps = doc["walking"]["footsteps"]
+    t = np.asarray(doc["trajectory"]["t"])
+    for s in steps:  # the foot is at its footprint from touch-down to the end
+        k = int(np.searchsorted(t, s["t_land"] - 1e-9))
+        assert np.linalg.norm(f[s["foot"]][k:, :2] - s["target"], axis=1).max() < FOOT_BOUND
+
+
+def test_com_follows_the_preview_trajectory_and_the_waist_stays_upright(plan, fk):
+    _, doc = plan
+    _, _, f = fk
+    assert np.linalg.norm(f["com"] - np.asarray(doc["walking"]["com"]), axis=1).max() < FOOT_BOUND
+    tilt = [np.arctan2(np.linalg.norm(R[:2, 2]), R[2, 2]) for R in f["waist"]]
+    assert max(tilt) < TILT_BOUND
+
+
+def test_joints_stay_within_limits_and_speeds(plan, fk):
+    robot, Q, _ = fk
+    P = Q[:, 7:]
+    assert np.all(robot.q_lower - 1e-9 <= P) and np.all(robot.q_upper + 1e-9 >= P)
+    dt = np.diff(plan[1]["trajectory"]["t"])
+    speed = np.abs(np.diff(P, axis=0) / dt[:, None]).max(axis=0)
+    assert np.all(speed <= robot.v_max)
+
+
+def test_the_plan_is_read_by_the_bridge_plan_reader(plan):
+    path, doc = plan
+    traj, notes = load_plan(path, load_robot("hrp2"))
+    assert traj.joint_names == load_robot("hrp2").joint_names
+    assert traj.n_points == len(doc["trajectory"]["t"])
+    assert np.diff(traj.times) == pytest.approx(np.full(traj.n_points - 1, 0.005))
+    assert traj.duration == pytest.approx(1.8 + 2 * 1.0 + 1.0)
+    assert any("floating-base plan" in n for n in notes)
+
+
+@pytest.mark.parametrize(
+    "argv, field",
+    [(["--robot", "bip"], "--robot"), (["--steps", "0"], "steps"), (["--step-length", "0.6"], "step_length")],
+)
+def test_walk_command_bad_input_exits_2_naming_the_field(argv, field, capsys, tmp_path):
+    assert main(["walk", *argv, "--output", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert field in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
