@@ -7,6 +7,7 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .capsules import Capsule, robot_capsules, self_collision_pairs
+from .collision_solve import solve_avoiding
 from .com_in_polygon import ComInPolygon
 from .criterion import ReferencePosture
 from .environment_collision import EnvironmentCollision, Obstacle
@@ -73,6 +74,7 @@ __all__ = [
     "robot_capsules",
     "self_collision_pairs",
     "solve",
+    "solve_avoiding",
     "stance_constraints",
     "support_polygon",
 ]
