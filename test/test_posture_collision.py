@@ -15,6 +15,7 @@ import pytest
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
 from humanoid_planner.posture import (
+    Capsule,
     EnvironmentCollision,
     FramePosition,
     Obstacle,
@@ -317,3 +318,23 @@ def test_a25_the_same_reach_without_them_penetrates_the_fridge(robot, a25):
     assert a25["env"].distances(d)[0].min() < 0.0
     dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
     assert hits and dmin < 0.0, (dmin, hits)  # the robot's own boxes are inside the fridge's walls
+
+
+def test_scene_boxes_become_obstacles_at_their_poses(robot):
+    """`Obstacle.from_scene` on table_can: every box body, and a 5 cm sphere on the free flyer 0.3 m
+    above the table top's centre is 0.25 m from it (box full extents and pose read right)."""
+    scene = load_scene("table_can")
+    obstacles = Obstacle.from_scene(scene)
+    assert [o.name for o in obstacles] == [b.name for b in scene.bodies if b.shape.kind == "box"]
+    top = scene.body("table_top")
+    m, d = robot.model, robot.model.createData()
+    ball = Capsule("root_joint", 1, np.zeros(3), np.zeros(3), 0.05)
+    env = EnvironmentCollision(m, [o for o in obstacles if o.name == "table_top"], capsules=[ball])
+    q = robot.q()
+    q[:3] = top.pose.xyz + [0.0, 0.0, top.shape.size[2] / 2 + 0.3]
+    q[3:7] = [0.0, 0.0, 0.0, 1.0]
+    kin.update(m, d, q)
+    dist, p, n = env.distances(d)
+    assert dist[0] == pytest.approx(0.25, abs=1e-9)
+    np.testing.assert_allclose(n[0], [0, 0, 1], atol=1e-9)
+    np.testing.assert_allclose(p[0], q[:3] - [0, 0, 0.05], atol=1e-9)
