@@ -112,6 +112,7 @@ def test_fitted_capsules_contain_the_geometry_and_are_tight_on_a_bar():
             pts = geometry_points(g.geometry) @ g.placement.rotation.T + g.placement.translation
             c = caps[g.parentJoint]
             assert np.all(_inside(pts, c.a, c.b, c.radius)), (name, g.name)
+        assert SelfCollision(rob.model, rob.collision_model, rob.q()).dim > 0  # pairs to check (hrp2 117, bip 21)
 
 
 def test_any_geometry_gives_a_containing_capsule():
