@@ -91,7 +91,7 @@ def test_com_height_is_constant_and_walk_ends_still_over_the_feet(pattern, geome
     last = (pattern.steps[-1].target[0] + pattern.steps[-2].target[0]) / 2
     assert pattern.com[-1, :2] == pytest.approx([last, 0.0], abs=0.002)
     assert np.abs(pattern.com_vel[-1]).max() < 0.01
-    assert pattern.com[0, :2] == pytest.approx([geometry.x0, 0.0], abs=1e-12)
+    assert pattern.com[0, :2] == pytest.approx(geometry.com_xy, abs=1e-12)  # starts at the robot's CoM
     assert np.abs(pattern.com_vel[0]).max() == 0.0
 
 

@@ -68,7 +68,10 @@ class WalkParameters:
 class FootGeometry:
     """Sole centres at the initial posture: x [m] (both feet) and the half spacing y [m] (left
     +y); the sole rectangle's half length / half width [m] about its centre; ``z_c`` the CoM
-    height above the soles [m]; ``sole_z`` the soles' height [m]."""
+    height above the soles [m]; ``sole_z`` the soles' height [m]; ``com_xy`` the CoM's ground
+    projection at the initial posture [m] (the walk starts and stands there: HRP-2's half-sitting
+    CoM is 11 mm behind the sole centres, and a reference at the soles' midpoint made the first
+    IK sample jump 0.025 rad away from the robot's initial posture)."""
 
     x0: float
     half_spacing: float
@@ -76,6 +79,7 @@ class FootGeometry:
     half_width: float
     z_c: float
     sole_z: float = 0.0
+    com_xy: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -130,4 +134,5 @@ def foot_geometry(robot, right="r_sole", left="l_sole", posture=None) -> FootGeo
         half_width=float(ext[1]),
         z_c=float(com[2] - (r[2] + l[2]) / 2),
         sole_z=float((r[2] + l[2]) / 2),
+        com_xy=(float(com[0]), float(com[1])),
     )

@@ -1,7 +1,7 @@
 """The walking pattern: reference ZMP from the footsteps, CoM by preview control, feet by the
 swing profile, all sampled every ``dt``.
 
-Reference ZMP (chosen, docs/walking.md): at the midpoint of the feet while standing, on the
+Reference ZMP (chosen, docs/walking.md): under the initial CoM while standing, on the
 stance foot's sole centre during single support, moving linearly from one stance foot to the
 next during each double support (and to the final feet's midpoint in the last one).
 """
@@ -64,7 +64,7 @@ def plan_pattern(p: WalkParameters, g: FootGeometry) -> WalkPattern:
         "l": np.tile([g.x0, g.half_spacing, g.sole_z], (K, 1)),
     }
     support = np.full(K, "ds", dtype="<U2")
-    mid = np.array([g.x0, 0.0])
+    mid = np.array(g.com_xy, float)
     ref = np.tile(mid, (K, 1))
     other = {"r": "l", "l": "r"}
     # standing, then the ZMP moves to the first stance foot during the last t_ds of t_start
