@@ -109,3 +109,34 @@ def test_generate_gait_solves_the_asked_phase_and_refuses_an_unconverged_solve(m
     assert calls == [("cyclic", 0.45)]
     with pytest.raises(PlanningError, match=r"^gait: the solver did not converge for phase\(s\) \['stop_ss'\]$"):
         walk.generate_gait("stop")
+
+
+def test_a_converged_walk_whose_penalties_decided_is_refused(monkeypatch):
+    """IPOPT's success is not enough: a phase whose joint/speed/clearance penalties are violated by
+    more than one scale unit, or whose closure exceeds A9's 1 mm (003_chesse.md:709), is refused
+    (the 0.6 m stop step of docs/gait.md ends 4.8e5 in penalty cost)."""
+
+    def solve(problem, n_cyclic, progress=None):
+        ok = {"constraint_violation_max": 0.001, "closure_residual_max": 4e-5}
+        return [
+            SimpleNamespace(success=True, phase=SimpleNamespace(name="cyclic_ds"), checks=ok),
+            SimpleNamespace(
+                success=True,
+                phase=SimpleNamespace(name="stop_ss"),
+                checks={"constraint_violation_max": 37.0, "closure_residual_max": 0.0},
+            ),
+            SimpleNamespace(
+                success=True,
+                phase=SimpleNamespace(name="prestop_ds"),
+                checks={"constraint_violation_max": 0.0, "closure_residual_max": 2e-3},
+            ),
+        ]
+
+    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
+    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {})
+    with pytest.raises(PlanningError) as info:
+        plan_walk(1.5)
+    text = str(info.value)
+    assert text.startswith("plan_walk: phase(s) ['prestop_ds', 'stop_ss'] violate")
+    assert "stop_ss: 37 scale units" in text and "prestop_ds: 0 scale units, closure 2 mm" in text
+    assert "cyclic_ds" not in text
