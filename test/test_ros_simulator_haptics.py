@@ -47,7 +47,7 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     """Attach to the box, pointer 10 cm ahead along +x: the box slides toward it (k_p·0.1 = 50 N
     against 3.9 N of friction) and ~/haptic_force is −x (the spring pulls the hand back toward the
     object, eq. 3.63); settled, the box is within μ m g / k_p = 7.8 mm (+1 mm) of the pointer and
-    the force within μ m g; a NaN pointer is refused with a message and the steps go on; release
+    the force within μ m g; touch mode pushes it on and renders −x; a NaN pointer is refused with a message and the steps go on; release
     stops ~/haptic_force; an unknown body is refused with its name."""
     scene = tmp_path / "haptic_box.yaml"
     scene.write_text(SCENE)
@@ -63,7 +63,7 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     pointer = client.create_publisher(PoseStamped, "/simulator/haptic_pointer", 10)
     forces = []
     client.create_subscription(WrenchStamped, "/simulator/haptic_force", forces.append, 100)
-    clients = {a: client.create_client(Trigger, f"/simulator/haptic_{a}") for a in ("attach", "release")}
+    clients = {a: client.create_client(Trigger, f"/simulator/haptic_{a}") for a in ("attach", "touch", "release")}
 
     def call(action):
         assert h.spin_until(clients[action].service_is_ready)
@@ -108,6 +108,18 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     k = len(forces)
     h.spin_until(lambda: False, timeout=0.5)
     assert len(forces) == k  # no feedback while nothing is coupled
+
+    # touch: the pointer sphere (r = 1 cm) 3 cm into the box's −x face pushes it on until the depth is
+    # μ m g / k_p = 7.8 mm: about 2 cm
+    bx = node.world.body_state("box").position[0]
+    pointer.publish(pose(bx - 0.3, BOX[1], BOX[2]))
+    assert h.spin_until(lambda: node.world.haptics.position[0] == pytest.approx(bx - 0.3))
+    assert call("touch").success
+    pointer.publish(pose(bx - 0.03, BOX[1], BOX[2]))
+    assert h.spin_until(lambda: node.world.body_state("box").position[0] > bx + 0.01)
+    k = len(forces)
+    assert h.spin_until(lambda: len(forces) > k and forces[-1].wrench.force.x < -1.0)
+    assert call("release").success
 
     assert node.set_parameters([Parameter("haptic.body", value="no_such_body")])[0].successful
     res = call("attach")
