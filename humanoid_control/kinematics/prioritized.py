@@ -146,7 +146,14 @@ class _Plan:
             a = b
         lev_start.append(a)
         self.m = a
-        self.levels = [(int(lev_num[k]), lev_start[k], lev_start[k + 1], g) for k, g in enumerate(self.groups)]
+        # the report's level spans, each with its tasks' row slices (`SolveReport._rows`)
+        self.levels = [
+            (int(lev_num[k]), lev_start[k], lev_start[k + 1], g, [x for x in self.slots if x[0] in g])
+            for k, g in enumerate(self.groups)
+        ]
+        self.named = [(t.name, a, b) for t, a, b in self.slots]
+        self.sat = np.zeros(structure.lim_v.size, np.int64)  # scratch of `cycle` (its outputs)
+        self.du = np.empty(structure.model.nv)
         self.const = (
             np.concatenate([t.row_scale for t in order], dtype=float),
             np.array([t.weight for t in order], float),
@@ -211,18 +218,18 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
         data = structure.compute(q, com=plan.com)
         J, e = np.empty((plan.m, model.nv)), np.empty(plan.m)
         plan.fill(q, data, J, e)
-        errs = {t: e[a:b] for t, a, b in plan.slots}
-        errors = {t.name: v for t, v in errs.items()}
+        errors = {n: e[a:b] for n, a, b in plan.named}
         lo, hi, margin = structure.lower, structure.upper, st.limit_margin
         if margin:
             lo, hi = lo + margin, hi - margin
-        sat = np.zeros(structure.lim_v.size, np.int64)
         lim = (structure.lim_q, structure.lim_v, lo, hi)
-        du, r = np.empty(model.nv), np.empty(plan.m)
+        sat, du, r = plan.sat, plan.du, np.empty(plan.m)
+        if sat.size != structure.lim_v.size:  # the limits were re-read (`refresh_limits`)
+            sat = plan.sat = np.zeros(structure.lim_v.size, np.int64)
         nsat, iterations = cycle(J, e, *plan.const, q, *lim, *plan.limits, sat, du, r)
         if nsat:
             saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()]
-        levels = (plan.levels, J, r, errs)  # the report's `rows.Level` list, built on first use
+        levels = (plan.levels, J, r, e)  # the report's `rows.Level` list, built on first use
         dq = du * plan.const[7]
     else:
         structure.compute(q)

@@ -35,16 +35,18 @@ class SolveReport:
     _J_rows: list | None = None  #: the row blocks of J_aug, stacked on first use
     _levels: list | None = field(default_factory=list)  #: the solver's `rows.Level` list
     _residual: dict | None = None
-    #: (level spans [(level, first row, end row, tasks)], J, r, {task: e}): `_levels` and `_J_rows`
-    #: not built yet (the prioritized solver's cycle leaves them to the first reader)
+    #: (level spans [(level, first row, end row, tasks, [(task, first row, end row)])], J, r, e):
+    #: `_levels` and `_J_rows` not built yet (the prioritized solver's cycle leaves them to the first
+    #: reader)
     _lazy: tuple | None = None
 
     def _rows(self) -> list:
         """The `rows.Level` list (built from ``_lazy`` on first use)."""
         if self._lazy is not None:
-            spans, J, r, errs = self._lazy
+            spans, J, r, e = self._lazy
             self._levels = [
-                Level(level, J[a:b], r[a:b], {t.name: errs[t] for t in tasks}, tasks) for level, a, b, tasks in spans
+                Level(level, J[a:b], r[a:b], {t.name: e[ta:tb] for t, ta, tb in slots}, tasks)
+                for level, a, b, tasks, slots in spans
             ]
             self._J_rows = [lev.J for lev in self._levels if lev.level <= 2]
             self._lazy = None
