@@ -1,0 +1,39 @@
+"""Contact planner (001_escande.md §5): best-first search in the space of stances, each node
+holding a witness posture found by the posture generator (`humanoid_planner.posture`). No ROS
+imports. docs/planner.md, section "Contact planner".
+
+- `stance`: `Contact` (location, surface, x, y, theta), `Stance`, the total order and the scaled
+  epsilon test (§5.3, A12); `registry`: the ordered container N of generated stances.
+- `node`: `Node` (stance, witness posture, father, potential, bookkeeping flags).
+- `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
+- `potential`: the mixed attractive potential (5.12)-(5.16), used as the PG criterion (§5.5).
+- `goal`: goal tasks (a CoM region).
+- `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
+  test, goal test) and their statistics.
+- `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
+  splitting), eagerly (BFP) or lazily (Contacts-VBFP).
+- `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
+  tested before expansion), `Plan`.
+"""
+
+from .boxes import Box
+from .goal import ComRegion
+from .node import Node
+from .potential import MixedPotential
+from .registry import StanceRegistry
+from .search import ContactPlanner, Plan, PlannerSettings
+from .stance import Contact, Stance, StanceMetric
+
+__all__ = [
+    "Box",
+    "ComRegion",
+    "Contact",
+    "ContactPlanner",
+    "MixedPotential",
+    "Node",
+    "Plan",
+    "PlannerSettings",
+    "Stance",
+    "StanceMetric",
+    "StanceRegistry",
+]

@@ -1,0 +1,140 @@
+"""Best-first contact planning (001_escande.md §5.3 Algorithm 2, §5.5 Algorithm 7).
+
+    insert(root, L)
+    while L not empty:
+        n <- pop_lowest(L)                       # lowest potential first (erratum 5)
+        if goal reachable from n: return backtrack(n)   # PG on Q_s + T_final, before expanding
+        for n' in sons(n) [VBFP: best sons ∪ next brothers of n]:
+            if U(n') < M: insert(n', L)
+    return failure
+
+`ContactPlanner(robot, surfaces, goal_tasks, potential, settings)`; ``plan(stance, q)`` returns a
+`Plan` (success, the nodes root to goal, the goal posture, counts, the PG statistics). The root's
+witness is the PG projection of ``q`` on the initial stance. The search also stops (failure) at
+``max_expanded`` expanded nodes or ``time_limit`` seconds.
+
+Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
+for stairs candidates (001_escande.md:419); ``threshold`` M default inf (no bound: the caller
+sets it from its problem, e.g. the potential of a root 0.5 m behind the start); δl, δθ and the
+stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pair in BFP (the
+6 boxes of one split; our cap, the thesis has none). ``solver``: the posture generator's defaults
+but a stall window of 30 iterations instead of 10: with the potential as criterion, SLSQP lets
+the violation rise while it moves the root (a foot addition stopped at 11 iterations with the
+default window, and succeeded in 41 without it).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import SolverSettings
+
+from .children import ChildGenerator
+from .feasibility import Feasibility, Stats
+from .node import Node
+from .registry import StanceRegistry
+from .stance import Stance, StanceMetric
+
+__all__ = ["ContactPlanner", "Plan", "PlannerSettings"]
+
+ALGORITHMS = ("bfp", "vbfp")
+
+
+@dataclass
+class PlannerSettings:
+    """Search settings (module docstring for the chosen values)."""
+
+    algorithm: str = "vbfp"
+    threshold: float = np.inf  #: M: children with U >= M are dropped
+    dl: float = 0.1  #: m, `boxes`
+    dtheta: float = 0.5  #: rad, `boxes`
+    theta_range: tuple = (-np.pi, np.pi)
+    reach: float = 1.0  #: m
+    max_candidates: int = 6
+    metric: StanceMetric = field(default_factory=StanceMetric)
+    locations: tuple = ()  #: contact locations the planner may use (empty: all the robot's)
+    forbidden: tuple = ()  #: (location, kind or body; surface) pairs never tried
+    margin: float = 0.02  #: m, `feasibility`
+    pre_contact_distance: float = 0.02  #: m, `feasibility`
+    max_expanded: int = 200
+    time_limit: float = 120.0  #: s
+    solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30))
+
+    def __post_init__(self):
+        if self.algorithm not in ALGORITHMS:
+            raise PlanningError(f"planner settings: field 'algorithm' must be one of {ALGORITHMS}; {self.algorithm!r}")
+
+
+@dataclass
+class Plan:
+    """``success``; ``nodes`` root -> last (stances and witness postures); ``goal_q`` the posture
+    reaching the goal from the last stance; counts, wall ``time`` [s] and PG ``stats``."""
+
+    success: bool
+    nodes: list[Node]
+    goal_q: np.ndarray | None
+    generated: int
+    expanded: int
+    time: float
+    stats: Stats
+    reason: str = ""
+
+    @property
+    def stances(self) -> list[Stance]:
+        return [n.stance for n in self.nodes]
+
+
+class ContactPlanner:
+    """Plans for ``robot`` on ``surfaces`` (list of `Surface`) toward ``goal_tasks`` (posture
+    constraints), with ``potential`` (`potential.MixedPotential` or any criterion with
+    ``evaluate(q)`` and ``__call__``) and extra ``tasks`` kept at every witness (§5.8)."""
+
+    def __init__(self, robot, surfaces, goal_tasks, potential, settings: PlannerSettings | None = None, tasks=()):
+        self.robot = robot
+        self.surfaces = {s.name: s for s in surfaces}
+        self.goal_tasks = list(goal_tasks)
+        self.potential = potential
+        self.s = settings or PlannerSettings()
+        self.feas = Feasibility(
+            robot, self.surfaces, potential, tasks, self.s.margin, self.s.pre_contact_distance, self.s.solver
+        )
+
+    def plan(self, stance: Stance, q) -> Plan:
+        start = time.perf_counter()
+        registry = StanceRegistry(self.s.metric)
+        gen = ChildGenerator(self.feas, registry, self.potential, self.s)
+        lazy = self.s.algorithm == "vbfp"
+        res = self.feas.transition(stance.contacts, stance.contacts, q)
+        root = Node(stance, res.q.copy(), self.potential(res.q))
+        expanded = 0
+
+        def done(success, nodes, goal_q, reason=""):
+            elapsed = time.perf_counter() - start
+            return Plan(success, nodes, goal_q, gen.generated, expanded, elapsed, self.feas.stats, reason)
+
+        if not res.success:
+            return done(False, [], None, f"initial stance infeasible: {res.outcome.name}")
+        registry.add(stance)
+        heap = [(root.potential, 0, root)]
+        while heap:
+            if expanded >= self.s.max_expanded:
+                return done(False, [], None, f"{expanded} nodes expanded (max_expanded)")
+            if time.perf_counter() - start > self.s.time_limit:
+                return done(False, [], None, f"time limit {self.s.time_limit} s")
+            _, _, n = heapq.heappop(heap)
+            g = self.feas.goal(n.stance.contacts, self.goal_tasks, n.q)
+            if g.success:
+                return done(True, n.path(), g.q.copy())
+            expanded += 1
+            sons = gen.removals(n) + gen.additions(n, lazy)
+            if lazy:
+                sons += gen.brothers(n)
+            for c in sons:
+                if c.potential < self.s.threshold:
+                    heapq.heappush(heap, (c.potential, c.index, c))
+        return done(False, [], None, "list empty: no stance sequence under the threshold M")
