@@ -45,8 +45,13 @@ class ComTask(Constraint):
 
         self.target = finite_vector(target, 2, f"com task '{self.name}'", "target", error=KinematicsError)
 
+    _data = None
+
     def evaluate(self, q, data):
-        return data.com[0][:2] - self.target, data.Jcom[:2]
+        if data is not self._data:  # views of data's CoM and CoM Jacobian, kept with data (Pinocchio
+            # never reallocates them): reading ``data.com[0]`` costs ~1.5 µs per cycle otherwise
+            self._data, self._com, self._Jcom = data, data.com[0], data.Jcom
+        return self._com[:2] - self.target, self._Jcom[:2]
 
 
 def support_polygon(structure, q, frames_hulls) -> np.ndarray:
