@@ -12,6 +12,10 @@ Topics
                marker_topics  visualization_msgs/MarkerArray
                phantom_topic  sensor_msgs/JointState: the commanded robot (the pilot's
                               /pilot/joint_states), drawn translucent over the measured one
+    haptic_device (a simulator node name, e.g. /simulator): the page gets a draggable haptic pointer;
+               publishes <haptic_device>/haptic_pointer (geometry_msgs/PoseStamped, odom) at 30 Hz,
+               its attach / touch / release buttons call <haptic_device>/haptic_ACTION
+               (std_srvs/Trigger); docs/haptics.md
 
 Follow mode keeps the latest message and redraws at 30 Hz at most, so a 1 kHz simulator does not
 flood the browser. A malformed marker is logged and skipped; the node keeps running.
@@ -23,10 +27,13 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
 from humanoid_model.exceptions import HumanoidStackError
@@ -34,6 +41,7 @@ from humanoid_ros.common import WarnOnce, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 NODE_NAME = "viewer"
+HAPTIC_ACTIONS = ("attach", "touch", "release")  # the simulator's ~/haptic_ACTION services
 RATE = 30.0  # [Hz] /joint_states publishing (source mode) and redraw (follow mode): chosen, as
 #              joint_state_publisher_gui's order of magnitude and a smooth browser frame rate.
 
@@ -72,6 +80,22 @@ PARAMETERS = ParameterTable(
             ["/contacts", "/stances"],
             "visualization_msgs/MarkerArray topics drawn in the viewer (each topic's markers are keyed by "
             '(ns, id) separately; `""` entries are skipped)',
+        ),
+        Parameter(
+            "haptic_device",
+            "string",
+            "",
+            'the simulator node whose haptic interface a draggable pointer in the page drives (`""` = no '
+            "pointer; e.g. `/simulator`): PoseStamped on `<name>/haptic_pointer` at 30 Hz, attach / touch / "
+            "release buttons calling `<name>/haptic_attach` ... (docs/haptics.md)",
+        ),
+        Parameter(
+            "haptic_start",
+            "double_array",
+            [0.6, 0.0, 0.4],
+            "where the haptic pointer starts, world frame (chosen: in front of a robot at the origin)",
+            unit="m",
+            length=3,
         ),
         Parameter(
             "phantom_topic",
@@ -132,6 +156,9 @@ class ViewerNode(Node):
             self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, reliable)
         if not self.joint_state_source or p["phantom_topic"]:
             self.create_timer(1.0 / RATE, self._redraw)
+        self.pointer_pose = None  # (position (3,), quaternion xyzw (4,)) of the haptic pointer
+        if p["haptic_device"]:
+            self._init_haptic(p["haptic_device"].rstrip("/"), p["haptic_start"])
         self.marker_subscriptions = [
             self.create_subscription(
                 MarkerArray, topic, lambda msg, topic=topic: self._on_markers(topic, msg), reliable
@@ -193,6 +220,49 @@ class ViewerNode(Node):
             self.viewer.set_joint_positions(names, positions, base=base)
         except HumanoidStackError as exc:
             self.warn_once("state", f"cannot show the received state: {exc}")
+
+    # ------------------------------------------------------------------ haptic pointer
+    def _init_haptic(self, device: str, start):
+        self.pointer_pub = self.create_publisher(PoseStamped, f"{device}/haptic_pointer", 10)
+        self.haptic_clients = {a: self.create_client(Trigger, f"{device}/haptic_{a}") for a in HAPTIC_ACTIONS}
+        self.haptic_results: list[tuple[str, bool, str]] = []  # (action, success, message) as answered
+        self.pointer_pose = (np.asarray(start, float), np.array([0.0, 0.0, 0.0, 1.0]))
+        self.viewer.add_pointer(start, self._on_pointer, HAPTIC_ACTIONS, self.haptic_action)
+        self.create_timer(1.0 / RATE, self._publish_pointer)
+
+    def _on_pointer(self, position, quaternion_xyzw):
+        with self._lock:
+            self.pointer_pose = (position, quaternion_xyzw)
+
+    def _publish_pointer(self):
+        with self._lock:
+            p, o = self.pointer_pose
+        msg = PoseStamped()
+        msg.header.stamp, msg.header.frame_id = self.get_clock().now().to_msg(), "odom"
+        msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = map(float, p)
+        q = msg.pose.orientation
+        q.x, q.y, q.z, q.w = map(float, o)
+        self.pointer_pub.publish(msg)
+
+    def haptic_action(self, action: str) -> None:
+        """What the page's attach / touch / release button does: call the simulator's service
+        (asynchronously); the answer is logged, shown in the page and kept in `haptic_results`."""
+        client = self.haptic_clients[action]
+        if not client.service_is_ready():
+            text = f"haptic {action}: the simulator's {client.srv_name} is not available"
+            self.get_logger().warning(text)
+            self.viewer.set_pointer_status(text)
+            self.haptic_results.append((action, False, text))
+            return
+
+        def answered(future):
+            r = future.result()
+            text = f"{action}: {r.message}" if r.success else f"{action} refused: {r.message}"
+            self.haptic_results.append((action, bool(r.success), r.message))
+            self.viewer.set_pointer_status(text)
+            (self.get_logger().info if r.success else self.get_logger().warning)(text)
+
+        client.call_async(Trigger.Request()).add_done_callback(answered)
 
     # ------------------------------------------------------------------ markers
     def _on_markers(self, topic: str, msg: MarkerArray):

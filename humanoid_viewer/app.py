@@ -34,6 +34,9 @@ from humanoid_viewer.serving import OriginGuard, check_bindable, guarded_viser
 
 # Choices of ours (display only, no physics):
 DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
+POINTER_SCALE = 0.2  # [m] (chosen) the haptic pointer gizmo's arm length: a hand's reach per drag
+POINTER_COLOR = (255, 140, 0)  # (chosen) the pointer's sphere, orange as the pilot's speed spheres
+POINTER_RADIUS = 0.02  # [m] (chosen) radius of the sphere drawn at the pointer
 PHANTOM_COLOR = (80, 160, 255)  # (chosen) the commanded robot: light blue, as MoveIt's goal state
 PHANTOM_OPACITY = 0.35  # (chosen) translucent, so the measured robot stays visible inside it
 CAMERA_FOV = 75.0 * np.pi / 180.0  # viser's default vertical field of view [rad]
@@ -107,6 +110,9 @@ class Viewer:
         self._geom_handles = []
         self._phantom_handles: list = []
         self._phantom_q = None
+        self.pointer = None  # the haptic pointer's transform-controls handle (`add_pointer`)
+        self.pointer_buttons: dict = {}
+        self.pointer_status = None
         if self.robot is not None:  # bad input fails here, before a server starts
             self._data = self.robot.model.createData()
             self._gdata = pin.GeometryData(self._geometry_model)
@@ -284,6 +290,38 @@ class Viewer:
     def _push_robot(self):
         """Compute geometry placements for ``self._q`` and send them (lock held by caller or init)."""
         self._place_meshes(self._geom_handles, self._q)
+
+    # ------------------------------------------------------------------ haptic pointer
+    def add_pointer(self, position, on_move, actions: Sequence[str] = (), on_action=None) -> None:
+        """A draggable haptic pointer (issue 12, docs/haptics.md): a transform gizmo with a sphere at
+        ``position`` [m]; every drag calls ``on_move(position (3,), quaternion xyzw (4,))`` (in
+        viser's thread), and a "haptic device" folder has a button per name of ``actions`` calling
+        ``on_action(name)``. A second call moves the existing pointer."""
+        p = finite_vector(position, 3, "haptic pointer", "position", ViewerError)
+        if self.pointer is not None:
+            self.pointer.position = tuple(p)
+            return
+        scene, gui = self.server.scene, self.server.gui
+        self.pointer = scene.add_transform_controls("/haptic/pointer", scale=POINTER_SCALE, position=tuple(p))
+        scene.add_icosphere("/haptic/pointer/sphere", radius=POINTER_RADIUS, color=POINTER_COLOR)
+
+        def moved(event):
+            h = event.target
+            w, x, y, z = h.wxyz
+            on_move(np.array(h.position, float), np.array([x, y, z, w], float))
+
+        self.pointer.on_update(moved)
+        with gui.add_folder("haptic device"):
+            for name in actions:
+                b = gui.add_button(name)
+                b.on_click(lambda _, name=name: on_action and on_action(name))
+                self.pointer_buttons[name] = b
+            self.pointer_status = gui.add_markdown("drag the orange gizmo; attach or touch a body")
+
+    def set_pointer_status(self, text: str) -> None:
+        """The "haptic device" folder's status line (markdown)."""
+        if self.pointer_status is not None and self.pointer_status.content != text:
+            self.pointer_status.content = text
 
     # ------------------------------------------------------------------ phantom robot
     @property

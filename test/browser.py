@@ -80,15 +80,18 @@ def project(points, eye, target, fov_y, width, height):
 
 
 def send_client_message(url: str, message, linger: float = 0.3) -> None:
-    """Send one viser client message (e.g. ``viser._messages.TransformControlsUpdateMessage``) to
-    the viewer at ``url`` over a websocket, as the browser page does: viser's subprotocol
-    ``viser-v<version>``, the page's Origin, the message as msgpack; wait ``linger`` [s] for the
-    server to handle it, then close."""
+    """Send viser client messages (one, e.g. ``viser._messages.TransformControlsUpdateMessage``, or
+    a list, in order) to the viewer at ``url`` over one websocket, as the browser page does:
+    viser's subprotocol ``viser-v<version>``, the page's Origin, each message as msgpack; wait
+    ``linger`` [s] for the server to handle them, then close. viser counts a page as a connected
+    client once it sent its camera (`camera_message`): GUI callbacks (buttons) need that first."""
     import asyncio
 
     import msgspec
     import viser
     import websockets
+
+    messages = message if isinstance(message, (list, tuple)) else [message]
 
     async def go():
         async with websockets.connect(
@@ -98,7 +101,25 @@ def send_client_message(url: str, message, linger: float = 0.3) -> None:
             max_size=None,
             close_timeout=0.5,
         ) as ws:
-            await ws.send(msgspec.msgpack.encode(message.as_serializable_dict([])))
+            for m in messages:
+                await ws.send(msgspec.msgpack.encode(m.as_serializable_dict([])))
             await asyncio.sleep(linger)
 
     asyncio.run(go())
+
+
+def camera_message():
+    """The first message a page sends: its camera (an 800x600 view from (3, 0, 1.5) at the origin)."""
+    from viser._messages import ViewerCameraMessage
+
+    return ViewerCameraMessage(
+        wxyz=(1.0, 0.0, 0.0, 0.0),
+        position=(3.0, 0.0, 1.5),
+        fov=1.3,
+        near=0.01,
+        far=100.0,
+        image_height=HEIGHT,
+        image_width=WIDTH,
+        look_at=(0.0, 0.0, 0.0),
+        up_direction=(0.0, 0.0, 1.0),
+    )

@@ -138,3 +138,59 @@ def test_phantom_topic_draws_the_commanded_robot_over_the_measured_one(ros):
         moved += "RARM" in gm.geometryObjects[i].name or "RHAND" in gm.geometryObjects[i].name
     assert moved > 0
     assert [tuple(h.position) for _, h in viewer.geometry_handles] == measured  # the measured robot stays
+
+
+HAPTIC_SCENE = """
+name: haptic_box
+description: HRP-2 standing, a 1 kg box 1 m in front of it (test_ros_viewer.py).
+gravity: [0, 0, -9.81]
+ground: {height: 0.0, friction: 0.4, restitution: 0.0}
+free_bodies:
+  - name: box
+    shape: box
+    size: [0.1, 0.1, 0.1]
+    mass: 1.0
+    pose: {xyz: [1.0, 0.0, 0.05]}
+robot:
+  name: hrp2
+  posture: half-sitting
+"""
+
+
+def test_haptic_pointer_in_the_page_grabs_and_pulls_a_box(ros, tmp_path):
+    """Issue 12 (haptics from a browser): the viewer node with `haptic_device` /simulator. What the
+    page sends is sent here as the browser sends it, over the viewer's websocket: the pointer
+    gizmo dragged onto the box, the "attach" button clicked, the gizmo dragged 15 cm along -y.
+    The simulator's box follows the pointer (the attach spring, docs/haptics.md) and the page's
+    status says attached."""
+    from browser import camera_message, send_client_message
+    from viser._messages import GuiUpdateMessage, TransformControlsUpdateMessage
+
+    from humanoid_ros.simulator import SimulatorNode
+
+    ctx, add, spin_until = ros
+    scene = tmp_path / "haptic_box.yaml"
+    scene.write_text(HAPTIC_SCENE)
+    sim_params = [Parameter("scene", value=str(scene)), Parameter("haptic.body", value="box")]
+    sim = add(SimulatorNode(context=ctx, parameter_overrides=[Parameter("real_time_factor", value=0.0), *sim_params]))
+    node = add(_viewer_node(ctx, joint_state_source=False, haptic_device="/simulator", scene=str(scene)))
+    viewer = node.viewer
+    box0 = np.array(sim.world.body_state("box").position)
+
+    def drag(p):
+        msg = TransformControlsUpdateMessage(name=viewer.pointer.name, wxyz=(1.0, 0, 0, 0), position=tuple(p))
+        send_client_message(viewer.url, msg)
+
+    drag(box0)
+    assert np.allclose(node.pointer_pose[0], box0)  # the gizmo callback ran
+    assert spin_until(lambda: sim.world.haptics is not None and sim.world.haptics.position is not None)
+    assert spin_until(lambda: np.allclose(sim.world.haptics.position, box0, atol=1e-9))
+    click = GuiUpdateMessage(viewer.pointer_buttons["attach"]._impl.uuid, {"value": True})
+    send_client_message(viewer.url, [camera_message(), click])  # a page is a client once it sent its camera
+    assert spin_until(lambda: node.haptic_results), "the attach button did not call the simulator"
+    assert node.haptic_results[-1][:2] == ("attach", True), node.haptic_results[-1]
+    assert "attach" in viewer.pointer_status.content
+    goal = box0 + [0.0, -0.15, 0.0]
+    drag(goal)
+    # the box is pulled to within the friction deadband mu m g / k_p = 7.8 mm (+2 mm) of the pointer
+    assert spin_until(lambda: np.linalg.norm(np.array(sim.world.body_state("box").position)[:2] - goal[:2]) < 0.0098)
