@@ -8,7 +8,8 @@
   search box (6.1)-(6.6), converted to a strong contact at the solution (`updateContact`, :296).
 - ``pre_contact(stance, location, box, q0)``: Q_s + the pre-contact (3.40)-(3.43) of ``location``
   within ``pre_contact_distance`` of the box's plane + the box's half-planes (:305); inequalities
-  but the two direction rows, so an unreachable pair fails in phase 1 (:85).
+  but the two direction rows, so an unreachable pair fails in phase 1 (:85). The stance's
+  contacts are relaxed to a 1 mm band (`relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
 
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
@@ -19,7 +20,10 @@ free body's slack made SLSQP stall (NO_PROGRESS at a 3e-5 violation on the first
 Numbers chosen (not in the thesis, 001_escande.md:412): ``pre_contact_distance`` 0.02 m, the
 thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polygon 0.02 m (the
 thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
-is our milder version).
+is our milder version). `posture.ComInPolygon`'s own ``margin`` adds it to the edge offsets, which
+lets the CoM go ``margin`` *outside* the polygon (its docstring says it shrinks it): found by
+test_contact_children's FK check (-0.0200 m depth); here the polygon is built with margin 0 and
+the offsets lowered by the margin.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
 
+from .relaxed import Relaxed
 from .stance import Contact
 
 __all__ = ["Feasibility", "HalfPlanes", "Stats"]
@@ -138,8 +143,10 @@ class Feasibility:
     def stability(self, contacts) -> ComInPolygon:
         """(3.63) for ``contacts`` (horizontal surfaces), with the margin."""
         placed = [(self.locations[c.location], self.env_frame(c), self.surfaces[c.surface]) for c in contacts]
-        poly = support_polygon(placed)
-        return ComInPolygon(self.model, poly, margin=self.margin, name="stability")
+        con = ComInPolygon(self.model, support_polygon(placed), margin=0.0, name="stability")
+        con.offsets = con.offsets - self.margin  # shrink: posture's margin grows the polygon (report)
+        con.margin = self.margin
+        return con
 
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True) -> PostureResult:
@@ -173,7 +180,7 @@ class Feasibility:
         rf = self.robot_frame(location)
         env = EnvironmentFrame.on_surface(box.surface)
         sb = box.search_box()
-        cons = [self.strong(c) for c in stance] + [self.stability(stance)] + self.tasks
+        cons = [Relaxed(self.strong(c)) for c in stance] + [self.stability(stance)] + self.tasks
         cons += [PreContact(self.model, rf, env, self.pre_contact_distance), HalfPlanes(self.model, rf, sb)]
         return self._run("pre_contact", cons, q0, criterion=False)
 
