@@ -7,7 +7,7 @@ imports. docs/planner.md, section "Contact planner".
 - `node`: `Node` (stance, witness posture, father, potential, bookkeeping flags).
 - `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
 - `potential`: the mixed attractive potential (5.12)-(5.16), used as the PG criterion (§5.5).
-- `goal`: goal tasks (a CoM region).
+- `goal`: goal tasks (the CoM or a body point in a region).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
   test, goal test) and their statistics.
 - `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
@@ -17,7 +17,7 @@ imports. docs/planner.md, section "Contact planner".
 """
 
 from .boxes import Box
-from .goal import ComRegion
+from .goal import ComRegion, PointRegion
 from .node import Node
 from .potential import MixedPotential
 from .registry import StanceRegistry
@@ -33,6 +33,7 @@ __all__ = [
     "Node",
     "Plan",
     "PlannerSettings",
+    "PointRegion",
     "Stance",
     "StanceMetric",
     "StanceRegistry",

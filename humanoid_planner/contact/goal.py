@@ -1,7 +1,8 @@
 """Goal tasks of the planner (001_escande.md §5.3: the goal is a task T_final, tested by the
 posture generator on Q_s + T_final before a node is expanded; the thesis's stairs goal is "CoM
 inside a sphere", :419). `ComRegion` is the CoM's horizontal projection inside an axis-aligned
-rectangle: 4 inequality rows (c <= 0, [m]), x0 - G_x, G_x - x1, y0 - G_y, G_y - y1."""
+rectangle: 4 inequality rows (c <= 0, [m]), x0 - G_x, G_x - x1, y0 - G_y, G_y - y1;
+`PointRegion` the same for a body point (a foot's contact point: "the feet in a region")."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
+from humanoid_planner.posture.kinematics import frame_id, point_jacobian
 
-__all__ = ["ComRegion"]
+__all__ = ["ComRegion", "PointRegion"]
 
 
 class ComRegion(PostureConstraint):
@@ -36,3 +38,26 @@ class ComRegion(PostureConstraint):
 
     def evaluate(self, q, data):
         return self._S @ data.com[0][:2] - self._o, self._S @ data.Jcom[:2]
+
+
+class PointRegion(PostureConstraint):
+    """A point fixed in frame ``frame`` (``point`` [m] in it) with its horizontal projection in
+    [x0, x1] × [y0, y1] [m] (world): 4 inequality rows like `ComRegion`."""
+
+    dim = 4
+    kinds = (INEQUALITY,) * 4
+    equations = "goal task T_final, 001_escande.md:253"
+
+    def __init__(self, model, frame: str, point, x, y, name: str | None = None):
+        self.name = name or f"goal_region:{frame}"
+        if not (x[0] < x[1] and y[0] < y[1]):
+            raise PlanningError(f"{self.name}: fields 'x', 'y' must be increasing intervals [m]; {x}, {y}")
+        self.model = model
+        self.fid = frame_id(model, frame)
+        self.point = np.asarray(point, float).reshape(3)
+        self._S = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
+        self._o = np.array([-x[0], x[1], -y[0], y[1]], float)
+
+    def evaluate(self, q, data):
+        p, J = point_jacobian(self.model, data, self.fid, self.point)
+        return self._S @ p[:2] - self._o, self._S @ J[:2]

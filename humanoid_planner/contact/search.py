@@ -92,10 +92,22 @@ class Plan:
 class ContactPlanner:
     """Plans for ``robot`` on ``surfaces`` (list of `Surface`) toward ``goal_tasks`` (posture
     constraints), with ``potential`` (`potential.MixedPotential` or any criterion with
-    ``evaluate(q)`` and ``__call__``) and extra ``tasks`` kept at every witness (§5.8)."""
+    ``evaluate(q)`` and ``__call__``) and extra ``tasks`` kept at every witness (§5.8).
+    ``goal_contacts``: locations the goal stance must hold (e.g. both soles, so that "the feet in
+    a region" is not met by a foot in the air); a node without them skips the goal test."""
 
-    def __init__(self, robot, surfaces, goal_tasks, potential, settings: PlannerSettings | None = None, tasks=()):
+    def __init__(
+        self,
+        robot,
+        surfaces,
+        goal_tasks,
+        potential,
+        settings: PlannerSettings | None = None,
+        tasks=(),
+        goal_contacts=(),
+    ):
         self.robot = robot
+        self.goal_contacts = tuple(goal_contacts)
         self.surfaces = {s.name: s for s in surfaces}
         self.goal_tasks = list(goal_tasks)
         self.potential = potential
@@ -127,9 +139,10 @@ class ContactPlanner:
             if time.perf_counter() - start > self.s.time_limit:
                 return done(False, [], None, f"time limit {self.s.time_limit} s")
             _, _, n = heapq.heappop(heap)
-            g = self.feas.goal(n.stance.contacts, self.goal_tasks, n.q)
-            if g.success:
-                return done(True, n.path(), g.q.copy())
+            if set(self.goal_contacts) <= set(n.stance.locations):
+                g = self.feas.goal(n.stance.contacts, self.goal_tasks, n.q)
+                if g.success:
+                    return done(True, n.path(), g.q.copy())
             expanded += 1
             sons = gen.removals(n) + gen.additions(n, lazy)
             if lazy:
