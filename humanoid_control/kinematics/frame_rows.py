@@ -17,9 +17,10 @@ log3/log6/Jlog3/Jlog6 kernels follow Pinocchio's implementation branch for branc
 (``spatial/log.hxx``: the renormalised rotation, Taylor expansions below ε^(1/3) and ε^(1/4), the
 θ ≈ π case), so the rows equal Pinocchio's to rounding (`test_kin_frame_rows.py`).
 
-Per cycle the Python side reads each frame's placement (one Pinocchio call per frame) and the
-references, then makes one compiled call; `FrameRows.fill` is that pass, and each constraint's own
-``evaluate`` is the same pass on a one-constraint `FrameRows`.
+Per cycle the Python side copies the fixed references (one per constraint) and makes one compiled
+call, which reads the frames' placements in place from ``data.oMf`` (`placements_view`) and the
+joint Jacobian ``data.J``; `FrameRows.fill` is that pass, and each constraint's own ``evaluate`` is
+the same pass on a one-constraint `FrameRows`.
 """
 
 from __future__ import annotations
