@@ -148,3 +148,14 @@ def test_box_around_prunes_far_surfaces(floor):
     b = Box.around(floor, [0, 0, 0.6], 1.0)
     half = np.sqrt(1.0 - 0.36)
     assert np.ptp(b.polygon[:, 0]) == pytest.approx(2 * half)
+
+
+def test_box_split_at_the_theta_boundary_shrinks_the_box(floor):
+    """A contact found on the boundary theta = lo, read a hair below it: the split must not
+    return the whole box (it did: the modulo sent lo - 1e-9 a full turn up, and the lazy brothers
+    recursed without end on the walking problem)."""
+    box = Box.around(floor, [0.0, 0.0, 0.6], 1.0, theta=(0.2356, 6.0188))
+    for th in (0.2356 - 1e-9, 0.2356, 6.0188 + 1e-9):
+        parts = box.split(0.0, 0.0, th, 0.1, 0.5)
+        cells = [b for b in parts if np.ptp(b.polygon[:, 0]) <= 0.1 + 1e-9 and np.ptp(b.polygon[:, 1]) <= 0.1 + 1e-9]
+        assert len(cells) == 1 and cells[0].theta[1] - cells[0].theta[0] == pytest.approx(6.0188 - 0.2356 - 0.25)

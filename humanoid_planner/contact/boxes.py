@@ -123,6 +123,15 @@ class Box:
         if hi - lo >= FULL_TURN - 1e-12:
             out.append(Box(self.surface, cell, (theta + ht, theta + FULL_TURN - ht)))
         else:
-            t = lo + (theta - lo) % FULL_TURN  # theta in [lo, lo + 2 pi)
+            d = (theta - lo) % FULL_TURN
+            # theta as the angle nearest the range: a contact found on the boundary theta = lo may
+            # read lo - 1e-9, which the modulo would send a full turn up (the box kept whole)
+            t = lo + d if d <= (hi - lo + FULL_TURN) / 2 else lo + d - FULL_TURN
             out += [Box(self.surface, cell, (lo, min(t - ht, hi))), Box(self.surface, cell, (max(t + ht, lo), hi))]
-        return [b for b in out if not b.empty]
+        area, width = polygon_area(P), th[1] - th[0]
+        # every part is strictly smaller than the box (guards the recursions of `children`)
+        return [
+            b
+            for b in out
+            if not b.empty and (polygon_area(b.polygon) < area - MIN_AREA / 10 or b.theta[1] - b.theta[0] < width - 1e-9)
+        ]
