@@ -110,3 +110,15 @@ def test_vbfp_generates_no_more_nodes_than_bfp_with_the_same_plan(plans):
     assert v.generated <= b.generated
     assert len(v.nodes) == len(b.nodes)
     assert v.stats.total_calls <= b.stats.total_calls
+
+
+def test_threshold_m_prunes_every_child_and_the_search_ends_early(robot, floor):
+    """M below every child's potential (the start is at U = 0.03, its children 0.026-0.031 on
+    this problem): the root is expanded once, nothing is pushed, failure with the reason."""
+    pot = MixedPotential(robot.model, (GOAL_X, 0.0), robot.q())
+    s = PlannerSettings(locations=SOLES, threshold=0.02, max_expanded=40)
+    planner = ContactPlanner(robot, [floor], _goal(robot), pot, s, goal_contacts=SOLES)
+    start = Stance(planner.feas.contacts_at(robot.q(), SOLES, "floor"))
+    plan = planner.plan(start, robot.q())
+    assert not plan.success and plan.expanded == 1 and plan.reason.startswith("list empty")
+    assert plan.generated >= 2  # children were generated (the two removals), then dropped by M
