@@ -9,7 +9,7 @@ Every plan is checked independently of the planner's constraints (from the forwa
 each witness posture holds the contacts of the larger stance (position <= 1e-5 m, frames aligned
 within A9's 1e-4 rad) and has its CoM >= the 2 cm margin inside the support polygon of the
 smaller stance (A11, 001_escande.md:519), within the joint limits; the goal posture holds the last
-stance and meets the goal. VBFP must not generate more nodes than BFP (A15's direction; the 3-5x
+stance and meets the goal; with self-collision on, the legs' own geometry never touches. VBFP must not generate more nodes than BFP (A15's direction; the 3-5x
 of :523 needs a richer scene). Times are reported in docs/planner.md, never asserted.
 """
 
@@ -43,9 +43,10 @@ def _goal(robot):
     return [com] + feet
 
 
-def _plan(robot, floor, algorithm):
+def _plan(robot, floor, algorithm, self_collision=False):
     s = PlannerSettings(
         algorithm=algorithm,
+        self_collision=self_collision,
         locations=("l_sole", "r_sole", "l_hand", "r_hand"),
         forbidden=(("hand", "floor"),),
         max_expanded=40,
@@ -59,10 +60,12 @@ def _plan(robot, floor, algorithm):
 
 @pytest.fixture(scope="module")
 def plans(robot, floor):
-    return {a: _plan(robot, floor, a) for a in ("vbfp", "bfp")}
+    out = {a: _plan(robot, floor, a) for a in ("vbfp", "bfp")}
+    out["vbfp+self"] = _plan(robot, floor, "vbfp", self_collision=True)
+    return out
 
 
-@pytest.mark.parametrize("algorithm", ["vbfp", "bfp"])
+@pytest.mark.parametrize("algorithm", ["vbfp", "bfp", "vbfp+self"])
 def test_walk_plan_reaches_the_goal_by_one_contact_changes(robot, plans, algorithm):
     planner, start, plan = plans[algorithm]
     assert plan.success, plan.reason
@@ -77,7 +80,7 @@ def test_walk_plan_reaches_the_goal_by_one_contact_changes(robot, plans, algorit
     assert all(c.x > start.contacts[0].x + 0.2 for c in last)  # both feet moved > 20 cm forward
 
 
-@pytest.mark.parametrize("algorithm", ["vbfp", "bfp"])
+@pytest.mark.parametrize("algorithm", ["vbfp", "bfp", "vbfp+self"])
 def test_a11_every_witness_holds_the_larger_stance_and_the_smaller_stability(robot, plans, algorithm):
     planner, _, plan = plans[algorithm]
     root, rest = plan.nodes[0], plan.nodes[1:]
@@ -87,7 +90,7 @@ def test_a11_every_witness_holds_the_larger_stance_and_the_smaller_stability(rob
         check_transition(robot, planner.surfaces, b, larger.stance.contacts, smaller.stance.contacts)
 
 
-@pytest.mark.parametrize("algorithm", ["vbfp", "bfp"])
+@pytest.mark.parametrize("algorithm", ["vbfp", "bfp", "vbfp+self"])
 def test_goal_posture_meets_the_goal_on_the_last_stance(robot, plans, algorithm):
     planner, _, plan = plans[algorithm]
     q = plan.goal_q
@@ -122,3 +125,23 @@ def test_threshold_m_prunes_every_child_and_the_search_ends_early(robot, floor):
     plan = planner.plan(start, robot.q())
     assert not plan.success and plan.expanded == 1 and plan.reason.startswith("list empty")
     assert plan.generated >= 2  # children were generated (the two removals), then dropped by M
+
+
+def test_with_self_collision_the_legs_geometry_never_touches(robot, plans):
+    """The plan with `posture.SelfCollision` in every PG call: at every witness and the goal
+    posture, coal's distance between every left-leg and right-leg geometry of the robot's own
+    collision model (not the capsules the constraint uses) is positive."""
+    _, _, plan = plans["vbfp+self"]
+    assert plan.success
+    cm = robot.collision_model
+    names = [g.name for g in cm.geometryObjects]
+    left = [i for i, n in enumerate(names) if n.startswith("LLEG")]
+    right = [i for i, n in enumerate(names) if n.startswith("RLEG")]
+    cm = cm.copy()
+    for i in left:
+        for j in right:
+            cm.addCollisionPair(pin.CollisionPair(i, j))
+    gd = pin.GeometryData(cm)
+    for q in [n.q for n in plan.nodes] + [plan.goal_q]:
+        pin.computeDistances(robot.model, robot.model.createData(), cm, gd, q)
+        assert min(r.min_distance for r in gd.distanceResults) > 0

@@ -133,5 +133,6 @@ class Box:
         return [
             b
             for b in out
-            if not b.empty and (polygon_area(b.polygon) < area - MIN_AREA / 10 or b.theta[1] - b.theta[0] < width - 1e-9)
+            if not b.empty
+            and (polygon_area(b.polygon) < area - MIN_AREA / 10 or b.theta[1] - b.theta[0] < width - 1e-9)
         ]

@@ -12,6 +12,9 @@
   contacts are relaxed to a 1 mm band (`relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
 
+With ``self_collision`` every call also keeps the robot's capsules 1 cm apart
+(`posture.SelfCollision`, (3.47), :124). Environment collision is not added yet.
+
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
 given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
 test has no criterion: it is a feasibility test, and with the potential pulling the root the
@@ -41,6 +44,7 @@ from humanoid_planner.posture import (
     PreContact,
     RobotContactFrame,
     SearchBoxContact,
+    SelfCollision,
     SolverSettings,
     StrongContact,
     solve,
@@ -116,6 +120,7 @@ class Feasibility:
         margin: float = 0.02,
         pre_contact_distance: float = 0.02,
         settings: SolverSettings | None = None,
+        self_collision: bool = False,
     ):
         self.robot = robot
         self.model = robot.model
@@ -127,6 +132,8 @@ class Feasibility:
         self.pre_contact_distance = float(pre_contact_distance)
         self.settings = settings or SolverSettings()
         self.stats = Stats()
+        if self_collision:  # (3.47) on the capsule pairs of `posture.SelfCollision`, at every witness
+            self.tasks.append(SelfCollision(self.model, robot.collision_model, q_ref=robot.q()))
         self._data = self.model.createData()
         self._lo, self._hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
 

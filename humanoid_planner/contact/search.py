@@ -64,6 +64,7 @@ class PlannerSettings:
     max_expanded: int = 200
     time_limit: float = 120.0  #: s
     solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30))
+    self_collision: bool = False  #: add `posture.SelfCollision` to every PG call
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -113,7 +114,14 @@ class ContactPlanner:
         self.potential = potential
         self.s = settings or PlannerSettings()
         self.feas = Feasibility(
-            robot, self.surfaces, potential, tasks, self.s.margin, self.s.pre_contact_distance, self.s.solver
+            robot,
+            self.surfaces,
+            potential,
+            tasks,
+            self.s.margin,
+            self.s.pre_contact_distance,
+            self.s.solver,
+            self.s.self_collision,
         )
 
     def plan(self, stance: Stance, q) -> Plan:
