@@ -13,7 +13,7 @@ the lazy brothers of Contacts-VBFP (Algorithm 9, :347).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,7 +38,6 @@ class Node:
     box: object = None  #: the `Box` an added contact was found in (VBFP)
     index: int = 0  #: generation order
     depth: int = 0
-    children_generated: bool = field(default=False, repr=False)
 
     @property
     def geometric(self) -> tuple[Contact, ...]:
