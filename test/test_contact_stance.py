@@ -72,7 +72,7 @@ def test_a12_insertion_order_does_not_change_the_result():
     c1, c2 = Contact("r_sole", "floor", 0.3, -0.1, 0), Contact("l_sole", "floor", 0, 0.1, 0)
     assert Stance([c1, c2]) == Stance([c2, c1]) and hash(Stance([c1, c2])) == hash(Stance([c2, c1]))
     rng = np.random.default_rng(5)
-    base = [_feet(*rng.uniform(-0.5, 0.5, 2), rng.uniform(-3, 3)) for _ in range(200)]
+    base = [_feet(*rng.uniform(-0.5, 0.5, 2), rng.uniform(-3, 3)) for _ in range(120)]
     kept = []
     for _ in range(3):
         reg = StanceRegistry(METRIC)
@@ -86,7 +86,7 @@ def test_a12_insertion_order_does_not_change_the_result():
         for a, b in itertools.combinations(stored, 2):
             assert not METRIC.equal(a, b)
         kept.append(len(stored))
-    assert min(kept) > 150  # eps 2 cm in a 1 m x 1 m x 6 rad cube: few merges
+    assert min(kept) > 90  # eps 2 cm in a 1 m x 1 m x 6 rad cube: few merges
 
 
 def test_stance_rejects_empty_and_a_location_used_twice():
