@@ -9,7 +9,8 @@ imports. docs/planner.md, section "Contact planner".
 - `potential`: the mixed attractive potential (5.12)-(5.16), used as the PG criterion (§5.5).
 - `goal`: goal tasks (the CoM or a body point in a region).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
-  test, goal test) and their statistics.
+  test, goal test) and their statistics; `relaxed`: equality rows relaxed to a band (the
+  pre-contact test's stance, so that phase 1 sees it).
 - `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
   splitting), eagerly (BFP) or lazily (Contacts-VBFP).
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
