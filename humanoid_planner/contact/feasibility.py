@@ -23,10 +23,8 @@ free body's slack made SLSQP stall (NO_PROGRESS at a 3e-5 violation on the first
 Numbers chosen (not in the thesis, 001_escande.md:412): ``pre_contact_distance`` 0.02 m, the
 thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polygon 0.02 m (the
 thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
-is our milder version). `posture.ComInPolygon`'s own ``margin`` adds it to the edge offsets, which
-lets the CoM go ``margin`` *outside* the polygon (its docstring says it shrinks it): found by
-test_contact_children's FK check (-0.0200 m depth); here the polygon is built with margin 0 and
-the offsets lowered by the margin.
+is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
+test_contact_children's FK check found it growing it before the fix).
 """
 
 from __future__ import annotations
@@ -150,8 +148,7 @@ class Feasibility:
     def stability(self, contacts) -> ComInPolygon:
         """(3.63) for ``contacts`` (horizontal surfaces), with the margin."""
         placed = [(self.locations[c.location], self.env_frame(c), self.surfaces[c.surface]) for c in contacts]
-        con = ComInPolygon(self.model, support_polygon(placed), margin=0.0, name="stability")
-        con.offsets = con.offsets - self.margin  # shrink: posture's margin grows the polygon (report)
+        con = ComInPolygon(self.model, support_polygon(placed), margin=self.margin, name="stability")
         con.margin = self.margin
         return con
 

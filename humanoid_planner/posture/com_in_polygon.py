@@ -3,8 +3,9 @@ eq. (3.63), 001_escande.md:129 (thesis L959-998): (G^p - C_i^p) . n_i <= 0 for e
 n_i = C_i C_{i+1} x z and the vertices C_i counter-clockwise (n_i points outwards).
 
 We normalise n_i, so row i is the signed distance [m] of G^p outside edge i (same zero set and
-sign as (3.63), whose rows are in m^2 and scale with edge length), minus an optional ``margin``
-[m] >= 0 (0: the thesis's constraint). Valid for contacts on horizontal planes (L990).
+sign as (3.63), whose rows are in m^2 and scale with edge length), plus an optional ``margin``
+[m] >= 0 that shrinks the polygon: the CoM must stay at least ``margin`` inside every edge (0: the
+thesis's constraint). Valid for contacts on horizontal planes (L990).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class ComInPolygon(PostureConstraint):
         N = np.column_stack([E[:, 1], -E[:, 0]])
         self.normals = N / np.linalg.norm(N, axis=1)[:, None]
         self.vertices = C
-        self.offsets = np.einsum("ij,ij->i", self.normals, C) + margin
+        self.offsets = np.einsum("ij,ij->i", self.normals, C) - margin  # row: n.(G - C) + margin <= 0
         self.model = model
         self.name = name
         self.margin = float(margin)
