@@ -26,6 +26,23 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def robot():
+    """HRP-2 (`humanoid_model.load_robot`), once per session, for the posture-generator and
+    contact-planner tests (read-only there; a module may define its own ``robot``)."""
+    from humanoid_model import load_robot
+
+    return load_robot("hrp2")
+
+
+@pytest.fixture(scope="session")
+def floor():
+    """The flat scene's planner surface ``floor`` (posture-generator and contact-planner tests)."""
+    from humanoid_model.scene import load_scene
+
+    return load_scene("flat").surface("floor")
+
+
+@pytest.fixture(scope="session")
 def box_on_floor():
     """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
     dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'

@@ -13,8 +13,6 @@ import pinocchio as pin
 import pytest
 from scipy.spatial import ConvexHull
 
-from humanoid_model import load_robot
-from humanoid_model.scene import load_scene
 from humanoid_model.scene_types import Surface
 from humanoid_planner.contact import Box, ComRegion, ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.contact.children import ChildGenerator
@@ -71,16 +69,6 @@ def check_transition(robot, surfaces, node, geometric, stable):
         dp, ang = witness_errors(robot, surfaces, q, c)
         assert dp <= 10 * TOL and ang <= A9_ANGLE, (c, dp, ang)
     assert com_depth(robot, q, stable) >= MARGIN - 10 * TOL
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,9 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model import load_robot
 from humanoid_planner.contact import ComRegion, MixedPotential, PointRegion
 from humanoid_planner.contact.potential import mixed
 from humanoid_planner.posture import kinematics as kin
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
 
 
 def _random_q(robot, rng):

@@ -18,22 +18,10 @@ import pinocchio as pin
 import pytest
 from test_contact_children import check_transition, com_depth
 
-from humanoid_model import load_robot
-from humanoid_model.scene import load_scene
 from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
 
 GOAL_X = 0.4  # m ahead, chosen within the 0.3-0.5 m; HRP-2 needs 2 steps (both soles in the region)
 SOLES = ("l_sole", "r_sole")
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 def _goal(robot):

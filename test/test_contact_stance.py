@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 import pytest
 
-from humanoid_model.scene import load_scene
 from humanoid_planner.contact import Box, Contact, Node, Stance, StanceMetric, StanceRegistry
 from humanoid_planner.contact.node import ADDED, RELEASED
 from humanoid_planner.exceptions import PlanningError
@@ -108,11 +107,6 @@ def test_node_flags_geometry_of_the_larger_stability_of_the_smaller():
     released = Node(s.without("r_sole"), np.zeros(3), 0.0, kind=RELEASED, changed=new)
     assert set(released.geometric) == set(s) and set(released.stable) == set(s) - {new}
     assert released.is_being_released == {"l_sole": False, "r_sole": True}
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 def test_box_split_removes_the_cell_and_covers_the_rest(floor):

@@ -37,11 +37,6 @@ H = 1e-5  # FD step, as test_posture_jacobians.py (its docstring gives the error
 REL, ABS = 1e-6, 1e-9
 
 
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
 def _one(a1, b1, r1, a2, b2, r2):
     d, x, y, n = capsule_distances(
         *(np.atleast_2d(np.asarray(v, float)) for v in (a1, b1)),

@@ -12,8 +12,6 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model import load_robot
-from humanoid_model.scene import load_scene
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     CONSTRAINTS,
@@ -43,16 +41,6 @@ from humanoid_planner.posture.criterion import ReferencePosture
 
 H = 1e-5  # FD step (module docstring)
 REL, ABS = 1e-6, 1e-9  # tolerance (module docstring)
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 def _sole_frames(robot, q, floor):

@@ -11,8 +11,6 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model import load_robot
-from humanoid_model.scene import load_scene
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
@@ -33,16 +31,6 @@ from humanoid_planner.posture.stance import contacts_at, stance_constraints
 TOL = SolverSettings().tolerance  # 1e-6, solver.py docstring
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 def _hand(robot, target):

@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 from scipy.optimize import nnls
 
-from humanoid_model import load_robot
-from humanoid_model.scene import load_scene
 from humanoid_planner.posture import ComInPolygon, EnvironmentFrame, support_polygon
 from humanoid_planner.posture.support_polygon import placed_hull
 
@@ -26,16 +24,6 @@ def _forces_exist(points, g):
     """Whether f >= 0 with sum f = 1 and sum f c = g exists (mass-normalised)."""
     A = np.vstack([np.ones(len(points)), points[:, 0], points[:, 1]])
     return nnls(A, np.array([1.0, g[0], g[1]]))[1] <= 1e-10
-
-
-@pytest.fixture(scope="module")
-def robot():
-    return load_robot("hrp2")
-
-
-@pytest.fixture(scope="module")
-def floor():
-    return load_scene("flat").surface("floor")
 
 
 @pytest.mark.parametrize("seed", range(10))
