@@ -34,14 +34,17 @@ def walked():
     return walk_in_world(WalkParameters(n_steps=2, step_length=0.2, t_end=0.5))
 
 
-def walk_in_world(params):
-    """Plan ``params``, execute it on 'flat' and record the base height, soles and waist tilt."""
+def walk_in_world(params, robot=None):
+    """Plan ``params``, execute it on 'flat' (with ``robot``, default the scene's rigid HRP-2) and
+    record the base height, soles and waist tilt. Joints the plan lacks (the flexible ankle's
+    springs) are held at 0."""
     pattern = plan_pattern(params, foot_geometry(load_robot("hrp2")))
     ik = solve_walk(pattern.com, pattern.feet)
-    w = World.from_scene("flat")
+    w = World.from_scene("flat", robot=robot)
     stiffen(w)
-    P = ik.joint_positions()
-    assert w.robot.joint_names == ik.joint_names
+    names = w.robot.joint_names
+    P = np.zeros((len(pattern.t), len(names)))
+    P[:, [names.index(n) for n in ik.joint_names]] = ik.joint_positions()
     w.actuator.set_trajectory(JointTrajectory(pattern.t, P), t_start=w.t)
     m, d = w.model, w.model.createData()
     soles = [m.getFrameId(n) for n in ("RLEG_SOLE", "LLEG_SOLE")]
