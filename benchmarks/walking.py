@@ -26,7 +26,7 @@ import time
 import numpy as np
 import pinocchio as pin
 
-from humanoid_control.walking import solve_walk
+from humanoid_control.walking import WALK_GAIN_SCALE, solve_walk, stiffen
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
@@ -54,21 +54,9 @@ def world_for(case: str) -> World:
     raise SystemExit(f"walking benchmark: unknown case {case!r}; choose among {', '.join(THESIS)}")
 
 
-WALK_GAIN_SCALE = 3.0  # PD natural frequency x 3 (30 Hz): test/test_walking_sim.py, docs/walking.md
-
-
-def stiffen(world, scale=WALK_GAIN_SCALE):
-    """Natural frequency x ``scale`` (K_p x scale², K_v x scale), the flexible ankle's springs excepted."""
-    springs = [world.actuator.names.index(j) for j in (world.robot.springs or {})]
-    keep = world.actuator.kp[springs].copy(), world.actuator.kv[springs].copy()
-    world.actuator.kp *= scale**2
-    world.actuator.kv *= scale
-    world.actuator.kp[springs], world.actuator.kv[springs] = keep
-
-
 def run_case(case: str, pattern, ik, scale=WALK_GAIN_SCALE) -> dict:
     w = world_for(case)
-    stiffen(w, scale)
+    stiffen(w.actuator, scale, keep=w.robot.springs or ())
     names = w.robot.joint_names
     P = np.zeros((len(pattern.t), len(names)))  # the flexible ankle's spring joints are held at 0
     Pik = ik.joint_positions()

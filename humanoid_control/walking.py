@@ -29,7 +29,17 @@ from humanoid_control.kinematics.base import Constraint
 from humanoid_control.kinematics.prioritized import PrioritizedSettings
 from humanoid_model.validation import finite_rows
 
-__all__ = ["CenterOfMassTask", "WalkingIK", "solve_walk", "plan_json", "TOLERANCE", "MAX_ITERATIONS", "TORSO_FRAME"]
+__all__ = [
+    "CenterOfMassTask",
+    "WalkingIK",
+    "solve_walk",
+    "plan_json",
+    "stiffen",
+    "TOLERANCE",
+    "MAX_ITERATIONS",
+    "TORSO_FRAME",
+    "WALK_GAIN_SCALE",
+]
 
 #: [m] level-1 error (sole positions, CoM) that ends a sample's iterations (chosen: 100x below the kinematics
 #: issue's 0.1 mm; below ~1e-7 the posture task's null-space steps keep it from settling)
@@ -150,3 +160,21 @@ def plan_json(robot: str, t, ik: WalkingIK, extra: dict | None = None) -> dict:
     if extra:
         doc["walking"] = extra
     return doc
+
+
+#: PD natural frequency factor for executing a walking plan (chosen, docs/walking.md): the simulator's default
+#: 10 Hz standing gains lag the open-loop plan (feet land late and turn, 6 steps fall at the 4th); at x2 the
+#: flexible ankle still fell; x3 (30 Hz) walks 6 steps with rigid feet, flexible ankles and FEM soles (not the
+#: two-layer pads)
+WALK_GAIN_SCALE = 3.0
+
+
+def stiffen(actuator, scale: float = WALK_GAIN_SCALE, keep=()) -> None:
+    """Multiply a PD actuator's natural frequency by ``scale`` (K_p x scale², K_v x scale: the same
+    damping ratio), except the joints named in ``keep`` (passive springs). ``actuator`` has
+    ``names``, ``kp``, ``kv`` (e.g. `humanoid_sim.actuators.PDActuator`)."""
+    idx = [actuator.names.index(j) for j in keep]
+    kp, kv = actuator.kp[idx].copy(), actuator.kv[idx].copy()
+    actuator.kp *= scale**2
+    actuator.kv *= scale
+    actuator.kp[idx], actuator.kv[idx] = kp, kv

@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_control.walking import solve_walk
+from humanoid_control.walking import solve_walk, stiffen
 from humanoid_model import load_robot
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.actuators import JointTrajectory
@@ -14,19 +14,6 @@ from humanoid_sim.world import World
 
 FOOT_LANDING_TOLERANCE = 0.002  # [m] chosen, measured 0.1-0.34 mm (2 steps, 30 Hz gains)
 BASE_HEIGHT_FLOOR = 0.60  # [m] planned base height >= 0.644 m; a fall drops the base by decimetres
-#: PD natural frequency for walking (chosen): the simulator's default 10 Hz standing gains lag the plan,
-#: the feet land late and turn, and 6 steps fall at the 4th; at 20 Hz the flexible ankle still fell; 30 Hz walks all
-#: 6 steps with rigid feet and flexible ankles (docs/walking.md)
-WALK_GAIN_SCALE = 3.0
-
-
-def stiffen(world, scale=WALK_GAIN_SCALE):
-    """Natural frequency x ``scale`` (K_p x scale², K_v x scale: same damping ratio), springs excepted."""
-    springs = [world.actuator.names.index(j) for j in (world.robot.springs or {})]
-    keep = world.actuator.kp[springs].copy(), world.actuator.kv[springs].copy()
-    world.actuator.kp *= scale**2
-    world.actuator.kv *= scale
-    world.actuator.kp[springs], world.actuator.kv[springs] = keep
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +28,7 @@ def walk_in_world(params, robot=None):
     pattern = plan_pattern(params, foot_geometry(load_robot("hrp2")))
     ik = solve_walk(pattern.com, pattern.feet)
     w = World.from_scene("flat", robot=robot)
-    stiffen(w)
+    stiffen(w.actuator, keep=w.robot.springs or ())
     names = w.robot.joint_names
     P = np.zeros((len(pattern.t), len(names)))
     P[:, [names.index(n) for n in ik.joint_names]] = ik.joint_positions()
