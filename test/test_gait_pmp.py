@@ -120,8 +120,9 @@ def test_a11_hamiltonian_is_stationary_in_u_where_no_bound_is_active(ds_pair):
     FB1 is at its lower bound 0 on the first 12 of 201 samples (t <= 9.4 ms), FB2 at 0 on the
     first 25 (t <= 20 ms) and at its upper bound 6 N on the other 176;
     on the free controls max |dH/du_i| = 0.4 % of the rounding bound, and at most 1.3e-8 of the
-    gradient's scale W_i |u_i| (FB12 = 11.7 N: 1.5e-13 against 1.2e-5).  The test can fail: at u + 0.1 |u| the same difference is -0.1 W_i |u_i| (ratio 0.1,
-    1e8 times over the bound), e.g. -1.4e-3 for the front knee (u = 137 N m, W = 1e-4)."""
+    gradient's scale W_i |u_i| (FB12 = 11.7 N: 1.5e-13 against 1.2e-5).  The test can fail: at
+    u + 0.1 |u| the same difference is -0.1 W_i |u_i| (asserted to 1e-4, and over 1e3 times the
+    rounding bound), e.g. -1.4e-3 for the front knee (u = 137 N m, W = 1e-4), 1e7 times it."""
     _, _, pmp = ds_pair
     system = pmp.system
     Y = pmp.bvp.sol(pmp.t)
