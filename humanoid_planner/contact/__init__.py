@@ -22,7 +22,7 @@ from .goal import ComRegion, PointRegion
 from .node import Node
 from .potential import MixedPotential
 from .registry import StanceRegistry
-from .search import ContactPlanner, Plan, PlannerSettings
+from .search import ContactPlanner, Plan, PlannerSettings, Progress
 from .stance import Contact, Stance, StanceMetric
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Plan",
     "PlannerSettings",
     "PointRegion",
+    "Progress",
     "Stance",
     "StanceMetric",
     "StanceRegistry",

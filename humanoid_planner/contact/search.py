@@ -11,7 +11,8 @@
 `ContactPlanner(robot, surfaces, goal_tasks, potential, settings)`; ``plan(stance, q)`` returns a
 `Plan` (success, the nodes root to goal, the goal posture, counts, the PG statistics). The root's
 witness is the PG projection of ``q`` on the initial stance. The search also stops (failure) at
-``max_expanded`` expanded nodes or ``time_limit`` seconds.
+``max_expanded`` expanded nodes or ``time_limit`` seconds. ``plan(..., progress=f)`` calls
+``f(Progress)`` after each expansion (the `plan` command's progress line).
 
 Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
 for stairs candidates (001_escande.md:419); ``threshold`` M default inf (no bound: the caller
@@ -40,7 +41,7 @@ from .node import Node
 from .registry import StanceRegistry
 from .stance import Stance, StanceMetric
 
-__all__ = ["ContactPlanner", "Plan", "PlannerSettings"]
+__all__ = ["ContactPlanner", "Plan", "PlannerSettings", "Progress"]
 
 ALGORITHMS = ("bfp", "vbfp")
 
@@ -69,6 +70,17 @@ class PlannerSettings:
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise PlanningError(f"planner settings: field 'algorithm' must be one of {ALGORITHMS}; {self.algorithm!r}")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The search so far: nodes ``generated`` and ``expanded``, the lowest potential expanded
+    (``best``) and the wall time ``elapsed`` [s]."""
+
+    generated: int
+    expanded: int
+    best: float
+    elapsed: float
 
 
 @dataclass
@@ -124,7 +136,7 @@ class ContactPlanner:
             self.s.self_collision,
         )
 
-    def plan(self, stance: Stance, q) -> Plan:
+    def plan(self, stance: Stance, q, progress=None) -> Plan:
         start = time.perf_counter()
         registry = StanceRegistry(self.s.metric)
         gen = ChildGenerator(self.feas, registry, self.potential, self.s)
@@ -132,6 +144,7 @@ class ContactPlanner:
         res = self.feas.transition(stance.contacts, stance.contacts, q)
         root = Node(stance, res.q.copy(), self.potential(res.q))
         expanded = 0
+        best = np.inf
 
         def done(success, nodes, goal_q, reason=""):
             elapsed = time.perf_counter() - start
@@ -152,10 +165,13 @@ class ContactPlanner:
                 if g.success:
                     return done(True, n.path(), g.q.copy())
             expanded += 1
+            best = min(best, n.potential)
             sons = gen.removals(n) + gen.additions(n, lazy)
             if lazy:
                 sons += gen.brothers(n)
             for c in sons:
                 if c.potential < self.s.threshold:
                     heapq.heappush(heap, (c.potential, c.index, c))
+            if progress is not None:
+                progress(Progress(gen.generated, expanded, best, time.perf_counter() - start))
         return done(False, [], None, "list empty: no stance sequence under the threshold M")
