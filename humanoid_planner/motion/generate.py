@@ -1,0 +1,146 @@
+"""Motion from a contact plan (001_escande.md §6, A22 at :530): for each segment (`segments`),
+k - 1 projections (`projection`) of the interpolated configurations
+
+    p^{i,j} = interpolate(q^i, q^{i+1}, j / k),  j = 1 .. k - 1    (erratum 9, :29)
+
+with the bodies that make or break a contact on their paths (`body_path`), then the sinusoidal
+time law with the speed caps (`time_law`) at the control period. The result is a `Motion`: times
+and full configurations (base + joints), the projections (knots) and the time of each witness
+posture.
+
+A projection that fails is retried once from p^{i,j} itself (clipped to the joint bounds) instead
+of the previous projection; a second failure raises `PlanningError` naming the segment and step
+(the thesis hand-corrected such cases, L3005). Every projection is logged in ``stats`` (purpose
+"interpolation"; `contact.feasibility.Stats`).
+
+Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
+:453); the speed caps, dt, the approach length and the straight segments' share in `time_law` and
+`body_path`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_planner.contact.feasibility import Stats
+from humanoid_planner.exceptions import PlanningError
+
+from .body_path import APPROACH, FRACTION, BodyPath
+from .projection import project
+from .segments import Segment, plan_segments
+from .time_law import sinusoidal_samples
+
+__all__ = ["Motion", "MotionSettings", "generate_motion"]
+
+
+@dataclass
+class MotionSettings:
+    """``steps`` k per segment; ``dt`` [s]; caps ``joint_speed`` [rad/s], ``base_speed`` [m/s],
+    ``base_rotation_speed`` [rad/s]; ``approach`` [m] and ``fraction`` of the body paths."""
+
+    steps: int = 20
+    dt: float = 0.005
+    joint_speed: float = np.deg2rad(10.0)
+    base_speed: float = 0.1
+    base_rotation_speed: float = np.deg2rad(10.0)
+    approach: float = APPROACH
+    fraction: float = FRACTION
+
+    def __post_init__(self):
+        if not (isinstance(self.steps, (int, np.integer)) and self.steps >= 1):
+            raise PlanningError(f"motion settings: field 'steps' must be an integer >= 1; value {self.steps!r}")
+        for name in ("dt", "joint_speed", "base_speed", "base_rotation_speed"):
+            v = getattr(self, name)
+            if not (np.isfinite(v) and v > 0):
+                raise PlanningError(f"motion settings: field '{name}' must be a finite number > 0; value {v!r}")
+
+
+@dataclass
+class Motion:
+    """``t`` (m,) [s] and ``q`` (m, nq) at the control period; ``knots`` per segment the (k+1, nq)
+    projections (witness postures at both ends); ``witness_times`` [s] the time of each segment's
+    start and of the last end; ``segments`` (`Segment`); ``stats`` of the projections; wall ``time``."""
+
+    t: np.ndarray
+    q: np.ndarray
+    knots: list
+    witness_times: list
+    segments: list
+    stats: Stats = field(default_factory=Stats)
+    time: float = 0.0
+
+
+def _pose(feas, data, name, q):
+    """(R (3, 3), position [m]) of location ``name``'s body and point at ``q``."""
+    loc = feas.locations[name]
+    pin.framesForwardKinematics(feas.model, data, q)
+    M = data.oMf[feas.model.getFrameId(loc.body)]
+    return M.rotation.copy(), M.act(np.asarray(loc.point, float))
+
+
+def body_paths(feas, seg: Segment, s: MotionSettings) -> dict:
+    """Location -> `BodyPath` of the bodies moving in segment ``seg``."""
+    data = feas.model.createData()
+    out = {}
+    for name in seg.moving:
+        R0, p0 = _pose(feas, data, name, seg.q_start)
+        R1, p1 = _pose(feas, data, name, seg.q_end)
+        n0 = feas.env_frame(seg.leaving).n if seg.leaving is not None and seg.leaving.location == name else None
+        n1 = feas.env_frame(seg.arriving).n if seg.arriving is not None and seg.arriving.location == name else None
+        out[name] = BodyPath(R0, p0, R1, p1, n0, n1, s.approach, s.fraction)
+    return out
+
+
+def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
+    model = feas.model
+    paths = body_paths(feas, seg, s)
+    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+    bounded = np.isfinite(lo) & np.isfinite(hi)
+    knots = [seg.q_start]
+    for j in range(1, s.steps):
+        u = j / s.steps
+        p = pin.interpolate(model, seg.q_start, seg.q_end, u)
+        targets = [(name, bp.rotation(u), bp.position(u)) for name, bp in paths.items()]
+        res = project(feas, seg.fixed, targets, p, knots[-1])
+        stats.log("interpolation", res)
+        if not res.success:
+            start = p.copy()
+            start[bounded] = np.clip(start[bounded], lo[bounded], hi[bounded])
+            res = project(feas, seg.fixed, targets, p, start)
+            stats.log("interpolation", res)
+        if not res.success:
+            raise PlanningError(
+                f"motion: segment {seg.index} step {j}/{s.steps}: projection failed "
+                f"({res.outcome.name}, max violation {res.max_violation:.3g})"
+            )
+        knots.append(res.q.copy())
+    knots.append(seg.q_end)
+    return np.array(knots)
+
+
+def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None) -> Motion:
+    """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
+    ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None."""
+    s = settings or MotionSettings()
+    start = time.perf_counter()
+    segs = plan_segments(nodes, goal_q)
+    stats = Stats()
+    ts, qs, knots, witness = [], [], [], []
+    t_end = 0.0
+    for seg in segs:
+        k = _knots(feas, seg, s, stats) if s.steps > 1 else np.array([seg.q_start, seg.q_end])
+        t, q = sinusoidal_samples(feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed)
+        witness.append(t_end)
+        first = 1 if ts else 0  # the junction sample is the previous segment's last one
+        ts.append(t[first:] + t_end)
+        qs.append(q[first:])
+        t_end += float(t[-1])
+        knots.append(k)
+    if not segs:
+        ts, qs = [np.zeros(1)], [np.asarray(nodes[0].q, float)[None]]
+    witness.append(t_end)
+    return Motion(np.concatenate(ts), np.vstack(qs), knots, witness, segs, stats, time.perf_counter() - start)

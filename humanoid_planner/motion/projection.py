@@ -1,0 +1,54 @@
+"""The projection of an interpolated configuration on a stance (001_escande.md §6 step 3, (7.2)):
+
+    q^{i,j} = argmin ||q - p^{i,j}||^2  s.t.  q in Q_{s_i} ∩ T_{i,j}
+
+with Q_{s_i} the strong contacts (3.28)-(3.35) of the segment's stance, the CoM in its support
+polygon (3.63) and the joint bounds (the planner's own constraints, `contact.Feasibility`, with
+its margin and extra tasks), and T_{i,j} the poses of the moving bodies on their paths (a point
+position and the body's orientation: "body poses written like strong contacts", :390). Each
+projection is warm-started from the previous one (thesis L2974).
+
+``PathDistance`` is the criterion (1/2) ||diff(p, q)||^2 over the tangent space (Pinocchio's
+``difference``: base pose as a twist, joints as angles), gradient J^T d with J = dDifference/dq.
+The 1/2 changes nothing at the optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_planner.posture import FrameOrientation, FramePosition, PostureProblem, solve
+
+__all__ = ["PathDistance", "project"]
+
+
+class PathDistance:
+    """(1/2) ||difference(p, q)||^2 to a configuration ``p`` (nq,): the criterion of (7.2)."""
+
+    name = "path_distance"
+    equations = "(7.2), 001_escande.md:390"
+
+    def __init__(self, model, p):
+        self.model = model
+        self.p = np.asarray(p, float)
+
+    def evaluate(self, q) -> tuple[float, np.ndarray]:
+        d = pin.difference(self.model, self.p, q)
+        J = pin.dDifference(self.model, self.p, q, pin.ARG1)
+        return 0.5 * float(d @ d), J.T @ d
+
+
+def project(feas, fixed, targets, p, q0, settings=None):
+    """The projection of ``p`` (nq,) from the warm start ``q0``: ``feas`` a
+    `humanoid_planner.contact.feasibility.Feasibility` (its strong contacts, stability with margin
+    and tasks), ``fixed`` the contacts held, ``targets`` a list of (location name, rotation (3, 3),
+    position [m] of the location's point). Returns the `PostureResult`."""
+    model = feas.model
+    cons = [feas.strong(c) for c in fixed] + [feas.stability(fixed)] + list(feas.tasks)
+    for name, R, pos in targets:
+        loc = feas.locations[name]
+        cons.append(FramePosition(model, loc.body, pos, point=loc.point, name=f"path_position:{name}"))
+        cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
+    problem = PostureProblem(model, cons, q0, PathDistance(model, p))
+    return solve(problem, settings or feas.settings)
