@@ -6,7 +6,8 @@ imports. docs/planner.md, section "Contact planner".
   epsilon test (§5.3, A12); `registry`: the ordered container N of generated stances.
 - `node`: `Node` (stance, witness posture, father, potential, bookkeeping flags).
 - `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
-- `potential`: the mixed attractive potential (5.12)-(5.16), used as the PG criterion (§5.5).
+- `potentials`: the potentials family (mixed, bonus/malus, guide trajectory, body potentials; one
+  interface, registry ``POTENTIALS``), the configuration part used as the PG criterion (§5.5).
 - `goal`: goal tasks (the CoM or a body point in a region).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
   test, goal test) and their statistics; `relaxed`: equality rows relaxed to a band (the
@@ -20,23 +21,37 @@ imports. docs/planner.md, section "Contact planner".
 from .boxes import Box
 from .goal import ComRegion, PointRegion
 from .node import Node
-from .potential import MixedPotential
+from .potentials import (
+    POTENTIALS,
+    BodyPotential,
+    GuidePotential,
+    MixedPotential,
+    Potential,
+    StanceBonus,
+    WeightedSum,
+)
 from .registry import StanceRegistry
 from .search import ContactPlanner, Plan, PlannerSettings, Progress
 from .stance import Contact, Stance, StanceMetric
 
 __all__ = [
+    "POTENTIALS",
+    "BodyPotential",
     "Box",
     "ComRegion",
     "Contact",
     "ContactPlanner",
+    "GuidePotential",
     "MixedPotential",
     "Node",
     "Plan",
     "PlannerSettings",
     "PointRegion",
+    "Potential",
     "Progress",
     "Stance",
     "StanceMetric",
+    "StanceBonus",
     "StanceRegistry",
+    "WeightedSum",
 ]

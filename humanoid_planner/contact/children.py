@@ -39,7 +39,17 @@ class ChildGenerator:
 
     def _node(self, stance, q, parent, kind, changed, box=None) -> Node:
         self.generated += 1
-        return Node(stance, q.copy(), self.potential(q), parent, kind, changed, box, self.generated, parent.depth + 1)
+        return Node(
+            stance,
+            q.copy(),
+            self.potential.total(stance, q),
+            parent,
+            kind,
+            changed,
+            box,
+            self.generated,
+            parent.depth + 1,
+        )
 
     def forbidden(self, location: str, surface: str) -> bool:
         """Whether (location, surface) is forbidden: a forbidden entry names the location, its kind

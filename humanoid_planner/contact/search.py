@@ -142,7 +142,7 @@ class ContactPlanner:
         gen = ChildGenerator(self.feas, registry, self.potential, self.s)
         lazy = self.s.algorithm == "vbfp"
         res = self.feas.transition(stance.contacts, stance.contacts, q)
-        root = Node(stance, res.q.copy(), self.potential(res.q))
+        root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
         expanded = 0
         best = np.inf
 

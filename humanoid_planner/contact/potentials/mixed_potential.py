@@ -1,4 +1,4 @@
-"""The planner potential, used as the posture generator's criterion (001_escande.md §5.1, §5.5,
+"""The mixed potential, a planner potential used as the posture generator's criterion (001_escande.md §5.1, §5.5,
 §5.6): the mixed attractive potential (5.12)-(5.16) with erratum 3 (001_escande.md:25) on the
 horizontal position of the root (the free-flyer's origin; "mixed potential on the 3-D root
 position", 001_escande.md:363), plus a small reference-posture term:
@@ -30,17 +30,12 @@ import pinocchio as pin
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture.joint_limits import bounded_joints
 
-__all__ = ["MixedPotential", "mixed"]
+from .base import Potential, mixed
+
+__all__ = ["MixedPotential"]
 
 
-def mixed(d: float, a: float, d0: float) -> tuple[float, float]:
-    """(U_m(d), dU_m/dd) of (5.16) with erratum 3, for a distance ``d`` >= 0 [m]."""
-    if d <= d0:
-        return 0.5 * a * d * d, a * d
-    return a * d0 * d - 0.5 * a * d0 * d0, a * d0
-
-
-class MixedPotential:
+class MixedPotential(Potential):
     """U(q) of the module docstring toward ``goal`` (x, y) [m]; ``reference`` (nq,) the reference
     posture for the joints (the robot's default posture)."""
 
@@ -50,7 +45,7 @@ class MixedPotential:
     def __init__(self, model, goal, reference, a: float = 1.0, d0: float = 1.0, w: float = 0.01):
         if not (a > 0 and d0 > 0 and w >= 0):
             raise PlanningError(f"mixed potential: fields a, d0 > 0 and w >= 0 required; {a}, {d0}, {w}")
-        self.model = model
+        self.model, self.nv = model, model.nv
         self.goal = np.asarray(goal, float).reshape(2)
         self.a, self.d0, self.w = float(a), float(d0), float(w)
         self.idx_q, self.idx_v, _, _ = bounded_joints(model)
@@ -71,6 +66,3 @@ class MixedPotential:
         ej = q[self.idx_q] - self.reference
         g[self.idx_v] += 2.0 * self.w * ej
         return u + self.w * float(ej @ ej), g
-
-    def __call__(self, q) -> float:
-        return self.evaluate(q)[0]

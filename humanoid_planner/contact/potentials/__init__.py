@@ -1,0 +1,42 @@
+"""Planner potentials (001_escande.md §5.6): one interface (`base.Potential`: ``evaluate(q) ->
+(U, dU/dv)``, the configuration part used as the PG criterion; ``stance_term(s)``, the discrete
+part; ``total(s, q)``), one module per member, and the registry ``POTENTIALS`` (name -> class).
+
+- `mixed_potential`: the mixed attractive potential (5.12)-(5.16) on the root's horizontal position;
+- `bonus_malus`: the discrete bonus/malus U_S(s);
+- `guide`: the guide-trajectory potential U_T (6.7)/(6.8) with rounded corners (`curve`) in
+  guide coordinates (`coordinates`) and the arc-length progress term;
+- `body`: individual body potentials U_{T_i} (6.9);
+- `weighted_sum`: alpha U_T + sum lambda_i U_{T_i} (+ U_S).
+"""
+
+from .base import Potential, mixed
+from .body import BodyPotential
+from .bonus_malus import StanceBonus
+from .coordinates import GuideCoordinates
+from .curve import Projection, RoundedPolyline
+from .guide import GuidePotential
+from .mixed_potential import MixedPotential
+from .weighted_sum import WeightedSum
+
+POTENTIALS = {
+    "mixed": MixedPotential,
+    "bonus_malus": StanceBonus,
+    "guide": GuidePotential,
+    "body": BodyPotential,
+    "weighted_sum": WeightedSum,
+}
+
+__all__ = [
+    "POTENTIALS",
+    "BodyPotential",
+    "GuideCoordinates",
+    "GuidePotential",
+    "MixedPotential",
+    "Potential",
+    "Projection",
+    "RoundedPolyline",
+    "StanceBonus",
+    "WeightedSum",
+    "mixed",
+]

@@ -1,0 +1,59 @@
+"""The one interface of the planner potentials (001_escande.md §5.6; thesis L2235-2249, L2625-2701).
+
+A potential U(s, q) of a node (stance s, witness posture q) is a configuration part U_C(q) plus a
+discrete part U_S(s) (`001_escande.md:364-367`: U(s, q) = U_T(q) + U_S(s)). Only the
+configuration part is the posture generator's criterion (`:367`: "only U_T is the PG
+criterion"), which makes the Contacts-VBFP oracle work (§5.5, `:325`).
+
+- ``evaluate(q) -> (U_C, dU_C/dv)``: the value and its gradient (nv,) with respect to the tangent
+  increment v at q (q' = pin.integrate(model, q, v)), the convention of
+  `humanoid_planner.posture.problem.PostureProblem`'s criterion;
+- ``stance_term(stance) -> U_S``: the discrete part (0 for a purely continuous potential);
+- ``total(stance, q)``: U_C(q) + U_S(s), the node's potential in the search.
+
+Units: every member's value is in m² (or a gain times m²: squared distances in guide
+coordinates, `guide`), so that terms add; gains and their reasons are in each module.
+``mixed(d, a, d0)`` is the C¹ mixed attractive shape (5.12)-(5.16) with erratum 3 (`:25`),
+shared by the members.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+__all__ = ["Potential", "mixed"]
+
+
+def mixed(d: float, a: float, d0: float) -> tuple[float, float]:
+    """(U_m(d), dU_m/dd) of (5.16) with erratum 3, for a distance ``d`` >= 0 [m]:
+    a d²/2 for d <= d0, else a d0 d - a d0²/2 (C¹ at d0)."""
+    if d <= d0:
+        return 0.5 * a * d * d, a * d
+    return a * d0 * d - 0.5 * a * d0 * d0, a * d0
+
+
+class Potential(ABC):
+    """A planner potential. Subclasses set ``name``, ``equations`` (the spec lines) and ``nv``
+    (the model's tangent dimension) and implement `evaluate`; the discrete ones override
+    `stance_term`."""
+
+    name: str = ""
+    equations: str = ""
+    nv: int = 0
+
+    @abstractmethod
+    def evaluate(self, q) -> tuple[float, np.ndarray]:
+        """``(U_C, dU_C/dv)``: the configuration part at ``q`` (nq,) and its gradient (nv,)."""
+
+    def stance_term(self, stance) -> float:
+        """U_S(s) of a `humanoid_planner.contact.Stance` (0 unless the potential is discrete)."""
+        return 0.0
+
+    def __call__(self, q) -> float:
+        return self.evaluate(q)[0]
+
+    def total(self, stance, q) -> float:
+        """U(s, q) = U_C(q) + U_S(s): the potential of a search node."""
+        return self.evaluate(q)[0] + self.stance_term(stance)

@@ -1,0 +1,74 @@
+"""Individual body potentials U_{T_i} (001_escande.md §5.6, thesis L2681-2701, (6.9)): a point
+fixed on a body (a hand, a foot, a knee) follows its own position-only trajectory T_i, derived
+from the guide's key postures by forward kinematics, "built the same way" as U_T (6.8):
+
+    U_{T_i}(q) = U_m(D_i) - k l_i,   D_i = |x_i(q) - m_i|,   m_i, l_i: closest point of T_i and its abscissa
+
+with x_i(q) the body point's world position [m] and T_i the rounded polyline (`curve`) through
+its positions at the key postures (or through given world ``positions``: one position is an
+attraction toward a target, e.g. a hand toward a can). No projection is needed (3-D, :371).
+Gradient: (U_m'(D_i) dD_i/dx - k dl_i/dx) . J_i(q), J_i the point's Jacobian (3, nv).
+
+Numbers chosen: as `guide` (a = 1 m^-2, d0 = 0.5 m, k = 0.5 m^-1, max_deviation 0.1 m): a body
+point is measured in metres like the root, so the same gains weigh it like the root's guide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import kinematics as kin
+
+from .base import Potential, mixed
+from .curve import RoundedPolyline
+
+__all__ = ["BodyPotential"]
+
+
+class BodyPotential(Potential):
+    """U_{T_i} of the point ``point`` (3,) [m] fixed in frame ``frame`` of ``model``, along the
+    positions it has at ``key_postures`` (k, nq), or along world ``positions`` (k, 3) [m]."""
+
+    name = "body"
+    equations = "(6.9) with U_{T_i} as (6.8), 001_escande.md:371"
+
+    def __init__(
+        self,
+        model,
+        frame: str,
+        point=(0.0, 0.0, 0.0),
+        key_postures=None,
+        positions=None,
+        a: float = 1.0,
+        d0: float = 0.5,
+        k: float = 0.5,
+        max_deviation: float = 0.1,
+    ):
+        if (key_postures is None) == (positions is None):
+            raise PlanningError(f"body potential {frame!r}: give either 'key_postures' or 'positions'")
+        if not (a > 0 and d0 > 0 and k >= 0):
+            raise PlanningError(f"body potential {frame!r}: fields a, d0 > 0 and k >= 0 required; {a}, {d0}, {k}")
+        self.model, self.nv = model, model.nv
+        self.frame = frame
+        self.fid = kin.frame_id(model, frame, PlanningError)
+        self.point = np.asarray(point, float).reshape(3)
+        self.a, self.d0, self.k = float(a), float(d0), float(k)
+        self.name = f"body:{frame}"
+        self._data = model.createData()
+        if positions is None:
+            positions = [self.position(q) for q in np.atleast_2d(np.asarray(key_postures, float))]
+        self.curve = RoundedPolyline(np.atleast_2d(np.asarray(positions, float)), max_deviation)
+
+    def position(self, q) -> np.ndarray:
+        """x_i(q): the point's world position [m]."""
+        pin.framesForwardKinematics(self.model, self._data, np.asarray(q, float))
+        return self._data.oMf[self.fid].act(self.point)
+
+    def evaluate(self, q) -> tuple[float, np.ndarray]:
+        kin.update(self.model, self._data, np.asarray(q, float))
+        x, J = kin.point_jacobian(self.model, self._data, self.fid, self.point)
+        pr = self.curve.project(x)
+        u, du = mixed(pr.D, self.a, self.d0)
+        return u - self.k * pr.s, (du * pr.dD - self.k * pr.ds) @ J

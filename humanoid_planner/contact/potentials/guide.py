@@ -1,0 +1,79 @@
+"""The guide-trajectory potential U_T (6.7)/(6.8) (001_escande.md §5.6, thesis L2625-2674; (6.8)
+with erratum 3 at :25):
+
+    U_T(q) = U_m(D) - k l,   D = |y(q) - m|,   U_m the mixed shape (a, d0) of `base.mixed`
+
+with y(q) the guide coordinates (`coordinates`), T the polyline through the key postures' y with
+its corners rounded (`curve.RoundedPolyline`), m the closest point of T to y(q) and l its
+arc-length abscissa: "stay close to the guide" against "progress along it" (k).
+
+Deviation from the thesis (docs/planner.md, "Potentials"): the thesis finds m' by projecting on
+the root's position/orientation subspace F and measures the progress l' there (T' = p(T) must
+then be injective: "move the root slightly during posture changes", L2651). Here m, D and l are
+all taken in the weighted full coordinates y: the closest point in the same metric as the
+distance makes dD/dy = (y - m)/D exactly (envelope), and a posture change at a fixed root is
+progress along T, so T needs no injectivity fix. The weights of `coordinates` make the root
+dominate the metric, as the thesis's projection does.
+
+Gradient: dU_T/dv = (U_m'(D) dD/dy - k ds/dy) dy/dv.
+
+Numbers chosen (the thesis gives none, 001_escande.md:412): a = 1 m^-2 and d0 = 0.5 m (quadratic
+within half a metre of the guide, linear beyond, so a far node is not pulled with a force growing
+without bound); k = 0.5 m^-1: one metre of progress along T is worth as much as a node 1 m off
+the guide (a d0 D - a d0²/2 = 0.375 at D = 1 m, close to k x 1 m), so the search follows T but may
+leave it by tens of centimetres to find contacts; ``max_deviation`` 0.1 m of the rounding (about
+the size of a contact surface: the rounded guide stays within a hand's width of the key
+postures' corner).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanoid_planner.exceptions import PlanningError
+
+from .base import Potential, mixed
+from .coordinates import GuideCoordinates
+from .curve import RoundedPolyline
+
+__all__ = ["GuidePotential"]
+
+
+class GuidePotential(Potential):
+    """U_T along the key configurations ``key_postures`` (k, nq) of ``model`` (module docstring);
+    ``coordinates`` a `GuideCoordinates` (default weights)."""
+
+    name = "guide"
+    equations = "(6.7)-(6.8), 001_escande.md:364-367; erratum 3 at :25"
+
+    def __init__(
+        self,
+        model,
+        key_postures,
+        a: float = 1.0,
+        d0: float = 0.5,
+        k: float = 0.5,
+        max_deviation: float = 0.1,
+        coordinates: GuideCoordinates | None = None,
+    ):
+        if not (a > 0 and d0 > 0 and k >= 0):
+            raise PlanningError(f"guide potential: fields a, d0 > 0 and k >= 0 required; {a}, {d0}, {k}")
+        K = np.atleast_2d(np.asarray(key_postures, float))
+        if K.shape[1] != model.nq or len(K) < 1:
+            raise PlanningError(f"guide potential: field 'key_postures' must be (k, {model.nq}); shape {K.shape}")
+        self.model, self.nv = model, model.nv
+        self.a, self.d0, self.k = float(a), float(d0), float(k)
+        self.coordinates = coordinates or GuideCoordinates(model)
+        self.key_postures = K
+        self.curve = RoundedPolyline([self.coordinates(q) for q in K], max_deviation)
+
+    def progress(self, q) -> float:
+        """l(q): the arc-length abscissa of the closest point of T [m]."""
+        return self.curve.project(self.coordinates(q)).s
+
+    def evaluate(self, q) -> tuple[float, np.ndarray]:
+        y = self.coordinates(q)
+        pr = self.curve.project(y)
+        u, du = mixed(pr.D, self.a, self.d0)
+        grad_y = du * pr.dD - self.k * pr.ds
+        return u - self.k * pr.s, grad_y @ self.coordinates.jacobian(q)
