@@ -18,6 +18,7 @@ from humanoid_planner.posture import (
     EQUALITY,
     INEQUALITY,
     ComInPolygon,
+    ComPosition,
     EnvironmentCollision,
     EnvironmentFrame,
     FrameOrientation,
@@ -73,6 +74,7 @@ def _all_constraints(robot, floor, q_ref):
         LightContact(m, RobotContactFrame.from_location(loc["l_hand"]), tilted),
         PreContact(m, RobotContactFrame.from_location(loc["r_knee"]), tilted, distance=0.05),
         ComInPolygon(m, poly, margin=0.01),
+        ComPosition(m, [0.1, -0.05, 0.7], axes=(0, 1, 2)),
         FramePosition(m, "RARM_LINK5", [0.5, -0.3, 1.0], point=[0.0, 0.0, -0.1075]),
         FrameOrientation(m, "RARM_LINK5", R_target),
         Gaze(m, "HEAD_LINK1", [2.0, 0.5, 0.8], axis=[1.0, 0.0, 0.0], origin=[0.035, 0.0, 0.045]),
@@ -285,6 +287,10 @@ def test_task_values(robot):
     np.testing.assert_allclose(v, [0, 0, -1, 0.5 - 2.0], atol=1e-12)
     # keep-vertical: the world-z axis of the free flyer at half-sitting is vertical, up
     np.testing.assert_allclose(_values(KeepVertical(m, "BODY"), m, d, q)[0], [0, 0, -1], atol=1e-12)
+    # CoM task: the half-sitting CoM (Pinocchio's centerOfMass, independent of data.com) 0.1 m off in x
+    com = pin.centerOfMass(m, m.createData(), q)
+    v = _values(ComPosition(m, com + [0.1, 0, 0], axes=(0, 1, 2)), m, d, q)[0]
+    np.testing.assert_allclose(v, [-0.1, 0, 0], atol=1e-12)
     lim = JointLimits(m)
     v = _values(lim, m, d, q)[0]
     k = lim.dim // 2

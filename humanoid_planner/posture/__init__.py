@@ -6,9 +6,11 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 """
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .call_log import CallLog, recording
 from .capsules import Capsule, robot_capsules, self_collision_pairs
 from .collision_solve import solve_avoiding
 from .com_in_polygon import ComInPolygon
+from .com_position import ComPosition
 from .criterion import ReferencePosture
 from .environment_collision import EnvironmentCollision, Obstacle
 from .frame_orientation import FrameOrientation
@@ -21,6 +23,7 @@ from .light_contact import LightContact
 from .outcome import Outcome, PostureResult
 from .pre_contact import PreContact
 from .problem import PostureProblem
+from .projection import ProjectionSettings, Projector, project
 from .search_box_contact import SearchBox, SearchBoxContact
 from .self_collision import SelfCollision
 from .solver import SolverSettings, solve
@@ -35,6 +38,7 @@ CONSTRAINTS = {
     "pre_contact": PreContact,
     "search_box_contact": SearchBoxContact,
     "com_in_polygon": ComInPolygon,
+    "com_position": ComPosition,
     "frame_position": FramePosition,
     "frame_orientation": FrameOrientation,
     "gaze": Gaze,
@@ -47,8 +51,10 @@ __all__ = [
     "CONSTRAINTS",
     "EQUALITY",
     "INEQUALITY",
+    "CallLog",
     "Capsule",
     "ComInPolygon",
+    "ComPosition",
     "EnvironmentCollision",
     "EnvironmentFrame",
     "FrameOrientation",
@@ -63,6 +69,8 @@ __all__ = [
     "PostureProblem",
     "PostureResult",
     "PreContact",
+    "ProjectionSettings",
+    "Projector",
     "ReferencePosture",
     "RobotContactFrame",
     "SearchBox",
@@ -71,6 +79,8 @@ __all__ = [
     "SolverSettings",
     "StrongContact",
     "contacts_at",
+    "project",
+    "recording",
     "robot_capsules",
     "self_collision_pairs",
     "solve",

@@ -14,7 +14,7 @@ import numpy as np
 from .base import EQUALITY, INEQUALITY
 from .contact import ContactConstraint
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_jacobian, point_jacobian, vector_jacobian
+from .kinematics import dot_rows, frame_jacobian, point_jacobian
 
 __all__ = ["LightContact", "plane_rows"]
 
@@ -24,10 +24,9 @@ def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: Envi
     rf, ef = robot_frame, env_frame
     J6 = frame_jacobian(model, data, fid)
     p, Jp = point_jacobian(model, data, fid, rf.point, J6)
-    (d, b, n), (Jd, Jb, Jn) = vector_jacobian(model, data, fid, np.array([rf.d, rf.b, rf.n]), J6)
-    c = np.array([(p - ef.point) @ ef.n, d @ ef.n, b @ ef.n, -(n @ ef.n)])
-    J = np.stack([ef.n @ Jp, ef.n @ Jd, ef.n @ Jb, -(ef.n @ Jn)])
-    return c, J
+    R = data.oMf[fid].rotation
+    c, J = dot_rows(np.array([R @ rf.d, R @ rf.b, R @ rf.n]), np.array([ef.n, ef.n, -ef.n]), J6[3:])
+    return np.concatenate([[(p - ef.point) @ ef.n], c]), np.vstack([ef.n @ Jp, J])
 
 
 class LightContact(ContactConstraint):

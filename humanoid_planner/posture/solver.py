@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .blas_threads import single_threaded
+from .call_log import CallLog, notify
 from .outcome import Outcome, PostureResult, from_slsqp
 from .problem import PostureProblem
 
@@ -100,12 +101,21 @@ class _Stall:
             raise StopIteration
 
 
-def solve(problem: PostureProblem, settings: SolverSettings | None = None, x0=None) -> PostureResult:
+def solve(
+    problem: PostureProblem,
+    settings: SolverSettings | None = None,
+    x0=None,
+    log: CallLog | None = None,
+    label: str = "",
+) -> PostureResult:
     """Run phase 1 and phase 2 from increment ``x0`` (default 0, i.e. ``problem.q0``: the warm
     start), OpenBLAS single-threaded (`blas_threads`). Never raises for an unsatisfiable
-    request: the outcome says why it failed."""
+    request: the outcome says why it failed. The call is recorded (`call_log`) into ``log`` and
+    every active `call_log.recording` log, under ``label``."""
     with single_threaded():
-        return _solve(problem, settings, x0)
+        out = _solve(problem, settings, x0)
+    notify(out, label, log)
+    return out
 
 
 def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> PostureResult:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .base import EQUALITY, INEQUALITY
 from .contact import ContactConstraint
-from .kinematics import frame_jacobian, point_jacobian, vector_jacobian
+from .kinematics import dot_rows, frame_jacobian, point_jacobian
 
 __all__ = ["StrongContact"]
 
@@ -30,17 +30,19 @@ class StrongContact(ContactConstraint):
 
     kind_name = "strong_contact"
 
+    def __init__(self, model, robot_frame, env_frame, name: str | None = None):
+        super().__init__(model, robot_frame, env_frame, name)
+        ef = env_frame
+        self._targets = np.array([ef.d, ef.d, ef.b, -ef.d, -ef.b])  # the e of rows 3-7 (u . e)
+
     def evaluate(self, q, data):
         rf, ef = self.robot_frame, self.env_frame
         J6 = frame_jacobian(self.model, data, self.fid)
         p, Jp = point_jacobian(self.model, data, self.fid, rf.point, J6)
-        (d, b, n), (Jd, Jb, Jn) = vector_jacobian(self.model, data, self.fid, np.array([rf.d, rf.b, rf.n]), J6)
+        R = data.oMf[self.fid].rotation
+        d, b, n = R @ rf.d, R @ rf.b, R @ rf.n
         c = np.empty(8)
         J = np.empty((8, self.model.nv))
         c[:3], J[:3] = p - ef.point, Jp
-        c[3], J[3] = b @ ef.d, ef.d @ Jb
-        c[4], J[4] = n @ ef.d, ef.d @ Jn
-        c[5], J[5] = n @ ef.b, ef.b @ Jn
-        c[6], J[6] = -(d @ ef.d), -(ef.d @ Jd)
-        c[7], J[7] = -(b @ ef.b), -(ef.b @ Jb)
+        c[3:], J[3:] = dot_rows(np.array([b, n, n, d, b]), self._targets, J6[3:])
         return c, J
