@@ -1,0 +1,29 @@
+"""Planning runs end to end (issue 9, "Commands, node and viewer"): a planning problem from a
+scene (`problem`), the contact plan and its motion (`run`), the PG statistics by outcome code
+(`stats`, Table 7.1) and the plan file PLAN.json (`plan_file`). Used by `humanoid-stack plan`,
+the `contact_planner` node and `benchmarks/planning.py`. No ROS imports. docs/planning.md.
+"""
+
+from .plan_file import FORMAT, plan_document, write_plan
+from .problem import PROBLEMS, PlanningProblem, problem_for, start_contacts, walk_problem
+from .run import PlanningResult, run
+from .stats import MEANINGS, OutcomeRow, entries, format_histogram, histogram, histogram_document
+
+__all__ = [
+    "FORMAT",
+    "MEANINGS",
+    "PROBLEMS",
+    "OutcomeRow",
+    "PlanningProblem",
+    "PlanningResult",
+    "entries",
+    "format_histogram",
+    "histogram",
+    "histogram_document",
+    "plan_document",
+    "problem_for",
+    "run",
+    "start_contacts",
+    "walk_problem",
+    "write_plan",
+]

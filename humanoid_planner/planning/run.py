@@ -1,0 +1,63 @@
+"""One planning run: the contact plan of a `PlanningProblem`, then the motion through its witness
+postures (`humanoid_planner.motion`), with the statistics of both.
+
+    result = run(problem_for(load_scene("flat"), load_robot("hrp2")), progress=print)
+    result.success, result.plan.nodes, result.motion.t, result.reason
+
+A search that finds no plan (list empty, time limit, node limit) is not an error: ``success`` is
+false and ``reason`` says why; so is a motion whose projection fails (``reason`` names the
+segment). The time limit bounds the search only; motion generation follows it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.motion import Motion, MotionSettings, generate_motion
+
+from .problem import PlanningProblem
+from .stats import entries
+
+__all__ = ["PlanningResult", "run"]
+
+
+@dataclass
+class PlanningResult:
+    """``problem``, the `ContactPlanner` used, its `Plan`, the `Motion` (None without a plan or
+    when it failed), ``reason`` of a failure and the wall ``time`` [s] of the whole run."""
+
+    problem: PlanningProblem
+    planner: object
+    plan: object
+    motion: Motion | None
+    reason: str
+    time: float
+
+    @property
+    def success(self) -> bool:
+        return bool(self.plan.success) and self.motion is not None
+
+    def stat_entries(self, which: str = "all") -> list:
+        """(purpose, outcome, count, total [s]) of the PG calls of the ``search``, the ``motion`` or ``all``."""
+        out = entries(self.plan.stats) if which in ("search", "all") else []
+        if self.motion is not None and which in ("motion", "all"):
+            out += entries(self.motion.stats)
+        return out
+
+
+def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress=None) -> PlanningResult:
+    """Plan ``problem`` (``progress``: called with the search's `contact.Progress` after each
+    expansion), then generate the motion with ``motion`` settings."""
+    start = time.perf_counter()
+    planner = problem.planner()
+    stance = problem.start_stance(planner)
+    plan = planner.plan(stance, problem.start_q, progress=progress)
+    result, reason = None, plan.reason
+    if plan.success:
+        try:
+            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion)
+        except PlanningError as exc:
+            reason = str(exc)
+    return PlanningResult(problem, planner, plan, result, reason, time.perf_counter() - start)
