@@ -2,16 +2,18 @@
 criterion (4.11), the problem over a tangent increment and the solver (phase 1 + SLSQP, outcome
 codes of Table 7.1). No ROS imports. docs/planner.md.
 
-``CONSTRAINTS`` is the registry of the constraint family (name -> class), one module each.
+``CONSTRAINTS`` is the registry of the constraint family (name -> class), one module each;
+``CRITERIA`` that of the criteria (`base.PostureCriterion`).
 """
 
-from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .base import EQUALITY, INEQUALITY, PostureConstraint, PostureCriterion
 from .call_log import CallLog, recording
 from .capsules import Capsule, robot_capsules, self_collision_pairs
 from .collision_solve import solve_avoiding
 from .com_in_polygon import ComInPolygon
 from .com_position import ComPosition
 from .criterion import ReferencePosture
+from .criterion_sum import CriterionSum
 from .environment_collision import EnvironmentCollision, Obstacle
 from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
@@ -21,6 +23,8 @@ from .joint_limits import JointLimits
 from .keep_vertical import KeepVertical
 from .light_contact import LightContact
 from .outcome import Outcome, PostureResult
+from .path_distance import PathDistance
+from .potential_criterion import PotentialCriterion
 from .pre_contact import PreContact
 from .problem import PostureProblem
 from .projection import ProjectionSettings, Projector, project
@@ -30,6 +34,13 @@ from .solver import SolverSettings, solve
 from .stance import contacts_at, stance_constraints
 from .strong_contact import StrongContact
 from .support_polygon import support_polygon
+
+CRITERIA = {
+    "reference_posture": ReferencePosture,
+    "path_distance": PathDistance,
+    "potential": PotentialCriterion,
+    "criterion_sum": CriterionSum,
+}
 
 CONSTRAINTS = {
     "joint_limits": JointLimits,
@@ -49,12 +60,14 @@ CONSTRAINTS = {
 
 __all__ = [
     "CONSTRAINTS",
+    "CRITERIA",
     "EQUALITY",
     "INEQUALITY",
     "CallLog",
     "Capsule",
     "ComInPolygon",
     "ComPosition",
+    "CriterionSum",
     "EnvironmentCollision",
     "EnvironmentFrame",
     "FrameOrientation",
@@ -65,9 +78,12 @@ __all__ = [
     "LightContact",
     "Obstacle",
     "Outcome",
+    "PathDistance",
     "PostureConstraint",
+    "PostureCriterion",
     "PostureProblem",
     "PostureResult",
+    "PotentialCriterion",
     "PreContact",
     "ProjectionSettings",
     "Projector",

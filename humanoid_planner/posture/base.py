@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "PostureConstraint"]
+__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "PostureConstraint", "PostureCriterion"]
 
 EQUALITY = "equality"  #: c_i(q) = 0
 INEQUALITY = "inequality"  #: c_i(q) <= 0
@@ -64,3 +64,17 @@ class PostureConstraint(ABC):
     def __repr__(self):
         n_eq = int(self.equality_mask.sum())
         return f"{type(self).__name__}({self.name!r}, {n_eq} eq + {self.dim - n_eq} ineq)"
+
+
+class PostureCriterion(ABC):
+    """A criterion to minimise (001_escande.md §3.5, :104-107): ``name``, ``equations`` and
+    ``evaluate(q) -> (f, g)``, the value and its gradient df/dv (nv,) w.r.t. the tangent increment
+    at ``q`` (the convention of the constraints). `PostureProblem` only calls ``evaluate``, so any
+    object with it (the contact planner's potentials) is a criterion too."""
+
+    name: str
+    equations: str = ""
+
+    @abstractmethod
+    def evaluate(self, q) -> tuple[float, np.ndarray]:
+        """``(f, g)``: the value and df/dv (nv,) at ``q`` (nq,)."""

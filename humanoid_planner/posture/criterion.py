@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import PostureCriterion
 from .joint_limits import bounded_joints
 
 __all__ = ["ReferencePosture"]
 
 
-class ReferencePosture:
+class ReferencePosture(PostureCriterion):
     """f(q) = sum (q_i - r_i)^2 over the bounded 1-DOF joints, r_i = (q_i^- + q_i^+)/4 (4.11)."""
 
     name = "reference_posture"
