@@ -43,6 +43,22 @@ def floor():
 
 
 @pytest.fixture(scope="session")
+def flat_walk_plan(robot, tmp_path_factory):
+    """The flat scene's planning problem (`humanoid_planner.planning.problem_for`: HRP-2 walks to
+    0.4 m by Contacts-VBFP) planned once per session with its motion (k = 20, thesis A22) -> dict
+    (result: the `PlanningResult`, doc: its PLAN.json document, path: the written file). Shared by
+    test_motion, test_planning, test_bridge_plans and test_viewer (read-only there)."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.planning import plan_document, problem_for, run, write_plan
+
+    result = run(problem_for(load_scene("flat"), robot))
+    assert result.success, result.reason
+    doc = plan_document(result)
+    path = write_plan(tmp_path_factory.mktemp("plan") / "PLAN.json", doc)
+    return {"result": result, "doc": doc, "path": path}
+
+
+@pytest.fixture(scope="session")
 def box_on_floor():
     """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
     dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'
