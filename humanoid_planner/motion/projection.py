@@ -38,6 +38,9 @@ class PathDistance:
         J = pin.dDifference(self.model, self.p, q, pin.ARG1)
         return 0.5 * float(d @ d), J.T @ d
 
+    def __call__(self, q) -> float:
+        return self.evaluate(q)[0]
+
 
 def project(feas, fixed, targets, p, q0, settings=None):
     """The projection of ``p`` (nq,) from the warm start ``q0``: ``feas`` a

@@ -1,0 +1,204 @@
+"""Motion from a contact plan (`humanoid_planner.motion`, 001_escande.md §6, A22 at :530).
+
+On the flat walk (the session's `flat_walk_plan`: HRP-2 walks 0.4 m by Contacts-VBFP, k = 20),
+everything is checked from Pinocchio's forward kinematics, independently of the constraints the
+projections used: the trajectory passes through every witness posture and ends at the goal
+posture; a contact body stays where its contact is while the stance holds it (< 1 mm, the issue's
+bound); joint speeds stay under the 10 deg/s cap (and reach it: the law is not slower than it
+must be); the velocity is zero where contacts are made and broken; the bodies that make or break
+a contact move >= 2 cm along the surface normal, straight (A22). The pieces are also checked
+alone: the time law against its closed form (7.3), the body path's junctions and rise, the five
+cases of moving bodies (thesis L2991-2999), the projection criterion's gradient by central
+differences.
+"""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_planner.contact import Contact, Stance
+from humanoid_planner.motion import BodyPath, PathDistance, plan_segments, sinusoidal_samples
+
+CAP = np.deg2rad(10.0)  # [rad/s] the thesis's joint-speed cap (001_escande.md:390)
+
+
+@pytest.fixture(scope="module")
+def walk(flat_walk_plan):
+    r = flat_walk_plan["result"]
+    return r, r.motion, r.planner.feas
+
+
+def _point(robot, data, q, name):
+    """World position of location ``name``'s point and its body's rotation at ``q`` (FK)."""
+    loc = robot.contact_locations[name]
+    pin.framesForwardKinematics(robot.model, data, q)
+    M = data.oMf[robot.model.getFrameId(loc.body)]
+    return M.act(np.asarray(loc.point, float)), M.rotation.copy()
+
+
+def _window(m, k):
+    return (m.t >= m.witness_times[k] - 1e-9) & (m.t <= m.witness_times[k + 1] + 1e-9)
+
+
+def test_a22_trajectory_passes_through_every_witness_posture_and_ends_at_the_goal(walk):
+    r, m, _ = walk
+    nodes = r.plan.nodes
+    assert len(m.witness_times) == len(nodes) + 1  # every node, then the goal posture
+    for n, t in zip(nodes, m.witness_times):
+        i = int(np.argmin(np.abs(m.t - t)))
+        assert abs(m.t[i] - t) < 1e-9
+        np.testing.assert_allclose(m.q[i], n.q, atol=1e-12)
+    np.testing.assert_allclose(m.q[-1], r.plan.goal_q, atol=1e-12)
+    np.testing.assert_allclose(np.diff(m.t), 0.005, atol=1e-12)  # the control period, HRP-2's 5 ms
+
+
+def test_contact_bodies_stay_fixed_while_in_contact(robot, walk):
+    """Every contact of a segment's stance: its point within 1 mm of the contact's environment
+    point E and the body axes within 1e-3 rad of the contact frame at every sample (the
+    projections hold it to 1e-6; the samples between them are interpolated)."""
+    r, m, feas = walk
+    data = robot.model.createData()
+    worst = 0.0
+    for k, seg in enumerate(m.segments):
+        assert len(seg.fixed) >= 1
+        for c in seg.fixed:
+            env, rf = feas.env_frame(c), feas.robot_frame(c.location)
+            for q in m.q[_window(m, k)]:
+                p, R = _point(robot, data, q, c.location)
+                worst = max(worst, float(np.linalg.norm(p - env.point)))
+                assert np.linalg.norm(pin.log3(env.rotation.T @ R @ rf.rotation)) < 1e-3
+    assert worst < 1e-3
+
+
+def test_joint_speeds_stay_under_the_cap_and_reach_it(walk):
+    _, m, _ = walk
+    speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
+    assert speed.max() <= CAP * (1 + 1e-9)
+    assert speed.max() > 0.95 * CAP  # the time law is as fast as the cap allows
+
+
+def test_velocity_is_zero_where_contacts_are_made_and_broken(walk):
+    """Sinusoidal law (7.3): at each witness time the first and last steps of the adjacent segments
+    move the joints by far less than the cap would (a(dt) = L pi² dt² / 4T² ~ 0)."""
+    _, m, _ = walk
+    for t in m.witness_times:
+        i = int(np.argmin(np.abs(m.t - t)))
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(m.t):
+                step = np.max(np.abs(m.q[j, 7:] - m.q[i, 7:]))
+                assert step < 0.02 * CAP * 0.005
+
+
+def test_a22_bodies_leave_and_approach_along_the_surface_normal_by_2_cm(robot, walk):
+    """For each contact broken and made: the body's point rises >= 2 cm above the contact plane
+    (A22), and while it is within 2 cm of the plane its tangential offset from the contact point
+    stays < 1 mm and its orientation that of the contact (a straight normal segment)."""
+    _, m, feas = walk
+    data = robot.model.createData()
+    events = 0
+    for k, seg in enumerate(m.segments):
+        for c in (seg.leaving, seg.arriving):
+            if c is None:
+                continue
+            events += 1
+            env, rf = feas.env_frame(c), feas.robot_frame(c.location)
+            qs = m.q[_window(m, k)]
+            if c is seg.arriving:
+                qs = qs[::-1]  # from the contact back up, in reverse time
+            P = np.array([_point(robot, data, q, c.location)[0] for q in qs])
+            h = (P - env.point) @ env.n
+            assert h.max() >= 0.02 - 1e-6
+            first_above = int(np.argmax(h >= 0.02 - 1e-6))
+            for q, p in zip(qs[: first_above + 1], P[: first_above + 1]):
+                off = (p - env.point) - ((p - env.point) @ env.n) * env.n
+                assert np.linalg.norm(off) < 1e-3
+                R = _point(robot, data, q, c.location)[1]
+                assert np.linalg.norm(pin.log3(env.rotation.T @ R @ rf.rotation)) < 1e-3
+    assert events == 4  # two steps: each sole leaves once and arrives once
+
+
+def test_time_law_is_the_closed_form_sinusoid(robot):
+    """One joint moving by 0.3 rad on a single piece: T = ceil(pi L / 2 / dt) dt with L = 0.3 / cap
+    and q(t) = q0 + (0.3 / 2)(1 - cos(pi t / T)) exactly (7.3)."""
+    q0 = robot.q()
+    q1 = q0.copy()
+    j = robot.model.joints[robot.model.getJointId("RLEG_JOINT3")].idx_q
+    q1[j] += 0.3
+    dt = 0.005
+    t, q = sinusoidal_samples(robot.model, np.array([q0, q1]), dt, CAP, 0.1, CAP)
+    T = np.ceil(np.pi * (0.3 / CAP) / 2 / dt) * dt
+    assert t[-1] == pytest.approx(T)
+    np.testing.assert_allclose(q[:, j], q0[j] + 0.15 * (1 - np.cos(np.pi * t / T)), atol=1e-12)
+    others = np.delete(np.arange(robot.model.nq), j)
+    np.testing.assert_allclose(q[:, others], np.tile(q0[others], (len(t), 1)), atol=1e-12)
+
+
+def test_body_path_is_c1_at_the_junctions_and_rises_a_quarter_chord():
+    """Leaving and returning to a floor (normal z) 0.3 m apart: the straight segments are normal,
+    the spline's tangents at the junctions are along the normal (C¹ directions), it peaks a
+    quarter chord above the 2 cm line at mid-spline, and the orientation is constant on the
+    segments and the geodesic midpoint at mid-spline."""
+    n = np.array([0.0, 0.0, 1.0])
+    R0, R1 = np.eye(3), pin.exp3(np.array([0.0, 0.0, 0.4]))
+    bp = BodyPath(R0, np.zeros(3), R1, np.array([0.3, 0.0, 0.0]), n, n)
+    assert bp.s_leave == pytest.approx(0.2) and bp.s_arrive == pytest.approx(0.8)
+    np.testing.assert_allclose(bp.position(0.1), [0, 0, 0.01], atol=1e-15)
+    np.testing.assert_allclose(bp.position(0.2), [0, 0, 0.02], atol=1e-15)
+    e = 1e-7
+    for s, sign in ((0.2, 1), (0.8, -1)):
+        for side in (-1, 1):
+            d = (bp.position(s + side * e) - bp.position(s)) * side
+            assert np.linalg.norm(np.cross(d / np.linalg.norm(d), sign * n)) < 1e-5
+    np.testing.assert_allclose(bp.position(0.5), [0.15, 0, 0.02 + 0.3 / 4], atol=1e-12)
+    np.testing.assert_allclose(bp.rotation(0.1), R0, atol=1e-15)
+    np.testing.assert_allclose(bp.rotation(0.9), R1, atol=1e-12)
+    np.testing.assert_allclose(bp.rotation(0.5), pin.exp3(np.array([0.0, 0.0, 0.2])), atol=1e-12)
+
+
+def _node(stance, kind="root", changed=None):
+    from humanoid_planner.contact import Node
+
+    return Node(stance, np.zeros(3), 0.0, kind=kind, changed=changed)
+
+
+def test_the_five_cases_of_moving_bodies():
+    """Thesis L2991-2999: s- ⊂ s ⊂ s+ one arriving; s- ⊃ s ⊃ s+ one leaving; s- ⊂ s ⊃ s+ none;
+    s- ⊃ s ⊂ s+ the same body leaving and returning (one path) or two bodies (two paths)."""
+    a, b, c = (Contact(n, "floor", x, 0, 0) for n, x in (("l_sole", 0), ("r_sole", 0.1), ("r_hand", 0.5)))
+    a2 = Contact("l_sole", "floor", 0.3, 0, 0)
+    S = Stance
+
+    def moving(nodes):
+        return [s.moving for s in plan_segments(nodes)]
+
+    # s0 ⊂ s1 ⊂ s2: segment 1 has the second addition arriving
+    n = [_node(S([a])), _node(S([a, b]), "added", b), _node(S([a, b, c]), "added", c)]
+    assert moving(n) == [("r_sole",), ("r_hand",)]
+    # s0 ⊃ s1 ⊃ s2: segment 1 has the first release leaving
+    n = [_node(S([a, b, c])), _node(S([a, b]), "released", c), _node(S([a]), "released", b)]
+    assert moving(n) == [(), ("r_hand",)]
+    # s0 ⊂ s1 ⊃ s2: none in segment 1
+    n = [_node(S([a])), _node(S([a, b]), "added", b), _node(S([b]), "released", a)]
+    assert moving(n) == [("r_sole",), ()]
+    # s0 ⊃ s1 ⊂ s2, same body (a step): one path, leaving and arriving
+    n = [_node(S([a, b])), _node(S([b]), "released", a), _node(S([a2, b]), "added", a2)]
+    segs = plan_segments(n)
+    assert segs[1].moving == ("l_sole",) and segs[1].leaving == a and segs[1].arriving == a2
+    # s0 ⊃ s1 ⊂ s2, two bodies: two paths
+    n = [_node(S([a, b])), _node(S([b]), "released", a), _node(S([b, c]), "added", c)]
+    assert plan_segments(n)[1].moving == ("l_sole", "r_hand")
+
+
+def test_projection_criterion_gradient_matches_central_differences(robot):
+    rng = np.random.default_rng(3)
+    m = robot.model
+    p = pin.randomConfiguration(m, -np.ones(m.nq), np.ones(m.nq))
+    q = pin.randomConfiguration(m, -np.ones(m.nq), np.ones(m.nq))
+    crit = PathDistance(m, p)
+    f, g = crit.evaluate(q)
+    assert f == pytest.approx(0.5 * np.sum(pin.difference(m, p, q) ** 2))
+    for _ in range(3):
+        v = rng.normal(size=m.nv)
+        h = 1e-6
+        fd = (crit(pin.integrate(m, q, h * v)) - crit(pin.integrate(m, q, -h * v))) / (2 * h)
+        assert fd == pytest.approx(g @ v, rel=1e-6, abs=1e-9)
