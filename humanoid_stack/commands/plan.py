@@ -76,6 +76,11 @@ def _check(args):
         raise ConfigError(f"plan: option '--seed' must be an integer >= 0; value {args.seed}")
     if args.steps < 1:
         raise ConfigError(f"plan: option '--steps' must be an integer >= 1; value {args.steps}")
+    from pathlib import Path
+
+    folder = Path(args.output).parent
+    if not folder.is_dir():
+        raise ConfigError(f"plan: option '--output': folder '{folder}' does not exist")
     for name in ("joint_speed", "dt"):
         v = getattr(args, name)
         if not (math.isfinite(v) and v > 0):

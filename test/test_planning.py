@@ -1,0 +1,140 @@
+"""Planning runs end to end (`humanoid_planner.planning`) and `humanoid-stack plan`: PLAN.json
+(docs/planning.md) read back by the shared reader `humanoid_model.contact_plan` and checked
+against forward kinematics (each contact frame is where the witness posture puts the contact
+location, the support polygon holds the witness's CoM), the statistics by outcome code (A24,
+Table 7.1 of 001_escande.md:461-472) against the planner's own per-call log, and the command's
+exit codes: 0 with a plan, 1 with the reason on one line and the statistics still written when
+the search runs out of time, 2 for bad input."""
+
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_model.contact_plan import FORMAT, parse_contact_plan
+from humanoid_model.exceptions import PlanningError
+from humanoid_planner.planning import format_histogram, histogram
+from humanoid_planner.posture import Outcome
+from humanoid_stack.cli import main
+
+
+@pytest.fixture(scope="module")
+def plan_file(flat_walk_plan):
+    doc = json.loads(flat_walk_plan["path"].read_text())
+    return doc, parse_contact_plan(doc, str(flat_walk_plan["path"]), PlanningError)
+
+
+def test_plan_json_stances_match_the_witness_postures(robot, flat_walk_plan, plan_file):
+    """Every contact's world frame is the contact location's frame at the witness (point within
+    1e-5 m, axes within 1e-4 rad: A9's tolerance), the CoM of each witness is inside the support
+    polygon written for its stance (or the smaller one, A11), consecutive stances differ by one
+    contact, and the trajectory rows are the witness rows at the stances' times."""
+    doc, plan = plan_file
+    assert doc["format"] == FORMAT and plan.success and plan.robot == "hrp2" and plan.scene == "flat"
+    m, d = robot.model, robot.model.createData()
+    assert plan.joint_names == robot.joint_names and plan.trajectory_q.shape[1] == 7 + len(robot.joint_names)
+    nodes = flat_walk_plan["result"].plan.nodes
+    assert len(plan.stances) == len(nodes)
+    for k, (s, n) in enumerate(zip(plan.stances, nodes)):
+        np.testing.assert_allclose(s.witness_q, n.q, atol=1e-12)
+        pin.framesForwardKinematics(m, d, n.q)
+        for c in s.contacts:
+            loc = robot.contact_locations[c.location]
+            M = d.oMf[m.getFrameId(loc.body)]
+            np.testing.assert_allclose(M.act(np.asarray(loc.point, float)), c.position, atol=1e-5)
+            R_robot = M.rotation @ np.column_stack([loc.tangent, np.cross(loc.normal, loc.tangent), loc.normal])
+            assert np.linalg.norm(pin.log3(c.rotation.T @ R_robot)) < 1e-4
+        i = int(np.argmin(np.abs(plan.trajectory_t - s.t)))
+        np.testing.assert_allclose(plan.trajectory_q[i], s.witness_q, atol=1e-9)
+        polygons = [s.support_polygon] + ([plan.stances[k - 1].support_polygon] if k else [])
+        g = pin.centerOfMass(m, d, n.q)[:2]
+        inside = [all(_left(P[j], P[(j + 1) % len(P)], g) for j in range(len(P))) for P in polygons]
+        assert any(inside)
+    for t in doc["transitions"]:
+        a = {(c.location, c.x, c.y) for c in plan.stances[t["from"]].contacts}
+        b = {(c.location, c.x, c.y) for c in plan.stances[t["to"]].contacts}
+        assert len(a ^ b) == 1 and t["location"] in {x[0] for x in a ^ b}
+
+
+def _left(a, b, g) -> bool:
+    """Whether g is strictly left of the edge a -> b (inside a counter-clockwise polygon)."""
+    return (b[0] - a[0]) * (g[1] - a[1]) - (b[1] - a[1]) * (g[0] - a[0]) > 0
+
+
+def test_stats_count_every_pg_call_by_outcome_code(flat_walk_plan):
+    """The histogram's rows sum to the planner's and the motion's logged calls; each row's count
+    and total are the sums over purposes of that outcome; mean = total / count; Table 7.1's codes."""
+    r = flat_walk_plan["result"]
+    stats = flat_walk_plan["doc"]["stats"]
+    assert stats["nodes_generated"] == r.plan.generated and stats["nodes_expanded"] == r.plan.expanded
+    assert stats["pg_calls_search"]["calls"] == r.plan.stats.total_calls
+    assert stats["pg_calls_motion"]["calls"] == r.motion.stats.total_calls >= 19 * len(r.motion.segments)  # k - 1 each
+    assert stats["pg_calls"]["calls"] == r.plan.stats.total_calls + r.motion.stats.total_calls
+    for row in stats["pg_calls"]["by_outcome"]:
+        name = Outcome(row["code"]).name
+        n = sum(v for (p, o), v in r.plan.stats.calls.items() if o == name)
+        n += sum(v for (p, o), v in r.motion.stats.calls.items() if o == name)
+        assert row["count"] == n and row["name"] == name
+        assert row["mean_time"] == pytest.approx(row["total_time"] / n)
+
+
+def test_histogram_groups_by_code_over_purposes_with_shares():
+    items = [
+        ("addition", Outcome.SUCCESS, 3, 0.3),
+        ("goal", Outcome.INFEASIBLE_INEQUALITIES, 2, 0.02),
+        ("transition", Outcome.SUCCESS, 1, 0.1),
+        ("goal", Outcome.NO_PROGRESS, 2, 1.0),
+    ]
+    rows = histogram(items)
+    assert [(int(r.outcome), r.count) for r in rows] == [(0, 4), (2, 2), (8, 2)]
+    assert rows[0].mean == pytest.approx(0.1) and rows[0].share == pytest.approx(0.5)
+    text = format_histogram(rows)
+    assert "| 0 | success | 4 | 50.0 % | 0.1000 | 0.400 |" in text
+    assert text.splitlines()[-1] == "| total | | 8 | 100 % | 0.1775 | 1.420 |"
+
+
+def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
+    out = tmp_path / "PLAN.json"
+    assert main(["plan", "flat", "--steps", "2", "--stats", "--quiet", "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| 0 | success |" in text and "wrote" in text
+    plan = parse_contact_plan(json.loads(out.read_text()), str(out), PlanningError)
+    assert plan.success and len(plan.stances) >= 5 and plan.stats["pg_calls_motion"]["calls"] == 5
+
+
+def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_stats(tmp_path, capsys):
+    """A time limit the search cannot meet (it is checked before each expansion): exit 1, one line
+    on stderr with the reason, PLAN.json with success false and the statistics."""
+    out = tmp_path / "PLAN.json"
+    assert main(["plan", "flat", "--time-limit", "1e-9", "--output", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("humanoid-stack plan: no plan: time limit") and "\n" not in err
+    doc = json.loads(out.read_text())
+    assert doc["success"] is False and doc["stances"] == [] and doc["trajectory"]["t"] == []
+    assert doc["stats"]["pg_calls"]["calls"] >= 1  # the root's projection was made and logged
+    assert parse_contact_plan(doc, str(out), PlanningError).reason.startswith("time limit")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--goal", "1,x"], "option '--goal' must be X,Y"),
+        (["--time-limit", "0"], "option '--time-limit' must be a finite number > 0"),
+        (["--steps", "0"], "option '--steps' must be an integer >= 1"),
+        (["--robot", "nobot"], "nobot"),
+        (["--output", "/nonexistent/dir/PLAN.json"], "option '--output': folder '/nonexistent/dir' does not exist"),
+    ],
+)
+def test_cli_plan_bad_input_exits_2_with_a_one_line_reason(argv, message, capsys):
+    assert main(["plan", "flat", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_cli_plan_unknown_scene_and_scene_without_a_problem(tmp_path, capsys, scene_file):
+    assert main(["plan", "no_such_scene"]) == 2
+    assert "no_such_scene" in capsys.readouterr().err
+    path = scene_file("name: bare\nsurfaces: [{name: floor, vertices: [[-1, -1, 0], [1, -1, 0], [1, 1, 0]]}]\n")
+    assert main(["plan", str(path)]) == 2
+    assert "no planning problem defined" in capsys.readouterr().err
