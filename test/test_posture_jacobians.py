@@ -21,6 +21,7 @@ from humanoid_planner.posture import (
     ComPosition,
     EnvironmentCollision,
     EnvironmentFrame,
+    ForceStability,
     FrameOrientation,
     FramePosition,
     Gaze,
@@ -66,6 +67,8 @@ def _all_constraints(robot, floor, q_ref):
     d = m.createData()
     kin.update(m, d, pin.integrate(m, q_ref, 0.3 * np.ones(m.nv)))
     R_target = d.oMf[m.getFrameId("RARM_LINK5")].rotation
+    forces = ForceStability(m, [(loc["r_sole"], 0.5), (loc["l_hand"], 0.3)], (-robot.effort_max, robot.effort_max))
+    forces.z = np.random.default_rng(12).normal(scale=0.1, size=forces.n_extra)  # evaluate() is at this z
     return [
         JointLimits(m),
         StrongContact(
@@ -75,6 +78,7 @@ def _all_constraints(robot, floor, q_ref):
         PreContact(m, RobotContactFrame.from_location(loc["r_knee"]), tilted, distance=0.05),
         ComInPolygon(m, poly, margin=0.01),
         ComPosition(m, [0.1, -0.05, 0.7], axes=(0, 1, 2)),
+        forces,
         FramePosition(m, "RARM_LINK5", [0.5, -0.3, 1.0], point=[0.0, 0.0, -0.1075]),
         FrameOrientation(m, "RARM_LINK5", R_target),
         Gaze(m, "HEAD_LINK1", [2.0, 0.5, 0.8], axis=[1.0, 0.0, 0.0], origin=[0.035, 0.0, 0.045]),
@@ -149,6 +153,26 @@ def test_every_jacobian_matches_central_differences_at_random_configurations(rob
                 err, _ = _fd_error(c, m, d, q, direction)
                 worst[c.name] = max(worst.get(c.name, -np.inf), err)
     assert all(e <= ABS for e in worst.values()), worst
+
+
+def test_extended_variables_jacobian_matches_central_differences(robot, floor):
+    """dc/dz of every extended constraint (the contact forces and torques of `ForceStability`)
+    along random directions of z, at random configurations and forces."""
+    rng = np.random.default_rng(13)
+    m, d = robot.model, robot.model.createData()
+    cons = [c for c in _all_constraints(robot, floor, robot.q()) if c.n_extra]
+    assert cons
+    for _ in range(4):
+        q = _random_q(robot, rng)
+        kin.update(m, d, q, com=True)
+        for c in cons:
+            z = rng.normal(scale=0.2, size=c.n_extra)
+            w = rng.normal(size=c.n_extra)
+            w /= np.linalg.norm(w)
+            Jz = c.evaluate_extended(q, d, z)[2]
+            fd = (c.evaluate_extended(q, d, z + H * w)[0] - c.evaluate_extended(q, d, z - H * w)[0]) / (2 * H)
+            assert np.all(np.abs(fd - Jz @ w) <= REL * np.abs(Jz @ w) + ABS), c.name
+            assert np.abs(fd + Jz @ w).max() > 1e3 * ABS  # a sign flip fails
 
 
 def test_a_wrong_jacobian_fails_the_same_check(robot, floor):

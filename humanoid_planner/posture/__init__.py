@@ -6,7 +6,7 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 ``CRITERIA`` that of the criteria (`base.PostureCriterion`).
 """
 
-from .base import EQUALITY, INEQUALITY, PostureConstraint, PostureCriterion
+from .base import EQUALITY, INEQUALITY, ExtendedConstraint, PostureConstraint, PostureCriterion
 from .call_log import CallLog, recording
 from .capsules import Capsule, robot_capsules, self_collision_pairs
 from .collision_solve import solve_avoiding
@@ -15,6 +15,7 @@ from .com_position import ComPosition
 from .criterion import ReferencePosture
 from .criterion_sum import CriterionSum
 from .environment_collision import EnvironmentCollision, Obstacle
+from .force_stability import ForceStability
 from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
 from .frames import EnvironmentFrame, RobotContactFrame
@@ -50,6 +51,7 @@ CONSTRAINTS = {
     "search_box_contact": SearchBoxContact,
     "com_in_polygon": ComInPolygon,
     "com_position": ComPosition,
+    "force_stability": ForceStability,
     "frame_position": FramePosition,
     "frame_orientation": FrameOrientation,
     "gaze": Gaze,
@@ -70,6 +72,8 @@ __all__ = [
     "CriterionSum",
     "EnvironmentCollision",
     "EnvironmentFrame",
+    "ExtendedConstraint",
+    "ForceStability",
     "FrameOrientation",
     "FramePosition",
     "Gaze",

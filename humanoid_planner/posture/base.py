@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "PostureConstraint", "PostureCriterion"]
+__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "ExtendedConstraint", "PostureConstraint", "PostureCriterion"]
 
 EQUALITY = "equality"  #: c_i(q) = 0
 INEQUALITY = "inequality"  #: c_i(q) <= 0
@@ -37,6 +37,7 @@ class PostureConstraint(ABC):
     kinds: tuple[str, ...]
     needs_com: bool = False
     equations: str = ""
+    n_extra: int = 0  #: extended variables of the problem Q' (001_escande.md:75-78); `ExtendedConstraint`
 
     @abstractmethod
     def evaluate(self, q, data) -> tuple[np.ndarray, np.ndarray]:
@@ -64,6 +65,33 @@ class PostureConstraint(ABC):
     def __repr__(self):
         n_eq = int(self.equality_mask.sum())
         return f"{type(self).__name__}({self.name!r}, {n_eq} eq + {self.dim - n_eq} ineq)"
+
+
+class ExtendedConstraint(PostureConstraint):
+    """A constraint over q and ``n_extra`` variables z of its own (contact forces, torques: the
+    extended problem Q' of 001_escande.md:75-78). `PostureProblem` appends each such constraint's
+    z to the optimisation variables, with the bounds ``extra_bounds()`` and the start
+    ``extra_start(q, data)``; ``evaluate_extended(q, data, z) -> (c, J_v, J_z)`` gives the values,
+    dc/dv (dim, nv) and dc/dz (dim, n_extra). ``evaluate(q, data)`` (the family's interface) is
+    that at the constraint's current ``z`` (set by the caller, e.g. to a solution's)."""
+
+    z: np.ndarray
+
+    @abstractmethod
+    def evaluate_extended(self, q, data, z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(c, J_v, J_z)`` at ``q`` (``data`` updated there) and z (n_extra,)."""
+
+    @abstractmethod
+    def extra_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, upper)`` (n_extra,) bounds of z (+-inf where unbounded)."""
+
+    @abstractmethod
+    def extra_start(self, q, data) -> np.ndarray:
+        """A start for z (n_extra,) at ``q`` (``data`` updated there)."""
+
+    def evaluate(self, q, data):
+        c, J, _ = self.evaluate_extended(q, data, self.z)
+        return c, J
 
 
 class PostureCriterion(ABC):

@@ -49,6 +49,7 @@ class PostureResult:
     time: float = 0.0
     message: str = ""
     violations: dict = field(default_factory=dict)  #: constraint name -> its largest violation
+    extra: dict = field(default_factory=dict)  #: extended constraint name -> its variables z at the end
 
     @property
     def success(self) -> bool:

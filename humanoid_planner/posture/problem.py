@@ -6,6 +6,11 @@ q(x) = pin.integrate(model, q0, x) (no raw quaternion is optimised, issue 9).
 point, so the solver's separate calls for the values, the Jacobians and the criterion at one
 iterate share it. Jacobians w.r.t. x are the constraints' (w.r.t. the tangent at q) times
 dIntegrate/dv (q0, x).
+
+Extended problem Q' (001_escande.md:75-78): an `ExtendedConstraint` (contact forces, torques)
+brings ``n_extra`` variables z of its own; x is then (v, z_1, z_2, ...) (``nx`` entries,
+``extra_slices`` names each z's slice), with the z bounds after the joint bounds and the z
+starts from the constraints (`start`). Without one, x = v and nothing changes.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ __all__ = ["Evaluation", "PostureProblem"]
 
 @dataclass
 class Evaluation:
-    """Everything at one increment ``x``: ``q``, the stacked values ``c`` and Jacobian ``J`` (w.r.t. x),
-    criterion ``f`` and its gradient ``g`` (w.r.t. x)."""
+    """Everything at one ``x`` (the increment, then any extended variables): ``q``, the stacked
+    values ``c`` and Jacobian ``J`` (w.r.t. x), criterion ``f`` and its gradient ``g`` (w.r.t. x)."""
 
     x: np.ndarray
     q: np.ndarray
@@ -60,11 +65,21 @@ class PostureProblem:
         for c in self.constraints:
             self.slices[c.name] = slice(i, i + c.dim)
             i += c.dim
+        self.extra_slices = {}
+        n = model.nv
+        for c in self.constraints:
+            if c.n_extra:
+                self.extra_slices[c.name] = slice(n, n + c.n_extra)
+                n += c.n_extra
+        self.nx = n
         idx_q, idx_v, lo, hi = bounded_joints(model)
-        self.lower = np.full(model.nv, -np.inf)
-        self.upper = np.full(model.nv, np.inf)
+        self.lower = np.full(n, -np.inf)
+        self.upper = np.full(n, np.inf)
         self.lower[idx_v] = lo - q0[idx_q]
         self.upper[idx_v] = hi - q0[idx_q]
+        for c in self.constraints:
+            if c.n_extra:
+                self.lower[self.extra_slices[c.name]], self.upper[self.extra_slices[c.name]] = c.extra_bounds()
         outside = (q0[idx_q] < lo - 1e-12) | (q0[idx_q] > hi + 1e-12)
         if np.any(outside):
             names = [model.names[j] for j in range(1, model.njoints) if model.joints[j].idx_q in idx_q[outside]]
@@ -76,27 +91,53 @@ class PostureProblem:
     def dim(self) -> int:
         return len(self.equality)
 
+    def start(self) -> np.ndarray:
+        """The start x (nx,): increment 0 (q0) and the extended constraints' starts for z at q0."""
+        x = np.zeros(self.nx)
+        if self.extra_slices:
+            update(self.model, self.data, self.q0, com=self.needs_com)
+            for con in self.constraints:
+                if con.n_extra:
+                    x[self.extra_slices[con.name]] = con.extra_start(self.q0, self.data)
+        return x
+
     def at(self, x) -> Evaluation:
-        """The evaluation at increment ``x`` (nv,) (cached for the last x)."""
+        """The evaluation at ``x`` (nx,): the increment x[:nv] and the z's (cached for the last x)."""
         x = np.asarray(x, float)
         if self._last is not None and np.array_equal(x, self._last.x):
             return self._last
         m, d = self.model, self.data
-        q = pin.integrate(m, self.q0, x)
+        nv = m.nv
+        q = pin.integrate(m, self.q0, x[:nv])
         update(m, d, q, com=self.needs_com)
-        dint = pin.dIntegrate(m, self.q0, x, pin.ARG1)
+        dint = pin.dIntegrate(m, self.q0, x[:nv], pin.ARG1)
         c = np.empty(self.dim)
-        J = np.empty((self.dim, m.nv))
+        J = np.zeros((self.dim, self.nx)) if self.extra_slices else np.empty((self.dim, nv))
         for con in self.constraints:
             s = self.slices[con.name]
-            c[s], J[s] = con.evaluate(q, d)
-        f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(m.nv))
+            if con.n_extra:
+                e = self.extra_slices[con.name]
+                c[s], J[s, :nv], J[s, e] = con.evaluate_extended(q, d, x[e])
+            else:
+                c[s], J[s, :nv] = con.evaluate(q, d)
+        f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(nv))
         self.evaluations += 1
-        self._last = Evaluation(x.copy(), q, c, J @ dint, float(f), g @ dint)
+        if self.extra_slices:
+            J[:, :nv] = J[:, :nv] @ dint
+            gx = np.zeros(self.nx)
+            gx[:nv] = g @ dint
+            self._last = Evaluation(x.copy(), q, c, J, float(f), gx)
+        else:
+            self._last = Evaluation(x.copy(), q, c, J @ dint, float(f), g @ dint)
         return self._last
 
+    def extra(self, x) -> dict:
+        """Constraint name -> its z at ``x``."""
+        x = np.asarray(x, float)
+        return {name: x[s].copy() for name, s in self.extra_slices.items()}
+
     def bounds(self) -> list:
-        """SciPy bounds on the increment: (lower, upper) per velocity index, None where unbounded."""
+        """SciPy bounds on x: (lower, upper) per entry, None where unbounded."""
         return [(a if np.isfinite(a) else None, b if np.isfinite(b) else None) for a, b in zip(self.lower, self.upper)]
 
     def violations(self, c: np.ndarray) -> np.ndarray:

@@ -58,7 +58,7 @@ class SolverSettings:
 def _phase1(problem: PostureProblem, x0, s: SolverSettings):
     """``(x, t, iterations)``: the min-max of the inequality rows from ``x0``."""
     ineq = ~problem.equality
-    n = problem.model.nv
+    n = problem.nx
     t0 = float(np.max(problem.at(x0).c[ineq]))
 
     def cons(z):
@@ -108,8 +108,9 @@ def solve(
     log: CallLog | None = None,
     label: str = "",
 ) -> PostureResult:
-    """Run phase 1 and phase 2 from increment ``x0`` (default 0, i.e. ``problem.q0``: the warm
-    start), OpenBLAS single-threaded (`blas_threads`). Never raises for an unsatisfiable
+    """Run phase 1 and phase 2 from ``x0`` (default `PostureProblem.start`: increment 0, i.e.
+    ``problem.q0``, the warm start, and the extended variables' starts; an increment (nv,) keeps
+    those), OpenBLAS single-threaded (`blas_threads`). Never raises for an unsatisfiable
     request: the outcome says why it failed. The call is recorded (`call_log`) into ``log`` and
     every active `call_log.recording` log, under ``label``."""
     with single_threaded():
@@ -121,8 +122,10 @@ def solve(
 def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> PostureResult:
     s = settings or SolverSettings()
     start = time.perf_counter()
-    n = problem.model.nv
-    x = np.zeros(n) if x0 is None else np.asarray(x0, float).copy()
+    x = problem.start()
+    if x0 is not None:
+        x0 = np.asarray(x0, float)
+        x[: len(x0)] = x0  # an increment (nv,) keeps the z starts; (nx,) sets everything
     x = np.clip(x, problem.lower, problem.upper)
     ineq, eq = ~problem.equality, problem.equality
     it1 = 0
@@ -142,6 +145,7 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
             time.perf_counter() - start,
             message,
             problem.by_constraint(ev.c),
+            problem.extra(x),
         )
 
     if ineq.any() and np.max(problem.at(x).c[ineq]) > s.tolerance:
