@@ -100,6 +100,39 @@ def test_stream_format_name_matches_the_simulator():
     assert STREAM_FORMAT == FORMAT
 
 
+def test_contact_plan_gives_the_joint_part_and_says_so(flat_walk_plan, hrp2, tmp_path):
+    """PLAN.json (`humanoid-stack plan`): its trajectory's joint columns and times, a floating-base
+    note; validated against HRP-2 at the plan's first posture it passes the velocity and
+    acceleration limits (10 deg/s cap, C² path: 0.3 rad/s² against the default 10 rad/s²). The
+    default 0.01 rad position margin refuses it: the witness postures reach joint limits
+    (CHEST_JOINT1 at its lower limit, docs/planning.md), so the check is made with margin 0. A
+    plan without motion is refused with its reason."""
+    doc = flat_walk_plan["doc"]
+    traj, notes = load_plan(flat_walk_plan["path"], hrp2)
+    q = np.asarray(doc["trajectory"]["q"])
+    assert traj.joint_names == doc["trajectory"]["joint_names"] == hrp2.joint_names
+    np.testing.assert_array_equal(traj.times, doc["trajectory"]["t"])
+    np.testing.assert_array_equal(traj.positions, q[:, 7:])
+    assert any("PLAN.json" in n for n in notes)
+    assert any("floating-base" in n and "joint part" in n for n in notes)
+    lim = JointLimits.from_robot(hrp2)
+    start = dict(zip(traj.joint_names, traj.positions[0]))
+    rep = validate(traj, lim, start, BridgeSettings(position_margin=0.0))
+    assert rep.ok, [r.message for r in rep.refusals]
+    assert {r.check for r in validate(traj, lim, start).refusals} == {"position_limits"}
+    failed = {
+        **doc,
+        "success": False,
+        "reason": "time limit 1 s",
+        "stances": [],
+        "trajectory": {**doc["trajectory"], "t": [], "q": []},
+    }
+    path = tmp_path / "FAILED.json"
+    path.write_text(json.dumps(failed))
+    with pytest.raises(BridgeError, match=r"field 'success' is false: the planner found no motion \(time limit 1 s\)"):
+        load_plan(path, hrp2)
+
+
 def test_simulator_recording_v1_and_configurations(tmp_path, hrp2):
     names = hrp2.joint_names
     q0 = np.array(list(hrp2.joint_positions(hrp2.q()).values()))
@@ -121,7 +154,8 @@ def test_simulator_recording_v1_and_configurations(tmp_path, hrp2):
     "content, field",
     [
         ("[1, 2]", "JSON object"),
-        ('{"format": "humanoid_stack.contact_plan/1"}', "PLAN.json"),
+        ('{"format": "humanoid_stack.contact_plan/1"}', "trajectory"),
+        ('{"format": "humanoid_stack.other_plan/1"}', "PLAN.json is"),
         ('{"joint_names": ["l_knee"], "trajectory": {"t": [0, 1], "joint_positions": [[0.1]]}}', "joint_positions"),
         ('{"joint_names": "l_knee", "trajectory": {"t": [0], "joint_positions": [[0.1]]}}', "joint_names"),
         ('{"hello": 1}', "not a plan"),

@@ -77,6 +77,15 @@ def test_joint_speeds_stay_under_the_cap_and_reach_it(walk):
     assert speed.max() > 0.95 * CAP  # the time law is as fast as the cap allows
 
 
+def test_joint_accelerations_stay_small_on_the_c2_path(walk):
+    """The spline through the projections has no velocity jumps at them: sampled joint
+    accelerations stay below 1 rad/s² (the piecewise-linear path of the thesis reached 16 rad/s²
+    at its knots on this plan, above a robot bridge's default 10 rad/s²)."""
+    _, m, _ = walk
+    acc = np.abs(np.diff(m.q[:, 7:], n=2, axis=0)) / 0.005**2
+    assert acc.max() < 1.0
+
+
 def test_velocity_is_zero_where_contacts_are_made_and_broken(walk):
     """Sinusoidal law (7.3): at each witness time the first and last steps of the adjacent segments
     move the joints by far less than the cap would (a(dt) = L pi² dt² / 4T² ~ 0)."""

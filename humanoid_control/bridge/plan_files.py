@@ -11,8 +11,10 @@
   commands: only positions are read (linear interpolation).
 * **Configurations** ``{"t", "q", "joint_names"?}`` (the viewer's first layout): rows of the robot's
   ``nq`` values (base then joints) or of the joints alone.
-* **PLAN.json** (the contact planner's, issue 6): not defined yet; a file with ``"format"`` naming a
-  plan is refused with that reason.
+* **PLAN.json** (``humanoid-stack plan``, format `humanoid_model.contact_plan.FORMAT`,
+  docs/planning.md): its ``trajectory`` (``t``, ``q`` rows of base + joints, ``joint_names``),
+  read by the shared `parse_contact_plan`; a plan without a motion (``success`` false) is refused
+  with its reason, as is a file naming another plan format.
 
 Floating-base plans (a base pose in the file, or a simulator recording of a free-standing robot)
 give the joint part only: the base pose is not a command a joint controller can take, and the
@@ -29,6 +31,8 @@ import numpy as np
 
 from humanoid_control.bridge.trajectory import Trajectory
 from humanoid_control.exceptions import BridgeError
+from humanoid_model.contact_plan import FORMAT as PLAN_FORMAT
+from humanoid_model.contact_plan import is_contact_plan, parse_contact_plan
 from humanoid_model.documents import IncompleteLine, read_document, read_json_lines
 from humanoid_model.validation import short
 
@@ -164,6 +168,13 @@ def _configurations(doc, robot, src):
     raise _err(src, "q", f"rows must be {len(names)} joint values or {len(names) + 7} (base + joints); value {width}")
 
 
+def _contact_plan(doc, src):
+    plan = parse_contact_plan(doc, src, BridgeError)
+    if not plan.success:
+        raise _err(src, "success", f"is false: the planner found no motion ({plan.reason or 'no reason given'})")
+    return plan.joint_names, plan.trajectory_t, plan.trajectory_q[:, 7:], True
+
+
 def load_plan(path, robot) -> tuple[Trajectory, list[str]]:
     """(the joint trajectory of the plan file ``path``, notes) for ``robot`` (a
     `humanoid_model.robot.Robot`; its joint names are checked later, by `validate`). Every failure
@@ -180,9 +191,11 @@ def load_plan(path, robot) -> tuple[Trajectory, list[str]]:
         if not isinstance(doc, dict):
             raise BridgeError(f"{src}: expected a JSON object (GAIT.json, a recording or PLAN.json); got {short(doc)}")
         fmt = doc.get("format")
-        if isinstance(fmt, str) and "plan" in fmt.lower():
-            raise _err(src, "format", f"{fmt!r}: the contact planner's PLAN.json is not defined yet (issue 6)")
-        if isinstance(doc.get("trajectory"), dict):
+        if is_contact_plan(doc):
+            (names, t, P, floating), kind = _contact_plan(doc, src), "PLAN.json"
+        elif isinstance(fmt, str) and "plan" in fmt.lower():
+            raise _err(src, "format", f"{fmt!r}: not a plan format the bridge reads (PLAN.json is {PLAN_FORMAT!r})")
+        elif isinstance(doc.get("trajectory"), dict):
             (names, t, P, floating), kind = _gait_trajectory(doc, src), "GAIT.json"
         elif "phases" in doc:
             (names, t, P, floating), kind = _gait_phases(doc, src), "GAIT.json phases"

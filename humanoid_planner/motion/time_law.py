@@ -1,18 +1,24 @@
 """The sinusoidal time law with a speed cap (001_escande.md §6 step 4, (7.3), thesis L3013-3028).
 
-A segment's projections q^0 .. q^k form a piecewise-linear path (linear in the joints,
-Pinocchio's ``interpolate`` for the free-flyer base). Its length is measured in seconds at the
-caps: each piece j costs
+A segment's projections q^0 .. q^k are joined by a path parameterised by an arc length a. Each
+piece j costs, in seconds at the caps,
 
     d_j = max( max_joints abs(dq) / v_joint, abs(dp_base) / v_base, abs(dtheta_base) / w_base )
 
-so moving along the path at unit rate keeps every joint under ``v_joint`` [rad/s] and the base
-under ``v_base`` [m/s] and ``w_base`` [rad/s]. With L = sum d_j, the arc length follows
-a(t) = (L/2)(1 - cos(pi t / T)) (7.3), whose largest rate pi L / (2T) is 1 for T = pi L / 2;
-T is rounded up to a whole number of control periods ``dt`` [s] (the thesis's T_i a multiple of
-dt), so the segment's last sample is exactly q^k: every witness posture is a sample of the
-trajectory, and the velocity is zero at both ends, where contacts are made and broken (A22,
-001_escande.md:530).
+(dq the tangent difference `pin.difference` from q^j to q^{j+1}: joint angles and the base's
+twist), and the knots sit at a_j = d_0 + ... + d_{j-1}, L = a_k. The path through them is a C²
+cubic spline (SciPy's not-a-knot `CubicSpline`) of the tangent coordinates difference(q^0, q)
+against a, mapped back by `pin.integrate`: the thesis's piecewise-linear path has velocity jumps
+at every q^{i,j} ("filtered by the motors", L3013-3022); a robot bridge checks accelerations
+(`humanoid_control.bridge`: 10 rad/s² by default), and the linear path's jumps reached 16 rad/s²
+on the flat walk, so we keep the knots and smooth between them. Two knots give the straight
+line. The arc length follows a(t) = (L/2)(1 - cos(pi t / T)) (7.3): zero velocity at both ends,
+where contacts are made and broken (A22, 001_escande.md:530). T starts at pi L / 2 (the largest
+rate of a is then 1: the caps on a piecewise-linear path) rounded up to a whole number of control
+periods ``dt`` (the thesis's T_i a multiple of dt, so the segment's last sample is exactly q^k and
+every witness posture is a sample); the spline may be faster than the chords between knots, so
+the sampled speeds are measured and T is stretched by their ratio to the caps when above
+(speeds scale as 1/T on a fixed path; repeated while the rounding leaves them above).
 
 Numbers: ``v_joint`` = 10 deg/s, the thesis's cap for its chair motion (001_escande.md:390,
 L3028). Chosen: ``v_base`` 0.1 m/s and ``w_base`` 10 deg/s (the base is carried by the joints
@@ -24,20 +30,57 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
+from scipy.interpolate import CubicSpline
 
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["piece_costs", "sinusoidal_samples"]
+__all__ = ["piece_costs", "sinusoidal_samples", "speed_ratio"]
+
+STRETCHES = 3  # (chosen) stretch rounds; one sufficed on the plans seen (speeds scale as 1/T)
 
 
 def piece_costs(model, knots: np.ndarray, v_joint: float, v_base: float, w_base: float) -> np.ndarray:
     """(k,) seconds at the caps of each piece between consecutive ``knots`` (k+1, nq)."""
     out = np.empty(len(knots) - 1)
     for j in range(len(knots) - 1):
-        d = pin.difference(model, knots[j], knots[j + 1])
-        joints = np.max(np.abs(d[6:]), initial=0.0) / v_joint
-        out[j] = max(joints, np.linalg.norm(d[:3]) / v_base, np.linalg.norm(d[3:6]) / w_base)
+        out[j] = _cost(pin.difference(model, knots[j], knots[j + 1]), v_joint, v_base, w_base)
     return out
+
+
+def _cost(d, v_joint, v_base, w_base) -> float:
+    """Seconds at the caps for a tangent step ``d`` (nv,), or for each row of ``d`` (m, nv)."""
+    d = np.atleast_2d(d)
+    joints = np.max(np.abs(d[:, 6:]), axis=1, initial=0.0) / v_joint
+    out = np.maximum(
+        joints, np.maximum(np.linalg.norm(d[:, :3], axis=1) / v_base, np.linalg.norm(d[:, 3:6], axis=1) / w_base)
+    )
+    return out if len(out) > 1 else float(out[0])
+
+
+def speed_ratio(model, q: np.ndarray, dt: float, v_joint: float, v_base: float, w_base: float) -> float:
+    """The largest sampled speed of ``q`` (m, nq) every ``dt`` [s] relative to its cap (1: at a cap)."""
+    if len(q) < 2:
+        return 0.0
+    d = np.array([pin.difference(model, a, b) for a, b in zip(q[:-1], q[1:])])
+    return float(np.max(_cost(d, v_joint, v_base, w_base))) / dt
+
+
+def _path(model, knots: np.ndarray, cost: np.ndarray):
+    """The C² path a -> q through the knots (module docstring); knots after a zero-cost piece
+    (equal configurations) are dropped, the last knot kept."""
+    idx = [0] + [j + 1 for j in np.flatnonzero(cost > 0)]
+    idx[-1] = len(knots) - 1
+    k = knots[idx]
+    a = np.concatenate([[0.0], np.cumsum(cost[cost > 0])])
+    tangent = np.array([pin.difference(model, k[0], q) for q in k])
+    spline = CubicSpline(a, tangent, axis=0)
+    return (lambda x: pin.integrate(model, k[0], spline(x))), float(a[-1])
+
+
+def _sample(model, path, length, steps, dt):
+    t = np.arange(steps + 1) * dt
+    arc = 0.5 * length * (1.0 - np.cos(np.pi * t / t[-1]))
+    return t, np.array([path(x) for x in arc])
 
 
 def sinusoidal_samples(model, knots, dt: float, v_joint: float, v_base: float, w_base: float):
@@ -47,17 +90,16 @@ def sinusoidal_samples(model, knots, dt: float, v_joint: float, v_base: float, w
     if not (dt > 0 and v_joint > 0 and v_base > 0 and w_base > 0):
         raise PlanningError(f"time law: dt, v_joint, v_base, w_base must be > 0; {dt}, {v_joint}, {v_base}, {w_base}")
     cost = piece_costs(model, knots, v_joint, v_base, w_base)
-    length = float(cost.sum())
-    steps = int(np.ceil(np.pi * length / 2.0 / dt - 1e-9))
-    if steps == 0:
+    if cost.sum() == 0:
         return np.zeros(1), knots[:1].copy()
-    cum = np.concatenate([[0.0], np.cumsum(cost)])
-    t = np.arange(steps + 1) * dt
-    arc = 0.5 * length * (1.0 - np.cos(np.pi * t / t[-1]))
-    q = np.empty((steps + 1, model.nq))
-    for n, a in enumerate(arc):
-        j = min(int(np.searchsorted(cum, a, side="right")) - 1, len(cost) - 1)
-        lam = 0.0 if cost[j] == 0 else min(max((a - cum[j]) / cost[j], 0.0), 1.0)
-        q[n] = pin.interpolate(model, knots[j], knots[j + 1], lam)
-    q[-1] = knots[-1]
+    path, length = _path(model, knots, cost)
+    steps = int(np.ceil(np.pi * length / 2.0 / dt - 1e-9))
+    t, q = _sample(model, path, length, steps, dt)
+    for _ in range(STRETCHES):
+        ratio = speed_ratio(model, q, dt, v_joint, v_base, w_base)
+        if ratio <= 1.0:
+            break
+        steps = int(np.ceil(steps * ratio))
+        t, q = _sample(model, path, length, steps, dt)
+    q[0], q[-1] = knots[0], knots[-1]
     return t, q
