@@ -1,6 +1,6 @@
 """Recordings the viewer replays: any JSON with times ``t`` plus robot configurations.
 
-`load_recording(path, robot)` accepts three layouts (documented in ``docs/viewer.md``):
+`load_recording(path, robot)` accepts four layouts (documented in ``docs/viewer.md``):
 
 1. **Configurations**: ``{"t": [...], "q": [[...], ...]}``. Each row is a full configuration
    (``nq`` values: base xyz, base quaternion xyzw, joints in model order) or the actuated joints
@@ -23,6 +23,11 @@
    (``base``: rows ``[x, y, z, qx, qy, qz, qw]`` or ``{position, quaternion}``). Phases are
    concatenated; a phase whose times restart below the previous phase's end is shifted to follow it.
 
+4. **Contact plan** (``humanoid-stack plan``'s PLAN.json, format
+   `humanoid_model.contact_plan.FORMAT`, docs/planning.md): its ``trajectory`` (``t``, ``q`` rows
+   of base + joints of ``joint_names``) and its ``stances`` (`Recording.stances`: contact frames,
+   support polygons, witness postures and their times), read by the shared `parse_contact_plan`.
+
 Any layout may carry ``contacts``: per recorded step a list of ``{point, normal, force}`` in the
 world frame [m], [N] (``force`` a 3-vector, or a scalar magnitude along ``normal``), and ``scene`` /
 ``robot`` names used when the command line gives none.
@@ -38,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.contact_plan import is_contact_plan, parse_contact_plan
 from humanoid_model.documents import IncompleteLine, read_document, read_json_lines
 from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
 from humanoid_viewer.exceptions import RecordingError, RecordingWarning
@@ -72,6 +78,8 @@ class Recording:
         contacts: per step a list of `Contact`, or None when the file has no ``contacts``.
         source: the file path.
         scene, robot: names given in the file (or None).
+        stances: a contact plan's stances (`humanoid_model.contact_plan.PlanStance`, with the
+            time ``t`` of their witness postures), or None for other recordings.
     """
 
     t: np.ndarray
@@ -81,6 +89,7 @@ class Recording:
     source: str = ""
     scene: str | None = None
     robot: str | None = None
+    stances: list | None = None
 
     def __len__(self) -> int:
         return len(self.t)
@@ -347,11 +356,24 @@ def _parse_gait_trajectory(doc, robot, src):
     return t, _fill(robot, base, rows, names, src, "joint_names", "trajectory.base_pose"), {}
 
 
+def _parse_contact_plan(doc, robot, src) -> Recording:
+    """A PLAN.json: its trajectory and stances (a plan without a motion cannot be replayed)."""
+    plan = parse_contact_plan(doc, src, RecordingError)
+    if not plan.success:
+        raise _err(src, "success", f"false: the planner found no motion to replay ({plan.reason or 'no reason'})")
+    if robot is None:
+        raise _err(src, "trajectory", "robot configurations need a robot: give ROBOT on the command line")
+    q = _rows_to_q(robot, plan.trajectory_q, plan.joint_names, src, "trajectory.q")
+    return Recording(t=plan.trajectory_t, q=q, source=src, scene=plan.scene, robot=plan.robot, stances=plan.stances)
+
+
 def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     """Build a `Recording` from a decoded JSON document (see the module docstring for layouts)."""
     src = source
     if not isinstance(doc, dict):
         raise RecordingError(f"{src}: expected a JSON object with 't' and configurations, got {short(doc)}")
+    if is_contact_plan(doc):
+        return _parse_contact_plan(doc, robot, src)
     if isinstance(doc.get("trajectory"), dict):
         t, q, bodies = _parse_gait_trajectory(doc, robot, src)
     elif "phases" in doc:

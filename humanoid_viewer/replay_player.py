@@ -16,6 +16,7 @@ import numpy as np
 
 from humanoid_model.display import FORCE_SCALE
 from humanoid_viewer.exceptions import ViewerError
+from humanoid_viewer.plan_view import stance_markers
 
 # Choices of ours (display only, no physics):
 CONTACT_COLOR = (230, 40, 40)  # replayed contact force arrows and points (RGB)
@@ -23,6 +24,14 @@ REPLAY_RATE = 30.0  # [Hz] frames drawn per second while playing
 SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")  # playback speeds offered (multiples of real time)
 DEFAULT_DT = 0.01  # [s] timeline step when the recording's times do not give one
 MIN_DT = 1e-4  # [s] finest timeline step
+
+
+PLAN_GROUP = "replay/plan"  # marker group of a contact plan's stance (`humanoid_viewer.plan_view`)
+
+
+def _stance_label(k: int, stance) -> str:
+    change = f"{stance.kind} {stance.changed}" if stance.changed else (stance.kind or "stance")
+    return f"{k}: {change} ({', '.join(c.location for c in stance.contacts)})"
 
 
 def contact_segments(contacts, scale: float) -> np.ndarray:
@@ -49,6 +58,7 @@ class ReplayPlayer:
         self._syncing = False
         self._folder = None
         self._contact_handles: dict[str, object] = {}
+        self._stance = None  # index of the contact plan's stance shown (None: none)
 
     # ------------------------------------------------------------------ state and GUI hooks
     @property
@@ -107,6 +117,16 @@ class ReplayPlayer:
         with self._lock:
             return dict(self._contact_handles)
 
+    @property
+    def stance_index(self) -> int | None:
+        """The contact plan's stance shown (the last whose witness posture the replay passed), or None."""
+        return self._stance
+
+    @property
+    def stance_selector(self):
+        """The "stance" dropdown of a contact plan: choosing one shows its witness posture."""
+        return self._gui("_stance_dropdown")
+
     def _gui(self, name):
         if self._recording is None:
             raise ViewerError("replay: no replay loaded")
@@ -122,6 +142,9 @@ class ReplayPlayer:
             if self._folder is not None:  # a new recording replaces the previous one
                 self._folder.remove()
                 self._remove_contacts()
+            if self._stance is not None:
+                self._viewer.clear_markers(PLAN_GROUP)
+            self._stance, self._stance_dropdown = None, None
             self._recording = recording
             t = recording.t
             dt = float(np.min(np.diff(t))) if len(t) > 1 and np.any(np.diff(t) > 0) else DEFAULT_DT
@@ -138,7 +161,23 @@ class ReplayPlayer:
                 self._speed = gui.add_dropdown("speed", list(SPEEDS), initial_value="1")
                 self._loop = gui.add_checkbox("loop", True)
                 self._force_scale = gui.add_number("force scale [m/N]", FORCE_SCALE, min=0.0, step=1e-4)
+                if recording.stances:
+                    self._add_stance_selector(gui, recording.stances)
         self.show_index(0)
+
+    def _add_stance_selector(self, gui, stances):
+        """A dropdown of the plan's stances; choosing one shows its witness posture."""
+        labels = [_stance_label(k, s) for k, s in enumerate(stances)]
+        self._stance_dropdown = gui.add_dropdown("stance", labels, initial_value=labels[0])
+
+        def chosen(_):
+            if self._syncing:
+                return
+            s = stances[labels.index(self._stance_dropdown.value)]
+            if s.t is not None:
+                self.show_time(s.t)
+
+        self._stance_dropdown.on_update(chosen)
 
     def show_time(self, time_s: float) -> None:
         """Show the step at or just before ``time_s`` [s]."""
@@ -161,8 +200,21 @@ class ReplayPlayer:
             self._syncing = True
             try:
                 self._timeline.value = float(np.clip(rec.t[i], self._timeline.min, self._timeline.max))
+                self._show_stance(rec, i)
             finally:
                 self._syncing = False
+
+    def _show_stance(self, rec, i):
+        """Draw the markers of the stance whose witness time is the last at or before step ``i``."""
+        if not rec.stances:
+            return
+        times = [s.t if s.t is not None else np.inf for s in rec.stances]
+        k = max(int(np.searchsorted(times, rec.t[i] + 1e-9, side="right")) - 1, 0)
+        if k != self._stance:
+            self._stance = k
+            self._viewer.apply_markers(stance_markers(rec.stances[k]), PLAN_GROUP)
+            if self._stance_dropdown is not None:
+                self._stance_dropdown.value = self._stance_dropdown.options[k]
 
     def contact_segments(self, i: int | None = None) -> np.ndarray:
         """(k, 2, 3) start/end points [m] of the force arrows of step ``i`` (default: current)."""

@@ -22,6 +22,7 @@ import pytest
 
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.robot import load_robot
+from humanoid_stack.commands.view import choose_robot
 from humanoid_viewer import markers as mk
 from humanoid_viewer.app import Viewer
 from humanoid_viewer.exceptions import MarkerError, RecordingError, ViewerError
@@ -589,6 +590,51 @@ def test_replay_in_viewer_moves_the_robot_and_draws_the_contacts(viewer, hrp2):
         assert viewer.replay.timeline.max == pytest.approx(1.0) and viewer.contact_segments().shape == (0, 2, 3)
     finally:
         viewer.pause()
+        viewer.set_q(q0)
+
+
+def test_replay_of_a_contact_plan_shows_the_stances_and_their_witness_postures(viewer, hrp2, flat_walk_plan):
+    """PLAN.json (`humanoid-stack plan`): the motion's configurations, and for the stance reached
+    the contact frames' axes (3 segments per contact from its world position) and the support
+    polygon (closed, at the contacts' height); choosing a stance shows its witness posture."""
+    doc = flat_walk_plan["doc"]
+    rec = parse_recording(doc, hrp2, "PLAN.json")
+    assert len(rec.stances) == len(doc["stances"]) and rec.robot == "hrp2" and rec.scene == "flat"
+    np.testing.assert_allclose(rec.q[:, :7], np.asarray(doc["trajectory"]["q"])[:, :7])
+    q0 = viewer.q
+    try:
+        viewer.load_replay(rec)
+        assert viewer.replay.stance_index == 0
+        for k in (2, 1, len(rec.stances) - 1):
+            viewer.replay.stance_selector.value = viewer.replay.stance_selector.options[k]
+            s = rec.stances[k]
+            assert viewer.replay.stance_index == k and viewer.replay_index == rec.index_at(s.t)
+            np.testing.assert_allclose(viewer.q, s.witness_q, atol=1e-9)
+            markers = viewer.markers("replay/plan")
+            axes, polygon = markers[("plan", 0)], markers[("plan", 1)]
+            assert len(axes.points) == 6 * len(s.contacts)
+            for j, c in enumerate(s.contacts):
+                for a in range(3):
+                    np.testing.assert_allclose(axes.points[6 * j + 2 * a], c.position)
+                    np.testing.assert_allclose(axes.points[6 * j + 2 * a + 1] - c.position, 0.1 * c.rotation[:, a])
+            np.testing.assert_allclose(polygon.points[0], polygon.points[-1])
+            np.testing.assert_allclose(polygon.points[:-1, :2], s.support_polygon)
+            assert viewer.marker_handles("replay/plan")[("plan", 1)]  # drawn
+        # `humanoid-stack view --replay PLAN.json` without ROBOT shows the plan's robot
+        assert choose_robot(None, {**doc, "robot": "bip"}, None) == "bip"
+        assert choose_robot(None, {"t": [0.0], "bodies": {}}, None) == "none"
+        failed = {
+            **doc,
+            "success": False,
+            "reason": "time limit",
+            "stances": [],
+            "trajectory": {**doc["trajectory"], "t": [], "q": []},
+        }
+        with pytest.raises(RecordingError, match=r"field 'success': false: the planner found no motion to replay"):
+            parse_recording(failed, hrp2, "FAILED.json")
+    finally:
+        viewer.pause()
+        viewer.clear_markers("replay/plan")
         viewer.set_q(q0)
 
 

@@ -9,10 +9,12 @@ its URDF geometry with a posture selector, one slider per joint and a "show robo
 the scene (ground, bodies, free bodies, planner surfaces). No ROS is needed.
 
 With --replay FILE it replays a recording: a 'humanoid-stack simulate' recording (JSON Lines;
-a run cut off replays up to its last complete frame, with a warning), or any JSON with times
+a run cut off replays up to its last complete frame, with a warning), a contact plan
+('humanoid-stack plan' PLAN.json: the motion, and the stances' contact frames and support
+polygons with a stance selector that shows each witness posture), or any JSON with times
 't' plus robot configurations ('q', the simulator's 'joints' + 'bodies', or a gait's
 'phases'), with a timeline slider, play/pause, and contact forces as arrows when the file has
-'contacts'. Formats: docs/viewer.md.
+'contacts'. Formats: docs/viewer.md, docs/planning.md.
 
 ROBOT is a shipped robot name (hrp2, bip) or a URDF path; 'none' shows a scene or a replay
 without a robot. Default: none for a replay without robot configurations (free bodies only),
@@ -132,17 +134,7 @@ def run(args) -> int:
         scene_arg = "flat"
     scene = _load_scene(scene_arg, overrides)
 
-    robot_arg = args.robot
-    if robot_arg is None:
-        scene_robot = getattr(scene, "robot", None) if scene is not None else None
-        if isinstance(doc, dict) and not any(k in doc for k in ("q", "joints", "phases")):
-            robot_arg = "none"  # a recording of free bodies only
-        elif isinstance(doc, dict) and isinstance(doc.get("robot"), str):
-            robot_arg = doc["robot"]
-        elif scene_robot is not None and getattr(scene_robot, "name", None):
-            robot_arg = scene_robot.name
-        else:
-            robot_arg = "hrp2"
+    robot_arg = choose_robot(args.robot, doc, scene)
     robot = None
     if str(robot_arg).lower() != "none":
         from humanoid_model.robot import load_robot
@@ -176,6 +168,21 @@ def run(args) -> int:
     finally:
         close_within(viewer, CLOSE_TIMEOUT)
     return 0
+
+
+def choose_robot(robot_arg, doc, scene) -> str:
+    """The robot to show: ``robot_arg`` when given; else 'none' for a replay without robot
+    configurations (free bodies only), the replay's 'robot', the scene's robot, or hrp2."""
+    if robot_arg is not None:
+        return robot_arg
+    scene_robot = getattr(scene, "robot", None) if scene is not None else None
+    if isinstance(doc, dict) and not any(k in doc for k in ("q", "joints", "phases", "trajectory")):
+        return "none"  # a recording of free bodies only
+    if isinstance(doc, dict) and isinstance(doc.get("robot"), str):
+        return doc["robot"]
+    if scene_robot is not None and getattr(scene_robot, "name", None):
+        return scene_robot.name
+    return "hrp2"
 
 
 CLOSE_TIMEOUT = 5.0  # [s] chosen: the web server normally stops in well under 1 s
