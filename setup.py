@@ -17,6 +17,7 @@ NODES = {
     "simulator": "humanoid_ros.simulator:main",
     "robot_bridge": "humanoid_ros.robot_bridge:main",
     "pilot": "humanoid_ros.pilot:main",
+    "contact_planner": "humanoid_ros.contact_planner:main",
 }
 
 

@@ -59,6 +59,7 @@ TABLES = {
     "simulator": "humanoid_ros.simulator:PARAMETERS",
     "robot_bridge": "humanoid_ros.robot_bridge:PARAMETERS",
     "pilot": "humanoid_ros.pilot:PARAMETERS",
+    "contact_planner": "humanoid_ros.contact_planner:PARAMETERS",
 }
 """Every node's table (``module:attribute``), by node name: the docs generator reads these.
 A new node adds its entry here (test/test_ros_parameters.py checks it against the runner's

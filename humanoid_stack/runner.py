@@ -46,6 +46,7 @@ NODE_CLASSES = {
     "simulator": "humanoid_ros.simulator:SimulatorNode",
     "robot_bridge": "humanoid_ros.robot_bridge:RobotBridgeNode",
     "pilot": "humanoid_ros.pilot:PilotNode",
+    "contact_planner": "humanoid_ros.contact_planner:ContactPlannerNode",
 }
 """Registered node classes: name in a ``nodes:`` list -> ``module:Class`` (the nodes live in
 `humanoid_ros`, one module per node). Add new nodes here (and their executables to setup.py's

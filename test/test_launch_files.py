@@ -184,6 +184,28 @@ def test_bridge_launch_nodes_and_arguments():
         assert [share_path(p, launch, defaults) for p in node.parameters] == [REPO / "config" / "bridge_sim.yaml"]
 
 
+def test_planning_launch_nodes_and_arguments():
+    """planning.launch.py: the contact planner with config/planning.yaml, its motion remapped by the
+    trajectory argument (default its own topic); viewer:=true (default) adds the state publisher
+    and the web viewer of the same file, which draws the planner's stances."""
+    description, launch = load_description(REPO / "launch" / "planning.launch.py")
+    defaults = default_arguments(description, launch)
+    assert defaults == {"trajectory": "/contact_planner/trajectory", "viewer": "true"}
+    nodes = active_nodes(description, launch, defaults)
+    assert [n.name for n in nodes] == ["contact_planner", "state_publisher", "viewer"]
+    config = REPO / "config" / "planning.yaml"
+    for node in nodes:
+        assert [share_path(p, launch, defaults) for p in node.parameters] == [config]
+    data = yaml.safe_load(config.read_text())
+    assert data["viewer"]["ros__parameters"]["marker_topics"] == ["/contact_planner/stances"]
+    assert data["humanoid_stack_up"]["ros__parameters"]["nodes"] == ["state_publisher", "viewer", "contact_planner"]
+    alone = active_nodes(description, launch, {**defaults, "viewer": "false", "trajectory": "/robot_bridge/trajectory"})
+    assert [n.name for n in alone] == ["contact_planner"]
+    context = launch.EvaluationContext({PACKAGE: REPO}, {**defaults, "trajectory": "/robot_bridge/trajectory"})
+    [(src, dst)] = alone[0].remappings
+    assert src == "/contact_planner/trajectory" and launch.evaluate(dst, context) == "/robot_bridge/trajectory"
+
+
 def test_stubs_do_not_leak():
     load_description(REPO / "launch" / "view.launch.py")
     leaked = [k for k, m in list(sys.modules.items()) if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]

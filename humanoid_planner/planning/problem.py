@@ -30,7 +30,7 @@ import numpy as np
 from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["PROBLEMS", "PlanningProblem", "problem_for", "start_contacts", "walk_problem"]
+__all__ = ["PROBLEMS", "PlanningProblem", "placed", "problem_for", "start_contacts", "walk_problem"]
 
 START_TOLERANCE = 0.005  # [m] (chosen) a location's point this close to a surface's plane, inside it, is in contact
 START_ALIGNMENT = 0.999  # (chosen) n_P^W . n_E above this (2.6 deg) for a start contact
@@ -110,19 +110,24 @@ def _settings(overrides: dict) -> PlannerSettings:
     return replace(PlannerSettings(), **{k: v for k, v in overrides.items() if k in known})
 
 
-def walk_problem(scene, robot, goal=None, **overrides) -> PlanningProblem:
+def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **overrides) -> PlanningProblem:
     """The ``walk`` problem (module docstring) on ``scene`` for ``robot``; ``goal`` (x, y) [m]
-    (default (0.4, 0)); ``overrides``: `PlannerSettings` fields (algorithm, time_limit, seed...)."""
+    (default (0.4, 0)); ``start_q`` the start configuration (default the scene's); ``goal_radius``
+    the CoM's goal half-width [m] (default `COM_RADIUS`); ``overrides``: `PlannerSettings` fields
+    (algorithm, time_limit, seed...)."""
     gx, gy = (0.4, 0.0) if goal is None else (float(goal[0]), float(goal[1]))
+    radius = COM_RADIUS if goal_radius is None else float(goal_radius)
+    if not (np.isfinite(gx) and np.isfinite(gy) and np.isfinite(radius) and radius > 0):
+        raise PlanningError(f"walk problem: goal (x, y) finite and goal_radius > 0 [m] required; {gx}, {gy}, {radius}")
     soles = tuple(n for n in ("l_sole", "r_sole") if n in robot.contact_locations)
     if len(soles) != 2:
         raise PlanningError(f"walk problem: robot '{robot.name}' needs contact locations l_sole and r_sole")
     hands = tuple(n for n in ("l_hand", "r_hand") if n in robot.contact_locations)
     L, m = robot.contact_locations, robot.model
     (x0, x1), (y0, y1) = WALK_REGION
-    goal_tasks = [ComRegion(m, (gx - COM_RADIUS, gx + COM_RADIUS), (gy - COM_RADIUS, gy + COM_RADIUS))]
+    goal_tasks = [ComRegion(m, (gx - radius, gx + radius), (gy - radius, gy + radius))]
     goal_tasks += [PointRegion(m, L[n].body, L[n].point, (gx + x0, gx + x1), (gy + y0, gy + y1)) for n in soles]
-    q0 = scene_start_q(scene, robot)
+    q0 = scene_start_q(scene, robot) if start_q is None else np.asarray(start_q, float).copy()
     potential = MixedPotential(m, (gx, gy), robot.q())
     behind = q0.copy()
     away = q0[:2] - np.array([gx, gy])
@@ -148,7 +153,7 @@ def walk_problem(scene, robot, goal=None, **overrides) -> PlanningProblem:
         soles,
         potential,
         _settings(settings),
-        {"kind": "walk", "point": [gx, gy], "com_half_width": COM_RADIUS, "soles_region": WALK_REGION},
+        {"kind": "walk", "point": [gx, gy], "com_half_width": radius, "soles_region": WALK_REGION},
         seed=seed,
     )
 
@@ -168,15 +173,32 @@ def scene_start_q(scene, robot) -> np.ndarray:
     return q
 
 
+def placed(q, x: float, y: float, yaw: float) -> np.ndarray:
+    """``q`` (nq,) with its base moved horizontally: the base's horizontal position (x, y) [m] and
+    its heading turned to ``yaw`` [rad] about the world z axis (height, roll and pitch kept)."""
+    import pinocchio as pin
+
+    q = np.asarray(q, float).copy()
+    R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+    turn = pin.utils.rotate("z", yaw - np.arctan2(R[1, 0], R[0, 0]))
+    quat = pin.Quaternion(turn @ R).normalized()
+    q[:2] = (x, y)
+    q[3:7] = (quat.x, quat.y, quat.z, quat.w)
+    return q
+
+
 PROBLEMS = {"flat": walk_problem}
-"""Scene name -> builder ``(scene, robot, goal=None, **settings) -> PlanningProblem``."""
+"""Scene name -> builder ``(scene, robot, goal=None, start_q=None, goal_radius=None, **settings)
+-> PlanningProblem``."""
 
 
-def problem_for(scene, robot, goal=None, **overrides) -> PlanningProblem:
-    """The planning problem of ``scene`` (a loaded `Scene`) for ``robot`` (module docstring)."""
+def problem_for(scene, robot, goal=None, start_q=None, goal_radius=None, **overrides) -> PlanningProblem:
+    """The planning problem of ``scene`` (a loaded `Scene`) for ``robot`` (module docstring):
+    ``goal`` the goal point, ``start_q`` the start configuration (default the scene's),
+    ``goal_radius`` the goal region's half-width [m], ``overrides`` `PlannerSettings` fields."""
     builder = PROBLEMS.get(scene.name)
     if builder is None:
         raise PlanningError(
             f"scene '{scene.name}': no planning problem defined for it; scenes with one: {', '.join(sorted(PROBLEMS))}"
         )
-    return builder(scene, robot, goal, **overrides)
+    return builder(scene, robot, goal, start_q=start_q, goal_radius=goal_radius, **overrides)

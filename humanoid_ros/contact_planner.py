@@ -1,0 +1,350 @@
+"""Contact planner node (`contact_planner`), a thin adapter over `humanoid_planner.planning` (issue 9,
+"Node contact_planner"; docs/planning.md, docs/ros.md).
+
+    ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
+    ros2 service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
+
+Parameters: `PARAMETERS` below (docs/ros.md, "contact_planner"); the planning ones are dynamic,
+read by each request.
+
+Services
+    ~/plan       nav_msgs/GetPlan: start = the request's start pose (a header frame_id given: the
+                 scene posture placed at its x, y and heading), else the current pose (the latest
+                 /odom), else the scene's; goal = the goal pose's x, y, the region's half-width the
+                 request's tolerance (0: the problem's default). Answers the root (base) pose of
+                 each stance's witness posture as a Path. GetPlan has no success field: no plan (time
+                 limit, empty list, a busy node, bad input) answers an empty Path, the reason goes
+                 to the log and /diagnostics, and the node stays up.
+Topics
+    publishes ~/stances (visualization_msgs/MarkerArray: per stance its contact frames' axes and
+              support polygon, ns "stance_K"), ~/trajectory (trajectory_msgs/JointTrajectory: the
+              motion's joints at the control period, for the robot bridge's ~/trajectory or the
+              simulator's controller), ~/base_path (nav_msgs/Path: the base along the motion; the
+              JointTrajectory cannot carry it), /diagnostics
+    subscribes /odom (nav_msgs/Odometry: the current base pose, for a request without a start)
+
+Planning runs in a worker thread: the service callback is a coroutine that awaits it, and the
+thread wakes the executor through a guard condition when done, so the node keeps answering (its
+parameter services, a second ~/plan refused as busy) while it plans, even on a single-threaded
+executor. ROS glue only: the problem, the search, the motion and the plan document are
+`humanoid_planner.planning`'s; the marker geometry is `humanoid_model.contact_plan`'s.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from geometry_msgs.msg import Point, PoseStamped
+from nav_msgs.msg import Odometry, Path
+from nav_msgs.srv import GetPlan
+from rclpy.node import Node
+from rclpy.task import Future
+from std_msgs.msg import ColorRGBA
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
+
+from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_ros.common import diagnostic_array, duration, run_node
+from humanoid_ros.parameters import Parameter, ParameterTable
+
+__all__ = ["NODE_NAME", "PARAMETERS", "ContactPlannerNode", "main"]
+
+NODE_NAME = "contact_planner"
+AXIS_COLORS = ((0.9, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.3, 0.95))  # d_E, b_E, n_E (display, chosen)
+POLYGON_COLOR = (1.0, 0.75, 0.0)
+LINE_WIDTH = 0.01  # [m] marker line width (display, chosen)
+PROGRESS_PERIOD = 2.0  # [s] (chosen) a progress log line at most this often during a plan
+
+PARAMETERS = ParameterTable(
+    NODE_NAME,
+    [
+        Parameter(
+            "scene",
+            "string",
+            "flat",
+            "scene name (`config/scenes/NAME.yaml`) or YAML file with a planning problem "
+            "(`humanoid_planner.planning.PROBLEMS`: flat); loaded at start, an unknown one stops the start",
+            non_empty=True,
+        ),
+        Parameter("robot", "string", "", 'robot name or URDF; `""`: the scene\'s robot, else hrp2'),
+        Parameter(
+            "algorithm", "string", "vbfp", "search: Contacts-VBFP or best-first", choices=("vbfp", "bfp"), dynamic=True
+        ),
+        Parameter(
+            "time_limit",
+            "double",
+            60.0,
+            "search time limit (chosen: a minute per service call; the CLI's default is 120 s)",
+            unit="s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            dynamic=True,
+        ),
+        Parameter("seed", "int", 0, "random seed of the candidates", minimum=0, dynamic=True),
+        Parameter(
+            "interpolation_steps",
+            "int",
+            20,
+            "posture-generator projections per transition, k (the thesis's k_i = 20, "
+            "`../shared/spec/001_escande.md:530`)",
+            minimum=1,
+            dynamic=True,
+        ),
+        Parameter(
+            "joint_speed",
+            "double",
+            10.0,
+            "joint-speed cap of the motion (the thesis's, `../shared/spec/001_escande.md:390`)",
+            unit="deg/s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            dynamic=True,
+        ),
+        Parameter(
+            "dt",
+            "double",
+            0.005,
+            "trajectory period (HRP-2's control period, `../shared/spec/hrp2_data.md:113`)",
+            unit="s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            dynamic=True,
+        ),
+        Parameter("frame_id", "string", "odom", "frame of the paths and markers (the stack's world)", non_empty=True),
+        Parameter(
+            "output",
+            "string",
+            "",
+            'write each plan to this PLAN.json (`""`: none), e.g. for the robot bridge\'s ~/execute_file',
+            dynamic=True,
+        ),
+    ],
+)
+"""The contact planner's parameters (docs/ros.md, "contact_planner")."""
+
+
+class ContactPlannerNode(Node):
+    """The contact planner node (module docstring). ``last`` is the latest plan document (dict),
+    ``busy`` whether a plan is running."""
+
+    def __init__(self, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        self.p = PARAMETERS.declare(self)
+        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self.p.update))
+        from humanoid_model.robot import load_robot
+        from humanoid_model.scene import load_scene
+        from humanoid_planner.planning import problem_for
+
+        self.scene = load_scene(self.p["scene"])
+        name = self.p["robot"] or (self.scene.robot.name if self.scene.robot is not None else "hrp2")
+        self.robot = load_robot(name)
+        try:
+            problem_for(self.scene, self.robot)  # the scene has a problem for this robot
+        except HumanoidStackError as exc:
+            raise ConfigError(f"node '{NODE_NAME}': parameter scene: {exc}") from None
+        self.last = None
+        self.odom = None  # (x, y, yaw) of the latest /odom
+        self._busy = threading.Lock()
+        self._wake = self.create_guard_condition(lambda: None)
+        self.markers_pub = self.create_publisher(MarkerArray, "~/stances", 1)
+        self.traj_pub = self.create_publisher(JointTrajectory, "~/trajectory", 1)
+        self.base_pub = self.create_publisher(Path, "~/base_path", 1)
+        self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+        self.create_subscription(Odometry, "/odom", self._on_odom, 10)
+        self.create_service(GetPlan, "~/plan", self._on_plan)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.locked()
+
+    # ------------------------------------------------------------------ inputs
+    def _on_odom(self, msg):
+        p, o = msg.pose.pose.position, msg.pose.pose.orientation
+        self.odom = (p.x, p.y, _yaw(o))
+
+    def _start_q(self, start):
+        """The start configuration of a request (module docstring), None for the scene's."""
+        from humanoid_planner.planning import placed
+        from humanoid_planner.planning.problem import scene_start_q
+
+        if start.header.frame_id:
+            pose = (start.pose.position.x, start.pose.position.y, _yaw(start.pose.orientation))
+        elif self.odom is not None:
+            pose = self.odom
+        else:
+            return None
+        return placed(scene_start_q(self.scene, self.robot), *pose)
+
+    # ------------------------------------------------------------------ planning (worker thread)
+    def _plan(self, goal, start_q, radius):
+        """The plan document of one request (runs in the worker thread)."""
+        from humanoid_planner.motion import MotionSettings
+        from humanoid_planner.planning import plan_document, problem_for, run, write_plan
+
+        p = dict(self.p)
+        problem = problem_for(
+            self.scene,
+            self.robot,
+            goal,
+            start_q=start_q,
+            goal_radius=radius,
+            algorithm=p["algorithm"],
+            time_limit=p["time_limit"],
+            seed=p["seed"],
+        )
+        motion = MotionSettings(steps=p["interpolation_steps"], dt=p["dt"], joint_speed=math.radians(p["joint_speed"]))
+        last = [0.0]
+
+        def progress(pr):
+            if pr.elapsed - last[0] >= PROGRESS_PERIOD:
+                last[0] = pr.elapsed
+                self.get_logger().info(
+                    f"planning: {pr.generated} nodes generated, {pr.expanded} expanded, "
+                    f"best potential {pr.best:.4g}, {pr.elapsed:.1f} s"
+                )
+
+        doc = plan_document(run(problem, motion, progress))
+        if p["output"]:
+            write_plan(p["output"], doc)
+        return doc
+
+    def _worker(self, future: Future, *args):
+        try:
+            future.set_result(self._plan(*args))
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, the node stays up
+            future.set_exception(exc)
+        finally:
+            self._wake.trigger()
+
+    # ------------------------------------------------------------------ service
+    async def _on_plan(self, request, response):
+        frame = self.p["frame_id"]
+        response.plan = Path()
+        response.plan.header.frame_id = frame
+        if not self._busy.acquire(blocking=False):
+            self._report(DiagnosticStatus.WARN, "busy: a plan is already running; request refused")
+            return response
+        try:
+            g = request.goal.pose.position
+            goal = (g.x, g.y)
+            radius = float(request.tolerance) if request.tolerance > 0 else None
+            start_q = self._start_q(request.start)
+            future = Future()
+            t0 = time.monotonic()
+            threading.Thread(
+                target=self._worker, args=(future, goal, start_q, radius), name="contact-planner", daemon=True
+            ).start()
+            try:
+                doc = await future
+            except Exception as exc:  # noqa: BLE001 - the node must stay up
+                text = str(exc) if isinstance(exc, HumanoidStackError) else f"internal error: {exc!r}"
+                self._report(DiagnosticStatus.ERROR, text)
+                return response
+        finally:
+            self._busy.release()
+        self.last = doc
+        st = doc["stats"]
+        values = {
+            "nodes_generated": st["nodes_generated"],
+            "nodes_expanded": st["nodes_expanded"],
+            "stances": len(doc["stances"]),
+            "pg_calls": st["pg_calls"]["calls"],
+            "time_s": f"{time.monotonic() - t0:.3f}",
+        }
+        if not doc["success"]:
+            self._report(DiagnosticStatus.WARN, f"no plan: {doc['reason']}", values)
+            return response
+        self._publish(doc, frame)
+        response.plan.poses = [self._pose(row, frame) for row in (s["witness_q"] for s in doc["stances"])]
+        m = doc["trajectory"]
+        self._report(
+            DiagnosticStatus.OK,
+            f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s",
+            values,
+        )
+        return response
+
+    # ------------------------------------------------------------------ outputs
+    def _report(self, level, text, values=None):
+        log = self.get_logger()
+        (log.info if level == DiagnosticStatus.OK else log.warning if level == DiagnosticStatus.WARN else log.error)(
+            text
+        )
+        stamp = self.get_clock().now().to_msg()
+        self.diag_pub.publish(
+            diagnostic_array(stamp, f"{NODE_NAME}: plan", level, text, hardware_id=self.robot.name, values=values)
+        )
+
+    def _pose(self, row, frame) -> PoseStamped:
+        ps = PoseStamped()
+        ps.header.frame_id = frame
+        ps.pose.position.x, ps.pose.position.y, ps.pose.position.z = (float(v) for v in row[:3])
+        o = ps.pose.orientation
+        o.x, o.y, o.z, o.w = (float(v) for v in row[3:7])
+        return ps
+
+    def _publish(self, doc, frame):
+        from humanoid_model.contact_plan import parse_contact_plan
+
+        plan = parse_contact_plan(doc, NODE_NAME, ConfigError)
+        now = self.get_clock().now().to_msg()
+        arr = MarkerArray(markers=[Marker(action=Marker.DELETEALL)])
+        for k, s in enumerate(plan.stances):
+            arr.markers += _stance_markers(s, f"stance_{k}", frame, now)
+        self.markers_pub.publish(arr)
+        traj = JointTrajectory(joint_names=list(plan.joint_names))
+        traj.header.stamp = now
+        for t, q in zip(plan.trajectory_t, plan.trajectory_q):
+            traj.points.append(JointTrajectoryPoint(positions=[float(v) for v in q[7:]], time_from_start=duration(t)))
+        self.traj_pub.publish(traj)
+        path = Path()
+        path.header.frame_id, path.header.stamp = frame, now
+        path.poses = [self._pose(q, frame) for q in plan.trajectory_q]
+        self.base_pub.publish(path)
+
+
+def _yaw(o) -> float:
+    """Heading [rad] of a geometry_msgs Quaternion about the world z axis."""
+    return math.atan2(2.0 * (o.w * o.z + o.x * o.y), 1.0 - 2.0 * (o.y * o.y + o.z * o.z))
+
+
+def _points(rows):
+    return [Point(x=float(a), y=float(b), z=float(c)) for a, b, c in rows]
+
+
+def _stance_markers(stance, ns, frame, now) -> list:
+    """LINE_LIST of the contact frames' axes (id 0) and LINE_STRIP of the support polygon (id 1)."""
+    axes = Marker(ns=ns, id=0, type=Marker.LINE_LIST, action=Marker.ADD)
+    axes.header.frame_id, axes.header.stamp = frame, now
+    axes.scale.x = LINE_WIDTH
+    axes.pose.orientation.w = 1.0
+    seg = stance.frame_segments()
+    axes.points = _points(seg.reshape(-1, 3))
+    axes.colors = [
+        ColorRGBA(r=c[0], g=c[1], b=c[2], a=1.0) for _ in range(len(seg) // 3) for c in AXIS_COLORS for _ in (0, 1)
+    ]
+    axes.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+    out = [axes]
+    loop = stance.polygon_loop()
+    if len(loop):
+        poly = Marker(ns=ns, id=1, type=Marker.LINE_STRIP, action=Marker.ADD)
+        poly.header.frame_id, poly.header.stamp = frame, now
+        poly.scale.x = LINE_WIDTH
+        poly.pose.orientation.w = 1.0
+        poly.color = ColorRGBA(r=POLYGON_COLOR[0], g=POLYGON_COLOR[1], b=POLYGON_COLOR[2], a=1.0)
+        poly.points = _points(loop)
+        out.append(poly)
+    return out
+
+
+def main(args=None) -> int:
+    """Entry point of the `contact_planner` executable (`ros2 run humanoid_stack contact_planner`)."""
+    return run_node(ContactPlannerNode, NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
