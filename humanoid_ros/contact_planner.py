@@ -26,7 +26,9 @@ Topics
 Planning runs in a worker thread: the service callback is a coroutine that awaits it, and the
 thread wakes the executor through a guard condition when done, so the node keeps answering (its
 parameter services, a second ~/plan refused as busy) while it plans, even on a single-threaded
-executor. ROS glue only: the problem, the search, the motion and the plan document are
+executor. The service has a reentrant callback group of its own: rclpy keeps a callback's group
+taken until its coroutine ends, and the default mutually exclusive group would block the rest.
+ROS glue only: the problem, the search, the motion and the plan document are
 `humanoid_planner.planning`'s; the marker geometry is `humanoid_model.contact_plan`'s.
 """
 
@@ -41,6 +43,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Odometry, Path
 from nav_msgs.srv import GetPlan
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.task import Future
 from std_msgs.msg import ColorRGBA
@@ -155,7 +158,9 @@ class ContactPlannerNode(Node):
         self.base_pub = self.create_publisher(Path, "~/base_path", 1)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.create_subscription(Odometry, "/odom", self._on_odom, 10)
-        self.create_service(GetPlan, "~/plan", self._on_plan)
+        # its own reentrant group: the default (mutually exclusive) group would stay taken while the
+        # service's coroutine awaits the plan, blocking every other callback of the node
+        self.create_service(GetPlan, "~/plan", self._on_plan, callback_group=ReentrantCallbackGroup())
 
     @property
     def busy(self) -> bool:
@@ -270,10 +275,13 @@ class ContactPlannerNode(Node):
 
     # ------------------------------------------------------------------ outputs
     def _report(self, level, text, values=None):
-        log = self.get_logger()
-        (log.info if level == DiagnosticStatus.OK else log.warning if level == DiagnosticStatus.WARN else log.error)(
-            text
-        )
+        log = self.get_logger()  # one call site per severity: rclpy refuses a site changing it
+        if level == DiagnosticStatus.OK:
+            log.info(text)
+        elif level == DiagnosticStatus.WARN:
+            log.warning(text)
+        else:
+            log.error(text)
         stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(
             diagnostic_array(stamp, f"{NODE_NAME}: plan", level, text, hardware_id=self.robot.name, values=values)

@@ -1,0 +1,145 @@
+"""The contact_planner node with real rclpy (ros_harness, single-threaded executor): ~/plan on the
+flat walk answers the stance root poses; ~/stances, ~/trajectory and ~/base_path carry the plan's
+stances and motion; while it plans the node answers its parameter service and refuses a second
+plan as busy; a time limit answers an empty Path with the reason on /diagnostics and the node
+stays up; the start is the request's pose, else /odom, else the scene's; bad parameters stop the
+start with one line."""
+
+import math
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+
+TIMEOUT = 120.0  # [s] a flat-walk plan on a loaded 2-core machine (a few seconds unloaded)
+STEPS = 3  # projections per transition: the motion's checks are test_motion's; here only its transport
+
+
+@pytest.fixture
+def ros(ros_harness):
+    h = ros_harness(timeout=TIMEOUT, period=0.05)
+    return h.context, h.add, h.spin_until
+
+
+def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
+    from diagnostic_msgs.msg import DiagnosticArray
+    from nav_msgs.msg import Path
+    from nav_msgs.srv import GetPlan
+    from rcl_interfaces.srv import GetParameters
+    from trajectory_msgs.msg import JointTrajectory
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, spin_until = ros
+    node = add(ContactPlannerNode(context=ctx, parameter_overrides=[Parameter("interpolation_steps", value=STEPS)]))
+    client = add(rclpy.create_node("planner_client", context=ctx))
+    markers, trajs, paths, diags = [], [], [], []
+    client.create_subscription(MarkerArray, "/contact_planner/stances", markers.append, 1)
+    client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)
+    client.create_subscription(Path, "/contact_planner/base_path", paths.append, 1)
+    client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
+    plan = client.create_client(GetPlan, "/contact_planner/plan")
+    params = client.create_client(GetParameters, "/contact_planner/get_parameters")
+    assert spin_until(lambda: plan.service_is_ready() and params.service_is_ready())
+
+    # the plan, and while it runs: the parameter service answers, a second plan is refused as busy
+    request = GetPlan.Request()
+    request.goal.pose.position.x = 0.4  # the flat walk of test_contact_plan
+    first = plan.call_async(request)
+    assert spin_until(lambda: node.busy)
+    second = plan.call_async(request)
+    got = params.call_async(GetParameters.Request(names=["algorithm"]))
+    assert spin_until(lambda: second.done() and got.done())
+    assert node.busy and not first.done()  # both answered while the plan still runs
+    assert spin_until(first.done)
+    assert got.result().values[0].string_value == "vbfp"
+    assert len(second.result().plan.poses) == 0
+
+    doc = node.last
+    assert doc["success"], doc["reason"]
+    poses = first.result().plan.poses
+    assert len(poses) == len(doc["stances"]) >= 5
+    for ps, s in zip(poses, doc["stances"]):
+        p = ps.pose.position
+        assert [p.x, p.y, p.z] == pytest.approx(s["witness_q"][:3], abs=1e-9) and ps.header.frame_id == "odom"
+    assert poses[-1].pose.position.x > 0.3  # the base ends near the 0.4 m goal (it starts at 0)
+
+    assert spin_until(lambda: markers and trajs and paths)
+    arr = markers[-1].markers
+    assert arr[0].action == Marker.DELETEALL and len(arr) == 1 + 2 * len(doc["stances"])
+    for k, s in enumerate(doc["stances"]):
+        axes, poly = arr[1 + 2 * k], arr[2 + 2 * k]
+        assert (axes.ns, axes.type, poly.type) == (f"stance_{k}", Marker.LINE_LIST, Marker.LINE_STRIP)
+        starts = np.array([[q.x, q.y, q.z] for q in axes.points[::2]])
+        for j, c in enumerate(s["contacts"]):
+            np.testing.assert_allclose(starts[3 * j : 3 * j + 3], np.tile(c["position"], (3, 1)), atol=1e-9)
+        xy = np.array([[q.x, q.y] for q in poly.points])
+        np.testing.assert_allclose(xy[:-1], s["support_polygon"], atol=1e-9)
+    traj = trajs[-1]
+    rows = np.asarray(doc["trajectory"]["q"])
+    assert traj.joint_names == doc["trajectory"]["joint_names"] and len(traj.points) == len(rows)
+    np.testing.assert_allclose(traj.points[-1].positions, rows[-1, 7:], atol=1e-12)
+    last = traj.points[-1].time_from_start
+    assert last.sec + 1e-9 * last.nanosec == pytest.approx(doc["trajectory"]["t"][-1], abs=1e-9)
+    assert len(paths[-1].poses) == len(rows)
+    assert paths[-1].poses[-1].pose.position.x == pytest.approx(rows[-1, 0], abs=1e-12)
+    assert diags[-1].status[0].message.startswith("plan: ")
+
+    # a time limit the search cannot meet: empty Path, the reason on /diagnostics, node still up
+    node.set_parameters([Parameter("time_limit", value=1e-9)])
+    n0 = len(diags)
+    out = plan.call_async(request)
+    assert spin_until(out.done) and len(out.result().plan.poses) == 0
+    assert spin_until(lambda: len(diags) > n0)
+    assert "no plan: time limit" in diags[-1].status[0].message
+    assert not node.busy
+
+
+def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
+    """A start pose with a frame places the scene posture at its x, y and heading; without one the
+    latest /odom does; without /odom the scene posture is used (None)."""
+    import pinocchio as pin
+    from geometry_msgs.msg import PoseStamped
+    from nav_msgs.msg import Odometry
+
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, spin_until = ros
+    node = add(ContactPlannerNode(context=ctx))
+    assert node._start_q(PoseStamped()) is None
+    start = PoseStamped()
+    start.header.frame_id = "odom"
+    start.pose.position.x, start.pose.position.y = 1.0, -0.5
+    start.pose.orientation.z, start.pose.orientation.w = math.sin(0.3), math.cos(0.3)  # yaw 0.6
+    q = node._start_q(start)
+    R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+    assert q[:2] == pytest.approx([1.0, -0.5]) and math.atan2(R[1, 0], R[0, 0]) == pytest.approx(0.6)
+    assert q[2] == pytest.approx(node.robot.q()[2])  # height kept
+    pub = add(rclpy.create_node("odom_source", context=ctx)).create_publisher(Odometry, "/odom", 10)
+    odom = Odometry()
+    odom.pose.pose.position.x, odom.pose.pose.position.y, odom.pose.pose.orientation.w = 2.0, 0.25, 1.0
+    assert spin_until(lambda: pub.publish(odom) or node.odom is not None, timeout=20.0)
+    assert node._start_q(PoseStamped())[:2] == pytest.approx([2.0, 0.25])
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("algorithm", "astar", "parameter algorithm must be one of"),
+        ("scene", "incline", "no planning problem defined"),
+        ("interpolation_steps", 0, "parameter interpolation_steps must be"),
+    ],
+)
+def test_bad_parameters_stop_the_start_with_one_line(ros, name, value, message):
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, _, _ = ros
+    with pytest.raises(ConfigError, match=message) as exc:
+        ContactPlannerNode(context=ctx, parameter_overrides=[Parameter(name, value=value)])
+    assert "\n" not in str(exc.value)
