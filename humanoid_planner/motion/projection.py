@@ -6,7 +6,8 @@ with Q_{s_i} the strong contacts (3.28)-(3.35) of the segment's stance, the CoM 
 polygon (3.63) and the joint bounds (the planner's own constraints, `contact.Feasibility`, with
 its margin and extra tasks), and T_{i,j} the poses of the moving bodies on their paths (a point
 position and the body's orientation: "body poses written like strong contacts", :390). Each
-projection is warm-started from the previous one (thesis L2974).
+projection is warm-started from the previous one (thesis L2974). Its posture-generator call is
+labelled "interpolation" (`posture.call_log`: a `recording` block sees it so).
 
 ``PathDistance`` is the criterion (1/2) ||diff(p, q)||^2 over the tangent space (Pinocchio's
 ``difference``: base pose as a twist, joints as angles), gradient J^T d with J = dDifference/dq.
@@ -54,4 +55,4 @@ def project(feas, fixed, targets, p, q0, settings=None):
         cons.append(FramePosition(model, loc.body, pos, point=loc.point, name=f"path_position:{name}"))
         cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
     problem = PostureProblem(model, cons, q0, PathDistance(model, p))
-    return solve(problem, settings or feas.settings)
+    return solve(problem, settings or feas.settings, label="interpolation")
