@@ -2,7 +2,9 @@
 independent NumPy reference of the algorithm documented in `prioritized` (SVD of each level's
 projected rows, Chiaverini damping, rank tolerance, projector P <- P - V·Vᵀ, regularised posture
 level), on random levels that take each of the kernel's three routes: undamped (Cholesky),
-damped full rank (inverse iteration + Cholesky) and rank deficient (eigen-decomposition)."""
+damped full rank (inverse iteration + Cholesky) and rank deficient (eigen-decomposition), and
+each of its posture-level routes (unit rows of one weight, unit rows of several weights, dense
+rows)."""
 
 import numpy as np
 import pytest
@@ -14,21 +16,26 @@ NV = 12
 # (chosen) agreement of the two computations, relative to the step: both are exact in exact
 # arithmetic. Levels 1-2: observed ~1e-16 (Gram matrices of condition <= 1e3 here).
 TOL = 1e-12
-# With the posture level, regularised by μ² = REST_REGULARISATION² = 1e-6: the part of its step
-# outside the projector's range is (rounding of Aᵀ·res ~ 1e-16)/μ², so two correct computations
-# differ by ~1e-10-1e-8 (observed up to 2.6e-8); a wrong damping or projector differs by > 1e-2.
-TOL_REST = 1e-7
+# With the posture level, regularised by μ² = REST_REGULARISATION² = 1e-6: observed up to 1.9e-13
+# (both solve it in the projector's range; normal equations over all NV columns would amplify the
+# rounding of Aᵀ·res outside that range by 1/μ²: 1e-9 to 4e-7 differences); a wrong damping,
+# projector or weight differs by > 1e-2.
+TOL_REST = 1e-11
 
 
 def reference(levels, st=DEFAULT):
-    """du for ``levels`` [(J, r)] by the documented algorithm, with SVDs (no limits)."""
-    du, P = np.zeros(NV), np.eye(NV)
+    """du for ``levels`` [(J, r)] by the documented algorithm, with SVDs (no limits). The posture
+    level's regularised normal equations are solved in the null space of the levels above (Z, an
+    orthonormal basis of it: x = Z·(BᵀB + μ²I)⁻¹·Bᵀ·res, B = J·Z)."""
+    du, P, kept = np.zeros(NV), np.eye(NV), [np.zeros((0, NV))]
     for k, (J, r, level) in enumerate(levels):
         last = k == len(levels) - 1
         A, res = J @ P, r - J @ du
         if last and level >= 3:
-            H = A.T @ A + REST_REGULARISATION**2 * np.eye(NV)
-            du += np.linalg.solve(H, A.T @ res)
+            V = np.vstack(kept)
+            Z = np.linalg.svd(V)[2][V.shape[0] :].T if V.shape[0] else np.eye(NV)
+            B = J @ Z
+            du += Z @ np.linalg.solve(B.T @ B + REST_REGULARISATION**2 * np.eye(Z.shape[1]), B.T @ res)
             break
         U, s, Vt = np.linalg.svd(A, full_matrices=False)
         keep = s > st.rank_tolerance
@@ -39,6 +46,7 @@ def reference(levels, st=DEFAULT):
         lam2 = 0.0 if smin >= eps else st.damping_max**2 * (1 - (smin / eps) ** 2)
         du += Vt.T @ ((s / (s**2 + lam2)) * (U.T @ res))
         P = P - Vt.T @ Vt
+        kept.append(Vt)
     return du
 
 
@@ -60,8 +68,9 @@ def kernel(levels, st=DEFAULT):
 
 
 def _levels(rng, sigma_min_1=None, dependent=False):
-    """Level 1 (4 rows), level 2 (3 rows), posture (NV unit rows). ``sigma_min_1``: level 1's
-    smallest singular value; ``dependent``: level 2's third row a combination of its others."""
+    """Level 1 (4 rows), level 2 (3 rows), posture (NV unit rows of one weight). ``sigma_min_1``:
+    level 1's smallest singular value; ``dependent``: level 2's third row a combination of its
+    others."""
     J1 = rng.normal(size=(4, NV))
     if sigma_min_1 is not None:
         U, s, Vt = np.linalg.svd(J1, full_matrices=False)
@@ -89,8 +98,17 @@ def test_kernel_matches_the_svd_reference(case, sigma_min_1, dependent):
         levels = _levels(rng, sigma_min_1, dependent)
         ref, got = reference(levels[:2]), kernel(levels[:2])
         assert np.linalg.norm(got - ref) <= TOL * max(1.0, np.linalg.norm(ref)), case
-        ref, got = reference(levels), kernel(levels)
-        assert np.linalg.norm(got - ref) <= TOL_REST * max(1.0, np.linalg.norm(ref)), case
+        J3, r3, _ = levels[2]
+        for posture in (
+            J3,  # one weight: the step is P·g/(c + μ²)
+            np.diag(rng.choice([0.0, 0.8, 0.8, 1.7], NV))[np.r_[0:3, 4:NV]],  # unit rows, zero columns, two
+            # weights: the k×k system of the columns whose weight differs from the first
+            rng.normal(size=(NV, NV)),  # dense rows: normal equations over every column (NV rows: no
+            # direction of P's range left to μ² alone, whose rounding both would amplify by 1/μ²)
+        ):
+            lv = levels[:2] + [(posture, r3[: posture.shape[0]], 3)]
+            ref, got = reference(lv), kernel(lv)
+            assert np.linalg.norm(got - ref) <= TOL_REST * max(1.0, np.linalg.norm(ref)), case
 
 
 def test_damping_changes_the_step():

@@ -16,9 +16,21 @@ singular values σ² of A. Three exact routes, chosen by Cholesky tests:
 - rank deficient: the eigen-decomposition of G (Jacobi rotations, `_eigh`), σ below the rank
   tolerance zeroed, the damping rule as above.
 
-All give the step of the σ/(σ²+λ²) inversion; they differ from one another by rounding. A last
-level >= 3 (posture) solves its regularised normal equations (AᵀA + μ²I)·x = Aᵀ·res by Cholesky.
-The kernels compile once (about a minute on a 2-core machine) into numba's cache.
+All give the step of the σ/(σ²+λ²) inversion; they differ from one another by rounding. The
+projector update is P - Wᵀ·W with W = L⁻¹·A (L: G's Cholesky factor; W's rows are orthonormal),
+or P - V·Vᵀ with V's columns re-orthonormalised in the eigen-decomposition route, so P stays a
+projector to rounding.
+
+A last level >= 3 (posture) solves its regularised normal equations (AᵀA + μ²I)·x = Aᵀ·res in P's
+range, where x lies: with unit rows (posture, joints) by a k×k system, k the columns whose row
+weight differs from the first (HRP-2: the 6 free-flyer columns, `_rest_unit_rows`), otherwise by
+Cholesky over every column followed by P·x. Either way the rounding of Aᵀ·res outside P's range,
+which the plain normal equations amplify by 1/μ², is dropped (`test_kin_hierarchy.py` checks the
+step against an SVD reference to 1e-11).
+
+`cycle` calls `_pass`, and `_pass` calls `_level`, from one site each with arguments computed at
+run time: numba compiles one specialisation per distinct constant argument. The kernels compile
+once into numba's cache (about 40-60 s on the shared 2-core machine, half the earlier version's).
 """
 
 from __future__ import annotations
@@ -53,31 +65,6 @@ def _cholesky(A, shift):
                 t -= L[i, k] * L[j, k]
             L[i, j] = t / d
     return L, True
-
-
-@njit(cache=True, fastmath=_FAST)
-def _cho_solve(L, B):
-    """X with L·Lᵀ·X = B (B (n, m), overwritten and returned; row-oriented: contiguous inner loops)."""
-    n, c = B.shape
-    for i in range(n):
-        for k in range(i):
-            a = L[i, k]
-            if a != 0.0:
-                for j in range(c):
-                    B[i, j] -= a * B[k, j]
-        d = 1.0 / L[i, i]
-        for j in range(c):
-            B[i, j] *= d
-    for i in range(n - 1, -1, -1):
-        for k in range(i + 1, n):
-            a = L[k, i]
-            if a != 0.0:
-                for j in range(c):
-                    B[i, j] -= a * B[k, j]
-        d = 1.0 / L[i, i]
-        for j in range(c):
-            B[i, j] *= d
-    return B
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -184,51 +171,102 @@ def _normal(A):
     return H
 
 
+@njit(cache=True)
+def _solve_small(M, b):
+    """x with M·x = b for a small square M (Gaussian elimination with partial pivoting; M and b
+    overwritten); ok is False when a pivot is exactly 0."""
+    n = M.shape[0]
+    for k in range(n):
+        p = k
+        for i in range(k + 1, n):
+            if abs(M[i, k]) > abs(M[p, k]):
+                p = i
+        if M[p, k] == 0.0:
+            return b, False
+        if p != k:
+            for j in range(n):
+                M[k, j], M[p, j] = M[p, j], M[k, j]
+            b[k], b[p] = b[p], b[k]
+        for i in range(k + 1, n):
+            f = M[i, k] / M[k, k]
+            if f != 0.0:
+                for j in range(k, n):
+                    M[i, j] -= f * M[k, j]
+                b[i] -= f * b[k]
+    for i in range(n - 1, -1, -1):
+        t = b[i]
+        for j in range(i + 1, n):
+            t -= M[i, j] * b[j]
+        b[i] = t / M[i, i]
+    return b, True
+
+
 @njit(cache=True, fastmath=_FAST)
-def _normal_unit_rows(Jk, P):
-    """Aᵀ·A for A = Jk·P when every row of Jk has at most one nonzero entry (posture and joint
-    rows), else an empty matrix. Then AᵀA = P·D·P with D = diag(column sums of Jk²), and with P a
-    symmetric projector (P·P = P) and c the first nonzero d: P·D·P = c·P + Σ_{d_j≠c} (d_j - c)·p_j·p_jᵀ
-    (p_j: row j of P), one rank-one update per column whose d differs from c (HRP-2's posture:
-    the 6 free-flyer columns instead of 30 rows). Used when that is fewer updates than rows."""
+def _rest_unit_rows(Jk, res, du, P, reg2):
+    """The rest level's step when every row of Jk has at most one nonzero entry (posture and joint
+    rows), added to du; False (nothing done) otherwise or when it would not be cheaper.
+
+    Then AᵀA = P·D·P for A = Jk·P, D = diag(d), d_j = Σ_i Jk[i, j]² (JkᵀJk is diagonal), and
+    Aᵀ·res = P·g, g = Jkᵀ·res. The solution x of (AᵀA + μ²I)·x = P·g lies in P's range, where
+    P·D·P·x = c·x + Σ_{j∈K} (d_j - c)·x_j·p_j (P a symmetric projector, p_j its column j, c the
+    first nonzero d, K the columns whose d differs from c: HRP-2's posture, the 6 free-flyer
+    columns). So x = (P·g - F·E·z)/(c + μ²) with F = P[:, K], E = diag(d_K - c) and z = x_K the
+    solution of the k×k system ((c + μ²)·I + P[K, K]·E)·z = (P·g)_K: no n×n factorisation, and no
+    division by μ² (the n×n normal equations amplify the rounding of P·g outside P's range by 1/μ²)."""
     m, n = Jk.shape
     d = np.zeros(n)
+    g = np.zeros(n)
     for i in range(m):
         hit = False
         for j in range(n):
             a = Jk[i, j]
             if a != 0.0:
                 if hit:
-                    return np.empty((0, 0))
+                    return False
                 hit = True
                 d[j] += a * a
+                g[j] += a * res[i]
     c = 0.0
     for j in range(n):
         if d[j] != 0.0:
             c = d[j]
             break
-    updates = 0
+    k = 0
     for j in range(n):
         if d[j] != c:
-            updates += 1
-    if updates >= m:
-        return np.empty((0, 0))
-    H = np.empty((n, n))
+            k += 1
+    if c == 0.0 or k >= m:
+        return False
+    K = np.empty(k, np.int64)
+    k = 0
+    for j in range(n):
+        if d[j] != c:
+            K[k] = j
+            k += 1
+    b = np.empty(n)
     for i in range(n):
-        for j in range(i + 1):
-            H[i, j] = c * P[i, j]
-    for k in range(n):
-        f = d[k] - c
-        if f != 0.0:
-            for i in range(n):
-                a = f * P[k, i]
-                if a != 0.0:
-                    for j in range(i + 1):
-                        H[i, j] += a * P[k, j]
+        t = 0.0
+        for j in range(n):
+            t += P[i, j] * g[j]
+        b[i] = t
+    cm = c + reg2
+    M = np.empty((k, k))
+    z = np.empty(k)
+    for a in range(k):
+        for j in range(k):
+            M[a, j] = P[K[a], K[j]] * (d[K[j]] - c)
+        M[a, a] += cm
+        z[a] = b[K[a]]
+    z, ok = _solve_small(M, z)
+    if not ok:
+        return False
+    for j in range(k):
+        f = (d[K[j]] - c) * z[j]
+        for i in range(n):
+            b[i] -= f * P[i, K[j]]
     for i in range(n):
-        for j in range(i):
-            H[j, i] = H[i, j]
-    return H
+        du[i] += b[i] / cm
+    return True
 
 
 @njit(cache=True)
@@ -243,19 +281,58 @@ def _is_eye(P):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sub_cross(P, A, X):
-    """P <- P - Aᵀ·X for the symmetric result of a projector update (X = G⁻¹·A): the lower half
-    computed, mirrored."""
+def _forward(L, A):
+    """W = L⁻¹·A (forward substitution, row-oriented: contiguous inner loops)."""
     m, n = A.shape
+    W = A.copy()
+    for i in range(m):
+        for k in range(i):
+            a = L[i, k]
+            if a != 0.0:
+                for j in range(n):
+                    W[i, j] -= a * W[k, j]
+        d = 1.0 / L[i, i]
+        for j in range(n):
+            W[i, j] *= d
+    return W
+
+
+@njit(cache=True, fastmath=_FAST)
+def _sub_gram(P, W):
+    """P <- P - Wᵀ·W (the lower half computed, mirrored). With W = L⁻¹·A (G = A·Aᵀ = L·Lᵀ) this is
+    the projector update P - Aᵀ·G⁻¹·A; W's rows are orthonormal, so the new P stays a projector to
+    rounding of order ε·cond(L) (ε·cond(G) through Aᵀ·(G⁻¹·A))."""
+    m, n = W.shape
     for k in range(m):
         for i in range(n):
-            a = A[k, i]
+            a = W[k, i]
             if a != 0.0:
                 for j in range(i + 1):
-                    P[i, j] -= a * X[k, j]
+                    P[i, j] -= a * W[k, j]
     for i in range(n):
         for j in range(i):
             P[j, i] = P[i, j]
+
+
+@njit(cache=True)
+def _orthonormalise(V):
+    """V's columns made orthonormal in place (modified Gram-Schmidt, two passes): they are in exact
+    arithmetic, and the projector update P - V·Vᵀ needs it to rounding."""
+    n, r = V.shape
+    for _ in range(2):
+        for j in range(r):
+            for i in range(j):
+                t = 0.0
+                for k in range(n):
+                    t += V[k, i] * V[k, j]
+                for k in range(n):
+                    V[k, j] -= t * V[k, i]
+            t = 0.0
+            for k in range(n):
+                t += V[k, j] * V[k, j]
+            t = 1.0 / np.sqrt(t)
+            for k in range(n):
+                V[k, j] *= t
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -349,30 +426,28 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     res = _residual(Jk, rk, du)
     if rest:  # (AᵀA + μ²I)·x = Aᵀ·res: the column-space form (the row-space form Aᵀ·(A·Aᵀ + μ²I)⁻¹·res
         # multiplies the residual's part outside A's range by 1/μ² before Aᵀ cancels it: 1e-8 errors)
-        H = _normal_unit_rows(Jk, P)
+        if _rest_unit_rows(Jk, res, du, P, reg2):
+            return
+        eye = _is_eye(P)
+        A = Jk.copy() if eye else _rows_times(Jk, P)
+        H = _normal(A)
         b = np.zeros(nv)
-        if H.shape[0] == 0:
-            A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
-            H = _normal(A)
-            for k in range(m):
-                for j in range(nv):
-                    b[j] += A[k, j] * res[k]
-        else:  # unit rows: Aᵀ·res = P·(Jkᵀ·res), Jk's one entry per row
-            g = np.zeros(nv)
-            for k in range(m):
-                for j in range(nv):
-                    if Jk[k, j] != 0.0:
-                        g[j] += Jk[k, j] * res[k]
-            for i in range(nv):
-                t = 0.0
-                for j in range(nv):
-                    t += P[i, j] * g[j]
-                b[i] = t
+        for k in range(m):
+            for j in range(nv):
+                b[j] += A[k, j] * res[k]
         for i in range(nv):
             H[i, i] += reg2
         L, ok = _cholesky(H, 0.0)
         if ok:  # always, but with non-finite rows: H is positive definite by construction (μ² > 0)
-            du += _cho_solve_vec(L, b)
+            x = _cho_solve_vec(L, b)
+            if eye:
+                du += x
+            else:  # x lies in P's range: P·x drops the rounding of b outside it, amplified by 1/μ²
+                for i in range(nv):
+                    t = 0.0
+                    for j in range(nv):
+                        t += P[i, j] * x[j]
+                    du[i] += t
         return
     A = Jk.copy() if _is_eye(P) else _rows_times(Jk, P)
     G = _gram(A) if m > nv else _gram_projected(A, Jk)
@@ -388,19 +463,14 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     elif ok:  # every σ > ε: no damping, full rank
         L, ok = _cholesky(G, 0.0)
     if ok:
-        B = np.empty((m, 1 if last else nv + 1))
-        B[:, 0] = res
-        if not last:
-            B[:, 1:] = A
-        X = _cho_solve(L, B)  # G⁻¹·[res, A]
         if lam2 > 0.0:
             Ld, okd = _cholesky(G, -lam2)
             y = _cho_solve_vec(Ld, res.copy())  # (G + λ²I)⁻¹·res
         else:
-            y = X[:, 0].copy()
+            y = _cho_solve_vec(L, res.copy())  # G⁻¹·res
         _add_rows(du, A, y)
         if not last:
-            _sub_cross(P, A, X[:, 1:])
+            _sub_gram(P, _forward(L, A))  # P - Aᵀ·G⁻¹·A
         return
     w, U = _eigh(G)
     first = m
@@ -418,6 +488,7 @@ def _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2):
     du += A.T @ (Uk @ y)
     if not last:
         V = (A.T @ Uk) / np.sqrt(wk)
+        _orthonormalise(V)
         P -= V @ V.T
 
 
@@ -453,27 +524,31 @@ def _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bound_l
 
 
 @njit(cache=True)
-def _run(J, r, lev_start, lev_num, k0, du, P, sat, sat_r, nsat, settings):
-    """Levels k0.. of (J, r), the saturation rows (unit rows ``sat[:nsat]``, steps ``sat_r``)
-    inserted before level k0 when ``nsat`` > 0 (or after level 0 when k0 = 0 and it is the only
-    level 1), updating du and P in place."""
+def _pass(J, r, lev_start, lev_num, k0, k1, final, sat_last, du, P, sat, sat_r, nsat, settings):
+    """Levels k0..k1-1 of (J, r) in order, with the saturation rows (unit rows ``sat[:nsat]``,
+    steps ``sat_r``) as one more level before them, or after them when ``sat_last``; du and P
+    updated in place. When ``final``, the pass's last level is the solve's last (no projector
+    update; the rest level when it is a level >= 3). One call site of `_level` with flags computed
+    at run time: numba compiles a call with a constant argument as a specialisation of its own
+    (about 10 s of compilation each on a 2-core machine)."""
     tol2, eps2, lam2max, reg2 = settings[0], settings[1], settings[2], settings[3]
-    nlev = lev_num.shape[0]
     nv = J.shape[1]
     Js = np.zeros((nsat, nv))
     for i in range(nsat):
         Js[i, sat[i]] = 1.0
     rs = sat_r[:nsat].copy()
-    only_first = nsat > 0 and nlev == 1 and lev_num[0] == 1
-    if nsat > 0 and not only_first:
-        _level(Js, rs, du, P, False, False, tol2, eps2, lam2max, reg2)
-    for k in range(k0, nlev):
-        last = k == nlev - 1 and not only_first
-        rest = last and lev_num[k] >= 3
-        _level(J[lev_start[k] : lev_start[k + 1]], r[lev_start[k] : lev_start[k + 1]], du, P, last, rest,
-               tol2, eps2, lam2max, reg2)  # fmt: skip
-    if only_first:
-        _level(Js, rs, du, P, True, False, tol2, eps2, lam2max, reg2)
+    blocks = k1 - k0 + (1 if nsat > 0 else 0)
+    sat_at = -1 if nsat == 0 else (blocks - 1 if sat_last else 0)
+    k = k0
+    for i in range(blocks):
+        last = final and i == blocks - 1
+        if i == sat_at:
+            Jk, rk, rest = Js, rs, nsat < 0  # (a runtime False, see the docstring)
+        else:
+            Jk, rk = J[lev_start[k] : lev_start[k + 1]], r[lev_start[k] : lev_start[k + 1]]
+            rest = last and lev_num[k] >= 3
+            k += 1
+        _level(Jk, rk, du, P, last, rest, tol2, eps2, lam2max, reg2)
 
 
 @njit(cache=True)
@@ -487,24 +562,28 @@ def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num,
 
     Writes the scaled step into ``du`` (nv,) and the right-hand side into ``r`` (m,) (outputs passed
     in: arrays returned to Python cost a boxing each); returns (nsat, iterations), ``sat[:nsat]``
-    being the saturated joints' v indices in the order they were saturated."""
+    being the saturated joints' v indices in the order they were saturated.
+
+    The saturation rows go right after level 1 when the first level is level 1 and there are
+    others (the loops keep priority over the limits, the limits over the commands): the re-solves
+    restart from the step and projector kept after level 1. Otherwise they go first (no level 1:
+    before every level), or last when level 1 is the only level."""
     nv = J.shape[1]
     r[:] = _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bounds[0], bounds[1])
     nlev = lev_num.shape[0]
     du[:] = 0.0
     P = np.eye(nv)
     sat_r = np.zeros(max(lv.shape[0], 1))
-    nsat, iterations = 0, 0
+    first = nlev > 1 and lev_num[0] == 1  # re-solves restart after level 1
+    only_first = nlev == 1 and lev_num[0] == 1  # saturation rows after the one level
+    split = 1 if first else 0
+    # run-time False and 0: `_pass` compiles once, for run-time arguments (its docstring)
+    no, zero = nv < 0, split - split
+    nsat, iterations = zero, zero
     # iteration 0: every level; (du, P) after level 1 are kept for the re-solves
-    if nlev == 1:
-        _run(J, r, lev_start, lev_num, 0, du, P, sat, sat_r, 0, settings)
-    else:
-        k1 = lev_start[1]
-        _level(J[:k1], r[:k1], du, P, False, False, settings[0], settings[1], settings[2], settings[3])
+    _pass(J, r, lev_start, lev_num, zero, split, split == nlev, no, du, P, sat, sat_r, zero, settings)
     du1, P1 = du.copy(), P.copy()
-    if nlev > 1:
-        _run(J, r, lev_start, lev_num, 1, du, P, sat, sat_r, 0, settings)
-    first = nlev > 1 and lev_num[0] == 1
+    _pass(J, r, lev_start, lev_num, split, nlev, not no, no, du, P, sat, sat_r, zero, settings)
     if clamp and lv.shape[0] > 0:
         for it in range(max_iter + 1):
             iterations = it
@@ -512,11 +591,10 @@ def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num,
                 if first:  # level 1 is kept: restart after it
                     du[:] = du1
                     P[:, :] = P1
-                    _run(J, r, lev_start, lev_num, 1, du, P, sat, sat_r, nsat, settings)
                 else:
                     du[:] = 0.0
                     P[:, :] = np.eye(nv)
-                    _run(J, r, lev_start, lev_num, 0, du, P, sat, sat_r, nsat, settings)
+                _pass(J, r, lev_start, lev_num, split, nlev, not no, only_first, du, P, sat, sat_r, nsat, settings)
             added = 0
             n0 = nsat
             for k in range(lv.shape[0]):
