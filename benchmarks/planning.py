@@ -51,9 +51,8 @@ STAND = 0.01  # [m] the issue's base-motion bound
 def plan_once(scene, robot, goal, algorithm, seed, time_limit):
     """(row, plan) of one search (no motion)."""
     problem = problem_for(scene, robot, goal, algorithm=algorithm, time_limit=time_limit, seed=seed)
-    planner = problem.planner()
     t0 = time.perf_counter()
-    plan = planner.plan(problem.start_stance(planner), problem.start_q)
+    plan = problem.planner.plan(problem.start, problem.start_q)
     row = {
         "algorithm": algorithm,
         "seed": seed,

@@ -9,9 +9,12 @@ read by each request.
 
 Services
     ~/plan       nav_msgs/GetPlan: start = the request's start pose (a header frame_id given: the
-                 scene posture placed at its x, y and heading), else the current pose (the latest
-                 /odom), else the scene's; goal = the goal pose's x, y, the region's half-width the
-                 request's tolerance (0: the problem's default). Answers the root (base) pose of
+                 scene posture placed at its x, y and heading), else with `start_from` odom the
+                 current pose (the latest /odom), else the scene's; goal = the goal pose's x, y (a
+                 zero goal without frame_id: the problem's own), the region's half-width the
+                 request's tolerance (0: the problem's default); a scene with its own planning
+                 section plans its own start and goal (a given start or goal is refused with the
+                 reason: send a zero goal and no start frame). Answers the root (base) pose of
                  each stance's witness posture as a Path. GetPlan has no success field: no plan (time
                  limit, empty list, a busy node, bad input) answers an empty Path, the reason goes
                  to the log and /diagnostics, and the node stays up.
@@ -21,7 +24,7 @@ Topics
               motion's joints at the control period, for the robot bridge's ~/trajectory or the
               simulator's controller), ~/base_path (nav_msgs/Path: the base along the motion; the
               JointTrajectory cannot carry it), /diagnostics
-    subscribes /odom (nav_msgs/Odometry: the current base pose, for a request without a start)
+    subscribes /odom (nav_msgs/Odometry: the current base pose, the start with `start_from` odom)
 
 Planning runs in a worker thread: the service callback is a coroutine that awaits it, and the
 thread wakes the executor through a guard condition when done, so the node keeps answering (its
@@ -119,6 +122,15 @@ PARAMETERS = ParameterTable(
         ),
         Parameter("frame_id", "string", "odom", "frame of the paths and markers (the stack's world)", non_empty=True),
         Parameter(
+            "start_from",
+            "string",
+            "scene",
+            "start of a request without a start pose: the scene's posture (`scene`), or that posture at the "
+            "latest /odom base pose (`odom`: the current pose; walk problems only, docs/planning.md)",
+            choices=("scene", "odom"),
+            dynamic=True,
+        ),
+        Parameter(
             "output",
             "string",
             "",
@@ -178,7 +190,7 @@ class ContactPlannerNode(Node):
 
         if start.header.frame_id:
             pose = (start.pose.position.x, start.pose.position.y, _yaw(start.pose.orientation))
-        elif self.odom is not None:
+        elif self.p["start_from"] == "odom" and self.odom is not None:
             pose = self.odom
         else:
             return None
@@ -235,7 +247,7 @@ class ContactPlannerNode(Node):
             return response
         try:
             g = request.goal.pose.position
-            goal = (g.x, g.y)
+            goal = (g.x, g.y) if request.goal.header.frame_id or (g.x, g.y) != (0.0, 0.0) else None
             radius = float(request.tolerance) if request.tolerance > 0 else None
             start_q = self._start_q(request.start)
             future = Future()

@@ -102,7 +102,7 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
 
 def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
     """A start pose with a frame places the scene posture at its x, y and heading; without one the
-    latest /odom does; without /odom the scene posture is used (None)."""
+    scene posture is used (None), or with start_from odom the posture at the latest /odom."""
     import pinocchio as pin
     from geometry_msgs.msg import PoseStamped
     from nav_msgs.msg import Odometry
@@ -124,6 +124,8 @@ def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
     odom = Odometry()
     odom.pose.pose.position.x, odom.pose.pose.position.y, odom.pose.pose.orientation.w = 2.0, 0.25, 1.0
     assert spin_until(lambda: pub.publish(odom) or node.odom is not None, timeout=20.0)
+    assert node._start_q(PoseStamped()) is None  # start_from: scene (default)
+    node.set_parameters([Parameter("start_from", value="odom")])
     assert node._start_q(PoseStamped())[:2] == pytest.approx([2.0, 0.25])
 
 

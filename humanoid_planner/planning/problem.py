@@ -2,23 +2,28 @@
 `benchmarks/planning.py` hand to the contact planner, built from a scene (planner surfaces, the
 robot and its posture) and a goal.
 
-`PlanningProblem` holds the robot, the surfaces, the start configuration and the locations in
-contact there, the goal tasks, the potential and the planner settings; ``planner()`` builds the
-`humanoid_planner.contact.ContactPlanner` and ``start_stance(planner)`` reads the start contacts
-where the start posture has them. `problem_for(scene, robot, ...)` picks the builder of the
-scene's name in ``PROBLEMS`` (scene-agnostic callers only use this); a scene without a builder is
-a `PlanningError` naming the ones that exist.
+`PlanningProblem` holds the built `humanoid_planner.contact.ContactPlanner` (goal tasks,
+potential, settings), the start configuration and the start stance, and a plain description of
+the goal for the plan file; build a new one per search (the planner's statistics accumulate).
+`problem_for(scene, robot, ...)` picks the builder (scene-agnostic callers only use this): the
+scene's name in ``PROBLEMS``, else the scene's own ``planning:`` section (docs/scenes.md,
+`humanoid_planner.contact.scene_planning`); a scene with neither is a `PlanningError` naming the
+ones that exist.
 
 Builders (each documents its goal and numbers):
 
-- ``walk``: the robot walks on the scene's surfaces until its CoM is within 0.1 m of a goal point
-  (x, y) and both soles are in a 0.3 m × 0.6 m region about it (x - 0.1 .. x + 0.2, y ± 0.3) and
-  in the stance: the 0.4 m walk of `test/test_contact_plan.py`, generalised to any point (the
-  goal regions are that test's, chosen there). Locations: soles and hands, hands forbidden on
-  the floor. Potential: the mixed attractive potential toward (x, y). Threshold M: the potential
-  of a root 1 m farther from the goal than the start (bounds the search behind the robot; the
-  test's 0.5 for its 0.4 m goal is about this). Used for ``flat`` (default goal (0.4, 0): the
-  test's problem).
+- ``walk`` (`walk_problem`): the robot walks on the scene's surfaces until its CoM is within
+  0.1 m of a goal point (x, y) and both soles are in a 0.3 m × 0.6 m region about it
+  (x - 0.1 .. x + 0.2, y ± 0.3) and in the stance: the 0.4 m walk of `test/test_contact_plan.py`,
+  generalised to any point (the goal regions are that test's, chosen there). Locations: soles
+  and hands, hands forbidden on the floor. Potential: the mixed attractive potential toward
+  (x, y). Threshold M: the potential of a root 1 m farther from the goal than the start (bounds
+  the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Used for
+  ``flat`` (default goal (0.4, 0): the test's problem). The start stance: the soles where the
+  start posture has them on a surface (`start_contacts`).
+- ``scene`` (`scene_problem`): the scene's ``planning:`` section as the contact planner reads it
+  (start, goal, potentials, settings); its goal and start are the section's, so a goal point, a
+  goal radius or another start is refused.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import numpy as np
 from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["PROBLEMS", "PlanningProblem", "placed", "problem_for", "start_contacts", "walk_problem"]
+__all__ = ["PROBLEMS", "PlanningProblem", "placed", "problem_for", "scene_problem", "start_contacts", "walk_problem"]
 
 START_TOLERANCE = 0.005  # [m] (chosen) a location's point this close to a surface's plane, inside it, is in contact
 START_ALIGNMENT = 0.999  # (chosen) n_P^W . n_E above this (2.6 deg) for a start contact
@@ -40,44 +45,20 @@ COM_RADIUS = 0.1  # [m] the CoM's goal half-width about the goal point (module d
 
 @dataclass
 class PlanningProblem:
-    """Everything the planner needs (module docstring). ``goal`` is a plain description for the
-    plan file; ``tasks`` extra tasks at every witness (§5.8)."""
+    """A search to run (module docstring): ``planner`` (built), ``start_q`` (nq,) and ``start``
+    (`Stance`); ``scene`` and ``goal`` (a plain description) for the plan file; ``seed``."""
 
     scene: str
     robot: object
-    surfaces: list
+    planner: ContactPlanner
     start_q: np.ndarray
-    start_locations: tuple
-    goal_tasks: list
-    goal_contacts: tuple
-    potential: object
-    settings: PlannerSettings
+    start: Stance
     goal: dict = field(default_factory=dict)
-    tasks: tuple = ()
     seed: int = 0
 
-    def planner(self) -> ContactPlanner:
-        return ContactPlanner(
-            self.robot,
-            self.surfaces,
-            self.goal_tasks,
-            self.potential,
-            self.settings,
-            tasks=self.tasks,
-            goal_contacts=self.goal_contacts,
-        )
-
-    def start_stance(self, planner: ContactPlanner) -> Stance:
-        """The start stance: the start locations on the surfaces where the start posture has them."""
-        out = []
-        for name, surface in start_contacts(planner.feas, self.start_q, self.start_locations):
-            out += planner.feas.contacts_at(self.start_q, [name], surface)
-        if not out:
-            raise PlanningError(
-                f"planning problem '{self.scene}': the start posture touches no planner surface with "
-                f"{list(self.start_locations)} (within {START_TOLERANCE} m)"
-            )
-        return Stance(out)
+    @property
+    def settings(self) -> PlannerSettings:
+        return self.planner.s
 
 
 def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
@@ -142,20 +123,36 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
     }
     settings.update(overrides)
     seed = int(settings.get("seed", 0) or 0)
-    surfaces = list(scene.surfaces)
-    return PlanningProblem(
-        scene.name,
-        robot,
-        surfaces,
-        q0,
-        soles,
-        goal_tasks,
-        soles,
-        potential,
-        _settings(settings),
-        {"kind": "walk", "point": [gx, gy], "com_half_width": radius, "soles_region": WALK_REGION},
-        seed=seed,
+    planner = ContactPlanner(
+        robot, list(scene.surfaces), goal_tasks, potential, _settings(settings), goal_contacts=soles
     )
+    pairs = start_contacts(planner.feas, q0, soles)
+    if not pairs:
+        raise PlanningError(
+            f"walk problem '{scene.name}': the start posture has no sole on a planner surface "
+            f"(within {START_TOLERANCE} m)"
+        )
+    start = Stance([c for name, surface in pairs for c in planner.feas.contacts_at(q0, [name], surface)])
+    goal_doc = {"kind": "walk", "point": [gx, gy], "com_half_width": radius, "soles_region": WALK_REGION}
+    return PlanningProblem(scene.name, robot, planner, q0, start, goal_doc, seed)
+
+
+def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **overrides) -> PlanningProblem:
+    """The problem of the scene's ``planning:`` section (module docstring) for ``robot``;
+    ``overrides``: `PlannerSettings` fields (others, such as ``seed`` when the planner has no
+    such setting, are kept for the plan file only)."""
+    from humanoid_planner.contact.scene_planning import scene_planning
+
+    given = [n for n, v in (("goal", goal), ("start", start_q), ("goal radius", goal_radius)) if v is not None]
+    if given:
+        raise PlanningError(
+            f"scene '{scene.name}': its start and goal are its planning section's (docs/scenes.md); "
+            f"a {', '.join(given)} applies to walk problems only"
+        )
+    known = {f.name for f in fields(PlannerSettings)}
+    sp = scene_planning(scene, robot, **{k: v for k, v in overrides.items() if k in known})
+    seed = int(overrides.get("seed", 0) or 0)
+    return PlanningProblem(scene.name, sp.robot, sp.planner, sp.start_q, sp.start, {"kind": "scene"}, seed)
 
 
 def scene_start_q(scene, robot) -> np.ndarray:
@@ -189,7 +186,7 @@ def placed(q, x: float, y: float, yaw: float) -> np.ndarray:
 
 PROBLEMS = {"flat": walk_problem}
 """Scene name -> builder ``(scene, robot, goal=None, start_q=None, goal_radius=None, **settings)
--> PlanningProblem``."""
+-> PlanningProblem``; a scene not named here uses its own planning section (`scene_problem`)."""
 
 
 def problem_for(scene, robot, goal=None, start_q=None, goal_radius=None, **overrides) -> PlanningProblem:
@@ -197,8 +194,11 @@ def problem_for(scene, robot, goal=None, start_q=None, goal_radius=None, **overr
     ``goal`` the goal point, ``start_q`` the start configuration (default the scene's),
     ``goal_radius`` the goal region's half-width [m], ``overrides`` `PlannerSettings` fields."""
     builder = PROBLEMS.get(scene.name)
+    if builder is None and getattr(scene, "planning", None) is not None:
+        builder = scene_problem
     if builder is None:
         raise PlanningError(
-            f"scene '{scene.name}': no planning problem defined for it; scenes with one: {', '.join(sorted(PROBLEMS))}"
+            f"scene '{scene.name}': no planning problem defined for it (no 'planning' section, "
+            f"docs/scenes.md); scenes with one: {', '.join(sorted(PROBLEMS))} and those with a planning section"
         )
     return builder(scene, robot, goal, start_q=start_q, goal_radius=goal_radius, **overrides)

@@ -51,9 +51,8 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     """Plan ``problem`` (``progress``: called with the search's `contact.Progress` after each
     expansion), then generate the motion with ``motion`` settings."""
     start = time.perf_counter()
-    planner = problem.planner()
-    stance = problem.start_stance(planner)
-    plan = planner.plan(stance, problem.start_q, progress=progress)
+    planner = problem.planner
+    plan = planner.plan(problem.start, problem.start_q, progress=progress)
     result, reason = None, plan.reason
     if plan.success:
         try:
