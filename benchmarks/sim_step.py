@@ -9,7 +9,14 @@ pair set, the robot settled for 300 steps first):
   16 points  + 4 perimeter points per sole (`World(patch_points=8)`, the thesis's 16-point
              standing set, spec :668);
   FEM soles  `robot.soles: fem` (docs/soles.md) with 8 or 16 ground nodes per sole (issue 12's
-             rows; target: ≤ 2× the rigid 8-point step).
+             rows; target: ≤ 2× the rigid 8-point step);
+  flexible   `load_robot("hrp2", ankle="flexible")` (6 passive spring joints, docs/soles.md §5),
+             8 points; the column "/ rigid" is each row's ratio to the rigid 8-point nsgs_newton
+             step of the same repetition;
+  avatar     the human avatar on 'avatar_standing' (docs/avatar.md): its 8 ball joints as
+             quaternion joints, against the same URDF read without its sidecar (each ball joint
+             three revolute joints with massless links, all angles zero: the thesis's comparison of
+             ../shared/spec/000_chardonnet.md:462, "no notable difference" in step time).
 Solvers: nsgs_newton (default), nsgs, pinocchio_admm, pinocchio_pgs (the same pipeline with only
 the solver swapped). Peers: "pin loop" = a plain Python loop on Pinocchio calls without collision
 detection, the shape of ../shared/peers/w1_standing.py (crba, nonLinearEffects, Cholesky, fixed
@@ -42,10 +49,26 @@ from humanoid_sim.world import World  # noqa: E402
 DT = 1e-3
 
 
-def make_world(points, solver, soles=None):
-    w = World.from_scene("flat", solver=solver, dt=DT, patch_points=points, soles=soles)
+def make_world(points, solver, soles=None, robot=None, scene="flat"):
+    w = World.from_scene(scene, robot=robot, solver=solver, dt=DT, patch_points=points, soles=soles)
     w.step(300)
     return w
+
+
+def avatar_triples(tmp):
+    """The avatar's URDF with its sidecar less the ``spherical:`` section: each ball joint stays
+    three revolute joints (same postures, contacts, gains rule)."""
+    import shutil
+
+    import yaml
+
+    from humanoid_model.paths import urdf_dir
+
+    shutil.copy(urdf_dir() / "avatar.urdf", Path(tmp) / "avatar_triples.urdf")
+    doc = yaml.safe_load((urdf_dir() / "avatar.yaml").read_text())
+    doc.pop("spherical")
+    (Path(tmp) / "avatar_triples.yaml").write_text(yaml.safe_dump(doc))
+    return str(Path(tmp) / "avatar_triples.urdf")
 
 
 def fem_soles(nodes):
@@ -257,6 +280,19 @@ def main():
             configs[f"{label}, {solver}"] = make_world(pts, solver)
     for nodes in (8, 16):  # issue 12: FEM soles (docs/soles.md), against the rigid 8-point step of the same run
         configs[f"FEM soles {nodes} nodes/sole, nsgs_newton"] = make_world(0, "nsgs_newton", fem_soles(nodes))
+    from humanoid_model import load_robot
+
+    flexible = load_robot("hrp2", ankle="flexible")
+    configs["flexible ankles, 8 points, nsgs_newton"] = make_world(0, "nsgs_newton", robot=flexible)
+    import tempfile
+
+    tmp = tempfile.mkdtemp()
+    configs["avatar, 8 ball joints (quaternions), nsgs_newton"] = make_world(
+        0, "nsgs_newton", robot=load_robot("avatar"), scene="avatar_standing"
+    )
+    configs["avatar, ball joints as 24 revolute joints, nsgs_newton"] = make_world(
+        0, "nsgs_newton", robot=load_robot(avatar_triples(tmp)), scene="avatar_standing"
+    )
     base_world = configs["8 points, nsgs_newton"]
     peers = {
         "pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),
@@ -279,11 +315,13 @@ def main():
             rows[k].append(p.run(args.steps))
         print(f"repetition {rep + 1}/{args.reps} done", file=sys.stderr)
     ref = "pin loop (no collision), ADMM, 8 points"
+    rigid = "8 points, nsgs_newton"
     out = {}
     for k, rs in rows.items():
         med = statistics.median(r["median_us"] for r in rs)
         ratio = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[ref]))
-        o = {"median_us": med, "ratio_to_pin_admm_loop": ratio}
+        to_rigid = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[rigid]))
+        o = {"median_us": med, "ratio_to_pin_admm_loop": ratio, "ratio_to_rigid_8_points": to_rigid}
         if "contacts" in rs[0]:
             o["contacts"] = rs[-1]["contacts"]
         if "stages_us" in rs[0]:
@@ -292,16 +330,17 @@ def main():
             o["contacts"] = rs[0]["contacts"]
         out[k] = o
     print(
-        "| configuration | contacts | median step [µs] | / pin-loop ADMM | "
+        "| configuration | contacts | median step [µs] | / pin-loop ADMM | / rigid | "
         + " | ".join(STAGES)
         + " | solver iterations/step |"
     )
-    print("|---|---|---|---|" + "---|" * len(STAGES) + "---|")
+    print("|---|---|---|---|---|" + "---|" * len(STAGES) + "---|")
     for k, o in out.items():
         st = o.get("stages_us")
         cells = [f"{st[s]:.1f}" for s in STAGES] if st else ["-"] * len(STAGES)
         print(
             f"| {k} | {o.get('contacts', 8)} | {o['median_us']:.1f} | {o['ratio_to_pin_admm_loop']:.2f} | "
+            f"{o['ratio_to_rigid_8_points']:.2f} | "
             + " | ".join(cells)
             + f" | {o.get('iterations_per_step', float('nan')):.1f} |"
         )

@@ -29,6 +29,7 @@ import pinocchio as pin
 from humanoid_model.exceptions import ModelError
 from humanoid_model.flexible_ankle import FEET, flexible_contacts, flexible_urdf
 from humanoid_model.sole_spec import read_soles
+from humanoid_model.spherical_joints import merge_spherical, read_spherical
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
     available_robots,
@@ -82,6 +83,8 @@ class Robot:
     planar: bool = False
     soles: dict = field(default_factory=dict)  #: name -> `humanoid_model.sole_spec.SoleSpec` (YAML ``soles:``)
     springs: dict = field(default_factory=dict)  #: passive joint -> (stiffness, damping) (`flexible_ankle`)
+    #: ball joints (`humanoid_model.spherical_joints.SphericalMerge`: the URDF model and the angle maps), or None
+    spherical: object = None
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -93,6 +96,29 @@ class Robot:
     def joint_names(self) -> list[str]:
         """Actuated joint names in model order (no ``universe``, no root joint)."""
         return [n for n in self.model.names[1:] if n != ROOT_JOINT]
+
+    @property
+    def dof_names(self) -> list[str]:
+        """Actuated degree-of-freedom names in velocity order: a 1-DOF joint's name, and
+        ``NAME[x]``, ``NAME[y]``, ``NAME[z]`` for the three axes of a ball joint ``NAME`` (its
+        angular velocity in its child frame, `humanoid_model.spherical_joints`). Equal to
+        `joint_names` for a robot of 1-DOF joints."""
+        out = []
+        for name in self.joint_names:
+            j = self.model.joints[self.model.getJointId(name)]
+            out += [f"{name}[{a}]" for a in "xyz"] if j.shortname() == "JointModelSpherical" else [name]
+        return out
+
+    @property
+    def ball_joints(self) -> np.ndarray:
+        """(b, 2) per ball joint: the first index of its quaternion in the actuated configuration
+        q[7:] and of its three dofs in the actuated velocity v[6:] (empty without ball joints)."""
+        rows = [
+            (j.idx_q - 7, j.idx_v - 6)
+            for j in (self.model.joints[i] for i in self._actuated_joint_ids())
+            if j.shortname() == "JointModelSpherical"
+        ]
+        return np.array(rows, dtype=np.int64).reshape(-1, 2)
 
     def _actuated_joint_ids(self) -> list[int]:
         return [self.model.getJointId(n) for n in self.joint_names]
@@ -187,6 +213,23 @@ class Robot:
                 out[name] = joint_angle(q, j)
         return out
 
+    def with_angles(self, q: np.ndarray, angles) -> np.ndarray:
+        """A copy of ``q`` with the URDF joints of ``angles`` (name -> angle [rad] or [m]) set. A
+        joint of a ball joint's triple (`humanoid_model.spherical_joints`) changes that angle of the
+        ball joint's three (the URDF's Euler angles), the other two kept."""
+        q = np.array(q, float)
+        merge = self.spherical
+        if not angles:
+            return q
+        qu = merge.angles(q) if merge is not None else q
+        model = merge.urdf_model if merge is not None else self.model
+        for name, value in angles.items():
+            if not model.existJointName(name) or name == ROOT_JOINT:
+                raise ModelError(f"robot '{self.name}': unknown joint '{name}'")
+            if not set_joint_angle(qu, model.joints[model.getJointId(name)], float(value)):
+                raise ModelError(f"robot '{self.name}': joint '{name}' has more than one DOF: set it by posture")
+        return merge.configuration(qu) if merge is not None else qu
+
     def joint_index_q(self, joint: str) -> int:
         """Index in q of a 1-DOF actuated joint."""
         return self.model.joints[self._joint_id(joint)].idx_q
@@ -274,6 +317,18 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
             sidecar = dataclasses.replace(sidecar, contacts=flexible_contacts(dict(sidecar.contacts), origins))
     try:
         model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
+    except (RuntimeError, ValueError) as exc:
+        raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
+    balls = read_spherical(sidecar.spherical, str(sidecar.path)) if sidecar is not None else ()
+    merge = None
+    if balls:  # the sidecar's ball joints: the URDF model's postures and armature, then one joint per triple
+        if planar:
+            raise ModelError(message("load_robot", "planar", "False for a robot with ball joints", planar))
+        urdf_model = model
+        _set_armature(urdf_model, sidecar.armature, sidecar.path)
+        merge = merge_spherical(urdf_model, balls, str(sidecar.path))
+        model = merge.model
+    try:
         collision = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.COLLISION)
         visual = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.VISUAL)
     except (RuntimeError, ValueError) as exc:
@@ -286,14 +341,21 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
     name = path.stem
     if sidecar is not None:
         spec_path = sidecar.path
-        postures = {k: _posture_q(model, v, spec_path, k) for k, v in sidecar.postures.items()}
+        if merge is None:
+            postures = {k: _posture_q(model, v, spec_path, k) for k, v in sidecar.postures.items()}
+        else:  # written with the URDF's angles (a ball joint's three), converted to quaternions
+            postures = {
+                k: merge.configuration(_posture_q(merge.urdf_model, v, spec_path, k))
+                for k, v in sidecar.postures.items()
+            }
         postures.setdefault("zero", _zero_posture(model, collision))
         default = sidecar.default_posture or next(iter(postures))
         if default not in postures:
             raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures ({', '.join(postures)})")
         contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
         sensors = dict(sidecar.sensors)
-        _set_armature(model, sidecar.armature, spec_path)
+        if merge is None:  # (with ball joints: set on the URDF model, carried over by the merge)
+            _set_armature(model, sidecar.armature, spec_path)
         soles = read_soles(sidecar.soles, contacts, str(spec_path))
     else:
         postures = {"zero": _zero_posture(model, collision)}
@@ -315,6 +377,7 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
         sensors=sensors,
         soles=soles,
         springs=springs,
+        spherical=merge,
     )
     if planar:
         robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))

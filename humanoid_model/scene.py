@@ -405,7 +405,7 @@ class _Loader(FieldReader):
             return None
         if isinstance(r, str):  # shorthand: robot: hrp2
             r = {"name": r}
-        keys = ("name", "posture", "joints", "placement", "base", "soles", "ankle")
+        keys = ("name", "posture", "joints", "placement", "base", "soles", "ankle", "motion")
         self.keys(r, "robot", keys, required=("name",))
         name = r["name"]
         if not isinstance(name, str):
@@ -456,7 +456,33 @@ class _Loader(FieldReader):
             base=base,
             soles=soles,
             ankle=ankle,
+            motion=self.motion(r.get("motion"), name, postures),
         )
+
+    def motion(self, m, name, postures) -> tuple:
+        """``robot.motion``: keyframes ``{t, posture}`` the PD set-point passes through (t [s] >= 0,
+        strictly increasing; postures of the robot)."""
+        if m is None:
+            return ()
+        if not isinstance(m, list) or not m:
+            self.fail("robot.motion", m, "expected a list of keyframes {t, posture}")
+        out = []
+        for i, k in enumerate(m):
+            w = f"robot.motion[{i}]"
+            if not isinstance(k, Mapping):
+                self.fail(w, k, "expected a mapping {t, posture}")
+            self.keys(k, w, ("t", "posture"), required=("t", "posture"))
+            t = self.number(k, "t", w, minimum=0.0, required=True)
+            if out and t <= out[-1][0]:
+                self.fail(f"{w}.t", t, f"times must increase (previous keyframe at {out[-1][0]:g} s)")
+            p = k["posture"]
+            if not isinstance(p, str) or (postures is not None and p not in postures):
+                self.fail(
+                    f"{w}.posture", p, f"robot '{name}' has no such posture (postures: {', '.join(postures or [])})"
+                )
+            out.append((t, p))
+        return tuple(out)
+
 
     def wrench(self, d, w, free_bodies, robot) -> Wrench:
         self.keys(d, w, ("body", "force", "torque", "point", "start", "end"), required=("body", "start", "end"))

@@ -218,7 +218,8 @@ class RobotSpec:
     in the world of the posture's ground frame (the posture's base pose is composed with it),
     ``base``: an absolute base pose replacing the posture's (or None), ``soles``: the sole model,
     ``rigid`` (default) or ``fem`` (`humanoid_model.sole_spec`), ``ankle``: ``rigid`` (default) or
-    ``flexible`` (`humanoid_model.flexible_ankle`)."""
+    ``flexible`` (`humanoid_model.flexible_ankle`), ``motion``: keyframes (t, posture) of the PD
+    set-point (empty: hold the initial posture)."""
 
     name: str
     urdf_path: Path
@@ -228,6 +229,8 @@ class RobotSpec:
     base: Pose | None = None
     soles: str = "rigid"  #: "rigid" or "fem" (the robot YAML's deformable soles; docs/soles.md)
     ankle: str = "rigid"  #: "rigid" or "flexible" (`humanoid_model.flexible_ankle`; docs/soles.md)
+    #: ((t [s], posture), ...): keyframes of the PD set-point, eased between them (cubic, at rest at each), held after the last
+    motion: tuple = ()
 
     def base_pose(self, posture_base) -> Array:
         """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""

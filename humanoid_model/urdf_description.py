@@ -31,8 +31,9 @@ through this reader before Pinocchio sees it (`load_robot`, the scene loader, `d
 `resolve_robot_path` finds the file of a robot name or path (`humanoid_model.paths.resolve`) and
 `available_robots` lists the shipped ones (``urdf/*.urdf``). The sidecar ``NAME.yaml`` beside
 ``NAME.urdf`` holds postures, the default posture, contact
-locations, sensors, armature, the planar reduction (format in DEVELOPERS.md) and the collision
-filtering rules (`humanoid_model.collision_rules`, docs/robots.md).
+locations, sensors, armature, the planar reduction (format in DEVELOPERS.md), the collision
+filtering rules (`humanoid_model.collision_rules`, docs/robots.md) and the ball joints
+(`humanoid_model.spherical_joints`).
 """
 
 from __future__ import annotations
@@ -444,6 +445,7 @@ class Sidecar:
     planar_locked_joints: list | None = None
     collision: CollisionRules = field(default_factory=CollisionRules)  #: checked against the URDF's links
     soles: Mapping = field(default_factory=dict)  #: deformable soles (`humanoid_model.sole_spec`)
+    spherical: Mapping = field(default_factory=dict)  #: ball joints (`humanoid_model.spherical_joints`)
 
     @property
     def posture_names(self) -> list[str]:
@@ -483,6 +485,7 @@ def read_sidecar(urdf_path) -> Sidecar | None:
         planar_locked_joints=planar.get("locked_joints"),
         collision=collision,
         soles=section("soles"),
+        spherical=section("spherical"),
     )
 
 

@@ -12,7 +12,7 @@ others are read at start only.
 Topics
     publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
                root link frame), /robot_description (transient local), /tf and /tf_static (when
-               tf2_msgs imports), /contacts (MarkerArray: ns "points", "forces", "cones"),
+               tf2_msgs imports), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
                /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
                /diagnostics (step time, real-time factor, solver iterations, residuals,
                penetration, rejected commands), ~/haptic_force (WrenchStamped, odom frame: the
@@ -78,6 +78,7 @@ __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "T
 POINT_STYLE = ((0.015, 0.015, 0.015), (1.0, 0.9, 0.1, 1.0))  # spheres of 1.5 cm, yellow
 ARROW_STYLE = ((0.01, 0.02, 0.0), (0.9, 0.1, 0.1, 1.0))  # shaft 1 cm, head 2 cm, red
 CONE_STYLE = ((1.0, 1.0, 1.0), (0.2, 0.5, 1.0, 0.4))  # triangles in world units, translucent blue
+SOLE_STYLE = ((1.0, 1.0, 1.0), (0.35, 0.35, 0.35, 1.0))  # FEM soles' deformed surface, dark grey
 
 
 class SimulatorNode(Node):
@@ -217,10 +218,11 @@ class SimulatorNode(Node):
         self.clock_pub.publish(Clock(clock=now))
         js = JointState()
         js.header.stamp = now
-        js.name = list(st.joint_names)
-        js.position = st.joint_positions.tolist()
-        js.velocity = st.joint_velocities.tolist()
-        js.effort = np.asarray(st.joint_torques, float).tolist()
+        names, position, velocity, effort = out.joint_state
+        js.name = list(names)
+        js.position = np.asarray(position, float).tolist()
+        js.velocity = np.asarray(velocity, float).tolist()
+        js.effort = np.asarray(effort, float).tolist()
         self.joint_pub.publish(js)
         base, base_v = st.bodies[self.robot.name], out.base_velocity
         od = Odometry()
@@ -288,6 +290,8 @@ class SimulatorNode(Node):
             arr.markers.append(marker("forces", i, Marker.ARROW, seg, ARROW_STYLE))
         if len(cm.cones):
             arr.markers.append(marker("cones", 0, Marker.TRIANGLE_LIST, cm.cones, CONE_STYLE))
+        if len(cm.soles):  # FEM soles: their deformed surfaces (docs/soles.md)
+            arr.markers.append(marker("soles", 0, Marker.TRIANGLE_LIST, cm.soles, SOLE_STYLE))
         self.contacts_pub.publish(arr)
 
     def _publish_diagnostics(self, t, report):

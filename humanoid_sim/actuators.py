@@ -36,7 +36,15 @@ from numba import njit
 from humanoid_model import interpolation
 from humanoid_model.exceptions import ConfigError
 
-__all__ = ["PDActuator", "JointTrajectory", "Actuation", "standing_gains", "apply_gain_groups", "WN_DEFAULT"]
+__all__ = [
+    "PDActuator",
+    "JointTrajectory",
+    "Actuation",
+    "standing_gains",
+    "apply_gain_groups",
+    "posture_trajectory",
+    "WN_DEFAULT",
+]
 
 WN_DEFAULT = 2 * np.pi * 10.0  # [rad/s] PD natural frequency (chosen, as the peer benchmarks)
 
@@ -92,11 +100,34 @@ class PDActuator:
 
     mode ``pd`` (default): eq. 5.8 toward (q_d, q̇_d) (+ optional feedforward torque);
     mode ``torque``: the commanded torque only (+ μ_v q̇ + μ_d sign q̇), saturated.
+
+    ``balls``: the ball joints among the actuated joints, as (b, 2) integer rows (first index of
+    the joint's quaternion x y z w in the actuated q, first index of its 3 dofs in the actuated v);
+    None (the default) for 1-DOF joints only. With ball joints, positions (q_d, a trajectory's
+    points) are in the configuration layout (nq = n + b values: a ball joint's quaternion), and
+    velocities and gains per dof (n). A ball joint's PD is eq. 5.8 on its three axes (spec
+    ../shared/spec/000_chardonnet.md:462): the position error is log(R(q)ᵀ R(q_d)) in the joint's
+    child frame, the velocity error q̇_d − ω with q̇_d carried into that frame (`_ball_errors`).
     """
 
-    def __init__(self, names, kp, kv, effort_max, reduction=None, mu_v=None, mu_d=None):
+    def __init__(self, names, kp, kv, effort_max, reduction=None, mu_v=None, mu_d=None, balls=None):
         self.names = list(names)
         n = len(self.names)
+        self.balls = None if balls is None or len(balls) == 0 else np.asarray(balls, np.int64).reshape(-1, 2)
+        self.nq = n if self.balls is None else n + self.balls.shape[0]
+        #: each dof's index in the actuated q, −1 for a ball joint's three (a quaternion: no single value)
+        self.dof_q = np.arange(n, dtype=np.int64)
+        if self.balls is not None:
+            dof_q, k = np.full(n, -1, np.int64), 0
+            starts = {int(iv): int(iq) for iq, iv in self.balls}
+            i = 0
+            while i < n:
+                if i in starts:
+                    k, i = starts[i] + 4, i + 3
+                    continue
+                dof_q[i] = k
+                k, i = k + 1, i + 1
+            self.dof_q = dof_q
         self.kp = np.broadcast_to(np.asarray(kp, float), (n,)).copy()
         self.kv = np.broadcast_to(np.asarray(kv, float), (n,)).copy()
         self.R = np.ones(n) if reduction is None else np.broadcast_to(np.asarray(reduction, float), (n,)).copy()
@@ -105,7 +136,7 @@ class PDActuator:
         em = np.asarray(effort_max, float)
         self.effort_max = np.where(em > 0, em, np.inf)
         self.mode = "pd"
-        self.q_d = np.zeros(n)
+        self.q_d = np.zeros(self.nq)
         self.v_d = np.zeros(n)
         self.tau_ff = np.zeros(n)
         self.tau_cmd = np.zeros(n)
@@ -113,23 +144,40 @@ class PDActuator:
         self.trajectory_start = 0.0
 
     # ------------------------------------------------------------------ commands
-    def _vec(self, values, field):
+    def _vec(self, values, field, size=None):
+        size = len(self.names) if size is None else size
         try:
             a = np.asarray(values, float).reshape(-1)
         except (TypeError, ValueError):
             a = np.full(1, np.nan)  # not numbers: reported below with the value
-        if a.shape != (len(self.names),) or not np.all(np.isfinite(a)):
+        if a.shape != (size,) or not np.all(np.isfinite(a)):
             raise ConfigError(
-                f"actuator command: field '{field}' must be {len(self.names)} finite "
-                f"values; value {np.asarray(values).tolist()}"
+                f"actuator command: field '{field}' must be {size} finite values; value {np.asarray(values).tolist()}"
             )
         return a
 
+    def _positions(self, q_d):
+        """Position set-points (nq,), ball joints' quaternions normalised (a zero one refused)."""
+        q = self._vec(q_d, "positions", self.nq)
+        if self.balls is not None:
+            q = q.copy()  # normalised below, not in the caller's array
+            for iq in self.balls[:, 0]:
+                norm = np.linalg.norm(q[iq : iq + 4])
+                if norm < 1e-9:
+                    raise ConfigError(
+                        f"actuator command: field 'positions' holds a zero quaternion at index {int(iq)}; "
+                        f"value {q[iq : iq + 4].tolist()}"
+                    )
+                q[iq : iq + 4] /= norm
+        return q
+
     def set_position(self, q_d, v_d=None, tau_ff=None):
-        """PD toward q_d [rad] (and q̇_d [rad/s], feedforward τ [N·m]); stops a trajectory."""
+        """PD toward q_d [rad] (and q̇_d [rad/s], feedforward τ [N·m]); stops a trajectory.
+        With ball joints q_d has the configuration layout and q̇_d one value per dof (class
+        docstring)."""
         # validate everything first: a rejected command leaves the previous one running
-        q = self._vec(q_d, "positions")
-        v = np.zeros_like(q) if v_d is None else self._vec(v_d, "velocities")
+        q = self._positions(q_d)
+        v = np.zeros(len(self.names)) if v_d is None else self._vec(v_d, "velocities")
         ff = None if tau_ff is None else self._vec(tau_ff, "feedforward")
         self.mode = "pd"
         self.trajectory = None
@@ -146,7 +194,7 @@ class PDActuator:
 
     def set_trajectory(self, trajectory: JointTrajectory, t_start: float):
         """Follow ``trajectory`` from simulated time ``t_start`` [s] (PD on its samples)."""
-        n = len(self.names)
+        n = self.nq
         if trajectory.p.shape[1] != n:
             raise ConfigError(
                 f"trajectory: field 'positions' must have {n} values per point; value {trajectory.p.shape[1]} per point"
@@ -162,11 +210,16 @@ class PDActuator:
         """(explicit torque (n,), implicit damping gain (n,) ≥ 0 [N·m·s/rad])."""
         if self.trajectory is not None:
             self.q_d, self.v_d = self.trajectory.sample(t - self.trajectory_start)
+            if self.balls is not None:  # interpolated quaternions (nlerp) and their rates -> unit q_d, ω_d
+                self.q_d, self.v_d = _ball_targets(self.q_d, self.v_d, self.dof_q, self.balls)
         if self.mode == "torque":
             tau = self.tau_cmd.copy()
             damp = np.zeros_like(tau)
-        else:
+        elif self.balls is None:
             tau, damp = _pd_law(self.R, self.kp, self.kv, self.q_d, self.v_d, self.tau_ff, q, v)
+        else:
+            e, vd = _ball_errors(q, self.q_d, self.v_d, self.dof_q, self.balls)
+            tau, damp = _pd_law(self.R, self.kp, self.kv, e, vd, self.tau_ff, np.zeros_like(e), v)
         if np.count_nonzero(self.mu_v) or np.count_nonzero(self.mu_d):  # = .any(), 5x faster
             tau += self.mu_v * v + self.mu_d * np.sign(v)
         sat = np.abs(tau) > self.effort_max
@@ -187,6 +240,82 @@ def _pd_law(R, kp, kv, q_d, v_d, tau_ff, q, v):
         tau[i] = R[i] * (kp[i] * (q_d[i] - q[i]) + kv[i] * (v_d[i] - v[i])) + tau_ff[i]
         damp[i] = R[i] * kv[i]
     return tau, damp
+
+
+@njit(cache=True)
+def _quat_mul(a, b):
+    """Hamilton product of quaternions stored x y z w."""
+    ax, ay, az, aw = a[0], a[1], a[2], a[3]
+    bx, by, bz, bw = b[0], b[1], b[2], b[3]
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+@njit(cache=True)
+def _rotate(qu, x):
+    """x (3,) rotated by the unit quaternion qu (x y z w): R(qu) x."""
+    u = qu[:3]
+    w = qu[3]
+    t = 2.0 * np.cross(u, x)
+    return x + w * t + np.cross(u, t)
+
+
+@njit(cache=True)
+def _ball_errors(q, q_d, v_d, dof_q, balls):
+    """(e, q̇_d) per dof of the PD with ball joints: a 1-DOF joint's q_d − q and q̇_d; a ball
+    joint's e = log(R(q)ᵀ R(q_d)) (the rotation vector of q⁻¹ ⊗ q_d, shortest way) and its ω_d,
+    given in the q_d frame, carried into the current child frame: R(q)ᵀ R(q_d) ω_d."""
+    n = dof_q.shape[0]
+    e = np.empty(n)
+    vd = np.empty(n)
+    for i in range(n):
+        if dof_q[i] >= 0:
+            e[i] = q_d[dof_q[i]] - q[dof_q[i]]
+            vd[i] = v_d[i]
+    for k in range(balls.shape[0]):
+        iq, iv = balls[k, 0], balls[k, 1]
+        a = q[iq : iq + 4].copy()
+        a[:3] = -a[:3]  # conjugate: the inverse rotation of a unit quaternion
+        err = _quat_mul(a, q_d[iq : iq + 4])
+        if err[3] < 0.0:
+            err = -err  # the same rotation; the shorter way (angle ≤ π)
+        s = np.sqrt(err[0] * err[0] + err[1] * err[1] + err[2] * err[2])
+        scale = 2.0 * np.arctan2(s, err[3]) / s if s > 1e-12 else 2.0 / err[3]
+        e[iv : iv + 3] = scale * err[:3]
+        vd[iv : iv + 3] = _rotate(err, v_d[iv : iv + 3].copy())
+    return e, vd
+
+
+@njit(cache=True)
+def _ball_targets(q_d, dq_d, dof_q, balls):
+    """(unit q_d (nq,), q̇_d (n,)) from an interpolated configuration and its time derivative (both
+    in the configuration layout): quaternions normalised, their rates turned into the angular
+    velocity in the q_d frame, ω = 2 vec(q̂⁻¹ ⊗ d/dt q̂) with q̂ = q/‖q‖."""
+    q = q_d.copy()
+    n = dof_q.shape[0]
+    vd = np.empty(n)
+    for i in range(n):
+        if dof_q[i] >= 0:
+            vd[i] = dq_d[dof_q[i]]
+    for k in range(balls.shape[0]):
+        iq, iv = balls[k, 0], balls[k, 1]
+        x = q_d[iq : iq + 4]
+        dx = dq_d[iq : iq + 4]
+        norm = np.sqrt(np.sum(x * x))
+        u = x / norm
+        du = (dx - u * np.sum(u * dx)) / norm  # derivative of x/‖x‖
+        inv = u.copy()
+        inv[:3] = -inv[:3]
+        w = _quat_mul(inv, du)
+        q[iq : iq + 4] = u
+        vd[iv : iv + 3] = 2.0 * w[:3]
+    return q, vd
 
 
 class JointTrajectory:
@@ -233,6 +362,21 @@ class JointTrajectory:
         """(q_d, q̇_d) at time ``tau`` after the start (`humanoid_model.interpolation.sample`)."""
         q, dq, _ = interpolation.sample(self.t, self.p, self.v, tau)
         return q, dq
+
+
+def posture_trajectory(robot, keyframes) -> JointTrajectory:
+    """The PD set-point through the postures of ``keyframes`` ((t [s], posture name), ...; a
+    scene's ``robot.motion``): cubic Hermite with zero velocity at every keyframe (it eases in and
+    out), the first posture held before the first keyframe, the last after the last. A ball
+    joint's quaternion takes the sign nearer the previous keyframe's (the shorter way); the
+    actuator normalises the interpolated quaternion (`PDActuator`, ``balls``)."""
+    times = [float(t) for t, _ in keyframes]
+    P = np.array([robot.q(name)[7:] for _, name in keyframes])
+    for iq, _ in robot.ball_joints:
+        for k in range(1, len(P)):
+            if P[k, iq : iq + 4] @ P[k - 1, iq : iq + 4] < 0:
+                P[k, iq : iq + 4] *= -1.0
+    return JointTrajectory(times, P, np.zeros_like(P))
 
 
 def apply_gain_groups(actuator: PDActuator, groups, kp, kv, source: str = "actuator gains"):

@@ -241,6 +241,10 @@ class HapticDevice:
         if world.robot is None or target.tree != 0:
             raise CommandError(message(f"{SOURCE}: attach", "admittance", "used with a robot link only", target.body))
         act = world.actuator
+        if act.balls is not None:  # eq. 3.65 integrates q_d in joint space: 1-DOF joints only (docs/avatar.md)
+            raise CommandError(
+                message(f"{SOURCE}: attach", "admittance", "used with a robot of 1-DOF joints", world.robot.name)
+            )
         start = act.q_d if act.mode == "pd" else world.q[world.act_q]
         return Admittance(gains[0], gains[1], start, world.q_lower, world.q_upper)
 

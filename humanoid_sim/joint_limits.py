@@ -23,10 +23,10 @@ LIMIT_MARGIN = 0.01  # [rad] joint limits enter the solve 0.01 rad (0.57 deg) be
 
 
 @njit(cache=True)
-def _limits_clear(q, q0, lo, hi, margin):
-    """True when every actuated joint q[q0 + i] is at least ``margin`` from both limits."""
+def _limits_clear(q, iq, lo, hi, margin):
+    """True when every limited joint q[iq[i]] is at least ``margin`` from both limits."""
     for i in range(lo.shape[0]):
-        x = q[q0 + i]
+        x = q[iq[i]]
         if x - lo[i] < margin or hi[i] - x < margin:
             return False
     return True
@@ -53,15 +53,15 @@ class LimitRows:
 class JointLimits:
     """Limit rows of a robot (module docstring) and their forces between steps.
 
-    names: actuated joint names; q_lower, q_upper (n,) [rad] (±inf where unlimited); act_q,
-    act_v: indices of the actuated joints in q and v; nv_robot: the robot's velocity dimension;
+    names: the 1-DOF actuated joints' names; q_lower, q_upper (n,) [rad] (±inf where unlimited);
+    act_q, act_v: their indices in q and v (a ball joint's quaternion has no limits and no row);
+    nv_robot: the robot's velocity dimension;
     dt [s]. ``torques`` holds the last step's limit torques by joint name [N·m]."""
 
     def __init__(self, names, q_lower, q_upper, act_q, act_v, nv_robot: int, dt: float):
         self.names = list(names)
         self.q_lower, self.q_upper = np.asarray(q_lower, float), np.asarray(q_upper, float)
-        self.act_q, self.act_v = np.asarray(act_q), np.asarray(act_v)
-        self.q0 = int(self.act_q[0]) if self.act_q.shape[0] else 0
+        self.act_q, self.act_v = np.asarray(act_q, np.int64), np.asarray(act_v, np.int64)
         self.nv_robot, self.dt = int(nv_robot), float(dt)
         self._previous: dict = {}
         self.torques: dict[str, float] = {}
@@ -69,7 +69,7 @@ class JointLimits:
     def rows(self, q) -> LimitRows | None:
         """The limits within ``LIMIT_MARGIN`` at configuration q, or None (then the previous
         forces are forgotten)."""
-        if _limits_clear(q, self.q0, self.q_lower, self.q_upper, LIMIT_MARGIN):
+        if _limits_clear(q, self.act_q, self.q_lower, self.q_upper, LIMIT_MARGIN):
             return self._none()
         qa = q[self.act_q]
         lo = qa - self.q_lower

@@ -15,17 +15,27 @@ world frame [m]:
 viewer in `humanoid_model.display`). Contacts carrying less than ``min_force`` [N] get no arrow
 and no cone (a zero-size arrow cannot be drawn). `step_contact_markers(world.last)` gives them
 for a world's last step.
+
+With FEM soles (docs/soles.md) ``soles`` (3T, 3) is a TRIANGLE_LIST of every sole's deformed
+surface (`sole_triangles`), world frame [m], drawn by the viewer as the soles' mesh.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from humanoid_model.display import FORCE_SCALE  # [m/N] the shared default (re-exported)
 
-__all__ = ["ContactMarkers", "contact_markers", "step_contact_markers", "FORCE_SCALE", "CONE_SEGMENTS"]
+__all__ = [
+    "ContactMarkers",
+    "contact_markers",
+    "step_contact_markers",
+    "sole_triangles",
+    "FORCE_SCALE",
+    "CONE_SEGMENTS",
+]
 
 CONE_SEGMENTS = 12  # side triangles per cone (chosen: smooth enough, 36 points per cone)
 MIN_FORCE = 1e-3  # [N] below this a contact is drawn as a point only (chosen)
@@ -38,6 +48,7 @@ class ContactMarkers:
     points: np.ndarray  # (m, 3)
     arrows: np.ndarray  # (k, 2, 3), k <= m
     cones: np.ndarray  # (3 · CONE_SEGMENTS · k, 3)
+    soles: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # (3 T, 3) deformed sole surfaces
 
 
 def contact_markers(
@@ -72,3 +83,13 @@ def step_contact_markers(result, force_scale: float = FORCE_SCALE) -> ContactMar
     if result is None or result.batch.m == 0:
         return contact_markers(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros(0))
     return contact_markers(result.batch.points, result.frames, result.forces, result.batch.mu, force_scale=force_scale)
+
+
+def sole_triangles(soles, model, q) -> np.ndarray:
+    """(3 T, 3) world points [m] of the surface triangles of every FEM sole (a TRIANGLE_LIST:
+    three vertices per triangle, outward), deformed by the last step's displacements: ``soles`` is
+    a world's `humanoid_sim.soles.world_coupling.FemSoles`, at configuration q of its ``model``."""
+    points = soles.surface_points(model, q)
+    tris = soles.surface_triangles()
+    parts = [points[name][np.asarray(tris[name]["triangles"]).reshape(-1)] for name in points]
+    return np.vstack(parts) if parts else np.zeros((0, 3))

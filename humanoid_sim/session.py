@@ -30,7 +30,7 @@ from humanoid_model.display import FORCE_SCALE
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import message
 from humanoid_sim.exceptions import CommandError
-from humanoid_sim.markers import ContactMarkers, step_contact_markers
+from humanoid_sim.markers import ContactMarkers, sole_triangles, step_contact_markers
 from humanoid_sim.state import WorldState
 
 __all__ = ["SessionSettings", "StateOutput", "Outputs", "SimulationSession"]
@@ -87,13 +87,17 @@ class StateOutput:
     """The robot's state after a step: ``state`` (`WorldState`, copies), ``base_velocity`` (6,)
     the free-flyer velocity in the root link frame [m/s, rad/s], ``force_torque`` sensor name ->
     (frame name, force (3,) [N], torque (3,) [N·m]) in the sensor frame, ``imu`` the
-    `Sensors.imu` reading (None without an IMU) and ``imu_frame`` its frame name."""
+    `Sensors.imu` reading (None without an IMU) and ``imu_frame`` its frame name;
+    ``joint_state`` (names, positions, velocities, efforts): /joint_states, the URDF's joints (a
+    robot with ball joints: each ball joint as its URDF triple's three angles, positions only,
+    `humanoid_model.spherical_joints`)."""
 
     state: WorldState
     base_velocity: np.ndarray
     force_torque: dict
     imu: dict | None
     imu_frame: str | None
+    joint_state: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -209,11 +213,22 @@ class SimulationSession:
         w, sensors = self.world, self.sensors
         ft = sensors.force_torque() if sensors.ft else {}
         force_torque = {name: (self._ft_frames[name], f, tq) for name, (f, tq) in ft.items()}
-        return StateOutput(w.state, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame)
+        st = w.state
+        merge = self.robot.spherical
+        if merge is None:
+            joint_state = (list(st.joint_names), st.joint_positions, st.joint_velocities, st.joint_torques)
+        else:  # the URDF's revolute triples, for URDF tools (RViz, robot_state_publisher): angles only
+            angles = merge.angles(w.q[: self.robot.model.nq])
+            joint_state = (list(merge.urdf_model.names[2:]), angles[7:], np.zeros(0), np.zeros(0))
+        return StateOutput(st, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame, joint_state)
 
     def contact_markers(self) -> ContactMarkers:
         """The contact markers of the last step (`humanoid_sim.markers`), at the settings' scale."""
-        return step_contact_markers(self.world.last, self.settings.contact_force_scale)
+        cm = step_contact_markers(self.world.last, self.settings.contact_force_scale)
+        w = self.world
+        if w.soles is not None:  # the deformed FEM sole surfaces (docs/soles.md)
+            cm = dataclasses.replace(cm, soles=sole_triangles(w.soles, w.model, w.q))
+        return cm
 
     # ------------------------------------------------------------------ statistics
     def report_due(self, now: float) -> bool:
@@ -226,12 +241,22 @@ class SimulationSession:
         return self.monitor.report(self.world, now, **context)
 
     # ------------------------------------------------------------------ commands
+    def _one_dof_joints(self, topic: str):
+        """`CommandError` for a robot with ball joints: the ros2_control-style commands carry one value
+        per 1-DOF joint (docs/avatar.md)."""
+        if self.world.actuator is not None and self.world.actuator.balls is not None:
+            raise CommandError(
+                f"{topic}: robot '{self.robot.name}' has ball joints; joint commands take robots of 1-DOF "
+                "joints only (its PD set-point follows the scene's robot.motion, docs/avatar.md)"
+            )
+
     def command_trajectory(self, joint_names, points, stamp: float, topic: str = "trajectory"):
         """Start a joint trajectory (`humanoid_sim.commands.build_trajectory`: ros2_control
         semantics from the current set-point, the measured positions when torque-controlled);
         stamp [s] on the simulation clock, 0 = now. `CommandError` keeps the previous command."""
         from humanoid_sim.commands import build_trajectory
 
+        self._one_dof_joints(topic)
         r, w = self.robot, self.world
         act = w.actuator
         current = act.q_d.copy() if act.mode == "pd" else w.q[w.act_q].copy()
@@ -244,6 +269,7 @@ class SimulationSession:
         """Hold the position set-points ``values`` (n,) [rad], robot joint order, checked."""
         from humanoid_sim.commands import check_positions
 
+        self._one_dof_joints(topic)
         r = self.robot
         self.world.actuator.set_position(check_positions(values, r.joint_names, r.q_lower, r.q_upper, topic))
 
@@ -251,6 +277,7 @@ class SimulationSession:
         """Apply the joint torques ``values`` (n,) [N·m], robot joint order, checked."""
         from humanoid_sim.commands import check_efforts
 
+        self._one_dof_joints(topic)
         r = self.robot
         self.world.actuator.set_torque(check_efforts(values, r.joint_names, r.effort_max, topic))
 

@@ -251,8 +251,7 @@ class World:
             posture = spec.posture if spec is not None and spec.posture else robot.default_posture
             qr = robot.q(posture)
             if spec is not None:
-                for j, val in spec.joints.items():
-                    qr[robot.joint_index_q(j)] = val
+                qr = robot.with_angles(qr, spec.joints)
                 qr[:7] = spec.base_pose(qr[:7])
             if self.sole_specs:  # the soles hang below the feet: undeformed, they touch the ground
                 qr[2] += max(x.thickness for x in self.sole_specs)
@@ -298,12 +297,13 @@ class World:
         self.tau_applied = np.zeros(0)
         if robot is None:
             return
-        from humanoid_sim.actuators import PDActuator, standing_gains
+        from humanoid_sim.actuators import PDActuator, posture_trajectory, standing_gains
 
-        names = robot.joint_names
+        names = robot.dof_names  # = joint_names, with a ball joint's three axes (humanoid_model.spherical_joints)
+        balls = robot.ball_joints
         self.n_act = len(names)
         self.act_v = np.arange(6, robot.model.nv)
-        self.act_q = np.arange(7, robot.model.nq)
+        self.act_q = np.arange(7, robot.model.nq)  # the actuated configuration (a ball joint's quaternion)
         if gains is None:
             feet = [
                 robot.model.frames[robot.frame_id(c.body)].parentJoint
@@ -320,16 +320,27 @@ class World:
             kp, kv = np.array(kp, float), np.array(kv, float)
             for j, (k, c) in robot.springs.items():
                 kp[names.index(j)], kv[names.index(j)] = k, c
-        self.actuator = PDActuator(names, kp, kv, robot.effort_max)
+        self.actuator = PDActuator(names, kp, kv, robot.effort_max, balls=balls)
         lo, hi = robot.q_lower, robot.q_upper
         finite = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
         self.q_lower = np.where(finite, lo, -np.inf)
         self.q_upper = np.where(finite, hi, np.inf)
         self.actuator.set_position(self.q[self.act_q])
+        if self.scene.robot is not None and self.scene.robot.motion:  # the scene's keyframes (docs/scenes.md)
+            self.actuator.set_trajectory(posture_trajectory(robot, self.scene.robot.motion), t_start=0.0)
         self.actuation = Actuation(self.actuator, self.act_q, self.act_v, self.arm0, self.dt, gravity_compensation)
         self.tau_applied = np.zeros(self.n_act)
         if joint_limits:
-            self.limits = JointLimits(names, self.q_lower, self.q_upper, self.act_q, self.act_v, self.nv_robot, self.dt)
+            sel = np.flatnonzero(self.actuator.dof_q >= 0)  # the 1-DOF joints: a quaternion has no limits
+            self.limits = JointLimits(
+                [names[i] for i in sel],
+                self.q_lower[sel],
+                self.q_upper[sel],
+                self.act_q[self.actuator.dof_q[sel]],
+                self.act_v[sel],
+                self.nv_robot,
+                self.dt,
+            )
 
     # ------------------------------------------------------------------ inputs
     def apply_wrench(self, body: str, force=(0, 0, 0), torque=(0, 0, 0), point=(0, 0, 0), duration=None):

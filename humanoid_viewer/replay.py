@@ -80,6 +80,8 @@ class Recording:
         scene, robot: names given in the file (or None).
         stances: a contact plan's stances (`humanoid_model.contact_plan.PlanStance`, with the
             time ``t`` of their witness postures), or None for other recordings.
+        soles: FEM soles of a simulator recording: name -> (surface triangles (T, 3) vertex
+            indices, (N, V, 3) world points [m] of the deformed surface per step); empty otherwise.
     """
 
     t: np.ndarray
@@ -90,6 +92,7 @@ class Recording:
     scene: str | None = None
     robot: str | None = None
     stances: list | None = None
+    soles: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.t)
@@ -139,34 +142,45 @@ def _normalise_quats(quats, src, fieldname) -> np.ndarray:
 
 
 def _joint_setter(robot, names: Sequence[str], src, fieldname):
-    """Index arrays (idx_q of each named joint) and a flag per joint for continuous (cos, sin)."""
+    """Per named joint: its idx_q and its kind, 0 one value, 1 a continuous joint's angle (stored
+    (cos, sin)), 2 a ball joint's quaternion (four values x y z w, `humanoid_model.spherical_joints`)."""
     model = robot.model
-    idx, cont = [], []
+    idx, kind = [], []
     for name in names:
         if not isinstance(name, str) or not model.existJointName(name) or name == model.names[1]:
             raise _err(src, fieldname, f"joint '{name}' is not a joint of robot '{robot.name}'")
         j = model.joints[model.getJointId(name)]
-        if j.nv != 1:
-            raise _err(src, fieldname, f"joint '{name}' has {j.nv} DOF; only 1-DOF joints can be replayed")
+        ball = j.shortname() == "JointModelSpherical"
+        if j.nv != 1 and not ball:
+            raise _err(src, fieldname, f"joint '{name}' has {j.nv} DOF; only 1-DOF and ball joints can be replayed")
         idx.append(j.idx_q)
-        cont.append(j.nq == 2)
-    return np.array(idx, dtype=int), np.array(cont, dtype=bool)
+        kind.append(2 if ball else int(j.nq == 2))
+    return np.array(idx, dtype=int), np.array(kind, dtype=int)
+
+
+def _width(robot, names, src, fieldname) -> int:
+    """Values per row for the joints ``names``: one each, four for a ball joint (its quaternion)."""
+    return int(sum(4 if k == 2 else 1 for k in _joint_setter(robot, names, src, fieldname)[1]))
 
 
 def _fill(robot, base: np.ndarray | None, joints: np.ndarray, names, src, fieldname, base_field=None) -> np.ndarray:
-    """Full configurations (N, nq) from base rows (N, 7) or None and joint rows (N, k);
+    """Full configurations (N, nq) from base rows (N, 7) or None and joint rows (N, `_width`);
     ``base_field`` names the base rows in errors (default ``fieldname``)."""
-    idx, cont = _joint_setter(robot, names, src, fieldname)
+    idx, kind = _joint_setter(robot, names, src, fieldname)
     q0 = robot.q()
     q = np.tile(q0, (len(joints), 1))
     if base is not None:
         q[:, :3] = base[:, :3]
         q[:, 3:7] = _normalise_quats(base[:, 3:7], src, base_field or fieldname)
-    simple = ~cont
-    q[:, idx[simple]] = joints[:, simple]
-    for k in np.flatnonzero(cont):
-        q[:, idx[k]] = np.cos(joints[:, k])
-        q[:, idx[k] + 1] = np.sin(joints[:, k])
+    col = np.cumsum([0] + [4 if k == 2 else 1 for k in kind])
+    for k, (i, c) in enumerate(zip(idx, col[:-1])):
+        if kind[k] == 0:
+            q[:, i] = joints[:, c]
+        elif kind[k] == 1:
+            q[:, i] = np.cos(joints[:, c])
+            q[:, i + 1] = np.sin(joints[:, c])
+        else:
+            q[:, i : i + 4] = _normalise_quats(joints[:, c : c + 4], src, fieldname)
     return q
 
 
@@ -186,7 +200,7 @@ def _rows_to_q(robot, rows: np.ndarray, names: Sequence[str] | None, src, fieldn
             f"rows have {rows.shape[1]} values; robot '{robot.name}' needs nq = "
             f"{robot.model.nq} (base + joints) or {len(names)} (joints only)",
         )
-    k = len(names)
+    k = _width(robot, names, src, fieldname)  # len(names), a ball joint counting its quaternion's four
     if rows.shape[1] == 7 + k:
         return _fill(robot, rows[:, :7], rows[:, 7:], names, src, fieldname)
     if rows.shape[1] == k:
@@ -291,7 +305,7 @@ def _parse_simulator(doc, robot, src):
         names = joints["names"]
         if not isinstance(names, list):
             raise _err(src, "joints.names", f"expected a list of joint names, got {short(names)}")
-        pos = _matrix(joints["positions"], src, "joints.positions", len(names), n)
+        pos = _matrix(joints["positions"], src, "joints.positions", _width(robot, names, src, "joints.names"), n)
         base_name = next((k for k in (robot.name, _root_link(robot), *BASE_BODY_NAMES) if k in bodies), None)
         base = None
         if base_name is not None:
@@ -391,7 +405,30 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     contacts = _contacts(doc["contacts"], src, len(t)) if has_contacts else None
     scene = doc.get("scene") if isinstance(doc.get("scene"), str) else None
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) else None
-    return Recording(t=t, q=q, bodies=bodies, contacts=contacts, source=src, scene=scene, robot=robot_name)
+    soles = _soles(doc, src, len(t)) if "soles" in doc else {}
+    return Recording(t=t, q=q, bodies=bodies, contacts=contacts, source=src, scene=scene, robot=robot_name, soles=soles)
+
+
+def _soles(doc, src, n) -> dict:
+    """``soles`` (name -> per frame the world points of its deformed surface) with
+    ``sole_triangles`` (name -> rows of vertex indices; from the stream's header): name ->
+    (triangles (T, 3) int, points (N, V, 3) [m]) (docs/recording.md)."""
+    frames, tris = doc["soles"], doc.get("sole_triangles")
+    if not isinstance(frames, dict) or not isinstance(tris, dict):
+        raise _err(src, "soles", "expected sole name -> points per frame, with the header's triangles")
+    out = {}
+    for name, per_frame in frames.items():
+        if name not in tris:
+            raise _err(src, f"soles.{name}", "has no surface triangles in the header")
+        if not isinstance(per_frame, list) or len(per_frame) != n:
+            raise _err(src, f"soles.{name}", f"expected {n} frames of points, got {short(per_frame)}")
+        first = _matrix(per_frame[0], src, f"soles.{name}", 3)
+        pts = np.array([_matrix(p, src, f"soles.{name}", 3, len(first)) for p in per_frame])
+        tri = np.asarray(_matrix(tris[name], src, f"sole_triangles.{name}", 3), dtype=int)
+        if tri.size and (tri.min() < 0 or tri.max() >= len(first)):
+            raise _err(src, f"sole_triangles.{name}", f"vertex indices outside 0..{len(first) - 1}")
+        out[str(name)] = (tri, pts)
+    return out
 
 
 def read_recording_document(path, warn=None) -> dict:
@@ -425,6 +462,8 @@ def _stream_header(path: Path):
 def _read_stream(path: Path, header: dict, warn) -> dict:
     """A format /2 recording gathered frame by frame into the /1 layout (see read_recording_document)."""
     doc = {k: header[k] for k in ("format", "scene", "scene_name", "robot") if k in header}
+    if isinstance(header.get("soles"), dict):  # FEM soles: each sole's surface triangles
+        doc["sole_triangles"] = {k: v.get("triangles") for k, v in header["soles"].items() if isinstance(v, dict)}
     names = header.get("joints", {}).get("names") if isinstance(header.get("joints"), dict) else None
     columns: dict = {}
     frames, end, cut = 0, None, None

@@ -20,6 +20,7 @@ from humanoid_viewer.plan_view import stance_markers
 
 # Choices of ours (display only, no physics):
 CONTACT_COLOR = (230, 40, 40)  # replayed contact force arrows and points (RGB)
+SOLE_COLOR = (90, 90, 90)  # replayed FEM soles' deformed surfaces (RGB)
 REPLAY_RATE = 30.0  # [Hz] frames drawn per second while playing
 SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")  # playback speeds offered (multiples of real time)
 DEFAULT_DT = 0.01  # [s] timeline step when the recording's times do not give one
@@ -58,6 +59,7 @@ class ReplayPlayer:
         self._syncing = False
         self._folder = None
         self._contact_handles: dict[str, object] = {}
+        self._sole_handles: dict[str, object] = {}
         self._stance = None  # index of the contact plan's stance shown (None: none)
 
     # ------------------------------------------------------------------ state and GUI hooks
@@ -142,6 +144,9 @@ class ReplayPlayer:
             if self._folder is not None:  # a new recording replaces the previous one
                 self._folder.remove()
                 self._remove_contacts()
+                for h in self._sole_handles.values():
+                    h.remove()
+                self._sole_handles = {}
             if self._stance is not None:
                 self._viewer.clear_markers(PLAN_GROUP)
             self._stance, self._stance_dropdown = None, None
@@ -197,6 +202,7 @@ class ReplayPlayer:
             for name, (pos, quat) in rec.bodies.items():
                 self._viewer.set_body_pose(name, pos[i], quat[i])
             self._draw_contacts(i)
+            self._draw_soles(i)
             self._syncing = True
             try:
                 self._timeline.value = float(np.clip(rec.t[i], self._timeline.min, self._timeline.max))
@@ -228,6 +234,20 @@ class ReplayPlayer:
         for h in self._contact_handles.values():
             h.remove()
         self._contact_handles = {}
+
+    def _draw_soles(self, i):
+        """The FEM soles' deformed surfaces of step ``i`` (one mesh per sole, replaced each step)."""
+        scene = self._viewer.server.scene
+        for name, (tri, pts) in self._recording.soles.items():
+            self._sole_handles[name] = scene.add_mesh_simple(
+                f"/replay/soles/{name}", vertices=pts[i], faces=tri, color=SOLE_COLOR, flat_shading=True
+            )
+
+    @property
+    def sole_handles(self) -> dict[str, object]:
+        """The viser meshes of the FEM soles shown (sole name -> handle; empty without soles)."""
+        with self._lock:
+            return dict(self._sole_handles)
 
     def _draw_contacts(self, i):
         self._remove_contacts()

@@ -74,11 +74,15 @@ def test_get_state_set_state_replay_bit_for_bit_with_soles():
         World.from_scene("flat", robot=robot).set_state(snap)
 
 
-def test_a_recording_holds_the_deformed_sole_surfaces(tmp_path):
-    """Issue 12: "the recording shows the deformed sole surface": the header has each sole's
-    surface triangles, each frame the world points of its deformed surface nodes; they replay."""
+def test_a_recording_holds_the_deformed_sole_surfaces_and_the_viewer_draws_them(tmp_path):
+    """Issue 12: "the viewer and the recording show the deformed sole surface": the header has each
+    sole's surface triangles, each frame the world points of its deformed surface nodes; the
+    viewer's replay draws them as one mesh per sole, and the simulator node's /contacts markers
+    (`humanoid_sim.markers.sole_triangles`, ns "soles") carry the same triangles."""
+    from humanoid_sim.markers import sole_triangles
     from humanoid_sim.recording import record_run
-    from humanoid_viewer.replay import read_recording_document
+    from humanoid_viewer.app import Viewer
+    from humanoid_viewer.replay import load_recording, read_recording_document
 
     robot = load_robot("hrp2")
     w = World.from_scene("flat", robot=robot, soles=coarse_specs(robot))
@@ -95,3 +99,13 @@ def test_a_recording_holds_the_deformed_sole_surfaces(tmp_path):
     assert np.all(s.U.reshape(-1, 3)[np.searchsorted(s.sole.mesh.surface_nodes, s.sole.mesh.bottom_nodes), 2] > 1e-6)
     doc = read_recording_document(path)
     assert len(doc["soles"]["r_sole"]) == 3  # one column entry per frame (t = 0, 0.1, 0.2 s)
+    markers = sole_triangles(w.soles, w.model, w.q)  # the live markers: every sole's triangles, 3 points each
+    left = np.array(lines[-2]["soles"]["l_sole"])[np.array(lines[0]["soles"]["l_sole"]["triangles"]).reshape(-1)]
+    np.testing.assert_allclose(markers, np.vstack([pts[tri.reshape(-1)], left]), atol=1e-9)
+    rec = load_recording(path, robot)
+    with Viewer(robot, scene="flat", port=0, verbose=False) as v:
+        v.load_replay(rec)
+        v.show_index(2)
+        props = v.replay.sole_handles["r_sole"]._impl.props
+        np.testing.assert_allclose(props.vertices, pts, atol=1e-6)  # float32 in the page
+        np.testing.assert_array_equal(props.faces, tri)
