@@ -7,9 +7,11 @@ which this module does not import (same layer): it takes plain arrays, and
 `humanoid-stack walk` composes both.
 
 Tasks, by level (docs/walking.md):
-1. both soles' 6-D poses (`FrameTarget` pose, flat feet) and the 3-D CoM (`CenterOfMassTask`):
-   the hard constraints of walking; the structure's sole welds are removed (a foot in the air
-   follows its swing trajectory, a foot on the ground is held by its target);
+1. both soles' 6-D poses (`FrameTarget` pose, flat feet) and the 3-D CoM (`CenterOfMassTask`), or
+   with ``hold="waist"`` the CoM's x-y (`ComTask`) and the waist's height (`FrameHeightTask`, the
+   thesis's generator keeps the torso at constant height): the hard constraints of walking; the
+   structure's sole welds are removed (a foot in the air follows its swing trajectory, a foot on
+   the ground is held by its target);
 2. the waist (`BODY`) orientation: upright, heading straight;
 3. the rest posture (half-sitting), `PostureTask`.
 Each sample starts from the previous one and is iterated until the level-1 errors are below
@@ -26,11 +28,13 @@ import pinocchio as pin
 from humanoid_control.exceptions import ControlError
 from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
 from humanoid_control.kinematics.base import Constraint
+from humanoid_control.kinematics.com import ComTask
 from humanoid_control.kinematics.prioritized import PrioritizedSettings
 from humanoid_model.validation import finite_rows
 
 __all__ = [
     "CenterOfMassTask",
+    "FrameHeightTask",
     "WalkingIK",
     "solve_walk",
     "plan_json",
@@ -75,11 +79,31 @@ class CenterOfMassTask(Constraint):
         return data.com[0] - self.target, data.Jcom
 
 
+class FrameHeightTask(Constraint):
+    """The height of frame ``frame`` at ``target`` [m]: e = z(q) - z*, J = the z row of the frame's
+    LOCAL_WORLD_ALIGNED Jacobian (default target: its height at the structure's initial configuration)."""
+
+    dim = 1
+    row_scale = np.ones(1)
+    linear = np.ones(1, dtype=bool)
+
+    def __init__(self, structure, frame: str, target=None, weight=1.0, level=1, gain=1.0):
+        self.name, self.weight, self.level, self.gain = f"{frame}_height", float(weight), int(level), float(gain)
+        self.model = structure.model
+        self.fid = structure.frame_id(frame, f"height task '{frame}'")
+        self.target = structure.placement(structure.q0, frame).translation[2] if target is None else float(target)
+
+    def evaluate(self, q, data):
+        J = pin.getFrameJacobian(self.model, data, self.fid, pin.LOCAL_WORLD_ALIGNED)[2:3]
+        return np.array([data.oMf[self.fid].translation[2] - self.target]), J
+
+
 @dataclass
 class WalkingIK:
     """``q`` (K, nq) configurations; ``joint_names``; per-sample level-1 errors: ``foot_error``
     (K,) the larger sole position error [m], ``foot_rotation_error`` (K,) [rad], ``com_error`` (K,)
-    [m]; ``torso_tilt`` (K,) angle of the waist's z axis from vertical [rad]; ``iterations`` (K,)."""
+    [m] (3-D, or x-y with ``hold="waist"``); ``torso_tilt`` (K,) angle of the waist's z axis from
+    vertical [rad]; ``waist_z`` (K,) the waist's height [m]; ``iterations`` (K,)."""
 
     q: np.ndarray
     joint_names: list
@@ -89,6 +113,7 @@ class WalkingIK:
     torso_tilt: np.ndarray
     iterations: np.ndarray
     structure: object = None
+    waist_z: np.ndarray = None
 
     def joint_positions(self) -> np.ndarray:
         """(K, n) the joints' part of ``q`` in ``joint_names`` order."""
@@ -96,9 +121,13 @@ class WalkingIK:
         return self.q[:, [s.joint_index(j)[0] for j in self.joint_names]]
 
 
-def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=None) -> WalkingIK:
+def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=None, hold: str = "com") -> WalkingIK:
     """Whole-body IK along ``com`` (K, 3) [m] and ``feet`` {'r', 'l': (K, 3) sole centres [m],
-    flat soles}. ``robot`` names the kinematic structure (``load_structure``), or pass one."""
+    flat soles}. ``robot`` names the kinematic structure (``load_structure``), or pass one.
+    ``hold``: "com" follows the 3-D ``com``; "waist" follows its x-y and keeps the waist at its
+    initial height (``com``'s z is then not used)."""
+    if hold not in ("com", "waist"):
+        raise ControlError(f"walking ik: field 'hold' must be com or waist; value {hold!r}")
     com = finite_rows(com, 3, "walking ik", "com", error=ControlError)
     K = com.shape[0]
     feet = {k: finite_rows(feet.get(k), 3, "walking ik", f"feet.{k}", rows=K, error=ControlError) for k in SOLES}
@@ -108,25 +137,28 @@ def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=No
             s.remove_closure(w)
     q = s.q0.copy()
     soles = {k: FrameTarget(s, name, mode="pose", level=1) for k, name in SOLES.items()}
-    ctask = CenterOfMassTask(s)
+    ctask = CenterOfMassTask(s) if hold == "com" else ComTask(s)
+    cdim = ctask.dim
+    height = (FrameHeightTask(s, TORSO_FRAME),) if hold == "waist" else ()
     torso = FrameTarget(s, TORSO_FRAME, target=np.eye(3), mode="orientation", level=2)
-    tasks = (*soles.values(), ctask, torso, PostureTask(s))
+    tasks = (*soles.values(), ctask, *height, torso, PostureTask(s))
     data = s.model.createData()
     tid = s.frame_id(TORSO_FRAME)
     out = np.empty((K, s.model.nq))
-    ferr, frot, cerr, tilt, iters = (np.empty(K) for _ in range(5))
+    ferr, frot, cerr, tilt, iters, wz = (np.empty(K) for _ in range(6))
     for k in range(K):
         for f, T in soles.items():
             T.set_target(pin.SE3(np.eye(3), feet[f][k]))
-        ctask.set_target(com[k])
+        ctask.set_target(com[k, :cdim])
         for it in range(1, MAX_ITERATIONS + 1):  # noqa: B007 (the count is reported)
             q, _ = prioritized.solve(s, q, *tasks, settings=SETTINGS)
             s.compute(q, data, com=True)
             fpos = max(
                 float(np.linalg.norm(data.oMf[T.fid].translation - T.target.translation)) for T in soles.values()
             )
-            ce = float(np.linalg.norm(data.com[0] - com[k]))
-            if max(fpos, ce) < TOLERANCE:
+            ce = float(np.linalg.norm(data.com[0][:cdim] - com[k, :cdim]))
+            he = abs(data.oMf[tid].translation[2] - height[0].target) if height else 0.0
+            if max(fpos, ce, he) < TOLERANCE:
                 break
         out[k] = q
         ferr[k] = fpos
@@ -136,9 +168,10 @@ def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=No
         cerr[k], iters[k] = ce, it
         z = data.oMf[tid].rotation[:, 2]
         tilt[k] = float(np.arctan2(np.linalg.norm(z[:2]), z[2]))
+        wz[k] = data.oMf[tid].translation[2]
         if progress is not None and (k % 200 == 0 or k == K - 1):
             progress(f"ik {k + 1}/{K}: sole error {1e3 * ferr[k]:.2e} mm, CoM error {1e3 * ce:.2e} mm, {it} cycle(s)")
-    return WalkingIK(out, list(s.joint_names), ferr, frot, cerr, tilt, iters, s)
+    return WalkingIK(out, list(s.joint_names), ferr, frot, cerr, tilt, iters, s, wz)
 
 
 def plan_json(robot: str, t, ik: WalkingIK, extra: dict | None = None) -> dict:

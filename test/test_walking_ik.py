@@ -98,3 +98,31 @@ def test_walk_command_bad_input_exits_2_naming_the_field(argv, field, capsys, tm
     assert main(["walk", *argv, "--output", str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err
     assert field in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_walkgen2008_plan_holds_the_waist_height_and_follows_the_com_ground_track(plan, tmp_path):
+    """`--generator walkgen2008` (the thesis's generator keeps the torso at constant height): from the
+    written plan alone, the waist (BODY) height is constant and the CoM's x-y follows the preview
+    trajectory, with the soles on their plan; the default plan (3-D CoM) moves the waist by > 5 mm."""
+    out = tmp_path / "W.json"
+    argv = ["walk", "--generator", "walkgen2008", "--steps", "2", "--step-length", "0.15", "--output", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["walking"]["parameters"]["hold"] == "waist" and doc["walking"]["parameters"]["t_ds"] == 0.02
+    robot = load_robot("hrp2")
+    model, data = robot.model, robot.model.createData()
+    tr = doc["trajectory"]
+    Q = np.hstack([np.asarray(tr["base_pose"]), np.asarray(tr["joint_positions"])])
+    body = model.getFrameId("BODY")
+    loc = robot.contact_locations["r_sole"]
+    waist, com, sole = [], [], []
+    for q in Q:
+        pin.framesForwardKinematics(model, data, q)
+        waist.append(data.oMf[body].translation[2])
+        com.append(pin.centerOfMass(model, data, q)[:2].copy())
+        sole.append(data.oMf[model.getFrameId(loc.body)].act(np.asarray(loc.point, float)))
+    assert np.ptp(waist) < FOOT_BOUND  # measured 2e-11 m
+    assert np.abs(np.asarray(com) - np.asarray(doc["walking"]["com"])[:, :2]).max() < FOOT_BOUND
+    assert np.linalg.norm(np.asarray(sole) - np.asarray(doc["walking"]["feet"]["r"]), axis=1).max() < FOOT_BOUND
+    default_base = np.asarray(plan[1]["trajectory"]["base_pose"])  # the free flyer is the waist, BODY
+    assert np.ptp(default_base[:, 2]) > 0.002  # [m] the 3-D CoM task moves the waist (measured 4.7 mm)

@@ -135,3 +135,32 @@ def test_bad_walk_parameters_are_one_line_errors(kw, field):
     with pytest.raises(PlanningError, match=f"walk: field '{field}'") as e:
         WalkParameters(**kw)
     assert "\n" not in str(e.value)
+
+
+def test_walkgen_swing_lands_vertically_with_the_quartics_deceleration(geometry):
+    """The thesis's generator's swing (Stasse et al. 2008, `WalkParameters.walkgen_2008`): height
+    16h·τ²(1-τ)², apex h at mid-swing, zero vertical speed at lift-off and touch-down but a landing
+    deceleration of 32h/t_ss² (the smooth profile's sin² has 2π²h/t_ss²); the foot moves horizontally only
+    in the middle 90 % of the single support (vertical lift-off and landing)."""
+    p = WalkParameters.walkgen_2008(n_steps=2, dt=0.001)
+    assert (p.t_ss, p.t_ds, p.step_height, p.hold) == (0.78, 0.02, 0.12, "waist")
+    pat = plan_pattern(p, geometry)
+    s, dt = pat.steps[0], p.dt
+    f = pat.feet[s.foot]
+    a, b = round(s.t_lift / dt), round(s.t_land / dt)
+    z = f[a : b + 1, 2] - geometry.sole_z
+    assert z.max() == pytest.approx(0.12, abs=1e-6) and np.argmax(z) == pytest.approx((b - a) / 2, abs=1)
+    acc_end = (z[-3] - 2 * z[-2] + z[-1]) / dt**2  # one sample before touch-down
+    assert acc_end == pytest.approx(32 * 0.12 / 0.78**2, rel=0.02)  # 6.31 m/s²; sin² would give 3.89
+    assert np.abs(np.diff(z[:2])).max() / dt < 0.01 and np.abs(np.diff(z[-2:])).max() / dt < 0.01
+    edge = round(0.05 * 0.78 / dt)  # the first and last 5 % of the single support
+    assert np.ptp(f[a : a + edge, :2], axis=0).max() == 0.0
+    assert np.ptp(f[b - edge + 1 : b + 1, :2], axis=0).max() == 0.0
+    assert np.ptp(f[a : b + 1, 0]) == pytest.approx(0.2)  # the first footprint is one step length ahead
+
+
+def test_bad_swing_and_hold_are_one_line_errors():
+    for kw, field in (({"swing": "spline"}, "swing"), ({"hold": "head"}, "hold")):
+        with pytest.raises(PlanningError, match=f"walk: field '{field}'") as e:
+            WalkParameters(**kw)
+        assert "\n" not in str(e.value)

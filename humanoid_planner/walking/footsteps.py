@@ -15,10 +15,14 @@ import pinocchio as pin
 
 from humanoid_model.validation import finite_number, integer
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.walking.swing import SWING_STYLES
 
-__all__ = ["WalkParameters", "FootGeometry", "Footstep", "footsteps", "foot_geometry", "MAX_STEP_LENGTH"]
+__all__ = ["WalkParameters", "FootGeometry", "Footstep", "footsteps", "foot_geometry", "MAX_STEP_LENGTH", "HOLDS"]
 
 MAX_STEP_LENGTH = 0.45  # [m] the thesis's largest step (000_chardonnet.md:683)
+#: what the whole-body IK keeps at constant height: the CoM (the cart-table model's z_c) or the waist (the thesis's
+#: generator keeps the torso's height constant: the French thesis, ../shared/seeds/000_1bd9b25b26290622.txt:2385)
+HOLDS = ("com", "waist")
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,10 @@ class WalkParameters:
     the thesis's 6 steps in 6 s (000_chardonnet.md:1054); ``t_start`` [s] standing still then
     shifting the ZMP onto the first stance foot (its last ``t_ds``); ``t_end`` [s] standing in
     the final double support while the CoM settles; ``step_height`` swing apex [m]; ``dt`` the
-    sampling period [s] (200 Hz); ``horizon`` the preview [s]; ``qe``, ``r`` the preview weights."""
+    sampling period [s] (200 Hz); ``horizon`` the preview [s]; ``qe``, ``r`` the preview weights;
+    ``swing`` the swing-foot profile (`humanoid_planner.walking.swing.SWING_STYLES`); ``hold`` what
+    the whole-body IK keeps at constant height (`HOLDS`). `walkgen_2008` gives the thesis's
+    generator's settings."""
 
     n_steps: int = 6
     step_length: float = 0.2
@@ -44,6 +51,20 @@ class WalkParameters:
     qe: float = 1.0
     r: float = 1e-6
     first_foot: str = "r"
+    swing: str = "smooth"
+    hold: str = "com"
+
+    @classmethod
+    def walkgen_2008(cls, **overrides) -> WalkParameters:
+        """The settings of the generator the thesis walked HRP-2 with (Stasse et al. 2008,
+        000_chardonnet.md:683), which the thesis does not print: the defaults of its public source of
+        that time (walkGenJrl, github.com/jrl-umi3218/jrl-walkgen, ``ZMPDiscretization``, 2005-2007):
+        single / double support 0.78 / 0.02 s, step height 0.12 m, the ``walkgen`` swing profile; and
+        the torso at constant height (../shared/seeds/000_1bd9b25b26290622.txt:2385). Its 5 ms sampling
+        and 1.6 s preview are the defaults here already. ``overrides`` replace any field
+        (docs/walking.md "The thesis's generator")."""
+        kw = {"t_ss": 0.78, "t_ds": 0.02, "step_height": 0.12, "swing": "walkgen", "hold": "waist"}
+        return cls(**{**kw, **overrides})
 
     def __post_init__(self):
         src, E = "walk", PlanningError
@@ -55,6 +76,10 @@ class WalkParameters:
         finite_number(self.t_start, src, "t_start", self.t_ds, 10.0, unit="s", error=E)
         finite_number(self.t_end, src, "t_end", 0.0, 10.0, unit="s", error=E)
         finite_number(self.step_height, src, "step_height", 0.0, 0.3, unit="m", error=E)
+        if self.swing not in SWING_STYLES:
+            raise PlanningError(f"walk: field 'swing' must be one of {', '.join(SWING_STYLES)}; value {self.swing!r}")
+        if self.hold not in HOLDS:
+            raise PlanningError(f"walk: field 'hold' must be one of {', '.join(HOLDS)}; value {self.hold!r}")
         if self.first_foot not in ("r", "l"):
             raise PlanningError(f"walk: field 'first_foot' must be r or l; value {self.first_foot!r}")
 

@@ -78,7 +78,7 @@ def plan_pattern(p: WalkParameters, g: FootGeometry) -> WalkPattern:
         support[ss] = other[st.foot]
         # swing foot
         tau = (t[ss] - a) / p.t_ss
-        s, h = swing_profile(tau)
+        s, h = swing_profile(tau, p.swing)
         start, target = np.array(st.start), np.array(st.target)
         f = feet[st.foot]
         f[ss, :2] = start + s[:, None] * (target - start)

@@ -9,11 +9,17 @@ DESCRIPTION = """Straight walking of HRP-2 (issue 12; method and constants: docs
 The CoM follows Kajita's ZMP preview control (2003) of the footsteps' reference ZMP, the feet
 their swing profiles, and the prioritized kinematic solver turns both into joint trajectories.
 
+--generator walkgen2008 takes the settings of the generator the thesis walked HRP-2 with
+(Stasse et al. 2008): 0.78 s / 0.02 s single / double support, 0.12 m steps high, its swing
+profile, the waist at constant height; --ss, --ds and --step-height still override them.
+
 example:
   humanoid-stack walk --robot hrp2 --steps 6 --step-length 0.2 --output WALK.json
+  humanoid-stack walk --generator walkgen2008 --steps 6 --step-length 0.15 --output WALK.json
 """
 
 RATES = (200, 1000)  # [Hz] trajectory sampling rates offered (issue 12: 1 kHz or 200 Hz)
+GENERATORS = ("kajita", "walkgen2008")  # WalkParameters() / WalkParameters.walkgen_2008() (docs/walking.md)
 
 
 def add_arguments(parser):
@@ -22,11 +28,15 @@ def add_arguments(parser):
     parser.add_argument(
         "--step-length", type=float, default=0.2, metavar="M", help="distance between footprints [m] (default 0.2)"
     )
-    parser.add_argument("--ss", type=float, default=0.8, metavar="S", help="single-support duration [s] (default 0.8)")
-    parser.add_argument("--ds", type=float, default=0.2, metavar="S", help="double-support duration [s] (default 0.2)")
     parser.add_argument(
-        "--step-height", type=float, default=0.05, metavar="M", help="swing-foot apex [m] (default 0.05)"
+        "--generator",
+        default="kajita",
+        choices=GENERATORS,
+        help="kajita: this generator's defaults; walkgen2008: the thesis's generator's (default kajita)",
     )
+    parser.add_argument("--ss", type=float, default=None, metavar="S", help="single-support duration [s] (0.8, 0.78)")
+    parser.add_argument("--ds", type=float, default=None, metavar="S", help="double-support duration [s] (0.2, 0.02)")
+    parser.add_argument("--step-height", type=float, default=None, metavar="M", help="swing-foot apex [m] (0.05, 0.12)")
     parser.add_argument("--rate", type=int, default=200, choices=RATES, help="trajectory rate [Hz] (default 200)")
     parser.add_argument("--output", "-o", default="WALK.json", help="output JSON file")
 
@@ -35,6 +45,8 @@ def run(args) -> int:
     import json
     from pathlib import Path
 
+    import numpy as np
+
     from humanoid_control.walking import plan_json, solve_walk
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
@@ -42,14 +54,10 @@ def run(args) -> int:
 
     if args.robot != "hrp2":
         raise ConfigError(f"walk: option '--robot' = {args.robot!r}: only 'hrp2' has a walking structure")
-    params = WalkParameters(
-        n_steps=args.steps,
-        step_length=args.step_length,
-        t_ss=args.ss,
-        t_ds=args.ds,
-        step_height=args.step_height,
-        dt=1.0 / args.rate,
-    )
+    given = {"t_ss": args.ss, "t_ds": args.ds, "step_height": args.step_height}
+    kw = {"n_steps": args.steps, "step_length": args.step_length, "dt": 1.0 / args.rate}
+    kw.update({k: v for k, v in given.items() if v is not None})
+    params = WalkParameters.walkgen_2008(**kw) if args.generator == "walkgen2008" else WalkParameters(**kw)
     robot = load_robot(args.robot)
     pattern = plan_pattern(params, foot_geometry(robot))
     zmp_err = abs(pattern.zmp - pattern.zmp_ref).max()
@@ -58,7 +66,9 @@ def run(args) -> int:
         f"{len(pattern.t)} samples; ZMP tracking error {1e3 * zmp_err:.2f} mm",
         flush=True,
     )
-    ik = solve_walk(pattern.com, pattern.feet, robot=args.robot, progress=lambda m: print(m, flush=True))
+    ik = solve_walk(
+        pattern.com, pattern.feet, robot=args.robot, progress=lambda m: print(m, flush=True), hold=params.hold
+    )
     extra = {
         "parameters": {k: getattr(params, k) for k in params.__dataclass_fields__},
         "footsteps": [
@@ -76,6 +86,7 @@ def run(args) -> int:
     out.write_text(json.dumps(plan_json(args.robot, pattern.t, ik, extra)))
     print(
         f"wrote {out}: {len(pattern.t)} points at {args.rate} Hz; max sole error {1e3 * ik.foot_error.max():.4f} mm, "
-        f"CoM error {1e3 * ik.com_error.max():.4f} mm, waist tilt {ik.torso_tilt.max():.2e} rad"
+        f"CoM error {1e3 * ik.com_error.max():.4f} mm, waist tilt {ik.torso_tilt.max():.2e} rad, "
+        f"waist height p-p {1e3 * np.ptp(ik.waist_z):.4f} mm"
     )
     return 0
