@@ -96,7 +96,8 @@ def test_histogram_groups_by_code_over_purposes_with_shares():
 
 def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
     out = tmp_path / "PLAN.json"
-    assert main(["plan", "flat", "--steps", "2", "--stats", "--quiet", "--output", str(out)]) == 0
+    argv = ["plan", "flat", "--steps", "2", "--joint-speed", "90", "--stats", "--quiet", "--output", str(out)]
+    assert main(argv) == 0  # 2 steps and 90 deg/s: a short file (the motion's checks are test_motion's)
     text = capsys.readouterr().out
     assert "| 0 | success |" in text and "wrote" in text
     plan = parse_contact_plan(json.loads(out.read_text()), str(out), PlanningError)

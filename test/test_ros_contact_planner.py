@@ -17,6 +17,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 
 TIMEOUT = 120.0  # [s] a flat-walk plan on a loaded 2-core machine (a few seconds unloaded)
 STEPS = 3  # projections per transition: the motion's checks are test_motion's; here only its transport
+JOINT_SPEED = 90.0  # [deg/s] a short motion (~600 samples instead of ~6000 at the thesis's 10 deg/s)
 
 
 @pytest.fixture
@@ -36,7 +37,15 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     from humanoid_ros.contact_planner import ContactPlannerNode
 
     ctx, add, spin_until = ros
-    node = add(ContactPlannerNode(context=ctx, parameter_overrides=[Parameter("interpolation_steps", value=STEPS)]))
+    node = add(
+        ContactPlannerNode(
+            context=ctx,
+            parameter_overrides=[
+                Parameter("interpolation_steps", value=STEPS),
+                Parameter("joint_speed", value=JOINT_SPEED),
+            ],
+        )
+    )
     client = add(rclpy.create_node("planner_client", context=ctx))
     markers, trajs, paths, diags = [], [], [], []
     client.create_subscription(MarkerArray, "/contact_planner/stances", markers.append, 1)
