@@ -77,7 +77,7 @@ PARAMETERS = ParameterTable(
         Parameter(
             "marker_topics",
             "string_array",
-            ["/contacts", "/stances"],
+            ["/contacts", "/contact_planner/stances"],
             "visualization_msgs/MarkerArray topics drawn in the viewer (each topic's markers are keyed by "
             '(ns, id) separately; `""` entries are skipped)',
         ),

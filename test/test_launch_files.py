@@ -225,4 +225,4 @@ def test_rviz_config_matches_the_published_topics():
     marker_topics = {
         d["Topic"]["Value"] for d in manager["Displays"] if d["Class"] == "rviz_default_plugins/MarkerArray"
     }
-    assert marker_topics == {"/contacts", "/stances"}
+    assert marker_topics == {"/contacts", "/contact_planner/stances"}
