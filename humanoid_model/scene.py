@@ -422,18 +422,7 @@ class _Loader(FieldReader):
                 self.fail(
                     "robot.posture", posture, f"robot '{name}' has no such posture (postures: {', '.join(postures)})"
                 )
-        joints = r.get("joints") or {}
-        if not isinstance(joints, Mapping):
-            self.fail("robot.joints", joints, "expected a mapping joint name -> angle [rad]")
-        limits = _robot_description(urdf).joint_limits()
-        out = {}
-        for j, v in joints.items():
-            if j not in limits:
-                self.fail(f"robot.joints.{j}", v, f"robot '{name}' has no movable joint '{j}'{did_you_mean(j, limits)}")
-            out[j] = self.number(joints, j, "robot.joints", required=True)
-            lo, hi = limits[j]
-            if not lo - 1e-9 <= out[j] <= hi + 1e-9:
-                self.fail(f"robot.joints.{j}", v, f"outside the joint's limits [{lo:g}, {hi:g}] (URDF {urdf.name})")
+        out = self.joint_angles(r.get("joints"), "robot.joints", name, urdf)
         if "placement" in r and "base" in r:
             self.fail("robot.base", r["base"], "give either placement or base, not both")
         base = self.pose(r, "base", "robot") if r.get("base") is not None else None
@@ -456,22 +445,39 @@ class _Loader(FieldReader):
             base=base,
             soles=soles,
             ankle=ankle,
-            motion=self.motion(r.get("motion"), name, postures),
+            motion=self.motion(r.get("motion"), name, urdf, postures),
         )
 
-    def motion(self, m, name, postures) -> tuple:
-        """``robot.motion``: keyframes ``{t, posture}`` the PD set-point passes through (t [s] >= 0,
-        strictly increasing; postures of the robot)."""
+    def joint_angles(self, joints, where, name, urdf) -> dict:
+        """Joint angle overrides [rad] (name -> angle), checked against the URDF's movable joints and
+        their limits (``robot.joints``, a motion keyframe's ``joints``)."""
+        joints = joints or {}
+        if not isinstance(joints, Mapping):
+            self.fail(where, joints, "expected a mapping joint name -> angle [rad]")
+        limits = _robot_description(urdf).joint_limits()
+        out = {}
+        for j, v in joints.items():
+            if j not in limits:
+                self.fail(f"{where}.{j}", v, f"robot '{name}' has no movable joint '{j}'{did_you_mean(j, limits)}")
+            out[j] = self.number(joints, j, where, required=True)
+            lo, hi = limits[j]
+            if not lo - 1e-9 <= out[j] <= hi + 1e-9:
+                self.fail(f"{where}.{j}", v, f"outside the joint's limits [{lo:g}, {hi:g}] (URDF {urdf.name})")
+        return out
+
+    def motion(self, m, name, urdf, postures) -> tuple:
+        """``robot.motion``: keyframes ``{t, posture, joints}`` the PD set-point passes through (t [s]
+        >= 0, strictly increasing; postures of the robot; optional joint angle overrides [rad])."""
         if m is None:
             return ()
         if not isinstance(m, list) or not m:
-            self.fail("robot.motion", m, "expected a list of keyframes {t, posture}")
+            self.fail("robot.motion", m, "expected a list of keyframes {t, posture, joints}")
         out = []
         for i, k in enumerate(m):
             w = f"robot.motion[{i}]"
             if not isinstance(k, Mapping):
-                self.fail(w, k, "expected a mapping {t, posture}")
-            self.keys(k, w, ("t", "posture"), required=("t", "posture"))
+                self.fail(w, k, "expected a mapping {t, posture, joints}")
+            self.keys(k, w, ("t", "posture", "joints"), required=("t", "posture"))
             t = self.number(k, "t", w, minimum=0.0, required=True)
             if out and t <= out[-1][0]:
                 self.fail(f"{w}.t", t, f"times must increase (previous keyframe at {out[-1][0]:g} s)")
@@ -480,9 +486,8 @@ class _Loader(FieldReader):
                 self.fail(
                     f"{w}.posture", p, f"robot '{name}' has no such posture (postures: {', '.join(postures or [])})"
                 )
-            out.append((t, p))
+            out.append((t, p, self.joint_angles(k.get("joints"), f"{w}.joints", name, urdf)))
         return tuple(out)
-
 
     def wrench(self, d, w, free_bodies, robot) -> Wrench:
         self.keys(d, w, ("body", "force", "torque", "point", "start", "end"), required=("body", "start", "end"))

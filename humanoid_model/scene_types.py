@@ -218,7 +218,7 @@ class RobotSpec:
     in the world of the posture's ground frame (the posture's base pose is composed with it),
     ``base``: an absolute base pose replacing the posture's (or None), ``soles``: the sole model,
     ``rigid`` (default) or ``fem`` (`humanoid_model.sole_spec`), ``ankle``: ``rigid`` (default) or
-    ``flexible`` (`humanoid_model.flexible_ankle`), ``motion``: keyframes (t, posture) of the PD
+    ``flexible`` (`humanoid_model.flexible_ankle`), ``motion``: keyframes (t, posture, joints) of the PD
     set-point (empty: hold the initial posture)."""
 
     name: str
@@ -229,7 +229,8 @@ class RobotSpec:
     base: Pose | None = None
     soles: str = "rigid"  #: "rigid" or "fem" (the robot YAML's deformable soles; docs/soles.md)
     ankle: str = "rigid"  #: "rigid" or "flexible" (`humanoid_model.flexible_ankle`; docs/soles.md)
-    #: ((t [s], posture), ...): keyframes of the PD set-point, eased between them (cubic, at rest at each), held after the last
+    #: ((t [s], posture, {joint: angle [rad]}), ...): keyframes of the PD set-point, eased between them (cubic, at
+    #: rest at each), held after the last
     motion: tuple = ()
 
     def base_pose(self, posture_base) -> Array:

@@ -365,13 +365,13 @@ class JointTrajectory:
 
 
 def posture_trajectory(robot, keyframes) -> JointTrajectory:
-    """The PD set-point through the postures of ``keyframes`` ((t [s], posture name), ...; a
-    scene's ``robot.motion``): cubic Hermite with zero velocity at every keyframe (it eases in and
-    out), the first posture held before the first keyframe, the last after the last. A ball
-    joint's quaternion takes the sign nearer the previous keyframe's (the shorter way); the
-    actuator normalises the interpolated quaternion (`PDActuator`, ``balls``)."""
-    times = [float(t) for t, _ in keyframes]
-    P = np.array([robot.q(name)[7:] for _, name in keyframes])
+    """The PD set-point through the postures of ``keyframes`` ((t [s], posture name[, joint angle
+    overrides {name: rad}]), ...; a scene's ``robot.motion``): cubic Hermite with zero velocity at
+    every keyframe (it eases in and out), the first posture held before the first keyframe, the
+    last after the last. A ball joint's quaternion takes the sign nearer the previous keyframe's
+    (the shorter way); the actuator normalises the interpolated quaternion (`PDActuator`, ``balls``)."""
+    times = [float(k[0]) for k in keyframes]
+    P = np.array([robot.with_angles(robot.q(k[1]), k[2] if len(k) > 2 else {})[7:] for k in keyframes])
     for iq, _ in robot.ball_joints:
         for k in range(1, len(P)):
             if P[k, iq : iq + 4] @ P[k - 1, iq : iq + 4] < 0:
