@@ -50,6 +50,8 @@ def test_a22_trajectory_passes_through_every_witness_posture_and_ends_at_the_goa
         np.testing.assert_allclose(m.q[i], n.q, atol=1e-12)
     np.testing.assert_allclose(m.q[-1], r.plan.goal_q, atol=1e-12)
     np.testing.assert_allclose(np.diff(m.t), 0.005, atol=1e-12)  # the control period, HRP-2's 5 ms
+    # A22: all projections succeed, k - 1 per segment, none retried
+    assert dict(m.stats.calls) == {("interpolation", "SUCCESS"): 19 * len(m.segments)}
 
 
 def test_contact_bodies_stay_fixed_while_in_contact(robot, walk):
@@ -124,6 +126,24 @@ def test_a22_bodies_leave_and_approach_along_the_surface_normal_by_2_cm(robot, w
                 R = _point(robot, data, q, c.location)[1]
                 assert np.linalg.norm(pin.log3(env.rotation.T @ R @ rf.rotation)) < 1e-3
     assert events == 4  # two steps: each sole leaves once and arrives once
+
+
+def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step(robot, walk):
+    """A witness whose arriving hand is 3 m ahead of the fixed feet: the projection at step 1 of 2
+    fails, is retried once from the interpolated configuration, fails again: `PlanningError`
+    naming segment 0 and step 1/2."""
+    from humanoid_planner.contact import Node
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings, generate_motion
+
+    r, _, feas = walk
+    root = r.plan.nodes[0]
+    hand = Contact("r_hand", "floor", 3.0, 0.0, 0.0)
+    far = root.q.copy()
+    far[0] += 3.0
+    nodes = [root, Node(root.stance.with_contact(hand), far, 0.0, root, "added", hand)]
+    with pytest.raises(PlanningError, match=r"motion: segment 0 step 1/2: projection failed"):
+        generate_motion(feas, nodes, None, MotionSettings(steps=2))
 
 
 def test_time_law_is_the_closed_form_sinusoid(robot):
