@@ -122,13 +122,15 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     return np.array(knots)
 
 
-def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None) -> Motion:
+def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None) -> Motion:
     """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
-    ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None."""
+    ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None; ``stats``
+    a `contact.feasibility.Stats` to log the projections into (default a new one; a caller's
+    keeps them when a projection fails and `PlanningError` ends the motion)."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
-    stats = Stats()
+    stats = Stats() if stats is None else stats
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
     for seg in segs:

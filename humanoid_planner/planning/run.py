@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from humanoid_planner.contact.feasibility import Stats
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.motion import Motion, MotionSettings, generate_motion
 
@@ -26,7 +27,8 @@ __all__ = ["PlanningResult", "run"]
 @dataclass
 class PlanningResult:
     """``problem``, the `ContactPlanner` used, its `Plan`, the `Motion` (None without a plan or
-    when it failed), ``reason`` of a failure and the wall ``time`` [s] of the whole run."""
+    when it failed), ``reason`` of a failure, the wall ``time`` [s] of the whole run and the
+    projections' ``motion_stats`` (kept when the motion failed)."""
 
     problem: PlanningProblem
     planner: object
@@ -34,6 +36,7 @@ class PlanningResult:
     motion: Motion | None
     reason: str
     time: float
+    motion_stats: Stats
 
     @property
     def success(self) -> bool:
@@ -42,8 +45,8 @@ class PlanningResult:
     def stat_entries(self, which: str = "all") -> list:
         """(purpose, outcome, count, total [s]) of the PG calls of the ``search``, the ``motion`` or ``all``."""
         out = entries(self.plan.stats) if which in ("search", "all") else []
-        if self.motion is not None and which in ("motion", "all"):
-            out += entries(self.motion.stats)
+        if which in ("motion", "all"):
+            out += entries(self.motion_stats)
         return out
 
 
@@ -53,10 +56,10 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     start = time.perf_counter()
     planner = problem.planner
     plan = planner.plan(problem.start, problem.start_q, progress=progress)
-    result, reason = None, plan.reason
+    result, reason, stats = None, plan.reason, Stats()
     if plan.success:
         try:
-            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion)
+            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion, stats)
         except PlanningError as exc:
             reason = str(exc)
-    return PlanningResult(problem, planner, plan, result, reason, time.perf_counter() - start)
+    return PlanningResult(problem, planner, plan, result, reason, time.perf_counter() - start, stats)

@@ -136,7 +136,7 @@ def run(args) -> int:
     plan = result.plan
     if args.stats:
         print(format_histogram(histogram(result.stat_entries("search")), "posture-generator calls of the search:"))
-        if result.motion is not None:
+        if result.motion_stats.total_calls:
             print(format_histogram(histogram(result.stat_entries("motion")), "posture-generator calls of the motion:"))
     if not result.success:
         print(f"humanoid-stack plan: no plan: {result.reason} (statistics in {out})", file=sys.stderr)
