@@ -16,6 +16,7 @@ Package layout (no import cycle; each module imports only those above it):
   coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22), pure functions
   obstacles.py     stone (static box) vertices under a sole's ground face: contacted triangle, weights, gap
   world_coupling.py  FemSoles: those steps inside a World step (node and stone contacts, W, v_free, U update)
+  static_check.py  the compression a World holds against a static FEM solve of the same load (sole_sinks)
 """
 
 from .coupling import contact_displacements, coupled_problem, frame_rotation, sole_coupling
