@@ -33,7 +33,7 @@ def format_info(robot, posture=None) -> str:
     import numpy as np
     import pinocchio as pin
 
-    n = len(robot.joint_names)
+    n = len(robot.dof_names)  # a ball joint's three axes count three (docs/avatar.md)
     out = [
         f"pinocchio  {pin.__version__} ({Path(pin.__file__).parent})",
         f"robot      {robot.name}{' (planar)' if robot.planar else ''}",
@@ -47,7 +47,7 @@ def format_info(robot, posture=None) -> str:
     deg = 180.0 / np.pi
     rows = [
         [name, f"{lo * deg:8.1f}", f"{hi * deg:8.1f}", f"{v:6.2f}", f"{e:7.1f}"]
-        for name, lo, hi, v, e in zip(robot.joint_names, robot.q_lower, robot.q_upper, robot.v_max, robot.effort_max)
+        for name, lo, hi, v, e in zip(robot.dof_names, robot.q_lower, robot.q_upper, robot.v_max, robot.effort_max)
     ]
     out.append(_table(["joint", "min [deg]", "max [deg]", "vmax [rad/s]", "effort [N m]"], rows))
     out.append("")
