@@ -40,6 +40,7 @@ from humanoid_model.scene_geometry import (
     reference_direction,
 )
 from humanoid_model.scene_params import ParamResolver, apply_overrides, parse_set_args
+from humanoid_model.scene_planning import read_planning
 from humanoid_model.scene_types import (
     DEFAULT_FRICTION,
     DEFAULT_GRAVITY,
@@ -101,6 +102,7 @@ TOP_KEYS = (
     "robot",
     "generate",
     "collision",
+    "planning",
 )
 
 
@@ -191,6 +193,8 @@ class _Loader(FieldReader):
         if robot is not None:
             collision_names += _robot_description(robot.urdf_path).link_names
         collision = read_collision_rules(doc.get("collision"), collision_names, self.source, "collision", SceneError)
+        postures = _robot_postures(robot.urdf_path) if robot is not None else None
+        planning = read_planning(self, doc.get("planning"), [s.name for s in surfaces], postures)
         return Scene(
             name=name,
             description=description,
@@ -204,6 +208,7 @@ class _Loader(FieldReader):
             params=params_values,
             source=self.path,
             collision=collision,
+            planning=planning,
         )
 
     def listing(self, doc, key) -> list:

@@ -15,7 +15,8 @@ imports. docs/planner.md, section "Contact planner".
 - `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
   splitting), eagerly (BFP) or lazily (Contacts-VBFP).
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
-  tested before expansion), `Plan`.
+  tested before expansion), `Plan`; `parallel`: the children's PG calls over worker processes.
+- `scene_planning`: a planning problem from a scene's ``planning`` section (`scene_planning`).
 """
 
 from .boxes import Box
@@ -31,6 +32,7 @@ from .potentials import (
     WeightedSum,
 )
 from .registry import StanceRegistry
+from .scene_planning import ScenePlanning, scene_planning
 from .search import ContactPlanner, Plan, PlannerSettings, Progress
 from .stance import Contact, Stance, StanceMetric
 
@@ -49,9 +51,11 @@ __all__ = [
     "PointRegion",
     "Potential",
     "Progress",
+    "ScenePlanning",
     "Stance",
     "StanceMetric",
     "StanceBonus",
     "StanceRegistry",
     "WeightedSum",
+    "scene_planning",
 ]

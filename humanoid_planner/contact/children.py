@@ -13,62 +13,81 @@
     none).
   - VBFP (Algorithm 8, :338): only the best contact of Υ (the PG criterion is the potential, so
     it beats everything its sub-boxes hold), remembering Υ; its brothers (Algorithm 9, :347) are
-    generated when it is itself expanded (``brothers``), one per sub-box, each recursing into
-    its own sub-boxes only when it is a duplicate.
+    generated when it is itself expanded, one per sub-box, each recursing into its own sub-boxes
+    only when it is a duplicate.
 Warm starts: a removal child and the pre-contact test start from the father's witness posture;
 the additions from the pre-contact test's posture (:305); lazy brothers from the father's.
+
+**Jobs.** The PG work of one expansion is a batch of independent jobs (module-level functions of
+the `Feasibility` and plain data: `removal_job`, `pair_job`, `box_job`) run by a
+`parallel.JobRunner`, serially or over worker processes. Every decision that depends on other
+children (the duplicate test against the registry N, the VBFP recursion into a duplicate's
+brothers, node numbering) is taken here, after the batch, in the jobs' order: the plan is the
+same for any number of workers.
 """
 
 from __future__ import annotations
 
 from .boxes import Box
 from .node import ADDED, RELEASED, Node
-from .stance import Contact
+from .parallel import JobRunner
 
-__all__ = ["ChildGenerator"]
+__all__ = ["ChildGenerator", "box_job", "pair_job", "removal_job"]
+
+
+def removal_job(feas, geometric, stable, q0):
+    """The transition PG call of a removal child: `PostureResult`."""
+    return feas.transition(geometric, stable, q0)
+
+
+def box_job(feas, stance, location, box, q0):
+    """One light contact of ``location`` in ``box``: ``(Contact, q)`` or None."""
+    res, contact = feas.addition(stance, location, box, q0)
+    return None if contact is None else (contact, res.q)
+
+
+def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_candidates, dl, dtheta):
+    """The additions of one (location, surface) pair from a father (stance contacts, witness
+    ``q``): the pruned search box, the pre-contact test, then VBFP's one best contact or BFP's
+    recursive splitting; ``[(Contact, q, Box), ...]`` in the order found."""
+    box = Box.around(feas.surfaces[surface], q[:3], reach, theta_range)
+    if box is None:
+        return []
+    pc = feas.pre_contact(stance, location, box, q)
+    if not pc.success:
+        return []
+    stack, found = [box], []
+    while stack and len(found) < (1 if lazy else max_candidates):
+        b = stack.pop(0)
+        res, c = feas.addition(stance, location, b, pc.q)
+        if c is None:
+            continue
+        found.append((c, res.q, b))
+        stack += b.split(c.x, c.y, c.theta, dl, dtheta)
+    return found
 
 
 class ChildGenerator:
     """1-neighbours of nodes for a `feasibility.Feasibility` ``feas``, a `registry.StanceRegistry`
-    ``registry``, the ``potential`` (callable q -> U) and a `search.PlannerSettings`."""
+    ``registry``, the ``potential`` (a `potentials.Potential`) and a `search.PlannerSettings`;
+    ``runner`` a `parallel.JobRunner` (default: serial)."""
 
-    def __init__(self, feas, registry, potential, settings):
+    def __init__(self, feas, registry, potential, settings, runner: JobRunner | None = None):
         self.feas, self.registry, self.potential, self.s = feas, registry, potential, settings
+        self.runner = runner or JobRunner(feas)
         self.locations = settings.locations or sorted(feas.locations)
         self.generated = 0
 
     def _node(self, stance, q, parent, kind, changed, box=None) -> Node:
         self.generated += 1
-        return Node(
-            stance,
-            q.copy(),
-            self.potential.total(stance, q),
-            parent,
-            kind,
-            changed,
-            box,
-            self.generated,
-            parent.depth + 1,
-        )
+        u = self.potential.total(stance, q)
+        return Node(stance, q.copy(), u, parent, kind, changed, box, self.generated, parent.depth + 1)
 
     def forbidden(self, location: str, surface: str) -> bool:
         """Whether (location, surface) is forbidden: a forbidden entry names the location, its kind
         or its body, with the surface name."""
         loc = self.feas.locations[location]
         return any(s == surface and a in (location, loc.kind, loc.body) for a, s in self.s.forbidden)
-
-    def removals(self, n: Node) -> list[Node]:
-        out = []
-        if len(n.stance) < 2:
-            return out
-        for c in n.stance:
-            child = n.stance.without(c.location)
-            if not self.registry.add(child):
-                continue
-            res = self.feas.transition(n.stance.contacts, child.contacts, n.q)
-            if res.success:
-                out.append(self._node(child, res.q, n, RELEASED, c))
-        return out
 
     def pairs(self, n: Node) -> list[tuple[str, str]]:
         bodies = {self.feas.locations[c.location].body for c in n.stance}
@@ -80,46 +99,86 @@ class ChildGenerator:
             if not self.forbidden(loc, surf)
         ]
 
-    def _try(self, n: Node, location: str, box: Box, q0) -> tuple[Node | None, Contact | None]:
-        res, contact = self.feas.addition(n.stance.contacts, location, box, q0)
-        if contact is None:
-            return None, None
-        return self._node(n.stance.with_contact(contact), res.q, n, ADDED, contact, box), contact
+    def _pair_args(self, n: Node, location: str, surface: str, lazy: bool) -> tuple:
+        s = self.s
+        return (
+            n.stance.contacts,
+            location,
+            surface,
+            n.q,
+            lazy,
+            s.reach,
+            s.theta_range,
+            s.max_candidates,
+            s.dl,
+            s.dtheta,
+        )
 
-    def additions(self, n: Node, lazy: bool) -> list[Node]:
+    def _sub_boxes(self, n: Node) -> list[Box]:
+        c = n.changed
+        return n.box.split(c.x, c.y, c.theta, self.s.dl, self.s.dtheta)
+
+    def _box_jobs(self, n: Node) -> list:
+        """The jobs of Algorithm 9 for ``n``'s brothers: one per sub-box of its box."""
+        if n.kind != ADDED or n.box is None:
+            return []
+        father = n.parent
+        return [(box_job, (father.stance.contacts, n.changed.location, b, father.q)) for b in self._sub_boxes(n)]
+
+    def _merge_brothers(self, n: Node, results) -> list[Node]:
         out = []
-        for location, surface in self.pairs(n):
-            box = Box.around(self.feas.surfaces[surface], n.q[:3], self.s.reach, self.s.theta_range)
-            if box is None:
-                continue
-            pc = self.feas.pre_contact(n.stance.contacts, location, box, n.q)
-            if not pc.success:
-                continue
-            if lazy:
-                child, _ = self._try(n, location, box, pc.q)
-                if child is not None:
-                    out += [child] if self.registry.add(child.stance) else self.brothers(child)
-                continue
-            stack, found = [box], 0
-            while stack and found < self.s.max_candidates:
-                b = stack.pop(0)
-                child, c = self._try(n, location, b, pc.q)
-                if child is None:
-                    continue
-                found += 1
-                stack += b.split(c.x, c.y, c.theta, self.s.dl, self.s.dtheta)
-                if self.registry.add(child.stance):
-                    out.append(child)
+        for b, r in zip(self._sub_boxes(n), results):
+            if r is not None:
+                child = self._node(n.parent.stance.with_contact(r[0]), r[1], n.parent, ADDED, r[0], b)
+                out += [child] if self.registry.add(child.stance) else self.brothers(child)
         return out
 
     def brothers(self, n: Node) -> list[Node]:
         """Algorithm 9: the best contact of each sub-box of ``n``'s box (same pair, same father)."""
-        if n.kind != ADDED or n.box is None:
-            return []
+        jobs = self._box_jobs(n)
+        return self._merge_brothers(n, self.runner.run(jobs)) if jobs else []
+
+    def _removal_jobs(self, n: Node) -> tuple[list, list]:
+        """The removal children not yet in N (the duplicate test before the PG, :283), and their jobs."""
+        removed = []
+        if len(n.stance) >= 2:
+            for c in n.stance:
+                child = n.stance.without(c.location)
+                if self.registry.add(child):
+                    removed.append((c, child))
+        return removed, [(removal_job, (n.stance.contacts, child.contacts, n.q)) for _, child in removed]
+
+    def _merge_removals(self, n: Node, removed, results) -> list[Node]:
+        return [self._node(child, r.q, n, RELEASED, c) for (c, child), r in zip(removed, results) if r.success]
+
+    def _addition_jobs(self, n: Node, lazy: bool) -> list:
+        return [(pair_job, self._pair_args(n, loc, surf, lazy)) for loc, surf in self.pairs(n)]
+
+    def _merge_additions(self, n: Node, results, lazy: bool) -> list[Node]:
         out = []
-        c, father = n.changed, n.parent
-        for b in n.box.split(c.x, c.y, c.theta, self.s.dl, self.s.dtheta):
-            child, _ = self._try(father, c.location, b, father.q)
-            if child is not None:
-                out += [child] if self.registry.add(child.stance) else self.brothers(child)
+        for found in results:
+            for contact, q, box in found:
+                child = self._node(n.stance.with_contact(contact), q, n, ADDED, contact, box)
+                if self.registry.add(child.stance):
+                    out.append(child)
+                elif lazy:  # Algorithm 8: a duplicate is replaced by its next brothers
+                    out += self.brothers(child)
         return out
+
+    def removals(self, n: Node) -> list[Node]:
+        removed, jobs = self._removal_jobs(n)
+        return self._merge_removals(n, removed, self.runner.run(jobs))
+
+    def additions(self, n: Node, lazy: bool) -> list[Node]:
+        return self._merge_additions(n, self.runner.run(self._addition_jobs(n, lazy)), lazy)
+
+    def expand(self, n: Node, lazy: bool) -> list[Node]:
+        """Every child of ``n``: removals, additions (BFP eager, VBFP lazy) and, for VBFP, ``n``'s
+        own next brothers, in that order, with the PG calls of all of them in one batch."""
+        removed, rjobs = self._removal_jobs(n)
+        ajobs = self._addition_jobs(n, lazy)
+        bjobs = self._box_jobs(n) if lazy else []
+        results = self.runner.run(rjobs + ajobs + bjobs)
+        i, k = len(rjobs), len(rjobs) + len(ajobs)
+        out = self._merge_removals(n, removed, results[:i]) + self._merge_additions(n, results[i:k], lazy)
+        return out + (self._merge_brothers(n, results[k:]) if bjobs else [])

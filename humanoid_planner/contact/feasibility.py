@@ -12,8 +12,39 @@
   contacts are relaxed to a 1 mm band (`relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
 
+Every call also carries, for each constraint with equality rows, those rows relaxed to a band
+|c_i| <= ``band`` as inequalities (`relaxed.Relaxed` without its inequality rows): the thesis's
+fast-fail rule (:85, thesis L736, L752), so that phase 1 sees the contacts and a request that
+cannot hold them fails there (``band`` 0 disables it). Measured on the stairs: docs/planner.md.
+
+**Polish.** With the potential as criterion SLSQP often stalls a hair away from feasibility (the
+criterion pulls a foot forward, the contact and stability rows pull back: NO_PROGRESS at a
+largest violation of 1e-5 to 1e-3 after 30 iterations, most of the failed additions of the first
+stairs runs). A call that ends so, within ``polish`` of feasibility, is solved again from its last
+point without the criterion (a projection, logged as ``<purpose>_polish``): the node gets a
+witness posture next to the criterion's optimum instead of being lost. ``polish`` 1e-3 (chosen:
+the band above; 0 disables it).
+
 With ``self_collision`` every call also keeps the robot's capsules 1 cm apart
-(`posture.SelfCollision`, (3.47), :124). Environment collision is not added yet.
+(`posture.SelfCollision`, (3.47), :124). With ``obstacles`` (`posture.Obstacle`, e.g.
+`Obstacle.from_scene`) every call keeps the robot's capsules ``collision_margin`` from them
+(`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
+removes "collision pairs (robot body, environment object) implied by contacts", :283): the
+capsule of a contact's body, and of the bodies below it that carry no contact location of their
+own (a hand's gripper), against the obstacle its surface lies on (`Surface.body`). The pairs
+farther than ``activation`` at the warm start are left out of the call; the solution is then
+checked against every pair and, when one is closer than the margin, solved again from it with
+that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged PG call): the
+witness always keeps every pair apart, and a call costs ~20 pair rows instead of all of them
+(17 capsules x 11 obstacles in the chair scene).
+
+**Stability** (``stability``): "com" is (3.63) on the contacts whose surface is horizontal (normal
+within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
+scene) carries no force in it, a conservative reading of the thesis's "(3.63) whenever contacts
+are on horizontal planes" (:129, :990): such a contact is only geometric. A stance with no
+horizontal contact is unstable under "com" (no PG call). "forces" is the hook for the
+force-based test (3.68)-(3.70) of `humanoid_planner.posture` (`FORCE_STABILITY`): used for every
+stance when the posture generator provides it; until then asking for it raises `PlanningError`.
 
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
 given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
@@ -24,7 +55,12 @@ Numbers chosen (not in the thesis, 001_escande.md:412): ``pre_contact_distance``
 thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polygon 0.02 m (the
 thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
 is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
-test_contact_children's FK check found it growing it before the fix).
+test_contact_children's FK check found it growing it before the fix). ``collision_margin``
+0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.self_collision.DEFAULT_MARGIN`);
+``activation`` 0.25 m: a capsule further than that from an obstacle at the warm start rarely ends
+within 1 cm of it in one call (measured on the stairs and can scenes: docs/planner.md), and when
+it does the check adds it; ``HORIZONTAL`` 0.05 rad (3 deg): the scenes' surfaces are exactly
+horizontal or vertical, this only absorbs round-off.
 """
 
 from __future__ import annotations
@@ -35,8 +71,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
+    EnvironmentCollision,
     EnvironmentFrame,
     PostureProblem,
     PreContact,
@@ -45,6 +83,7 @@ from humanoid_planner.posture import (
     SelfCollision,
     SolverSettings,
     StrongContact,
+    robot_capsules,
     solve,
     support_polygon,
 )
@@ -52,11 +91,18 @@ from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
+from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
 
+from .boxes import clip_polygon, polygon_area
+from .goal import ComRegion, PointRegion
 from .relaxed import Relaxed
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats"]
+__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS"]
+
+STABILITY_MODELS = ("com", "forces")
+HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
+MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
 
 
 class HalfPlanes(PostureConstraint):
@@ -89,9 +135,17 @@ class Stats:
     times: dict = field(default_factory=lambda: defaultdict(float))
 
     def log(self, purpose: str, result: PostureResult):
-        key = (purpose, Outcome(result.outcome).name)
-        self.calls[key] += 1
-        self.times[key] += result.time
+        self.add(purpose, Outcome(result.outcome).name, 1, result.time)
+
+    def add(self, purpose: str, outcome: str, calls: int, seconds: float):
+        """Count ``calls`` calls of ``seconds`` in all under (purpose, outcome name)."""
+        self.calls[(purpose, outcome)] += calls
+        self.times[(purpose, outcome)] += seconds
+
+    def merge(self, other: Stats):
+        """Add ``other``'s counts (the calls a worker process made)."""
+        for key, n in other.calls.items():
+            self.add(*key, n, other.times[key])
 
     @property
     def total_calls(self) -> int:
@@ -119,7 +173,15 @@ class Feasibility:
         pre_contact_distance: float = 0.02,
         settings: SolverSettings | None = None,
         self_collision: bool = False,
+        obstacles=(),
+        collision_margin: float = DEFAULT_MARGIN,
+        activation: float = 0.25,
+        stability: str = "com",
+        band: float = 1e-3,
+        polish: float = 1e-3,
     ):
+        if stability not in STABILITY_MODELS:
+            raise PlanningError(f"feasibility: field 'stability' must be one of {STABILITY_MODELS}; {stability!r}")
         self.robot = robot
         self.model = robot.model
         self.locations = robot.contact_locations
@@ -130,10 +192,30 @@ class Feasibility:
         self.pre_contact_distance = float(pre_contact_distance)
         self.settings = settings or SolverSettings()
         self.stats = Stats()
+        self.stability_model = stability
+        self.band = float(band)
+        self.polish = float(polish)
         if self_collision:  # (3.47) on the capsule pairs of `posture.SelfCollision`, at every witness
             self.tasks.append(SelfCollision(self.model, robot.collision_model, q_ref=robot.q()))
+        self.obstacles = list(obstacles)
+        self.collision_margin, self.activation = float(collision_margin), float(activation)
+        self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
+        self._touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
         self._data = self.model.createData()
         self._lo, self._hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
+
+    def _contact_capsules(self, location: str) -> set:
+        """Capsule bodies (joint names) a contact of ``location`` may touch its surface with: its
+        body's joint and the joints below it down to the next joint carrying a contact location."""
+        m = self.model
+        owners = {m.frames[m.getFrameId(loc.body)].parentJoint for loc in self.locations.values()}
+        root = m.frames[m.getFrameId(self.locations[location].body)].parentJoint
+        out, stack = set(), [root]
+        while stack:
+            j = stack.pop()
+            out.add(m.names[j])
+            stack += [c for c in range(j + 1, m.njoints) if m.parents[c] == j and c not in owners]
+        return out
 
     # --- constraints
     def env_frame(self, c: Contact) -> EnvironmentFrame:
@@ -145,35 +227,117 @@ class Feasibility:
     def strong(self, c: Contact) -> StrongContact:
         return StrongContact(self.model, self.robot_frame(c.location), self.env_frame(c), name=c.location)
 
-    def stability(self, contacts) -> ComInPolygon:
-        """(3.63) for ``contacts`` (horizontal surfaces), with the margin."""
+    def stability(self, contacts) -> PostureConstraint | None:
+        """The stability rows of ``contacts`` (module docstring, "Stability"); None when no contact
+        can carry weight (the stance is unstable)."""
+        if self.stability_model == "forces":
+            return self._force_stability(contacts)
+        cos = np.cos(HORIZONTAL)
+        placed = [
+            (self.locations[c.location], self.env_frame(c), self.surfaces[c.surface])
+            for c in contacts
+            if self.surfaces[c.surface].normal[2] >= cos
+        ]
+        if not placed:
+            return None
+        return ComInPolygon(self.model, support_polygon(placed), margin=self.margin, name="stability")
+
+    def _force_stability(self, contacts):
+        """Hook: the force-based test (3.68)-(3.70) of the posture generator, when it has one."""
+        import humanoid_planner.posture as posture
+
+        cls = getattr(posture, "FORCE_STABILITY", None)
+        if cls is None:
+            raise PlanningError(
+                "feasibility: stability 'forces' needs the force-based test (3.68)-(3.70) in "
+                "humanoid_planner.posture (FORCE_STABILITY), which is not there yet; use 'com'"
+            )
         placed = [(self.locations[c.location], self.env_frame(c), self.surfaces[c.surface]) for c in contacts]
-        con = ComInPolygon(self.model, support_polygon(placed), margin=self.margin, name="stability")
-        con.margin = self.margin
-        return con
+        return cls(self.model, placed, name="stability")
+
+    # --- environment collision
+    def _skipped(self, touching) -> set:
+        """(capsule body, obstacle) pairs implied by the contacts ``touching`` [(location, surface)]."""
+        out = set()
+        for location, surface in touching:
+            obstacle = self.surfaces[surface].body
+            if obstacle is not None:
+                out |= {(b, obstacle) for b in self._touching[location]}
+        return out
+
+    def _pairs_within(self, q, skip: set, distance: float) -> set:
+        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] at ``q``."""
+        full = EnvironmentCollision(self.model, self.obstacles, capsules=self.capsules, exclude=skip)
+        if not full.dim:
+            return set()
+        kin.update(self.model, self._data, np.asarray(q, float))
+        d = full.distances(self._data)[0]
+        return {(self.capsules[i].body, self.obstacles[k].name) for (i, k), di in zip(full.pairs, d) if di < distance}
+
+    def _collision(self, active: set, skip: set) -> list:
+        if not active:
+            return []
+        every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
+        return [
+            EnvironmentCollision(
+                self.model, self.obstacles, capsules=self.capsules, margin=self.collision_margin, exclude=every - active
+            )
+        ]
 
     # --- calls
-    def _run(self, purpose: str, constraints, q0, criterion=True) -> PostureResult:
+    def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
+        """One request: the PG on ``constraints`` (+ the environment collision rows, module
+        docstring) from ``q0``, each PG call logged under ``purpose``."""
         q0 = np.array(q0, float)
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
-        problem = PostureProblem(self.model, constraints, q0, self.criterion if criterion else None)
+        skip = self._skipped(touching) if self.obstacles else set()
+        active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
+        bands = [Relaxed(c, self.band, False) for c in constraints if self.band > 0 and c.equality_mask.any()]
+        for _ in range(MAX_COLLISION_ROUNDS):
+            cons = list(constraints) + bands + self._collision(active, skip)
+            res = self._solve(purpose, cons, q0, criterion)
+            if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
+                res = self._solve(purpose + "_polish", cons, res.q, False)
+            if not (res.success and self.obstacles):
+                return res
+            close = self._pairs_within(res.q, skip, self.collision_margin - self.settings.tolerance) - active
+            if not close:
+                return res
+            active |= close
+            q0 = res.q
+        res.outcome = Outcome.EQUALITIES_NOT_SATISFIED if res.success else res.outcome
+        return res
+
+    def _solve(self, purpose: str, cons, q0, criterion: bool) -> PostureResult:
+        problem = PostureProblem(self.model, cons, q0, self.criterion if criterion else None)
         t0 = time.perf_counter()
         res = solve(problem, self.settings)
         res.time = time.perf_counter() - t0
         self.stats.log(purpose, res)
         return res
 
+    @staticmethod
+    def _unstable(q0) -> PostureResult:
+        return PostureResult(Outcome.INFEASIBLE_INEQUALITIES, np.array(q0, float), np.inf, False, message="unstable")
+
     def transition(self, geometric, stable, q0) -> PostureResult:
-        cons = [self.strong(c) for c in geometric] + [self.stability(stable)] + self.tasks
-        return self._run("transition", cons, q0)
+        stab = self.stability(stable)
+        if stab is None:
+            return self._unstable(q0)
+        cons = [self.strong(c) for c in geometric] + [stab] + self.tasks
+        return self._run("transition", cons, q0, touching=[c.pair for c in geometric])
 
     def addition(self, stance, location: str, box, q0) -> tuple[PostureResult, Contact | None]:
         """The new contact of ``location`` in ``box`` (a `boxes.Box`) with ``stance`` stable; the
         contact found (None on failure)."""
+        stab = self.stability(stance)
+        if stab is None:
+            return self._unstable(q0), None
         slide = SearchBoxContact(self.model, self.robot_frame(location), box.search_box(), name=location)
-        cons = [self.strong(c) for c in stance] + [slide, self.stability(stance)] + self.tasks
-        res = self._run("addition", cons, q0)
+        cons = [self.strong(c) for c in stance] + [slide, stab] + self.tasks
+        touching = [c.pair for c in stance] + [(location, box.surface.name)]
+        res = self._run("addition", cons, q0, touching=touching)
         if not res.success:
             return res, None
         kin.update(self.model, self._data, res.q)
@@ -181,16 +345,53 @@ class Feasibility:
         return res, Contact(location, box.surface.name, x, y, th)
 
     def pre_contact(self, stance, location: str, box, q0) -> PostureResult:
+        stab = self.stability(stance)
+        if stab is None:
+            return self._unstable(q0)
         rf = self.robot_frame(location)
         env = EnvironmentFrame.on_surface(box.surface)
         sb = box.search_box()
-        cons = [Relaxed(self.strong(c)) for c in stance] + [self.stability(stance)] + self.tasks
+        cons = [Relaxed(self.strong(c)) for c in stance] + [stab] + self.tasks
         cons += [PreContact(self.model, rf, env, self.pre_contact_distance), HalfPlanes(self.model, rf, sb)]
-        return self._run("pre_contact", cons, q0, criterion=False)
+        touching = [c.pair for c in stance] + [(location, box.surface.name)]
+        return self._run("pre_contact", cons, q0, criterion=False, touching=touching)
 
     def goal(self, stance, goal_tasks, q0) -> PostureResult:
-        cons = [self.strong(c) for c in stance] + [self.stability(stance)] + self.tasks + list(goal_tasks)
-        return self._run("goal", cons, q0)
+        stab = self.stability(stance)
+        if stab is None:
+            return self._unstable(q0)
+        cons = [self.strong(c) for c in stance] + [stab] + self.tasks + list(goal_tasks)
+        return self._run("goal", cons, q0, touching=[c.pair for c in stance])
+
+    def goal_possible(self, stance, goal_tasks) -> bool:
+        """A necessary condition of the goal test, without a PG call: a `goal.ComRegion` bounded in
+        x and y must meet the stance's support polygon shrunk by the margin (the CoM is in both,
+        "com" stability), and a `goal.PointRegion` on a contact location's body, point and frame of
+        the stance must hold where the contact puts it. False: the goal cannot be met from this stance."""
+        placed = {c.location: self.env_frame(c) for c in stance}
+        for t in goal_tasks:
+            if isinstance(t, ComRegion) and self.stability_model == "com" and {"x", "y"} <= set(t.bounds):
+                stab = self.stability(stance)
+                if stab is None:
+                    return False
+                P = stab.vertices
+                for a, b in ((stab.normals[i], stab.offsets[i]) for i in range(len(P))):
+                    P = clip_polygon(P, a, b)  # the polygon shrunk by the margin
+                (x0, x1), (y0, y1) = t.bounds["x"], t.bounds["y"]
+                for a, b in (((1, 0), x1), ((-1, 0), -x0), ((0, 1), y1), ((0, -1), -y0)):
+                    P = clip_polygon(P, a, b)
+                if len(P) < 3 or polygon_area(P) <= 0:
+                    return False
+            if isinstance(t, PointRegion):
+                for name, env in placed.items():
+                    loc = self.locations[name]
+                    if t.fid == self.model.getFrameId(loc.body):
+                        rf = self.robot_frame(name)
+                        x = env.point + env.rotation @ rf.rotation.T @ (t.point - rf.point)
+                        S, o = t._S, t._o
+                        if np.any(S @ x - o > self.settings.tolerance):
+                            return False
+        return True
 
     def contacts_at(self, q, locations, surface: str) -> list[Contact]:
         """The contacts of ``locations`` on ``surface`` where the robot at ``q`` has them (the

@@ -1,8 +1,11 @@
 """Goal tasks of the planner (001_escande.md §5.3: the goal is a task T_final, tested by the
 posture generator on Q_s + T_final before a node is expanded; the thesis's stairs goal is "CoM
-inside a sphere", :419). `ComRegion` is the CoM's horizontal projection inside an axis-aligned
-rectangle: 4 inequality rows (c <= 0, [m]), x0 - G_x, G_x - x1, y0 - G_y, G_y - y1;
-`PointRegion` the same for a body point (a foot's contact point: "the feet in a region")."""
+inside a sphere", :419, the chair's "y_pelvis > 2 m", :425, the glass's "a point of each thigh in
+a thin slab on the seat", :426). `ComRegion` keeps the CoM, `PointRegion` a body point, inside an
+axis-aligned box: one inequality row per finite bound (c <= 0, [m]): lo - p_a and p_a - hi for
+each constrained axis a. ``x`` and ``y`` are required (the horizontal region of the first
+version), ``z`` optional; an infinite bound (an open side, ``(2.0, inf)``) has no row.
+"""
 
 from __future__ import annotations
 
@@ -15,49 +18,63 @@ from humanoid_planner.posture.kinematics import frame_id, point_jacobian
 __all__ = ["ComRegion", "PointRegion"]
 
 
-class ComRegion(PostureConstraint):
-    """G_x in [x0, x1] and G_y in [y0, y1] [m] (world)."""
+class _BoxRows(PostureConstraint):
+    """Rows lo - p_a <= 0 and p_a - hi <= 0 for the finite bounds of ``x``, ``y`` and ``z``."""
 
-    dim = 4
-    kinds = (INEQUALITY,) * 4
-    needs_com = True
     equations = "goal task T_final, 001_escande.md:253"
 
-    def __init__(self, model, x, y, name: str = "goal_com_region"):
-        if not (x[0] < x[1] and y[0] < y[1]):
-            raise PlanningError(f"{name}: fields 'x', 'y' must be increasing intervals [m]; {x}, {y}")
-        self.model = model
-        self.x, self.y = tuple(map(float, x)), tuple(map(float, y))
-        self.name = name
-        self._S = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
-        self._o = np.array([-self.x[0], self.x[1], -self.y[0], self.y[1]])
+    def _box(self, x, y, z):
+        rows, offsets = [], []
+        self.bounds = {}
+        for axis, b in enumerate((x, y, z)):
+            if b is None:
+                continue
+            lo, hi = map(float, b)
+            if not lo < hi or np.isnan(lo) or np.isnan(hi):
+                raise PlanningError(f"{self.name}: field '{'xyz'[axis]}' must be an increasing interval [m]; {b}")
+            self.bounds["xyz"[axis]] = (lo, hi)
+            e = np.eye(3)[axis]
+            if np.isfinite(lo):
+                rows.append(-e), offsets.append(-lo)
+            if np.isfinite(hi):
+                rows.append(e), offsets.append(hi)
+        if not rows:
+            raise PlanningError(f"{self.name}: the region must bound at least one axis; {self.bounds}")
+        self._S, self._o = np.array(rows), np.array(offsets)
+        self.dim = len(rows)
+        self.kinds = (INEQUALITY,) * self.dim
 
     @property
     def centre(self) -> np.ndarray:
-        return np.array([sum(self.x) / 2, sum(self.y) / 2])
+        """The (x, y) centre of the region [m] (finite x and y bounds)."""
+        return np.array([sum(self.bounds["x"]) / 2, sum(self.bounds["y"]) / 2])
+
+
+class ComRegion(_BoxRows):
+    """G_x in [x0, x1], G_y in [y0, y1] (and G_z in ``z``) [m] (world)."""
+
+    needs_com = True
+
+    def __init__(self, model, x, y, z=None, name: str = "goal_com_region"):
+        self.model, self.name = model, name
+        self._box(x, y, z)
+        self.x, self.y = self.bounds.get("x"), self.bounds.get("y")
 
     def evaluate(self, q, data):
-        return self._S @ data.com[0][:2] - self._o, self._S @ data.Jcom[:2]
+        return self._S @ data.com[0] - self._o, self._S @ data.Jcom
 
 
-class PointRegion(PostureConstraint):
-    """A point fixed in frame ``frame`` (``point`` [m] in it) with its horizontal projection in
-    [x0, x1] × [y0, y1] [m] (world): 4 inequality rows like `ComRegion`."""
+class PointRegion(_BoxRows):
+    """A point fixed in frame ``frame`` (``point`` [m] in it) in the box ``x`` × ``y`` (× ``z``) [m]
+    (world); ``None`` for an axis leaves it free."""
 
-    dim = 4
-    kinds = (INEQUALITY,) * 4
-    equations = "goal task T_final, 001_escande.md:253"
-
-    def __init__(self, model, frame: str, point, x, y, name: str | None = None):
+    def __init__(self, model, frame: str, point, x, y, z=None, name: str | None = None):
         self.name = name or f"goal_region:{frame}"
-        if not (x[0] < x[1] and y[0] < y[1]):
-            raise PlanningError(f"{self.name}: fields 'x', 'y' must be increasing intervals [m]; {x}, {y}")
         self.model = model
-        self.fid = frame_id(model, frame)
+        self.fid = frame_id(model, frame, PlanningError)
         self.point = np.asarray(point, float).reshape(3)
-        self._S = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]])
-        self._o = np.array([-x[0], x[1], -y[0], y[1]], float)
+        self._box(x, y, z)
 
     def evaluate(self, q, data):
         p, J = point_jacobian(self.model, data, self.fid, self.point)
-        return self._S @ p[:2] - self._o, self._S @ J[:2]
+        return self._S @ p - self._o, self._S @ J

@@ -8,6 +8,12 @@ and failed only in phase 2 after a line search). With the stance relaxed to a ba
 the stance too, and an unreachable pair fails there, the cheap failure the thesis builds the
 pre-contact test on (:85). A relaxation: it rejects nothing the exact problem accepts.
 ``band`` 1e-3 [m, or - for unit-vector products] (chosen: the phase-1 slack of `posture.solver`).
+
+With ``keep_inequalities=False`` only the band rows are kept: added next to the exact
+constraint, they are the thesis's fast-fail rule (001_escande.md:85, thesis L736, L752: "wrap
+nonlinear equalities g_i = 0 with inequality bands so infeasible problems fail early"): phase 1,
+which sees inequalities only, then needs the contacts within the band too, and a transition or
+a light contact that cannot be held stops there instead of stalling in phase 2.
 """
 
 from __future__ import annotations
@@ -20,19 +26,24 @@ __all__ = ["Relaxed"]
 
 
 class Relaxed(PostureConstraint):
-    """``inner`` with |c_i| <= ``band`` for its equality rows."""
+    """``inner`` with |c_i| <= ``band`` for its equality rows (and its inequality rows unless
+    ``keep_inequalities`` is False)."""
 
-    def __init__(self, inner: PostureConstraint, band: float = 1e-3):
+    def __init__(self, inner: PostureConstraint, band: float = 1e-3, keep_inequalities: bool = True):
         self.inner, self.band = inner, float(band)
-        self.name = f"relaxed:{inner.name}"
+        self.keep = bool(keep_inequalities)
+        self.name = f"{'relaxed' if self.keep else 'band'}:{inner.name}"
         self.needs_com = inner.needs_com
         self.equations = inner.equations
         self._eq = inner.equality_mask
-        self.dim = inner.dim + int(self._eq.sum())
+        n_eq = int(self._eq.sum())
+        self.dim = inner.dim + n_eq if self.keep else 2 * n_eq
         self.kinds = (INEQUALITY,) * self.dim
 
     def evaluate(self, q, data):
         c, J = self.inner.evaluate(q, data)
         e = self._eq
-        rows = np.concatenate([np.where(e, c - self.band, c), -c[e] - self.band])
-        return rows, np.vstack([J, -J[e]])
+        if self.keep:
+            rows = np.concatenate([np.where(e, c - self.band, c), -c[e] - self.band])
+            return rows, np.vstack([J, -J[e]])
+        return np.concatenate([c[e] - self.band, -c[e] - self.band]), np.vstack([J[e], -J[e]])

@@ -21,7 +21,10 @@ stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pai
 6 boxes of one split; our cap, the thesis has none). ``solver``: the posture generator's defaults
 but a stall window of 30 iterations instead of 10: with the potential as criterion, SLSQP lets
 the violation rise while it moves the root (a foot addition stopped at 11 iterations with the
-default window, and succeeded in 41 without it).
+default window, and succeeded in 41 without it). ``workers`` 1 (serial) by default: a library
+call makes no processes unless asked; 0 uses every core (`parallel`), the plan is the same.
+Collision and stability settings (``obstacles`` of the planner, ``collision_margin``,
+``activation``, ``stability``) are `feasibility`'s.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from humanoid_planner.posture import SolverSettings
 from .children import ChildGenerator
 from .feasibility import Feasibility, Stats
 from .node import Node
+from .parallel import JobRunner, worker_count
 from .registry import StanceRegistry
 from .stance import Stance, StanceMetric
 
@@ -66,10 +70,16 @@ class PlannerSettings:
     time_limit: float = 120.0  #: s
     solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30))
     self_collision: bool = False  #: add `posture.SelfCollision` to every PG call
+    collision_margin: float = 0.01  #: m, distance kept from the obstacles (`feasibility`)
+    activation: float = 0.25  #: m, obstacle pairs closer at the warm start enter a PG call (`feasibility`)
+    stability: str = "com"  #: "com" (3.63) or "forces" (3.68)-(3.70) (`feasibility`)
+    band: float = 1e-3  #: equality band seen by phase 1 (`feasibility`; 0: none)
+    workers: int = 1  #: processes evaluating children (0: one per core; `parallel`)
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise PlanningError(f"planner settings: field 'algorithm' must be one of {ALGORITHMS}; {self.algorithm!r}")
+        worker_count(self.workers)
 
 
 @dataclass(frozen=True)
@@ -104,10 +114,11 @@ class Plan:
 
 class ContactPlanner:
     """Plans for ``robot`` on ``surfaces`` (list of `Surface`) toward ``goal_tasks`` (posture
-    constraints), with ``potential`` (`potential.MixedPotential` or any criterion with
-    ``evaluate(q)`` and ``__call__``) and extra ``tasks`` kept at every witness (§5.8).
+    constraints), with ``potential`` (a `potentials.Potential`: its configuration part is the PG
+    criterion, its total the nodes' potential) and extra ``tasks`` kept at every witness (§5.8).
     ``goal_contacts``: locations the goal stance must hold (e.g. both soles, so that "the feet in
-    a region" is not met by a foot in the air); a node without them skips the goal test."""
+    a region" is not met by a foot in the air); a node without them skips the goal test.
+    ``obstacles``: `posture.Obstacle` list kept clear at every witness (`feasibility`)."""
 
     def __init__(
         self,
@@ -118,6 +129,7 @@ class ContactPlanner:
         settings: PlannerSettings | None = None,
         tasks=(),
         goal_contacts=(),
+        obstacles=(),
     ):
         self.robot = robot
         self.goal_contacts = tuple(goal_contacts)
@@ -130,16 +142,28 @@ class ContactPlanner:
             self.surfaces,
             potential,
             tasks,
-            self.s.margin,
-            self.s.pre_contact_distance,
-            self.s.solver,
-            self.s.self_collision,
+            margin=self.s.margin,
+            pre_contact_distance=self.s.pre_contact_distance,
+            settings=self.s.solver,
+            self_collision=self.s.self_collision,
+            obstacles=obstacles,
+            collision_margin=self.s.collision_margin,
+            activation=self.s.activation,
+            stability=self.s.stability,
+            band=self.s.band,
         )
 
     def plan(self, stance: Stance, q, progress=None) -> Plan:
+        """Plan from ``stance`` with the start posture ``q`` (module docstring); children are
+        evaluated on ``settings.workers`` processes."""
+        with JobRunner(self.feas, self.s.workers) as runner:
+            return self._plan(stance, q, progress, runner)
+
+    def _plan(self, stance: Stance, q, progress, runner) -> Plan:
         start = time.perf_counter()
+        self.feas.stats = Stats()
         registry = StanceRegistry(self.s.metric)
-        gen = ChildGenerator(self.feas, registry, self.potential, self.s)
+        gen = ChildGenerator(self.feas, registry, self.potential, self.s, runner)
         lazy = self.s.algorithm == "vbfp"
         res = self.feas.transition(stance.contacts, stance.contacts, q)
         root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
@@ -160,16 +184,15 @@ class ContactPlanner:
             if time.perf_counter() - start > self.s.time_limit:
                 return done(False, [], None, f"time limit {self.s.time_limit} s")
             _, _, n = heapq.heappop(heap)
-            if set(self.goal_contacts) <= set(n.stance.locations):
+            if set(self.goal_contacts) <= set(n.stance.locations) and self.feas.goal_possible(
+                n.stance, self.goal_tasks
+            ):
                 g = self.feas.goal(n.stance.contacts, self.goal_tasks, n.q)
                 if g.success:
                     return done(True, n.path(), g.q.copy())
             expanded += 1
             best = min(best, n.potential)
-            sons = gen.removals(n) + gen.additions(n, lazy)
-            if lazy:
-                sons += gen.brothers(n)
-            for c in sons:
+            for c in gen.expand(n, lazy):
                 if c.potential < self.s.threshold:
                     heapq.heappush(heap, (c.potential, c.index, c))
             if progress is not None:
