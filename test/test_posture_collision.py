@@ -22,6 +22,8 @@ from humanoid_planner.posture import (
     PostureProblem,
     SelfCollision,
     SolverSettings,
+    StpEnvironmentCollision,
+    StpSelfCollision,
     contacts_at,
     robot_capsules,
     solve,
@@ -264,6 +266,11 @@ def a25(robot):
     out["without"] = solve(PostureProblem(m, base, robot.q(), ReferencePosture(m)))
     out["with"] = solve_avoiding(m, base, [self_, env], robot.q(), ReferencePosture(m))
     out["direct"] = solve(PostureProblem(m, base + [self_, env], robot.q(), ReferencePosture(m)), DIRECT_SETTINGS)
+    out["stp"] = [
+        StpSelfCollision(m, robot.collision_model, robot.q()),
+        StpEnvironmentCollision(m, _fridge(), robot.collision_model),
+    ]
+    out["stpbv"] = solve_avoiding(m, base, out["stp"], robot.q(), ReferencePosture(m))
     return out
 
 
@@ -298,6 +305,22 @@ def test_a25_fridge_reach_is_collision_free_with_the_collision_constraints(robot
     assert a25["self"].distances(d)[0].min() >= margin - 1e-6
     dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
     assert not hits and dmin >= margin - 1e-6  # the geometry lies inside the capsules
+    hand = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
+    np.testing.assert_allclose(hand, TARGET, atol=1e-6)
+
+
+def test_a25_with_stpbv_collision_constraints(robot, a25):
+    """A25 with the STP-BV constraints (r = 1 cm, R = 10 m, margin 0) in the two-stage solve: SUCCESS,
+    every STP-BV distance >= 0 (self and fridge), so the robot's own boxes are >= 2 r = 2 cm from the
+    fridge (coal, independent of the volumes), the hand on its target."""
+    res = a25["stpbv"]
+    assert res.success and res.feasible, (res.outcome, res.message, res.violations)
+    m, d = robot.model, robot.model.createData()
+    kin.update(m, d, res.q)
+    for con in a25["stp"]:
+        assert con.distances(d)[0].min() >= -1e-6
+    dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
+    assert not hits and dmin >= 0.02 - 1e-6, dmin
     hand = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
     np.testing.assert_allclose(hand, TARGET, atol=1e-6)
 

@@ -35,6 +35,8 @@ from humanoid_planner.posture import (
     SearchBox,
     SearchBoxContact,
     SelfCollision,
+    StpEnvironmentCollision,
+    StpSelfCollision,
     StrongContact,
     support_polygon,
 )
@@ -97,7 +99,22 @@ def _all_constraints(robot, floor, q_ref):
             ],
             robot.collision_model,
         ),
+        StpSelfCollision(m, robot.collision_model, q_ref),
+        StpEnvironmentCollision(
+            m,
+            [
+                Obstacle.box("shelf", [0.3, 0.6, 0.05], [0.35, 0.0, 0.9]),
+                Obstacle.box("post", [0.2, 0.2, 0.8], [0, 0.5, 0.4]),
+            ],
+            robot.collision_model,
+        ),
     ]
+
+
+@pytest.fixture(scope="module")
+def all_constraints(robot, floor):
+    """`_all_constraints` at half-sitting, built once (the STP-BV volumes take ~1 s)."""
+    return _all_constraints(robot, floor, robot.q())
 
 
 def _random_q(robot, rng):
@@ -126,8 +143,8 @@ def _fd_error(c, m, data, q, direction, jac=None):
     return float(np.max(np.abs(fd - Jd) - REL * np.abs(Jd))), Jd
 
 
-def test_every_registered_constraint_satisfies_the_interface(robot, floor):
-    cons = _all_constraints(robot, floor, robot.q())
+def test_every_registered_constraint_satisfies_the_interface(robot, floor, all_constraints):
+    cons = all_constraints
     assert {type(c) for c in cons} == set(CONSTRAINTS.values())
     m, d = robot.model, robot.model.createData()
     q = robot.q()
@@ -139,10 +156,10 @@ def test_every_registered_constraint_satisfies_the_interface(robot, floor):
         assert np.all(np.isfinite(v)) and np.all(np.isfinite(J))
 
 
-def test_every_jacobian_matches_central_differences_at_random_configurations(robot, floor):
+def test_every_jacobian_matches_central_differences_at_random_configurations(robot, floor, all_constraints):
     rng = np.random.default_rng(9)
     m, d = robot.model, robot.model.createData()
-    cons = _all_constraints(robot, floor, robot.q())
+    cons = all_constraints
     worst = {}
     for _ in range(6):
         q = _random_q(robot, rng)
@@ -155,12 +172,12 @@ def test_every_jacobian_matches_central_differences_at_random_configurations(rob
     assert all(e <= ABS for e in worst.values()), worst
 
 
-def test_extended_variables_jacobian_matches_central_differences(robot, floor):
+def test_extended_variables_jacobian_matches_central_differences(robot, floor, all_constraints):
     """dc/dz of every extended constraint (the contact forces and torques of `ForceStability`)
     along random directions of z, at random configurations and forces."""
     rng = np.random.default_rng(13)
     m, d = robot.model, robot.model.createData()
-    cons = [c for c in _all_constraints(robot, floor, robot.q()) if c.n_extra]
+    cons = [c for c in all_constraints if c.n_extra]
     assert cons
     for _ in range(4):
         q = _random_q(robot, rng)
@@ -175,7 +192,7 @@ def test_extended_variables_jacobian_matches_central_differences(robot, floor):
             assert np.abs(fd + Jz @ w).max() > 1e3 * ABS  # a sign flip fails
 
 
-def test_a_wrong_jacobian_fails_the_same_check(robot, floor):
+def test_a_wrong_jacobian_fails_the_same_check(robot, floor, all_constraints):
     """Sign flip of each constraint's Jacobian, and a realistic bug (the point Jacobian without the
     lever arm w x R p), are both caught by the tolerance above."""
     rng = np.random.default_rng(10)
@@ -183,7 +200,7 @@ def test_a_wrong_jacobian_fails_the_same_check(robot, floor):
     q = _random_q(robot, rng)
     direction = rng.normal(size=m.nv)
     direction /= np.linalg.norm(direction)
-    for c in _all_constraints(robot, floor, robot.q()):
+    for c in all_constraints:
         J = _values(c, m, d, q)[1]
         err, Jd = _fd_error(c, m, d, q, direction, jac=-J)
         assert err > 1e3 * ABS, (c.name, err)

@@ -33,6 +33,8 @@ from .search_box_contact import SearchBox, SearchBoxContact
 from .self_collision import SelfCollision
 from .solver import SolverSettings, solve
 from .stance import contacts_at, stance_constraints
+from .stpbv_environment_collision import StpEnvironmentCollision
+from .stpbv_self_collision import StpSelfCollision
 from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
@@ -58,6 +60,8 @@ CONSTRAINTS = {
     "keep_vertical": KeepVertical,
     "self_collision": SelfCollision,
     "environment_collision": EnvironmentCollision,
+    "stpbv_self_collision": StpSelfCollision,
+    "stpbv_environment_collision": StpEnvironmentCollision,
 }
 
 __all__ = [
@@ -97,6 +101,8 @@ __all__ = [
     "SearchBoxContact",
     "SelfCollision",
     "SolverSettings",
+    "StpEnvironmentCollision",
+    "StpSelfCollision",
     "StrongContact",
     "contacts_at",
     "project",

@@ -37,7 +37,9 @@ __all__ = [
     "Capsule",
     "capsule_world",
     "fit_capsule",
+    "adjacent_pairs",
     "geometry_points",
+    "joint_clouds",
     "joint_jacobians",
     "normal_rows",
     "robot_capsules",
@@ -107,19 +109,23 @@ def fit_capsule(points) -> tuple[np.ndarray, np.ndarray, float]:
     return c + lo * u, c + hi * u, r
 
 
-def robot_capsules(model: pin.Model, collision_model: pin.GeometryModel) -> list[Capsule]:
-    """One capsule per joint carrying collision geometry (module docstring), in joint order."""
+def joint_clouds(model: pin.Model, collision_model: pin.GeometryModel) -> dict[int, np.ndarray]:
+    """Joint id -> (k, 3) points [m] in that joint's frame whose convex hull contains all the
+    collision geometry attached to it (`geometry_points` of each geometry object, placed), for the
+    joints carrying geometry, in joint order. The bounding volumes (capsules, STP-BVs) are built
+    from these clouds."""
     clouds: dict[int, list] = {}
     for g in collision_model.geometryObjects:
         pts = geometry_points(g.geometry)
         clouds.setdefault(int(g.parentJoint), []).append(pts @ g.placement.rotation.T + g.placement.translation)
     if not clouds:
-        raise PlanningError(f"robot {model.name!r}: field 'collision_model' must have geometry to build capsules")
-    out = []
-    for j in sorted(clouds):
-        a, b, r = fit_capsule(np.vstack(clouds[j]))
-        out.append(Capsule(model.names[j], j, a, b, r))
-    return out
+        raise PlanningError(f"robot {model.name!r}: field 'collision_model' must have geometry to build volumes")
+    return {j: np.vstack(clouds[j]) for j in sorted(clouds)}
+
+
+def robot_capsules(model: pin.Model, collision_model: pin.GeometryModel) -> list[Capsule]:
+    """One capsule per joint carrying collision geometry (module docstring), in joint order."""
+    return [Capsule(model.names[j], j, *fit_capsule(P)) for j, P in joint_clouds(model, collision_model).items()]
 
 
 def capsule_world(capsules, data) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -133,8 +139,10 @@ def capsule_world(capsules, data) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     return A, B, np.array([c.radius for c in capsules]), O
 
 
-def _adjacent(model, capsules) -> set:
-    joints = {c.joint for c in capsules}
+def adjacent_pairs(model, bodies) -> set:
+    """frozensets of the joint ids of adjacent ``bodies`` (anything with a ``joint`` id): a body and
+    its nearest ancestor that carries geometry (module docstring)."""
+    joints = {c.joint for c in bodies}
     pairs = set()
     for j in joints:
         p = model.parents[j]
@@ -148,7 +156,7 @@ def _adjacent(model, capsules) -> set:
 def self_collision_pairs(model, capsules, q_ref, margin: float) -> np.ndarray:
     """(m, 2) index pairs into ``capsules`` to check: all pairs but the adjacent ones and those
     closer than ``margin`` [m] at ``q_ref`` (module docstring)."""
-    adjacent = _adjacent(model, capsules)
+    adjacent = adjacent_pairs(model, capsules)
     cand = np.array(
         [
             (i, k)

@@ -28,7 +28,7 @@ from .base import INEQUALITY, PostureConstraint
 from .capsules import capsule_world, joint_jacobians, normal_rows, robot_capsules
 from .self_collision import DEFAULT_MARGIN
 
-__all__ = ["EnvironmentCollision", "Obstacle"]
+__all__ = ["EnvironmentCollision", "Obstacle", "body_obstacle_pairs"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,16 @@ def _capsule_frame(capsule):
     return R, 0.5 * (capsule.a + capsule.b)
 
 
+def body_obstacle_pairs(bodies, obstacles, exclude=(), offset: int = 0) -> np.ndarray:
+    """(m, 2) index pairs (body i, obstacle ``offset`` + k) of every body (anything with a ``body``
+    name) and obstacle, but the (body, obstacle name) pairs in ``exclude``."""
+    skip = {tuple(p) for p in exclude}
+    pairs = [
+        (i, offset + k) for i, b in enumerate(bodies) for k, o in enumerate(obstacles) if (b.body, o.name) not in skip
+    ]
+    return np.array(pairs, int).reshape(-1, 2)
+
+
 class EnvironmentCollision(PostureConstraint):
     """Capsules of ``model``'s ``collision_model`` (or given ``capsules``) at least ``margin`` [m] from
     each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not checked (body = the joint name
@@ -107,16 +117,7 @@ class EnvironmentCollision(PostureConstraint):
         self.margin = float(margin)
         self.capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
         self.obstacles = list(obstacles)
-        skip = {tuple(p) for p in exclude}
-        self.pairs = np.array(
-            [
-                (i, k)
-                for i, c in enumerate(self.capsules)
-                for k, o in enumerate(self.obstacles)
-                if (c.body, o.name) not in skip
-            ],
-            int,
-        ).reshape(-1, 2)
+        self.pairs = body_obstacle_pairs(self.capsules, self.obstacles, exclude)
         self.dim = len(self.pairs)
         self.kinds = (INEQUALITY,) * self.dim
         self._shapes = [coal.Capsule(c.radius, c.length) for c in self.capsules]

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from humanoid_planner.exceptions import PlanningError
+
 from .blas_threads import single_threaded
 from .call_log import CallLog, notify
 from .joint_limits import bounded_joints
@@ -63,6 +65,9 @@ class Projector:
         self.model, self.data = model, model.createData()
         self.settings = settings or ProjectionSettings()
         self.constraints = list(constraints)
+        extended = [c.name for c in self.constraints if c.n_extra]
+        if extended:
+            raise PlanningError(f"projection: field 'constraints' must not have extended variables; {extended}")
         self.needs_com = any(c.needs_com for c in self.constraints)
         self.equality = np.concatenate([c.equality_mask for c in self.constraints])
         self.dim = len(self.equality)

@@ -1,8 +1,7 @@
 """Closed-form pieces of the STP-BV (sphere-torus-patch bounding volume, 001_escande.md §4,
-:164-188): the hull-to-volume margin bound (Thm 4.4.4), a face's big-sphere centre (4.8)-(4.9)
-and the point-circle maximum distance of the sphere-torus feature distance. Only these pieces:
-the construction (App. B.3), the feature association and the smooth distance are not written
-(docs/planner.md "Missing"); the collision constraints use capsules.
+:164-188): the hull-to-volume margin bound (Thm 4.4.4, as printed and as its proof gives it), a
+face's big-sphere centre (4.8)-(4.9) and the point-circle maximum distance of the sphere-torus
+feature distance. The construction is `stpbv_build`, the smooth distance `stpbv_distance`.
 """
 
 from __future__ import annotations
@@ -11,16 +10,31 @@ import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["face_sphere_centre", "max_margin", "point_circle_max_distance"]
+__all__ = ["face_sphere_centre", "margin_bound", "max_margin", "point_circle_max_distance"]
 
 
 def max_margin(a: float, r: float, R: float) -> float:
-    """Largest distance [m] between a polyhedron and its STP-BV: R - sqrt((R - r)^2 - a^2 / 12), with
-    ``a`` the longest edge, ``r`` the small-sphere radius, ``R`` the big-sphere radius [m]
-    (Thm 4.4.4, 001_escande.md:175)."""
+    """Thm 4.4.4 as printed (001_escande.md:175): the largest distance [m] between a polyhedron and
+    its STP-BV, R - sqrt((R - r)^2 - a^2 / 12), with ``a`` the longest edge, ``r`` the small-sphere
+    radius, ``R`` the big-sphere radius [m]. Its own proof gives a^2 / 3: `margin_bound`."""
     s = (R - r) ** 2 - a * a / 12.0
     if not (R > r >= 0.0 and a >= 0.0 and s >= 0.0):
         raise PlanningError(f"STP-BV: fields 'a, r, R' must satisfy R > r >= 0, (R - r)^2 >= a^2/12; value {(a, r, R)}")
+    return float(R - np.sqrt(s))
+
+
+def margin_bound(a: float, r: float, R: float) -> float:
+    """The largest distance [m] between a polyhedron's convex hull and its STP-BV that the thesis's
+    own proof of Thm 4.4.4 gives (thesis L1433-1440): r at a vertex, R - sqrt((R - r)^2 - l^2/4) at
+    an edge's midpoint, and R - sqrt((R - r)^2 - c^2) at a face's circumcentre (c its circumradius)
+    when it lies inside the face, c <= a / sqrt(3) (equality: the equilateral face). So
+    R - sqrt((R - r)^2 - a^2 / 3), with ``a`` the longest edge. The theorem prints a^2 / 12
+    (`max_margin`, A2): an erratum, the equilateral face's circumradius squared is a^2 / 3 and even
+    the edge term a^2 / 4 exceeds a^2 / 12 (docs/planner.md; test_posture_stpbv's regular
+    octahedron measures the a^2 / 3 margin)."""
+    s = (R - r) ** 2 - a * a / 3.0
+    if not (R > r >= 0.0 and a >= 0.0 and s >= 0.0):
+        raise PlanningError(f"STP-BV: fields 'a, r, R' must satisfy R > r >= 0, (R - r)^2 >= a^2/3; value {(a, r, R)}")
     return float(R - np.sqrt(s))
 
 
