@@ -9,7 +9,7 @@ rows)."""
 import numpy as np
 import pytest
 
-from humanoid_control.kinematics.hierarchy import cycle
+from humanoid_control.kinematics.hierarchy import cycle, no_rows
 from humanoid_control.kinematics.prioritized import DEFAULT, REST_REGULARISATION, _settings
 
 NV = 12
@@ -57,12 +57,12 @@ def kernel(levels, st=DEFAULT):
     m = J.shape[0]
     starts = np.cumsum([0] + [L[0].shape[0] for L in levels])
     none = np.zeros(0, np.int64)
-    du, r = np.empty(NV), np.empty(m)
+    du, r, dq = np.empty(NV), np.empty(m), np.empty(NV)
     cycle(
-        J.copy(), e, np.ones(m), np.ones(len(levels)), np.ones(len(levels)), np.ones(m, bool),
+        *no_rows(), J.copy(), e, np.ones(m), np.ones(len(levels)), np.ones(len(levels)), np.ones(m, bool),
         starts.astype(np.int64), starts.astype(np.int64), np.array([L[2] for L in levels], np.int64),
         np.ones(NV), np.array([1e9, 1e9]), np.zeros(NV), none, none, np.zeros(0), np.zeros(0),
-        True, 4, _settings(st), none, du, r,
+        True, 4, _settings(st), none, du, r, dq,
     )  # fmt: skip
     return du
 
@@ -121,3 +121,17 @@ def test_damping_changes_the_step():
     got = kernel(levels)
     assert np.linalg.norm(got - plain) > 0.01 * np.linalg.norm(plain)
     assert np.linalg.norm(got - reference(levels)) <= TOL * np.linalg.norm(plain)
+
+
+def test_the_tests_and_the_solver_share_one_compiled_cycle():
+    """`no_rows` gives the solver's argument types (Pinocchio's column-major Jacobians included):
+    another type would compile `cycle` a second time (about a minute on a fresh 2-core machine)."""
+    numba = pytest.importorskip("numba")
+    from humanoid_control.kinematics import ComTask, FrameTarget, PostureTask, load_structure
+    from humanoid_control.kinematics.prioritized import _plan, tasks_of
+
+    s = load_structure("hrp2")
+    plan = _plan(s, tasks_of(s, (FrameTarget(s, "r_hand"), ComTask(s), PostureTask(s))), DEFAULT)
+    s.compute(s.q0, com=True)
+    solver = (*plan.frame_rows.inputs(s.data), *plan.task_rows.inputs(s.data))
+    assert [numba.typeof(a) for a in no_rows()] == [numba.typeof(a) for a in solver]

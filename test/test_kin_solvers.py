@@ -8,7 +8,17 @@ import pinocchio as pin
 import pytest
 from kin_planar import write_parallelogram
 
-from humanoid_control.kinematics import SOLVERS, FrameTarget, JointTask, load_structure, prioritized, svd
+from humanoid_control.kinematics import (
+    SOLVERS,
+    Ball,
+    ComTask,
+    FrameTarget,
+    JointTask,
+    PostureTask,
+    load_structure,
+    prioritized,
+    svd,
+)
 
 
 @pytest.fixture
@@ -145,3 +155,49 @@ def test_both_solvers_share_the_interface(planar):
         assert q.shape == (planar.model.nq,) and report.dq.shape == (planar.model.nv,)
         assert report.solver == name and set(report.errors) == {"loop", "tool"}
         assert report.residual == pytest.approx(0.0, abs=1e-12)
+
+
+class _ShiftedCom(ComTask):
+    """A task with its own ``evaluate``: the solver evaluates it in Python."""
+
+    def evaluate(self, q, data):
+        e, J = super().evaluate(q, data)
+        return e + 0.01, J
+
+
+def test_prioritized_rows_are_each_tasks_evaluate():
+    """The rows the prioritized solver writes in its compiled call (welds, ball, frame targets of
+    every mode, CoM, joint and posture tasks) and those of a task it evaluates in Python equal each
+    task's own ``evaluate`` (the Pinocchio-checked formulas, test_kin_frame_rows.py and
+    test_kin_jacobians.py), scaled by row scale, weight and column scale, on HRP-2 moved away from
+    its initial configuration (so that every error is nonzero)."""
+    s = load_structure("hrp2")
+    rng = np.random.default_rng(11)
+    v = rng.uniform(-0.1, 0.1, s.model.nv)
+    q = pin.integrate(s.model, s.q0, v)
+    q[s.lim_q] = np.clip(q[s.lim_q], s.lower, s.upper)
+    goal = pin.SE3(pin.exp3(rng.normal(size=3) * 0.3), rng.normal(size=3) * 0.2)
+    tasks = [
+        FrameTarget(s, "r_hand", goal * s.placement(s.q0, "r_hand"), mode="pose", weight=2.0),
+        FrameTarget(s, "l_hand", goal * s.placement(s.q0, "l_hand"), mode="position"),
+        FrameTarget(s, "RARM_LINK3", goal * s.placement(s.q0, "RARM_LINK3"), mode="orientation", level=3),
+        Ball(s, "ball", "LARM_LINK3", "RARM_LINK3"),
+        ComTask(s, target=[0.05, -0.02]),
+        _ShiftedCom(s, name="shifted com", level=2),
+        JointTask(s, {"RARM_JOINT0": 0.3, "LLEG_JOINT3": 0.5}, weight=0.5),
+        PostureTask(s, weight=1.5),
+    ]
+    _, report = prioritized.solve(s, q, *tasks)
+    data = s.compute(q, s.model.createData(), com=True)
+    seen = set()
+    for lev in report._rows():
+        a = 0
+        for t in lev.tasks:
+            e, J = t.evaluate(q, data)
+            assert np.linalg.norm(e) > 1e-3, t.name
+            assert np.abs(report.errors[t.name] - e).max() < 1e-12, t.name
+            scaled = (t.row_scale * t.weight)[:, None] * J * s.col_scale
+            assert np.abs(lev.J[a : a + t.dim] - scaled).max() < 1e-12, t.name
+            a += t.dim
+            seen.add(t.name)
+    assert seen == {t.name for t in tasks} | set(s.closures)

@@ -33,7 +33,9 @@ from numba import njit
 
 from humanoid_control.kinematics.base import Constraint
 
-__all__ = ["FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns", "placements_view"]
+__all__ = [
+    "FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns", "placements_view", "se3_row",
+]  # fmt: skip
 
 POSE, POSITION, ORIENTATION = 0, 1, 2
 _EPS = np.finfo(float).eps
@@ -80,11 +82,14 @@ def support_columns(model, frame: int) -> np.ndarray:
 class FrameRows:
     """The frame constraints of one task list, ``items`` [(constraint, first row)], evaluated
     together: `fill` writes their errors and Jacobian rows into the solver's stacked ``e`` and
-    ``J`` with one compiled call.
+    ``J`` with one compiled call (`inputs` are that call's arguments before J and e, for a caller
+    that makes the call itself: the prioritized solver's one call per cycle).
 
     The frames' placements are read in place from ``data.oMf``'s storage (`placements_view`: no
-    Python call per frame) when its layout is the one checked there, else copied frame by frame;
-    the fixed references (anchors, targets) are copied every call (they may change in place)."""
+    Python call per frame) when its layout is the one checked there, else copied frame by frame.
+    The fixed references (anchors, targets) are copied every call, since they may change in place,
+    from a view of each reference's storage kept while the constraint holds the same object
+    (`se3_row`; a new target object is looked at once)."""
 
     def __init__(self, model, items):
         n = len(items)
@@ -100,32 +105,64 @@ class FrameRows:
         self.ia = np.array([c.fa for c, _ in items], np.int64)
         self.ib = np.array([-1 if c.fb is None else c.fb for c, _ in items], np.int64)
         self.fixed = [(k, c) for k, c in self.items if c.fb is None]
+        self._ref_of = [None] * n  # the reference object each row of ``ref`` was last read from, its view
+        self._ref_view = [None] * n
         # the copy path: the needed frames, compacted, and their rows in that copy
         self.needed = sorted(set(self.ia.tolist()) | set(self.ib[self.ib >= 0].tolist()))
         row = {f: i for i, f in enumerate(self.needed)}
         self.ia_copy = np.array([row[f] for f in self.ia.tolist()], np.int64)
         self.ib_copy = np.array([row.get(f, -1) for f in self.ib.tolist()], np.int64)
-        self.copy = np.empty((len(self.needed), 12))
-        self.ref = np.zeros((n, 4, 4))
+        self.copy = np.empty((len(self.needed), _SE3_DOUBLES))
+        self.ref = np.zeros((n, _SE3_DOUBLES))  # rows [R column-major, p] as the placements
         self._data, self._view = None, None
 
-    def fill(self, data, J, e) -> None:
-        """Rows of every item from ``data`` (joint Jacobians and frame placements computed)."""
+    def inputs(self, data) -> tuple:
+        """The arguments of the compiled `_rows` before (J, e), from ``data`` (joint Jacobians and
+        frame placements computed) and the references' current values."""
         if data is not self._data:
             self._data, self._view = data, placements_view(data)
-        ref = self.ref
+        ref, seen, views = self.ref, self._ref_of, self._ref_view
         for k, c in self.fixed:
-            ref[k] = c.reference.homogeneous
+            M = c.reference
+            if M is not seen[k]:
+                seen[k], views[k] = M, se3_row(M)
+            v = views[k]
+            if v is None:
+                ref[k].reshape(4, 3)[:] = M.homogeneous[:3].T
+            else:
+                ref[k] = v
         if self._view is not None:
-            _rows(data.J, self._view, self.ia, self.ib, ref, self.kind, self.support, self.start, J, e)
-            return
+            return data.J, self._view, self.ia, self.ib, ref, self.kind, self.support, self.start
         oMf, F = data.oMf, self.copy
         for i, f in enumerate(self.needed):
             F[i].reshape(4, 3)[:] = oMf[f].homogeneous[:3].T
-        _rows(data.J, F, self.ia_copy, self.ib_copy, ref, self.kind, self.support, self.start, J, e)
+        return data.J, F, self.ia_copy, self.ib_copy, ref, self.kind, self.support, self.start
+
+    def fill(self, data, J, e) -> None:
+        """Rows of every item from ``data`` (joint Jacobians and frame placements computed)."""
+        _rows(*self.inputs(data), J, e)
 
 
 _SE3_DOUBLES = 12  # a pin.SE3 in memory: its rotation (column-major, 9 doubles), then its translation
+
+
+def _rows_view(first, R, p, n: int) -> np.ndarray | None:
+    """(n, 12) view of ``n`` placements stored from address ``first`` on, or None unless
+    placement 0's rotation ``R`` and translation ``p`` sit where that layout puts them."""
+    base = R.__array_interface__["data"][0]
+    if base != first or p.__array_interface__["data"][0] != base + 72 or R.strides != (8, 24) or p.strides != (8,):
+        return None
+    buf = (ctypes.c_double * (n * _SE3_DOUBLES)).from_address(base)
+    return np.frombuffer(buf, dtype=float).reshape(n, _SE3_DOUBLES)
+
+
+def se3_row(M) -> np.ndarray | None:
+    """(12,) view [R column-major, p] of the ``pin.SE3`` ``M``'s storage (NumPy gets its rotation
+    and translation as views of it), or None when its layout is not that one. The caller keeps
+    ``M`` alive with the view."""
+    R = M.rotation
+    view = _rows_view(R.__array_interface__["data"][0], R, M.translation, 1)
+    return None if view is None else view[0]
 
 
 def placements_view(data) -> np.ndarray | None:
@@ -142,16 +179,9 @@ def placements_view(data) -> np.ndarray | None:
     base = oMf[0].rotation.__array_interface__["data"][0]
     for f in range(n):
         M = oMf[f]
-        R, p = M.rotation, M.translation
-        if (
-            R.__array_interface__["data"][0] != base + f * size
-            or p.__array_interface__["data"][0] != base + f * size + 72
-            or R.strides != (8, 24)
-            or p.strides != (8,)
-        ):
+        if _rows_view(base + f * size, M.rotation, M.translation, 1) is None:
             return None
-    buf = (ctypes.c_double * (n * _SE3_DOUBLES)).from_address(base)
-    return np.frombuffer(buf, dtype=float).reshape(n, _SE3_DOUBLES)
+    return _rows_view(base, oMf[0].rotation, oMf[0].translation, n)
 
 
 # ------------------------------------------------------------------------------------ kernels
@@ -317,7 +347,7 @@ def _placement(row):
 def _rows(Jw, F, ia, ib, ref, kind, support, start, J, e):
     """Rows of frame constraints k = 0.. into J[start[k]:] and e[start[k]:] (module docstring):
     frame a's placement is row ia[k] of F (rows [R column-major, p]), the reference's row ib[k] of
-    F or, when ib[k] < 0, the homogeneous matrix ref[k]; ``support[k, 0]`` and ``support[k, 1]``:
+    F or, when ib[k] < 0, row k of ``ref`` (same layout); ``support[k, 0]`` and ``support[k, 1]``:
     the columns supporting a and b."""
     nv = Jw.shape[1]
     for k in range(kind.shape[0]):
@@ -326,7 +356,7 @@ def _rows(Jw, F, ia, ib, ref, kind, support, start, J, e):
         if ib[k] >= 0:
             Rb, pb = _placement(F[ib[k]])
         else:
-            Rb, pb = ref[k, :3, :3], ref[k, :3, 3]
+            Rb, pb = _placement(ref[k])
         sa, sb = support[k, 0], support[k, 1]
         if kind[k] == POSITION:
             for i in range(3):

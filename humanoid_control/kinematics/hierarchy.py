@@ -38,7 +38,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["cycle"]
+from humanoid_control.kinematics.frame_rows import _rows
+from humanoid_control.kinematics.task_rows import _task_rows
+
+__all__ = ["cycle", "no_rows"]
 
 # reassociation (vectorised dot products) and fused multiply-add only: NaN and inf keep their
 # IEEE meaning; results differ from the plain loops by rounding
@@ -552,22 +555,34 @@ def _pass(J, r, lev_start, lev_num, k0, k1, final, sat_last, du, P, sat, sat_r, 
 
 
 @njit(cache=True)
-def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num, col_scale, bounds, q, lq, lv,
-          lo, hi, clamp, max_iter, settings, sat, du, r):  # fmt: skip
-    """One `prioritized` cycle on the stacked raw rows J (m, nv) and errors e (m,) of the tasks
-    (row offsets ``task_start``) sorted by level (row offsets ``lev_start``, level numbers
-    ``lev_num``). J is scaled in place. ``settings`` = (rank_tolerance², ε², λmax²,
-    REST_REGULARISATION²); ``bounds`` = (MAX_STEP_LINEAR, MAX_STEP_ANGULAR). Joint limits: bounded
-    q indices ``lq``, v indices ``lv``, bounds ``lo``/``hi`` (margin included).
+def cycle(Jw, F, ia, ib, ref, kind, support, start, com, Jcom, com_start, com_target, joint_start, joint_count, iq,
+          iv, joint_target, J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num, col_scale, bounds,
+          q, lq, lv, lo, hi, clamp, max_iter, settings, sat, du, r, dq):  # fmt: skip
+    """One `prioritized` cycle, the solver's one compiled call: the frame constraints' rows
+    (`frame_rows._rows`, its arguments first: `FrameRows.inputs`) and the CoM and joint tasks' rows
+    (`task_rows._task_rows`: `TaskRows.inputs`) written into J (m, nv) and e (m,) (the other tasks'
+    rows are already there), then the step on the stacked raw rows of the tasks (row offsets
+    ``task_start``) sorted by level (row offsets ``lev_start``, level numbers ``lev_num``). J is
+    scaled in place. ``settings`` = (rank_tolerance², ε², λmax², REST_REGULARISATION²); ``bounds``
+    = (MAX_STEP_LINEAR, MAX_STEP_ANGULAR). Joint limits: bounded q indices ``lq``, v indices ``lv``,
+    bounds ``lo``/``hi`` (margin included).
 
-    Writes the scaled step into ``du`` (nv,) and the right-hand side into ``r`` (m,) (outputs passed
-    in: arrays returned to Python cost a boxing each); returns (nsat, iterations), ``sat[:nsat]``
-    being the saturated joints' v indices in the order they were saturated.
+    Writes the step into ``du`` (nv,) in the solver's scaled units and into ``dq`` (nv,) in the
+    structure's, and the right-hand side into ``r`` (m,) (outputs passed in: arrays returned to
+    Python cost a boxing each); returns (nsat, iterations), ``sat[:nsat]`` being the saturated
+    joints' v indices in the order they were saturated.
 
     The saturation rows go right after level 1 when the first level is level 1 and there are
     others (the loops keep priority over the limits, the limits over the commands): the re-solves
     restart from the step and projector kept after level 1. Otherwise they go first (no level 1:
-    before every level), or last when level 1 is the only level."""
+    before every level), or last when level 1 is the only level.
+
+    One entry point on purpose: numba re-optimises every callee inside each compiled caller, so a
+    second compiled function wrapping this one would compile it twice (about a minute each on a
+    fresh 2-core machine). This file's cache does not see edits of `frame_rows` or `task_rows`:
+    `make clean-numba` after editing them (DEVELOPERS.md)."""
+    _rows(Jw, F, ia, ib, ref, kind, support, start, J, e)
+    _task_rows(com, Jcom, com_start, com_target, joint_start, joint_count, iq, iv, joint_target, q, J, e)
     nv = J.shape[1]
     r[:] = _scale(J, e, row_scale, weight, gain, linear, task_start, col_scale, bounds[0], bounds[1])
     nlev = lev_num.shape[0]
@@ -618,4 +633,18 @@ def cycle(J, e, row_scale, weight, gain, linear, task_start, lev_start, lev_num,
             qn = qk + du[v] * col_scale[v]
             qn = min(max(qn, min(lo[k], qk)), max(hi[k], qk))
             du[v] = (qn - qk) / col_scale[v]
+    for j in range(nv):
+        dq[j] = du[j] * col_scale[j]
     return nsat, iterations
+
+
+def no_rows() -> tuple:
+    """`cycle`'s first arguments for a call without frame, CoM or joint tasks (rows already in J),
+    with the array types of the solver's call (`FrameRows.inputs`, `TaskRows.inputs`: Pinocchio's
+    Jacobians are column-major, and an array with a dimension of length 0 or 1 types as row-major),
+    so that both calls share one compiled specialisation (`test_kin_hierarchy.py` checks it)."""
+    i0, f0 = np.zeros(0, np.int64), np.zeros((0, 12))
+    return (
+        np.zeros((6, 2), order="F"), f0, i0, i0, f0, i0, np.zeros((0, 2, 0), bool), i0, np.zeros(3),
+        np.zeros((3, 2), order="F"), i0, np.zeros((0, 2)), i0, i0, i0, i0, np.zeros(0),
+    )  # fmt: skip

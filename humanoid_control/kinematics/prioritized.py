@@ -22,12 +22,13 @@ Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the
    (docs/kinematics.md): no QP solver is installed in the project's environment, and the
    re-solve costs one more pass of the levels below level 1 only on the cycles that hit a limit.
 
-Per cycle: one kinematics pass (`KinematicStructure.compute`); the rows of every frame constraint
-(welds, balls, frame targets) in one compiled call (`humanoid_control.kinematics.frame_rows`), the
-other tasks' by their ``evaluate``; steps 1-4 in one compiled call,
-`humanoid_control.kinematics.hierarchy.cycle` (its docstring: the exact Cholesky routes and the
-eigen-decomposition fallback). What stays the same between cycles of one task list is cached
-(`_Plan`).
+Per cycle: one kinematics pass (`KinematicStructure.compute`), the rows of the tasks that are
+evaluated in Python, then one compiled call (`humanoid_control.kinematics.hierarchy.cycle`) that
+writes the rows of every frame constraint (welds, balls, frame targets:
+`humanoid_control.kinematics.frame_rows`) and of the CoM and joint tasks
+(`humanoid_control.kinematics.task_rows`) and makes steps 1-4 (the exact Cholesky routes and the
+eigen-decomposition fallback: `hierarchy`'s docstring). What stays the same between cycles of one
+task list is cached (`_Plan`); the report's levels and errors are built when first read.
 
     from humanoid_control.kinematics import prioritized, FrameTarget, ComTask, PostureTask
     q, report = prioritized.solve(s, q, hand, com, posture)
@@ -48,6 +49,7 @@ from humanoid_control.kinematics.frame_rows import FrameConstraint, FrameRows
 from humanoid_control.kinematics.hierarchy import cycle
 from humanoid_control.kinematics.report import SolveReport
 from humanoid_control.kinematics.rows import MAX_STEP_ANGULAR, MAX_STEP_LINEAR
+from humanoid_control.kinematics.task_rows import TaskRows, compiled
 from humanoid_model.validation import finite_number, finite_vector, integer
 
 __all__ = ["PrioritizedSettings", "solve", "tasks_of"]
@@ -101,6 +103,11 @@ _BOUNDS = np.array([MAX_STEP_LINEAR, MAX_STEP_ANGULAR])
 
 def tasks_of(structure, tasks) -> list:
     """The structure's closures followed by ``tasks`` (nested lists and tuples flattened)."""
+    for t in tasks:
+        if isinstance(t, _NESTED):
+            break
+    else:  # nothing nested: the usual case
+        return [*structure.closures.values(), *tasks]
     flat = list(structure.closures.values())
     stack = list(tasks)[::-1]
     while stack:
@@ -116,20 +123,24 @@ def checked_q(structure, q, who: str) -> np.ndarray:
     """``q`` as a float vector of nq finite numbers, else `KinematicsError` (fast path first:
     a finite q·q means every entry is finite)."""
     a = np.asarray(q, dtype=float)
-    if a.shape == (structure.model.nq,) and math.isfinite(a @ a):
+    if a.shape == structure.q0.shape and math.isfinite(a @ a):
         return a
     return finite_vector(q, structure.model.nq, f"{who} ({structure.name})", "q", error=KinematicsError)
 
 
+_NESTED = (list, tuple)
 _LEVEL = attrgetter("level")
+_TASK_KEY = attrgetter("level", "weight", "gain")
+_SETTINGS_KEY = attrgetter("rank_tolerance", "damping_threshold", "damping_max", "clamp", "max_clamp_iterations")
 _PLANS: dict = {}  # {key: _Plan}, see `_plan`
 _MAX_PLANS = 64  # (chosen) cached task lists; the cache is emptied beyond (a pilot uses a handful)
 
 
 class _Plan:
     """What stays the same between the cycles of one task list: the tasks sorted by level
-    (stable), their row slices, the kernel's constant arrays, the level groups, and the frame
-    constraints' `FrameRows` (evaluated in one compiled call; the other tasks by ``evaluate``)."""
+    (stable), their row slices, the kernel's constant arrays, the level groups, the frame
+    constraints' `FrameRows` and the CoM and joint tasks' `TaskRows` (evaluated in the compiled
+    call), and the other tasks (by ``evaluate``)."""
 
     def __init__(self, structure, tasks, st):
         self.order = order = sorted(tasks, key=_LEVEL)
@@ -151,7 +162,6 @@ class _Plan:
             (int(lev_num[k]), lev_start[k], lev_start[k + 1], g, [x for x in self.slots if x[0] in g])
             for k, g in enumerate(self.groups)
         ]
-        self.named = [(t.name, a, b) for t, a, b in self.slots]
         self.sat = np.zeros(structure.lim_v.size, np.int64)  # scratch of `cycle` (its outputs)
         self.du = np.empty(structure.model.nv)
         self.const = (
@@ -167,14 +177,13 @@ class _Plan:
         )
         self.limits = (bool(st.clamp), int(st.max_clamp_iterations), _settings(st))
         self.names = {v: n for n, (_, v) in structure._joint.items()}
-        batched = [(t, a) for t, a, _ in self.slots if _batched(t)]
-        self.frame_rows = FrameRows(structure.model, batched) if batched else None
-        self.others = [(t, a, b) for t, a, b in self.slots if not _batched(t)]
+        self.frame_rows = FrameRows(structure.model, [(t, a) for t, a, _ in self.slots if _batched(t)])
+        self.task_rows = TaskRows([(t, a) for t, a, _ in self.slots if compiled(t)])
+        self.others = [(t, a, b) for t, a, b in self.slots if not _batched(t) and not compiled(t)]
 
     def fill(self, q, data, J, e) -> None:
-        """Every task's rows J[a:b] and errors e[a:b] at ``q`` (``data`` computed there)."""
-        if self.frame_rows is not None:
-            self.frame_rows.fill(data, J, e)
+        """The rows J[a:b] and errors e[a:b] of the tasks evaluated in Python (``data`` computed at
+        ``q``); the compiled call writes the others."""
         for t, a, b in self.others:
             e[a:b], J[a:b] = t.evaluate(q, data)
 
@@ -188,11 +197,7 @@ def _batched(t) -> bool:
 def _plan(structure, tasks, st) -> _Plan:
     """The cached `_Plan` of ``tasks``, rebuilt whenever a task's level, weight or gain, the
     settings or the length scale changed (they are part of the key)."""
-    key = (
-        structure, structure.length_scale, st.rank_tolerance, st.damping_threshold, st.damping_max, st.clamp,
-        st.max_clamp_iterations,
-        *[(t, t.level, t.weight, t.gain) for t in tasks],
-    )  # fmt: skip
+    key = (structure, structure.length_scale, _SETTINGS_KEY(st), tuple(tasks), tuple(map(_TASK_KEY, tasks)))
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _MAX_PLANS:
@@ -204,48 +209,42 @@ def _plan(structure, tasks, st) -> _Plan:
 def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> tuple[np.ndarray, SolveReport]:
     """One cycle: the structure's closures (level 1) and ``tasks`` by level. Returns the new
     configuration and a `SolveReport`. A NaN configuration is refused (`KinematicsError`); an
-    unreachable target is not an error: its residual stays in the report. The rows are evaluated
-    here (one kinematics pass, `KinematicStructure.compute`, then `_Plan.fill`: the frame rows in
-    one compiled call); the numeric work is one compiled call
-    (`humanoid_control.kinematics.hierarchy.cycle`)."""
+    unreachable target is not an error: its residual stays in the report. One kinematics pass
+    (`KinematicStructure.compute`), the rows of the tasks evaluated in Python, then one compiled
+    call for the other rows and the step (`humanoid_control.kinematics.hierarchy.cycle`)."""
     st = settings or DEFAULT
     model = structure.model
     q = checked_q(structure, q, "solver")
     all_tasks = tasks_of(structure, tasks)
-    saturated, iterations, levels, errors = [], 0, [], {}
-    if all_tasks:
-        plan = _plan(structure, all_tasks, st)
-        data = structure.compute(q, com=plan.com)
-        J, e = np.empty((plan.m, model.nv)), np.empty(plan.m)
-        plan.fill(q, data, J, e)
-        errors = {n: e[a:b] for n, a, b in plan.named}
-        lo, hi, margin = structure.lower, structure.upper, st.limit_margin
-        if margin:
-            lo, hi = lo + margin, hi - margin
-        lim = (structure.lim_q, structure.lim_v, lo, hi)
-        sat, du, r = plan.sat, plan.du, np.empty(plan.m)
-        if sat.size != structure.lim_v.size:  # the limits were re-read (`refresh_limits`)
-            sat = plan.sat = np.zeros(structure.lim_v.size, np.int64)
-        nsat, iterations = cycle(J, e, *plan.const, q, *lim, *plan.limits, sat, du, r)
-        if nsat:
-            saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()]
-        levels = (plan.levels, J, r, e)  # the report's `rows.Level` list, built on first use
-        dq = du * plan.const[7]
-    else:
+    if not all_tasks:
         structure.compute(q)
-        dq = np.zeros(model.nv)
+        return q.copy(), _report([], np.zeros(model.nv), [], 0, "prioritized")
+    plan = _plan(structure, all_tasks, st)
+    data = structure.compute(q, com=plan.com)
+    J, e, r, dq = np.empty((plan.m, model.nv)), np.empty(plan.m), np.empty(plan.m), np.empty(model.nv)
+    if plan.others:
+        plan.fill(q, data, J, e)
+    lo, hi, margin = structure.lower, structure.upper, st.limit_margin
+    if margin:
+        lo, hi = lo + margin, hi - margin
+    sat = plan.sat
+    if sat.size != structure.lim_v.size:  # the limits were re-read (`refresh_limits`)
+        sat = plan.sat = np.zeros(structure.lim_v.size, np.int64)
+    nsat, iterations = cycle(
+        *plan.frame_rows.inputs(data), *plan.task_rows.inputs(data), J, e, *plan.const, q, structure.lim_q,
+        structure.lim_v, lo, hi, *plan.limits, sat, plan.du, r, dq,
+    )  # fmt: skip
+    saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()] if nsat else []
     q_new = pin.integrate(model, q, dq)
     if st.loop_corrections and structure.closures:
         once = replace(st, loop_corrections=0)
         for _ in range(st.loop_corrections):
             q_new, _ = solve(structure, q_new, settings=once)
         dq = pin.difference(model, q, q_new)
-    if isinstance(levels, tuple):
-        return q_new, SolveReport(
-            errors=errors, dq=dq, saturated=saturated, clamp_iterations=iterations if saturated else 0,
-            solver="prioritized", _J_rows=None, _levels=None, _lazy=levels,
-        )  # fmt: skip
-    return q_new, _report(levels, dq, saturated, iterations, "prioritized")
+    return q_new, SolveReport(
+        dq=dq, saturated=saturated, clamp_iterations=iterations if nsat else 0, solver="prioritized",
+        _lazy=(plan.levels, J, r, e),
+    )  # fmt: skip
 
 
 def _settings(st: PrioritizedSettings) -> np.ndarray:
@@ -255,11 +254,7 @@ def _settings(st: PrioritizedSettings) -> np.ndarray:
 
 def _report(levels, dq, saturated, iterations, name) -> SolveReport:
     """The `SolveReport` of one cycle (``levels``: `rows.Level` list; ``saturated``: joint names)."""
-    errors = {}
-    for lev in levels:
-        errors.update(lev.errors)
     return SolveReport(
-        errors=errors,
         dq=dq,
         saturated=saturated,
         clamp_iterations=iterations if saturated else 0,

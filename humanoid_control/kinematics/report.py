@@ -27,7 +27,6 @@ class SolveReport:
         002_fluckiger.md:183), computed on first use; `dexterity` = σmax/σmin (inf when singular).
     """
 
-    errors: dict
     dq: np.ndarray
     saturated: list = field(default_factory=list)
     clamp_iterations: int = 0
@@ -39,6 +38,7 @@ class SolveReport:
     #: `_levels` and `_J_rows` not built yet (the prioritized solver's cycle leaves them to the first
     #: reader)
     _lazy: tuple | None = None
+    _errors: dict | None = None
 
     def _rows(self) -> list:
         """The `rows.Level` list (built from ``_lazy`` on first use)."""
@@ -51,6 +51,15 @@ class SolveReport:
             self._J_rows = [lev.J for lev in self._levels if lev.level <= 2]
             self._lazy = None
         return self._levels or []
+
+    @property
+    def errors(self) -> dict:
+        """{task name: e} (the levels' errors, in level order), built on first use."""
+        if self._errors is None:
+            self._errors = {}
+            for lev in self._rows():
+                self._errors.update(lev.errors)
+        return self._errors
 
     @property
     def level_residual(self) -> dict:
