@@ -1,7 +1,25 @@
-"""Benchmark of the posture generator's full solve (issue 9): SciPy SLSQP (`solver.solve`, the
-choice) against IPOPT through casadi with the same numeric callbacks (values and analytic
-Jacobians from `PostureProblem`, limited-memory Hessian), on HRP-2 standing on the flat floor
-with both soles in strong contact, the CoM in the support polygon and the reference-posture
+"""Benchmarks of the posture generator (issue 9), four sections (all by default):
+
+--solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
+--projection  the projection alone (`projection.Projector`: feet, CoM, hand, no criterion) on the
+              common problem of ../shared/peers/ik/ (`posture.common_problem`: its 100 seeded
+              starts, its independent Pinocchio check), beside HPP's `bench_hpp.py` run as a
+              subprocess in its own virtual environment when ``--hpp-python`` (or $HPP_PYTHON)
+              names its interpreter (created outside the project's requirements, e.g.
+              ``python3 -m venv /work/peer-venvs/hpp && /work/peer-venvs/hpp/bin/pip install
+              pin==4.1.0 hpp-python==9.0.2 hpp-constraints==9.0.2 hpp-core==9.0.2
+              example-robot-data==6.0.0``, ../shared/peers/ik/README.md), else its recorded
+              row of ../shared/peers/ik/results.jsonl;
+--calls       the posture-generator call-time distribution by outcome code (Table 7.1,
+              001_escande.md:461-472; A24), every call of the contact planner's 0.8 m walk
+              (benchmarks/contact_walk.py's problem, VBFP and BFP) recorded by
+              `call_log.recording`, plus the standalone problems of --solvers;
+--collision   A25 (test/test_posture_collision.py's fridge) with capsules and with STP-BVs,
+              direct and two-stage solves.
+
+--solvers: SLSQP against IPOPT through casadi with the same numeric callbacks (values and
+analytic Jacobians from `PostureProblem`, limited-memory Hessian), on HRP-2 standing on the flat
+floor with both soles in strong contact, the CoM in the support polygon and the reference-posture
 criterion (4.11) (the problems of test/test_posture_solver.py):
 
   hand      the right hand at (0.35, -0.3, 0.9) m
@@ -11,7 +29,8 @@ criterion (4.11) (the problems of test/test_posture_solver.py):
 Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's options (chosen):
 tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (solver.py), no output.
 
-Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20]
+Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
+      [--calls] [--collision] [--hpp-python /work/peer-venvs/hpp/bin/python]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded.
 """
 
@@ -23,7 +42,9 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # single-threaded, as solve() runs itself
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -31,7 +52,10 @@ from pathlib import Path  # noqa: E402
 import casadi as ca  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+PEERS = ROOT.parent / "shared" / "peers" / "ik"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
@@ -118,19 +142,14 @@ def problems(robot, floor):
         yield name, lambda cons=cons: PostureProblem(m, cons, robot.q(), ReferencePosture(m))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=20)
-    args = ap.parse_args(argv)
-    robot = load_robot("hrp2")
-    floor = load_scene("flat").surface("floor")
-    print(f"# posture solvers on HRP-2, {platform.processor() or platform.machine()}, {args.repeats} repeats, median")
+def solvers_table(robot, floor, repeats):
+    print(f"# posture solvers on HRP-2, {platform.processor() or platform.machine()}, {repeats} repeats, median")
     print("| problem | solver | outcome | iterations | evaluations | max violation | time [ms] |")
     print("|---|---|---|---|---|---|---|")
     s = SolverSettings()
     for name, make in problems(robot, floor):
         times, last = [], None
-        for _ in range(args.repeats):
+        for _ in range(repeats):
             pb = make()
             t = time.perf_counter()
             last = solve(pb, s)
@@ -141,11 +160,172 @@ def main(argv=None) -> int:
             f"{last.max_violation:.1e} | {1e3 * np.median(times):.1f} |"
         )
         times = []
-        for _ in range(args.repeats):
+        for _ in range(repeats):
             pb = make()
             dt, status, it, viol, _keep = ipopt_solve(pb, s.max_iterations)
             times.append(dt)
         print(f"| {name} | IPOPT | {status} | {it} | {pb.evaluations} | {viol:.1e} | {1e3 * np.median(times):.1f} |")
+
+
+def projection_table(robot, floor, hpp_python):
+    from humanoid_planner.posture import ProjectionSettings, Projector, project
+    from humanoid_planner.posture.common_problem import CommonProblem, random_start
+
+    common = CommonProblem(robot, floor)
+    m = robot.model
+    print("\n# projection on the common problem of ../shared/peers/ik (HRP-2, 100 seeded starts, peers' check)")
+    print("| solver | tolerance | success (peers' check) | iterations median / max | time median [ms] | p90 [ms] |")
+    print("|---|---|---|---|---|---|")
+    for tol in (1e-6, 1e-4):
+        for prebuilt in (True, False):
+            settings = ProjectionSettings(tolerance=tol)
+            proj = Projector(m, common.constraints(), settings)
+            proj.run(common.q0)  # warm-up
+            times, its, ok = [], [], 0
+            for trial in range(100):
+                q = random_start(m, common.q0, trial)
+                t = time.perf_counter()
+                res = proj.run(q) if prebuilt else project(m, common.constraints(), q, settings)
+                times.append(time.perf_counter() - t)
+                its.append(res.iterations)
+                ok += bool(res.success and common.check(res.q))
+            label = "ours, Projector built once" if prebuilt else "ours, built per call"
+            print(
+                f"| {label} | {tol:g} | {ok}/100 | {np.median(its):.0f} / {max(its)} | "
+                f"{1e3 * np.median(times):.3f} | {1e3 * np.percentile(times, 90):.3f} |"
+            )
+    for row in hpp_rows(hpp_python):
+        print(row)
+
+
+def hpp_rows(hpp_python) -> list[str]:
+    """HPP's hrp2 projection rows: run live in its own interpreter, or read from results.jsonl."""
+    script = PEERS / "bench_hpp.py"
+    source = None
+    if hpp_python and Path(hpp_python).exists() and script.exists():
+        cmd = [hpp_python, str(script), "--robots", "hrp2", "--thresholds", "1e-4"]
+        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+        lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+        if out.returncode == 0 and lines:
+            data, source = json.loads(lines[-1]), "run now, side by side"
+    if source is None:
+        recorded = [json.loads(ln) for ln in (PEERS / "results.jsonl").read_text().splitlines() if '"hpp"' in ln]
+        if not recorded:
+            return ["| HPP | - | no live run and no recorded row | - | - | - |"]
+        data, source = recorded[-1], "recorded in results.jsonl"
+    rows = []
+    for r in data["rows"]:
+        if r["robot"] == "hrp2" and r["com"] == "py-com":
+            rows.append(
+                f"| HPP 9.0.2 ({source}) | {r['error_threshold']:g} | {r['proj_success']} | "
+                f"{r['proj_iters_median']:.0f} / {r['proj_iters_max']} | {r['proj_ms_median']:.3f} | "
+                f"{r['proj_ms_p90']:.3f} |"
+            )
+    return rows
+
+
+def calls_table(robot, floor):
+    from contact_walk import run as walk
+
+    from humanoid_planner.posture import CallLog, recording
+
+    log = CallLog()
+    with recording(log):
+        for alg in ("vbfp", "bfp"):
+            walk(robot, floor, 0.8, alg, 6)
+        for _, make in problems(robot, floor):
+            for _ in range(5):
+                solve(make(), label="standalone")
+    print("\n# posture-generator calls by outcome code (Table 7.1; 0.8 m walk VBFP + BFP, standalone problems)")
+    print(
+        "| code | outcome | calls | median wall [ms] | median CPU [ms] | mean wall [ms] | total wall [s] "
+        "| iterations median |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for outcome, n, mean, total in log.histogram():
+        med, cpu = 1e3 * np.median(log.times(outcome)), 1e3 * np.median(log.times(outcome, cpu=True))
+        its = np.median([c.phase1_iterations + c.iterations for c in log.calls if c.outcome == outcome])
+        print(
+            f"| {int(outcome)} | {outcome.name} | {n} | {med:.1f} | {cpu:.1f} | {1e3 * mean:.1f} | {total:.2f} "
+            f"| {its:.0f} |"
+        )
+    for label in ("planner", "standalone"):
+        sel = [c for c in log.calls if c.outcome == 0 and (c.label == "standalone") == (label == "standalone")]
+        print(
+            f"{label} successes: {len(sel)}, median wall {1e3 * np.median([c.time for c in sel]):.1f} ms, "
+            f"median CPU {1e3 * np.median([c.cpu_time for c in sel]):.1f} ms"
+        )
+
+
+def collision_table(robot, floor):
+    import test_posture_collision as fridge  # the A25 scene of the tests
+
+    from humanoid_planner.posture import (
+        EnvironmentCollision,
+        PostureProblem,
+        SelfCollision,
+        StpEnvironmentCollision,
+        StpSelfCollision,
+        solve_avoiding,
+    )
+
+    m = robot.model
+    standing = contacts_at(m, robot.contact_locations, robot.q(), ["r_sole", "l_sole"], floor)
+    hand = FramePosition(m, "RARM_LINK5", fridge.TARGET, point=robot.contact_locations["r_hand"].point, name="hand")
+    base = stance_constraints(m, robot.contact_locations, standing) + [hand]
+    boxes = fridge._fridge()
+    volumes = {
+        "capsules": [
+            SelfCollision(m, robot.collision_model, robot.q()),
+            EnvironmentCollision(m, boxes, robot.collision_model),
+        ],
+        "STP-BV": [
+            StpSelfCollision(m, robot.collision_model, robot.q()),
+            StpEnvironmentCollision(m, boxes, robot.collision_model),
+        ],
+    }
+    print("\n# A25 (fridge reach) with capsules and STP-BVs")
+    print("| volumes | solve | outcome | iterations (phase 1 + 2) | criterion | time [s] | geometry clearance [m] |")
+    print("|---|---|---|---|---|---|---|")
+    for name, coll in volumes.items():
+        for how in ("two-stage", "direct (stall rule off, 200 it.)"):
+            t = time.perf_counter()
+            if how == "two-stage":
+                res = solve_avoiding(m, base, coll, robot.q(), ReferencePosture(m))
+            else:
+                s = SolverSettings(max_iterations=200, stall_iterations=1000)
+                res = solve(PostureProblem(m, base + coll, robot.q(), ReferencePosture(m)), s)
+            dt = time.perf_counter() - t
+            dmin, _ = fridge._geometry_distances(robot, res.q, boxes)
+            print(
+                f"| {name} | {how} | {res.outcome.name} | {res.phase1_iterations} + {res.iterations} | "
+                f"{res.criterion:.6f} | {dt:.2f} | {dmin:.4f} |"
+            )
+
+
+def main(argv=None) -> int:
+    import os as _os
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--solvers", action="store_true")
+    ap.add_argument("--projection", action="store_true")
+    ap.add_argument("--calls", action="store_true")
+    ap.add_argument("--collision", action="store_true")
+    ap.add_argument("--hpp-python", default=_os.environ.get("HPP_PYTHON"))
+    args = ap.parse_args(argv)
+    every = not (args.solvers or args.projection or args.calls or args.collision)
+    robot = load_robot("hrp2")
+    floor = load_scene("flat").surface("floor")
+    if every or args.solvers:
+        solvers_table(robot, floor, args.repeats)
+    if every or args.projection:
+        projection_table(robot, floor, args.hpp_python)
+    if every or args.calls:
+        calls_table(robot, floor)
+    if every or args.collision:
+        sys.path.insert(0, str(ROOT / "test"))
+        collision_table(robot, floor)
     return 0
 
 

@@ -7,7 +7,9 @@ Two ways to collect:
 - ``with recording(log):`` records every call made in the process (all threads) while the block
   runs, whoever makes it (the contact planner, motion generation), into ``log``.
 
-A record is ``Call(label, outcome, time, phase1_iterations, iterations, max_violation)``; the
+A record is ``Call(label, outcome, time, phase1_iterations, iterations, max_violation,
+cpu_time)`` (the wall and the process's CPU time of the call: on a loaded machine the CPU time is
+the one to compare); the
 ``label`` says what the call was for ("transition", "addition", ...; "" when the caller gave
 none). `CallLog.histogram()` gives the Table 7.1 rows: per outcome code the count, the mean and
 the total time [s].
@@ -38,6 +40,7 @@ class Call:
     phase1_iterations: int
     iterations: int
     max_violation: float
+    cpu_time: float = 0.0  #: [s] the process's CPU time of the call
 
 
 class CallLog:
@@ -56,6 +59,7 @@ class CallLog:
             int(result.phase1_iterations),
             int(result.iterations),
             float(result.max_violation),
+            float(getattr(result, "cpu_time", 0.0)),
         )
         with self._lock:
             self.calls.append(call)
@@ -63,11 +67,11 @@ class CallLog:
     def __len__(self) -> int:
         return len(self.calls)
 
-    def times(self, outcome: Outcome | None = None, label: str | None = None) -> np.ndarray:
-        """Wall times [s] of the calls with that outcome and label (None: any)."""
+    def times(self, outcome: Outcome | None = None, label: str | None = None, cpu: bool = False) -> np.ndarray:
+        """Wall (or ``cpu``) times [s] of the calls with that outcome and label (None: any)."""
         return np.array(
             [
-                c.time
+                c.cpu_time if cpu else c.time
                 for c in self.calls
                 if (outcome is None or c.outcome == outcome) and (label is None or c.label == label)
             ]

@@ -50,6 +50,7 @@ class PostureResult:
     message: str = ""
     violations: dict = field(default_factory=dict)  #: constraint name -> its largest violation
     extra: dict = field(default_factory=dict)  #: extended constraint name -> its variables z at the end
+    cpu_time: float = 0.0  #: [s] the process's CPU time of the call (wall ``time`` minus waiting on a loaded machine)
 
     @property
     def success(self) -> bool:

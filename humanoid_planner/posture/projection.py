@@ -88,8 +88,10 @@ class Projector:
 
     def run(self, q0, log: CallLog | None = None, label: str = "projection") -> PostureResult:
         """Project ``q0`` (nq,) (module docstring); recorded like `solver.solve`'s calls (`call_log`)."""
+        cpu = time.process_time()
         with single_threaded():
             out = self._run(q0)
+        out.cpu_time = time.process_time() - cpu
         notify(out, label, log)
         return out
 

@@ -113,8 +113,10 @@ def solve(
     those), OpenBLAS single-threaded (`blas_threads`). Never raises for an unsatisfiable
     request: the outcome says why it failed. The call is recorded (`call_log`) into ``log`` and
     every active `call_log.recording` log, under ``label``."""
+    cpu = time.process_time()
     with single_threaded():
         out = _solve(problem, settings, x0)
+    out.cpu_time = time.process_time() - cpu
     notify(out, label, log)
     return out
 
