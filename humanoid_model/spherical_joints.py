@@ -159,42 +159,37 @@ class SphericalMerge:
     urdf_model: pin.Model
     groups: tuple[SphericalJoint, ...]
     _triples: dict  # group name -> (ids (3,), axes (3, 3))
+    _q_map: np.ndarray  # per merged q entry, the URDF model's q index it copies (−1: a ball joint's quaternion)
+
+    def _balls(self):
+        """Per ball joint: (its first q index in the merged model, the URDF ids and axes of its triple)."""
+        for name, (ids, axes) in self._triples.items():
+            yield self.model.joints[self.model.getJointId(name)].idx_q, ids, axes
 
     def configuration(self, q_urdf) -> np.ndarray:
         """The merged model's q of a configuration of the URDF model (the URDF's angles)."""
         q_urdf = np.asarray(q_urdf, float)
-        src, dst = self.urdf_model, self.model
-        q = pin.neutral(dst)
-        for jid in range(1, dst.njoints):
-            j, name = dst.joints[jid], dst.names[jid]
-            if name in self._triples:
-                ids, axes = self._triples[name]
-                R = np.eye(3)
-                for k in range(3):
-                    R = R @ _rot(axes[k], q_urdf[src.joints[ids[k]].idx_q])
-                q[j.idx_q : j.idx_q + 4] = pin.Quaternion(R).coeffs()
-            else:
-                s = src.joints[src.getJointId(name)]
-                q[j.idx_q : j.idx_q + j.nq] = q_urdf[s.idx_q : s.idx_q + s.nq]
+        q = pin.neutral(self.model)
+        keep = self._q_map >= 0
+        q[keep] = q_urdf[self._q_map[keep]]
+        for iq, ids, axes in self._balls():
+            R = np.eye(3)
+            for k in range(3):
+                R = R @ _rot(axes[k], q_urdf[self.urdf_model.joints[ids[k]].idx_q])
+            q[iq : iq + 4] = pin.Quaternion(R).coeffs()
         return q
 
     def angles(self, q) -> np.ndarray:
         """The URDF model's configuration of a merged ``q`` (each ball joint as its three angles,
         `euler_angles`)."""
         q = np.asarray(q, float)
-        src, dst = self.urdf_model, self.model
-        out = pin.neutral(src)
-        for jid in range(1, dst.njoints):
-            j, name = dst.joints[jid], dst.names[jid]
-            if name in self._triples:
-                ids, axes = self._triples[name]
-                quat = q[j.idx_q : j.idx_q + 4]
-                R = pin.Quaternion(quat[3], *quat[:3]).normalized().toRotationMatrix()
-                for k, angle in enumerate(euler_angles(R, axes)):
-                    out[src.joints[ids[k]].idx_q] = angle
-            else:
-                s = src.joints[src.getJointId(name)]
-                out[s.idx_q : s.idx_q + s.nq] = q[j.idx_q : j.idx_q + j.nq]
+        out = pin.neutral(self.urdf_model)
+        keep = self._q_map >= 0
+        out[self._q_map[keep]] = q[keep]
+        for iq, ids, axes in self._balls():
+            R = pin.Quaternion(q[iq + 3], *q[iq : iq + 3]).normalized().toRotationMatrix()
+            for k, angle in enumerate(euler_angles(R, axes)):
+                out[self.urdf_model.joints[ids[k]].idx_q] = angle
         return out
 
 
@@ -251,4 +246,5 @@ def merge_spherical(model: pin.Model, groups, source: str) -> SphericalMerge:
             continue
         frame = pin.Frame(f.name, jmap[f.parentJoint], fmap[f.parentFrame], f.placement, f.type, f.inertia)
         fmap[fid] = new.addFrame(frame, False)
-    return SphericalMerge(new, model, tuple(groups), triples)
+    q_map = np.array([-1 if i is None else i for i in q_src], dtype=np.int64)
+    return SphericalMerge(new, model, tuple(groups), triples, q_map)

@@ -168,6 +168,11 @@ def limb_link(u, name, seg_name, color):
     return L
 
 
+def hinge(u, name, parent, child, length, limits, effort):
+    """A hinge about y at the parent segment's end, ``length`` [m] below its frame."""
+    u.joint(name, "revolute", parent, child, (0, 0, -length), (0, 1, 0), (*limits, effort))
+
+
 def foot_length():
     return seg("foot")[1]
 
@@ -236,30 +241,14 @@ def urdf_text():
             EFFORT["SHOULDER"],
         )
         L_ua = limb_link(u, f"{side}_UPPERARM", "upperarm", "shirt")
-        u.joint(
-            f"{side}_ELBOW",
-            "revolute",
-            f"{side}_UPPERARM",
-            f"{side}_FOREARM",
-            (0, 0, -L_ua),
-            (0, 1, 0),
-            (*ELBOW_RANGE, EFFORT["ELBOW"]),
-        )
+        hinge(u, f"{side}_ELBOW", f"{side}_UPPERARM", f"{side}_FOREARM", L_ua, ELBOW_RANGE, EFFORT["ELBOW"])
         L_fa = limb_link(u, f"{side}_FOREARM", "forearm", "skin")
         u.ball(f"{side}_WRIST", f"{side}_FOREARM", f"{side}_HAND", (0, 0, -L_fa), EFFORT["WRIST"])
         m, L, c, inertia = seg("hand")
         u.link(f"{side}_HAND", m, (0, 0, -c * L), inertia, [(box(HAND), (0, 0, -HAND[2] / 2), "skin", True)])
         u.ball(f"{side}_HIP", "pelvis", f"{side}_THIGH", (0, s * HIP_Y, 0), EFFORT["HIP"])
         L_th = limb_link(u, f"{side}_THIGH", "thigh", "trousers")
-        u.joint(
-            f"{side}_KNEE",
-            "revolute",
-            f"{side}_THIGH",
-            f"{side}_SHANK",
-            (0, 0, -L_th),
-            (0, 1, 0),
-            (*KNEE_RANGE, EFFORT["KNEE"]),
-        )
+        hinge(u, f"{side}_KNEE", f"{side}_THIGH", f"{side}_SHANK", L_th, KNEE_RANGE, EFFORT["KNEE"])
         L_sh = limb_link(u, f"{side}_SHANK", "shank", "trousers")
         u.ball(f"{side}_ANKLE", f"{side}_SHANK", f"{side}_FOOT", (0, 0, -L_sh), EFFORT["ANKLE"])
         m, L, c, (ixx, iyy, izz) = seg("foot")
