@@ -206,6 +206,42 @@ def test_planning_launch_nodes_and_arguments():
     assert src == "/contact_planner/trajectory" and launch.evaluate(dst, context) == "/robot_bridge/trajectory"
 
 
+def test_pilot_launch_nodes_and_arguments():
+    """pilot.launch.py: the simulator, the web viewer and the pilot with config/pilot_sim.yaml (the
+    pilot's commands go to the simulator's controller); viewer:=false drops the viewer; sim:=false
+    (a real robot) keeps the viewer and a pilot that starts from the measured joints, both reading
+    the joint_states argument's topic."""
+    description, launch = load_description(REPO / "launch" / "pilot.launch.py")
+    defaults = default_arguments(description, launch)
+    assert defaults == {"sim": "true", "viewer": "true", "joint_states": "/joint_states"}
+    config = REPO / "config" / "pilot_sim.yaml"
+    nodes = active_nodes(description, launch, defaults)
+    assert [(n.name, n.executable) for n in nodes] == [
+        ("simulator", "simulator"),
+        ("viewer", "viewer"),
+        ("pilot", "pilot"),
+    ]
+    for node in nodes:
+        assert [share_path(p, launch, defaults) for p in node.parameters] == [config]
+    data = yaml.safe_load(config.read_text())
+    assert data["pilot"]["ros__parameters"]["controller"] == data["simulator"]["ros__parameters"]["controller"]
+    assert "/pilot/markers" in data["viewer"]["ros__parameters"]["marker_topics"]
+    assert [n.name for n in active_nodes(description, launch, {**defaults, "viewer": "false"})] == [
+        "simulator",
+        "pilot",
+    ]
+    arguments = {**defaults, "sim": "false", "joint_states": "/hrp2/joint_states"}
+    real = active_nodes(description, launch, arguments)
+    assert [n.name for n in real] == ["viewer", "pilot"]
+    viewer, pilot = real
+    assert share_path(pilot.parameters[0], launch, arguments) == config
+    assert pilot.parameters[1] == {"start_from": "measured"}
+    context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
+    for node in real:
+        [(src, dst)] = node.remappings
+        assert src == "/joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
+
+
 def test_stubs_do_not_leak():
     load_description(REPO / "launch" / "view.launch.py")
     leaked = [k for k, m in list(sys.modules.items()) if str(getattr(m, "__file__", "") or "").startswith(str(STUBS))]

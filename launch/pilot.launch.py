@@ -1,0 +1,76 @@
+"""Piloting: the `pilot` node driving HRP-2's right hand (both feet welded) in the simulator, with
+the web viewer (config/pilot_sim.yaml), or a real robot's controllers.
+
+    ros2 launch humanoid_stack pilot.launch.py                 # simulator + web viewer + pilot
+    ros2 launch humanoid_stack pilot.launch.py viewer:=false   # simulator + pilot
+    ros2 launch humanoid_stack pilot.launch.py sim:=false joint_states:=/hrp2/joint_states
+                                                               # a real robot: web viewer + pilot
+
+Then drive the hand with a 6-DOF mouse or a joystick remapped to /pilot/twist or /pilot/joy, or
+pose targets on /pilot/target (docs/piloting.md). Parameters come from config/pilot_sim.yaml (the
+file `humanoid-stack up pilot_sim` reads; its `humanoid_stack_up` entry is the runner's node list
+and is ignored here). With ``sim:=false`` the pilot starts from the measured joints
+(`start_from: measured`, so its first command does not pull the robot to half-sitting) and both
+nodes read the robot's joint state topic (``joint_states``); the pilot publishes one-point
+JointTrajectory messages on /joint_trajectory_controller/joint_trajectory (its `controller`
+parameter names another controller: remap or edit the file).
+"""
+
+from launch.actions import DeclareLaunchArgument
+from launch.conditions import IfCondition, UnlessCondition
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+from launch import LaunchDescription
+
+PACKAGE = "humanoid_stack"
+
+
+def generate_launch_description():
+    params = PathJoinSubstitution([FindPackageShare(PACKAGE), "config", "pilot_sim.yaml"])
+    sim, viewer = LaunchConfiguration("sim"), LaunchConfiguration("viewer")
+    remap = [("/joint_states", LaunchConfiguration("joint_states"))]
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument("sim", default_value="true", description="the simulator stands in for the robot"),
+            DeclareLaunchArgument("viewer", default_value="true", description="start the web viewer"),
+            DeclareLaunchArgument(
+                "joint_states", default_value="/joint_states", description="the robot's joint state topic"
+            ),
+            Node(
+                package=PACKAGE,
+                executable="simulator",
+                name="simulator",
+                parameters=[params],
+                output="screen",
+                condition=IfCondition(sim),
+            ),
+            Node(
+                package=PACKAGE,
+                executable="viewer",
+                name="viewer",
+                parameters=[params],
+                remappings=remap,
+                output="screen",
+                condition=IfCondition(viewer),
+            ),
+            Node(
+                package=PACKAGE,
+                executable="pilot",
+                name="pilot",
+                parameters=[params],
+                output="screen",
+                condition=IfCondition(sim),
+            ),
+            Node(
+                package=PACKAGE,
+                executable="pilot",
+                name="pilot",
+                parameters=[params, {"start_from": "measured"}],
+                remappings=remap,
+                output="screen",
+                condition=UnlessCondition(sim),
+            ),
+        ]
+    )
