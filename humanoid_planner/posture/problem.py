@@ -86,6 +86,12 @@ class PostureProblem:
             raise PlanningError(f"posture problem: field 'q0' must be within the joint limits; outside: {names}")
         self._last: Evaluation | None = None
         self.evaluations = 0
+        # dIntegrate/dv is the identity but on the root's block when every joint but the root has
+        # nq = nv (1-DOF joints): then only those columns are multiplied (ARG1 of a Lie group's
+        # integrate is not the identity, a vector space's is)
+        root = model.joints[1]
+        others_flat = all(j.nq == j.nv for j in model.joints[2:])
+        self._root_block = root.nv if (others_flat and model.njoints > 1 and root.nq != root.nv) else None
 
     @property
     def dim(self) -> int:
@@ -122,13 +128,18 @@ class PostureProblem:
                 c[s], J[s, :nv] = con.evaluate(q, d)
         f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(nv))
         self.evaluations += 1
-        if self.extra_slices:
-            J[:, :nv] = J[:, :nv] @ dint
-            gx = np.zeros(self.nx)
-            gx[:nv] = g @ dint
-            self._last = Evaluation(x.copy(), q, c, J, float(f), gx)
+        b = self._root_block
+        if b is not None:  # J @ dint with dint = diag(D_root, I)
+            J[:, :b] = J[:, :b] @ dint[:b, :b]
+            g = np.concatenate([g[:b] @ dint[:b, :b], g[b:]])
         else:
-            self._last = Evaluation(x.copy(), q, c, J @ dint, float(f), g @ dint)
+            J[:, :nv] = J[:, :nv] @ dint
+            g = g @ dint
+        if self.extra_slices:
+            gx = np.zeros(self.nx)
+            gx[:nv] = g
+            g = gx
+        self._last = Evaluation(x.copy(), q, c, J, float(f), g)
         return self._last
 
     def extra(self, x) -> dict:

@@ -85,21 +85,20 @@ class SearchBoxContact(PostureConstraint):
         self.kinds = (EQUALITY,) * 3 + (INEQUALITY,) * (self.dim - 3)
 
     def evaluate(self, q, data):
-        c4, J4 = plane_rows(self.model, data, self.fid, self.robot_frame, self.env)
-        p, Jp = point_jacobian(self.model, data, self.fid, self.robot_frame.point)
+        c4, J4, p, Jp, J6 = plane_rows(self.model, data, self.fid, self.robot_frame, self.env, full=True)
         rows = [c4, self.a_world @ (p - self.env.point) - self.box.b]
         jacs = [J4, self.a_world @ Jp]
         if self.bounded_theta:
-            th, Jth = self._theta(data)
+            th, Jth = self._theta(data, J6)
             rows.append(np.array([th - self.theta_half, -th - self.theta_half]))
             jacs.append(np.stack([Jth, -Jth]))
         return np.concatenate(rows), np.vstack(jacs)
 
-    def _theta(self, data):
+    def _theta(self, data, J6=None):
         """Angle [rad] of d_P^W from the box's middle direction about n_E, and its Jacobian (nv,)."""
         c, s = np.cos(self.theta_mid), np.sin(self.theta_mid)
         u, w = c * self.t + s * self.s, -s * self.t + c * self.s
-        (d,), (Jd,) = vector_jacobian(self.model, data, self.fid, self.robot_frame.d[None])
+        (d,), (Jd,) = vector_jacobian(self.model, data, self.fid, self.robot_frame.d[None], J6)
         x, y = d @ u, d @ w
         return float(np.arctan2(y, x)), (x * (w @ Jd) - y * (u @ Jd)) / (x * x + y * y)
 
