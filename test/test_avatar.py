@@ -188,7 +188,7 @@ def pushed():
 def test_the_avatar_reaches_and_pushes_the_box(pushed):
     """The fingertips' set-point goes from 0.40 to 0.55 m ahead (the 'reach' and 'push' postures),
     past the box's near face at 0.45 m: the right hand touches the box only during the push and
-    pushes it about 10 cm along the counter (measured 12 cm: the box slides on after the hand
+    pushes it about 10 cm along the counter (measured 11.2 cm: the box slides on after the hand
     stops), while the avatar stands on its feet. The PD arm sags about 7 cm under gravity
     (urdf/avatar_generate.py TIP_HEIGHT). (60 of the 800 solves end on the sweep budget with the
     feet's complementarity residual at 5e-6 N m/s, the 1e-6 threshold: docs/avatar.md.)"""
