@@ -243,3 +243,16 @@ def test_a13_second_source_on_link4_and_switching_it_off():
     tasks = [FrameTarget(s, f) for f in s.driven_frames()]
     _, report = svd.solve(s, q, *tasks)
     assert sum(len(e) for e in report.errors.values()) == 6
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a9_cross_delta_loops_close_within_three_steps(solver):
+    """A9 (002_fluckiger.md:681): the Cross-Delta's two loops, open by 45.09 mm at load (the 20 mm
+    universal-joint offsets, 002_fluckiger.md:431), close to < 1e-3 mm in <= 3 steps."""
+    s = _load("cross_delta")
+    q = s.q0.copy()
+    assert _gap(s, q)[0] * 1e3 == pytest.approx(45.09, abs=0.05)
+    for _ in range(3):
+        q, _ = SOLVERS[solver](s, q)
+    pos, rot = _gap(s, q)
+    assert pos * 1e3 < 1e-3 and rot < 1e-9
