@@ -184,3 +184,16 @@ def test_slsqp_exit_modes_map_to_table_7_1_codes():
     assert from_slsqp(8, False) == Outcome.LINE_SEARCH_FAILURE == 4
     for mode in range(2, 8):  # incompatible / singular / rank-deficient QP subproblem
         assert from_slsqp(mode, False) == Outcome.SEARCH_DIRECTION_FAILED == 5
+
+
+def test_a1_space_count_matches_the_thesis_and_an_enumeration():
+    """A1 (001_escande.md:509): sum_{i=1..4} C(12, i) 3^i = 46,665 (erratum 1), and the formula counts
+    what it says: an enumeration of the stances (distinct locations, one surface each)."""
+    from itertools import combinations, product
+
+    from humanoid_planner.posture.stance import stance_space_count
+
+    assert stance_space_count(12, 3, 4) == 46_665
+    for n, p, k in ((12, 3, 4), (5, 2, 3), (4, 4, 4)):
+        count = sum(1 for i in range(1, k + 1) for _ in combinations(range(n), i) for _ in product(range(p), repeat=i))
+        assert count == stance_space_count(n, p, k)

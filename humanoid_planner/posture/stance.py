@@ -5,6 +5,8 @@ and the force-based stability are still missing (docs/planner.md)."""
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 
 from .com_in_polygon import ComInPolygon
@@ -13,7 +15,15 @@ from .kinematics import update
 from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
-__all__ = ["contacts_at", "stance_constraints"]
+__all__ = ["contacts_at", "stance_constraints", "stance_space_count"]
+
+
+def stance_space_count(n_locations: int, n_surfaces: int, k_max: int) -> int:
+    """The number of stance spaces Q_s the posture generator may be asked about: stances of 1 to
+    ``k_max`` contacts on distinct contact locations, each on one of the surfaces,
+    sum_{i=1..k} C(n, i) p^i (2.10) with erratum 1 (001_escande.md:18, :55; 46,665 for n = 12,
+    p = 3, k = 4, A1)."""
+    return sum(comb(n_locations, i) * n_surfaces**i for i in range(1, k_max + 1))
 
 
 def stance_constraints(model, locations: dict, contacts, stability: bool = True, margin: float = 0.0) -> list:
