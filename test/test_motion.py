@@ -128,6 +128,25 @@ def test_a22_bodies_leave_and_approach_along_the_surface_normal_by_2_cm(robot, w
     assert events == 4  # two steps: each sole leaves once and arrives once
 
 
+def test_refinement_adds_projections_until_every_chord_holds_the_contacts(robot, walk):
+    """The first step of the walk (root, release, addition) with a 20 µm drift bound: more than the
+    k + 1 = 21 knots in the swing segment, every chord midpoint within 20 µm of the held contact
+    (FK), and the sampled motion too (the uniform 20 projections give 54 µm at a chord midpoint)."""
+    from humanoid_planner.motion import MotionSettings, generate_motion
+
+    r, _, feas = walk
+    m = generate_motion(feas, r.plan.nodes[:3], None, MotionSettings(drift=2e-5))
+    seg, knots = m.segments[1], m.knots[1]
+    assert seg.moving == ("r_sole",) and len(knots) > 21
+    data = robot.model.createData()
+
+    def drift(q):
+        return max(np.linalg.norm(_point(robot, data, q, c.location)[0] - feas.env_frame(c).point) for c in seg.fixed)
+
+    assert max(drift(pin.interpolate(robot.model, a, b, 0.5)) for a, b in zip(knots[:-1], knots[1:])) <= 2e-5
+    assert max(drift(q) for q in m.q[_window(m, 1)]) <= 2e-5
+
+
 def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step(robot, walk):
     """A witness whose arriving hand is 3 m ahead of the fixed feet: the projection at step 1 of 2
     fails, is retried once from the interpolated configuration, fails again: `PlanningError`
