@@ -10,9 +10,9 @@ not from a closed form: the capsule-box closest points have no short closed form
 obstacle fixed: d' = n_d . dp_1/dv, p_1 coal's witness point on the capsule taken as fixed in its
 body, n_d = -coal's normal (which points from the capsule to the obstacle). C^1 only where the
 witness points are unique: a capsule and a box are neither strictly convex (001_escande.md:212),
-so the gradient jumps when the capsule axis becomes parallel to a box face (STP-BV, §4, is not
-implemented: docs/planner.md). Bodies meant to touch an obstacle (a hand on a shelf) must have
-their pairs in ``exclude``.
+so the gradient jumps when the capsule axis becomes parallel to a box face (the STP-BV version,
+`stpbv_environment_collision`, is C^1 there; docs/planner.md compares them). Bodies meant to
+touch an obstacle (a hand on a shelf) must have their pairs in ``exclude``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The constraints of a stance: one strong contact (3.28)-(3.35) per contact and, on horizontal
 surfaces, the CoM in their support polygon (3.63) (001_escande.md:110-129). The contact
 planner's problem Q_s (001_escande.md:234) is these plus joint bounds and any task; collision
-and the force-based stability are still missing (docs/planner.md)."""
+(`self_collision`, `environment_collision`, or their STP-BV versions) and the force-based
+stability (`force_stability`) are added by the caller where wanted (docs/planner.md)."""
 
 from __future__ import annotations
 
