@@ -106,6 +106,15 @@ def summary(rows):
     }
 
 
+def seeded() -> bool:
+    """Whether the planner takes a seed (`PlannerSettings.seed`); without one every seed plans the same."""
+    import dataclasses
+
+    from humanoid_planner.contact import PlannerSettings
+
+    return "seed" in {f.name for f in dataclasses.fields(PlannerSettings)}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", nargs="+", default=[c[0] for c in CASES], help="case labels (CASES)")
@@ -116,6 +125,8 @@ def main(argv=None):
     ap.add_argument("--physics-cases", nargs="+", default=list(PHYSICS_CASES))
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     a = ap.parse_args(argv)
+    if not seeded():
+        print("note: the planner has no seed setting: every seed runs the same search (the spread is timing only)")
     results, robots = {}, {}
     for label, scene_name, robot_name, goal in CASES:
         if label not in a.cases:
