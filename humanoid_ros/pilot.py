@@ -12,7 +12,9 @@ Topics
                /spacenav/twist), ~/joy (sensor_msgs/Joy: axes -> twist through `joy_axes`),
                ~/target (geometry_msgs/PoseStamped: absolute target, frame_id world/odom or ""),
                /joint_states (sensor_msgs/JointState: the measured robot; `start_from: measured`
-               starts from it, /diagnostics reports the command's lead over it)
+               starts from it, /diagnostics reports the command's lead over it),
+               `view_topic` (geometry_msgs/PoseStamped: the camera whose axes `command_frame: view`
+               uses; the web viewer node publishes its browser's camera on /viewer/camera)
     publishes  ~/joint_states (sensor_msgs/JointState: the commanded configuration, the "phantom"
                robot: a second state publisher with `frame_prefix: phantom/` on it, docs/piloting.md),
                /<controller>/joint_trajectory (trajectory_msgs/JointTrajectory, one point at
@@ -26,8 +28,8 @@ Each cycle (`rate`): the latest twist (from ~/twist or ~/joy, younger than `comm
 times `sensitivity` times 1/rate is added to the ABSOLUTE target (`FrameTarget.move`, so
 increments never drift), then one `humanoid_control.kinematics.prioritized.solve` with the
 structure's closures (HRP-2: both feet welded), the CoM task (floating structures with closures),
-the target and the posture task. Rotations pivot about the driven frame's origin, with world or
-tool axes (`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held
+the target and the posture task. Rotations pivot about the driven frame's origin, with world,
+tool or camera ("view") axes (`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held
 twist; an unreachable target is not an error: the node keeps the closest pose and /diagnostics
 says WARN with the residual.
 
@@ -56,7 +58,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
-from humanoid_control.piloting import balance_tasks, frame_gap, speed_spheres
+from humanoid_control.piloting import COMMAND_FRAMES, balance_tasks, command_axes, frame_gap, speed_spheres
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
 from humanoid_ros.common import diagnostic_array, duration, run_node
@@ -125,10 +127,20 @@ PARAMETERS = ParameterTable(
             "command_frame",
             "string",
             "world",
-            "axes of the twist and joystick commands: `world` or `tool` (the driven frame's axes); rotations "
-            "pivot about the driven frame's origin in both (`../shared/spec/002_fluckiger.md:253`)",
-            choices=("world", "tool"),
+            "axes of the twist and joystick commands: `world`, `tool` (the driven frame's axes) or `view` (the "
+            "axes of the camera on `view_topic`: x right, y down, z into the screen; world axes until one "
+            "arrives); rotations pivot about the driven frame's origin in all three "
+            "(`../shared/spec/002_fluckiger.md:253`)",
+            choices=COMMAND_FRAMES,
             dynamic=True,
+        ),
+        Parameter(
+            "view_topic",
+            "string",
+            "/viewer/camera",
+            "geometry_msgs/PoseStamped of the camera whose axes `command_frame: view` uses (frame world or "
+            "odom): the web viewer node publishes its browser's camera there",
+            non_empty=True,
         ),
         Parameter(
             "sensitivity",
@@ -277,22 +289,22 @@ def joy_twist(axes, mapping, deadband: float) -> np.ndarray:
     return v
 
 
-def pose_target(msg: PoseStamped) -> pin.SE3:
-    """The ``pin.SE3`` of a PoseStamped in the structure's world; `ValueError` naming the field
-    for another frame, a non-finite value or a zero quaternion (others are normalised)."""
+def pose_target(msg: PoseStamped, topic: str = "~/target") -> pin.SE3:
+    """The ``pin.SE3`` of a PoseStamped in the structure's world; `ValueError` naming ``topic`` and
+    the field for another frame, a non-finite value or a zero quaternion (others are normalised)."""
     frame = msg.header.frame_id.lstrip("/")
     if frame not in WORLD_FRAMES:
         raise ValueError(
-            f"~/target: field 'header.frame_id' must be world, odom or empty (the structure's world); value {frame!r}"
+            f"{topic}: field 'header.frame_id' must be world, odom or empty (the structure's world); value {frame!r}"
         )
     p, o = msg.pose.position, msg.pose.orientation
     xyz, quat = np.array([p.x, p.y, p.z], float), np.array([o.x, o.y, o.z, o.w], float)
     if not np.isfinite(xyz).all():
-        raise ValueError(f"~/target: field 'pose.position' must be finite; value {xyz.tolist()}")
+        raise ValueError(f"{topic}: field 'pose.position' must be finite; value {xyz.tolist()}")
     n = float(np.linalg.norm(quat))
     if not np.isfinite(quat).all() or n < 1e-9:
         raise ValueError(
-            f"~/target: field 'pose.orientation' must be a finite non-zero quaternion; value {quat.tolist()}"
+            f"{topic}: field 'pose.orientation' must be a finite non-zero quaternion; value {quat.tolist()}"
         )
     quat /= n
     return pin.SE3(pin.Quaternion(quat[3], quat[0], quat[1], quat[2]).toRotationMatrix(), xyz)
@@ -304,7 +316,8 @@ class PilotNode(Node):
     ``q`` (the commanded configuration), ``target`` (the driven frame's `FrameTarget`),
     ``report`` (the last `SolveReport`), ``error`` (position [m], rotation [rad] after the last
     step), ``state`` (tracking, approaching, out_of_reach), ``cycles``, ``moving_cycles`` (cycles
-    a twist moved the target), ``published``, ``refused``."""
+    a twist moved the target), ``published``, ``refused``, ``camera`` (the rotation (3, 3) of the
+    last camera pose on `view_topic`, None before one)."""
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
@@ -353,6 +366,8 @@ class PilotNode(Node):
         self.create_subscription(Joy, "~/joy", self._on_joy, 10)
         self.create_subscription(PoseStamped, "~/target", self._on_target, 10)
         self.create_subscription(JointState, "/joint_states", self._on_measured, 10)
+        self.camera = None
+        self.create_subscription(PoseStamped, self.p["view_topic"], self._on_camera, 10)
         self.phantom_pub = self.create_publisher(JointState, "~/joint_states", 10)
         self.measured: dict[str, float] = {}  # latest /joint_states positions of the structure's joints
         self.measured_at: float | None = None
@@ -435,6 +450,12 @@ class PilotNode(Node):
         self.command[:] = 0.0  # a new absolute target replaces what the twist was doing
         self.get_logger().info(f"~/target: {np.round(self.target.target.translation, 4).tolist()}")
 
+    def _on_camera(self, msg):
+        try:
+            self.camera = pose_target(msg, self.p["view_topic"]).rotation
+        except Exception as exc:  # noqa: BLE001
+            self._refuse(str(exc) if isinstance(exc, ValueError) else f"{self.p['view_topic']}: {exc!r}")
+
     def _on_measured(self, msg):
         """The measured robot: its positions of the structure's joints (others ignored); the
         first one starts the node when `start_from` is measured."""
@@ -488,7 +509,13 @@ class PilotNode(Node):
         try:
             inc = self._increment()
             if inc is not None:
-                self.target.move(inc, self.p["command_frame"])
+                frame = self.p["command_frame"]
+                if frame == "view":  # the camera's axes in the world, about the driven frame's origin
+                    if self.camera is None:
+                        self.get_logger().warning("command_frame view: no camera pose yet, world axes", once=True)
+                    axes = command_axes(frame, None, self.camera)
+                    inc, frame = np.concatenate([axes @ inc[:3], axes @ inc[3:]]), "world"
+                self.target.move(inc, frame)
                 self.moving_cycles += 1
             before = self._gap()[0]  # self.fk still holds the previous configuration
             t0 = time.perf_counter()

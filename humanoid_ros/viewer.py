@@ -12,6 +12,8 @@ Topics
                marker_topics  visualization_msgs/MarkerArray
                phantom_topic  sensor_msgs/JointState: the commanded robot (the pilot's
                               /pilot/joint_states), drawn translucent over the measured one
+    publishes  ~/camera       geometry_msgs/PoseStamped (odom): a browser's camera pose whenever it moves
+                              (axes x right, y down, z into the screen): the pilot's `view` command axes
     haptic_device (a simulator node name, e.g. /simulator): the page gets a draggable haptic pointer;
                publishes <haptic_device>/haptic_pointer (geometry_msgs/PoseStamped, odom) at 30 Hz,
                its attach / touch / release buttons call <haptic_device>/haptic_ACTION
@@ -156,6 +158,8 @@ class ViewerNode(Node):
             self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, reliable)
         if not self.joint_state_source or p["phantom_topic"]:
             self.create_timer(1.0 / RATE, self._redraw)
+        self.camera_pub = self.create_publisher(PoseStamped, "~/camera", 10)
+        self.viewer.add_camera_listener(self._on_camera)
         self.pointer_pose = None  # (position (3,), quaternion xyzw (4,)) of the haptic pointer
         if p["haptic_device"]:
             self._init_haptic(p["haptic_device"].rstrip("/"), p["haptic_start"])
@@ -263,6 +267,22 @@ class ViewerNode(Node):
             (self.get_logger().info if r.success else self.get_logger().warning)(text)
 
         client.call_async(Trigger.Request()).add_done_callback(answered)
+
+    # ------------------------------------------------------------------ browser camera
+    def _on_camera(self, position, rotation):
+        """A browser's camera moved (viser's thread): publish its pose on ~/camera."""
+        import pinocchio as pin
+
+        msg = PoseStamped()
+        msg.header.stamp, msg.header.frame_id = self.get_clock().now().to_msg(), "odom"
+        msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = map(float, position)
+        q = pin.Quaternion(rotation)
+        o = msg.pose.orientation
+        o.x, o.y, o.z, o.w = float(q.x), float(q.y), float(q.z), float(q.w)
+        try:
+            self.camera_pub.publish(msg)
+        except Exception as exc:  # noqa: BLE001 - the node may be shutting down; the viewer keeps serving
+            self.warn_once("camera", f"~/camera: not published ({exc!r})")
 
     # ------------------------------------------------------------------ markers
     def _on_markers(self, topic: str, msg: MarkerArray):

@@ -63,6 +63,12 @@ def _wxyz(R) -> np.ndarray:
     return quat_xyzw_to_wxyz(pin.Quaternion(np.asarray(R)).coeffs())
 
 
+def _rotation(wxyz) -> np.ndarray:
+    """The rotation (3, 3) of a viser quaternion (w, x, y, z), normalised."""
+    w, x, y, z = (float(v) for v in wxyz)
+    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
+
+
 class Viewer:
     """A viser server showing a robot (optional) in a scene (optional).
 
@@ -317,6 +323,19 @@ class Viewer:
                 b.on_click(lambda _, name=name: on_action and on_action(name))
                 self.pointer_buttons[name] = b
             self.pointer_status = gui.add_markdown("drag the orange gizmo; attach or touch a body")
+
+    # ------------------------------------------------------------------ browser camera
+    def add_camera_listener(self, on_camera) -> None:
+        """Call ``on_camera(position (3,) [m], rotation (3, 3))`` whenever a browser's camera moves:
+        the camera's pose in the world, its axes x right, y down, z into the screen (viser's camera
+        convention), for the browsers connected now and later (in viser's threads)."""
+
+        def attach(client):
+            client.camera.on_update(lambda cam: on_camera(np.array(cam.position, float), _rotation(cam.wxyz)))
+
+        self.server.on_client_connect(attach)
+        for client in self.server.get_clients().values():
+            attach(client)
 
     def set_pointer_status(self, text: str) -> None:
         """The "haptic device" folder's status line (markdown)."""

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pinocchio as pin
 
-from humanoid_viewer.app import Viewer, _wxyz
+from humanoid_viewer.app import Viewer, _rotation, _wxyz
 
 __all__ = ["PilotViewer", "GIZMO_SCALE", "CONTROL_LABELS"]
 
@@ -31,11 +31,6 @@ GIZMO_SCALE = 0.15  # [m] (chosen) gizmo arm length: about a hand's size next to
 SKELETON_COLOR = (40, 90, 200)  # stick figure of joints and frames (chosen)
 SKELETON_THICKNESS = 0.008  # [m] (chosen)
 CONTROL_LABELS = {"inverse": "inverse (gizmos)", "direct": "direct (sliders)"}
-
-
-def _rotation(wxyz) -> np.ndarray:
-    w, x, y, z = (float(v) for v in wxyz)
-    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
 
 
 class PilotViewer(Viewer):
@@ -106,7 +101,7 @@ class PilotViewer(Viewer):
             self._skeleton = scene.add_line_segments(
                 "/pilot/skeleton", self._skeleton_points(), SKELETON_COLOR, thickness=SKELETON_THICKNESS
             )
-        self.server.on_client_connect(self._client_connected)
+        self.add_camera_listener(lambda _position, rotation: self._call("camera", rotation))
         self._enable_sliders(False)
 
     def _skeleton_points(self) -> np.ndarray:
@@ -132,10 +127,6 @@ class PilotViewer(Viewer):
         pts = self._skeleton_points().reshape(-1, 3)
         return np.stack([pts.min(axis=0), pts.max(axis=0)])
 
-    def _client_connected(self, client):
-        cam = client.camera
-        cam.on_update(lambda c: self._camera_moved(c))
-
     # ------------------------------------------------------------------ user input -> callbacks
     def _call(self, key, *args):
         cb = self._callbacks.get(key)
@@ -144,9 +135,6 @@ class PilotViewer(Viewer):
 
     def _gizmo_moved(self, frame, handle):
         self._call("target", frame, np.array(handle.position, float), _rotation(handle.wxyz))
-
-    def _camera_moved(self, camera):
-        self._call("camera", _rotation(camera.wxyz))
 
     def _control_changed(self):
         label = self._control.value

@@ -194,3 +194,30 @@ def test_haptic_pointer_in_the_page_grabs_and_pulls_a_box(ros, tmp_path):
     drag(goal)
     # the box is pulled to within the friction deadband mu m g / k_p = 7.8 mm (+2 mm) of the pointer
     assert spin_until(lambda: np.linalg.norm(np.array(sim.world.body_state("box").position)[:2] - goal[:2]) < 0.0098)
+
+
+def test_browser_camera_is_published_for_the_pilots_view_axes(ros):
+    """A browser's camera, as the page sends it over the viewer's websocket, is published on
+    /viewer/camera (PoseStamped in odom): the pilot's `command_frame: view` axes (docs/piloting.md)."""
+    import pinocchio as pin
+    from browser import camera_message, send_client_message
+    from geometry_msgs.msg import PoseStamped
+
+    ctx, add, spin_until = ros
+    node = add(_viewer_node(ctx, joint_state_source=False))
+    got = []
+    listener = add(rclpy.create_node("camera_listener", context=ctx))
+    listener.create_subscription(PoseStamped, "/viewer/camera", got.append, 10)
+    R = pin.exp3(np.array([0.3, -1.0, 0.5]))
+    msg = camera_message()
+    quat = pin.Quaternion(R)
+    msg.wxyz, msg.position = (quat.w, quat.x, quat.y, quat.z), (2.0, -1.0, 1.2)
+    assert spin_until(lambda: listener.count_publishers("/viewer/camera") > 0)
+    send_client_message(node.viewer.url, msg)
+    assert spin_until(lambda: got), "no /viewer/camera after the page's camera moved"
+    m = got[-1]
+    p, o = m.pose.position, m.pose.orientation
+    assert m.header.frame_id == "odom"
+    np.testing.assert_allclose([p.x, p.y, p.z], [2.0, -1.0, 1.2], atol=1e-6)
+    shown = pin.Quaternion(o.w, o.x, o.y, o.z).toRotationMatrix()
+    np.testing.assert_allclose(shown, R, atol=1e-6)
