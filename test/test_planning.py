@@ -101,7 +101,8 @@ def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "| 0 | success |" in text and "wrote" in text
     plan = parse_contact_plan(json.loads(out.read_text()), str(out), PlanningError)
-    assert plan.success and len(plan.stances) >= 5 and plan.stats["pg_calls_motion"]["calls"] == 5
+    # k - 1 = 1 projection per segment, plus the refinements that 2 steps need (generate.py)
+    assert plan.success and len(plan.stances) >= 5 and plan.stats["pg_calls_motion"]["calls"] >= 5
 
 
 def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_stats(tmp_path, capsys):
