@@ -42,10 +42,9 @@ import pinocchio as pin  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import humanoid_control.kinematics  # noqa: E402, F401 - hrp2_rows's default package
 from humanoid_control.kinematics import (  # noqa: E402
-    ComTask,
     FrameTarget,
-    PostureTask,
     load_structure,
     prioritized,
     svd,
@@ -109,13 +108,16 @@ class Check:
         )
 
 
-def hrp2_rows(solve, episodes: int, starts: int) -> dict:
-    s = load_structure("hrp2")
+def hrp2_rows(solve, episodes: int, starts: int, package=None) -> dict:
+    """Parts A and C for ``solve``; ``package``: the kinematics package whose structure and task
+    classes it takes (default this tree's; benchmarks/kinematics_compare.py passes an older one)."""
+    K = package or sys.modules["humanoid_control.kinematics"]
+    s = K.load_structure("hrp2")
     q0 = s.q0.copy()
-    hand = FrameTarget(s, "LARM_FT", mode="position")
-    other = FrameTarget(s, "r_hand", mode="position")
-    com, posture = ComTask(s), PostureTask(s)
-    tasks = (hand, other, com, posture) if solve is prioritized.solve else (hand, other, com)
+    hand = K.FrameTarget(s, "LARM_FT", mode="position")
+    other = K.FrameTarget(s, "r_hand", mode="position")
+    com, posture = K.ComTask(s), K.PostureTask(s)
+    tasks = (hand, other, com, posture) if solve is K.prioritized.solve else (hand, other, com)
     hand0 = hand.target.translation.copy()
     for _ in range(20):  # warm-up
         solve(s, q0, *tasks)
