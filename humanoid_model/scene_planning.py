@@ -37,6 +37,7 @@ SETTINGS = {
     "collision_margin": float,
     "activation": float,
     "stability": str,
+    "theta_range": tuple,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
@@ -204,7 +205,12 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
     settings = {}
     for k, v in _mapping(reader, d, "settings", w, SETTINGS).items():
         kind = SETTINGS[k]
-        if kind is str or kind is bool:
+        if kind is tuple:
+            r = reader.vector(d["settings"], k, f"{w}.settings", n=2)
+            if not r[0] < r[1] or r[1] - r[0] > 2 * np.pi + 1e-9:
+                reader.fail(f"{w}.settings.{k}", v, "expected [lo, hi] [rad], lo < hi, at most a full turn")
+            settings[k] = (float(r[0]), float(r[1]))
+        elif kind is str or kind is bool:
             if not isinstance(v, kind):
                 reader.fail(f"{w}.settings.{k}", v, f"expected a {kind.__name__}")
             settings[k] = v

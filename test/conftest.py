@@ -59,6 +59,26 @@ def flat_walk_plan(robot, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def scene_plan():
+    """Factory: ``scene_plan(name)`` -> (`humanoid_planner.contact.ScenePlanning`, `Plan`): the
+    contact plan of a shipped scene's ``planning`` section for its robot, made once per session
+    and shared (test_contact_scenes.py: A17 ``table_can``, A18 ``stairs``; the motion tests may
+    reuse them). Read-only for the callers."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+
+    made = {}
+
+    def get(name: str):
+        if name not in made:
+            sp = scene_planning(load_scene(name))
+            made[name] = (sp, sp.plan())
+        return made[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def box_on_floor():
     """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
     dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'

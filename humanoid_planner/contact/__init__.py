@@ -17,9 +17,11 @@ imports. docs/planner.md, section "Contact planner".
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
   tested before expansion), `Plan`; `parallel`: the children's PG calls over worker processes.
 - `scene_planning`: a planning problem from a scene's ``planning`` section (`scene_planning`).
+- `check`: `check_plan`, the independent check of a plan (A11, collisions, goal).
 """
 
 from .boxes import Box
+from .check import check_plan
 from .goal import ComRegion, PointRegion
 from .node import Node
 from .potentials import (
@@ -57,5 +59,6 @@ __all__ = [
     "StanceBonus",
     "StanceRegistry",
     "WeightedSum",
+    "check_plan",
     "scene_planning",
 ]

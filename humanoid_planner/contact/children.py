@@ -50,7 +50,7 @@ def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_c
     """The additions of one (location, surface) pair from a father (stance contacts, witness
     ``q``): the pruned search box, the pre-contact test, then VBFP's one best contact or BFP's
     recursive splitting; ``[(Contact, q, Box), ...]`` in the order found."""
-    box = Box.around(feas.surfaces[surface], q[:3], reach, theta_range)
+    box = Box.around(feas.surfaces[surface], q[:3], reach or feas.reach(location), theta_range)
     if box is None:
         return []
     pc = feas.pre_contact(stance, location, box, q)

@@ -20,10 +20,10 @@ cannot hold them fails there (``band`` 0 disables it). Measured on the stairs: d
 **Polish.** With the potential as criterion SLSQP often stalls a hair away from feasibility (the
 criterion pulls a foot forward, the contact and stability rows pull back: NO_PROGRESS at a
 largest violation of 1e-5 to 1e-3 after 30 iterations, most of the failed additions of the first
-stairs runs). A call that ends so, within ``polish`` of feasibility, is solved again from its last
-point without the criterion (a projection, logged as ``<purpose>_polish``): the node gets a
-witness posture next to the criterion's optimum instead of being lost. ``polish`` 1e-3 (chosen:
-the band above; 0 disables it).
+HRP-2 stairs runs; 2e-3 to 4e-3 for BIP). A call that ends so, within ``polish`` of feasibility,
+is solved again from its last point without the criterion (a projection, logged as
+``<purpose>_polish``): the node gets a witness posture next to the criterion's optimum instead of
+being lost. ``polish`` 1e-2 (chosen: a centimetre, ten times BIP's stalls; 0 disables it).
 
 With ``self_collision`` every call also keeps the robot's capsules 1 cm apart
 (`posture.SelfCollision`, (3.47), :124). With ``obstacles`` (`posture.Obstacle`, e.g.
@@ -102,6 +102,7 @@ __all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
+ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
 
 
@@ -178,7 +179,7 @@ class Feasibility:
         activation: float = 0.25,
         stability: str = "com",
         band: float = 1e-3,
-        polish: float = 1e-3,
+        polish: float = 1e-2,
     ):
         if stability not in STABILITY_MODELS:
             raise PlanningError(f"feasibility: field 'stability' must be one of {STABILITY_MODELS}; {stability!r}")
@@ -202,7 +203,25 @@ class Feasibility:
         self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
         self._touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
         self._data = self.model.createData()
+        self._reach = {}
         self._lo, self._hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
+
+    def reach(self, location: str) -> float:
+        """The radius [m] of the sphere about the root in which ``location`` can touch a surface
+        (``reach`` 0 of `search.PlannerSettings`): the length of its kinematic chain (the sum of
+        the joint offsets from the root joint to its body plus the offset of its point, an upper
+        bound of the root-to-point distance for any joint angles, any robot) plus ``ROOT_MOTION``
+        (the root itself moves within a PG call)."""
+        if location not in self._reach:
+            m, loc = self.model, self.locations[location]
+            frame = m.frames[m.getFrameId(loc.body)]
+            total = float(np.linalg.norm(frame.placement.act(np.asarray(loc.point, float))))
+            j = frame.parentJoint
+            while m.parents[j] > 0:  # up to, not including, the free flyer
+                total += float(np.linalg.norm(m.jointPlacements[j].translation))
+                j = m.parents[j]
+            self._reach[location] = total + ROOT_MOTION
+        return self._reach[location]
 
     def _contact_capsules(self, location: str) -> set:
         """Capsule bodies (joint names) a contact of ``location`` may touch its surface with: its

@@ -15,7 +15,8 @@ witness is the PG projection of ``q`` on the initial stance. The search also sto
 ``f(Progress)`` after each expansion (the `plan` command's progress line).
 
 Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
-for stairs candidates (001_escande.md:419); ``threshold`` M default inf (no bound: the caller
+for stairs candidates (001_escande.md:419), or 0 for a radius per location from the robot
+(`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller
 sets it from its problem, e.g. the potential of a root 0.5 m behind the start); δl, δθ and the
 stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pair in BFP (the
 6 boxes of one split; our cap, the thesis has none). ``solver``: the posture generator's defaults

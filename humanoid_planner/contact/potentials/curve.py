@@ -76,7 +76,8 @@ class RoundedPolyline:
             if alpha < _STRAIGHT:
                 continue
             half = alpha / 2
-            r_dev = self.max_deviation / (1.0 / np.cos(half) - 1.0) if half < np.pi / 2 - 1e-12 else 0.0
+            bulge = 1.0 / np.cos(half) - 1.0 if half < np.pi / 2 - 1e-12 else np.inf
+            r_dev = self.max_deviation / bulge if bulge > 0 else np.inf
             r = min(r_dev, 0.5 * min(L[i - 1], L[i]) / np.tan(half))
             if r <= 0:
                 continue

@@ -1,0 +1,188 @@
+"""Independent check of a contact plan (issue 9: "check every plan produced in the tests"; A11 of
+001_escande.md:519). `check_plan(planner, plan)` returns the list of what is wrong (empty: the
+plan holds), computed from the forward kinematics and the robot's own collision geometry, not
+from the planner's constraint rows, so a wrong constraint in the planner shows here:
+
+- consecutive stances differ by exactly one contact, the node kinds agree (an ``added`` node has
+  one contact more than its father, a ``released`` one less);
+- the transition rule (A11, (5.20)-(5.22) at :244): every witness posture holds the contacts of
+  the larger stance of its pair (contact point within ``position_tol`` of E, frame axes within
+  ``angle_tol`` of (d_E, b_E, n_E)) and has its CoM at least the planner's margin (less
+  ``position_tol``) inside the support polygon of the smaller stance's load-bearing contacts
+  (each contact's hull placed by the forward kinematics and clipped by its surface polygon,
+  projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`);
+- joint limits; the planner's extra tasks (§5.8) within the solver tolerance;
+- collision: every geometry object of the robot's collision model at a distance >= 0 from every
+  obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
+  contact's body (and of the bodies below it without a contact location) against the obstacle
+  its surface lies on;
+- the goal posture holds the last stance (contacts and stability) and its goal tasks.
+
+Tolerances (chosen): ``position_tol`` 1e-5 m (10 x the posture generator's 1e-6), ``angle_tol``
+1e-4 rad (A9, 001_escande.md:517). The other checks of a plan (its trajectory, `motion`) extend
+the returned list.
+"""
+
+from __future__ import annotations
+
+import coal
+import numpy as np
+import pinocchio as pin
+from scipy.spatial import ConvexHull, QhullError
+
+from .boxes import clip_polygon
+from .feasibility import HORIZONTAL
+from .node import ADDED, RELEASED
+
+__all__ = ["check_plan", "witness_errors"]
+
+POSITION_TOL = 1e-5  #: m, chosen (module docstring)
+ANGLE_TOL = 1e-4  #: rad, A9 (001_escande.md:517)
+
+
+def witness_errors(robot, surfaces, q, contact) -> tuple[float, float]:
+    """(position error [m], frame misalignment [rad]) of ``contact`` at ``q``: the location's frame
+    by the forward kinematics against (E, d_E, b_E, n_E) built from the surface and (x, y, theta)."""
+    m = robot.model
+    d = m.createData()
+    pin.framesForwardKinematics(m, d, q)
+    loc = robot.contact_locations[contact.location]
+    M = d.oMf[m.getFrameId(loc.body)]
+    surf = surfaces[contact.surface]
+    t, s, n = surf.rotation.T
+    E = surf.centroid + contact.x * t + contact.y * s
+    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
+    R_env = np.column_stack([dE, np.cross(n, dE), n])
+    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
+    R_rob = M.rotation @ np.column_stack([dP, np.cross(nP, dP), nP])
+    err = float(np.linalg.norm(M.act(np.asarray(loc.point, float)) - E))
+    return err, float(np.linalg.norm(pin.log3(R_env.T @ R_rob)))
+
+
+def com_depth(robot, surfaces, q, contacts) -> float:
+    """Signed depth [m] of the CoM's horizontal projection inside the support polygon of the
+    load-bearing (horizontal) ``contacts`` at ``q`` (> 0 inside; -inf without support)."""
+    m = robot.model
+    d = m.createData()
+    pin.framesForwardKinematics(m, d, q)
+    pts = []
+    for c in contacts:
+        surf = surfaces[c.surface]
+        if surf.normal[2] < np.cos(HORIZONTAL):
+            continue
+        loc = robot.contact_locations[c.location]
+        M = d.oMf[m.getFrameId(loc.body)]
+        t, s, _ = surf.rotation.T
+        P = np.array([[(M.act(np.asarray(h, float)) - surf.centroid) @ a for a in (t, s)] for h in loc.hull])
+        if len(P) > 2:
+            P = P[ConvexHull(P).vertices] if np.linalg.matrix_rank(P - P[0]) == 2 else P
+        V = (surf.vertices - surf.centroid) @ np.column_stack([t, s])
+        E = np.roll(V, -1, axis=0) - V
+        for v, e in zip(V, E):  # clip by the surface polygon (counter-clockwise: inside on the left)
+            a = np.array([e[1], -e[0]])
+            P = clip_polygon(P, a, float(a @ v)) if len(P) > 2 else P
+        pts += [(surf.centroid + p[0] * t + p[1] * s)[:2] for p in P]
+    if len(pts) < 3:
+        return -np.inf
+    try:
+        hull = ConvexHull(np.array(pts))
+    except QhullError:
+        return -np.inf
+    g = pin.centerOfMass(m, d, q)[:2]
+    return float(-np.max(hull.equations[:, :2] @ g + hull.equations[:, 2]))
+
+
+class _Collisions:
+    """coal distances between the robot's collision geometries and the planner's obstacles."""
+
+    def __init__(self, planner):
+        feas = planner.feas
+        self.robot, self.feas = planner.robot, feas
+        self.obstacles = feas.obstacles
+        cm = self.robot.collision_model
+        m = self.robot.model
+        self.geoms = [(g.name, m.names[g.parentJoint], g.geometry) for g in cm.geometryObjects]
+        self.cm, self.gd = cm, pin.GeometryData(cm)
+
+    def problems(self, q, geometric, label) -> list[str]:
+        if not self.obstacles:
+            return []
+        m = self.robot.model
+        d = m.createData()
+        pin.framesForwardKinematics(m, d, q)
+        pin.updateGeometryPlacements(m, d, self.cm, self.gd)
+        skip = set()
+        for c in geometric:
+            obstacle = self.feas.surfaces[c.surface].body
+            skip |= {(j, obstacle) for j in self.feas._touching[c.location]} if obstacle else set()
+        out = []
+        req, res = coal.DistanceRequest(), coal.DistanceResult()
+        for k, (name, joint, shape) in enumerate(self.geoms):
+            M = self.gd.oMg[k]
+            T = coal.Transform3s(M.rotation, M.translation)
+            for o in self.obstacles:
+                if (joint, o.name) in skip:
+                    continue
+                res.clear()
+                dist = coal.distance(shape, T, o.shape, o.transform, req, res)
+                if dist < 0:
+                    out.append(f"{label}: geometry {name} penetrates obstacle {o.name} by {-dist:.4f} m")
+        return out
+
+
+def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:
+    robot, surfaces, s = planner.robot, planner.feas.surfaces, planner.s
+    out = []
+    lo, hi = robot.q_lower, robot.q_upper
+    if np.any(q[7:] < lo - 1e-9) or np.any(q[7:] > hi + 1e-9):
+        out.append(f"{label}: outside the joint limits")
+    for c in geometric:
+        dp, ang = witness_errors(robot, surfaces, q, c)
+        if dp > POSITION_TOL or ang > ANGLE_TOL:
+            out.append(f"{label}: contact {c.location}/{c.surface} off by {dp:.2e} m, {ang:.2e} rad")
+    depth = com_depth(robot, surfaces, q, stable)
+    if depth < s.margin - POSITION_TOL:
+        out.append(f"{label}: CoM {depth:.4f} m inside the support polygon (margin {s.margin} m)")
+    data = robot.model.createData()
+    pin.computeJointJacobians(robot.model, data, q)
+    pin.updateFramePlacements(robot.model, data)
+    pin.jacobianCenterOfMass(robot.model, data, q, False)
+    for t in planner.feas.tasks:
+        v = t.violation(q, data)
+        if v.size and v.max() > s.solver.tolerance * 10:
+            out.append(f"{label}: task {t.name} violated by {v.max():.2e}")
+    return out + collisions.problems(q, geometric, label)
+
+
+def check_plan(planner, plan) -> list[str]:
+    """What is wrong with ``plan`` (a `search.Plan` of ``planner``, a `search.ContactPlanner`):
+    an empty list when every check of the module docstring holds."""
+    if not plan.success:
+        return [f"no plan: {plan.reason}"]
+    out = []
+    collisions = _Collisions(planner)
+    nodes = plan.nodes
+    root = nodes[0]
+    out += _witness(planner, root.q, root.stance.contacts, root.stance.contacts, "node 0", collisions)
+    for i, (a, b) in enumerate(zip(nodes, nodes[1:]), start=1):
+        if not a.stance.differs_by_one(b.stance):
+            out.append(
+                f"node {i}: stances {a.stance.locations} -> {b.stance.locations} differ by more than one contact"
+            )
+            continue
+        grew = len(b.stance) > len(a.stance)
+        if (b.kind == ADDED) != grew or (b.kind == RELEASED) == grew:
+            out.append(f"node {i}: kind {b.kind} but the stance {'grew' if grew else 'shrank'}")
+        larger, smaller = (b, a) if grew else (a, b)
+        out += _witness(planner, b.q, larger.stance.contacts, smaller.stance.contacts, f"node {i}", collisions)
+    last = nodes[-1].stance.contacts
+    out += _witness(planner, plan.goal_q, last, last, "goal posture", collisions)
+    data = planner.robot.model.createData()
+    pin.computeJointJacobians(planner.robot.model, data, plan.goal_q)
+    pin.updateFramePlacements(planner.robot.model, data)
+    pin.jacobianCenterOfMass(planner.robot.model, data, plan.goal_q, False)
+    for t in planner.goal_tasks:
+        v = t.violation(plan.goal_q, data)
+        if v.size and v.max() > planner.s.solver.tolerance * 10:
+            out.append(f"goal posture: goal task {t.name} violated by {v.max():.2e}")
+    return out

@@ -1,0 +1,62 @@
+"""The thesis's scenes planned by the contact planner (001_escande.md §7.2; issue 9 "Scenes to
+plan"), each from its scene file's ``planning`` section (`humanoid_planner.contact.scene_planning`)
+and checked by the independent `check_plan` (consecutive stances differ by one contact, the
+transition rule A11 from the forward kinematics, joint limits, the robot's own collision geometry
+clear of the obstacles, the goal):
+
+- A17 (:525), can on the table: HRP-2 on the 10 cm platform reaches the can, out of its reach
+  without support (the goal test from the start stance fails), with a hand resting on the table;
+- A18 (:526), stairs: HRP-2 climbs the 5 steps until its CoM is above the top step.
+
+One plan per scene per session (conftest ``scene_plan``); times and node counts are in
+docs/planner.md and benchmarks/contact_scenes.py, never asserted. `check_plan` itself is shown
+to catch a moved witness, a skipped contact change, a posture in collision and a missed goal.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from humanoid_planner.contact import check_plan
+
+
+def test_a17_can_on_the_table_is_reached_with_a_hand_on_the_table(scene_plan):
+    sp, plan = scene_plan("table_can")
+    assert plan.success, plan.reason
+    assert check_plan(sp.planner, plan) == []
+    feas = sp.planner.feas
+    assert not feas.goal(sp.start.contacts, sp.planner.goal_tasks, plan.nodes[0].q).success  # out of reach alone
+    last = plan.nodes[-1].stance
+    assert any(c.surface == "table_top" and feas.locations[c.location].kind == "hand" for c in last)
+    assert {c.location for c in plan.nodes[0].stance} == {"l_sole", "r_sole"}
+
+
+def test_a18_stairs_are_climbed_to_the_top_step(scene_plan):
+    sp, plan = scene_plan("stairs")
+    assert plan.success, plan.reason
+    assert check_plan(sp.planner, plan) == []
+    last = plan.nodes[-1].stance
+    assert set(last.locations) == {"l_sole", "r_sole"}
+    assert "step5_top" in {c.surface for c in last}
+    used = {c.surface for n in plan.nodes for c in n.stance}
+    assert {"floor", "step5_top"} <= used and len(used) >= 4  # it climbs, no giant leap
+
+
+def test_check_plan_reports_broken_plans(scene_plan):
+    """The checker is not a formality: a witness moved by 1 mm, a stance replaced by one two
+    contacts away, the goal posture pushed into the table and a goal posture off the goal are
+    each reported."""
+    sp, plan = scene_plan("table_can")
+    nodes = list(plan.nodes)
+    moved = dataclasses.replace(nodes[1], q=nodes[1].q.copy())
+    moved.q[0] += 1e-3
+    problems = check_plan(sp.planner, dataclasses.replace(plan, nodes=[nodes[0], moved] + nodes[2:]))
+    assert any("node 1: contact" in p for p in problems)
+    skipped = dataclasses.replace(plan, nodes=[nodes[0], nodes[-1]])
+    assert any("differ by more than one" in p for p in check_plan(sp.planner, skipped))
+    sunk = plan.goal_q.copy()
+    sunk[2] -= 0.3  # the whole robot 30 cm down: legs into the platform, arms into the table
+    assert any("penetrates" in p for p in check_plan(sp.planner, dataclasses.replace(plan, goal_q=sunk)))
+    start = dataclasses.replace(plan, goal_q=nodes[0].q, nodes=[nodes[0]])
+    assert any("goal task" in p for p in check_plan(sp.planner, start))
+    assert np.array_equal(plan.nodes[1].q, nodes[1].q)  # the shared plan was not modified
