@@ -31,10 +31,11 @@ def _goal(robot):
     return [com] + feet
 
 
-def _plan(robot, floor, algorithm, self_collision=False):
+def _plan(robot, floor, algorithm, self_collision=False, workers=1):
     s = PlannerSettings(
         algorithm=algorithm,
         self_collision=self_collision,
+        workers=workers,
         locations=("l_sole", "r_sole", "l_hand", "r_hand"),
         forbidden=(("hand", "floor"),),
         max_expanded=40,
@@ -133,3 +134,16 @@ def test_with_self_collision_the_legs_geometry_never_touches(robot, plans):
     for q in [n.q for n in plan.nodes] + [plan.goal_q]:
         pin.computeDistances(robot.model, robot.model.createData(), cm, gd, q)
         assert min(r.min_distance for r in gd.distanceResults) > 0
+
+
+def test_children_in_worker_processes_give_the_same_plan(robot, floor, plans):
+    """The children's PG calls on 2 spawned worker processes (`parallel.JobRunner`): the same
+    nodes, bit for bit, as the serial plan, and the same PG call counts by purpose and outcome
+    (the workers' statistics merged)."""
+    _, _, serial = plans["vbfp"]
+    _, _, par = _plan(robot, floor, "vbfp", workers=2)
+    assert par.success and len(par.nodes) == len(serial.nodes) and par.generated == serial.generated
+    for a, b in zip(serial.nodes, par.nodes):
+        assert a.stance == b.stance and np.array_equal(a.q, b.q) and a.potential == b.potential
+    assert np.array_equal(serial.goal_q, par.goal_q)
+    assert dict(par.stats.calls) == dict(serial.stats.calls)
