@@ -16,7 +16,6 @@ data the BIP URDF is written from, bip_data.md:154-167) made to describe exactly
 Tolerance 1e-9 relative to max(1, |reference|) (the issue's number).
 """
 
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -27,21 +26,10 @@ from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.gait.direct import contact_forces_function
 from humanoid_planner.gait.generated_model import GeneratedPlanarTree, generated_tree, sagittal_roles
 from humanoid_planner.gait.model import PlanarTree, ds_model, ss_model
-from humanoid_planner.gait.params import Segment, urdf_params
+from humanoid_planner.gait.params import urdf_exact_params
 from humanoid_planner.gait.walk import GaitProblem
 
 TOL = 1e-9  # issue 13: "both agree to 1e-9 on random states"
-CARDAN_IYY = 1e-4  # [kg m^2] r_ankle_cardan / l_ankle_cardan inertia, urdf/bip.urdf
-YAML_ARMATURE = {"hip": 0.65, "knee": 0.24, "ankle": 0.60}  # urdf/bip.yaml armature (sagittal joints)
-
-
-def urdf_exact_params():
-    p = urdf_params()
-
-    def plus(s):
-        return Segment(s.mass, s.a, s.b, s.I_O + CARDAN_IYY)
-
-    return replace(p, armature=YAML_ARMATURE, foot_rear=plus(p.foot_rear), foot_front=plus(p.foot_front))
 
 
 @pytest.fixture(scope="module")

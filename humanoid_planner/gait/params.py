@@ -267,6 +267,27 @@ def urdf_params() -> BipParams:
     )
 
 
+# what urdf_params lacks to describe the BIP URDF exactly (test/test_gait_generated_model.py): the
+# YAML's armature of the sagittal joints (urdf/bip.yaml) and the 0.18 kg ankle cardan, which the URDF
+# hangs under the ankle pitch joint (it turns with the foot once the ankle roll is locked) with
+# iyy = 1e-4 kg m^2 (urdf/bip.urdf); its COM is on the ankle axis, so only that inertia moves
+YAML_ARMATURE = {"hip": 0.65, "knee": 0.24, "ankle": 0.60}  # [kg m^2] urdf/bip.yaml
+CARDAN_IYY = 1e-4  # [kg m^2] r_ankle_cardan / l_ankle_cardan, urdf/bip.urdf
+
+
+def urdf_exact_params() -> BipParams:
+    """`urdf_params` made to describe the BIP URDF exactly (the comment above): the hand-written
+    models then equal the generated ones and the URDF's Pinocchio model to 1e-9."""
+    p = urdf_params()
+
+    def plus(s: Segment) -> Segment:
+        return Segment(s.mass, s.a, s.b, s.I_O + CARDAN_IYY)
+
+    return replace(
+        p, name="urdf-exact", armature=dict(YAML_ARMATURE), foot_rear=plus(p.foot_rear), foot_front=plus(p.foot_front)
+    )
+
+
 PARAMETER_SETS = {"thesis": thesis_params, "urdf": urdf_params}
 
 
