@@ -107,10 +107,12 @@ def test_placements_view_reads_every_frame_of_data(hrp2):
 @pytest.mark.parametrize("view", [True, False], ids=["view", "copy"])
 @pytest.mark.parametrize("seed, scale", [(0, 1e-4), (1, 1.0), (2, 3.0)])
 def test_frame_rows_alone_and_batched_match_pinocchio(hrp2, seed, scale, view, monkeypatch):
-    """Both ways of reading the placements: the view of data.oMf and the per-frame copy (the
-    fallback when the storage layout is not the expected one)."""
+    """Both ways of reading the placements and the fixed references: views of data.oMf's and of
+    each reference's storage, and the per-frame copies (the fallbacks when the storage layout is
+    not the expected one)."""
     if not view:
         monkeypatch.setattr(fr, "placements_view", lambda data: None)
+        monkeypatch.setattr(fr, "se3_row", lambda M: None)
     rng = np.random.default_rng(seed)
     q = _random_q(hrp2, rng)
     cons = _frame_constraints(hrp2, rng, scale)
@@ -124,3 +126,21 @@ def test_frame_rows_alone_and_batched_match_pinocchio(hrp2, seed, scale, view, m
         for got_e, got_J in ((e_one, J_one), (e[a : a + c.dim], J[a : a + c.dim])):
             assert np.abs(got_e - e_ref).max() < TOL, c
             assert np.abs(got_J - J_ref).max() < TOL, c
+
+
+def test_references_changed_in_place_or_replaced_are_read_each_call(hrp2):
+    """A fixed reference is read each call through a view of its storage: a target changed in place
+    (its translation array written) and a target replaced by another object both show in the
+    next rows (e = p - p* for a position target)."""
+    data = hrp2.compute(hrp2.q0)
+    t = FrameTarget(hrp2, "r_hand", mode="position")
+    rows = FrameRows(hrp2.model, [(t, 0)])
+    J, e = np.empty((3, hrp2.model.nv)), np.empty(3)
+    p = data.oMf[t.fid].translation.copy()
+    for shift in ([0.1, 0.0, 0.0], [0.0, -0.2, 0.05]):
+        t.target.translation[:] = p + shift  # in place: the same SE3 object
+        rows.fill(data, J, e)
+        np.testing.assert_allclose(e, -np.array(shift), atol=1e-12)
+    t.set_target(p + [0.3, 0.0, 0.0])  # a new object
+    rows.fill(data, J, e)
+    np.testing.assert_allclose(e, [-0.3, 0.0, 0.0], atol=1e-12)
