@@ -65,11 +65,12 @@ class VerticalAxis:
 class KeyPosture:
     """A key posture of the guide: ``posture`` (a name of the robot, or ``default``), ``joints``
     overrides [rad], and ``placement``: the pose of the posture's ground frame in the world (as
-    `RobotSpec.placement`)."""
+    `RobotSpec.placement`), or ``base``: the absolute base pose (as `RobotSpec.base`)."""
 
     posture: str = "default"
     joints: dict = field(default_factory=dict)
     placement: Pose = field(default_factory=Pose)
+    base: Pose | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,9 @@ def _vertical(reader, d, w) -> VerticalAxis:
 
 
 def _key_posture(reader, d, w, postures) -> KeyPosture:
-    reader.keys(d, w, ("posture", "joints", "placement"))
+    reader.keys(d, w, ("posture", "joints", "placement", "base"))
+    if "placement" in d and "base" in d:
+        reader.fail(f"{w}.base", d["base"], "give either placement or base, not both")
     posture = d.get("posture", "default")
     if not isinstance(posture, str) or (posture != "default" and postures is not None and posture not in postures):
         reader.fail(
@@ -141,7 +144,8 @@ def _key_posture(reader, d, w, postures) -> KeyPosture:
     if not isinstance(joints, Mapping):
         reader.fail(f"{w}.joints", joints, "expected a mapping joint name -> angle [rad]")
     angles = {str(j): reader.number(joints, j, f"{w}.joints", required=True) for j in joints}
-    return KeyPosture(posture, angles, reader.pose(d, "placement", w))
+    base = reader.pose(d, "base", w) if d.get("base") is not None else None
+    return KeyPosture(posture, angles, reader.pose(d, "placement", w), base)
 
 
 def _mapping(reader, d, key, where, allowed) -> dict:

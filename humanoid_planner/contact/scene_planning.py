@@ -87,7 +87,7 @@ def start_configuration(scene, robot) -> np.ndarray:
 
 def _key_posture(robot, k, where) -> np.ndarray:
     q = _posture(robot, k.posture, k.joints, where)
-    q[:7] = RobotSpec("guide", robot.urdf_path, placement=k.placement).base_pose(q[:7])
+    q[:7] = RobotSpec("guide", robot.urdf_path, placement=k.placement, base=k.base).base_pose(q[:7])
     return q
 
 
