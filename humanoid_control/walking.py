@@ -197,8 +197,8 @@ def plan_json(robot: str, t, ik: WalkingIK, extra: dict | None = None) -> dict:
 
 #: PD natural frequency factor for executing a walking plan (chosen, docs/walking.md): the simulator's default
 #: 10 Hz standing gains lag the open-loop plan (feet land late and turn, 6 steps fall at the 4th); at x2 the
-#: flexible ankle still fell; x3 (30 Hz) walks 6 steps with rigid feet, flexible ankles and FEM soles (not the
-#: two-layer pads)
+#: flexible ankle still fell; x3 (30 Hz) walks 6 steps with rigid feet, flexible ankles, FEM soles and the
+#: 1.5 + 0.5 cm pad soles (with 1 + 1 cm pads HRP-2 fell)
 WALK_GAIN_SCALE = 3.0
 
 

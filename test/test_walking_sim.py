@@ -14,6 +14,7 @@ import pytest
 
 from humanoid_control.walking import solve_walk, stiffen
 from humanoid_model import load_robot
+from humanoid_model.scene import load_scene
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
@@ -94,6 +95,14 @@ def test_strike_accelerations_are_attenuated_rigid_flexible_sole(walks):
     assert peaks["rigid"][0] > peaks["flexible"][0] > peaks["sole"][0]
     assert (peaks["rigid"] > 2 * np.maximum(peaks["flexible"], peaks["sole"])).any()
     assert (peaks["rigid"] > np.maximum(peaks["flexible"], peaks["sole"])).all()
+
+
+def test_d6_soles_land_without_a_velocity_jump(walks):
+    """D6 (000_chardonnet.md:1064-1065): with soles, the torso's vertical velocity changes by less than
+    g·δt in every step of each strike's window, i.e. |a_z| < g (measured 1.0 and 3.0 mm/s per 1 ms step
+    against 9.8; docs/soles.md "D6 in walking"): a finite force, no impact."""
+    peaks = walks["sole"][1]
+    assert (peaks < np.linalg.norm(load_scene("flat").gravity)).all()  # |Δv| = |a|·δt < g·δt
 
 
 def test_sole_torso_trace_is_the_rigid_one_lifted_by_the_sole(plan, walks):
