@@ -10,7 +10,9 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   ``angle_tol`` of (d_E, b_E, n_E)) and has its CoM at least the planner's margin (less
   ``position_tol``) inside the support polygon of the smaller stance's load-bearing contacts
   (each contact's hull placed by the forward kinematics and clipped by its surface polygon,
-  projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`);
+  projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
+  "forces" stability the witness's contact forces are not kept by the nodes, so stability is not
+  re-checked there;
 - joint limits; the planner's extra tasks (§5.8) within the solver tolerance;
 - collision: every geometry object of the robot's collision model at a distance >= 0 from every
   obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
@@ -140,7 +142,7 @@ def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:
         dp, ang = witness_errors(robot, surfaces, q, c)
         if dp > POSITION_TOL or ang > ANGLE_TOL:
             out.append(f"{label}: contact {c.location}/{c.surface} off by {dp:.2e} m, {ang:.2e} rad")
-    depth = com_depth(robot, surfaces, q, stable)
+    depth = com_depth(robot, surfaces, q, stable) if s.stability == "com" else np.inf
     if depth < s.margin - POSITION_TOL:
         out.append(f"{label}: CoM {depth:.4f} m inside the support polygon (margin {s.margin} m)")
     data = robot.model.createData()

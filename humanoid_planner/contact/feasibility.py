@@ -42,9 +42,9 @@ witness always keeps every pair apart, and a call costs ~20 pair rows instead of
 within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
 scene) carries no force in it, a conservative reading of the thesis's "(3.63) whenever contacts
 are on horizontal planes" (:129, :990): such a contact is only geometric. A stance with no
-horizontal contact is unstable under "com" (no PG call). "forces" is the hook for the
-force-based test (3.68)-(3.70) of `humanoid_planner.posture` (`FORCE_STABILITY`): used for every
-stance when the posture generator provides it; until then asking for it raises `PlanningError`.
+horizontal contact is unstable under "com" (no PG call). "forces" uses the posture generator's
+force-based test (3.68)-(3.70) (`posture.ForceStability`, friction cones of the surfaces' mu,
+unlimited torques) for every stance: any surface carries what its cone allows.
 
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
 given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
@@ -76,6 +76,7 @@ from humanoid_planner.posture import (
     ComInPolygon,
     EnvironmentCollision,
     EnvironmentFrame,
+    ForceStability,
     PostureProblem,
     PreContact,
     RobotContactFrame,
@@ -262,17 +263,11 @@ class Feasibility:
         return ComInPolygon(self.model, support_polygon(placed), margin=self.margin, name="stability")
 
     def _force_stability(self, contacts):
-        """Hook: the force-based test (3.68)-(3.70) of the posture generator, when it has one."""
-        import humanoid_planner.posture as posture
-
-        cls = getattr(posture, "FORCE_STABILITY", None)
-        if cls is None:
-            raise PlanningError(
-                "feasibility: stability 'forces' needs the force-based test (3.68)-(3.70) in "
-                "humanoid_planner.posture (FORCE_STABILITY), which is not there yet; use 'com'"
-            )
-        placed = [(self.locations[c.location], self.env_frame(c), self.surfaces[c.surface]) for c in contacts]
-        return cls(self.model, placed, name="stability")
+        """The force-based test (3.68)-(3.70) of the posture generator (`posture.ForceStability`,
+        unlimited torques): point forces at the hull corners of every contact, in the friction
+        cone of its surface (``Surface.friction``)."""
+        pairs = [(self.locations[c.location], self.surfaces[c.surface].friction) for c in contacts]
+        return ForceStability(self.model, pairs, name="stability")
 
     # --- environment collision
     def _skipped(self, touching) -> set:
