@@ -35,6 +35,17 @@ def robot():
 
 
 @pytest.fixture(scope="session")
+def gait_walk():
+    """The BIP walk of the gait generator's defaults (`make_problem("thesis")`: thesis parameters,
+    contact extension), its five phases solved once per session -> (problem, solutions). Shared by
+    test_gait_direct and test_gait_step_length (the 0.5 m reference of the continuation); read-only."""
+    from humanoid_planner.gait.walk import make_problem, solve_walk
+
+    pb = make_problem("thesis")
+    return pb, solve_walk(pb, "walk")
+
+
+@pytest.fixture(scope="session")
 def floor():
     """The flat scene's planner surface ``floor`` (posture-generator and contact-planner tests)."""
     from humanoid_model.scene import load_scene
