@@ -1,0 +1,59 @@
+"""The automatic guide (humanoid_planner/contact/prm_guide.py; 001_escande.md §5.7, A23 at :531):
+Wood's von Mises-Fisher sampler has the distribution's mean resultant length A_4(kappa) =
+I_2(kappa)/I_1(kappa) (6.14)-(6.15); the cone stability LP (6.11)-(6.12) agrees with the CoM
+polygon (3.63) on coplanar horizontal feet (A10's equivalence, away from the boundary); on the flat
+scene the PRM returns a guide from the start to a goal 1 m ahead whose every configuration is in
+C_guide (collision-free, soles within eps_contact of the floor, stable by the LP). The chair scene
+of A23 is not planned (docs/planner.md)."""
+
+import numpy as np
+import pinocchio as pin
+from scipy.special import iv
+
+from humanoid_planner.contact.prm_guide import PrmGuide, stable, vmf
+
+
+def test_vmf_sampler_has_the_mean_resultant_length_of_the_distribution():
+    rng = np.random.default_rng(0)
+    for kappa in (2.0, 20.0):
+        X = vmf(rng, [0.3, 0.1, 0.2, 0.9], kappa, 20000)
+        mean = np.array([0.3, 0.1, 0.2, 0.9]) / np.linalg.norm([0.3, 0.1, 0.2, 0.9])
+        assert np.allclose(np.linalg.norm(X, axis=1), 1.0)
+        r = X.mean(axis=0)
+        assert abs(np.linalg.norm(r) - iv(2, kappa) / iv(1, kappa)) < 0.005  # 3.5 standard errors
+        assert r @ mean / np.linalg.norm(r) > 0.999  # about the mean direction
+
+
+def test_cone_stability_lp_agrees_with_the_com_polygon_on_flat_feet(robot):
+    """HRP-2 standing, its base shifted so the CoM sweeps across the feet's polygon in x: the LP
+    verdict equals 'CoM inside the convex hull of the sole corners' (mu = 0.4) 1 mm or more from the edges."""
+    m, d = robot.model, robot.model.createData()
+    L = robot.contact_locations
+    checked = 0
+    for dx in np.linspace(-0.2, 0.2, 41):
+        q = robot.q()
+        pin.framesForwardKinematics(m, d, q)
+        pts = np.array([d.oMf[m.getFrameId(L[n].body)].act(h) for n in ("l_sole", "r_sole") for h in L[n].hull])
+        gx = pin.centerOfMass(m, d, q)[0] + dx
+        q[0] += dx  # the CoM moves by dx; the contact points stay where they were
+        inside = pts[:, 0].min() + 1e-3 < gx < pts[:, 0].max() - 1e-3
+        outside = gx < pts[:, 0].min() - 1e-3 or gx > pts[:, 0].max() + 1e-3
+        if inside or outside:
+            n = np.tile([0, 0, 1.0], (len(pts), 1))
+            assert stable(m, d, q, pts, n, np.full(len(pts), 0.4)) == inside
+            checked += 1
+    assert checked > 30
+
+
+def test_prm_guide_on_flat_ground_stays_in_c_guide(robot, floor):
+    q0 = robot.q()
+    goal = q0.copy()
+    goal[0] += 1.0
+    prm = PrmGuide(robot, [floor], [], ["l_sole", "r_sole"], [q0])
+    roadmap = prm.plan(q0, goal, ([0.0, -0.15, 0.6], [1.0, 0.15, 0.66]), seed=1, max_samples=60)
+    guide = roadmap.guide
+    assert len(guide) >= 3 and np.array_equal(guide[0], q0) and np.array_equal(guide[-1], goal)
+    for q in guide:
+        contacts = prm.contacts(q)
+        assert {c[0] for c in contacts} == {"l_sole", "r_sole"} and prm.in_guide(q)
+    assert all(np.linalg.norm(prm.coords(a) - prm.coords(b)) <= prm.radius for a, b in zip(guide, guide[1:]))
