@@ -167,8 +167,6 @@ def scene_planning(scene, robot=None, **settings) -> ScenePlanning:
         if scene.robot is None:
             raise PlanningError(f"scene '{scene.name}': no robot given and none in the scene")
         robot = load_robot(scene.robot.urdf_path)
-    for name in spec.locations + tuple(spec.start) + spec.goal_contacts:
-        _location(robot, name, where)
     known = {f.name for f in fields(PlannerSettings)}
     unknown = set(settings) - known
     if unknown:
@@ -176,6 +174,8 @@ def scene_planning(scene, robot=None, **settings) -> ScenePlanning:
     values = {**spec.settings, **settings}
     values.setdefault("locations", spec.locations)
     values.setdefault("forbidden", spec.forbidden)
+    for name in tuple(values["locations"]) + tuple(spec.start) + spec.goal_contacts:
+        _location(robot, name, where)
     s = replace(PlannerSettings(), **values)
     q0 = start_configuration(scene, robot)
     keys = np.array([q0] + [_key_posture(robot, k, f"{where}.guide[{i}]") for i, k in enumerate(spec.guide)])

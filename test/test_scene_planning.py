@@ -1,0 +1,89 @@
+"""The scenes' ``planning`` section (humanoid_model/scene_planning.py, docs/scenes.md "planning"):
+read with open region sides, anchors for repeated key postures, placement or absolute base and
+settings; bad entries name the field and the value; a location the robot lacks is refused by the
+planner's builder (`humanoid_planner.contact.scene_planning`), which serves any robot with the
+named locations (the stairs for BIP)."""
+
+import numpy as np
+import pytest
+
+from humanoid_model import load_robot
+from humanoid_model.scene import load_scene
+from humanoid_planner.contact import scene_planning
+from humanoid_planner.exceptions import PlanningError
+
+SCENE = """
+surfaces:
+  - {name: floor, vertices: [[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]]}
+robot: hrp2
+planning:
+  locations: [l_sole, r_sole]
+  start: {l_sole: floor, r_sole: floor}
+  forbidden: [[hand, floor]]
+  goal:
+    regions:
+      - {of: root, y: [1.5, null]}
+      - {of: l_sole, x: [0.3, 0.6], y: [-0.3, 0.3], z: [-0.01, 0.01]}
+    vertical: [{location: r_hand, axis: [0, 0, 2]}]
+    contacts: [l_sole, r_sole]
+  guide:
+    - &k {placement: {xyz: [0.5, 0, 0]}}
+    - {<<: *k, joints: {HEAD_JOINT0: 0.2}}
+    - {base: {xyz: [1, 0, 0.6], rpy_deg: [0, 0, 90]}}
+  body_potentials: [l_sole]
+  gains: {k: 0.2}
+  bonus: {per_contact: 0.1, k0: 2, values: {sole: -0.05}}
+  settings: {algorithm: bfp, theta_range: [-0.4, 0.4], max_candidates: 2, self_collision: true}
+"""
+
+
+def test_planning_section_is_read(scene_file):
+    spec = load_scene(scene_file(SCENE)).planning
+    assert spec.locations == ("l_sole", "r_sole") and spec.start == {"l_sole": "floor", "r_sole": "floor"}
+    root, sole = spec.goal
+    assert root.of == "root" and root.bounds == {"y": (1.5, np.inf)}
+    assert sole.bounds["z"] == (-0.01, 0.01) and "x" in sole.bounds
+    assert np.allclose(spec.goal_vertical[0].axis, [0, 0, 1])
+    assert len(spec.guide) == 3 and spec.guide[1].joints == {"HEAD_JOINT0": 0.2}
+    assert np.allclose(spec.guide[1].placement.xyz, [0.5, 0, 0]) and spec.guide[2].base is not None
+    assert spec.settings == {
+        "algorithm": "bfp",
+        "theta_range": (-0.4, 0.4),
+        "max_candidates": 2,
+        "self_collision": True,
+    }
+    assert spec.bonus == {"per_contact": 0.1, "k0": 2.0, "values": {"sole": -0.05}}
+    assert load_scene("flat").planning is None
+
+
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ("  start: {l_sole: flor}", "planning.start.l_sole"),
+        ("  goal: {regions: [{of: com, x: [1, 0]}]}", "planning.goal.regions[0].x"),
+        ("  goal: {regions: [{of: com}]}", "planning.goal.regions[0]"),
+        ("  settings: {max_candidats: 2}", "planning.settings.max_candidats"),
+        ("  settings: {theta_range: [1, -1]}", "planning.settings.theta_range"),
+        ("  guide: [{posture: sitting}]", "planning.guide[0].posture"),
+        ("  forbidden: [[hand, table]]", "planning.forbidden[0]"),
+    ],
+)
+def test_bad_planning_entries_name_the_field(scene_file, scene_error, bad, field):
+    text = "surfaces:\n  - {name: floor, vertices: [[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]]}\nrobot: hrp2\n"
+    msg = scene_error(scene_file(text + "planning:\n" + bad + "\n"))
+    assert f"field '{field}'" in msg
+
+
+def test_builder_checks_the_robot_and_reads_the_start_stance(scene_file, robot):
+    scene = load_scene(scene_file(SCENE))
+    sp = scene_planning(scene, robot)
+    assert {c.location for c in sp.start} == {"l_sole", "r_sole"} and len(sp.key_postures) == 4
+    assert np.allclose(sp.key_postures[1][:3], robot.q()[:3] + [0.5, 0, 0])
+    assert np.allclose(sp.key_postures[3][:3], [1, 0, 0.6])
+    assert sp.planner.s.algorithm == "bfp" and sp.planner.s.self_collision
+    with pytest.raises(PlanningError, match="robot 'bip' has no joint 'HEAD_JOINT0'"):
+        scene_planning(scene, load_robot("bip"))  # HRP-2's joints in a key posture
+    with pytest.raises(PlanningError, match="robot 'bip' has no contact location 'r_hand'"):
+        scene_planning(load_scene("stairs"), load_robot("bip"), locations=("r_hand",))
+    bip = scene_planning(load_scene("stairs"), load_robot("bip"))
+    assert bip.robot.name == "bip" and {c.location for c in bip.start} == {"l_sole", "r_sole"}
