@@ -27,6 +27,19 @@ from launch import LaunchDescription
 PACKAGE = "humanoid_stack"
 
 
+def _node(executable, condition, parameters, remappings=()):
+    """One humanoid_stack node, named after its executable, logging to the screen."""
+    return Node(
+        package=PACKAGE,
+        executable=executable,
+        name=executable,
+        parameters=parameters,
+        remappings=list(remappings),
+        output="screen",
+        condition=condition,
+    )
+
+
 def generate_launch_description():
     params = PathJoinSubstitution([FindPackageShare(PACKAGE), "config", "pilot_sim.yaml"])
     sim, viewer = LaunchConfiguration("sim"), LaunchConfiguration("viewer")
@@ -38,39 +51,9 @@ def generate_launch_description():
             DeclareLaunchArgument(
                 "joint_states", default_value="/joint_states", description="the robot's joint state topic"
             ),
-            Node(
-                package=PACKAGE,
-                executable="simulator",
-                name="simulator",
-                parameters=[params],
-                output="screen",
-                condition=IfCondition(sim),
-            ),
-            Node(
-                package=PACKAGE,
-                executable="viewer",
-                name="viewer",
-                parameters=[params],
-                remappings=remap,
-                output="screen",
-                condition=IfCondition(viewer),
-            ),
-            Node(
-                package=PACKAGE,
-                executable="pilot",
-                name="pilot",
-                parameters=[params],
-                output="screen",
-                condition=IfCondition(sim),
-            ),
-            Node(
-                package=PACKAGE,
-                executable="pilot",
-                name="pilot",
-                parameters=[params, {"start_from": "measured"}],
-                remappings=remap,
-                output="screen",
-                condition=UnlessCondition(sim),
-            ),
+            _node("simulator", IfCondition(sim), [params]),
+            _node("viewer", IfCondition(viewer), [params], remap),
+            _node("pilot", IfCondition(sim), [params]),
+            _node("pilot", UnlessCondition(sim), [params, {"start_from": "measured"}], remap),
         ]
     )

@@ -4,10 +4,6 @@ one as a user would: a head motion published on /robot_bridge/trajectory execute
 follows; a trajectory that does not start at the measured position is refused with the reason on
 /diagnostics; SIGTERM ends the node set cleanly."""
 
-import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -18,6 +14,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed"
 from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from ros_up import spinner, start_up, stop  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
@@ -51,22 +48,8 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
     pub = node.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 10)
     executor = SingleThreadedExecutor(context=ctx)
     executor.add_node(node)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "humanoid_stack", "up", "bridge_sim", "--duration", "60"],
-        cwd=repo_root,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-    def spin_until(cond):
-        deadline = time.monotonic() + TIMEOUT
-        while proc.poll() is None and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
-            if cond():
-                return True
-        return False
+    proc = start_up(repo_root, "bridge_sim", "--duration", "60")
+    spin_until = spinner(executor, proc, TIMEOUT)
 
     def head():
         return dict(zip(states[-1].name, states[-1].position))[HEAD]
@@ -88,12 +71,8 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         pub.publish(head_motion(start, start))
         executed = spin_until(lambda: diag("succeeded", n0) is not None)
         followed = abs(head() - (start + DELTA))
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            out, _ = proc.communicate()
+        out = stop(proc, sigterm=followed is not None)
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)
     assert "start_state" in refused, refused

@@ -5,12 +5,7 @@ on /pilot/target. The simulator accepts every command of the pilot (none rejecte
 /diagnostics), its right-arm joints move toward the pilot's commanded ones (/pilot/joint_states,
 the phantom), the viewer serves its page, and SIGTERM ends the node set cleanly."""
 
-import os
-import signal
 import socket
-import subprocess
-import sys
-import time
 import urllib.request
 
 import numpy as np
@@ -23,6 +18,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed"
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from ros_up import spinner, start_up, stop  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from humanoid_control.kinematics import load_structure  # noqa: E402
@@ -60,22 +56,8 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
     pub = node.create_publisher(PoseStamped, "/pilot/target", 10)
     executor = SingleThreadedExecutor(context=ctx)
     executor.add_node(node)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "humanoid_stack", "up", "pilot_sim", "--duration", "80", "--set", f"viewer.port={port}"],
-        cwd=repo_root,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-    def spin_until(cond):
-        deadline = time.monotonic() + TIMEOUT
-        while proc.poll() is None and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
-            if cond():
-                return True
-        return False
+    proc = start_up(repo_root, "pilot_sim", "--duration", "80", "--set", f"viewer.port={port}")
+    spin_until = spinner(executor, proc, TIMEOUT)
 
     def arm(msg):
         return np.array([x for n, x in zip(msg.name, msg.position) if n.startswith("RARM_")])
@@ -104,12 +86,8 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
         spin_until(lambda: followed() >= FOLLOWED)
         moved = followed()
         spin_until(lambda: len(rejected) >= 2)  # a simulator status after the motion
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            out, _ = proc.communicate()
+        out = stop(proc, sigterm=moved is not None)
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)
     assert page == 200
