@@ -15,6 +15,7 @@ from scipy.spatial import ConvexHull
 
 from humanoid_model.scene_types import Surface
 from humanoid_planner.contact import Box, ComRegion, ContactPlanner, MixedPotential, PlannerSettings, Stance
+from humanoid_planner.contact.check import witness_errors
 from humanoid_planner.contact.children import ChildGenerator
 from humanoid_planner.contact.node import ADDED, RELEASED, Node
 from humanoid_planner.contact.registry import StanceRegistry
@@ -24,26 +25,6 @@ from humanoid_planner.posture.outcome import Outcome
 TOL = SolverSettings().tolerance  # 1e-6 (posture/solver.py)
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 MARGIN = PlannerSettings().margin  # 0.02 m (contact/feasibility.py docstring)
-
-
-def witness_errors(robot, surfaces, q, contact):
-    """(position error [m], frame misalignment [rad]) of ``contact`` at ``q`` from the FK: the
-    location's frame against (E, d_E, b_E, n_E) built here from the surface and (x, y, theta)."""
-    m = robot.model
-    d = m.createData()
-    pin.framesForwardKinematics(m, d, q)
-    loc = robot.contact_locations[contact.location]
-    M = d.oMf[m.getFrameId(loc.body)]
-    surf = surfaces[contact.surface]
-    t, s, n = surf.rotation.T
-    E = surf.centroid + contact.x * t + contact.y * s
-    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
-    R_env = np.column_stack([dE, np.cross(n, dE), n])
-    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
-    R_rob = M.rotation @ np.column_stack([dP, np.cross(nP, dP), nP])
-    return float(np.linalg.norm(M.act(np.asarray(loc.point, float)) - E)), float(
-        np.linalg.norm(pin.log3(R_env.T @ R_rob))
-    )
 
 
 def com_depth(robot, q, contacts):

@@ -63,47 +63,46 @@ def _backtrack(tree, p):
     return out[::-1]
 
 
-def bfp(U, start, goal, lo, hi, M=np.inf) -> GridSearch:
-    """Algorithm 1 on the integer grid lo <= p <= hi (tuples) with potential ``U(p)``."""
+def _search(U, start, goal, children) -> GridSearch:
+    """Best-first over the grid: pop the lowest potential, add what ``children(p, tree)`` yields
+    ((U, child, father) triples) to the tree and the list, stop when the goal is generated."""
     start, goal = tuple(start), tuple(goal)
     tree, heap, expanded, k = {start: None}, [(U(start), 0, start)], [], 1
     while heap:
         _, _, p = heapq.heappop(heap)
         expanded.append(p)
-        for c in _neighbours(p, lo, hi):
-            u = U(c)
-            if u < M and c not in tree:
-                tree[c] = p
-                heapq.heappush(heap, (u, k, c))
-                k += 1
-                if c == goal:
-                    return GridSearch(_backtrack(tree, c), tree, expanded)
-    return GridSearch(None, tree, expanded)
-
-
-def vbfp(U, start, goal, lo, hi, M=np.inf) -> GridSearch:
-    """Algorithm 6 on the same grid (module docstring)."""
-    start, goal = tuple(start), tuple(goal)
-    tree, heap, expanded, k = {start: None}, [(U(start), 0, start)], [], 1
-
-    def best_child(p):
-        kids = [(U(c), c) for c in _neighbours(p, lo, hi) if c not in tree]
-        kids = [kc for kc in kids if kc[0] < M]
-        return min(kids) if kids else None
-
-    while heap:
-        _, _, p = heapq.heappop(heap)
-        expanded.append(p)
-        for parent in (tree[p], p):  # p's best young brother, then p's best son
-            if parent is None:
-                continue
-            best = best_child(parent)
-            if best is None:
-                continue
-            u, c = best
-            tree[c] = parent
+        for u, c, father in children(p, tree):
+            tree[c] = father
             heapq.heappush(heap, (u, k, c))
             k += 1
             if c == goal:
                 return GridSearch(_backtrack(tree, c), tree, expanded)
     return GridSearch(None, tree, expanded)
+
+
+def bfp(U, start, goal, lo, hi, M=np.inf) -> GridSearch:
+    """Algorithm 1 on the integer grid lo <= p <= hi (tuples) with potential ``U(p)``."""
+
+    def children(p, tree):
+        for c in _neighbours(p, lo, hi):
+            u = U(c)
+            if u < M and c not in tree:
+                yield u, c, p
+
+    return _search(U, start, goal, children)
+
+
+def vbfp(U, start, goal, lo, hi, M=np.inf) -> GridSearch:
+    """Algorithm 6 on the same grid (module docstring): p's best young brother, then its best son."""
+
+    def children(p, tree):
+        for father in (tree[p], p):
+            if father is None:
+                continue
+            kids = [(U(c), c) for c in _neighbours(father, lo, hi) if c not in tree]
+            kids = [kc for kc in kids if kc[0] < M]
+            if kids:
+                u, c = min(kids)
+                yield u, c, father
+
+    return _search(U, start, goal, children)
