@@ -116,7 +116,7 @@ class _Collisions:
         skip = set()
         for c in geometric:
             obstacle = self.feas.surfaces[c.surface].body
-            skip |= {(j, obstacle) for j in self.feas._touching[c.location]} if obstacle else set()
+            skip |= {(j, obstacle) for j in self.feas.touching[c.location]} if obstacle else set()
         out = []
         req, res = coal.DistanceRequest(), coal.DistanceResult()
         for k, (name, joint, shape) in enumerate(self.geoms):

@@ -202,7 +202,9 @@ class Feasibility:
         self.obstacles = list(obstacles)
         self.collision_margin, self.activation = float(collision_margin), float(activation)
         self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
-        self._touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
+        #: location -> the joint names whose capsules (and geometries) a contact of it may press
+        #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
+        self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
         self._data = self.model.createData()
         self._reach = {}
         self._lo, self._hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
@@ -276,7 +278,7 @@ class Feasibility:
         for location, surface in touching:
             obstacle = self.surfaces[surface].body
             if obstacle is not None:
-                out |= {(b, obstacle) for b in self._touching[location]}
+                out |= {(b, obstacle) for b in self.touching[location]}
         return out
 
     def _pairs_within(self, q, skip: set, distance: float) -> set:
