@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-gait test test-fast lint chromium bench clean clean-numba help
+.PHONY: all venv demo demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl clean clean-numba help
 all: venv
 
 help:
@@ -18,6 +18,7 @@ help:
 	@echo "make lint       - ruff (lint + format check) and import-linter contracts (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ (prints tables)"
+	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
 
@@ -71,6 +72,18 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+
+# The Crocoddyl peer of the gait benchmark (issue 13) in its own venv: crocoddyl 3.2.1 needs pin 4.0.0,
+# the project pins 4.1.0 (requirements-crocoddyl.txt). Not part of make test or make bench.
+venv-crocoddyl: .venv-crocoddyl/.installed
+.venv-crocoddyl/.installed: requirements-crocoddyl.txt
+	$(PYTHON) -m venv .venv-crocoddyl
+	.venv-crocoddyl/bin/python -m pip install -q --upgrade pip
+	.venv-crocoddyl/bin/python -m pip install -q -r requirements-crocoddyl.txt
+	@touch $@
+
+bench-crocoddyl: $(STAMP) venv-crocoddyl
+	$(VPY) benchmarks/gait.py --crocoddyl
 
 # numba invalidates a cached kernel only when its own file changes; a kernel that calls kernels of
 # other files (solvers/_gs.py, for one) keeps the old callee code until this is run (docs/solvers.md).

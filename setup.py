@@ -47,7 +47,9 @@ setup(
     package_data={"humanoid_model.dynmodel": ["data/*.urdf"]},
     install_requires=["setuptools"],
     # Optional: Talos, Romeo, iCub, G1... (about 400 MB), used by tests when installed.
-    # peers: the benchmarks' side-by-side references (MuJoCo; pink + quadprog for benchmarks/kinematics.py)
+    # peers: the benchmarks' side-by-side references (MuJoCo; pink + quadprog for benchmarks/kinematics.py).
+    # Crocoddyl (benchmarks/gait.py --crocoddyl) is not here: its 3.2.1 binaries need pin 4.0.0 and misbehave
+    # beside the project's pin 4.1.0, so it has its own venv (make venv-crocoddyl, requirements-crocoddyl.txt)
     extras_require={
         "robots": ["example-robot-data==6.0.0"],
         "peers": ["mujoco==4.0.0", "pin-pink==4.4.0", "qpsolvers[quadprog]==4.13.0"],
