@@ -18,7 +18,15 @@ import pinocchio as pin
 import pytest
 from test_contact_children import check_transition, com_depth
 
-from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
+from humanoid_planner.contact import (
+    ComRegion,
+    ContactPlanner,
+    MixedPotential,
+    PlannerSettings,
+    PointRegion,
+    Stance,
+    check_plan,
+)
 
 GOAL_X = 0.4  # m ahead, chosen within the issue's 0.3-0.5 m; HRP-2 needs 2 steps (both soles in the region)
 SOLES = ("l_sole", "r_sole")
@@ -77,6 +85,12 @@ def test_a11_every_witness_holds_the_larger_stance_and_the_smaller_stability(rob
     for a, b in zip(plan.nodes, rest):
         larger, smaller = (b, a) if len(b.stance) > len(a.stance) else (a, b)
         check_transition(robot, planner.surfaces, b, larger.stance.contacts, smaller.stance.contacts)
+
+
+@pytest.mark.parametrize("algorithm", ["vbfp", "bfp", "vbfp+self"])
+def test_every_walk_plan_passes_check_plan(plans, algorithm):
+    planner, _, plan = plans[algorithm]
+    assert check_plan(planner, plan) == []
 
 
 @pytest.mark.parametrize("algorithm", ["vbfp", "bfp", "vbfp+self"])
@@ -141,7 +155,8 @@ def test_children_in_worker_processes_give_the_same_plan(robot, floor, plans):
     nodes, bit for bit, as the serial plan, and the same PG call counts by purpose and outcome
     (the workers' statistics merged)."""
     _, _, serial = plans["vbfp"]
-    _, _, par = _plan(robot, floor, "vbfp", workers=2)
+    planner, _, par = _plan(robot, floor, "vbfp", workers=2)
+    assert check_plan(planner, par) == []
     assert par.success and len(par.nodes) == len(serial.nodes) and par.generated == serial.generated
     for a, b in zip(serial.nodes, par.nodes):
         assert a.stance == b.stance and np.array_equal(a.q, b.q) and a.potential == b.potential
