@@ -67,11 +67,12 @@ def test_gait_json_replays_in_the_viewer_format(tmp_path):
 
 def test_gait_command_pmp_method_solves_ds_and_refuses_other_phases(tmp_path, capsys):
     """--method pmp solves the DS phase by the indirect method (thesis-faithful contacts: the
-    a-posteriori check is reported, not enforced); other phases are refused with the reason."""
+    a-posteriori check is reported, not enforced); phases other than ds, ss, cyclic are refused with
+    the reason (the SS PMP itself: test_gait_pmp.py)."""
     out = tmp_path / "PMP.json"
     assert main(["gait", "--phase", "ds", "--method", "pmp", "--output", str(out)]) == 0
     d = json.loads(out.read_text())
     assert d["method"] == "pmp" and d["phases"][0]["method"] == "pmp"
     assert 0 < d["phases"][0]["closure_residual_max"] < 1e-3
     assert main(["gait", "--phase", "walk", "--method", "pmp", "--output", str(out)]) == 2
-    assert "double-support" in capsys.readouterr().err
+    assert "cyclic double- and single-support phases only; use '--phase' ds / ss / cyclic" in capsys.readouterr().err

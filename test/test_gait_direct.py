@@ -9,16 +9,15 @@ import pytest
 from humanoid_planner.gait import boundary as bd
 from humanoid_planner.gait.cost import Weights
 from humanoid_planner.gait.direct import contact_forces_function
-from humanoid_planner.gait.walk import gait_json, make_problem, solve_walk
+from humanoid_planner.gait.walk import gait_json, make_problem
 
 G = 9.81
 
 
 @pytest.fixture(scope="session")
-def walk():
-    pb = make_problem("thesis")
-    sols = solve_walk(pb, "walk")
-    return pb, sols
+def walk(gait_walk):
+    """The default walk (conftest `gait_walk`, shared with test_gait_step_length)."""
+    return gait_walk
 
 
 @pytest.fixture(scope="session")

@@ -44,8 +44,8 @@ def test_distances_no_walk_covers_are_refused_before_solving(no_solve, distance,
 
 
 def test_the_message_names_the_callers_field(no_solve):
-    with pytest.raises(PlanningError, match=r"^plan_walk: field 'goal.pose.position.x' gives a distance of 0.600 m"):
-        plan_walk(0.6, field="goal.pose.position.x")
+    with pytest.raises(PlanningError, match=r"^plan_walk: field 'goal.pose.position.x' gives a distance of 0.550 m"):
+        plan_walk(0.55, field="goal.pose.position.x")
 
 
 @pytest.mark.parametrize(
@@ -92,6 +92,41 @@ def test_accepted_distance_solves_n_cyclic_steps_and_checks_convergence(monkeypa
         PlanningError, match=r"^plan_walk: the solver did not converge for phase\(s\) \['start_ss', 'stop_ss'\]$"
     ):
         plan_walk(1.5)
+
+
+@pytest.mark.parametrize(
+    "distance, step, n_cyclic",
+    [
+        (2.3, 2.3 / 5, 4),  # 4.6 steps of 0.5 m: 5 of 0.46 m
+        (1.4, 1.4 / 3, 2),  # 2.8: 3 of 0.467 m
+        (0.9, 0.45, 1),  # the shortest walk: 2 steps
+        (1.2, 0.6, 1),  # 2 of 0.6 m (3 of 0.4 m is as far from 0.5: the longer step wins)
+        (0.6, 0.3, 1),  # 2 steps of 0.3 m
+        (10.0, 0.5, 19),
+    ],
+)
+def test_without_a_step_length_the_step_varies_to_cover_the_distance_exactly(monkeypatch, distance, step, n_cyclic):
+    """Issue 13: plan_walk varies the step length, not only the step count: the step of 0.3-0.6 m
+    (walk.STEP_RANGE) nearest the thesis's 0.5 m whose steps cover the distance exactly; a
+    distance no such step covers keeps 0.5 m and its rounding (and tolerance)."""
+    calls = []
+
+    def solve(problem, n, progress=None):
+        calls.append((problem.gait.step_length, n))
+        return [SimpleNamespace(success=True, phase=SimpleNamespace(name="cyclic_ds"))]
+
+    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
+    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {})
+    data = plan_walk(distance)
+    assert calls == [(pytest.approx(step, abs=1e-12), n_cyclic)]
+    assert data["distance"] == pytest.approx(distance, abs=1e-12)
+    assert walk.STEP_RANGE[0] <= step <= walk.STEP_RANGE[1]
+
+
+def test_a_distance_no_step_of_the_range_covers_keeps_the_thesis_step(no_solve):
+    """0.55 m: two steps would be 0.275 m (< 0.3); with 0.5 m steps the nearest walk is 1 m."""
+    with pytest.raises(PlanningError, match="cyclic steps of 0.5 m"):
+        plan_walk(0.55)
 
 
 def test_generate_gait_solves_the_asked_phase_and_refuses_an_unconverged_solve(monkeypatch):

@@ -1,5 +1,6 @@
 """Method (b), the PMP two-point BVP, against method (a), the direct transcription, on the cyclic
-double-support phase (A11 of ../shared/spec/003_chesse.md:711 and the issue's 2 % rule)."""
+double-support phase (A11 of ../shared/spec/003_chesse.md:711 and the issue's 2 % rule) and on the
+cyclic single-support phase (issue 13: agreement to 1 % in cost)."""
 
 import numpy as np
 import pytest
@@ -11,6 +12,53 @@ from humanoid_planner.gait.pmp import (
     solve_pmp_phase,
 )
 from humanoid_planner.gait.walk import make_problem
+
+# BVP tolerance of the single-support PMP test (chosen for time: 1e-1 converges in ~500 mesh nodes;
+# the cost then agrees with the direct method to 0.07 %, as after 1e-2 and 1e-3, docs/gait.md)
+SS_TOL = 1e-1
+
+
+@pytest.fixture(scope="session")
+def ss_pair():
+    """The cyclic SS, thesis-faithful weights: direct (N = 50) and PMP from it (the stance-foot
+    bounds NB1 >= 1 N, NB2 >= 6 N as mixed constraints of the control law)."""
+    pb = make_problem("thesis", weights=Weights(enforce_contacts=False))
+    (ph,) = pb.phases("ss")
+    direct = pb.solve_phase(ph, N=50)
+    return pb, direct, solve_pmp_phase(pb, ph, direct=direct, tol=SS_TOL)
+
+
+def test_pmp_single_support_matches_the_direct_cost_to_1_percent(ss_pair):
+    """Issue 13: PMP for single support too (the thesis solved both phases with the PMP,
+    003_chesse.md:118-135), agreeing with the direct method to 1 % in cost; the same trajectory
+    (angles within 10 mrad, energy within 2 %). Measured: cost -0.07 %."""
+    _, direct, pmp = ss_pair
+    assert direct.success and pmp.success
+    assert pmp.cost == pytest.approx(direct.cost, rel=0.01)
+    q_d = np.array([np.interp(pmp.t, direct.t, direct.q[:, i]) for i in range(6)]).T
+    assert np.max(np.abs(q_d - pmp.q)) < 1e-2
+    assert pmp.checks["energy"] == pytest.approx(direct.checks["energy"], rel=0.02)
+
+
+def test_pmp_single_support_law_holds_the_stance_heel_bound_where_the_free_law_would_break_it(ss_pair):
+    """The stance heel's NB1 >= 1 N (003_chesse.md:398) is a mixed state-control constraint: the
+    PMP's maximiser u* of H over {NB1(x, u) >= 1 N, NB2(x, u) >= 6 N, |tau| <= tau_max} keeps it on
+    an arc at the end of SS (the heel unloads before heel-off), where the unconstrained law
+    W^-1 B^T w_p would make the heel pull (NB1 < 1 N); elsewhere u* is the free law."""
+    pb, _, pmp = ss_pair
+    system = pmp.system
+    Y = pmp.bvp.sol(pmp.t)
+    u_star = system.eval("f_u", Y)
+    u_free = np.clip(system.eval("f_ufree", Y), system.lb[:, None], system.ub[:, None])
+    nb_star = np.array([np.array(system.mixed(Y[:12, k], u_star[:, k])).ravel() for k in range(len(pmp.t))])
+    nb_free = np.array([np.array(system.mixed(Y[:12, k], u_free[:, k])).ravel() for k in range(len(pmp.t))])
+    w = pb.weights
+    assert np.all(nb_star[:, 0] >= w.ss_heel_min - 1e-6) and np.all(nb_star[:, 1] >= w.ss_toe_min - 1e-6)
+    active = nb_star[:, 0] <= w.ss_heel_min + 1e-6
+    assert active.sum() >= 10 and active[-1]  # an arc at the end of SS
+    assert np.all(nb_free[active, 0] < w.ss_heel_min)  # the bound decides there
+    free = ~active & (nb_star[:, 1] > w.ss_toe_min + 1e-6)
+    np.testing.assert_allclose(u_star[:, free], u_free[:, free], atol=1e-9)
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +83,8 @@ def test_pmp_converges_and_matches_direct_cost(ds_pair):
     assert 0 < pmp.checks["closure_residual_max"] < 1e-3
 
 
-def test_a11_hamiltonian_constant_along_pmp_solution(ds_pair):
+@pytest.mark.parametrize("pair", ["ds_pair", "ss_pair"])
+def test_a11_hamiltonian_constant_along_pmp_solution(request, pair):
     """A11 (003_chesse.md:711): H(x, u*, w) is constant in time (autonomous, fixed duration),
     1e-3 relative; and its drift is the one the collocation residual explains.
 
@@ -45,8 +94,10 @@ def test_a11_hamiltonian_constant_along_pmp_solution(ds_pair):
     the residual of solve_bvp's spline (rms <= tol = 1e-3 of the solve).  Measured on 2001 points:
     H = 18.33, spread 8.3e-8 (4.5e-9 relative), int |grad H . r| dt = 9.8e-7 (the bound), and the
     drift predicted by the residual matches H(t) - H(0) to 8.7e-9.  The test can fail: the same
-    states with the co-states scaled by 1.1 give a spread of 1.3e-2 relative (13 times A11's bound)."""
-    _, _, pmp = ds_pair
+    states with the co-states scaled by 1.1 give a spread of 1.3e-2 relative (13 times A11's bound).
+    In SS the same holds for H(x, u*(x, w), w) with the mixed stance-force bounds (the canonical
+    system of that function), at the test's BVP tolerance SS_TOL."""
+    _, _, pmp = request.getfixturevalue(pair)
     system, res = pmp.system, pmp.bvp
     n = system.n
     t, H = hamiltonian_along(system, res, K=2001)

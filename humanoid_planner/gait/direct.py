@@ -60,6 +60,7 @@ class PhaseSolution:
     status: str
     success: bool
     lam_dyn: np.ndarray | None = None
+    lam_stance: np.ndarray | None = None  # SS: multipliers of NB1, NB2 >= their bounds, (N+1, 2)
     checks: dict = field(default_factory=dict)
 
 
@@ -212,6 +213,7 @@ class PhaseNLP:
     t: np.ndarray
     blocks: tuple
     builder: PhaseProblemBuilder
+    stance_rows: int | None = None  # SS: first row of the NB1, NB2 bounds in g (2 (N + 1) rows)
 
     def unpack(self, xs, n, m):
         N1 = len(self.t)
@@ -255,7 +257,9 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         lbg.append(np.full(N + 1, lo))
         ubg.append(np.full(N + 1, np.inf))
 
+    stance_rows = None
     if phase.kind == "ss":
+        stance_rows = sum(len(r) for r in lbg)
         # stance-foot unilaterality through the bound of the thesis (003_chesse.md:649, 655: NB2
         # 'bounded at 6 N'; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
         # stance-ankle torque, so this is the thesis's bound on a reparameterised ankle control.
@@ -275,6 +279,13 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
                 # (003_chesse.md:160), relaxed to height * FB2 <= eps (cost.Weights.toe_contact_eps)
                 f_toe = ca.Function("toe_height", [tree.q_sym], [tree.point_expr["toe"][1]]).map(N + 1)
                 ineq(w.toe_contact_eps - f_toe(Q) * U[7, :], 0.0)
+            if w.toe_force_rate is not None:
+                # the toe force rises continuously (Weights.toe_force_rate, instead of the 6 N cap)
+                lim = ca.DM(w.toe_force_rate * np.diff(t)).T
+                for e in (lim - (U[7, 1:] - U[7, :-1]), lim + (U[7, 1:] - U[7, :-1])):
+                    g.append(ca.vec(e))
+                    lbg.append(np.zeros(N))
+                    ubg.append(np.full(N, np.inf))
         else:
             Nt = F[0, :] + F[1, :]
             ineq(w.friction * Nt - F[2, :], 0.0)
@@ -315,8 +326,8 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         if phase.kind == "ds":
             lbx[idx(bU, k, 6, m)] = 0.0
             lbx[idx(bU, k, 7, m)] = 0.0
-            if w.toe_force_max is not None:
-                ubx[idx(bU, k, 7, m)] = w.toe_force_max
+            if w.toe_force_cap() is not None:
+                ubx[idx(bU, k, 7, m)] = w.toe_force_cap()
     # initial guess: a solution on the same number of nodes (re-timed), or the Hermite guess
     if init is not None and init.q.shape == (N + 1, n):
         qg, vg, ag, ug = init.q, init.v, init.a, init.u
@@ -342,7 +353,19 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
     x0 = np.concatenate([x0, np.maximum(hg, 0.0).T.ravel()])
     x0 = np.clip(x0, lbx, ubx)
     return PhaseNLP(
-        x, J, ca.vertcat(*g), np.concatenate(lbg), np.concatenate(ubg), lbx, ubx, x0, U, t, (bQ, bV, bA, bU, bS), bld
+        x,
+        J,
+        ca.vertcat(*g),
+        np.concatenate(lbg),
+        np.concatenate(ubg),
+        lbx,
+        ubx,
+        x0,
+        U,
+        t,
+        (bQ, bV, bA, bU, bS),
+        bld,
+        stance_rows,
     )
 
 
@@ -399,6 +422,9 @@ def solve_direct(
         success=bool(st.get("success")),
         lam_dyn=lam,
     )
+    if nlp.stance_rows is not None:
+        lam_all = np.array(res["lam_g"]).ravel()
+        sol.lam_stance = lam_all[nlp.stance_rows : nlp.stance_rows + 2 * len(t)].reshape(2, len(t)).T
     sol.builder = nlp.builder
     return sol
 
@@ -435,7 +461,11 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
             xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)
             ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
             l = p.foot.l_pied
-        tau_a = u[0]
+        # the torque the ankle passes to the foot: the motor's minus the reflected rotor inertia's
+        # share (armature: joint-space inertia, as Pinocchio's model.armature; 0 in the thesis set,
+        # whose I_O include the rotors), found against Crocoddyl's contact forces (docs/gait.md)
+        arm = tree.joints[0][4] if tree.joints and tree.joints[0][1] == 0 else 0.0
+        tau_a = u[0] - arm * (ca.DM(tree.S[0]).T @ a)
         NB2 = (tau_a + ax * R[1] - ay * R[0] + xc * m0 * tree.g) / l
         NB1 = R[1] + m0 * tree.g - NB2
         out = ca.vertcat(NB1, NB2, R[0])

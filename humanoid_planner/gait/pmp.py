@@ -24,7 +24,7 @@ from scipy.integrate import solve_bvp
 from humanoid_planner.exceptions import PlanningError
 
 from .cost import Weights
-from .direct import Phase, PhaseProblemBuilder, PhaseSolution, hermite_guess
+from .direct import Phase, PhaseProblemBuilder, PhaseSolution, contact_forces_function, hermite_guess
 from .model import PlanarTree
 
 
@@ -51,17 +51,38 @@ class PMPSystem:
         wv = ca.vertcat(wq, wp)
         H = ca.dot(wv, f) - l
         Winv = 1.0 / bld.W
+        self.mixed = None
         lb = np.full(m, -w.tau_max)
         ub = np.full(m, w.tau_max)
         if phase.kind == "ds":
             lb[6:] = [0.0, 0.0, -np.inf]
-            ub[6:] = [np.inf, w.toe_force_max if w.toe_force_max is not None else np.inf, np.inf]
+            cap = w.toe_force_cap()
+            ub[6:] = [np.inf, cap if cap is not None else np.inf, np.inf]
         self.lb, self.ub = lb, ub
-        u_free = ca.DM(Winv) * (B.T @ wp)
-        u_star = ca.fmin(ca.fmax(u_free, ca.DM(lb)), ca.DM(ub))
-        dHdx = ca.gradient(H, x)
-        rhs = ca.vertcat(f, -dHdx)
-        rhs = ca.substitute(rhs, u, u_star)
+        u_free = ca.DM(Winv) * (B.T @ wp)  # the unconstrained maximiser (II.24)
+        u_law = u_free
+        if phase.kind == "ss":
+            # stance-foot unilaterality NB1 >= ss_heel_min, NB2 >= ss_toe_min, the direct method's
+            # bounds (003_chesse.md:649, 655): affine in u at a given state (mixed constraints)
+            cf = contact_forces_function(tree, p, "ss")
+            g = cf(q, qd, ca.solve(M, B @ u - tree.f_bias(q, qd)), u)[:2]
+            self.mixed = ca.Function("stance_normal", [ca.vertcat(q, pm), u], [g])
+            vv, aa = ca.SX.sym("v", n), ca.SX.sym("a", n)
+            self.f_stance_da = ca.Function("stance_da", [q, vv, aa, u], [ca.jacobian(cf(q, vv, aa, u)[:2], aa)])
+            u_law = _maximise_with_lower_bounds(
+                u_free, Winv, ca.jacobian(g, u), ca.substitute(g, u, ca.DM.zeros(m)), [w.ss_heel_min, w.ss_toe_min]
+            )
+        u_star = ca.fmin(ca.fmax(u_law, ca.DM(lb)), ca.DM(ub))
+        if self.mixed is None:
+            # box only: at u* either dH/du_i = 0 or u_i sits on a constant bound, so dH/dx at fixed u
+            # is the total derivative
+            dHdx = ca.substitute(ca.gradient(H, x), u, u_star)
+        else:
+            # an active mixed constraint g(x, u*) = lb adds mu^T dg/dx to the adjoint (augmented
+            # Hamiltonian H + mu^T g): the total derivative of H(x, u*(x, w), w), since there
+            # dH/du du*/dx = mu^T dg/dx
+            dHdx = ca.gradient(ca.substitute(H, u, u_star), x)
+        rhs = ca.vertcat(ca.substitute(f, u, u_star), -dHdx)
         y = ca.vertcat(q, pm, wq, wp)
         self.f_rhs = ca.Function("pmp_rhs", [y], [rhs])
         self.f_jac = ca.Function("pmp_jac", [y], [ca.jacobian(rhs, y)])
@@ -91,6 +112,30 @@ class PMPSystem:
         return np.array(self._mapped(name, y.shape[1])(y))
 
 
+def _maximise_with_lower_bounds(u_free, Winv, C, e, lb):
+    """The maximiser of the concave H = -1/2 u^T W u + (W u_free)^T u subject to C u + e >= lb.
+
+    With one active row i (KKT): u = u_free + mu W^-1 c_i, mu = (lb_i - c_i u_free - e_i) /
+    (c_i W^-1 c_i^T) >= 0.  The first violated row (in order) is made active.  Two rows active
+    together would be NB1 = 1 N and NB2 = 6 N at once, a stance foot carrying 7 N of a 1028 N robot:
+    not handled (the a-posteriori checks would show it).  The caller applies the torque box
+    afterwards (exact where the box and a row are not active together)."""
+    Wi = ca.DM(Winv)
+    out = u_free
+    for i in reversed(range(C.shape[0])):
+        c = C[i, :].T
+        slack = lb[i] - (ca.dot(c, u_free) + e[i])
+        out = ca.if_else(slack > 0, u_free + (slack / ca.dot(c, Wi * c)) * (Wi * c), out)
+    return out
+
+
+# SS guess from a direct solution: the co-states of the END_NODES first and last nodes are replaced
+# by the nearest interior node's (the NLP multipliers there carry the boundary conditions, and the
+# one-sided differences of w_p give w_q errors of ~100 at the ends; with them the SS BVP's mesh grew
+# past 17,000 nodes, without them it converges in 513, chosen)
+END_NODES = 3
+
+
 def initial_guess_from_direct(system: PMPSystem, sol: PhaseSolution):
     """(t, y) from a direct solution: x = (q, M qd); w_p from the NLP multipliers of the dynamics
     (stationarity in u of the NLP Lagrangian gives u = W^-1 B^T lam_k / h_k, the PMP law with
@@ -103,7 +148,15 @@ def initial_guess_from_direct(system: PMPSystem, sol: PhaseSolution):
     wts[:-1] += h / 2
     wts[1:] += h / 2
     P = np.array([tree.M(sol.q[k]) @ sol.v[k] for k in range(K)])
-    WP = sol.lam_dyn / wts[:, None]
+    lam = sol.lam_dyn.copy()
+    if system.mixed is not None and sol.lam_stance is not None:
+        # the NLP's stance-force bounds depend on the accelerations: their multipliers mu enter the
+        # acceleration rows (M^T lam + F_a^T mu + ... = 0), so the PMP's w_p is (lam + M^-T F_a^T mu) / h
+        # (then u = W^-1 (B^T w_p + g_u^T m) with m = -mu / h >= 0 and g_u = F_u + F_a M^-1 B)
+        for k in range(K):
+            Fa = np.array(system.f_stance_da(sol.q[k], sol.v[k], sol.a[k], sol.u[k]))
+            lam[k] += np.linalg.solve(tree.M(sol.q[k]).T, Fa.T @ sol.lam_stance[k])
+    WP = lam / wts[:, None]
     Y = np.vstack([sol.q.T, P.T, np.zeros((n, K)), WP.T])
     # w_q = M (-wdot_p + (d l/d p) - (d f_p/d p)^T w_p) is what the adjoint's p-rows require; use
     # the rhs with w_q = 0 to get the other terms: wdot_p = -M^-1 w_q + r(q, p, w_p)
@@ -111,6 +164,10 @@ def initial_guess_from_direct(system: PMPSystem, sol: PhaseSolution):
     wdot_p = np.gradient(WP, t, axis=0).T
     for k in range(K):
         Y[2 * n : 3 * n, k] = tree.M(sol.q[k]) @ (r[:, k] - wdot_p[:, k])
+    if system.mixed is not None and K > 2 * END_NODES + 1:
+        E = END_NODES
+        Y[2 * n :, :E] = Y[2 * n :, [E]]
+        Y[2 * n :, K - E :] = Y[2 * n :, [K - 1 - E]]
     return t, Y
 
 
@@ -189,19 +246,37 @@ def hamiltonian_along(system: PMPSystem, res, K: int = 401):
     return t, system.eval("f_H", res.sol(t)).ravel()
 
 
-def solve_pmp_phase(problem, phase: Phase, weights: Weights | None = None, progress=None, direct=None, tol=1e-3):
-    """PMP solve of one phase, initialised from the direct solution (computed if not given)."""
+# SS tolerance continuation from the direct solution (chosen): solved directly to 1e-3 the SS BVP's
+# mesh grew past 19,000 nodes (the kinks where the stance-heel bound becomes active); 1e-1 -> 1e-2
+# -> 1e-3 converged in 513 -> 781 -> 807 nodes (docs/gait.md)
+SS_TOLERANCES = (1e-1, 1e-2)
+MAX_NODES = 5000  # BVP mesh cap of solve_pmp_phase (chosen: the converged solves use at most ~800)
+
+
+def solve_pmp_phase(
+    problem, phase: Phase, weights: Weights | None = None, progress=None, direct=None, tol=1e-3, tolerances=None
+):
+    """PMP solve of one phase (DS or SS), initialised from the direct solution (computed if not
+    given), through the BVP tolerances ``tolerances`` (default: `SS_TOLERANCES` in SS, none in DS)
+    down to ``tol``."""
     w = weights or problem.weights.with_(enforce_contacts=False)
-    if phase.kind != "ds":
-        raise PlanningError(f"gait phase '{phase.name}': the PMP method is implemented for DS only")
     tree = problem.tree(phase.kind)
     if direct is None:
         direct = problem.solve_phase(phase, weights=w)
     system = PMPSystem(tree, problem.params, phase, w)
     t, Y = initial_guess_from_direct(system, direct)
-    res = solve_pmp(system, t, Y, tol=tol)
-    if progress:
-        progress(f"  PMP {phase.name}: {res.message} ({res.niter} it, {len(res.x)} nodes, {res.solve_time:.1f} s)")
+    if tolerances is None:
+        tolerances = SS_TOLERANCES if phase.kind == "ss" else ()
+    for tk in [x for x in tolerances if x > tol] + [tol]:
+        res = solve_pmp(system, t, Y, tol=tk, max_nodes=MAX_NODES)
+        if progress:
+            progress(
+                f"  PMP {phase.name} (tol {tk:g}): {res.message} ({res.niter} it, {len(res.x)} nodes, "
+                f"{res.solve_time:.1f} s)"
+            )
+        if res.status != 0:
+            break
+        t, Y = res.x, res.y
     s = pmp_to_solution(system, res)
     s.checks = problem.check(s, w)
     s.system = system

@@ -447,6 +447,20 @@ def generate_gait(
 
 
 MAX_CYCLIC = 50  # longest walk of plan_walk in cyclic steps (chosen; repeated cyclic steps reuse one solution)
+# step lengths plan_walk chooses from when none is given [m]: the range solved and tested by
+# continuation from the thesis's 0.5 m step (issue 13, test_gait_step_length.py)
+STEP_RANGE = (0.3, 0.6)
+
+
+def _choose_step(distance: float) -> float:
+    """The step length of `STEP_RANGE` nearest the thesis's 0.5 m whose (n + 1) steps cover
+    `distance` exactly (n >= 1 cyclic steps), or the thesis's 0.5 m when none does."""
+    L0, (lo, hi) = bd.GaitData().step_length, STEP_RANGE
+    if not (math.isfinite(distance) and distance > 0):
+        return L0
+    counts = range(max(2, math.ceil(round(distance / hi, 9))), math.floor(round(distance / lo, 9)) + 1)
+    steps = [distance / k for k in counts if k <= MAX_CYCLIC + 1]
+    return min(steps, key=lambda L: (abs(L - L0), -L)) if steps else L0
 
 
 def plan_walk(
@@ -463,6 +477,8 @@ def plan_walk(
     """A walk from rest to rest covering ``distance`` [m]: start step, n cyclic steps (DS + SS),
     pre-stop DS and stop step, whose feet advance (n + 1) step lengths, n = round(distance /
     step_length) - 1 with 1 <= n <= `MAX_CYCLIC`, within ``tolerance`` [m] (None: half a step).
+    Without a ``step_length`` the step length varies too: the one of `STEP_RANGE` nearest the
+    thesis's 0.5 m that covers the distance exactly (2.3 m: 5 steps of 0.46 m), else 0.5 m.
     The periodic cyclic step is solved once and repeated (`solve_walk_cyclic`).
 
     ``params``, ``step_length`` [m], ``t_ds`` [s], ``t_ss`` [s], ``enforce_contacts`` are the problem
@@ -472,7 +488,7 @@ def plan_walk(
     Returns the GAIT.json data (`gait_json`) with ``"distance"`` = the distance walked [m].
     Raises `PlanningError` when no such walk covers the distance, or when a solve does not converge.
     """
-    step = bd.GaitData().step_length if step_length is None else step_length
+    step = _choose_step(distance) if step_length is None else step_length
     if not (isinstance(step, (int, float)) and math.isfinite(step) and step > 0):
         raise PlanningError(f"gait: field 'step_length' must be a positive number, got {step}")
     if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):

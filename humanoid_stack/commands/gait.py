@@ -6,11 +6,15 @@ HELP = "optimal gait generator (BIP, closed chain in double support): solve phas
 DESCRIPTION = """Optimal walking of the sagittal BIP biped (spec ../shared/spec/003_chesse.md).
 
 Phases: start (SS from rest), cyclic (DS + SS), stop (pre-stop DS + SS to rest), walk (all five),
-ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, DS only).
+ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, the cyclic
+phases: ds, ss or cyclic).
 
 example:
   humanoid-stack gait --robot bip --phase walk --output GAIT.json --plot plots/
 """
+
+
+PMP_PHASES = ("ds", "ss", "cyclic")  # the phases the PMP is tested on (test_gait_pmp.py)
 
 
 def add_arguments(parser):
@@ -59,11 +63,12 @@ def run(args) -> int:
     if args.method == "pmp":
         from humanoid_planner.gait.pmp import solve_pmp_phase
 
-        phases = pb.phases(args.phase)
-        if any(ph.kind != "ds" for ph in phases):
+        if args.phase not in PMP_PHASES:
             raise PlanningError(
-                "gait: option '--method pmp' is implemented for the double-support phase only; use '--phase ds'"
+                f"gait: option '--method pmp' is implemented for the cyclic double- and single-support phases "
+                f"only; use '--phase' {' / '.join(PMP_PHASES)}"
             )
+        phases = pb.phases(args.phase)
         sols = []
         for ph in phases:
             progress(f"solving {ph.name} by PMP (direct solution as initial guess) ...")
