@@ -532,6 +532,10 @@ def mirror_contact(c):
     return m
 
 
+# the sagittal joints of the planar model: hip, knee, ankle pitch of each leg
+SAGITTAL = [f"{leg}LEG_JOINT{k}" for leg in "RL" for k in (2, 3, 4)]
+
+
 def yaml_text():
     def num(x):
         return f(round(x, 9))
@@ -593,6 +597,12 @@ def yaml_text():
         "    r_wrist: {frame: RARM_FT, body: RARM_LINK5}",
         "    l_wrist: {frame: LARM_FT, body: LARM_LINK5}",
         "  imu: {frame: IMU, body: CHEST_LINK1}",
+        "",
+        "# Sagittal model (load_robot(..., planar=True), the gait generator's planar biped, docs/gait.md):",
+        "# every joint but the legs' pitch joints locked at the default posture's angles.",
+        "planar:",
+        "  locked_joints: [" + ", ".join(n for n, *_ in joints if n not in SAGITTAL) + "]",
+        "  sagittal_joints: [" + ", ".join(SAGITTAL) + "]",
         "",
         "# Massless frames at the sole centres (K1 outline centre, 0.105 below the ankle axes).",
         "frames:",

@@ -51,7 +51,7 @@ from humanoid_model.yaml_file import read_yaml
 from .model import DS_FORCES, DS_TORQUES, SS_TORQUES, Body, PlanarTree
 from .params import G, Segment
 
-__all__ = ["GeneratedPlanarTree", "generated_tree", "planar_urdf"]
+__all__ = ["GeneratedPlanarTree", "generated_tree", "planar_urdf", "sagittal_legs", "sagittal_roles"]
 
 HEAD_DISTANCE = 0.66  # [m] display point on the trunk axis, the 'head' of model.py (chosen there)
 BASE = "gait_base"  # name of the planar base joint added above the root link
@@ -177,17 +177,24 @@ class _Sagittal:
                 raise ModelError(
                     f"{path.with_suffix('.yaml')}: planar.sagittal_joints: no hip-knee-ankle chain from {hip.name}"
                 )
-            pts = {}
+            pts, sole = {}, {}
             for c in contacts.values():
                 body, p = str(c.get("body")), np.asarray(c.get("point", (0, 0, 0)), float)
+                hull = np.asarray(c.get("hull", [c.get("point", (0, 0, 0))]), float).reshape(-1, 3)
                 while body in fixed and body not in self.tree.bodies:
                     parent, xyz, R = fixed[body]
-                    body, p = parent, xyz + R @ p
+                    body, p, hull = parent, xyz + R @ p, xyz + hull @ R.T
                 if body == ankle.child and c.get("kind") in ("heel", "toe"):
                     pts[c.get("kind")] = p[[0, 2]]
+                if body == ankle.child and c.get("kind") == "sole":
+                    # without heel/toe contacts: the rear and front edges of the sole's hull, at the
+                    # sole's height (as BIP's heel and toe contacts are, urdf/bip.yaml)
+                    sole = {"heel": np.array([hull[:, 0].min(), p[2]]), "toe": np.array([hull[:, 0].max(), p[2]])}
+            pts = {**sole, **pts}
             if set(pts) != {"heel", "toe"}:
                 raise ModelError(
-                    f"{path.with_suffix('.yaml')}: contacts: the foot after '{ankle.name}' needs heel and toe contacts"
+                    f"{path.with_suffix('.yaml')}: contacts: the foot after '{ankle.name}' needs heel and toe "
+                    "(or sole) contacts"
                 )
             legs[hip.name] = _Leg(hip, knee, ankle, pts["heel"], pts["toe"])
         return legs
@@ -239,7 +246,7 @@ class GeneratedPlanarTree(PlanarTree):
 
     def __init__(self, gen: _Generated, kind: str, root_leg: str, g: float, name: str):
         legs = list(gen.legs.values())
-        rear = next((lg for lg in legs if lg.hip.name.startswith(root_leg)), None)
+        rear = next((lg for lg in legs if lg.hip.name.lower().startswith(root_leg.lower())), None)
         if rear is None:
             raise ModelError(f"planar gait model: no leg whose hip joint starts with '{root_leg}'")
         front = next(lg for lg in legs if lg is not rear)
@@ -469,8 +476,22 @@ def generated_tree(
     if armature is None:
         sag = set(_sagittal(path).sagittal)
         armature = {k: float(v) for k, v in read_sidecar(path).armature.items() if k in sag}
-    gen = _generated(path, tuple(sorted(armature.items())), float(g))
+    unknown = set(armature) - set(_sagittal(path).sagittal)
+    if unknown:
+        raise ModelError(f"planar gait model of {path}: armature for unknown joints {sorted(unknown)}")
+    # zero entries dropped: the same model (and one generation) with or without them
+    gen = _generated(path, tuple(sorted((k, float(v)) for k, v in armature.items() if float(v))), float(g))
     return GeneratedPlanarTree(gen, kind, root_leg, float(g), f"{path.stem}_{kind}_generated")
+
+
+def sagittal_legs(robot="bip") -> dict:
+    """``{hip joint name: leg}`` of the robot's sagittal model: each leg's ``hip``, ``knee``, ``ankle``
+    (dynmodel joints: ``name``, ``origin_xyz`` in the parent body [m]) and ``heel``, ``toe`` ((x, z) in
+    the foot body [m])."""
+    path = resolve(
+        str(robot), shipped_files(urdf_dir(), ".urdf"), "robot", (".urdf",), UnknownRobotError, file_kind="URDF file"
+    )
+    return dict(_sagittal(path).legs)
 
 
 def sagittal_roles(robot="bip") -> dict:
