@@ -1,7 +1,7 @@
 """Full simulator step on HRP-2 standing (issue 3 benchmarks; spec ../shared/spec/000_chardonnet.md
 §6.2 E2/E3): median step time, stage split, solver swap, and a peer loop without collision.
 
-    .venv/bin/python benchmarks/sim_step.py [--steps 1000] [--reps 5] [--json OUT.json]
+    .venv/bin/python benchmarks/sim_step.py [--steps 1000] [--reps 5] [--json OUT.json] [--soles]
 
 Cases (scene 'flat', HRP-2 half-sitting held by the World's PD, dt = 1 ms, default collision
 pair set, the robot settled for 300 steps first):
@@ -27,7 +27,10 @@ free joint, floor plane, the same sole boxes (`MujocoLoop`), pyramidal and ellip
 All configurations run interleaved in every repetition (the machine is noisy); the table gives
 the median over repetitions of each repetition's median step time, and ratios to the pin-loop
 ADMM step measured in the same repetition. Stage times are per-step medians [µs] (they need
-not add up to the median step).
+not add up to the median step). "CPU" is the median of each step's thread CPU time
+(`time.thread_time`), which a loaded machine inflates less than the wall time: a step that
+is descheduled keeps its CPU time, and a longer step is descheduled more often. ``--soles``:
+only issue 12's rows (rigid 8 points, FEM soles 8 and 16 nodes per sole, flexible ankles).
 """
 
 import argparse
@@ -82,14 +85,20 @@ def fem_soles(nodes):
 
 
 def run_world(w, steps):
-    """Median step and stage times [µs] of ``steps`` steps (`StepStats` samples), iterations per step."""
+    """Median step and stage times [µs] of ``steps`` steps (`StepStats` samples), the median thread
+    CPU time of a step [µs], iterations per step."""
     w.step_stats.drain()
     w.step_stats.keep_samples(steps)
-    w.step(steps)
+    cpu = np.empty(steps)
+    for i in range(steps):
+        t0 = time.thread_time_ns()
+        w.step()
+        cpu[i] = time.thread_time_ns() - t0
     s = w.step_stats.drain()
     med = np.median(s.samples, axis=0)
     return {
         "median_us": 1e6 * float(med[0]),
+        "cpu_us": 1e-3 * float(np.median(cpu)),
         "stages_us": {k: 1e6 * float(v) for k, v in zip(STAGES, med[1:])},
         "iterations": s.iterations_total / steps,
         "contacts": int(w.last.batch.m),
@@ -272,18 +281,23 @@ def main():
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--soles", action="store_true", help="only issue 12's rows (module docstring)")
     args = ap.parse_args()
 
     configs = {}
     for pts, label in ((0, "8 points"), (8, "16 points")):
         for solver in ("nsgs_newton", "nsgs", "pinocchio_admm", "pinocchio_pgs"):
-            configs[f"{label}, {solver}"] = make_world(pts, solver)
+            if not args.soles or (pts, solver) == (0, "nsgs_newton"):
+                configs[f"{label}, {solver}"] = make_world(pts, solver)
     for nodes in (8, 16):  # issue 12: FEM soles (docs/soles.md), against the rigid 8-point step of the same run
         configs[f"FEM soles {nodes} nodes/sole, nsgs_newton"] = make_world(0, "nsgs_newton", fem_soles(nodes))
     from humanoid_model import load_robot
 
     flexible = load_robot("hrp2", ankle="flexible")
     configs["flexible ankles, 8 points, nsgs_newton"] = make_world(0, "nsgs_newton", robot=flexible)
+    if args.soles:
+        report(configs, {}, args, None)
+        return
     import tempfile
 
     tmp = tempfile.mkdtemp()
@@ -306,6 +320,11 @@ def main():
         mj_note = None
     except ImportError:
         mj_note = "MuJoCo not installed: no MuJoCo rows (optional extra: pip install .[peers])."
+    report(configs, peers, args, mj_note)
+
+
+def report(configs, peers, args, mj_note):
+    """Run every configuration and peer interleaved, ``args.reps`` times, and print the table."""
     rows = {k: [] for k in list(configs) + list(peers)}
     for rep in range(args.reps):
         for k, w in configs.items():
@@ -319,9 +338,14 @@ def main():
     out = {}
     for k, rs in rows.items():
         med = statistics.median(r["median_us"] for r in rs)
-        ratio = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[ref]))
+        nan = float("nan")
+        ratio = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[ref])) if peers else nan
         to_rigid = statistics.median(r["median_us"] / rr["median_us"] for r, rr in zip(rs, rows[rigid]))
         o = {"median_us": med, "ratio_to_pin_admm_loop": ratio, "ratio_to_rigid_8_points": to_rigid}
+        if "cpu_us" in rs[0]:
+            o["cpu_us"] = statistics.median(r["cpu_us"] for r in rs)
+            cpu_ratios = (r["cpu_us"] / rr["cpu_us"] for r, rr in zip(rs, rows[rigid]))
+            o["cpu_ratio_to_rigid_8_points"] = statistics.median(cpu_ratios)
         if "contacts" in rs[0]:
             o["contacts"] = rs[-1]["contacts"]
         if "stages_us" in rs[0]:
@@ -330,17 +354,18 @@ def main():
             o["contacts"] = rs[0]["contacts"]
         out[k] = o
     print(
-        "| configuration | contacts | median step [µs] | / pin-loop ADMM | / rigid | "
+        "| configuration | contacts | median step [µs] | / pin-loop ADMM | / rigid | CPU [µs] | CPU / rigid | "
         + " | ".join(STAGES)
         + " | solver iterations/step |"
     )
-    print("|---|---|---|---|---|" + "---|" * len(STAGES) + "---|")
+    print("|---|---|---|---|---|---|---|" + "---|" * len(STAGES) + "---|")
     for k, o in out.items():
         st = o.get("stages_us")
         cells = [f"{st[s]:.1f}" for s in STAGES] if st else ["-"] * len(STAGES)
+        cpu = f"{o['cpu_us']:.1f} | {o['cpu_ratio_to_rigid_8_points']:.2f}" if "cpu_us" in o else "- | -"
         print(
             f"| {k} | {o.get('contacts', 8)} | {o['median_us']:.1f} | {o['ratio_to_pin_admm_loop']:.2f} | "
-            f"{o['ratio_to_rigid_8_points']:.2f} | "
+            f"{o['ratio_to_rigid_8_points']:.2f} | {cpu} | "
             + " | ".join(cells)
             + f" | {o.get('iterations_per_step', float('nan')):.1f} |"
         )

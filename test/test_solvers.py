@@ -599,6 +599,38 @@ def test_stick_step_minimum_norm_correction(hrp2_standing):
     assert not acc and m0 == 0.0
 
 
+def test_reduced_solve_of_a_full_rank_block_is_the_exact_solution(hrp2_standing):
+    """A full-rank reduced block (the FEM soles': W_rigid plus a positive-definite compliance,
+    docs/soles.md) takes the fast path (reassociated Cholesky, two triangular solves): its
+    correction solves Pᵀ W P y = −Pᵀ v, with P built by hand (sticking contacts: unit vectors;
+    a contact on its cone boundary: e_n + μ d), as numpy's dense solve does, to 1e-10."""
+    from humanoid_sim.solvers._active_set import _reduced_solve
+
+    hs = hrp2_standing
+    rng = np.random.default_rng(5)
+    n = hs["W"].shape[0]
+    G = rng.standard_normal((n, n))
+    W = hs["W"] + 1e-3 * np.abs(hs["W"]).max() * (G @ G.T / n + np.eye(n))  # + an SPD compliance
+    mu = np.full(hs["m"], 0.5)
+    f = np.tile([100.0, 10.0, -20.0], hs["m"])
+    v = W @ f + hs["vfree"]
+    kind = np.ones(hs["m"], np.int64)
+    kind[[1, 4]] = 2  # two contacts move along their cone-boundary direction only
+    fnew = np.empty(n)
+    assert _reduced_solve(W, mu, f, v, kind, fnew)
+    cols = []
+    for c in range(hs["m"]):
+        if kind[c] == 1:
+            cols += [np.eye(n)[3 * c + r] for r in range(3)]
+        else:
+            b = np.zeros(n)
+            b[3 * c : 3 * c + 3] = [1.0, mu[c] * 10.0 / np.hypot(10, 20), mu[c] * -20.0 / np.hypot(10, 20)]
+            cols.append(b)
+    P = np.array(cols).T
+    y = np.linalg.solve(P.T @ W @ P, -P.T @ v)
+    assert np.abs((fnew - f) - P @ y).max() < 1e-10 * np.abs(P @ y).max()
+
+
 def test_active_set_newton_step_on_sliding_contacts(hrp2_standing):
     """Base pushed at (0.3, 0.1, 0) m/s, μ = 0.4 (spec :669): every corner slides. The global
     Newton step (docs/solvers.md §4) is used and accepted, and the result meets the same tight

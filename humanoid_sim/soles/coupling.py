@@ -1,6 +1,7 @@
 """Coupling of a condensed sole into the velocity-level contact problem (spec
 ../shared/spec/000_chardonnet.md:528–545, eqs 4.16–4.22 and 4.32, with the digest's three
-corrections, 000_chardonnet.md:541–544). Pure functions: not wired into `World` yet.
+corrections, 000_chardonnet.md:541–544). Pure functions; `add_coupling` is the in-place numba
+form the World step uses (`world_coupling.FemSoles.couple`).
 
     W_total = W_rigid + T K_c⁻¹ Tᵀ / dt            (4.21, W_rigid = dt Λ: correction 1)
     V_free  = v_free − T U_c^t / dt                 (4.21, U_c^t the previous contact-node displacement: correction 2)
@@ -14,17 +15,23 @@ of the contact), so a positive normal force compresses the sole and a positive d
 along n opens the gap: the compliance enters W with a plus sign. For contact points that are not
 nodes, pass P K_c⁻¹ Pᵀ and P U (eq. 4.32, `Distribution.compliance` / `.displacements`).
 Units: W [m/s per N], f [N], U [m], dt [s].
+
+`add_coupling` adds the same terms to a block of a group's W and v_free in place, block by block
+(Q_i C_ij Q_jᵀ, Q_i = F_i R), without forming T: O(k²) for k contacts, where T C Tᵀ costs two
+dense products of 3k × 3k matrices; `node_loads` is Tᵀ f the same way. Both are numba kernels
+of the World step (`world_coupling.FemSoles`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+from numba import njit
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, message
 
-__all__ = ["frame_rotation", "sole_coupling", "coupled_problem", "contact_displacements"]
+__all__ = ["frame_rotation", "sole_coupling", "coupled_problem", "contact_displacements", "add_coupling", "node_loads"]
 
 SOURCE = "soles.coupling"
 
@@ -71,3 +78,72 @@ def contact_displacements(compliance, frames, forces, sole_rotation=None) -> np.
     T = frame_rotation(frames, sole_rotation)
     C = _compliance(compliance, T.shape[0] // 3)
     return (C @ (T.T @ np.asarray(forces, float).reshape(-1))).reshape(-1, 3)
+
+
+@njit(cache=True)
+def _rotated_blocks(frames, R):
+    """(k, 3, 3) the blocks F_i R of T (frames (k, 3, 3) rows n, t1, t2; R the sole orientation)."""
+    k = frames.shape[0]
+    Q = np.empty((k, 3, 3))
+    for i in range(k):
+        for a in range(3):
+            for b in range(3):
+                Q[i, a, b] = frames[i, a, 0] * R[0, b] + frames[i, a, 1] * R[1, b] + frames[i, a, 2] * R[2, b]
+    return Q
+
+
+@njit(cache=True)
+def add_coupling(W, v_free, start, compliance, frames, R, U_prev, dt):
+    """In place: W[r, r] += T C Tᵀ/dt (exactly symmetric) and v_free[r] −= T U_prev/dt over the
+    rows r = start .. start + 3k of k contacts, T = blockdiag(F_i R) (module docstring).
+    compliance C (3k, 3k) [m/N], symmetric, sole frame; frames (k, 3, 3) the contact frames F_i
+    (rows n, t1, t2); R (3, 3) the sole orientation; U_prev (3k,) [m], sole frame; dt [s].
+    `sole_coupling` is the dense form."""
+    Q = _rotated_blocks(frames, R)
+    k = Q.shape[0]
+    QC = np.empty((3, 3))
+    B = np.empty((3, 3))
+    for i in range(k):
+        for j in range(i + 1):  # lower blocks; the upper ones are their transposes
+            for a in range(3):
+                for d in range(3):
+                    s = 0.0
+                    for g in range(3):
+                        s += Q[i, a, g] * compliance[3 * i + g, 3 * j + d]
+                    QC[a, d] = s
+            for a in range(3):
+                for b in range(3):
+                    s = 0.0
+                    for d in range(3):
+                        s += QC[a, d] * Q[j, b, d]
+                    B[a, b] = s / dt
+            ri, rj = start + 3 * i, start + 3 * j
+            if i == j:
+                for a in range(3):
+                    for b in range(3):
+                        W[ri + a, ri + b] += 0.5 * (B[a, b] + B[b, a])
+            else:
+                for a in range(3):
+                    for b in range(3):
+                        W[ri + a, rj + b] += B[a, b]
+                        W[rj + b, ri + a] += B[a, b]
+        for a in range(3):
+            s = 0.0
+            for g in range(3):
+                s += Q[i, a, g] * U_prev[3 * i + g]
+            v_free[start + 3 * i + a] -= s / dt
+
+
+@njit(cache=True)
+def node_loads(forces, frames, R):
+    """(3k,) Tᵀ f [N]: the contact forces f (k, 3) [N] (contact frames F_i, rows n, t1, t2) as
+    forces on the sole's nodes in the sole frame (R the sole orientation): Rᵀ F_iᵀ f_i."""
+    k = forces.shape[0]
+    F = np.empty(3 * k)
+    for i in range(k):
+        w0 = frames[i, 0, 0] * forces[i, 0] + frames[i, 1, 0] * forces[i, 1] + frames[i, 2, 0] * forces[i, 2]
+        w1 = frames[i, 0, 1] * forces[i, 0] + frames[i, 1, 1] * forces[i, 1] + frames[i, 2, 1] * forces[i, 2]
+        w2 = frames[i, 0, 2] * forces[i, 0] + frames[i, 1, 2] * forces[i, 1] + frames[i, 2, 2] * forces[i, 2]
+        for b in range(3):
+            F[3 * i + b] = R[0, b] * w0 + R[1, b] * w1 + R[2, b] * w2
+    return F

@@ -46,7 +46,9 @@ import numpy as np
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import message
 
+from .coupling import add_coupling, node_loads
 from .fem import CondensedSole, node_dofs
+from .ground import nodes_under_plane
 from .material import Layer, Material
 from .mesh import box_sole
 from .obstacles import box_vertices, face_vertex_contacts
@@ -96,6 +98,8 @@ class WorldSole:
     bottom: np.ndarray = None  # (T, 3) ground-face triangles, rows into the surface nodes
     radius: float = 0.0  # [m] bounding radius of the sole about its frame origin
     cache: dict = field(default_factory=dict)  # node set -> compliance gathers (`FemSoles._compliance`)
+    geom_nodes: np.ndarray = None  # (S,) geom, and mu_nodes (S,) mu: constants sliced per step
+    mu_nodes: np.ndarray = None
 
     def placement(self, oMi_R, oMi_p):
         """(R, p): the sole frame in the world from the joints' world placements."""
@@ -167,6 +171,16 @@ class FemSoles:
                 )
             )
         self.joints = np.array([s.joint for s in self.soles], np.int64)
+        # constant per-contact arrays, sliced by add_contacts: per node count S, the ground's normal
+        # and index (the ground is static geometry `self.ground`); per sole, its geometry and friction
+        self._const = {}
+        for s in self.soles:
+            S = len(s.X)
+            if S not in self._const:
+                n = self.n if self.ground is not None else np.zeros(3)
+                self._const[S] = (np.tile(n, (S, 1)), np.full(S, -1 if self.ground is None else self.ground))
+            s.geom_nodes = np.full(S, s.geom, np.int64)
+            s.mu_nodes = np.full(S, s.mu)
 
     @property
     def thickness(self) -> float:
@@ -184,76 +198,92 @@ class FemSoles:
 
         parts = []
         m = batch.m
+        none = np.zeros(0, np.int64)
         for s in self.soles:
             R, p = s.placement(oMi_R, oMi_p)
             s.R = R
-            Xd = s.X + s.U.reshape(-1, 3)
             margin = self.margin if sweep is None else max(self.margin, float(sweep[s.geom]))
             if self.ground is not None:
-                pts = p + Xd @ R.T
-                gaps = pts @ self.n - self.h
-                hit = np.flatnonzero(gaps <= margin)
-                part = [pts[hit], np.tile(self.n, (len(hit), 1)), gaps[hit], np.full(len(hit), self.ground), hit]
+                hit, pts, gaps = nodes_under_plane(s.X, s.U, R, p, self.n, self.h, margin)
             else:
-                hit = np.zeros(0, np.int64)
-                part = [np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), hit, hit]
-            mu = [np.full(len(hit), s.mu)]
-            tris, weights = [], []
-            for k, Rb, pb, half in self.boxes:
-                if np.linalg.norm(pb - p) > s.radius + np.linalg.norm(half) + margin:
-                    continue
-                V = box_vertices(Rb, pb, half)
-                idx, tri, w, g = face_vertex_contacts((V - p) @ R, Xd, s.bottom, margin)
-                if len(idx):
-                    part = [
-                        np.concatenate([part[0], V[idx]]),
-                        np.concatenate([part[1], np.tile(R[:, 2], (len(idx), 1))]),
-                        np.concatenate([part[2], g]),
-                        np.concatenate([part[3], np.full(len(idx), k)]),
-                        np.concatenate([part[4], 1_000_000 * (k + 1) + idx]),
-                    ]
-                    mu.append(np.full(len(idx), float(self._mu_ms[s.geom][k])))
-                    tris.append(tri)
-                    weights.append(w)
-            if tris:  # P (4.27–4.29): identity rows for the nodes, barycentric rows for the stones
-                tri, w = np.concatenate(tris), np.concatenate(weights)
-                nodes = np.unique(np.concatenate([hit, tri.ravel()]))
-                P = np.zeros((len(hit) + len(tri), len(nodes)))
-                P[np.arange(len(hit)), np.searchsorted(nodes, hit)] = 1.0
-                rows = len(hit) + np.arange(len(tri))
-                for j in range(3):
-                    np.add.at(P, (rows, np.searchsorted(nodes, tri[:, j])), w[:, j])
-                s.nodes, s.P = nodes, P
-            else:
-                s.nodes, s.P = hit, None
+                hit, pts, gaps = none, np.zeros((0, 3)), np.zeros(0)
+            k_s = hit.shape[0]
+            const = self._const[len(s.X)]  # per-contact constants of the node contacts (sliced views)
+            part = [pts, None, gaps, const[1][:k_s], hit]
+            mu = s.mu_nodes[:k_s]
+            s.nodes, s.P = hit, None
+            if self.boxes:
+                part, mu = self._stones(s, R, p, margin, part, mu)
             k_s = part[0].shape[0]
+            if part[1] is None:  # node contacts only: the ground's normal
+                part[1] = const[0][:k_s]
             s.rows = np.arange(m, m + k_s)
             m += k_s
             if k_s:
-                parts.append((s, part, np.concatenate(mu)))
+                parts.append((s, part, mu))
         if not parts:
             return batch
-        k = sum(len(x[2]) for _, x, _ in parts)
-        geom_a = np.concatenate([batch.geom_a] + [np.full(len(x[2]), s.geom, np.int64) for s, x, _ in parts])
+        k = m - batch.m
         slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
         return ContactBatch(
-            geom_a,
-            np.concatenate([batch.geom_b] + [x[3].astype(np.int64) for _, x, _ in parts]),
+            np.concatenate([batch.geom_a] + [self._geoms(s, len(x[2])) for s, x, _ in parts]),
+            np.concatenate([batch.geom_b] + [x[3] for _, x, _ in parts]),
             np.concatenate([batch.b_static, np.ones(k, bool)]),
             np.concatenate([batch.points] + [x[0] for _, x, _ in parts]),
             np.concatenate([batch.normals] + [x[1] for _, x, _ in parts]),
             np.concatenate([batch.gaps] + [x[2] for _, x, _ in parts]),
             np.concatenate([batch.mu] + [mu for _, _, mu in parts]),
             np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (spec line 545)
-            np.concatenate([slot] + [x[4].astype(np.int64) for _, x, _ in parts]),
+            np.concatenate([slot] + [x[4] for _, x, _ in parts]),
         )
+
+    @staticmethod
+    def _geoms(s, k):
+        """(k,) the geometry index of sole s (body A) for its k contacts."""
+        return s.geom_nodes[:k] if k <= len(s.geom_nodes) else np.full(k, s.geom, np.int64)
+
+    def _stones(self, s, R, p, margin, part, mu):
+        """(part, mu) with the stones' vertices under sole s's deformed ground face appended
+        (`obstacles.py`), and s.nodes, s.P set when there are some (P, eqs 4.27–4.29: identity
+        rows for the node contacts, barycentric rows for the stones). part: [points, normals
+        (None: the ground's), gaps, geom_b, slot] of the node contacts; mu their friction."""
+        hit = part[4]
+        Xd = s.X + s.U.reshape(-1, 3)
+        tris, weights = [], []
+        for k, Rb, pb, half in self.boxes:
+            if np.linalg.norm(pb - p) > s.radius + np.linalg.norm(half) + margin:
+                continue
+            V = box_vertices(Rb, pb, half)
+            idx, tri, w, g = face_vertex_contacts((V - p) @ R, Xd, s.bottom, margin)
+            if len(idx):
+                normals = np.tile(self.n, (len(hit), 1)) if part[1] is None else part[1]
+                part = [
+                    np.concatenate([part[0], V[idx]]),
+                    np.concatenate([normals, np.tile(R[:, 2], (len(idx), 1))]),
+                    np.concatenate([part[2], g]),
+                    np.concatenate([part[3], np.full(len(idx), k)]),
+                    np.concatenate([part[4], 1_000_000 * (k + 1) + idx]),
+                ]
+                mu = np.concatenate([mu, np.full(len(idx), float(self._mu_ms[s.geom][k]))])
+                tris.append(tri)
+                weights.append(w)
+        if tris:
+            tri, w = np.concatenate(tris), np.concatenate(weights)
+            nodes = np.unique(np.concatenate([hit, tri.ravel()]))
+            P = np.zeros((len(hit) + len(tri), len(nodes)))
+            P[np.arange(len(hit)), np.searchsorted(nodes, hit)] = 1.0
+            rows = len(hit) + np.arange(len(tri))
+            for j in range(3):
+                np.add.at(P, (rows, np.searchsorted(nodes, tri[:, j])), w[:, j])
+            s.nodes, s.P = nodes, P
+        return part, mu
 
     # ------------------------------------------------------------------ 2. before the solve
     @staticmethod
-    def _blocks(s, frames) -> np.ndarray:
-        """(k, 3, 3) F_i R of the sole's k contacts: the node blocks of T = blockdiag(F_i R)
-        (`coupling.frame_rotation`), sole frame -> contact frame."""
-        return frames[s.rows] @ s.R
+    def _span(s) -> slice:
+        """The batch rows of sole s's contacts (contiguous, `add_contacts`)."""
+        a = int(s.rows[0])
+        return slice(a, a + s.rows.shape[0])
 
     @staticmethod
     def _compliance(s):
@@ -285,19 +315,13 @@ class FemSoles:
                     if not at.shape[0]:
                         continue
                     a = int(at[0])  # the group's contacts ascend: the sole's rows are contiguous
-                FR = self._blocks(s, contacts.frames)
                 C, _, c = self._compliance(s)
                 Uc = s.U[c]
                 if s.P is not None:  # contacts between nodes: P K_c⁻¹ Pᵀ and P U (eqs 4.31–4.32)
                     Pk = np.kron(s.P, np.eye(3))
                     C, Uc = Pk @ C @ Pk.T, Pk @ Uc
-                T = np.zeros((k, 3, k, 3))
-                T[np.arange(k), :, np.arange(k), :] = FR
-                T = T.reshape(3 * k, 3 * k)
-                dW = T @ C @ T.T
-                r = slice(3 * a, 3 * (a + k))
-                g.W[r, r] += 0.5 * (dW + dW.T) / self.dt
-                g.v_free[r] -= T @ Uc / self.dt
+                # T C Tᵀ/dt and −T U_c/dt, T = blockdiag(F_i R), added block by block (`coupling.py`)
+                add_coupling(g.W, g.v_free, 3 * a, C, contacts.frames[self._span(s)], s.R, Uc, self.dt)
                 break
 
     # ------------------------------------------------------------------ 3. after the solve
@@ -313,7 +337,8 @@ class FemSoles:
     def _node_loads(self, s, forces, frames) -> np.ndarray:
         """(3n,) the forces on the sole's contact nodes [N], sole frame: Pᵀ Tᵀ f (Pᵀ: the
         virtual-work-consistent mapping of the digest's note, line 563)."""
-        F = np.matmul(forces[s.rows][:, None, :], self._blocks(s, frames)).reshape(-1)  # Tᵀ f
+        span = self._span(s)
+        F = node_loads(forces[span], frames[span], s.R)  # Tᵀ f
         return F if s.P is None else np.kron(s.P, np.eye(3)).T @ F
 
     # ------------------------------------------------------------------ outputs and state

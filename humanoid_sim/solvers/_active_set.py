@@ -8,6 +8,8 @@ Flat arrays, rows (n, t1, t2) per contact: W (3m, 3m) [m/s per N], v_free, v (3m
 f (3m,) [N], mu (m,); merit [N] is the natural-map residual of the iterate.
 """
 
+import types
+
 import numpy as np
 from numba import njit
 
@@ -21,14 +23,15 @@ SLIDE_VT = 5e-5  # [m/s] step choice: a boundary contact faster than this slides
 
 
 @njit(cache=True)
-def _reduced_solve(W, mu, fb, vb, kind, fnew):
-    """fnew = fb + P y with the minimum-norm y solving Pᵀ W P y = −Pᵀ vb (see `stick_step`;
-    vb = W fb + v_free). kind per contact: 0 fixed, 1 sticking (3 unknowns), 2 on the cone
-    boundary (1 unknown along b_c = e_n + μ d_c, d_c = fb_t/‖fb_t‖). False if nothing to solve."""
+def _reduced_system(W, mu, fb, vb, kind):
+    """The reduced system of `_reduced_solve`: (con, B, A, cv, k): unknown a belongs to contact
+    con[a] and moves its force along B[a] (contact coordinates n, t1, t2); A = Pᵀ W P (k × k),
+    cv = −Pᵀ vb."""
     n = fb.shape[0]
     m = n // 3
     con = np.empty(n, np.int64)  # contact of unknown a
     B = np.zeros((n, 3))  # its direction in the contact's (n, t1, t2) coordinates
+    unit = np.full(n, -1, np.int64)  # r when B[a] is the unit vector e_r (a sticking contact's)
     k = 0
     for c in range(m):
         i = 3 * c
@@ -36,6 +39,7 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
             for r in range(3):
                 con[k] = c
                 B[k, r] = 1.0
+                unit[k] = r
                 k += 1
         elif kind[c] == 2:
             nt = np.sqrt(fb[i + 1] ** 2 + fb[i + 2] ** 2)
@@ -44,22 +48,22 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
             B[k, 1] = mu[c] * fb[i + 1] / nt
             B[k, 2] = mu[c] * fb[i + 2] / nt
             k += 1
-    for i in range(n):
-        fnew[i] = fb[i]
-    if k == 0:
-        return False
     A = np.empty((k, k))
-    d = np.empty(k)
     cv = np.empty(k)
-    dmax = 0.0
     for a in range(k):
         ia = 3 * con[a]
         s = 0.0
         for r in range(3):
             s -= B[a, r] * vb[ia + r]
         cv[a] = s
+        ua = 3 * con[a] + unit[a]
         for b in range(a + 1):
             ib = 3 * con[b]
+            if unit[a] >= 0 and unit[b] >= 0:  # two unit directions: the sums below reduce to one entry
+                x = W[ua, ib + unit[b]] + 0.0  # (+ 0.0: the sums' +0 for a −0 entry)
+                A[a, b] = x
+                A[b, a] = x
+                continue
             s = 0.0
             for r in range(3):
                 if B[a, r] != 0.0:
@@ -69,19 +73,19 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
                     s += B[a, r] * t
             A[a, b] = s
             A[b, a] = s
-        d[a] = A[a, a]
-        dmax = max(dmax, d[a])
-    if dmax <= 0.0:
-        return False
-    # rank-revealing pivoted Cholesky A = L Lᵀ (L: k × r, column j has zeros on the rows
-    # pivoted before j)
-    L = np.zeros((k, k))
-    used = np.zeros(k, np.bool_)
-    piv = np.empty(k, np.int64)
+    return con, B, A, cv, k
+
+
+def _pivoted_cholesky_py(A, d, tol, L, used, piv):
+    """Rank-revealing pivoted Cholesky A = L Lᵀ (A k × k symmetric PSD; L k × r, column j zero
+    on the rows pivoted before j): at step j the largest remaining diagonal d[a] (updated in
+    place) is the pivot piv[j], until none is above tol. Returns the rank r. Compiled twice
+    below: `_pivoted_cholesky` (IEEE order) and `_pivoted_cholesky_fast`."""
+    k = A.shape[0]
     r = 0
     for j in range(k):
         p = -1
-        dp = STICK_PIVOT_TOL * dmax
+        dp = tol
         for a in range(k):
             if not used[a] and d[a] > dp:
                 dp = d[a]
@@ -101,13 +105,92 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
             d[a] -= L[a, j] * L[a, j]
         L[p, j] = ljj
         r += 1
-    # c: forward substitution on the pivot rows (L[piv[a], l] = 0 for l > a)
+    return r
+
+
+def _renamed(fn, name):
+    """A copy of function fn named ``name``: numba's on-disk cache names a kernel by its
+    qualified name and ignores fastmath flags, so two compilations of one function need two names."""
+    out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    out.__qualname__ = name
+    return out
+
+
+_pivoted_cholesky = njit(cache=True)(_renamed(_pivoted_cholesky_py, "_pivoted_cholesky"))
+# reassociated and fused dot products (vectorised): the same pivots and rank up to rounding,
+# about 2× faster at 96 unknowns (measured); NaN and infinity semantics are kept
+_pivoted_cholesky_fast = njit(cache=True, fastmath={"reassoc", "contract"})(
+    _renamed(_pivoted_cholesky_py, "_pivoted_cholesky_fast")
+)
+
+
+@njit(cache=True)
+def _pivot_forward(L, piv, c, r):
+    """y (r,) with L_p y = c_p on the first r pivot rows (L[piv[a], l] = 0 for l > a: lower
+    triangular in pivot order): forward substitution."""
     y = np.empty(r)
     for a in range(r):
-        s = cv[piv[a]]
+        s = c[piv[a]]
         for l in range(a):
             s -= L[piv[a], l] * y[l]
         y[a] = s / L[piv[a], a]
+    return y
+
+
+@njit(cache=True)
+def _full_rank_solve(L, piv, c, x):
+    """x = A⁻¹ c for the full pivoted factor A = L Lᵀ (r = k): `_pivot_forward`, then back
+    substitution with the transposed factor."""
+    k = c.shape[0]
+    z = _pivot_forward(L, piv, c, k)
+    for a in range(k - 1, -1, -1):
+        s = z[a]
+        for l in range(a + 1, k):
+            s -= L[piv[l], a] * z[l]
+        z[a] = s / L[piv[a], a]
+    for a in range(k):
+        x[piv[a]] = z[a]
+
+
+@njit(cache=True)
+def _reduced_solve(W, mu, fb, vb, kind, fnew):
+    """fnew = fb + P y with the minimum-norm y solving Pᵀ W P y = −Pᵀ vb (see `stick_step`;
+    vb = W fb + v_free). kind per contact: 0 fixed, 1 sticking (3 unknowns), 2 on the cone
+    boundary (1 unknown along b_c = e_n + μ d_c, d_c = fb_t/‖fb_t‖). False if nothing to solve.
+
+    A = Pᵀ W P of full rank (e.g. contacts coupled by a compliance: the FEM soles, where W is
+    positive definite) is solved by `_pivoted_cholesky_fast` and two triangular solves (y = A⁻¹ c,
+    the unique solution); a rank-deficient A (hyperstatic rigid contacts) by the IEEE-order
+    factor and the minimum-norm correction y = L (LᵀL)⁻¹ c, as before the fast path (same bits)."""
+    n = fb.shape[0]
+    con, B, A, cv, k = _reduced_system(W, mu, fb, vb, kind)
+    for i in range(n):
+        fnew[i] = fb[i]
+    if k == 0:
+        return False
+    d = np.empty(k)
+    dmax = 0.0
+    for a in range(k):
+        d[a] = A[a, a]
+        dmax = max(dmax, d[a])
+    if dmax <= 0.0:
+        return False
+    tol = STICK_PIVOT_TOL * dmax
+    L = np.zeros((k, k))
+    used = np.zeros(k, np.bool_)
+    piv = np.empty(k, np.int64)
+    if _pivoted_cholesky_fast(A, d.copy(), tol, L, used, piv) == k:
+        y = np.empty(k)
+        _full_rank_solve(L, piv, cv, y)
+        for a in range(k):
+            ia = 3 * con[a]
+            for q in range(3):
+                fnew[ia + q] += B[a, q] * y[a]
+        return True
+    L[:] = 0.0
+    used[:] = False
+    r = _pivoted_cholesky(A, d, tol, L, used, piv)
+    y = _pivot_forward(L, piv, cv, r)  # c on the pivot rows
     # G = LᵀL (r×r, SPD), Cholesky in place (lower), y ← G⁻¹ c; the correction is L y
     G = np.empty((r, r))
     for a in range(r):
