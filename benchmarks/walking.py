@@ -1,10 +1,10 @@
 """D4 walking shock attenuation and D5 sole-material sweep (issue 12, 000_chardonnet.md:1054-1062).
 
 D4: HRP-2 executes one walking plan, by default the thesis's generator's settings
-(`WalkParameters.walkgen_2008`: 6 steps of 0.15 m, 0.78 s single + 0.02 s double support, 6 s from
+(`WalkParameters.walkgen_2008`: 6 steps of 0.15 m, 0.78 s single + 0.02 s double support, 5.8 s from
 the first weight shift to the end), with rigid feet, flexible ankles, FEM soles (E = 3 MPa,
-nu = 0.4) and two-layer pad soles (3 MPa / 1 MPa, nu = 0.25), the same PD joint trajectory
-controller in all four (`humanoid_control.walking.stiffen`), and prints the peak vertical
+nu = 0.4) and two-layer pad soles (1.5 cm at 3 MPa over 0.5 cm at 1 MPa, nu = 0.25), the same PD joint
+trajectory controller in all four (`humanoid_control.walking.stiffen`, or --gains jsk), and prints the peak vertical
 acceleration of the torso's centre of mass at the foot strikes against the thesis's
 50 / 30 / 5 / 2 m/s², the torso's vertical oscillation and the offset of each trace from the rigid one.
 
@@ -14,14 +14,12 @@ all joints at zero, drops from 1 cm, and the torso-inclination error when the to
 slowly to 15.3 deg with the legs vertical; plus (--d5-walk) the D4 walk's strike peak per material.
 The runs are independent: they go to a process pool over the cores (--jobs).
 
-    .venv/bin/python benchmarks/walking.py [--steps 6] [--cases rigid,flexible,sole,pads] [--d5 | --no-d4]
-        [--jobs N] [--generator walkgen2008|smooth] [--json OUT.json]
+    .venv/bin/python benchmarks/walking.py [--steps 6] [--cases rigid,flexible,sole,pads] [--d5] [--d5-walk]
+        [--no-d4] [--jobs N] [--generator walkgen2008|smooth] [--gains walk|jsk] [--json OUT.json]
 
-Acceleration: the torso CoM's vertical velocity (pinocchio, the waist link's CoM, world axes) after
-each 1 ms step, differentiated over one step (raw, as the simulator's own dt) and averaged over
-5 ms (HRP-2's control period, hrp2_data.md C1). Foot strikes are detected in the run: the first time
-after mid-swing that the swing sole's lowest hull corner comes within 1 mm of its height at rest;
-the window is [strike - 20 ms, strike + 150 ms] (chosen). Method and results: docs/walking.md.
+Acceleration and strikes: `humanoid_sim.plan_replay` (the torso CoM's vertical velocity differentiated
+over one 1 ms step, raw; the strike window [-20 ms, +150 ms]); also averaged over 5 ms (HRP-2's control
+period, hrp2_data.md C1). Method and results: docs/walking.md.
 """
 
 from __future__ import annotations
@@ -46,8 +44,8 @@ from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] 000_chardonnet.md:1055
 PADS = (SoleLayer(0.015, 3e6, 0.25), SoleLayer(0.005, 1e6, 0.25))  # 000_chardonnet.md:820; thicknesses chosen (docs)
-E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] 000_chardonnet.md:1058
-NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # 000_chardonnet.md:1058
+E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] 000_chardonnet.md:1059
+NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # 000_chardonnet.md:1059
 FALLEN = 0.55  # [m] base height below which HRP-2 has fallen (planned >= 0.64 m; chosen)
 AVERAGE = 0.005  # [s] HRP-2's control period (hrp2_data.md C1)
 DROP = 0.01  # [m] 000_chardonnet.md:792
