@@ -131,3 +131,37 @@ def test_a11_removal_and_addition_children_hold_the_transition_rule(robot, stand
     assert best is added[0]  # the whole box's optimum beats its sub-boxes' (VBFP's partial oracle, :325)
     xs = [n.changed.x for n in added]
     assert max(xs) > one.stance.contacts[0].x + 0.2  # the foot goes forward, toward the goal
+
+
+def test_force_stability_witness_passes_the_cone_lp_and_com_ignores_vertical_contacts(robot, floor):
+    """Stability "forces" (posture.ForceStability, (3.68)-(3.70)): the witness of standing on the
+    left sole alone is balanced by forces in the floor's friction cones at the sole's corners,
+    checked by an independent LP (`prm_guide.stable`); under "com" a stance whose only contact is
+    on a vertical wall has no support polygon and is refused without a PG call."""
+    import pinocchio as pin
+
+    from humanoid_planner.contact import Contact
+    from humanoid_planner.contact.prm_guide import stable
+
+    pl = _planner(robot, [floor], stability="forces")
+    both = Stance(pl.feas.contacts_at(robot.q(), ["l_sole", "r_sole"], "floor"))
+    root = pl.feas.transition(both.contacts, both.contacts, robot.q())
+    one = pl.feas.transition(both.contacts, both.without("r_sole").contacts, root.q)
+    assert root.success and one.success
+    m, d = robot.model, robot.model.createData()
+    pin.framesForwardKinematics(m, d, one.q)
+    loc = robot.contact_locations["l_sole"]
+    pts = np.array([d.oMf[m.getFrameId(loc.body)].act(h) for h in loc.hull])
+    n = np.tile([0, 0, 1.0], (len(pts), 1))
+    assert stable(m, d, one.q, pts, n, np.full(len(pts), floor.friction))
+    wall = Surface(
+        "wall",
+        np.array([[1, -1, 0], [1, 1, 0], [1, 1, 2], [1, -1, 2]], float),
+        np.array([-1.0, 0, 0]),
+        np.array([0, 0, 1.0]),
+        4.0,
+    )
+    com = _planner(robot, [floor, wall])
+    calls = com.feas.stats.total_calls
+    res = com.feas.transition([Contact("r_hand", "wall", 0, 0, 0)], [Contact("r_hand", "wall", 0, 0, 0)], robot.q())
+    assert not res.success and res.message == "unstable" and com.feas.stats.total_calls == calls
