@@ -218,7 +218,10 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
             conv = bool(stats[1])
             if conv or time.perf_counter() - t0 > s.time_budget:
                 break
-    v = problem.W_eff @ f + problem.v_free
+    # v = W f + v_free by the compiled kernel, not BLAS: OpenBLAS runs a product of 96 × 96 and
+    # more on two threads (its size threshold), which costs more than it saves on a busy machine
+    v = np.empty(n)
+    true_residuals(problem.W_eff, problem.v_free, problem.mu, f, v)
     res = residuals(problem, f, v)
     res["relative_change"] = float(stats[5])
     return SolverResult(

@@ -52,9 +52,21 @@ def natural_map(W, mu, f, v):
 
 @njit(cache=True)
 def true_residuals(W, vfree, mu, f, v):
-    """v ← W f + v_free (exact, O(m²)); returns (complementarity, penetration, cone)."""
+    """v ← W f + v_free (exact, O(m²)); returns (complementarity, penetration, cone).
+    Four rows at a time: four independent sums side by side, each in the order of a scalar
+    loop over k (the same bits; 2-3× faster at 96 rows, measured)."""
     n = vfree.shape[0]
-    for r in range(n):
+    n4 = n - n % 4
+    for r in range(0, n4, 4):
+        s0, s1, s2, s3 = vfree[r], vfree[r + 1], vfree[r + 2], vfree[r + 3]
+        for k in range(n):
+            fk = f[k]
+            s0 += W[r, k] * fk
+            s1 += W[r + 1, k] * fk
+            s2 += W[r + 2, k] * fk
+            s3 += W[r + 3, k] * fk
+        v[r], v[r + 1], v[r + 2], v[r + 3] = s0, s1, s2, s3
+    for r in range(n4, n):
         s = vfree[r]
         for k in range(n):
             s += W[r, k] * f[k]
