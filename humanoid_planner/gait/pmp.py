@@ -4,7 +4,10 @@
 State x = (q, p) with p = M(q) qdot (Hamiltonian form, 003_chesse.md:49-56); co-state w = (w_q,
 w_p).  H = w^T f(x, u) - l_r(x, u) is maximised by u* = sat(W^-1 B(q)^T w_p) (exact for the box
 of torque bounds and FB1, FB2 >= 0, 003_chesse.md:129-133, 379).  The adjoint is
-wdot = -dH/dx at u = u* (CasADi exact Jacobians).  Boundary conditions: x(0) = x0, x(T) = x1.
+wdot = -dH/dx at u = u* (CasADi exact Jacobians).  In single support the stance-foot bounds NB1 >= 1 N,
+NB2 >= 6 N are mixed state-control constraints: u* maximises H under them (`_maximise_with_lower_bounds`)
+and the adjoint is the total derivative of H(x, u*(x, w), w) (docs/gait.md, "PMP for single
+support").  Boundary conditions: x(0) = x0, x(T) = x1.
 Continuation in the penalty factors r_d, r_a and the inertias (003_chesse.md:182-186) is done by
 re-solving from the previous solution.
 

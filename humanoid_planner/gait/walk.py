@@ -327,10 +327,15 @@ def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weight
     for k, v in kw.items():
         if not (np.isfinite(v) and v > 0):
             raise PlanningError(f"gait: field '{k}' must be a positive number, got {v}")
+    extra = {}
     if "step_length" in kw:
-        # the thesis's hip data are for 0.5 m: another step length scales them (GaitData.scaled_to)
-        g = g.scaled_to(kw.pop("step_length"), p.foot.l_pied)
-    return GaitProblem(p, g.with_(**kw), weights or Weights(enforce_contacts=enforce_contacts))
+        # the thesis's hip data are for 0.5 m: another step length scales them (GaitData.scaled_to),
+        # and the pre-stop DS's final hip speed with them (the same rule: horizontal speeds x L / 0.5;
+        # unscaled, the 0.3 m walk's pre-stop DS accelerates from 0.45 to 0.65 m/s and diverges)
+        L = kw.pop("step_length")
+        g = g.scaled_to(L, p.foot.l_pied)
+        extra["prestop_u4f"] = bd.PRESTOP_U4F * L / bd.GaitData().step_length
+    return GaitProblem(p, g.with_(**kw), weights or Weights(enforce_contacts=enforce_contacts), **extra)
 
 
 STEP_LENGTH_INCREMENT = 0.1  # [m] largest step-length change per continuation step (chosen)
