@@ -9,6 +9,7 @@
     stamp(t), duration(t)     seconds [s] -> builtin_interfaces Time / Duration
     seconds(msg)              Time or Duration -> seconds [s]
     diagnostic_array(...)     one-status diagnostic_msgs/DiagnosticArray
+    odometry(...)             nav_msgs/Odometry of a body's pose and twist (/odom, /free_bodies)
     WarnOnce                  log each warning key once (bad input keeps the node running)
 
 Libraries never import this module: it imports rclpy.
@@ -23,6 +24,7 @@ import rclpy
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import TransformStamped
+from nav_msgs.msg import Odometry
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from humanoid_model.exceptions import HumanoidStackError
@@ -38,6 +40,7 @@ __all__ = [
     "WarnOnce",
     "diagnostic_array",
     "duration",
+    "odometry",
     "run_node",
     "seconds",
     "stamp",
@@ -71,6 +74,21 @@ def duration(t: float) -> Duration:
 def seconds(msg) -> float:
     """Seconds [s] of a builtin_interfaces Time or Duration message."""
     return float(msg.sec) + 1e-9 * float(msg.nanosec)
+
+
+def odometry(stamp_msg, frame_id: str, child_frame_id: str, position, quaternion_xyzw, twist) -> Odometry:
+    """nav_msgs/Odometry: pose of ``child_frame_id`` in ``frame_id`` (position (3,) [m], quaternion
+    xyzw (4,)) and its twist (6,) [m/s, rad/s], linear then angular, in the child frame (REP 105)."""
+    od = Odometry()
+    od.header.stamp = stamp_msg
+    od.header.frame_id, od.child_frame_id = frame_id, child_frame_id
+    p, o = od.pose.pose.position, od.pose.pose.orientation
+    p.x, p.y, p.z = map(float, position)
+    o.x, o.y, o.z, o.w = map(float, quaternion_xyzw)
+    lin, ang = od.twist.twist.linear, od.twist.twist.angular
+    lin.x, lin.y, lin.z = map(float, twist[:3])
+    ang.x, ang.y, ang.z = map(float, twist[3:])
+    return od
 
 
 def transform_stamped_list(transforms, stamp_msg) -> list:

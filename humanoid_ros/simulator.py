@@ -12,7 +12,9 @@ others are read at start only.
 Topics
     publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
                root link frame), /robot_description (transient local), /tf and /tf_static (when
-               tf2_msgs imports), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
+               tf2_msgs imports), /free_bodies (nav_msgs/Odometry, one message per free body of the
+               scene: child_frame_id = its name, pose in odom, twist in its own frame; what the
+               web viewer draws them from), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
                /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
                /diagnostics (step time, real-time factor, solver iterations, residuals,
                penetration, rejected commands), ~/haptic_force (WrenchStamped, odom frame: the
@@ -60,6 +62,7 @@ from humanoid_ros.common import (
     TFMessage,
     WarnOnce,
     diagnostic_array,
+    odometry,
     run_node,
     seconds,
     stamp,
@@ -117,6 +120,7 @@ class SimulatorNode(Node):
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
         self.joint_pub = self.create_publisher(JointState, "/joint_states", 10)
         self.odom_pub = self.create_publisher(Odometry, "/odom", 10)
+        self.free_bodies_pub = self.create_publisher(Odometry, "/free_bodies", 10)
         self.contacts_pub = self.create_publisher(MarkerArray, "/contacts", 10)
         self.imu_pub = self.create_publisher(Imu, "/imu", 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
@@ -224,18 +228,11 @@ class SimulatorNode(Node):
         js.velocity = np.asarray(velocity, float).tolist()
         js.effort = np.asarray(effort, float).tolist()
         self.joint_pub.publish(js)
-        base, base_v = st.bodies[self.robot.name], out.base_velocity
-        od = Odometry()
-        od.header.stamp = now
-        od.header.frame_id = self.tree.odom_frame
-        od.child_frame_id = self.tree.root_link
-        pp, o = od.pose.pose.position, od.pose.pose.orientation
-        pp.x, pp.y, pp.z = map(float, base.position)
-        o.x, o.y, o.z, o.w = map(float, base.quaternion)
-        lin, ang = od.twist.twist.linear, od.twist.twist.angular
-        lin.x, lin.y, lin.z = map(float, base_v[:3])  # free-flyer velocity: root link frame
-        ang.x, ang.y, ang.z = map(float, base_v[3:])
-        self.odom_pub.publish(od)
+        base, odom = st.bodies[self.robot.name], self.tree.odom_frame
+        root = self.tree.root_link  # the free-flyer velocity is in the root link frame
+        self.odom_pub.publish(odometry(now, odom, root, base.position, base.quaternion, out.base_velocity))
+        for name, (position, quaternion, twist) in out.free_bodies.items():
+            self.free_bodies_pub.publish(odometry(now, odom, name, position, quaternion, twist))
         if self.tf_pub is not None:
             q = st.q[: self.robot.model.nq]
             self.tf_pub.publish(TFMessage(transforms=self.tf_messages(self.tree.moving_transforms(q), t)))

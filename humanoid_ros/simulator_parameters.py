@@ -82,7 +82,7 @@ PARAMETERS = ParameterTable(
             "publish_rate",
             50.0,
             "Hz",
-            "rate in simulated time of /clock, /joint_states, /odom, /tf, F/T wrenches and /imu (chosen)",
+            "rate in simulated time of /clock, /joint_states, /odom, /free_bodies, /tf, F/T wrenches and /imu (chosen)",
         ),
         _positive(
             "contacts_rate",

@@ -3,12 +3,14 @@
 Parameters: `PARAMETERS` below (docs/ros.md, "viewer"), all read at start only.
 `joint_state_source` true: the viewer's posture selector and sliders drive the robot and the node
 PUBLISHES /joint_states at 30 Hz (like joint_state_publisher_gui); false: the node FOLLOWS
-/joint_states and /odom.
+/joint_states, /odom and /free_bodies.
 
 Topics
     publishes  /joint_states  sensor_msgs/JointState (joint_state_source true)
     subscribes /joint_states  sensor_msgs/JointState (joint_state_source false): unknown names ignored
                /odom          nav_msgs/Odometry (joint_state_source false): base pose
+               /free_bodies   nav_msgs/Odometry (joint_state_source false): the pose of the scene's
+                              free body named by child_frame_id (the simulator's; unknown names ignored)
                marker_topics  visualization_msgs/MarkerArray
                phantom_topic  sensor_msgs/JointState: the commanded robot (the pilot's
                               /pilot/joint_states), drawn translucent over the measured one
@@ -145,6 +147,7 @@ class ViewerNode(Node):
         self._pending_joints = None  # (names, positions) from /joint_states
         self._pending_base = None  # (x, y, z, qx, qy, qz, qw) from /odom
         self._pending_phantom = None  # (names, positions) from phantom_topic
+        self._pending_bodies = {}  # free body name -> (position, quaternion xyzw) from /free_bodies
         self.warn_once = WarnOnce(self.get_logger())
         """Logs each bad-input warning once; `warn_once.keys` are the reported keys."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -154,6 +157,7 @@ class ViewerNode(Node):
         else:
             self.create_subscription(JointState, "/joint_states", self._on_joint_states, reliable)
             self.create_subscription(Odometry, "/odom", self._on_odom, reliable)
+            self.create_subscription(Odometry, "/free_bodies", self._on_free_body, reliable)
         if p["phantom_topic"]:
             self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, reliable)
         if not self.joint_state_source or p["phantom_topic"]:
@@ -206,10 +210,19 @@ class ViewerNode(Node):
         with self._lock:
             self._pending_base = (p.x, p.y, p.z, o.x, o.y, o.z, o.w)
 
+    def _on_free_body(self, msg: Odometry):
+        p, o = msg.pose.pose.position, msg.pose.pose.orientation
+        with self._lock:
+            self._pending_bodies[msg.child_frame_id] = ((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
+
     def _redraw(self):
         with self._lock:
             joints, base, phantom = self._pending_joints, self._pending_base, self._pending_phantom
             self._pending_joints = self._pending_base = self._pending_phantom = None
+            bodies, self._pending_bodies = self._pending_bodies, {}
+        for name, (position, quaternion) in bodies.items():
+            if not self.viewer.set_body_pose(name, position, quaternion):
+                self.warn_once(f"body-{name}", f"/free_bodies: the scene drawn has no free body {name!r}; ignored")
         if self.viewer.robot is None:
             return
         if phantom is not None:

@@ -90,7 +90,8 @@ class StateOutput:
     `Sensors.imu` reading (None without an IMU) and ``imu_frame`` its frame name;
     ``joint_state`` (names, positions, velocities, efforts): /joint_states, the URDF's joints (a
     robot with ball joints: each ball joint as its URDF triple's three angles, positions only,
-    `humanoid_model.spherical_joints`)."""
+    `humanoid_model.spherical_joints`); ``free_bodies`` free body name -> (position (3,) [m],
+    quaternion xyzw (4,), twist (6,) [m/s, rad/s] in the body's own frame): /free_bodies."""
 
     state: WorldState
     base_velocity: np.ndarray
@@ -98,6 +99,7 @@ class StateOutput:
     imu: dict | None
     imu_frame: str | None
     joint_state: tuple = ()
+    free_bodies: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,12 @@ class SimulationSession:
         else:  # the URDF's revolute triples, for URDF tools (RViz, robot_state_publisher): angles only
             angles = merge.angles(w.q[: self.robot.model.nq])
             joint_state = (list(merge.urdf_model.names[2:]), angles[7:], np.zeros(0), np.zeros(0))
-        return StateOutput(st, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame, joint_state)
+        free = {}
+        for name, jid in w.body_joint.items():  # a free flyer's velocity is in its own frame
+            j = w.model.joints[jid]
+            b = st.bodies[name]
+            free[name] = (b.position, b.quaternion, w.v[j.idx_v : j.idx_v + 6].copy())
+        return StateOutput(st, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame, joint_state, free)
 
     def contact_markers(self) -> ContactMarkers:
         """The contact markers of the last step (`humanoid_sim.markers`), at the settings' scale."""

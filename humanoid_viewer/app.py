@@ -576,6 +576,11 @@ class Viewer:
         h.wxyz = tuple(quat_xyzw_to_wxyz(quaternion_xyzw))
         return True
 
+    def body_position(self, name: str) -> np.ndarray | None:
+        """Where free body ``name`` is drawn (its frame's position [m]), or None if there is none."""
+        h = self._free_body_handles.get(name)
+        return None if h is None else np.array(h.position, dtype=float)
+
     # ------------------------------------------------------------------ markers
     def _frame_pose(self, frame_id: str):
         """World pose (position, wxyz) of a marker frame: world frames, or a robot frame."""

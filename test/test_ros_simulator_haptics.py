@@ -10,6 +10,7 @@ pytestmark = [pytest.mark.ros, pytest.mark.filterwarnings("error::pytest.PytestU
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from geometry_msgs.msg import PoseStamped, WrenchStamped  # noqa: E402
+from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -61,8 +62,9 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     )
     client = h.add(rclpy.create_node("haptic_user", context=h.context))
     pointer = client.create_publisher(PoseStamped, "/simulator/haptic_pointer", 10)
-    forces = []
+    forces, bodies = [], []
     client.create_subscription(WrenchStamped, "/simulator/haptic_force", forces.append, 100)
+    client.create_subscription(Odometry, "/free_bodies", bodies.append, 100)
     clients = {a: client.create_client(Trigger, f"/simulator/haptic_{a}") for a in ("attach", "touch", "release")}
 
     def call(action):
@@ -92,6 +94,12 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     f_end = forces[-1].wrench.force
     assert abs(f_end.x) <= 0.4 * 9.81 * 1.0 + 0.05  # what static friction can hold, μ m g
     assert node.world.body_state("box").position[0] == pytest.approx(BOX[0] + 0.1, abs=0.4 * 9.81 / 500.0 + 1e-3)
+    # /free_bodies: one Odometry per free body (the box), pose in odom, twist in the box's frame;
+    # the box slid toward +x, and rests where the world has it
+    assert {(m.header.frame_id, m.child_frame_id) for m in bodies} == {("odom", "box")}
+    assert max(m.twist.twist.linear.x for m in bodies) > 0.05
+    p = bodies[-1].pose.pose.position
+    assert [p.x, p.y, p.z] == pytest.approx(node.world.body_state("box").position, abs=1e-4)
 
     n, t = node.rejected, node.world.t
     bad = pose(BOX[0] + 0.1, BOX[1], BOX[2])

@@ -195,6 +195,14 @@ def test_haptic_pointer_in_the_page_grabs_and_pulls_a_box(ros, tmp_path):
     # the box is pulled to within the friction deadband mu m g / k_p = 7.8 mm (+2 mm) of the pointer
     assert spin_until(lambda: np.linalg.norm(np.array(sim.world.body_state("box").position)[:2] - goal[:2]) < 0.0098)
 
+    # and the page draws it there: the viewer follows the simulator's /free_bodies (1 mm: the box
+    # creeps in its deadband between a message and the check)
+    def box():
+        return np.array(sim.world.body_state("box").position)
+
+    assert spin_until(lambda: np.linalg.norm(viewer.body_position("box") - box()) < 1e-3)
+    assert np.linalg.norm(viewer.body_position("box") - box0) > 0.13
+
 
 def test_browser_camera_is_published_for_the_pilots_view_axes(ros):
     """A browser's camera, as the page sends it over the viewer's websocket, is published on
