@@ -64,7 +64,8 @@ class ReplayRecord:
 def replay(world, t, positions, joint_names, t_end=None) -> ReplayRecord:
     """Follow ``positions`` (K, len(joint_names)) [rad] sampled at ``t`` (K,) [s] with the world's PD
     trajectory controller (its gains as set), the robot's other joints (a flexible ankle's springs)
-    held at 0, from the world's time until ``t_end`` (default ``t[-1]``) or a fall."""
+    held at 0, the plan's t = 0 at the world's present time, for ``t_end`` (default ``t[-1]``) seconds
+    or until a fall."""
     names = world.robot.joint_names
     P = np.zeros((len(t), len(names)))
     P[:, [names.index(n) for n in joint_names]] = np.asarray(positions, float)
