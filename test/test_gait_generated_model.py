@@ -16,7 +16,6 @@ data the BIP URDF is written from, bip_data.md:154-167) made to describe exactly
 Tolerance 1e-9 relative to max(1, |reference|) (the issue's number).
 """
 
-
 import numpy as np
 import pytest
 
