@@ -38,6 +38,7 @@ SETTINGS = {
     "activation": float,
     "stability": str,
     "theta_range": tuple,
+    "joint_margin": float,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")

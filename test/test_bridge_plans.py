@@ -2,6 +2,7 @@
 `humanoid-stack gait`, simulator recordings (JSON Lines /2, also cut off, and /1), configuration
 files; floating-base plans give their joint part with a note; bad files are one-line BridgeErrors."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -103,10 +104,10 @@ def test_stream_format_name_matches_the_simulator():
 def test_contact_plan_gives_the_joint_part_and_says_so(flat_walk_plan, hrp2, tmp_path):
     """PLAN.json (`humanoid-stack plan`): its trajectory's joint columns and times, a floating-base
     note; validated against HRP-2 at the plan's first posture it passes the velocity and
-    acceleration limits (10 deg/s cap, C² path: 0.3 rad/s² against the default 10 rad/s²). The
-    default 0.01 rad position margin refuses it: the witness postures reach joint limits
-    (CHEST_JOINT1 at its lower limit, docs/planning.md), so the check is made with margin 0. A
-    plan without motion is refused with its reason."""
+    acceleration limits (10 deg/s cap, C² path: 0.3 rad/s² against the default 10 rad/s²) and
+    the default 0.01 rad position margin (the planner keeps the joints 0.02 rad inside their
+    limits; without that margin the witness postures sat on CHEST_JOINT1's lower limit, and the
+    same check refuses the plan moved onto it). A plan without motion is refused with its reason."""
     doc = flat_walk_plan["doc"]
     traj, notes = load_plan(flat_walk_plan["path"], hrp2)
     q = np.asarray(doc["trajectory"]["q"])
@@ -117,9 +118,14 @@ def test_contact_plan_gives_the_joint_part_and_says_so(flat_walk_plan, hrp2, tmp
     assert any("floating-base" in n and "joint part" in n for n in notes)
     lim = JointLimits.from_robot(hrp2)
     start = dict(zip(traj.joint_names, traj.positions[0]))
-    rep = validate(traj, lim, start, BridgeSettings(position_margin=0.0))
+    rep = validate(traj, lim, start)
     assert rep.ok, [r.message for r in rep.refusals]
-    assert {r.check for r in validate(traj, lim, start).refusals} == {"position_limits"}
+    assert BridgeSettings().position_margin == 0.01
+    j = traj.joint_names.index("CHEST_JOINT1")
+    on_limit = dataclasses.replace(traj, positions=traj.positions.copy())
+    on_limit.positions[:, j] += lim.lower[j] - on_limit.positions[:, j].min()  # its lowest point on the limit
+    moved = dict(zip(traj.joint_names, on_limit.positions[0]))
+    assert {r.check for r in validate(on_limit, lim, moved).refusals} == {"position_limits"}
     failed = {
         **doc,
         "success": False,

@@ -13,7 +13,8 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
   "forces" stability the witness's contact forces are not kept by the nodes, so stability is not
   re-checked there;
-- joint limits; the planner's extra tasks (§5.8) within the solver tolerance;
+- joint limits, kept the planner's ``joint_margin`` inside; the planner's extra tasks (§5.8)
+  within the solver tolerance;
 - collision: every geometry object of the robot's collision model at a distance >= 0 from every
   obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
   contact's body (and of the bodies below it without a contact location) against the obstacle
@@ -138,6 +139,10 @@ def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:
     lo, hi = robot.q_lower, robot.q_upper
     if np.any(q[7:] < lo - 1e-9) or np.any(q[7:] > hi + 1e-9):
         out.append(f"{label}: outside the joint limits")
+    else:
+        m = np.minimum(s.joint_margin, (hi - lo) / 2) - 1e-9
+        if np.any(q[7:] < lo + m) or np.any(q[7:] > hi - m):
+            out.append(f"{label}: within the planner's joint margin {s.joint_margin} rad of a joint limit")
     for c in geometric:
         dp, ang = witness_errors(robot, surfaces, q, c)
         if dp > POSITION_TOL or ang > ANGLE_TOL:

@@ -46,6 +46,13 @@ horizontal contact is unstable under "com" (no PG call). "forces" uses the postu
 force-based test (3.68)-(3.70) (`posture.ForceStability`, friction cones of the surfaces' mu,
 unlimited torques) for every stance: any surface carries what its cone allows.
 
+**Joint margin** (``joint_margin``): every call of the planner (and the motion's projections,
+which use ``Feasibility.model``) bounds the joints ``joint_margin`` inside their limits
+(`with_joint_margin`: a copy of the robot's model with the narrower limits; `robot.model` keeps
+the real ones, which `check` tests against with the margin). Without it the witness postures
+sat exactly on limits (HRP-2's CHEST_JOINT1 at its lower limit on the flat walk), and the robot
+bridge refuses positions within its 0.01 rad ``position_margin`` of a limit.
+
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
 given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
 test has no criterion: it is a feasibility test, and with the potential pulling the root the
@@ -57,7 +64,11 @@ thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm ins
 is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
 test_contact_children's FK check found it growing it before the fix). ``collision_margin``
 0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.self_collision.DEFAULT_MARGIN`);
-``activation`` 0.25 m: a capsule further than that from an obstacle at the warm start rarely ends
+``joint_margin`` 0.02 rad (set by `search.PlannerSettings`; 0 here, the posture generator's own
+bounds): twice the robot bridge's default ``position_margin`` 0.01 rad, so that the motion's
+spline between the projected postures (which may overshoot its knots slightly) stays clear of
+the bridge's band; ~1 deg, small next to HRP-2's narrowest joint range (0.96 rad) and BIP's
+(0.35 rad). ``activation`` 0.25 m: a capsule further than that from an obstacle at the warm start rarely ends
 within 1 cm of it in one call (measured on the stairs and can scenes: docs/planner.md), and when
 it does the check adds it; ``HORIZONTAL`` 0.05 rad (3 deg): the scenes' surfaces are exactly
 horizontal or vertical, this only absorbs round-off.
@@ -96,15 +107,35 @@ from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
 
 from .boxes import clip_polygon, polygon_area
 from .goal import ComRegion, PointRegion
-from .relaxed import Relaxed
+from .relaxed import Relaxed, WithBand
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS"]
+__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "with_joint_margin"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
 ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
+MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
+
+
+def with_joint_margin(model, margin: float):
+    """``model`` itself when ``margin`` is 0, else a copy whose bounded 1-DOF joints have their
+    position limits moved ``margin`` [rad or m] inside (a joint narrower than 2 ``margin`` keeps
+    its middle): the bounds of every PG call and projection of the planner (module docstring)."""
+    if margin <= 0:
+        return model
+    import pinocchio as pin
+
+    from humanoid_planner.posture.joint_limits import bounded_joints
+
+    out = pin.Model(model)
+    iq, _, lo, hi = bounded_joints(model)
+    mid = (lo + hi) / 2
+    lower, upper = out.lowerPositionLimit.copy(), out.upperPositionLimit.copy()
+    lower[iq], upper[iq] = np.minimum(lo + margin, mid), np.maximum(hi - margin, mid)
+    out.lowerPositionLimit, out.upperPositionLimit = lower, upper
+    return out
 
 
 class HalfPlanes(PostureConstraint):
@@ -181,11 +212,13 @@ class Feasibility:
         stability: str = "com",
         band: float = 1e-3,
         polish: float = 1e-2,
+        joint_margin: float = 0.0,
     ):
         if stability not in STABILITY_MODELS:
             raise PlanningError(f"feasibility: field 'stability' must be one of {STABILITY_MODELS}; {stability!r}")
         self.robot = robot
-        self.model = robot.model
+        self.joint_margin = float(joint_margin)
+        self.model = with_joint_margin(robot.model, self.joint_margin)
         self.locations = robot.contact_locations
         self.surfaces = surfaces
         self.criterion = criterion
@@ -206,8 +239,9 @@ class Feasibility:
         #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
         self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
         self._data = self.model.createData()
+        self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
         self._reach = {}
-        self._lo, self._hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
+        self._lo, self._hi = self.model.lowerPositionLimit, self.model.upperPositionLimit
 
     def reach(self, location: str) -> float:
         """The radius [m] of the sphere about the root in which ``location`` can touch a surface
@@ -281,9 +315,26 @@ class Feasibility:
                 out |= {(b, obstacle) for b in self.touching[location]}
         return out
 
+    def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
+        return {**self.__dict__, "_collision_rows": {}}
+
+    def _environment(self, exclude: frozenset, margin: float) -> EnvironmentCollision:
+        """The capsule-obstacle rows without the pairs ``exclude``, built once per pair set (a
+        build costs ~3 ms: coal shapes and capsule frames; at most ``MAX_CACHED`` kept)."""
+        key = (exclude, margin)
+        rows = self._collision_rows.get(key)
+        if rows is None:
+            if len(self._collision_rows) >= MAX_CACHED:
+                self._collision_rows.clear()
+            rows = EnvironmentCollision(
+                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude
+            )
+            self._collision_rows[key] = rows
+        return rows
+
     def _pairs_within(self, q, skip: set, distance: float) -> set:
         """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] at ``q``."""
-        full = EnvironmentCollision(self.model, self.obstacles, capsules=self.capsules, exclude=skip)
+        full = self._environment(frozenset(skip), self.collision_margin)
         if not full.dim:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
@@ -294,11 +345,7 @@ class Feasibility:
         if not active:
             return []
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        return [
-            EnvironmentCollision(
-                self.model, self.obstacles, capsules=self.capsules, margin=self.collision_margin, exclude=every - active
-            )
-        ]
+        return [self._environment(frozenset(every - active), self.collision_margin)]
 
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
@@ -309,9 +356,10 @@ class Feasibility:
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
         skip = self._skipped(touching) if self.obstacles else set()
         active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
-        bands = [Relaxed(c, self.band, False) for c in constraints if self.band > 0 and c.equality_mask.any()]
+        if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
+            constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
         for _ in range(MAX_COLLISION_ROUNDS):
-            cons = list(constraints) + bands + self._collision(active, skip)
+            cons = list(constraints) + self._collision(active, skip)
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)

@@ -9,20 +9,22 @@ the stance too, and an unreachable pair fails there, the cheap failure the thesi
 pre-contact test on (:85). A relaxation: it rejects nothing the exact problem accepts.
 ``band`` 1e-3 [m, or - for unit-vector products] (chosen: the phase-1 slack of `posture.solver`).
 
-With ``keep_inequalities=False`` only the band rows are kept: added next to the exact
-constraint, they are the thesis's fast-fail rule (001_escande.md:85, thesis L736, L752: "wrap
-nonlinear equalities g_i = 0 with inequality bands so infeasible problems fail early"): phase 1,
-which sees inequalities only, then needs the contacts within the band too, and a transition or
-a light contact that cannot be held stops there instead of stalling in phase 2.
+`WithBand` keeps the exact rows and adds the band rows, from one evaluation of the constraint:
+the thesis's fast-fail rule (001_escande.md:85, thesis L736, L752: "wrap nonlinear equalities
+g_i = 0 with inequality bands so infeasible problems fail early"): phase 1, which sees
+inequalities only, then needs the contacts within the band too, and a transition or a light
+contact that cannot be held stops there instead of stalling in phase 2. (It replaced a second
+`Relaxed` copy with ``keep_inequalities=False`` next to the exact constraint, which evaluated
+every contact twice per iterate.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
+from humanoid_planner.posture.base import EQUALITY, INEQUALITY, PostureConstraint
 
-__all__ = ["Relaxed"]
+__all__ = ["Relaxed", "WithBand"]
 
 
 class Relaxed(PostureConstraint):
@@ -47,3 +49,22 @@ class Relaxed(PostureConstraint):
             rows = np.concatenate([np.where(e, c - self.band, c), -c[e] - self.band])
             return rows, np.vstack([J, -J[e]])
         return np.concatenate([c[e] - self.band, -c[e] - self.band]), np.vstack([J[e], -J[e]])
+
+
+class WithBand(PostureConstraint):
+    """``inner``'s rows (same kinds, same name), then |c_i| <= ``band`` for its equality rows as
+    inequalities: c_i - band <= 0 and -c_i - band <= 0 (module docstring)."""
+
+    def __init__(self, inner: PostureConstraint, band: float = 1e-3):
+        self.inner, self.band = inner, float(band)
+        self.name, self.needs_com, self.equations = inner.name, inner.needs_com, inner.equations
+        self._eq = inner.equality_mask
+        n_eq = int(self._eq.sum())
+        self.dim = inner.dim + 2 * n_eq
+        self.kinds = tuple(EQUALITY if e else INEQUALITY for e in self._eq) + (INEQUALITY,) * (2 * n_eq)
+
+    def evaluate(self, q, data):
+        c, J = self.inner.evaluate(q, data)
+        e = self._eq
+        ce, Je = c[e], J[e]
+        return np.concatenate([c, ce - self.band, -ce - self.band]), np.vstack([J, Je, -Je])

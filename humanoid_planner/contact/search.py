@@ -22,7 +22,11 @@ stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pai
 6 boxes of one split; our cap, the thesis has none). ``solver``: the posture generator's defaults
 but a stall window of 30 iterations instead of 10: with the potential as criterion, SLSQP lets
 the violation rise while it moves the root (a foot addition stopped at 11 iterations with the
-default window, and succeeded in 41 without it). ``workers`` 1 (serial) by default: a library
+default window, and succeeded in 41 without it), and SLSQP's ``ftol`` 1e-8 instead of 1e-10:
+the late iterations only polished the potential (the 0.8 m walk: the same 9 stances to 1 mm,
+~35 -> ~28 iterations per success, docs/planner.md "Speed"). ``joint_margin`` 0.02 rad: the
+joints stay that far inside their limits at every witness and projection (`feasibility`).
+``workers`` 1 (serial) by default: a library
 call makes no processes unless asked; 0 uses every core (`parallel`), the plan is the same.
 Collision and stability settings (``obstacles`` of the planner, ``collision_margin``,
 ``activation``, ``stability``) are `feasibility`'s.
@@ -69,7 +73,8 @@ class PlannerSettings:
     pre_contact_distance: float = 0.02  #: m, `feasibility`
     max_expanded: int = 200
     time_limit: float = 120.0  #: s
-    solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30))
+    solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30, ftol=1e-8))
+    joint_margin: float = 0.02  #: rad, joints kept this far inside their limits (`feasibility`)
     self_collision: bool = False  #: add `posture.SelfCollision` to every PG call
     collision_margin: float = 0.01  #: m, distance kept from the obstacles (`feasibility`)
     activation: float = 0.25  #: m, obstacle pairs closer at the warm start enter a PG call (`feasibility`)
@@ -152,6 +157,7 @@ class ContactPlanner:
             activation=self.s.activation,
             stability=self.s.stability,
             band=self.s.band,
+            joint_margin=self.s.joint_margin,
         )
 
     def plan(self, stance: Stance, q, progress=None) -> Plan:

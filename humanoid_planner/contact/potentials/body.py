@@ -9,11 +9,17 @@ its positions at the key postures (or through given world ``positions``: one pos
 attraction toward a target, e.g. a hand toward a can). No projection is needed (3-D, :371).
 Gradient: (U_m'(D_i) dD_i/dx - k dl_i/dx) . J_i(q), J_i the point's Jacobian (3, nv).
 
+The body potentials of one model share one kinematics pass per configuration (`_kinematics`: a
+weighted sum of six of them evaluates the joint Jacobians once, not six times; the cache holds
+the last configuration object per model and thread).
+
 Numbers chosen: as `guide` (a = 1 m^-2, d0 = 0.5 m, k = 0.5 m^-1, max_deviation 0.1 m): a body
 point is measured in metres like the root, so the same gains weigh it like the root's guide.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pinocchio as pin
@@ -25,6 +31,23 @@ from .base import Potential, mixed
 from .curve import RoundedPolyline
 
 __all__ = ["BodyPotential"]
+
+_SHARED = threading.local()  # .cache: id(model) -> (model, data, q): the last kinematics pass
+
+
+def _kinematics(model, q):
+    """A ``pin.Data`` of ``model`` updated at ``q`` (joint Jacobians, frames), shared by the body
+    potentials of this thread: recomputed only when ``q`` is another array or holds other values."""
+    cache = getattr(_SHARED, "cache", None)
+    if cache is None:
+        cache = _SHARED.cache = {}
+    hit = cache.get(id(model))
+    if hit is not None and hit[0] is model and (hit[2] is q or np.array_equal(hit[2], q)):
+        return hit[1]
+    data = hit[1] if hit is not None and hit[0] is model else model.createData()
+    kin.update(model, data, q)
+    cache[id(model)] = (model, data, q.copy())
+    return data
 
 
 class BodyPotential(Potential):
@@ -67,8 +90,8 @@ class BodyPotential(Potential):
         return self._data.oMf[self.fid].act(self.point)
 
     def evaluate(self, q) -> tuple[float, np.ndarray]:
-        kin.update(self.model, self._data, np.asarray(q, float))
-        x, J = kin.point_jacobian(self.model, self._data, self.fid, self.point)
+        data = _kinematics(self.model, np.asarray(q, float))
+        x, J = kin.point_jacobian(self.model, data, self.fid, self.point)
         pr = self.curve.project(x)
         u, du = mixed(pr.D, self.a, self.d0)
         return u - self.k * pr.s, (du * pr.dD - self.k * pr.ds) @ J
