@@ -197,3 +197,21 @@ def test_a1_space_count_matches_the_thesis_and_an_enumeration():
     for n, p, k in ((12, 3, 4), (5, 2, 3), (4, 4, 4)):
         count = sum(1 for i in range(1, k + 1) for _ in combinations(range(n), i) for _ in product(range(p), repeat=i))
         assert count == stance_space_count(n, p, k)
+
+
+def test_dependent_equality_rows_are_solved_on_an_independent_subset(robot, floor, standing):
+    """The same hand target given twice (consistent, linearly dependent rows): SLSQP alone stops at
+    its first QP with "Singular matrix C" (mode 6, SEARCH_DIRECTION_FAILED); the solver then runs
+    on an independent subset of the equalities (solver.py, "Rank-deficient equalities") and meets
+    every row, the duplicates included, at the solution of the single target."""
+    twice = [
+        _hand(robot, HAND_TARGET),
+        FramePosition(
+            robot.model, "RARM_LINK5", HAND_TARGET, point=robot.contact_locations["r_hand"].point, name="again"
+        ),
+    ]
+    res = solve(_problem(robot, floor, standing, twice))
+    _check_solution(robot, res, standing)
+    assert res.violations["again"] <= TOL and "dependent equality rows left out" in res.message
+    once = solve(_problem(robot, floor, standing, twice[:1]))
+    np.testing.assert_allclose(res.q, once.q, atol=1e-5)

@@ -31,7 +31,12 @@ With ``self_collision`` every call also keeps the robot's capsules 1 cm apart
 (`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
 removes "collision pairs (robot body, environment object) implied by contacts", :283): the
 capsule of a contact's body, and of the bodies below it that carry no contact location of their
-own (a hand's gripper), against the obstacle its surface lies on (`Surface.body`). The pairs
+own (a hand's gripper), against the obstacle its surface lies on (`Surface.body`), and, for the capsules only, the
+capsule adjacent above a thigh contact's body when that one carries no contact location of
+its own (`adjacent`, `SEATED`: HRP-2's pelvis, whose 0.17 m capsule reaches 3.5 cm into a seat
+the thighs rest on flat, while the pelvis's own box stays 13 cm above it; sitting presses the
+buttocks on the seat): the real geometry of that body is still checked against the obstacle by
+`check.check_plan`. The pairs
 farther than ``activation`` at the warm start are left out of the call; the solution is then
 checked against every pair and, when one is closer than the margin, solved again from it with
 that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged PG call): the
@@ -116,6 +121,7 @@ STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
 ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
+SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
 
 
@@ -238,6 +244,9 @@ class Feasibility:
         #: location -> the joint names whose capsules (and geometries) a contact of it may press
         #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
         self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
+        #: location -> the joint of the nearest capsule above its body when that one carries no
+        #: contact location (a thigh's: the pelvis): skipped for the capsules only (`_skipped`)
+        self.adjacent = {name: self._adjacent_capsule(name) for name in self.locations} if self.obstacles else {}
         self._data = self.model.createData()
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
         self._reach = {}
@@ -259,6 +268,20 @@ class Feasibility:
                 j = m.parents[j]
             self._reach[location] = total + ROOT_MOTION
         return self._reach[location]
+
+    def _adjacent_capsule(self, location: str) -> set:
+        """The joint (as a one-element set, or empty) of the capsule adjacent above ``location``'s
+        body, for a location of a kind in `SEATED`: its nearest ancestor carrying a capsule, unless
+        that ancestor carries a contact location (it is then a contact of its own)."""
+        if self.locations[location].kind not in SEATED:
+            return set()
+        m = self.model
+        owners = {m.frames[m.getFrameId(loc.body)].parentJoint for loc in self.locations.values()}
+        with_capsule = {m.getJointId(c.body) for c in self.capsules}
+        j = m.parents[m.frames[m.getFrameId(self.locations[location].body)].parentJoint]
+        while j > 0 and j not in with_capsule and j not in owners:
+            j = m.parents[j]
+        return {m.names[j]} if j > 0 and j in with_capsule and j not in owners else set()
 
     def _contact_capsules(self, location: str) -> set:
         """Capsule bodies (joint names) a contact of ``location`` may touch its surface with: its
@@ -312,7 +335,7 @@ class Feasibility:
         for location, surface in touching:
             obstacle = self.surfaces[surface].body
             if obstacle is not None:
-                out |= {(b, obstacle) for b in self.touching[location]}
+                out |= {(b, obstacle) for b in self.touching[location] | self.adjacent[location]}
         return out
 
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows

@@ -20,9 +20,11 @@ Builders (each documents its goal and numbers):
   (x, y). Threshold M: the potential of a root 1 m farther from the goal than the start (bounds
   the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Used for
   ``flat`` (default goal (0.4, 0): the test's problem). The start stance: the soles where the
-  start posture has them on a surface (`start_contacts`).
+  start posture has them on a surface (`start_contacts`). Obstacles: the scene's static bodies
+  (`posture.Obstacle.from_scene`; none on ``flat``), as for every scene problem.
 - ``scene`` (`scene_problem`): the scene's ``planning:`` section as the contact planner reads it
-  (start, goal, potentials, settings); its goal and start are the section's, so a goal point, a
+  (start, goal, potentials, settings, and the scene's static bodies as obstacles, so witnesses
+  keep clear of the environment); its goal and start are the section's, so a goal point, a
   goal radius or another start is refused.
 """
 
@@ -34,6 +36,7 @@ import numpy as np
 
 from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import Obstacle
 
 __all__ = ["PROBLEMS", "PlanningProblem", "placed", "problem_for", "scene_problem", "start_contacts", "walk_problem"]
 
@@ -124,7 +127,13 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
     settings.update(overrides)
     seed = int(settings.get("seed", 0) or 0)
     planner = ContactPlanner(
-        robot, list(scene.surfaces), goal_tasks, potential, _settings(settings), goal_contacts=soles
+        robot,
+        list(scene.surfaces),
+        goal_tasks,
+        potential,
+        _settings(settings),
+        goal_contacts=soles,
+        obstacles=Obstacle.from_scene(scene),
     )
     pairs = start_contacts(planner.feas, q0, soles)
     if not pairs:

@@ -14,6 +14,22 @@ Why SLSQP and not IPOPT (casadi): measured on one HRP-2 problem by
 dense (36 variables, ~30 rows), so an interior-point method's sparse linear algebra buys
 nothing, and the per-iteration callbacks through casadi cost more than SLSQP's dense QP.
 
+**Rank-deficient equalities.** SLSQP's least-squares subproblem needs independent equality rows;
+consistent but dependent ones stop it at once with "Singular matrix C in LSQ subproblem" (exit
+mode 6). A sitting stance makes them: the thigh and the sole of one leg in strong contact fix
+both ends of a chain whose three joints between them (knee, two ankle joints) cannot move the
+foot in six directions, so 3 of its 12 rows are dependent. Phase 2 is then run again from the
+same start with a linearly independent subset of the equality rows (QR with column pivoting of
+their Jacobian there; pivots under ``RANK_TOLERANCE`` 1e-9 of the largest count as dependent,
+chosen: on the sitting stance the pivots fall from 3e-2 to 2e-16, nothing in between) and
+without the others. The result is still judged on every row. The left-out rows are implied by
+the others to first order only: where the rank changes nearby (a sitting stance: 7 of 24 rows
+dependent at the start), the solution leaves them off by up to 4e-4; when that is at most
+``SUBSET_DRIFT`` 1e-2 (chosen, as the planner's polish) the point is projected on every row
+(`projection.Projector`: minimum-norm Newton steps, indifferent to dependent rows), else the
+call ends with EQUALITIES_NOT_SATISFIED. (The left-out rows kept as tolerance bands instead made
+SLSQP's steps diverge, the base 490 m away on a sitting posture.)
+
 Numbers chosen here (no thesis value exists; FSQP's eps_v is "not given", :83):
 ``tolerance`` 1e-6 (m for positions, - for unit-vector products, about 1e-6 rad): the largest
 violation accepted as satisfied, 100x below A9's 1e-4 rad alignment. ``max_iterations`` 100:
@@ -32,14 +48,21 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
+from scipy.linalg import qr
 from scipy.optimize import minimize
 
 from .blas_threads import single_threaded
 from .call_log import CallLog, notify
 from .outcome import Outcome, PostureResult, from_slsqp
 from .problem import PostureProblem
+from .projection import ProjectionSettings, Projector
 
 __all__ = ["SolverSettings", "solve"]
+
+SINGULAR_EQUALITIES = 6  #: SLSQP's exit mode "Singular matrix C in LSQ subproblem" (module docstring)
+RANK_TOLERANCE = 1e-9  #: relative pivot below which an equality row counts as dependent (module docstring)
+SUBSET_DRIFT = 1e-2  #: largest violation of the left-out rows that a projection repairs (module docstring)
 
 
 @dataclass
@@ -155,13 +178,57 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
         if t > s.tolerance:
             return result(Outcome.INFEASIBLE_INEQUALITIES, x, 0, f"phase 1: max inequality {t:.3g} > {s.tolerance:g}")
 
-    constraints = []
+    res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq))
+    it2, message = int(res.nit), str(res.message)
+    if res.status == SINGULAR_EQUALITIES and eq.any() and not stall.stopped:
+        # dependent equality rows (module docstring, "Rank-deficient equalities"): again from the
+        # same start with an independent subset as equalities, the others as bands
+        keep = _independent(problem, x, eq)
+        res, stall = _phase2(problem, x, s, _constraints(problem, keep, ineq))
+        it2 += int(res.nit)
+        message = f"{int(eq.sum() - keep.sum())} dependent equality rows left out after {message!r}: {res.message}"
+        v = float(np.max(problem.violations(problem.at(res.x).c), initial=0.0))
+        if res.status == 0 and not stall.stopped and not problem.extra_slices and s.tolerance < v <= SUBSET_DRIFT:
+            pr = Projector(problem.model, problem.constraints, ProjectionSettings(tolerance=s.tolerance))._run(
+                problem.at(res.x).q
+            )
+            it2 += pr.iterations
+            message += f"; the left-out rows off by {v:.2g}, projected: {pr.outcome.name}"
+            if pr.feasible:
+                res.x = np.concatenate([pin.difference(problem.model, problem.q0, pr.q), res.x[problem.model.nv :]])
+    if stall.stopped:
+        return result(Outcome.NO_PROGRESS, res.x, len(stall.history), stall.message)
+    out = result(Outcome.SUCCESS, res.x, it2, message)
+    out.outcome = from_slsqp(int(res.status), out.feasible)
+    return out
+
+
+def _independent(problem: PostureProblem, x, eq) -> np.ndarray:
+    """The mask (rows,) of a linearly independent subset of the equality rows ``eq`` at ``x``, by a
+    QR factorisation with column pivoting of their Jacobian's transpose (rank: diagonal entries
+    above `RANK_TOLERANCE` of the largest)."""
+    rows = np.flatnonzero(eq)
+    _, R, piv = qr(problem.at(x).J[eq].T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > RANK_TOLERANCE * d[0])) if d.size and d[0] > 0 else 0
+    keep = np.zeros_like(eq)
+    keep[rows[piv[:rank]]] = True
+    return keep
+
+
+def _constraints(problem: PostureProblem, eq, ineq) -> list:
+    """SLSQP's constraint dicts: the rows ``eq`` as equalities, the rows ``ineq`` as inequalities
+    (SLSQP wants fun >= 0)."""
+    out = []
     if eq.any():
-        constraints.append({"type": "eq", "fun": lambda x: problem.at(x).c[eq], "jac": lambda x: problem.at(x).J[eq]})
+        out.append({"type": "eq", "fun": lambda x: problem.at(x).c[eq], "jac": lambda x: problem.at(x).J[eq]})
     if ineq.any():
-        constraints.append(
-            {"type": "ineq", "fun": lambda x: -problem.at(x).c[ineq], "jac": lambda x: -problem.at(x).J[ineq]}
-        )
+        out.append({"type": "ineq", "fun": lambda x: -problem.at(x).c[ineq], "jac": lambda x: -problem.at(x).J[ineq]})
+    return out
+
+
+def _phase2(problem: PostureProblem, x, s: SolverSettings, constraints):
+    """SLSQP on the criterion from ``x``: ``(scipy result, the stall callback)``."""
     stall = _Stall(problem, s)
     res = minimize(
         lambda x: problem.at(x).f,
@@ -173,8 +240,4 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
         options={"maxiter": s.max_iterations, "ftol": s.ftol},
         callback=stall,
     )
-    if stall.stopped:
-        return result(Outcome.NO_PROGRESS, res.x, len(stall.history), stall.message)
-    out = result(Outcome.SUCCESS, res.x, int(res.nit), str(res.message))
-    out.outcome = from_slsqp(int(res.status), out.feasible)
-    return out
+    return res, stall
