@@ -78,7 +78,12 @@ PARAMETERS = ParameterTable(
         ),
         Parameter("robot", "string", "", 'robot name or URDF; `""`: the scene\'s robot, else hrp2'),
         Parameter(
-            "algorithm", "string", "vbfp", "search: Contacts-VBFP or best-first", choices=("vbfp", "bfp"), dynamic=True
+            "algorithm",
+            "string",
+            "",
+            "search: Contacts-VBFP or best-first; `\"\"`: the problem's (the scene's planning section, else vbfp)",
+            choices=("", "vbfp", "bfp"),
+            dynamic=True,
         ),
         Parameter(
             "time_limit",
@@ -209,7 +214,7 @@ class ContactPlannerNode(Node):
             goal,
             start_q=start_q,
             goal_radius=radius,
-            algorithm=p["algorithm"],
+            algorithm=p["algorithm"] or None,
             time_limit=p["time_limit"],
             seed=p["seed"],
         )
