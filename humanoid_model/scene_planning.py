@@ -39,6 +39,10 @@ SETTINGS = {
     "stability": str,
     "theta_range": tuple,
     "joint_margin": float,
+    "deformable": list,
+    "candidates": str,
+    "density": float,
+    "deformable_angle": float,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
@@ -215,6 +219,8 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
             if not r[0] < r[1] or r[1] - r[0] > 2 * np.pi + 1e-9:
                 reader.fail(f"{w}.settings.{k}", v, "expected [lo, hi] [rad], lo < hi, at most a full turn")
             settings[k] = (float(r[0]), float(r[1]))
+        elif kind is list:
+            settings[k] = _names(reader, d["settings"], k, f"{w}.settings")
         elif kind is str or kind is bool:
             if not isinstance(v, kind):
                 reader.fail(f"{w}.settings.{k}", v, f"expected a {kind.__name__}")

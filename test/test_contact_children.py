@@ -165,3 +165,47 @@ def test_force_stability_witness_passes_the_cone_lp_and_com_ignores_vertical_con
     calls = com.feas.stats.total_calls
     res = com.feas.transition([Contact("r_hand", "wall", 0, 0, 0)], [Contact("r_hand", "wall", 0, 0, 0)], robot.q())
     assert not res.success and res.message == "unstable" and com.feas.stats.total_calls == calls
+
+
+def test_random_candidates_cover_the_surface_inside_the_sphere(floor):
+    """The thesis's strategy 2 (§5.3.4): ceil(density sqrt(A)) triplets, A the floor's part inside
+    the sphere (a 0.6 m sphere 0.36 m above the floor: the disc of radius 0.48 m, A = pi 0.48²
+    to within the 32-gon's 0.6 %), each inside the disc and theta inside its range; a generator of
+    the same seed gives the same triplets, another seed others."""
+    from humanoid_planner.contact.children import random_candidates
+
+    point = floor.centroid + [0.3, -0.2, 0.36]
+    draw = lambda seed: random_candidates(floor, point, 0.6, (-0.4, 0.4), 10.0, np.random.default_rng(seed))  # noqa: E731
+    c = draw(0)
+    area = np.pi * 0.48**2
+    assert int(np.ceil(10 * np.sqrt(area * 1.006))) >= len(c) >= int(np.ceil(10 * np.sqrt(area)))
+    xy = np.array([(x, y) for x, y, _ in c])
+    assert np.all(np.linalg.norm(xy - [0.3, -0.2], axis=1) <= 0.48 / np.cos(np.pi / 32) + 1e-12)
+    assert all(-0.4 <= th <= 0.4 for *_, th in c)
+    assert c == draw(0) and c != draw(1)
+    assert (
+        random_candidates(floor, floor.centroid + [0, 0, 0.7], 0.6, (-0.4, 0.4), 10.0, np.random.default_rng(0)) == []
+    )
+
+
+def test_random_candidates_are_seeded_by_the_plan_seed(robot, floor):
+    """The same father expanded twice with seed 0 gives the same children (contacts and witness
+    postures, bit for bit); with seed 1 other contacts. Every child holds the transition rule."""
+
+    def children(seed):
+        settings = PlannerSettings(
+            algorithm="bfp", candidates="random", seed=seed, density=3.0, reach=1.0, locations=("l_sole", "r_sole")
+        )
+        planner = ContactPlanner(robot, [floor], [], MixedPotential(robot.model, (0.4, 0.0), robot.q()), settings)
+        start = Stance(planner.feas.contacts_at(robot.q(), ["l_sole"], "floor"))
+        root = Node(start, robot.q(), 0.0)
+        return ChildGenerator(planner.feas, StanceRegistry(settings.metric), planner.potential, settings).additions(
+            root, lazy=False
+        )
+
+    a, b, other = children(0), children(0), children(1)
+    assert a and [n.stance for n in a] == [n.stance for n in b]
+    assert all(np.array_equal(x.q, y.q) for x, y in zip(a, b))
+    assert {n.changed for n in a}.isdisjoint({n.changed for n in other})
+    for n in a:
+        check_transition(robot, {"floor": floor}, n, n.stance.contacts, n.stable)

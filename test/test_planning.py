@@ -140,3 +140,28 @@ def test_cli_plan_unknown_scene_and_scene_without_a_problem(tmp_path, capsys, sc
     path = scene_file("name: bare\nsurfaces: [{name: floor, vertices: [[-1, -1, 0], [1, -1, 0], [1, 1, 0]]}]\n")
     assert main(["plan", str(path)]) == 2
     assert "no planning problem defined" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["stairs", "table_can", "under_table", "chair_table", "glass"])
+def test_scene_problems_keep_the_witnesses_clear_of_the_scene_bodies(name, robot, monkeypatch, tmp_path):
+    """Every shipped scene with a planning section builds its problem with the scene's static
+    bodies as obstacles, through `problem_for` (what the plan command and the node call): the
+    planner's obstacle list is the scene's boxes by name and pose, and `humanoid-stack plan` hands
+    that problem to the search (captured; 1e-9 s limit: exit 1 after the root's PG call)."""
+    import humanoid_planner.planning as planning
+    from humanoid_model.scene import load_scene
+
+    scene = load_scene(name)
+    problem = planning.problem_for(scene, robot)
+    obstacles = {o.name: o.translation for o in problem.planner.feas.obstacles}
+    boxes = {b.name: b.pose.xyz for b in scene.bodies if b.shape.kind == "box"}
+    assert boxes and obstacles.keys() == boxes.keys()
+    for k, xyz in boxes.items():
+        np.testing.assert_allclose(obstacles[k], xyz)
+    if name != "stairs":
+        return
+    built = []
+    real = planning.problem_for
+    monkeypatch.setattr(planning, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
+    assert main(["plan", name, "--time-limit", "1e-9", "--quiet", "--output", str(tmp_path / "p.json")]) == 1
+    assert [o.name for o in built[0].planner.feas.obstacles] == list(obstacles)

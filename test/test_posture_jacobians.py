@@ -19,6 +19,7 @@ from humanoid_planner.posture import (
     INEQUALITY,
     ComInPolygon,
     ComPosition,
+    DeformableContact,
     EnvironmentCollision,
     EnvironmentFrame,
     ForceStability,
@@ -77,6 +78,7 @@ def _all_constraints(robot, floor, q_ref):
             m, RobotContactFrame.from_location(loc["r_sole"]), EnvironmentFrame.on_surface(floor, 0.1, -0.2, 0.3)
         ),
         LightContact(m, RobotContactFrame.from_location(loc["l_hand"]), tilted),
+        DeformableContact(m, RobotContactFrame.from_location(loc["r_thigh"]), tilted, max_angle=0.1),
         PreContact(m, RobotContactFrame.from_location(loc["r_knee"]), tilted, distance=0.05),
         ComInPolygon(m, poly, margin=0.01),
         ComPosition(m, [0.1, -0.05, 0.7], axes=(0, 1, 2)),
@@ -89,6 +91,13 @@ def _all_constraints(robot, floor, q_ref):
             m,
             RobotContactFrame.from_location(loc["l_sole"]),
             SearchBox.rectangle(floor, (0, 0.2), (0, 0.3), (-0.5, 1.0)),
+        ),
+        SearchBoxContact(
+            m,
+            RobotContactFrame.from_location(loc["l_thigh"]),
+            SearchBox.rectangle(floor, (0, 0.2), (0, 0.3), (-0.5, 1.0)),
+            name="deformable_search_box",
+            max_angle=0.1,
         ),
         SelfCollision(m, robot.collision_model, q_ref),
         EnvironmentCollision(
@@ -254,6 +263,28 @@ def test_strong_contact_values_on_and_above_the_floor(robot, floor):
     c = _values(StrongContact(m, rf, flipped), m, d, q)[0]
     np.testing.assert_allclose(c[:6], 0.0, atol=1e-12)
     assert c[6] == pytest.approx(-1.0) and c[7] == pytest.approx(1.0)
+
+
+def test_deformable_contact_allows_the_body_to_tilt_and_turn_up_to_its_angle(robot, floor):
+    """Thesis L878 (quasi-colinearity): a placed sole gives 0 on the point rows and cos(a) - 1 on
+    the normal and tangent rows; the environment frame turned by 0.05 rad about the normal or
+    tilted by 0.05 rad keeps the rows <= 0 with a = 0.1 rad and breaks them with a = 0.04 rad,
+    where the strong contact's equalities see both turns."""
+    m, d = robot.model, robot.model.createData()
+    q = _standing(robot)
+    rf = RobotContactFrame.from_location(robot.contact_locations["r_sole"])
+    env = _sole_frames(robot, q, floor)["r_sole"]
+    c = _values(DeformableContact(m, rf, env, max_angle=0.1), m, d, q)[0]
+    np.testing.assert_allclose(c, [0, 0, 0, np.cos(0.1) - 1, np.cos(0.1) - 1, -1], atol=1e-12)
+    th = 0.05
+    turned = EnvironmentFrame.make(env.point, env.n, [np.cos(th), np.sin(th), 0.0])
+    tilted = EnvironmentFrame.make(env.point, [np.sin(th), 0.0, np.cos(th)], [np.cos(th), 0.0, -np.sin(th)])
+    for frame in (turned, tilted):
+        assert np.max(_values(StrongContact(m, rf, frame), m, d, q)[0][3:6] ** 2) > 1e-3
+        assert np.max(_values(DeformableContact(m, rf, frame, max_angle=0.1), m, d, q)[0][3:]) <= 0
+        assert np.max(_values(DeformableContact(m, rf, frame, max_angle=0.04), m, d, q)[0][3:]) > 0
+    with pytest.raises(PlanningError, match="max_angle"):
+        DeformableContact(m, rf, env, max_angle=0.0)
 
 
 def test_search_box_contact_values_and_conversion(robot, floor):

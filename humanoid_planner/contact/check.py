@@ -7,7 +7,8 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   one contact more than its father, a ``released`` one less);
 - the transition rule (A11, (5.20)-(5.22) at :244): every witness posture holds the contacts of
   the larger stance of its pair (contact point within ``position_tol`` of E, frame axes within
-  ``angle_tol`` of (d_E, b_E, n_E)) and has its CoM at least the planner's margin (less
+  ``angle_tol`` of (d_E, b_E, n_E); a deformable contact's normal and tangent within its angle
+  plus ``angle_tol``) and has its CoM at least the planner's margin (less
   ``position_tol``) inside the support polygon of the smaller stance's load-bearing contacts
   (each contact's hull placed by the forward kinematics and clipped by its surface polygon,
   projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
@@ -43,9 +44,11 @@ POSITION_TOL = 1e-5  #: m, chosen (module docstring)
 ANGLE_TOL = 1e-4  #: rad, A9 (001_escande.md:517)
 
 
-def witness_errors(robot, surfaces, q, contact) -> tuple[float, float]:
+def witness_errors(robot, surfaces, q, contact, deformable: bool = False) -> tuple[float, float]:
     """(position error [m], frame misalignment [rad]) of ``contact`` at ``q``: the location's frame
-    by the forward kinematics against (E, d_E, b_E, n_E) built from the surface and (x, y, theta)."""
+    by the forward kinematics against (E, d_E, b_E, n_E) built from the surface and (x, y, theta).
+    ``deformable``: the misalignment is the larger of the angles between the normals and between
+    the tangents (what a deformable contact bounds), not the whole rotation's."""
     m = robot.model
     d = m.createData()
     pin.framesForwardKinematics(m, d, q)
@@ -59,6 +62,9 @@ def witness_errors(robot, surfaces, q, contact) -> tuple[float, float]:
     nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
     R_rob = M.rotation @ np.column_stack([dP, np.cross(nP, dP), nP])
     err = float(np.linalg.norm(M.act(np.asarray(loc.point, float)) - E))
+    if deformable:
+        cosines = np.clip([R_env[:, 2] @ R_rob[:, 2], R_env[:, 0] @ R_rob[:, 0]], -1.0, 1.0)
+        return err, float(np.max(np.arccos(cosines)))
     return err, float(np.linalg.norm(pin.log3(R_env.T @ R_rob)))
 
 
@@ -144,8 +150,9 @@ def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:
         if np.any(q[7:] < lo + m) or np.any(q[7:] > hi - m):
             out.append(f"{label}: within the planner's joint margin {s.joint_margin} rad of a joint limit")
     for c in geometric:
-        dp, ang = witness_errors(robot, surfaces, q, c)
-        if dp > POSITION_TOL or ang > ANGLE_TOL:
+        allowed = planner.feas.max_angle(c.location)  # a deformable contact's tilt and turn
+        dp, ang = witness_errors(robot, surfaces, q, c, deformable=allowed > 0)
+        if dp > POSITION_TOL or ang > ANGLE_TOL + allowed:
             out.append(f"{label}: contact {c.location}/{c.surface} off by {dp:.2e} m, {ang:.2e} rad")
     depth = com_depth(robot, surfaces, q, stable) if s.stability == "com" else np.inf
     if depth < s.margin - POSITION_TOL:

@@ -9,8 +9,15 @@
   root, `Box.around`, radius ``reach``), converted to a strong contact at the solution; the
   duplicate test only after the PG (the contact is known only then, :303).
   - BFP (Algorithm 5, :296): Υ minus V (δl × δl × δθ) split into convex boxes, recursively, while
-    the PG succeeds, at most ``max_candidates`` PG successes per pair (our cap; the thesis has
-    none).
+    the PG succeeds, at most ``max_candidates`` PG successes per pair (our cap; 0: none, as the
+    thesis's Algorithm 5).
+  - random candidates (``candidates`` "random", the thesis's strategy 2, §5.3.4, thesis
+    L2219-2229, the stairs of A18): ``ceil(density sqrt(A))`` triplets uniform on the surface ∩
+    the sphere of radius ``reach`` about the root (A that part's area), each a transition PG call
+    (Algorithm 4, :287: the new contact geometric, the father's stance stable); the random
+    generator is seeded by (``seed``, the father's index, the pair), so a plan depends on the
+    seed only, not on the workers or the order of the jobs. The duplicate test comes after the
+    PG, as for the boxes (the jobs run apart from N); BFP only (VBFP's lazy brothers need boxes).
   - VBFP (Algorithm 8, :338): only the best contact of Υ (the PG criterion is the potential, so
     it beats everything its sub-boxes hold), remembering Υ; its brothers (Algorithm 9, :347) are
     generated when it is itself expanded, one per sub-box, each recursing into its own sub-boxes
@@ -28,11 +35,16 @@ same for any number of workers.
 
 from __future__ import annotations
 
-from .boxes import Box
+import numpy as np
+
+from .boxes import MIN_AREA, Box, clip_polygon, polygon_area
 from .node import ADDED, RELEASED, Node
 from .parallel import JobRunner
+from .stance import Contact
 
-__all__ = ["ChildGenerator", "box_job", "pair_job", "removal_job"]
+__all__ = ["ChildGenerator", "box_job", "pair_job", "random_candidates", "removal_job"]
+
+DISC_SIDES = 32  #: the candidate sphere's disc on a surface as a polygon of this many sides (chosen: < 0.5 % area)
 
 
 def removal_job(feas, geometric, stable, q0):
@@ -46,18 +58,62 @@ def box_job(feas, stance, location, box, q0):
     return None if contact is None else (contact, res.q)
 
 
-def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_candidates, dl, dtheta):
+def random_candidates(surface, point, radius: float, theta_range, density: float, rng) -> list[tuple]:
+    """The thesis's strategy 2 (§5.3.4, thesis L2219-2229): ``ceil(density sqrt(A))`` triplets
+    (x, y, theta) uniform on the part of ``surface`` inside the sphere of ``radius`` [m] about the
+    world ``point`` (A its area [m²], the sphere's disc as a 32-gon), theta uniform in
+    ``theta_range`` [rad]; [] when the sphere misses the surface."""
+    t, s, n = surface.rotation.T
+    rel = np.asarray(point, float) - surface.centroid
+    h = float(rel @ n)
+    if abs(h) >= radius:
+        return []
+    r = float(np.sqrt(radius**2 - h**2)) / np.cos(np.pi / DISC_SIDES)  # the 32-gon contains the disc
+    P = (surface.vertices - surface.centroid) @ np.column_stack([t, s])
+    c = np.array([rel @ t, rel @ s])
+    for k in range(DISC_SIDES):
+        a = np.array([np.cos(2 * np.pi * (k + 0.5) / DISC_SIDES), np.sin(2 * np.pi * (k + 0.5) / DISC_SIDES)])
+        P = clip_polygon(P, a, float(a @ c) + r * np.cos(np.pi / DISC_SIDES))
+    area = polygon_area(P)
+    if len(P) < 3 or area < MIN_AREA:
+        return []
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    E = np.roll(P, -1, axis=0) - P
+    out = []
+    while len(out) < int(np.ceil(density * np.sqrt(area))):
+        x, y = rng.uniform(lo, hi)
+        if np.all(E[:, 0] * (y - P[:, 1]) - E[:, 1] * (x - P[:, 0]) >= 0):  # inside (counter-clockwise)
+            out.append((float(x), float(y), float(rng.uniform(*theta_range))))
+    return out
+
+
+def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_candidates, dl, dtheta, random=None):
     """The additions of one (location, surface) pair from a father (stance contacts, witness
     ``q``): the pruned search box, the pre-contact test, then VBFP's one best contact or BFP's
-    recursive splitting; ``[(Contact, q, Box), ...]`` in the order found."""
-    box = Box.around(feas.surfaces[surface], q[:3], reach or feas.reach(location), theta_range)
+    recursive splitting; ``[(Contact, q, Box), ...]`` in the order found. ``random`` = (density,
+    seed key): the random candidates of `random_candidates` instead, each checked by the
+    transition PG call (Algorithm 4, :287), its Box None."""
+    radius = reach or feas.reach(location)
+    if random is not None:
+        density, key = random
+        rng = np.random.default_rng(key)
+        cands = random_candidates(feas.surfaces[surface], q[:3], radius, theta_range, density, rng)
+        found = []
+        for x, y, th in cands:
+            c = Contact(location, surface, x, y, th)
+            res = feas.transition(tuple(stance) + (c,), stance, q, purpose="candidate")
+            if res.success:
+                found.append((c, res.q, None))
+        return found
+    box = Box.around(feas.surfaces[surface], q[:3], radius, theta_range)
     if box is None:
         return []
     pc = feas.pre_contact(stance, location, box, q)
     if not pc.success:
         return []
     stack, found = [box], []
-    while stack and len(found) < (1 if lazy else max_candidates):
+    cap = 1 if lazy else (max_candidates or np.inf)  # 0: no cap (the thesis's Algorithm 5)
+    while stack and len(found) < cap:
         b = stack.pop(0)
         res, c = feas.addition(stance, location, b, pc.q)
         if c is None:
@@ -101,6 +157,10 @@ class ChildGenerator:
 
     def _pair_args(self, n: Node, location: str, surface: str, lazy: bool) -> tuple:
         s = self.s
+        random = None
+        if s.candidates == "random":  # the seed key: the run's seed, the father, the pair (worker-independent)
+            pair = (sorted(self.feas.locations).index(location), sorted(self.feas.surfaces).index(surface))
+            random = (s.density, (s.seed, n.index, *pair))
         return (
             n.stance.contacts,
             location,
@@ -112,6 +172,7 @@ class ChildGenerator:
             s.max_candidates,
             s.dl,
             s.dtheta,
+            random,
         )
 
     def _sub_boxes(self, n: Node) -> list[Box]:

@@ -51,6 +51,15 @@ horizontal contact is unstable under "com" (no PG call). "forces" uses the postu
 force-based test (3.68)-(3.70) (`posture.ForceStability`, friction cones of the surfaces' mu,
 unlimited torques) for every stance: any surface carries what its cone allows.
 
+**Deformable contacts** (``deformable``, ``deformable_angle``): the contacts of these locations
+are `posture.DeformableContact` (thesis L878: the point fixed, the body within
+``deformable_angle`` of the surface's frame instead of aligned with it), and their additions
+search with the same allowance. Chosen for the thighs on a chair's seat (the chair scenes,
+docs/planner.md): with both thighs and both soles in strong contact the orientation rows of the
+two legs are dependent (parallel floor and seat, each knee-ankle chain pinned at both ends) and
+the posture generator stalls or fails on them; ``deformable_angle`` 0.1 rad (chosen: the knee
+may then rise or sink by 3 cm over the 0.3 m thigh, room for the legs to meet both contacts).
+
 **Joint margin** (``joint_margin``): every call of the planner (and the motion's projections,
 which use ``Feasibility.model``) bounds the joints ``joint_margin`` inside their limits
 (`with_joint_margin`: a copy of the robot's model with the narrower limits; `robot.model` keeps
@@ -90,6 +99,7 @@ import numpy as np
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
+    DeformableContact,
     EnvironmentCollision,
     EnvironmentFrame,
     ForceStability,
@@ -219,10 +229,15 @@ class Feasibility:
         band: float = 1e-3,
         polish: float = 1e-2,
         joint_margin: float = 0.0,
+        deformable=(),
+        deformable_angle: float = 0.1,
     ):
         if stability not in STABILITY_MODELS:
             raise PlanningError(f"feasibility: field 'stability' must be one of {STABILITY_MODELS}; {stability!r}")
         self.robot = robot
+        #: locations whose contacts are `posture.DeformableContact` (named, or by kind or body)
+        self.deformable = {n for n, loc in robot.contact_locations.items() if {n, loc.kind, loc.body} & set(deformable)}
+        self.deformable_angle = float(deformable_angle)
         self.joint_margin = float(joint_margin)
         self.model = with_joint_margin(robot.model, self.joint_margin)
         self.locations = robot.contact_locations
@@ -303,8 +318,17 @@ class Feasibility:
     def robot_frame(self, location: str) -> RobotContactFrame:
         return RobotContactFrame.from_location(self.locations[location])
 
-    def strong(self, c: Contact) -> StrongContact:
+    def strong(self, c: Contact) -> StrongContact | DeformableContact:
+        """The fixed contact of ``c``: strong (3.28)-(3.35), or deformable for the locations of
+        ``deformable`` (module docstring)."""
+        if c.location in self.deformable:
+            rf, env = self.robot_frame(c.location), self.env_frame(c)
+            return DeformableContact(self.model, rf, env, self.deformable_angle, name=c.location)
         return StrongContact(self.model, self.robot_frame(c.location), self.env_frame(c), name=c.location)
+
+    def max_angle(self, location: str) -> float:
+        """The tilt and turn [rad] a contact of ``location`` allows (0: a strong contact)."""
+        return self.deformable_angle if location in self.deformable else 0.0
 
     def stability(self, contacts) -> PostureConstraint | None:
         """The stability rows of ``contacts`` (module docstring, "Stability"); None when no contact
@@ -408,12 +432,12 @@ class Feasibility:
     def _unstable(q0) -> PostureResult:
         return PostureResult(Outcome.INFEASIBLE_INEQUALITIES, np.array(q0, float), np.inf, False, message="unstable")
 
-    def transition(self, geometric, stable, q0) -> PostureResult:
+    def transition(self, geometric, stable, q0, purpose: str = "transition") -> PostureResult:
         stab = self.stability(stable)
         if stab is None:
             return self._unstable(q0)
         cons = [self.strong(c) for c in geometric] + [stab] + self.tasks
-        return self._run("transition", cons, q0, touching=[c.pair for c in geometric])
+        return self._run(purpose, cons, q0, touching=[c.pair for c in geometric])
 
     def addition(self, stance, location: str, box, q0) -> tuple[PostureResult, Contact | None]:
         """The new contact of ``location`` in ``box`` (a `boxes.Box`) with ``stance`` stable; the
@@ -421,7 +445,9 @@ class Feasibility:
         stab = self.stability(stance)
         if stab is None:
             return self._unstable(q0), None
-        slide = SearchBoxContact(self.model, self.robot_frame(location), box.search_box(), name=location)
+        slide = SearchBoxContact(
+            self.model, self.robot_frame(location), box.search_box(), name=location, max_angle=self.max_angle(location)
+        )
         cons = [self.strong(c) for c in stance] + [slide, stab] + self.tasks
         touching = [c.pair for c in stance] + [(location, box.surface.name)]
         res = self._run("addition", cons, q0, touching=touching)

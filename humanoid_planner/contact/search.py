@@ -19,7 +19,8 @@ for stairs candidates (001_escande.md:419), or 0 for a radius per location from 
 (`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller
 sets it from its problem, e.g. the potential of a root 0.5 m behind the start); δl, δθ and the
 stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pair in BFP (the
-6 boxes of one split; our cap, the thesis has none). ``solver``: the posture generator's defaults
+6 boxes of one split; our cap; 0: none, the thesis's Algorithm 5, the BFP that A15 compares
+VBFP with). ``solver``: the posture generator's defaults
 but a stall window of 30 iterations instead of 10: with the potential as criterion, SLSQP lets
 the violation rise while it moves the root (a foot addition stopped at 11 iterations with the
 default window, and succeeded in 41 without it), and SLSQP's ``ftol`` 1e-8 instead of 1e-10:
@@ -53,6 +54,7 @@ from .stance import Stance, StanceMetric
 __all__ = ["ContactPlanner", "Plan", "PlannerSettings", "Progress"]
 
 ALGORITHMS = ("bfp", "vbfp")
+CANDIDATES = ("box", "random")
 
 
 @dataclass
@@ -75,6 +77,11 @@ class PlannerSettings:
     time_limit: float = 120.0  #: s
     solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30, ftol=1e-8))
     joint_margin: float = 0.02  #: rad, joints kept this far inside their limits (`feasibility`)
+    candidates: str = "box"  #: "box" (search boxes, §5.4) or "random" (§5.3.4 strategy 2, BFP only; `children`)
+    density: float = 4.0  #: 1/m, random candidates per sqrt(m²) of pruned surface (`children`)
+    seed: int = 0  #: seed of the random candidates
+    deformable: tuple = ()  #: locations (names, kinds or bodies) whose contacts are deformable (`feasibility`)
+    deformable_angle: float = 0.1  #: rad, the tilt and turn a deformable contact allows (`feasibility`)
     self_collision: bool = False  #: add `posture.SelfCollision` to every PG call
     collision_margin: float = 0.01  #: m, distance kept from the obstacles (`feasibility`)
     activation: float = 0.25  #: m, obstacle pairs closer at the warm start enter a PG call (`feasibility`)
@@ -85,6 +92,16 @@ class PlannerSettings:
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
             raise PlanningError(f"planner settings: field 'algorithm' must be one of {ALGORITHMS}; {self.algorithm!r}")
+        if self.candidates not in CANDIDATES:
+            raise PlanningError(
+                f"planner settings: field 'candidates' must be one of {CANDIDATES}; {self.candidates!r}"
+            )
+        if self.candidates == "random" and self.algorithm == "vbfp":
+            raise PlanningError("planner settings: random candidates go with 'bfp' (VBFP's brothers need search boxes)")
+        if not (self.density > 0 and int(self.seed) == self.seed and self.seed >= 0):
+            raise PlanningError(
+                f"planner settings: 'density' > 0 and 'seed' an integer >= 0 required; {self.density}, {self.seed}"
+            )
         worker_count(self.workers)
 
 
@@ -158,6 +175,8 @@ class ContactPlanner:
             stability=self.s.stability,
             band=self.s.band,
             joint_margin=self.s.joint_margin,
+            deformable=self.s.deformable,
+            deformable_angle=self.s.deformable_angle,
         )
 
     def plan(self, stance: Stance, q, progress=None) -> Plan:

@@ -5,10 +5,11 @@ robot and its posture) and a goal.
 `PlanningProblem` holds the built `humanoid_planner.contact.ContactPlanner` (goal tasks,
 potential, settings), the start configuration and the start stance, and a plain description of
 the goal for the plan file; build a new one per search (the planner's statistics accumulate).
-`problem_for(scene, robot, ...)` picks the builder (scene-agnostic callers only use this): the
-scene's name in ``PROBLEMS``, else the scene's own ``planning:`` section (docs/scenes.md,
-`humanoid_planner.contact.scene_planning`); a scene with neither is a `PlanningError` naming the
-ones that exist.
+`problem_for(scene, robot, ...)` picks the builder (scene-agnostic callers only use this; an
+override given as None, such as the ``plan`` command's ``--algorithm`` and ``--time-limit``
+left out, keeps the problem's own): the scene's name in ``PROBLEMS``, else the scene's own
+``planning:`` section (docs/scenes.md, `humanoid_planner.contact.scene_planning`); a scene with
+neither is a `PlanningError` naming the ones that exist.
 
 Builders (each documents its goal and numbers):
 
@@ -124,7 +125,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         "max_expanded": 10_000,
         "threshold": potential(behind),
     }
-    settings.update(overrides)
+    settings.update({k: v for k, v in overrides.items() if v is not None})  # None: the problem's own
     seed = int(settings.get("seed", 0) or 0)
     planner = ContactPlanner(
         robot,
@@ -159,7 +160,7 @@ def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **ove
             f"a {', '.join(given)} applies to walk problems only"
         )
     known = {f.name for f in fields(PlannerSettings)}
-    sp = scene_planning(scene, robot, **{k: v for k, v in overrides.items() if k in known})
+    sp = scene_planning(scene, robot, **{k: v for k, v in overrides.items() if k in known and v is not None})
     seed = int(overrides.get("seed", 0) or 0)
     return PlanningProblem(scene.name, sp.robot, sp.planner, sp.start_q, sp.start, {"kind": "scene"}, seed)
 

@@ -14,6 +14,7 @@ from .com_in_polygon import ComInPolygon
 from .com_position import ComPosition
 from .criterion import ReferencePosture
 from .criterion_sum import CriterionSum
+from .deformable_contact import DeformableContact
 from .environment_collision import EnvironmentCollision, Obstacle
 from .force_stability import ForceStability
 from .frame_orientation import FrameOrientation
@@ -48,6 +49,7 @@ CRITERIA = {
 CONSTRAINTS = {
     "joint_limits": JointLimits,
     "strong_contact": StrongContact,
+    "deformable_contact": DeformableContact,
     "light_contact": LightContact,
     "pre_contact": PreContact,
     "search_box_contact": SearchBoxContact,
@@ -74,6 +76,7 @@ __all__ = [
     "ComInPolygon",
     "ComPosition",
     "CriterionSum",
+    "DeformableContact",
     "EnvironmentCollision",
     "EnvironmentFrame",
     "ExtendedConstraint",

@@ -15,6 +15,10 @@ E along t and n x t), theta the angle of d_P^W from t about n_E. Rows:
 
 (6.5) is strict in the thesis; written <= here (a solver cannot hold a strict inequality). theta
 is measured from the box's middle angle, atan2 being continuous within +-pi of it.
+
+With ``max_angle`` alpha > 0 (a deformable surface, thesis L878, `deformable_contact`) rows 1-3
+become the one quasi-colinearity row cos(alpha) - n_P^W . n_E <= 0 (the body may tilt by up to
+alpha), and `to_strong` gives a `DeformableContact` with the same alpha.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy as np
 from humanoid_planner.exceptions import PlanningError
 
 from .base import EQUALITY, INEQUALITY, PostureConstraint
+from .deformable_contact import DeformableContact
 from .frames import EnvironmentFrame, RobotContactFrame
 from .kinematics import frame_id, point_jacobian, vector_jacobian
 from .light_contact import plane_rows
@@ -68,8 +73,16 @@ class SearchBoxContact(PostureConstraint):
 
     equations = "(6.1)-(6.6), 001_escande.md:295"
 
-    def __init__(self, model, robot_frame: RobotContactFrame, box: SearchBox, name: str = "search_box_contact"):
+    def __init__(
+        self,
+        model,
+        robot_frame: RobotContactFrame,
+        box: SearchBox,
+        name: str = "search_box_contact",
+        max_angle: float = 0.0,
+    ):
         self.model = model
+        self.max_angle = float(max_angle)
         self.robot_frame = robot_frame
         self.box = box
         self.name = name
@@ -81,11 +94,14 @@ class SearchBoxContact(PostureConstraint):
         lo, hi = box.theta
         self.bounded_theta = hi - lo < 2 * np.pi
         self.theta_mid, self.theta_half = (lo + hi) / 2, (hi - lo) / 2
-        self.dim = 4 + len(box.b) + 2 * self.bounded_theta
-        self.kinds = (EQUALITY,) * 3 + (INEQUALITY,) * (self.dim - 3)
+        n_plane = 2 if self.max_angle > 0 else 4
+        self.dim = n_plane + len(box.b) + 2 * self.bounded_theta
+        self.kinds = (EQUALITY,) * (n_plane - 1) + (INEQUALITY,) * (self.dim - n_plane + 1)
 
     def evaluate(self, q, data):
         c4, J4, p, Jp, J6 = plane_rows(self.model, data, self.fid, self.robot_frame, self.env, full=True)
+        if self.max_angle > 0:  # rows 0 and 3: the plane and cos(alpha) - n_P . n_E <= 0
+            c4, J4 = c4[[0, 3]] + [0.0, np.cos(self.max_angle)], J4[[0, 3]]
         rows = [c4, self.a_world @ (p - self.env.point) - self.box.b]
         jacs = [J4, self.a_world @ Jp]
         if self.bounded_theta:
@@ -109,8 +125,11 @@ class SearchBoxContact(PostureConstraint):
         rel = p - self.env.point
         return float(rel @ self.t), float(rel @ self.s), float(self.theta_mid + th)
 
-    def to_strong(self, q, data, name: str | None = None) -> StrongContact:
-        """`updateContact`: the strong contact at this contact's parameters at ``q``."""
+    def to_strong(self, q, data, name: str | None = None) -> StrongContact | DeformableContact:
+        """`updateContact`: the strong contact at this contact's parameters at ``q`` (a
+        `DeformableContact` with ``max_angle``)."""
         x, y, th = self.parameters(q, data)
         env = EnvironmentFrame.on_surface(self.box.surface, x, y, th)
+        if self.max_angle > 0:
+            return DeformableContact(self.model, self.robot_frame, env, self.max_angle, name=name or self.name)
         return StrongContact(self.model, self.robot_frame, env, name=name or self.name)

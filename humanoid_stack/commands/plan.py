@@ -32,9 +32,18 @@ def add_arguments(parser):
     parser.add_argument(
         "--goal", default=None, metavar="X,Y", help="goal point [m] of the scene's problem (flat: where the CoM goes)"
     )
-    parser.add_argument("--algorithm", default="vbfp", choices=["vbfp", "bfp"], help="search (default vbfp)")
     parser.add_argument(
-        "--time-limit", type=float, default=120.0, metavar="S", help="search time limit [s] (default 120)"
+        "--algorithm",
+        default=None,
+        choices=["vbfp", "bfp"],
+        help="search (default: the problem's: the scene's planning section, else vbfp)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="search time limit [s] (default: the scene's planning section, else 120)",
     )
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed of the candidates (default 0)")
     parser.add_argument("--output", "-o", default="PLAN.json", metavar="FILE", help="plan file (default PLAN.json)")
@@ -70,7 +79,7 @@ def _check(args):
 
     from humanoid_model.exceptions import ConfigError
 
-    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+    if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
         raise ConfigError(f"plan: option '--time-limit' must be a finite number > 0 [s]; value {args.time_limit}")
     if args.seed < 0:
         raise ConfigError(f"plan: option '--seed' must be an integer >= 0; value {args.seed}")
