@@ -46,6 +46,8 @@ SETTINGS = {
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
+#: where the guide potential measures progress (docs/planner.md "Potentials")
+PROGRESS = ("posture", "root")
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class PlanningSpec:
     gains: dict = field(default_factory=dict)
     bonus: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    guide_progress: str = "posture"
 
 
 def _names(reader, d, key, where, allowed=None) -> tuple:
@@ -173,6 +176,7 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
         "forbidden",
         "goal",
         "guide",
+        "guide_progress",
         "body_potentials",
         "targets",
         "tasks",
@@ -230,7 +234,11 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
             if kind is int and x != int(x):
                 reader.fail(f"{w}.settings.{k}", v, "expected an integer")
             settings[k] = kind(x)
+    progress = d.get("guide_progress", "posture")
+    if progress not in PROGRESS:
+        reader.fail(f"{w}.guide_progress", progress, f"expected one of {', '.join(PROGRESS)}")
     return PlanningSpec(
+        guide_progress=progress,
         locations=_names(reader, d, "locations", w),
         start=dict(start),
         forbidden=tuple(forbidden),

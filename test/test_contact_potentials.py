@@ -60,6 +60,7 @@ def members(robot):
     return {
         "mixed": MixedPotential(m, (0.4, 0.1), robot.q(), d0=0.3),
         "guide": guide,
+        "guide_root": GuidePotential(m, K, progress="root"),
         "body": hand,
         "target": target,
         "bonus_malus": bonus,
@@ -79,7 +80,7 @@ def test_every_registered_potential_has_the_interface(robot, members):
         assert p(robot.q()) == u
 
 
-@pytest.mark.parametrize("name", ["mixed", "guide", "body", "target", "weighted_sum"])
+@pytest.mark.parametrize("name", ["mixed", "guide", "guide_root", "body", "target", "weighted_sum"])
 def test_potential_gradients_match_central_differences(robot, members, name):
     p, m = members[name], robot.model
     K = _key_postures(robot)
@@ -95,6 +96,21 @@ def test_potential_gradients_match_central_differences(robot, members, name):
             assert abs(fd - jd) <= 1e-6 * abs(jd) + 1e-9, (name, fd, jd)
             checked += jd != 0
     assert checked >= 15  # the gradients are not trivially zero
+
+
+def test_root_progress_ignores_a_posture_change_at_a_fixed_root(robot, members):
+    """The thesis's l' (progress "root", L2651): the joints moved half-way to the next key posture
+    at a fixed root leave it unchanged, where the full-coordinate progress counts them; moving the
+    root along the guide's root path is progress for both."""
+    K = _key_postures(robot)
+    full, root = members["guide"], members["guide_root"]
+    bent = K[0].copy()
+    bent[7:] += 0.5 * (K[1][7:] - K[0][7:])  # every joint half-way to the next key posture
+    assert abs(root.progress(bent) - root.progress(K[0])) < 1e-12
+    assert full.progress(bent) > full.progress(K[0]) + 0.01
+    ahead = K[0].copy()
+    ahead[:3] += 0.5 * (K[1][:3] - K[0][:3])
+    assert root.progress(ahead) > root.progress(K[0]) + 0.01 and full.progress(ahead) > full.progress(K[0])
 
 
 def test_rounded_curve_closest_point_matches_brute_force():

@@ -15,9 +15,10 @@ section says becomes:
   free flyer's origin, or a location's point); each ``vertical`` -> `posture.KeepVertical`
   ((6.24)) on the location's body; ``contacts``: the locations the goal stance holds;
 - potential (§5.6): with a ``guide``, the guide potential U_T (6.8) through the start
-  configuration and the key postures, plus an individual potential (6.9) per
-  ``body_potentials`` location along the positions it has at those postures (weight
-  ``gains.body_weight``, default 1, the thesis's lambda_i = 1, :371); each ``targets`` entry adds
+  configuration and the key postures (its progress measured as ``guide_progress`` says), plus
+  an individual potential (6.9) per ``body_potentials`` location along the positions it has at
+  those postures (weight ``gains.body_weight``, default 1, the thesis's lambda_i = 1, :371); each
+  ``targets`` entry adds
   a body potential toward a world point; without guide and targets, the mixed potential toward
   the centre of the first goal region's (x, y); ``bonus`` adds the discrete U_S;
 - ``tasks``: `posture.KeepVertical` at every witness (§5.8, the glass);
@@ -123,7 +124,7 @@ def _potential(robot, spec, keys, goal_tasks, where):
     gains = {k: g[k] for k in ("a", "d0", "k", "max_deviation") if k in g}
     terms = []
     if len(keys) > 1:
-        terms.append((1.0, GuidePotential(m, keys, **gains)))
+        terms.append((1.0, GuidePotential(m, keys, progress=spec.guide_progress, **gains)))
         for name in spec.body_potentials:
             loc = _location(robot, name, f"{where}.body_potentials")
             terms.append((g.get("body_weight", 1.0), BodyPotential(m, loc.body, loc.point, key_postures=keys, **gains)))
