@@ -20,6 +20,21 @@ as the peer loop does; a joint whose explicit torque reaches the effort limit is
 gets no implicit damping in that step. `PDActuator.torque` returns the explicit part; the
 applied torque is that part minus K_v Δq̇ of the step (`Actuation.applied`, reported by the World).
 
+Implicit PD (option, ``PDActuator.implicit_dt``; `World(implicit_pd=True)`): the stiffness is
+integrated implicitly too, for stiff position servos. The torque of the step is the PD law at the
+end of the step, against the target at the end of the step, with q⁺ = q + dt q̇⁺ (semi-implicit
+Euler) and q_d⁺ = q_d + dt q̇_d:
+
+    Γ = R (K_p (q_d⁺ − q⁺) + K_v (q̇_d − q̇⁺))
+      = R (K_p (q_d − q) + (K_v + dt K_p)(q̇_d − q̇))  −  R (K_v + dt K_p) Δq̇,   Δq̇ = q̇⁺ − q̇
+
+i.e. the explicit law with the velocity gain K_v + dt K_p, and R (K_v + dt K_p) as the implicit
+gain: the mass matrix of the step is M̃ = M + dt R K_v + dt² R K_p on those joints. The free
+velocity and the contact problem (W = dt J M̃⁻¹ Jᵀ) both use M̃, so the servo acts within the
+step's contact impulse, as a stiff position servo does. Alone, a joint is then backward Euler on
+m q̈ = −K_p q − K_v q̇ (unconditionally stable; `test_actuators.py`). ``implicit_dt`` is per joint
+(0: the stiffness stays explicit, the default; the World leaves passive springs explicit).
+
 `Actuation` is the actuator stage of a World step: the actuator's explicit torque (plus the
 gravity torques with ``gravity_compensation``) into the generalised forces, and the implicit
 damping into the model's armature. `apply_gain_groups` sets PD gains per joint-name prefix (the
@@ -142,6 +157,9 @@ class PDActuator:
         self.tau_cmd = np.zeros(n)
         self.trajectory: JointTrajectory | None = None
         self.trajectory_start = 0.0
+        #: per joint, the step [s] over which K_p is integrated implicitly (module docstring "Implicit
+        #: PD"): the law's velocity gain is K_v + implicit_dt K_p; 0 (the default): explicit stiffness
+        self.implicit_dt = np.zeros(n)
 
     # ------------------------------------------------------------------ commands
     def _vec(self, values, field, size=None):
@@ -207,7 +225,8 @@ class PDActuator:
 
     # ------------------------------------------------------------------ law
     def torque(self, t, q, v):
-        """(explicit torque (n,), implicit damping gain (n,) ≥ 0 [N·m·s/rad])."""
+        """(explicit torque (n,), implicit damping gain (n,) ≥ 0 [N·m·s/rad]: R K_v, or
+        R (K_v + dt K_p) with ``implicit_dt`` = dt)."""
         if self.trajectory is not None:
             self.q_d, self.v_d = self.trajectory.sample(t - self.trajectory_start)
             if self.balls is not None:  # interpolated quaternions (nlerp) and their rates -> unit q_d, ω_d
@@ -215,11 +234,13 @@ class PDActuator:
         if self.mode == "torque":
             tau = self.tau_cmd.copy()
             damp = np.zeros_like(tau)
-        elif self.balls is None:
-            tau, damp = _pd_law(self.R, self.kp, self.kv, self.q_d, self.v_d, self.tau_ff, q, v)
         else:
-            e, vd = _ball_errors(q, self.q_d, self.v_d, self.dof_q, self.balls)
-            tau, damp = _pd_law(self.R, self.kp, self.kv, e, vd, self.tau_ff, np.zeros_like(e), v)
+            kv = self.kv + self.implicit_dt * self.kp if np.count_nonzero(self.implicit_dt) else self.kv
+            if self.balls is None:
+                tau, damp = _pd_law(self.R, self.kp, kv, self.q_d, self.v_d, self.tau_ff, q, v)
+            else:
+                e, vd = _ball_errors(q, self.q_d, self.v_d, self.dof_q, self.balls)
+                tau, damp = _pd_law(self.R, self.kp, kv, e, vd, self.tau_ff, np.zeros_like(e), v)
         if np.count_nonzero(self.mu_v) or np.count_nonzero(self.mu_d):  # = .any(), 5x faster
             tau += self.mu_v * v + self.mu_d * np.sign(v)
         sat = np.abs(tau) > self.effort_max

@@ -172,6 +172,7 @@ class World:
         patch_points: int = 0,
         joint_limits: bool = True,
         soles=None,
+        implicit_pd: bool = False,
     ):
         dt = finite_number(dt, source="world", field="dt", minimum=0.0, strict=True, maximum=MAX_DT, unit="s")
         margin = finite_number(margin, source="world", field="margin", minimum=0.0, unit="m")
@@ -190,7 +191,7 @@ class World:
             from humanoid_sim.soles.world_coupling import FemSoles
 
             self.soles = FemSoles(self.sole_specs, self.model, self.mobile, self.static, self.detector, dt)
-        self._build_actuators(gains, gravity_compensation, joint_limits)
+        self._build_actuators(gains, gravity_compensation, joint_limits, implicit_pd)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
         self.haptics = None  # `humanoid_sim.haptics.HapticDevice` while one is connected (`connect_haptics`)
         self.contacts = ContactStage(
@@ -290,7 +291,7 @@ class World:
         es = [g.restitution for g in mobile] + [s.restitution for s in static] + [self.detector.mat_e_default]
         self._any_restitution = any(x is not None and x > 0 for x in es)
 
-    def _build_actuators(self, gains, gravity_compensation, joint_limits):
+    def _build_actuators(self, gains, gravity_compensation, joint_limits, implicit_pd=False):
         robot = self.robot
         self.actuator = self.actuation = self.limits = None
         self.n_act = 0
@@ -321,6 +322,10 @@ class World:
             for j, (k, c) in robot.springs.items():
                 kp[names.index(j)], kv[names.index(j)] = k, c
         self.actuator = PDActuator(names, kp, kv, robot.effort_max, balls=balls)
+        if implicit_pd:  # stiff servos: K_p integrated implicitly too; passive springs keep theirs explicit
+            self.actuator.implicit_dt[:] = self.dt
+            for j in robot.springs or ():
+                self.actuator.implicit_dt[names.index(j)] = 0.0
         lo, hi = robot.q_lower, robot.q_upper
         finite = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
         self.q_lower = np.where(finite, lo, -np.inf)
