@@ -66,37 +66,54 @@ def soles_with(layers, resolution=None) -> list:
     return out
 
 
-def world_for(case: str, material=None) -> World:
-    """The world of a D4 case; ``material`` (E, nu) replaces the sole's for the D5 walk."""
+def world_for(case: str, material=None, implicit_pd: bool = False) -> World:
+    """The world of a D4 case; ``material`` (E, nu) replaces the sole's for the D5 walk; ``implicit_pd``:
+    the servos' stiffness integrated implicitly (`World(implicit_pd=True)`, docs/simulator.md)."""
     if case == "rigid":
-        return World.from_scene("flat")
+        return World.from_scene("flat", implicit_pd=implicit_pd)
     if case == "flexible":
-        return World.from_scene("flat", robot=load_robot("hrp2", ankle="flexible"))
+        return World.from_scene("flat", robot=load_robot("hrp2", ankle="flexible"), implicit_pd=implicit_pd)
     if case == "sole":
         if material is None:
-            return World.from_scene("flat", soles="fem")
-        return World.from_scene("flat", soles=soles_with([SoleLayer(0.02, *material)]))
+            return World.from_scene("flat", soles="fem", implicit_pd=implicit_pd)
+        return World.from_scene("flat", soles=soles_with([SoleLayer(0.02, *material)]), implicit_pd=implicit_pd)
     if case == "pads":
-        return World.from_scene("flat", soles=soles_with(PADS))
+        return World.from_scene("flat", soles=soles_with(PADS), implicit_pd=implicit_pd)
     raise SystemExit(f"walking benchmark: unknown case {case!r}; choose among {', '.join(THESIS)}")
 
 
-def jsk_gains(actuator) -> None:
-    """Legs' and chest's PD gains to JSK's (``JSK_LEG_P``; the others as they are)."""
+def jsk_gains(actuator, servo_scale: float = 1.0) -> None:
+    """Legs' and chest's PD gains to JSK's (``JSK_LEG_P``; the others as they are), P and D both times
+    ``servo_scale`` (the stiff-servo sweep of docs/walking.md; 1: JSK's own)."""
     for i, n in enumerate(actuator.names):
         if n[1:].startswith("LEG_JOINT") and n[-1].isdigit():
-            actuator.kp[i], actuator.kv[i] = JSK_LEG_P[int(n[-1])], JSK_D
+            actuator.kp[i], actuator.kv[i] = servo_scale * JSK_LEG_P[int(n[-1])], servo_scale * JSK_D
         elif n.startswith("CHEST_JOINT"):
-            actuator.kp[i], actuator.kv[i] = JSK_CHEST_P[int(n[-1])], JSK_D
+            actuator.kp[i], actuator.kv[i] = servo_scale * JSK_CHEST_P[int(n[-1])], servo_scale * JSK_D
 
 
-def run_case(case: str, pattern, joints: dict, scale=WALK_GAIN_SCALE, material=None, gains="walk") -> dict:
+@dataclasses.dataclass(frozen=True)
+class Servo:
+    """The controller of a D4 run, the same in all four cases: ``gains`` "walk" (`stiffen` by ``scale``) or
+    "jsk" (JSK's legs and chest times ``servo_scale``); ``implicit_pd`` (stiffness integrated implicitly);
+    ``saturation`` False: no effort limit (diagnostic: the explicit clip chatters, docs/walking.md)."""
+
+    gains: str = "walk"
+    scale: float = WALK_GAIN_SCALE
+    servo_scale: float = 1.0
+    implicit_pd: bool = False
+    saturation: bool = True
+
+
+def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=None) -> dict:
     """Execute the plan (``joints``: name -> (K,) positions at ``pattern.t``) in the world of ``case``
-    with the walking gains (``stiffen`` by ``scale``) or, ``gains="jsk"``, JSK's for legs and chest."""
-    w = world_for(case, material)
-    stiffen(w.actuator, scale, keep=w.robot.springs or ())
-    if gains == "jsk":
-        jsk_gains(w.actuator)
+    with the controller ``servo``."""
+    w = world_for(case, material, servo.implicit_pd)
+    stiffen(w.actuator, servo.scale, keep=w.robot.springs or ())
+    if servo.gains == "jsk":
+        jsk_gains(w.actuator, servo.servo_scale)
+    if not servo.saturation:
+        w.actuator.effort_max = np.full_like(w.actuator.effort_max, np.inf)
     t0 = time.perf_counter()
     rec = replay(w, pattern.t, np.column_stack(list(joints.values())), list(joints))
     wall = time.perf_counter() - t0
@@ -204,15 +221,15 @@ def _d5_one(material):
 
 
 def d5(jobs: int, walk_args=None) -> dict:
-    """The D5 sweep in a process pool; ``walk_args`` (pattern, joints, scale) adds the D4 walk per material."""
+    """The D5 sweep in a process pool; ``walk_args`` (pattern, joints, `Servo`) adds the D4 walk per material."""
     mats = [None] + [(E, nu) for E in E_SWEEP for nu in NU_SWEEP]
     out = {}
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for mat, peak, tilt in pool.map(_d5_one, mats):
             out[mat] = {"drop_peak": peak, "tilt": tilt}
         if walk_args is not None:
-            pattern, joints, scale = walk_args
-            futs = {mat: pool.submit(run_case, "sole", pattern, joints, scale, mat) for mat in mats[1:]}
+            pattern, joints, servo = walk_args
+            futs = {mat: pool.submit(run_case, "sole", pattern, joints, servo, mat) for mat in mats[1:]}
             for mat, f in futs.items():
                 out[mat]["walk_peak"] = f.result()["peak_acc"]
     return out
@@ -262,7 +279,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--gain-scale", type=float, default=WALK_GAIN_SCALE, help="PD natural frequency factor")
     ap.add_argument("--gains", default="walk", choices=("walk", "jsk"), help="walk: stiffened (default); jsk: JSK's")
+    ap.add_argument("--servo-scale", type=float, default=1.0, help="with --gains jsk: P and D times this")
+    ap.add_argument("--implicit-pd", action="store_true", help="integrate the servos' stiffness implicitly")
+    ap.add_argument("--no-saturation", action="store_true", help="no effort limit (diagnostic)")
     a = ap.parse_args(argv)
+    servo = Servo(a.gains, a.gain_scale, a.servo_scale, a.implicit_pd, not a.no_saturation)
     if a.generator == "walkgen2008":
         params = WalkParameters.walkgen_2008(n_steps=a.steps, step_length=a.step_length or 0.15)
     else:
@@ -281,12 +302,11 @@ def main(argv=None) -> int:
         cases = a.cases.split(",")
         with ProcessPoolExecutor(max_workers=min(a.jobs, len(cases))) as pool:
             n = len(cases)
-            args = ([pattern] * n, [joints] * n, [a.gain_scale] * n, [None] * n, [a.gains] * n)
-            rows = list(pool.map(run_case, cases, *args))
+            rows = list(pool.map(run_case, cases, [pattern] * n, [joints] * n, [servo] * n))
         print_d4(rows)
         report["d4"] = rows
     if a.d5 or a.d5_walk:
-        res = d5(a.jobs, (pattern, joints, a.gain_scale) if a.d5_walk else None)
+        res = d5(a.jobs, (pattern, joints, servo) if a.d5_walk else None)
         print_d5(res)
         report["d5"] = [{"material": k, **v} for k, v in res.items()]
     if a.json:
