@@ -3,8 +3,9 @@ Wood's von Mises-Fisher sampler has the distribution's mean resultant length A_4
 I_2(kappa)/I_1(kappa) (6.14)-(6.15); the cone stability LP (6.11)-(6.12) agrees with the CoM
 polygon (3.63) on coplanar horizontal feet (A10's equivalence, away from the boundary); on the flat
 scene the PRM returns a guide from the start to a goal 1 m ahead whose every configuration is in
-C_guide (collision-free, soles within eps_contact of the floor, stable by the LP). The chair scene
-of A23 is not planned (docs/planner.md)."""
+C_guide (collision-free, soles within eps_contact of the floor, stable by the LP); on A23's chair
+scene the sitting start is in C_guide and links to standing in front of the seat (the whole chair
+guide and the planning it guides: benchmarks/prm_guide.py, docs/planner.md)."""
 
 import numpy as np
 import pinocchio as pin
@@ -57,3 +58,29 @@ def test_prm_guide_on_flat_ground_stays_in_c_guide(robot, floor):
         contacts = prm.contacts(q)
         assert {c[0] for c in contacts} == {"l_sole", "r_sole"} and prm.in_guide(q)
     assert all(np.linalg.norm(prm.coords(a) - prm.coords(b)) <= prm.radius for a, b in zip(guide, guide[1:]))
+
+
+def test_a23_chair_sitting_start_is_in_c_guide_and_links_to_standing(robot):
+    """A23's scene (the chair at the table): the sitting start (the planner's witness of the scene's
+    start stance) is in C_guide with the feet and thighs in contact, stable by the cone LP; the same
+    posture 5 cm up (every body out of contact) is not; standing in front of the seat (in C_guide)
+    is linked to it by a straight segment that stays collision-free and stable, so the PRM returns
+    the two-node guide at once. The whole chair guide and the planning it guides:
+    benchmarks/prm_guide.py (docs/planner.md)."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.planning.problem import placed
+
+    scene = load_scene("chair_table")
+    sp = scene_planning(scene)
+    feas = sp.planner.feas
+    start = feas.transition(sp.start.contacts, sp.start.contacts, sp.start_q).q
+    prm = PrmGuide(robot, list(scene.surfaces), feas.obstacles, ["l_sole", "r_sole", "l_thigh", "r_thigh"], [start])
+    assert {c[0] for c in prm.contacts(start)} == {"l_sole", "r_sole", "l_thigh", "r_thigh"} and prm.in_guide(start)
+    up = start.copy()
+    up[2] += 0.05
+    assert prm.contacts(up) == [] and not prm.in_guide(up)
+    stand = placed(robot.q(), 0.25, 0.05, 0.0)
+    assert prm.in_guide(stand)
+    roadmap = prm.plan(start, stand, ([0.0, 0.0, 0.4], [0.3, 0.1, 0.65]), seed=0, max_samples=1)
+    assert roadmap.path == [0, 1] and len(roadmap.guide) == 2

@@ -154,10 +154,12 @@ def _potential(robot, spec, keys, goal_tasks, where):
     return terms[0][1] if len(terms) == 1 and terms[0][0] == 1.0 else WeightedSum(terms)
 
 
-def scene_planning(scene, robot=None, **settings) -> ScenePlanning:
+def scene_planning(scene, robot=None, guide=None, **settings) -> ScenePlanning:
     """The planning problem of ``scene`` (a loaded `Scene` with a ``planning`` section) for
-    ``robot`` (default: the scene's, loaded rigid); ``settings``: `PlannerSettings` fields that
-    override the scene's (``algorithm``, ``workers``, ``time_limit``...)."""
+    ``robot`` (default: the scene's, loaded rigid); ``guide`` (k, nq): key postures after the
+    start configuration replacing the section's (an automatic guide, `prm_guide`); ``settings``:
+    `PlannerSettings` fields that override the scene's (``algorithm``, ``workers``,
+    ``time_limit``...)."""
     from humanoid_model import load_robot
 
     spec = scene.planning
@@ -179,7 +181,10 @@ def scene_planning(scene, robot=None, **settings) -> ScenePlanning:
         _location(robot, name, where)
     s = replace(PlannerSettings(), **values)
     q0 = start_configuration(scene, robot)
-    keys = np.array([q0] + [_key_posture(robot, k, f"{where}.guide[{i}]") for i, k in enumerate(spec.guide)])
+    if guide is None:
+        keys = np.array([q0] + [_key_posture(robot, k, f"{where}.guide[{i}]") for i, k in enumerate(spec.guide)])
+    else:
+        keys = np.vstack([q0, np.atleast_2d(np.asarray(guide, float))])
     goal_tasks = _goal(robot, spec, where)
     tasks = []
     for i, v in enumerate(spec.tasks):
