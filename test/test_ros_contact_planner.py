@@ -66,10 +66,11 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     assert spin_until(lambda: second.done() and got.done())
     assert node.busy and not first.done()  # both answered while the plan still runs
     assert spin_until(first.done)
-    assert got.result().values[0].string_value == "vbfp"
+    assert got.result().values[0].string_value == ""  # the problem's own algorithm
     assert len(second.result().plan.poses) == 0
 
     doc = node.last
+    assert doc["algorithm"] == "vbfp"  # the walk problem's
     assert doc["success"], doc["reason"]
     poses = first.result().plan.poses
     assert len(poses) == len(doc["stances"]) >= 5
@@ -136,6 +137,27 @@ def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
     assert node._start_q(PoseStamped()) is None  # start_from: scene (default)
     node.set_parameters([Parameter("start_from", value="odom")])
     assert node._start_q(PoseStamped())[:2] == pytest.approx([2.0, 0.25])
+
+
+def test_scene_problems_are_planned_among_the_scene_bodies(ros, monkeypatch):
+    """The node on the stairs (a scene with its own planning section) builds its problem with the
+    scene's steps as obstacles and the scene's own algorithm (random candidates: BFP): the problem
+    its plan call hands to the search, captured (1e-9 s limit: no plan, after the root's PG call)."""
+    import humanoid_planner.planning as planning
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, _ = ros
+    node = add(
+        ContactPlannerNode(
+            context=ctx, parameter_overrides=[Parameter("scene", value="stairs"), Parameter("time_limit", value=1e-9)]
+        )
+    )
+    built, real = [], planning.problem_for
+    monkeypatch.setattr(planning, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
+    doc = node._plan(None, None, None)
+    assert not doc["success"] and "time limit" in doc["reason"]
+    assert [o.name for o in built[0].planner.feas.obstacles] == [f"step{i}" for i in range(1, 6)]
+    assert built[0].settings.algorithm == "bfp" and built[0].settings.candidates == "random"
 
 
 @pytest.mark.parametrize(
