@@ -10,8 +10,9 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   ``angle_tol`` of (d_E, b_E, n_E); a deformable contact's normal and tangent within its angle
   plus ``angle_tol``) and has its CoM at least the planner's margin (less
   ``position_tol``) inside the support polygon of the smaller stance's load-bearing contacts
-  (each contact's hull placed by the forward kinematics and clipped by its surface polygon,
-  projected, convex hull: `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
+  (each contact's hull placed by the forward kinematics, a deformable contact's laid on its
+  surface at the contact, clipped by its surface polygon, projected, convex hull:
+  `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
   "forces" stability the witness's contact forces are not kept by the nodes, so stability is not
   re-checked there;
 - joint limits, kept the planner's ``joint_margin`` inside; the planner's extra tasks (§5.8)
@@ -68,9 +69,26 @@ def witness_errors(robot, surfaces, q, contact, deformable: bool = False) -> tup
     return err, float(np.linalg.norm(pin.log3(R_env.T @ R_rob)))
 
 
-def com_depth(robot, surfaces, q, contacts) -> float:
+def _conformed_hull(robot, surfaces, contact) -> np.ndarray:
+    """The hull points (k, 3) [m] of ``contact``'s location laid on its surface at the contact's
+    frame (E, d_E, b_E, n_E): where a deformable contact's surface rests, whatever its body's tilt."""
+    loc = robot.contact_locations[contact.location]
+    surf = surfaces[contact.surface]
+    t, s, n = surf.rotation.T
+    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
+    R_env = np.column_stack([dE, np.cross(n, dE), n])
+    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
+    R_loc = np.column_stack([dP, np.cross(nP, dP), nP])  # the contact frame in the body
+    E = surf.centroid + contact.x * t + contact.y * s
+    return E + (np.asarray(loc.hull, float) - np.asarray(loc.point, float)) @ R_loc @ R_env.T
+
+
+def com_depth(robot, surfaces, q, contacts, deformable=()) -> float:
     """Signed depth [m] of the CoM's horizontal projection inside the support polygon of the
-    load-bearing (horizontal) ``contacts`` at ``q`` (> 0 inside; -inf without support)."""
+    load-bearing (horizontal) ``contacts`` at ``q`` (> 0 inside; -inf without support): each
+    hull placed by the forward kinematics, the ``deformable`` locations' laid on their surface
+    at the contact (`_conformed_hull`: a deformable contact's surface conforms to the
+    environment's; its body may be tilted and turned by its angle)."""
     m = robot.model
     d = m.createData()
     pin.framesForwardKinematics(m, d, q)
@@ -82,7 +100,8 @@ def com_depth(robot, surfaces, q, contacts) -> float:
         loc = robot.contact_locations[c.location]
         M = d.oMf[m.getFrameId(loc.body)]
         t, s, _ = surf.rotation.T
-        P = np.array([[(M.act(np.asarray(h, float)) - surf.centroid) @ a for a in (t, s)] for h in loc.hull])
+        world = _conformed_hull(robot, surfaces, c) if c.location in deformable else [M.act(h) for h in loc.hull]
+        P = np.array([[(np.asarray(w, float) - surf.centroid) @ a for a in (t, s)] for w in world])
         if len(P) > 2:
             P = P[ConvexHull(P).vertices] if np.linalg.matrix_rank(P - P[0]) == 2 else P
         V = (surf.vertices - surf.centroid) @ np.column_stack([t, s])
@@ -154,7 +173,7 @@ def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:
         dp, ang = witness_errors(robot, surfaces, q, c, deformable=allowed > 0)
         if dp > POSITION_TOL or ang > ANGLE_TOL + allowed:
             out.append(f"{label}: contact {c.location}/{c.surface} off by {dp:.2e} m, {ang:.2e} rad")
-    depth = com_depth(robot, surfaces, q, stable) if s.stability == "com" else np.inf
+    depth = com_depth(robot, surfaces, q, stable, planner.feas.deformable) if s.stability == "com" else np.inf
     if depth < s.margin - POSITION_TOL:
         out.append(f"{label}: CoM {depth:.4f} m inside the support polygon (margin {s.margin} m)")
     data = robot.model.createData()
