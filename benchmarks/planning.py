@@ -1,8 +1,10 @@
 """Contact planning benchmark (issue 9, "Benchmarks"; docs/planning.md): per scene, BFP against
 Contacts-VBFP, the planning time, nodes generated and expanded and stances, for a fixed seed and
 over several seeds (median and worst); then the physical check of the plans: every witness
-posture placed in the simulator (`humanoid_sim.World` of the scene), held by PD with gravity
-compensation at its own joint angles for 1 s, counts as standing when its base moves < 1 cm.
+posture placed in the simulator (`humanoid_sim.World` of the scene), held by PD at its own joint
+angles for 1 s, counts as standing when its base moves < 1 cm; the PD's feedforward is the World's
+gravity compensation (``--hold gravity``) or the contact-consistent one of the witness's stance
+(``--hold contacts``, `humanoid_sim.contact_gravity`); both by default, for comparison.
 
 The scenes come from a list (``CASES``: label, scene, robot, goal); a scene without a planning
 problem yet (`humanoid_planner.planning.problem_for` refuses it) is skipped with its reason, so
@@ -11,7 +13,8 @@ on table 5 s, stairs 12 s and 22 stances; the issue's targets: can and stairs <=
 table <= 5 min, chair and glass <= 10 min; VBFP 3-5x fewer nodes than BFP (:338).
 
     .venv/bin/python benchmarks/planning.py [--cases flat stairs ...] [--seeds 5] [--algorithms vbfp bfp]
-        [--time-limit 600] [--no-physics] [--physics-cases stairs table_can flat] [--json OUT.json]
+        [--time-limit 600] [--no-physics] [--physics-cases stairs table_can flat] [--hold gravity contacts]
+        [--json OUT.json]
 
 Times are wall clock on whatever machine runs it (a 2-core shared machine gives upper bounds).
 The search time excludes the motion; the physical check needs no motion (witness postures only).
@@ -46,6 +49,7 @@ CASES = [
 PHYSICS_CASES = ("stairs", "table_can", "flat")  # the issue's physical check: stairs and can (flat: a sanity case)
 HOLD = 1.0  # [s] the issue's hold time
 STAND = 0.01  # [m] the issue's base-motion bound
+HOLDS = ("gravity", "contacts")  # the physical check's feedforward torques (`stand_check`)
 
 
 def plan_once(scene, robot, goal, algorithm, seed, time_limit):
@@ -67,26 +71,47 @@ def plan_once(scene, robot, goal, algorithm, seed, time_limit):
     return row, plan
 
 
-def stand_check(scene, robot, witnesses, hold=HOLD, dt=1e-3):
-    """Per witness posture (nq,): the base displacement [m] after ``hold`` s in the scene's world,
-    PD at the witness's joint angles with gravity compensation, from rest."""
+def stand_check(scene, robot, nodes, hold=HOLD, dt=1e-3, mode="contacts", self_collision=True):
+    """Per witness (``nodes``: plan nodes, each with ``stance`` and ``q`` (nq,)): (base
+    displacement [m] after ``hold`` s in the scene's world from rest, PD at the witness's joint
+    angles, or inf when the simulation failed; the feedforward torque (n,) [N m], None for
+    ``gravity``). ``mode``: ``gravity`` (the World's gravity compensation: the free-floating
+    model's g(q), each subtree held from the base) or ``contacts`` (the contact-consistent
+    feedforward of `humanoid_sim.contact_gravity`: the weight carried by the stance's contacts,
+    each in the friction cone of its planner surface). ``self_collision`` False: the World without
+    the robot's self-collision (a diagnostic: witnesses whose links overlap in the simulator's
+    geometry)."""
+    from humanoid_sim.contact_gravity import contact_gravity
     from humanoid_sim.world import World
 
-    world = World(scene, robot, dt=dt, gravity_compensation=True)
+    world = World(scene, robot, dt=dt, gravity_compensation=mode == "gravity", self_collision=self_collision)
     start = world.get_state()
+    model = robot.model.copy()
+    model.gravity.linear = np.asarray(scene.gravity, float)
+    mu = {s.name: s.friction for s in scene.surfaces}
     out = []
-    for q in witnesses:
+    for node in nodes:
+        q = node.q
+        tau = None
+        if mode == "contacts":
+            contacts = [(robot.contact_locations[c.location], mu[c.surface]) for c in node.stance.contacts]
+            try:
+                tau = contact_gravity(model, q, contacts).tau
+            except HumanoidStackError as exc:  # no forces hold the witness: reported, counted as fallen
+                print(f"witness {len(out)}: {exc}", flush=True)
+                out.append((float("inf"), None))
+                continue
         world.set_state(start)
         world.q[: robot.model.nq] = q
         world.q_start[: robot.model.nq] = q
         world.v[:] = 0.0
-        world.actuator.set_position(q[7:])
+        world.actuator.set_position(q[7:], tau_ff=tau)
         base = world.q[:3].copy()
         try:
             world.step(int(round(hold / dt)))
-            out.append(float(np.linalg.norm(world.q[:3] - base)))
+            out.append((float(np.linalg.norm(world.q[:3] - base)), tau))
         except HumanoidStackError:
-            out.append(float("inf"))  # the simulation failed: counted as fallen
+            out.append((float("inf"), tau))  # the simulation failed: counted as fallen
     return out
 
 
@@ -123,6 +148,19 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=600.0, help="search time limit per run [s]")
     ap.add_argument("--no-physics", action="store_true", help="skip the physical check")
     ap.add_argument("--physics-cases", nargs="+", default=list(PHYSICS_CASES))
+    ap.add_argument(
+        "--hold",
+        nargs="+",
+        choices=HOLDS,
+        default=list(HOLDS),
+        help="the physical check's feedforward: gravity (the World's), contacts (contact-consistent); default both",
+    )
+    ap.add_argument(
+        "--no-self-collision",
+        dest="self_collision",
+        action="store_false",
+        help="diagnostic: the physical check's World without the robot's self-collision",
+    )
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     a = ap.parse_args(argv)
     if not seeded():
@@ -156,14 +194,18 @@ def main(argv=None):
                     first = plan
             case["runs"][alg] = {"seed0": rows[0], "seeds": summary(rows), "rows": rows}
         if not a.no_physics and label in a.physics_cases and first is not None:
-            moved = stand_check(scene, robot, [n.q for n in first.nodes])
-            case["physics"] = {
-                "witnesses": len(moved),
-                "standing": int(sum(m < STAND for m in moved)),
-                "base_motion_max": max(moved),
-                "base_motion": moved,
-            }
-            print(f"{label}: {case['physics']['standing']}/{len(moved)} witness postures stand", flush=True)
+            case["physics"] = {}
+            for mode in a.hold:
+                moved = [
+                    m for m, _ in stand_check(scene, robot, first.nodes, mode=mode, self_collision=a.self_collision)
+                ]
+                case["physics"][mode] = {
+                    "witnesses": len(moved),
+                    "standing": int(sum(m < STAND for m in moved)),
+                    "base_motion_max": max(moved),
+                    "base_motion": moved,
+                }
+                print(f"{label}, hold {mode}: {sum(m < STAND for m in moved)}/{len(moved)} witnesses stand", flush=True)
     print_tables(results, a.seeds)
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1))
@@ -191,15 +233,15 @@ def print_tables(results, seeds):
                 )
             else:
                 print(f"| {label} | {alg} | 0 | - | - |")
-    rows = [(label, c["physics"]) for label, c in results.items() if c["physics"]]
+    rows = [(label, mode, p) for label, c in results.items() if c["physics"] for mode, p in c["physics"].items()]
     if rows:
         print(
-            f"\n| case | witness postures | standing (base < {100 * STAND:g} cm after {HOLD:g} s) | "
+            f"\n| case | hold | witness postures | standing (base < {100 * STAND:g} cm after {HOLD:g} s) | "
             "worst base motion [m] |"
         )
-        print("|---|---|---|---|")
-        for label, p in rows:
-            print(f"| {label} | {p['witnesses']} | {p['standing']} | {p['base_motion_max']:.4f} |")
+        print("|---|---|---|---|---|")
+        for label, mode, p in rows:
+            print(f"| {label} | {mode} | {p['witnesses']} | {p['standing']} | {p['base_motion_max']:.3g} |")
 
 
 if __name__ == "__main__":
