@@ -32,6 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_model import load_robot  # noqa: E402
+from humanoid_model.exceptions import PlanningError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.contact import check_plan, scene_planning  # noqa: E402
 from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
@@ -103,7 +104,11 @@ def main(argv=None):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in a.scenes:
         for alg in a.algorithms:
-            r = run(case, alg, a.time_limit, a.workers, a.seed)
+            try:
+                r = run(case, alg, a.time_limit, a.workers, a.seed)
+            except PlanningError as e:  # a setting the case refuses (VBFP with random candidates): a row, not a crash
+                print(f"| {case} | {alg} | not run |  |  |  |  |  |  |  |  | {e} |", flush=True)
+                continue
             rows.append(r)
             print(
                 f"| {case} | {alg} | {r['success']} | {r['time_s']} | {r['cpu_s']} | {r['generated']} | "
