@@ -11,7 +11,10 @@ on the candidates of a search box: the thesis's Algorithm 5, the BFP that A15 co
 with), ``vbfp``. A case is ``SCENE[@ROBOT][:KEY=VALUE,...]``: another robot, and planner settings
 over the scene's (JSON values), e.g. ``stairs:candidates="box"`` (the search boxes instead of the
 stairs' random candidates, for A15) or ``stairs@bip:reach=0,max_expanded=1000`` (BIP's reach from
-its legs: the thesis's 1 m sphere is HRP-2's).
+its legs: the thesis's 1 m sphere is HRP-2's). A key of the scene's ``planning`` section
+(`PlanningSpec` field) replaces that field instead, e.g. ``glass:body_potentials=[]`` (A21: the
+plan without individual potentials). For a plan with vertical-axis tasks (the glass, (6.24)) it
+also prints A21's check at every witness and the goal posture: max |n.i|, max |n.j|, min n.k.
 
 Run:  .venv/bin/python benchmarks/contact_scenes.py [--scenes table_can stairs ...]
           [--algorithms bfp bfp-thesis vbfp] [--time-limit 600] [--workers 1] [--seed 0] [--json OUT.json]
@@ -22,6 +25,7 @@ call; the CPU column is load-independent.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -34,7 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import PlanningError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
+from humanoid_model.scene_planning import PlanningSpec  # noqa: E402
 from humanoid_planner.contact import check_plan, scene_planning  # noqa: E402
+from humanoid_planner.posture import KeepVertical  # noqa: E402
+from humanoid_planner.posture import kinematics as kin  # noqa: E402
 from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
 
 DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:reach=0,max_expanded=1000", "under_table"]
@@ -59,6 +66,9 @@ def parse_case(case: str) -> tuple[str, str, dict]:
 def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -> dict:
     scene_name, robot_name, extra = parse_case(case)
     scene = load_scene(scene_name)
+    spec_keys = {f.name for f in dataclasses.fields(PlanningSpec)} & set(extra)
+    if spec_keys:  # planning-section fields (module docstring)
+        scene.planning = dataclasses.replace(scene.planning, **{k: tuple(extra.pop(k)) for k in spec_keys})
     robot = load_robot(robot_name) if robot_name else None
     settings = {"time_limit": time_limit, "workers": workers, "seed": seed, **extra, **ALGORITHMS[algorithm]}
     sp = scene_planning(scene, robot, **settings)
@@ -84,7 +94,27 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -
         "reason": plan.reason,
         "plan": [[(c.location, c.surface) for c in n.stance] for n in plan.nodes],
         "pg": [(p, o, n, round(t, 4)) for p, o, n, t in plan.stats.table()],
+        "vertical": vertical_axes(sp.planner, plan),
     }
+
+
+def vertical_axes(planner, plan) -> dict:
+    """A21's check of each `KeepVertical` task over the witnesses and the goal posture: name ->
+    (max |n.i|, max |n.j|, min n.k) of its body's axis n; {} without a plan."""
+    if not plan.success:
+        return {}
+    m = planner.robot.model
+    data, out = m.createData(), {}
+    for t in planner.feas.tasks:
+        if isinstance(t, KeepVertical):
+            n = []
+            for q in [x.q for x in plan.nodes] + [plan.goal_q]:
+                kin.update(m, data, q)
+                v = t.value(q, data)  # (n.i, n.j, -n.k)
+                n.append([v[0], v[1], -v[2]])
+            n = np.array(n)
+            out[t.name] = (float(np.abs(n[:, 0]).max()), float(np.abs(n[:, 1]).max()), float(n[:, 2].min()))
+    return out
 
 
 def main(argv=None):
@@ -130,6 +160,9 @@ def main(argv=None):
         )
         if r["success"]:
             print("  stances: " + " -> ".join("+".join(f"{loc}@{s}" for loc, s in st) for st in r["plan"]))
+        for name, (ni, nj, nk) in r["vertical"].items():
+            w = r["stances"]
+            print(f"  {name} over {w} witnesses + goal: max|n.i| {ni:.1e}, max|n.j| {nj:.1e}, min n.k {nk:.6f}")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
 
