@@ -93,6 +93,10 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -
         "checked": "ok" if plan.success and not problems else "; ".join(problems[:2]),
         "reason": plan.reason,
         "plan": [[(c.location, c.surface) for c in n.stance] for n in plan.nodes],
+        # the plan's nodes: generation index and contacts (location, surface, x, y [m] on the surface)
+        "nodes": [
+            [n.index, [(c.location, c.surface, round(c.x, 3), round(c.y, 3)) for c in n.stance]] for n in plan.nodes
+        ],
         "pg": [(p, o, n, round(t, 4)) for p, o, n, t in plan.stats.table()],
         "vertical": vertical_axes(sp.planner, plan),
     }
