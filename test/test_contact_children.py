@@ -17,6 +17,7 @@ from humanoid_model.scene_types import Surface
 from humanoid_planner.contact import Box, ComRegion, ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.contact.check import witness_errors
 from humanoid_planner.contact.children import ChildGenerator
+from humanoid_planner.contact.goal import PointRegion
 from humanoid_planner.contact.node import ADDED, RELEASED, Node
 from humanoid_planner.contact.registry import StanceRegistry
 from humanoid_planner.posture import SolverSettings
@@ -209,3 +210,26 @@ def test_random_candidates_are_seeded_by_the_plan_seed(robot, floor):
     assert {n.changed for n in a}.isdisjoint({n.changed for n in other})
     for n in a:
         check_transition(robot, {"floor": floor}, n, n.stance.contacts, n.stable)
+
+
+def test_self_collision_pairs_enter_a_call_when_its_solution_meets_them(robot, floor):
+    """Lazy self-collision (`feasibility._run`, activation 0: no pair enters the first call from
+    half-sitting): the left sole sent 0.15-0.35 m ahead and 0.15-0.4 m to the right (across the
+    right foot), on the right sole alone. Without self-collision the witness puts the left foot's
+    capsule into the right one's (3.4 cm measured); with it the first solution does the same, the
+    pairs it meets enter and the call is solved again (more than one logged PG call), and the
+    witness keeps every pair of the planner's self-collision (capsules and geometries) its margin
+    apart."""
+    L = robot.contact_locations
+    region = PointRegion(robot.model, L["l_sole"].body, L["l_sole"].point, (0.15, 0.35), (-0.4, -0.15))
+    gaps, data = {}, robot.model.createData()
+    families = _planner(robot, [floor]).feas.self_collision  # capsule pairs, geometry pairs
+    for on in (False, True):
+        feas = _planner(robot, [floor], self_collision=on, activation=0.0).feas
+        res = feas.goal(feas.contacts_at(robot.q(), ["r_sole"], "floor"), [region], robot.q())
+        assert res.success
+        pin.computeJointJacobians(robot.model, data, res.q)
+        gaps[on] = min(float(np.min(f.distances(data)[0] - f.margin)) for f in families)
+        calls = feas.stats.total_calls
+    assert gaps[False] < -0.01  # the crossing is real without the rows
+    assert gaps[True] >= -TOL and calls > 1

@@ -11,7 +11,8 @@ clear of the obstacles, the goal):
 
 One plan per scene per session (conftest ``scene_plan``); times and node counts are in
 docs/planner.md and benchmarks/contact_scenes.py, never asserted. `check_plan` itself is shown
-to catch a moved witness, a skipped contact change, a posture in collision and a missed goal.
+to catch a moved witness, a skipped contact change, a posture in collision, crossed shanks and a
+missed goal.
 """
 
 import dataclasses
@@ -62,3 +63,18 @@ def test_check_plan_reports_broken_plans(scene_plan):
     start = dataclasses.replace(plan, goal_q=nodes[0].q, nodes=[nodes[0]])
     assert any("goal task" in p for p in check_plan(sp.planner, start))
     assert np.array_equal(plan.nodes[1].q, nodes[1].q)  # the shared plan was not modified
+
+
+def test_check_plan_reports_crossed_shanks(scene_plan):
+    """A stairs witness with the left hip rolled 0.3 rad toward the right leg (the left knee moves
+    ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the shank capsules were apart at the witness: the
+    A18 test passes it) is reported for its shank capsules overlapping ("capsules": the self-collision check's
+    report, not the environment one's)."""
+    sp, plan = scene_plan("stairs")
+    m = sp.planner.robot.model
+    nodes = list(plan.nodes)
+    crossed = dataclasses.replace(nodes[1], q=nodes[1].q.copy())
+    crossed.q[m.joints[m.getJointId("LLEG_JOINT1")].idx_q] -= 0.3
+    problems = check_plan(sp.planner, dataclasses.replace(plan, nodes=[nodes[0], crossed] + nodes[2:]))
+    assert any(p.startswith("node 1: capsules LLEG_JOINT3 and RLEG_JOINT3") for p in problems), problems
+    assert not any(p.startswith("node 2:") for p in problems)  # the next witnesses are untouched

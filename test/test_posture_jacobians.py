@@ -26,6 +26,7 @@ from humanoid_planner.posture import (
     FrameOrientation,
     FramePosition,
     Gaze,
+    GeometrySelfCollision,
     JointLimits,
     KeepVertical,
     LightContact,
@@ -100,6 +101,7 @@ def _all_constraints(robot, floor, q_ref):
             max_angle=0.1,
         ),
         SelfCollision(m, robot.collision_model, q_ref),
+        GeometrySelfCollision(m, robot.collision_model, q_ref),
         EnvironmentCollision(
             m,
             [

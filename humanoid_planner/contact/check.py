@@ -21,6 +21,13 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
   contact's body (and of the bodies below it without a contact location) against the obstacle
   its surface lies on;
+- self-collision, with the planner's own self-collision model whether or not the plan was made
+  with it: every pair of the robot's bounding capsules of `posture.self_collision.touching_pairs`
+  (the non-adjacent pairs; those closer than the margin at the default posture at margin 0) and
+  every geometry pair of `posture.geometry_self_collision.geometry_pairs` (coal on the URDF
+  shapes: bodies joined by a chain of joints, like the waist and a thigh, and bodies whose
+  capsules overlap by design) at least its margin (the planner's ``collision_margin``, less
+  ``position_tol``) apart; the capsules contain the geometry, so no two of those bodies touch;
 - the goal posture holds the last stance (contacts and stability) and its goal tasks.
 
 Tolerances (chosen): ``position_tol`` 1e-5 m (10 x the posture generator's 1e-6), ``angle_tol``
@@ -34,6 +41,11 @@ import coal
 import numpy as np
 import pinocchio as pin
 from scipy.spatial import ConvexHull, QhullError
+
+from humanoid_planner.posture import SelfCollision, robot_capsules
+from humanoid_planner.posture import kinematics as kin
+from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
+from humanoid_planner.posture.self_collision import touching_pairs
 
 from .boxes import clip_polygon
 from .feasibility import HORIZONTAL
@@ -131,10 +143,30 @@ class _Collisions:
         m = self.robot.model
         self.geoms = [(g.name, m.names[g.parentJoint], g.geometry) for g in cm.geometryObjects]
         self.cm, self.gd = cm, pin.GeometryData(cm)
+        caps, margin = robot_capsules(m, cm), planner.s.collision_margin
+        pairs, margins = touching_pairs(m, caps, self.robot.q(), margin)
+        self.self_rows = {
+            "capsules": SelfCollision(m, capsules=caps, pairs=pairs, margin=margins),
+            "geometries": GeometrySelfCollision(m, cm, self.robot.q(), margin),
+        }
+
+    def self_problems(self, q, label) -> list[str]:
+        m = self.robot.model
+        data = m.createData()
+        kin.update(m, data, q)
+        out = []
+        for kind, sc in self.self_rows.items():
+            d = sc.distances(data)[0] if sc.dim else np.zeros(0)
+            bad = np.flatnonzero(d < sc.margin - POSITION_TOL)
+            for r in bad:
+                a, b = sc.body_names(r)
+                mr = sc.margin[r] if np.ndim(sc.margin) else sc.margin
+                out.append(f"{label}: {kind} {a} and {b} {d[r]:.4f} m apart (margin {mr} m)")
+        return out
 
     def problems(self, q, geometric, label) -> list[str]:
         if not self.obstacles:
-            return []
+            return self.self_problems(q, label)
         m = self.robot.model
         d = m.createData()
         pin.framesForwardKinematics(m, d, q)
@@ -155,7 +187,7 @@ class _Collisions:
                 dist = coal.distance(shape, T, o.shape, o.transform, req, res)
                 if dist < 0:
                     out.append(f"{label}: geometry {name} penetrates obstacle {o.name} by {-dist:.4f} m")
-        return out
+        return out + self.self_problems(q, label)
 
 
 def _witness(planner, q, geometric, stable, label, collisions) -> list[str]:

@@ -25,8 +25,8 @@ is solved again from its last point without the criterion (a projection, logged 
 ``<purpose>_polish``): the node gets a witness posture next to the criterion's optimum instead of
 being lost. ``polish`` 1e-2 (chosen: a centimetre, ten times BIP's stalls; 0 disables it).
 
-With ``self_collision`` every call also keeps the robot's capsules 1 cm apart
-(`posture.SelfCollision`, (3.47), :124). With ``obstacles`` (`posture.Obstacle`, e.g.
+With ``self_collision`` every call also keeps the robot's capsules apart ("Self-collision"
+below). With ``obstacles`` (`posture.Obstacle`, e.g.
 `Obstacle.from_scene`) every call keeps the robot's capsules ``collision_margin`` from them
 (`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
 removes "collision pairs (robot body, environment object) implied by contacts", :283): the
@@ -42,6 +42,18 @@ checked against every pair and, when one is closer than the margin, solved again
 that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged PG call): the
 witness always keeps every pair apart, and a call costs ~20 pair rows instead of all of them
 (17 capsules x 11 obstacles in the chair scene).
+
+**Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
+capsule pairs of `posture.self_collision.touching_pairs` (HRP-2: the 117 pairs of
+`posture.SelfCollision` at the 1 cm margin, and its two shanks, 0.8 mm apart at half-sitting, at
+margin 0) and on the geometry pairs of `posture.GeometrySelfCollision` (bodies its capsules cannot
+check: the waist and the thighs, the chest and the arms), lazily as the obstacle pairs: the
+pairs closer than ``activation`` at the warm start enter the call, the solution is checked
+against every pair and solved again from it with those it brings within their margin, in the
+same rounds; the rows of a pair set are built once and kept (`_self`). Every pair in every
+call made the stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily the
+calls cost what they cost without self-collision (docs/planner.md "Environment collision and
+stability").
 
 **Stability** (``stability``): "com" is (3.63) on the contacts whose surface is horizontal (normal
 within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
@@ -116,9 +128,10 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
+from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
-from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
+from humanoid_planner.posture.self_collision import DEFAULT_MARGIN, touching_pairs
 
 from .boxes import clip_polygon, polygon_area
 from .goal import ComRegion, PointRegion
@@ -251,11 +264,21 @@ class Feasibility:
         self.stability_model = stability
         self.band = float(band)
         self.polish = float(polish)
-        if self_collision:  # (3.47) on the capsule pairs of `posture.SelfCollision`, at every witness
-            self.tasks.append(SelfCollision(self.model, robot.collision_model, q_ref=robot.q()))
         self.obstacles = list(obstacles)
         self.collision_margin, self.activation = float(collision_margin), float(activation)
-        self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
+        need = self.obstacles or self_collision
+        self.capsules = robot_capsules(self.model, robot.collision_model) if need else []
+        #: (3.47) at every witness, lazily (module docstring): the capsule pairs of
+        #: `self_collision.touching_pairs` and the geometry pairs of `GeometrySelfCollision`; empty
+        #: without ``self_collision``
+        self.self_collision = []
+        if self_collision:
+            pairs, margins = touching_pairs(self.model, self.capsules, robot.q(), self.collision_margin)
+            self.self_collision = [
+                SelfCollision(self.model, capsules=self.capsules, pairs=pairs, margin=margins),
+                GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin),
+            ]
+        self._self_rows = {}  # frozenset of (family, row) of `self_collision` -> constraints (`_self`)
         #: location -> the joint names whose capsules (and geometries) a contact of it may press
         #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
         self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
@@ -363,7 +386,7 @@ class Feasibility:
         return out
 
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
-        return {**self.__dict__, "_collision_rows": {}}
+        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}}
 
     def _environment(self, exclude: frozenset, margin: float) -> EnvironmentCollision:
         """The capsule-obstacle rows without the pairs ``exclude``, built once per pair set (a
@@ -388,11 +411,38 @@ class Feasibility:
         d = full.distances(self._data)[0]
         return {(self.capsules[i].body, self.obstacles[k].name) for (i, k), di in zip(full.pairs, d) if di < distance}
 
-    def _collision(self, active: set, skip: set) -> list:
+    def _self(self, rows: frozenset) -> list:
+        """The self-collision constraints of ``rows`` ((family, row index) pairs into
+        ``self_collision``), built once per set (at most ``MAX_CACHED`` kept)."""
+        out = self._self_rows.get(rows)
+        if out is None:
+            if len(self._self_rows) >= MAX_CACHED:
+                self._self_rows.clear()
+            out = []
+            for f, full in enumerate(self.self_collision):
+                idx = sorted(i for g, i in rows if g == f)
+                out += [full.subset(idx)] if idx else []
+            self._self_rows[rows] = out
+        return out
+
+    def _self_within(self, q, distance: float, slack: bool) -> set:
+        """(family, row) of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
+        (``slack``: closer than its own margin less ``distance``)."""
+        if not self.self_collision:
+            return set()
+        kin.update(self.model, self._data, np.asarray(q, float))
+        out = set()
+        for f, full in enumerate(self.self_collision):
+            d = full.distances(self._data)[0] - (full.margin if slack else 0.0)
+            out |= {(f, int(i)) for i in np.flatnonzero(d < distance)}
+        return out
+
+    def _collision(self, active: set, skip: set, active_self: set) -> list:
+        out = self._self(frozenset(active_self)) if active_self else []
         if not active:
-            return []
+            return out
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        return [self._environment(frozenset(every - active), self.collision_margin)]
+        return out + [self._environment(frozenset(every - active), self.collision_margin)]
 
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
@@ -403,19 +453,23 @@ class Feasibility:
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
         skip = self._skipped(touching) if self.obstacles else set()
         active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
+        active_self = self._self_within(q0, self.activation, slack=False)
         if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
         for _ in range(MAX_COLLISION_ROUNDS):
-            cons = list(constraints) + self._collision(active, skip)
+            cons = list(constraints) + self._collision(active, skip, active_self)
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)
-            if not (res.success and self.obstacles):
+            if not (res.success and (self.obstacles or self.self_collision)):
                 return res
-            close = self._pairs_within(res.q, skip, self.collision_margin - self.settings.tolerance) - active
-            if not close:
+            tol = self.settings.tolerance
+            close = self._pairs_within(res.q, skip, self.collision_margin - tol) - active if self.obstacles else set()
+            close_self = self._self_within(res.q, -tol, slack=True) - active_self
+            if not (close or close_self):
                 return res
             active |= close
+            active_self |= close_self
             q0 = res.q
         res.outcome = Outcome.EQUALITIES_NOT_SATISFIED if res.success else res.outcome
         return res

@@ -29,8 +29,10 @@ the late iterations only polished the potential (the 0.8 m walk: the same 9 stan
 joints stay that far inside their limits at every witness and projection (`feasibility`).
 ``workers`` 1 (serial) by default: a library
 call makes no processes unless asked; 0 uses every core (`parallel`), the plan is the same.
-Collision and stability settings (``obstacles`` of the planner, ``collision_margin``,
-``activation``, ``stability``) are `feasibility`'s.
+Collision and stability settings (``obstacles`` of the planner, ``self_collision``,
+``collision_margin``, ``activation``, ``stability``) are `feasibility`'s; ``self_collision`` is on
+by default: without it the stairs plan's witnesses crossed their shanks and swung the arms
+through the waist (docs/planner.md "Environment collision and stability").
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class PlannerSettings:
     seed: int = 0  #: seed of the random candidates
     deformable: tuple = ()  #: locations (names, kinds or bodies) whose contacts are deformable (`feasibility`)
     deformable_angle: float = 0.1  #: rad, the tilt and turn a deformable contact allows (`feasibility`)
-    self_collision: bool = False  #: add `posture.SelfCollision` to every PG call
+    self_collision: bool = True  #: keep the robot's capsules apart in every PG call, lazily (`feasibility`)
     collision_margin: float = 0.01  #: m, distance kept from the obstacles (`feasibility`)
     activation: float = 0.25  #: m, obstacle pairs closer at the warm start enter a PG call (`feasibility`)
     stability: str = "com"  #: "com" (3.63) or "forces" (3.68)-(3.70) (`feasibility`)

@@ -21,6 +21,7 @@ from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
 from .frames import EnvironmentFrame, RobotContactFrame
 from .gaze import Gaze
+from .geometry_self_collision import GeometrySelfCollision
 from .joint_limits import JointLimits
 from .keep_vertical import KeepVertical
 from .light_contact import LightContact
@@ -64,6 +65,7 @@ CONSTRAINTS = {
     "environment_collision": EnvironmentCollision,
     "stpbv_self_collision": StpSelfCollision,
     "stpbv_environment_collision": StpEnvironmentCollision,
+    "geometry_self_collision": GeometrySelfCollision,
 }
 
 __all__ = [
@@ -103,6 +105,7 @@ __all__ = [
     "SearchBox",
     "SearchBoxContact",
     "SelfCollision",
+    "GeometrySelfCollision",
     "SolverSettings",
     "StpEnvironmentCollision",
     "StpSelfCollision",
