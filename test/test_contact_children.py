@@ -214,22 +214,26 @@ def test_random_candidates_are_seeded_by_the_plan_seed(robot, floor):
 
 def test_self_collision_pairs_enter_a_call_when_its_solution_meets_them(robot, floor):
     """Lazy self-collision (`feasibility._run`, activation 0: no pair enters the first call from
-    half-sitting): the left sole sent 0.15-0.35 m ahead and 0.15-0.4 m to the right (across the
-    right foot), on the right sole alone. Without self-collision the witness puts the left foot's
-    capsule into the right one's (3.4 cm measured); with it the first solution does the same, the
-    pairs it meets enter and the call is solved again (more than one logged PG call), and the
-    witness keeps every pair of the planner's self-collision (capsules and geometries) its margin
-    apart."""
+    half-sitting): the left sole sent 0.15-0.35 m ahead and 0.25-0.5 m to the right (across the
+    right foot), on the right sole alone. Without self-collision the witness puts the left thigh's
+    box into the right one's (2.3 cm measured); with it the first solution does the same, the pairs
+    it meets enter and the call is solved again (more than one logged PG call), and the witness
+    keeps every geometry pair of the planner's self-collision its margin apart. The capsule
+    prefilter of the pair check (`GeometrySelfCollision.closer`) finds the same pairs as coal on
+    every pair."""
     L = robot.contact_locations
-    region = PointRegion(robot.model, L["l_sole"].body, L["l_sole"].point, (0.15, 0.35), (-0.4, -0.15))
+    region = PointRegion(robot.model, L["l_sole"].body, L["l_sole"].point, (0.15, 0.35), (-0.5, -0.25))
     gaps, data = {}, robot.model.createData()
-    families = _planner(robot, [floor]).feas.self_collision  # capsule pairs, geometry pairs
+    (rows,) = _planner(robot, [floor]).feas.self_collision
     for on in (False, True):
         feas = _planner(robot, [floor], self_collision=on, activation=0.0).feas
         res = feas.goal(feas.contacts_at(robot.q(), ["r_sole"], "floor"), [region], robot.q())
         assert res.success
         pin.computeJointJacobians(robot.model, data, res.q)
-        gaps[on] = min(float(np.min(f.distances(data)[0] - f.margin)) for f in families)
+        d = rows.distances(data)[0]
+        gaps[on] = float(np.min(d - rows.margin))
         calls = feas.stats.total_calls
-    assert gaps[False] < -0.01  # the crossing is real without the rows
+        for limit in (0.0, 0.05):  # the capsule prefilter finds exactly the pairs below a limit
+            assert set(rows.closer(data, rows.margin + limit)) == set(np.flatnonzero(d < rows.margin + limit))
+    assert gaps[False] < -rows.margin.max()  # the geometries overlap without the rows
     assert gaps[True] >= -TOL and calls > 1

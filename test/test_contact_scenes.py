@@ -67,14 +67,14 @@ def test_check_plan_reports_broken_plans(scene_plan):
 
 def test_check_plan_reports_crossed_shanks(scene_plan):
     """A stairs witness with the left hip rolled 0.3 rad toward the right leg (the left knee moves
-    ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the shank capsules were apart at the witness: the
-    A18 test passes it) is reported for its shank capsules overlapping ("capsules": the self-collision check's
-    report, not the environment one's)."""
+    ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the witness itself passes: the A18 test) is reported
+    for its shank boxes overlapping ("geometries": the self-collision check's report, not the
+    environment one's)."""
     sp, plan = scene_plan("stairs")
     m = sp.planner.robot.model
     nodes = list(plan.nodes)
     crossed = dataclasses.replace(nodes[1], q=nodes[1].q.copy())
     crossed.q[m.joints[m.getJointId("LLEG_JOINT1")].idx_q] -= 0.3
     problems = check_plan(sp.planner, dataclasses.replace(plan, nodes=[nodes[0], crossed] + nodes[2:]))
-    assert any(p.startswith("node 1: capsules LLEG_JOINT3 and RLEG_JOINT3") for p in problems), problems
+    assert any(p.startswith("node 1: geometries LLEG_LINK3_0 and RLEG_LINK3_0") for p in problems), problems
     assert not any(p.startswith("node 2:") for p in problems)  # the next witnesses are untouched

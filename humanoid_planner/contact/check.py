@@ -21,13 +21,10 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
   contact's body (and of the bodies below it without a contact location) against the obstacle
   its surface lies on;
-- self-collision, with the planner's own self-collision model whether or not the plan was made
-  with it: every pair of the robot's bounding capsules of `posture.self_collision.touching_pairs`
-  (the non-adjacent pairs; those closer than the margin at the default posture at margin 0) and
-  every geometry pair of `posture.geometry_self_collision.geometry_pairs` (coal on the URDF
-  shapes: bodies joined by a chain of joints, like the waist and a thigh, and bodies whose
-  capsules overlap by design) at least its margin (the planner's ``collision_margin``, less
-  ``position_tol``) apart; the capsules contain the geometry, so no two of those bodies touch;
+- self-collision, with the planner's own model whether or not the plan was made with it: every
+  geometry pair of `posture.geometry_self_collision.geometry_pairs` (coal on the URDF shapes:
+  every two bodies but a joint and its parent) at least its margin (the planner's
+  ``collision_margin``, 0 for pairs closer at the default posture; less ``position_tol``) apart;
 - the goal posture holds the last stance (contacts and stability) and its goal tasks.
 
 Tolerances (chosen): ``position_tol`` 1e-5 m (10 x the posture generator's 1e-6), ``angle_tol``
@@ -42,10 +39,8 @@ import numpy as np
 import pinocchio as pin
 from scipy.spatial import ConvexHull, QhullError
 
-from humanoid_planner.posture import SelfCollision, robot_capsules
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
-from humanoid_planner.posture.self_collision import touching_pairs
 
 from .boxes import clip_polygon
 from .feasibility import HORIZONTAL
@@ -143,12 +138,7 @@ class _Collisions:
         m = self.robot.model
         self.geoms = [(g.name, m.names[g.parentJoint], g.geometry) for g in cm.geometryObjects]
         self.cm, self.gd = cm, pin.GeometryData(cm)
-        caps, margin = robot_capsules(m, cm), planner.s.collision_margin
-        pairs, margins = touching_pairs(m, caps, self.robot.q(), margin)
-        self.self_rows = {
-            "capsules": SelfCollision(m, capsules=caps, pairs=pairs, margin=margins),
-            "geometries": GeometrySelfCollision(m, cm, self.robot.q(), margin),
-        }
+        self.self_rows = {"geometries": GeometrySelfCollision(m, cm, self.robot.q(), planner.s.collision_margin)}
 
     def self_problems(self, q, label) -> list[str]:
         m = self.robot.model
@@ -160,8 +150,7 @@ class _Collisions:
             bad = np.flatnonzero(d < sc.margin - POSITION_TOL)
             for r in bad:
                 a, b = sc.body_names(r)
-                mr = sc.margin[r] if np.ndim(sc.margin) else sc.margin
-                out.append(f"{label}: {kind} {a} and {b} {d[r]:.4f} m apart (margin {mr} m)")
+                out.append(f"{label}: {kind} {a} and {b} {d[r]:.4f} m apart (margin {sc.margin[r]} m)")
         return out
 
     def problems(self, q, geometric, label) -> list[str]:

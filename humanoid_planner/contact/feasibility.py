@@ -44,16 +44,18 @@ witness always keeps every pair apart, and a call costs ~20 pair rows instead of
 (17 capsules x 11 obstacles in the chair scene).
 
 **Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
-capsule pairs of `posture.self_collision.touching_pairs` (HRP-2: the 117 pairs of
-`posture.SelfCollision` at the 1 cm margin, and its two shanks, 0.8 mm apart at half-sitting, at
-margin 0) and on the geometry pairs of `posture.GeometrySelfCollision` (bodies its capsules cannot
-check: the waist and the thighs, the chest and the arms), lazily as the obstacle pairs: the
-pairs closer than ``activation`` at the warm start enter the call, the solution is checked
-against every pair and solved again from it with those it brings within their margin, in the
-same rounds; the rows of a pair set are built once and kept (`_self`). Every pair in every
-call made the stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily the
-calls cost what they cost without self-collision (docs/planner.md "Environment collision and
-stability").
+geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; every
+two bodies but a joint and its parent; HRP-2: 218 pairs; its docstring says why not the capsules),
+lazily as the obstacle pairs with activation 0 (``SELF_ACTIVATION``, whatever ``activation``):
+only the pairs met at a solution enter the call (with the obstacles' default 0.25 m most leg
+pairs entered every call on the flat floor, and the one-foot stance of
+test_random_candidates_are_seeded_by_the_plan_seed got no foot placement, 5 of its 6 calls
+failing in phase 1; with 0 it gets 1, 3 without self-collision); the solution is checked against every
+pair and solved again from it with those it brings within their margin, in the same rounds;
+the rows of a pair set are built once and kept (`_self`). Every pair in every call made the
+stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily the calls cost
+about what they cost without self-collision
+(docs/planner.md "Environment collision and stability").
 
 **Stability** (``stability``): "com" is (3.63) on the contacts whose surface is horizontal (normal
 within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
@@ -119,7 +121,6 @@ from humanoid_planner.posture import (
     PreContact,
     RobotContactFrame,
     SearchBoxContact,
-    SelfCollision,
     SolverSettings,
     StrongContact,
     robot_capsules,
@@ -131,7 +132,7 @@ from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
-from humanoid_planner.posture.self_collision import DEFAULT_MARGIN, touching_pairs
+from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
 
 from .boxes import clip_polygon, polygon_area
 from .goal import ComRegion, PointRegion
@@ -146,6 +147,7 @@ ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, d
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
 SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
+SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
 
 
 def with_joint_margin(model, margin: float):
@@ -266,18 +268,13 @@ class Feasibility:
         self.polish = float(polish)
         self.obstacles = list(obstacles)
         self.collision_margin, self.activation = float(collision_margin), float(activation)
-        need = self.obstacles or self_collision
-        self.capsules = robot_capsules(self.model, robot.collision_model) if need else []
-        #: (3.47) at every witness, lazily (module docstring): the capsule pairs of
-        #: `self_collision.touching_pairs` and the geometry pairs of `GeometrySelfCollision`; empty
-        #: without ``self_collision``
+        self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
+        #: (3.47) at every witness, lazily (module docstring): the geometry pairs of
+        #: `GeometrySelfCollision`; empty without ``self_collision``
         self.self_collision = []
         if self_collision:
-            pairs, margins = touching_pairs(self.model, self.capsules, robot.q(), self.collision_margin)
-            self.self_collision = [
-                SelfCollision(self.model, capsules=self.capsules, pairs=pairs, margin=margins),
-                GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin),
-            ]
+            rows = GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin)
+            self.self_collision = [rows]
         self._self_rows = {}  # frozenset of (family, row) of `self_collision` -> constraints (`_self`)
         #: location -> the joint names whose capsules (and geometries) a contact of it may press
         #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
@@ -433,8 +430,7 @@ class Feasibility:
         kin.update(self.model, self._data, np.asarray(q, float))
         out = set()
         for f, full in enumerate(self.self_collision):
-            d = full.distances(self._data)[0] - (full.margin if slack else 0.0)
-            out |= {(f, int(i)) for i in np.flatnonzero(d < distance)}
+            out |= {(f, int(i)) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
         return out
 
     def _collision(self, active: set, skip: set, active_self: set) -> list:
@@ -453,7 +449,7 @@ class Feasibility:
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
         skip = self._skipped(touching) if self.obstacles else set()
         active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
-        active_self = self._self_within(q0, self.activation, slack=False)
+        active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
         for _ in range(MAX_COLLISION_ROUNDS):

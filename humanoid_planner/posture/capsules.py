@@ -42,7 +42,6 @@ __all__ = [
     "joint_clouds",
     "joint_jacobians",
     "normal_rows",
-    "reference_distances",
     "robot_capsules",
     "self_collision_pairs",
 ]
@@ -154,9 +153,9 @@ def adjacent_pairs(model, bodies) -> set:
     return pairs
 
 
-def reference_distances(model, capsules, q_ref) -> tuple[np.ndarray, np.ndarray]:
-    """``(pairs (m, 2), d (m,))``: the non-adjacent index pairs into ``capsules`` and their capsule
-    distances [m] at ``q_ref``."""
+def self_collision_pairs(model, capsules, q_ref, margin: float) -> np.ndarray:
+    """(m, 2) index pairs into ``capsules`` to check: all pairs but the adjacent ones and those
+    closer than ``margin`` [m] at ``q_ref`` (module docstring)."""
     adjacent = adjacent_pairs(model, capsules)
     cand = np.array(
         [
@@ -168,18 +167,12 @@ def reference_distances(model, capsules, q_ref) -> tuple[np.ndarray, np.ndarray]
         int,
     ).reshape(-1, 2)
     if not len(cand):
-        return cand, np.zeros(0)
+        return cand
     data = model.createData()
     pin.forwardKinematics(model, data, np.asarray(q_ref, float))
     A, B, R, _ = capsule_world(capsules, data)
     i, k = cand[:, 0], cand[:, 1]
-    return cand, capsule_distances(A[i], B[i], R[i], A[k], B[k], R[k])[0]
-
-
-def self_collision_pairs(model, capsules, q_ref, margin: float) -> np.ndarray:
-    """(m, 2) index pairs into ``capsules`` to check: all pairs but the adjacent ones and those
-    closer than ``margin`` [m] at ``q_ref`` (module docstring)."""
-    cand, d = reference_distances(model, capsules, q_ref)
+    d = capsule_distances(A[i], B[i], R[i], A[k], B[k], R[k])[0]
     return cand[d >= margin]
 
 

@@ -1,17 +1,25 @@
-"""Self-collision on the robot's own collision geometries, for the body pairs its capsules cannot
-check: eps - d_i(q) <= 0 (3.47) with the gradient (3.56) (001_escande.md:124), d_i coal's signed
-distance between two geometry objects of the collision model (GJK/EPA; boxes, cylinders, meshes:
-any URDF), both moving.
+"""Self-collision on the robot's own collision geometries: eps - d_i(q) <= 0 (3.47) with the
+gradient (3.56) (001_escande.md:124), d_i coal's signed distance between two geometry objects of
+the collision model (GJK/EPA; boxes, cylinders, meshes: any URDF), both moving. The contact
+planner's self-collision (`contact.feasibility`) and `contact.check_plan` use it.
 
-Pairs (`geometry_pairs`): the capsule filter (`capsules.self_collision_pairs`) leaves out a body and
-its nearest ancestor with geometry, and bodies whose capsules overlap at the reference posture.
-Two of those can still meet: a body whose nearest ancestor with geometry is more than one joint
-up (a hip's or a shoulder's chain of 2-3 joints without geometry: HRP-2's waist BODY and a thigh
-LEG_LINK2, 10 cm apart at half-sitting, 1 cm into each other at a 1.8 rad hip flexion within the
-joint's range; the joint limits of a single joint keep its two bodies apart, those of a chain
-do not), and bodies whose fat capsules overlap by design (HRP-2's chest capsule, radius 0.25 m,
-covers the forearms). For those body pairs, every pair of their geometry objects at least
-``margin`` apart at the reference posture is checked here (closer ones touch by design).
+Why not the capsules (`self_collision`): a capsule bounds a box loosely (HRP-2's waist box,
+0.22 x 0.26 x 0.27 m, in a capsule of radius 0.17 m: 2.9 times its volume; the chest's 6 times),
+so the capsule filter must drop pairs that do meet, and the pairs it keeps forbid postures the
+robot has. Measured on the planner's scenes: HRP-2's two shank capsules are 0.8 mm apart at
+half-sitting, under the 1 cm margin, so the filter dropped them and the stairs plan crossed its
+shanks by 4.4-10.5 cm; the waist and a thigh are "adjacent" (the hip's LINK0 and LINK1 carry no
+geometry) though three joints lie between them, and their boxes, 10 cm apart at half-sitting,
+meet at a 1.8 rad hip flexion inside the joint's range; and with the capsule pairs the can on the
+table took 14 stances and 17 s of CPU instead of 3 stances in 1 s (the arms' capsules against
+the waist's, which a hand on the table needs to pass).
+
+Pairs (`geometry_pairs`): every pair of objects of two joints, but a joint and its parent (one
+joint's limits keep its two bodies apart, 001_escande.md:127; a chain of joints without
+geometry between two bodies, a hip's or a shoulder's, does not), at ``margin`` when at least
+that far apart at the reference posture (the robot's default), at margin 0 when closer but apart
+(touching allowed, overlapping not), left out when they overlap there (bodies that overlap by
+design). HRP-2 at half-sitting: 218 pairs, all at the 1 cm margin.
 
 Shapes: a box as it is; any other geometry by the convex hull of its `capsules.geometry_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
@@ -26,12 +34,15 @@ strictly convex, 001_escande.md:212: the gradient jumps when two faces turn para
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import coal
 import numpy as np
 import pinocchio as pin
 
 from .base import INEQUALITY, PostureConstraint
-from .capsules import adjacent_pairs, geometry_points, normal_rows, reference_distances, robot_capsules
+from .capsules import adjacent_pairs, capsule_world, geometry_points, normal_rows, robot_capsules
+from .segment_distance import capsule_distances
 from .self_collision import DEFAULT_MARGIN
 
 __all__ = ["GeometrySelfCollision", "geometry_pairs"]
@@ -62,15 +73,17 @@ class GeometrySelfCollision(PostureConstraint):
         name: str = "geometry_self_collision",
     ):
         self.model, self.collision_model, self.name = model, collision_model, name
-        self.margin = float(margin)
         if pairs is None:
-            pairs = geometry_pairs(model, collision_model, pin.neutral(model) if q_ref is None else q_ref, margin)
+            q_ref = pin.neutral(model) if q_ref is None else q_ref
+            pairs, margin = geometry_pairs(model, collision_model, q_ref, float(np.max(margin)))
         self.pairs = np.asarray(pairs, int).reshape(-1, 2)
         self.dim = len(self.pairs)
+        self.margin = np.broadcast_to(np.asarray(margin, float), (self.dim,)).copy()
         self.kinds = (INEQUALITY,) * self.dim
         objs = collision_model.geometryObjects
         self._joints = np.array([g.parentJoint for g in objs], int)
         self._placements = [g.placement for g in objs]
+        self._capsules = None  # (capsules, (m, 2) their indices per pair), built by `closer`
         self._coal()
 
     def _coal(self):
@@ -92,25 +105,45 @@ class GeometrySelfCollision(PostureConstraint):
 
     def subset(self, rows) -> GeometrySelfCollision:
         """The same constraint on the pairs ``rows`` (indices into ``pairs``)."""
+        idx = list(rows)
         return GeometrySelfCollision(
-            self.model, self.collision_model, margin=self.margin, pairs=self.pairs[list(rows)], name=self.name
+            self.model, self.collision_model, margin=self.margin[idx], pairs=self.pairs[idx], name=self.name
         )
 
     def body_names(self, row: int) -> tuple[str, str]:
         objs = self.collision_model.geometryObjects
         return objs[int(self.pairs[row, 0])].name, objs[int(self.pairs[row, 1])].name
 
-    def distances(self, data) -> tuple:
+    def closer(self, data, limits) -> np.ndarray:
+        """The rows whose distance at the configuration of ``data`` is below ``limits`` (m,) [m]:
+        coal only on the pairs whose joints' capsules (`capsules.robot_capsules`, which contain
+        the joints' geometry: a lower bound of the distance) are closer than their limit."""
+        if not self.dim:
+            return np.zeros(0, int)
+        if self._capsules is None:
+            caps = robot_capsules(self.model, self.collision_model)
+            index = {c.joint: k for k, c in enumerate(caps)}
+            self._capsules = (caps, np.array([[index[j] for j in self._joints[p]] for p in self.pairs]))
+        caps, (ia, ib) = self._capsules[0], self._capsules[1].T
+        A, B, R, _ = capsule_world(caps, data)
+        bound = capsule_distances(A[ia], B[ia], R[ia], A[ib], B[ib], R[ib])[0]
+        limits = np.broadcast_to(limits, (self.dim,))
+        rows = np.flatnonzero(bound < limits)
+        return rows[self.distances(data, rows)[0] < limits[rows]]
+
+    def distances(self, data, rows=None) -> tuple:
         """``(d, p1, p2, n)``: signed distances (m,) [m], witness points (m, 3) on each geometry and
-        unit vectors (m, 3) from geometry 2 to geometry 1, at the configuration of ``data``."""
-        used = np.unique(self.pairs)
+        unit vectors (m, 3) from geometry 2 to geometry 1, at the configuration of ``data``, of
+        every pair or of the pairs ``rows``."""
+        pairs = self.pairs if rows is None else self.pairs[rows]
         T = {}
-        for g in used:
+        for g in np.unique(pairs):
             M = data.oMi[int(self._joints[g])] * self._placements[g]
             T[g] = coal.Transform3s(M.rotation, M.translation)
-        d, p1, p2, n = np.empty(self.dim), np.empty((self.dim, 3)), np.empty((self.dim, 3)), np.empty((self.dim, 3))
+        m = len(pairs)
+        d, p1, p2, n = np.empty(m), np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 3))
         res = coal.DistanceResult()
-        for row, (a, b) in enumerate(self.pairs):
+        for row, (a, b) in enumerate(pairs):
             res.clear()
             d[row] = coal.distance(self._shapes[a], T[a], self._shapes[b], T[b], self._request, res)
             p1[row], p2[row] = res.getNearestPoint1(), res.getNearestPoint2()
@@ -130,26 +163,27 @@ class GeometrySelfCollision(PostureConstraint):
         return self.margin - d, -(normal_rows(Ja, Oa, p1, n) - normal_rows(Jb, Ob, p2, n))
 
 
-def geometry_pairs(model, collision_model, q_ref, margin: float = DEFAULT_MARGIN, capsules=None) -> np.ndarray:
-    """(m, 2) geometry-object index pairs to check (module docstring): of the body pairs adjacent
-    through more than one joint or whose ``capsules`` (default: the robot's) overlap at ``q_ref``,
-    the geometry pairs at least ``margin`` [m] apart at ``q_ref``."""
-    capsules = robot_capsules(model, collision_model) if capsules is None else capsules
-    bodies = {
-        frozenset(p) for p in adjacent_pairs(model, capsules) if model.parents[max(p)] != min(p)
-    }  # a chain of joints between the body and its ancestor
-    cand, d = reference_distances(model, capsules, q_ref)
-    bodies |= {frozenset((capsules[i].joint, capsules[k].joint)) for (i, k), di in zip(cand, d) if di < 0}
+def geometry_pairs(model, collision_model, q_ref, margin: float = DEFAULT_MARGIN) -> tuple[np.ndarray, np.ndarray]:
+    """``(pairs (m, 2), margins (m,))``: the geometry-object pairs to check (module docstring) and
+    their margins [m]: every pair of objects of two joints but a joint and its parent, at
+    ``margin`` if at least that far apart at ``q_ref``, at 0 if closer but apart, left out if
+    they overlap there."""
     objs = collision_model.geometryObjects
+    joints = sorted({int(g.parentJoint) for g in objs})
+    near = {frozenset(p) for p in adjacent_pairs(model, [SimpleNamespace(joint=j) for j in joints])}
+    single = {p for p in near if model.parents[max(p)] == min(p)}  # one joint between them
     pairs = [
         (a, b)
         for a in range(len(objs))
         for b in range(a + 1, len(objs))
-        if frozenset((objs[a].parentJoint, objs[b].parentJoint)) in bodies
+        if objs[a].parentJoint != objs[b].parentJoint
+        and frozenset((int(objs[a].parentJoint), int(objs[b].parentJoint))) not in single
     ]
     if not pairs:
-        return np.zeros((0, 2), int)
+        return np.zeros((0, 2), int), np.zeros(0)
     data = model.createData()
     pin.forwardKinematics(model, data, np.asarray(q_ref, float))
     full = GeometrySelfCollision(model, collision_model, margin=margin, pairs=pairs)
-    return full.pairs[full.distances(data)[0] >= margin]
+    d = full.distances(data)[0]
+    keep = d >= 0
+    return full.pairs[keep], np.where(d[keep] >= margin, float(margin), 0.0)
