@@ -78,3 +78,52 @@ def test_check_plan_reports_crossed_shanks(scene_plan):
     problems = check_plan(sp.planner, dataclasses.replace(plan, nodes=[nodes[0], crossed] + nodes[2:]))
     assert any(p.startswith("node 1: geometries LLEG_LINK3_0 and RLEG_LINK3_0") for p in problems), problems
     assert not any(p.startswith("node 2:") for p in problems)  # the next witnesses are untouched
+
+
+def test_a_thigh_released_from_the_seat_clears_it_with_its_box_not_its_capsule():
+    """HRP-2's thigh is a 0.12 x 0.11 m box in a capsule of radius hypot(0.06, 0.055) = 0.0814 m,
+    2.14 cm past the box's back face, the thigh's contact face: the planner keeps that capsule the
+    margin less 2.14 cm from the seat and the table (`Feasibility._overshoot`). Sitting at the
+    chair with the right thigh released and both soles on the floor, the left hand then reaches
+    the table (the thesis's first move of A20, :528); with the capsule at the margin the released
+    thigh must rise 3.1 cm and the pre-contact test fails in phase 1. At the witness the released
+    thigh's real box (coal on the URDF box) is clear of the seat, by less than the capsule's rule
+    would keep it (8.7 mm: the face 1 cm up, a box edge lower by the thigh's roll), not by 5 mm
+    or less (check_plan requires > 0)."""
+    import coal
+    import pinocchio as pin
+
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.contact.boxes import Box
+
+    sp = scene_planning(load_scene("chair_table"), self_collision=False)  # the obstacle rows alone
+    feas, robot = sp.planner.feas, sp.robot
+    over = np.hypot(0.06, 0.055) - 0.06
+    assert {k: round(v, 6) for k, v in feas.overshoot.items()} == {
+        (body, obstacle): round(over, 6)
+        for body in ("LLEG_JOINT2", "RLEG_JOINT2")
+        for obstacle in ("chair_seat", "table_top")
+    }
+    stance = tuple(c for c in sp.start.contacts if c.location != "r_thigh")
+    released = feas.transition(sp.start.contacts, stance, sp.start_q)
+    assert released.success
+    box = Box.around(feas.surfaces["table"], released.q[:3], feas.reach("l_hand"), (-np.pi, np.pi))
+    pre = feas.pre_contact(stance, "l_hand", box, released.q)
+    assert pre.success, pre.outcome
+    res, contact = feas.addition(stance, "l_hand", box, pre.q)
+    assert contact is not None, res.outcome
+    m, cm = robot.model, robot.collision_model
+    d, gd = m.createData(), pin.GeometryData(cm)
+    pin.framesForwardKinematics(m, d, res.q)
+    pin.updateGeometryPlacements(m, d, cm, gd)
+    seat = next(o for o in feas.obstacles if o.name == "chair_seat")
+    k = next(i for i, g in enumerate(cm.geometryObjects) if m.names[g.parentJoint] == "RLEG_JOINT2")
+    M = gd.oMg[k]
+    T = coal.Transform3s(M.rotation, M.translation)
+    gap = coal.distance(
+        cm.geometryObjects[k].geometry, T, seat.shape, seat.transform, coal.DistanceRequest(), coal.DistanceResult()
+    )
+    assert 0.005 < gap < sp.planner.s.collision_margin + over, gap  # clear, and closer than the capsule allowed
+    feas.overshoot = {}  # the capsule at the margin: the same request fails in phase 1
+    assert not feas.pre_contact(stance, "l_hand", box, released.q).success

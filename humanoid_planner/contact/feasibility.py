@@ -282,6 +282,9 @@ class Feasibility:
         #: location -> the joint of the nearest capsule above its body when that one carries no
         #: contact location (a thigh's: the pelvis): skipped for the capsules only (`_skipped`)
         self.adjacent = {name: self._adjacent_capsule(name) for name in self.locations} if self.obstacles else {}
+        #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
+        #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
+        self.overshoot = self._overshoot() if self.obstacles else {}
         self._data = self.model.createData()
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
         self._reach = {}
@@ -317,6 +320,29 @@ class Feasibility:
         while j > 0 and j not in with_capsule and j not in owners:
             j = m.parents[j]
         return {m.names[j]} if j > 0 and j in with_capsule and j not in owners else set()
+
+    def _overshoot(self) -> dict:
+        """(capsule body, obstacle name) -> the depth [m] by which the capsule of a `SEATED`
+        location's body reaches past the location's contact face (its radius less the axis's
+        distance to the face's plane), for every obstacle carrying a planner surface. HRP-2's thigh
+        is a 0.12 x 0.11 m box in a 0.081 m capsule: 2.1 cm past the face the robot sits on, so a
+        thigh released from the seat had to rise 3.1 cm instead of the 1 cm margin (docs/planner.md
+        "Scenes"). Those pairs keep the margin less this depth: the face level with the surface
+        stays the margin away, and the box stays clear of it while its roll about the capsule's
+        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box."""
+        out, m = {}, self.model
+        carriers = {s.body for s in self.surfaces.values() if s.body is not None}
+        for loc in self.locations.values():
+            if loc.kind not in SEATED:
+                continue
+            joint = m.names[m.frames[m.getFrameId(loc.body)].parentJoint]
+            M = m.frames[m.getFrameId(loc.body)].placement  # body frame in its joint's frame
+            n, p = M.rotation @ np.asarray(loc.normal, float), M.act(np.asarray(loc.point, float))
+            for c in self.capsules:
+                depth = c.radius - min(float(n @ (c.a - p)), float(n @ (c.b - p))) if c.body == joint else 0.0
+                if depth > 0:
+                    out.update({(c.body, o.name): depth for o in self.obstacles if o.name in carriers})
+        return out
 
     def _contact_capsules(self, location: str) -> set:
         """Capsule bodies (joint names) a contact of ``location`` may touch its surface with: its
@@ -393,8 +419,9 @@ class Feasibility:
         if rows is None:
             if len(self._collision_rows) >= MAX_CACHED:
                 self._collision_rows.clear()
+            name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin:.4f}"
             rows = EnvironmentCollision(
-                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude
+                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude, name=name
             )
             self._collision_rows[key] = rows
         return rows
@@ -406,7 +433,8 @@ class Feasibility:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
         d = full.distances(self._data)[0]
-        return {(self.capsules[i].body, self.obstacles[k].name) for (i, k), di in zip(full.pairs, d) if di < distance}
+        pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
+        return {p for p, di in zip(pairs, d) if di < distance - self.overshoot.get(p, 0.0)}
 
     def _self(self, rows: frozenset) -> list:
         """The self-collision constraints of ``rows`` ((family, row index) pairs into
@@ -438,7 +466,10 @@ class Feasibility:
         if not active:
             return out
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        return out + [self._environment(frozenset(every - active), self.collision_margin)]
+        for depth in sorted({self.overshoot.get(p, 0.0) for p in active}):  # one row set per margin
+            group = {p for p in active if self.overshoot.get(p, 0.0) == depth}
+            out = out + [self._environment(frozenset(every - group), self.collision_margin - depth)]
+        return out
 
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
