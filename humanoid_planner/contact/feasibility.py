@@ -36,14 +36,7 @@ capsule adjacent above a thigh contact's body when that one carries no contact l
 its own (`adjacent`, `SEATED`: HRP-2's pelvis, whose 0.17 m capsule reaches 3.5 cm into a seat
 the thighs rest on flat, while the pelvis's own box stays 13 cm above it; sitting presses the
 buttocks on the seat): the real geometry of that body is still checked against the obstacle by
-`check.check_plan`. Also for a thigh contact, the capsule of each other location of a `SEATED`
-kind (the other thigh) is kept from that obstacle by the margin less its overhang below the
-location's point (`peers`: the capsule's radius less the point's distance from its axis; HRP-2's
-thigh capsule, radius 8.1 cm, reaches 2.1 cm below the thigh's contact point 6 cm under its
-axis): the other thigh's underside stays the margin above the seat, instead of its capsule, which
-kept it 3.1 cm above the seated one and made the first thigh on a seat infeasible while both
-feet stay on the floor (the glass scene); the real geometry is again checked by `check_plan`.
-The pairs
+`check.check_plan`. The pairs
 farther than ``activation`` at the warm start are left out of the call; the solution is then
 checked against every pair and, when one is closer than the margin, solved again from it with
 that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged PG call): the
@@ -289,9 +282,9 @@ class Feasibility:
         #: location -> the joint of the nearest capsule above its body when that one carries no
         #: contact location (a thigh's: the pelvis): skipped for the capsules only (`_skipped`)
         self.adjacent = {name: self._adjacent_capsule(name) for name in self.locations} if self.obstacles else {}
-        #: location (a `SEATED` kind) -> {capsule joint: overhang [m]} of the other `SEATED` locations
-        #: (`_seated_peers`), kept from the contact's obstacle by the margin less the overhang
-        self.peers = {name: self._seated_peers(name) for name in self.locations} if self.obstacles else {}
+        #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
+        #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
+        self.overshoot = self._overshoot() if self.obstacles else {}
         self._data = self.model.createData()
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
         self._reach = {}
@@ -328,23 +321,27 @@ class Feasibility:
             j = m.parents[j]
         return {m.names[j]} if j > 0 and j in with_capsule and j not in owners else set()
 
-    def _seated_peers(self, location: str) -> dict:
-        """For a location of a `SEATED` kind: {capsule joint name: overhang [m]} of the other
-        locations of those kinds, the overhang the capsule's radius less the distance of the
-        location's point from the capsule's axis segment (module docstring)."""
-        if self.locations[location].kind not in SEATED:
-            return {}
-        m, out = self.model, {}
-        for name, loc in self.locations.items():
-            if name == location or loc.kind not in SEATED:
+    def _overshoot(self) -> dict:
+        """(capsule body, obstacle name) -> the depth [m] by which the capsule of a `SEATED`
+        location's body reaches past the location's contact face (its radius less the axis's
+        distance to the face's plane), for every obstacle carrying a planner surface. HRP-2's thigh
+        is a 0.12 x 0.11 m box in a 0.081 m capsule: 2.1 cm past the face the robot sits on, so a
+        thigh released from the seat had to rise 3.1 cm instead of the 1 cm margin (docs/planner.md
+        "Scenes"). Those pairs keep the margin less this depth: the face level with the surface
+        stays the margin away, and the box stays clear of it while its roll about the capsule's
+        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box."""
+        out, m = {}, self.model
+        carriers = {s.body for s in self.surfaces.values() if s.body is not None}
+        for loc in self.locations.values():
+            if loc.kind not in SEATED:
                 continue
-            frame = m.frames[m.getFrameId(loc.body)]
+            joint = m.names[m.frames[m.getFrameId(loc.body)].parentJoint]
+            M = m.frames[m.getFrameId(loc.body)].placement  # body frame in its joint's frame
+            n, p = M.rotation @ np.asarray(loc.normal, float), M.act(np.asarray(loc.point, float))
             for c in self.capsules:
-                if c.joint == frame.parentJoint:
-                    p = frame.placement.act(np.asarray(loc.point, float))
-                    u = c.b - c.a
-                    t = np.clip((p - c.a) @ u / max(u @ u, 1e-12), 0.0, 1.0)
-                    out[c.body] = max(0.0, c.radius - float(np.linalg.norm(p - c.a - t * u)))
+                depth = c.radius - min(float(n @ (c.a - p)), float(n @ (c.b - p))) if c.body == joint else 0.0
+                if depth > 0:
+                    out.update({(c.body, o.name): depth for o in self.obstacles if o.name in carriers})
         return out
 
     def _contact_capsules(self, location: str) -> set:
@@ -411,18 +408,6 @@ class Feasibility:
                 out |= {(b, obstacle) for b in self.touching[location] | self.adjacent[location]}
         return out
 
-    def _seated(self, touching, skip: set) -> dict:
-        """{(capsule body, obstacle): overhang} of the `SEATED` peers of the contacts ``touching``
-        not already in ``skip`` (module docstring)."""
-        out = {}
-        for location, surface in touching:
-            obstacle = self.surfaces[surface].body
-            if obstacle is not None:
-                for b, over in self.peers[location].items():
-                    if (b, obstacle) not in skip:
-                        out[(b, obstacle)] = max(over, out.get((b, obstacle), 0.0))
-        return out
-
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
         return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}}
 
@@ -434,8 +419,9 @@ class Feasibility:
         if rows is None:
             if len(self._collision_rows) >= MAX_CACHED:
                 self._collision_rows.clear()
+            name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin:.4f}"
             rows = EnvironmentCollision(
-                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude
+                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude, name=name
             )
             self._collision_rows[key] = rows
         return rows
@@ -447,7 +433,8 @@ class Feasibility:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
         d = full.distances(self._data)[0]
-        return {(self.capsules[i].body, self.obstacles[k].name) for (i, k), di in zip(full.pairs, d) if di < distance}
+        pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
+        return {p for p, di in zip(pairs, d) if di < distance - self.overshoot.get(p, 0.0)}
 
     def _self(self, rows: frozenset) -> list:
         """The self-collision constraints of ``rows`` ((family, row index) pairs into
@@ -474,30 +461,15 @@ class Feasibility:
             out |= {(f, int(i)) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
         return out
 
-    def _seated_rows(self, seated: dict) -> list:
-        """One row per `SEATED` peer pair, at the margin less its overhang (module docstring)."""
-        every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        out = []
-        for p, over in seated.items():
-            key = ("seated", p, over)
-            if key not in self._collision_rows:
-                self._collision_rows[key] = EnvironmentCollision(
-                    self.model,
-                    self.obstacles,
-                    capsules=self.capsules,
-                    margin=self.collision_margin - over,
-                    exclude=every - {p},
-                    name=f"seated:{p[0]}:{p[1]}",
-                )
-            out.append(self._collision_rows[key])
-        return out
-
     def _collision(self, active: set, skip: set, active_self: set) -> list:
         out = self._self(frozenset(active_self)) if active_self else []
         if not active:
             return out
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        return out + [self._environment(frozenset(every - active), self.collision_margin)]
+        for depth in sorted({self.overshoot.get(p, 0.0) for p in active}):  # one row set per margin
+            group = {p for p in active if self.overshoot.get(p, 0.0) == depth}
+            out = out + [self._environment(frozenset(every - group), self.collision_margin - depth)]
+        return out
 
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
@@ -507,14 +479,12 @@ class Feasibility:
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
         skip = self._skipped(touching) if self.obstacles else set()
-        seated = self._seated(touching, skip) if self.obstacles else {}
-        skip |= set(seated)  # kept by their own rows (`_seated_rows`), always present
         active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
         for _ in range(MAX_COLLISION_ROUNDS):
-            cons = list(constraints) + self._collision(active, skip, active_self) + self._seated_rows(seated)
+            cons = list(constraints) + self._collision(active, skip, active_self)
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)
