@@ -3,9 +3,9 @@ and its key postures (config/scenes/glass.yaml, docs/planner.md "Scenes"):
 
 - with both soles on the floor in front of the chair (where sitting has them) and the CoM over
   them, one thigh is set on the seat: the other thigh's capsule, whose radius reaches 2.1 cm below
-  its contact point, is kept from the seat by the margin less that overhang (`Feasibility.peers`);
-  its underside then stays the margin clear, and the real geometry (`check_plan`'s coal test on
-  the URDF shapes) is clear of the seat; kept at the full margin the same request is infeasible
+  its contact point, is kept from the seat by the margin less that overshoot
+  (`Feasibility.overshoot`, 08f5110); the real geometry (`check_plan`'s coal test on the URDF
+  shapes) is clear of the seat; kept at the full margin the same request is infeasible
   (self-collision off here: it is another rule, and with it the chest cannot lean over the thighs
   far enough for the CoM to stay over the feet);
 - the guide's crouch and sitting key postures project on their stances with the glass upright
@@ -68,8 +68,8 @@ def test_first_thigh_on_the_seat_with_both_feet_on_the_floor():
     sp = scene_planning(load_scene("glass"), self_collision=False)
     crouch, sitting, soles, thighs = _sitting_stances(sp)
     f = sp.planner.feas
-    over = f.peers["l_thigh"]
-    assert set(over) == {"RLEG_JOINT2"} and 0.015 < over["RLEG_JOINT2"] < 0.03  # the thigh's 8.1 cm capsule
+    over = f.overshoot[("RLEG_JOINT2", "chair_seat")]
+    assert 0.015 < over < 0.03  # the thigh's 8.1 cm capsule, 6 cm over its contact point
     geometric, stable = Stance(soles + thighs[:1]), Stance(soles)
     res = f.transition(geometric.contacts, stable.contacts, sitting)
     assert res.success, res.outcome
@@ -78,9 +78,9 @@ def test_first_thigh_on_the_seat_with_both_feet_on_the_floor():
     nodes = [Node(stable, first.q, 0.0), Node(geometric, res.q, 0.0, kind=ADDED, changed=thighs[0])]
     found = _problems(sp, Plan(True, nodes, res.q, 2, 1, 0.0, f.stats))
     assert [p for p in found if "obstacle" in p] == []  # the real thighs clear the seat
-    peers = f.peers
+    overshoot = f.overshoot
     try:  # the same request with the other thigh's capsule at the full margin
-        f.peers = {k: {} for k in peers}
+        f.overshoot = {}
         assert not f.transition(geometric.contacts, stable.contacts, sitting).success
     finally:
-        f.peers = peers
+        f.overshoot = overshoot
