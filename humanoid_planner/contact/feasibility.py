@@ -329,7 +329,11 @@ class Feasibility:
         thigh released from the seat had to rise 3.1 cm instead of the 1 cm margin (docs/planner.md
         "Scenes"). Those pairs keep the margin less this depth: the face level with the surface
         stays the margin away, and the box stays clear of it while its roll about the capsule's
-        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box."""
+        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box.
+        Applied only against an obstacle a thigh of the request rests on (`_seated_overshoot`:
+        a contact of the stance or the one being added or released): applied always, a crouch
+        over the glass scene's seat with no thigh on it dipped the right thigh's real box 3.8 mm
+        into the seat (nothing bounds the roll there), and `check_plan` refused the plan."""
         out, m = {}, self.model
         carriers = {s.body for s in self.surfaces.values() if s.body is not None}
         for loc in self.locations.values():
@@ -426,15 +430,16 @@ class Feasibility:
             self._collision_rows[key] = rows
         return rows
 
-    def _pairs_within(self, q, skip: set, distance: float) -> set:
-        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] at ``q``."""
+    def _pairs_within(self, q, skip: set, distance: float, over: dict) -> set:
+        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] (less their
+        overshoot in ``over``) at ``q``."""
         full = self._environment(frozenset(skip), self.collision_margin)
         if not full.dim:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
         d = full.distances(self._data)[0]
         pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
-        return {p for p, di in zip(pairs, d) if di < distance - self.overshoot.get(p, 0.0)}
+        return {p for p, di in zip(pairs, d) if di < distance - over.get(p, 0.0)}
 
     def _self(self, rows: frozenset) -> list:
         """The self-collision constraints of ``rows`` ((family, row index) pairs into
@@ -461,13 +466,19 @@ class Feasibility:
             out |= {(f, int(i)) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
         return out
 
-    def _collision(self, active: set, skip: set, active_self: set) -> list:
+    def _seated_overshoot(self, touching) -> dict:
+        """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on
+        (module docstring)."""
+        seats = {self.surfaces[s].body for loc, s in touching if self.locations[loc].kind in SEATED}
+        return {p: d for p, d in self.overshoot.items() if p[1] in seats}
+
+    def _collision(self, active: set, skip: set, active_self: set, over: dict) -> list:
         out = self._self(frozenset(active_self)) if active_self else []
         if not active:
             return out
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        for depth in sorted({self.overshoot.get(p, 0.0) for p in active}):  # one row set per margin
-            group = {p for p in active if self.overshoot.get(p, 0.0) == depth}
+        for depth in sorted({over.get(p, 0.0) for p in active}):  # one row set per margin
+            group = {p for p in active if over.get(p, 0.0) == depth}
             out = out + [self._environment(frozenset(every - group), self.collision_margin - depth)]
         return out
 
@@ -479,19 +490,22 @@ class Feasibility:
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
         skip = self._skipped(touching) if self.obstacles else set()
-        active = self._pairs_within(q0, skip, self.activation) if self.obstacles else set()
+        over = self._seated_overshoot(touching) if self.obstacles else {}
+        active = self._pairs_within(q0, skip, self.activation, over) if self.obstacles else set()
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
         for _ in range(MAX_COLLISION_ROUNDS):
-            cons = list(constraints) + self._collision(active, skip, active_self)
+            cons = list(constraints) + self._collision(active, skip, active_self, over)
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)
             if not (res.success and (self.obstacles or self.self_collision)):
                 return res
             tol = self.settings.tolerance
-            close = self._pairs_within(res.q, skip, self.collision_margin - tol) - active if self.obstacles else set()
+            close = (
+                self._pairs_within(res.q, skip, self.collision_margin - tol, over) - active if self.obstacles else set()
+            )
             close_self = self._self_within(res.q, -tol, slack=True) - active_self
             if not (close or close_self):
                 return res
