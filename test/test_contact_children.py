@@ -224,7 +224,7 @@ def test_self_collision_pairs_enter_a_call_when_its_solution_meets_them(robot, f
     L = robot.contact_locations
     region = PointRegion(robot.model, L["l_sole"].body, L["l_sole"].point, (0.15, 0.35), (-0.5, -0.25))
     gaps, data = {}, robot.model.createData()
-    (rows,) = _planner(robot, [floor]).feas.self_collision
+    rows = _planner(robot, [floor]).feas.self_collision
     for on in (False, True):
         feas = _planner(robot, [floor], self_collision=on, activation=0.0).feas
         res = feas.goal(feas.contacts_at(robot.q(), ["r_sole"], "floor"), [region], robot.q())

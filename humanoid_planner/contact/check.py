@@ -138,19 +138,18 @@ class _Collisions:
         m = self.robot.model
         self.geoms = [(g.name, m.names[g.parentJoint], g.geometry) for g in cm.geometryObjects]
         self.cm, self.gd = cm, pin.GeometryData(cm)
-        self.self_rows = {"geometries": GeometrySelfCollision(m, cm, self.robot.q(), planner.s.collision_margin)}
+        self.self_rows = GeometrySelfCollision(m, cm, self.robot.q(), planner.s.collision_margin)
 
     def self_problems(self, q, label) -> list[str]:
         m = self.robot.model
         data = m.createData()
         kin.update(m, data, q)
+        sc = self.self_rows
+        d = sc.distances(data)[0] if sc.dim else np.zeros(0)
         out = []
-        for kind, sc in self.self_rows.items():
-            d = sc.distances(data)[0] if sc.dim else np.zeros(0)
-            bad = np.flatnonzero(d < sc.margin - POSITION_TOL)
-            for r in bad:
-                a, b = sc.body_names(r)
-                out.append(f"{label}: {kind} {a} and {b} {d[r]:.4f} m apart (margin {sc.margin[r]} m)")
+        for r in np.flatnonzero(d < sc.margin - POSITION_TOL):
+            a, b = sc.body_names(r)
+            out.append(f"{label}: geometries {a} and {b} {d[r]:.4f} m apart (margin {sc.margin[r]} m)")
         return out
 
     def problems(self, q, geometric, label) -> list[str]:

@@ -25,8 +25,8 @@ is solved again from its last point without the criterion (a projection, logged 
 ``<purpose>_polish``): the node gets a witness posture next to the criterion's optimum instead of
 being lost. ``polish`` 1e-2 (chosen: a centimetre, ten times BIP's stalls; 0 disables it).
 
-With ``self_collision`` every call also keeps the robot's capsules apart ("Self-collision"
-below). With ``obstacles`` (`posture.Obstacle`, e.g.
+With ``self_collision`` every call also keeps the robot's own collision geometries apart
+(`posture.GeometrySelfCollision`, lazily: "Self-collision" below). With ``obstacles`` (`posture.Obstacle`, e.g.
 `Obstacle.from_scene`) every call keeps the robot's capsules ``collision_margin`` from them
 (`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
 removes "collision pairs (robot body, environment object) implied by contacts", :283): the
@@ -270,12 +270,13 @@ class Feasibility:
         self.collision_margin, self.activation = float(collision_margin), float(activation)
         self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
         #: (3.47) at every witness, lazily (module docstring): the geometry pairs of
-        #: `GeometrySelfCollision`; empty without ``self_collision``
-        self.self_collision = []
-        if self_collision:
-            rows = GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin)
-            self.self_collision = [rows]
-        self._self_rows = {}  # frozenset of (family, row) of `self_collision` -> constraints (`_self`)
+        #: `GeometrySelfCollision`; None without ``self_collision``
+        self.self_collision = (
+            GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin)
+            if self_collision
+            else None
+        )
+        self._self_rows = {}  # frozenset of rows of `self_collision` -> constraints (`_self`)
         #: location -> the joint names whose capsules (and geometries) a contact of it may press
         #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
         self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
@@ -442,29 +443,24 @@ class Feasibility:
         return {p for p, di in zip(pairs, d) if di < distance - over.get(p, 0.0)}
 
     def _self(self, rows: frozenset) -> list:
-        """The self-collision constraints of ``rows`` ((family, row index) pairs into
-        ``self_collision``), built once per set (at most ``MAX_CACHED`` kept)."""
+        """The self-collision constraint of ``rows`` (row indices of ``self_collision``), built once
+        per set (at most ``MAX_CACHED`` kept)."""
         out = self._self_rows.get(rows)
         if out is None:
             if len(self._self_rows) >= MAX_CACHED:
                 self._self_rows.clear()
-            out = []
-            for f, full in enumerate(self.self_collision):
-                idx = sorted(i for g, i in rows if g == f)
-                out += [full.subset(idx)] if idx else []
+            out = [self.self_collision.subset(sorted(rows))] if rows else []
             self._self_rows[rows] = out
         return out
 
     def _self_within(self, q, distance: float, slack: bool) -> set:
-        """(family, row) of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
+        """Rows of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
         (``slack``: closer than its own margin less ``distance``)."""
-        if not self.self_collision:
+        full = self.self_collision
+        if full is None:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
-        out = set()
-        for f, full in enumerate(self.self_collision):
-            out |= {(f, int(i)) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
-        return out
+        return {int(i) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
 
     def _seated_overshoot(self, touching) -> dict:
         """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on
@@ -500,7 +496,7 @@ class Feasibility:
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)
-            if not (res.success and (self.obstacles or self.self_collision)):
+            if not (res.success and (self.obstacles or self.self_collision is not None)):
                 return res
             tol = self.settings.tolerance
             close = (

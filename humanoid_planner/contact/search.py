@@ -84,7 +84,7 @@ class PlannerSettings:
     seed: int = 0  #: seed of the random candidates
     deformable: tuple = ()  #: locations (names, kinds or bodies) whose contacts are deformable (`feasibility`)
     deformable_angle: float = 0.1  #: rad, the tilt and turn a deformable contact allows (`feasibility`)
-    self_collision: bool = True  #: keep the robot's capsules apart in every PG call, lazily (`feasibility`)
+    self_collision: bool = True  #: keep the robot's collision geometries apart in every PG call, lazily (`feasibility`)
     collision_margin: float = 0.01  #: m, distance kept from the obstacles (`feasibility`)
     activation: float = 0.25  #: m, obstacle pairs closer at the warm start enter a PG call (`feasibility`)
     stability: str = "com"  #: "com" (3.63) or "forces" (3.68)-(3.70) (`feasibility`)
