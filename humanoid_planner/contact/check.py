@@ -52,6 +52,20 @@ POSITION_TOL = 1e-5  #: m, chosen (module docstring)
 ANGLE_TOL = 1e-4  #: rad, A9 (001_escande.md:517)
 
 
+def _environment_frame(surf, contact) -> tuple[np.ndarray, np.ndarray]:
+    """(E (3,), R_env (3, 3) = [d_E, b_E, n_E]): the contact's point and frame on ``surf`` from
+    (x, y, theta)."""
+    t, s, n = surf.rotation.T
+    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
+    return surf.centroid + contact.x * t + contact.y * s, np.column_stack([dE, np.cross(n, dE), n])
+
+
+def _location_frame(loc) -> np.ndarray:
+    """[d_P, b_P, n_P] (3, 3): the contact location's frame in its body."""
+    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
+    return np.column_stack([dP, np.cross(nP, dP), nP])
+
+
 def witness_errors(robot, surfaces, q, contact, deformable: bool = False) -> tuple[float, float]:
     """(position error [m], frame misalignment [rad]) of ``contact`` at ``q``: the location's frame
     by the forward kinematics against (E, d_E, b_E, n_E) built from the surface and (x, y, theta).
@@ -62,13 +76,8 @@ def witness_errors(robot, surfaces, q, contact, deformable: bool = False) -> tup
     pin.framesForwardKinematics(m, d, q)
     loc = robot.contact_locations[contact.location]
     M = d.oMf[m.getFrameId(loc.body)]
-    surf = surfaces[contact.surface]
-    t, s, n = surf.rotation.T
-    E = surf.centroid + contact.x * t + contact.y * s
-    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
-    R_env = np.column_stack([dE, np.cross(n, dE), n])
-    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
-    R_rob = M.rotation @ np.column_stack([dP, np.cross(nP, dP), nP])
+    E, R_env = _environment_frame(surfaces[contact.surface], contact)
+    R_rob = M.rotation @ _location_frame(loc)
     err = float(np.linalg.norm(M.act(np.asarray(loc.point, float)) - E))
     if deformable:
         cosines = np.clip([R_env[:, 2] @ R_rob[:, 2], R_env[:, 0] @ R_rob[:, 0]], -1.0, 1.0)
@@ -80,14 +89,8 @@ def _conformed_hull(robot, surfaces, contact) -> np.ndarray:
     """The hull points (k, 3) [m] of ``contact``'s location laid on its surface at the contact's
     frame (E, d_E, b_E, n_E): where a deformable contact's surface rests, whatever its body's tilt."""
     loc = robot.contact_locations[contact.location]
-    surf = surfaces[contact.surface]
-    t, s, n = surf.rotation.T
-    dE = np.cos(contact.theta) * t + np.sin(contact.theta) * s
-    R_env = np.column_stack([dE, np.cross(n, dE), n])
-    nP, dP = np.asarray(loc.normal, float), np.asarray(loc.tangent, float)
-    R_loc = np.column_stack([dP, np.cross(nP, dP), nP])  # the contact frame in the body
-    E = surf.centroid + contact.x * t + contact.y * s
-    return E + (np.asarray(loc.hull, float) - np.asarray(loc.point, float)) @ R_loc @ R_env.T
+    E, R_env = _environment_frame(surfaces[contact.surface], contact)
+    return E + (np.asarray(loc.hull, float) - np.asarray(loc.point, float)) @ _location_frame(loc) @ R_env.T
 
 
 def com_depth(robot, surfaces, q, contacts, deformable=()) -> float:
