@@ -24,11 +24,58 @@ from types import MappingProxyType
 
 from humanoid_model.validation import did_you_mean, integer, message, short
 
-__all__ = ["DEFAULT_MASK", "MAX_MASK", "CollisionRules", "read_collision_rules", "masks_collide"]
+__all__ = [
+    "DEFAULT_MASK",
+    "MAX_MASK",
+    "MIN_SELF_JOINTS",
+    "CollisionRules",
+    "joints_apart",
+    "masks_collide",
+    "read_collision_rules",
+    "self_pair_by_default",
+]
 
 DEFAULT_MASK = (1, 1)  # (contype, conaffinity) of a body without an entry: everything collides (MuJoCo's default)
 MAX_MASK = 2**31 - 1  # masks are 31-bit non-negative integers (MuJoCo's int contype)
 KEYS = ("masks", "include", "exclude")
+#: robot self pairs are tested by default when at least this many joints lie between their links
+#: (`self_pair_by_default`): the simulator's contacts and the planner's self-collision rows
+MIN_SELF_JOINTS = 3
+
+
+def joints_apart(parents, a: int, b: int) -> int:
+    """The number of joints on the tree path between the bodies of joints ``a`` and ``b``
+    (``parents``: a Pinocchio model's parent joint per joint, 0 the universe): the joints on one
+    root chain but not on the other. A link and its parent: 1; two links across a two-axis joint
+    (waist and chest, shank and foot): 2."""
+
+    def chain(j):
+        out = set()
+        while j > 0:
+            out.add(j)
+            j = parents[j]
+        return out
+
+    return len(chain(int(a)) ^ chain(int(b)))
+
+
+def self_pair_by_default(parents, a: int, b: int) -> bool:
+    """Whether the default rule tests two bodies of one robot, on joints ``a`` and ``b``: at least
+    `MIN_SELF_JOINTS` (3) joints apart. Why 3, for both users:
+
+    - the simulator (`humanoid_sim.collision.candidate_pairs`): with fewer joints between two
+      links, the relative velocity of a point spans fewer than 3 dimensions and a point contact's
+      3x3 Delassus block is singular;
+    - the planner (`humanoid_planner.posture.geometry_self_collision`): the thesis leaves bodies
+      across one joint, simple or composite (two or three concurrent axes: waist, neck, wrists,
+      ankles), to the joint limits and to analytic joint-space functions fitted on the real robot
+      (001_escande.md:127), which we do not have; and a witness the simulator would not push
+      apart is one it executes. On HRP-2 this leaves out waist-chest, chest-head,
+      forearm-hand and shank-foot (14 geometry pairs), whose URDF boxes meet inside the joint
+      ranges (waist and chest at a forward chest pitch) where the real robot's shells pass.
+
+    A scene's or a robot sidecar's ``collision`` rules (`CollisionRules.verdict`) override it."""
+    return a != b and joints_apart(parents, a, b) >= MIN_SELF_JOINTS
 
 
 def masks_collide(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -47,6 +94,18 @@ class CollisionRules:
 
     def __bool__(self) -> bool:
         return bool(self.masks or self.include or self.exclude)
+
+    def verdict(self, a: str, b: str) -> bool | None:
+        """False: never test bodies ``a`` and ``b``; True: always; None: the default rule decides
+        (``exclude`` wins over ``include``; masks that never touch exclude)."""
+        key = frozenset((a, b))
+        if key in self.exclude:
+            return False
+        if key in self.include:
+            return True
+        if not masks_collide(self.masks.get(a, DEFAULT_MASK), self.masks.get(b, DEFAULT_MASK)):
+            return False
+        return None
 
     def merged(self, other: CollisionRules) -> CollisionRules:
         """These rules with ``other``'s added (its masks replace these for the same name)."""

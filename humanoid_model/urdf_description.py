@@ -56,6 +56,7 @@ from humanoid_model.validation import message
 from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
+    "world_collision_rules",
     "MAX_DEPTH",
     "MAX_NESTING",
     "JOINT_TYPES",
@@ -451,6 +452,18 @@ class Sidecar:
     def posture_names(self) -> list[str]:
         """The robot's posture names: the declared ones plus ``zero``."""
         return list(self.postures) + ([] if ZERO_POSTURE in self.postures else [ZERO_POSTURE])
+
+
+def world_collision_rules(robot, scene=None) -> CollisionRules:
+    """The collision rules of ``robot``'s sidecar (none without one), then ``scene``'s (its masks
+    replace the sidecar's for the same name): what the simulator's pair filter and the planner's
+    self-collision pairs both apply."""
+    rules = CollisionRules()
+    if robot is not None and getattr(robot, "urdf_path", None) is not None:
+        sidecar = read_sidecar(robot.urdf_path)
+        if sidecar is not None:
+            rules = sidecar.collision
+    return rules.merged(getattr(scene, "collision", None) or CollisionRules())
 
 
 def read_sidecar(urdf_path) -> Sidecar | None:

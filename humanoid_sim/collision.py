@@ -43,8 +43,9 @@ Numbers we chose (documented here):
 * ``BOX_FACE_TOL = 1 µm``: a box–box face axis whose separation is within 1 µm of coal's signed
   distance is the contact normal (coal's default GJK tolerance is 1e-6: its distance, and so its
   normal at a distance ~0, is not known better than that).
-* ``MIN_SELF_JOINTS = 3``: robot self pairs need at least 3 joints between the links: with fewer
-  the relative velocity of a point spans < 3 dimensions and a point contact's 3×3 Delassus
+* ``MIN_SELF_JOINTS = 3`` (`humanoid_model.collision_rules.self_pair_by_default`, shared with the
+  planner's self-collision): robot self pairs need at least 3 joints between the links: with
+  fewer the relative velocity of a point spans < 3 dimensions and a point contact's 3×3 Delassus
   block is singular.
 """
 
@@ -56,6 +57,7 @@ import coal
 import numpy as np
 from numba import njit
 
+from humanoid_model.collision_rules import MIN_SELF_JOINTS, self_pair_by_default
 from humanoid_sim.geometry import MobileGeom, StaticGeom
 
 __all__ = [
@@ -69,7 +71,6 @@ __all__ = [
 DEFAULT_MARGIN = 0.005  # [m] activation margin (chosen, see module docstring)
 PATCH_MAX_POINTS = 8  # points per contact patch (chosen)
 PATCH_TOLERANCE = 1e-3  # [m] coal's patch tolerance (its default): support points within 1 mm
-MIN_SELF_JOINTS = 3  # robot self pairs need >= 3 joints between the links (chosen, module docstring)
 MESH_MAX_CONTACTS = 64  # triangles of a static mesh tested against one shape (chosen, `_mesh_patches`)
 MESH_FACE_COS = float(np.cos(np.radians(0.5)))  # face contact: coal's normal within 0.5 deg of the triangle's
 CLIP_TOL = 1e-9  # [m] in-plane tolerance of the mesh patch clipping and point merging (chosen)
@@ -894,14 +895,6 @@ def candidate_pairs(
     a pair it includes is kept whatever this rule and the initial clearance say (but never two
     shapes on one joint: they cannot move relative to each other)."""
 
-    def chain(j):
-        out = set()
-        while j > 0:
-            out.add(j)
-            j = parents[j]
-        return out
-
-    chains = {g.joint: chain(g.joint) for g in mobile}
     pairs = []
     forced = set()  # included by the filter: kept by the clearance test below
     rule = pair_filter.verdict if pair_filter is not None and pair_filter.active else None
@@ -914,7 +907,7 @@ def candidate_pairs(
             if v is True and A.joint != B.joint:
                 pairs.append((a, b))
                 forced.add((a, b))
-            elif A.tree != B.tree or self_collision and len(chains[A.joint] ^ chains[B.joint]) >= MIN_SELF_JOINTS:
+            elif A.tree != B.tree or self_collision and self_pair_by_default(parents, A.joint, B.joint):
                 pairs.append((a, b))
     pairs = np.array(pairs, np.int64).reshape(-1, 2)
     if data is not None and pairs.shape[0]:

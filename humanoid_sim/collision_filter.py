@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_model.collision_rules import DEFAULT_MASK, CollisionRules, masks_collide
+from humanoid_model.collision_rules import CollisionRules
+from humanoid_model.urdf_description import world_collision_rules
 
 __all__ = ["PairFilter"]
 
@@ -29,27 +30,14 @@ class PairFilter:
 
     @classmethod
     def of_world(cls, scene, robot) -> PairFilter:
-        """The rules of ``robot``'s sidecar (if any), then ``scene``'s."""
-        rules = CollisionRules()
-        if robot is not None and getattr(robot, "urdf_path", None) is not None:
-            from humanoid_model.urdf_description import read_sidecar
-
-            sidecar = read_sidecar(robot.urdf_path)
-            if sidecar is not None:
-                rules = sidecar.collision
-        return cls(rules.merged(getattr(scene, "collision", None) or CollisionRules()))
+        """The rules of ``robot``'s sidecar (if any), then ``scene``'s
+        (`humanoid_model.urdf_description.world_collision_rules`)."""
+        return cls(world_collision_rules(robot, scene))
 
     def verdict(self, a: str, b: str) -> bool | None:
-        """False: never test bodies ``a`` and ``b``; True: always; None: the default rule decides."""
-        r = self.rules
-        key = frozenset((a, b))
-        if key in r.exclude:
-            return False
-        if key in r.include:
-            return True
-        if not masks_collide(r.masks.get(a, DEFAULT_MASK), r.masks.get(b, DEFAULT_MASK)):
-            return False
-        return None
+        """False: never test bodies ``a`` and ``b``; True: always; None: the default rule decides
+        (`humanoid_model.collision_rules.CollisionRules.verdict`)."""
+        return self.rules.verdict(a, b)
 
     def static_blocked(self, mobile, static) -> np.ndarray | None:
         """(n_mobile, n_static) bool: the mobile–static geometry pairs never tested, or None when

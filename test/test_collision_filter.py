@@ -129,6 +129,45 @@ def test_robot_sidecar_rules_apply_and_the_scene_adds_to_them(tmp_path, scene_fi
     assert "RLEG_LINK5" in bodies and "LLEG_LINK5" not in bodies
 
 
+def _planner_pairs(w):
+    """The robot body pairs of the planner's self-collision (`GeometrySelfCollision`, built as the
+    contact planner builds it) for the robot and scene of world ``w``, and the simulator's."""
+    from humanoid_model.urdf_description import world_collision_rules
+    from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
+
+    r, m = w.robot, w.robot.model
+    rows = GeometrySelfCollision(m, r.collision_model, r.q(), rules=world_collision_rules(r, w.scene))
+    objs = r.collision_model.geometryObjects
+    planner = {frozenset(m.frames[objs[a].parentFrame].name for a in p) for p in rows.pairs.tolist()}
+    robot = {a for a, g in enumerate(w.mobile) if g.tree == w.mobile[0].tree}
+    sim = _pair_bodies(w, [p for p in w.detector.mobile_pairs.tolist() if set(p) <= robot])
+    return planner, sim
+
+
+@pytest.mark.parametrize("robot", ["hrp2", "bip"])
+def test_the_planner_checks_the_self_collision_pairs_the_simulator_tests(robot):
+    """One rule (`humanoid_model.collision_rules.self_pair_by_default`): a witness posture of the
+    planner is kept clear on exactly the robot pairs the simulator would push apart (HRP-2 124
+    body pairs, BIP 24), so none of the pairs across one joint (waist-chest, shank-foot) that the
+    simulator leaves to the joint limits blocks a plan, and none it tests is skipped."""
+    w = World.from_scene("flat", robot=robot)
+    planner, sim = _planner_pairs(w)
+    assert planner == sim and len(sim) == {"hrp2": 124, "bip": 24}[robot]
+    if robot == "hrp2":  # the waist and a thigh: three joints apart; the waist and the chest: two
+        assert frozenset(("BODY", "RLEG_LINK2")) in sim and frozenset(("BODY", "CHEST_LINK1")) not in sim
+
+
+def test_sidecar_and_scene_rules_change_the_planner_pairs_as_the_simulator_pairs(tmp_path, scene_file):
+    """A sidecar ``exclude`` (the two feet) and a scene ``include`` (waist-chest, two joints apart)
+    move the planner's pairs and the simulator's alike."""
+    urdf = _hrp2_copy(tmp_path, "collision:\n  exclude: [[LLEG_LINK5, RLEG_LINK5]]\n")
+    path = scene_file("robot: hrp2\ncollision: {include: [[BODY, CHEST_LINK1]]}\n")
+    default, _ = _planner_pairs(World.from_scene("flat"))
+    planner, sim = _planner_pairs(World.from_scene(path, robot=str(urdf)))
+    feet, waist = frozenset(("LLEG_LINK5", "RLEG_LINK5")), frozenset(("BODY", "CHEST_LINK1"))
+    assert planner == sim == default - {feet} | {waist}
+
+
 # ----------------------------------------------------------------------- errors
 @pytest.mark.parametrize(
     "rules, expected",

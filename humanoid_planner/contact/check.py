@@ -141,7 +141,9 @@ class _Collisions:
         m = self.robot.model
         self.geoms = [(g.name, m.names[g.parentJoint], g.geometry) for g in cm.geometryObjects]
         self.cm, self.gd = cm, pin.GeometryData(cm)
-        self.self_rows = GeometrySelfCollision(m, cm, self.robot.q(), planner.s.collision_margin)
+        self.self_rows = GeometrySelfCollision(
+            m, cm, self.robot.q(), planner.s.collision_margin, rules=feas.collision_rules
+        )
 
     def self_problems(self, q, label) -> list[str]:
         m = self.robot.model

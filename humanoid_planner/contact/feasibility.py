@@ -110,6 +110,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
@@ -240,6 +241,7 @@ class Feasibility:
         obstacles=(),
         collision_margin: float = DEFAULT_MARGIN,
         activation: float = 0.25,
+        collision_rules=None,
         stability: str = "com",
         band: float = 1e-3,
         polish: float = 1e-2,
@@ -269,10 +271,15 @@ class Feasibility:
         self.obstacles = list(obstacles)
         self.collision_margin, self.activation = float(collision_margin), float(activation)
         self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
+        #: the robot sidecar's and the scene's pair rules (`humanoid_model.collision_rules`;
+        #: None: the robot sidecar's alone)
+        self.collision_rules = world_collision_rules(robot) if collision_rules is None else collision_rules
         #: (3.47) at every witness, lazily (module docstring): the geometry pairs of
         #: `GeometrySelfCollision`; None without ``self_collision``
         self.self_collision = (
-            GeometrySelfCollision(self.model, robot.collision_model, robot.q(), self.collision_margin)
+            GeometrySelfCollision(
+                self.model, robot.collision_model, robot.q(), self.collision_margin, rules=self.collision_rules
+            )
             if self_collision
             else None
         )

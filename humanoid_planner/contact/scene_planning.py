@@ -33,6 +33,7 @@ import numpy as np
 
 from humanoid_model.exceptions import ModelError
 from humanoid_model.scene_types import RobotSpec
+from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import KeepVertical, Obstacle
 
@@ -200,6 +201,7 @@ def scene_planning(scene, robot=None, guide=None, **settings) -> ScenePlanning:
         tasks=tasks,
         goal_contacts=spec.goal_contacts,
         obstacles=Obstacle.from_scene(scene),
+        collision_rules=world_collision_rules(robot, scene),
     )
     contacts = []
     for name, surface in spec.start.items():

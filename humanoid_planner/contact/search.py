@@ -143,7 +143,9 @@ class ContactPlanner:
     criterion, its total the nodes' potential) and extra ``tasks`` kept at every witness (§5.8).
     ``goal_contacts``: locations the goal stance must hold (e.g. both soles, so that "the feet in
     a region" is not met by a foot in the air); a node without them skips the goal test.
-    ``obstacles``: `posture.Obstacle` list kept clear at every witness (`feasibility`)."""
+    ``obstacles``: `posture.Obstacle` list kept clear at every witness (`feasibility`);
+    ``collision_rules``: the self-collision pair rules (`humanoid_model.collision_rules`; None:
+    the robot sidecar's; the scene's are added by `scene_planning`)."""
 
     def __init__(
         self,
@@ -155,6 +157,7 @@ class ContactPlanner:
         tasks=(),
         goal_contacts=(),
         obstacles=(),
+        collision_rules=None,
     ):
         self.robot = robot
         self.goal_contacts = tuple(goal_contacts)
@@ -174,6 +177,7 @@ class ContactPlanner:
             obstacles=obstacles,
             collision_margin=self.s.collision_margin,
             activation=self.s.activation,
+            collision_rules=collision_rules,
             stability=self.s.stability,
             band=self.s.band,
             joint_margin=self.s.joint_margin,

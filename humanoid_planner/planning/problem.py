@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import Obstacle
@@ -135,6 +136,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         _settings(settings),
         goal_contacts=soles,
         obstacles=Obstacle.from_scene(scene),
+        collision_rules=world_collision_rules(robot, scene),
     )
     pairs = start_contacts(planner.feas, q0, soles)
     if not pairs:

@@ -14,12 +14,18 @@ meet at a 1.8 rad hip flexion inside the joint's range; and with the capsule pai
 table took 14 stances and 17 s of CPU instead of 3 stances in 1 s (the arms' capsules against
 the waist's, which a hand on the table needs to pass).
 
-Pairs (`geometry_pairs`): every pair of objects of two joints, but a joint and its parent (one
-joint's limits keep its two bodies apart, 001_escande.md:127; a chain of joints without
-geometry between two bodies, a hip's or a shoulder's, does not), at ``margin`` when at least
-that far apart at the reference posture (the robot's default), at margin 0 when closer but apart
-(touching allowed, overlapping not), left out when they overlap there (bodies that overlap by
-design). HRP-2 at half-sitting: 218 pairs, all at the 1 cm margin.
+Pairs (`geometry_pairs`): the simulator's rule, one rule for both
+(`humanoid_model.collision_rules.self_pair_by_default`): every pair of objects of two joints at
+least three joints apart (the waist and a thigh are: the hip's LINK0 and LINK1 carry no geometry,
+and their boxes, 10 cm apart at half-sitting, meet at a 1.8 rad hip flexion inside the joint's
+range), bodies across one simple or composite joint left to the joint limits as the thesis does
+(001_escande.md:127; why, and what it leaves out, there), the robot sidecar's and the scene's
+``collision`` rules on top (``rules``: an ``exclude`` drops a pair, an ``include`` adds one);
+at ``margin`` when at least that far apart at the reference posture (the robot's default), at
+margin 0 when closer but apart (touching allowed, overlapping not), left out when they overlap
+there (bodies that overlap by design) unless included. HRP-2 at half-sitting: 204 pairs (218
+with the two-joint pairs, which blocked the under-table crawl: the waist and chest boxes meet at
+a forward chest pitch), all at the 1 cm margin.
 
 Shapes: a box as it is; any other geometry by the convex hull of its `capsules.geometry_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
@@ -34,14 +40,14 @@ strictly convex, 001_escande.md:212: the gradient jumps when two faces turn para
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import coal
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.collision_rules import CollisionRules, self_pair_by_default
+
 from .base import INEQUALITY, PostureConstraint
-from .capsules import adjacent_pairs, capsule_world, geometry_points, normal_rows, robot_capsules
+from .capsules import capsule_world, geometry_points, normal_rows, robot_capsules
 from .segment_distance import capsule_distances
 from .self_collision import DEFAULT_MARGIN
 
@@ -59,7 +65,8 @@ def _hull(points):
 class GeometrySelfCollision(PostureConstraint):
     """The geometry objects ``pairs`` (m, 2) (indices into ``collision_model.geometryObjects``,
     of different joints) at least ``margin`` [m] apart; ``pairs`` None: `geometry_pairs` at
-    ``q_ref`` (the robot's default posture)."""
+    ``q_ref`` (the robot's default posture) with the collision ``rules`` (the robot sidecar's and
+    the scene's, `humanoid_model.collision_rules`)."""
 
     equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
 
@@ -71,11 +78,12 @@ class GeometrySelfCollision(PostureConstraint):
         margin: float = DEFAULT_MARGIN,
         pairs=None,
         name: str = "geometry_self_collision",
+        rules: CollisionRules | None = None,
     ):
         self.model, self.collision_model, self.name = model, collision_model, name
         if pairs is None:
             q_ref = pin.neutral(model) if q_ref is None else q_ref
-            pairs, margin = geometry_pairs(model, collision_model, q_ref, float(np.max(margin)))
+            pairs, margin = geometry_pairs(model, collision_model, q_ref, float(np.max(margin)), rules)
         self.pairs = np.asarray(pairs, int).reshape(-1, 2)
         self.dim = len(self.pairs)
         self.margin = np.broadcast_to(np.asarray(margin, float), (self.dim,)).copy()
@@ -163,27 +171,32 @@ class GeometrySelfCollision(PostureConstraint):
         return self.margin - d, -(normal_rows(Ja, Oa, p1, n) - normal_rows(Jb, Ob, p2, n))
 
 
-def geometry_pairs(model, collision_model, q_ref, margin: float = DEFAULT_MARGIN) -> tuple[np.ndarray, np.ndarray]:
+def geometry_pairs(
+    model, collision_model, q_ref, margin: float = DEFAULT_MARGIN, rules: CollisionRules | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(pairs (m, 2), margins (m,))``: the geometry-object pairs to check (module docstring) and
-    their margins [m]: every pair of objects of two joints but a joint and its parent, at
-    ``margin`` if at least that far apart at ``q_ref``, at 0 if closer but apart, left out if
-    they overlap there."""
+    their margins [m]: every pair of objects of two joints the simulator's default rule tests
+    (`self_pair_by_default`) or ``rules`` include, and ``rules`` do not exclude (bodies named by
+    their links); at ``margin`` if at least that far apart at ``q_ref``, at 0 if closer, left out
+    if they overlap there (unless included)."""
     objs = collision_model.geometryObjects
-    joints = sorted({int(g.parentJoint) for g in objs})
-    near = {frozenset(p) for p in adjacent_pairs(model, [SimpleNamespace(joint=j) for j in joints])}
-    single = {p for p in near if model.parents[max(p)] == min(p)}  # one joint between them
-    pairs = [
-        (a, b)
-        for a in range(len(objs))
-        for b in range(a + 1, len(objs))
-        if objs[a].parentJoint != objs[b].parentJoint
-        and frozenset((int(objs[a].parentJoint), int(objs[b].parentJoint))) not in single
-    ]
+    rules = rules or CollisionRules()
+    link = [model.frames[g.parentFrame].name if g.parentFrame < len(model.frames) else g.name for g in objs]
+    pairs, forced = [], []
+    for a in range(len(objs)):
+        for b in range(a + 1, len(objs)):
+            ja, jb = int(objs[a].parentJoint), int(objs[b].parentJoint)
+            if ja == jb:
+                continue
+            verdict = rules.verdict(link[a], link[b])
+            if verdict or verdict is None and self_pair_by_default(model.parents, ja, jb):
+                pairs.append((a, b))
+                forced.append(bool(verdict))
     if not pairs:
         return np.zeros((0, 2), int), np.zeros(0)
     data = model.createData()
     pin.forwardKinematics(model, data, np.asarray(q_ref, float))
     full = GeometrySelfCollision(model, collision_model, margin=margin, pairs=pairs)
     d = full.distances(data)[0]
-    keep = d >= 0
+    keep = (d >= 0) | np.array(forced)
     return full.pairs[keep], np.where(d[keep] >= margin, float(margin), 0.0)
