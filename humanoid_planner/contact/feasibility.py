@@ -43,6 +43,14 @@ that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged
 witness always keeps every pair apart, and a call costs ~20 pair rows instead of all of them
 (17 capsules x 11 obstacles in the chair scene).
 
+**Placed candidates** (`placed_clear`, the random candidates' filter of `children`): a contact
+fixes its body's pose, so the capsule of the location's body is where the contact alone puts it,
+whatever the rest of the posture; closer than ``collision_margin`` to an obstacle the call would
+check (not one the contacts imply, the seated overshoot as in `_run`) means every PG call holding
+that contact fails. ``PLACED_SLACK`` 1 mm (chosen): the PG ends with the contact's equalities and
+the collision rows met to its tolerance (1e-6 m), so what the filter drops with 1 mm of slack
+the PG could not accept; what it keeps within that millimetre the PG still refuses.
+
 **Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
 geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; every
 two bodies but a joint and its parent; HRP-2: 218 pairs; its docstring says why not the capsules),
@@ -108,7 +116,9 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import coal
 import numpy as np
+import pinocchio as pin
 
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
@@ -130,6 +140,7 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
+from humanoid_planner.posture.environment_collision import _capsule_frame
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
@@ -149,6 +160,7 @@ MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check ad
 SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
 SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
+PLACED_SLACK = 1e-3  #: m, `Feasibility.placed_clear` lets candidates this much inside the margin (chosen, docstring)
 
 
 def with_joint_margin(model, margin: float):
@@ -293,6 +305,7 @@ class Feasibility:
         #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
         #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
         self.overshoot = self._overshoot() if self.obstacles else {}
+        self._body_capsule = {c.joint: c for c in self.capsules}  # joint id -> its capsule (`placed_clear`)
         self._data = self.model.createData()
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
         self._reach = {}
@@ -468,6 +481,41 @@ class Feasibility:
             return set()
         kin.update(self.model, self._data, np.asarray(q, float))
         return {int(i) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
+
+    def placed_clear(self, stance, contact) -> bool:
+        """Whether ``contact``'s body can be clear of the obstacles where ``contact`` puts it: the
+        capsule of the location's body (its joint's), placed by the contact alone (the strong
+        contact fixes the body's whole pose), at least ``collision_margin`` (less the seated
+        overshoot, as `_run`) less `PLACED_SLACK` from every obstacle but the pairs the contacts of
+        ``stance`` and ``contact`` imply (`_skipped`). False: any PG call holding ``contact``
+        fails its collision rows, so the random candidates skip it without a call (`children`,
+        module docstring "Placed candidates")."""
+        if not self.obstacles:
+            return True
+        m, loc = self.model, self.locations[contact.location]
+        fid = m.getFrameId(loc.body)
+        cap = self._body_capsule.get(m.frames[fid].parentJoint)
+        if cap is None:
+            return True
+        touching = [c.pair for c in stance] + [contact.pair]
+        skip, over = self._skipped(touching), self._seated_overshoot(touching)
+        ef, rf = self.env_frame(contact), self.robot_frame(contact.location)
+        R = ef.rotation @ rf.rotation.T  # the body's frame: its location frame on the environment's
+        oMf = pin.SE3(R, ef.point - R @ rf.point)
+        oMj = oMf * m.frames[fid].placement.inverse()
+        Rc, centre = _capsule_frame(cap)
+        frame = coal.Transform3s(oMj.rotation @ Rc, oMj.act(centre))
+        shape, request, res = coal.Capsule(cap.radius, cap.length), coal.DistanceRequest(), coal.DistanceResult()
+        for o in self.obstacles:
+            pair = (cap.body, o.name)
+            if pair in skip:
+                continue
+            res.clear()
+            if coal.distance(shape, frame, o.shape, o.transform, request, res) < (
+                self.collision_margin - over.get(pair, 0.0) - PLACED_SLACK
+            ):
+                return False
+        return True
 
     def _seated_overshoot(self, touching) -> dict:
         """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on

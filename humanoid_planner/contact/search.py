@@ -27,6 +27,8 @@ default window, and succeeded in 41 without it), and SLSQP's ``ftol`` 1e-8 inste
 the late iterations only polished the potential (the 0.8 m walk: the same 9 stances to 1 mm,
 ~35 -> ~28 iterations per success, docs/planner.md "Speed"). ``joint_margin`` 0.02 rad: the
 joints stay that far inside their limits at every witness and projection (`feasibility`).
+``placed_candidates`` off: the thesis's random candidates as drawn (on: `children`'s "Placed
+candidates"; BIP's stairs need it, HRP-2's then plan in 11-17 stances instead of A18's ~22).
 ``workers`` 1 (serial) by default: a library
 call makes no processes unless asked; 0 uses every core (`parallel`), the plan is the same.
 Collision and stability settings (``obstacles`` of the planner, ``self_collision``,
@@ -82,6 +84,7 @@ class PlannerSettings:
     candidates: str = "box"  #: "box" (search boxes, §5.4) or "random" (§5.3.4 strategy 2, BFP only; `children`)
     density: float = 4.0  #: 1/m, random candidates per sqrt(m²) of pruned surface (`children`)
     seed: int = 0  #: seed of the random candidates
+    placed_candidates: bool = False  #: redraw random candidates whose body, so placed, hits an obstacle (`children`)
     deformable: tuple = ()  #: locations (names, kinds or bodies) whose contacts are deformable (`feasibility`)
     deformable_angle: float = 0.1  #: rad, the tilt and turn a deformable contact allows (`feasibility`)
     self_collision: bool = True  #: keep the robot's collision geometries apart in every PG call, lazily (`feasibility`)
