@@ -95,6 +95,9 @@ class CollisionRules:
     def __bool__(self) -> bool:
         return bool(self.masks or self.include or self.exclude)
 
+    def __reduce__(self):  # a mappingproxy does not pickle (the planner's worker processes carry these rules)
+        return _rules, (dict(self.masks), self.include, self.exclude)
+
     def verdict(self, a: str, b: str) -> bool | None:
         """False: never test bodies ``a`` and ``b``; True: always; None: the default rule decides
         (``exclude`` wins over ``include``; masks that never touch exclude)."""
@@ -112,6 +115,11 @@ class CollisionRules:
         return CollisionRules(
             MappingProxyType({**self.masks, **other.masks}), self.include | other.include, self.exclude | other.exclude
         )
+
+
+def _rules(masks: dict, include: frozenset, exclude: frozenset) -> CollisionRules:
+    """`CollisionRules` from plain values (its pickled form)."""
+    return CollisionRules(MappingProxyType(masks), include, exclude)
 
 
 def read_collision_rules(section, names: Iterable[str], source: str, where: str, error) -> CollisionRules:
