@@ -251,3 +251,97 @@ def test_projection_criterion_gradient_matches_central_differences(robot):
         h = 1e-6
         fd = (crit(pin.integrate(m, q, h * v)) - crit(pin.integrate(m, q, -h * v))) / (2 * h)
         assert fd == pytest.approx(g @ v, rel=1e-6, abs=1e-9)
+
+
+def _sole_held(robot, q, q_ref):
+    """``q`` with its base moved so that the left sole's frame is where it is at ``q_ref``."""
+    m = robot.model
+    data = m.createData()
+    fid = m.getFrameId(robot.contact_locations["l_sole"].body)
+    pin.framesForwardKinematics(m, data, q_ref)
+    want = data.oMf[fid].copy()
+    pin.framesForwardKinematics(m, data, q)
+    base = pin.XYZQUATToSE3(q[:7])
+    out = q.copy()
+    out[:7] = pin.SE3ToXYZQUAT(want * data.oMf[fid].inverse() * base)
+    return out
+
+
+def test_a_body_three_joints_from_a_held_contact_follows_its_position_not_its_pose(robot, walk):
+    """The thesis gave paths to hands and feet only, more bodies over-constraining the projection,
+    "e.g. two bodies of the same HRP-2 limb" (001_escande.md:390, L3007). The left thigh with the
+    left sole held moves by the knee and the two ankle axes (`freedom` 3). Between two such thigh
+    poses (knee +0.3 rad, ankle pitch -0.2 rad), the mid pose of its path is out of reach of the
+    projection (> 1 mm left), its mid position is reached; so `body_paths` gives the arriving thigh
+    its position alone and the leaving right sole (12 joints from the left sole) its pose."""
+    from humanoid_planner.motion import MotionSettings, body_paths
+    from humanoid_planner.motion.generate import freedom
+    from humanoid_planner.motion.projection import PathDistance
+    from humanoid_planner.motion.segments import Segment
+    from humanoid_planner.posture import FrameOrientation, FramePosition, PostureProblem, solve
+
+    _, _, feas = walk
+    m, L = robot.model, robot.contact_locations
+    assert freedom(m, L["l_thigh"].body, L["l_sole"].body) == 3
+    assert freedom(m, L["r_sole"].body, L["l_sole"].body) == 12
+    qa = robot.q()
+    qb = qa.copy()
+    for joint, dq in (("LLEG_JOINT3", 0.3), ("LLEG_JOINT4", -0.2)):
+        qb[m.joints[m.getJointId(joint)].idx_q] += dq
+    qb = _sole_held(robot, qb, qa)
+    held = feas.contacts_at(qa, ["l_sole"], "floor")
+    thigh = feas.contacts_at(qb, ["l_thigh"], "floor")[0]  # any surface: its normal is not used here
+    seg = Segment(0, qa, qb, tuple(held), feas.contacts_at(qa, ["r_sole"], "floor")[0], thigh)
+    paths = body_paths(feas, seg, MotionSettings())
+    assert paths["l_thigh"].orientation is False and paths["r_sole"].orientation is True
+    bp = paths["l_thigh"]
+    loc, p = L["l_thigh"], pin.interpolate(m, qa, qb, 0.5)
+    violation = {}
+    for pose in (True, False):
+        cons = [feas.strong(held[0]), FramePosition(m, loc.body, bp.position(0.5), point=loc.point)]
+        if pose:
+            cons.append(FrameOrientation(m, loc.body, bp.rotation(0.5)))
+        violation[pose] = solve(PostureProblem(m, cons, p, PathDistance(m, p))).max_violation
+    assert violation[True] > 1e-3 and violation[False] < 1e-6
+
+
+def test_a_goal_posture_equal_to_the_last_witness_needs_no_projection(walk):
+    """The last segment of a plan whose goal posture is its last witness (the glass scene's): two
+    knots, both that posture, and no projection logged for it (SLSQP started at the answer can
+    end in a line-search failure there)."""
+    from humanoid_planner.motion import MotionSettings, generate_motion
+
+    r, _, feas = walk
+    nodes = r.plan.nodes[:2]
+    m = generate_motion(feas, nodes, nodes[-1].q, MotionSettings(steps=4))
+    assert len(m.knots[-1]) == 2 and np.array_equal(m.knots[-1][0], m.knots[-1][1])
+    assert sum(m.stats.calls.values()) == 3  # the first segment's k - 1 = 3 projections only
+
+
+def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is_not(walk, monkeypatch):
+    """SLSQP's exit 8 at a point meeting every constraint is taken (the motion goes on); the same
+    exit with a violated constraint is retried once and ends the motion."""
+    import dataclasses
+
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings, generate, generate_motion
+    from humanoid_planner.posture.outcome import Outcome
+
+    r, _, feas = walk
+    real = generate.project
+
+    def failing(feasible):
+        def project(*args, **kwargs):
+            res = real(*args, **kwargs)
+            return dataclasses.replace(
+                res, outcome=Outcome.LINE_SEARCH_FAILURE, feasible=feasible, max_violation=0.0 if feasible else 1e-3
+            )
+
+        return project
+
+    monkeypatch.setattr(generate, "project", failing(True))
+    m = generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
+    assert dict(m.stats.calls) == {("interpolation", "LINE_SEARCH_FAILURE"): 2}
+    monkeypatch.setattr(generate, "project", failing(False))
+    with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):
+        generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))

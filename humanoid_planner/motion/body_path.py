@@ -42,7 +42,7 @@ def _hermite(u: float, a, b, ta, tb) -> np.ndarray:
 class BodyPath:
     """From the pose (``R0``, ``p0``) to (``R1``, ``p1``) [m] of a body point; ``n0``: the outward
     normal of the contact left at the start (None: no contact there), ``n1`` the one made at the
-    end."""
+    end; ``orientation`` False: the position alone is prescribed."""
 
     R0: np.ndarray
     p0: np.ndarray
@@ -52,6 +52,9 @@ class BodyPath:
     n1: np.ndarray | None = None
     approach: float = APPROACH
     fraction: float = FRACTION
+    #: whether the projection holds the body's orientation as well as its point's position
+    #: (`generate.body_paths`: not where too few joints lie between it and another contact)
+    orientation: bool = True
 
     def __post_init__(self):
         if not (0.0 < self.fraction < 0.5 and self.approach >= 0.0):

@@ -46,13 +46,15 @@ class PathDistance:
 def project(feas, fixed, targets, p, q0, settings=None):
     """The projection of ``p`` (nq,) from the warm start ``q0``: ``feas`` a
     `humanoid_planner.contact.feasibility.Feasibility` (its strong contacts, stability with margin
-    and tasks), ``fixed`` the contacts held, ``targets`` a list of (location name, rotation (3, 3),
-    position [m] of the location's point). Returns the `PostureResult`."""
+    and tasks), ``fixed`` the contacts held, ``targets`` a list of (location name, rotation (3, 3)
+    or None for the position alone, position [m] of the location's point). Returns the
+    `PostureResult`."""
     model = feas.model
     cons = [feas.strong(c) for c in fixed] + [feas.stability(fixed)] + list(feas.tasks)
     for name, R, pos in targets:
         loc = feas.locations[name]
         cons.append(FramePosition(model, loc.body, pos, point=loc.point, name=f"path_position:{name}"))
-        cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
+        if R is not None:
+            cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
     problem = PostureProblem(model, cons, q0, PathDistance(model, p))
     return solve(problem, settings or feas.settings, label="interpolation")
