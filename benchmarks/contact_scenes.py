@@ -18,8 +18,15 @@ instead, e.g. ``glass:body_potentials=[]`` (A21: the
 plan without individual potentials). For a plan with vertical-axis tasks (the glass, (6.24)) it
 also prints A21's check at every witness and the goal posture: max |n.i|, max |n.j|, min n.k.
 
+With ``--motion`` each plan found is also turned into its motion (`humanoid_planner.motion`, §6,
+A22, the plan command's defaults: k = 20, 10 deg/s, 5 ms) and every sample of it checked: the
+largest distance of a held contact's point from its contact (the issue's 1 mm), the largest joint
+speed (the 10 deg/s cap) and, for the vertical-axis tasks, A21's bound at every sample (max |n.i|,
+|n.j| <= 1e-4, n.k > 0), with the projections by outcome.
+
 Run:  .venv/bin/python benchmarks/contact_scenes.py [--scenes table_can stairs ...]
-          [--algorithms bfp bfp-thesis vbfp] [--time-limit 600] [--workers 1] [--seed 0] [--json OUT.json]
+          [--algorithms bfp bfp-thesis vbfp] [--time-limit 600] [--workers 1] [--seed 0] [--motion]
+          [--json OUT.json]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded per PG
 call; the CPU column is load-independent.
 """
@@ -42,6 +49,7 @@ from humanoid_model.exceptions import PlanningError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_model.scene_planning import PlanningSpec  # noqa: E402
 from humanoid_planner.contact import check_plan, scene_planning  # noqa: E402
+from humanoid_planner.motion import contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
 from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
@@ -65,7 +73,42 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     return scene, robot, settings
 
 
-def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -> dict:
+def motion_check(planner, plan) -> dict:
+    """The plan's motion (default `MotionSettings`) and its checks at every sample (module
+    docstring); ``{"motion": reason}`` when a projection fails."""
+    m_ = planner.robot.model
+    feas = planner.feas
+    try:
+        mo = generate_motion(feas, plan.nodes, plan.goal_q)
+    except PlanningError as e:
+        return {"motion": str(e)}
+    data = m_.createData()
+    drift, axes = 0.0, {}
+    vertical = [t for t in feas.tasks if isinstance(t, KeepVertical)]
+    for k, seg in enumerate(mo.segments):
+        window = (mo.t >= mo.witness_times[k] - 1e-9) & (mo.t <= mo.witness_times[k + 1] + 1e-9)
+        for q in mo.q[window]:
+            drift = max(drift, contact_drift(feas, seg.fixed, q, data))
+            if vertical:
+                kin.update(m_, data, q)
+                for t in vertical:
+                    v = t.value(q, data)
+                    a = axes.setdefault(t.name, [0.0, 0.0, 1.0])
+                    a[:] = [max(a[0], abs(v[0])), max(a[1], abs(v[1])), min(a[2], -v[2])]
+    speed = np.abs(np.diff(mo.q[:, 7:], axis=0)) / np.diff(mo.t)[:, None]
+    return {
+        "motion": "ok",
+        "samples": len(mo.t),
+        "duration_s": round(float(mo.t[-1]), 2),
+        "motion_cpu_s": round(mo.time, 2),
+        "drift_mm": round(1000 * drift, 3),
+        "joint_speed_deg_s": round(float(np.rad2deg(speed.max())), 3) if speed.size else 0.0,
+        "projections": {f"{p}/{o}": n for (p, o), n in mo.stats.calls.items()},
+        "motion_vertical": axes,
+    }
+
+
+def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int, motion: bool = False) -> dict:
     scene_name, robot_name, extra = parse_case(case)
     scene = load_scene(scene_name)
     spec_keys = {f.name for f in dataclasses.fields(PlanningSpec)} & set(extra)
@@ -80,6 +123,7 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -
         plan = sp.plan()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     problems = check_plan(sp.planner, plan) if plan.success else []
+    moved = motion_check(sp.planner, plan) if motion and plan.success else {}
     ok = [c.cpu_time for c in log.calls if c.outcome.name == "SUCCESS"]
     return {
         "scene": case,
@@ -101,6 +145,7 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int) -
         ],
         "pg": [(p, o, n, round(t, 4)) for p, o, n, t in plan.stats.table()],
         "vertical": vertical_axes(sp.planner, plan),
+        **moved,
     }
 
 
@@ -130,6 +175,7 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--motion", action="store_true", help="also generate and check each plan's motion")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     rows = []
@@ -141,7 +187,7 @@ def main(argv=None):
     for case in a.scenes:
         for alg in a.algorithms:
             try:
-                r = run(case, alg, a.time_limit, a.workers, a.seed)
+                r = run(case, alg, a.time_limit, a.workers, a.seed, a.motion)
             except PlanningError as e:  # a setting the case refuses (VBFP with random candidates): a row, not a crash
                 print(f"| {case} | {alg} | not run |  |  |  |  |  |  |  |  | {e} |", flush=True)
                 continue
@@ -169,6 +215,17 @@ def main(argv=None):
         for name, (ni, nj, nk) in r["vertical"].items():
             w = r["stances"]
             print(f"  {name} over {w} witnesses + goal: max|n.i| {ni:.1e}, max|n.j| {nj:.1e}, min n.k {nk:.6f}")
+        if "motion" in r:
+            if r["motion"] != "ok":
+                print(f"  motion: {r['motion']}")
+                continue
+            print(
+                f"  motion: {r['samples']} samples, {r['duration_s']} s, built in {r['motion_cpu_s']} s; held "
+                f"contacts within {r['drift_mm']} mm; joint speed <= {r['joint_speed_deg_s']} deg/s; "
+                f"projections {r['projections']}"
+            )
+            for name, (ni, nj, nk) in r["motion_vertical"].items():
+                print(f"  {name} over every sample: max|n.i| {ni:.1e}, max|n.j| {nj:.1e}, min n.k {nk:.6f}")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
 

@@ -7,7 +7,7 @@ period. No ROS imports. docs/planning.md.
 """
 
 from .body_path import BodyPath
-from .generate import Motion, MotionSettings, body_paths, generate_motion
+from .generate import Motion, MotionSettings, body_paths, contact_drift, generate_motion, task_error
 from .projection import PathDistance, project
 from .segments import Segment, plan_segments
 from .time_law import piece_costs, sinusoidal_samples
@@ -19,9 +19,11 @@ __all__ = [
     "PathDistance",
     "Segment",
     "body_paths",
+    "contact_drift",
     "generate_motion",
     "piece_costs",
     "plan_segments",
     "project",
     "sinusoidal_samples",
+    "task_error",
 ]
