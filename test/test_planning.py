@@ -126,6 +126,9 @@ def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_st
         (["--steps", "0"], "option '--steps' must be an integer >= 1"),
         (["--robot", "nobot"], "nobot"),
         (["--output", "/nonexistent/dir/PLAN.json"], "option '--output': folder '/nonexistent/dir' does not exist"),
+        (["--set", "reac=0"], "unknown planner setting 'reac' (did you mean 'reach'?)"),
+        (["--set", "reach"], "option '--set' must be KEY=VALUE"),
+        (["--set", "reach=abc"], "option '--set reach': the value must be JSON"),
     ],
 )
 def test_cli_plan_bad_input_exits_2_with_a_one_line_reason(argv, message, capsys):
@@ -163,5 +166,17 @@ def test_scene_problems_keep_the_witnesses_clear_of_the_scene_bodies(name, robot
     built = []
     real = planning.problem_for
     monkeypatch.setattr(planning, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
-    assert main(["plan", name, "--time-limit", "1e-9", "--quiet", "--output", str(tmp_path / "p.json")]) == 1
+    argv = ["plan", name, "--time-limit", "1e-9", "--quiet", "--output", str(tmp_path / "p.json")]
+    assert main(argv + ["--set", "placed_candidates=true", "--set", "density=2.5"]) == 1
     assert [o.name for o in built[0].planner.feas.obstacles] == list(obstacles)
+    # --set reaches the planner's settings; the rest stay the scene's
+    s, default = built[0].planner.s, problem.planner.s
+    assert (
+        (s.placed_candidates, s.density, s.candidates)
+        == (True, 2.5, default.candidates)
+        != (
+            default.placed_candidates,
+            default.density,
+            default.candidates,
+        )
+    )

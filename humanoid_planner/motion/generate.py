@@ -10,7 +10,9 @@ posture.
 
 A projection that fails (`_accepted`: not SUCCESS, nor a line-search failure at a feasible
 point) is retried once from p^{i,j} itself (clipped to the joint bounds) instead of the previous
-projection; a second failure raises `PlanningError` naming the segment and step
+projection (a refinement's, from the chord midpoint, first from the knot before it: BIP's stairs
+motion met a refinement that neither the midpoint nor p^{i,j} led to, NO_PROGRESS 6.8 mm); the
+last failure raises `PlanningError` naming the segment and step
 (the thesis hand-corrected such cases, L3005). Every projection is logged in ``stats`` (purpose
 "interpolation"; `contact.feasibility.Stats`).
 
@@ -173,27 +175,26 @@ def _accepted(res) -> bool:
     return res.success or res.outcome == Outcome.LINE_SEARCH_FAILURE and res.feasible
 
 
-def _project(feas, seg: Segment, paths: dict, u: float, q0, stats: Stats, where: str):
-    """The projection at segment parameter ``u`` from ``q0``, retried once from p(u) (module
-    docstring); `PlanningError` naming ``where`` when both fail."""
+def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str):
+    """The projection at segment parameter ``u`` from the first of ``starts`` (configurations)
+    that gives one, then from p(u) itself (module docstring); `PlanningError` naming ``where``
+    when all fail."""
     model = feas.model
     p = pin.interpolate(model, seg.q_start, seg.q_end, u)
     targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
-    res = project(feas, seg.fixed, targets, p, q0)
-    stats.log("interpolation", res)
-    if not _accepted(res):
-        lo, hi = model.lowerPositionLimit, model.upperPositionLimit
-        bounded = np.isfinite(lo) & np.isfinite(hi)
-        start = p.copy()
-        start[bounded] = np.clip(start[bounded], lo[bounded], hi[bounded])
-        res = project(feas, seg.fixed, targets, p, start)
+    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+    bounded = np.isfinite(lo) & np.isfinite(hi)
+    clipped = p.copy()
+    clipped[bounded] = np.clip(clipped[bounded], lo[bounded], hi[bounded])
+    for q0 in [*starts, clipped]:
+        res = project(feas, seg.fixed, targets, p, q0)
         stats.log("interpolation", res)
-    if not _accepted(res):
-        raise PlanningError(
-            f"motion: segment {seg.index} {where}: projection failed "
-            f"({res.outcome.name}, max violation {res.max_violation:.3g})"
-        )
-    return res.q.copy()
+        if _accepted(res):
+            return res.q.copy()
+    raise PlanningError(
+        f"motion: segment {seg.index} {where}: projection failed "
+        f"({res.outcome.name}, max violation {res.max_violation:.3g})"
+    )
 
 
 def contact_drift(feas, fixed, q, data=None) -> float:
@@ -236,7 +237,7 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     paths = body_paths(feas, seg, s)
     us, knots = [0.0], [seg.q_start]
     for j in range(1, s.steps):
-        knots.append(_project(feas, seg, paths, j / s.steps, knots[-1], stats, f"step {j}/{s.steps}"))
+        knots.append(_project(feas, seg, paths, j / s.steps, [knots[-1]], stats, f"step {j}/{s.steps}"))
         us.append(j / s.steps)
     us.append(1.0)
     knots.append(seg.q_end)
@@ -249,7 +250,7 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
             contact_drift(feas, seg.fixed, mid, data) > s.drift or task_error(feas, mid, data) > s.task_tolerance
         ):
             u = 0.5 * (us[i] + us[i + 1])
-            q = _project(feas, seg, paths, u, mid, stats, f"refinement at u = {u:.4g}")
+            q = _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}")
             us.insert(i + 1, u)
             knots.insert(i + 1, q)
             depth[i] += 1

@@ -17,11 +17,16 @@ A progress line shows the nodes generated and expanded, the best potential and t
 No plan within the time limit (or no plan at all): exit 1 with the reason on one line; PLAN.json
 is still written, with its statistics. Bad input: exit 2 with the reason.
 
-Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0).
+Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
+planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
+--set KEY=VALUE overrides one planner setting (docs/planner.md "Numbers chosen"; the value is
+JSON: numbers, true/false, strings in quotes), e.g. BIP on the stairs needs its own reach and its
+footholds placed clear of the risers.
 
 examples:
   humanoid-stack plan flat --goal 0.8,0 --output PLAN.json --stats
   humanoid-stack plan flat --algorithm bfp --time-limit 30
+  humanoid-stack plan stairs --robot bip --set reach=0 --set placed_candidates=true
   humanoid-stack view --replay PLAN.json
 """
 
@@ -56,6 +61,43 @@ def add_arguments(parser):
     )
     parser.add_argument("--dt", type=float, default=0.005, metavar="S", help="trajectory period [s] (default 0.005)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a planner setting over the problem's (JSON value; repeatable), e.g. --set placed_candidates=true",
+    )
+
+
+def parse_settings(items) -> dict:
+    """``["KEY=VALUE", ...]`` -> {KEY: JSON value}, KEY a `PlannerSettings` field; `ConfigError`
+    naming the item otherwise."""
+    import json
+    from dataclasses import fields
+
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_model.validation import did_you_mean
+    from humanoid_planner.contact import PlannerSettings
+
+    known = sorted(f.name for f in fields(PlannerSettings))
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"plan: option '--set' must be KEY=VALUE; value {item!r}")
+        if key not in known:
+            raise ConfigError(
+                f"plan: option '--set': unknown planner setting '{key}'{did_you_mean(key, known)}; value {item!r}"
+            )
+        try:
+            out[key] = json.loads(text)
+        except ValueError:
+            raise ConfigError(
+                f"plan: option '--set {key}': the value must be JSON (a number, true/false, a quoted string); "
+                f"value {text!r}"
+            ) from None
+    return out
 
 
 def parse_goal(text):
@@ -126,6 +168,7 @@ def run(args) -> int:
 
     _check(args)
     goal = parse_goal(args.goal) if args.goal is not None else None
+    settings = parse_settings(args.set)
 
     from humanoid_model.robot import load_robot
     from humanoid_model.scene import load_scene
@@ -136,7 +179,8 @@ def run(args) -> int:
     scene = load_scene(args.scene)
     robot_name = args.robot or (scene.robot.name if scene.robot is not None else "hrp2")
     robot = load_robot(robot_name)
-    problem = problem_for(scene, robot, goal, algorithm=args.algorithm, time_limit=args.time_limit, seed=args.seed)
+    given = {"algorithm": args.algorithm, "time_limit": args.time_limit, "seed": args.seed}
+    problem = problem_for(scene, robot, goal, **{**given, **settings})
     motion = MotionSettings(steps=args.steps, dt=args.dt, joint_speed=math.radians(args.joint_speed))
     line = ProgressLine(sys.stdout)
     result = plan_run(problem, motion, progress=None if args.quiet else line)
