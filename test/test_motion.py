@@ -345,3 +345,32 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
     monkeypatch.setattr(generate, "project", failing(False))
     with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):
         generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
+
+
+@pytest.mark.parametrize("name", ["table_can", "stairs"])
+def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_the_cap(name, robot, scene_plan):
+    """The motions of the session's A17 and A18 plans (issue 9: "check every plan produced in the
+    tests"), from forward kinematics: every witness posture is a sample, every held contact's
+    point stays within 1 mm of its contact at every sample, joints under 10 deg/s. On the can
+    the right arm reached its wrist limit and its elbow turned 1 rad between two projections:
+    the chord between them let the held soles slide 2.6 mm, and refinements at p(u) kept landing
+    on either side; a refinement projects the chord's (the spline's) midpoint instead."""
+    from humanoid_planner.motion import generate_motion
+
+    sp, plan = scene_plan(name)
+    feas = sp.planner.feas
+    m = generate_motion(feas, plan.nodes, plan.goal_q)
+    for n, t in zip(plan.nodes, m.witness_times):
+        i = int(np.argmin(np.abs(m.t - t)))
+        np.testing.assert_allclose(m.q[i], n.q, atol=1e-12)
+    data = robot.model.createData()
+    worst = 0.0
+    for k, seg in enumerate(m.segments):
+        for q in m.q[_window(m, k)]:
+            for c in seg.fixed:
+                worst = max(
+                    worst, float(np.linalg.norm(_point(robot, data, q, c.location)[0] - feas.env_frame(c).point))
+                )
+    assert worst < 1e-3
+    speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
+    assert speed.max() <= CAP * (1 + 1e-9)

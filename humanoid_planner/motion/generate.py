@@ -22,8 +22,15 @@ drift there (the manifold Q_s curves between the knots), and so may an extra tas
 k uniform projections are followed by one more at the middle of every piece whose chord midpoint
 (`pin.interpolate`) lets a held contact point drift farther than ``drift`` from its contact, or
 a task row by more than ``task_tolerance``, recursively (at most ``refinements`` halvings of a
-piece). On the stairs the uniform 20 let a stance sole drift 1.8 mm between knots during a long
-step (the flat walk: 0.16 mm); the issue's bound is 1 mm.
+piece); then, since the sampled path is the time law's spline through the knots
+(`time_law.spline_path`), which can bulge beyond the chords, the same test at a quarter, half and
+three quarters of each piece of the spline, in rounds (at most ``refinements``). A refinement
+projects the chord's (the spline's) midpoint itself, at the piece's middle u, not p(u): where
+the projections switch branches between two knots (the can's right arm at its wrist limit turned
+its elbow 1 rad between two of them, and the held soles slid 2.6 mm along that chord), p(u)
+lands on either side at every halving, the midpoint of the two knots between them. On the
+stairs the uniform 20 let a stance sole drift 1.8 mm between knots during a long step (the flat
+walk: 0.16 mm); the issue's bound is 1 mm.
 
 Bodies with a path: see `body_paths` (the thesis's "only hands and feet", generalised by the
 degrees of freedom between a moving body and the other contact bodies).
@@ -52,7 +59,7 @@ from humanoid_planner.posture.outcome import Outcome
 from .body_path import APPROACH, FRACTION, BodyPath
 from .projection import project
 from .segments import Segment, plan_segments
-from .time_law import sinusoidal_samples
+from .time_law import piece_costs, sinusoidal_samples, spline_path
 
 __all__ = [
     "DRIFT",
@@ -75,6 +82,7 @@ TASK_TOLERANCE = 5e-5  # (chosen) half A21's 1e-4 on the glass's vertical axis (
 #: degrees of freedom a body needs relative to the other contact bodies for a prescribed pose (6)
 #: or position (3) on its path (`body_paths`)
 POSE_FREEDOM, POSITION_FREEDOM = 6, 3
+SPLINE_CHECKS = (0.25, 0.5, 0.75)  # (chosen) where in a piece the spline through the knots is checked
 
 
 @dataclass
@@ -175,18 +183,23 @@ def _accepted(res) -> bool:
     return res.success or res.outcome == Outcome.LINE_SEARCH_FAILURE and res.feasible
 
 
-def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str):
-    """The projection at segment parameter ``u`` from the first of ``starts`` (configurations)
-    that gives one, then from p(u) itself (module docstring); `PlanningError` naming ``where``
-    when all fail."""
-    model = feas.model
-    p = pin.interpolate(model, seg.q_start, seg.q_end, u)
-    targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
+def _clipped(model, q) -> np.ndarray:
+    """``q`` with its bounded coordinates clipped to the joint limits."""
     lo, hi = model.lowerPositionLimit, model.upperPositionLimit
     bounded = np.isfinite(lo) & np.isfinite(hi)
-    clipped = p.copy()
-    clipped[bounded] = np.clip(clipped[bounded], lo[bounded], hi[bounded])
-    for q0 in [*starts, clipped]:
+    out = np.array(q, float)
+    out[bounded] = np.clip(out[bounded], lo[bounded], hi[bounded])
+    return out
+
+
+def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str, p=None):
+    """The projection of ``p`` (default p(u), the segment's interpolation) at segment parameter
+    ``u`` from the first of ``starts`` (configurations) that gives one, then from ``p`` itself
+    (module docstring); `PlanningError` naming ``where`` when all fail."""
+    model = feas.model
+    p = pin.interpolate(model, seg.q_start, seg.q_end, u) if p is None else p
+    targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
+    for q0 in [*starts, _clipped(model, p)]:
         res = project(feas, seg.fixed, targets, p, q0)
         stats.log("interpolation", res)
         if _accepted(res):
@@ -246,18 +259,42 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     i = 0
     while i < len(knots) - 1:
         mid = pin.interpolate(model, knots[i], knots[i + 1], 0.5)
-        if depth[i] < s.refinements and (
-            contact_drift(feas, seg.fixed, mid, data) > s.drift or task_error(feas, mid, data) > s.task_tolerance
-        ):
+        if depth[i] < s.refinements and _off(feas, seg, mid, s, data):
             u = 0.5 * (us[i] + us[i + 1])
-            q = _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}")
+            q = _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}", mid)
             us.insert(i + 1, u)
             knots.insert(i + 1, q)
             depth[i] += 1
             depth.insert(i + 1, depth[i])
             continue
         i += 1
+    for _ in range(s.refinements):  # the sampled path is the spline through the knots: check it too
+        knots_a = np.array(knots)
+        cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
+        if cost.sum() == 0:
+            break
+        path, _ = spline_path(model, knots_a, cost)
+        a = np.concatenate([[0.0], np.cumsum(cost)])
+        bad = [
+            i
+            for i in range(len(knots) - 1)
+            if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), s, data) for f in SPLINE_CHECKS)
+        ]
+        for i in reversed(bad):
+            u = 0.5 * (us[i] + us[i + 1])
+            start = _clipped(model, path(a[i] + 0.5 * cost[i]))
+            q = _project(feas, seg, paths, u, [start, knots[i]], stats, f"refinement at u = {u:.4g}", start)
+            us.insert(i + 1, u)
+            knots.insert(i + 1, q)
+        if not bad:
+            break
     return np.array(knots)
+
+
+def _off(feas, seg: Segment, q, s: MotionSettings, data) -> bool:
+    """Whether ``q`` lets a held contact drift by more than ``s.drift`` or a task row by more than
+    ``s.task_tolerance``."""
+    return contact_drift(feas, seg.fixed, q, data) > s.drift or task_error(feas, q, data) > s.task_tolerance
 
 
 def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None) -> Motion:

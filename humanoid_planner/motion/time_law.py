@@ -34,7 +34,7 @@ from scipy.interpolate import CubicSpline
 
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["piece_costs", "sinusoidal_samples", "speed_ratio"]
+__all__ = ["piece_costs", "sinusoidal_samples", "speed_ratio", "spline_path"]
 
 STRETCHES = 3  # (chosen) stretch rounds; one sufficed on the plans seen (speeds scale as 1/T)
 
@@ -65,7 +65,7 @@ def speed_ratio(model, q: np.ndarray, dt: float, v_joint: float, v_base: float, 
     return float(np.max(_cost(d, v_joint, v_base, w_base))) / dt
 
 
-def _path(model, knots: np.ndarray, cost: np.ndarray):
+def spline_path(model, knots: np.ndarray, cost: np.ndarray):
     """The C² path a -> q through the knots (module docstring); knots after a zero-cost piece
     (equal configurations) are dropped, the last knot kept."""
     idx = [0] + [j + 1 for j in np.flatnonzero(cost > 0)]
@@ -92,7 +92,7 @@ def sinusoidal_samples(model, knots, dt: float, v_joint: float, v_base: float, w
     cost = piece_costs(model, knots, v_joint, v_base, w_base)
     if cost.sum() == 0:
         return np.zeros(1), knots[:1].copy()
-    path, length = _path(model, knots, cost)
+    path, length = spline_path(model, knots, cost)
     steps = int(np.ceil(np.pi * length / 2.0 / dt - 1e-9))
     t, q = _sample(model, path, length, steps, dt)
     for _ in range(STRETCHES):
