@@ -31,7 +31,10 @@ Solver: DAQP through CasADi's ``conic`` interface (a dual active-set method for 
 CasADi is a core dependency, while quadprog is only in the peers extra, proxsuite is not installed
 and SciPy has no QP solver; CasADi's qpOASES failed its initialisation on HRP-2 on both feet, a
 problem DAQP solves with residual 2e-17): an active-set solution solves the KKT system of its
-active set exactly (round-off), which the residual check below confirms. A stance has 3 force
+active set exactly (round-off), which the residual check below confirms. Its inactive rows hold
+to DAQP's primal tolerance, set to 1e-12 (``PRIMAL_TOL``): at its default 1e-6 cone rows ended at
+-1.2e-9 m g, which the 1e-9 check below refused, so two witnesses of the stairs plan with their
+CoM 2.6 cm inside their soles' hull were reported as unholdable. A stance has 3 force
 variables per hull point (24 for HRP-2 on two soles). The rows are scaled to weight units
 (forces / m g), as `humanoid_planner.posture.ForceStability` does.
 
@@ -54,6 +57,7 @@ __all__ = ["ContactGravity", "contact_gravity", "FACETS", "TOLERANCE"]
 
 FACETS = 8  # sides of the inscribed friction pyramid (chosen: its radius mu cos(pi/8) is 92 % of mu's)
 TOLERANCE = 1e-9  # [weight units, i.e. x m g] largest residual of the base rows and cone rows accepted (chosen)
+PRIMAL_TOL = 1e-12  # DAQP's primal feasibility tolerance (its default 1e-6; module docstring)
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,7 @@ def _solve(A, b, D):
         "contact_gravity",
         "daqp",
         {"h": ca.Sparsity.dense(m, m), "a": ca.Sparsity.dense(*C.shape)},
-        {"error_on_fail": False},
+        {"error_on_fail": False, "daqp": {"primal_tol": PRIMAL_TOL}},
     )
     lba = np.concatenate([b, np.zeros(D.shape[0])])
     uba = np.concatenate([b, np.full(D.shape[0], np.inf)])

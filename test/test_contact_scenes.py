@@ -45,6 +45,31 @@ def test_a18_stairs_are_climbed_to_the_top_step(scene_plan):
     assert 16 <= len(plan.nodes) <= 40  # A18: 22 in the thesis, 16-40 accepted (:526)
 
 
+def test_a18_every_stairs_witness_is_held_by_contact_forces(scene_plan):
+    """Each witness posture of the stairs plan is held statically by forces in its stance's
+    friction cones (`humanoid_sim.contact_gravity`, the physical check's feedforward): the weight
+    and the CoM's moment balanced by the forces themselves (world Newton-Euler, not the solver's
+    rows). Witnesses 4 and 22 (CoM 2.6 cm inside their soles' hull) were refused while DAQP's
+    primal tolerance stayed at its default."""
+    import pinocchio as pin
+
+    from humanoid_sim.contact_gravity import TOLERANCE, contact_gravity
+
+    sp, plan = scene_plan("stairs")
+    robot, scene = sp.robot, sp.scene
+    model = robot.model.copy()
+    model.gravity.linear = np.asarray(scene.gravity, float)
+    mu = {s.name: s.friction for s in scene.surfaces}
+    mg = pin.computeTotalMass(model) * 9.81
+    data = model.createData()
+    for node in plan.nodes:
+        cg = contact_gravity(model, node.q, [(robot.contact_locations[c.location], mu[c.surface]) for c in node.stance])
+        com = pin.centerOfMass(model, data, node.q)
+        force = cg.forces.sum(axis=0) - [0.0, 0.0, mg]
+        moment = np.cross(cg.points - com, cg.forces).sum(axis=0)
+        assert np.abs(force).max() < TOLERANCE * mg and np.abs(moment).max() < TOLERANCE * mg
+
+
 def test_check_plan_reports_broken_plans(scene_plan):
     """The checker is not a formality: a witness moved by 1 mm, a stance replaced by one two
     contacts away, the goal posture pushed into the table and a goal posture off the goal are
