@@ -65,6 +65,22 @@ stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily th
 about what they cost without self-collision
 (docs/planner.md "Environment collision and stability").
 
+**Lazy rounds started over** (`_run`, `_rounds`, ``RESTART_SLACK``): a round after the first
+starts from the solution that met the pairs, i.e. from inside them (a box 1-25 mm into another);
+with coal's box distances the push-out direction there is the nearest face's, often against the
+contacts, and phase 1 fails (INFEASIBLE_INEQUALITIES at 1-25 mm) although the request is
+feasible with the rows. So when a later round fails, or the rounds run out, the request starts
+over once from its own warm start ``q0`` (clear of the pairs) with every pair met so far and
+every pair within ``RESTART_SLACK`` of its margin at those solutions (the neighbours the same
+motion meets next), again for up to ``MAX_COLLISION_ROUNDS`` rounds, each from ``q0``. Measured on
+the under-table search (HEAD 8238eba, the first 60 s, replaying each lost request): of 80 requests
+whose first round succeeded and whose end failed, going on from the last solution with 6 rounds
+recovered 6, starting over from ``q0`` with the pairs met 14, with the pairs within 3 cm too 21.
+On the chair's first 60 s the slack recovered 15 (1 cm), 21 (3 cm), 21 (5 cm), 22 (10 cm) lost
+requests; starting over always, instead of only after a failure, lost 34 of the 389 requests that
+the rounds from the solutions solve there, so it is the fallback. ``RESTART_SLACK`` 0.03 m
+(chosen: the smallest slack that recovered as many as 5 cm, with fewer rows per call).
+
 **Stability** (``stability``): "com" is (3.63) on the contacts whose surface is horizontal (normal
 within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
 scene) carries no force in it, a conservative reading of the thesis's "(3.63) whenever contacts
@@ -160,6 +176,7 @@ MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check ad
 SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
 SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
+RESTART_SLACK = 0.03  #: m, pairs this far outside their margin join a request started over (`_run`, docstring)
 PLACED_SLACK = 1e-3  #: m, `Feasibility.placed_clear` lets candidates this much inside the margin (chosen, docstring)
 
 
@@ -536,7 +553,10 @@ class Feasibility:
     # --- calls
     def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
         """One request: the PG on ``constraints`` (+ the environment collision rows, module
-        docstring) from ``q0``, each PG call logged under ``purpose``."""
+        docstring) from ``q0``, each PG call logged under ``purpose``. The collision rounds go on from
+        each solution; when one of them fails after a solution that only brought pairs within their
+        margin, the request starts over from ``q0`` with those pairs and every pair within
+        ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds")."""
         q0 = np.array(q0, float)
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
@@ -546,25 +566,47 @@ class Feasibility:
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
-        for _ in range(MAX_COLLISION_ROUNDS):
+        rows = (constraints, skip, over, criterion)
+        res, near = self._rounds(purpose, rows, q0, active, active_self, restart=None)
+        if near is None:
+            return res
+        return self._rounds(purpose, rows, q0, active | near[0], active_self | near[1], restart=q0)[0]
+
+    def _rounds(self, purpose: str, rows, q0, active: set, active_self: set, restart):
+        """Up to ``MAX_COLLISION_ROUNDS`` PG calls, each with the pairs the solutions before it
+        brought within their margin (`_run`), from the last solution (``restart`` None) or from
+        ``restart``, adding the pairs within ``RESTART_SLACK`` too. ``(result, near)``: ``near`` the
+        (obstacle, self) pairs within ``RESTART_SLACK`` at the solutions so far when, without
+        ``restart``, a round after the first failed or the last still brought pairs within their
+        margin; else None."""
+        constraints, skip, over, criterion = rows
+        near_env, near_self = set(), set()
+        slack = RESTART_SLACK if restart is not None else 0.0
+        for k in range(MAX_COLLISION_ROUNDS):
             cons = list(constraints) + self._collision(active, skip, active_self, over)
             res = self._solve(purpose, cons, q0, criterion)
             if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
                 res = self._solve(purpose + "_polish", cons, res.q, False)
             if not (res.success and (self.obstacles or self.self_collision is not None)):
-                return res
+                return res, ((near_env, near_self) if k and restart is None else None)
             tol = self.settings.tolerance
             close = (
                 self._pairs_within(res.q, skip, self.collision_margin - tol, over) - active if self.obstacles else set()
             )
             close_self = self._self_within(res.q, -tol, slack=True) - active_self
             if not (close or close_self):
-                return res
-            active |= close
-            active_self |= close_self
-            q0 = res.q
-        res.outcome = Outcome.EQUALITIES_NOT_SATISFIED if res.success else res.outcome
-        return res
+                return res, None
+            near_env |= (
+                self._pairs_within(res.q, skip, self.collision_margin + RESTART_SLACK, over)
+                if self.obstacles
+                else set()
+            )
+            near_self |= self._self_within(res.q, RESTART_SLACK, slack=True)
+            active |= close | (near_env if slack else set())
+            active_self |= close_self | (near_self if slack else set())
+            q0 = res.q if restart is None else restart
+        res.outcome = Outcome.EQUALITIES_NOT_SATISFIED
+        return res, ((near_env, near_self) if restart is None else None)
 
     def _solve(self, purpose: str, cons, q0, criterion: bool) -> PostureResult:
         problem = PostureProblem(self.model, cons, q0, self.criterion if criterion else None)
