@@ -156,7 +156,7 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
-from humanoid_planner.posture.environment_collision import _capsule_frame
+from humanoid_planner.posture.environment_collision import capsule_frame
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
@@ -520,7 +520,7 @@ class Feasibility:
         R = ef.rotation @ rf.rotation.T  # the body's frame: its location frame on the environment's
         oMf = pin.SE3(R, ef.point - R @ rf.point)
         oMj = oMf * m.frames[fid].placement.inverse()
-        Rc, centre = _capsule_frame(cap)
+        Rc, centre = capsule_frame(cap)
         frame = coal.Transform3s(oMj.rotation @ Rc, oMj.act(centre))
         shape, request, res = coal.Capsule(cap.radius, cap.length), coal.DistanceRequest(), coal.DistanceResult()
         for o in self.obstacles:

@@ -28,7 +28,7 @@ from .base import INEQUALITY, PostureConstraint
 from .capsules import capsule_world, joint_jacobians, normal_rows, robot_capsules
 from .self_collision import DEFAULT_MARGIN
 
-__all__ = ["EnvironmentCollision", "Obstacle", "body_obstacle_pairs"]
+__all__ = ["EnvironmentCollision", "Obstacle", "body_obstacle_pairs", "capsule_frame"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Obstacle:
         return coal.Transform3s(self.rotation, self.translation)
 
 
-def _capsule_frame(capsule):
+def capsule_frame(capsule):
     """coal's frame of ``capsule`` in its joint frame: ``(R, centre)``, centred between the
     endpoints, z along b - a (any frame for a sphere)."""
     u = capsule.b - capsule.a
@@ -121,7 +121,7 @@ class EnvironmentCollision(PostureConstraint):
         self.dim = len(self.pairs)
         self.kinds = (INEQUALITY,) * self.dim
         self._shapes = [coal.Capsule(c.radius, c.length) for c in self.capsules]
-        self._frames = [_capsule_frame(c) for c in self.capsules]
+        self._frames = [capsule_frame(c) for c in self.capsules]
         self._envs = [o.transform for o in self.obstacles]
         self._request = coal.DistanceRequest()
         self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
