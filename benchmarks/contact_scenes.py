@@ -10,10 +10,9 @@ Algorithms: ``bfp`` (the scene's settings: its candidates cap, if any), ``bfp-th
 on the candidates of a search box: the thesis's Algorithm 5, the BFP that A15 compares VBFP
 with), ``vbfp``. A case is ``SCENE[@ROBOT][:KEY=VALUE,...]``: another robot, and planner settings
 over the scene's (JSON values), e.g. ``stairs:candidates="box"`` (the search boxes instead of the
-stairs' random candidates, for A15) or ``stairs@bip:reach=0,placed_candidates=true,max_expanded=1000``
-(BIP's reach from its legs: the thesis's 1 m sphere is HRP-2's; its random candidates placed clear
-of the risers: its foot's capsule fits on the back 7 cm of a tread only, docs/planner.md
-"Scenes"). A key of the scene's ``planning`` section (`PlanningSpec` field) replaces that field
+stairs' random candidates, for A15) or ``stairs@bip:max_expanded=1000`` (BIP with the scene's
+``robot_settings`` for it: its reach from its legs, its random candidates placed clear of the
+risers, docs/planner.md "Scenes"). A key of the scene's ``planning`` section (`PlanningSpec` field) replaces that field
 instead, e.g. ``glass:body_potentials=[]`` (A21: the
 plan without individual potentials). For a plan with vertical-axis tasks (the glass, (6.24)) it
 also prints A21's check at every witness and the goal posture: max |n.i|, max |n.j|, min n.k.
@@ -54,7 +53,7 @@ from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
 from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
 
-DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:reach=0,placed_candidates=true,max_expanded=1000", "under_table"]
+DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:max_expanded=1000", "under_table"]
 ALGORITHMS = {
     "bfp": {"algorithm": "bfp"},
     "bfp-thesis": {"algorithm": "bfp", "max_candidates": 0},

@@ -43,6 +43,7 @@ SETTINGS = {
     "candidates": str,
     "density": float,
     "deformable_angle": float,
+    "placed_candidates": bool,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
@@ -98,6 +99,9 @@ class PlanningSpec:
     bonus: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     guide_progress: str = "posture"
+    #: robot name -> settings over ``settings`` when planning for that robot (one section serving
+    #: several robots: BIP's reach and footholds on the stairs)
+    robot_settings: dict = field(default_factory=dict)
 
 
 def _names(reader, d, key, where, allowed=None) -> tuple:
@@ -183,6 +187,7 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
         "gains",
         "bonus",
         "settings",
+        "robot_settings",
     )
     reader.keys(d, w, keys)
     start = _mapping(reader, d, "start", w, d.get("start") or {})
@@ -215,25 +220,11 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
     values = bonus_raw.get("values") or {}
     reader.keys(values, f"{w}.bonus.values", tuple(values))
     bonus["values"] = {str(k): reader.number(values, k, f"{w}.bonus.values", required=True) for k in values}
-    settings = {}
-    for k, v in _mapping(reader, d, "settings", w, SETTINGS).items():
-        kind = SETTINGS[k]
-        if kind is tuple:
-            r = reader.vector(d["settings"], k, f"{w}.settings", n=2)
-            if not r[0] < r[1] or r[1] - r[0] > 2 * np.pi + 1e-9:
-                reader.fail(f"{w}.settings.{k}", v, "expected [lo, hi] [rad], lo < hi, at most a full turn")
-            settings[k] = (float(r[0]), float(r[1]))
-        elif kind is list:
-            settings[k] = _names(reader, d["settings"], k, f"{w}.settings")
-        elif kind is str or kind is bool:
-            if not isinstance(v, kind):
-                reader.fail(f"{w}.settings.{k}", v, f"expected a {kind.__name__}")
-            settings[k] = v
-        else:
-            x = reader.number(d["settings"], k, f"{w}.settings", minimum=0.0)
-            if kind is int and x != int(x):
-                reader.fail(f"{w}.settings.{k}", v, "expected an integer")
-            settings[k] = kind(x)
+    settings = _settings(reader, d, "settings", w)
+    robots = d.get("robot_settings") or {}
+    if not isinstance(robots, dict):
+        reader.fail(f"{w}.robot_settings", robots, "expected a mapping robot name -> settings")
+    robot_settings = {str(name): _settings(reader, robots, name, f"{w}.robot_settings") for name in robots}
     progress = d.get("guide_progress", "posture")
     if progress not in PROGRESS:
         reader.fail(f"{w}.guide_progress", progress, f"expected one of {', '.join(PROGRESS)}")
@@ -252,4 +243,30 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
         gains=gains,
         bonus=bonus,
         settings=settings,
+        robot_settings=robot_settings,
     )
+
+
+def _settings(reader, d, key, where) -> dict:
+    """The planner settings of the mapping ``d[key]`` (names and types of `SETTINGS`)."""
+    w = reader.field(where, key)
+    out = {}
+    for k, v in _mapping(reader, d, key, where, SETTINGS).items():
+        kind = SETTINGS[k]
+        if kind is tuple:
+            r = reader.vector(d[key], k, w, n=2)
+            if not r[0] < r[1] or r[1] - r[0] > 2 * np.pi + 1e-9:
+                reader.fail(f"{w}.{k}", v, "expected [lo, hi] [rad], lo < hi, at most a full turn")
+            out[k] = (float(r[0]), float(r[1]))
+        elif kind is list:
+            out[k] = _names(reader, d[key], k, w)
+        elif kind is str or kind is bool:
+            if not isinstance(v, kind):
+                reader.fail(f"{w}.{k}", v, f"expected a {kind.__name__}")
+            out[k] = v
+        else:
+            x = reader.number(d[key], k, w, minimum=0.0)
+            if kind is int and x != int(x):
+                reader.fail(f"{w}.{k}", v, "expected an integer")
+            out[k] = kind(x)
+    return out

@@ -25,7 +25,9 @@ def bip_stairs():
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
 
-    return scene_planning(load_scene("stairs"), load_robot("bip"), reach=0, placed_candidates=True)
+    sp = scene_planning(load_scene("stairs"), load_robot("bip"))  # the scene's robot_settings for BIP
+    assert sp.planner.s.placed_candidates and sp.planner.s.reach == 0
+    return sp
 
 
 def _riser_limit(feas, theta):

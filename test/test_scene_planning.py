@@ -34,6 +34,8 @@ planning:
   gains: {k: 0.2}
   bonus: {per_contact: 0.1, k0: 2, values: {sole: -0.05}}
   settings: {algorithm: bfp, theta_range: [-0.4, 0.4], max_candidates: 2, self_collision: true}
+  robot_settings:
+    bip: {max_candidates: 3, placed_candidates: true}
 """
 
 
@@ -53,6 +55,7 @@ def test_planning_section_is_read(scene_file):
         "self_collision": True,
     }
     assert spec.bonus == {"per_contact": 0.1, "k0": 2.0, "values": {"sole": -0.05}}
+    assert spec.robot_settings == {"bip": {"max_candidates": 3, "placed_candidates": True}}
     assert load_scene("flat").planning is None
 
 
@@ -64,6 +67,9 @@ def test_planning_section_is_read(scene_file):
         ("  goal: {regions: [{of: com}]}", "planning.goal.regions[0]"),
         ("  settings: {max_candidats: 2}", "planning.settings.max_candidats"),
         ("  settings: {theta_range: [1, -1]}", "planning.settings.theta_range"),
+        ("  robot_settings: {bip: {reach: -1}}", "planning.robot_settings.bip.reach"),
+        ("  robot_settings: {bip: {placed_candidate: true}}", "planning.robot_settings.bip.placed_candidate"),
+        ("  robot_settings: [bip]", "planning.robot_settings"),
         ("  guide: [{posture: sitting}]", "planning.guide[0].posture"),
         ("  forbidden: [[hand, table]]", "planning.forbidden[0]"),
     ],
@@ -87,3 +93,10 @@ def test_builder_checks_the_robot_and_reads_the_start_stance(scene_file, robot):
         scene_planning(load_scene("stairs"), load_robot("bip"), locations=("r_hand",))
     bip = scene_planning(load_scene("stairs"), load_robot("bip"))
     assert bip.robot.name == "bip" and {c.location for c in bip.start} == {"l_sole", "r_sole"}
+    # the section's robot_settings apply to their robot only, over its settings; a call's over both
+    hrp2 = scene_planning(load_scene("stairs"), robot)
+    assert (bip.planner.s.reach, bip.planner.s.placed_candidates) == (0.0, True)
+    assert (hrp2.planner.s.reach, hrp2.planner.s.placed_candidates) == (1.0, False)
+    assert not scene_planning(
+        load_scene("stairs"), load_robot("bip"), placed_candidates=False
+    ).planner.s.placed_candidates

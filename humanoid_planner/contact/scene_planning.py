@@ -175,7 +175,7 @@ def scene_planning(scene, robot=None, guide=None, **settings) -> ScenePlanning:
     unknown = set(settings) - known
     if unknown:
         raise PlanningError(f"scene_planning: unknown planner settings {sorted(unknown)} (known: {sorted(known)})")
-    values = {**spec.settings, **settings}
+    values = {**spec.settings, **spec.robot_settings.get(robot.name, {}), **settings}
     values.setdefault("locations", spec.locations)
     values.setdefault("forbidden", spec.forbidden)
     for name in tuple(values["locations"]) + tuple(spec.start) + spec.goal_contacts:

@@ -20,13 +20,13 @@ is still written, with its statistics. Bad input: exit 2 with the reason.
 Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
 planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
 --set KEY=VALUE overrides one planner setting (docs/planner.md "Numbers chosen"; the value is
-JSON: numbers, true/false, strings in quotes), e.g. BIP on the stairs needs its own reach and its
-footholds placed clear of the risers.
+JSON: numbers, true/false, strings in quotes). A scene's settings for one robot (BIP on the
+stairs) are in its planning section's robot_settings.
 
 examples:
   humanoid-stack plan flat --goal 0.8,0 --output PLAN.json --stats
   humanoid-stack plan flat --algorithm bfp --time-limit 30
-  humanoid-stack plan stairs --robot bip --set reach=0 --set placed_candidates=true
+  humanoid-stack plan stairs --robot bip --set density=8 --set seed=3
   humanoid-stack view --replay PLAN.json
 """
 
