@@ -30,6 +30,7 @@ __all__ = [
     "MIN_SELF_JOINTS",
     "CollisionRules",
     "joints_apart",
+    "joints_between",
     "masks_collide",
     "read_collision_rules",
     "self_pair_by_default",
@@ -43,11 +44,10 @@ KEYS = ("masks", "include", "exclude")
 MIN_SELF_JOINTS = 3
 
 
-def joints_apart(parents, a: int, b: int) -> int:
-    """The number of joints on the tree path between the bodies of joints ``a`` and ``b``
-    (``parents``: a Pinocchio model's parent joint per joint, 0 the universe): the joints on one
-    root chain but not on the other. A link and its parent: 1; two links across a two-axis joint
-    (waist and chest, shank and foot): 2."""
+def joints_between(parents, a: int, b: int) -> set:
+    """The joints on the tree path between the bodies of joints ``a`` and ``b`` (``parents``: a
+    Pinocchio model's parent joint per joint, 0 the universe): those on one root chain but not on
+    the other."""
 
     def chain(j):
         out = set()
@@ -56,7 +56,13 @@ def joints_apart(parents, a: int, b: int) -> int:
             j = parents[j]
         return out
 
-    return len(chain(int(a)) ^ chain(int(b)))
+    return chain(int(a)) ^ chain(int(b))
+
+
+def joints_apart(parents, a: int, b: int) -> int:
+    """The number of joints between the bodies of joints ``a`` and ``b`` (`joints_between`): a
+    link and its parent 1; two links across a two-axis joint (waist and chest, shank and foot) 2."""
+    return len(joints_between(parents, a, b))
 
 
 def self_pair_by_default(parents, a: int, b: int) -> bool:

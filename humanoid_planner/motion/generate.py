@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.collision_rules import joints_between
 from humanoid_planner.contact.feasibility import Stats
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
@@ -139,16 +140,9 @@ def freedom(model, frame_a: str, frame_b: str) -> int:
     ``frame_a`` and ``frame_b``: what the robot has to move one body relative to the other (a
     thigh relative to its own sole: the knee and the two ankle axes, 3)."""
 
-    def chain(j):
-        out = set()
-        while j > 0:
-            out.add(j)
-            j = model.parents[j]
-        return out
-
     a = model.frames[model.getFrameId(frame_a)].parentJoint
     b = model.frames[model.getFrameId(frame_b)].parentJoint
-    return sum(model.joints[j].nv for j in chain(a) ^ chain(b))
+    return sum(model.joints[j].nv for j in joints_between(model.parents, a, b))
 
 
 def body_paths(feas, seg: Segment, s: MotionSettings) -> dict:
