@@ -23,7 +23,8 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   its surface lies on;
 - self-collision, with the planner's own model whether or not the plan was made with it: every
   geometry pair of `posture.geometry_self_collision.geometry_pairs` (coal on the URDF shapes:
-  every two bodies but a joint and its parent) at least its margin (the planner's
+  the simulator's pairs, bodies at least three joints apart, with the collision rules) at least
+  its margin (the planner's
   ``collision_margin``, 0 for pairs closer at the default posture; less ``position_tol``) apart;
 - the goal posture holds the last stance (contacts and stability) and its goal tasks.
 

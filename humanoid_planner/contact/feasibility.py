@@ -52,8 +52,9 @@ the collision rows met to its tolerance (1e-6 m), so what the filter drops with 
 the PG could not accept; what it keeps within that millimetre the PG still refuses.
 
 **Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
-geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; every
-two bodies but a joint and its parent; HRP-2: 218 pairs; its docstring says why not the capsules),
+geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; the
+simulator's pairs, bodies at least three joints apart; HRP-2: 204 pairs; its docstring says why
+not the capsules),
 lazily as the obstacle pairs with activation 0 (``SELF_ACTIVATION``, whatever ``activation``):
 only the pairs met at a solution enter the call (with the obstacles' default 0.25 m most leg
 pairs entered every call on the flat floor, and the one-foot stance of

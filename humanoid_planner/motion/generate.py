@@ -139,7 +139,6 @@ def freedom(model, frame_a: str, frame_b: str) -> int:
     """The degrees of freedom of the joints on the tree path between the bodies of frames
     ``frame_a`` and ``frame_b``: what the robot has to move one body relative to the other (a
     thigh relative to its own sole: the knee and the two ankle axes, 3)."""
-
     a = model.frames[model.getFrameId(frame_a)].parentJoint
     b = model.frames[model.getFrameId(frame_b)].parentJoint
     return sum(model.joints[j].nv for j in joints_between(model.parents, a, b))
@@ -237,7 +236,8 @@ def task_error(feas, q, data=None) -> float:
 def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     """The projections of segment ``seg``: k - 1 at u = j / k, then one more at the middle of every
     piece whose chord midpoint lets a held contact drift by more than ``s.drift`` or a task's rows
-    by more than ``s.task_tolerance`` (recursively, at most ``s.refinements`` halvings)."""
+    by more than ``s.task_tolerance`` (recursively, at most ``s.refinements`` halvings), then the
+    same test on the time law's spline through them (module docstring)."""
     model = feas.model
     if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
         return np.array([seg.q_start, seg.q_end])  # nothing moves (a goal posture that is the last witness)
@@ -249,15 +249,19 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     us.append(1.0)
     knots.append(seg.q_end)
     data = model.createData()
+
+    def refine(i, mid):
+        """A knot after knot ``i``: ``mid`` (a point of the piece) projected at the piece's middle u."""
+        u = 0.5 * (us[i] + us[i + 1])
+        knots.insert(i + 1, _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}", mid))
+        us.insert(i + 1, u)
+
     depth = [0] * (len(knots) - 1)  # halvings behind each piece
     i = 0
     while i < len(knots) - 1:
         mid = pin.interpolate(model, knots[i], knots[i + 1], 0.5)
         if depth[i] < s.refinements and _off(feas, seg, mid, s, data):
-            u = 0.5 * (us[i] + us[i + 1])
-            q = _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}", mid)
-            us.insert(i + 1, u)
-            knots.insert(i + 1, q)
+            refine(i, mid)
             depth[i] += 1
             depth.insert(i + 1, depth[i])
             continue
@@ -275,11 +279,7 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
             if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), s, data) for f in SPLINE_CHECKS)
         ]
         for i in reversed(bad):
-            u = 0.5 * (us[i] + us[i + 1])
-            start = _clipped(model, path(a[i] + 0.5 * cost[i]))
-            q = _project(feas, seg, paths, u, [start, knots[i]], stats, f"refinement at u = {u:.4g}", start)
-            us.insert(i + 1, u)
-            knots.insert(i + 1, q)
+            refine(i, _clipped(model, path(a[i] + 0.5 * cost[i])))
         if not bad:
             break
     return np.array(knots)
