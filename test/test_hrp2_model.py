@@ -7,6 +7,7 @@ import importlib.util
 import math
 from pathlib import Path
 
+import coal
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -332,6 +333,33 @@ def test_no_self_collision_between_non_adjacent_links(robot, posture):
         if gd.collisionResults[k].isCollision():
             hits.append((g1.name, g2.name))
     assert not hits
+
+
+def test_the_thighs_clear_the_waist_by_the_planner_margin_over_the_whole_hip_flexion(robot):
+    """The hip pitch flexes to -125 deg (J1's limit): the waist's boxes stay >= 1 cm (the planner's
+    self-collision margin, docs/planner.md) from the thighs' at every hip angle 0..-125 deg, the
+    other joints at zero. A single waist box reaching below the front of the chest joint met the
+    thighs' near corners within 1 cm from -95 deg on and overlapped them from -100 deg (rising
+    from a seat, a deep crouch)."""
+    m = robot.model
+    cm = robot.collision_model
+    data, gd = m.createData(), pin.GeometryData(cm)
+    waist = [g for g, o in enumerate(cm.geometryObjects) if o.name.startswith("BODY")]
+    thighs = [g for g, o in enumerate(cm.geometryObjects) if o.name.startswith(("RLEG_LINK2", "LLEG_LINK2"))]
+    assert len(waist) == 2 and len(thighs) == 2
+    worst = np.inf
+    for deg in np.linspace(0.0, -125.0, 126):
+        q = robot.q("zero")
+        for j in ("RLEG_JOINT2", "LLEG_JOINT2"):
+            q[robot.joint_index_q(j)] = deg * DEG
+        pin.updateGeometryPlacements(m, data, cm, gd, q)
+        for a in waist:
+            for b in thighs:
+                ga, gb = cm.geometryObjects[a], cm.geometryObjects[b]
+                res = coal.DistanceResult()
+                coal.distance(ga.geometry, gd.oMg[a], gb.geometry, gd.oMg[b], coal.DistanceRequest(), res)
+                worst = min(worst, res.min_distance)
+    assert worst >= 0.01
 
 
 # ---------------------------------------------------------------------------- contact locations

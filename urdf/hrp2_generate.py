@@ -159,9 +159,12 @@ HALF_SITTING_DEG = {  # S1, W1, W2 (§9.1), conf. C; right side (left mirrored f
 HALF_PI = math.pi / 2
 HEAD_TOP = 0.186  # D (§5): 1.539 (Q) - 1.353 = head top above the neck joint at the zero posture
 SHAPES = {
-    "BODY": [  # waist up to the chest joint (0.3507); bottom 0.075 above the hip axes so the thighs
-        # clear it when sitting (hip pitch -90 deg) and in a squat (-100 deg)
-        ("box", (0.22, 0.26, 0.27), (-0.010, 0.0, 0.210), (0, 0, 0), "hrp2_silver", True),
+    "BODY": [  # waist up to the chest joint (0.3507), two boxes: the back one's bottom 0.075 above
+        # the hip axes (x -0.12..0), the front one's 0.17 (x 0..0.10), so the thighs clear it over
+        # the hip pitch's whole flexion (-125 deg, the J1 limit; the thighs' boxes' near corners
+        # sweep the waist's front-lower edge from -100 deg on): sitting, rising from a seat, a crouch
+        ("box", (0.12, 0.26, 0.27), (-0.060, 0.0, 0.210), (0, 0, 0), "hrp2_silver", True),
+        ("box", (0.10, 0.26, 0.175), (0.050, 0.0, 0.2575), (0, 0, 0), "hrp2_silver", True),
     ],
     "CHEST_LINK0": [  # yaw stage: visual only (inside the waist/chest envelopes)
         ("cylinder", (0.06, 0.04), (0.0, 0.0, -0.02), (0, 0, 0), "hrp2_dark", False),
@@ -178,8 +181,8 @@ SHAPES = {
         ("box", (0.19, 0.16, HEAD_TOP - 0.020), (0.005, 0.0, (HEAD_TOP + 0.020) / 2), (0, 0, 0), "hrp2_silver", True),
         ("box", (0.02, 0.13, 0.05), (0.10, 0.0, 0.085), (0, 0, 0), "hrp2_visor", False),
     ],
-    "RLEG_LINK0": [  # hip-yaw motor above the hip (J1 COM z +0.065): visual only, inside BODY box
-        ("cylinder", (0.04, 0.10), (0.0, 0.0, 0.06), (0, 0, 0), "hrp2_dark", False),
+    "RLEG_LINK0": [  # hip-yaw motor above the hip (J1 COM z +0.065): visual only, inside the waist's back box
+        ("cylinder", (0.04, 0.10), (-0.040, 0.0, 0.06), (0, 0, 0), "hrp2_dark", False),
     ],
     "RLEG_LINK1": [  # hip roll/pitch cross: visual only
         ("cylinder", (0.045, 0.10), (0.0, 0.0, 0.0), (0, HALF_PI, 0), "hrp2_dark", False),

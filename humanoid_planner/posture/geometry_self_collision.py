@@ -9,23 +9,23 @@ so the capsule filter must drop pairs that do meet, and the pairs it keeps forbi
 robot has. Measured on the planner's scenes: HRP-2's two shank capsules are 0.8 mm apart at
 half-sitting, under the 1 cm margin, so the filter dropped them and the stairs plan crossed its
 shanks by 4.4-10.5 cm; the waist and a thigh are "adjacent" (the hip's LINK0 and LINK1 carry no
-geometry) though three joints lie between them, and their boxes, 10 cm apart at half-sitting,
-meet at a 1.8 rad hip flexion inside the joint's range; and with the capsule pairs the can on the
+geometry) though three joints lie between them, and their boxes (until stop 20 one waist box)
+met at a 1.75 rad hip flexion inside the joint's range; and with the capsule pairs the can on the
 table took 14 stances and 17 s of CPU instead of 3 stances in 1 s (the arms' capsules against
 the waist's, which a hand on the table needs to pass).
 
 Pairs (`geometry_pairs`): the simulator's rule, one rule for both
 (`humanoid_model.collision_rules.self_pair_by_default`): every pair of objects of two joints at
-least three joints apart (the waist and a thigh are: the hip's LINK0 and LINK1 carry no geometry,
-and their boxes, 10 cm apart at half-sitting, meet at a 1.8 rad hip flexion inside the joint's
-range), bodies across one simple or composite joint left to the joint limits as the thesis does
-(001_escande.md:127; why, and what it leaves out, there), the robot sidecar's and the scene's
-``collision`` rules on top (``rules``: an ``exclude`` drops a pair, an ``include`` adds one);
-at ``margin`` when at least that far apart at the reference posture (the robot's default), at
-margin 0 when closer but apart (touching allowed, overlapping not), left out when they overlap
-there (bodies that overlap by design) unless included. HRP-2 at half-sitting: 204 pairs (218
-with the two-joint pairs, which blocked the under-table crawl: the waist and chest boxes meet at
-a forward chest pitch), all at the 1 cm margin.
+least three joints apart (the waist and a thigh are: the hip's LINK0 and LINK1 carry no geometry;
+the waist's two boxes clear the thighs' by 1.5 cm at the hip's -125 deg limit, the single box they
+replace met them from -100 deg on), bodies across one simple or composite joint left to the joint
+limits as the thesis does (001_escande.md:127; why, and what it leaves out, there), the robot
+sidecar's and the scene's ``collision`` rules on top (``rules``: an ``exclude`` drops a pair, an
+``include`` adds one); at ``margin`` when at least that far apart at the reference posture (the
+robot's default), at margin 0 when closer but apart (touching allowed, overlapping not), left out
+when they overlap there (bodies that overlap by design) unless included. HRP-2 at half-sitting: 223
+pairs (239 with the two-joint pairs, which blocked the under-table crawl: the waist and chest boxes
+meet at a forward chest pitch), all at the 1 cm margin.
 
 Shapes: a box as it is; any other geometry by the convex hull of its `capsules.geometry_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
