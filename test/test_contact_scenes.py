@@ -90,6 +90,25 @@ def test_check_plan_reports_broken_plans(scene_plan):
     assert np.array_equal(plan.nodes[1].q, nodes[1].q)  # the shared plan was not modified
 
 
+def test_the_ground_is_an_obstacle_the_floor_contacts_rest_on(scene_plan):
+    """The scene's ground is an obstacle (`posture.Obstacle.ground`) and the floor surface lies on
+    it (``body`` "ground"), as a tread lies on its step: a contact on the floor skips the ground,
+    every other body stays clear of it. The stairs' start witness sunk 0.2 m (the soles, which
+    rest on the floor, and the shanks and knees, which do not, below z = 0) is reported for the
+    shanks in the ground; until stop 20 the ground was no obstacle, and the under-table crawl knelt
+    with its feet 12.5 cm into the floor."""
+    sp, plan = scene_plan("stairs")
+    feas = sp.planner.feas
+    assert feas.surfaces["floor"].body == "ground" and feas.surfaces["step1_top"].body == "step1"
+    assert [o.name for o in feas.obstacles].count("ground") == 1
+    nodes = list(plan.nodes)
+    sunk = dataclasses.replace(nodes[0], q=nodes[0].q.copy())
+    sunk.q[2] -= 0.2
+    problems = check_plan(sp.planner, dataclasses.replace(plan, nodes=[sunk] + nodes[1:]))
+    assert any(p.startswith("node 0: geometry RLEG_LINK3") and "obstacle ground" in p for p in problems), problems
+    assert not any("LINK5" in p and "obstacle ground" in p for p in problems)  # the soles rest on it
+
+
 def test_check_plan_reports_crossed_shanks(scene_plan):
     """A stairs witness with the left hip rolled 0.3 rad toward the right leg (the left knee moves
     ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the witness itself passes: the A18 test) is reported
@@ -128,7 +147,7 @@ def test_a_thigh_released_from_the_seat_clears_it_with_its_box_not_its_capsule()
     assert {k: round(v, 6) for k, v in feas.overshoot.items()} == {
         (body, obstacle): round(over, 6)
         for body in ("LLEG_JOINT2", "RLEG_JOINT2")
-        for obstacle in ("chair_seat", "table_top")
+        for obstacle in ("chair_seat", "table_top", "ground")  # the floor lies on the ground obstacle
     }
     stance = tuple(c for c in sp.start.contacts if c.location != "r_thigh")
     released = feas.transition(sp.start.contacts, stance, sp.start_q)

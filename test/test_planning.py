@@ -149,8 +149,9 @@ def test_cli_plan_unknown_scene_and_scene_without_a_problem(tmp_path, capsys, sc
 def test_scene_problems_keep_the_witnesses_clear_of_the_scene_bodies(name, robot, monkeypatch, tmp_path):
     """Every shipped scene with a planning section builds its problem with the scene's static
     bodies as obstacles, through `problem_for` (what the plan command and the node call): the
-    planner's obstacle list is the scene's boxes by name and pose, and `humanoid-stack plan` hands
-    that problem to the search (captured; 1e-9 s limit: exit 1 after the root's PG call)."""
+    planner's obstacle list is the scene's boxes by name and pose and the ground (its top face at
+    the scene's ground height), and `humanoid-stack plan` hands that problem to the search
+    (captured; 1e-9 s limit: exit 1 after the root's PG call)."""
     import humanoid_planner.planning as planning
     from humanoid_model.scene import load_scene
 
@@ -158,6 +159,9 @@ def test_scene_problems_keep_the_witnesses_clear_of_the_scene_bodies(name, robot
     problem = planning.problem_for(scene, robot)
     obstacles = {o.name: o.translation for o in problem.planner.feas.obstacles}
     boxes = {b.name: b.pose.xyz for b in scene.bodies if b.shape.kind == "box"}
+    ground = next(o for o in problem.planner.feas.obstacles if o.name == "ground")
+    assert ground.translation[2] + ground.shape.halfSide[2] == scene.ground.height
+    boxes["ground"] = ground.translation
     assert boxes and obstacles.keys() == boxes.keys()
     for k, xyz in boxes.items():
         np.testing.assert_allclose(obstacles[k], xyz)

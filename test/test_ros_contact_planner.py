@@ -156,7 +156,7 @@ def test_scene_problems_are_planned_among_the_scene_bodies(ros, monkeypatch):
     monkeypatch.setattr(planning, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
     doc = node._plan(None, None, None)
     assert not doc["success"] and "time limit" in doc["reason"]
-    assert [o.name for o in built[0].planner.feas.obstacles] == [f"step{i}" for i in range(1, 6)]
+    assert [o.name for o in built[0].planner.feas.obstacles] == [f"step{i}" for i in range(1, 6)] + ["ground"]
     assert built[0].settings.algorithm == "bfp" and built[0].settings.candidates == "random"
 
 

@@ -53,7 +53,7 @@ the PG could not accept; what it keeps within that millimetre the PG still refus
 
 **Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
 geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; the
-simulator's pairs, bodies at least three joints apart; HRP-2: 204 pairs; its docstring says why
+simulator's pairs, bodies at least three joints apart; HRP-2: 223 pairs; its docstring says why
 not the capsules),
 lazily as the obstacle pairs with activation 0 (``SELF_ACTIVATION``, whatever ``activation``):
 only the pairs met at a solution enter the call (with the obstacles' default 0.25 m most leg
@@ -131,7 +131,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import coal
 import numpy as np
@@ -157,7 +157,7 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
-from humanoid_planner.posture.environment_collision import capsule_frame
+from humanoid_planner.posture.environment_collision import GROUND, capsule_frame
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.outcome import Outcome, PostureResult
@@ -168,7 +168,7 @@ from .goal import ComRegion, PointRegion
 from .relaxed import Relaxed, WithBand
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "with_joint_margin"]
+__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "on_ground", "with_joint_margin"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
@@ -255,6 +255,23 @@ class Stats:
         return [(p, o, n, self.times[(p, o)] / n) for (p, o), n in sorted(self.calls.items())]
 
 
+def on_ground(surfaces: dict, obstacles) -> dict:
+    """``surfaces`` (name -> `Surface`) with those lying on the ground obstacle's top face (no body,
+    normal up, every vertex at its height to 1e-6 m) bound to it (``body`` ``GROUND``), so that a
+    contact on the floor skips the ground as a contact on a table skips the table (`_skipped`),
+    and every other body keeps ``collision_margin`` above it; unchanged without a ground obstacle
+    (`posture.Obstacle.ground`)."""
+    ground = next((o for o in obstacles if o.name == GROUND), None)
+    if ground is None:
+        return surfaces
+    top = ground.translation[2] + ground.shape.halfSide[2]
+    out = {}
+    for name, surf in surfaces.items():
+        flat = surf.body is None and surf.normal[2] > 1.0 - 1e-9 and np.all(np.abs(surf.vertices[:, 2] - top) <= 1e-6)
+        out[name] = replace(surf, body=GROUND) if flat else surf
+    return out
+
+
 class Feasibility:
     """PG calls for ``robot`` (a `humanoid_model` robot) on ``surfaces`` (name -> `Surface`)."""
 
@@ -288,7 +305,8 @@ class Feasibility:
         self.joint_margin = float(joint_margin)
         self.model = with_joint_margin(robot.model, self.joint_margin)
         self.locations = robot.contact_locations
-        self.surfaces = surfaces
+        self.obstacles = list(obstacles)
+        self.surfaces = on_ground(surfaces, self.obstacles)
         self.criterion = criterion
         self.tasks = list(tasks)
         self.margin = float(margin)
@@ -298,7 +316,6 @@ class Feasibility:
         self.stability_model = stability
         self.band = float(band)
         self.polish = float(polish)
-        self.obstacles = list(obstacles)
         self.collision_margin, self.activation = float(collision_margin), float(activation)
         self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
         #: the robot sidecar's and the scene's pair rules (`humanoid_model.collision_rules`;

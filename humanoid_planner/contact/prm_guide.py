@@ -43,6 +43,7 @@ from scipy.optimize import linprog
 
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
+    GROUND,
     EnvironmentCollision,
     EnvironmentFrame,
     LightContact,
@@ -146,6 +147,10 @@ class PrmGuide:
         self.coords = GuideCoordinates(self.model)
         self.data = self.model.createData()
         caps = robot_capsules(self.model, robot.collision_model)
+        # the ground obstacle (the contact planner's, `feasibility.on_ground`) is left to the floor
+        # surfaces here: C_guide's contacts are within eps of them, and the lax capsule margin is
+        # not the foot's 4.5 cm overreach below its sole
+        obstacles = [o for o in obstacles if o.name != GROUND]
         self.collision = EnvironmentCollision(self.model, obstacles, capsules=caps, margin=self.margin)
         self.settings = SolverSettings(max_iterations=100, stall_iterations=20)
 

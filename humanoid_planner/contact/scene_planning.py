@@ -200,7 +200,7 @@ def scene_planning(scene, robot=None, guide=None, **settings) -> ScenePlanning:
         s,
         tasks=tasks,
         goal_contacts=spec.goal_contacts,
-        obstacles=Obstacle.from_scene(scene),
+        obstacles=Obstacle.from_scene(scene, ground=True),
         collision_rules=world_collision_rules(robot, scene),
     )
     contacts = []

@@ -135,7 +135,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         potential,
         _settings(settings),
         goal_contacts=soles,
-        obstacles=Obstacle.from_scene(scene),
+        obstacles=Obstacle.from_scene(scene, ground=True),
         collision_rules=world_collision_rules(robot, scene),
     )
     pairs = start_contacts(planner.feas, q0, soles)

@@ -15,7 +15,7 @@ from .com_position import ComPosition
 from .criterion import ReferencePosture
 from .criterion_sum import CriterionSum
 from .deformable_contact import DeformableContact
-from .environment_collision import EnvironmentCollision, Obstacle
+from .environment_collision import GROUND, EnvironmentCollision, Obstacle
 from .force_stability import ForceStability
 from .frame_orientation import FrameOrientation
 from .frame_position import FramePosition
@@ -83,6 +83,7 @@ __all__ = [
     "EnvironmentFrame",
     "ExtendedConstraint",
     "ForceStability",
+    "GROUND",
     "FrameOrientation",
     "FramePosition",
     "Gaze",
