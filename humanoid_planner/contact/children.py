@@ -3,6 +3,16 @@
 - **Removal** (finite): for a stance of >= 2 contacts, each contact in turn is released: the
   child's stance lacks it, its witness still holds it geometrically with the remaining contacts
   stable (`Feasibility.transition`). Duplicate test first, then the PG (:283).
+  - **Settled releases** (``settle_releases``, off by default: the thesis's potential at the
+    witness): a release's witness still touches the released contact (the geometry of the
+    larger stance), so its potential is that of the larger stance, and a release that is
+    the way on scores no better than the stance it leaves (the chair's seat-off at its still
+    seated witness -0.008, under 200-odd seated shuffles down to -0.015; the side step's foot
+    release under 100-odd hand placements on the table). With it, after the transition
+    succeeds, one more PG call on the child's stance alone, from the witness, the potential as
+    criterion (purpose "settle"), and the child's potential is taken there; its witness stays
+    the transition's (what `check_plan` and the motion use) and its children start from it. A
+    failed settle leaves the witness's potential.
 - **Addition** (infinite, candidates by the PG): for each contact location whose body is not in
   contact, each surface, unless the pair is forbidden (:288): the pre-contact test (:305,
   erratum 7), then the light contact in a search box Υ (the surface ∩ the square about the
@@ -59,9 +69,15 @@ DISC_SIDES = 32  #: the candidate sphere's disc on a surface as a polygon of thi
 MAX_DRAWS = 20  #: draws per random candidate before giving up on the rest (chosen, module docstring)
 
 
-def removal_job(feas, geometric, stable, q0):
-    """The transition PG call of a removal child: `PostureResult`."""
-    return feas.transition(geometric, stable, q0)
+def removal_job(feas, geometric, stable, q0, settle=False):
+    """The transition PG call of a removal child: ``(PostureResult, settled q or None)``; with
+    ``settle``, after a success, one more call on ``stable`` alone from the witness, the potential
+    as criterion (purpose "settle"; module docstring "Settled releases")."""
+    res = feas.transition(geometric, stable, q0)
+    if not (settle and res.success):
+        return res, None
+    settled = feas.transition(stable, stable, res.q, purpose="settle")
+    return res, (settled.q if settled.success else None)
 
 
 def box_job(feas, stance, location, box, q0):
@@ -153,9 +169,9 @@ class ChildGenerator:
         self.locations = settings.locations or sorted(feas.locations)
         self.generated = 0
 
-    def _node(self, stance, q, parent, kind, changed, box=None) -> Node:
+    def _node(self, stance, q, parent, kind, changed, box=None, q_potential=None) -> Node:
         self.generated += 1
-        u = self.potential.total(stance, q)
+        u = self.potential.total(stance, q if q_potential is None else q_potential)
         return Node(stance, q.copy(), u, parent, kind, changed, box, self.generated, parent.depth + 1)
 
     def forbidden(self, location: str, surface: str) -> bool:
@@ -226,10 +242,15 @@ class ChildGenerator:
                 child = n.stance.without(c.location)
                 if self.registry.add(child):
                     removed.append((c, child))
-        return removed, [(removal_job, (n.stance.contacts, child.contacts, n.q)) for _, child in removed]
+        settle = self.s.settle_releases
+        return removed, [(removal_job, (n.stance.contacts, child.contacts, n.q, settle)) for _, child in removed]
 
     def _merge_removals(self, n: Node, removed, results) -> list[Node]:
-        return [self._node(child, r.q, n, RELEASED, c) for (c, child), r in zip(removed, results) if r.success]
+        return [
+            self._node(child, r.q, n, RELEASED, c, q_potential=settled)
+            for (c, child), (r, settled) in zip(removed, results)
+            if r.success
+        ]
 
     def _addition_jobs(self, n: Node, lazy: bool) -> list:
         return [(pair_job, self._pair_args(n, loc, surf, lazy)) for loc, surf in self.pairs(n)]

@@ -93,6 +93,7 @@ class PlannerSettings:
     stability: str = "com"  #: "com" (3.63) or "forces" (3.68)-(3.70) (`feasibility`)
     band: float = 1e-3  #: equality band seen by phase 1 (`feasibility`; 0: none)
     workers: int = 1  #: processes evaluating children (0: one per core; `parallel`)
+    settle_releases: bool = False  #: a release child's potential at a posture of its own stance (`children`)
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
