@@ -44,6 +44,7 @@ SETTINGS = {
     "density": float,
     "deformable_angle": float,
     "placed_candidates": bool,
+    "settle_releases": bool,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
