@@ -56,7 +56,19 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     params = client.create_client(GetParameters, "/contact_planner/get_parameters")
     assert spin_until(lambda: plan.service_is_ready() and params.service_is_ready())
 
-    # the plan, and while it runs: the parameter service answers, a second plan is refused as busy
+    # the plan, and while it runs: the parameter service answers, a second plan is refused as busy.
+    # The planning thread waits for `release` before it plans: the flat walk plans in well under a
+    # second on a quiet machine, sometimes before the two requests were answered (the test then
+    # failed run alone, and passed in the loaded full suite)
+    import threading
+
+    release, worker = threading.Event(), node._worker
+
+    def held_worker(*args):
+        release.wait(TIMEOUT)
+        worker(*args)
+
+    node._worker = held_worker
     request = GetPlan.Request()
     request.goal.pose.position.x = 0.4  # the flat walk of test_contact_plan
     first = plan.call_async(request)
@@ -65,6 +77,7 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     got = params.call_async(GetParameters.Request(names=["algorithm"]))
     assert spin_until(lambda: second.done() and got.done())
     assert node.busy and not first.done()  # both answered while the plan still runs
+    release.set()
     assert spin_until(first.done)
     assert got.result().values[0].string_value == ""  # the problem's own algorithm
     assert len(second.result().plan.poses) == 0
