@@ -374,3 +374,43 @@ def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_t
     assert worst < 1e-3
     speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
     assert speed.max() <= CAP * (1 + 1e-9)
+
+
+def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
+    """The chair's first two releases (A20's plan start: the left thigh, then the right one, the
+    soles held): in segment 1 the left thigh leaves the seat while the right thigh and both soles
+    are held. With the thigh's position path (3 rows, 3 joints from its sole) the first projection
+    fails (SLSQP's singular subproblem); `_knots` then generates the segment without it, and the
+    motion holds every contact of the segment within 1 mm at every knot."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.contact.feasibility import Stats
+    from humanoid_planner.contact.node import RELEASED, ROOT, Node
+    from humanoid_planner.contact.stance import Stance
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings, body_paths, contact_drift
+    from humanoid_planner.motion import generate as gen
+    from humanoid_planner.motion.segments import plan_segments
+
+    sp = scene_planning(load_scene("chair_table"))
+    feas = sp.planner.feas
+    start = sp.start.contacts
+    q0 = feas.transition(start, start, sp.start_q).q
+    feet = tuple(c for c in start if c.location.endswith("sole"))
+    right = tuple(c for c in start if c.location == "r_thigh")
+    left = next(c for c in start if c.location == "l_thigh")
+    r1 = feas.transition(start, feet + right, q0)
+    r2 = feas.transition(feet + right, feet, r1.q)
+    assert r1.success and r2.success
+    n0 = Node(Stance(start), q0, 0.0, None, ROOT, None)
+    n1 = Node(Stance(feet + right), r1.q, 0.0, n0, RELEASED, left)
+    n2 = Node(Stance(feet), r2.q, 0.0, n1, RELEASED, right[0])
+    seg = plan_segments([n0, n1, n2])[1]
+    s = MotionSettings()
+    paths = body_paths(feas, seg, s)
+    assert set(paths) == {"l_thigh"} and paths["l_thigh"].orientation is False
+    with pytest.raises(PlanningError, match="segment 1 step 1/20"):
+        gen._knots_on(feas, seg, s, Stats(), paths)
+    knots = gen._knots(feas, seg, s, Stats())
+    assert len(knots) >= s.steps + 1
+    assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3

@@ -33,7 +33,13 @@ stairs the uniform 20 let a stance sole drift 1.8 mm between knots during a long
 walk: 0.16 mm); the issue's bound is 1 mm.
 
 Bodies with a path: see `body_paths` (the thesis's "only hands and feet", generalised by the
-degrees of freedom between a moving body and the other contact bodies).
+degrees of freedom between a moving body and the other contact bodies). A segment whose
+projections fail with a position-only path (a body 3 to 5 joints from another contact body) is
+generated again without those paths, as the thesis's hands-and-feet rule would (stop 20): on the
+chair's seat-off the left thigh leaves the seat while the right thigh is held on it, both soles
+held, and the thigh's 3 position rows with the other leg pinned at both ends left SLSQP a singular
+subproblem (SEARCH_DIRECTION_FAILED at 4.4 mm at the first projection); without the path the
+segment is followed (the glass scene's landing thigh keeps its path: its projections succeed).
 
 Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
 :453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
@@ -242,6 +248,18 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
         return np.array([seg.q_start, seg.q_end])  # nothing moves (a goal posture that is the last witness)
     paths = body_paths(feas, seg, s)
+    try:
+        return _knots_on(feas, seg, s, stats, paths)
+    except PlanningError:
+        posed = {name: bp for name, bp in paths.items() if bp.orientation}
+        if len(posed) == len(paths):
+            raise
+        return _knots_on(feas, seg, s, stats, posed)  # without the position-only paths (module docstring)
+
+
+def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict) -> np.ndarray:
+    """`_knots` with the moving bodies' ``paths`` (`body_paths`)."""
+    model = feas.model
     us, knots = [0.0], [seg.q_start]
     for j in range(1, s.steps):
         knots.append(_project(feas, seg, paths, j / s.steps, [knots[-1]], stats, f"step {j}/{s.steps}"))
