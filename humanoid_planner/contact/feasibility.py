@@ -486,16 +486,26 @@ class Feasibility:
             self._collision_rows[key] = rows
         return rows
 
-    def _pairs_within(self, q, skip: set, distance: float, over: dict) -> set:
-        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] (less their
-        overshoot in ``over``) at ``q``."""
+    def _env_gaps(self, q, skip: set, over: dict) -> dict:
+        """(capsule body, obstacle) pair not in ``skip`` -> its distance at ``q`` plus its overshoot
+        in ``over`` [m] (one evaluation of every pair; `_pairs_within` thresholds it)."""
         full = self._environment(frozenset(skip), self.collision_margin)
         if not full.dim:
-            return set()
+            return {}
         kin.update(self.model, self._data, np.asarray(q, float))
         d = full.distances(self._data)[0]
         pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
-        return {p for p, di in zip(pairs, d) if di < distance - over.get(p, 0.0)}
+        return {p: float(di) + over.get(p, 0.0) for p, di in zip(pairs, d)}
+
+    @staticmethod
+    def _below(gaps: dict, distance: float) -> set:
+        """The keys of ``gaps`` (`_env_gaps`, `_self_gaps`) whose value is below ``distance``."""
+        return {p for p, g in gaps.items() if g < distance}
+
+    def _pairs_within(self, q, skip: set, distance: float, over: dict) -> set:
+        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] (less their
+        overshoot in ``over``) at ``q``."""
+        return self._below(self._env_gaps(q, skip, over), distance)
 
     def _self(self, rows: frozenset) -> list:
         """The self-collision constraint of ``rows`` (row indices of ``self_collision``), built once
@@ -508,14 +518,21 @@ class Feasibility:
             self._self_rows[rows] = out
         return out
 
-    def _self_within(self, q, distance: float, slack: bool) -> set:
-        """Rows of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
-        (``slack``: closer than its own margin less ``distance``)."""
+    def _self_gaps(self, q, distance: float, slack: bool) -> dict:
+        """Row of ``self_collision`` -> its distance at ``q`` [m], for the rows closer than
+        ``distance`` (``slack``: distances and ``distance`` counted from each row's own margin)."""
         full = self.self_collision
         if full is None:
-            return set()
+            return {}
         kin.update(self.model, self._data, np.asarray(q, float))
-        return {int(i) for i in full.closer(self._data, distance + (full.margin if slack else 0.0))}
+        base = full.margin if slack else np.zeros(full.dim)
+        rows, d = full.closer_distances(self._data, distance + base)
+        return {int(i): float(di - base[i]) for i, di in zip(rows, d)}
+
+    def _self_within(self, q, distance: float, slack: bool) -> set:
+        """Rows of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
+        (``slack``: closer than its own margin plus ``distance``)."""
+        return set(self._self_gaps(q, distance, slack))
 
     def placed_clear(self, stance, contact) -> bool:
         """Whether ``contact``'s body can be clear of the obstacles where ``contact`` puts it: the
@@ -608,18 +625,15 @@ class Feasibility:
             if not (res.success and (self.obstacles or self.self_collision is not None)):
                 return res, ((near_env, near_self) if k and restart is None else None)
             tol = self.settings.tolerance
-            close = (
-                self._pairs_within(res.q, skip, self.collision_margin - tol, over) - active if self.obstacles else set()
-            )
-            close_self = self._self_within(res.q, -tol, slack=True) - active_self
+            # one evaluation of the pairs serves both thresholds (-tol < RESTART_SLACK)
+            gaps_env = self._env_gaps(res.q, skip, over) if self.obstacles else {}
+            gaps_self = self._self_gaps(res.q, RESTART_SLACK, slack=True)
+            close = self._below(gaps_env, self.collision_margin - tol) - active
+            close_self = self._below(gaps_self, -tol) - active_self
             if not (close or close_self):
                 return res, None
-            near_env |= (
-                self._pairs_within(res.q, skip, self.collision_margin + RESTART_SLACK, over)
-                if self.obstacles
-                else set()
-            )
-            near_self |= self._self_within(res.q, RESTART_SLACK, slack=True)
+            near_env |= self._below(gaps_env, self.collision_margin + RESTART_SLACK)
+            near_self |= set(gaps_self)
             active |= close | (near_env if slack else set())
             active_self |= close_self | (near_self if slack else set())
             q0 = res.q if restart is None else restart

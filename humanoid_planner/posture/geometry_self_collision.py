@@ -126,8 +126,12 @@ class GeometrySelfCollision(PostureConstraint):
         """The rows whose distance at the configuration of ``data`` is below ``limits`` (m,) [m]:
         coal only on the pairs whose joints' capsules (`capsules.robot_capsules`, which contain
         the joints' geometry: a lower bound of the distance) are closer than their limit."""
+        return self.closer_distances(data, limits)[0]
+
+    def closer_distances(self, data, limits) -> tuple[np.ndarray, np.ndarray]:
+        """`closer`'s rows and their distances [m]."""
         if not self.dim:
-            return np.zeros(0, int)
+            return np.zeros(0, int), np.zeros(0)
         if self._capsules is None:
             caps = robot_capsules(self.model, self.collision_model)
             index = {c.joint: k for k, c in enumerate(caps)}
@@ -137,7 +141,9 @@ class GeometrySelfCollision(PostureConstraint):
         bound = capsule_distances(A[ia], B[ia], R[ia], A[ib], B[ib], R[ib])[0]
         limits = np.broadcast_to(limits, (self.dim,))
         rows = np.flatnonzero(bound < limits)
-        return rows[self.distances(data, rows)[0] < limits[rows]]
+        d = self.distances(data, rows)[0]
+        keep = d < limits[rows]
+        return rows[keep], d[keep]
 
     def distances(self, data, rows=None) -> tuple:
         """``(d, p1, p2, n)``: signed distances (m,) [m], witness points (m, 3) on each geometry and
