@@ -143,16 +143,23 @@ def test_a_run_stopped_by_an_exception_keeps_its_frames(tmp_path):
     assert len(messages) == 1 and "no end line (the run was cut off): replaying the 3 complete frames" in messages[0]
 
 
+def _lines(path):
+    """Number of complete lines in `path` so far (0 when it does not exist yet)."""
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
 def test_a_killed_simulate_replays(tmp_path):
     """SIGKILL to a running `simulate` (no clean-up at all): what reached the disk replays."""
     path = tmp_path / "killed.jsonl"
     argv = ["simulate", "table_static", "--duration", "600", "--dt", "0.01", "--record-every", "1", "--quiet"]
     proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", *argv, "--output", str(path)])
     try:
+        # Wait for complete lines, not bytes: a frame of table_static is about 2.45 kB, so a byte
+        # threshold (200 kB was 81 frames) says nothing about the 100 frames asserted below.
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not path.exists() or path.stat().st_size < 200_000):
+        while time.monotonic() < deadline and _lines(path) < 120:
             time.sleep(0.2)
-        assert path.exists() and path.stat().st_size >= 200_000, "simulate wrote less than 200 kB in 60 s"
+        assert _lines(path) >= 120, "simulate wrote fewer than 120 lines in 60 s"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
