@@ -414,3 +414,132 @@ def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
     knots = gen._knots(feas, seg, s, Stats())
     assert len(knots) >= s.steps + 1
     assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3
+
+
+# Segment 14 of the under-table plan (stop 21, 25 stances): the right sole lands on the floor
+# turned 1.70 rad while the left hand and the left sole hold the crouch (witnesses rounded to 1e-6)
+UT_Q_START = [
+    2.014154,
+    0.047584,
+    0.291079,
+    -0.327155,
+    0.227765,
+    0.073652,
+    0.914149,
+    0.630241,
+    1.027198,
+    0.243439,
+    0.765398,
+    -0.774381,
+    -0.113122,
+    -0.537272,
+    -1.117182,
+    -1.350096,
+    0.716341,
+    0.148286,
+    0.122522,
+    -0.521768,
+    -1.585703,
+    -0.636733,
+    -0.55649,
+    -0.670444,
+    0.058186,
+    -0.060002,
+    0.590865,
+    -2.13218,
+    2.597994,
+    -0.913189,
+    0.111357,
+    -0.765398,
+    -0.2245,
+    -0.675627,
+    -0.014907,
+    -1.288997,
+    0.590865,
+]
+UT_Q_END = [
+    2.01297,
+    0.089113,
+    0.287302,
+    -0.398445,
+    0.200981,
+    0.22914,
+    0.865068,
+    0.405998,
+    1.027198,
+    0.121484,
+    0.312096,
+    -0.89449,
+    -0.110486,
+    -0.911002,
+    -0.981109,
+    -1.25569,
+    1.154956,
+    0.062161,
+    -0.128542,
+    -1.13151,
+    -0.372068,
+    -0.058891,
+    -0.577996,
+    -0.232193,
+    0.099315,
+    -0.503599,
+    0.590865,
+    -1.985985,
+    2.591758,
+    -0.792359,
+    0.317047,
+    0.503599,
+    -0.590864,
+    -0.305813,
+    0.460178,
+    -1.288997,
+    0.590865,
+]
+
+
+def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
+    """The under-table plan's segment 14: with the sole's pose (6 rows) on its path the projections
+    fold at the start of the landing's straight segment (NO_PROGRESS at u = 0.8, forward and
+    backward); `_knots` then holds the position alone, which still descends the last 2 cm along
+    the floor's normal, and the held hand and sole stay within 1 mm at every knot."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.contact.feasibility import Stats
+    from humanoid_planner.contact.stance import Contact
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings, body_paths, contact_drift
+    from humanoid_planner.motion import generate as gen
+    from humanoid_planner.motion.segments import Segment
+
+    feas = scene_planning(load_scene("under_table")).planner.feas
+    qs = []
+    for q in (UT_Q_START, UT_Q_END):
+        q = np.array(q)
+        q[3:7] /= np.linalg.norm(q[3:7])
+        qs.append(gen._clipped(feas.model, q))  # the rounding put joints at their limits 1e-7 outside
+    fixed = (
+        Contact("l_hand", "floor", 0.6115030213703418, 0.2775057630129064, -0.6319818719578483),
+        Contact("l_sole", "floor", 0.5731393024899121, 0.12121575224518027, -0.014147010061389409),
+    )
+    landing = Contact("r_sole", "floor", 0.8085680721542086, -0.40919650986870204, 1.703647566553542)
+    seg = Segment(14, qs[0], qs[1], fixed, None, landing)
+    assert max(contact_drift(feas, fixed, q) for q in qs) < 1e-5
+    s = MotionSettings()
+    paths = body_paths(feas, seg, s)
+    assert set(paths) == {"r_sole"} and paths["r_sole"].orientation is True
+    with pytest.raises(PlanningError, match="segment 14 step 16/20"):
+        gen._knots_on(feas, seg, s, Stats(), paths)
+    knots = gen._knots(feas, seg, s, Stats())
+    assert len(knots) >= s.steps + 1
+    assert max(contact_drift(feas, fixed, q) for q in knots) < 1e-3
+    # the sole's point on the landing's straight segment: on the floor's normal, 2 cm -> 0 above E
+    n, e = feas.env_frame(landing).n, feas.env_frame(landing).point
+    data = feas.model.createData()
+    loc = feas.locations["r_sole"]
+    for j in range(16, 20):  # u = 0.80 .. 0.95, the landing's 20 % of the segment
+        pin.framesForwardKinematics(feas.model, data, knots[j])
+        x = data.oMf[feas.model.getFrameId(loc.body)].act(np.asarray(loc.point, float))
+        height = (x - e) @ n
+        assert abs(height - 0.02 * (1 - (j / 20 - 0.8) / 0.2)) < 1e-4, (j, height)
+        assert np.linalg.norm((x - e) - height * n) < 1e-4

@@ -33,9 +33,15 @@ stairs the uniform 20 let a stance sole drift 1.8 mm between knots during a long
 walk: 0.16 mm); the issue's bound is 1 mm.
 
 Bodies with a path: see `body_paths` (the thesis's "only hands and feet", generalised by the
-degrees of freedom between a moving body and the other contact bodies). A segment whose
-projections fail with a position-only path (a body 3 to 5 joints from another contact body) is
-generated again without those paths, as the thesis's hands-and-feet rule would (stop 20): on the
+degrees of freedom between a moving body and the other contact bodies). Two fallbacks, tried in
+turn where they change the paths. (1) A segment whose projections fail with a body's pose on its
+path is generated again with the positions alone (stop 21): the point still leaves and lands along
+the surface's normal over the straight segments, and the body's orientation is the projection's
+(the witness's at both ends). On the under-table plan a right sole landing turned 1.70 rad, the
+left hand and sole held, folded at the start of its landing segment (NO_PROGRESS at 2.7 cm, forward
+and backward from both ends); with the position alone every projection succeeds. (2) A segment
+whose projections fail with a position-only path (a body 3 to 5 joints from another contact body)
+is generated again without those paths, as the thesis's hands-and-feet rule would (stop 20): on the
 chair's seat-off the left thigh leaves the seat while the right thigh is held on it, both soles
 held, and the thigh's 3 position rows with the other leg pinned at both ends left SLSQP a singular
 subproblem (SEARCH_DIRECTION_FAILED at 4.4 mm at the first projection); without the path the
@@ -51,7 +57,7 @@ approach length and the straight segments' share in `time_law` and `body_path`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pinocchio as pin
@@ -248,13 +254,21 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
         return np.array([seg.q_start, seg.q_end])  # nothing moves (a goal posture that is the last witness)
     paths = body_paths(feas, seg, s)
-    try:
-        return _knots_on(feas, seg, s, stats, paths)
-    except PlanningError:
-        posed = {name: bp for name, bp in paths.items() if bp.orientation}
-        if len(posed) == len(paths):
-            raise
-        return _knots_on(feas, seg, s, stats, posed)  # without the position-only paths (module docstring)
+    # the fallbacks, in order (module docstring): the positions alone, then without the paths of
+    # the bodies that have a position-only path by `body_paths`; each only where it changes them
+    turning = {name: replace(bp, orientation=False) for name, bp in paths.items()}
+    posed = {name: bp for name, bp in paths.items() if bp.orientation}
+    tries = [paths]
+    if any(bp.orientation for bp in paths.values()):
+        tries.append(turning)
+    if len(posed) < len(paths):
+        tries.append(posed)
+    for i, p in enumerate(tries):
+        try:
+            return _knots_on(feas, seg, s, stats, p)
+        except PlanningError:
+            if i == len(tries) - 1:
+                raise
 
 
 def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict) -> np.ndarray:
