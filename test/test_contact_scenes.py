@@ -109,6 +109,30 @@ def test_the_ground_is_an_obstacle_the_floor_contacts_rest_on(scene_plan):
     assert not any("LINK5" in p and "obstacle ground" in p for p in problems)  # the soles rest on it
 
 
+def test_the_under_table_guide_crawls_on_postures_clear_of_the_ground_and_the_table():
+    """The under-table guide's all-fours key postures (A19, at root x 0.45, 1.6 and 2.7 m) are
+    postures the planner could hold: the soles and hands on the floor (within 0.5 mm and 1e-3 rad:
+    the scene rounds the joints to 1e-3 rad), the CoM inside their polygon by the planner's 2 cm
+    (to 1 mm), every other body clear of the ground, the table and itself. Its key posture on the
+    knees until stop 21 had both feet 9.2 cm into the floor, where the planner's witnesses cannot
+    follow it (docs/planner.md, "Under the table")."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.contact.check import _Collisions, com_depth, witness_errors
+
+    sp = scene_planning(load_scene("under_table"))
+    feas = sp.planner.feas
+    collisions = _Collisions(sp.planner)
+    keys = sp.key_postures[1:-1]
+    assert len(keys) == 3 and np.allclose(keys[:, 0], [0.45, 1.6, 2.7])
+    for q in keys:
+        contacts = feas.contacts_at(q, ["l_sole", "r_sole", "l_hand", "r_hand"], "floor")
+        errors = np.array([witness_errors(sp.robot, feas.surfaces, q, c) for c in contacts])
+        assert errors[:, 0].max() < 5e-4 and errors[:, 1].max() < 1e-3, errors
+        assert com_depth(sp.robot, feas.surfaces, q, contacts) > sp.planner.s.margin - 1e-3
+        assert collisions.problems(q, contacts, "key") == []
+
+
 def test_check_plan_reports_crossed_shanks(scene_plan):
     """A stairs witness with the left hip rolled 0.3 rad toward the right leg (the left knee moves
     ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the witness itself passes: the A18 test) is reported
