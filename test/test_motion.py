@@ -384,12 +384,8 @@ def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
     motion holds every contact of the segment within 1 mm at every knot."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
-    from humanoid_planner.contact.feasibility import Stats
     from humanoid_planner.contact.node import RELEASED, ROOT, Node
     from humanoid_planner.contact.stance import Stance
-    from humanoid_planner.exceptions import PlanningError
-    from humanoid_planner.motion import MotionSettings, body_paths, contact_drift
-    from humanoid_planner.motion import generate as gen
     from humanoid_planner.motion.segments import plan_segments
 
     sp = scene_planning(load_scene("chair_table"))
@@ -406,14 +402,27 @@ def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
     n1 = Node(Stance(feet + right), r1.q, 0.0, n0, RELEASED, left)
     n2 = Node(Stance(feet), r2.q, 0.0, n1, RELEASED, right[0])
     seg = plan_segments([n0, n1, n2])[1]
+    _fallback_knots(feas, seg, "l_thigh", False, "segment 1 step 1/20")
+
+
+def _fallback_knots(feas, seg, moving, posed, failure):
+    """The knots of segment ``seg`` by `_knots`, once its first try (``moving``'s path, with its
+    pose if ``posed``) is shown to fail with the message ``failure``; every knot holds the
+    segment's contacts within 1 mm."""
+    from humanoid_planner.contact.feasibility import Stats
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings, body_paths, contact_drift
+    from humanoid_planner.motion import generate as gen
+
     s = MotionSettings()
     paths = body_paths(feas, seg, s)
-    assert set(paths) == {"l_thigh"} and paths["l_thigh"].orientation is False
-    with pytest.raises(PlanningError, match="segment 1 step 1/20"):
+    assert set(paths) == {moving} and paths[moving].orientation is posed
+    with pytest.raises(PlanningError, match=failure):
         gen._knots_on(feas, seg, s, Stats(), paths)
     knots = gen._knots(feas, seg, s, Stats())
     assert len(knots) >= s.steps + 1
     assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3
+    return knots
 
 
 # Segment 14 of the under-table plan (stop 21, 25 stances): the right sole lands on the floor
@@ -505,10 +514,8 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
     the floor's normal, and the held hand and sole stay within 1 mm at every knot."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
-    from humanoid_planner.contact.feasibility import Stats
     from humanoid_planner.contact.stance import Contact
-    from humanoid_planner.exceptions import PlanningError
-    from humanoid_planner.motion import MotionSettings, body_paths, contact_drift
+    from humanoid_planner.motion import contact_drift
     from humanoid_planner.motion import generate as gen
     from humanoid_planner.motion.segments import Segment
 
@@ -525,14 +532,7 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
     landing = Contact("r_sole", "floor", 0.8085680721542086, -0.40919650986870204, 1.703647566553542)
     seg = Segment(14, qs[0], qs[1], fixed, None, landing)
     assert max(contact_drift(feas, fixed, q) for q in qs) < 1e-5
-    s = MotionSettings()
-    paths = body_paths(feas, seg, s)
-    assert set(paths) == {"r_sole"} and paths["r_sole"].orientation is True
-    with pytest.raises(PlanningError, match="segment 14 step 16/20"):
-        gen._knots_on(feas, seg, s, Stats(), paths)
-    knots = gen._knots(feas, seg, s, Stats())
-    assert len(knots) >= s.steps + 1
-    assert max(contact_drift(feas, fixed, q) for q in knots) < 1e-3
+    knots = _fallback_knots(feas, seg, "r_sole", True, "segment 14 step 16/20")
     # the sole's point on the landing's straight segment: on the floor's normal, 2 cm -> 0 above E
     n, e = feas.env_frame(landing).n, feas.env_frame(landing).point
     data = feas.model.createData()
