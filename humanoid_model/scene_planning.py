@@ -47,7 +47,7 @@ SETTINGS = {
     "settle_releases": bool,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
-GAINS = ("a", "d0", "k", "max_deviation", "body_weight")
+GAINS = ("a", "d0", "k", "max_deviation", "body_weight", "w_rot")
 #: where the guide potential measures progress (docs/planner.md "Potentials")
 PROGRESS = ("posture", "root")
 

@@ -10,6 +10,7 @@ import pytest
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
 from humanoid_planner.contact import scene_planning
+from humanoid_planner.contact.potentials import GuidePotential
 from humanoid_planner.exceptions import PlanningError
 
 SCENE = """
@@ -31,7 +32,7 @@ planning:
     - {<<: *k, joints: {HEAD_JOINT0: 0.2}}
     - {base: {xyz: [1, 0, 0.6], rpy_deg: [0, 0, 90]}}
   body_potentials: [l_sole]
-  gains: {k: 0.2}
+  gains: {k: 0.2, w_rot: 0.5}
   bonus: {per_contact: 0.1, k0: 2, values: {sole: -0.05}}
   settings: {algorithm: bfp, theta_range: [-0.4, 0.4], max_candidates: 2, self_collision: true}
   robot_settings:
@@ -72,6 +73,7 @@ def test_planning_section_is_read(scene_file):
         ("  robot_settings: [bip]", "planning.robot_settings"),
         ("  guide: [{posture: sitting}]", "planning.guide[0].posture"),
         ("  forbidden: [[hand, table]]", "planning.forbidden[0]"),
+        ("  gains: {w_rot: -1}", "planning.gains.w_rot"),
     ],
 )
 def test_bad_planning_entries_name_the_field(scene_file, scene_error, bad, field):
@@ -87,6 +89,8 @@ def test_builder_checks_the_robot_and_reads_the_start_stance(scene_file, robot):
     assert np.allclose(sp.key_postures[1][:3], robot.q()[:3] + [0.5, 0, 0])
     assert np.allclose(sp.key_postures[3][:3], [1, 0, 0.6])
     assert sp.planner.s.algorithm == "bfp" and sp.planner.s.self_collision
+    guide = next(p for _, p in sp.planner.potential.terms if isinstance(p, GuidePotential))
+    assert (guide.k, guide.coordinates.w_rot, guide.coordinates.w_joint) == (0.2, 0.5, 0.1)  # w_joint: the default
     with pytest.raises(PlanningError, match="robot 'bip' has no joint 'HEAD_JOINT0'"):
         scene_planning(scene, load_robot("bip"))  # HRP-2's joints in a key posture
     with pytest.raises(PlanningError, match="robot 'bip' has no contact location 'r_hand'"):

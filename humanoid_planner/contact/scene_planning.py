@@ -38,7 +38,7 @@ from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import KeepVertical, Obstacle
 
 from .goal import ComRegion, PointRegion
-from .potentials import BodyPotential, GuidePotential, MixedPotential, StanceBonus, WeightedSum
+from .potentials import BodyPotential, GuideCoordinates, GuidePotential, MixedPotential, StanceBonus, WeightedSum
 from .search import ContactPlanner, Plan, PlannerSettings
 from .stance import Stance
 
@@ -125,7 +125,8 @@ def _potential(robot, spec, keys, goal_tasks, where):
     gains = {k: g[k] for k in ("a", "d0", "k", "max_deviation") if k in g}
     terms = []
     if len(keys) > 1:
-        terms.append((1.0, GuidePotential(m, keys, progress=spec.guide_progress, **gains)))
+        coords = GuideCoordinates(m, **({"w_rot": g["w_rot"]} if "w_rot" in g else {}))
+        terms.append((1.0, GuidePotential(m, keys, progress=spec.guide_progress, coordinates=coords, **gains)))
         for name in spec.body_potentials:
             loc = _location(robot, name, f"{where}.body_potentials")
             terms.append((g.get("body_weight", 1.0), BodyPotential(m, loc.body, loc.point, key_postures=keys, **gains)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture.joint_limits import bounded_joints
 
 __all__ = ["GuideCoordinates"]
@@ -30,6 +31,8 @@ class GuideCoordinates:
     """y(q) and dy/dv for ``model`` (module docstring); ``w_rot`` [m/rad], ``w_joint`` [m/rad]."""
 
     def __init__(self, model, w_rot: float = 0.3, w_joint: float = 0.1):
+        if not (w_rot > 0 and w_joint > 0):
+            raise PlanningError(f"guide coordinates: 'w_rot' and 'w_joint' [m/rad] must be > 0; {w_rot}, {w_joint}")
         self.model = model
         self.w_rot, self.w_joint = float(w_rot), float(w_joint)
         self.idx_q, self.idx_v, _, _ = bounded_joints(model)
