@@ -60,6 +60,27 @@ def test_prm_guide_on_flat_ground_stays_in_c_guide(robot, floor):
     assert all(np.linalg.norm(prm.coords(a) - prm.coords(b)) <= prm.radius for a, b in zip(guide, guide[1:]))
 
 
+def test_an_end_without_edges_gets_samples_about_it(robot, floor):
+    """The goal 2 m ahead and the sampling box 1.4-2 m ahead, beyond the 0.6 m linking radius
+    from the start: box samples alone never reach the start (``near`` 0: no node within 1.2 m of
+    it after 20 samples); with the isolated-end bias every other sample is drawn within
+    ``near`` (0.15 m) of the start's root (the projection may move it a few cm), until one
+    links to it."""
+    q0 = robot.q()
+    goal = q0.copy()
+    goal[0] += 2.0
+    box = ([1.4, -0.15, 0.6], [2.0, 0.15, 0.66])
+    for near in (0.0, 0.15):
+        prm = PrmGuide(robot, [floor], [], ["l_sole", "r_sole"], [q0], near=near)
+        roadmap = prm.plan(q0, goal, box, seed=0, max_samples=20)
+        dist = np.array([np.linalg.norm(q[:2] - q0[:2]) for q in roadmap.nodes[2:]])
+        if near == 0.0:
+            assert len(dist) > 5 and dist.min() > 1.2 and not roadmap.edges[0]
+        else:
+            # the first sample about the start that projects links to it, which ends the bias
+            assert np.sum(dist < 0.3) >= 1 and roadmap.edges[0]
+
+
 def test_a23_chair_sitting_start_is_in_c_guide_and_links_to_standing(robot):
     """A23's scene (the chair at the table): the sitting start (the planner's witness of the scene's
     start stance) is in C_guide with the feet and thighs in contact, stable by the cone LP; the same
