@@ -1,12 +1,14 @@
 """Children are independent posture-generator calls (issue 9, "Parallelism"; 001_escande.md:544):
-`JobRunner` runs a batch of them serially or over a pool of worker processes.
-
-A job is a module-level function ``fn(feas, *args)`` of a `feasibility.Feasibility` (the
-planner's PG calls) and plain data. ``run([(fn, args), ...])`` returns the results in the order
-of the jobs, whatever process ran them, so the search merges them in a fixed order and makes
-the same plan for any number of workers (each PG call is deterministic: same inputs, same
-single-threaded arithmetic). The PG statistics a worker logs come back with each result and are
-added to the planner's (`feasibility.Stats.merge`).
+`JobRunner` runs a batch of them serially or over a pool of worker processes. A job is a
+module-level function ``fn(feas, *args)`` of a `feasibility.Feasibility` (the planner's PG calls)
+and plain data. ``run([(fn, args), ...])`` returns the results in the order of the jobs, whatever
+process ran them, so the search merges them in a fixed order. Each PG call is deterministic within
+a process (same inputs, same single-threaded arithmetic; a pickled copy of the `Feasibility`
+reproduces the parent's calls bit for bit), but not across processes: on the under-table scene
+(stop 21) the workers' first children came back 8.8e-9 rad from the serial ones, and the searches
+diverged from the second expansion (docs/planner.md, "Missing"). The flat test scene makes the same
+plan with 1 and 2 workers; the harder scenes do not. The PG statistics a worker logs come back with
+each result and are added to the planner's (`feasibility.Stats.merge`).
 
 Workers (``workers`` > 1; 0 means one per core, ``os.cpu_count()``) are started with the
 "spawn" method (no fork of a process that may run threads, such as a ROS node planning off its
