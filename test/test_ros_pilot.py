@@ -441,7 +441,12 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
         measured = dict(zip(states[-1].name, states[-1].position))
         return max(abs(measured[j] - command[j]) for j in s.joint_names)
 
-    assert h.spin_until(lambda: worst() < 0.01, timeout=15.0), f"simulated joints {worst():.4f} rad from the command"
+    # 60 s (was 15): in the full suite (stop 21's fresh clones, 2 of 2) the joints stayed 0.16 rad
+    # off for 15 s with no command rejected, while the test passes alone in 2-3 s; the message
+    # carries the simulator's last physics report to tell a slow simulation from a lost command
+    ok = h.spin_until(lambda: worst() < 0.01, timeout=60.0)
+    last = {kv.key: kv.value for kv in sim_diags[-1].values} if sim_diags else {}
+    assert ok, f"simulated joints {worst():.4f} rad from the command; {len(states)} joint states; simulator: {last}"
     n = len(sim_diags)
     assert h.spin_until(lambda: len(sim_diags) > n)
     values = {kv.key: kv.value for kv in sim_diags[-1].values}
