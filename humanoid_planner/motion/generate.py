@@ -256,19 +256,18 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     paths = body_paths(feas, seg, s)
     # the fallbacks, in order (module docstring): the positions alone, then without the paths of
     # the bodies that have a position-only path by `body_paths`; each only where it changes them
-    turning = {name: replace(bp, orientation=False) for name, bp in paths.items()}
-    posed = {name: bp for name, bp in paths.items() if bp.orientation}
     tries = [paths]
     if any(bp.orientation for bp in paths.values()):
-        tries.append(turning)
+        tries.append({name: replace(bp, orientation=False) for name, bp in paths.items()})
+    posed = {name: bp for name, bp in paths.items() if bp.orientation}
     if len(posed) < len(paths):
         tries.append(posed)
-    for i, p in enumerate(tries):
+    for p in tries[:-1]:
         try:
             return _knots_on(feas, seg, s, stats, p)
         except PlanningError:
-            if i == len(tries) - 1:
-                raise
+            pass  # the next fallback
+    return _knots_on(feas, seg, s, stats, tries[-1])
 
 
 def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict) -> np.ndarray:
