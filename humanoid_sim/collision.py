@@ -53,10 +53,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import coal
 import numpy as np
 from numba import njit
 
+from humanoid_model.coal_import import coal
 from humanoid_model.collision_rules import MIN_SELF_JOINTS, self_pair_by_default
 from humanoid_sim.geometry import MobileGeom, StaticGeom
 

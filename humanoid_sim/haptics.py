@@ -47,10 +47,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import coal
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.coal_import import coal
 from humanoid_model.validation import finite_number, finite_vector, message
 from humanoid_sim.exceptions import CommandError
 

@@ -19,8 +19,9 @@ CYLINDER_SECTIONS = 24
 
 def shape_mesh(geom) -> tuple[np.ndarray, np.ndarray]:
     """Vertices and faces of a ``pin.GeometryObject``'s shape, in the shape's frame."""
-    import coal
     import trimesh
+
+    from humanoid_model.coal_import import coal
 
     shape = geom.geometry
     name = type(shape).__name__

@@ -35,11 +35,11 @@ the returned list.
 
 from __future__ import annotations
 
-import coal
 import numpy as np
 import pinocchio as pin
 from scipy.spatial import ConvexHull, QhullError
 
+from humanoid_model.coal_import import coal
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
 

@@ -133,10 +133,10 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-import coal
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.coal_import import coal
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (

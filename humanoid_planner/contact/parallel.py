@@ -2,12 +2,13 @@
 `JobRunner` runs a batch of them serially or over a pool of worker processes. A job is a
 module-level function ``fn(feas, *args)`` of a `feasibility.Feasibility` (the planner's PG calls)
 and plain data. ``run([(fn, args), ...])`` returns the results in the order of the jobs, whatever
-process ran them, so the search merges them in a fixed order. Each PG call is deterministic within
-a process (same inputs, same single-threaded arithmetic; a pickled copy of the `Feasibility`
-reproduces the parent's calls bit for bit), but not across processes: on the under-table scene
-(stop 21) the workers' first children came back 8.8e-9 rad from the serial ones, and the searches
-diverged from the second expansion (docs/planner.md, "Missing"). The flat test scene makes the same
-plan with 1 and 2 workers; the harder scenes do not. The PG statistics a worker logs come back with
+process ran them, so the search merges them in a fixed order. Each PG call is a function of its
+inputs alone, in any process and after any history, so the plan is the same, bit for bit, for any
+number of workers. That needs coal imported through `humanoid_model.coal_import`: coal's box
+support keeps a constant set by the process's first box query, and until stop 22 the workers'
+first queries (a capsule against a box) set it differently from the parent's, their children came
+back 8.8e-9 rad off and the searches diverged on the harder scenes (under the table: 186 nodes
+with 2 workers, 171 serially; now 171 and the same nodes). The PG statistics a worker logs come back with
 each result and are added to the planner's (`feasibility.Stats.merge`).
 
 Workers (``workers`` > 1; 0 means one per core, ``os.cpu_count()``) are started with the

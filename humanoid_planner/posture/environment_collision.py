@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import coal
 import numpy as np
 
+from humanoid_model.coal_import import coal
 from humanoid_planner.exceptions import PlanningError
 
 from .base import INEQUALITY, PostureConstraint

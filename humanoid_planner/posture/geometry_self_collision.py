@@ -40,10 +40,10 @@ strictly convex, 001_escande.md:212: the gradient jumps when two faces turn para
 
 from __future__ import annotations
 
-import coal
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.coal_import import coal
 from humanoid_model.collision_rules import CollisionRules, self_pair_by_default
 
 from .base import INEQUALITY, PostureConstraint

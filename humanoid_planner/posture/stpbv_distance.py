@@ -45,9 +45,10 @@ strictly convex (Thm 4.3.3, :150).
 
 from __future__ import annotations
 
-import coal
 import numba as nb
 import numpy as np
+
+from humanoid_model.coal_import import coal
 
 __all__ = ["GRADIENT_TOLERANCE", "StpBVPack", "pair_distances", "support_point"]
 

@@ -128,7 +128,7 @@ class FemSoles:
             g = static[self.ground]
             self.n = np.asarray(g.R, float)[:, 2].copy()  # outward normal of the half-space
             self.h = float(self.n @ np.asarray(g.p, float))
-        import coal
+        from humanoid_model.coal_import import coal
 
         # stones: static boxes (not the ground); their vertices meet the soles' faces (obstacles.py)
         self.boxes = [
