@@ -16,7 +16,10 @@ components (two axis-aligned boxes, GJK's default first direction (1, 0, 0) in t
 frame), for the distance (GJK, and EPA on an overlap) and the collision queries, so the factor is
 1 + 1e-10 (the value coal's cylinder and cone supports hold as constants) in every process. It
 runs when this module is first imported; the import-linter contract "coal is imported only
-through humanoid_model.coal_import" (pyproject.toml) keeps every coal user behind it.
+through humanoid_model.coal_import" (pyproject.toml) keeps every coal user behind it. Pinocchio's
+geometry functions (``pin.computeCollisions``, ``pin.computeDistances``) query the same coal library
+without importing it: a module that calls them imports this module too (the robot bridge's
+self-collision check, `humanoid_control.bridge.collision`).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pinocchio as pin
 
+import humanoid_model.coal_import  # noqa: F401  (coal's box constant set before pin.computeCollisions: its docstring)
 from humanoid_control.bridge.report import refusal
 from humanoid_model.collision_rules import DEFAULT_MASK, masks_collide
 from humanoid_model.robot import set_joint_angle
