@@ -21,7 +21,6 @@ from humanoid_planner.posture import (
     Obstacle,
     PostureProblem,
     SelfCollision,
-    SolverSettings,
     StpEnvironmentCollision,
     StpSelfCollision,
     contacts_at,
@@ -229,13 +228,14 @@ def test_self_collision_filter_half_sitting_clear_and_folded_arm_caught(robot):
 CAVITY = (0.35, 0.75, -0.45, 0.05, 0.70, 0.95)
 WALL = 0.04
 TARGET = [0.6, -0.2, 0.825]
-# The direct solve (collision rows from the start) creeps through deep penetrations and
-# near-parallel capsule pairs where the distances are not C^1 (001_escande.md:212): it needs the
-# stall stop off and up to 1000 iterations (603 measured since the waist became two boxes, stop
-# 20, which changed the waist's capsule: 98 before, when 200 were allowed; the default stall rule
-# stops it at 37); `solve_avoiding` (first without the collision rows, then with them) uses the
-# default settings and reaches the same optimum.
-DIRECT_SETTINGS = SolverSettings(max_iterations=1000, stall_iterations=10000)
+# The direct solve (collision rows from the start) is not tested: it creeps through deep
+# penetrations and near-parallel capsule pairs where the distances are not C^1
+# (001_escande.md:212), needs the stall stop off and hundreds of iterations, and its end depends
+# on round-off: the same problem gave SUCCESS at the two-stage optimum in 98 iterations (before
+# stop 20), in 667 (stop 22), and with the Jacobians' last bits changed by compiled kernels (stop
+# 23, differences ~1e-16) SUCCESS at another optimum (criterion 0.80 instead of 0.385) or
+# MAX_ITERATIONS at 1000 (docs/planner.md "Collision"). `solve_avoiding` (first without the
+# collision rows, then with them) is the supported way and is tested.
 
 
 def _fridge():
@@ -267,7 +267,6 @@ def a25(robot):
     out = {"env": env, "self": self_}
     out["without"] = solve(PostureProblem(m, base, robot.q(), ReferencePosture(m)))
     out["with"] = solve_avoiding(m, base, [self_, env], robot.q(), ReferencePosture(m))
-    out["direct"] = solve(PostureProblem(m, base + [self_, env], robot.q(), ReferencePosture(m)), DIRECT_SETTINGS)
     out["stp"] = [
         StpSelfCollision(m, robot.collision_model, robot.q()),
         StpEnvironmentCollision(m, _fridge(), robot.collision_model),
@@ -296,9 +295,8 @@ def _geometry_distances(robot, q, obstacles):
     return dmin, hits
 
 
-@pytest.mark.parametrize("how", ["with", "direct"])
-def test_a25_fridge_reach_is_collision_free_with_the_collision_constraints(robot, a25, how):
-    res = a25[how]
+def test_a25_fridge_reach_is_collision_free_with_the_collision_constraints(robot, a25):
+    res = a25["with"]
     assert res.success and res.feasible, (res.outcome, res.message, res.violations)
     m, d = robot.model, robot.model.createData()
     kin.update(m, d, res.q)
@@ -325,10 +323,6 @@ def test_a25_with_stpbv_collision_constraints(robot, a25):
     assert not hits and dmin >= 0.02 - 1e-6, dmin
     hand = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
     np.testing.assert_allclose(hand, TARGET, atol=1e-6)
-
-
-def test_a25_two_stages_reach_the_direct_solve_optimum(a25):
-    assert a25["with"].criterion == pytest.approx(a25["direct"].criterion, rel=1e-6)
 
 
 def test_a25_the_same_reach_without_them_penetrates_the_fridge(robot, a25):

@@ -215,3 +215,32 @@ def test_dependent_equality_rows_are_solved_on_an_independent_subset(robot, floo
     assert res.violations["again"] <= TOL and "dependent equality rows left out" in res.message
     once = solve(_problem(robot, floor, standing, twice[:1]))
     np.testing.assert_allclose(res.q, once.q, atol=1e-5)
+
+
+def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, standing, monkeypatch):
+    """`base.BAND` rows (the planner's fast-fail bands, `contact.relaxed.WithBand`): phase 1 gets
+    them with the other inequalities, phase 2 only the equality rows they are implied by (solver
+    docstring, "Band rows"); the solution still meets them."""
+    import humanoid_planner.posture.solver as solver_module
+    from humanoid_planner.contact.relaxed import WithBand
+
+    m = robot.model
+    cons = [WithBand(c) for c in stance_constraints(m, robot.contact_locations, standing)]
+    problem = PostureProblem(m, cons + [_hand(robot, HAND_TARGET)], robot.q(), ReferencePosture(m))
+    n_band = int(problem.band.sum())
+    assert n_band == 2 * sum(int(c.inner.equality_mask.sum()) for c in cons if isinstance(c, WithBand)) > 0
+    assert not (problem.band & problem.equality).any()
+    seen = []
+    real = solver_module.minimize
+
+    def spy(fun, x0, constraints=(), **kw):
+        seen.append({c["type"]: len(c["fun"](x0)) for c in constraints})
+        return real(fun, x0, constraints=constraints, **kw)
+
+    monkeypatch.setattr(solver_module, "minimize", spy)
+    res = solve(problem, x0=np.r_[0.05, np.zeros(m.nv - 1)])  # the soles 5 cm off: phase 1 runs
+    phase1, phase2 = seen
+    n_ineq = int((~problem.equality).sum())
+    assert phase1 == {"ineq": n_ineq}
+    assert phase2 == {"eq": int(problem.equality.sum()), "ineq": n_ineq - n_band}
+    assert res.outcome == Outcome.SUCCESS and res.max_violation <= TOL

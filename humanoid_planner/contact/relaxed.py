@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_planner.posture.base import EQUALITY, INEQUALITY, PostureConstraint
+from humanoid_planner.posture.base import BAND, EQUALITY, INEQUALITY, PostureConstraint
 
 __all__ = ["Relaxed", "WithBand"]
 
@@ -53,7 +53,8 @@ class Relaxed(PostureConstraint):
 
 class WithBand(PostureConstraint):
     """``inner``'s rows (same kinds, same name), then |c_i| <= ``band`` for its equality rows as
-    inequalities: c_i - band <= 0 and -c_i - band <= 0 (module docstring)."""
+    `posture.base.BAND` inequalities: c_i - band <= 0 and -c_i - band <= 0 (module docstring;
+    the solver's phase 2 leaves them out, they are implied by the equality rows)."""
 
     def __init__(self, inner: PostureConstraint, band: float = 1e-3):
         self.inner, self.band = inner, float(band)
@@ -61,10 +62,15 @@ class WithBand(PostureConstraint):
         self._eq = inner.equality_mask
         n_eq = int(self._eq.sum())
         self.dim = inner.dim + 2 * n_eq
-        self.kinds = tuple(EQUALITY if e else INEQUALITY for e in self._eq) + (INEQUALITY,) * (2 * n_eq)
+        self.kinds = tuple(EQUALITY if e else INEQUALITY for e in self._eq) + (BAND,) * (2 * n_eq)
+        self._rows = np.flatnonzero(self._eq)
 
     def evaluate(self, q, data):
         c, J = self.inner.evaluate(q, data)
-        e = self._eq
-        ce, Je = c[e], J[e]
-        return np.concatenate([c, ce - self.band, -ce - self.band]), np.vstack([J, Je, -Je])
+        k, ne, rows = self.inner.dim, len(self._rows), self._rows
+        out_c, out_J = np.empty(self.dim), np.empty((self.dim, J.shape[1]))
+        out_c[:k], out_J[:k] = c, J
+        ce, Je = c[rows], J[rows]
+        out_c[k : k + ne], out_J[k : k + ne] = ce - self.band, Je
+        out_c[k + ne :], out_J[k + ne :] = -ce - self.band, -Je
+        return out_c, out_J

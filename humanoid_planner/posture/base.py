@@ -12,6 +12,12 @@ Every constraint reads a ``pin.Data`` already updated at q by `kinematics.update
 placements, joint Jacobians, frame placements and, when any constraint ``needs_com``, the centre
 of mass and its Jacobian), so one kinematics pass serves all constraints of an iterate.
 Units: positions [m], dot products of unit vectors [-], angles [rad]; each member says its own.
+
+A third kind, **band**, is an inequality row c_i(q) <= 0 implied by equality rows of the same
+constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, 001_escande.md:85,
+`contact.relaxed.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
+on it); the solver's phase 1, which sees inequalities only, needs it, and its phase 2, which has
+the equality rows themselves, leaves it out (`solver`, "Band rows").
 """
 
 from __future__ import annotations
@@ -20,16 +26,17 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["EQUALITY", "INEQUALITY", "KINDS", "ExtendedConstraint", "PostureConstraint", "PostureCriterion"]
+__all__ = ["BAND", "EQUALITY", "INEQUALITY", "KINDS", "ExtendedConstraint", "PostureConstraint", "PostureCriterion"]
 
 EQUALITY = "equality"  #: c_i(q) = 0
 INEQUALITY = "inequality"  #: c_i(q) <= 0
-KINDS = (EQUALITY, INEQUALITY)
+BAND = "band"  #: c_i(q) <= 0 implied by equality rows of the same constraint (module docstring)
+KINDS = (EQUALITY, INEQUALITY, BAND)
 
 
 class PostureConstraint(ABC):
     """A block of constraint rows. Subclasses set ``name`` (str), ``dim`` (int), ``kinds`` (a
-    tuple of `EQUALITY` / `INEQUALITY`, one per row), ``needs_com`` and ``equations`` (the
+    tuple of `EQUALITY` / `INEQUALITY` / `BAND`, one per row), ``needs_com`` and ``equations`` (the
     spec lines the rows implement, e.g. ``"(3.28)-(3.35), 001_escande.md:111-114"``)."""
 
     name: str
@@ -55,6 +62,11 @@ class PostureConstraint(ABC):
     def equality_mask(self) -> np.ndarray:
         """(dim,) bool: True for the equality rows."""
         return np.array([k == EQUALITY for k in self.kinds], dtype=bool)
+
+    @property
+    def band_mask(self) -> np.ndarray:
+        """(dim,) bool: True for the band rows (inequalities implied by the equality rows)."""
+        return np.array([k == BAND for k in self.kinds], dtype=bool)
 
     def violation(self, q, data) -> np.ndarray:
         """(dim,) >= 0: |c_i| for equalities, max(c_i, 0) for inequalities."""

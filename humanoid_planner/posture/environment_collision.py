@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
 
 from humanoid_model.coal_import import coal
 from humanoid_planner.exceptions import PlanningError
 
 from .base import INEQUALITY, PostureConstraint
-from .capsules import capsule_world, joint_jacobians, normal_rows, robot_capsules
+from .capsules import normal_rows, robot_capsules
 from .self_collision import DEFAULT_MARGIN
 
 __all__ = ["GROUND", "EnvironmentCollision", "Obstacle", "body_obstacle_pairs", "capsule_frame"]
@@ -149,32 +150,45 @@ class EnvironmentCollision(PostureConstraint):
         self._envs = [o.transform for o in self.obstacles]
         self._request = coal.DistanceRequest()
         self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
+        self._pair_list = [(int(i), int(k)) for i, k in self.pairs]
+        self._used, self._slot = np.unique(self.pairs[:, 0], return_inverse=True)  # capsules in the pairs
+        self._used = [int(i) for i in self._used]
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
         vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``."""
-        frames = []
-        for c, (R, centre) in zip(self.capsules, self._frames):
-            M = data.oMi[c.joint]
-            frames.append(coal.Transform3s(M.rotation @ R, M.rotation @ centre + M.translation))
+        return self._distances(data)[:3]
+
+    def _distances(self, data) -> tuple:
+        """`distances` and the joint placements of the capsules in the pairs (``self._used``)."""
+        Ms = [data.oMi[self.capsules[i].joint] for i in self._used]
+        frames = [None] * len(self.capsules)
+        for i, M in zip(self._used, Ms):
+            R, centre = self._frames[i]
+            Rj = M.rotation
+            frames[i] = coal.Transform3s(Rj @ R, Rj @ centre + M.translation)
         envs = self._envs
         d = np.empty(self.dim)
         p = np.empty((self.dim, 3))
         n = np.empty((self.dim, 3))
         res = coal.DistanceResult()
-        for row, (i, k) in enumerate(self.pairs):
+        for row, (i, k) in enumerate(self._pair_list):
             res.clear()
             d[row] = coal.distance(self._shapes[i], frames[i], self.obstacles[k].shape, envs[k], self._request, res)
             p[row] = res.getNearestPoint1()
-            n[row] = -np.asarray(res.normal)
-        return d, p, n
+            n[row] = res.normal
+        return d, p, -n, Ms
 
     def evaluate(self, q, data):
         nv = self.model.nv
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
-        d, p, n = self.distances(data)
-        i = self.pairs[:, 0]
-        _, _, _, O = capsule_world(self.capsules, data)
-        J6 = joint_jacobians(self.model, data, self.capsules)
-        return self.margin - d, -normal_rows(J6[i], O[i], p, n)
+        d, p, n, Ms = self._distances(data)
+        J6 = np.stack(
+            [
+                pin.getJointJacobian(self.model, data, self.capsules[i].joint, pin.LOCAL_WORLD_ALIGNED)
+                for i in self._used
+            ]
+        )
+        O = np.array([M.translation for M in Ms])
+        return self.margin - d, -normal_rows(J6[self._slot], O[self._slot], p, n)

@@ -11,10 +11,11 @@ world vectors e, whose Jacobian is (u x e) . w).
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["dot_rows", "frame_id", "frame_jacobian", "point_jacobian", "update", "vector_jacobian"]
+__all__ = ["cross_rows", "dot_rows", "frame_id", "frame_jacobian", "point_jacobian", "update", "vector_jacobian"]
 
 
 def update(model: pin.Model, data: pin.Data, q: np.ndarray, com: bool = False) -> None:
@@ -33,18 +34,51 @@ def frame_id(model: pin.Model, name: str, error=ValueError) -> int:
     return model.getFrameId(name)
 
 
-_YZX, _ZXY = np.array([1, 2, 0]), np.array([2, 0, 1])
+@nb.njit(cache=True)
+def _point_rows(R, t, pb, J6):
+    """``(p_W, J)`` of `point_jacobian` from the frame's rotation ``R``, origin ``t``, the body
+    point ``pb`` and the frame Jacobian ``J6`` (6, nv): p_W = t + r, J = J6[:3] - [r]x J6[3:] with
+    r = R pb, written out (a few (3, nv) rows: NumPy's temporaries cost more than the arithmetic)."""
+    nv = J6.shape[1]
+    r0 = R[0, 0] * pb[0] + R[0, 1] * pb[1] + R[0, 2] * pb[2]
+    r1 = R[1, 0] * pb[0] + R[1, 1] * pb[1] + R[1, 2] * pb[2]
+    r2 = R[2, 0] * pb[0] + R[2, 1] * pb[1] + R[2, 2] * pb[2]
+    p = np.empty(3)
+    p[0], p[1], p[2] = t[0] + r0, t[1] + r1, t[2] + r2
+    J = np.empty((3, nv))
+    for j in range(nv):
+        wx, wy, wz = J6[3, j], J6[4, j], J6[5, j]
+        J[0, j] = J6[0, j] - (r1 * wz - r2 * wy)
+        J[1, j] = J6[1, j] - (r2 * wx - r0 * wz)
+        J[2, j] = J6[2, j] - (r0 * wy - r1 * wx)
+    return p, J
 
 
-def _skew(u) -> np.ndarray:
-    """[u]x (3, 3): [u]x w = u x w."""
-    x, y, z = u.tolist()
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+@nb.njit(cache=True)
+def _dot_rows(U, E, Jw):
+    """`dot_rows` written out: c_i = u_i . e_i, J_i = (u_i x e_i) . Jw."""
+    k, nv = U.shape[0], Jw.shape[1]
+    c = np.empty(k)
+    J = np.empty((k, nv))
+    for i in range(k):
+        u0, u1, u2 = U[i, 0], U[i, 1], U[i, 2]
+        e0, e1, e2 = E[i, 0], E[i, 1], E[i, 2]
+        c[i] = u0 * e0 + u1 * e1 + u2 * e2
+        x0, x1, x2 = u1 * e2 - u2 * e1, u2 * e0 - u0 * e2, u0 * e1 - u1 * e0
+        for j in range(nv):
+            J[i, j] = x0 * Jw[0, j] + x1 * Jw[1, j] + x2 * Jw[2, j]
+    return c, J
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of (k, 3) arrays (np.cross costs more on a few rows)."""
-    return a[:, _YZX] * b[:, _ZXY] - a[:, _ZXY] * b[:, _YZX]
+@nb.njit(cache=True)
+def cross_rows(a, b):
+    """Row-wise cross products of (k, 3) arrays (np.cross costs ~50 us on a few rows)."""
+    out = np.empty((a.shape[0], 3))
+    for i in range(a.shape[0]):
+        out[i, 0] = a[i, 1] * b[i, 2] - a[i, 2] * b[i, 1]
+        out[i, 1] = a[i, 2] * b[i, 0] - a[i, 0] * b[i, 2]
+        out[i, 2] = a[i, 0] * b[i, 1] - a[i, 1] * b[i, 0]
+    return out
 
 
 def _world_jacobian(model, data, fid):
@@ -56,9 +90,8 @@ def point_jacobian(model, data, fid: int, point_body: np.ndarray, J6=None) -> tu
     ``J6``: the frame's LOCAL_WORLD_ALIGNED Jacobian when the caller already has it.
     v_p = v_o + w x r = v_o - [r]x w with r = R p_B."""
     M = data.oMf[fid]
-    r = M.rotation @ point_body
     J = _world_jacobian(model, data, fid) if J6 is None else J6
-    return M.translation + r, J[:3] - _skew(r) @ J[3:]
+    return _point_rows(M.rotation, M.translation, np.asarray(point_body, float), J)
 
 
 def vector_jacobian(model, data, fid: int, vectors_body: np.ndarray, J6=None) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +111,7 @@ def dot_rows(U: np.ndarray, E: np.ndarray, Jw: np.ndarray) -> tuple[np.ndarray, 
     """Rows c_i = u_i . e_i for body-fixed vectors u_i (world coordinates U (k, 3)) against fixed
     world vectors e_i (E (k, 3)), and their Jacobians (k, nv): d(u . e)/dv = (w x u) . e =
     (u x e) . w, one (k, 3) @ (3, nv) product with the angular Jacobian ``Jw`` (3, nv)."""
-    return (U * E).sum(axis=1), _cross(U, E) @ Jw
+    return _dot_rows(np.ascontiguousarray(U, float), np.ascontiguousarray(E, float), np.ascontiguousarray(Jw))
 
 
 def frame_jacobian(model, data, fid: int) -> np.ndarray:

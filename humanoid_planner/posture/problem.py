@@ -60,6 +60,8 @@ class PostureProblem:
         self.needs_com = any(c.needs_com for c in self.constraints)
         eq = np.concatenate([c.equality_mask for c in self.constraints]) if constraints else np.zeros(0, bool)
         self.equality = eq
+        #: (dim,) bool: the band rows (inequalities implied by equality rows, `base.BAND`)
+        self.band = np.concatenate([c.band_mask for c in self.constraints]) if constraints else np.zeros(0, bool)
         self.slices = {}
         i = 0
         for c in self.constraints:

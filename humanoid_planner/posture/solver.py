@@ -30,6 +30,13 @@ dependent at the start), the solution leaves them off by up to 4e-4; when that i
 call ends with EQUALITIES_NOT_SATISFIED. (The left-out rows kept as tolerance bands instead made
 SLSQP's steps diverge, the base 490 m away on a sitting posture.)
 
+**Band rows** (`base.BAND`, the contact planner's fast-fail bands |c| <= band around its
+equality rows): phase 1 needs them (it sees inequalities only); phase 2 leaves them out. There
+they are implied: the QP's linearised equalities c + J dx = 0 meet every linearised band row, so
+the rows only made SLSQP's least-squares subproblem larger (2 x 6 band rows per strong contact,
+~a quarter of a stairs call's rows). The run again with an independent equality subset keeps them:
+there they bound the left-out rows.
+
 Numbers chosen here (no thesis value exists; FSQP's eps_v is "not given", :83):
 ``tolerance`` 1e-6 (m for positions, - for unit-vector products, about 1e-6 rad): the largest
 violation accepted as satisfied, 100x below A9's 1e-4 rad alignment. ``max_iterations`` 100:
@@ -178,7 +185,7 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
         if t > s.tolerance:
             return result(Outcome.INFEASIBLE_INEQUALITIES, x, 0, f"phase 1: max inequality {t:.3g} > {s.tolerance:g}")
 
-    res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq))
+    res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq & ~problem.band))  # "Band rows"
     it2, message = int(res.nit), str(res.message)
     if res.status == SINGULAR_EQUALITIES and eq.any() and not stall.stopped:
         # dependent equality rows (module docstring, "Rank-deficient equalities"): again from the

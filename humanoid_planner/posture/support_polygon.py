@@ -30,7 +30,8 @@ def _clip(points: np.ndarray, surface) -> np.ndarray:
         a, e = V[i], V[(i + 1) % len(V)] - V[i]
 
         def side(x, a=a, e=e):
-            return np.cross(e, x - a) @ n
+            d = x - a  # (e x d) . n, the cross product written out (np.cross costs ~25 us per call)
+            return np.array([e[1] * d[2] - e[2] * d[1], e[2] * d[0] - e[0] * d[2], e[0] * d[1] - e[1] * d[0]]) @ n
 
         out = []
         for j in range(len(P)):

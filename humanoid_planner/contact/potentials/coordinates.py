@@ -37,6 +37,7 @@ class GuideCoordinates:
         self.w_rot, self.w_joint = float(w_rot), float(w_joint)
         self.idx_q, self.idx_v, _, _ = bounded_joints(model)
         self.dim = 6 + len(self.idx_q)
+        self._rows = np.arange(len(self.idx_v))
 
     def __call__(self, q) -> np.ndarray:
         q = np.asarray(q, float)
@@ -45,13 +46,18 @@ class GuideCoordinates:
 
     def jacobian(self, q) -> np.ndarray:
         """dy/dv (dim, nv)."""
+        return self.value_and_jacobian(q)[1]
+
+    def value_and_jacobian(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """``(y(q), dy/dv)`` with one rotation matrix (the potentials' per-iterate call)."""
         q = np.asarray(q, float)
         R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+        y = np.concatenate([q[:3], self.w_rot * pin.log3(R), self.w_joint * q[self.idx_q]])
         J = np.zeros((self.dim, self.model.nv))
         J[:3, :3] = R
         J[3:6, 3:6] = self.w_rot * pin.Jlog3(R)
-        J[6 + np.arange(len(self.idx_v)), self.idx_v] = self.w_joint
-        return J
+        J[6 + self._rows, self.idx_v] = self.w_joint
+        return y, J
 
     def configuration(self, y, q_template) -> np.ndarray:
         """The configuration with coordinates ``y`` (joints not in y taken from ``q_template``)."""

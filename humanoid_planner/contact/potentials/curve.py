@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
@@ -117,69 +118,93 @@ class RoundedPolyline:
         return self.points[-1].copy()
 
     def _arrays(self):
-        """The pieces as arrays (built once): origins O (A of a segment, C of an arc), directions
-        V (u, or the arc's n) and W (the arc's u_in), lengths, radii, angles, s0, and the products
-        `project` needs (|O|², V . O, W . O)."""
+        """The pieces as arrays (built once, `_project`'s input): origins O (A of a segment, C of
+        an arc), directions V (u, or the arc's n) and W (the arc's u_in), s0, and per piece: is an
+        arc, length, radius, angle, |O|²."""
         k, N = len(self.pieces), len(self.points[0])
-        self._O, self._V, self._W = np.zeros((k, N)), np.zeros((k, N)), np.zeros((k, N))
-        self._s0, self._scalars = np.zeros(k), []  # (is an arc, length, radius, angle, |O|²) per piece
+        O, V, W = np.zeros((k, N)), np.zeros((k, N)), np.zeros((k, N))
+        s0, arc, length, radius, angle = np.zeros(k), np.zeros(k, np.bool_), np.zeros(k), np.zeros(k), np.zeros(k)
         for i, p in enumerate(self.pieces):
             if p[0] == "seg":
-                _, self._O[i], self._V[i], length, self._s0[i] = p
-                self._scalars.append((False, float(length), 0.0, 0.0))
+                _, O[i], V[i], length[i], s0[i] = p
             else:
-                _, self._O[i], self._V[i], self._W[i], r, alpha, self._s0[i] = p
-                self._scalars.append((True, 0.0, float(r), float(alpha)))
-        self._OVW = np.vstack([self._O, self._V, self._W])
-        self._off = np.concatenate([np.zeros(k), (self._V * self._O).sum(1), (self._W * self._O).sum(1)])
-        self._scalars = [sc + (float(o @ o),) for sc, o in zip(self._scalars, self._O)]
+                _, O[i], V[i], W[i], radius[i], angle[i], s0[i] = p
+                arc[i] = True
+        self._packed = (O, V, W, s0, arc, length, radius, angle, (O * O).sum(1))
 
     def project(self, y) -> Projection:
         """The closest point of the curve to ``y`` (N,) (module docstring). Every piece's closest
         point is found from three products with y (distances squared from |y - O|², the piece's
         coordinates of y - O), the first closest piece kept (ties within a relative 2e-15 of the
-        squared distance go to the earlier piece),
-        and its point, distance and gradients computed directly."""
+        squared distance go to the earlier piece), and its point, distance and gradients computed
+        directly (`_project`, compiled)."""
         y = np.asarray(y, float)
         N = len(y)
         if not self.pieces:
             m = self.points[0]
             D = float(np.linalg.norm(y - m))
             return Projection(m, 0.0, D, (y - m) / D if D > 0 else np.zeros(N), np.zeros(N))
-        if not hasattr(self, "_OVW"):
+        if not hasattr(self, "_packed"):
             self._arrays()
-        k = len(self.pieces)
-        P = (self._OVW @ y - self._off).tolist()
-        yy = float(y @ y)
-        best, i, pick = np.inf, 0, None
-        for j, (arc, length, r, alpha, oo) in enumerate(self._scalars):
-            yO, a, b = P[j], P[k + j], P[2 * k + j]  # y . O, (y - O) . V, (y - O) . W
-            ee = yy - 2 * yO + oo  # |y - O|²
-            if arc:  # (a, b) = (-(e . n), e . u_in) of the module docstring are (-a, b)
-                phi = math.atan2(b, -a)
-                ph = min(max(phi, 0.0), alpha)
-                d2 = ee + 2 * r * (math.cos(ph) * a - math.sin(ph) * b) + r * r
-                cand = (a, b, phi, ph)
-            else:
-                t = min(max(a, 0.0), length)
-                d2 = ee - 2 * t * a + t * t
-                cand = (a, t)
-            if j == 0 or best - 2e-15 * (1 + best) > d2:
-                best, i, pick = d2, j, cand
-        if self._scalars[i][0]:
-            a, b, phi, ph = pick
-            aa, ri = -a, self._scalars[i][2]
-            m = self._O[i] + ri * (-math.cos(ph) * self._V[i] + math.sin(ph) * self._W[i])
-            rho2 = aa * aa + b * b
-            s = self._s0[i] + ri * ph
-            ds = ri * (aa * self._W[i] + b * self._V[i]) / rho2 if phi == ph and rho2 > 0 else np.zeros(N)
+        m, s, D, dD, ds = _project(np.ascontiguousarray(y), *self._packed)
+        return Projection(m, s, D, dD, ds)
+
+
+@nb.njit(cache=True)
+def _project(y, O, V, W, s0, arc, length, radius, angle, oo):
+    """`RoundedPolyline.project` on the packed pieces: ``(m, s, D, dD, ds)``."""
+    k, N = O.shape
+    yy = 0.0
+    for c in range(N):
+        yy += y[c] * y[c]
+    best, i = np.inf, 0
+    pa, pb, pphi, pph, pt = 0.0, 0.0, 0.0, 0.0, 0.0
+    for j in range(k):
+        yO, a, b = 0.0, 0.0, 0.0  # y . O, (y - O) . V, (y - O) . W
+        for c in range(N):
+            yO += y[c] * O[j, c]
+            a += (y[c] - O[j, c]) * V[j, c]
+            b += (y[c] - O[j, c]) * W[j, c]
+        ee = yy - 2 * yO + oo[j]  # |y - O|²
+        if arc[j]:  # (a, b) = (-(e . n), e . u_in) of the module docstring are (-a, b)
+            phi = math.atan2(b, -a)
+            ph = min(max(phi, 0.0), angle[j])
+            r = radius[j]
+            d2 = ee + 2 * r * (math.cos(ph) * a - math.sin(ph) * b) + r * r
         else:
-            a, t = pick
-            m = self._O[i] + t * self._V[i]
-            s = self._s0[i] + t
-            beyond = a <= 0 and i == 0 or a >= self._scalars[i][1] and i == k - 1
-            ds = np.zeros(N) if beyond else self._V[i].copy()
-        diff = y - m
-        Dm = float(np.sqrt(diff @ diff))
-        dD = diff / Dm if Dm > 0 else np.zeros(N)
-        return Projection(m, float(s), Dm, dD, ds)
+            phi, ph = 0.0, 0.0
+            t = min(max(a, 0.0), length[j])
+            d2 = ee - 2 * t * a + t * t
+        if j == 0 or best - 2e-15 * (1 + best) > d2:
+            best, i = d2, j
+            pa, pb, pphi, pph = a, b, phi, ph
+            if not arc[j]:
+                pt = t
+    m = np.empty(N)
+    ds = np.zeros(N)
+    if arc[i]:
+        aa, ri = -pa, radius[i]
+        cph, sph = math.cos(pph), math.sin(pph)
+        for c in range(N):
+            m[c] = O[i, c] + ri * (-cph * V[i, c] + sph * W[i, c])
+        rho2 = aa * aa + pb * pb
+        s = s0[i] + ri * pph
+        if pphi == pph and rho2 > 0:
+            for c in range(N):
+                ds[c] = ri * (aa * W[i, c] + pb * V[i, c]) / rho2
+    else:
+        for c in range(N):
+            m[c] = O[i, c] + pt * V[i, c]
+        s = s0[i] + pt
+        beyond = (pa <= 0 and i == 0) or (pa >= length[i] and i == k - 1)
+        if not beyond:
+            for c in range(N):
+                ds[c] = V[i, c]
+    dm = 0.0
+    diff = np.empty(N)
+    for c in range(N):
+        diff[c] = y[c] - m[c]
+        dm += diff[c] * diff[c]
+    D = math.sqrt(dm)
+    dD = diff / D if D > 0 else np.zeros(N)
+    return m, s, D, dD, ds

@@ -97,9 +97,9 @@ class GuidePotential(Potential):
         return self._progress(y, self.curve.project(y))[0]
 
     def evaluate(self, q) -> tuple[float, np.ndarray]:
-        y = self.coordinates(q)
+        y, dy = self.coordinates.value_and_jacobian(q)
         pr = self.curve.project(y)
         u, du = mixed(pr.D, self.a, self.d0)
         s, ds = self._progress(y, pr)
         grad_y = du * pr.dD - self.k * ds
-        return u - self.k * s, grad_y @ self.coordinates.jacobian(q)
+        return u - self.k * s, grad_y @ dy
