@@ -52,9 +52,20 @@ STAND = 0.01  # [m] the issue's base-motion bound
 HOLDS = ("gravity", "contacts")  # the physical check's feedforward torques (`stand_check`)
 
 
+def candidate_overrides(scene, robot, algorithm) -> dict:
+    """VBFP's lazy brothers need search boxes (`PlannerSettings`): a scene whose BFP draws random
+    candidates (the stairs, 001_escande.md §5.3.4 strategy 2) runs VBFP on box candidates."""
+    spec = getattr(scene, "planning", None)
+    if algorithm != "vbfp" or spec is None:
+        return {}
+    settings = {**spec.settings, **spec.robot_settings.get(robot.name, {})}
+    return {"candidates": "box"} if settings.get("candidates") == "random" else {}
+
+
 def plan_once(scene, robot, goal, algorithm, seed, time_limit):
     """(row, plan) of one search (no motion)."""
-    problem = problem_for(scene, robot, goal, algorithm=algorithm, time_limit=time_limit, seed=seed)
+    extra = candidate_overrides(scene, robot, algorithm)
+    problem = problem_for(scene, robot, goal, algorithm=algorithm, time_limit=time_limit, seed=seed, **extra)
     t0 = time.perf_counter()
     plan = problem.planner.plan(problem.start, problem.start_q)
     row = {
@@ -67,6 +78,7 @@ def plan_once(scene, robot, goal, algorithm, seed, time_limit):
         "stances": len(plan.nodes),
         "pg_calls": int(plan.stats.total_calls),
         "reason": plan.reason,
+        "candidates": extra.get("candidates", "scene's"),
     }
     return row, plan
 
@@ -187,6 +199,7 @@ def main(argv=None):
                 print(
                     f"{label} {alg} seed {seed}: success {row['success']}, {row['time']:.2f} s, "
                     f"{row['generated']} generated, {row['expanded']} expanded, {row['stances']} stances"
+                    + (f", {row['candidates']} candidates" if row["candidates"] != "scene's" else "")
                     + (f" ({row['reason']})" if not row["success"] else ""),
                     flush=True,
                 )
