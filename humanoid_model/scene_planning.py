@@ -45,6 +45,8 @@ SETTINGS = {
     "deformable_angle": float,
     "placed_candidates": bool,
     "settle_releases": bool,
+    "crowding": float,
+    "crowding_radius": float,
 }
 #: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight", "w_rot")

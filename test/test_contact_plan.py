@@ -28,6 +28,7 @@ from humanoid_planner.contact import (
     Stance,
     check_plan,
 )
+from humanoid_planner.exceptions import PlanningError
 
 GOAL_X = 0.4  # m ahead, chosen within the issue's 0.3-0.5 m; HRP-2 needs 2 steps (both soles in the region)
 SOLES = ("l_sole", "r_sole")
@@ -160,3 +161,43 @@ def test_children_in_worker_processes_give_the_same_plan(robot, floor, plans):
         assert a.stance == b.stance and np.array_equal(a.q, b.q) and a.potential == b.potential
     assert np.array_equal(serial.goal_q, par.goal_q)
     assert dict(par.stats.calls) == dict(serial.stats.calls)
+
+
+def test_crowding_counts_the_expanded_nodes_of_the_same_locations_nearby():
+    """`search._Crowding` (module docstring of `search`, "Crowding"): weight x the number of
+    expanded nodes with the same contact locations whose root is within the radius."""
+    from types import SimpleNamespace
+
+    from humanoid_planner.contact.search import _Crowding
+
+    def node(locations, x):
+        return SimpleNamespace(stance=SimpleNamespace(locations=locations), q=np.r_[x, 0.0, 0.6, np.zeros(4)])
+
+    crowd = _Crowding(0.05, 0.1)
+    probe = node(("l_sole", "r_sole"), 0.0)
+    assert crowd.penalty(probe) == 0.0
+    for x in (0.0, 0.05, 0.1, 0.30):  # three within 0.1 m of the probe, one beyond
+        crowd.add(node(("r_sole", "l_sole"), x))
+    crowd.add(node(("l_sole",), 0.0))  # other locations: not counted
+    assert crowd.penalty(probe) == pytest.approx(3 * 0.05)
+    assert crowd.penalty(node(("l_sole",), 0.02)) == pytest.approx(0.05)
+    assert crowd.penalty(node(("l_hand",), 0.0)) == 0.0
+
+
+@pytest.mark.parametrize("bad", [{"crowding": -0.1}, {"crowding_radius": 0.0}])
+def test_crowding_settings_are_checked(bad):
+    with pytest.raises(PlanningError, match="crowding"):
+        PlannerSettings(**bad)
+
+
+def test_a_walk_with_crowding_still_plans_and_passes_check_plan(robot, floor):
+    """Crowding only reorders the expansions: the flat walk still plans, and the plan passes
+    `check_plan` (the search's goal test and potentials are unchanged)."""
+    s = PlannerSettings(
+        locations=("l_sole", "r_sole"), max_expanded=40, threshold=0.5, crowding=0.05, crowding_radius=0.05
+    )
+    pot = MixedPotential(robot.model, (GOAL_X, 0.0), robot.q())
+    planner = ContactPlanner(robot, [floor], _goal(robot), pot, s, goal_contacts=SOLES)
+    plan = planner.plan(Stance(planner.feas.contacts_at(robot.q(), SOLES, "floor")), robot.q())
+    assert plan.success, plan.reason
+    assert check_plan(planner, plan) == []

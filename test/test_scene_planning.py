@@ -104,3 +104,25 @@ def test_builder_checks_the_robot_and_reads_the_start_stance(scene_file, robot):
     assert not scene_planning(
         load_scene("stairs"), load_robot("bip"), placed_candidates=False
     ).planner.s.placed_candidates
+
+
+def test_every_setting_a_scene_may_set_is_a_planner_setting_of_its_type():
+    """`humanoid_model.scene_planning.SETTINGS` (what a scene's ``planning.settings`` may hold)
+    names `PlannerSettings` fields only, with the field's type (a misspelt or retyped name would
+    be accepted by the scene loader and refused by the planner)."""
+    import dataclasses
+
+    from humanoid_model.scene_planning import SETTINGS
+    from humanoid_planner.contact import PlannerSettings
+
+    fields = {f.name: f for f in dataclasses.fields(PlannerSettings)}
+    assert set(SETTINGS) <= set(fields), sorted(set(SETTINGS) - set(fields))
+    defaults = PlannerSettings()
+    for name, kind in SETTINGS.items():
+        value = getattr(defaults, name)
+        if kind is list:
+            assert isinstance(value, tuple), name
+        elif kind is float:
+            assert isinstance(value, (int, float)) and not isinstance(value, bool), name
+        else:
+            assert isinstance(value, kind), name

@@ -14,6 +14,15 @@ witness is the PG projection of ``q`` on the initial stance. The search also sto
 ``max_expanded`` expanded nodes or ``time_limit`` seconds. ``plan(..., progress=f)`` calls
 ``f(Progress)`` after each expansion (the `plan` command's progress line).
 
+**Crowding** (``crowding``, off by default; our addition, not the thesis's): a node popped from the
+list gets ``crowding`` times the number of already expanded nodes with the same contact
+locations whose root lies within ``crowding_radius`` of its own added to its potential; when
+that puts it above the next node of the list it goes back in with the new key (a lazy update)
+instead of being expanded. Best-first search on a potential plateau expands hundreds of nodes
+a centimetre apart (the under-table crawl at the table's edge: ~1,000 placements of the hands
+within 0.01 of potential, docs/planner.md "Scenes"); crowding makes the search leave a region
+after a few expansions there. The goal test and the potentials of the plan are unchanged.
+
 Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
 for stairs candidates (001_escande.md:419), or 0 for a radius per location from the robot
 (`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller
@@ -57,6 +66,27 @@ from .stance import Stance, StanceMetric
 
 __all__ = ["ContactPlanner", "Plan", "PlannerSettings", "Progress"]
 
+
+class _Crowding:
+    """The crowding penalty (module docstring): per set of contact locations, the root positions
+    of the expanded nodes; a node's penalty is ``weight`` times the number of them within
+    ``radius`` of its root."""
+
+    def __init__(self, weight: float, radius: float):
+        self.weight, self.radius = float(weight), float(radius)
+        self._roots: dict[frozenset, list] = {}
+
+    def penalty(self, n) -> float:
+        roots = self._roots.get(frozenset(n.stance.locations))
+        if not roots:
+            return 0.0
+        d = np.linalg.norm(np.asarray(roots) - n.q[:3], axis=1)
+        return self.weight * int(np.count_nonzero(d <= self.radius))
+
+    def add(self, n) -> None:
+        self._roots.setdefault(frozenset(n.stance.locations), []).append(np.array(n.q[:3]))
+
+
 ALGORITHMS = ("bfp", "vbfp")
 CANDIDATES = ("box", "random")
 
@@ -94,6 +124,8 @@ class PlannerSettings:
     band: float = 1e-3  #: equality band seen by phase 1 (`feasibility`; 0: none)
     workers: int = 1  #: processes evaluating children (0: one per core; `parallel`)
     settle_releases: bool = False  #: a release child's potential at a posture of its own stance (`children`)
+    crowding: float = 0.0  #: potential added per expanded node of the same locations nearby (module docstring; 0: off)
+    crowding_radius: float = 0.05  #: m, root distance within which an expanded node crowds another
 
     def __post_init__(self):
         if self.algorithm not in ALGORITHMS:
@@ -109,6 +141,11 @@ class PlannerSettings:
                 f"planner settings: 'density' > 0 and 'seed' an integer >= 0 required; {self.density}, {self.seed}"
             )
         worker_count(self.workers)
+        if not (self.crowding >= 0 and self.crowding_radius > 0):
+            raise PlanningError(
+                f"planner settings: 'crowding' >= 0 and 'crowding_radius' > 0 required; "
+                f"{self.crowding}, {self.crowding_radius}"
+            )
 
 
 @dataclass(frozen=True)
@@ -214,12 +251,19 @@ class ContactPlanner:
             return done(False, [], None, f"initial stance infeasible: {res.outcome.name}")
         registry.add(stance)
         heap = [(root.potential, 0, root)]
+        crowd = _Crowding(self.s.crowding, self.s.crowding_radius)
         while heap:
             if expanded >= self.s.max_expanded:
                 return done(False, [], None, f"{expanded} nodes expanded (max_expanded)")
             if time.perf_counter() - start > self.s.time_limit:
                 return done(False, [], None, f"time limit {self.s.time_limit} s")
-            _, _, n = heapq.heappop(heap)
+            key, index, n = heapq.heappop(heap)
+            if crowd.weight:
+                now = n.potential + crowd.penalty(n)
+                if now > key and heap and now > heap[0][0]:  # crowded since it was pushed: back, later
+                    heapq.heappush(heap, (now, index, n))
+                    continue
+                crowd.add(n)
             if set(self.goal_contacts) <= set(n.stance.locations) and self.feas.goal_possible(
                 n.stance, self.goal_tasks
             ):
