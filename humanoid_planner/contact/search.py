@@ -20,8 +20,10 @@ locations whose root lies within ``crowding_radius`` of its own added to its pot
 that puts it above the next node of the list it goes back in with the new key (a lazy update)
 instead of being expanded. Best-first search on a potential plateau expands hundreds of nodes
 a centimetre apart (the under-table crawl at the table's edge: ~1,000 placements of the hands
-within 0.01 of potential, docs/planner.md "Scenes"); crowding makes the search leave a region
-after a few expansions there. The goal test and the potentials of the plan are unchanged.
+within 0.02 of potential, docs/planner.md "Missing"); crowding makes the search leave a region
+after a few expansions there. The goal test and the potentials of the plan are unchanged. The
+under-table, chair and stairs scenes set it (0.05 per node, 0.05 m; docs/planner.md "Numbers
+chosen" and "Missing" have the runs with and without it).
 
 Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
 for stairs candidates (001_escande.md:419), or 0 for a radius per location from the robot
