@@ -17,7 +17,7 @@ import numpy as np
 
 from .base import EQUALITY, INEQUALITY
 from .contact import ContactConstraint
-from .kinematics import frame_jacobian
+from .kinematics import _dot_rows, _point_rows, frame_jacobian
 
 __all__ = ["StrongContact"]
 
@@ -48,28 +48,17 @@ class StrongContact(ContactConstraint):
 
 @nb.njit(cache=True)
 def _rows(R, t, J6, pb, E, B, T):
-    """The 8 rows and their Jacobian (8, nv), written out: rows 0-2 the point P^W = t + R pb
-    minus E, with J = J6[:3] - [r]x J6[3:] (`kinematics.point_jacobian`); rows 3-7 u . e with
-    u = R B_i (world) and e = T_i, J = (u x e) . J6[3:] (`kinematics.dot_rows`)."""
-    nv = J6.shape[1]
+    """The 8 rows and their Jacobian (8, nv): rows 0-2 the point P^W = t + R pb minus E
+    (`kinematics.point_jacobian`'s kernel), rows 3-7 u . e with u = R B_i (world) and e = T_i
+    (`kinematics.dot_rows`'s kernel)."""
     c = np.empty(8)
-    J = np.empty((8, nv))
-    r = np.empty(3)
+    J = np.empty((8, J6.shape[1]))
+    p, J[:3] = _point_rows(R, t, pb, J6)
     for a in range(3):
-        r[a] = R[a, 0] * pb[0] + R[a, 1] * pb[1] + R[a, 2] * pb[2]
-        c[a] = t[a] + r[a] - E[a]
-    for j in range(nv):
-        wx, wy, wz = J6[3, j], J6[4, j], J6[5, j]
-        J[0, j] = J6[0, j] - (r[1] * wz - r[2] * wy)
-        J[1, j] = J6[1, j] - (r[2] * wx - r[0] * wz)
-        J[2, j] = J6[2, j] - (r[0] * wy - r[1] * wx)
+        c[a] = p[a] - E[a]
+    U = np.empty((5, 3))
     for i in range(5):
-        u0 = R[0, 0] * B[i, 0] + R[0, 1] * B[i, 1] + R[0, 2] * B[i, 2]
-        u1 = R[1, 0] * B[i, 0] + R[1, 1] * B[i, 1] + R[1, 2] * B[i, 2]
-        u2 = R[2, 0] * B[i, 0] + R[2, 1] * B[i, 1] + R[2, 2] * B[i, 2]
-        e0, e1, e2 = T[i, 0], T[i, 1], T[i, 2]
-        c[3 + i] = u0 * e0 + u1 * e1 + u2 * e2
-        x0, x1, x2 = u1 * e2 - u2 * e1, u2 * e0 - u0 * e2, u0 * e1 - u1 * e0
-        for j in range(nv):
-            J[3 + i, j] = x0 * J6[3, j] + x1 * J6[4, j] + x2 * J6[5, j]
+        for a in range(3):
+            U[i, a] = R[a, 0] * B[i, 0] + R[a, 1] * B[i, 1] + R[a, 2] * B[i, 2]
+    c[3:], J[3:] = _dot_rows(U, T, J6[3:])
     return c, J
