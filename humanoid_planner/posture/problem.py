@@ -15,8 +15,6 @@ starts from the constraints (`start`). Without one, x = v and nothing changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pinocchio as pin
 
@@ -28,17 +26,32 @@ from .kinematics import update
 __all__ = ["Evaluation", "PostureProblem"]
 
 
-@dataclass
 class Evaluation:
     """Everything at one ``x`` (the increment, then any extended variables): ``q``, the stacked
-    values ``c`` and Jacobian ``J`` (w.r.t. x), criterion ``f`` and its gradient ``g`` (w.r.t. x)."""
+    values ``c`` and Jacobian ``J`` (w.r.t. x), criterion ``f`` and its gradient ``g`` (w.r.t. x).
 
-    x: np.ndarray
-    q: np.ndarray
-    c: np.ndarray
-    J: np.ndarray
-    f: float
-    g: np.ndarray
+    ``f`` and ``g`` are computed on first use: the solver's phase 1 reads the constraints only,
+    and with the planner's potential as criterion (a guide and six body potentials under the
+    table) the criterion was a third of an evaluation's time."""
+
+    __slots__ = ("x", "q", "c", "J", "_fg", "_criterion")
+
+    def __init__(self, x, q, c, J, criterion):
+        self.x, self.q, self.c, self.J = x, q, c, J
+        self._criterion, self._fg = criterion, None
+
+    def _value(self):
+        if self._fg is None:
+            self._fg = self._criterion(self.q)
+        return self._fg
+
+    @property
+    def f(self) -> float:
+        return self._value()[0]
+
+    @property
+    def g(self) -> np.ndarray:
+        return self._value()[1]
 
 
 class PostureProblem:
@@ -128,21 +141,29 @@ class PostureProblem:
                 c[s], J[s, :nv], J[s, e] = con.evaluate_extended(q, d, x[e])
             else:
                 c[s], J[s, :nv] = con.evaluate(q, d)
-        f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(nv))
         self.evaluations += 1
         b = self._root_block
         if b is not None:  # J @ dint with dint = diag(D_root, I)
             J[:, :b] = J[:, :b] @ dint[:b, :b]
-            g = np.concatenate([g[:b] @ dint[:b, :b], g[b:]])
         else:
             J[:, :nv] = J[:, :nv] @ dint
+        self._last = Evaluation(x.copy(), q, c, J, lambda q: self._criterion(q, dint))
+        return self._last
+
+    def _criterion(self, q, dint) -> tuple[float, np.ndarray]:
+        """``(f, df/dx)`` at ``q``, with ``dint`` = dIntegrate/dv at the evaluation's x."""
+        nv = self.model.nv
+        f, g = self.criterion.evaluate(q) if self.criterion is not None else (0.0, np.zeros(nv))
+        b = self._root_block
+        if b is not None:
+            g = np.concatenate([g[:b] @ dint[:b, :b], g[b:]])
+        else:
             g = g @ dint
         if self.extra_slices:
             gx = np.zeros(self.nx)
             gx[:nv] = g
             g = gx
-        self._last = Evaluation(x.copy(), q, c, J, float(f), g)
-        return self._last
+        return float(f), g
 
     def extra(self, x) -> dict:
         """Constraint name -> its z at ``x``."""
