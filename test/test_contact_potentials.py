@@ -12,6 +12,7 @@ import pytest
 
 from humanoid_planner.contact import POTENTIALS, Contact, Potential, Stance
 from humanoid_planner.contact.potentials import (
+    BodyGroup,
     BodyPotential,
     GuideCoordinates,
     GuidePotential,
@@ -20,6 +21,7 @@ from humanoid_planner.contact.potentials import (
     StanceBonus,
     WeightedSum,
 )
+from humanoid_planner.exceptions import PlanningError
 
 FD_STEP = 1e-5  # as test_posture_jacobians / test_contact_goal: |FD - J d| <= 1e-6 |J d| + 1e-9
 
@@ -57,6 +59,8 @@ def members(robot):
     hand = BodyPotential(m, "RARM_LINK5", robot.contact_locations["r_hand"].point, key_postures=K)
     target = BodyPotential(m, "LARM_LINK5", positions=[[0.8, 0.3, 0.9]], d0=0.2)  # one point: both branches
     bonus = StanceBonus(robot.contact_locations, m.nv, per_contact=0.1, k0=2, bonus={"sole": -0.05})
+    sole = BodyPotential(m, "LLEG_LINK5", robot.contact_locations["l_sole"].point, key_postures=K, k=1.0, d0=0.1)
+    knee = BodyPotential(m, "RLEG_LINK3", key_postures=K)
     return {
         "mixed": MixedPotential(m, (0.4, 0.1), robot.q(), d0=0.3),
         "guide": guide,
@@ -65,6 +69,7 @@ def members(robot):
         "target": target,
         "bonus_malus": bonus,
         "weighted_sum": WeightedSum([(1.0, guide), (1.0, hand), (0.5, target), (1.0, bonus)]),
+        "body_group": BodyGroup([(1.0, hand), (0.5, target), (2.0, sole), (0.0, knee)]),
     }
 
 
@@ -80,7 +85,7 @@ def test_every_registered_potential_has_the_interface(robot, members):
         assert p(robot.q()) == u
 
 
-@pytest.mark.parametrize("name", ["mixed", "guide", "guide_root", "body", "target", "weighted_sum"])
+@pytest.mark.parametrize("name", ["mixed", "guide", "guide_root", "body", "target", "weighted_sum", "body_group"])
 def test_potential_gradients_match_central_differences(robot, members, name):
     p, m = members[name], robot.model
     K = _key_postures(robot)
@@ -96,6 +101,34 @@ def test_potential_gradients_match_central_differences(robot, members, name):
             assert abs(fd - jd) <= 1e-6 * abs(jd) + 1e-9, (name, fd, jd)
             checked += jd != 0
     assert checked >= 15  # the gradients are not trivially zero
+
+
+def test_the_body_group_is_the_weighted_sum_of_its_body_potentials(robot, members):
+    """`BodyGroup` (one compiled kernel: the point's Jacobian from the world joint Jacobians, the
+    projection, the mixed potential) against the same potentials one by one (`BodyPotential`:
+    Pinocchio's frame Jacobian) in a `WeightedSum`, at configurations near and far from the guide:
+    a wrong support column, weight, gain or one-point branch shows here."""
+    group = members["body_group"]
+    reference = WeightedSum(group.terms)
+    rng = np.random.default_rng(11)
+    K = _key_postures(robot)
+    for spread in (0.05, 0.15, 0.6):
+        for _ in range(10):
+            q = _near(robot, K, rng, spread)
+            u, g = group.evaluate(q)
+            u_ref, g_ref = reference.evaluate(q)
+            assert abs(u - u_ref) <= 1e-12 * (1 + abs(u_ref))
+            np.testing.assert_allclose(g, g_ref, rtol=0, atol=1e-12 * (1 + np.abs(g_ref).max()))
+            assert np.count_nonzero(g) > 6  # not only the root's columns
+
+
+def test_a_body_group_refuses_other_terms(robot, members):
+    with pytest.raises(PlanningError, match="BodyPotential"):
+        BodyGroup([(1.0, members["guide"])])
+    with pytest.raises(PlanningError, match="weight"):
+        BodyGroup([(-1.0, members["body"])])
+    with pytest.raises(PlanningError, match="terms"):
+        BodyGroup([])
 
 
 def test_root_progress_ignores_a_posture_change_at_a_fixed_root(robot, members):

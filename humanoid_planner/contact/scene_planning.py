@@ -38,7 +38,15 @@ from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import KeepVertical, Obstacle
 
 from .goal import ComRegion, PointRegion
-from .potentials import BodyPotential, GuideCoordinates, GuidePotential, MixedPotential, StanceBonus, WeightedSum
+from .potentials import (
+    BodyGroup,
+    BodyPotential,
+    GuideCoordinates,
+    GuidePotential,
+    MixedPotential,
+    StanceBonus,
+    WeightedSum,
+)
 from .search import ContactPlanner, Plan, PlannerSettings
 from .stance import Stance
 
@@ -127,12 +135,18 @@ def _potential(robot, spec, keys, goal_tasks, where):
     if len(keys) > 1:
         coords = GuideCoordinates(m, w_rot=g["w_rot"]) if "w_rot" in g else None  # None: the default weights
         terms.append((1.0, GuidePotential(m, keys, progress=spec.guide_progress, coordinates=coords, **gains)))
+    bodies = []  # evaluated together (`BodyGroup`: one kinematics pass, one compiled kernel)
+    if len(keys) > 1:
         for name in spec.body_potentials:
             loc = _location(robot, name, f"{where}.body_potentials")
-            terms.append((g.get("body_weight", 1.0), BodyPotential(m, loc.body, loc.point, key_postures=keys, **gains)))
+            bodies.append(
+                (g.get("body_weight", 1.0), BodyPotential(m, loc.body, loc.point, key_postures=keys, **gains))
+            )
     for i, (name, point) in enumerate(spec.targets):
         loc = _location(robot, name, f"{where}.targets[{i}]")
-        terms.append((1.0, BodyPotential(m, loc.body, loc.point, positions=[point], **gains)))
+        bodies.append((1.0, BodyPotential(m, loc.body, loc.point, positions=[point], **gains)))
+    if bodies:
+        terms.append((1.0, BodyGroup(bodies)))
     if not terms:
         centre = next((t.centre for t in goal_tasks if "x" in t.bounds and "y" in t.bounds), None)
         if centre is None:

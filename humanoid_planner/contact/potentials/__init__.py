@@ -7,11 +7,13 @@ part; ``total(s, q)``), one module per member, and the registry ``POTENTIALS`` (
 - `guide`: the guide-trajectory potential U_T (6.7)/(6.8) with rounded corners (`curve`) in
   guide coordinates (`coordinates`) and the arc-length progress term;
 - `body`: individual body potentials U_{T_i} (6.9);
+- `body_group`: several of them evaluated together (one kinematics pass, one compiled kernel);
 - `weighted_sum`: alpha U_T + sum lambda_i U_{T_i} (+ U_S).
 """
 
 from .base import Potential, mixed
 from .body import BodyPotential
+from .body_group import BodyGroup
 from .bonus_malus import StanceBonus
 from .coordinates import GuideCoordinates
 from .curve import Projection, RoundedPolyline
@@ -24,11 +26,13 @@ POTENTIALS = {
     "bonus_malus": StanceBonus,
     "guide": GuidePotential,
     "body": BodyPotential,
+    "body_group": BodyGroup,
     "weighted_sum": WeightedSum,
 }
 
 __all__ = [
     "POTENTIALS",
+    "BodyGroup",
     "BodyPotential",
     "GuideCoordinates",
     "GuidePotential",
