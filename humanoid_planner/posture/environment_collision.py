@@ -25,8 +25,10 @@ import pinocchio as pin
 from humanoid_model.coal_import import coal
 from humanoid_planner.exceptions import PlanningError
 
+from . import kinematics as kin
 from .base import INEQUALITY, PostureConstraint
-from .capsules import normal_rows, robot_capsules
+from .capsules import robot_capsules
+from .pair_distances import PairDistances
 from .self_collision import DEFAULT_MARGIN
 
 __all__ = ["GROUND", "EnvironmentCollision", "Obstacle", "body_obstacle_pairs", "capsule_frame"]
@@ -145,50 +147,28 @@ class EnvironmentCollision(PostureConstraint):
         self.pairs = body_obstacle_pairs(self.capsules, self.obstacles, exclude)
         self.dim = len(self.pairs)
         self.kinds = (INEQUALITY,) * self.dim
-        self._shapes = [coal.Capsule(c.radius, c.length) for c in self.capsules]
-        self._frames = [capsule_frame(c) for c in self.capsules]
-        self._envs = [o.transform for o in self.obstacles]
-        self._request = coal.DistanceRequest()
-        self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
-        self._pair_list = [(int(i), int(k)) for i, k in self.pairs]
-        self._used, self._slot = np.unique(self.pairs[:, 0], return_inverse=True)  # capsules in the pairs
-        self._used = [int(i) for i in self._used]
+        nc = len(self.capsules)
+        shapes = [
+            (f"capsule:{i}:{c.body}", c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length))
+            for i, c in enumerate(self.capsules)
+        ]
+        shapes += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
+        self._pair_distances = PairDistances(shapes, self.pairs + [0, nc])
+        self._joints = np.array([c.joint for c in self.capsules], int)[self.pairs[:, 0]]
+        self._support = None  # (njoints, nv) bool (`kinematics.support_columns`)
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
-        vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``."""
-        return self._distances(data)[:3]
-
-    def _distances(self, data) -> tuple:
-        """`distances` and the joint placements of the capsules in the pairs (``self._used``)."""
-        Ms = [data.oMi[self.capsules[i].joint] for i in self._used]
-        frames = [None] * len(self.capsules)
-        for i, M in zip(self._used, Ms):
-            R, centre = self._frames[i]
-            Rj = M.rotation
-            frames[i] = coal.Transform3s(Rj @ R, Rj @ centre + M.translation)
-        envs = self._envs
-        d = np.empty(self.dim)
-        p = np.empty((self.dim, 3))
-        n = np.empty((self.dim, 3))
-        res = coal.DistanceResult()
-        for row, (i, k) in enumerate(self._pair_list):
-            res.clear()
-            d[row] = coal.distance(self._shapes[i], frames[i], self.obstacles[k].shape, envs[k], self._request, res)
-            p[row] = res.getNearestPoint1()
-            n[row] = res.normal
-        return d, p, -n, Ms
+        vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``
+        (`PairDistances`: coal in C++ through Pinocchio)."""
+        d, p, _, n = self._pair_distances(self.model, data, second_points=False)
+        return d, p, n
 
     def evaluate(self, q, data):
         nv = self.model.nv
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
-        d, p, n, Ms = self._distances(data)
-        J6 = np.stack(
-            [
-                pin.getJointJacobian(self.model, data, self.capsules[i].joint, pin.LOCAL_WORLD_ALIGNED)
-                for i in self._used
-            ]
-        )
-        O = np.array([M.translation for M in Ms])
-        return self.margin - d, -normal_rows(J6[self._slot], O[self._slot], p, n)
+        d, p, n = self.distances(data)
+        if self._support is None:
+            self._support = kin.support_columns(self.model)
+        return self.margin - d, -kin.world_normal_rows(data.J, self._support[self._joints], p, n)

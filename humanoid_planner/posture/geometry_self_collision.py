@@ -46,8 +46,10 @@ import pinocchio as pin
 from humanoid_model.coal_import import coal
 from humanoid_model.collision_rules import CollisionRules, self_pair_by_default
 
+from . import kinematics as kin
 from .base import INEQUALITY, PostureConstraint
-from .capsules import capsule_world, geometry_points, normal_rows, robot_capsules
+from .capsules import capsule_world, geometry_points, robot_capsules
+from .pair_distances import PairDistances
 from .segment_distance import capsule_distances
 from .self_collision import DEFAULT_MARGIN
 
@@ -90,22 +92,24 @@ class GeometrySelfCollision(PostureConstraint):
         self.kinds = (INEQUALITY,) * self.dim
         objs = collision_model.geometryObjects
         self._joints = np.array([g.parentJoint for g in objs], int)
-        self._placements = [g.placement for g in objs]
         self._capsules = None  # (capsules, (m, 2) their indices per pair), built by `closer`
+        self._support = None  # (njoints, nv) bool: each joint's support columns (`kinematics.support_columns`)
         self._coal()
 
     def _coal(self):
         """coal's shapes (a box itself, any other geometry the convex hull of its
-        `capsules.geometry_points`, module docstring) and distance request."""
+        `capsules.geometry_points`, module docstring) and their `PairDistances` (row k: pair k)."""
         self._shapes = [
             g.geometry if isinstance(g.geometry, coal.Box) else _hull(geometry_points(g.geometry))
             for g in self.collision_model.geometryObjects
         ]
-        self._request = coal.DistanceRequest()
-        self._request.gjk_tolerance = 1e-10  # [m] (coal default 1e-6): finite-difference-grade witness points
+        objs = self.collision_model.geometryObjects
+        self._distances = PairDistances(
+            [(g.name, g.parentJoint, g.placement, shape) for g, shape in zip(objs, self._shapes)], self.pairs
+        )
 
     def __getstate__(self):  # coal's objects do not pickle (the planner's worker processes, `parallel`)
-        return {k: v for k, v in self.__dict__.items() if k not in ("_shapes", "_request")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_shapes", "_distances")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -149,32 +153,19 @@ class GeometrySelfCollision(PostureConstraint):
         """``(d, p1, p2, n)``: signed distances (m,) [m], witness points (m, 3) on each geometry and
         unit vectors (m, 3) from geometry 2 to geometry 1, at the configuration of ``data``, of
         every pair or of the pairs ``rows``."""
-        pairs = self.pairs if rows is None else self.pairs[rows]
-        T = {}
-        for g in np.unique(pairs):
-            M = data.oMi[int(self._joints[g])] * self._placements[g]
-            T[g] = coal.Transform3s(M.rotation, M.translation)
-        m = len(pairs)
-        d, p1, p2, n = np.empty(m), np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 3))
-        res = coal.DistanceResult()
-        for row, (a, b) in enumerate(pairs):
-            res.clear()
-            d[row] = coal.distance(self._shapes[a], T[a], self._shapes[b], T[b], self._request, res)
-            p1[row], p2[row] = res.getNearestPoint1(), res.getNearestPoint2()
-            n[row] = -np.asarray(res.normal)
-        return d, p1, p2, n
+        return self._distances(self.model, data, rows)
 
     def evaluate(self, q, data):
         nv = self.model.nv
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
         d, p1, p2, n = self.distances(data)
-        ja, jb = self._joints[self.pairs[:, 0]], self._joints[self.pairs[:, 1]]
-        J = {j: pin.getJointJacobian(self.model, data, int(j), pin.LOCAL_WORLD_ALIGNED) for j in np.unique([ja, jb])}
-        Ja, Jb = np.stack([J[j] for j in ja]), np.stack([J[j] for j in jb])
-        Oa = np.array([data.oMi[int(j)].translation for j in ja])
-        Ob = np.array([data.oMi[int(j)].translation for j in jb])
-        return self.margin - d, -(normal_rows(Ja, Oa, p1, n) - normal_rows(Jb, Ob, p2, n))
+        if self._support is None:
+            self._support = kin.support_columns(self.model)
+        S = self._support
+        rows = kin.world_normal_rows(data.J, S[self._joints[self.pairs[:, 0]]], p1, n)
+        rows -= kin.world_normal_rows(data.J, S[self._joints[self.pairs[:, 1]]], p2, n)
+        return self.margin - d, -rows
 
 
 def geometry_pairs(

@@ -15,7 +15,16 @@ import numba as nb
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["dot_rows", "frame_id", "frame_jacobian", "point_jacobian", "update", "vector_jacobian"]
+__all__ = [
+    "dot_rows",
+    "frame_id",
+    "frame_jacobian",
+    "point_jacobian",
+    "support_columns",
+    "update",
+    "vector_jacobian",
+    "world_normal_rows",
+]
 
 
 def update(model: pin.Model, data: pin.Data, q: np.ndarray, com: bool = False) -> None:
@@ -106,3 +115,38 @@ def dot_rows(U: np.ndarray, E: np.ndarray, Jw: np.ndarray) -> tuple[np.ndarray, 
 def frame_jacobian(model, data, fid: int) -> np.ndarray:
     """The frame's Jacobian (6, nv) in LOCAL_WORLD_ALIGNED (linear rows of the origin, angular rows)."""
     return _world_jacobian(model, data, fid)
+
+
+def support_columns(model: pin.Model) -> np.ndarray:
+    """(njoints, nv) bool: row j marks the velocity columns of the joints from the root to joint j
+    (its support), the only columns where a point of joint j's body moves."""
+    S = np.zeros((model.njoints, model.nv), np.bool_)
+    for j in range(1, model.njoints):
+        for s in model.supports[j]:
+            if s > 0:
+                jt = model.joints[s]
+                S[j, jt.idx_v : jt.idx_v + jt.nv] = True
+    return S
+
+
+def world_normal_rows(J, support, points, normals) -> np.ndarray:
+    """(N, nv): n_i . dp_i/dv for N body-fixed points at world positions ``points`` (N, 3) [m]
+    along ``normals`` (N, 3), from the world joint Jacobians ``J`` (6, nv: ``data.J`` after
+    `update`, the twists in the world frame at the world origin) and each point's body support
+    ``support`` (N, nv) bool (`support_columns`): dp/dv = J_lin + w x p on the support, 0 elsewhere
+    (eq. 3.56's terms, 001_escande.md:124, without a Jacobian per joint)."""
+    return _world_normal_rows(J, support, np.ascontiguousarray(points, float), np.ascontiguousarray(normals, float))
+
+
+@nb.njit(cache=True)
+def _world_normal_rows(J, support, points, normals):
+    m, nv = points.shape[0], J.shape[1]
+    out = np.zeros((m, nv))
+    for i in range(m):
+        n0, n1, n2 = normals[i, 0], normals[i, 1], normals[i, 2]
+        p0, p1, p2 = points[i, 0], points[i, 1], points[i, 2]
+        l0, l1, l2 = p1 * n2 - p2 * n1, p2 * n0 - p0 * n2, p0 * n1 - p1 * n0  # (p x n) . w = n . (w x p)
+        for c in range(nv):
+            if support[i, c]:
+                out[i, c] = n0 * J[0, c] + n1 * J[1, c] + n2 * J[2, c] + l0 * J[3, c] + l1 * J[4, c] + l2 * J[5, c]
+    return out

@@ -24,6 +24,7 @@ import numba as nb
 import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import kinematics as kin
 
 from .base import Potential
 from .body import BodyPotential, _kinematics
@@ -55,12 +56,7 @@ class BodyGroup(Potential):
         self.joints = [int(m.frames[p.fid].parentJoint) for _, p in self.terms]
         # the point in its joint's frame, and the joint's support columns
         self.points = np.array([m.frames[p.fid].placement.act(p.point) for _, p in self.terms])
-        self.support = np.zeros((k, self.nv), np.bool_)
-        for i, j in enumerate(self.joints):
-            for s in m.supports[j]:
-                if s > 0:
-                    jt = m.joints[s]
-                    self.support[i, jt.idx_v : jt.idx_v + jt.nv] = True
+        self.support = kin.support_columns(m)[self.joints]
         # the curves' pieces stacked, body i's in rows offsets[i]:offsets[i + 1]; a one-point curve
         # has no rows and its point in ``single``
         packs, offsets, single = [], [0], np.zeros((k, 3))
