@@ -19,6 +19,8 @@ import warnings
 import numpy as np
 import pinocchio as pin
 
+from humanoid_planner.exceptions import PlanningError
+
 __all__ = ["PairDistances"]
 
 GJK_TOLERANCE = 1e-10  #: [m] (module docstring)
@@ -39,6 +41,11 @@ class PairDistances:
             gm.addGeometryObject(pin.GeometryObject(name, int(joint), placement, shape))
         for a, b in self.pairs:
             gm.addCollisionPair(pin.CollisionPair(int(a), int(b)))
+        kept = [(int(cp.first), int(cp.second)) for cp in gm.collisionPairs]
+        if kept != [(int(a), int(b)) for a, b in self.pairs]:  # Pinocchio drops repeated pairs
+            raise PlanningError(
+                f"pair distances: field 'pairs' must be distinct (first, second) pairs; {self.pairs.tolist()}"
+            )
         self._gm, self._gd = gm, pin.GeometryData(gm)
         for request in self._gd.distanceRequests:
             request.gjk_tolerance = GJK_TOLERANCE
