@@ -22,6 +22,7 @@ from humanoid_planner.posture import (
     SearchBoxContact,
 )
 from humanoid_planner.posture import kinematics as kin
+from humanoid_planner.posture.base import BAND
 from humanoid_planner.posture.criterion import ReferencePosture
 from humanoid_planner.posture.outcome import Outcome, from_slsqp
 from humanoid_planner.posture.problem import PostureProblem
@@ -215,6 +216,27 @@ def test_dependent_equality_rows_are_solved_on_an_independent_subset(robot, floo
     assert res.violations["again"] <= TOL and "dependent equality rows left out" in res.message
     once = solve(_problem(robot, floor, standing, twice[:1]))
     np.testing.assert_allclose(res.q, once.q, atol=1e-5)
+
+
+def test_band_rows_are_the_inner_rows_then_both_sides_of_each_equality(robot, floor, standing):
+    """`WithBand`'s rows against its inner constraint's own evaluation, at a configuration off the
+    stance: the inner rows unchanged, then c_i - band and -c_i - band for each equality row i, with
+    the Jacobian rows J_i and -J_i."""
+    from humanoid_planner.contact.relaxed import WithBand
+
+    m = robot.model
+    q = pin.integrate(m, robot.q(), np.random.default_rng(2).normal(scale=0.05, size=m.nv))
+    d = m.createData()
+    kin.update(m, d, q, com=True)
+    for inner in stance_constraints(m, robot.contact_locations, standing):
+        band = WithBand(inner, band=2e-3)
+        c, J = band.evaluate(q, d)
+        ci, Ji = inner.evaluate(q, d)
+        e = inner.equality_mask
+        assert c.shape == (inner.dim + 2 * e.sum(),)
+        np.testing.assert_array_equal(c, np.concatenate([ci, ci[e] - 2e-3, -ci[e] - 2e-3]))
+        np.testing.assert_array_equal(J, np.vstack([Ji, Ji[e], -Ji[e]]))
+        assert band.kinds[: inner.dim] == inner.kinds and set(band.kinds[inner.dim :]) <= {BAND}
 
 
 def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, standing, monkeypatch):

@@ -63,14 +63,12 @@ class WithBand(PostureConstraint):
         n_eq = int(self._eq.sum())
         self.dim = inner.dim + 2 * n_eq
         self.kinds = tuple(EQUALITY if e else INEQUALITY for e in self._eq) + (BAND,) * (2 * n_eq)
-        self._rows = np.flatnonzero(self._eq)
+        rows = np.flatnonzero(self._eq)
+        # out = sign * inner[index] + offset: the rows as they are, then +c_i - band and -c_i - band
+        self._index = np.concatenate([np.arange(inner.dim), rows, rows])
+        self._sign = np.concatenate([np.ones(inner.dim + n_eq), -np.ones(n_eq)])
+        self._offset = np.concatenate([np.zeros(inner.dim), np.full(2 * n_eq, -self.band)])
 
     def evaluate(self, q, data):
         c, J = self.inner.evaluate(q, data)
-        k, ne, rows = self.inner.dim, len(self._rows), self._rows
-        out_c, out_J = np.empty(self.dim), np.empty((self.dim, J.shape[1]))
-        out_c[:k], out_J[:k] = c, J
-        ce, Je = c[rows], J[rows]
-        out_c[k : k + ne], out_J[k : k + ne] = ce - self.band, Je
-        out_c[k + ne :], out_J[k + ne :] = -ce - self.band, -Je
-        return out_c, out_J
+        return self._sign * c[self._index] + self._offset, self._sign[:, None] * J[self._index]
