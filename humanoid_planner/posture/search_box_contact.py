@@ -23,8 +23,10 @@ alpha), and `to_strong` gives a `DeformableContact` with the same alpha.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
@@ -32,8 +34,7 @@ from humanoid_planner.exceptions import PlanningError
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .deformable_contact import DeformableContact
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import frame_id, point_jacobian, vector_jacobian
-from .light_contact import plane_rows
+from .kinematics import _dot_rows, _point_rows, frame_id, frame_jacobian, point_jacobian, vector_jacobian
 from .strong_contact import StrongContact
 
 __all__ = ["SearchBox", "SearchBoxContact"]
@@ -99,16 +100,23 @@ class SearchBoxContact(PostureConstraint):
         self.kinds = (EQUALITY,) * (n_plane - 1) + (INEQUALITY,) * (self.dim - n_plane + 1)
 
     def evaluate(self, q, data):
-        c4, J4, p, Jp, J6 = plane_rows(self.model, data, self.fid, self.robot_frame, self.env, full=True)
-        if self.max_angle > 0:  # rows 0 and 3: the plane and cos(alpha) - n_P . n_E <= 0
-            c4, J4 = c4[[0, 3]] + [0.0, np.cos(self.max_angle)], J4[[0, 3]]
-        rows = [c4, self.a_world @ (p - self.env.point) - self.box.b]
-        jacs = [J4, self.a_world @ Jp]
-        if self.bounded_theta:
-            th, Jth = self._theta(data, J6)
-            rows.append(np.array([th - self.theta_half, -th - self.theta_half]))
-            jacs.append(np.stack([Jth, -Jth]))
-        return np.concatenate(rows), np.vstack(jacs)
+        if not hasattr(self, "_packed"):
+            rf, c, sn = self.robot_frame, np.cos(self.theta_mid), np.sin(self.theta_mid)
+            self._packed = (
+                np.asarray(rf.point, float),
+                np.array([rf.d, rf.b, rf.n], float),
+                self.env.point,
+                self.env.n,
+                np.ascontiguousarray(self.a_world),
+                np.asarray(self.box.b, float),
+                c * self.t + sn * self.s,  # u: the box's middle direction
+                -sn * self.t + c * self.s,  # w = n_E x u
+            )
+        M = data.oMf[self.fid]
+        J6 = frame_jacobian(self.model, data, self.fid)
+        return _rows(
+            M.rotation, M.translation, J6, *self._packed, self.max_angle, self.bounded_theta, self.theta_half, self.dim
+        )
 
     def _theta(self, data, J6=None):
         """Angle [rad] of d_P^W from the box's middle direction about n_E, and its Jacobian (nv,)."""
@@ -133,3 +141,56 @@ class SearchBoxContact(PostureConstraint):
         if self.max_angle > 0:
             return DeformableContact(self.model, self.robot_frame, env, self.max_angle, name=name or self.name)
         return StrongContact(self.model, self.robot_frame, env, name=name or self.name)
+
+
+@nb.njit(cache=True)
+def _rows(R, t, J6, pb, B, E, nE, A, b, u, w, max_angle, bounded, half, dim):
+    """`SearchBoxContact.evaluate`'s rows (module docstring) and Jacobian (dim, nv): the point
+    P^W = t + R pb (`kinematics`' point kernel), the body vectors (d_P, b_P, n_P) = R B_i against
+    n_E (its dot kernel), the half-planes a_i . (P^W - E) - b_i, and theta = atan2(d_P . w, d_P . u)
+    with d theta = ((d_P . u) (d_P x w) - (d_P . w) (d_P x u)) . omega / |.|^2."""
+    nv = J6.shape[1]
+    c = np.empty(dim)
+    J = np.empty((dim, nv))
+    p, Jp = _point_rows(R, t, pb, J6)
+    U = np.empty((3, 3))
+    for i in range(3):
+        for a in range(3):
+            U[i, a] = R[a, 0] * B[i, 0] + R[a, 1] * B[i, 1] + R[a, 2] * B[i, 2]
+    T = np.empty((3, 3))
+    for a in range(3):
+        T[0, a], T[1, a], T[2, a] = nE[a], nE[a], -nE[a]
+    cu, Ju = _dot_rows(U, T, J6[3:])
+    rel = np.empty(3)
+    for a in range(3):
+        rel[a] = p[a] - E[a]
+    c[0] = rel[0] * nE[0] + rel[1] * nE[1] + rel[2] * nE[2]
+    for j in range(nv):
+        J[0, j] = nE[0] * Jp[0, j] + nE[1] * Jp[1, j] + nE[2] * Jp[2, j]
+    if max_angle > 0:  # rows 0 and 3: the plane and cos(alpha) - n_P . n_E <= 0
+        c[1] = cu[2] + math.cos(max_angle)
+        J[1] = Ju[2]
+        r = 2
+    else:
+        c[1:4] = cu
+        J[1:4] = Ju
+        r = 4
+    for i in range(A.shape[0]):
+        c[r] = A[i, 0] * rel[0] + A[i, 1] * rel[1] + A[i, 2] * rel[2] - b[i]
+        for j in range(nv):
+            J[r, j] = A[i, 0] * Jp[0, j] + A[i, 1] * Jp[1, j] + A[i, 2] * Jp[2, j]
+        r += 1
+    if bounded:
+        d0, d1, d2 = U[0, 0], U[0, 1], U[0, 2]
+        x = d0 * u[0] + d1 * u[1] + d2 * u[2]
+        y = d0 * w[0] + d1 * w[1] + d2 * w[2]
+        th = math.atan2(y, x)
+        rr = x * x + y * y
+        g0 = (x * (d1 * w[2] - d2 * w[1]) - y * (d1 * u[2] - d2 * u[1])) / rr
+        g1 = (x * (d2 * w[0] - d0 * w[2]) - y * (d2 * u[0] - d0 * u[2])) / rr
+        g2 = (x * (d0 * w[1] - d1 * w[0]) - y * (d0 * u[1] - d1 * u[0])) / rr
+        c[r], c[r + 1] = th - half, -th - half
+        for j in range(nv):
+            g = g0 * J6[3, j] + g1 * J6[4, j] + g2 * J6[5, j]
+            J[r, j], J[r + 1, j] = g, -g
+    return c, J
