@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 import pinocchio as pin
 
@@ -41,8 +40,6 @@ __all__ = [
     "adjacent_pairs",
     "geometry_points",
     "joint_clouds",
-    "joint_jacobians",
-    "normal_rows",
     "robot_capsules",
     "self_collision_pairs",
 ]
@@ -175,44 +172,3 @@ def self_collision_pairs(model, capsules, q_ref, margin: float) -> np.ndarray:
     i, k = cand[:, 0], cand[:, 1]
     d = capsule_distances(A[i], B[i], R[i], A[k], B[k], R[k])[0]
     return cand[d >= margin]
-
-
-def joint_jacobians(model, data, capsules) -> np.ndarray:
-    """(k, 6, nv): each capsule's joint Jacobian in LOCAL_WORLD_ALIGNED (velocity of the joint
-    origin, angular velocity); ``data`` holds the joint Jacobians (`kinematics.update`)."""
-    return np.stack([pin.getJointJacobian(model, data, c.joint, pin.LOCAL_WORLD_ALIGNED) for c in capsules])
-
-
-def normal_rows(J6, origins, points, normals) -> np.ndarray:
-    """(N, nv): n . dp/dv for N body-fixed points ``points`` (N, 3) [m] of bodies with joint
-    Jacobians ``J6`` (N, 6, nv) and origins (N, 3): p moves with v_o + w x (p - o), so
-    n . v_p = n . v_o + ((p - o) x n) . w (eq. 3.56's terms, 001_escande.md:124)."""
-    return _normal_rows(
-        np.ascontiguousarray(J6, float),
-        np.ascontiguousarray(origins, float),
-        np.ascontiguousarray(points, float),
-        np.ascontiguousarray(normals, float),
-    )
-
-
-@nb.njit(cache=True)
-def _normal_rows(J6, origins, points, normals):
-    """`normal_rows` written out (np.cross and two einsums cost ~80 us on ~30 rows)."""
-    m, nv = J6.shape[0], J6.shape[2]
-    out = np.empty((m, nv))
-    for i in range(m):
-        n0, n1, n2 = normals[i, 0], normals[i, 1], normals[i, 2]
-        r0 = points[i, 0] - origins[i, 0]
-        r1 = points[i, 1] - origins[i, 1]
-        r2 = points[i, 2] - origins[i, 2]
-        l0, l1, l2 = r1 * n2 - r2 * n1, r2 * n0 - r0 * n2, r0 * n1 - r1 * n0
-        for j in range(nv):
-            out[i, j] = (
-                n0 * J6[i, 0, j]
-                + n1 * J6[i, 1, j]
-                + n2 * J6[i, 2, j]
-                + l0 * J6[i, 3, j]
-                + l1 * J6[i, 4, j]
-                + l2 * J6[i, 5, j]
-            )
-    return out

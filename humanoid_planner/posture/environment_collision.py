@@ -155,7 +155,6 @@ class EnvironmentCollision(PostureConstraint):
         shapes += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
         self._pair_distances = PairDistances(shapes, self.pairs + [0, nc])
         self._joints = np.array([c.joint for c in self.capsules], int)[self.pairs[:, 0]]
-        self._support = None  # (njoints, nv) bool (`kinematics.support_columns`)
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
@@ -169,6 +168,5 @@ class EnvironmentCollision(PostureConstraint):
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
         d, p, n = self.distances(data)
-        if self._support is None:
-            self._support = kin.support_columns(self.model)
-        return self.margin - d, -kin.world_normal_rows(data.J, self._support[self._joints], p, n)
+        S = kin.support_columns(self.model)
+        return self.margin - d, -kin.world_normal_rows(data.J, S[self._joints], p, n)

@@ -93,7 +93,6 @@ class GeometrySelfCollision(PostureConstraint):
         objs = collision_model.geometryObjects
         self._joints = np.array([g.parentJoint for g in objs], int)
         self._capsules = None  # (capsules, (m, 2) their indices per pair), built by `closer`
-        self._support = None  # (njoints, nv) bool: each joint's support columns (`kinematics.support_columns`)
         self._coal()
 
     def _coal(self):
@@ -160,9 +159,7 @@ class GeometrySelfCollision(PostureConstraint):
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
         d, p1, p2, n = self.distances(data)
-        if self._support is None:
-            self._support = kin.support_columns(self.model)
-        S = self._support
+        S = kin.support_columns(self.model)
         rows = kin.world_normal_rows(data.J, S[self._joints[self.pairs[:, 0]]], p1, n)
         rows -= kin.world_normal_rows(data.J, S[self._joints[self.pairs[:, 1]]], p2, n)
         return self.margin - d, -rows

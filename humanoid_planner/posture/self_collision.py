@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from . import kinematics as kin
 from .base import INEQUALITY, PostureConstraint
-from .capsules import capsule_world, joint_jacobians, normal_rows, robot_capsules, self_collision_pairs
+from .capsules import capsule_world, robot_capsules, self_collision_pairs
 from .segment_distance import capsule_distances
 
 __all__ = ["SelfCollision", "DEFAULT_MARGIN"]
@@ -65,9 +66,9 @@ class SelfCollision(PostureConstraint):
         nv = self.model.nv
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
-        A, B, R, O = capsule_world(self.capsules, data)
+        A, B, R, _ = capsule_world(self.capsules, data)
         i, k = self.pairs[:, 0], self.pairs[:, 1]
         d, x, y, n = capsule_distances(A[i], B[i], R[i], A[k], B[k], R[k])
-        J6 = joint_jacobians(self.model, data, self.capsules)
-        dd = normal_rows(J6[i], O[i], x, n) - normal_rows(J6[k], O[k], y, n)
+        S = kin.support_columns(self.model)[[c.joint for c in self.capsules]]
+        dd = kin.world_normal_rows(data.J, S[i], x, n) - kin.world_normal_rows(data.J, S[k], y, n)
         return self.margin - d, -dd

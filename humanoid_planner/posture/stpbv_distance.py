@@ -39,7 +39,7 @@ the signed distance).
 
 **Gradient (3.56)/(4.10).** Moving the bodies, d phi(n*) = n* . (da - db) with a, b fixed in their
 bodies (envelope theorem: n* is stationary), so dd/dq = n^T (dP_a/dq - dP_b/dq) for the body-fixed
-witness points: `capsules.normal_rows` evaluates it; the distance is C^1 because the volumes are
+witness points: `kinematics.world_normal_rows` evaluates it; the distance is C^1 because the volumes are
 strictly convex (Thm 4.3.3, :150).
 """
 

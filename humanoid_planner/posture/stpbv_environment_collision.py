@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kinematics as kin
 from .base import INEQUALITY, PostureConstraint
-from .capsules import joint_jacobians, normal_rows
 from .environment_collision import body_obstacle_pairs
 from .stpbv_bodies import DEFAULT_R, DEFAULT_r, VolumeSet, robot_volumes
 
@@ -61,7 +61,5 @@ class StpEnvironmentCollision(PostureConstraint):
         if not self.dim:
             return np.zeros(0), np.zeros((0, nv))
         d, a, n = self.distances(data)
-        i = self.pairs[:, 0]
-        J6 = joint_jacobians(self.model, data, self.bodies)
-        O = self.set.translations[: len(self.bodies)]
-        return self.margin - d, -normal_rows(J6[i], O[i], a, n)
+        S = kin.support_columns(self.model)[[b.joint for b in self.bodies]]
+        return self.margin - d, -kin.world_normal_rows(data.J, S[self.pairs[:, 0]], a, n)

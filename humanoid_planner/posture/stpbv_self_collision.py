@@ -5,7 +5,7 @@ are not (parallel axes). docs/planner.md "STP-BV".
 
 Rows, one per checked pair [m]: margin - d_i(q), d_i from `stpbv_bodies.VolumeSet` (witness points
 a on the first body, b on the second, normal n from the second to the first). Jacobian:
-d' = n . (dP_a/dv - dP_b/dv) with a, b fixed in their bodies (`capsules.normal_rows`).
+d' = n . (dP_a/dv - dP_b/dv) with a, b fixed in their bodies (`kinematics.world_normal_rows`).
 
 Pairs: as the capsules' (`capsules.self_collision_pairs`): all but adjacent bodies and the pairs
 closer than the margin at the reference posture (here measured on the STP-BVs). ``margin``
@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from . import kinematics as kin
 from .base import INEQUALITY, PostureConstraint
-from .capsules import adjacent_pairs, joint_jacobians, normal_rows
+from .capsules import adjacent_pairs
 from .stpbv_bodies import DEFAULT_R, DEFAULT_r, VolumeSet, robot_volumes
 
 __all__ = ["StpSelfCollision"]
@@ -79,6 +80,6 @@ class StpSelfCollision(PostureConstraint):
             return np.zeros(0), np.zeros((0, nv))
         d, a, b, n = self.distances(data)
         i, k = self.pairs[:, 0], self.pairs[:, 1]
-        J6 = joint_jacobians(self.model, data, self.bodies)
-        O = self.set.translations[: len(self.bodies)]
-        return self.margin - d, -(normal_rows(J6[i], O[i], a, n) - normal_rows(J6[k], O[k], b, n))
+        S = kin.support_columns(self.model)[[body.joint for body in self.bodies]]
+        J = data.J
+        return self.margin - d, -(kin.world_normal_rows(J, S[i], a, n) - kin.world_normal_rows(J, S[k], b, n))

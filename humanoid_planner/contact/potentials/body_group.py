@@ -26,27 +26,26 @@ import numpy as np
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
 
-from .base import Potential
 from .body import BodyPotential, _kinematics
 from .curve import _project
+from .weighted_sum import WeightedSum
 
 __all__ = ["BodyGroup"]
 
 
-class BodyGroup(Potential):
-    """sum_i w_i U_{T_i} of ``terms`` [(w_i >= 0, `BodyPotential`), ...], all of one model."""
+class BodyGroup(WeightedSum):
+    """sum_i w_i U_{T_i} of ``terms`` [(w_i >= 0, `BodyPotential`), ...], all of one model: a
+    `WeightedSum` (its checks, its discrete part: none) with one evaluation for all terms."""
 
     name = "body_group"
     equations = "(6.9) with U_{T_i} as (6.8), 001_escande.md:371"
 
     def __init__(self, terms):
-        self.terms = [(float(w), p) for w, p in terms]
-        if not self.terms or any(not (w >= 0 and np.isfinite(w)) for w, _ in self.terms):
-            raise PlanningError(f"body group: field 'terms' must be (weight >= 0, body potential) pairs; {terms}")
-        if any(not isinstance(p, BodyPotential) for _, p in self.terms):
+        terms = list(terms)
+        if any(not isinstance(p, BodyPotential) for _, p in terms):
             raise PlanningError("body group: every term must be a BodyPotential")
-        models = {id(p.model) for _, p in self.terms}
-        if len(models) != 1:
+        super().__init__(terms)
+        if len({id(p.model) for _, p in self.terms}) != 1:
             raise PlanningError("body group: the body potentials must share one model")
         self.model = self.terms[0][1].model
         self.nv = self.model.nv
