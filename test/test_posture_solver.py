@@ -266,3 +266,32 @@ def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, sta
     assert phase1 == {"ineq": n_ineq}
     assert phase2 == {"eq": int(problem.equality.sum()), "ineq": n_ineq - n_band}
     assert res.outcome == Outcome.SUCCESS and res.max_violation <= TOL
+
+
+def test_problems_sharing_a_thread_s_kinematics_data_evaluate_as_alone(robot, floor, standing):
+    """The problems of one thread share one `pin.Data` per model (`problem._shared_data`): two
+    problems evaluated in turns (a lazily computed criterion included) give what each gives alone,
+    bit for bit, since every evaluation fills the whole kinematics pass from its q."""
+    m = robot.model
+    rng = np.random.default_rng(8)
+    xs = [rng.normal(scale=0.05, size=m.nv) for _ in range(3)]
+
+    def fresh(tasks):
+        return _problem(robot, floor, standing, tasks)
+
+    def alone(tasks, x):
+        pb = fresh(tasks)
+        pb.data = m.createData()  # a data of its own
+        ev = pb.at(x)
+        return ev.c.copy(), ev.J.copy(), ev.f, ev.g.copy()
+
+    a, b = fresh([_hand(robot, HAND_TARGET)]), fresh([])
+    assert a.data is b.data
+    for x in xs:
+        ev_a = a.at(x)
+        ev_b = b.at(-x)
+        got_b = (ev_b.c.copy(), ev_b.J.copy(), ev_b.f, ev_b.g.copy())
+        got_a = (ev_a.c, ev_a.J, ev_a.f, ev_a.g)  # a's criterion computed after b's evaluation
+        for got, ref in ((got_a, alone([_hand(robot, HAND_TARGET)], x)), (got_b, alone([], -x))):
+            for u, v in zip(got, ref):
+                assert np.array_equal(u, v)
