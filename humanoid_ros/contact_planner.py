@@ -10,7 +10,9 @@ read by each request.
 Services
     ~/plan       nav_msgs/GetPlan: start = the request's start pose (a header frame_id given: the
                  scene posture placed at its x, y and heading), else with `start_from` odom the
-                 current pose (the latest /odom), else the scene's; goal = the goal pose's x, y (a
+                 current pose (the latest /odom), with `start_from` state the measured state (the
+                 latest /odom pose and /joint_states joints; refused before both arrived), else the
+                 scene's; goal = the goal pose's x, y (a
                  zero goal without frame_id: the problem's own), the region's half-width the
                  request's tolerance (0: the problem's default); a scene with its own planning
                  section plans its own start and goal (a given start or goal is refused with the
@@ -24,7 +26,9 @@ Topics
               motion's joints at the control period, for the robot bridge's ~/trajectory or the
               simulator's controller), ~/base_path (nav_msgs/Path: the base along the motion; the
               JointTrajectory cannot carry it), /diagnostics
-    subscribes /odom (nav_msgs/Odometry: the current base pose, the start with `start_from` odom)
+    subscribes /odom (nav_msgs/Odometry: the current base pose, the start with `start_from` odom or
+              state), /joint_states (sensor_msgs/JointState: the measured joints, the start with
+              `start_from` state)
 
 Planning runs in a worker thread: the service callback is a coroutine that awaits it, and the
 thread wakes the executor through a guard condition when done, so the node keeps answering (its
@@ -49,11 +53,13 @@ from nav_msgs.srv import GetPlan
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.task import Future
+from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_planner.exceptions import PlanningError
 from humanoid_ros.common import diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -130,9 +136,11 @@ PARAMETERS = ParameterTable(
             "start_from",
             "string",
             "scene",
-            "start of a request without a start pose: the scene's posture (`scene`), or that posture at the "
-            "latest /odom base pose (`odom`: the current pose; walk problems only, docs/planning.md)",
-            choices=("scene", "odom"),
+            "start of a request without a start pose: the scene's posture (`scene`), that posture at the "
+            "latest /odom base pose (`odom`: x, y and heading), or the measured state (`state`: the latest "
+            "/odom pose and /joint_states joints, clipped to their limits; a request before both arrived is "
+            "refused); walk problems only, docs/planning.md",
+            choices=("scene", "odom", "state"),
             dynamic=True,
         ),
         Parameter(
@@ -168,6 +176,8 @@ class ContactPlannerNode(Node):
             raise ConfigError(f"node '{NODE_NAME}': parameter scene: {exc}") from None
         self.last = None
         self.odom = None  # (x, y, yaw) of the latest /odom
+        self.odom_pose = None  # (position (3,), quaternion (x, y, z, w)) of the latest /odom
+        self.joints: dict[str, float] = {}  # the latest /joint_states positions by name
         self._busy = threading.Lock()
         self._wake = self.create_guard_condition(lambda: None)
         self.markers_pub = self.create_publisher(MarkerArray, "~/stances", 1)
@@ -175,6 +185,7 @@ class ContactPlannerNode(Node):
         self.base_pub = self.create_publisher(Path, "~/base_path", 1)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.create_subscription(Odometry, "/odom", self._on_odom, 10)
+        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10)
         # its own reentrant group: the default (mutually exclusive) group would stay taken while the
         # service's coroutine awaits the plan, blocking every other callback of the node
         self.create_service(GetPlan, "~/plan", self._on_plan, callback_group=ReentrantCallbackGroup())
@@ -187,14 +198,23 @@ class ContactPlannerNode(Node):
     def _on_odom(self, msg):
         p, o = msg.pose.pose.position, msg.pose.pose.orientation
         self.odom = (p.x, p.y, _yaw(o))
+        self.odom_pose = ((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
+
+    def _on_joint_states(self, msg):
+        self.joints.update(zip(msg.name, msg.position))
 
     def _start_q(self, start):
         """The start configuration of a request (module docstring), None for the scene's."""
-        from humanoid_planner.planning import placed
+        from humanoid_planner.planning import measured, placed
         from humanoid_planner.planning.problem import scene_start_q
 
         if start.header.frame_id:
             pose = (start.pose.position.x, start.pose.position.y, _yaw(start.pose.orientation))
+        elif self.p["start_from"] == "state":
+            missing = [t for t, got in (("/odom", self.odom_pose), ("/joint_states", self.joints)) if not got]
+            if missing:
+                raise PlanningError(f"start_from state: no {' or '.join(missing)} received yet; request refused")
+            return measured(scene_start_q(self.scene, self.robot), self.robot, *self.odom_pose, self.joints)
         elif self.p["start_from"] == "odom" and self.odom is not None:
             pose = self.odom
         else:
@@ -254,7 +274,11 @@ class ContactPlannerNode(Node):
             g = request.goal.pose.position
             goal = (g.x, g.y) if request.goal.header.frame_id or (g.x, g.y) != (0.0, 0.0) else None
             radius = float(request.tolerance) if request.tolerance > 0 else None
-            start_q = self._start_q(request.start)
+            try:
+                start_q = self._start_q(request.start)
+            except HumanoidStackError as exc:
+                self._report(DiagnosticStatus.ERROR, str(exc))
+                return response
             future = Future()
             t0 = time.monotonic()
             threading.Thread(

@@ -184,3 +184,32 @@ def test_scene_problems_keep_the_witnesses_clear_of_the_scene_bodies(name, robot
             default.candidates,
         )
     )
+
+
+def test_a_measured_start_takes_the_base_pose_and_the_named_joints_clipped_to_their_limits(robot):
+    """`planning.measured` (the contact_planner node's `start_from: state`): base position and
+    normalised quaternion as given, the named joints set (others kept, unknown names ignored), the
+    joints clipped to their limits; the flat walk's problem accepts it with both soles in its start
+    stance; a non-finite or zero pose is refused."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.planning import measured, problem_for
+    from humanoid_planner.planning.problem import scene_start_q
+
+    scene = load_scene("flat")
+    q0 = scene_start_q(scene, robot)
+    yaw = 0.4
+    quat = 2.0 * np.array([0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)])  # not normalised: the node's input as sent
+    moved = robot.joint_names[3]
+    joints = {moved: q0[robot.joint_index_q(moved)] + 1e-3, robot.joint_names[0]: 1e3, "not_a_joint": 7.0}
+    q = measured(q0, robot, (0.3, -0.2, q0[2]), quat, joints)
+    assert q[:3] == pytest.approx([0.3, -0.2, q0[2]])
+    assert q[3:7] == pytest.approx([0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)])
+    assert q[robot.joint_index_q(moved)] == pytest.approx(joints[moved])
+    assert q[robot.joint_index_q(robot.joint_names[0])] == robot.q_upper[0]  # clipped
+    others = [i for i, n in enumerate(robot.joint_names) if n not in joints]
+    assert np.array_equal(q[7:][others], q0[7:][others])
+    problem = problem_for(scene, robot, start_q=q)
+    assert sorted(c.location for c in problem.start.contacts) == ["l_sole", "r_sole"]
+    for bad in ((np.nan, 0, 0.6), (0, 0, 0.6)):
+        with pytest.raises(PlanningError, match="measured start"):
+            measured(q0, robot, bad, quat if np.isnan(bad[0]) else np.zeros(4), {})

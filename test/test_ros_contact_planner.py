@@ -125,11 +125,14 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
 
 def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
     """A start pose with a frame places the scene posture at its x, y and heading; without one the
-    scene posture is used (None), or with start_from odom the posture at the latest /odom."""
+    scene posture is used (None), or with start_from odom the posture at the latest /odom, or with
+    start_from state the latest /odom pose and /joint_states joints."""
     import pinocchio as pin
     from geometry_msgs.msg import PoseStamped
     from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import JointState
 
+    from humanoid_planner.exceptions import PlanningError
     from humanoid_ros.contact_planner import ContactPlannerNode
 
     ctx, add, spin_until = ros
@@ -150,6 +153,21 @@ def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
     assert node._start_q(PoseStamped()) is None  # start_from: scene (default)
     node.set_parameters([Parameter("start_from", value="odom")])
     assert node._start_q(PoseStamped())[:2] == pytest.approx([2.0, 0.25])
+
+    # start_from state: the /odom pose (height too) and the /joint_states joints; refused before
+    # a /joint_states arrived
+    node.set_parameters([Parameter("start_from", value="state")])
+    with pytest.raises(PlanningError, match="/joint_states"):
+        node._start_q(PoseStamped())
+    odom.pose.pose.position.z = 0.61
+    joint = node.robot.joint_names[2]
+    states = add(rclpy.create_node("state_source", context=ctx)).create_publisher(JointState, "/joint_states", 10)
+    msg = JointState(name=[joint], position=[0.3])
+    assert spin_until(lambda: pub.publish(odom) or states.publish(msg) or joint in node.joints, timeout=20.0)
+    assert spin_until(lambda: pub.publish(odom) or node.odom_pose[0][2] == 0.61, timeout=20.0)
+    q = node._start_q(PoseStamped())
+    assert q[:3] == pytest.approx([2.0, 0.25, 0.61]) and q[3:7] == pytest.approx([0, 0, 0, 1])
+    assert q[node.robot.joint_index_q(joint)] == pytest.approx(0.3)
 
 
 def test_scene_problems_are_planned_among_the_scene_bodies(ros, monkeypatch):

@@ -5,7 +5,7 @@ the `contact_planner` node and `benchmarks/planning.py`. No ROS imports. docs/pl
 """
 
 from .plan_file import FORMAT, plan_document, write_plan
-from .problem import PROBLEMS, PlanningProblem, placed, problem_for, start_contacts, walk_problem
+from .problem import PROBLEMS, PlanningProblem, measured, placed, problem_for, start_contacts, walk_problem
 from .run import PlanningResult, run
 from .stats import MEANINGS, OutcomeRow, entries, format_histogram, histogram, histogram_document
 
@@ -20,6 +20,7 @@ __all__ = [
     "format_histogram",
     "histogram",
     "histogram_document",
+    "measured",
     "placed",
     "plan_document",
     "problem_for",

@@ -40,7 +40,16 @@ from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, 
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import Obstacle
 
-__all__ = ["PROBLEMS", "PlanningProblem", "placed", "problem_for", "scene_problem", "start_contacts", "walk_problem"]
+__all__ = [
+    "PROBLEMS",
+    "PlanningProblem",
+    "measured",
+    "placed",
+    "problem_for",
+    "scene_problem",
+    "start_contacts",
+    "walk_problem",
+]
 
 START_TOLERANCE = 0.005  # [m] (chosen) a location's point this close to a surface's plane, inside it, is in contact
 START_ALIGNMENT = 0.999  # (chosen) n_P^W . n_E above this (2.6 deg) for a start contact
@@ -193,6 +202,27 @@ def placed(q, x: float, y: float, yaw: float) -> np.ndarray:
     quat = pin.Quaternion(turn @ R).normalized()
     q[:2] = (x, y)
     q[3:7] = (quat.x, quat.y, quat.z, quat.w)
+    return q
+
+
+def measured(q, robot, position, quaternion, joints) -> np.ndarray:
+    """``q`` (nq,) with a measured state: the base at ``position`` (3,) [m] and ``quaternion``
+    (x, y, z, w) (normalised; e.g. an /odom pose), and the joints of ``joints`` (name -> position
+    [rad] or [m], e.g. a /joint_states message; names the robot does not have are ignored, joints
+    not given keep their value), clipped to the joint limits (measurement noise may pass them by a
+    hair; the posture generator refuses a start outside them)."""
+    q = np.asarray(q, float).copy()
+    quat = np.asarray(quaternion, float).reshape(4)
+    norm = float(np.linalg.norm(quat))
+    if not (np.all(np.isfinite(position)) and np.isfinite(norm) and norm > 0.5):
+        raise PlanningError(f"measured start: base pose must be finite, quaternion unit; {position}, {quaternion}")
+    q[:3], q[3:7] = np.asarray(position, float).reshape(3), quat / norm
+    known = set(robot.joint_names)
+    angles = {n: float(v) for n, v in joints.items() if n in known}
+    if not all(np.isfinite(list(angles.values()))):
+        raise PlanningError(f"measured start: joint positions must be finite; {angles}")
+    q = robot.with_angles(q, angles)
+    q[7:] = np.clip(q[7:], robot.q_lower, robot.q_upper)
     return q
 
 
