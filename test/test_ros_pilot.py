@@ -438,15 +438,25 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
     assert moved > 0.05  # the arm did move
 
     def worst():
+        # against the pilot's latest command, not the one read above: the pilot keeps converging
+        # after the hand is within HAND_TOL (its posture task, in the arm's null space: 3.6-4.9e-3
+        # rad more, measured alone and under load), and the simulator follows the latest command
+        # (against the read one the test ended 8.9e-3 rad off, at the edge of its 1e-2)
         measured = dict(zip(states[-1].name, states[-1].position))
-        return max(abs(measured[j] - command[j]) for j in s.joint_names)
+        latest = dict(zip(s.joint_names, pilot.positions()))
+        return max(abs(measured[j] - latest[j]) for j in s.joint_names)
 
-    # 60 s (was 15): in the full suite (stop 21's fresh clones, 2 of 2) the joints stayed 0.16 rad
-    # off for 15 s with no command rejected, while the test passes alone in 2-3 s; the message
-    # carries the simulator's last physics report to tell a slow simulation from a lost command
+    # 60 s (was 15): in the full suite (stop 21's fresh clones, 2 of 2; stop 24's first fresh clone
+    # under load: 0.155 rad, about the arm's whole motion) the joints stayed off the command for
+    # 15-60 s with no command rejected, while the test passes alone in 2-3 s (not reproduced alone
+    # or under load); the message carries the simulator's last physics report (a slow simulation or
+    # a lost command) and the number of /joint_states publishers (another simulator on the domain)
     ok = h.spin_until(lambda: worst() < 0.01, timeout=60.0)
     last = {kv.key: kv.value for kv in sim_diags[-1].values} if sim_diags else {}
-    assert ok, f"simulated joints {worst():.4f} rad from the command; {len(states)} joint states; simulator: {last}"
+    assert ok, (
+        f"simulated joints {worst():.4f} rad from the command; {len(states)} joint states from "
+        f"{probe.count_publishers('/joint_states')} publisher(s); simulator: {last}"
+    )
     n = len(sim_diags)
     assert h.spin_until(lambda: len(sim_diags) > n)
     values = {kv.key: kv.value for kv in sim_diags[-1].values}
