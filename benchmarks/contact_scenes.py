@@ -14,7 +14,8 @@ stairs' random candidates, for A15) or ``stairs@bip:max_expanded=1000`` (BIP wit
 ``robot_settings`` for it: its reach from its legs, its random candidates placed clear of the
 risers, docs/planner.md "Scenes"). A key of the scene's ``planning`` section (`PlanningSpec` field) replaces that field
 instead, e.g. ``glass:body_potentials=[]`` (A21: the
-plan without individual potentials). For a plan with vertical-axis tasks (the glass, (6.24)) it
+plan without individual potentials) or ``chair_table:stability_discs={"l_sole":0.02,"r_sole":0.02}``
+(A20's feet as 2 cm discs for stability). For a plan with vertical-axis tasks (the glass, (6.24)) it
 also prints A21's check at every witness and the goal posture: max |n.i|, max |n.j|, min n.k.
 
 With ``--motion`` each plan found is also turned into its motion (`humanoid_planner.motion`, §6,
@@ -65,8 +66,14 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     """``SCENE[@ROBOT][:KEY=VALUE,...]`` -> (scene, robot or "", settings)."""
     name, _, extra = case.partition(":")
     scene, _, robot = name.partition("@")
-    settings = {}
-    for item in filter(None, extra.split(",")):
+    settings, items, depth, start = {}, [], 0, 0
+    for i, ch in enumerate(extra + ","):  # commas inside JSON brackets or braces are the value's
+        depth += ch in "[{"
+        depth -= ch in "]}"
+        if ch == "," and depth == 0:
+            items.append(extra[start:i])
+            start = i + 1
+    for item in filter(None, items):
         key, _, value = item.partition("=")
         settings[key] = json.loads(value)
     return scene, robot, settings
@@ -112,7 +119,10 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int, m
     scene = load_scene(scene_name)
     spec_keys = {f.name for f in dataclasses.fields(PlanningSpec)} & set(extra)
     if spec_keys:  # planning-section fields (module docstring)
-        scene.planning = dataclasses.replace(scene.planning, **{k: tuple(extra.pop(k)) for k in spec_keys})
+        values = {k: extra.pop(k) for k in spec_keys}
+        scene.planning = dataclasses.replace(
+            scene.planning, **{k: v if isinstance(v, dict) else tuple(v) for k, v in values.items()}
+        )
     robot = load_robot(robot_name) if robot_name else None
     settings = {"time_limit": time_limit, "workers": workers, "seed": seed, **extra, **ALGORITHMS[algorithm]}
     sp = scene_planning(scene, robot, **settings)

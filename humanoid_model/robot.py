@@ -41,6 +41,9 @@ from humanoid_model.validation import finite_number, finite_rows, finite_vector,
 
 ROOT_JOINT = "root_joint"
 CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
+DISC_SIDES = (
+    16  #: sides of the polygon inscribed in a disc hull (`ContactLocation.with_disc`; chosen: 2 % of the area off)
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,26 @@ class ContactLocation:
     tangent: np.ndarray
     hull: np.ndarray
     kind: str
+
+    def with_disc(self, diameter: float, sides: int = DISC_SIDES) -> ContactLocation:
+        """A copy whose hull is a disc of ``diameter`` [m] about ``point`` in the contact plane (a
+        regular ``sides``-gon inscribed in it): the thesis's chair stand-up modelled the feet so for
+        stability, "feet as 2 cm discs" (001_escande.md:528, thesis L3077: a larger stability margin
+        than the soles give)."""
+        d = finite_number(
+            diameter,
+            f"contact location {self.name!r}",
+            "disc diameter",
+            minimum=0.0,
+            strict=True,
+            unit="m",
+            error=ModelError,
+        )
+        n, t = np.asarray(self.normal, float), np.asarray(self.tangent, float)
+        b = np.cross(n, t)
+        a = 2 * np.pi * np.arange(sides) / sides
+        hull = np.asarray(self.point, float) + 0.5 * d * (np.cos(a)[:, None] * t + np.sin(a)[:, None] * b)
+        return dataclasses.replace(self, hull=hull)
 
 
 @dataclass

@@ -102,6 +102,9 @@ class PlanningSpec:
     bonus: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     guide_progress: str = "posture"
+    #: location name -> diameter [m]: its hull for stability is that disc (the thesis's chair
+    #: stand-up, "feet as 2 cm discs", `ContactLocation.with_disc`)
+    stability_discs: dict = field(default_factory=dict)
     #: robot name -> settings over ``settings`` when planning for that robot (one section serving
     #: several robots: BIP's reach and footholds on the stairs)
     robot_settings: dict = field(default_factory=dict)
@@ -191,6 +194,7 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
         "bonus",
         "settings",
         "robot_settings",
+        "stability_discs",
     )
     reader.keys(d, w, keys)
     start = _mapping(reader, d, "start", w, d.get("start") or {})
@@ -228,6 +232,12 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
     if not isinstance(robots, dict):
         reader.fail(f"{w}.robot_settings", robots, "expected a mapping robot name -> settings")
     robot_settings = {str(name): _settings(reader, robots, name, f"{w}.robot_settings") for name in robots}
+    discs = d.get("stability_discs") or {}
+    if not isinstance(discs, dict):
+        reader.fail(f"{w}.stability_discs", discs, "expected a mapping location name -> diameter [m]")
+    stability_discs = {
+        str(k): reader.number(discs, k, f"{w}.stability_discs", positive=True, required=True) for k in discs
+    }
     progress = d.get("guide_progress", "posture")
     if progress not in PROGRESS:
         reader.fail(f"{w}.guide_progress", progress, f"expected one of {', '.join(PROGRESS)}")
@@ -247,6 +257,7 @@ def read_planning(reader, d, surfaces, postures=None) -> PlanningSpec | None:
         bonus=bonus,
         settings=settings,
         robot_settings=robot_settings,
+        stability_discs=stability_discs,
     )
 
 

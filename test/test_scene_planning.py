@@ -74,6 +74,8 @@ def test_planning_section_is_read(scene_file):
         ("  guide: [{posture: sitting}]", "planning.guide[0].posture"),
         ("  forbidden: [[hand, table]]", "planning.forbidden[0]"),
         ("  gains: {w_rot: -1}", "planning.gains.w_rot"),
+        ("  stability_discs: {l_sole: 0}", "planning.stability_discs.l_sole"),
+        ("  stability_discs: [l_sole]", "planning.stability_discs"),
     ],
 )
 def test_bad_planning_entries_name_the_field(scene_file, scene_error, bad, field):
@@ -126,3 +128,39 @@ def test_every_setting_a_scene_may_set_is_a_planner_setting_of_its_type():
             assert isinstance(value, (int, float)) and not isinstance(value, bool), name
         else:
             assert isinstance(value, kind), name
+
+
+def test_stability_discs_replace_the_soles_hulls_in_the_support_polygon(scene_file, robot):
+    """`planning.stability_discs` (A20's "feet as 2 cm discs"): the planner's robot has those
+    locations' hulls as discs of that diameter about their points, in their contact plane; the
+    start stance's support polygon shrinks from the two soles' hull (~0.14 m along the feet) to the
+    hull of two 2 cm discs (their diameter along the feet); the loaded robot is not changed; a
+    location the robot lacks is refused."""
+    from humanoid_planner.posture.frames import EnvironmentFrame
+    from humanoid_planner.posture.support_polygon import support_polygon
+
+    text = SCENE.replace(
+        "  body_potentials: [l_sole]", "  body_potentials: [l_sole]\n  stability_discs: {l_sole: 0.02, r_sole: 0.02}"
+    )
+    scene = load_scene(scene_file(text))
+    assert scene.planning.stability_discs == {"l_sole": 0.02, "r_sole": 0.02}
+    sp = scene_planning(scene, robot)
+    for name in ("l_sole", "r_sole"):
+        loc = sp.robot.contact_locations[name]
+        rel = loc.hull - loc.point
+        assert np.allclose(np.linalg.norm(rel, axis=1), 0.01) and np.allclose(rel @ loc.normal, 0.0)
+        assert sp.planner.feas.robot.contact_locations[name] is loc
+        assert len(robot.contact_locations[name].hull) != len(loc.hull)  # the loaded robot kept its soles
+
+    def extent(r):
+        floor = scene.surface("floor")
+        items = [
+            (r.contact_locations[c.location], EnvironmentFrame.on_surface(floor, c.x, c.y, c.theta), floor)
+            for c in sp.start
+        ]
+        P = support_polygon(items)
+        return np.ptp(P[:, 0])
+
+    assert extent(robot) > 0.1 and extent(sp.robot) == pytest.approx(0.02, abs=1e-3)
+    with pytest.raises(PlanningError, match="stability_discs: robot 'hrp2' has no contact location 'l_foot'"):
+        scene_planning(load_scene(scene_file(text.replace("l_sole: 0.02", "l_foot: 0.02"))), robot)

@@ -190,6 +190,11 @@ def scene_planning(scene, robot=None, guide=None, **settings) -> ScenePlanning:
     unknown = set(settings) - known
     if unknown:
         raise PlanningError(f"scene_planning: unknown planner settings {sorted(unknown)} (known: {sorted(known)})")
+    if spec.stability_discs:  # the locations' hulls for stability made discs (`PlanningSpec.stability_discs`)
+        locs = dict(robot.contact_locations)
+        for name, diameter in spec.stability_discs.items():
+            locs[name] = _location(robot, name, f"{where}.stability_discs").with_disc(diameter)
+        robot = replace(robot, contact_locations=locs)
     values = {**spec.settings, **spec.robot_settings.get(robot.name, {}), **settings}
     values.setdefault("locations", spec.locations)
     values.setdefault("forbidden", spec.forbidden)
