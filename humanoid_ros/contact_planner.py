@@ -175,7 +175,6 @@ class ContactPlannerNode(Node):
         except HumanoidStackError as exc:
             raise ConfigError(f"node '{NODE_NAME}': parameter scene: {exc}") from None
         self.last = None
-        self.odom = None  # (x, y, yaw) of the latest /odom
         self.odom_pose = None  # (position (3,), quaternion (x, y, z, w)) of the latest /odom
         self.joints: dict[str, float] = {}  # the latest /joint_states positions by name
         self._busy = threading.Lock()
@@ -194,10 +193,17 @@ class ContactPlannerNode(Node):
     def busy(self) -> bool:
         return self._busy.locked()
 
+    @property
+    def odom(self):
+        """(x, y, yaw) of the latest /odom, None before one."""
+        if self.odom_pose is None:
+            return None
+        (x, y, _), quat = self.odom_pose
+        return x, y, _yaw(*quat)
+
     # ------------------------------------------------------------------ inputs
     def _on_odom(self, msg):
         p, o = msg.pose.pose.position, msg.pose.pose.orientation
-        self.odom = (p.x, p.y, _yaw(o))
         self.odom_pose = ((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
 
     def _on_joint_states(self, msg):
@@ -209,7 +215,8 @@ class ContactPlannerNode(Node):
         from humanoid_planner.planning.problem import scene_start_q
 
         if start.header.frame_id:
-            pose = (start.pose.position.x, start.pose.position.y, _yaw(start.pose.orientation))
+            o = start.pose.orientation
+            pose = (start.pose.position.x, start.pose.position.y, _yaw(o.x, o.y, o.z, o.w))
         elif self.p["start_from"] == "state":
             missing = [t for t, got in (("/odom", self.odom_pose), ("/joint_states", self.joints)) if not got]
             if missing:
@@ -356,9 +363,9 @@ class ContactPlannerNode(Node):
         self.base_pub.publish(path)
 
 
-def _yaw(o) -> float:
-    """Heading [rad] of a geometry_msgs Quaternion about the world z axis."""
-    return math.atan2(2.0 * (o.w * o.z + o.x * o.y), 1.0 - 2.0 * (o.y * o.y + o.z * o.z))
+def _yaw(x, y, z, w) -> float:
+    """Heading [rad] of a quaternion (x, y, z, w) about the world z axis."""
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def _points(rows):

@@ -132,11 +132,10 @@ def _potential(robot, spec, keys, goal_tasks, where):
     m, g = robot.model, dict(spec.gains)
     gains = {k: g[k] for k in ("a", "d0", "k", "max_deviation") if k in g}
     terms = []
+    bodies = []  # evaluated together (`BodyGroup`: one kinematics pass, one compiled kernel)
     if len(keys) > 1:
         coords = GuideCoordinates(m, w_rot=g["w_rot"]) if "w_rot" in g else None  # None: the default weights
         terms.append((1.0, GuidePotential(m, keys, progress=spec.guide_progress, coordinates=coords, **gains)))
-    bodies = []  # evaluated together (`BodyGroup`: one kinematics pass, one compiled kernel)
-    if len(keys) > 1:
         for name in spec.body_potentials:
             loc = _location(robot, name, f"{where}.body_potentials")
             bodies.append(

@@ -21,6 +21,7 @@ __all__ = [
     "dot_rows",
     "frame_id",
     "frame_jacobian",
+    "per_model",
     "point_jacobian",
     "support_columns",
     "update",
@@ -63,6 +64,16 @@ def _point_rows(R, t, pb, J6):
         J[1, j] = J6[1, j] - (r2 * wx - r0 * wz)
         J[2, j] = J6[2, j] - (r0 * wy - r1 * wx)
     return p, J
+
+
+@nb.njit(cache=True)
+def _rotated_rows(R, B):
+    """(k, 3): the body vectors ``B`` (k, 3) in the world, R B_i per row, written out."""
+    U = np.empty((B.shape[0], 3))
+    for i in range(B.shape[0]):
+        for a in range(3):
+            U[i, a] = R[a, 0] * B[i, 0] + R[a, 1] * B[i, 1] + R[a, 2] * B[i, 2]
+    return U
 
 
 @nb.njit(cache=True)
@@ -119,16 +130,29 @@ def frame_jacobian(model, data, fid: int) -> np.ndarray:
     return _world_jacobian(model, data, fid)
 
 
-_SUPPORTS: dict = {}  # id(model) -> (weakref to the model, its support_columns)
+def per_model(store: dict, model, build):
+    """``build(model)``, made once per model and kept in ``store`` (id(model) -> (weakref to the
+    model, value)) until the model is collected."""
+    key = id(model)
+    hit = store.get(key)
+    if hit is not None and hit[0]() is model:
+        return hit[1]
+    value = build(model)
+    store[key] = (weakref.ref(model, lambda _: store.pop(key, None)), value)
+    return value
+
+
+_SUPPORTS: dict = {}  # `per_model` store of `support_columns`
 
 
 def support_columns(model: pin.Model) -> np.ndarray:
     """(njoints, nv) bool, read-only: row j marks the velocity columns of the joints from the root
     to joint j (its support), the only columns where a point of joint j's body moves. Built once
     per model (a Python loop over the joint table, ~0.1 ms)."""
-    hit = _SUPPORTS.get(id(model))
-    if hit is not None and hit[0]() is model:
-        return hit[1]
+    return per_model(_SUPPORTS, model, _support_columns)
+
+
+def _support_columns(model) -> np.ndarray:
     S = np.zeros((model.njoints, model.nv), np.bool_)
     for j in range(1, model.njoints):
         for s in model.supports[j]:
@@ -136,8 +160,6 @@ def support_columns(model: pin.Model) -> np.ndarray:
                 jt = model.joints[s]
                 S[j, jt.idx_v : jt.idx_v + jt.nv] = True
     S.flags.writeable = False
-    key = id(model)
-    _SUPPORTS[key] = (weakref.ref(model, lambda _: _SUPPORTS.pop(key, None)), S)
     return S
 
 

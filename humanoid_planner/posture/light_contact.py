@@ -19,17 +19,15 @@ from .kinematics import dot_rows, frame_jacobian, point_jacobian
 __all__ = ["LightContact", "plane_rows"]
 
 
-def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, full: bool = False):
+def plane_rows(model, data, fid, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame):
     """The four rows (3.36)-(3.39) (equally (3.40)-(3.43) without the threshold) and their Jacobian
-    (4, nv); with ``full`` also the contact point, its Jacobian and the frame's Jacobian ``(p, Jp,
-    J6)`` for a caller that needs them (`search_box_contact`)."""
+    (4, nv)."""
     rf, ef = robot_frame, env_frame
     J6 = frame_jacobian(model, data, fid)
     p, Jp = point_jacobian(model, data, fid, rf.point, J6)
     R = data.oMf[fid].rotation
     c, J = dot_rows(np.array([R @ rf.d, R @ rf.b, R @ rf.n]), np.array([ef.n, ef.n, -ef.n]), J6[3:])
-    out = np.concatenate([[(p - ef.point) @ ef.n], c]), np.vstack([ef.n @ Jp, J])
-    return (*out, p, Jp, J6) if full else out
+    return np.concatenate([[(p - ef.point) @ ef.n], c]), np.vstack([ef.n @ Jp, J])
 
 
 class LightContact(ContactConstraint):

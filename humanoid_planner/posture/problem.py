@@ -16,7 +16,6 @@ starts from the constraints (`start`). Without one, x = v and nothing changes.
 from __future__ import annotations
 
 import threading
-import weakref
 
 import numpy as np
 import pinocchio as pin
@@ -24,11 +23,11 @@ import pinocchio as pin
 from humanoid_planner.exceptions import PlanningError
 
 from .joint_limits import bounded_joints
-from .kinematics import update
+from .kinematics import per_model, update
 
 __all__ = ["Evaluation", "PostureProblem"]
 
-_DATA = threading.local()  # .pool: id(model) -> (weakref to the model, a pin.Data of it)
+_DATA = threading.local()  # .pool: this thread's `kinematics.per_model` store of pin.Data
 
 
 def _shared_data(model) -> pin.Data:
@@ -39,13 +38,7 @@ def _shared_data(model) -> pin.Data:
     pool = getattr(_DATA, "pool", None)
     if pool is None:
         pool = _DATA.pool = {}
-    hit = pool.get(id(model))
-    if hit is not None and hit[0]() is model:
-        return hit[1]
-    data = model.createData()
-    key = id(model)
-    pool[key] = (weakref.ref(model, lambda _: pool.pop(key, None)), data)
-    return data
+    return per_model(pool, model, lambda m: m.createData())
 
 
 class Evaluation:

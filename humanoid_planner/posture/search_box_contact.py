@@ -34,7 +34,15 @@ from humanoid_planner.exceptions import PlanningError
 from .base import EQUALITY, INEQUALITY, PostureConstraint
 from .deformable_contact import DeformableContact
 from .frames import EnvironmentFrame, RobotContactFrame
-from .kinematics import _dot_rows, _point_rows, frame_id, frame_jacobian, point_jacobian, vector_jacobian
+from .kinematics import (
+    _dot_rows,
+    _point_rows,
+    _rotated_rows,
+    frame_id,
+    frame_jacobian,
+    point_jacobian,
+    vector_jacobian,
+)
 from .strong_contact import StrongContact
 
 __all__ = ["SearchBox", "SearchBoxContact"]
@@ -98,20 +106,19 @@ class SearchBoxContact(PostureConstraint):
         n_plane = 2 if self.max_angle > 0 else 4
         self.dim = n_plane + len(box.b) + 2 * self.bounded_theta
         self.kinds = (EQUALITY,) * (n_plane - 1) + (INEQUALITY,) * (self.dim - n_plane + 1)
+        c, sn = np.cos(self.theta_mid), np.sin(self.theta_mid)
+        self._packed = (  # `_rows`'s constant inputs
+            np.asarray(robot_frame.point, float),
+            np.array([robot_frame.d, robot_frame.b, robot_frame.n], float),
+            self.env.point,
+            self.env.n,
+            np.ascontiguousarray(self.a_world),
+            np.asarray(box.b, float),
+            c * self.t + sn * self.s,  # u: the box's middle direction
+            -sn * self.t + c * self.s,  # w = n_E x u
+        )
 
     def evaluate(self, q, data):
-        if not hasattr(self, "_packed"):
-            rf, c, sn = self.robot_frame, np.cos(self.theta_mid), np.sin(self.theta_mid)
-            self._packed = (
-                np.asarray(rf.point, float),
-                np.array([rf.d, rf.b, rf.n], float),
-                self.env.point,
-                self.env.n,
-                np.ascontiguousarray(self.a_world),
-                np.asarray(self.box.b, float),
-                c * self.t + sn * self.s,  # u: the box's middle direction
-                -sn * self.t + c * self.s,  # w = n_E x u
-            )
         M = data.oMf[self.fid]
         J6 = frame_jacobian(self.model, data, self.fid)
         return _rows(
@@ -153,10 +160,7 @@ def _rows(R, t, J6, pb, B, E, nE, A, b, u, w, max_angle, bounded, half, dim):
     c = np.empty(dim)
     J = np.empty((dim, nv))
     p, Jp = _point_rows(R, t, pb, J6)
-    U = np.empty((3, 3))
-    for i in range(3):
-        for a in range(3):
-            U[i, a] = R[a, 0] * B[i, 0] + R[a, 1] * B[i, 1] + R[a, 2] * B[i, 2]
+    U = _rotated_rows(R, B)
     T = np.empty((3, 3))
     for a in range(3):
         T[0, a], T[1, a], T[2, a] = nE[a], nE[a], -nE[a]

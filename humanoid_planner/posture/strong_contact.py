@@ -17,7 +17,7 @@ import numpy as np
 
 from .base import EQUALITY, INEQUALITY
 from .contact import ContactConstraint
-from .kinematics import _dot_rows, _point_rows, frame_jacobian
+from .kinematics import _dot_rows, _point_rows, _rotated_rows, frame_jacobian
 
 __all__ = ["StrongContact"]
 
@@ -56,9 +56,5 @@ def _rows(R, t, J6, pb, E, B, T):
     p, J[:3] = _point_rows(R, t, pb, J6)
     for a in range(3):
         c[a] = p[a] - E[a]
-    U = np.empty((5, 3))
-    for i in range(5):
-        for a in range(3):
-            U[i, a] = R[a, 0] * B[i, 0] + R[a, 1] * B[i, 1] + R[a, 2] * B[i, 2]
-    c[3:], J[3:] = _dot_rows(U, T, J6[3:])
+    c[3:], J[3:] = _dot_rows(_rotated_rows(R, B), T, J6[3:])
     return c, J
