@@ -27,7 +27,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed"
 from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
-from ros_bridge_stack import RATE, Stack, settle  # noqa: E402
+from ros_bridge_stack import RATE, STATE_TIMEOUT, Stack, settle  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
@@ -59,7 +59,9 @@ def stack(tmp_path_factory):
 @pytest.fixture
 def idle(stack):
     """The stack idle, with default safety parameters, the robot at rest."""
-    stack.set(policy="refuse", dry_run=False, preempt=False, approach=False, speed_scale=1.0)
+    stack.set(
+        policy="refuse", dry_run=False, preempt=False, approach=False, speed_scale=1.0, state_timeout=STATE_TIMEOUT
+    )
     if stack.bridge.execution is not None:
         stack.call(stack.services["stop"])
     assert stack.spin_until(lambda: stack.bridge.execution is None)
@@ -244,6 +246,7 @@ def test_stale_joint_states_stop_and_hold(idle):
     state_timeout, holds the last measured position, and reports why; once the simulator runs
     again the robot stays there."""
     s = idle
+    s.set(state_timeout=0.5)  # the idle fixture restores the stack's starvation margin (STATE_TIMEOUT)
     n0, c0 = len(s.diags), len(s.commands)
     goal = long_motion(s)
     s.wait_diag(n0, "executing")

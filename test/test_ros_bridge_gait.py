@@ -73,13 +73,10 @@ def test_bip_cyclic_gait_from_gait_json_executes_and_the_joints_follow(tmp_path,
         robot="bip",
         domain_offset=1,
         joints=start,
-        # state_timeout 2 s (default 0.5 s): in stop 22's fresh-clone suite the in-process simulator,
-        # starved by the other tests, published /joint_states 0.605 s apart and the bridge stopped
-        # safely; the stop itself is tested with the default elsewhere
+        # the stack's watchdog margin (ros_bridge_stack.STATE_TIMEOUT)
         bridge_params=[
             Parameter("policy", value="retime"),
             Parameter("execute_file", value=str(gait_file)),
-            Parameter("state_timeout", value=2.0),
         ],
     )
     try:
