@@ -22,11 +22,15 @@ With ``--motion`` each plan found is also turned into its motion (`humanoid_plan
 A22, the plan command's defaults: k = 20, 10 deg/s, 5 ms) and every sample of it checked: the
 largest distance of a held contact's point from its contact (the issue's 1 mm), the largest joint
 speed (the 10 deg/s cap) and, for the vertical-axis tasks, A21's bound at every sample (max |n.i|,
-|n.j| <= 1e-4, n.k > 0), with the projections by outcome.
+|n.j| <= 1e-4, n.k > 0), with the projections by outcome; its collisions (`motion_problems`: a
+robot geometry inside an obstacle or overlapping another) at every ``--collision-stride``-th
+sample (default 5), and the segments projected without collision rows (`Motion.unclear`);
+``--compare-thesis-motion`` adds the same for the thesis's motion (no collision rows) of the
+same plan, in the same run.
 
 Run:  .venv/bin/python benchmarks/contact_scenes.py [--scenes table_can stairs ...]
           [--algorithms bfp bfp-thesis vbfp] [--time-limit 600] [--workers 1] [--seed 0] [--motion]
-          [--json OUT.json]
+          [--collision-stride 5] [--compare-thesis-motion] [--json OUT.json]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded per PG
 call; the CPU column is load-independent.
 """
@@ -48,13 +52,14 @@ from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import PlanningError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_model.scene_planning import PlanningSpec  # noqa: E402
-from humanoid_planner.contact import check_plan, scene_planning  # noqa: E402
-from humanoid_planner.motion import contact_drift, generate_motion  # noqa: E402
+from humanoid_planner.contact import check_plan, motion_problems, scene_planning  # noqa: E402
+from humanoid_planner.motion import MotionSettings, contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
 from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
 
 DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:max_expanded=1000", "under_table"]
+COLLISION_STRIDE = 5  #: (chosen) 25 ms of motion at dt 5 ms: a body point moves < 0.5 mm at 10 deg/s and 1 m
 ALGORITHMS = {
     "bfp": {"algorithm": "bfp"},
     "bfp-thesis": {"algorithm": "bfp", "max_candidates": 0},
@@ -79,9 +84,11 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     return scene, robot, settings
 
 
-def motion_check(planner, plan) -> dict:
-    """The plan's motion (default `MotionSettings`) and its checks at every sample (module
-    docstring); ``{"motion": reason}`` when a projection fails."""
+def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False) -> dict:
+    """The plan's motion (default `MotionSettings`) and its checks at every sample, its collisions
+    at every ``stride``-th (module docstring); ``{"motion": reason}`` when a projection fails.
+    ``compare``: also the thesis's motion (``MotionSettings(collision=False)``: projections without
+    collision rows, the paths not lifted nor bent), its build time and collisions."""
     m_ = planner.robot.model
     feas = planner.feas
     try:
@@ -102,6 +109,16 @@ def motion_check(planner, plan) -> dict:
                     a = axes.setdefault(t.name, [0.0, 0.0, 1.0])
                     a[:] = [max(a[0], abs(v[0])), max(a[1], abs(v[1])), min(a[2], -v[2])]
     speed = np.abs(np.diff(mo.q[:, 7:], axis=0)) / np.diff(mo.t)[:, None]
+    collisions = motion_problems(planner, mo, stride)
+    thesis = {}
+    if compare:
+        try:
+            old = generate_motion(feas, plan.nodes, plan.goal_q, MotionSettings(collision=False))
+            found = motion_problems(planner, old, stride)
+            thesis = {"thesis_motion_cpu_s": round(old.time, 2), "thesis_collisions": len(found)}
+            thesis["thesis_collision_examples"] = found[:3]
+        except PlanningError as e:
+            thesis = {"thesis_motion": str(e)}
     return {
         "motion": "ok",
         "samples": len(mo.t),
@@ -111,10 +128,24 @@ def motion_check(planner, plan) -> dict:
         "joint_speed_deg_s": round(float(np.rad2deg(speed.max())), 3) if speed.size else 0.0,
         "projections": {f"{p}/{o}": n for (p, o), n in mo.stats.calls.items()},
         "motion_vertical": axes,
+        "unclear_segments": list(mo.unclear),
+        "collisions": len(collisions),
+        "collision_examples": collisions[:3],
+        "collision_stride": stride,
+        **thesis,
     }
 
 
-def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int, motion: bool = False) -> dict:
+def run(
+    case: str,
+    algorithm: str,
+    time_limit: float,
+    workers: int,
+    seed: int,
+    motion: bool = False,
+    stride: int = COLLISION_STRIDE,
+    compare: bool = False,
+) -> dict:
     scene_name, robot_name, extra = parse_case(case)
     scene = load_scene(scene_name)
     spec_keys = {f.name for f in dataclasses.fields(PlanningSpec)} & set(extra)
@@ -132,7 +163,7 @@ def run(case: str, algorithm: str, time_limit: float, workers: int, seed: int, m
         plan = sp.plan()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     problems = check_plan(sp.planner, plan) if plan.success else []
-    moved = motion_check(sp.planner, plan) if motion and plan.success else {}
+    moved = motion_check(sp.planner, plan, stride, compare) if motion and plan.success else {}
     ok = [c.cpu_time for c in log.calls if c.outcome.name == "SUCCESS"]
     return {
         "scene": case,
@@ -185,6 +216,17 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--motion", action="store_true", help="also generate and check each plan's motion")
+    ap.add_argument(
+        "--collision-stride",
+        type=int,
+        default=COLLISION_STRIDE,
+        help="with --motion: check the motion's collisions at every N-th sample (motion_problems: ~2 ms a sample)",
+    )
+    ap.add_argument(
+        "--compare-thesis-motion",
+        action="store_true",
+        help="with --motion: also the thesis's motion (projections without collision rows) and its collisions",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     rows = []
@@ -196,7 +238,9 @@ def main(argv=None):
     for case in a.scenes:
         for alg in a.algorithms:
             try:
-                r = run(case, alg, a.time_limit, a.workers, a.seed, a.motion)
+                r = run(
+                    case, alg, a.time_limit, a.workers, a.seed, a.motion, a.collision_stride, a.compare_thesis_motion
+                )
             except PlanningError as e:  # a setting the case refuses (VBFP with random candidates): a row, not a crash
                 print(f"| {case} | {alg} | not run |  |  |  |  |  |  |  |  | {e} |", flush=True)
                 continue
@@ -233,6 +277,17 @@ def main(argv=None):
                 f"contacts within {r['drift_mm']} mm; joint speed <= {r['joint_speed_deg_s']} deg/s; "
                 f"projections {r['projections']}"
             )
+            print(
+                f"  motion collisions (every {r['collision_stride']}th sample, motion_problems): {r['collisions']} "
+                f"{r['collision_examples']}; segments projected without collision rows: {r['unclear_segments']}"
+            )
+            if "thesis_collisions" in r:
+                print(
+                    f"  thesis's motion (no collision rows): built in {r['thesis_motion_cpu_s']} s, collisions "
+                    f"{r['thesis_collisions']} {r['thesis_collision_examples']}"
+                )
+            elif "thesis_motion" in r:
+                print(f"  thesis's motion: {r['thesis_motion']}")
             for name, (ni, nj, nk) in r["motion_vertical"].items():
                 print(f"  {name} over every sample: max|n.i| {ni:.1e}, max|n.j| {nj:.1e}, min n.k {nk:.6f}")
     if a.json:

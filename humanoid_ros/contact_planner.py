@@ -112,6 +112,14 @@ PARAMETERS = ParameterTable(
             dynamic=True,
         ),
         Parameter(
+            "motion_collision",
+            "bool",
+            True,
+            "the motion's projections keep the robot clear of the obstacles and of itself (false: the thesis's "
+            'projections, faster, may touch between the witnesses; docs/planning.md, "Motion")',
+            dynamic=True,
+        ),
+        Parameter(
             "joint_speed",
             "double",
             10.0,
@@ -245,7 +253,12 @@ class ContactPlannerNode(Node):
             time_limit=p["time_limit"],
             seed=p["seed"],
         )
-        motion = MotionSettings(steps=p["interpolation_steps"], dt=p["dt"], joint_speed=math.radians(p["joint_speed"]))
+        motion = MotionSettings(
+            steps=p["interpolation_steps"],
+            dt=p["dt"],
+            joint_speed=math.radians(p["joint_speed"]),
+            collision=p["motion_collision"],
+        )
         last = [0.0]
 
         def progress(pr):
@@ -314,9 +327,11 @@ class ContactPlannerNode(Node):
         self._publish(doc, frame)
         response.plan.poses = [self._pose(row, frame) for row in (s["witness_q"] for s in doc["stances"])]
         m = doc["trajectory"]
+        unclear = m["unclear_segments"] if self.p["motion_collision"] else []
         self._report(
-            DiagnosticStatus.OK,
-            f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s",
+            DiagnosticStatus.WARN if unclear else DiagnosticStatus.OK,
+            f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s"
+            + (f"; segments {unclear} projected without collision rows (may touch)" if unclear else ""),
             values,
         )
         return response

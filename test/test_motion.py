@@ -28,6 +28,43 @@ def walk(flat_walk_plan):
     return r, r.motion, r.planner.feas
 
 
+@pytest.fixture(scope="module")
+def scene_motion(scene_plan):
+    """``scene_motion(name)`` -> (ScenePlanning, Plan, Motion): the session's plan of a shipped scene
+    (conftest ``scene_plan``) and its motion (default settings), made once per module."""
+    from humanoid_planner.motion import generate_motion
+
+    made = {}
+
+    def get(name):
+        if name not in made:
+            sp, plan = scene_plan(name)
+            made[name] = (sp, plan, generate_motion(sp.planner.feas, plan.nodes, plan.goal_q))
+        return made[name]
+
+    return get
+
+
+def test_motion_problems_finds_a_sample_pushed_into_the_table_and_nothing_else(scene_motion):
+    """The can's motion with one sample's base moved 0.3 m forward, into the table (its top at
+    x >= 0.45 m, 0.7 m high, the robot at x ~0.15 m): `motion_problems` names that sample and a
+    geometry inside ``table_top``, and nothing at the other samples checked; a stride < 1 is refused."""
+    import dataclasses
+
+    from humanoid_planner.contact import motion_problems
+
+    sp, _, m = scene_motion("table_can")
+    k = int(np.searchsorted(m.t, m.witness_times[1]))  # the first witness: both soles, the right hand on the table
+    q = m.q.copy()
+    q[k, 0] += 0.3
+    pushed = dataclasses.replace(m, q=q)
+    found = motion_problems(sp.planner, pushed, stride=50)
+    assert found and all(f"sample {k} " in f for f in found), found[:3]
+    assert any("penetrates obstacle table_top" in f for f in found), found
+    with pytest.raises(ValueError, match="stride"):
+        motion_problems(sp.planner, m, stride=0)
+
+
 def _point(robot, data, q, name):
     """World position of location ``name``'s point and its body's rotation at ``q`` (FK)."""
     loc = robot.contact_locations[name]
@@ -204,6 +241,32 @@ def test_body_path_is_c1_at_the_junctions_and_rises_a_quarter_chord():
     np.testing.assert_allclose(bp.rotation(0.5), pin.exp3(np.array([0.0, 0.0, 0.2])), atol=1e-12)
 
 
+def test_a_lifted_and_bent_body_path_rises_lift_quarter_chords_bends_by_its_offset_and_stays_c1():
+    """The same 0.3 m floor-to-floor path with ``lift`` 2 and a sideways ``offset`` of 0.1 m: the
+    Hermite tangents 2 x chord along the normals give a rise of 2 x 0.3 / 4 at mid-spline (closed
+    form: h10(1/2) - h11(1/2) = 1/4 per tangent length), the bend 16 u^2 (1 - u)^2 offset is the
+    whole offset there; the straight segments and the C¹ directions at the junctions are those of
+    the plain path (the bend has zero value and slope at the spline's ends)."""
+    n = np.array([0.0, 0.0, 1.0])
+    off = np.array([0.0, 0.1, 0.0])
+    bp = BodyPath(np.eye(3), np.zeros(3), np.eye(3), np.array([0.3, 0.0, 0.0]), n, n, lift=2.0, offset=off)
+    np.testing.assert_allclose(bp.position(0.5), [0.15, 0.1, 0.02 + 2 * 0.3 / 4], atol=1e-12)
+    np.testing.assert_allclose(bp.position(0.1), [0, 0, 0.01], atol=1e-15)
+    np.testing.assert_allclose(bp.position(0.8), [0.3, 0, 0.02], atol=1e-15)
+    u = 0.3  # the spline's own parameter at s = 0.2 + 0.3 * 0.6
+    plain = BodyPath(np.eye(3), np.zeros(3), np.eye(3), np.array([0.3, 0.0, 0.0]), n, n, lift=2.0)
+    np.testing.assert_allclose(bp.position(0.38) - plain.position(0.38), 16 * u**2 * (1 - u) ** 2 * off, atol=1e-15)
+    e = 1e-7
+    for s, sign in ((0.2, 1), (0.8, -1)):
+        for side in (-1, 1):
+            d = (bp.position(s + side * e) - bp.position(s)) * side
+            assert np.linalg.norm(np.cross(d / np.linalg.norm(d), sign * n)) < 1e-5
+    from humanoid_planner.exceptions import PlanningError
+
+    with pytest.raises(PlanningError, match="lift"):
+        BodyPath(np.eye(3), np.zeros(3), np.eye(3), np.ones(3), n, n, lift=0.5)
+
+
 def _node(stance, kind="root", changed=None):
     from humanoid_planner.contact import Node
 
@@ -341,25 +404,24 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
 
     monkeypatch.setattr(generate, "project", failing(True))
     m = generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
-    assert dict(m.stats.calls) == {("interpolation", "LINE_SEARCH_FAILURE"): 2}
+    assert len(m.knots[0]) == 4 and sum(m.stats.calls.values()) == 2  # both taken at once, no retry
     monkeypatch.setattr(generate, "project", failing(False))
     with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):
         generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
 
 
 @pytest.mark.parametrize("name", ["table_can", "stairs"])
-def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_the_cap(name, robot, scene_plan):
+def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_the_cap(name, robot, scene_motion):
     """The motions of the session's A17 and A18 plans (issue 9: "check every plan produced in the
     tests"), from forward kinematics: every witness posture is a sample, every held contact's
     point stays within 1 mm of its contact at every sample, joints under 10 deg/s. On the can
     the right arm reached its wrist limit and its elbow turned 1 rad between two projections:
     the chord between them let the held soles slide 2.6 mm, and refinements at p(u) kept landing
     on either side; a refinement projects the chord's (the spline's) midpoint instead."""
-    from humanoid_planner.motion import generate_motion
+    from humanoid_planner.contact import motion_problems
 
-    sp, plan = scene_plan(name)
+    sp, plan, m = scene_motion(name)
     feas = sp.planner.feas
-    m = generate_motion(feas, plan.nodes, plan.goal_q)
     for n, t in zip(plan.nodes, m.witness_times):
         i = int(np.argmin(np.abs(m.t - t)))
         np.testing.assert_allclose(m.q[i], n.q, atol=1e-12)
@@ -374,6 +436,12 @@ def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_t
     assert worst < 1e-3
     speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
     assert speed.max() <= CAP * (1 + 1e-9)
+    # clear of the obstacles and of itself (URDF shapes, every 10th sample: 50 ms, < 1 mm of any
+    # body point at 10 deg/s): the thesis's projections, without collision rows, let the can's
+    # left hand 0.3 mm into the table top and the stairs' crossing steps a sole 15 mm into the
+    # other shin (docs/planning.md, "Motion")
+    assert m.unclear == []
+    assert motion_problems(sp.planner, m, stride=10) == []
 
 
 def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
@@ -418,8 +486,9 @@ def _fallback_knots(feas, seg, moving, posed, failure):
     paths = body_paths(feas, seg, s)
     assert set(paths) == {moving} and paths[moving].orientation is posed
     with pytest.raises(PlanningError, match=failure):
-        gen._knots_on(feas, seg, s, Stats(), paths)
-    knots = gen._knots(feas, seg, s, Stats())
+        gen._knots_on(feas, seg, s, Stats(), paths, True)
+    knots, clear = gen._knots(feas, seg, s, Stats())
+    assert clear  # a fallback with the collision rows, not the last one without them
     assert len(knots) >= s.steps + 1
     assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3
     return knots
@@ -532,7 +601,7 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
     landing = Contact("r_sole", "floor", 0.8085680721542086, -0.40919650986870204, 1.703647566553542)
     seg = Segment(14, qs[0], qs[1], fixed, None, landing)
     assert max(contact_drift(feas, fixed, q) for q in qs) < 1e-5
-    knots = _fallback_knots(feas, seg, "r_sole", True, "segment 14 step 16/20")
+    knots = _fallback_knots(feas, seg, "r_sole", True, r"segment 14 step \d+/20: projection failed")
     # the sole's point on the landing's straight segment: on the floor's normal, 2 cm -> 0 above E
     n, e = feas.env_frame(landing).n, feas.env_frame(landing).point
     data = feas.model.createData()

@@ -105,6 +105,19 @@ def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
     assert plan.success and len(plan.stances) >= 5 and plan.stats["pg_calls_motion"]["calls"] >= 5
 
 
+def test_cli_plan_no_motion_collision_marks_every_segment_unclear(tmp_path, capsys, plan_file):
+    """``--no-motion-collision``: the thesis's projections, every segment listed in PLAN.json's
+    ``trajectory.unclear_segments`` (and no warning: asked for); the session's plan, made with the
+    collision rows, lists none."""
+    out = tmp_path / "PLAN.json"
+    argv = ["plan", "flat", "--steps", "2", "--joint-speed", "90", "--quiet", "--no-motion-collision", "-o", str(out)]
+    assert main(argv) == 0
+    assert "warning" not in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["trajectory"]["unclear_segments"] == list(range(len(doc["stances"])))  # the goal's segment too
+    assert plan_file[0]["trajectory"]["unclear_segments"] == []
+
+
 def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_stats(tmp_path, capsys):
     """A time limit the search cannot meet (it is checked before each expansion): exit 1, one line
     on stderr with the reason, PLAN.json with success false and the statistics."""

@@ -17,11 +17,12 @@ imports. docs/planner.md, section "Contact planner".
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
   tested before expansion), `Plan`; `parallel`: the children's PG calls over worker processes.
 - `scene_planning`: a planning problem from a scene's ``planning`` section (`scene_planning`).
-- `check`: `check_plan`, the independent check of a plan (A11, collisions, goal).
+- `check`: `check_plan`, the independent check of a plan (A11, collisions, goal), and
+  `motion_problems`, its motion's collisions at the samples.
 """
 
 from .boxes import Box
-from .check import check_plan
+from .check import check_plan, motion_problems
 from .goal import ComRegion, PointRegion
 from .node import Node
 from .potentials import (
@@ -60,5 +61,6 @@ __all__ = [
     "StanceRegistry",
     "WeightedSum",
     "check_plan",
+    "motion_problems",
     "scene_planning",
 ]

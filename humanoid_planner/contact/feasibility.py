@@ -168,7 +168,7 @@ from .goal import ComRegion, PointRegion
 from .relaxed import Relaxed, WithBand
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "on_ground", "with_joint_margin"]
+__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "accepted", "on_ground", "with_joint_margin"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
@@ -253,6 +253,28 @@ class Stats:
     def table(self) -> list[tuple[str, str, int, float]]:
         """(purpose, outcome, calls, mean time [s]) rows."""
         return [(p, o, n, self.times[(p, o)] / n) for (p, o), n in sorted(self.calls.items())]
+
+
+def accepted(res: PostureResult) -> bool:
+    """A call whose posture the caller takes: SUCCESS, or a line-search failure at a point that
+    meets the constraints (SLSQP's exit 8: no descent direction for the criterion from a feasible
+    iterate; seen by the motion's projections where the warm start already is the projection,
+    criterion 3e-13, on the glass scene's last segment). The motion's projections take these
+    (`Feasibility.project`); the planner's calls take SUCCESS alone."""
+    return res.success or res.outcome == Outcome.LINE_SEARCH_FAILURE and res.feasible
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What the collision rounds of one request (`Feasibility._run`) share."""
+
+    constraints: list
+    skip: set  #: (body, obstacle) pairs the contacts imply
+    over: dict  #: pairs with a seated overshoot -> depth [m]
+    criterion: object  #: True: the planner's; False: none; else the caller's
+    stats: Stats
+    label: str = ""  #: `posture.call_log` label
+    stalls: bool = False  #: whether a feasible line-search failure is taken (`accepted`) or only SUCCESS
 
 
 def on_ground(surfaces: dict, obstacles) -> dict:
@@ -534,6 +556,22 @@ class Feasibility:
         (``slack``: closer than its own margin plus ``distance``)."""
         return set(self._self_gaps(q, distance, slack))
 
+    def intrudes(self, q, touching, share: float) -> bool:
+        """Whether at ``q`` a pair comes closer than ``share`` of its margin: a (capsule, obstacle)
+        pair not implied by the contacts ``touching`` [(location, surface)] closer than ``share``
+        x ``collision_margin`` (less its seated overshoot), or a pair of ``self_collision`` closer
+        than ``share`` x its own margin (0 for the pairs closer at the default posture: any overlap).
+        The motion refines where its path between projections does so (`motion.generate`)."""
+        if self.obstacles:
+            skip, over = self._skipped(touching), self._seated_overshoot(touching)
+            if self._below(self._env_gaps(q, skip, over), share * self.collision_margin):
+                return True
+        full = self.self_collision
+        if full is None:
+            return False
+        kin.update(self.model, self._data, np.asarray(q, float))
+        return len(full.closer_distances(self._data, share * full.margin)[0]) > 0
+
     def placed_clear(self, stance, contact) -> bool:
         """Whether ``contact``'s body can be clear of the obstacles where ``contact`` puts it: the
         capsule of the location's body (its joint's), placed by the contact alone (the strong
@@ -544,30 +582,37 @@ class Feasibility:
         module docstring "Placed candidates")."""
         if not self.obstacles:
             return True
-        m, loc = self.model, self.locations[contact.location]
-        fid = m.getFrameId(loc.body)
-        cap = self._body_capsule.get(m.frames[fid].parentJoint)
-        if cap is None:
-            return True
         touching = [c.pair for c in stance] + [contact.pair]
-        skip, over = self._skipped(touching), self._seated_overshoot(touching)
         ef, rf = self.env_frame(contact), self.robot_frame(contact.location)
         R = ef.rotation @ rf.rotation.T  # the body's frame: its location frame on the environment's
-        oMf = pin.SE3(R, ef.point - R @ rf.point)
-        oMj = oMf * m.frames[fid].placement.inverse()
+        return self.body_gap(contact.location, R, ef.point - R @ rf.point, touching) >= -PLACED_SLACK
+
+    def body_gap(self, location: str, R, p, touching) -> float:
+        """The smallest distance [m], less ``collision_margin`` (and the seated overshoot), of the
+        capsule of ``location``'s body placed with its frame at (``R`` (3, 3), ``p`` [m]) from the
+        obstacles, the pairs the contacts ``touching`` imply left out (inf without obstacles or
+        capsule): >= 0 clear by the margin (`placed_clear`; the motion's body paths)."""
+        if not self.obstacles:
+            return np.inf
+        m = self.model
+        fid = m.getFrameId(self.locations[location].body)
+        cap = self._body_capsule.get(m.frames[fid].parentJoint)
+        if cap is None:
+            return np.inf
+        skip, over = self._skipped(touching), self._seated_overshoot(touching)
+        oMj = pin.SE3(np.asarray(R, float), np.asarray(p, float)) * m.frames[fid].placement.inverse()
         Rc, centre = capsule_frame(cap)
         frame = coal.Transform3s(oMj.rotation @ Rc, oMj.act(centre))
         shape, request, res = coal.Capsule(cap.radius, cap.length), coal.DistanceRequest(), coal.DistanceResult()
+        gap = np.inf
         for o in self.obstacles:
             pair = (cap.body, o.name)
             if pair in skip:
                 continue
             res.clear()
-            if coal.distance(shape, frame, o.shape, o.transform, request, res) < (
-                self.collision_margin - over.get(pair, 0.0) - PLACED_SLACK
-            ):
-                return False
-        return True
+            d = coal.distance(shape, frame, o.shape, o.transform, request, res)
+            gap = min(gap, d - (self.collision_margin - over.get(pair, 0.0)))
+        return float(gap)
 
     def _seated_overshoot(self, touching) -> dict:
         """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on
@@ -586,12 +631,17 @@ class Feasibility:
         return out
 
     # --- calls
-    def _run(self, purpose: str, constraints, q0, criterion=True, touching=()) -> PostureResult:
+    def _run(
+        self, purpose: str, constraints, q0, criterion=True, touching=(), band=True, stats=None, label="", stalls=False
+    ) -> PostureResult:
         """One request: the PG on ``constraints`` (+ the environment collision rows, module
         docstring) from ``q0``, each PG call logged under ``purpose``. The collision rounds go on from
         each solution; when one of them fails after a solution that only brought pairs within their
         margin, the request starts over from ``q0`` with those pairs and every pair within
-        ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds")."""
+        ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds"). ``criterion``: True
+        the planner's (`criterion`), False none, else the caller's (`project`); ``band``: the band
+        rows; ``stats`` (default `stats`) and ``label`` (`posture.call_log`) record the calls;
+        ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
         q0 = np.array(q0, float)
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
@@ -599,34 +649,39 @@ class Feasibility:
         over = self._seated_overshoot(touching) if self.obstacles else {}
         active = self._pairs_within(q0, skip, self.activation, over) if self.obstacles else set()
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
-        if self.band > 0:  # extended constraints (the force stability) keep their rows as they are
+        if band and self.band > 0:  # extended constraints (the force stability) keep their rows as they are
             constraints = [c if c.n_extra or not c.equality_mask.any() else WithBand(c, self.band) for c in constraints]
-        rows = (constraints, skip, over, criterion)
+        rows = _Request(constraints, skip, over, criterion, self.stats if stats is None else stats, label, stalls)
         res, near = self._rounds(purpose, rows, q0, active, active_self, restart=None)
         if near is None:
             return res
         return self._rounds(purpose, rows, q0, active | near[0], active_self | near[1], restart=q0)[0]
 
-    def _rounds(self, purpose: str, rows, q0, active: set, active_self: set, restart):
+    def _rounds(self, purpose: str, rows: _Request, q0, active: set, active_self: set, restart):
         """Up to ``MAX_COLLISION_ROUNDS`` PG calls, each with the pairs the solutions before it
         brought within their margin (`_run`), from the last solution (``restart`` None) or from
         ``restart``, adding the pairs within ``RESTART_SLACK`` too. ``(result, near)``: ``near`` the
         (obstacle, self) pairs within ``RESTART_SLACK`` at the solutions so far when, without
         ``restart``, a round after the first failed or the last still brought pairs within their
         margin; else None."""
-        constraints, skip, over, criterion = rows
         near_env, near_self = set(), set()
         slack = RESTART_SLACK if restart is not None else 0.0
         for k in range(MAX_COLLISION_ROUNDS):
-            cons = list(constraints) + self._collision(active, skip, active_self, over)
-            res = self._solve(purpose, cons, q0, criterion)
-            if not res.success and criterion and self.criterion is not None and res.max_violation <= self.polish:
-                res = self._solve(purpose + "_polish", cons, res.q, False)
-            if not (res.success and (self.obstacles or self.self_collision is not None)):
+            cons = list(rows.constraints) + self._collision(active, rows.skip, active_self, rows.over)
+            res = self._solve(purpose, cons, q0, rows.criterion, rows)
+            if (
+                not res.success
+                and rows.criterion is True
+                and self.criterion is not None
+                and res.max_violation <= self.polish
+            ):
+                res = self._solve(purpose + "_polish", cons, res.q, False, rows)
+            taken = accepted(res) if rows.stalls else res.success
+            if not (taken and (self.obstacles or self.self_collision is not None)):
                 return res, ((near_env, near_self) if k and restart is None else None)
             tol = self.settings.tolerance
             # one evaluation of the pairs serves both thresholds (-tol < RESTART_SLACK)
-            gaps_env = self._env_gaps(res.q, skip, over) if self.obstacles else {}
+            gaps_env = self._env_gaps(res.q, rows.skip, rows.over) if self.obstacles else {}
             gaps_self = self._self_gaps(res.q, RESTART_SLACK, slack=True)
             close = self._below(gaps_env, self.collision_margin - tol) - active
             close_self = self._below(gaps_self, -tol) - active_self
@@ -640,13 +695,33 @@ class Feasibility:
         res.outcome = Outcome.EQUALITIES_NOT_SATISFIED
         return res, ((near_env, near_self) if restart is None else None)
 
-    def _solve(self, purpose: str, cons, q0, criterion: bool) -> PostureResult:
-        problem = PostureProblem(self.model, cons, q0, self.criterion if criterion else None)
+    def _solve(self, purpose: str, cons, q0, criterion, rows: _Request) -> PostureResult:
+        crit = self.criterion if criterion is True else (criterion or None)
+        problem = PostureProblem(self.model, cons, q0, crit)
         t0 = time.perf_counter()
-        res = solve(problem, self.settings)
+        res = solve(problem, self.settings, label=rows.label)
         res.time = time.perf_counter() - t0
-        self.stats.log(purpose, res)
+        rows.stats.log(purpose, res)
         return res
+
+    def project(
+        self, constraints, q0, criterion, touching, stats=None, purpose="interpolation", collision=True
+    ) -> PostureResult:
+        """One request of the motion's projections (`humanoid_planner.motion.projection`): the PG on
+        ``constraints`` with the caller's ``criterion`` from ``q0``, kept clear of the obstacles
+        (``collision_margin``, except the pairs the contacts ``touching`` imply) and of itself like
+        every planner call (the lazy collision rounds of `_run`), without the band rows; logged in
+        ``stats`` (default `stats`) and to `posture.call_log` under ``purpose``. Without
+        ``collision``: one PG call on ``constraints`` alone (the thesis's projection)."""
+        if not collision:
+            q0 = np.array(q0, float)
+            bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
+            q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
+            rows = _Request(constraints, set(), {}, criterion, self.stats if stats is None else stats, purpose, True)
+            return self._solve(purpose, constraints, q0, criterion, rows)
+        return self._run(
+            purpose, constraints, q0, criterion, touching, band=False, stats=stats, label=purpose, stalls=True
+        )
 
     @staticmethod
     def _unstable(q0) -> PostureResult:

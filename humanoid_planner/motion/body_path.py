@@ -15,7 +15,13 @@ projections, so the normal approach is followed by the interpolated motion, not 
 spline's end tangents are the unit normal (leaving: outward, arriving: inward) times the chord
 length abs(B - A), or the chord itself at an end without a contact; with the normal at both ends
 the spline rises by chord / 4 above the straight line (a 0.3 m step lifts the foot 7.5 cm above
-the 2 cm segments), which clears the surface it left.
+the 2 cm segments), which clears the surface it left. ``lift`` scales both tangents: the spline
+then rises lift x chord / 4 (`generate.body_paths` lifts a path whose body would cross an
+obstacle, e.g. a sole stepping over a tread to the next). ``offset`` (3,) [m] bends the spline
+by 16 u^2 (1 - u)^2 offset (u its own parameter): the whole offset at its middle, nothing and
+no slope at its ends, so the path stays C¹ (`generate` bends a path sideways where the
+projections cannot follow it clear of the robot itself, e.g. a sole stepping past the other
+shin).
 """
 
 from __future__ import annotations
@@ -55,12 +61,14 @@ class BodyPath:
     #: whether the projection holds the body's orientation as well as its point's position
     #: (`generate.body_paths`: not where too few joints lie between it and another contact)
     orientation: bool = True
+    lift: float = 1.0  #: scale of the spline's end tangents along the normals (module docstring)
+    offset: np.ndarray | None = None  #: [m] the spline's bend at its middle (module docstring)
 
     def __post_init__(self):
-        if not (0.0 < self.fraction < 0.5 and self.approach >= 0.0):
+        if not (0.0 < self.fraction < 0.5 and self.approach >= 0.0 and self.lift >= 1.0):
             raise PlanningError(
-                f"body path: fields 'fraction' in (0, 0.5) and 'approach' >= 0 [m] required; "
-                f"{self.fraction}, {self.approach}"
+                f"body path: fields 'fraction' in (0, 0.5), 'approach' >= 0 [m] and 'lift' >= 1 required; "
+                f"{self.fraction}, {self.approach}, {self.lift}"
             )
 
     @property
@@ -93,9 +101,11 @@ class BodyPath:
             return b + ((s - self.s_arrive) / (1.0 - self.s_arrive)) * (self.p1 - b)
         chord = b - a
         length = float(np.linalg.norm(chord))
-        ta = length * self.n0 if self.n0 is not None else chord
-        tb = -length * self.n1 if self.n1 is not None else chord
-        return _hermite(self._u(s), a, b, ta, tb)
+        ta = self.lift * length * self.n0 if self.n0 is not None else chord
+        tb = -self.lift * length * self.n1 if self.n1 is not None else chord
+        u = self._u(s)
+        bend = 0.0 if self.offset is None else 16.0 * u * u * (1.0 - u) ** 2 * np.asarray(self.offset, float)
+        return _hermite(u, a, b, ta, tb) + bend
 
     def rotation(self, s: float) -> np.ndarray:
         """The body's rotation (3, 3) at ``s``: R0 on the leaving segment, R1 on the arriving one,

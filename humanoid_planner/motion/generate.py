@@ -8,7 +8,7 @@ time law with the speed caps (`time_law`) at the control period. The result is a
 and full configurations (base + joints), the projections (knots) and the time of each witness
 posture.
 
-A projection that fails (`_accepted`: not SUCCESS, nor a line-search failure at a feasible
+A projection that fails (`contact.feasibility.accepted`: not SUCCESS, nor a line-search failure at a feasible
 point) is retried once from p^{i,j} itself (clipped to the joint bounds) instead of the previous
 projection (a refinement's, from the chord midpoint, first from the knot before it: BIP's stairs
 motion met a refinement that neither the midpoint nor p^{i,j} led to, NO_PROGRESS 6.8 mm); the
@@ -34,7 +34,8 @@ walk: 0.16 mm); the issue's bound is 1 mm.
 
 Bodies with a path: see `body_paths` (the thesis's "only hands and feet", generalised by the
 degrees of freedom between a moving body and the other contact bodies). Two fallbacks, tried in
-turn where they change the paths. (1) A segment whose projections fail with a body's pose on its
+turn where they change the paths (then the bent paths and the projections without collision rows,
+"Collision" below). (1) A segment whose projections fail with a body's pose on its
 path is generated again with the positions alone (stop 21): the point still leaves and lands along
 the surface's normal over the straight segments, and the body's orientation is the projection's
 (the witness's at both ends). On the under-table plan a right sole landing turned 1.70 rad, the
@@ -46,6 +47,20 @@ chair's seat-off the left thigh leaves the seat while the right thigh is held on
 held, and the thigh's 3 position rows with the other leg pinned at both ends left SLSQP a singular
 subproblem (SEARCH_DIRECTION_FAILED at 4.4 mm at the first projection); without the path the
 segment is followed (the glass scene's landing thigh keeps its path: its projections succeed).
+
+Collision (ours, stop 25): the thesis hand-corrected the paths that collided (L3005); here every
+projection keeps the robot ``collision_margin`` (1 cm) from the obstacles and clear of itself, like
+every planner call (`Feasibility.project`: the lazy collision rounds; the pairs the segment's held,
+leaving and arriving contacts imply left out), a piece whose midpoint or spline comes closer than
+``clearance`` (half) of a pair's margin is refined like a drifting one, and an attempt whose
+refined spline still does fails. The thesis's projections let the can's left hand 0.3 mm into the
+table top and, on the stairs, a hand into a thigh and a sole 15 mm into the other shin
+(`contact.motion_problems`). A moving body's path is lifted (`BodyPath.lift`, `LIFTS`) until its
+capsule clears the obstacles by the margin along it (`_lifted`), and where the projections cannot
+follow it clear, bent sideways (`BodyPath.offset`, `BENDS`, position alone: the stairs' crossing
+steps, a sole passing the other shin, needed 0.10 and 0.20 m). The last fallback is the
+thesis's projections without collision rows; `Motion.unclear` lists the segments made so
+(``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
 :453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
@@ -63,11 +78,10 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.collision_rules import joints_between
-from humanoid_planner.contact.feasibility import Stats
+from humanoid_planner.contact.feasibility import Stats, accepted
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import EQUALITY
-from humanoid_planner.posture.outcome import Outcome
 
 from .body_path import APPROACH, FRACTION, BodyPath
 from .projection import project
@@ -75,6 +89,8 @@ from .segments import Segment, plan_segments
 from .time_law import piece_costs, sinusoidal_samples, spline_path
 
 __all__ = [
+    "BENDS",
+    "CLEARANCE",
     "DRIFT",
     "POSE_FREEDOM",
     "POSITION_FREEDOM",
@@ -92,17 +108,29 @@ __all__ = [
 DRIFT = 5e-4  # [m] (chosen) half the issue's 1 mm bound on a held contact's motion between projections
 REFINEMENTS = 4  # (chosen) halvings of a piece at most: k = 20 pieces become up to 320
 TASK_TOLERANCE = 5e-5  # (chosen) half A21's 1e-4 on the glass's vertical axis (001_escande.md:529), any task row
+#: (chosen) refine where the path comes closer than this share of a collision pair's margin: 5 mm of the
+#: thesis's 1 cm safety distance r from an obstacle (001_escande.md:191), any overlap of a zero-margin self pair
+CLEARANCE = 0.5
 #: degrees of freedom a body needs relative to the other contact bodies for a prescribed pose (6)
 #: or position (3) on its path (`body_paths`)
 POSE_FREEDOM, POSITION_FREEDOM = 6, 3
 SPLINE_CHECKS = (0.25, 0.5, 0.75)  # (chosen) where in a piece the spline through the knots is checked
+#: (chosen) the body paths' lifts tried in turn (`_lifted`): the spline rises lift x chord / 4, so a 0.3 m
+#: step's 7.5 cm becomes up to 30 cm; checked at 21 points of the spline (one per projection of k = 20)
+LIFTS = (1.0, 1.5, 2.0, 3.0, 4.0)
+PATH_CHECKS = 21
+#: [m] (chosen) the sideways bends of a body path tried when the projections cannot follow it clear
+#: (`_bent`), smallest first: up to about two HRP-2 sole widths (0.13 m, ../shared/spec/hrp2_data.md:169),
+#: a sole stepping around the other shin (the stairs' crossing steps needed 0.10 and 0.20 m)
+BENDS = (0.05, 0.10, 0.15, 0.20, 0.25)
 
 
 @dataclass
 class MotionSettings:
     """``steps`` k per segment; ``dt`` [s]; caps ``joint_speed`` [rad/s], ``base_speed`` [m/s],
     ``base_rotation_speed`` [rad/s]; ``approach`` [m] and ``fraction`` of the body paths; ``drift``
-    [m], ``task_tolerance`` and ``refinements`` of the extra projections (module docstring)."""
+    [m], ``task_tolerance``, ``clearance`` (a share of the collision margins) and ``refinements`` of
+    the extra projections (module docstring)."""
 
     steps: int = 20
     dt: float = 0.005
@@ -114,6 +142,8 @@ class MotionSettings:
     drift: float = DRIFT
     refinements: int = REFINEMENTS
     task_tolerance: float = TASK_TOLERANCE
+    clearance: float = CLEARANCE
+    collision: bool = True
 
     def __post_init__(self):
         if not (isinstance(self.steps, (int, np.integer)) and self.steps >= 1):
@@ -137,6 +167,8 @@ class Motion:
     segments: list
     stats: Stats = field(default_factory=Stats)
     time: float = 0.0
+    #: the segments projected without collision rows (``collision`` off, or its last fallback)
+    unclear: list = field(default_factory=list)
 
 
 def _pose(feas, data, name, q):
@@ -176,16 +208,26 @@ def body_paths(feas, seg: Segment, s: MotionSettings) -> dict:
         R1, p1 = _pose(feas, data, name, seg.q_end)
         n0 = feas.env_frame(seg.leaving).n if seg.leaving is not None and seg.leaving.location == name else None
         n1 = feas.env_frame(seg.arriving).n if seg.arriving is not None and seg.arriving.location == name else None
-        out[name] = BodyPath(R0, p0, R1, p1, n0, n1, s.approach, s.fraction, orientation=dof >= POSE_FREEDOM)
+        bp = BodyPath(R0, p0, R1, p1, n0, n1, s.approach, s.fraction, orientation=dof >= POSE_FREEDOM)
+        out[name] = _lifted(feas, seg, name, bp) if s.collision else bp
     return out
 
 
-def _accepted(res) -> bool:
-    """A projection the motion takes: SUCCESS, or a line-search failure at a point that meets the
-    constraints (SLSQP's exit 8: no descent direction for the criterion from a feasible iterate;
-    seen where the warm start already is the projection, criterion 3e-13, on the glass scene's
-    last segment)."""
-    return res.success or res.outcome == Outcome.LINE_SEARCH_FAILURE and res.feasible
+def _lifted(feas, seg: Segment, name: str, bp: BodyPath) -> BodyPath:
+    """``bp`` with the first lift of `LIFTS` whose path keeps the body's capsule ``collision_margin``
+    from the obstacles at `PATH_CHECKS` points of its spline (`Feasibility.body_gap`, the pairs of
+    the segment's contacts left out); ``bp`` itself when none does (the projections then try)."""
+    if not feas.obstacles:
+        return bp
+    touching = [c.pair for c in (*seg.fixed, seg.leaving, seg.arriving) if c is not None]
+    point = np.asarray(feas.locations[name].point, float)
+    us = np.linspace(bp.s_leave, bp.s_arrive, PATH_CHECKS)
+    for lift in LIFTS:
+        b = replace(bp, lift=lift)
+        poses = [(b.rotation(u), b.position(u)) for u in us]
+        if all(feas.body_gap(name, R, p - R @ point, touching) >= 0.0 for R, p in poses):
+            return b
+    return bp
 
 
 def _clipped(model, q) -> np.ndarray:
@@ -197,17 +239,17 @@ def _clipped(model, q) -> np.ndarray:
     return out
 
 
-def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str, p=None):
+def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str, p=None, collision=True):
     """The projection of ``p`` (default p(u), the segment's interpolation) at segment parameter
     ``u`` from the first of ``starts`` (configurations) that gives one, then from ``p`` itself
     (module docstring); `PlanningError` naming ``where`` when all fail."""
     model = feas.model
     p = pin.interpolate(model, seg.q_start, seg.q_end, u) if p is None else p
     targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
+    moving = [c for c in (seg.leaving, seg.arriving) if c is not None]
     for q0 in [*starts, _clipped(model, p)]:
-        res = project(feas, seg.fixed, targets, p, q0)
-        stats.log("interpolation", res)
-        if _accepted(res):
+        res = project(feas, seg.fixed, targets, p, q0, stats, moving, collision)
+        if accepted(res):
             return res.q.copy()
     raise PlanningError(
         f"motion: segment {seg.index} {where}: projection failed "
@@ -245,14 +287,15 @@ def task_error(feas, q, data=None) -> float:
     return worst
 
 
-def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
+def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndarray, bool]:
     """The projections of segment ``seg``: k - 1 at u = j / k, then one more at the middle of every
-    piece whose chord midpoint lets a held contact drift by more than ``s.drift`` or a task's rows
-    by more than ``s.task_tolerance`` (recursively, at most ``s.refinements`` halvings), then the
-    same test on the time law's spline through them (module docstring)."""
+    piece whose chord midpoint lets a held contact drift by more than ``s.drift``, a task's rows
+    by more than ``s.task_tolerance`` or a collision pair within ``s.clearance`` of its margin
+    (recursively, at most ``s.refinements`` halvings), then the same test on the time law's spline
+    through them (module docstring); and whether they kept their collision rows."""
     model = feas.model
     if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
-        return np.array([seg.q_start, seg.q_end])  # nothing moves (a goal posture that is the last witness)
+        return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
     paths = body_paths(feas, seg, s)
     # the fallbacks, in order (module docstring): the positions alone, then without the paths of
     # the bodies that have a position-only path by `body_paths`; each only where it changes them
@@ -262,20 +305,41 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> np.ndarray:
     posed = {name: bp for name, bp in paths.items() if bp.orientation}
     if len(posed) < len(paths):
         tries.append(posed)
-    for p in tries[:-1]:
+    attempts = [(p, True) for p in [*tries, *_bent(paths)]] if s.collision else []
+    attempts += [(p, False) for p in tries]  # the last resort: the thesis's projections (no collision rows)
+    for p, collision in attempts[:-1]:
         try:
-            return _knots_on(feas, seg, s, stats, p)
+            return _knots_on(feas, seg, s, stats, p, collision), collision
         except PlanningError:
             pass  # the next fallback
-    return _knots_on(feas, seg, s, stats, tries[-1])
+    return _knots_on(feas, seg, s, stats, *attempts[-1]), False
 
 
-def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict) -> np.ndarray:
-    """`_knots` with the moving bodies' ``paths`` (`body_paths`)."""
+def _bent(paths: dict) -> list[dict]:
+    """Variants of ``paths`` bent sideways (`BENDS`, each way in turn: `BodyPath.offset` horizontal
+    and across each path's chord), position alone; none for a path whose chord is within 1 cm of
+    vertical."""
+    across = {}
+    for name, bp in paths.items():
+        h = np.cross([0.0, 0.0, 1.0], bp.b - bp.a)
+        if np.linalg.norm(h) < 0.01:
+            return []
+        across[name] = h / np.linalg.norm(h)
+    return [
+        {name: replace(bp, orientation=False, offset=sign * bend * across[name]) for name, bp in paths.items()}
+        for bend in BENDS
+        for sign in (1.0, -1.0)
+    ]
+
+
+def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, collision: bool) -> np.ndarray:
+    """`_knots` with the moving bodies' ``paths`` (`body_paths`), the projections with their
+    collision rows or not (``collision``)."""
     model = feas.model
     us, knots = [0.0], [seg.q_start]
     for j in range(1, s.steps):
-        knots.append(_project(feas, seg, paths, j / s.steps, [knots[-1]], stats, f"step {j}/{s.steps}"))
+        where = f"step {j}/{s.steps}"
+        knots.append(_project(feas, seg, paths, j / s.steps, [knots[-1]], stats, where, collision=collision))
         us.append(j / s.steps)
     us.append(1.0)
     knots.append(seg.q_end)
@@ -284,42 +348,67 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict) 
     def refine(i, mid):
         """A knot after knot ``i``: ``mid`` (a point of the piece) projected at the piece's middle u."""
         u = 0.5 * (us[i] + us[i + 1])
-        knots.insert(i + 1, _project(feas, seg, paths, u, [mid, knots[i]], stats, f"refinement at u = {u:.4g}", mid))
+        where = f"refinement at u = {u:.4g}"
+        knots.insert(i + 1, _project(feas, seg, paths, u, [mid, knots[i]], stats, where, mid, collision))
         us.insert(i + 1, u)
 
     depth = [0] * (len(knots) - 1)  # halvings behind each piece
     i = 0
     while i < len(knots) - 1:
         mid = pin.interpolate(model, knots[i], knots[i + 1], 0.5)
-        if depth[i] < s.refinements and _off(feas, seg, mid, s, data):
+        if depth[i] < s.refinements and _off(feas, seg, mid, s, data, collision):
             refine(i, mid)
             depth[i] += 1
             depth.insert(i + 1, depth[i])
             continue
         i += 1
+    checked = False  # whether the last round found the whole spline as it is now within bounds
     for _ in range(s.refinements):  # the sampled path is the spline through the knots: check it too
         knots_a = np.array(knots)
         cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
         if cost.sum() == 0:
+            checked = True
             break
         path, _ = spline_path(model, knots_a, cost)
         a = np.concatenate([[0.0], np.cumsum(cost)])
         bad = [
             i
             for i in range(len(knots) - 1)
-            if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), s, data) for f in SPLINE_CHECKS)
+            if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), s, data, collision) for f in SPLINE_CHECKS)
         ]
         for i in reversed(bad):
             refine(i, _clipped(model, path(a[i] + 0.5 * cost[i])))
         if not bad:
+            checked = True
             break
+    if collision and not checked:  # the refined spline must keep its clearance, or this attempt fails
+        knots_a = np.array(knots)
+        cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
+        if cost.sum() > 0:
+            path, _ = spline_path(model, knots_a, cost)
+            a = np.concatenate([[0.0], np.cumsum(cost)])
+            for i in range(len(knots) - 1):
+                if cost[i] > 0 and any(_intrudes(feas, seg, path(a[i] + f * cost[i]), s) for f in SPLINE_CHECKS):
+                    raise PlanningError(
+                        f"motion: segment {seg.index} piece {i}: the path between projections comes within "
+                        f"{s.clearance:g} of a collision margin after {s.refinements} refinements"
+                    )
     return np.array(knots)
 
 
-def _off(feas, seg: Segment, q, s: MotionSettings, data) -> bool:
-    """Whether ``q`` lets a held contact drift by more than ``s.drift`` or a task row by more than
-    ``s.task_tolerance``."""
-    return contact_drift(feas, seg.fixed, q, data) > s.drift or task_error(feas, q, data) > s.task_tolerance
+def _off(feas, seg: Segment, q, s: MotionSettings, data, collision: bool) -> bool:
+    """Whether ``q`` lets a held contact drift by more than ``s.drift``, a task row by more than
+    ``s.task_tolerance``, or (``collision``) `_intrudes`."""
+    if contact_drift(feas, seg.fixed, q, data) > s.drift or task_error(feas, q, data) > s.task_tolerance:
+        return True
+    return collision and _intrudes(feas, seg, q, s)
+
+
+def _intrudes(feas, seg: Segment, q, s: MotionSettings) -> bool:
+    """Whether at ``q`` a collision pair comes closer than ``s.clearance`` of its margin
+    (`Feasibility.intrudes`; the pairs the segment's held and moving contacts imply left out)."""
+    touching = [c.pair for c in (*seg.fixed, seg.leaving, seg.arriving) if c is not None]
+    return feas.intrudes(q, touching, s.clearance)
 
 
 def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None) -> Motion:
@@ -333,8 +422,11 @@ def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = 
     stats = Stats() if stats is None else stats
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
+    unclear = []
     for seg in segs:
-        k = _knots(feas, seg, s, stats) if s.steps > 1 else np.array([seg.q_start, seg.q_end])
+        k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
+        if not clear:
+            unclear.append(seg.index)
         t, q = sinusoidal_samples(feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed)
         witness.append(t_end)
         first = 1 if ts else 0  # the junction sample is the previous segment's last one
@@ -345,4 +437,4 @@ def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = 
     if not segs:
         ts, qs = [np.zeros(1)], [np.asarray(nodes[0].q, float)[None]]
     witness.append(t_end)
-    return Motion(np.concatenate(ts), np.vstack(qs), knots, witness, segs, stats, time.perf_counter() - start)
+    return Motion(np.concatenate(ts), np.vstack(qs), knots, witness, segs, stats, time.perf_counter() - start, unclear)

@@ -6,8 +6,12 @@ with Q_{s_i} the strong contacts (3.28)-(3.35) of the segment's stance, the CoM 
 polygon (3.63) and the joint bounds (the planner's own constraints, `contact.Feasibility`, with
 its margin and extra tasks), and T_{i,j} the poses of the moving bodies on their paths (a point
 position and the body's orientation: "body poses written like strong contacts", :390). Each
-projection is warm-started from the previous one (thesis L2974). Its posture-generator call is
-labelled "interpolation" (`posture.call_log`: a `recording` block sees it so).
+projection is warm-started from the previous one (thesis L2974). Since stop 25 Q_{s_i} also keeps
+the robot ``collision_margin`` from the obstacles and clear of itself, like every planner call
+(`Feasibility.project`: the lazy collision rounds, the pairs the held and moving contacts imply
+left out): the thesis corrected colliding paths by hand (L3005), and the can's motion had its
+left hand 0.3 mm inside the table top between two witnesses. Its posture-generator calls are
+labelled "interpolation" (`posture.call_log`: a `recording` block sees them so).
 
 ``PathDistance`` is the criterion (1/2) ||diff(p, q)||^2 over the tangent space (Pinocchio's
 ``difference``: base pose as a twist, joints as angles), gradient J^T d with J = dDifference/dq.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_planner.posture import FrameOrientation, FramePosition, PostureProblem, solve
+from humanoid_planner.posture import FrameOrientation, FramePosition
 
 __all__ = ["PathDistance", "project"]
 
@@ -43,11 +47,14 @@ class PathDistance:
         return self.evaluate(q)[0]
 
 
-def project(feas, fixed, targets, p, q0, settings=None):
+def project(feas, fixed, targets, p, q0, stats=None, moving=(), collision=True):
     """The projection of ``p`` (nq,) from the warm start ``q0``: ``feas`` a
-    `humanoid_planner.contact.feasibility.Feasibility` (its strong contacts, stability with margin
-    and tasks), ``fixed`` the contacts held, ``targets`` a list of (location name, rotation (3, 3)
-    or None for the position alone, position [m] of the location's point). Returns the
+    `humanoid_planner.contact.feasibility.Feasibility` (its strong contacts, stability with margin,
+    tasks and collision rows), ``fixed`` the contacts held, ``targets`` a list of (location name,
+    rotation (3, 3) or None for the position alone, position [m] of the location's point),
+    ``moving`` the contacts made or broken in the segment (their body may touch their surface's
+    obstacle); ``stats`` (a `contact.feasibility.Stats`, default the planner's) logs the calls;
+    without ``collision`` the projection has no collision rows (the thesis's). Returns the
     `PostureResult`."""
     model = feas.model
     cons = [feas.strong(c) for c in fixed] + [feas.stability(fixed)] + list(feas.tasks)
@@ -56,5 +63,5 @@ def project(feas, fixed, targets, p, q0, settings=None):
         cons.append(FramePosition(model, loc.body, pos, point=loc.point, name=f"path_position:{name}"))
         if R is not None:
             cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
-    problem = PostureProblem(model, cons, q0, PathDistance(model, p))
-    return solve(problem, settings or feas.settings, label="interpolation")
+    touching = [c.pair for c in (*fixed, *moving)]
+    return feas.project(cons, q0, PathDistance(model, p), touching, stats=stats, collision=collision)

@@ -143,6 +143,7 @@ def plan_document(result) -> dict:
             "q": [[round(v, DIGITS) for v in row(model, q)] for q in motion.q] if ok else [],
             "joint_names": list(problem.robot.joint_names),
             "dt": motion_dt(motion),
+            "unclear_segments": list(motion.unclear) if ok else [],
         },
         "stats": _stats(result),
     }

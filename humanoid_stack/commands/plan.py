@@ -57,6 +57,11 @@ def add_arguments(parser):
         "--steps", type=int, default=20, metavar="K", help="projections per transition, k (default 20, thesis A22)"
     )
     parser.add_argument(
+        "--no-motion-collision",
+        action="store_true",
+        help="project the motion without collision rows (the thesis's projections: faster, may touch obstacles)",
+    )
+    parser.add_argument(
         "--joint-speed", type=float, default=10.0, metavar="DEG_S", help="joint-speed cap [deg/s] (default 10)"
     )
     parser.add_argument("--dt", type=float, default=0.005, metavar="S", help="trajectory period [s] (default 0.005)")
@@ -181,7 +186,9 @@ def run(args) -> int:
     robot = load_robot(robot_name)
     given = {"algorithm": args.algorithm, "time_limit": args.time_limit, "seed": args.seed}
     problem = problem_for(scene, robot, goal, **{**given, **settings})
-    motion = MotionSettings(steps=args.steps, dt=args.dt, joint_speed=math.radians(args.joint_speed))
+    motion = MotionSettings(
+        steps=args.steps, dt=args.dt, joint_speed=math.radians(args.joint_speed), collision=not args.no_motion_collision
+    )
     line = ProgressLine(sys.stdout)
     result = plan_run(problem, motion, progress=None if args.quiet else line)
     line.end()
@@ -195,6 +202,12 @@ def run(args) -> int:
         print(f"humanoid-stack plan: no plan: {result.reason} (statistics in {out})", file=sys.stderr)
         return 1
     m = result.motion
+    if m.unclear and motion.collision:
+        print(
+            f"humanoid-stack plan: warning: segments {m.unclear} of the motion were projected without collision "
+            'rows (no clear path found: the motion may touch there; docs/planning.md, "Motion")',
+            file=sys.stderr,
+        )
     print(
         f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded, "
         f"search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), computed in {m.time:.2f} s"
