@@ -109,6 +109,17 @@ def test_contact_bodies_stay_fixed_while_in_contact(robot, walk):
     assert worst < 1e-3
 
 
+def test_the_walk_stays_clear_of_the_ground_and_of_itself(walk):
+    """Every 10th sample of the walk's motion: no robot geometry inside the ground (the soles'
+    pairs of each segment's contacts left out) and no two overlapping (URDF shapes,
+    `contact.motion_problems`); every segment kept its collision rows."""
+    from humanoid_planner.contact import motion_problems
+
+    r, m, _ = walk
+    assert m.unclear == []
+    assert motion_problems(r.planner, m, stride=10) == []
+
+
 def test_joint_speeds_stay_under_the_cap_and_reach_it(walk):
     _, m, _ = walk
     speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
