@@ -53,14 +53,15 @@ projection keeps the robot ``collision_margin`` (1 cm) from the obstacles and cl
 every planner call (`Feasibility.project`: the lazy collision rounds; the pairs the segment's held,
 leaving and arriving contacts imply left out), a piece whose midpoint or spline comes closer than
 ``clearance`` (half) of a pair's margin is refined like a drifting one, and an attempt whose refined
-spline still touches an obstacle or itself (the capsules; share 0) fails. The thesis's projections
-let the can's left hand 0.3 mm into the table top and, on the stairs, a hand into a thigh and a sole
-15 mm into the other shin (`contact.motion_problems`). A moving body's path is lifted
-(`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin along it
-(`_lifted`), and where the projections cannot follow it clear, bent sideways (`BodyPath.offset`,
-`BENDS`, position alone: the stairs' crossing steps, a sole passing the other shin, needed 0.10 and
-0.20 m). The last fallback is the thesis's projections without collision rows; `Motion.unclear`
-lists the segments made so (``collision`` False: all of them).
+spline still touches an obstacle or itself (the capsules; share 0), or drifts or leaves a task by
+twice the refinement's bounds (1 mm, 1e-4), fails. The thesis's projections let the can's left hand
+0.3 mm into the table top and, on the stairs, a hand into a thigh and a sole 15 mm into the other
+shin (`contact.motion_problems`). A moving body's path is lifted (`BodyPath.lift`, `LIFTS`) until
+its capsule clears the obstacles by the margin along it (`_lifted`), and where the projections
+cannot follow it clear, bent sideways (`BodyPath.offset`, `BENDS`, position alone: the stairs'
+crossing steps, a sole passing the other shin, needed 0.10 and 0.20 m). The last fallback is the
+thesis's projections without collision rows; `Motion.unclear` lists the segments made so
+(``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
 :453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
@@ -381,17 +382,18 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, 
         if not bad:
             checked = True
             break
-    if collision and not checked:  # the refined spline must not touch (share 0), or this attempt fails
+    if collision and not checked:  # the refined spline must keep the bounds (`_outside`), or this attempt fails
         knots_a = np.array(knots)
         cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
         if cost.sum() > 0:
             path, _ = spline_path(model, knots_a, cost)
             a = np.concatenate([[0.0], np.cumsum(cost)])
             for i in range(len(knots) - 1):
-                if cost[i] > 0 and any(_intrudes(feas, seg, path(a[i] + f * cost[i]), s, 0.0) for f in SPLINE_CHECKS):
+                if cost[i] > 0 and any(_outside(feas, seg, path(a[i] + f * cost[i]), s, data) for f in SPLINE_CHECKS):
                     raise PlanningError(
                         f"motion: segment {seg.index} piece {i}: the path between projections touches an obstacle "
-                        f"or the robot itself after {s.refinements} refinements"
+                        f"or the robot itself, or leaves twice the drift or task bounds, after {s.refinements} "
+                        "refinements"
                     )
     return np.array(knots)
 
@@ -402,6 +404,15 @@ def _off(feas, seg: Segment, q, s: MotionSettings, data, collision: bool) -> boo
     if contact_drift(feas, seg.fixed, q, data) > s.drift or task_error(feas, q, data) > s.task_tolerance:
         return True
     return collision and _intrudes(feas, seg, q, s)
+
+
+def _outside(feas, seg: Segment, q, s: MotionSettings, data) -> bool:
+    """Whether ``q`` is outside what an attempt with collision rows may leave after its refinements:
+    a held contact drifting by more than 2 ``s.drift`` (1 mm, the issue's bound), a task row by more
+    than 2 ``s.task_tolerance`` (A21's 1e-4), or two capsules (or a capsule and an obstacle) touching."""
+    if contact_drift(feas, seg.fixed, q, data) > 2 * s.drift or task_error(feas, q, data) > 2 * s.task_tolerance:
+        return True
+    return _intrudes(feas, seg, q, s, 0.0)
 
 
 def _intrudes(feas, seg: Segment, q, s: MotionSettings, share=None) -> bool:
