@@ -210,7 +210,7 @@ def body_paths(feas, seg: Segment, s: MotionSettings) -> dict:
         n0 = feas.env_frame(seg.leaving).n if seg.leaving is not None and seg.leaving.location == name else None
         n1 = feas.env_frame(seg.arriving).n if seg.arriving is not None and seg.arriving.location == name else None
         bp = BodyPath(R0, p0, R1, p1, n0, n1, s.approach, s.fraction, orientation=dof >= POSE_FREEDOM)
-        out[name] = _lifted(feas, seg, name, bp) if s.collision else bp
+        out[name] = bp
     return out
 
 
@@ -297,23 +297,30 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndar
     model = feas.model
     if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
         return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
-    paths = body_paths(feas, seg, s)
-    # the fallbacks, in order (module docstring): the positions alone, then without the paths of
-    # the bodies that have a position-only path by `body_paths`; each only where it changes them
-    tries = [paths]
-    if any(bp.orientation for bp in paths.values()):
-        tries.append({name: replace(bp, orientation=False) for name, bp in paths.items()})
-    posed = {name: bp for name, bp in paths.items() if bp.orientation}
-    if len(posed) < len(paths):
-        tries.append(posed)
-    attempts = [(p, True) for p in [*tries, *_bent(paths)]] if s.collision else []
-    attempts += [(p, False) for p in tries]  # the last resort: the thesis's projections (no collision rows)
+    thesis = body_paths(feas, seg, s)
+    lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis
+    attempts = [(p, True) for p in [*_fallbacks(lifted), *_bent(lifted)]] if s.collision else []
+    # the last resort: the thesis's projections (no collision rows) on the thesis's paths
+    attempts += [(p, False) for p in _fallbacks(thesis)]
     for p, collision in attempts[:-1]:
         try:
             return _knots_on(feas, seg, s, stats, p, collision), collision
         except PlanningError:
             pass  # the next fallback
     return _knots_on(feas, seg, s, stats, *attempts[-1]), False
+
+
+def _fallbacks(paths: dict) -> list[dict]:
+    """``paths``, then the fallbacks in order (module docstring): the positions alone, then without
+    the paths of the bodies that have a position-only path by `body_paths`; each only where it
+    changes them."""
+    tries = [paths]
+    if any(bp.orientation for bp in paths.values()):
+        tries.append({name: replace(bp, orientation=False) for name, bp in paths.items()})
+    posed = {name: bp for name, bp in paths.items() if bp.orientation}
+    if len(posed) < len(paths):
+        tries.append(posed)
+    return tries
 
 
 def _bent(paths: dict) -> list[dict]:
