@@ -197,19 +197,23 @@ def test_refinement_adds_projections_until_every_chord_holds_the_contacts(robot,
 
 
 def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step(robot, walk):
-    """A witness whose arriving hand is 3 m ahead of the fixed feet: the projection at step 1 of 2
-    fails, is retried once from the interpolated configuration, fails again: `PlanningError`
-    naming segment 0 and step 1/2."""
+    """A segment whose held contacts include the right hand 3 m ahead of the feet (no posture holds
+    it): the projection at step 1 of 2 fails, is retried once from the interpolated configuration,
+    fails again, and so does every fallback (with and without collision rows; no moving body, so
+    no path to drop): `PlanningError` naming segment 0 and step 1/2. (A hand 3 m away as the
+    *arriving* body no longer ends the motion: the last fallback interpolates it without a path.)"""
     from humanoid_planner.contact import Node
+    from humanoid_planner.contact.node import RELEASED, ROOT
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.motion import MotionSettings, generate_motion
 
     r, _, feas = walk
     root = r.plan.nodes[0]
     hand = Contact("r_hand", "floor", 3.0, 0.0, 0.0)
-    far = root.q.copy()
-    far[0] += 3.0
-    nodes = [root, Node(root.stance.with_contact(hand), far, 0.0, root, "added", hand)]
+    held = Node(root.stance.with_contact(hand), root.q, 0.0, None, ROOT, None)
+    moved = root.q.copy()
+    moved[7] += 0.1  # one joint moves: the segment needs its projection
+    nodes = [held, Node(root.stance, moved, 0.0, held, RELEASED, hand)]
     with pytest.raises(PlanningError, match=r"motion: segment 0 step 1/2: projection failed"):
         generate_motion(feas, nodes, None, MotionSettings(steps=2))
 

@@ -59,9 +59,11 @@ twice the refinement's bounds (1 mm, 1e-4), fails. The thesis's projections let 
 shin (`contact.motion_problems`). A moving body's path is lifted (`BodyPath.lift`, `LIFTS`) until
 its capsule clears the obstacles by the margin along it (`_lifted`), and where the projections
 cannot follow it clear, bent sideways (`BodyPath.offset`, `BENDS`, position alone: the stairs'
-crossing steps, a sole passing the other shin, needed 0.10 and 0.20 m). The last fallback is the
-thesis's projections without collision rows; `Motion.unclear` lists the segments made so
-(``collision`` False: all of them).
+crossing steps, a sole passing the other shin, needed 0.10 and 0.20 m), then without any path. The
+last fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
+none (the under-table plan of stop 25's machine: its segment 12, the right sole leaving the floor in
+the crawl, fails on every path, and is followed without one); `Motion.unclear` lists the segments
+made so (``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
 :453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
@@ -299,9 +301,10 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndar
         return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
     thesis = body_paths(feas, seg, s)
     lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis
-    attempts = [(p, True) for p in [*_fallbacks(lifted), *_bent(lifted)]] if s.collision else []
-    # the last resort: the thesis's projections (no collision rows) on the thesis's paths
-    attempts += [(p, False) for p in _fallbacks(thesis)]
+    pathless = [{}] if thesis else []  # the moving bodies interpolated, no path (the last try of each kind)
+    attempts = [(p, True) for p in [*_fallbacks(lifted), *_bent(lifted), *pathless]] if s.collision else []
+    # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
+    attempts += [(p, False) for p in [*_fallbacks(thesis), *pathless]]
     for p, collision in attempts[:-1]:
         try:
             return _knots_on(feas, seg, s, stats, p, collision), collision
