@@ -118,6 +118,31 @@ def test_cli_plan_no_motion_collision_marks_every_segment_unclear(tmp_path, caps
     assert plan_file[0]["trajectory"]["unclear_segments"] == []
 
 
+def test_cli_plan_warns_naming_the_segments_projected_without_collision_rows(tmp_path, capsys, monkeypatch):
+    """A motion with segments the collision rows could not keep (`Motion.unclear`, stubbed here on
+    the flat walk's motion: the walk has none): exit 0, one warning line on stderr naming them,
+    and PLAN.json lists them."""
+    import importlib
+
+    run_module = importlib.import_module(
+        "humanoid_planner.planning.run"
+    )  # the module: the package exports its function
+
+    real = run_module.generate_motion
+
+    def unclear(*args, **kwargs):
+        m = real(*args, **kwargs)
+        m.unclear = [1, 3]
+        return m
+
+    monkeypatch.setattr(run_module, "generate_motion", unclear)
+    out = tmp_path / "PLAN.json"
+    assert main(["plan", "flat", "--steps", "2", "--joint-speed", "90", "--quiet", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("humanoid-stack plan: warning: segments [1, 3]") and "\n" not in err
+    assert json.loads(out.read_text())["trajectory"]["unclear_segments"] == [1, 3]
+
+
 def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_stats(tmp_path, capsys):
     """A time limit the search cannot meet (it is checked before each expansion): exit 1, one line
     on stderr with the reason, PLAN.json with success false and the statistics."""
