@@ -85,7 +85,11 @@ def test_attach_pulls_the_box_toward_the_pointer_and_renders_the_opposite_force(
     assert h.spin_until(lambda: node.world.body_state("box").position[0] > x0 + 0.05)
     assert h.spin_until(lambda: len(forces) > 5)
     fx = np.array([m.wrench.force.x for m in forces])
-    assert fx[0] < -5.0  # the first message after the 10 cm move: opposite to the displacement
+    # the first non-zero force, the first after the 10 cm move: opposite to the displacement (messages
+    # published between the attach and the moved pointer's arrival carry 0: a loaded stop-25 fresh run
+    # saw 8e-17 N first)
+    moved = fx[np.abs(fx) > 1e-6]
+    assert moved.size and moved[0] < -5.0, fx[:5]
     assert forces[-1].header.frame_id == "odom"
     t_move = node.world.t
     assert h.spin_until(lambda: node.world.t > t_move + 1.5)  # ζ = 1/√2 and friction: settled
