@@ -270,9 +270,8 @@ def motion_problems(planner, motion, stride: int = 1) -> list[str]:
         t0, t1 = motion.witness_times[k], motion.witness_times[k + 1]
         window = np.flatnonzero((motion.t >= t0 - 1e-9) & (motion.t <= t1 + 1e-9))
         picked = np.union1d(window[::stride], window[-1:])
-        geometric = [c for c in (*seg.fixed, seg.leaving, seg.arriving) if c is not None]
         for i in picked:
             out += collisions.problems(
-                motion.q[i], geometric, f"segment {k} sample {i} (t = {motion.t[i]:.3f} s)", margins=False
+                motion.q[i], seg.contacts, f"segment {k} sample {i} (t = {motion.t[i]:.3f} s)", margins=False
             )
     return out

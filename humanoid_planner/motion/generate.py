@@ -222,7 +222,7 @@ def _lifted(feas, seg: Segment, name: str, bp: BodyPath) -> BodyPath:
     the segment's contacts left out); ``bp`` itself when none does (the projections then try)."""
     if not feas.obstacles:
         return bp
-    touching = [c.pair for c in (*seg.fixed, seg.leaving, seg.arriving) if c is not None]
+    touching = [c.pair for c in seg.contacts]
     point = np.asarray(feas.locations[name].point, float)
     us = np.linspace(bp.s_leave, bp.s_arrive, PATH_CHECKS)
     for lift in LIFTS:
@@ -249,9 +249,8 @@ def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, wh
     model = feas.model
     p = pin.interpolate(model, seg.q_start, seg.q_end, u) if p is None else p
     targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
-    moving = [c for c in (seg.leaving, seg.arriving) if c is not None]
     for q0 in [*starts, _clipped(model, p)]:
-        res = project(feas, seg.fixed, targets, p, q0, stats, moving, collision)
+        res = project(feas, seg.fixed, targets, p, q0, stats, seg.changes, collision)
         if accepted(res):
             return res.q.copy()
     raise PlanningError(
@@ -364,10 +363,11 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, 
         us.insert(i + 1, u)
 
     depth = [0] * (len(knots) - 1)  # halvings behind each piece
+    tight = (s.drift, s.task_tolerance, s.clearance if collision else None)
     i = 0
     while i < len(knots) - 1:
         mid = pin.interpolate(model, knots[i], knots[i + 1], 0.5)
-        if depth[i] < s.refinements and _off(feas, seg, mid, s, data, collision):
+        if depth[i] < s.refinements and _off(feas, seg, mid, data, *tight):
             refine(i, mid)
             depth[i] += 1
             depth.insert(i + 1, depth[i])
@@ -375,62 +375,53 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, 
         i += 1
     checked = False  # whether the last round found the whole spline as it is now within bounds
     for _ in range(s.refinements):  # the sampled path is the spline through the knots: check it too
-        knots_a = np.array(knots)
-        cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
-        if cost.sum() == 0:
-            checked = True
-            break
-        path, _ = spline_path(model, knots_a, cost)
-        a = np.concatenate([[0.0], np.cumsum(cost)])
-        bad = [
-            i
-            for i in range(len(knots) - 1)
-            if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), s, data, collision) for f in SPLINE_CHECKS)
-        ]
+        bad, middle = _spline_pieces(feas, seg, s, knots, data, tight)
+        bad = list(bad)
         for i in reversed(bad):
-            refine(i, _clipped(model, path(a[i] + 0.5 * cost[i])))
+            refine(i, _clipped(model, middle(i)))
         if not bad:
             checked = True
             break
-    if collision and not checked:  # the refined spline must keep the bounds (`_outside`), or this attempt fails
-        knots_a = np.array(knots)
-        cost = piece_costs(model, knots_a, s.joint_speed, s.base_speed, s.base_rotation_speed)
-        if cost.sum() > 0:
-            path, _ = spline_path(model, knots_a, cost)
-            a = np.concatenate([[0.0], np.cumsum(cost)])
-            for i in range(len(knots) - 1):
-                if cost[i] > 0 and any(_outside(feas, seg, path(a[i] + f * cost[i]), s, data) for f in SPLINE_CHECKS):
-                    raise PlanningError(
-                        f"motion: segment {seg.index} piece {i}: the path between projections touches an obstacle "
-                        f"or the robot itself, or leaves twice the drift or task bounds, after {s.refinements} "
-                        "refinements"
-                    )
+    if collision and not checked:  # the refined spline must keep the looser bounds, or this attempt fails
+        # twice the drift and task bounds (1 mm, the issue's; 1e-4, A21's), capsules not touching
+        loose = (2 * s.drift, 2 * s.task_tolerance, 0.0)
+        i = next(_spline_pieces(feas, seg, s, knots, data, loose)[0], None)
+        if i is not None:
+            raise PlanningError(
+                f"motion: segment {seg.index} piece {i}: the path between projections touches an obstacle "
+                f"or the robot itself, or leaves twice the drift or task bounds, after {s.refinements} "
+                "refinements"
+            )
     return np.array(knots)
 
 
-def _off(feas, seg: Segment, q, s: MotionSettings, data, collision: bool) -> bool:
-    """Whether ``q`` lets a held contact drift by more than ``s.drift``, a task row by more than
-    ``s.task_tolerance``, or (``collision``) `_intrudes`."""
-    if contact_drift(feas, seg.fixed, q, data) > s.drift or task_error(feas, q, data) > s.task_tolerance:
+def _spline_pieces(feas, seg: Segment, s: MotionSettings, knots, data, bounds):
+    """``(bad, middle)``: ``bad`` yields, lazily and in order, the pieces of the time law's spline
+    through ``knots`` that are `_off` ``bounds`` at one of `SPLINE_CHECKS`; ``middle(i)`` is the
+    spline's point at the middle of piece i (nothing when no piece moves)."""
+    model = feas.model
+    knots = np.array(knots)
+    cost = piece_costs(model, knots, s.joint_speed, s.base_speed, s.base_rotation_speed)
+    if cost.sum() == 0:
+        return iter(()), None
+    path, _ = spline_path(model, knots, cost)
+    a = np.concatenate([[0.0], np.cumsum(cost)])
+    bad = (
+        i
+        for i in range(len(knots) - 1)
+        if cost[i] > 0 and any(_off(feas, seg, path(a[i] + f * cost[i]), data, *bounds) for f in SPLINE_CHECKS)
+    )
+    return bad, lambda i: path(a[i] + 0.5 * cost[i])
+
+
+def _off(feas, seg: Segment, q, data, drift: float, task: float, share: float | None) -> bool:
+    """Whether ``q`` lets a held contact drift by more than ``drift`` [m], a task row by more than
+    ``task``, or (``share`` not None) a collision pair come closer than ``share`` of its margin
+    (`Feasibility.intrudes`, the pairs the segment's contacts imply left out; 0: two capsules, or
+    a capsule and an obstacle, touch)."""
+    if contact_drift(feas, seg.fixed, q, data) > drift or task_error(feas, q, data) > task:
         return True
-    return collision and _intrudes(feas, seg, q, s)
-
-
-def _outside(feas, seg: Segment, q, s: MotionSettings, data) -> bool:
-    """Whether ``q`` is outside what an attempt with collision rows may leave after its refinements:
-    a held contact drifting by more than 2 ``s.drift`` (1 mm, the issue's bound), a task row by more
-    than 2 ``s.task_tolerance`` (A21's 1e-4), or two capsules (or a capsule and an obstacle) touching."""
-    if contact_drift(feas, seg.fixed, q, data) > 2 * s.drift or task_error(feas, q, data) > 2 * s.task_tolerance:
-        return True
-    return _intrudes(feas, seg, q, s, 0.0)
-
-
-def _intrudes(feas, seg: Segment, q, s: MotionSettings, share=None) -> bool:
-    """Whether at ``q`` a collision pair comes closer than ``share`` (default ``s.clearance``) of
-    its margin (`Feasibility.intrudes`; the pairs the segment's held and moving contacts imply left
-    out); ``share`` 0: whether two capsules, or a capsule and an obstacle, touch."""
-    touching = [c.pair for c in (*seg.fixed, seg.leaving, seg.arriving) if c is not None]
-    return feas.intrudes(q, touching, s.clearance if share is None else share)
+    return share is not None and feas.intrudes(q, [c.pair for c in seg.contacts], share)
 
 
 def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None) -> Motion:

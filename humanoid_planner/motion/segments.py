@@ -43,10 +43,20 @@ class Segment:
     arriving: object = None
 
     @property
+    def changes(self) -> tuple:
+        """The contacts broken and made in the segment (``leaving``, ``arriving``; those given)."""
+        return tuple(c for c in (self.leaving, self.arriving) if c is not None)
+
+    @property
+    def contacts(self) -> tuple:
+        """Every contact of the segment: held, leaving, arriving (their bodies may touch their
+        surfaces' obstacles, so the collision rows and checks leave those pairs out)."""
+        return (*self.fixed, *self.changes)
+
+    @property
     def moving(self) -> tuple[str, ...]:
         """The locations whose body follows a prescribed path (leaving and/or arriving)."""
-        locs = [c.location for c in (self.leaving, self.arriving) if c is not None]
-        return tuple(dict.fromkeys(locs))
+        return tuple(dict.fromkeys(c.location for c in self.changes))
 
 
 def plan_segments(nodes, goal_q=None) -> list[Segment]:
