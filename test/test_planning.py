@@ -124,9 +124,8 @@ def test_cli_plan_warns_naming_the_segments_projected_without_collision_rows(tmp
     and PLAN.json lists them."""
     import importlib
 
-    run_module = importlib.import_module(
-        "humanoid_planner.planning.run"
-    )  # the module: the package exports its function
+    # the module (the package exports its function under the same name)
+    run_module = importlib.import_module("humanoid_planner.planning.run")
 
     real = run_module.generate_motion
 
