@@ -48,22 +48,22 @@ held, and the thigh's 3 position rows with the other leg pinned at both ends lef
 subproblem (SEARCH_DIRECTION_FAILED at 4.4 mm at the first projection); without the path the
 segment is followed (the glass scene's landing thigh keeps its path: its projections succeed).
 
-Collision (ours, stop 25): the thesis hand-corrected the paths that collided (L3005); here every
-projection keeps the robot ``collision_margin`` (1 cm) from the obstacles and clear of itself, like
-every planner call (`Feasibility.project`: the lazy collision rounds; the pairs the segment's held,
-leaving and arriving contacts imply left out), a piece whose midpoint or spline comes closer than
-``clearance`` (half) of a pair's margin is refined like a drifting one, and an attempt whose refined
-spline still touches an obstacle or itself (the capsules; share 0), or drifts or leaves a task by
-twice the refinement's bounds (1 mm, 1e-4), fails. The thesis's projections let the can's left hand
-0.3 mm into the table top and, on the stairs, a hand into a thigh and a sole 15 mm into the other
-shin (`contact.motion_problems`). A moving body's path is lifted (`BodyPath.lift`, `LIFTS`) until
-its capsule clears the obstacles by the margin along it (`_lifted`), and where the projections
-cannot follow it clear, bent sideways (`BodyPath.offset`, `BENDS`, position alone: the stairs'
-crossing steps, a sole passing the other shin, needed 0.10 and 0.20 m), then without any path. The
-last fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
-none (the under-table plan of stop 25's machine: its segment 12, the right sole leaving the floor in
-the crawl, fails on every path, and is followed without one); `Motion.unclear` lists the segments
-made so (``collision`` False: all of them).
+Collision (ours, stop 25): the thesis hand-corrected the paths that collided (L3005,
+001_escande.md:390); here every projection keeps the robot ``collision_margin`` (1 cm) from the
+obstacles and clear of itself, like every planner call (`Feasibility.project`: the lazy collision
+rounds; the pairs the segment's held, leaving and arriving contacts imply left out), a piece whose
+midpoint or spline comes closer than ``clearance`` (half) of a pair's margin is refined like a
+drifting one, and an attempt whose refined spline still touches an obstacle or itself (the capsules;
+share 0), or drifts or leaves a task by twice the refinement's bounds (1 mm, 1e-4), fails. The
+thesis's projections let the can's left hand 0.3 mm into the table top and, on the stairs, a hand
+into a thigh and a sole 15 mm into the other shin (`contact.motion_problems`). A moving body's path
+is lifted (`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin along it
+(`_lifted`), and where the projections cannot follow it clear, bent sideways (`BodyPath.offset`,
+`BENDS`, position alone: the stairs' crossing steps, a sole passing the other shin, needed 0.10 and
+0.20 m), then without any path. The last fallbacks are the thesis's projections without collision
+rows, on the thesis's paths, then on none (the under-table plan of stop 25's machine: its segment
+12, the right sole leaving the floor in the crawl, fails on every path, and is followed without
+one); `Motion.unclear` lists the segments made so (``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
 :453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
