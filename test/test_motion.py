@@ -218,6 +218,16 @@ def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step
         generate_motion(feas, nodes, None, MotionSettings(steps=2))
 
 
+@pytest.mark.parametrize("value", [-0.1, float("nan"), float("inf")])
+def test_motion_settings_refuse_a_clearance_that_is_not_a_share(value):
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import MotionSettings
+
+    with pytest.raises(PlanningError, match="field 'clearance'"):
+        MotionSettings(clearance=value)
+    assert MotionSettings(clearance=0.0).clearance == 0.0  # refine only where capsules touch
+
+
 def test_time_law_is_the_closed_form_sinusoid(robot):
     """One joint moving by 0.3 rad on a single piece: T = ceil(pi L / 2 / dt) dt with L = 0.3 / cap
     and q(t) = q0 + (0.3 / 2)(1 - cos(pi t / T)) exactly (7.3)."""

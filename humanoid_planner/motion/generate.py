@@ -155,6 +155,11 @@ class MotionSettings:
             v = getattr(self, name)
             if not (np.isfinite(v) and v > 0):
                 raise PlanningError(f"motion settings: field '{name}' must be a finite number > 0; value {v!r}")
+        if not (np.isfinite(self.clearance) and self.clearance >= 0):
+            raise PlanningError(
+                "motion settings: field 'clearance' must be a finite share of the margins >= 0; "
+                f"value {self.clearance!r}"
+            )
 
 
 @dataclass
