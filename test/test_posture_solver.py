@@ -253,13 +253,13 @@ def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, sta
     assert n_band == 2 * sum(int(c.inner.equality_mask.sum()) for c in cons if isinstance(c, WithBand)) > 0
     assert not (problem.band & problem.equality).any()
     seen = []
-    real = solver_module.minimize
+    real = solver_module.minimize_slsqp
 
-    def spy(fun, x0, constraints=(), **kw):
-        seen.append({c["type"]: len(c["fun"](x0)) for c in constraints})
-        return real(fun, x0, constraints=constraints, **kw)
+    def spy(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, *args):
+        seen.append({k: len(c(x0)) for k, c in (("eq", c_eq), ("ineq", c_ineq)) if c is not None})
+        return real(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, *args)
 
-    monkeypatch.setattr(solver_module, "minimize", spy)
+    monkeypatch.setattr(solver_module, "minimize_slsqp", spy)
     res = solve(problem, x0=np.r_[0.05, np.zeros(m.nv - 1)])  # the soles 5 cm off: phase 1 runs
     phase1, phase2 = seen
     n_ineq = int((~problem.equality).sum())

@@ -188,10 +188,6 @@ class PostureProblem:
         x = np.asarray(x, float)
         return {name: x[s].copy() for name, s in self.extra_slices.items()}
 
-    def bounds(self) -> list:
-        """SciPy bounds on x: (lower, upper) per entry, None where unbounded."""
-        return [(a if np.isfinite(a) else None, b if np.isfinite(b) else None) for a, b in zip(self.lower, self.upper)]
-
     def violations(self, c: np.ndarray) -> np.ndarray:
         """(dim,) >= 0: |c| on equality rows, max(c, 0) on inequality rows."""
         return np.where(self.equality, np.abs(c), np.maximum(c, 0.0))

@@ -57,13 +57,13 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 from scipy.linalg import qr
-from scipy.optimize import minimize
 
 from .blas_threads import single_threaded
 from .call_log import CallLog, notify
 from .outcome import Outcome, PostureResult, from_slsqp
 from .problem import PostureProblem
 from .projection import ProjectionSettings, Projector
+from .slsqp import minimize_slsqp
 
 __all__ = ["SolverSettings", "solve"]
 
@@ -98,21 +98,26 @@ def _phase1(problem: PostureProblem, x0, s: SolverSettings):
         J = -problem.at(z[:n]).J[ineq]
         return np.hstack([J, np.ones((J.shape[0], 1))])
 
-    res = minimize(
+    grad = np.eye(1, n + 1, n)[0]
+    res = minimize_slsqp(
         lambda z: z[n],
+        lambda z: grad,
+        None,
+        None,
+        cons,
+        cons_jac,
         np.append(x0, t0),
-        jac=lambda z: np.eye(1, n + 1, n)[0],
-        method="SLSQP",
-        bounds=problem.bounds() + [(-s.phase1_slack, None)],
-        constraints=[{"type": "ineq", "fun": cons, "jac": cons_jac}],
-        options={"maxiter": s.phase1_iterations, "ftol": s.ftol},
+        np.append(problem.lower, -s.phase1_slack),
+        np.append(problem.upper, np.inf),
+        s.phase1_iterations,
+        s.ftol,
     )
     x = res.x[:n]
     return x, float(np.max(problem.at(x).c[ineq])), int(res.nit)
 
 
 class _Stall:
-    """SLSQP callback: stop (StopIteration) when the largest violation is above the tolerance and
+    """SLSQP callback: stop (return True) when the largest violation is above the tolerance and
     has not decreased by more than ``stall_ratio`` (relative) over ``stall_iterations`` iterations."""
 
     def __init__(self, problem: PostureProblem, s: SolverSettings):
@@ -128,7 +133,7 @@ class _Stall:
         if v > self.s.tolerance and len(self.history) > k and v > (1.0 - self.s.stall_ratio) * self.history[-1 - k]:
             self.stopped = True
             self.message = f"no progress: max violation {v:.3g}, {self.history[-1 - k]:.3g} {k} iterations before"
-            raise StopIteration
+        return self.stopped
 
 
 def solve(
@@ -223,28 +228,29 @@ def _independent(problem: PostureProblem, x, eq) -> np.ndarray:
     return keep
 
 
-def _constraints(problem: PostureProblem, eq, ineq) -> list:
-    """SLSQP's constraint dicts: the rows ``eq`` as equalities, the rows ``ineq`` as inequalities
-    (SLSQP wants fun >= 0)."""
-    out = []
+def _constraints(problem: PostureProblem, eq, ineq) -> tuple:
+    """`minimize_slsqp`'s rows: ``(c_eq, J_eq, c_ineq, J_ineq)``, the rows ``eq`` as equalities, the
+    rows ``ineq`` as inequalities (SLSQP wants them >= 0); None where there are none."""
+    out = (None, None)
     if eq.any():
-        out.append({"type": "eq", "fun": lambda x: problem.at(x).c[eq], "jac": lambda x: problem.at(x).J[eq]})
+        out = (lambda x: problem.at(x).c[eq], lambda x: problem.at(x).J[eq])
     if ineq.any():
-        out.append({"type": "ineq", "fun": lambda x: -problem.at(x).c[ineq], "jac": lambda x: -problem.at(x).J[ineq]})
-    return out
+        return out + (lambda x: -problem.at(x).c[ineq], lambda x: -problem.at(x).J[ineq])
+    return out + (None, None)
 
 
 def _phase2(problem: PostureProblem, x, s: SolverSettings, constraints):
-    """SLSQP on the criterion from ``x``: ``(scipy result, the stall callback)``."""
+    """SLSQP on the criterion from ``x``: ``(`SlsqpResult`, the stall callback)``."""
     stall = _Stall(problem, s)
-    res = minimize(
+    res = minimize_slsqp(
         lambda x: problem.at(x).f,
+        lambda x: problem.at(x).g,
+        *constraints,
         x,
-        jac=lambda x: problem.at(x).g,
-        method="SLSQP",
-        bounds=problem.bounds(),
-        constraints=constraints,
-        options={"maxiter": s.max_iterations, "ftol": s.ftol},
-        callback=stall,
+        problem.lower,
+        problem.upper,
+        s.max_iterations,
+        s.ftol,
+        stall,
     )
     return res, stall
