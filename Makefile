@@ -64,8 +64,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
+# Two passes: the library tests on two pytest-xdist workers (one per core; a file's tests stay on
+# one worker, so its module fixtures are built once), then the ROS and browser tests serially (real
+# DDS nodes, headless Chromium and their waits stay one at a time, as before).
 test: $(STAMP) chromium lint
-	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 test
+	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile -m "not ros and not browser" test
+	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 -m "ros or browser" test
 
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -m "not slow and not browser and not ros" test
