@@ -610,7 +610,6 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
     from humanoid_planner.contact import scene_planning
     from humanoid_planner.contact.stance import Contact
     from humanoid_planner.motion import contact_drift
-    from humanoid_planner.motion import generate as gen
     from humanoid_planner.motion.segments import Segment
 
     feas = scene_planning(load_scene("under_table")).planner.feas
@@ -618,7 +617,7 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
     for q in (UT_Q_START, UT_Q_END):
         q = np.array(q)
         q[3:7] /= np.linalg.norm(q[3:7])
-        qs.append(gen._clipped(feas.model, q))  # the rounding put joints at their limits 1e-7 outside
+        qs.append(feas.clipped(q))  # the rounding put joints at their limits 1e-7 outside
     fixed = (
         Contact("l_hand", "floor", 0.6115030213703418, 0.2775057630129064, -0.6319818719578483),
         Contact("l_sole", "floor", 0.5731393024899121, 0.12121575224518027, -0.014147010061389409),

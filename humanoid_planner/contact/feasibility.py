@@ -631,8 +631,9 @@ class Feasibility:
         return out
 
     # --- calls
-    def _clipped(self, q0) -> np.ndarray:
-        """A copy of ``q0`` with its bounded coordinates clipped to the planner's joint bounds."""
+    def clipped(self, q0) -> np.ndarray:
+        """A copy of ``q0`` with its bounded coordinates clipped to the planner's joint bounds
+        (``model``'s, the joint margin in)."""
         q0 = np.array(q0, float)
         bounded = np.isfinite(self._lo) & np.isfinite(self._hi)
         q0[bounded] = np.clip(q0[bounded], self._lo[bounded], self._hi[bounded])
@@ -649,7 +650,7 @@ class Feasibility:
         the planner's (`criterion`), False none, else the caller's (`project`); ``band``: the band
         rows; ``stats`` (default `stats`) and ``label`` (`posture.call_log`) record the calls;
         ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
-        q0 = self._clipped(q0)
+        q0 = self.clipped(q0)
         skip = self._skipped(touching) if self.obstacles else set()
         over = self._seated_overshoot(touching) if self.obstacles else {}
         active = self._pairs_within(q0, skip, self.activation, over) if self.obstacles else set()
@@ -720,7 +721,7 @@ class Feasibility:
         ``collision``: one PG call on ``constraints`` alone (the thesis's projection)."""
         if not collision:
             rows = _Request(constraints, set(), {}, criterion, self.stats if stats is None else stats, purpose, True)
-            return self._solve(purpose, constraints, self._clipped(q0), criterion, rows)
+            return self._solve(purpose, constraints, self.clipped(q0), criterion, rows)
         return self._run(
             purpose, constraints, q0, criterion, touching, band=False, stats=stats, label=purpose, stalls=True
         )

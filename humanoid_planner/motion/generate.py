@@ -238,15 +238,6 @@ def _lifted(feas, seg: Segment, name: str, bp: BodyPath) -> BodyPath:
     return bp
 
 
-def _clipped(model, q) -> np.ndarray:
-    """``q`` with its bounded coordinates clipped to the joint limits."""
-    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
-    bounded = np.isfinite(lo) & np.isfinite(hi)
-    out = np.array(q, float)
-    out[bounded] = np.clip(out[bounded], lo[bounded], hi[bounded])
-    return out
-
-
 def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, where: str, p=None, collision=True):
     """The projection of ``p`` (default p(u), the segment's interpolation) at segment parameter
     ``u`` from the first of ``starts`` (configurations) that gives one, then from ``p`` itself
@@ -254,7 +245,7 @@ def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, wh
     model = feas.model
     p = pin.interpolate(model, seg.q_start, seg.q_end, u) if p is None else p
     targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
-    for q0 in [*starts, _clipped(model, p)]:
+    for q0 in [*starts, feas.clipped(p)]:
         res = project(feas, seg.fixed, targets, p, q0, stats, seg.changes, collision)
         if accepted(res):
             return res.q.copy()
@@ -383,7 +374,7 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, 
         bad, middle = _spline_pieces(feas, seg, s, knots, data, tight)
         bad = list(bad)
         for i in reversed(bad):
-            refine(i, _clipped(model, middle(i)))
+            refine(i, feas.clipped(middle(i)))
         if not bad:
             checked = True
             break
