@@ -14,8 +14,8 @@ the routine, its state, its work sizes and its start evaluations are SciPy's, an
 ``f(x)`` the criterion, ``g(x)`` its gradient; ``c_eq``/``c_ineq`` the equality (= 0) and
 inequality (>= 0, SciPy's sign) rows and ``J_eq``/``J_ineq`` their Jacobians (None: no such rows);
 ``lower``/``upper`` (n,) with infinities where unbounded; ``callback(x)`` after each major
-iteration, True to stop (exit status `STOPPED`). Returns an `SlsqpResult` (x, status, nit, message), with SciPy's exit
-modes and messages.
+iteration, True to stop (exit status `STOPPED`). Returns an `SlsqpResult` (x, status, nit,
+message), with SciPy's exit modes and messages.
 """
 
 from __future__ import annotations
@@ -119,17 +119,16 @@ def minimize_slsqp(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter: 
     previous = 0
     while True:
         _slsqp(state, fx, gx, C, d, x, mult, xl, xu, buffer, indices)
-        mode = state["mode"]
-        if mode == 1:
+        status = int(state["mode"])
+        if status == 1:
             fx = float(f(x))
             values(x)
-        elif mode == -1:
+        elif status == -1:
             gx = np.asarray(g(x), float)
             normals(x)
         if state["iter"] > previous and callback is not None and callback(x.copy()):
             status = STOPPED
             break
-        status = int(state["mode"])
         if abs(status) != 1:
             break
         previous = state["iter"]

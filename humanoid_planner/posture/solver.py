@@ -231,12 +231,9 @@ def _independent(problem: PostureProblem, x, eq) -> np.ndarray:
 def _constraints(problem: PostureProblem, eq, ineq) -> tuple:
     """`minimize_slsqp`'s rows: ``(c_eq, J_eq, c_ineq, J_ineq)``, the rows ``eq`` as equalities, the
     rows ``ineq`` as inequalities (SLSQP wants them >= 0); None where there are none."""
-    out = (None, None)
-    if eq.any():
-        out = (lambda x: problem.at(x).c[eq], lambda x: problem.at(x).J[eq])
-    if ineq.any():
-        return out + (lambda x: -problem.at(x).c[ineq], lambda x: -problem.at(x).J[ineq])
-    return out + (None, None)
+    equalities = (lambda x: problem.at(x).c[eq], lambda x: problem.at(x).J[eq]) if eq.any() else (None, None)
+    inequalities = (lambda x: -problem.at(x).c[ineq], lambda x: -problem.at(x).J[ineq]) if ineq.any() else (None, None)
+    return equalities + inequalities
 
 
 def _phase2(problem: PostureProblem, x, s: SolverSettings, constraints):
