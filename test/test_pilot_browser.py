@@ -68,16 +68,14 @@ def _box(uv, pad=PAD):
     return max(u0, 0), max(v0, 0), min(u1, WIDTH), min(v1, HEIGHT)
 
 
-def _still_fraction(app, before, after, q, eye, target, cam):
-    """Fraction of the welded soles' box that differs between two screenshots."""
-    u0, v0, u1, v1 = _box(project(_soles(app, q), eye, target, cam.fov, WIDTH, HEIGHT), pad=0)
+def _changed(before, after, box):
+    """Fraction of the pixels of ``box`` (u0, v0, u1, v1) that differ between two screenshots."""
+    u0, v0, u1, v1 = box
     return (np.abs(after - before).max(axis=2) > PIXEL_DIFF)[v0:v1, u0:u1].mean()
 
 
-def _background_fraction(before, after):
-    """Fraction of the ground grid far from the robot (BACKGROUND) that differs between two screenshots."""
-    u0, v0, u1, v1 = BACKGROUND
-    return (np.abs(after - before).max(axis=2) > PIXEL_DIFF)[v0:v1, u0:u1].mean()
+def _soles_box(app, q, eye, target, cam):
+    return _box(project(_soles(app, q), eye, target, cam.fov, WIDTH, HEIGHT), pad=0)
 
 
 def test_gizmo_message_moves_the_robot_in_headless_chromium(tmp_path):
@@ -108,20 +106,15 @@ def test_gizmo_message_moves_the_robot_in_headless_chromium(tmp_path):
         q1 = app.session.q.copy()
         after = rendered_screenshot(app.viewer.url, outdir / "pilot_after.png")
         if (
-            _still_fraction(app, before, after, q1, eye, target, cam) * MIN_CONTRAST > MIN_MOVED_FRACTION
-            or _background_fraction(before, after) >= MAX_BACKGROUND_CHANGE
+            _changed(before, after, _soles_box(app, q1, eye, target, cam)) * MIN_CONTRAST > MIN_MOVED_FRACTION
+            or _changed(before, after, BACKGROUND) >= MAX_BACKGROUND_CHANGE
         ):
             after = rendered_screenshot(app.viewer.url, outdir / "pilot_after.png")  # once more: a late draw
 
     right = _box(np.vstack([project(_points(app, "r", q), eye, target, cam.fov, WIDTH, HEIGHT) for q in (q0, q1)]))
-    soles = _box(project(_soles(app, q1), eye, target, cam.fov, WIDTH, HEIGHT), pad=0)
+    soles = _soles_box(app, q1, eye, target, cam)
     assert before.shape == after.shape == (HEIGHT, WIDTH, 3)
-    differs = np.abs(after - before).max(axis=2) > PIXEL_DIFF
-    u0, v0, u1, v1 = right
-    moved = differs[v0:v1, u0:u1].mean()
-    u0, v0, u1, v1 = soles
-    still = differs[v0:v1, u0:u1].mean()
-    background = _background_fraction(before, after)
+    moved, still, background = (_changed(before, after, box) for box in (right, soles, BACKGROUND))
     assert background < MAX_BACKGROUND_CHANGE, f"the ground far from the robot changed: {background:.1%} (camera?)"
     assert moved > MIN_MOVED_FRACTION, (
         f"only {moved:.1%} of the right arm's region changed after the gizmo moved (box {right}; screenshots in {outdir})"
