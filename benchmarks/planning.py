@@ -6,6 +6,15 @@ angles for 1 s, counts as standing when its base moves < 1 cm; the PD's feedforw
 gravity compensation (``--hold gravity``) or the contact-consistent one of the witness's stance
 (``--hold contacts``, `humanoid_sim.contact_gravity`); both by default, for comparison.
 
+Every posture-generator call of a case's runs (all algorithms and seeds) is recorded
+(`call_log.recording`) and printed as the call-time distribution by outcome code, Table 7.1's
+form (001_escande.md:461-472, A24 at :532): calls, share, median and mean CPU time per code,
+and the median of the successes against the issue's 20 ms (thesis: 0.74 s mean over all calls,
+0.335 s for the successes, :463 and :472). ``--projection`` adds the constraint projection alone on the
+common problem of ../shared/peers/ik/ beside HPP's script in the same run
+(`posture_solvers.projection_table`; ``--hpp-python`` or $HPP_PYTHON names HPP's interpreter,
+else its recorded row of results.jsonl is printed, marked so).
+
 The scenes come from a list (``CASES``: label, scene, robot, goal); a scene without a planning
 problem yet (`humanoid_planner.planning.problem_for` refuses it) is skipped with its reason, so
 the same script covers the scenes as they land. Thesis anchors (001_escande.md:444-446, :530): can
@@ -14,7 +23,7 @@ table <= 5 min, chair and glass <= 10 min; VBFP 3-5x fewer nodes than BFP (:338)
 
     .venv/bin/python benchmarks/planning.py [--cases flat stairs ...] [--seeds 5] [--algorithms vbfp bfp]
         [--time-limit 600] [--no-physics] [--physics-cases stairs table_can flat] [--hold gravity contacts]
-        [--json OUT.json]
+        [--projection [--hpp-python /work/peer-venvs/hpp/bin/python]] [--json OUT.json]
 
 Times are wall clock on whatever machine runs it (a 2-core shared machine gives upper bounds).
 The search time excludes the motion; the physical check needs no motion (witness postures only).
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -34,6 +44,8 @@ from humanoid_model import load_robot
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.scene import load_scene
 from humanoid_planner.planning import problem_for
+from humanoid_planner.posture import Outcome
+from humanoid_planner.posture.call_log import CallLog, recording
 
 CASES = [
     # label, scene, robot (None: the scene's), goal (None: the problem's)
@@ -50,6 +62,8 @@ PHYSICS_CASES = ("stairs", "table_can", "flat")  # the issue's physical check: s
 HOLD = 1.0  # [s] the issue's hold time
 STAND = 0.01  # [m] the issue's base-motion bound
 HOLDS = ("gravity", "contacts")  # the physical check's feedforward torques (`stand_check`)
+PG_TARGET = 0.020  # [s] the issue's posture-generator median success time on HRP-2
+THESIS_PG = (0.74, 0.335)  # [s] the thesis's mean PG call and mean success (001_escande.md:463, :472; Table 7.1)
 
 
 def candidate_overrides(scene, robot, algorithm) -> dict:
@@ -143,6 +157,56 @@ def summary(rows):
     }
 
 
+def call_distribution(log: CallLog) -> dict:
+    """The PG calls of ``log`` by outcome code (Table 7.1): per code its name, count, share, median
+    and mean CPU time [s], and the median CPU time of the successes (None without any)."""
+    n = len(log)
+    rows = []
+    for outcome in sorted({c.outcome for c in log.calls}):
+        cpu = log.times(outcome, cpu=True)
+        rows.append(
+            {
+                "code": int(outcome),
+                "name": outcome.name,
+                "count": int(cpu.size),
+                "share": cpu.size / n,
+                "cpu_median": float(np.median(cpu)),
+                "cpu_mean": float(np.mean(cpu)),
+            }
+        )
+    ok = log.times(Outcome.SUCCESS, cpu=True)
+    all_cpu = log.times(cpu=True)
+    return {
+        "calls": n,
+        "by_outcome": rows,
+        "success_cpu_median": float(np.median(ok)) if ok.size else None,
+        "cpu_mean": float(np.mean(all_cpu)) if n else None,
+    }
+
+
+def print_calls(results):
+    """Per case, the PG call-time distribution by outcome code (`call_distribution`)."""
+    for label, case in results.items():
+        d = case.get("calls")
+        if not d or not d["calls"]:
+            continue
+        print(f"\n# {label}: posture-generator calls by outcome code (Table 7.1; every run of the case)")
+        print("| code | outcome | calls | share | median CPU [ms] | mean CPU [ms] |")
+        print("|---|---|---|---|---|---|")
+        for r in d["by_outcome"]:
+            print(
+                f"| {r['code']} | {r['name']} | {r['count']} | {100 * r['share']:.1f} % | "
+                f"{1e3 * r['cpu_median']:.1f} | {1e3 * r['cpu_mean']:.1f} |"
+            )
+        med = d["success_cpu_median"]
+        verdict = "-" if med is None else ("within" if med <= PG_TARGET else "over")
+        print(
+            f"all calls: mean {1e3 * d['cpu_mean']:.1f} ms CPU (thesis {1e3 * THESIS_PG[0]:.0f} ms); successes: median "
+            + ("-" if med is None else f"{1e3 * med:.1f} ms CPU")
+            + f" ({verdict} the issue's {1e3 * PG_TARGET:.0f} ms; thesis mean {1e3 * THESIS_PG[1]:.0f} ms)"
+        )
+
+
 def seeded() -> bool:
     """Whether the planner takes a seed (`PlannerSettings.seed`); without one every seed plans the same."""
     import dataclasses
@@ -173,6 +237,12 @@ def main(argv=None):
         action="store_false",
         help="diagnostic: the physical check's World without the robot's self-collision",
     )
+    ap.add_argument(
+        "--projection",
+        action="store_true",
+        help="also the projection on ../shared/peers/ik's common problem beside HPP (posture_solvers.py)",
+    )
+    ap.add_argument("--hpp-python", default=os.environ.get("HPP_PYTHON"), help="HPP's interpreter (its own venv)")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     a = ap.parse_args(argv)
     if not seeded():
@@ -191,10 +261,12 @@ def main(argv=None):
             continue
         case = results[label] = {"scene": scene_name, "robot": name, "runs": {}, "physics": None}
         first = None
+        log = CallLog()
         for alg in a.algorithms:
             rows = []
             for seed in range(a.seeds):
-                row, plan = plan_once(scene, robot, goal, alg, seed, a.time_limit)
+                with recording(log):
+                    row, plan = plan_once(scene, robot, goal, alg, seed, a.time_limit)
                 rows.append(row)
                 print(
                     f"{label} {alg} seed {seed}: success {row['success']}, {row['time']:.2f} s, "
@@ -206,6 +278,7 @@ def main(argv=None):
                 if first is None and plan.success and seed == 0:
                     first = plan
             case["runs"][alg] = {"seed0": rows[0], "seeds": summary(rows), "rows": rows}
+        case["calls"] = call_distribution(log)
         if not a.no_physics and label in a.physics_cases and first is not None:
             case["physics"] = {}
             for mode in a.hold:
@@ -220,6 +293,11 @@ def main(argv=None):
                 }
                 print(f"{label}, hold {mode}: {sum(m < STAND for m in moved)}/{len(moved)} witnesses stand", flush=True)
     print_tables(results, a.seeds)
+    print_calls(results)
+    if a.projection:
+        from posture_solvers import projection_table  # this folder's script (sys.path[0] when run)
+
+        projection_table(load_robot("hrp2"), load_scene("flat").surface("floor"), a.hpp_python)
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1))
 
