@@ -6,7 +6,9 @@ Table 7.1 of 001_escande.md:461-472) against the planner's own per-call log, and
 exit codes: 0 with a plan, 1 with the reason on one line and the statistics still written when
 the search runs out of time, 2 for bad input."""
 
+import io
 import json
+import re
 
 import numpy as np
 import pinocchio as pin
@@ -250,3 +252,50 @@ def test_a_measured_start_takes_the_base_pose_and_the_named_joints_clipped_to_th
     for bad in ((np.nan, 0, 0.6), (0, 0, 0.6)):
         with pytest.raises(PlanningError, match="measured start"):
             measured(q0, robot, bad, quat if np.isnan(bad[0]) else np.zeros(4), {})
+
+
+def test_cli_plan_takes_robot_algorithm_seed_and_goal_and_shows_progress(tmp_path, capsys):
+    """The request's flags reach the plan (PLAN.json's ``robot``, ``algorithm``, ``seed`` and goal
+    point; a BFP walk to 0.3 m) and, without ``--quiet``, the progress line names nodes generated
+    and expanded, the best potential and the elapsed time (one line per second off a terminal,
+    the first at once)."""
+    out = tmp_path / "PLAN.json"
+    argv = ["plan", "flat", "--robot", "hrp2", "--algorithm", "bfp", "--seed", "3", "--goal", "0.3,0"]
+    assert main(argv + ["--steps", "2", "--joint-speed", "90", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"^nodes \d+ generated, \d+ expanded; best potential [-0-9.e]+; \d+\.\d s$", text, re.M), text
+    doc = json.loads(out.read_text())
+    assert (doc["robot"], doc["algorithm"], doc["seed"]) == ("hrp2", "bfp", 3)
+    assert doc["goal"]["point"] == [0.3, 0.0]
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self):
+        return self.tty
+
+
+def test_progress_line_rewrites_a_terminal_and_prints_once_per_second_elsewhere():
+    from humanoid_planner.contact.search import Progress
+    from humanoid_stack.commands.plan import ProgressLine
+
+    steps = [
+        Progress(g, e, 1.0 / g, t) for g, e, t in ((1, 0, 0.0), (2, 1, 0.4), (3, 1, 1.1), (4, 2, 1.5), (5, 2, 2.2))
+    ]
+    log = _Stream(tty=False)
+    line = ProgressLine(log)
+    for p in steps:
+        line(p)
+    line.end()
+    rows = log.getvalue().splitlines()
+    assert [r.split(",")[0] for r in rows] == ["nodes 1 generated", "nodes 3 generated", "nodes 5 generated"]
+    assert rows[1] == "nodes 3 generated, 1 expanded; best potential 0.3333; 1.1 s"
+    term = _Stream(tty=True)
+    line = ProgressLine(term)
+    for p in steps:
+        line(p)
+    line.end()
+    assert term.getvalue().count("\r") == 5 and term.getvalue().endswith("2.2 s\n")
