@@ -2,8 +2,9 @@
 flat walk answers the stance root poses; ~/stances, ~/trajectory and ~/base_path carry the plan's
 stances and motion; while it plans the node answers its parameter service and refuses a second
 plan as busy; a time limit answers an empty Path with the reason on /diagnostics and the node
-stays up; the start is the request's pose, else /odom, else the scene's; bad parameters stop the
-start with one line."""
+stays up; the start is the request's pose, else /odom, else the scene's; the request's tolerance
+is the goal region and the robot, algorithm and seed parameters reach the plan; bad parameters
+stop the start with one line."""
 
 import math
 
@@ -207,3 +208,44 @@ def test_bad_parameters_stop_the_start_with_one_line(ros, name, value, message):
     with pytest.raises(ConfigError, match=message) as exc:
         ContactPlannerNode(context=ctx, parameter_overrides=[Parameter(name, value=value)])
     assert "\n" not in str(exc.value)
+
+
+def test_the_request_tolerance_is_the_goal_region_and_the_parameters_reach_the_plan(ros):
+    """A request's ``tolerance`` > 0 is the goal region's half-width (the walk's CoM region about
+    the goal point); the ``robot``, ``algorithm`` and ``seed`` parameters are the plan's; the
+    plan's last CoM lies within that region about the request's goal."""
+    import pinocchio as pin
+    from nav_msgs.srv import GetPlan
+
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, spin_until = ros
+    node = add(
+        ContactPlannerNode(
+            context=ctx,
+            parameter_overrides=[
+                Parameter("robot", value="hrp2"),
+                Parameter("algorithm", value="bfp"),
+                Parameter("seed", value=2),
+                Parameter("interpolation_steps", value=STEPS),
+                Parameter("joint_speed", value=JOINT_SPEED),
+            ],
+        )
+    )
+    client = add(rclpy.create_node("planner_client_region", context=ctx))
+    plan = client.create_client(GetPlan, "/contact_planner/plan")
+    assert spin_until(plan.service_is_ready)
+    request = GetPlan.Request()
+    request.goal.pose.position.x = 0.3
+    request.tolerance = 0.15
+    out = plan.call_async(request)
+    assert spin_until(out.done)
+    doc = node.last
+    assert doc["success"], doc["reason"]
+    assert (doc["robot"], doc["algorithm"], doc["seed"]) == ("hrp2", "bfp", 2)
+    assert doc["goal"]["point"] == [0.3, 0.0]
+    assert doc["goal"]["com_half_width"] == pytest.approx(0.15, rel=1e-6)  # GetPlan's tolerance is a float32
+    assert len(out.result().plan.poses) == len(doc["stances"])
+    q = np.asarray(doc["goal_q"])
+    g = pin.centerOfMass(node.robot.model, node.robot.model.createData(), q)
+    assert abs(g[0] - 0.3) <= 0.15 + 1e-6 and abs(g[1]) <= 0.15 + 1e-6
