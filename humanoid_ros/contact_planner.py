@@ -24,7 +24,8 @@ Topics
     publishes ~/stances (visualization_msgs/MarkerArray: per stance its contact frames' axes and
               support polygon, ns "stance_K"), ~/trajectory (trajectory_msgs/JointTrajectory: the
               motion's joints at the control period, for the robot bridge's ~/trajectory or the
-              simulator's controller), ~/base_path (nav_msgs/Path: the base along the motion; the
+              simulator's controller; a motion with segments projected without collision rows only
+              with `publish_unclear_motion`), ~/base_path (nav_msgs/Path: the base along the motion; the
               JointTrajectory cannot carry it), /diagnostics
     subscribes /odom (nav_msgs/Odometry: the current base pose, the start with `start_from` odom or
               state), /joint_states (sensor_msgs/JointState: the measured joints, the start with
@@ -117,6 +118,14 @@ PARAMETERS = ParameterTable(
             True,
             "the motion's projections keep the robot clear of the obstacles and of itself (false: the thesis's "
             'projections, faster, may touch between the witnesses; docs/planning.md, "Motion")',
+            dynamic=True,
+        ),
+        Parameter(
+            "publish_unclear_motion",
+            "bool",
+            False,
+            "publish on ~/trajectory a motion with segments projected without collision rows (they may pass "
+            "through an obstacle or the robot; false: the plan, its stances and base path only, and a warning)",
             dynamic=True,
         ),
         Parameter(
@@ -324,16 +333,16 @@ class ContactPlannerNode(Node):
         if not doc["success"]:
             self._report(DiagnosticStatus.WARN, f"no plan: {doc['reason']}", values)
             return response
-        self._publish(doc, frame)
-        response.plan.poses = [self._pose(row, frame) for row in (s["witness_q"] for s in doc["stances"])]
         m = doc["trajectory"]
-        unclear = m["unclear_segments"] if self.p["motion_collision"] else []
-        self._report(
-            DiagnosticStatus.WARN if unclear else DiagnosticStatus.OK,
-            f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s"
-            + (f"; segments {unclear} projected without collision rows (may touch)" if unclear else ""),
-            values,
-        )
+        unclear = m["unclear_segments"]
+        motion = not unclear or self.p["publish_unclear_motion"]
+        self._publish(doc, frame, motion)
+        response.plan.poses = [self._pose(row, frame) for row in (s["witness_q"] for s in doc["stances"])]
+        text = f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s"
+        if unclear:
+            text += f"; segments {unclear} projected without collision rows (may touch)"
+            text += "" if motion else ": not published on ~/trajectory (parameter publish_unclear_motion)"
+        self._report(DiagnosticStatus.WARN if unclear else DiagnosticStatus.OK, text, values)
         return response
 
     # ------------------------------------------------------------------ outputs
@@ -358,7 +367,8 @@ class ContactPlannerNode(Node):
         o.x, o.y, o.z, o.w = (float(v) for v in row[3:7])
         return ps
 
-    def _publish(self, doc, frame):
+    def _publish(self, doc, frame, motion: bool = True):
+        """The stances' markers and the base path; the motion on ~/trajectory when ``motion``."""
         from humanoid_model.contact_plan import parse_contact_plan
 
         plan = parse_contact_plan(doc, NODE_NAME, ConfigError)
@@ -371,7 +381,8 @@ class ContactPlannerNode(Node):
         traj.header.stamp = now
         for t, q in zip(plan.trajectory_t, plan.trajectory_q):
             traj.points.append(JointTrajectoryPoint(positions=[float(v) for v in q[7:]], time_from_start=duration(t)))
-        self.traj_pub.publish(traj)
+        if motion:
+            self.traj_pub.publish(traj)
         path = Path()
         path.header.frame_id, path.header.stamp = frame, now
         path.poses = [self._pose(q, frame) for q in plan.trajectory_q]

@@ -258,6 +258,14 @@ PARAMETERS = ParameterTable(
             "plan file that ~/execute_file sends: GAIT.json, a simulator recording, PLAN.json",
             dynamic=True,
         ),
+        Parameter(
+            "allow_unclear_motion",
+            "bool",
+            False,
+            "~/execute_file sends a PLAN.json whose motion has segments projected without collision rows "
+            "(trajectory.unclear_segments: they may pass through an obstacle or the robot); false: refused",
+            dynamic=True,
+        ),
     ],
 )
 """The robot bridge's parameters (docs/ros.md, "robot_bridge")."""
@@ -745,7 +753,7 @@ class RobotBridgeNode(Node):
             response.success, response.message = False, "parameter execute_file is empty: set it to a plan file"
             return response
         try:
-            traj, notes = load_plan(path, self.robot)
+            traj, notes = load_plan(path, self.robot, allow_unclear=self.p["allow_unclear_motion"])
         except Exception as exc:  # noqa: BLE001 - a bad file is refused, the node stays up
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"{path}: {exc!r}"
             response.success, response.message = False, self._refuse(text)

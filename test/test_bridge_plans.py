@@ -183,3 +183,23 @@ def test_bad_plan_files_raise_one_line(tmp_path, bip, content, field):
         load_plan(path, bip)
     msg = str(exc.value)
     assert field in msg and str(path) in msg and "\n" not in msg.strip()
+
+
+def test_a_contact_plan_with_unclear_segments_is_refused_unless_allowed(flat_walk_plan, hrp2, tmp_path):
+    """A PLAN.json whose motion lists segments projected without collision rows
+    (``trajectory.unclear_segments``, e.g. the under-table plan's, or any ``--no-motion-collision``
+    plan) may pass through an obstacle: refused naming them and the way to send it anyway; with
+    ``allow_unclear`` it loads, the same trajectory, and a note names them. A malformed list is
+    refused naming the field. The session's walk lists none and loads."""
+    doc = flat_walk_plan["doc"]
+    assert doc["trajectory"]["unclear_segments"] == []
+    path = tmp_path / "UNCLEAR.json"
+    path.write_text(json.dumps({**doc, "trajectory": {**doc["trajectory"], "unclear_segments": [1, 3]}}))
+    with pytest.raises(BridgeError, match=r"field 'trajectory.unclear_segments' is \[1, 3\]: .*allow_unclear_motion"):
+        load_plan(path, hrp2)
+    traj, notes = load_plan(path, hrp2, allow_unclear=True)
+    np.testing.assert_array_equal(traj.positions, np.asarray(doc["trajectory"]["q"])[:, 7:])
+    assert any("segments [1, 3] of the motion may touch" in n for n in notes)
+    path.write_text(json.dumps({**doc, "trajectory": {**doc["trajectory"], "unclear_segments": "1"}}))
+    with pytest.raises(BridgeError, match=r"field 'trajectory.unclear_segments' must be a list of segment indices"):
+        load_plan(path, hrp2, allow_unclear=True)

@@ -249,3 +249,52 @@ def test_the_request_tolerance_is_the_goal_region_and_the_parameters_reach_the_p
     q = np.asarray(doc["goal_q"])
     g = pin.centerOfMass(node.robot.model, node.robot.model.createData(), q)
     assert abs(g[0] - 0.3) <= 0.15 + 1e-6 and abs(g[1]) <= 0.15 + 1e-6
+
+
+def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
+    """A motion with segments projected without collision rows (here every segment: the thesis's
+    projections, ``motion_collision`` false) may pass through an obstacle: the plan, its stances
+    and base path are published, the JointTrajectory is not, and /diagnostics warns naming the
+    segments and the parameter; with ``publish_unclear_motion`` the same plan's motion is published."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from nav_msgs.msg import Path
+    from nav_msgs.srv import GetPlan
+    from trajectory_msgs.msg import JointTrajectory
+
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, spin_until = ros
+    node = add(
+        ContactPlannerNode(
+            context=ctx,
+            parameter_overrides=[
+                Parameter("motion_collision", value=False),
+                Parameter("interpolation_steps", value=STEPS),
+                Parameter("joint_speed", value=JOINT_SPEED),
+            ],
+        )
+    )
+    client = add(rclpy.create_node("planner_client_unclear", context=ctx))
+    trajs, paths, diags = [], [], []
+    client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)
+    client.create_subscription(Path, "/contact_planner/base_path", paths.append, 1)
+    client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
+    plan = client.create_client(GetPlan, "/contact_planner/plan")
+    assert spin_until(plan.service_is_ready)
+    request = GetPlan.Request()
+    request.goal.pose.position.x = 0.4
+    out = plan.call_async(request)
+    assert spin_until(lambda: out.done() and paths and diags)
+    doc = node.last
+    unclear = doc["trajectory"]["unclear_segments"]
+    assert doc["success"] and unclear == list(range(len(doc["stances"])))
+    assert len(out.result().plan.poses) == len(doc["stances"])
+    status = diags[-1].status[0]
+    assert status.level == DiagnosticStatus.WARN
+    assert f"segments {unclear}" in status.message and "publish_unclear_motion" in status.message
+    spin_until(lambda: trajs, timeout=0.5)
+    assert trajs == []
+    node.set_parameters([Parameter("publish_unclear_motion", value=True)])
+    out = plan.call_async(request)
+    assert spin_until(lambda: out.done() and trajs)
+    assert len(trajs[-1].points) == len(node.last["trajectory"]["t"])

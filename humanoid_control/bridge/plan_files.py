@@ -14,7 +14,11 @@
 * **PLAN.json** (``humanoid-stack plan``, format `humanoid_model.contact_plan.FORMAT`,
   docs/planning.md): its ``trajectory`` (``t``, ``q`` rows of base + joints, ``joint_names``),
   read by the shared `parse_contact_plan`; a plan without a motion (``success`` false) is refused
-  with its reason, as is a file naming another plan format.
+  with its reason, as is a file naming another plan format. A motion with segments projected
+  without collision rows (``trajectory.unclear_segments``: no clear path was found there, and the
+  robot may pass through an obstacle or itself, docs/planner.md "Limitations and history") is
+  refused too, naming them, unless ``allow_unclear`` (the robot bridge's ``allow_unclear_motion``)
+  says to send it anyway; a note then names them.
 
 Floating-base plans (a base pose in the file, or a simulator recording of a free-standing robot)
 give the joint part only: the base pose is not a command a joint controller can take, and the
@@ -168,17 +172,31 @@ def _configurations(doc, robot, src):
     raise _err(src, "q", f"rows must be {len(names)} joint values or {len(names) + 7} (base + joints); value {width}")
 
 
-def _contact_plan(doc, src):
+def _contact_plan(doc, src, allow_unclear: bool, notes: list[str]):
     plan = parse_contact_plan(doc, src, BridgeError)
     if not plan.success:
         raise _err(src, "success", f"is false: the planner found no motion ({plan.reason or 'no reason given'})")
+    unclear = doc["trajectory"].get("unclear_segments", [])
+    if not isinstance(unclear, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in unclear):
+        raise _err(src, "trajectory.unclear_segments", f"must be a list of segment indices; value {short(unclear)}")
+    if unclear and not allow_unclear:
+        raise _err(
+            src,
+            "trajectory.unclear_segments",
+            f"is {unclear}: those segments of the motion were projected without collision rows and may pass "
+            "through an obstacle or the robot itself; replan, or send it anyway with the robot bridge's "
+            "parameter allow_unclear_motion (load_plan's allow_unclear)",
+        )
+    if unclear:
+        notes.append(f"{src}: segments {unclear} of the motion may touch (sent: allow_unclear_motion)")
     return plan.joint_names, plan.trajectory_t, plan.trajectory_q[:, 7:], True
 
 
-def load_plan(path, robot) -> tuple[Trajectory, list[str]]:
+def load_plan(path, robot, allow_unclear: bool = False) -> tuple[Trajectory, list[str]]:
     """(the joint trajectory of the plan file ``path``, notes) for ``robot`` (a
     `humanoid_model.robot.Robot`; its joint names are checked later, by `validate`). Every failure
-    to read is a `BridgeError` naming the file and the field."""
+    to read is a `BridgeError` naming the file and the field. ``allow_unclear``: send a PLAN.json
+    whose motion has segments without collision rows (module docstring) instead of refusing it."""
     path = Path(path)
     src = str(path)
     notes: list[str] = []
@@ -192,7 +210,7 @@ def load_plan(path, robot) -> tuple[Trajectory, list[str]]:
             raise BridgeError(f"{src}: expected a JSON object (GAIT.json, a recording or PLAN.json); got {short(doc)}")
         fmt = doc.get("format")
         if is_contact_plan(doc):
-            (names, t, P, floating), kind = _contact_plan(doc, src), "PLAN.json"
+            (names, t, P, floating), kind = _contact_plan(doc, src, allow_unclear, notes), "PLAN.json"
         elif isinstance(fmt, str) and "plan" in fmt.lower():
             raise _err(src, "format", f"{fmt!r}: not a plan format the bridge reads (PLAN.json is {PLAN_FORMAT!r})")
         elif isinstance(doc.get("trajectory"), dict):
