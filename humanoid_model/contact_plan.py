@@ -13,7 +13,8 @@ A plan document is a JSON object with ``"format": FORMAT`` and
   ``support_polygon`` (m, 2), ``t``?, ``kind``?, ``changed``?, ``potential``?};
 - ``transitions``, ``goal_q``, ``stats`` (kept as given);
 - ``trajectory``: {``t`` (N,) [s], ``q`` (N, 7 + k) rows of base xyz [m], base quaternion xyzw and
-  the k joint angles [rad] of ``joint_names``, ``joint_names`` (k,)}.
+  the k joint angles [rad] of ``joint_names``, ``joint_names`` (k,), ``unclear_segments``? (the
+  segment indices projected without collision rows, docs/planning.md; absent: none)}.
 
 A contact's ``position`` and ``quaternion`` are the world pose of its contact frame (E, d_E, b_E,
 n_E): the point and the axes (d_E, b_E, n_E) as a rotation (001_escande.md:110). A plan that found
@@ -102,6 +103,7 @@ class ContactPlanDocument:
     trajectory_t: np.ndarray
     trajectory_q: np.ndarray
     joint_names: list[str]
+    unclear_segments: list[int] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     doc: dict = field(default_factory=dict)
 
@@ -200,6 +202,9 @@ def parse_contact_plan(doc, src: str, error) -> ContactPlanDocument:
         if q == [] and t.size == 0
         else finite_rows(q, width, src, "trajectory.q", len(t), error, BOUND)
     )
+    unclear = tr.get("unclear_segments", [])
+    if not isinstance(unclear, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in unclear):
+        _fail(error, src, "trajectory.unclear_segments", "a list of segment indices", unclear)
     stances = [
         _stance(s, src, f"stances[{i}]", width, error)
         for i, s in enumerate(_list(doc.get("stances", []), src, "stances", error))
@@ -219,6 +224,7 @@ def parse_contact_plan(doc, src: str, error) -> ContactPlanDocument:
         t,
         q,
         list(names),
+        list(unclear),
         stats if isinstance(stats, dict) else {},
         doc,
     )

@@ -27,6 +27,14 @@ def ros(ros_harness):
     return h.context, h.add, h.spin_until
 
 
+def _short_motion_planner(ctx, **params):
+    """A contact_planner node with a short motion (`STEPS`, `JOINT_SPEED`) and ``params`` set."""
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    values = {"interpolation_steps": STEPS, "joint_speed": JOINT_SPEED, **params}
+    return ContactPlannerNode(context=ctx, parameter_overrides=[Parameter(k, value=v) for k, v in values.items()])
+
+
 def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     from diagnostic_msgs.msg import DiagnosticArray
     from nav_msgs.msg import Path
@@ -35,18 +43,8 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     from trajectory_msgs.msg import JointTrajectory
     from visualization_msgs.msg import Marker, MarkerArray
 
-    from humanoid_ros.contact_planner import ContactPlannerNode
-
     ctx, add, spin_until = ros
-    node = add(
-        ContactPlannerNode(
-            context=ctx,
-            parameter_overrides=[
-                Parameter("interpolation_steps", value=STEPS),
-                Parameter("joint_speed", value=JOINT_SPEED),
-            ],
-        )
-    )
+    node = add(_short_motion_planner(ctx))
     client = add(rclpy.create_node("planner_client", context=ctx))
     markers, trajs, paths, diags = [], [], [], []
     client.create_subscription(MarkerArray, "/contact_planner/stances", markers.append, 1)
@@ -217,21 +215,8 @@ def test_the_request_tolerance_is_the_goal_region_and_the_parameters_reach_the_p
     import pinocchio as pin
     from nav_msgs.srv import GetPlan
 
-    from humanoid_ros.contact_planner import ContactPlannerNode
-
     ctx, add, spin_until = ros
-    node = add(
-        ContactPlannerNode(
-            context=ctx,
-            parameter_overrides=[
-                Parameter("robot", value="hrp2"),
-                Parameter("algorithm", value="bfp"),
-                Parameter("seed", value=2),
-                Parameter("interpolation_steps", value=STEPS),
-                Parameter("joint_speed", value=JOINT_SPEED),
-            ],
-        )
-    )
+    node = add(_short_motion_planner(ctx, robot="hrp2", algorithm="bfp", seed=2))
     client = add(rclpy.create_node("planner_client_region", context=ctx))
     plan = client.create_client(GetPlan, "/contact_planner/plan")
     assert spin_until(plan.service_is_ready)
@@ -261,19 +246,8 @@ def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
     from nav_msgs.srv import GetPlan
     from trajectory_msgs.msg import JointTrajectory
 
-    from humanoid_ros.contact_planner import ContactPlannerNode
-
     ctx, add, spin_until = ros
-    node = add(
-        ContactPlannerNode(
-            context=ctx,
-            parameter_overrides=[
-                Parameter("motion_collision", value=False),
-                Parameter("interpolation_steps", value=STEPS),
-                Parameter("joint_speed", value=JOINT_SPEED),
-            ],
-        )
-    )
+    node = add(_short_motion_planner(ctx, motion_collision=False))
     client = add(rclpy.create_node("planner_client_unclear", context=ctx))
     trajs, paths, diags = [], [], []
     client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)

@@ -176,9 +176,7 @@ def _contact_plan(doc, src, allow_unclear: bool, notes: list[str]):
     plan = parse_contact_plan(doc, src, BridgeError)
     if not plan.success:
         raise _err(src, "success", f"is false: the planner found no motion ({plan.reason or 'no reason given'})")
-    unclear = doc["trajectory"].get("unclear_segments", [])
-    if not isinstance(unclear, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in unclear):
-        raise _err(src, "trajectory.unclear_segments", f"must be a list of segment indices; value {short(unclear)}")
+    unclear = plan.unclear_segments
     if unclear and not allow_unclear:
         raise _err(
             src,
