@@ -102,6 +102,10 @@ class SimulatorNode(Node):
         """Commands rejected since the start (reported in /diagnostics)."""
         self.last_rejection = ""
         """The reason of the last rejected command."""
+        self.accepted = 0
+        """Commands accepted since the start (reported in /diagnostics, with the simulated time of
+        the last one: a controller that is not fed, or a command lost on the way, shows there)."""
+        self.last_command_time = None
         self.stepper = RealTimeStepper(
             self.session,
             self.p["real_time_factor"],
@@ -109,7 +113,11 @@ class SimulatorNode(Node):
             report=self._while_up(self._publish_diagnostics),
             on_error=lambda text: self.get_logger().error(text + "; simulation paused (call ~/reset)"),
             context=lambda: dict(
-                controller=self.p["controller"], rejected_commands=self.rejected, last_rejection=self.last_rejection
+                controller=self.p["controller"],
+                rejected_commands=self.rejected,
+                last_rejection=self.last_rejection,
+                accepted_commands=self.accepted,
+                last_command_time=self.last_command_time,
             ),
             name="simulator-step",
         )
@@ -325,6 +333,9 @@ class SimulatorNode(Node):
                 apply()
             except HumanoidStackError as exc:
                 self._reject(exc)
+            else:
+                self.accepted += 1
+                self.last_command_time = self.session.world.t
 
     def _on_trajectory(self, msg):
         c = "joint_trajectory_controller"

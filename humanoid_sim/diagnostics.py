@@ -49,11 +49,14 @@ def physics_report(
     controller: str = "",
     rejected_commands: int = 0,
     last_rejection: str = "",
+    accepted_commands: int = 0,
+    last_command_time: float | None = None,
 ) -> PhysicsReport:
     """The report of ``summary`` (a `StepSummary`, the steps since the last report) of ``world``
     over ``wall_elapsed`` [s] of wall clock and ``sim_elapsed`` [s] of simulated time.
     max_iterations: the solver's sweep budget (quoted in a WARN); unconverged_total: unconverged
-    solves since the world was built; error: a step failure (ERROR); the other arguments are the
+    solves since the world was built; error: a step failure (ERROR); last_command_time [s]: the
+    simulated time of the last accepted command (None: none yet); the other arguments are the
     node's state, reported as given."""
     s = summary
     if error:
@@ -84,6 +87,8 @@ def physics_report(
         "controller": controller,
         "rejected_commands": str(rejected_commands),
         "last_rejection": last_rejection,
+        "accepted_commands": str(accepted_commands),
+        "last_command_time_s": "" if last_command_time is None else f"{last_command_time:.6f}",
     }
     for key in REPORTED_RESIDUALS:
         values[f"residual_{key}"] = f"{s.max_residuals.get(key, 0.0):.3e}"
@@ -116,7 +121,7 @@ class PhysicsMonitor:
     def report(self, world, now: float, **context) -> PhysicsReport:
         """The `physics_report` of the steps of ``world`` since the last report, at ``now`` [s];
         ``context``: its keyword arguments paused, error, real_time_factor_target, controller,
-        rejected_commands, last_rejection."""
+        rejected_commands, last_rejection, accepted_commands, last_command_time."""
         wall0, t0 = self.anchor
         summary = world.step_stats.drain()  # the steps since the last report; bounded memory
         self.unconverged_total += summary.unconverged_solves

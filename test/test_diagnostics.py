@@ -25,5 +25,10 @@ def test_physics_report_levels_and_values():
     assert float(v["penetration_max_m"]) == pytest.approx(max(0.0, -s.min_gap), rel=1e-3)
     ok = diagnostics.physics_report(w.step_stats.drain(), w, 1.0, 0.0, max_iterations=1, unconverged_total=7)
     assert ok.level == diagnostics.OK and ok.message == "running" and ok.values["steps"] == "0"
+    assert ok.values["accepted_commands"] == "0" and ok.values["last_command_time_s"] == ""  # none yet
+    fed = diagnostics.physics_report(
+        s, w, 1.0, 0.0, max_iterations=1, unconverged_total=0, accepted_commands=3, last_command_time=0.0125
+    )
+    assert fed.values["accepted_commands"] == "3" and fed.values["last_command_time_s"] == "0.012500"
     err = diagnostics.physics_report(s, w, 1.0, 0.0, max_iterations=1, unconverged_total=7, error="boom")
     assert err.level == diagnostics.ERROR and err.message == "boom"

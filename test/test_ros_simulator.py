@@ -198,9 +198,13 @@ def test_bad_commands_are_rejected_and_the_previous_command_continues(ros):
 
     goal = base.copy()
     goal[head] = 0.3
+    assert node.accepted == 0 and node.last_command_time is None
+    t_sent = node.world.t
     send(pos, goal)
     assert spin_until(lambda: act.q_d[head] == 0.3)
     t1 = node.world.t
+    # counted, with the simulated time it was taken at (reported in /diagnostics)
+    assert node.accepted == 1 and t_sent <= node.last_command_time <= t1
     assert spin_until(lambda: node.world.t > t1 + 0.5)
     # PD without gravity feedforward: a steady-state error tau_g / K_p remains (1 cm measured)
     assert abs(node.world.q[7 + head] - 0.3) < 0.1 * 0.3  # 90 % of the 0.3 rad step
@@ -216,6 +220,7 @@ def test_bad_commands_are_rejected_and_the_previous_command_continues(ros):
         assert rejected_after(pos, Float64MultiArray(data=[float(x) for x in bad]), k), node.last_rejection
         assert act.mode == "pd" and act.q_d[head] == 0.3 and np.all(np.isfinite(act.q_d))
     assert "values; expected" in node.last_rejection  # the last one: wrong length
+    assert node.accepted == 1  # a rejected command is not counted as taken
     t2 = node.world.t
     assert spin_until(lambda: node.world.t > t2 + 0.05)  # still stepping
 
@@ -225,7 +230,7 @@ def test_bad_commands_are_rejected_and_the_previous_command_continues(ros):
     )
     trj.publish(msg)
     spin_until(lambda: False, timeout=0.3)
-    assert act.trajectory is None and node.rejected == 3
+    assert act.trajectory is None and node.rejected == 3 and node.accepted == 1
 
     # static parameters cannot change at run time; the controller can
     assert not node.set_parameters([Parameter("dt", value=0.002)])[0].successful
