@@ -38,8 +38,9 @@ class RealTimeStepper:
     publish(outputs): the `Outputs` of each step (and of `step_paused`); report(t, report): a
     `PhysicsReport` at simulated time t [s]; on_error(text): a failed cycle (the stepper is
     paused); context(): extra keyword arguments of the report (controller, rejected_commands,
-    last_rejection, accepted_commands, last_command_time), read under the lock. `lock` (re-entrant) guards the session; `paused`,
-    `error` and `real_time_factor` are read by the report.
+    last_rejection, accepted_commands, last_command_time), read under the lock. `lock`
+    (re-entrant) guards the session; `paused`, `error` and `real_time_factor` are read by the
+    report.
     """
 
     def __init__(
