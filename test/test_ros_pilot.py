@@ -466,7 +466,17 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
         set_point = dict(zip(sim.robot.joint_names, act.q_d))
         latest = dict(zip(s.joint_names, pilot.positions()))
         set_point_off = max(abs(set_point[j] - latest[j]) for j in s.joint_names)
+        measured = dict(zip(states[-1].name, states[-1].position))
+        j = max(s.joint_names, key=lambda n: abs(measured[n] - latest[n]))
+        k = states[-1].name.index(j)
+        recent = [m.position[k] for m in states[-100:]]
+        r = sim.robot
+        i = r.joint_names.index(j)
         pytest.fail(
+            f"joint {j}: {measured[j]:.4f} rad (last 100 states {min(recent):.4f}..{max(recent):.4f}, velocity "
+            f"{states[-1].velocity[k]:.4f} rad/s, effort {states[-1].effort[k]:.2f} of {r.effort_max[i]:.2f} N m, "
+            f"limits {r.q_lower[i]:.3f}..{r.q_upper[i]:.3f}), command {latest[j]:.4f}; base angular velocity "
+            f"{np.round(sim.world.v[3:6], 4).tolist()} rad/s; "
             f"simulated joints {worst():.4f} rad from the command; set-point {set_point_off:.4f} rad from it; the pilot published {pilot.published - published} "
             f"commands in the wait, the simulator took {sim.accepted - accepted} (last at t = "
             f"{sim.last_command_time} s of {sim.world.t:.3f} s); publishers of {topic}: {writers}; "
