@@ -84,22 +84,26 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     return scene, robot, settings
 
 
-def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False) -> dict:
-    """The plan's motion (default `MotionSettings`) and its checks at every sample, its collisions
-    at every ``stride``-th (module docstring); ``{"motion": reason}`` when a projection fails.
+def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False, start_q=None) -> dict:
+    """The plan's motion (default `MotionSettings`; from ``start_q`` with the lead-in when given) and
+    its checks at every sample, its collisions at every ``stride``-th (module docstring);
+    ``{"motion": reason}`` when a projection fails.
     ``compare``: also the thesis's motion (``MotionSettings(collision=False)``: projections without
     collision rows, the paths not lifted nor bent), its build time and collisions."""
     m_ = planner.robot.model
     feas = planner.feas
     try:
-        mo = generate_motion(feas, plan.nodes, plan.goal_q)
+        mo = generate_motion(feas, plan.nodes, plan.goal_q, start_q=start_q)
     except PlanningError as e:
         return {"motion": str(e)}
     data = m_.createData()
     drift, axes = 0.0, {}
     vertical = [t for t in feas.tasks if isinstance(t, KeepVertical)]
-    for k, seg in enumerate(mo.segments):
-        window = (mo.t >= mo.witness_times[k] - 1e-9) & (mo.t <= mo.witness_times[k + 1] + 1e-9)
+    windows = [(seg, mo.witness_times[k], mo.witness_times[k + 1]) for k, seg in enumerate(mo.segments)]
+    if mo.lead_in is not None:
+        windows.insert(0, (mo.lead_in, 0.0, mo.witness_times[0]))
+    for seg, t0, t1 in windows:
+        window = (mo.t >= t0 - 1e-9) & (mo.t <= t1 + 1e-9)
         for q in mo.q[window]:
             drift = max(drift, contact_drift(feas, seg.fixed, q, data))
             if vertical:
@@ -113,7 +117,7 @@ def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = 
     thesis = {}
     if compare:
         try:
-            old = generate_motion(feas, plan.nodes, plan.goal_q, MotionSettings(collision=False))
+            old = generate_motion(feas, plan.nodes, plan.goal_q, MotionSettings(collision=False), start_q=start_q)
             found = motion_problems(planner, old, stride)
             thesis = {"thesis_motion_cpu_s": round(old.time, 2), "thesis_collisions": len(found)}
             thesis["thesis_collision_examples"] = found[:3]
@@ -163,7 +167,7 @@ def run(
         plan = sp.plan()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     problems = check_plan(sp.planner, plan) if plan.success else []
-    moved = motion_check(sp.planner, plan, stride, compare) if motion and plan.success else {}
+    moved = motion_check(sp.planner, plan, stride, compare, sp.start_q) if motion and plan.success else {}
     ok = [c.cpu_time for c in log.calls if c.outcome.name == "SUCCESS"]
     return {
         "scene": case,

@@ -14,7 +14,8 @@ A plan document is a JSON object with ``"format": FORMAT`` and
 - ``transitions``, ``goal_q``, ``stats`` (kept as given);
 - ``trajectory``: {``t`` (N,) [s], ``q`` (N, 7 + k) rows of base xyz [m], base quaternion xyzw and
   the k joint angles [rad] of ``joint_names``, ``joint_names`` (k,), ``unclear_segments``? (the
-  segment indices projected without collision rows, docs/planning.md; absent: none)}.
+  segment indices projected without collision rows, -1 the lead-in from the start posture to the
+  first witness, docs/planning.md; absent: none)}.
 
 A contact's ``position`` and ``quaternion`` are the world pose of its contact frame (E, d_E, b_E,
 n_E): the point and the axes (d_E, b_E, n_E) as a rotation (001_escande.md:110). A plan that found

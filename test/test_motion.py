@@ -17,7 +17,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_planner.contact import Contact, Stance
-from humanoid_planner.motion import BodyPath, PathDistance, plan_segments, sinusoidal_samples
+from humanoid_planner.motion import LEAD_IN, BodyPath, PathDistance, plan_segments, sinusoidal_samples
 
 CAP = np.deg2rad(10.0)  # [rad/s] the thesis's joint-speed cap (001_escande.md:390)
 
@@ -87,8 +87,15 @@ def test_a22_trajectory_passes_through_every_witness_posture_and_ends_at_the_goa
         np.testing.assert_allclose(m.q[i], n.q, atol=1e-12)
     np.testing.assert_allclose(m.q[-1], r.plan.goal_q, atol=1e-12)
     np.testing.assert_allclose(np.diff(m.t), 0.005, atol=1e-12)  # the control period, HRP-2's 5 ms
-    # A22: all projections succeed, k - 1 per segment, none retried
-    assert dict(m.stats.calls) == {("interpolation", "SUCCESS"): 19 * len(m.segments)}
+    # the motion starts where the robot stands (the problem's start posture), not at the root's
+    # witness (the posture generator's projection of it, its root 21 cm forward): the lead-in
+    # joins them in the start stance, over [0, witness_times[0]]
+    assert m.t[0] == 0.0 and m.witness_times[0] > 0.5
+    np.testing.assert_allclose(m.q[0], r.problem.start_q, atol=1e-12)
+    assert m.lead_in.index == LEAD_IN and m.lead_in.fixed == nodes[0].stance.contacts and not m.lead_in.changes
+    assert np.linalg.norm(nodes[0].q[:2] - r.problem.start_q[:2]) > 0.1  # a lead-in there is to make
+    # A22: all projections succeed, k - 1 per segment (the lead-in's too), none retried
+    assert dict(m.stats.calls) == {("interpolation", "SUCCESS"): 19 * (len(m.segments) + 1)}
 
 
 def test_contact_bodies_stay_fixed_while_in_contact(robot, walk):
@@ -98,11 +105,13 @@ def test_contact_bodies_stay_fixed_while_in_contact(robot, walk):
     r, m, feas = walk
     data = robot.model.createData()
     worst = 0.0
-    for k, seg in enumerate(m.segments):
+    windows = [(seg, _window(m, k)) for k, seg in enumerate(m.segments)]
+    windows.append((m.lead_in, m.t <= m.witness_times[0] + 1e-9))  # the lead-in holds the start stance
+    for seg, window in windows:
         assert len(seg.fixed) >= 1
         for c in seg.fixed:
             env, rf = feas.env_frame(c), feas.robot_frame(c.location)
-            for q in m.q[_window(m, k)]:
+            for q in m.q[window]:
                 p, R = _point(robot, data, q, c.location)
                 worst = max(worst, float(np.linalg.norm(p - env.point)))
                 assert np.linalg.norm(pin.log3(env.rotation.T @ R @ rf.rotation)) < 1e-3

@@ -109,14 +109,15 @@ def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
 
 def test_cli_plan_no_motion_collision_marks_every_segment_unclear(tmp_path, capsys, plan_file):
     """``--no-motion-collision``: the thesis's projections, every segment listed in PLAN.json's
-    ``trajectory.unclear_segments`` (and no warning: asked for); the session's plan, made with the
+    ``trajectory.unclear_segments`` (the lead-in as -1; and no warning: asked for); the session's plan, made with the
     collision rows, lists none."""
     out = tmp_path / "PLAN.json"
     argv = ["plan", "flat", "--steps", "2", "--joint-speed", "90", "--quiet", "--no-motion-collision", "-o", str(out)]
     assert main(argv) == 0
     assert "warning" not in capsys.readouterr().err
     doc = json.loads(out.read_text())
-    assert doc["trajectory"]["unclear_segments"] == list(range(len(doc["stances"])))  # the goal's segment too
+    # the lead-in (-1) and the goal's segment too
+    assert doc["trajectory"]["unclear_segments"] == list(range(-1, len(doc["stances"])))
     assert plan_file[0]["trajectory"]["unclear_segments"] == []
 
 

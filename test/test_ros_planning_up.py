@@ -3,7 +3,7 @@ and the contact planner in another process, driven from this one as a user would
 call of the config file's header (the flat walk, shortened to 0.4 m as in
 test_ros_contact_planner) answers the stance root poses; the planned stances reach
 /contact_planner/stances (which the viewer draws: its `marker_topics`), the motion
-/contact_planner/trajectory; /robot_description has one publisher (the state publisher: no
+/contact_planner/trajectory, which starts at the scene's posture (the lead-in); /robot_description has one publisher (the state publisher: no
 simulator in this set); the viewer serves its page; SIGTERM ends the node set cleanly."""
 
 import urllib.request
@@ -60,7 +60,18 @@ def test_up_planning_answers_a_plan_request_and_publishes_the_stances(repo_root)
     assert poses[-1].pose.position.x > GOAL_X - 0.1  # the base ends near the goal
     markers = stances[-1].markers
     assert markers[0].action == Marker.DELETEALL and len(markers) == 1 + 2 * len(poses)
-    assert len(trajectories[-1].points) > len(poses)
+    # the motion starts where the robot stands: the flat scene's posture (half-sitting), then the
+    # lead-in to the first stance's witness (its root 21 cm forward, the first answered pose)
+    from humanoid_model import load_robot
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.planning.problem import scene_start_q
+
+    robot = load_robot("hrp2")
+    start = scene_start_q(load_scene("flat"), robot)
+    traj = trajectories[-1]
+    assert len(traj.points) > len(poses) and traj.joint_names == list(robot.joint_names)
+    assert traj.points[0].positions == pytest.approx(start[7:].tolist(), abs=1e-9)
+    assert poses[0].pose.position.x > start[0] + 0.1  # the first witness is not the start posture
     assert page == 200 and description == 1
     assert proc.returncode == 0, out[-3000:]
     assert "Traceback" not in out, out[-3000:]

@@ -255,10 +255,11 @@ def check_plan(planner, plan) -> list[str]:
 
 def motion_problems(planner, motion, stride: int = 1) -> list[str]:
     """Collisions along ``motion`` (a `humanoid_planner.motion.Motion` of one of ``planner``'s
-    plans) at every ``stride``-th sample of each segment and at its last: a geometry of the robot's
-    collision model inside an obstacle (coal on the URDF shapes, as `check_plan`; the pairs of the
-    segment's held, leaving and arriving contacts left out) or two overlapping (the pairs of
-    `posture.geometry_self_collision.geometry_pairs`), by more than ``POSITION_TOL``. The planner's
+    plans) at every ``stride``-th sample of each segment (the lead-in included) and at its last:
+    a geometry of the robot's collision model inside an obstacle (coal on the URDF shapes, as
+    `check_plan`; the pairs of the segment's held, leaving and arriving contacts left out) or two
+    overlapping (the pairs of `posture.geometry_self_collision.geometry_pairs`), by more than
+    ``POSITION_TOL``. The planner's
     margins (1 cm) are not asked of the samples: the projections keep them at the knots and the
     path between them within half of them (`motion.generate`); what is asked is no contact. An
     empty list: none found. Cost: ~2 ms a sample on HRP-2 (Python loop over the coal pairs)."""
@@ -266,12 +267,15 @@ def motion_problems(planner, motion, stride: int = 1) -> list[str]:
         raise ValueError(f"motion_problems: field 'stride' must be >= 1; value {stride!r}")
     collisions = _Collisions(planner)
     out = []
-    for k, seg in enumerate(motion.segments):
-        t0, t1 = motion.witness_times[k], motion.witness_times[k + 1]
+    windows = [(seg, motion.witness_times[k], motion.witness_times[k + 1]) for k, seg in enumerate(motion.segments)]
+    lead = motion.lead_in
+    if lead is not None:  # the lead-in: start posture -> root witness, over [0, witness_times[0]]
+        windows.insert(0, (lead, 0.0, motion.witness_times[0]))
+    for seg, t0, t1 in windows:
         window = np.flatnonzero((motion.t >= t0 - 1e-9) & (motion.t <= t1 + 1e-9))
         picked = np.union1d(window[::stride], window[-1:])
         for i in picked:
             out += collisions.problems(
-                motion.q[i], seg.contacts, f"segment {k} sample {i} (t = {motion.t[i]:.3f} s)", margins=False
+                motion.q[i], seg.contacts, f"segment {seg.index} sample {i} (t = {motion.t[i]:.3f} s)", margins=False
             )
     return out

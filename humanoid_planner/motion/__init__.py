@@ -1,18 +1,19 @@
-"""Motion from a contact plan (001_escande.md §6, A22): the segments between witness postures and
-the bodies that make or break contacts (`segments`), their Cartesian paths with 2 cm normal
-approach and leave segments (`body_path`), the posture-generator projection of interpolated
-configurations (`projection`), the sinusoidal time law with speed caps (`time_law`), and
-`generate_motion` that chains them into a trajectory of full configurations at the control
-period. No ROS imports. docs/planning.md.
+"""Motion from a contact plan (001_escande.md §6, A22): the segments between witness postures (and
+the lead-in from the start posture) and the bodies that make or break contacts (`segments`),
+their Cartesian paths with 2 cm normal approach and leave segments (`body_path`), the
+posture-generator projection of interpolated configurations (`projection`), the sinusoidal time
+law with speed caps (`time_law`), and `generate_motion` that chains them into a trajectory of
+full configurations at the control period. No ROS imports. docs/planning.md.
 """
 
 from .body_path import BodyPath
 from .generate import Motion, MotionSettings, body_paths, contact_drift, generate_motion, task_error
 from .projection import PathDistance, project
-from .segments import Segment, plan_segments
+from .segments import LEAD_IN, Segment, lead_in_segment, plan_segments
 from .time_law import piece_costs, sinusoidal_samples
 
 __all__ = [
+    "LEAD_IN",
     "BodyPath",
     "Motion",
     "MotionSettings",
@@ -21,6 +22,7 @@ __all__ = [
     "body_paths",
     "contact_drift",
     "generate_motion",
+    "lead_in_segment",
     "piece_costs",
     "plan_segments",
     "project",

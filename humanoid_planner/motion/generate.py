@@ -88,7 +88,7 @@ from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
 from .projection import project
-from .segments import Segment, plan_segments
+from .segments import Segment, lead_in_segment, plan_segments
 from .time_law import piece_costs, sinusoidal_samples, spline_path
 
 __all__ = [
@@ -175,8 +175,11 @@ class Motion:
     segments: list
     stats: Stats = field(default_factory=Stats)
     time: float = 0.0
-    #: the segments projected without collision rows (``collision`` off, or its last fallback)
+    #: the segments projected without collision rows (``collision`` off, or its last fallback);
+    #: `LEAD_IN` (-1) for the lead-in
     unclear: list = field(default_factory=list)
+    lead_in: Segment | None = None
+    lead_in_knots: np.ndarray | None = None
 
 
 def _pose(feas, data, name, q):
@@ -420,30 +423,50 @@ def _off(feas, seg: Segment, q, data, drift: float, task: float, share: float | 
     return share is not None and feas.intrudes(q, [c.pair for c in seg.contacts], share)
 
 
-def generate_motion(feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None) -> Motion:
+def generate_motion(
+    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None
+) -> Motion:
     """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
     ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None; ``stats``
     a `contact.feasibility.Stats` to log the projections into (default a new one; a caller's
-    keeps them when a projection fails and `PlanningError` ends the motion)."""
+    keeps them when a projection fails and `PlanningError` ends the motion); ``start_q`` (nq,)
+    the start posture the plan was searched from: the motion then starts there, with the lead-in
+    to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness)."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
+    lead = lead_in_segment(feas.model, nodes, start_q)
     stats = Stats() if stats is None else stats
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
     unclear = []
-    for seg in segs:
+    lead_knots = None
+    for seg in [lead, *segs] if lead is not None else segs:
         k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
         if not clear:
             unclear.append(seg.index)
         t, q = sinusoidal_samples(feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed)
-        witness.append(t_end)
+        if seg is lead:
+            lead_knots = k
+        else:
+            witness.append(t_end)
+            knots.append(k)
         first = 1 if ts else 0  # the junction sample is the previous segment's last one
         ts.append(t[first:] + t_end)
         qs.append(q[first:])
         t_end += float(t[-1])
-        knots.append(k)
-    if not segs:
+    if not ts:
         ts, qs = [np.zeros(1)], [np.asarray(nodes[0].q, float)[None]]
     witness.append(t_end)
-    return Motion(np.concatenate(ts), np.vstack(qs), knots, witness, segs, stats, time.perf_counter() - start, unclear)
+    return Motion(
+        np.concatenate(ts),
+        np.vstack(qs),
+        knots,
+        witness,
+        segs,
+        stats,
+        time.perf_counter() - start,
+        unclear,
+        lead,
+        lead_knots,
+    )

@@ -26,7 +26,9 @@ import numpy as np
 from humanoid_planner.contact.node import ADDED, RELEASED
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["Segment", "plan_segments"]
+__all__ = ["LEAD_IN", "Segment", "lead_in_segment", "plan_segments"]
+
+LEAD_IN = -1  # the index of the lead-in segment (start posture -> root witness; module docstring)
 
 
 @dataclass(frozen=True)
@@ -78,3 +80,23 @@ def plan_segments(nodes, goal_q=None) -> list[Segment]:
             raise PlanningError(f"motion: nodes {i} and {i + 1} must differ by exactly one contact")
         out.append(Segment(i, np.asarray(n.q, float), q_end, n.stance.contacts, leaving, arriving))
     return out
+
+
+def lead_in_segment(model, nodes, start_q) -> Segment | None:
+    """The lead-in from ``start_q`` (nq,) to the root's witness in the root's stance (module
+    docstring), or None when ``start_q`` is None or is the witness (to 1e-12 in the tangent space:
+    nothing to move)."""
+    import pinocchio as pin
+
+    if start_q is None:
+        return None
+    nodes = list(nodes)
+    if not nodes:
+        raise PlanningError("motion: field 'nodes' must hold at least the root node")
+    q0 = np.asarray(start_q, float)
+    if q0.shape != (model.nq,) or not np.all(np.isfinite(q0)):
+        raise PlanningError(f"motion: field 'start_q' must be {model.nq} finite values; value shape {q0.shape}")
+    root = nodes[0]
+    if np.allclose(pin.difference(model, q0, np.asarray(root.q, float)), 0.0, rtol=0.0, atol=1e-12):
+        return None
+    return Segment(LEAD_IN, q0, np.asarray(root.q, float), root.stance.contacts)

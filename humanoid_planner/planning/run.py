@@ -59,7 +59,7 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     result, reason, stats = None, plan.reason, Stats()
     if plan.success:
         try:
-            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion, stats)
+            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion, stats, start_q=problem.start_q)
         except PlanningError as exc:
             reason = str(exc)
     return PlanningResult(problem, planner, plan, result, reason, time.perf_counter() - start, stats)
