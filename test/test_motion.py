@@ -645,3 +645,25 @@ def test_a_landing_sole_whose_pose_path_folds_follows_its_position_path():
         height = (x - e) @ n
         assert abs(height - 0.02 * (1 - (j / 20 - 0.8) / 0.2)) < 1e-4, (j, height)
         assert np.linalg.norm((x - e) - height * n) < 1e-4
+
+
+def test_lead_in_only_where_the_start_is_not_the_root_witness(walk):
+    """`lead_in_segment`: none without a start posture or when it is the root's witness (nothing to
+    move; the motion then starts at the witness, as before the lead-in); a start of the wrong size
+    or not finite is refused naming the field; otherwise the start stance held, nothing made or broken."""
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.motion import lead_in_segment
+
+    r, m, feas = walk
+    nodes = r.plan.nodes
+    assert lead_in_segment(feas.model, nodes, None) is None
+    assert lead_in_segment(feas.model, nodes, nodes[0].q.copy()) is None
+    seg = lead_in_segment(feas.model, nodes, r.problem.start_q)
+    np.testing.assert_array_equal(seg.q_start, r.problem.start_q)
+    np.testing.assert_array_equal(seg.q_end, nodes[0].q)
+    assert seg.fixed == nodes[0].stance.contacts and seg.leaving is None and seg.arriving is None
+    for bad in (r.problem.start_q[:-1], np.full(feas.model.nq, np.nan)):
+        with pytest.raises(PlanningError, match="start_q"):
+            lead_in_segment(feas.model, nodes, bad)
+    with pytest.raises(PlanningError, match="nodes"):
+        lead_in_segment(feas.model, [], r.problem.start_q)
