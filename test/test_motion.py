@@ -667,3 +667,29 @@ def test_lead_in_only_where_the_start_is_not_the_root_witness(walk):
             lead_in_segment(feas.model, nodes, bad)
     with pytest.raises(PlanningError, match="nodes"):
         lead_in_segment(feas.model, [], r.problem.start_q)
+
+
+@pytest.mark.parametrize("name", ["table_can", "stairs"])
+def test_the_scene_lead_ins_start_at_the_scene_posture_and_stay_clear(name, robot, scene_motion):
+    """The lead-in of the session's A17 and A18 plans (the root alone, from the scene's start
+    posture): it starts there and ends at the root's witness, holds the start stance's contacts
+    within 1 mm at every sample, keeps its collision rows (not in ``unclear``) and touches nothing
+    (every 10th sample, URDF shapes)."""
+    from humanoid_planner.contact import motion_problems
+    from humanoid_planner.motion import generate_motion
+
+    sp, plan, _ = scene_motion(name)
+    feas = sp.planner.feas
+    m = generate_motion(feas, plan.nodes[:1], None, start_q=sp.start_q)
+    assert m.lead_in is not None and m.segments == [] and m.unclear == []
+    np.testing.assert_allclose(m.q[0], sp.start_q, atol=1e-12)
+    np.testing.assert_allclose(m.q[-1], plan.nodes[0].q, atol=1e-12)
+    assert m.witness_times == [m.t[-1]]  # the root's witness ends it
+    data = robot.model.createData()
+    worst = max(
+        float(np.linalg.norm(_point(robot, data, q, c.location)[0] - feas.env_frame(c).point))
+        for q in m.q
+        for c in m.lead_in.fixed
+    )
+    assert worst < 1e-3
+    assert motion_problems(sp.planner, m, stride=10) == []
