@@ -1,11 +1,32 @@
 """`humanoid-stack up NAME` in another process, driven from a test's rclpy executor as a user
-would (the node-set tests: test_ros_bridge_up.py, test_ros_pilot_up.py)."""
+would (the node-set tests: test_ros_bridge_up.py, test_ros_pilot_up.py, test_ros_planning_up.py)."""
 
 import os
 import signal
 import subprocess
 import sys
 import time
+
+
+class Client:
+    """The test's own node ``name`` on a private rclpy context, added to its executor (the user's
+    side of a node set); `close` ends both."""
+
+    def __init__(self, name: str):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def close(self):
+        import rclpy
+
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
 
 
 def start_up(repo_root, name: str, *args: str) -> subprocess.Popen:

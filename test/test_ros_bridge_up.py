@@ -13,8 +13,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from ros_up import spinner, start_up, stop  # noqa: E402
+from ros_up import Client, spinner, start_up, stop  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
@@ -34,9 +33,8 @@ def head_motion(start: float, first: float) -> JointTrajectory:
 
 
 def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_root):
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    node = rclpy.create_node("test_up_bridge_sim", context=ctx)
+    client = Client("test_up_bridge_sim")
+    node, executor = client.node, client.executor
     states, diags = [], []
     node.create_subscription(JointState, "/joint_states", states.append, 10)
     node.create_subscription(
@@ -46,8 +44,6 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         100,
     )
     pub = node.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 10)
-    executor = SingleThreadedExecutor(context=ctx)
-    executor.add_node(node)
     proc = start_up(repo_root, "bridge_sim", "--duration", "60")
     spin_until = spinner(executor, proc, TIMEOUT)
 
@@ -73,8 +69,7 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         followed = abs(head() - (start + DELTA))
     finally:
         out = stop(proc, sigterm=followed is not None)
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
+        client.close()
     assert "start_state" in refused, refused
     assert executed, [d.message for d in diags] + [out[-3000:]]
     assert followed < 0.05, followed  # the bridge's goal tolerance (config/bridge_sim.yaml: default)

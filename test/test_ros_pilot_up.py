@@ -17,8 +17,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from ros_up import spinner, start_up, stop  # noqa: E402
+from ros_up import Client, spinner, start_up, stop  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from humanoid_control.kinematics import load_structure  # noqa: E402
@@ -39,9 +38,8 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
     structure = load_structure("hrp2")
     hand = structure.placement(structure.q0, "r_hand")  # the pilot's default frame, at its start
     port = free_port()
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    node = rclpy.create_node("test_up_pilot_sim", context=ctx)
+    client = Client("test_up_pilot_sim")
+    node, executor = client.node, client.executor
     measured, commanded, rejected = [], [], []
     node.create_subscription(JointState, "/joint_states", measured.append, 10)
     node.create_subscription(JointState, "/pilot/joint_states", commanded.append, 10)
@@ -54,8 +52,6 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
 
     node.create_subscription(DiagnosticArray, "/diagnostics", on_diagnostics, 100)
     pub = node.create_publisher(PoseStamped, "/pilot/target", 10)
-    executor = SingleThreadedExecutor(context=ctx)
-    executor.add_node(node)
     proc = start_up(repo_root, "pilot_sim", "--duration", "80", "--set", f"viewer.port={port}")
     spin_until = spinner(executor, proc, TIMEOUT)
 
@@ -88,8 +84,7 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
         spin_until(lambda: len(rejected) >= 2)  # a simulator status after the motion
     finally:
         out = stop(proc, sigterm=moved is not None)
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
+        client.close()
     assert page == 200
     assert moved is not None and moved >= FOLLOWED, (moved, out[-3000:])
     assert rejected and rejected[-1] == 0, (rejected, out[-3000:])

@@ -14,8 +14,7 @@ pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from nav_msgs.srv import GetPlan  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from ros_up import spinner, start_up, stop  # noqa: E402
+from ros_up import Client, spinner, start_up, stop  # noqa: E402
 from test_ros_pilot_up import free_port  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
@@ -26,15 +25,12 @@ GOAL_X = 0.4  # [m] the flat walk of test_contact_plan / test_ros_contact_planne
 
 def test_up_planning_answers_a_plan_request_and_publishes_the_stances(repo_root):
     port = free_port()
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    node = rclpy.create_node("test_up_planning", context=ctx)
+    client = Client("test_up_planning")
+    node, executor = client.node, client.executor
     stances, trajectories = [], []
     node.create_subscription(MarkerArray, "/contact_planner/stances", stances.append, 1)
     node.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajectories.append, 1)
     plan = node.create_client(GetPlan, "/contact_planner/plan")
-    executor = SingleThreadedExecutor(context=ctx)
-    executor.add_node(node)
     # a short motion (3 projections per transition, 90 deg/s): its checks are test_motion's
     sets = ["contact_planner.interpolation_steps=3", "contact_planner.joint_speed=90.0", f"viewer.port={port}"]
     proc = start_up(repo_root, "planning", "--duration", "100", *(a for s in sets for a in ("--set", s)))
@@ -52,8 +48,7 @@ def test_up_planning_answers_a_plan_request_and_publishes_the_stances(repo_root)
         description = node.count_publishers("/robot_description")
     finally:
         out = stop(proc, sigterm=answer is not None)
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
+        client.close()
     poses = answer.plan.poses
     assert len(poses) >= 5, out[-3000:]  # the flat walk: at least 5 stances (test_ros_contact_planner)
     assert all(p.header.frame_id == "odom" for p in poses)
