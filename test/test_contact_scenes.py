@@ -229,3 +229,23 @@ def test_the_under_table_search_is_the_same_on_two_worker_processes(monkeypatch)
         assert s1 == s2 and np.array_equal(q1, q2) and len(k1) == len(k2)
         for a, b in zip(k1, k2):
             assert a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2] == b[2]
+
+
+def test_the_stairs_random_candidates_give_the_same_plan_on_two_worker_processes(scene_plan):
+    """The stairs search draws random candidates (the scene's ``candidates: random``), each pair's
+    generator seeded by (seed, father, pair) (`contact.children`): on 2 spawned workers it gives
+    the session's serial plan bit for bit (stances, witnesses, potentials, goal posture, nodes
+    generated and expanded, PG calls by purpose and outcome), so a plan depends on the seed, not
+    on the workers or the order their jobs finish in."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+
+    sp, serial = scene_plan("stairs")
+    assert sp.planner.s.candidates == "random" and sp.planner.s.workers == 1
+    par = scene_planning(load_scene("stairs"), workers=2).plan()
+    assert par.success and len(par.nodes) == len(serial.nodes)
+    for a, b in zip(serial.nodes, par.nodes):
+        assert a.stance == b.stance and np.array_equal(a.q, b.q) and a.potential == b.potential
+    assert np.array_equal(serial.goal_q, par.goal_q)
+    assert (par.generated, par.expanded) == (serial.generated, serial.expanded)
+    assert dict(par.stats.calls) == dict(serial.stats.calls)
