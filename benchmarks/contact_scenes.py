@@ -99,10 +99,7 @@ def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = 
     data = m_.createData()
     drift, axes = 0.0, {}
     vertical = [t for t in feas.tasks if isinstance(t, KeepVertical)]
-    windows = [(seg, mo.witness_times[k], mo.witness_times[k + 1]) for k, seg in enumerate(mo.segments)]
-    if mo.lead_in is not None:
-        windows.insert(0, (mo.lead_in, 0.0, mo.witness_times[0]))
-    for seg, t0, t1 in windows:
+    for seg, t0, t1 in mo.windows():
         window = (mo.t >= t0 - 1e-9) & (mo.t <= t1 + 1e-9)
         for q in mo.q[window]:
             drift = max(drift, contact_drift(feas, seg.fixed, q, data))

@@ -259,19 +259,15 @@ def motion_problems(planner, motion, stride: int = 1) -> list[str]:
     a geometry of the robot's collision model inside an obstacle (coal on the URDF shapes, as
     `check_plan`; the pairs of the segment's held, leaving and arriving contacts left out) or two
     overlapping (the pairs of `posture.geometry_self_collision.geometry_pairs`), by more than
-    ``POSITION_TOL``. The planner's
-    margins (1 cm) are not asked of the samples: the projections keep them at the knots and the
-    path between them within half of them (`motion.generate`); what is asked is no contact. An
-    empty list: none found. Cost: ~2 ms a sample on HRP-2 (Python loop over the coal pairs)."""
+    ``POSITION_TOL``. The planner's margins (1 cm) are not asked of the samples: the projections
+    keep them at the knots and the path between them within half of them (`motion.generate`); what
+    is asked is no contact. An empty list: none found. Cost: ~2 ms a sample on HRP-2 (Python loop
+    over the coal pairs)."""
     if stride < 1:
         raise ValueError(f"motion_problems: field 'stride' must be >= 1; value {stride!r}")
     collisions = _Collisions(planner)
     out = []
-    windows = [(seg, motion.witness_times[k], motion.witness_times[k + 1]) for k, seg in enumerate(motion.segments)]
-    lead = motion.lead_in
-    if lead is not None:  # the lead-in: start posture -> root witness, over [0, witness_times[0]]
-        windows.insert(0, (lead, 0.0, motion.witness_times[0]))
-    for seg, t0, t1 in windows:
+    for seg, t0, t1 in motion.windows():
         window = np.flatnonzero((motion.t >= t0 - 1e-9) & (motion.t <= t1 + 1e-9))
         picked = np.union1d(window[::stride], window[-1:])
         for i in picked:

@@ -89,7 +89,7 @@ from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
 from .projection import project
-from .segments import Segment, lead_in_segment, plan_segments
+from .segments import Segment, coincide, lead_in_segment, plan_segments
 from .time_law import piece_costs, sinusoidal_samples, spline_path
 
 __all__ = [
@@ -181,6 +181,14 @@ class Motion:
     unclear: list = field(default_factory=list)
     lead_in: Segment | None = None
     lead_in_knots: np.ndarray | None = None
+
+    def windows(self) -> list[tuple[Segment, float, float]]:
+        """(segment, start [s], end [s]) of every sampled segment in time order: the lead-in over
+        [0, ``witness_times[0]``] when there is one, then segment k over
+        [``witness_times[k]``, ``witness_times[k + 1]``]."""
+        lead = [(self.lead_in, 0.0, self.witness_times[0])] if self.lead_in is not None else []
+        w = self.witness_times
+        return lead + [(seg, w[k], w[k + 1]) for k, seg in enumerate(self.segments)]
 
 
 def _pose(feas, data, name, q):
@@ -296,7 +304,7 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndar
     (recursively, at most ``s.refinements`` halvings), then the same test on the time law's spline
     through them (module docstring); and whether they kept their collision rows."""
     model = feas.model
-    if np.allclose(pin.difference(model, seg.q_start, seg.q_end), 0.0, rtol=0.0, atol=1e-12):
+    if coincide(model, seg.q_start, seg.q_end):
         return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
     thesis = body_paths(feas, seg, s)
     lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis

@@ -26,7 +26,7 @@ import numpy as np
 from humanoid_planner.contact.node import ADDED, RELEASED
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["LEAD_IN", "Segment", "lead_in_segment", "plan_segments"]
+__all__ = ["LEAD_IN", "Segment", "coincide", "lead_in_segment", "plan_segments"]
 
 LEAD_IN = -1  # the index of the lead-in segment (start posture -> root witness; module docstring)
 
@@ -85,9 +85,7 @@ def plan_segments(nodes, goal_q=None) -> list[Segment]:
 def lead_in_segment(model, nodes, start_q) -> Segment | None:
     """The lead-in from ``start_q`` (nq,) to the root's witness in the root's stance (module
     docstring), or None when ``start_q`` is None or is the witness (to 1e-12 in the tangent space:
-    nothing to move)."""
-    import pinocchio as pin
-
+    nothing to move, `coincide`)."""
     if start_q is None:
         return None
     nodes = list(nodes)
@@ -97,6 +95,13 @@ def lead_in_segment(model, nodes, start_q) -> Segment | None:
     if q0.shape != (model.nq,) or not np.all(np.isfinite(q0)):
         raise PlanningError(f"motion: field 'start_q' must be {model.nq} finite values; value shape {q0.shape}")
     root = nodes[0]
-    if np.allclose(pin.difference(model, q0, np.asarray(root.q, float)), 0.0, rtol=0.0, atol=1e-12):
-        return None
-    return Segment(LEAD_IN, q0, np.asarray(root.q, float), root.stance.contacts)
+    q1 = np.asarray(root.q, float)
+    return None if coincide(model, q0, q1) else Segment(LEAD_IN, q0, q1, root.stance.contacts)
+
+
+def coincide(model, a, b) -> bool:
+    """Whether configurations ``a`` and ``b`` (nq,) are the same posture: their difference in the
+    tangent space is 0 to 1e-12 (nothing to move between them)."""
+    import pinocchio as pin
+
+    return bool(np.allclose(pin.difference(model, a, b), 0.0, rtol=0.0, atol=1e-12))
