@@ -180,7 +180,6 @@ class Motion:
     #: `LEAD_IN` (-1) for the lead-in
     unclear: list = field(default_factory=list)
     lead_in: Segment | None = None
-    lead_in_knots: np.ndarray | None = None
 
     def windows(self) -> list[tuple[Segment, float, float]]:
         """(segment, start [s], end [s]) of every sampled segment in time order: the lead-in over
@@ -455,15 +454,12 @@ def generate_motion(
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
     unclear = []
-    lead_knots = None
     for seg in [lead, *segs] if lead is not None else segs:
         k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
         if not clear:
             unclear.append(seg.index)
         t, q = sinusoidal_samples(feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed)
-        if seg is lead:
-            lead_knots = k
-        else:
+        if seg is not lead:
             witness.append(t_end)
             knots.append(k)
         first = 1 if ts else 0  # the junction sample is the previous segment's last one
@@ -483,5 +479,4 @@ def generate_motion(
         time.perf_counter() - start,
         unclear,
         lead,
-        lead_knots,
     )

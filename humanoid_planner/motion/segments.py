@@ -22,7 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
 
+from humanoid_model.validation import finite_vector
 from humanoid_planner.contact.node import ADDED, RELEASED
 from humanoid_planner.exceptions import PlanningError
 
@@ -91,9 +93,7 @@ def lead_in_segment(model, nodes, start_q) -> Segment | None:
     nodes = list(nodes)
     if not nodes:
         raise PlanningError("motion: field 'nodes' must hold at least the root node")
-    q0 = np.asarray(start_q, float)
-    if q0.shape != (model.nq,) or not np.all(np.isfinite(q0)):
-        raise PlanningError(f"motion: field 'start_q' must be {model.nq} finite values; value shape {q0.shape}")
+    q0 = finite_vector(start_q, model.nq, "motion", "start_q", PlanningError)
     root = nodes[0]
     q1 = np.asarray(root.q, float)
     return None if coincide(model, q0, q1) else Segment(LEAD_IN, q0, q1, root.stance.contacts)
@@ -102,6 +102,4 @@ def lead_in_segment(model, nodes, start_q) -> Segment | None:
 def coincide(model, a, b) -> bool:
     """Whether configurations ``a`` and ``b`` (nq,) are the same posture: their difference in the
     tangent space is 0 to 1e-12 (nothing to move between them)."""
-    import pinocchio as pin
-
     return bool(np.allclose(pin.difference(model, a, b), 0.0, rtol=0.0, atol=1e-12))
