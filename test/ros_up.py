@@ -3,9 +3,17 @@ would (the node-set tests: test_ros_bridge_up.py, test_ros_pilot_up.py, test_ros
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (the OS picks it), for a node set's web viewer."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Client:

@@ -9,7 +9,6 @@ failed attempt, tried again once; any other failure fails the test."""
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import warnings
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("rclpy")
+from ros_up import free_port  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
@@ -25,12 +25,6 @@ DURATION = 6.0  # [s] demo run time asked for by issue 2
 STANDING_TOL = 0.05  # [rad] PD sag and the scripted push stay well inside this (chosen; a fall is > 0.3)
 STARTUP = 90.0  # [s] generous bound for imports + viser start on a loaded 2-core CI machine (chosen)
 ATTEMPTS = 2  # a listener crashed by SIGSEGV in rclpy / Fast DDS is retried once (chosen)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def listen(repo_root, tmp_path, attempt):

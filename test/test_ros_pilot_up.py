@@ -5,7 +5,6 @@ on /pilot/target. The simulator accepts every command of the pilot (none rejecte
 /diagnostics), its right-arm joints move toward the pilot's commanded ones (/pilot/joint_states,
 the phantom), the viewer serves its page, and SIGTERM ends the node set cleanly."""
 
-import socket
 import urllib.request
 
 import numpy as np
@@ -17,7 +16,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
-from ros_up import Client, spinner, start_up, stop  # noqa: E402
+from ros_up import Client, free_port, spinner, start_up, stop  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from humanoid_control.kinematics import load_structure  # noqa: E402
@@ -26,12 +25,6 @@ TIMEOUT = 90.0  # [s] wall bound (chosen, as test_ros_bridge_up: the standing ro
 REACH = 0.03  # [m] the target's offset ahead of the hand (chosen: within reach from half-sitting)
 FOLLOWED = 0.5  # (chosen) fraction of the commanded arm motion the simulated arm must have made
 # (the PD-controlled arm lags the one-point commands and sags in gravity; standing still it would be 0)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root):

@@ -14,8 +14,7 @@ pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
 from nav_msgs.srv import GetPlan  # noqa: E402
-from ros_up import Client, spinner, start_up, stop  # noqa: E402
-from test_ros_pilot_up import free_port  # noqa: E402
+from ros_up import Client, free_port, spinner, start_up, stop  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
