@@ -11,6 +11,14 @@ The checks, their defaults and the numbers chosen: docs/bridge.md. The node is
 `humanoid_ros.robot_bridge` (docs/real_robot.md).
 """
 
+from humanoid_control.bridge.executor import (
+    STATE_TIMEOUT,
+    BridgeExecutor,
+    BridgeOutputs,
+    Execution,
+    ExecutorSettings,
+    report_values,
+)
 from humanoid_control.bridge.limits import A_MAX_DEFAULT, JointLimits
 from humanoid_control.bridge.monitor import GOAL_TIME, GOAL_TOLERANCE, PATH_TOLERANCE, ExecutionMonitor, MonitorStatus
 from humanoid_control.bridge.plan_files import load_plan
@@ -31,9 +39,15 @@ __all__ = [
     "ExecutionMonitor",
     "MonitorStatus",
     "load_plan",
+    "BridgeExecutor",
+    "BridgeOutputs",
+    "Execution",
+    "ExecutorSettings",
+    "report_values",
     "BridgeError",
     "A_MAX_DEFAULT",
     "PATH_TOLERANCE",
     "GOAL_TOLERANCE",
     "GOAL_TIME",
+    "STATE_TIMEOUT",
 ]
