@@ -19,6 +19,8 @@ from humanoid_control.kinematics import prioritized, svd
 from humanoid_control.kinematics.base import Constraint
 from humanoid_control.kinematics.closures import Ball, Weld
 from humanoid_control.kinematics.com import ComTask, inside, support_polygon
+from humanoid_control.kinematics.com_position import CenterOfMassTask
+from humanoid_control.kinematics.frame_height import FrameHeightTask
 from humanoid_control.kinematics.joints import JointTask, PostureTask
 from humanoid_control.kinematics.report import SolveReport
 from humanoid_control.kinematics.sidecar import parse_kin_sidecar, read_kin_sidecar
@@ -28,7 +30,7 @@ from humanoid_control.kinematics.targets import FrameTarget
 #: the solvers, by name (the first is the default)
 SOLVERS = {"prioritized": prioritized.solve, "svd": svd.solve}
 #: every constraint class (a test checks each satisfies `Constraint`)
-CONSTRAINTS = (Weld, Ball, FrameTarget, ComTask, JointTask, PostureTask)
+CONSTRAINTS = (Weld, Ball, FrameTarget, ComTask, CenterOfMassTask, FrameHeightTask, JointTask, PostureTask)
 
 __all__ = [
     "load_structure",
@@ -41,6 +43,8 @@ __all__ = [
     "Ball",
     "FrameTarget",
     "ComTask",
+    "CenterOfMassTask",
+    "FrameHeightTask",
     "JointTask",
     "PostureTask",
     "SolveReport",
