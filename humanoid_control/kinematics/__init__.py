@@ -8,10 +8,15 @@ per cycle for direct and inverse kinematics.
     q = s.q0
     q, report = prioritized.solve(s, q, hand, ComTask(s), PostureTask(s))
 
-Rows share one interface (`base.Constraint`: error and Jacobian in the tangent space); the
-solvers are `prioritized` (default) and `svd` (the thesis's reference method), both
-``solve(structure, q, *tasks) -> (q_new, SolveReport)``. Formats, thresholds and choices:
-docs/kinematics.md.
+Rows share one interface (`base.Constraint`: error and Jacobian in the tangent space), one module
+per member: `closures` (`Weld`, `Ball`), `targets` (`FrameTarget`), `com` (`ComTask`, the CoM's
+ground projection), `com_position` (`CenterOfMassTask`, the 3-D CoM), `frame_height`
+(`FrameHeightTask`), `joints` (`JointTask`, `PostureTask`); registry `CONSTRAINTS`. The solvers
+are `prioritized` (default) and `svd` (the thesis's reference method), both
+``solve(structure, q, *tasks) -> (q_new, SolveReport)``; registry `SOLVERS`. Also: `sidecar`
+and `structure` (loading), `rows`, `frame_rows`, `task_rows` and `hierarchy` (the solver's rows
+and compiled core), `report` (`SolveReport`), `mad` and `mad_parser` (the thesis's MAD files).
+Formats, thresholds and choices: docs/kinematics.md.
 """
 
 from humanoid_control.exceptions import KinematicsError
