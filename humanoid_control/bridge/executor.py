@@ -176,7 +176,8 @@ class BridgeExecutor:
         controller: how messages name the controller (the node: its controller's name).
 
     ``measured`` {joint: position} holds the newest finite measurement of each joint,
-    ``measured_at`` the ``steady`` time of the newest measurement (None before one).
+    ``measured_at`` the ``steady`` time of the newest measurement (None before one). Thread-safe:
+    one transition at a time, so `tick` may run in its own thread beside the inputs.
     """
 
     def __init__(
