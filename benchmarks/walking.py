@@ -4,7 +4,7 @@ D4: HRP-2 executes one walking plan, by default the thesis's generator's setting
 (`WalkParameters.walkgen_2008`: 6 steps of 0.15 m, 0.78 s single + 0.02 s double support, 5.8 s from
 the first weight shift to the end), with rigid feet, flexible ankles, FEM soles (E = 3 MPa,
 nu = 0.4) and two-layer pad soles (1.5 cm at 3 MPa over 0.5 cm at 1 MPa, nu = 0.25), the same PD joint
-trajectory controller in all four (`humanoid_control.walking.stiffen`, or --gains jsk), and prints the peak vertical
+trajectory controller in all four (`humanoid_control.walking_ik.stiffen`, or --gains jsk), and prints the peak vertical
 acceleration of the torso's centre of mass at the foot strikes against the thesis's
 50 / 30 / 5 / 2 m/s², the torso's vertical oscillation and the offset of each trace from the rigid one.
 
@@ -34,7 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pinocchio as pin
 
-from humanoid_control.walking import WALK_GAIN_SCALE, solve_walk, stiffen
+from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiffen
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
@@ -289,7 +289,7 @@ def main(argv=None) -> int:
     else:
         params = WalkParameters(n_steps=a.steps, step_length=a.step_length or 0.2)
     pattern = plan_pattern(params, foot_geometry(load_robot("hrp2")))
-    ik = solve_walk(pattern.com, pattern.feet, hold=params.hold)
+    ik = solve_walking_ik(pattern.com, pattern.feet, hold=params.hold)
     joints = dict(zip(ik.joint_names, ik.joint_positions().T, strict=True))
     print(
         f"plan ({a.generator}): {a.steps} steps of {params.step_length} m, {pattern.t[-1]:.2f} s "

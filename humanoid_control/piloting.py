@@ -1,7 +1,9 @@
 """Interactive piloting without ROS (issue 10, "Piloting node and the viewer"): a `PilotSession`
 holds a kinematic structure, its frame targets (inverse mode: gizmos, poses) or joint targets
 (direct mode: sliders), and runs one solver cycle per `step`; `PilotLoop` runs it in a thread at
-a rate (the thesis's >= 25 Hz, 002_fluckiger.md:506, 002_fluckiger.md:639).
+a rate (the thesis's >= 25 Hz, 002_fluckiger.md:506, 002_fluckiger.md:639). It is the one piloting
+engine: `humanoid-stack pilot` runs it in a `PilotLoop` beside the viewer, and the `pilot` node
+(`humanoid_ros.pilot`) steps it on its timer, its twists through `HeldTwist` and `move`.
 
     from humanoid_control.kinematics import load_structure
     from humanoid_control.piloting import PilotLoop, PilotSession
@@ -17,6 +19,15 @@ direct mode, 002_fluckiger.md:237) and the posture (level 3). Bad input (a NaN p
 frame or joint, a command for the other mode) is refused: the call returns False, ``refused`` and
 ``last_refusal`` say why, and the loop goes on with the previous targets.
 
+Two options set how a cycle meets its goals. ``max_step`` (`MAX_STEP`) rate-limits the solver's
+targets toward the goals (a gizmo or a slider can jump); None makes the goal the target at once
+(the node: a twist's increments are small, a ~/target is reached as the solver's own step bounds
+allow). ``corrections`` (`CORRECTIONS`) solves again while a loop is open; the node takes 0: one
+solve per cycle, so the joint step between two published commands is one solver step and a
+stretched arm holding an unreachable target creeps by one step per cycle. Each cycle's `PilotState`
+says whether the commands are reached (``tracking``), getting closer (``approaching``) or not
+(``out_of_reach``), against ``tolerance``.
+
 Gizmo axes (`command_axes`, A16, 002_fluckiger.md:245-253): a gizmo sits at the driven frame's
 origin with the axes of the command frame (world, the frame's own "tool" axes, or the camera's
 "view" axes); `gizmo_target` turns its dragged pose into the absolute target, rotations pivoting
@@ -26,16 +37,18 @@ about the frame's origin (Pinocchio's LOCAL_WORLD_ALIGNED semantics, as `FrameTa
 from __future__ import annotations
 
 import collections
+import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
 
 from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics import SOLVERS, ComTask, FrameTarget, JointTask, PostureTask
-from humanoid_model.validation import did_you_mean, finite_number
+from humanoid_control.kinematics.targets import moved
+from humanoid_model.validation import did_you_mean, finite_number, integer
 
 __all__ = [
     "CONTROL_MODES",
@@ -44,6 +57,10 @@ __all__ = [
     "PilotSession",
     "PilotState",
     "PilotLoop",
+    "HeldTwist",
+    "TRACKING_STATES",
+    "TRACKING_TOLERANCE",
+    "tracking_state",
     "default_frames",
     "close_loops",
     "command_axes",
@@ -69,6 +86,10 @@ MAX_STEP = {"linear": 0.01, "angular": 0.1, "joint": 0.05}
 #: LOOP_TOLERANCE: the thesis asks at least one solve per display cycle (002_fluckiger.md:639)
 CORRECTIONS = 3
 LOOP_TOLERANCE = 1e-6  # [m] (chosen) ten times below A7's 0.01 mm (002_fluckiger.md:679)
+#: [m] (chosen: the 1 mm hand tracking of the piloting node) the commands count as reached ("tracking")
+#: when the residual is at most this
+TRACKING_TOLERANCE = 1e-3
+TRACKING_STATES = ("tracking", "approaching", "out_of_reach")
 CLOSE_STEPS = 10  # solver cycles at most to close the loops of the initial configuration (chosen)
 CLOSE_TOLERANCE = 1e-9  # [m] loops counted closed (chosen: A4's 1e-6 mm, 002_fluckiger.md:676)
 
@@ -183,6 +204,47 @@ def approach(current: pin.SE3, goal: pin.SE3, linear: float, angular: float) -> 
     return pin.SE3(R, p)
 
 
+def tracking_state(before: float, residual: float, tolerance: float) -> str:
+    """How a cycle went, from the residual before it (the new goals against the previous
+    configuration) and after it [m]: ``tracking`` (reached: residual <= ``tolerance``),
+    ``approaching`` (the gap closed by more than ``tolerance``) or ``out_of_reach`` (not getting
+    closer: the solver holds the closest pose it reached)."""
+    if residual <= tolerance:
+        return "tracking"
+    if before - residual > tolerance:
+        return "approaching"
+    return "out_of_reach"
+
+
+class HeldTwist:
+    """The latest unit twist [vx vy vz wx wy wz] of a 6-DOF mouse or a joystick (per unit of
+    deflection) and when it came [s]: the devices repeat a held command, so it moves the target
+    until it is older than a timeout (`increment`)."""
+
+    def __init__(self):
+        self.twist = np.zeros(6)
+        self.at: float | None = None
+
+    def set(self, twist, now: float) -> None:
+        """A new command (6,), received at ``now`` [s]."""
+        self.twist, self.at = np.asarray(twist, float), now
+
+    def clear(self) -> None:
+        """Stop: the held command becomes zero."""
+        self.twist[:] = 0.0
+
+    def increment(self, now: float, timeout: float, sensitivity, dt: float) -> np.ndarray | None:
+        """The target increment (6,) [m, rad] of a cycle of ``dt`` [s] at ``now``: the twist times
+        ``sensitivity`` ([linear m/s, angular rad/s] per unit) times ``dt``; None when there is no
+        command, a zero one, or one older than ``timeout`` [s]."""
+        if self.at is None or now - self.at > timeout:
+            return None
+        if not self.twist.any():
+            return None
+        lin, ang = sensitivity
+        return np.concatenate([lin * self.twist[:3], ang * self.twist[3:]]) * dt
+
+
 @dataclass
 class PilotState:
     """One cycle's result. ``q`` (nq,) solved configuration; ``report`` the last solve's
@@ -190,7 +252,9 @@ class PilotState:
     [m] largest gap between a command's goal (the gizmo, the slider) and the result: a frame's
     |Δp| + length_scale·|Δθ| of what its mode drives, a joint's |Δq| (× length_scale when
     revolute); ``loop_gap`` (position [m], rotation [rad]); ``speeds`` (nv,) |q̇| over the cycle
-    [rad/s] or [m/s]; ``solves`` solver calls this cycle; ``solve_s`` their time [s]."""
+    [rad/s] or [m/s]; ``solves`` solver calls this cycle; ``solve_s`` their time [s];
+    ``tracking`` one of `TRACKING_STATES` (`tracking_state`); ``errors`` {gizmo frame: (position
+    error [m], rotation error [rad])} against its goal (inverse mode, else empty)."""
 
     q: np.ndarray
     report: object
@@ -202,15 +266,18 @@ class PilotState:
     solves: int
     solve_s: float
     control: str
+    tracking: str = "tracking"
+    errors: dict = field(default_factory=dict)
 
 
 class PilotSession:
     """The piloting state of one structure (see the module docstring). Thread-safe: the setters
-    run in the viewer's threads, `step` in the loop's.
+    run in the viewer's or the node's threads, `step` in the loop's.
 
     A command sets a goal (``goals``: the gizmo's pose, the slider's value); each cycle moves the
-    solver's target toward it by at most `MAX_STEP`, then solves (and solves again, at most
-    `CORRECTIONS` times, while a loop is open by more than `LOOP_TOLERANCE`).
+    solver's target toward it by at most ``max_step`` (`MAX_STEP`; None: the target is the goal at
+    once), then solves (and solves again, at most ``corrections`` times, while a loop is open by
+    more than `LOOP_TOLERANCE`).
 
     Args:
         structure: a `KinematicStructure` (`load_structure`).
@@ -218,9 +285,26 @@ class PilotSession:
         mode: what of each frame follows its gizmo: ``pose`` (6-D), ``position`` or ``orientation``.
         solver: ``prioritized`` (default) or ``svd`` (`humanoid_control.kinematics.SOLVERS`).
         rate: cycles per second [Hz]: the joint speeds are the step times the rate.
+        held: frames that are not commanded but held where they are (6-D, level 2, after the
+            commands; the piloting node holds the frames whose sidecar source is active).
+        max_step: {"linear" [m], "angular" [rad], "joint" [rad]} per cycle, or None.
+        corrections: extra solves per cycle at most while a loop is open (`CORRECTIONS`; the
+            piloting node: 0, one solve per cycle).
+        tolerance: [m] the residual that counts as reached (``tracking``, `tracking_state`).
     """
 
-    def __init__(self, structure, frames=None, mode="pose", solver="prioritized", rate=25.0):
+    def __init__(
+        self,
+        structure,
+        frames=None,
+        mode="pose",
+        solver="prioritized",
+        rate=25.0,
+        held=(),
+        max_step=MAX_STEP,
+        corrections=CORRECTIONS,
+        tolerance=TRACKING_TOLERANCE,
+    ):
         s = self.structure = structure
         if solver not in SOLVERS:
             raise KinematicsError(f"pilot: field 'solver' must be one of {', '.join(SOLVERS)}; value {solver!r}")
@@ -228,25 +312,29 @@ class PilotSession:
         self._solve = SOLVERS[solver]
         self.rate = finite_number(rate, "pilot", "rate", minimum=0.0, strict=True, unit="Hz", error=KinematicsError)
         self.frames = list(default_frames(s) if frames is None else frames)
-        for f in self.frames:
+        for f in (*self.frames, *held):
             s.frame_id(f, "pilot frame")
         self.mode = mode
-        self.max_step = dict(MAX_STEP)
+        self.max_step = None if max_step is None else dict(max_step)
+        self.corrections = integer(corrections, "pilot", "corrections", minimum=0, error=KinematicsError)
+        self.tolerance = finite_number(
+            tolerance, "pilot", "tolerance", minimum=0.0, strict=True, unit="m", error=KinematicsError
+        )
         self._lock = threading.RLock()
         self._data = s.model.createData()
-        self.q = close_loops(s, s.q0, self._solve)
         self.com = balance_tasks(s)
-        self.posture = PostureTask(s, q_ref=self.q)
+        self.posture = PostureTask(s)
         self.targets = {f: FrameTarget(s, f, mode=mode) for f in self.frames}
+        self.held = {f: FrameTarget(s, f) for f in held}
         self.goals: dict[str, pin.SE3] = {}
         self.joint_goals: dict[str, float] = {}
         self.joint_task: JointTask | None = None
         self.control = "inverse"
-        self._hold_frames()
         self.cycles = self.refused = 0
         self.last_refusal = ""
         self.state: PilotState | None = None
         self.solve_times: collections.deque = collections.deque(maxlen=200)
+        self.reset()
 
     # ------------------------------------------------------------------ commands
     def refuse(self, text: str) -> bool:
@@ -257,11 +345,14 @@ class PilotSession:
         return False
 
     def _hold_frames(self):
-        """Every gizmo frame's target and goal at its current placement (the robot does not jump)."""
+        """Every gizmo frame's target and goal, and every held frame's target, at its current
+        placement (the robot does not jump)."""
         pin.framesForwardKinematics(self.structure.model, self._data, self.q)
         for f, t in self.targets.items():
             t.target = self._data.oMf[t.fid].copy()
             self.goals[f] = t.target.copy()
+        for t in self.held.values():
+            t.target = self._data.oMf[t.fid].copy()
 
     def placement(self, frame: str) -> pin.SE3:
         """World placement of ``frame`` at the current configuration (a copy)."""
@@ -273,26 +364,57 @@ class PilotSession:
         with self._lock:
             return self.goals[frame].copy()
 
+    def _set_goal(self, frame: str, goal: pin.SE3) -> None:
+        self.goals[frame] = goal
+        if self.max_step is None:  # no rate limit: the solver's target is the goal now
+            self.targets[frame].target = goal.copy()
+
+    def _inverse_frame(self, frame: str) -> str:
+        """ "" when gizmo frame ``frame`` may be commanded now, else the refusal text."""
+        if frame not in self.targets:
+            return (
+                f"pilot: unknown gizmo frame {frame!r}{did_you_mean(str(frame), self.targets)} "
+                f"(gizmo frames: {', '.join(self.targets) or 'none'})"
+            )
+        if self.control != "inverse":
+            return f"pilot: frame {frame!r} moved in direct mode; switch to inverse mode to drag frames"
+        return ""
+
     def set_target(self, frame: str, pose) -> bool:
         """Inverse mode: gizmo frame ``frame`` goes to ``pose`` (a ``pin.SE3``, or a point for the
         position mode). False (refused, ``last_refusal`` says why) for an unknown frame, a NaN
         pose or direct mode."""
-        if frame not in self.targets:
-            return self.refuse(
-                f"pilot: unknown gizmo frame {frame!r}{did_you_mean(str(frame), self.targets)} "
-                f"(gizmo frames: {', '.join(self.targets) or 'none'})"
-            )
         with self._lock:
-            if self.control != "inverse":
-                return self.refuse(
-                    f"pilot: frame {frame!r} moved in direct mode; switch to inverse mode to drag frames"
-                )
+            problem = self._inverse_frame(frame)
+            if problem:
+                return self.refuse(problem)
             check = FrameTarget(self.structure, frame, target=self.goals[frame], mode=self.mode)
             try:
                 check.set_target(pose)  # the target's own checks (finite, shape): refused here, not in the loop
             except KinematicsError as exc:
                 return self.refuse(str(exc))
-            self.goals[frame] = check.target
+            self._set_goal(frame, check.target)
+        return True
+
+    def move(self, frame: str, increment, command_frame: str = "world", camera=None) -> bool:
+        """Inverse mode: the goal of gizmo frame ``frame`` moves by ``increment`` [dx dy dz, drx
+        dry drz] ([m], [rad]) in ``command_frame`` axes (`COMMAND_FRAMES`; ``view``: the axes of
+        the camera rotation ``camera`` (3, 3), world axes without one), rotating about the goal's
+        origin (`FrameTarget.move`). False (refused) for an unknown frame, a NaN increment or
+        direct mode."""
+        with self._lock:
+            problem = self._inverse_frame(frame)
+            if problem:
+                return self.refuse(problem)
+            try:
+                inc = np.asarray(increment, float)
+                if command_frame == "view":  # the camera's axes in the world, about the frame's origin
+                    axes = command_axes(command_frame, None, camera)
+                    inc, command_frame = np.concatenate([axes @ inc[:3], axes @ inc[3:]]), "world"
+                goal = moved(self.goals[frame], inc, command_frame, f"frame target '{frame}'")
+            except (KinematicsError, ValueError) as exc:
+                return self.refuse(str(exc))
+            self._set_goal(frame, goal)
         return True
 
     def set_joint(self, joint: str, value) -> bool:
@@ -333,11 +455,51 @@ class PilotSession:
                 self._hold_frames()
         return True
 
-    def reset(self) -> None:
-        """Back to the initial configuration (loops closed), inverse mode."""
+    def reset(self, q=None) -> None:
+        """Back to the initial configuration, or to ``q`` (nq,): the world closures (HRP-2's
+        welded feet) anchored where their frames are there, the loops closed, the CoM task, the
+        rest posture and every frame taken there; inverse mode."""
         with self._lock:
-            self.q = close_loops(self.structure, self.structure.q0, self._solve)
-            self.set_control("inverse")  # the rest posture: the initial one again
+            s = self.structure
+            q = s.q0 if q is None else np.asarray(q, float)
+            for c in s.closures.values():
+                if c.anchor is not None:
+                    c.anchor = s.placement(q, c.frame_a)
+            self.q = close_loops(s, q, self._solve)
+            for t in self.com:
+                t.set_target(s.com(self.q)[:2])
+            self.set_control("inverse")  # the rest posture and the frames: here
+
+    def configuration(self, joints) -> np.ndarray:
+        """The structure's initial configuration with ``joints`` {name: value} [rad] or [m] set
+        (1-DOF joints of the structure), clipped to the joint limits."""
+        s = self.structure
+        q = s.q0.copy()
+        for n, x in joints.items():
+            q[s.joint_index(n)[0]] = x
+        q[s.lim_q] = np.clip(q[s.lim_q], s.lower, s.upper)
+        return q
+
+    def known_joints(self, names, positions) -> dict[str, float]:
+        """{name: position} of the structure's joints among ``names`` whose ``positions`` are
+        finite (a measured joint state; other joints ignored)."""
+        s = self.structure
+        return {n: float(x) for n, x in zip(names, positions) if s.has_joint(n) and math.isfinite(x)}
+
+    def lead(self, joints) -> float | None:
+        """Largest |commanded - ``joints``| over the joints given ({name: value} [rad] or [m]);
+        None for none: how far the command is ahead of a measured robot."""
+        if not joints:
+            return None
+        with self._lock:
+            s = self.structure
+            return max(abs(self.q[s.joint_index(n)[0]] - x) for n, x in joints.items())
+
+    def warm_up(self) -> None:
+        """One solve of the current tasks, its result discarded: the first solve of a process
+        costs ~1 s (lazy imports, LAPACK set-up; measured), paid here rather than in a cycle."""
+        with self._lock:
+            self._solve(self.structure, self.q, *self.tasks())
 
     # ------------------------------------------------------------------ cycle
     def _commands(self) -> list:
@@ -347,32 +509,36 @@ class PilotSession:
 
     def tasks(self) -> tuple:
         """The tasks of this cycle (besides the closures the solver adds)."""
-        return (*self.com, *self._commands(), self.posture)
+        return (*self.com, *self._commands(), *self.held.values(), self.posture)
 
     def _advance(self):
-        """Move each solver target toward its goal by at most `MAX_STEP`."""
+        """Move each solver target toward its goal by at most ``max_step`` (to it without one)."""
         m = self.max_step
         if self.control == "inverse":
             for f, t in self.targets.items():
-                t.target = approach(t.target, self.goals[f], m["linear"], m["angular"])
+                t.target = (
+                    self.goals[f].copy() if m is None else approach(t.target, self.goals[f], m["linear"], m["angular"])
+                )
         elif self.joint_task is not None:
             now = self.joint_task.target
             goal = np.array([self.joint_goals[j] for j in self.joint_task.joints])
-            self.joint_task.target = now + np.clip(goal - now, -m["joint"], m["joint"])
+            self.joint_task.target = goal if m is None else now + np.clip(goal - now, -m["joint"], m["joint"])
 
-    def _residual(self, q) -> float:
-        """Largest gap between a command's goal and ``q`` (see `PilotState`)."""
+    def _residual(self, q) -> tuple[float, dict]:
+        """(largest gap between a command's goal and ``q`` (see `PilotState`), {gizmo frame:
+        (position error [m], rotation error [rad])})."""
         s, L = self.structure, self.structure.length_scale
-        worst = 0.0
+        worst, errors = 0.0, {}
         if self.control == "inverse":
             pin.framesForwardKinematics(s.model, self._data, q)
             for f, t in self.targets.items():
-                worst = max(worst, frame_gap(self._data.oMf[t.fid], self.goals[f], self.mode, L)[0])
+                gap, pos, rot = frame_gap(self._data.oMf[t.fid], self.goals[f], self.mode, L)
+                worst, errors[f] = max(worst, gap), (pos, rot)
         else:
             for j, x in self.joint_goals.items():
                 iq, iv = s.joint_index(j)
                 worst = max(worst, abs(q[iq] - x) * (1.0 if s.prismatic_v[iv] else L))
-        return worst
+        return worst, errors
 
     def step(self) -> PilotState:
         """One display cycle: targets toward their goals, one solve (plus corrections while a loop
@@ -381,11 +547,12 @@ class PilotSession:
             self._advance()
             tasks = self.tasks()
             q0 = self.q
+            before = self._residual(q0)[0]
             t0 = time.perf_counter()
             q, report = self._solve(self.structure, q0, *tasks)
             solves = 1
             gap = loop_gap(self.structure, q, self._data)
-            while gap[0] > LOOP_TOLERANCE and solves <= CORRECTIONS:
+            while gap[0] > LOOP_TOLERANCE and solves <= self.corrections:
                 q, report = self._solve(self.structure, q, *tasks)
                 gap = loop_gap(self.structure, q, self._data)
                 solves += 1
@@ -393,17 +560,20 @@ class PilotSession:
             self.q = q
             self.cycles += 1
             self.solve_times.append(dt)
+            residual, errors = self._residual(q)
             self.state = PilotState(
                 q=q.copy(),
                 report=report,
                 dexterity=report.dexterity,
-                residual=self._residual(q),
+                residual=residual,
                 loop_gap=gap,
                 speeds=np.abs(pin.difference(self.structure.model, q0, q)) * self.rate,
                 cycles=self.cycles,
                 solves=solves,
                 solve_s=dt,
                 control=self.control,
+                tracking=tracking_state(before, residual, self.tolerance),
+                errors=errors,
             )
             return self.state
 

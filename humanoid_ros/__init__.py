@@ -10,7 +10,10 @@ imports rclpy or ROS message packages; the libraries below never do.
 - `humanoid_ros.parameters`: `Parameter` and `ParameterTable`, the declarative parameter tables
   (declaration, validation, run-time changes, docs/ros.md rows).
 - one module per node, named after its executable: `state_publisher`, `viewer`,
-  `gait_generator`, `simulator` (whose large parameter table sits in `simulator_parameters`).
+  `gait_generator`, `simulator`, `contact_planner`, `pilot` (around
+  `humanoid_control.piloting.PilotSession`) and `robot_bridge` (around
+  `humanoid_control.bridge.BridgeExecutor`); a large parameter table sits in `NAME_parameters`
+  (`simulator_parameters`, `pilot_parameters`, `robot_bridge_parameters`).
 
 A node module is ROS glue only: parameters in (its table), library call, messages out.
 """

@@ -5,7 +5,7 @@ absolute pose targets; the solved joints go to the simulator's or a robot's cont
     ros2 run humanoid_stack pilot --ros-args -p robot:=hrp2 -p frame:=r_hand
     ros2 topic pub -r 20 /pilot/twist geometry_msgs/msg/Twist "{linear: {x: 0.5}}"
 
-Parameters: `PARAMETERS` below (docs/ros.md, "pilot").
+Parameters: `PARAMETERS` of `humanoid_ros.pilot_parameters` (docs/ros.md, "pilot").
 
 Topics
     subscribes ~/twist (geometry_msgs/Twist: an incremental 6-DOF mouse, e.g. spacenav's
@@ -25,17 +25,18 @@ Services   ~/reset (std_srvs/Trigger: back to the structure's initial configurat
            to the measured one with `start_from: measured`)
 
 Each cycle (`rate`): the latest twist (from ~/twist or ~/joy, younger than `command_timeout`)
-times `sensitivity` times 1/rate is added to the ABSOLUTE target (`FrameTarget.move`, so
-increments never drift), then one `humanoid_control.kinematics.prioritized.solve` with the
-structure's closures (HRP-2: both feet welded), the CoM task (floating structures with closures),
-the target and the posture task. Rotations pivot about the driven frame's origin, with world,
-tool or camera ("view") axes (`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held
-twist; an unreachable target is not an error: the node keeps the closest pose and /diagnostics
-says WARN with the residual.
+times `sensitivity` times 1/rate is added to the ABSOLUTE target (`PilotSession.move`, so
+increments never drift), then one step of the `humanoid_control.piloting.PilotSession`: one
+`humanoid_control.kinematics.prioritized.solve` with the structure's closures (HRP-2: both feet
+welded), the CoM task (floating structures with closures), the target and the posture task.
+Rotations pivot about the driven frame's origin, with world, tool or camera ("view") axes
+(`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held twist; an
+unreachable target is not an error: the node keeps the closest pose and /diagnostics says WARN
+with the residual.
 
-This module is ROS glue only: the structure, the targets and the solver are
-`humanoid_control.kinematics`'s. Its callbacks share the node's default (mutually exclusive)
-callback group, so the state needs no lock.
+This module is ROS glue only: the piloting (targets, solve, tracking state) is the session's, the
+structure and the solver `humanoid_control.kinematics`'s. Its callbacks share the node's default
+(mutually exclusive) callback group, so the state needs no lock.
 """
 
 from __future__ import annotations
@@ -57,12 +58,12 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
-from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
-from humanoid_control.piloting import COMMAND_FRAMES, balance_tasks, command_axes, frame_gap, speed_spheres
+from humanoid_control.kinematics import load_structure
+from humanoid_control.piloting import HeldTwist, PilotSession, speed_spheres
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
 from humanoid_ros.common import diagnostic_array, duration, run_node
-from humanoid_ros.parameters import Parameter, ParameterTable
+from humanoid_ros.pilot_parameters import DEFAULT_CONTROLLERS, NODE_NAME, OUTPUTS, PARAMETERS
 
 __all__ = [
     "NODE_NAME",
@@ -78,16 +79,6 @@ __all__ = [
     "main",
 ]
 
-NODE_NAME = "pilot"
-
-OUTPUTS = ("joint_trajectory", "forward_position", "none")
-DEFAULT_CONTROLLERS = {
-    "joint_trajectory": "joint_trajectory_controller",
-    "forward_position": "forward_position_controller",
-    "none": "",
-}
-"""Controller name used when the `controller` parameter is "" (the simulator's names, docs/ros.md)."""
-
 WORLD_FRAMES = ("", "world", "odom")
 """Frame ids accepted for a ~/target: the structure's world, which is the stack's fixed frame
 ``odom`` (REP 105 name; the simulator's and the viewer's world)."""
@@ -95,151 +86,8 @@ WORLD_FRAMES = ("", "world", "odom")
 MARKER_FRAME = "odom"
 AXIS_LENGTH = 0.1  # [m] (chosen) length of the target's axis arrows: a hand's size
 MIN_SPHERE_RADIUS = 1e-4  # [m] (chosen) a joint-speed sphere smaller than this is deleted (RViz refuses scale 0)
+SOLVE_TIME_WINDOW = 100  # cycles (chosen) whose solve times give /diagnostics' solve_time_median_ms
 TWIST_FIELDS = ("linear.x", "linear.y", "linear.z", "angular.x", "angular.y", "angular.z")
-
-PARAMETERS = ParameterTable(
-    NODE_NAME,
-    [
-        Parameter(
-            "robot",
-            "string",
-            "hrp2",
-            "kinematic structure: a shipped name (`urdf/kinematics/NAME.kin.yaml`: hrp2, hybrid_planar, macdac, "
-            "cross_delta, redundant_6r) or a path to a NAME.kin.yaml sidecar (docs/kinematics.md)",
-            non_empty=True,
-        ),
-        Parameter(
-            "frame",
-            "string",
-            "r_hand",
-            "the driven frame (a link, joint or sidecar frame of the structure; default: HRP-2's right hand "
-            "of `urdf/kinematics/hrp2.kin.yaml`); an unknown name stops the start",
-            non_empty=True,
-        ),
-        Parameter(
-            "mode",
-            "string",
-            "pose",
-            "what of the frame follows the target: the 6-D `pose`, its `position` or its `orientation`",
-            choices=("pose", "position", "orientation"),
-        ),
-        Parameter(
-            "command_frame",
-            "string",
-            "world",
-            "axes of the twist and joystick commands: `world`, `tool` (the driven frame's axes) or `view` (the "
-            "axes of the camera on `view_topic`: x right, y down, z into the screen; world axes until one "
-            "arrives); rotations pivot about the driven frame's origin in all three "
-            "(`../shared/spec/002_fluckiger.md:253`)",
-            choices=COMMAND_FRAMES,
-            dynamic=True,
-        ),
-        Parameter(
-            "view_topic",
-            "string",
-            "/viewer/camera",
-            "geometry_msgs/PoseStamped of the camera whose axes `command_frame: view` uses (frame world or "
-            "odom): the web viewer node publishes its browser's camera there",
-            non_empty=True,
-        ),
-        Parameter(
-            "sensitivity",
-            "double_array",
-            [0.1, 0.5],
-            "[linear m/s, angular rad/s] per unit of twist or joystick axis (chosen: 10 cm/s and about 29°/s "
-            "at a unit deflection); the per-cycle increment is this times "
-            "1/rate, so speed does not depend on the rate (`../shared/spec/002_fluckiger.md:254`)",
-            length=2,
-            minimum=0.0,
-            dynamic=True,
-        ),
-        Parameter(
-            "command_timeout",
-            "double",
-            0.1,
-            "a twist or joystick command older than this stops moving the target (chosen: moveit_servo's "
-            "`incoming_command_timeout`; joy_node repeats a held stick at 20 Hz)",
-            unit="s",
-            minimum=0.0,
-            exclusive_minimum=True,
-            dynamic=True,
-        ),
-        Parameter(
-            "rate",
-            "double",
-            25.0,
-            "solver cycle and command rate (the thesis's >= 25 Hz, `../shared/spec/002_fluckiger.md:506`)",
-            unit="Hz",
-            minimum=0.0,
-            exclusive_minimum=True,
-            maximum=1000.0,
-        ),
-        Parameter(
-            "output",
-            "string",
-            "joint_trajectory",
-            "`joint_trajectory`: one-point JointTrajectory on `/<controller>/joint_trajectory`; "
-            "`forward_position`: Float64MultiArray on `/<controller>/commands` (URDF joint order); `none`",
-            choices=OUTPUTS,
-        ),
-        Parameter(
-            "controller",
-            "string",
-            "",
-            'controller name (topic prefix); `""` = the simulator\'s name for the output: '
-            "`joint_trajectory_controller`, or `forward_position_controller`",
-        ),
-        Parameter(
-            "joy_axes",
-            "string_array",
-            ["0", "1", "2", "3", "4", "5"],
-            "~/joy axis of each twist component (linear x, y, z, angular x, y, z): an index, `-INDEX` "
-            "(inverted) or `none`. Default: a 6-axis joystick in twist order, as spacenav's /spacenav/joy",
-            length=6,
-        ),
-        Parameter(
-            "joy_deadband",
-            "double",
-            0.05,
-            "|axis| below this counts as 0 (chosen)",
-            minimum=0.0,
-            maximum=1.0,
-            exclusive_maximum=True,
-            dynamic=True,
-        ),
-        Parameter(
-            "tolerance",
-            "double",
-            0.001,
-            "target reached when |position error| + length_scale·|rotation error| is below this; above it and no "
-            "longer shrinking: out of reach, /diagnostics WARN (chosen: the issue's 1 mm hand tracking)",
-            unit="m",
-            minimum=0.0,
-            exclusive_minimum=True,
-            dynamic=True,
-        ),
-        Parameter(
-            "start_from",
-            "string",
-            "initial",
-            "`initial`: the structure's initial configuration; `measured`: wait for the first /joint_states "
-            "and start from it (joints clipped to their limits, world closures such as HRP-2's feet "
-            "re-anchored where they are, targets and posture taken there): use it with a real robot, so "
-            "the first command does not pull it to the initial configuration",
-            choices=("initial", "measured"),
-        ),
-        Parameter(
-            "diagnostics_period",
-            "double",
-            1.0,
-            "period of the /diagnostics status (chosen, as the simulator); refusals are reported at once",
-            unit="s",
-            minimum=0.0,
-            exclusive_minimum=True,
-        ),
-    ],
-)
-"""The piloting node's parameters (docs/ros.md, "pilot")."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,12 +160,13 @@ def pose_target(msg: PoseStamped, topic: str = "~/target") -> pin.SE3:
 
 # ---------------------------------------------------------------------------------------------
 class PilotNode(Node):
-    """The piloting node (see the module docstring). Attributes read by tests: ``structure``,
-    ``q`` (the commanded configuration), ``target`` (the driven frame's `FrameTarget`),
-    ``report`` (the last `SolveReport`), ``error`` (position [m], rotation [rad] after the last
-    step), ``state`` (tracking, approaching, out_of_reach), ``cycles``, ``moving_cycles`` (cycles
-    a twist moved the target), ``published``, ``refused``, ``camera`` (the rotation (3, 3) of the
-    last camera pose on `view_topic`, None before one)."""
+    """The piloting node (see the module docstring): ROS glue around a
+    `humanoid_control.piloting.PilotSession` (``session``). Attributes read by tests:
+    ``structure``, ``q`` (the commanded configuration), ``target`` (the driven frame's
+    `FrameTarget`), ``report`` (the last `SolveReport`), ``error`` (position [m], rotation [rad]
+    after the last step), ``state`` (tracking, approaching, out_of_reach), ``cycles``,
+    ``moving_cycles`` (cycles a twist moved the target), ``published``, ``refused``, ``camera``
+    (the rotation (3, 3) of the last camera pose on `view_topic`, None before one)."""
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
@@ -326,7 +175,7 @@ class PilotNode(Node):
             self.structure = s = load_structure(self.p["robot"])
         except HumanoidStackError as exc:
             raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
-        frame = self.p["frame"]
+        frame = self.frame = self.p["frame"]
         if not s.model.existFrame(frame):
             names = [f.name for f in s.model.frames]
             raise ConfigError(
@@ -337,23 +186,28 @@ class PilotNode(Node):
         self.output = self.p["output"]
         self.controller = self.p["controller"] or DEFAULT_CONTROLLERS[self.output]
         self.dt = 1.0 / self.p["rate"]
-        self.fid = s.model.getFrameId(frame)
         self.fk = s.model.createData()
         self.iq = np.array([s.joint_index(n)[0] for n in s.joint_names], dtype=int)
-        self._build_tasks()
-        # the first solve of a process costs ~1 s (lazy imports, LAPACK set-up; measured): pay it
-        # here, not in the first cycle; its result is discarded
-        prioritized.solve(s, self.q, *self.tasks)
+        # the driven frame, the other frames whose source is active held where they are; one solve per
+        # cycle, straight to the target (docs/piloting.md)
+        self.session = PilotSession(
+            s,
+            frames=[frame],
+            mode=self.p["mode"],
+            rate=self.p["rate"],
+            held=[f for f in s.driven_frames() if f != frame],
+            max_step=None,
+            corrections=0,
+            tolerance=self.p["tolerance"],
+        )
+        self.session.warm_up()  # the process's first solve (~1 s) here, not in the first cycle
 
-        self.command = np.zeros(6)  # latest unit twist (from ~/twist or ~/joy)
-        self.command_at: float | None = None  # time.monotonic() of that command
-        self.cycles = self.moving_cycles = self.published = self.refused = 0
-        self.last_refusal = ""
+        self.command = HeldTwist()  # latest unit twist (from ~/twist or ~/joy)
+        self.moving_cycles = self.published = 0
         self.report = None
         self.error = (0.0, 0.0)
         self.residual = 0.0
         self.state = "tracking"
-        self.solve_ms: list[float] = []
 
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.marker_pub = self.create_publisher(MarkerArray, "~/markers", 10)
@@ -373,7 +227,7 @@ class PilotNode(Node):
         self.measured_at: float | None = None
         self.waiting = self.p["start_from"] == "measured"  # no command before the first /joint_states
         self.create_service(Trigger, "~/reset", self._on_reset)
-        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self.p.update))
+        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply))
         steady = Clock(clock_type=ClockType.STEADY_TIME)  # a stalled /clock must not stop the pilot
         self.timer = self.create_timer(self.dt, self._cycle, clock=steady)
         self.diag_timer = self.create_timer(self.p["diagnostics_period"], self._diagnose_state, clock=steady)
@@ -384,27 +238,31 @@ class PilotNode(Node):
             f"frame {frame} ({self.p['mode']}, {self.p['command_frame']} axes), {self.p['rate']:g} Hz, output {where}"
         )
 
-    # ------------------------------------------------------------------ set-up
-    def _build_tasks(self, q=None):
-        """The solver's tasks at ``q`` (default: the structure's initial configuration): the
-        target, the other driven frames of the sidecar held where they are, the CoM (a floating
-        structure standing on closures: HRP-2's feet) and the posture. The world closures are
-        anchored where their frames are at ``q``."""
-        s = self.structure
-        self.q = s.q0.copy() if q is None else np.array(q, float)
-        for c in s.closures.values():
-            if c.anchor is not None:
-                c.anchor = s.placement(self.q, c.frame_a)
-        self.target = FrameTarget(s, self.p["frame"], mode=self.p["mode"])
-        self.target.target = s.placement(self.q, self.p["frame"])  # the full placement, for every mode
-        held = [FrameTarget(s, f, target=s.placement(self.q, f)) for f in s.driven_frames() if f != self.p["frame"]]
-        balance = balance_tasks(s)
-        for t in balance:
-            t.set_target(s.com(self.q)[:2])
-        self.tasks = (*balance, self.target, *held, PostureTask(s, q_ref=self.q))
-        pin.framesForwardKinematics(s.model, self.fk, self.q)
+    # ------------------------------------------------------------------ the session's state
+    @property
+    def q(self) -> np.ndarray:
+        """The commanded configuration (nq,)."""
+        return self.session.q
+
+    @property
+    def target(self):
+        """The driven frame's `FrameTarget`."""
+        return self.session.targets[self.frame]
+
+    @property
+    def cycles(self) -> int:
+        return self.session.cycles
+
+    @property
+    def refused(self) -> int:
+        return self.session.refused
 
     # ------------------------------------------------------------------ helpers
+    def _apply(self, updates: dict):
+        """Dynamic parameters: the session's tolerance follows."""
+        self.p.update(updates)
+        self.session.tolerance = self.p["tolerance"]
+
     def _diagnose(self, level, message: str, values: dict | None = None):
         self.diag_pub.publish(
             diagnostic_array(
@@ -412,11 +270,12 @@ class PilotNode(Node):
             )
         )
 
-    def _refuse(self, text: str):
-        """Log and report a refused input; the held twist stops (a refused command moves nothing)."""
-        self.refused += 1
-        self.last_refusal = text
-        self.command[:] = 0.0
+    def _refuse(self, text: str, counted: bool = False):
+        """Log and report a refused input (counted by the session); the held twist stops (a
+        refused command moves nothing)."""
+        if not counted:
+            self.session.refuse(text)
+        self.command.clear()
         self.get_logger().warning(f"refused: {text}", throttle_duration_sec=1.0)
         self._diagnose(DiagnosticStatus.WARN, f"refused: {text}", self._values())
 
@@ -431,7 +290,7 @@ class PilotNode(Node):
         if bad:
             self._refuse(f"~/twist: field '{bad[0]}' must be finite; value {v[TWIST_FIELDS.index(bad[0])]}")
             return
-        self.command, self.command_at = v, time.monotonic()
+        self.command.set(v, time.monotonic())
 
     def _on_joy(self, msg):
         try:
@@ -439,15 +298,18 @@ class PilotNode(Node):
         except Exception as exc:  # noqa: BLE001
             self._refuse(str(exc) if isinstance(exc, ValueError) else f"~/joy: {exc!r}")
             return
-        self.command, self.command_at = v, time.monotonic()
+        self.command.set(v, time.monotonic())
 
     def _on_target(self, msg):
         try:
-            self.target.set_target(pose_target(msg))
+            pose = pose_target(msg)
         except Exception as exc:  # noqa: BLE001
             self._refuse(str(exc) if isinstance(exc, (ValueError, HumanoidStackError)) else f"~/target: {exc!r}")
             return
-        self.command[:] = 0.0  # a new absolute target replaces what the twist was doing
+        if not self.session.set_target(self.frame, pose):
+            self._refuse(self.session.last_refusal, counted=True)
+            return
+        self.command.clear()  # a new absolute target replaces what the twist was doing
         self.get_logger().info(f"~/target: {np.round(self.target.target.translation, 4).tolist()}")
 
     def _on_camera(self, msg):
@@ -459,110 +321,66 @@ class PilotNode(Node):
     def _on_measured(self, msg):
         """The measured robot: its positions of the structure's joints (others ignored); the
         first one starts the node when `start_from` is measured."""
-        s = self.structure
         if len(msg.position) != len(msg.name):
             self._refuse(f"/joint_states: {len(msg.name)} names but {len(msg.position)} positions")
             return
-        got = {n: float(x) for n, x in zip(msg.name, msg.position) if n in s._joint and math.isfinite(x)}
+        got = self.session.known_joints(msg.name, msg.position)
         if not got:
             return
         self.measured.update(got)
         self.measured_at = time.monotonic()
         if self.waiting:
-            self._build_tasks(self.measured_configuration())
+            self.session.reset(self.session.configuration(self.measured))
             self.waiting = False
-            n = f"{len(got)} of {len(s.joint_names)} joints"
+            n = f"{len(got)} of {len(self.structure.joint_names)} joints"
             self.get_logger().info(f"starting from the measured configuration ({n})")
-
-    def measured_configuration(self) -> np.ndarray:
-        """The structure's initial configuration with the measured joints (clipped to limits)."""
-        s = self.structure
-        q = s.q0.copy()
-        for n, x in self.measured.items():
-            q[s.joint_index(n)[0]] = x
-        q[s.lim_q] = np.clip(q[s.lim_q], s.lower, s.upper)
-        return q
 
     def _on_reset(self, request, response):
         measured = self.p["start_from"] == "measured" and self.measured
-        self._build_tasks(self.measured_configuration() if measured else None)
-        self.command[:] = 0.0
+        self.session.reset(self.session.configuration(self.measured) if measured else None)
+        self.command.clear()
         self.state, self.residual = "tracking", 0.0
         where = "the measured" if measured else "the structure's initial"
         response.success, response.message = True, f"reset to {where} configuration"
         return response
 
     # ------------------------------------------------------------------ cycle
-    def _increment(self) -> np.ndarray | None:
-        """The target increment of this cycle [m, rad] from the held twist, None when none."""
-        if self.command_at is None or time.monotonic() - self.command_at > self.p["command_timeout"]:
-            return None
-        if not self.command.any():
-            return None
-        lin, ang = self.p["sensitivity"]
-        return np.concatenate([lin * self.command[:3], ang * self.command[3:]]) * self.dt
-
     def _cycle(self):
         if self.waiting:
             self.get_logger().info("start_from measured: waiting for /joint_states", once=True)
             return
         try:
-            inc = self._increment()
+            p = self.p
+            inc = self.command.increment(time.monotonic(), p["command_timeout"], p["sensitivity"], self.dt)
             if inc is not None:
-                frame = self.p["command_frame"]
-                if frame == "view":  # the camera's axes in the world, about the driven frame's origin
-                    if self.camera is None:
-                        self.get_logger().warning("command_frame view: no camera pose yet, world axes", once=True)
-                    axes = command_axes(frame, None, self.camera)
-                    inc, frame = np.concatenate([axes @ inc[:3], axes @ inc[3:]]), "world"
-                self.target.move(inc, frame)
-                self.moving_cycles += 1
-            before = self._gap()[0]  # self.fk still holds the previous configuration
-            t0 = time.perf_counter()
-            q, report = prioritized.solve(self.structure, self.q, *self.tasks)
-            self.solve_ms = (self.solve_ms + [1e3 * (time.perf_counter() - t0)])[-100:]
-            self.q, self.report = q, report
-            self.cycles += 1
-            pin.framesForwardKinematics(self.structure.model, self.fk, self.q)
-            self._classify(before)
-            self._publish()
+                if p["command_frame"] == "view" and self.camera is None:
+                    self.get_logger().warning("command_frame view: no camera pose yet, world axes", once=True)
+                if not self.session.move(self.frame, inc, p["command_frame"], self.camera):
+                    self._refuse(self.session.last_refusal, counted=True)
+                else:
+                    self.moving_cycles += 1
+            state = self.session.step()
+            self.report, self.residual = state.report, state.residual
+            self.error = state.errors[self.frame]
+            if state.tracking == "out_of_reach" and self.state != "out_of_reach":
+                pos, rot = self.error
+                self.get_logger().warning(
+                    f"target out of reach: residual {self.residual:.4g} m (position {pos:.4g} m, rotation {rot:.4g} "
+                    "rad); holding the closest pose"
+                )
+            self.state = state.tracking
+            self._publish(state)
         except Exception as exc:  # noqa: BLE001 - report, keep the last pose, stay up
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"internal error in the solver cycle: {exc!r}"
             self.get_logger().error(text, throttle_duration_sec=1.0)
             self._diagnose(DiagnosticStatus.ERROR, text, self._values())
-
-    def _gap(self) -> tuple[float, float, float]:
-        """(residual [m], position error [m], rotation error [rad]) of the driven frame at the
-        configuration ``self.fk`` holds: the residual counts what `mode` drives, rotations times
-        the structure's length_scale (the solver's units, docs/kinematics.md)."""
-        return frame_gap(self.fk.oMf[self.fid], self.target.target, self.p["mode"], self.structure.length_scale)
-
-    def _classify(self, before: float):
-        """Tracking state after the step: reached (tracking: residual <= tolerance), closing the
-        gap by more than the tolerance this cycle (approaching), or not getting closer
-        (out_of_reach: the solver holds the closest pose it reached)."""
-        self.residual, pos, rot = self._gap()
-        self.error = (pos, rot)
-        tol = self.p["tolerance"]
-        if self.residual <= tol:
-            state = "tracking"
-        elif before - self.residual > tol:
-            state = "approaching"
-        else:
-            state = "out_of_reach"
-        if state == "out_of_reach" and self.state != "out_of_reach":
-            self.get_logger().warning(
-                f"target out of reach: residual {self.residual:.4g} m (position {pos:.4g} m, rotation {rot:.4g} rad); "
-                "holding the closest pose"
-            )
-        self.state = state
 
     # ------------------------------------------------------------------ outputs
     def positions(self) -> list[float]:
         """The commanded joint positions, URDF joint order (the structure's 1-DOF joints)."""
         return [float(x) for x in self.q[self.iq]]
 
-    def _publish(self):
+    def _publish(self, state):
         if self.traj_pub is not None:
             msg = JointTrajectory()
             msg.joint_names = list(self.structure.joint_names)
@@ -575,17 +393,9 @@ class PilotNode(Node):
         phantom = JointState(name=list(self.structure.joint_names), position=self.positions())
         phantom.header.stamp = self.get_clock().now().to_msg()
         self.phantom_pub.publish(phantom)
-        self.marker_pub.publish(self._markers())
+        self.marker_pub.publish(self._markers(state))
 
-    def measured_lead(self) -> float | None:
-        """Largest |commanded - measured| over the joints /joint_states reported [rad] or [m]
-        (None before any): how far the phantom is ahead of the robot."""
-        if not self.measured:
-            return None
-        s = self.structure
-        return max(abs(self.q[s.joint_index(n)[0]] - x) for n, x in self.measured.items())
-
-    def _markers(self) -> MarkerArray:
+    def _markers(self, state) -> MarkerArray:
         T = self.target.target
         stamp = self.get_clock().now().to_msg()
         out = []
@@ -596,15 +406,14 @@ class PilotNode(Node):
             m.scale.x, m.scale.y, m.scale.z = 0.008, 0.016, 0.02
             m.color.r, m.color.g, m.color.b, m.color.a = (*color, 1.0)
             out.append(m)
-        p = self.fk.oMf[self.fid].translation
+        p = self.session.placement(self.frame).translation
         m = Marker(ns="frame", id=0, type=Marker.SPHERE, action=Marker.ADD)
         m.pose.position = Point(x=p[0], y=p[1], z=p[2])
         m.pose.orientation.w = 1.0
         m.scale.x = m.scale.y = m.scale.z = 0.03
         m.color.r, m.color.g, m.color.b, m.color.a = 1.0, 0.8, 0.1, 0.8
         out.append(m)
-        dex = self.report.dexterity if self.report is not None else float("nan")
-        text = f"dexterity {dex:.1f}"
+        text = f"dexterity {state.dexterity:.1f}"
         if self.state == "out_of_reach":
             text += f"\nout of reach: {1e3 * self.residual:.1f} mm"
         m = Marker(ns="dexterity", id=0, type=Marker.TEXT_VIEW_FACING, action=Marker.ADD, text=text)
@@ -613,23 +422,22 @@ class PilotNode(Node):
         m.scale.z = 0.04
         m.color.r = m.color.g = m.color.b = m.color.a = 1.0
         out.append(m)
-        if self.report is not None:  # A20 (002_fluckiger.md:692): a sphere per joint, radius ∝ |q̇|
-            speeds = self.report.joint_speeds(self.dt)
-            for k, (_, c, radius) in enumerate(speed_spheres(self.structure, self.q, speeds, data=self.fk)):
-                shown = radius >= MIN_SPHERE_RADIUS
-                m = Marker(ns="joint_speed", id=k, type=Marker.SPHERE, action=Marker.ADD if shown else Marker.DELETE)
-                m.pose.position = Point(x=c[0], y=c[1], z=c[2])
-                m.pose.orientation.w = 1.0
-                m.scale.x = m.scale.y = m.scale.z = 2.0 * radius if shown else 1.0
-                m.color.r, m.color.g, m.color.b, m.color.a = 1.0, 0.55, 0.0, 0.7
-                out.append(m)
+        # A20 (002_fluckiger.md:692): a sphere per joint, radius ∝ |q̇| over the cycle
+        for k, (_, c, radius) in enumerate(speed_spheres(self.structure, state.q, state.speeds, data=self.fk)):
+            shown = radius >= MIN_SPHERE_RADIUS
+            m = Marker(ns="joint_speed", id=k, type=Marker.SPHERE, action=Marker.ADD if shown else Marker.DELETE)
+            m.pose.position = Point(x=c[0], y=c[1], z=c[2])
+            m.pose.orientation.w = 1.0
+            m.scale.x = m.scale.y = m.scale.z = 2.0 * radius if shown else 1.0
+            m.color.r, m.color.g, m.color.b, m.color.a = 1.0, 0.55, 0.0, 0.7
+            out.append(m)
         for m in out:
             m.header.frame_id, m.header.stamp = MARKER_FRAME, stamp
         return MarkerArray(markers=out)
 
     def _values(self) -> dict:
         r = self.report
-        values = {"state": self.state, "frame": self.p["frame"], "command_frame": self.p["command_frame"]}
+        values = {"state": self.state, "frame": self.frame, "command_frame": self.p["command_frame"]}
         if r is not None:
             for level, x in sorted(r.level_residual.items()):
                 values[f"residual_level_{level}_m"] = f"{x:.6g}"
@@ -638,15 +446,16 @@ class PilotNode(Node):
         values["target_residual_m"] = f"{self.residual:.6g}"
         values["target_position_error_m"] = f"{self.error[0]:.6g}"
         values["target_rotation_error_rad"] = f"{self.error[1]:.6g}"
-        if self.solve_ms:
-            values["solve_time_median_ms"] = f"{statistics.median(self.solve_ms):.3f}"
-        lead = self.measured_lead()
+        solve_s = list(self.session.solve_times)[-SOLVE_TIME_WINDOW:]
+        if solve_s:
+            values["solve_time_median_ms"] = f"{1e3 * statistics.median(solve_s):.3f}"
+        lead = self.session.lead(self.measured)
         if lead is not None:
             values["measured_lead_max"] = f"{lead:.6g}"
             values["measured_age_s"] = f"{time.monotonic() - self.measured_at:.3f}"
         values["cycles"] = self.cycles
         values["refused_inputs"] = self.refused
-        values["last_refusal"] = self.last_refusal
+        values["last_refusal"] = self.session.last_refusal
         return values
 
     def _diagnose_state(self):

@@ -12,8 +12,10 @@ import pytest
 from humanoid_control.kinematics import (
     CONSTRAINTS,
     Ball,
+    CenterOfMassTask,
     ComTask,
     Constraint,
+    FrameHeightTask,
     FrameTarget,
     JointTask,
     PostureTask,
@@ -63,6 +65,8 @@ def _constraints(s):
         FrameTarget(s, "l_hand", target, mode="position"),
         FrameTarget(s, "r_sole", target, mode="orientation"),
         ComTask(s, target=[0.1, -0.05]),
+        CenterOfMassTask(s, target=[0.1, -0.05, 0.7]),
+        FrameHeightTask(s, "BODY", target=0.6),
         JointTask(s, {"CHEST_JOINT0": 0.2, "RARM_JOINT3": -0.5}),
         PostureTask(s),
     ]

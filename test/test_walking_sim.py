@@ -1,7 +1,7 @@
 """HRP-2 executes a 2-step walking plan (issue 12) in the simulator with rigid feet, flexible ankles
 (`load_robot("hrp2", ankle="flexible")`) and FEM soles: the plan's joint trajectory through the
 world's joint trajectory controller (PD at three times the standing gains' natural frequency,
-`humanoid_control.walking.stiffen`), open loop (no stabilizer), replayed and measured by
+`humanoid_control.walking_ik.stiffen`), open loop (no stabilizer), replayed and measured by
 `humanoid_sim.plan_replay`. It does not fall, its feet land near their footprints, and the shock
 at the foot strikes is attenuated in the thesis's order (D4, 000_chardonnet.md:1054-1057): rigid
 feet > flexible ankles > soles, with the soles' torso trace the rigid one lifted by the sole
@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from humanoid_control.walking import solve_walk, stiffen
+from humanoid_control.walking_ik import solve_walking_ik, stiffen
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
@@ -30,7 +30,7 @@ CASES = ("rigid", "flexible", "sole")
 @pytest.fixture(scope="module")
 def plan():
     pattern = plan_pattern(WalkParameters(n_steps=2, step_length=0.2, t_end=0.5), foot_geometry(load_robot("hrp2")))
-    return pattern, solve_walk(pattern.com, pattern.feet)
+    return pattern, solve_walking_ik(pattern.com, pattern.feet)
 
 
 def world(case):

@@ -1,5 +1,6 @@
 """The robot bridge's library (issue 11), ROS-free: validation of a joint trajectory before it is
-sent to a real robot's controller, the execution monitor, and the plan files it reads.
+sent to a real robot's controller, the execution monitor, the execution state machine and the plan
+files it reads.
 
     from humanoid_control.bridge import BridgeSettings, JointLimits, load_plan, validate
     limits = JointLimits.from_robot(robot)
@@ -7,10 +8,24 @@ sent to a real robot's controller, the execution monitor, and the plan files it 
     report = validate(traj, limits, current={...}, settings=BridgeSettings(policy="retime"))
     print(report.summary())  # report.trajectory: what to send
 
-The checks, their defaults and the numbers chosen: docs/bridge.md. The node is
-`humanoid_ros.robot_bridge` (docs/real_robot.md).
+    executor = BridgeExecutor(limits, outputs, clock=now)   # submit / tick / stop (docs/bridge.md)
+
+Modules: `trajectory` (`Trajectory`, `sample`), `limits` (`JointLimits`), `settings`
+(`BridgeSettings`), `checks` (every check) with `bounds` (extremes along the interpolation),
+`retime`, `collision` (self-collision), `validate`, `report` (`Refusal`, `ValidationReport`),
+`monitor` (`ExecutionMonitor`), `executor` (`BridgeExecutor`, `ExecutorSettings`,
+`BridgeOutputs`), `plan_files` (`load_plan`). The checks, their defaults and the numbers chosen:
+docs/bridge.md. The node is `humanoid_ros.robot_bridge` (docs/real_robot.md).
 """
 
+from humanoid_control.bridge.executor import (
+    STATE_TIMEOUT,
+    BridgeExecutor,
+    BridgeOutputs,
+    Execution,
+    ExecutorSettings,
+    report_values,
+)
 from humanoid_control.bridge.limits import A_MAX_DEFAULT, JointLimits
 from humanoid_control.bridge.monitor import GOAL_TIME, GOAL_TOLERANCE, PATH_TOLERANCE, ExecutionMonitor, MonitorStatus
 from humanoid_control.bridge.plan_files import load_plan
@@ -31,9 +46,15 @@ __all__ = [
     "ExecutionMonitor",
     "MonitorStatus",
     "load_plan",
+    "BridgeExecutor",
+    "BridgeOutputs",
+    "Execution",
+    "ExecutorSettings",
+    "report_values",
     "BridgeError",
     "A_MAX_DEFAULT",
     "PATH_TOLERANCE",
     "GOAL_TOLERANCE",
     "GOAL_TIME",
+    "STATE_TIMEOUT",
 ]

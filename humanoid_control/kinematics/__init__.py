@@ -8,10 +8,15 @@ per cycle for direct and inverse kinematics.
     q = s.q0
     q, report = prioritized.solve(s, q, hand, ComTask(s), PostureTask(s))
 
-Rows share one interface (`base.Constraint`: error and Jacobian in the tangent space); the
-solvers are `prioritized` (default) and `svd` (the thesis's reference method), both
-``solve(structure, q, *tasks) -> (q_new, SolveReport)``. Formats, thresholds and choices:
-docs/kinematics.md.
+Rows share one interface (`base.Constraint`: error and Jacobian in the tangent space), one module
+per member: `closures` (`Weld`, `Ball`), `targets` (`FrameTarget`), `com` (`ComTask`, the CoM's
+ground projection), `com_position` (`CenterOfMassTask`, the 3-D CoM), `frame_height`
+(`FrameHeightTask`), `joints` (`JointTask`, `PostureTask`); registry `CONSTRAINTS`. The solvers
+are `prioritized` (default) and `svd` (the thesis's reference method), both
+``solve(structure, q, *tasks) -> (q_new, SolveReport)``; registry `SOLVERS`. Also: `sidecar`
+and `structure` (loading), `rows`, `frame_rows`, `task_rows` and `hierarchy` (the solver's rows
+and compiled core), `report` (`SolveReport`), `mad` and `mad_parser` (the thesis's MAD files).
+Formats, thresholds and choices: docs/kinematics.md.
 """
 
 from humanoid_control.exceptions import KinematicsError
@@ -19,6 +24,8 @@ from humanoid_control.kinematics import prioritized, svd
 from humanoid_control.kinematics.base import Constraint
 from humanoid_control.kinematics.closures import Ball, Weld
 from humanoid_control.kinematics.com import ComTask, inside, support_polygon
+from humanoid_control.kinematics.com_position import CenterOfMassTask
+from humanoid_control.kinematics.frame_height import FrameHeightTask
 from humanoid_control.kinematics.joints import JointTask, PostureTask
 from humanoid_control.kinematics.report import SolveReport
 from humanoid_control.kinematics.sidecar import parse_kin_sidecar, read_kin_sidecar
@@ -28,7 +35,7 @@ from humanoid_control.kinematics.targets import FrameTarget
 #: the solvers, by name (the first is the default)
 SOLVERS = {"prioritized": prioritized.solve, "svd": svd.solve}
 #: every constraint class (a test checks each satisfies `Constraint`)
-CONSTRAINTS = (Weld, Ball, FrameTarget, ComTask, JointTask, PostureTask)
+CONSTRAINTS = (Weld, Ball, FrameTarget, ComTask, CenterOfMassTask, FrameHeightTask, JointTask, PostureTask)
 
 __all__ = [
     "load_structure",
@@ -41,6 +48,8 @@ __all__ = [
     "Ball",
     "FrameTarget",
     "ComTask",
+    "CenterOfMassTask",
+    "FrameHeightTask",
     "JointTask",
     "PostureTask",
     "SolveReport",

@@ -83,6 +83,10 @@ class KinematicStructure:
             raise KinematicsError(f"{self.source}: {where}unknown frame '{name}'{did_you_mean(name, names)}")
         return self.model.getFrameId(name)
 
+    def has_joint(self, name) -> bool:
+        """Whether ``name`` is a 1-DOF joint of the structure (one `joint_index` gives)."""
+        return name in self._joint
+
     def joint_index(self, name: str, context: str = "") -> tuple[int, int]:
         """(index in q, index in v) of the 1-DOF joint ``name``, else `KinematicsError`."""
         if name not in self._joint:

@@ -20,7 +20,7 @@ from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics.frame_rows import ORIENTATION, POSE, POSITION, FrameConstraint
 from humanoid_model.validation import finite_rows, finite_vector
 
-__all__ = ["FrameTarget", "MODES"]
+__all__ = ["FrameTarget", "MODES", "moved"]
 
 MODES = {"pose": 6, "position": 3, "orientation": 3}
 _KIND = {"pose": POSE, "position": POSITION, "orientation": ORIENTATION}
@@ -67,17 +67,23 @@ class FrameTarget(FrameConstraint):
 
     def move(self, twist, frame: str = "world") -> None:
         """Apply an increment [dx dy dz, drx dry drz] ([m], [rad]) to the target: ``world`` axes
-        about the target's origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or ``tool`` axes."""
-        v = finite_vector(twist, 6, f"frame target '{self.name}'", "twist", error=KinematicsError)
-        if frame == "tool":
-            self.target = self.target * pin.exp6(pin.Motion(v))
-        elif frame == "world":
-            R = pin.exp3(v[3:]) @ self.target.rotation
-            self.target = pin.SE3(R, self.target.translation + v[:3])
-        else:
-            raise KinematicsError(f"frame target '{self.name}': field 'frame' must be world or tool; value {frame!r}")
+        about the target's origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or ``tool`` axes
+        (`moved`)."""
+        self.target = moved(self.target, twist, frame, f"frame target '{self.name}'")
 
     @property
     def reference(self) -> pin.SE3:
         """The target placement (the rows compare the frame with it)."""
         return self.target
+
+
+def moved(target: pin.SE3, twist, frame: str = "world", source: str = "frame target") -> pin.SE3:
+    """``target`` moved by the increment [dx dy dz, drx dry drz] ([m], [rad]): in ``world`` axes
+    about its origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or in its own ``tool`` axes. A
+    non-finite increment or another frame is a `KinematicsError` naming ``source``."""
+    v = finite_vector(twist, 6, source, "twist", error=KinematicsError)
+    if frame == "tool":
+        return target * pin.exp6(pin.Motion(v))
+    if frame == "world":
+        return pin.SE3(pin.exp3(v[3:]) @ target.rotation, target.translation + v[:3])
+    raise KinematicsError(f"{source}: field 'frame' must be world or tool; value {frame!r}")

@@ -8,7 +8,7 @@ zero-moment point", ICRA 2003) and the swing-foot trajectories.
     pattern.t, pattern.com, pattern.zmp, pattern.zmp_ref, pattern.feet["r"]
 
 The whole-body inverse kinematics that turns the pattern into joint trajectories lives in
-`humanoid_control.walking` (humanoid_planner may not import humanoid_control, the same layer);
+`humanoid_control.walking_ik` (humanoid_planner may not import humanoid_control, the same layer);
 `humanoid-stack walk` composes both. Method, constants and measurements: docs/walking.md.
 """
 

@@ -47,7 +47,7 @@ def run(args) -> int:
 
     import numpy as np
 
-    from humanoid_control.walking import plan_json, solve_walk
+    from humanoid_control.walking_ik import plan_json, solve_walking_ik
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
     from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
@@ -66,7 +66,7 @@ def run(args) -> int:
         f"{len(pattern.t)} samples; ZMP tracking error {1e3 * zmp_err:.2f} mm",
         flush=True,
     )
-    ik = solve_walk(
+    ik = solve_walking_ik(
         pattern.com, pattern.feet, robot=args.robot, progress=lambda m: print(m, flush=True), hold=params.hold
     )
     extra = {

@@ -6,7 +6,7 @@ The pattern itself (footsteps, ZMP preview control, swing feet) is `humanoid_pla
 which this module does not import (same layer): it takes plain arrays, and
 `humanoid-stack walk` composes both.
 
-Tasks, by level (docs/walking.md):
+`solve_walking_ik` solves it; the tasks are `humanoid_control.kinematics`'s, by level (docs/walking.md):
 1. both soles' 6-D poses (`FrameTarget` pose, flat feet) and the 3-D CoM (`CenterOfMassTask`), or
    with ``hold="waist"`` the CoM's x-y (`ComTask`) and the waist's height (`FrameHeightTask`, the
    thesis's generator keeps the torso at constant height): the hard constraints of walking; the
@@ -26,17 +26,21 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.exceptions import ControlError
-from humanoid_control.kinematics import FrameTarget, PostureTask, load_structure, prioritized
-from humanoid_control.kinematics.base import Constraint
-from humanoid_control.kinematics.com import ComTask
+from humanoid_control.kinematics import (
+    CenterOfMassTask,
+    ComTask,
+    FrameHeightTask,
+    FrameTarget,
+    PostureTask,
+    load_structure,
+    prioritized,
+)
 from humanoid_control.kinematics.prioritized import PrioritizedSettings
 from humanoid_model.validation import finite_rows
 
 __all__ = [
-    "CenterOfMassTask",
-    "FrameHeightTask",
     "WalkingIK",
-    "solve_walk",
+    "solve_walking_ik",
     "plan_json",
     "stiffen",
     "TOLERANCE",
@@ -56,46 +60,6 @@ SETTINGS = PrioritizedSettings(damping_threshold=0.02, damping_max=0.02)
 TORSO_FRAME = "BODY"  # HRP-2's waist link, the free-flyer's body
 SOLES = {"r": "r_sole", "l": "l_sole"}  # frames of urdf/kinematics/hrp2.kin.yaml
 WELDS = ("r_foot", "l_foot")
-
-
-class CenterOfMassTask(Constraint):
-    """The 3-D CoM at ``target`` [m]: e = c(q) - c*, J = J_com (world axes), level 1 (the cart-table
-    model's CoM, height included)."""
-
-    dim = 3
-    needs_com = True
-    row_scale = np.ones(3)
-    linear = np.ones(3, dtype=bool)
-
-    def __init__(self, structure, target=None, weight=1.0, level=1, gain=1.0, name="com3"):
-        self.name, self.weight, self.level, self.gain = name, float(weight), int(level), float(gain)
-        self.model = structure.model
-        self.target = structure.com(structure.q0) if target is None else np.asarray(target, float)
-
-    def set_target(self, target) -> None:
-        self.target = np.asarray(target, float)
-
-    def evaluate(self, q, data):
-        return data.com[0] - self.target, data.Jcom
-
-
-class FrameHeightTask(Constraint):
-    """The height of frame ``frame`` at ``target`` [m]: e = z(q) - z*, J = the z row of the frame's
-    LOCAL_WORLD_ALIGNED Jacobian (default target: its height at the structure's initial configuration)."""
-
-    dim = 1
-    row_scale = np.ones(1)
-    linear = np.ones(1, dtype=bool)
-
-    def __init__(self, structure, frame: str, target=None, weight=1.0, level=1, gain=1.0):
-        self.name, self.weight, self.level, self.gain = f"{frame}_height", float(weight), int(level), float(gain)
-        self.model = structure.model
-        self.fid = structure.frame_id(frame, f"height task '{frame}'")
-        self.target = structure.placement(structure.q0, frame).translation[2] if target is None else float(target)
-
-    def evaluate(self, q, data):
-        J = pin.getFrameJacobian(self.model, data, self.fid, pin.LOCAL_WORLD_ALIGNED)[2:3]
-        return np.array([data.oMf[self.fid].translation[2] - self.target]), J
 
 
 @dataclass
@@ -121,7 +85,9 @@ class WalkingIK:
         return self.q[:, [s.joint_index(j)[0] for j in self.joint_names]]
 
 
-def solve_walk(com, feet: dict, robot: str = "hrp2", structure=None, progress=None, hold: str = "com") -> WalkingIK:
+def solve_walking_ik(
+    com, feet: dict, robot: str = "hrp2", structure=None, progress=None, hold: str = "com"
+) -> WalkingIK:
     """Whole-body IK along ``com`` (K, 3) [m] and ``feet`` {'r', 'l': (K, 3) sole centres [m],
     flat soles}. ``robot`` names the kinematic structure (``load_structure``), or pass one.
     ``hold``: "com" follows the 3-D ``com``; "waist" follows its x-y and keeps the waist at its
