@@ -20,6 +20,63 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 
+THESES = {
+    "000": "Chardonnet 2009 (simulator)",
+    "001": "Escande 2008 (posture generator, contact planner)",
+    "002": "Flückiger 1998 (kinematic generator, piloting)",
+    "003": "Chessé 2002 (optimal gaits)",
+    "004": "Canovas (dynamic models from URDF)",
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--spec",
+        action="append",
+        default=[],
+        metavar="THESIS[:ID]",
+        help="run only the acceptance tests of a thesis (000-004, docs/references.md), or of one of its "
+        "items (001:A11); repeatable",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "spec(thesis, item): the acceptance item ITEM of thesis THESIS (000-004, docs/references.md) "
+        "that this test checks (docs/acceptance.md lists them)",
+    )
+
+
+def _spec_items(item) -> set[tuple[str, str]]:
+    marks = set()
+    for mark in item.iter_markers("spec"):
+        thesis, *ids = mark.args
+        if thesis not in THESES or not ids:
+            raise pytest.UsageError(f"{item.nodeid}: spec marker needs a thesis in {sorted(THESES)} and an item id")
+        marks.update((thesis, str(i)) for i in ids)
+    return marks
+
+
+def pytest_collection_modifyitems(config, items):
+    wanted = config.getoption("spec")
+    for item in items:
+        _spec_items(item)  # a malformed marker fails the collection, whatever is selected
+    if not wanted:
+        return
+    keep, drop = [], []
+    for item in items:
+        marks = _spec_items(item)
+        hit = any(
+            (thesis, ident) in marks if ident else any(t == thesis for t, _ in marks)
+            for thesis, _, ident in (w.partition(":") for w in wanted)
+        )
+        (keep if hit else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
