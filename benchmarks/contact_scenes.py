@@ -56,7 +56,7 @@ from humanoid_planner.contact import check_plan, motion_problems, scene_planning
 from humanoid_planner.motion import MotionSettings, contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
-from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
+from humanoid_planner.posture.solver.call_log import CallLog, recording  # noqa: E402
 
 DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:max_expanded=1000", "under_table"]
 COLLISION_STRIDE = 5  #: (chosen) 25 ms of motion at dt 5 ms: a body point moves < 0.5 mm at 10 deg/s and 1 m

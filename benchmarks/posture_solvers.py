@@ -60,9 +60,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.posture import EnvironmentFrame, FramePosition  # noqa: E402
-from humanoid_planner.posture.criterion import ReferencePosture  # noqa: E402
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture  # noqa: E402
 from humanoid_planner.posture.problem import PostureProblem  # noqa: E402
-from humanoid_planner.posture.solver import SolverSettings, solve  # noqa: E402
+from humanoid_planner.posture.solver.two_phase import SolverSettings, solve  # noqa: E402
 from humanoid_planner.posture.stance import contacts_at, stance_constraints  # noqa: E402
 
 

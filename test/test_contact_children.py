@@ -21,9 +21,9 @@ from humanoid_planner.contact.goal import PointRegion
 from humanoid_planner.contact.node import ADDED, RELEASED, Node
 from humanoid_planner.contact.registry import StanceRegistry
 from humanoid_planner.posture import SolverSettings
-from humanoid_planner.posture.outcome import Outcome
+from humanoid_planner.posture.solver.outcome import Outcome
 
-TOL = SolverSettings().tolerance  # 1e-6 (posture/solver.py)
+TOL = SolverSettings().tolerance  # 1e-6 (posture/solver/two_phase.py)
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 MARGIN = PlannerSettings().margin  # 0.02 m (contact/feasibility.py docstring)
 

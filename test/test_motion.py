@@ -421,7 +421,7 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
 
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.motion import MotionSettings, generate, generate_motion
-    from humanoid_planner.posture.outcome import Outcome
+    from humanoid_planner.posture.solver.outcome import Outcome
 
     r, _, feas = walk
     real = generate.project

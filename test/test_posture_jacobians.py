@@ -43,7 +43,7 @@ from humanoid_planner.posture import (
     support_polygon,
 )
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.criterion import ReferencePosture
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 
 H = 1e-5  # FD step (module docstring)
 REL, ABS = 1e-6, 1e-9  # tolerance (module docstring)

@@ -1,4 +1,4 @@
-"""The projection (humanoid_planner/posture/projection.py) on the common problem of
+"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the common problem of
 ../shared/peers/ik/ (both soles 6-D, CoM x-y, a hand point 0.2 m ahead; `posture.common_problem`),
 judged by the peers' own library-independent Pinocchio check, plus joint-bound saturation, an
 unsatisfiable request and the call log (A24's per-call record).
@@ -21,7 +21,7 @@ from humanoid_planner.posture import (
     recording,
 )
 from humanoid_planner.posture.common_problem import CommonProblem, random_start
-from humanoid_planner.posture.joint_limits import bounded_joints
+from humanoid_planner.posture.joint_bounds import bounded_joints
 
 TOL = ProjectionSettings().tolerance
 

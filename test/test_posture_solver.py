@@ -1,4 +1,4 @@
-"""The posture generator's solver (humanoid_planner/posture/solver.py) on HRP-2 standing on the
+"""The posture generator's solver (humanoid_planner/posture/solver/two_phase.py) on HRP-2 standing on the
 flat floor (config/scenes/flat.yaml) with both soles in strong contact, the CoM in their support
 polygon and the reference-posture criterion (4.11): A9 of 001_escande.md:517, a hand target,
 an unreachable one (issue 9: outcome code, quickly, nothing raised) and a phase-1 failure.
@@ -23,10 +23,10 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import BAND
-from humanoid_planner.posture.criterion import ReferencePosture
-from humanoid_planner.posture.outcome import Outcome, from_slsqp
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 from humanoid_planner.posture.problem import PostureProblem
-from humanoid_planner.posture.solver import SolverSettings, solve
+from humanoid_planner.posture.solver.outcome import Outcome, from_slsqp
+from humanoid_planner.posture.solver.two_phase import SolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
 TOL = SolverSettings().tolerance  # 1e-6, solver.py docstring
@@ -243,7 +243,7 @@ def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, sta
     """`base.BAND` rows (the planner's fast-fail bands, `contact.relaxed.WithBand`): phase 1 gets
     them with the other inequalities, phase 2 only the equality rows they are implied by (solver
     docstring, "Band rows"); the solution still meets them."""
-    import humanoid_planner.posture.solver as solver_module
+    import humanoid_planner.posture.solver.two_phase as solver_module
     from humanoid_planner.contact.relaxed import WithBand
 
     m = robot.model

@@ -107,7 +107,7 @@ sat exactly on limits (HRP-2's CHEST_JOINT1 at its lower limit on the flat walk)
 bridge refuses positions within its 0.01 rad ``position_margin`` of a limit.
 
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
-given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
+given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver.two_phase`); the pre-contact
 test has no criterion: it is a feasibility test, and with the potential pulling the root the
 free body's slack made SLSQP stall (NO_PROGRESS at a 3e-5 violation on the first step).
 
@@ -116,7 +116,7 @@ thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polyg
 thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
 is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
 test_contact_children's FK check found it growing it before the fix). ``collision_margin``
-0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.self_collision.DEFAULT_MARGIN`);
+0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.constraints.self_collision.DEFAULT_MARGIN`);
 ``joint_margin`` 0.02 rad (set by `search.PlannerSettings`; 0 here, the posture generator's own
 bounds): twice the robot bridge's default ``position_margin`` 0.01 rad, so that the motion's
 spline between the projected postures (which may overshoot its knots slightly) stays clear of
@@ -157,11 +157,12 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
-from humanoid_planner.posture.environment_collision import GROUND, capsule_frame
-from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
+from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
+from humanoid_planner.posture.constraints.self_collision import DEFAULT_MARGIN
+from humanoid_planner.posture.geometry.capsules import capsule_frame
+from humanoid_planner.posture.geometry.obstacles import GROUND
 from humanoid_planner.posture.kinematics import point_jacobian
-from humanoid_planner.posture.outcome import Outcome, PostureResult
-from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
+from humanoid_planner.posture.solver.outcome import Outcome, PostureResult
 
 from .boxes import clip_polygon, polygon_area
 from .goal import ComRegion, PointRegion
@@ -189,7 +190,7 @@ def with_joint_margin(model, margin: float):
         return model
     import pinocchio as pin
 
-    from humanoid_planner.posture.joint_limits import bounded_joints
+    from humanoid_planner.posture.joint_bounds import bounded_joints
 
     out = pin.Model(model)
     iq, _, lo, hi = bounded_joints(model)
@@ -273,7 +274,7 @@ class _Request:
     over: dict  #: pairs with a seated overshoot -> depth [m]
     criterion: object  #: True: the planner's; False: none; else the caller's
     stats: Stats
-    label: str = ""  #: `posture.call_log` label
+    label: str = ""  #: `posture.solver.call_log` label
     stalls: bool = False  #: whether a feasible line-search failure is taken (`accepted`) or only SUCCESS
 
 
@@ -648,7 +649,7 @@ class Feasibility:
         margin, the request starts over from ``q0`` with those pairs and every pair within
         ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds"). ``criterion``: True
         the planner's (`criterion`), False none, else the caller's (`project`); ``band``: the band
-        rows; ``stats`` (default `stats`) and ``label`` (`posture.call_log`) record the calls;
+        rows; ``stats`` (default `stats`) and ``label`` (`posture.solver.call_log`) record the calls;
         ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
         q0 = self.clipped(q0)
         skip = self._skipped(touching) if self.obstacles else set()
@@ -717,7 +718,7 @@ class Feasibility:
         ``constraints`` with the caller's ``criterion`` from ``q0``, kept clear of the obstacles
         (``collision_margin``, except the pairs the contacts ``touching`` imply) and of itself like
         every planner call (the lazy collision rounds of `_run`), without the band rows; logged in
-        ``stats`` (default `stats`) and to `posture.call_log` under ``purpose``. Without
+        ``stats`` (default `stats`) and to `posture.solver.call_log` under ``purpose``. Without
         ``collision``: one PG call on ``constraints`` alone (the thesis's projection)."""
         if not collision:
             rows = _Request(constraints, set(), {}, criterion, self.stats if stats is None else stats, purpose, True)

@@ -11,7 +11,7 @@ keeps the robot ``collision_margin`` from the obstacles and clear of itself, lik
 call (`Feasibility.project`: the lazy collision rounds, the pairs the held and moving contacts
 imply left out): the thesis corrected colliding paths by hand (L3005, 001_escande.md:390), and
 the can's motion had its left hand 0.3 mm inside the table top between two witnesses. Its
-posture-generator calls are labelled "interpolation" (`posture.call_log`: a `recording` block
+posture-generator calls are labelled "interpolation" (`posture.solver.call_log`: a `recording` block
 sees them so).
 
 ``PathDistance`` is the criterion (1/2) ||diff(p, q)||^2 over the tangent space (Pinocchio's

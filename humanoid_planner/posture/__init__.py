@@ -7,37 +7,38 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 """
 
 from .base import EQUALITY, INEQUALITY, ExtendedConstraint, PostureConstraint, PostureCriterion
-from .call_log import CallLog, recording
-from .capsules import Capsule, robot_capsules, self_collision_pairs
-from .collision_solve import solve_avoiding
-from .com_in_polygon import ComInPolygon
-from .com_position import ComPosition
-from .criterion import ReferencePosture
-from .criterion_sum import CriterionSum
-from .deformable_contact import DeformableContact
-from .environment_collision import GROUND, EnvironmentCollision, Obstacle
-from .force_stability import ForceStability
-from .frame_orientation import FrameOrientation
-from .frame_position import FramePosition
+from .constraints.com_in_polygon import ComInPolygon
+from .constraints.com_position import ComPosition
+from .constraints.deformable_contact import DeformableContact
+from .constraints.environment_collision import EnvironmentCollision
+from .constraints.force_stability import ForceStability
+from .constraints.frame_orientation import FrameOrientation
+from .constraints.frame_position import FramePosition
+from .constraints.gaze import Gaze
+from .constraints.geometry_self_collision import GeometrySelfCollision
+from .constraints.joint_limits import JointLimits
+from .constraints.keep_vertical import KeepVertical
+from .constraints.light_contact import LightContact
+from .constraints.pre_contact import PreContact
+from .constraints.search_box_contact import SearchBox, SearchBoxContact
+from .constraints.self_collision import SelfCollision
+from .constraints.stpbv_environment_collision import StpEnvironmentCollision
+from .constraints.stpbv_self_collision import StpSelfCollision
+from .constraints.strong_contact import StrongContact
+from .criteria.criterion_sum import CriterionSum
+from .criteria.path_distance import PathDistance
+from .criteria.potential_criterion import PotentialCriterion
+from .criteria.reference_posture import ReferencePosture
 from .frames import EnvironmentFrame, RobotContactFrame
-from .gaze import Gaze
-from .geometry_self_collision import GeometrySelfCollision
-from .joint_limits import JointLimits
-from .keep_vertical import KeepVertical
-from .light_contact import LightContact
-from .outcome import Outcome, PostureResult
-from .path_distance import PathDistance
-from .potential_criterion import PotentialCriterion
-from .pre_contact import PreContact
+from .geometry.capsules import Capsule, robot_capsules, self_collision_pairs
+from .geometry.obstacles import GROUND, Obstacle
 from .problem import PostureProblem
-from .projection import ProjectionSettings, Projector, project
-from .search_box_contact import SearchBox, SearchBoxContact
-from .self_collision import SelfCollision
-from .solver import SolverSettings, solve
+from .solver.call_log import CallLog, recording
+from .solver.collision_solve import solve_avoiding
+from .solver.newton_projection import ProjectionSettings, Projector, project
+from .solver.outcome import Outcome, PostureResult
+from .solver.two_phase import SolverSettings, solve
 from .stance import contacts_at, stance_constraints
-from .stpbv_environment_collision import StpEnvironmentCollision
-from .stpbv_self_collision import StpSelfCollision
-from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
 CRITERIA = {
