@@ -27,7 +27,7 @@ from humanoid_planner.posture import (
     FramePosition,
     Gaze,
     GeometrySelfCollision,
-    JointLimits,
+    JointLimitConstraint,
     KeepVertical,
     LightContact,
     Obstacle,
@@ -74,7 +74,7 @@ def _all_constraints(robot, floor, q_ref):
     forces = ForceStability(m, [(loc["r_sole"], 0.5), (loc["l_hand"], 0.3)], (-robot.effort_max, robot.effort_max))
     forces.z = np.random.default_rng(12).normal(scale=0.1, size=forces.n_extra)  # evaluate() is at this z
     return [
-        JointLimits(m),
+        JointLimitConstraint(m),
         StrongContact(
             m, RobotContactFrame.from_location(loc["r_sole"]), EnvironmentFrame.on_surface(floor, 0.1, -0.2, 0.3)
         ),
@@ -365,7 +365,7 @@ def test_task_values(robot):
     com = pin.centerOfMass(m, m.createData(), q)
     v = _values(ComPosition(m, com + [0.1, 0, 0], axes=(0, 1, 2)), m, d, q)[0]
     np.testing.assert_allclose(v, [-0.1, 0, 0], atol=1e-12)
-    lim = JointLimits(m)
+    lim = JointLimitConstraint(m)
     v = _values(lim, m, d, q)[0]
     k = lim.dim // 2
     np.testing.assert_allclose(v[:k], q[7:] - robot.q_upper)

@@ -16,7 +16,7 @@ from .constraints.frame_orientation import FrameOrientation
 from .constraints.frame_position import FramePosition
 from .constraints.gaze import Gaze
 from .constraints.geometry_self_collision import GeometrySelfCollision
-from .constraints.joint_limits import JointLimits
+from .constraints.joint_limits import JointLimitConstraint
 from .constraints.keep_vertical import KeepVertical
 from .constraints.light_contact import LightContact
 from .constraints.pre_contact import PreContact
@@ -49,7 +49,7 @@ CRITERIA = {
 }
 
 CONSTRAINTS = {
-    "joint_limits": JointLimits,
+    "joint_limits": JointLimitConstraint,
     "strong_contact": StrongContact,
     "deformable_contact": DeformableContact,
     "light_contact": LightContact,
@@ -88,7 +88,7 @@ __all__ = [
     "FrameOrientation",
     "FramePosition",
     "Gaze",
-    "JointLimits",
+    "JointLimitConstraint",
     "KeepVertical",
     "LightContact",
     "Obstacle",

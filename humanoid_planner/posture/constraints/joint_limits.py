@@ -13,10 +13,10 @@ import numpy as np
 from ..base import INEQUALITY, PostureConstraint
 from ..joint_bounds import bounded_joints
 
-__all__ = ["JointLimits"]
+__all__ = ["JointLimitConstraint"]
 
 
-class JointLimits(PostureConstraint):
+class JointLimitConstraint(PostureConstraint):
     """The bounds of every bounded 1-DOF joint of ``model`` (2 rows per joint)."""
 
     equations = "(3.1), 001_escande.md:69"
