@@ -222,7 +222,7 @@ def test_band_rows_are_the_inner_rows_then_both_sides_of_each_equality(robot, fl
     """`WithBand`'s rows against its inner constraint's own evaluation, at a configuration off the
     stance: the inner rows unchanged, then c_i - band and -c_i - band for each equality row i, with
     the Jacobian rows J_i and -J_i."""
-    from humanoid_planner.contact.relaxed import WithBand
+    from humanoid_planner.posture import WithBand
 
     m = robot.model
     q = pin.integrate(m, robot.q(), np.random.default_rng(2).normal(scale=0.05, size=m.nv))
@@ -240,11 +240,11 @@ def test_band_rows_are_the_inner_rows_then_both_sides_of_each_equality(robot, fl
 
 
 def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, standing, monkeypatch):
-    """`base.BAND` rows (the planner's fast-fail bands, `contact.relaxed.WithBand`): phase 1 gets
+    """`base.BAND` rows (the planner's fast-fail bands, `posture.WithBand`): phase 1 gets
     them with the other inequalities, phase 2 only the equality rows they are implied by (solver
     docstring, "Band rows"); the solution still meets them."""
     import humanoid_planner.posture.solver.two_phase as solver_module
-    from humanoid_planner.contact.relaxed import WithBand
+    from humanoid_planner.posture import WithBand
 
     m = robot.model
     cons = [WithBand(c) for c in stance_constraints(m, robot.contact_locations, standing)]

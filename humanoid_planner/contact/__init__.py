@@ -8,7 +8,6 @@ imports. docs/planner.md, section "Contact planner".
 - `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
 - `potentials`: the potentials family (mixed, bonus/malus, guide trajectory, body potentials; one
   interface, registry ``POTENTIALS``), the configuration part used as the PG criterion (§5.5).
-- `goal`: goal tasks (the CoM or a body point in a region).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
   test, goal test) and their statistics; `relaxed`: equality rows relaxed to a band (the
   pre-contact test's stance, so that phase 1 sees it).
@@ -23,7 +22,6 @@ imports. docs/planner.md, section "Contact planner".
 
 from .boxes import Box
 from .check import check_plan, motion_problems
-from .goal import ComRegion, PointRegion
 from .node import Node
 from .potentials import (
     POTENTIALS,
@@ -43,7 +41,6 @@ __all__ = [
     "POTENTIALS",
     "BodyPotential",
     "Box",
-    "ComRegion",
     "Contact",
     "ContactPlanner",
     "GuidePotential",
@@ -51,7 +48,6 @@ __all__ = [
     "Node",
     "Plan",
     "PlannerSettings",
-    "PointRegion",
     "Potential",
     "Progress",
     "ScenePlanning",

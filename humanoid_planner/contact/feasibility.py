@@ -9,11 +9,11 @@
 - ``pre_contact(stance, location, box, q0)``: Q_s + the pre-contact (3.40)-(3.43) of ``location``
   within ``pre_contact_distance`` of the box's plane + the box's half-planes (:305); inequalities
   but the two direction rows, so an unreachable pair fails in phase 1 (:85). The stance's
-  contacts are relaxed to a 1 mm band (`relaxed`), or phase 1 would not see them.
+  contacts are relaxed to a 1 mm band (`posture.Relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
 
 Every call also carries, for each constraint with equality rows, those rows relaxed to a band
-|c_i| <= ``band`` as inequalities (`relaxed.Relaxed` without its inequality rows): the thesis's
+|c_i| <= ``band`` as inequalities (`posture.WithBand`): the thesis's
 fast-fail rule (:85, thesis L736, L752), so that phase 1 sees the contacts and a request that
 cannot hold them fails there (``band`` 0 disables it). Measured on the stairs: docs/planner.md.
 
@@ -141,35 +141,37 @@ from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
+    ComRegion,
     DeformableContact,
     EnvironmentCollision,
     EnvironmentFrame,
     ForceStability,
+    HalfPlanes,
+    PointRegion,
     PostureProblem,
     PreContact,
+    Relaxed,
     RobotContactFrame,
     SearchBoxContact,
     SolverSettings,
     StrongContact,
+    WithBand,
     robot_capsules,
     solve,
     support_polygon,
 )
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
+from humanoid_planner.posture.base import PostureConstraint
 from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.constraints.self_collision import DEFAULT_MARGIN
 from humanoid_planner.posture.geometry.capsules import capsule_frame
 from humanoid_planner.posture.geometry.obstacles import GROUND
-from humanoid_planner.posture.kinematics import point_jacobian
 from humanoid_planner.posture.solver.outcome import Outcome, PostureResult
 
 from .boxes import clip_polygon, polygon_area
-from .goal import ComRegion, PointRegion
-from .relaxed import Relaxed, WithBand
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "accepted", "on_ground", "with_joint_margin"]
+__all__ = ["Feasibility", "Stats", "STABILITY_MODELS", "accepted", "on_ground", "with_joint_margin"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
@@ -199,28 +201,6 @@ def with_joint_margin(model, margin: float):
     lower[iq], upper[iq] = np.minimum(lo + margin, mid), np.maximum(hi - margin, mid)
     out.lowerPositionLimit, out.upperPositionLimit = lower, upper
     return out
-
-
-class HalfPlanes(PostureConstraint):
-    """The surface half-planes of a search box for a contact point: (P^W - E) . a_i - b_i <= 0 [m]
-    ((6.5), 001_escande.md:295; the "surface bounding inequalities" of the pre-contact test, :305)."""
-
-    equations = "(6.5), 001_escande.md:295"
-
-    def __init__(self, model, robot_frame: RobotContactFrame, search_box, name: str = "half_planes"):
-        self.model, self.robot_frame, self.name = model, robot_frame, name
-        self.fid = kin.frame_id(model, robot_frame.body)
-        surf = search_box.surface
-        t, s, _ = surf.rotation.T
-        self.origin = surf.centroid
-        self.a_world = search_box.A[:, :1] * t + search_box.A[:, 1:] * s
-        self.b = search_box.b
-        self.dim = len(self.b)
-        self.kinds = (INEQUALITY,) * self.dim
-
-    def evaluate(self, q, data):
-        p, Jp = point_jacobian(self.model, data, self.fid, self.robot_frame.point)
-        return self.a_world @ (p - self.origin) - self.b, self.a_world @ Jp
 
 
 @dataclass
@@ -776,9 +756,9 @@ class Feasibility:
         return self._run("goal", cons, q0, touching=[c.pair for c in stance])
 
     def goal_possible(self, stance, goal_tasks) -> bool:
-        """A necessary condition of the goal test, without a PG call: a `goal.ComRegion` bounded in
+        """A necessary condition of the goal test, without a PG call: a `posture.ComRegion` bounded in
         x and y must meet the stance's support polygon shrunk by the margin (the CoM is in both,
-        "com" stability), and a `goal.PointRegion` on a contact location's body, point and frame of
+        "com" stability), and a `posture.PointRegion` on a contact location's body, point and frame of
         the stance must hold where the contact puts it. False: the goal cannot be met from this stance."""
         placed = {c.location: self.env_frame(c) for c in stance}
         for t in goal_tasks:

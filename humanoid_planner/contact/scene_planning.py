@@ -11,7 +11,7 @@ section says becomes:
   simulator places it); for another robot its default posture at the same placement;
 - start stance: each ``start`` location on its surface where the start posture has it
   (`Feasibility.contacts_at`);
-- goal: each region -> `goal.ComRegion` (``of: com``) or `goal.PointRegion` (``root``: the
+- goal: each region -> `posture.ComRegion` (``of: com``) or `posture.PointRegion` (``root``: the
   free flyer's origin, or a location's point); each ``vertical`` -> `posture.KeepVertical`
   ((6.24)) on the location's body; ``contacts``: the locations the goal stance holds;
 - potential (§5.6): with a ``guide``, the guide potential U_T (6.8) through the start
@@ -35,9 +35,8 @@ from humanoid_model.exceptions import ModelError
 from humanoid_model.scene_types import RobotSpec
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import KeepVertical, Obstacle
+from humanoid_planner.posture import ComRegion, KeepVertical, Obstacle, PointRegion
 
-from .goal import ComRegion, PointRegion
 from .potentials import (
     BodyGroup,
     BodyPotential,

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 from humanoid_model.urdf_description import world_collision_rules
-from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
+from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import Obstacle
+from humanoid_planner.posture import ComRegion, Obstacle, PointRegion
 
 __all__ = [
     "PROBLEMS",

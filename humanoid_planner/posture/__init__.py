@@ -7,8 +7,10 @@ codes of Table 7.1). No ROS imports. docs/planner.md.
 """
 
 from .base import EQUALITY, INEQUALITY, ExtendedConstraint, PostureConstraint, PostureCriterion
+from .constraints.box_region import BoxRegion
 from .constraints.com_in_polygon import ComInPolygon
 from .constraints.com_position import ComPosition
+from .constraints.com_region import ComRegion
 from .constraints.deformable_contact import DeformableContact
 from .constraints.environment_collision import EnvironmentCollision
 from .constraints.force_stability import ForceStability
@@ -16,15 +18,19 @@ from .constraints.frame_orientation import FrameOrientation
 from .constraints.frame_position import FramePosition
 from .constraints.gaze import Gaze
 from .constraints.geometry_self_collision import GeometrySelfCollision
+from .constraints.half_planes import HalfPlanes
 from .constraints.joint_limits import JointLimitConstraint
 from .constraints.keep_vertical import KeepVertical
 from .constraints.light_contact import LightContact
+from .constraints.point_region import PointRegion
 from .constraints.pre_contact import PreContact
+from .constraints.relaxed import Relaxed
 from .constraints.search_box_contact import SearchBox, SearchBoxContact
 from .constraints.self_collision import SelfCollision
 from .constraints.stpbv_environment_collision import StpEnvironmentCollision
 from .constraints.stpbv_self_collision import StpSelfCollision
 from .constraints.strong_contact import StrongContact
+from .constraints.with_band import WithBand
 from .criteria.criterion_sum import CriterionSum
 from .criteria.path_distance import PathDistance
 from .criteria.potential_criterion import PotentialCriterion
@@ -67,9 +73,20 @@ CONSTRAINTS = {
     "stpbv_self_collision": StpSelfCollision,
     "stpbv_environment_collision": StpEnvironmentCollision,
     "geometry_self_collision": GeometrySelfCollision,
+    "half_planes": HalfPlanes,
+    "com_region": ComRegion,
+    "point_region": PointRegion,
+    "relaxed": Relaxed,
+    "with_band": WithBand,
 }
 
 __all__ = [
+    "WithBand",
+    "Relaxed",
+    "PointRegion",
+    "HalfPlanes",
+    "ComRegion",
+    "BoxRegion",
     "CONSTRAINTS",
     "CRITERIA",
     "EQUALITY",

@@ -15,7 +15,7 @@ Units: positions [m], dot products of unit vectors [-], angles [rad]; each membe
 
 A third kind, **band**, is an inequality row c_i(q) <= 0 implied by equality rows of the same
 constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, 001_escande.md:85,
-`contact.relaxed.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
+`constraints.with_band.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
 on it); the solver's phase 1, which sees inequalities only, needs it, and its phase 2, which has
 the equality rows themselves, leaves it out (`solver`, "Band rows").
 """
