@@ -9,8 +9,10 @@ imports. docs/planner.md, section "Contact planner".
 - `potentials`: the potentials family (mixed, bonus/malus, guide trajectory, body potentials; one
   interface, registry ``POTENTIALS``), the configuration part used as the PG criterion (§5.5).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
-  test, goal test) and their statistics; `relaxed`: equality rows relaxed to a band (the
-  pre-contact test's stance, so that phase 1 sees it).
+  test, goal test) and their statistics; `collision_pairs`: the obstacle and self-collision pairs
+  those calls carry, lazily, in rounds. The constraints of the calls are posture constraints
+  (`humanoid_planner.posture`: contacts, the goal tasks `ComRegion` and `PointRegion`, the
+  pre-contact test's `HalfPlanes` and `Relaxed` stance, the fast-fail `WithBand`).
 - `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
   splitting), eagerly (BFP) or lazily (Contacts-VBFP).
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
