@@ -22,6 +22,7 @@ from humanoid_planner.contact.potentials import (
     WeightedSum,
 )
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import PostureCriterion
 
 FD_STEP = 1e-5  # as test_posture_jacobians / test_contact_goal: |FD - J d| <= 1e-6 |J d| + 1e-9
 
@@ -79,6 +80,7 @@ def test_every_registered_potential_has_the_interface(robot, members):
     for name, cls in POTENTIALS.items():
         p = members[name]
         assert isinstance(p, cls) and isinstance(p, Potential) and p.name and p.equations
+        assert isinstance(p, PostureCriterion)  # a potential is a kind of posture criterion
         u, g = p.evaluate(robot.q())
         assert np.isfinite(u) and g.shape == (robot.model.nv,)
         assert p.total(stance, robot.q()) == pytest.approx(u + p.stance_term(stance))

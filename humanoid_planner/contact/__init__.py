@@ -7,7 +7,8 @@ imports. docs/planner.md, section "Contact planner".
 - `node`: `Node` (stance, witness posture, father, potential, bookkeeping flags).
 - `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
 - `potentials`: the potentials family (mixed, bonus/malus, guide trajectory, body potentials; one
-  interface, registry ``POTENTIALS``), the configuration part used as the PG criterion (§5.5).
+  interface, a kind of `posture.PostureCriterion`; registry ``POTENTIALS``), the configuration
+  part used as the PG criterion (§5.5).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
   test, goal test) and their statistics; `collision_pairs`: the obstacle and self-collision pairs
   those calls carry, lazily, in rounds. The constraints of the calls are posture constraints

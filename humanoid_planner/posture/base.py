@@ -109,8 +109,9 @@ class ExtendedConstraint(PostureConstraint):
 class PostureCriterion(ABC):
     """A criterion to minimise (001_escande.md §3.5, :104-107): ``name``, ``equations`` and
     ``evaluate(q) -> (f, g)``, the value and its gradient df/dv (nv,) w.r.t. the tangent increment
-    at ``q`` (the convention of the constraints). `PostureProblem` only calls ``evaluate``, so any
-    object with it (the contact planner's potentials) is a criterion too."""
+    at ``q`` (the convention of the constraints). The contact planner's potentials
+    (`humanoid_planner.contact.potentials.base.Potential`) are a kind of it. `PostureProblem` only
+    calls ``evaluate``."""
 
     name: str
     equations: str = ""
