@@ -1,7 +1,7 @@
 """Benchmarks of the posture generator (issue 9), four sections (all by default):
 
 --solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
---projection  the projection alone (`projection.Projector`: feet, CoM, hand, no criterion) on the
+--projection  the projection alone (`newton_projection.NewtonProjector`: feet, CoM, hand, no criterion) on the
               common problem of ../shared/peers/ik/ (`posture.common_problem`: its 100 seeded
               starts, its independent Pinocchio check), beside HPP's `bench_hpp.py` run as a
               subprocess in its own virtual environment when ``--hpp-python`` (or $HPP_PYTHON)
@@ -168,7 +168,7 @@ def solvers_table(robot, floor, repeats):
 
 
 def projection_table(robot, floor, hpp_python):
-    from humanoid_planner.posture import ProjectionSettings, Projector, project
+    from humanoid_planner.posture import NewtonProjectionSettings, NewtonProjector, newton_project
     from humanoid_planner.posture.common_problem import CommonProblem, random_start
 
     common = CommonProblem(robot, floor)
@@ -178,18 +178,18 @@ def projection_table(robot, floor, hpp_python):
     print("|---|---|---|---|---|---|")
     for tol in (1e-6, 1e-4):
         for prebuilt in (True, False):
-            settings = ProjectionSettings(tolerance=tol)
-            proj = Projector(m, common.constraints(), settings)
+            settings = NewtonProjectionSettings(tolerance=tol)
+            proj = NewtonProjector(m, common.constraints(), settings)
             proj.run(common.q0)  # warm-up
             times, its, ok = [], [], 0
             for trial in range(100):
                 q = random_start(m, common.q0, trial)
                 t = time.perf_counter()
-                res = proj.run(q) if prebuilt else project(m, common.constraints(), q, settings)
+                res = proj.run(q) if prebuilt else newton_project(m, common.constraints(), q, settings)
                 times.append(time.perf_counter() - t)
                 its.append(res.iterations)
                 ok += bool(res.success and common.check(res.q))
-            label = "ours, Projector built once" if prebuilt else "ours, built per call"
+            label = "ours, NewtonProjector built once" if prebuilt else "ours, built per call"
             print(
                 f"| {label} | {tol:g} | {ok}/100 | {np.median(its):.0f} / {max(its)} | "
                 f"{1e3 * np.median(times):.3f} | {1e3 * np.percentile(times, 90):.3f} |"

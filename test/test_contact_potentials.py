@@ -160,7 +160,7 @@ def test_rounded_curve_closest_point_matches_brute_force():
     assert np.min(np.einsum("ij,ij->i", T[1:], T[:-1])) > 0.99
     for _ in range(40):
         y = pts[rng.integers(len(pts))] + rng.normal(size=8) * 0.1
-        pr = curve.project(y)
+        pr = curve.closest_point(y)
         k = np.argmin(np.linalg.norm(pts - y, axis=1))
         assert np.linalg.norm(pts[k] - y) + 1e-9 >= pr.D
         assert abs(pr.D - np.linalg.norm(pts[k] - y)) < 1e-4 and abs(pr.s - s_grid[k]) < 0.02

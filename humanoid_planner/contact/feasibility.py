@@ -443,7 +443,7 @@ class Feasibility(CollisionPairs):
     def project(
         self, constraints, q0, criterion, touching, stats=None, purpose="interpolation", collision=True
     ) -> PostureResult:
-        """One request of the motion's projections (`humanoid_planner.motion.projection`): the PG on
+        """One request of the motion's projections (`humanoid_planner.motion.stance_projection`): the PG on
         ``constraints`` with the caller's ``criterion`` from ``q0``, kept clear of the obstacles
         (``collision_margin``, except the pairs the contacts ``touching`` imply) and of itself like
         every planner call (the lazy collision rounds of `_run`), without the band rows; logged in

@@ -31,6 +31,7 @@ from .constraints.stpbv_environment_collision import StpEnvironmentCollision
 from .constraints.stpbv_self_collision import StpSelfCollision
 from .constraints.strong_contact import StrongContact
 from .constraints.with_band import WithBand
+from .criteria.configuration_distance import ConfigurationDistance
 from .criteria.criterion_sum import CriterionSum
 from .criteria.path_distance import PathDistance
 from .criteria.potential_criterion import PotentialCriterion
@@ -41,7 +42,7 @@ from .geometry.obstacles import GROUND, Obstacle
 from .problem import PostureProblem
 from .solver.call_log import CallLog, recording
 from .solver.collision_solve import solve_avoiding
-from .solver.newton_projection import ProjectionSettings, Projector, project
+from .solver.newton_projection import NewtonProjectionSettings, NewtonProjector, newton_project
 from .solver.outcome import Outcome, PostureResult
 from .solver.two_phase import SolverSettings, solve
 from .stance import contacts_at, stance_constraints
@@ -52,6 +53,7 @@ CRITERIA = {
     "path_distance": PathDistance,
     "potential": PotentialCriterion,
     "criterion_sum": CriterionSum,
+    "configuration_distance": ConfigurationDistance,
 }
 
 CONSTRAINTS = {
@@ -81,6 +83,7 @@ CONSTRAINTS = {
 }
 
 __all__ = [
+    "ConfigurationDistance",
     "WithBand",
     "Relaxed",
     "PointRegion",
@@ -117,8 +120,8 @@ __all__ = [
     "PostureResult",
     "PotentialCriterion",
     "PreContact",
-    "ProjectionSettings",
-    "Projector",
+    "NewtonProjectionSettings",
+    "NewtonProjector",
     "ReferencePosture",
     "RobotContactFrame",
     "SearchBox",
@@ -130,7 +133,7 @@ __all__ = [
     "StpSelfCollision",
     "StrongContact",
     "contacts_at",
-    "project",
+    "newton_project",
     "recording",
     "robot_capsules",
     "self_collision_pairs",

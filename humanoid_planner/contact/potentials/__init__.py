@@ -17,7 +17,7 @@ from .body import BodyPotential
 from .body_group import BodyGroup
 from .bonus_malus import StanceBonus
 from .coordinates import GuideCoordinates
-from .curve import Projection, RoundedPolyline
+from .curve import ClosestPoint, RoundedPolyline
 from .guide import GuidePotential
 from .mixed_potential import MixedPotential
 from .weighted_sum import WeightedSum
@@ -35,11 +35,11 @@ __all__ = [
     "POTENTIALS",
     "BodyGroup",
     "BodyPotential",
+    "ClosestPoint",
     "GuideCoordinates",
     "GuidePotential",
     "MixedPotential",
     "Potential",
-    "Projection",
     "RoundedPolyline",
     "StanceBonus",
     "WeightedSum",

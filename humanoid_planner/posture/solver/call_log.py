@@ -3,7 +3,7 @@ for the Table 7.1 histogram (001_escande.md:461-472) that A24 asks for (:532).
 
 Two ways to collect:
 
-- pass ``log=CallLog()`` to `solver.solve` / `projection.project`: that call is recorded there;
+- pass ``log=CallLog()`` to `two_phase.solve` / `newton_projection.newton_project`: that call is recorded there;
 - ``with recording(log):`` records every call made in the process (all threads) while the block
   runs, whoever makes it (the contact planner, motion generation), into ``log``.
 

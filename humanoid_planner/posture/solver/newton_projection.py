@@ -43,12 +43,12 @@ from .blas_threads import single_threaded
 from .call_log import CallLog, notify
 from .outcome import Outcome, PostureResult
 
-__all__ = ["ProjectionSettings", "Projector", "project"]
+__all__ = ["NewtonProjectionSettings", "NewtonProjector", "newton_project"]
 
 
 @dataclass
-class ProjectionSettings:
-    """Settings of `project` (defaults and reasons in the module docstring)."""
+class NewtonProjectionSettings:
+    """Settings of `newton_project` (defaults and reasons in the module docstring)."""
 
     tolerance: float = 1e-6
     max_iterations: int = 40
@@ -57,13 +57,13 @@ class ProjectionSettings:
     saturation_passes: int = 4
 
 
-class Projector:
+class NewtonProjector:
     """The projection onto ``constraints`` (a `PostureConstraint` list) for ``model``, built once and
     run from any start (`run`): what HPP's ConfigProjector is to its applyConstraints."""
 
-    def __init__(self, model, constraints, settings: ProjectionSettings | None = None):
+    def __init__(self, model, constraints, settings: NewtonProjectionSettings | None = None):
         self.model, self.data = model, model.createData()
-        self.settings = settings or ProjectionSettings()
+        self.settings = settings or NewtonProjectionSettings()
         self.constraints = list(constraints)
         extended = [c.name for c in self.constraints if c.n_extra]
         if extended:
@@ -134,21 +134,21 @@ class Projector:
         )
 
 
-def project(
+def newton_project(
     model,
     constraints,
     q0,
-    settings: ProjectionSettings | None = None,
+    settings: NewtonProjectionSettings | None = None,
     log: CallLog | None = None,
     label: str = "projection",
 ) -> PostureResult:
     """Project ``q0`` (nq,) onto ``constraints`` (a `PostureConstraint` list) and the joint bounds
-    by minimum-norm Newton steps (module docstring): `Projector` built and run once. Never raises
+    by minimum-norm Newton steps (module docstring): `NewtonProjector` built and run once. Never raises
     for an unsatisfiable request. The call is recorded like `solver.solve`'s (`call_log`)."""
-    return Projector(model, constraints, settings).run(q0, log, label)
+    return NewtonProjector(model, constraints, settings).run(q0, log, label)
 
 
-def _step(J, r, q, idx_q, idx_v, lo, hi, s: ProjectionSettings) -> np.ndarray:
+def _step(J, r, q, idx_q, idx_v, lo, hi, s: NewtonProjectionSettings) -> np.ndarray:
     """The least-norm dv with J dv = r, the joints that would cross a bound saturated (module docstring)."""
     nv = J.shape[1]
     dv = np.zeros(nv)

@@ -26,7 +26,7 @@ without the others. The result is still judged on every row. The left-out rows a
 the others to first order only: where the rank changes nearby (a sitting stance: 7 of 24 rows
 dependent at the start), the solution leaves them off by up to 4e-4; when that is at most
 ``SUBSET_DRIFT`` 1e-2 (chosen, as the planner's polish) the point is projected on every row
-(`projection.Projector`: minimum-norm Newton steps, indifferent to dependent rows), else the
+(`newton_projection.NewtonProjector`: minimum-norm Newton steps, indifferent to dependent rows), else the
 call ends with EQUALITIES_NOT_SATISFIED. (The left-out rows kept as tolerance bands instead made
 SLSQP's steps diverge, the base 490 m away on a sitting posture.)
 
@@ -61,7 +61,7 @@ from scipy.linalg import qr
 from ..problem import PostureProblem
 from .blas_threads import single_threaded
 from .call_log import CallLog, notify
-from .newton_projection import ProjectionSettings, Projector
+from .newton_projection import NewtonProjectionSettings, NewtonProjector
 from .outcome import Outcome, PostureResult, from_slsqp
 from .slsqp import minimize_slsqp
 
@@ -201,9 +201,9 @@ def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> Post
         message = f"{int(eq.sum() - keep.sum())} dependent equality rows left out after {message!r}: {res.message}"
         v = float(np.max(problem.violations(problem.at(res.x).c), initial=0.0))
         if res.status == 0 and not stall.stopped and not problem.extra_slices and s.tolerance < v <= SUBSET_DRIFT:
-            pr = Projector(problem.model, problem.constraints, ProjectionSettings(tolerance=s.tolerance))._run(
-                problem.at(res.x).q
-            )
+            pr = NewtonProjector(
+                problem.model, problem.constraints, NewtonProjectionSettings(tolerance=s.tolerance)
+            )._run(problem.at(res.x).q)
             it2 += pr.iterations
             message += f"; the left-out rows off by {v:.2g}, projected: {pr.outcome.name}"
             if pr.feasible:

@@ -14,41 +14,18 @@ the can's motion had its left hand 0.3 mm inside the table top between two witne
 posture-generator calls are labelled "interpolation" (`posture.solver.call_log`: a `recording` block
 sees them so).
 
-``PathDistance`` is the criterion (1/2) ||diff(p, q)||^2 over the tangent space (Pinocchio's
-``difference``: base pose as a twist, joints as angles), gradient J^T d with J = dDifference/dq.
-The 1/2 changes nothing at the optimum.
+The criterion is `humanoid_planner.posture.ConfigurationDistance`, (1/2) ||diff(p, q)||^2 over
+the tangent space.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pinocchio as pin
+from humanoid_planner.posture import ConfigurationDistance, FrameOrientation, FramePosition
 
-from humanoid_planner.posture import FrameOrientation, FramePosition
-
-__all__ = ["PathDistance", "project"]
+__all__ = ["project_on_stance"]
 
 
-class PathDistance:
-    """(1/2) ||difference(p, q)||^2 to a configuration ``p`` (nq,): the criterion of (7.2)."""
-
-    name = "path_distance"
-    equations = "(7.2), 001_escande.md:390"
-
-    def __init__(self, model, p):
-        self.model = model
-        self.p = np.asarray(p, float)
-
-    def evaluate(self, q) -> tuple[float, np.ndarray]:
-        d = pin.difference(self.model, self.p, q)
-        J = pin.dDifference(self.model, self.p, q, pin.ARG1)
-        return 0.5 * float(d @ d), J.T @ d
-
-    def __call__(self, q) -> float:
-        return self.evaluate(q)[0]
-
-
-def project(feas, fixed, targets, p, q0, stats=None, moving=(), collision=True):
+def project_on_stance(feas, fixed, targets, p, q0, stats=None, moving=(), collision=True):
     """The projection of ``p`` (nq,) from the warm start ``q0``: ``feas`` a
     `humanoid_planner.contact.feasibility.Feasibility` (its strong contacts, stability with margin,
     tasks and collision rows), ``fixed`` the contacts held, ``targets`` a list of (location name,
@@ -65,4 +42,4 @@ def project(feas, fixed, targets, p, q0, stats=None, moving=(), collision=True):
         if R is not None:
             cons.append(FrameOrientation(model, loc.body, R, name=f"path_orientation:{name}"))
     touching = [c.pair for c in (*fixed, *moving)]
-    return feas.project(cons, q0, PathDistance(model, p), touching, stats=stats, collision=collision)
+    return feas.project(cons, q0, ConfigurationDistance(model, p), touching, stats=stats, collision=collision)
