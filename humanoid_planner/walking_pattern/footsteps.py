@@ -15,7 +15,7 @@ import pinocchio as pin
 
 from humanoid_model.validation import finite_number, integer
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.walking.swing import SWING_STYLES
+from humanoid_planner.walking_pattern.swing import SWING_STYLES
 
 __all__ = ["WalkParameters", "FootGeometry", "Footstep", "footsteps", "foot_geometry", "MAX_STEP_LENGTH", "HOLDS"]
 
@@ -35,7 +35,7 @@ class WalkParameters:
     shifting the ZMP onto the first stance foot (its last ``t_ds``); ``t_end`` [s] standing in
     the final double support while the CoM settles; ``step_height`` swing apex [m]; ``dt`` the
     sampling period [s] (200 Hz); ``horizon`` the preview [s]; ``qe``, ``r`` the preview weights;
-    ``swing`` the swing-foot profile (`humanoid_planner.walking.swing.SWING_STYLES`); ``hold`` what
+    ``swing`` the swing-foot profile (`humanoid_planner.walking_pattern.swing.SWING_STYLES`); ``hold`` what
     the whole-body IK keeps at constant height (`HOLDS`). `walkgen_2008` gives the thesis's
     generator's settings."""
 

@@ -1,4 +1,7 @@
-"""Phases of the BIP walk (003_chesse.md:646-652), a-posteriori checks and the GAIT.json export.
+"""The phase sequence of the BIP gait (003_chesse.md:646-652): its phases (`GaitProblem`), their
+optimal solves (`solve_gait_sequence`, and `solve_cyclic_gait_sequence` with n cyclic steps),
+a-posteriori checks, the GAIT.json export, other step lengths by continuation and `plan_walk` (a
+walk to a distance).
 
 Sequence of the whole walk (phases a-e of 003_chesse.md:646-652):
   start SS (0.45 s) -> cyclic DS (0.17 s) -> cyclic SS (0.5 s) -> pre-stop DS (0.186 s, u4f = 0.65)
@@ -243,7 +246,7 @@ class GaitProblem:
         return joints, bases
 
 
-def solve_walk(problem: GaitProblem, which: str = "walk", verbose=False, progress=None):
+def solve_gait_sequence(problem: GaitProblem, which: str = "walk", verbose=False, progress=None):
     """Solve the phases of ``which`` in order; returns the list of solutions."""
     sols = []
     for ph in problem.phases(which):
@@ -353,7 +356,7 @@ def continue_step_length(
     if not (isinstance(step_length, (int, float)) and math.isfinite(step_length) and step_length > 0):
         raise PlanningError(f"gait: field 'step_length' must be a positive number, got {step_length}")
     problem = make_problem(params, L0, weights=weights)
-    sols = reference if reference is not None else solve_walk(problem, which, progress=progress)
+    sols = reference if reference is not None else solve_gait_sequence(problem, which, progress=progress)
     path = [(L0, sols)]
     k = math.ceil(round(abs(step_length - L0) / STEP_LENGTH_INCREMENT, 9))
     for L in np.linspace(L0, step_length, k + 1)[1:]:
@@ -388,7 +391,7 @@ def walk_phases_for_cyclic_steps(problem: GaitProblem, n_cyclic: int):
     return out
 
 
-def solve_walk_cyclic(problem: GaitProblem, n_cyclic: int, progress=None):
+def solve_cyclic_gait_sequence(problem: GaitProblem, n_cyclic: int, progress=None):
     """Solve a walk with ``n_cyclic`` cyclic steps; each distinct phase is solved once."""
     import copy
 
@@ -446,7 +449,7 @@ def generate_gait(
     return its GAIT.json data (`gait_json`). ``progress`` receives one line per solve.
     Raises `PlanningError` when a solve does not converge."""
     problem = make_problem(params, step_length, t_ds, t_ss, enforce_contacts=enforce_contacts)
-    sols = solve_walk(problem, phase, progress=progress)
+    sols = solve_gait_sequence(problem, phase, progress=progress)
     _require_converged(sols, "gait")
     return gait_json(problem, sols)
 
@@ -484,7 +487,7 @@ def plan_walk(
     step_length) - 1 with 1 <= n <= `MAX_CYCLIC`, within ``tolerance`` [m] (None: half a step).
     Without a ``step_length`` the step length varies too: the one of `STEP_RANGE` nearest the
     thesis's 0.5 m that covers the distance exactly (2.3 m: 5 steps of 0.46 m), else 0.5 m.
-    The periodic cyclic step is solved once and repeated (`solve_walk_cyclic`).
+    The periodic cyclic step is solved once and repeated (`solve_cyclic_gait_sequence`).
 
     ``params``, ``step_length`` [m], ``t_ds`` [s], ``t_ss`` [s], ``enforce_contacts`` are the problem
     settings of `make_problem` (None: the thesis's cyclic step, ../shared/spec/003_chesse.md:637-649);
@@ -509,7 +512,7 @@ def plan_walk(
             f"{tol:.3f} m"
         )
     problem = make_problem(params, step, t_ds, t_ss, enforce_contacts=enforce_contacts)
-    sols = solve_walk_cyclic(problem, n_cyclic, progress=progress)
+    sols = solve_cyclic_gait_sequence(problem, n_cyclic, progress=progress)
     _require_converged(sols, "plan_walk")
     data = gait_json(problem, sols)
     data["distance"] = achieved

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from humanoid_planner.walking.footsteps import FootGeometry, Footstep, WalkParameters, footsteps
-from humanoid_planner.walking.preview import PreviewController
-from humanoid_planner.walking.swing import swing_profile
+from humanoid_planner.walking_pattern.footsteps import FootGeometry, Footstep, WalkParameters, footsteps
+from humanoid_planner.walking_pattern.preview import PreviewController
+from humanoid_planner.walking_pattern.swing import swing_profile
 
 __all__ = ["WalkPattern", "plan_pattern", "support_polygon"]
 
