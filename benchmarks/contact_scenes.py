@@ -50,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import PlanningError  # noqa: E402
+from humanoid_model.planning_spec import PlanningSpec  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
-from humanoid_model.scene_planning import PlanningSpec  # noqa: E402
 from humanoid_planner.contact import check_plan, motion_problems, scene_planning  # noqa: E402
 from humanoid_planner.motion import MotionSettings, contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402

@@ -18,7 +18,8 @@ imports. docs/planner.md, section "Contact planner".
   splitting), eagerly (BFP) or lazily (Contacts-VBFP).
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
   tested before expansion), `Plan`; `parallel`: the children's PG calls over worker processes.
-- `scene_planning`: a planning problem from a scene's ``planning`` section (`scene_planning`).
+- `scene_problem`: a contact-planning problem from a scene's ``planning`` section (`scene_planning`
+  returns a `ScenePlanning`: the planner, the start configuration and stance).
 - `check`: `check_plan`, the independent check of a plan (A11, collisions, goal), and
   `motion_problems`, its motion's collisions at the samples.
 """
@@ -36,7 +37,7 @@ from .potentials import (
     WeightedSum,
 )
 from .registry import StanceRegistry
-from .scene_planning import ScenePlanning, scene_planning
+from .scene_problem import ScenePlanning, scene_planning
 from .search import ContactPlanner, Plan, PlannerSettings, Progress
 from .stance import Contact, Stance, StanceMetric
 

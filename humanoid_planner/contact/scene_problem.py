@@ -1,5 +1,5 @@
 """A contact-planning problem from a scene's ``planning`` section (docs/scenes.md "planning",
-`humanoid_model.scene_planning`), for the scene's robot or any other with the named contact
+`humanoid_model.planning_spec`), for the scene's robot or any other with the named contact
 locations (the stairs for HRP-2 and BIP, issue 9).
 
 `scene_planning(scene, robot=None, **settings)` returns a `ScenePlanning`: the planner

@@ -4,7 +4,7 @@ stance, forbidden (body, surface) pairs, the goal (regions a point must reach, a
 vertical, locations the goal stance holds), the hand-given guide (key postures, §5.7), the
 individual body potentials (6.9), targets, extra tasks kept at every witness (§5.8), the discrete
 bonus/malus and planner settings. Plain data, validated here (field paths and values in every
-message); the planner (`humanoid_planner.contact.scene_planning`) turns it into constraints and
+message); the planner (`humanoid_planner.contact.scene_problem`) turns it into constraints and
 potentials for a given robot, so location and joint names are checked there against that robot
 (a scene's planning section may serve several robots, e.g. the stairs for HRP-2 and BIP).
 """
