@@ -1,9 +1,23 @@
-"""Posture generator (001_escande.md §3): constraints sharing one interface (`base`), the
-criterion (4.11), the problem over a tangent increment and the solver (phase 1 + SLSQP, outcome
-codes of Table 7.1). No ROS imports. docs/planner.md.
+"""Posture generator (001_escande.md §3): a posture that meets a set of constraints and
+minimises a criterion, from a warm start. No ROS imports. docs/planner.md.
 
-``CONSTRAINTS`` is the registry of the constraint family (name -> class), one module each;
-``CRITERIA`` that of the criteria (`base.PostureCriterion`).
+- `base`: the two family interfaces, `PostureConstraint` (rows c(q) = 0 or <= 0 and their
+  Jacobian; `ExtendedConstraint` with variables of its own) and `PostureCriterion`
+  (``evaluate(q) -> (f, df/dv)``);
+- `constraints/`: one module per constraint (contacts, stability, tasks, joint limits, collision,
+  the contact planner's goal tasks and relaxations), registry ``CONSTRAINTS`` (name -> class);
+- `criteria/`: one module per criterion, registry ``CRITERIA`` (name -> class);
+- `geometry/`: capsules, STP-BVs, obstacles and their distances, for the collision constraints;
+- `solver/`: the two-phase solver (`solve`: phase 1, then SLSQP), the Newton projection, the
+  outcome codes of Table 7.1 and the call log;
+- `problem`: `PostureProblem`, constraints and criterion over a tangent increment;
+- `kinematics`: one kinematics pass per iterate, point and vector Jacobians; `joint_bounds`: the
+  bounded 1-DOF joints;
+- `frames`: the robot and environment frames a contact matches; `stance`: the constraints of a
+  stance; `support_polygon`: a stance's support polygon;
+- `common_problem`: the peers' common projection problem (benchmarks and tests).
+
+The contact planner's potentials (`humanoid_planner.contact.potentials`) are criteria too.
 """
 
 from .base import EQUALITY, INEQUALITY, ExtendedConstraint, PostureConstraint, PostureCriterion
@@ -83,55 +97,55 @@ CONSTRAINTS = {
 }
 
 __all__ = [
-    "ConfigurationDistance",
-    "WithBand",
-    "Relaxed",
-    "PointRegion",
-    "HalfPlanes",
-    "ComRegion",
-    "BoxRegion",
     "CONSTRAINTS",
     "CRITERIA",
     "EQUALITY",
+    "GROUND",
     "INEQUALITY",
+    "BoxRegion",
     "CallLog",
     "Capsule",
     "ComInPolygon",
     "ComPosition",
+    "ComRegion",
+    "ConfigurationDistance",
     "CriterionSum",
     "DeformableContact",
     "EnvironmentCollision",
     "EnvironmentFrame",
     "ExtendedConstraint",
     "ForceStability",
-    "GROUND",
     "FrameOrientation",
     "FramePosition",
     "Gaze",
+    "GeometrySelfCollision",
+    "HalfPlanes",
     "JointLimitConstraint",
     "KeepVertical",
     "LightContact",
+    "NewtonProjectionSettings",
+    "NewtonProjector",
     "Obstacle",
     "Outcome",
     "PathDistance",
+    "PointRegion",
     "PostureConstraint",
     "PostureCriterion",
     "PostureProblem",
     "PostureResult",
     "PotentialCriterion",
     "PreContact",
-    "NewtonProjectionSettings",
-    "NewtonProjector",
     "ReferencePosture",
+    "Relaxed",
     "RobotContactFrame",
     "SearchBox",
     "SearchBoxContact",
     "SelfCollision",
-    "GeometrySelfCollision",
     "SolverSettings",
     "StpEnvironmentCollision",
     "StpSelfCollision",
     "StrongContact",
+    "WithBand",
     "contacts_at",
     "newton_project",
     "recording",
