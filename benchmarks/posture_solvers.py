@@ -27,7 +27,7 @@ criterion (4.11) (the problems of test/test_posture_solver.py):
   far hand  the right hand 3 m further: unsatisfiable
 
 Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's options (chosen):
-tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (solver.py), no output.
+tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (posture/solver/two_phase.py), no output.
 
 Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
       [--calls] [--collision] [--hpp-python /work/peer-venvs/hpp/bin/python]

@@ -29,7 +29,7 @@ from humanoid_planner.posture.solver.outcome import Outcome, from_slsqp
 from humanoid_planner.posture.solver.two_phase import SolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
-TOL = SolverSettings().tolerance  # 1e-6, solver.py docstring
+TOL = SolverSettings().tolerance  # 1e-6, solver/two_phase.py docstring
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
 
@@ -98,7 +98,7 @@ def test_a9_moved_and_turned_foot(robot, floor, standing):
 
 def test_unreachable_hand_target_returns_its_code_quickly(robot, floor, standing):
     """Issue 9: a hand target 3 m away returns an outcome code, raises nothing, and stops on the
-    stall rule (solver.py) well before the 100-iteration limit."""
+    stall rule (solver/two_phase.py) well before the 100-iteration limit."""
     target = np.array(HAND_TARGET) + [3.0, 0.0, 0.0]
     res = solve(_problem(robot, floor, standing, [_hand(robot, target)]))
     assert res.outcome == Outcome.NO_PROGRESS, (res.outcome, res.message)
@@ -178,7 +178,7 @@ def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, st
 
 
 def test_slsqp_exit_modes_map_to_table_7_1_codes():
-    """outcome.py's mapping of scipy's SLSQP modes (scipy/optimize/_slsqp_py.py exit_modes)."""
+    """solver/outcome.py's mapping of scipy's SLSQP modes (scipy/optimize/_slsqp_py.py exit_modes)."""
     assert from_slsqp(0, True) == Outcome.SUCCESS
     assert from_slsqp(0, False) == Outcome.EQUALITIES_NOT_SATISFIED == 9
     assert from_slsqp(9, False) == Outcome.MAX_ITERATIONS == 3
@@ -203,7 +203,7 @@ def test_a1_space_count_matches_the_thesis_and_an_enumeration():
 def test_dependent_equality_rows_are_solved_on_an_independent_subset(robot, floor, standing):
     """The same hand target given twice (consistent, linearly dependent rows): SLSQP alone stops at
     its first QP with "Singular matrix C" (mode 6, SEARCH_DIRECTION_FAILED); the solver then runs
-    on an independent subset of the equalities (solver.py, "Rank-deficient equalities") and meets
+    on an independent subset of the equalities (solver/two_phase.py, "Rank-deficient equalities") and meets
     every row, the duplicates included, at the solution of the single target."""
     twice = [
         _hand(robot, HAND_TARGET),

@@ -1,6 +1,6 @@
 """STP-BV (001_escande.md §4): the closed-form pieces (humanoid_planner/posture/geometry/stpbv.py: A2,
-A4, A8), the construction (stpbv_build.py: A3, degenerate clouds), the smooth distance and its
-gradient (stpbv_distance.py: A5, A6, A7) of §10.2 (:510-516)."""
+A4, A8), the construction (geometry/stpbv_build.py: A3, degenerate clouds), the smooth distance and its
+gradient (geometry/stpbv_distance.py: A5, A6, A7) of §10.2 (:510-516)."""
 
 import coal
 import numpy as np
