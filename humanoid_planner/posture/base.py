@@ -17,7 +17,7 @@ A third kind, **band**, is an inequality row c_i(q) <= 0 implied by equality row
 constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, 001_escande.md:85,
 `constraints.with_band.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
 on it); the solver's phase 1, which sees inequalities only, needs it, and its phase 2, which has
-the equality rows themselves, leaves it out (`solver`, "Band rows").
+the equality rows themselves, leaves it out (`solver.two_phase`, "Band rows").
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ when they overlap there (bodies that overlap by design) unless included. HRP-2 a
 pairs (239 with the two-joint pairs, which blocked the under-table crawl: the waist and chest boxes
 meet at a forward chest pitch), all at the 1 cm margin.
 
-Shapes: a box as it is; any other geometry by the convex hull of its `capsules.geometry_points`
+Shapes: a box as it is; any other geometry by the convex hull of its `geometry.capsules.geometry_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
 on polytopes, where on HRP-2's shank cylinder its witness points were ~1e-8 m noisy, enough to
 miss the Jacobian test (test_posture_jacobians) by 1e-6.
@@ -97,7 +97,7 @@ class GeometrySelfCollision(PostureConstraint):
 
     def _coal(self):
         """coal's shapes (a box itself, any other geometry the convex hull of its
-        `capsules.geometry_points`, module docstring) and their `PairDistances` (row k: pair k)."""
+        `geometry.capsules.geometry_points`, module docstring) and their `PairDistances` (row k: pair k)."""
         self._shapes = [
             g.geometry if isinstance(g.geometry, coal.Box) else _hull(geometry_points(g.geometry))
             for g in self.collision_model.geometryObjects
@@ -127,7 +127,7 @@ class GeometrySelfCollision(PostureConstraint):
 
     def closer(self, data, limits) -> np.ndarray:
         """The rows whose distance at the configuration of ``data`` is below ``limits`` (m,) [m]:
-        coal only on the pairs whose joints' capsules (`capsules.robot_capsules`, which contain
+        coal only on the pairs whose joints' capsules (`geometry.capsules.robot_capsules`, which contain
         the joints' geometry: a lower bound of the distance) are closer than their limit."""
         return self.closer_distances(data, limits)[0]
 

@@ -2,7 +2,7 @@
 eps - d_i(q) <= 0 (3.47), with the gradient (3.56) (001_escande.md:124).
 
 Rows (one inequality per checked pair, [m]): margin - d_i(q), d_i the capsule-capsule distance in
-closed form (`segment_distance`), the pairs those of `capsules.self_collision_pairs` (adjacent
+closed form (`geometry.segment_distance`), the pairs those of `geometry.capsules.self_collision_pairs` (adjacent
 bodies and pairs closer than the margin at the reference posture left out). Jacobian (3.56):
 d' = n . (dx/dv - dy/dv) with x, y the closest points of the two axis segments taken as points
 fixed in their bodies (moving the witness points along the surface does not change d to first

@@ -6,7 +6,7 @@ margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)/(4.10) with the obstacle fixed
 
 Rows, one per (body, obstacle) pair not in ``exclude`` [m]: margin - d_i(q). ``margin`` default
 0, as `stpbv_self_collision` (both volumes lie r outside their geometry). Obstacles are
-`environment_collision.Obstacle` (a box, sphere or cylinder at a fixed pose; a sphere's volume is
+`geometry.obstacles.Obstacle` (a box, sphere or cylinder at a fixed pose; a sphere's volume is
 the sphere itself).
 """
 

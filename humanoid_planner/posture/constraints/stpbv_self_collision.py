@@ -3,11 +3,11 @@ kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)/(4.10) (001_escan
 C^1 everywhere (strictly convex volumes, Thm 4.3.3, :150) where the capsules of `self_collision`
 are not (parallel axes). docs/planner.md "STP-BV".
 
-Rows, one per checked pair [m]: margin - d_i(q), d_i from `stpbv_bodies.VolumeSet` (witness points
+Rows, one per checked pair [m]: margin - d_i(q), d_i from `geometry.stpbv_bodies.VolumeSet` (witness points
 a on the first body, b on the second, normal n from the second to the first). Jacobian:
 d' = n . (dP_a/dv - dP_b/dv) with a, b fixed in their bodies (`kinematics.world_normal_rows`).
 
-Pairs: as the capsules' (`capsules.self_collision_pairs`): all but adjacent bodies and the pairs
+Pairs: as the capsules' (`geometry.capsules.self_collision_pairs`): all but adjacent bodies and the pairs
 closer than the margin at the reference posture (here measured on the STP-BVs). ``margin``
 default 0: the volumes already lie r = 1 cm outside the geometry (the thesis's safety margin,
 001_escande.md:191; eps may be set accordingly, :71), so d >= 0 keeps two bodies' geometries

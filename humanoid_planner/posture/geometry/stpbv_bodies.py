@@ -5,7 +5,7 @@ obstacles also STP-BVs"). docs/planner.md "STP-BV".
 - `robot_volumes`: one STP-BV per joint carrying collision geometry, built on the same point
   cloud as its capsule (`capsules.joint_clouds`: a box's corners, a cylinder's circumscribed
   polygons, a mesh's vertices, any other shape's bounding-box corners), so any URDF works.
-- `obstacle_volume`: an obstacle's (`environment_collision.Obstacle`) in its own frame: a box's
+- `obstacle_volume`: an obstacle's (`obstacles.Obstacle`) in its own frame: a box's
   corners or a cylinder's polygons; a sphere is the ball of one point with r its radius (exact).
 - `VolumeSet`: robot volumes posed from ``data.oMi`` plus fixed obstacle volumes, the distances of
   chosen pairs with witness points and normals (`stpbv_distance.pair_distances`), each pair's last

@@ -22,7 +22,7 @@ search cannot decrease the merit, MAX_ITERATIONS after ``max_iterations``. The m
 step keeps q close to the start (the first-order solution of (7.2) around it), the reason this,
 not SLSQP with a distance criterion, is the projection of the motion generator: it needs no QP.
 
-Numbers chosen: ``tolerance`` 1e-6 as `solver.SolverSettings` (m, or dimensionless);
+Numbers chosen: ``tolerance`` 1e-6 as `two_phase.SolverSettings` (m, or dimensionless);
 ``max_iterations`` 40, HPP's maxIterProjection in the peer's script; ``line_search_steps`` 10
 (a step of 1/1024 that does not decrease the merit means a stationary point of it).
 """
@@ -87,7 +87,7 @@ class NewtonProjector:
         return c, J, viol
 
     def run(self, q0, log: CallLog | None = None, label: str = "projection") -> PostureResult:
-        """Project ``q0`` (nq,) (module docstring); recorded like `solver.solve`'s calls (`call_log`)."""
+        """Project ``q0`` (nq,) (module docstring); recorded like `two_phase.solve`'s calls (`call_log`)."""
         cpu = time.process_time()
         with single_threaded():
             out = self._run(q0)
@@ -144,7 +144,7 @@ def newton_project(
 ) -> PostureResult:
     """Project ``q0`` (nq,) onto ``constraints`` (a `PostureConstraint` list) and the joint bounds
     by minimum-norm Newton steps (module docstring): `NewtonProjector` built and run once. Never raises
-    for an unsatisfiable request. The call is recorded like `solver.solve`'s (`call_log`)."""
+    for an unsatisfiable request. The call is recorded like `two_phase.solve`'s (`call_log`)."""
     return NewtonProjector(model, constraints, settings).run(q0, log, label)
 
 
