@@ -22,6 +22,8 @@ imports. docs/planner.md, section "Contact planner".
   returns a `ScenePlanning`: the planner, the start configuration and stance).
 - `check`: `check_plan`, the independent check of a plan (A11, collisions, goal), and
   `motion_problems`, its motion's collisions at the samples.
+- `prm_guide`: an automatic guide (key postures) by a PRM in C_guide (§5.7); `grid`: the grid
+  templates of BFP and VBFP (§5.1, §5.5) the planner transposes.
 """
 
 from .boxes import Box

@@ -16,8 +16,8 @@ from humanoid_planner.exceptions import PlanningError
 
 __all__ = ["GROUND", "Obstacle", "body_obstacle_pairs"]
 
-# The ground as an obstacle (`Obstacle.ground`): until stop 20 the planner left the ground out and
-# the under-table crawl knelt with its feet 12.5 cm into the floor (186 of 188 witnesses of a 120 s
+# The ground as an obstacle (`Obstacle.ground`): without it the contact planner left the ground out
+# and the under-table crawl knelt with its feet 12.5 cm into the floor (186 of 188 witnesses of a 120 s
 # run had a geometry more than 5 mm under it). Sizes chosen: 100 m wide (every scene fits), 1 m deep.
 GROUND = "ground"
 GROUND_SIZE = 100.0  # [m]
