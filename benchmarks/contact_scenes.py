@@ -50,13 +50,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import PlanningError  # noqa: E402
+from humanoid_model.planning_spec import PlanningSpec  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
-from humanoid_model.scene_planning import PlanningSpec  # noqa: E402
 from humanoid_planner.contact import check_plan, motion_problems, scene_planning  # noqa: E402
 from humanoid_planner.motion import MotionSettings, contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
-from humanoid_planner.posture.call_log import CallLog, recording  # noqa: E402
+from humanoid_planner.posture.solver.call_log import CallLog, recording  # noqa: E402
 
 DEFAULT_SCENES = ["table_can", "stairs", "stairs@bip:max_expanded=1000", "under_table"]
 COLLISION_STRIDE = 5  #: (chosen) 25 ms of motion at dt 5 ms: a body point moves < 0.5 mm at 10 deg/s and 1 m

@@ -14,7 +14,8 @@ import argparse
 
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
-from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
+from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
+from humanoid_planner.posture import ComRegion, PointRegion
 
 SOLES = ("l_sole", "r_sole")
 

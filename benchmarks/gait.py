@@ -35,12 +35,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_planner.gait.cost import Weights  # noqa: E402
+from humanoid_planner.gait.phase_sequence import make_problem  # noqa: E402
 from humanoid_planner.gait.pmp import (
     solve_pmp_a20,
     solve_pmp_continuation,  # noqa: E402
     solve_pmp_phase,
 )
-from humanoid_planner.gait.walk import make_problem  # noqa: E402
 
 THESIS = {
     "start_ss": 81.9,
@@ -95,7 +95,7 @@ def run_walk(label, pb):
 def compare_generated():
     """Direct method on the cyclic step: hand-written vs generated planar models (module docstring)."""
     from humanoid_planner.gait.params import urdf_exact_params
-    from humanoid_planner.gait.walk import GaitProblem
+    from humanoid_planner.gait.phase_sequence import GaitProblem
 
     p = urdf_exact_params()  # the URDF exactly (YAML armature, ankle-cardan inertia on the foot)
     rows = {}
@@ -203,7 +203,7 @@ def compare_cyclic_step(step_lengths=()):
 def compare_step_lengths(lengths=(0.4, 0.3, 0.6)):
     """Cyclic steps at other step lengths by continuation from the solved 0.5 m step
     (`continue_step_length`; 0.3 m continues from 0.4 m)."""
-    from humanoid_planner.gait.walk import continue_step_length
+    from humanoid_planner.gait.phase_sequence import continue_step_length
 
     rows, solved = [], {}
     t0 = time.perf_counter()
@@ -215,7 +215,7 @@ def compare_step_lengths(lengths=(0.4, 0.3, 0.6)):
         if start == 0.5:
             _, sols, _ = continue_step_length(L, "cyclic", reference=solved[0.5][0])
         else:  # from a solved neighbour: one more continuation step
-            from humanoid_planner.gait.walk import make_problem as mp
+            from humanoid_planner.gait.phase_sequence import make_problem as mp
 
             pb = mp("thesis", L)
             prev = {s.phase.name: s for s in solved[start][0]}

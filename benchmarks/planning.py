@@ -45,7 +45,7 @@ from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.scene import load_scene
 from humanoid_planner.planning import problem_for
 from humanoid_planner.posture import Outcome
-from humanoid_planner.posture.call_log import CallLog, recording
+from humanoid_planner.posture.solver.call_log import CallLog, recording
 
 CASES = [
     # label, scene, robot (None: the scene's), goal (None: the problem's)

@@ -1,7 +1,7 @@
 """Benchmarks of the posture generator (issue 9), four sections (all by default):
 
 --solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
---projection  the projection alone (`projection.Projector`: feet, CoM, hand, no criterion) on the
+--projection  the projection alone (`newton_projection.NewtonProjector`: feet, CoM, hand, no criterion) on the
               common problem of ../shared/peers/ik/ (`posture.common_problem`: its 100 seeded
               starts, its independent Pinocchio check), beside HPP's `bench_hpp.py` run as a
               subprocess in its own virtual environment when ``--hpp-python`` (or $HPP_PYTHON)
@@ -27,7 +27,7 @@ criterion (4.11) (the problems of test/test_posture_solver.py):
   far hand  the right hand 3 m further: unsatisfiable
 
 Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's options (chosen):
-tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (solver.py), no output.
+tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (posture/solver/two_phase.py), no output.
 
 Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
       [--calls] [--collision] [--hpp-python /work/peer-venvs/hpp/bin/python]
@@ -60,9 +60,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.posture import EnvironmentFrame, FramePosition  # noqa: E402
-from humanoid_planner.posture.criterion import ReferencePosture  # noqa: E402
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture  # noqa: E402
 from humanoid_planner.posture.problem import PostureProblem  # noqa: E402
-from humanoid_planner.posture.solver import SolverSettings, solve  # noqa: E402
+from humanoid_planner.posture.solver.two_phase import SolverSettings, solve  # noqa: E402
 from humanoid_planner.posture.stance import contacts_at, stance_constraints  # noqa: E402
 
 
@@ -168,7 +168,7 @@ def solvers_table(robot, floor, repeats):
 
 
 def projection_table(robot, floor, hpp_python):
-    from humanoid_planner.posture import ProjectionSettings, Projector, project
+    from humanoid_planner.posture import NewtonProjectionSettings, NewtonProjector, newton_project
     from humanoid_planner.posture.common_problem import CommonProblem, random_start
 
     common = CommonProblem(robot, floor)
@@ -178,18 +178,18 @@ def projection_table(robot, floor, hpp_python):
     print("|---|---|---|---|---|---|")
     for tol in (1e-6, 1e-4):
         for prebuilt in (True, False):
-            settings = ProjectionSettings(tolerance=tol)
-            proj = Projector(m, common.constraints(), settings)
+            settings = NewtonProjectionSettings(tolerance=tol)
+            proj = NewtonProjector(m, common.constraints(), settings)
             proj.run(common.q0)  # warm-up
             times, its, ok = [], [], 0
             for trial in range(100):
                 q = random_start(m, common.q0, trial)
                 t = time.perf_counter()
-                res = proj.run(q) if prebuilt else project(m, common.constraints(), q, settings)
+                res = proj.run(q) if prebuilt else newton_project(m, common.constraints(), q, settings)
                 times.append(time.perf_counter() - t)
                 its.append(res.iterations)
                 ok += bool(res.success and common.check(res.q))
-            label = "ours, Projector built once" if prebuilt else "ours, built per call"
+            label = "ours, NewtonProjector built once" if prebuilt else "ours, built per call"
             print(
                 f"| {label} | {tol:g} | {ok}/100 | {np.median(its):.0f} / {max(its)} | "
                 f"{1e3 * np.median(times):.3f} | {1e3 * np.percentile(times, 90):.3f} |"

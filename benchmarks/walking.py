@@ -37,7 +37,7 @@ import pinocchio as pin
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiffen
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
-from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
+from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World

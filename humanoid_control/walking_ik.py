@@ -2,7 +2,7 @@
 the soles where the footstep plan puts them, the CoM on the preview controller's trajectory
 and the waist upright, with the project's prioritized solver (`humanoid_control.kinematics`).
 
-The pattern itself (footsteps, ZMP preview control, swing feet) is `humanoid_planner.walking`,
+The pattern itself (footsteps, ZMP preview control, swing feet) is `humanoid_planner.walking_pattern`,
 which this module does not import (same layer): it takes plain arrays, and
 `humanoid-stack walk` composes both.
 

@@ -72,7 +72,7 @@ def self_pair_by_default(parents, a: int, b: int) -> bool:
     - the simulator (`humanoid_sim.collision.candidate_pairs`): with fewer joints between two
       links, the relative velocity of a point spans fewer than 3 dimensions and a point contact's
       3x3 Delassus block is singular;
-    - the planner (`humanoid_planner.posture.geometry_self_collision`): the thesis leaves bodies
+    - the planner (`humanoid_planner.posture.constraints.geometry_self_collision`): the thesis leaves bodies
       across one joint, simple or composite (two or three concurrent axes: waist, neck, wrists,
       ankles), to the joint limits and to analytic joint-space functions fitted on the real robot
       (001_escande.md:127), which we do not have; and a witness the simulator would not push

@@ -29,6 +29,7 @@ from humanoid_model.collision_rules import read_collision_rules
 from humanoid_model.exceptions import ModelError, SceneError, SceneOverrideError
 from humanoid_model.flexible_ankle import FEET
 from humanoid_model.paths import resolve, scenes_dir, shipped_files
+from humanoid_model.planning_spec import read_planning
 from humanoid_model.scene_fields import FieldReader
 from humanoid_model.scene_generators import generate
 from humanoid_model.scene_geometry import (
@@ -40,7 +41,6 @@ from humanoid_model.scene_geometry import (
     reference_direction,
 )
 from humanoid_model.scene_params import ParamResolver, apply_overrides, parse_set_args
-from humanoid_model.scene_planning import read_planning
 from humanoid_model.scene_types import (
     DEFAULT_FRICTION,
     DEFAULT_GRAVITY,

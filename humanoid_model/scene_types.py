@@ -257,7 +257,7 @@ class Scene:
     params: dict[str, float]
     source: Path | None = None
     collision: CollisionRules = field(default_factory=CollisionRules)  # pair filtering (collision_rules)
-    planning: object = None  # `scene_planning.PlanningSpec` of the ``planning`` section, or None
+    planning: object = None  # `planning_spec.PlanningSpec` of the ``planning`` section, or None
 
     def _get(self, items, name, what):
         for item in items:

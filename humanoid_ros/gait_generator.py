@@ -7,7 +7,7 @@ Services
     ~/generate   std_srvs/Trigger: solves `phase` with the current parameters; success + a summary
                  message, or failure with the reason (the node stays up)
     ~/plan_walk  nav_msgs/GetPlan: goal distance d = goal.x - start.x [m]; a walk from rest to
-                 rest (`humanoid_planner.gait.walk.plan_walk`: start, n cyclic steps, pre-stop DS,
+                 rest (`humanoid_planner.gait.phase_sequence.plan_walk`: start, n cyclic steps, pre-stop DS,
                  stop) whose feet advance (n + 1) step lengths, n = round(d / step) - 1 >= 1, within
                  the request's tolerance (default half a step).  The Path holds the base (pelvis)
                  poses.  GetPlan has no success field: a failure returns an empty Path, the reason
@@ -30,7 +30,7 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_model.exceptions import HumanoidStackError
-from humanoid_planner.gait.walk import PHASE_CHOICES
+from humanoid_planner.gait.phase_sequence import PHASE_CHOICES
 from humanoid_ros.common import diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -127,7 +127,7 @@ class GaitGeneratorNode(Node):
         self.get_logger().info(line)
 
     def _solve(self, phase):
-        from humanoid_planner.gait.walk import generate_gait
+        from humanoid_planner.gait.phase_sequence import generate_gait
 
         return generate_gait(phase, progress=self._progress, **self._settings())
 
@@ -180,7 +180,7 @@ class GaitGeneratorNode(Node):
         return response
 
     def _on_plan_walk(self, request, response):
-        from humanoid_planner.gait.walk import plan_walk
+        from humanoid_planner.gait.phase_sequence import plan_walk
 
         start, goal = request.start.pose.position, request.goal.pose.position
         frame = request.goal.header.frame_id or "odom"

@@ -96,10 +96,10 @@ def gait_walk():
     """The BIP walk of the gait generator's defaults (`make_problem("thesis")`: thesis parameters,
     contact extension), its five phases solved once per session -> (problem, solutions). Shared by
     test_gait_direct and test_gait_step_length (the 0.5 m reference of the continuation); read-only."""
-    from humanoid_planner.gait.walk import make_problem, solve_walk
+    from humanoid_planner.gait.phase_sequence import make_problem, solve_gait_sequence
 
     pb = make_problem("thesis")
-    return pb, solve_walk(pb, "walk")
+    return pb, solve_gait_sequence(pb, "walk")
 
 
 @pytest.fixture(scope="session")

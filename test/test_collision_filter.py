@@ -133,7 +133,7 @@ def _planner_pairs(w):
     """The robot body pairs of the planner's self-collision (`GeometrySelfCollision`, built as the
     contact planner builds it) for the robot and scene of world ``w``, and the simulator's."""
     from humanoid_model.urdf_description import world_collision_rules
-    from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
+    from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
 
     r, m = w.robot, w.robot.model
     rows = GeometrySelfCollision(m, r.collision_model, r.q(), rules=world_collision_rules(r, w.scene))

@@ -14,16 +14,15 @@ import pytest
 from scipy.spatial import ConvexHull
 
 from humanoid_model.scene_types import Surface
-from humanoid_planner.contact import Box, ComRegion, ContactPlanner, MixedPotential, PlannerSettings, Stance
+from humanoid_planner.contact import Box, ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.contact.check import witness_errors
 from humanoid_planner.contact.children import ChildGenerator
-from humanoid_planner.contact.goal import PointRegion
 from humanoid_planner.contact.node import ADDED, RELEASED, Node
 from humanoid_planner.contact.registry import StanceRegistry
-from humanoid_planner.posture import SolverSettings
-from humanoid_planner.posture.outcome import Outcome
+from humanoid_planner.posture import ComRegion, PointRegion, SolverSettings
+from humanoid_planner.posture.solver.outcome import Outcome
 
-TOL = SolverSettings().tolerance  # 1e-6 (posture/solver.py)
+TOL = SolverSettings().tolerance  # 1e-6 (posture/solver/two_phase.py)
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 MARGIN = PlannerSettings().margin  # 0.02 m (contact/feasibility.py docstring)
 

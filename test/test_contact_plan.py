@@ -21,15 +21,14 @@ import pytest
 from test_contact_children import check_transition, com_depth
 
 from humanoid_planner.contact import (
-    ComRegion,
     ContactPlanner,
     MixedPotential,
     PlannerSettings,
-    PointRegion,
     Stance,
     check_plan,
 )
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import ComRegion, PointRegion
 
 GOAL_X = 0.4  # m ahead, chosen within the 0.3-0.5 m; HRP-2 needs 2 steps (both soles in the region)
 SOLES = ("l_sole", "r_sole")

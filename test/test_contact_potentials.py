@@ -22,6 +22,7 @@ from humanoid_planner.contact.potentials import (
     WeightedSum,
 )
 from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.posture import PostureCriterion
 
 FD_STEP = 1e-5  # as test_posture_jacobians / test_contact_goal: |FD - J d| <= 1e-6 |J d| + 1e-9
 
@@ -79,6 +80,7 @@ def test_every_registered_potential_has_the_interface(robot, members):
     for name, cls in POTENTIALS.items():
         p = members[name]
         assert isinstance(p, cls) and isinstance(p, Potential) and p.name and p.equations
+        assert isinstance(p, PostureCriterion)  # a potential is a kind of posture criterion
         u, g = p.evaluate(robot.q())
         assert np.isfinite(u) and g.shape == (robot.model.nv,)
         assert p.total(stance, robot.q()) == pytest.approx(u + p.stance_term(stance))
@@ -158,7 +160,7 @@ def test_rounded_curve_closest_point_matches_brute_force():
     assert np.min(np.einsum("ij,ij->i", T[1:], T[:-1])) > 0.99
     for _ in range(40):
         y = pts[rng.integers(len(pts))] + rng.normal(size=8) * 0.1
-        pr = curve.project(y)
+        pr = curve.closest_point(y)
         k = np.argmin(np.linalg.norm(pts - y, axis=1))
         assert np.linalg.norm(pts[k] - y) + 1e-9 >= pr.D
         assert abs(pr.D - np.linalg.norm(pts[k] - y)) < 1e-4 and abs(pr.s - s_grid[k]) < 0.02

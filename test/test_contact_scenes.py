@@ -1,5 +1,5 @@
 """The thesis's scenes planned by the contact planner (001_escande.md §7.2; issue 9 "Scenes to
-plan"), each from its scene file's ``planning`` section (`humanoid_planner.contact.scene_planning`)
+plan"), each from its scene file's ``planning`` section (`humanoid_planner.contact.scene_problem`)
 and checked by the independent `check_plan` (consecutive stances differ by one contact, the
 transition rule A11 from the forward kinematics, joint limits, the robot's own collision geometry
 clear of the obstacles, the goal):

@@ -12,7 +12,7 @@ import pytest
 from humanoid_planner.gait import boundary as bd
 from humanoid_planner.gait.biped import biped_params, biped_problem, joint_limits, similar_gait
 from humanoid_planner.gait.params import get_params
-from humanoid_planner.gait.walk import VIOLATION_MAX
+from humanoid_planner.gait.phase_sequence import VIOLATION_MAX
 
 GRID = {"ds": 17, "ss": 25}
 

@@ -253,7 +253,7 @@ def test_a5_rabbit_ds_boundary_inverse_kinematics_matches_the_printed_table():
 def test_problem_rest_posture_fields_set_start_and_stop_hips(setup):
     """GaitProblem.rest_hip_height / rest_hip_dx / rest_hip_dx_stop give the start's initial and
     the stop's final hip position exactly (stance-ankle frame of the SS model)."""
-    from humanoid_planner.gait.walk import make_problem
+    from humanoid_planner.gait.phase_sequence import make_problem
 
     p, _, ss = setup
     pb = make_problem(p.name)

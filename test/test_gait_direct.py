@@ -9,7 +9,7 @@ import pytest
 from humanoid_planner.gait import boundary as bd
 from humanoid_planner.gait.cost import Weights
 from humanoid_planner.gait.direct import contact_forces_function
-from humanoid_planner.gait.walk import gait_json, make_problem
+from humanoid_planner.gait.phase_sequence import gait_json, make_problem
 
 G = 9.81
 
@@ -170,7 +170,7 @@ def test_longer_walk_repeats_the_periodic_step(walk):
     continuously with alternating legs; the feet end together 2 m ahead."""
     import copy
 
-    from humanoid_planner.gait.walk import walk_phases_for_cyclic_steps
+    from humanoid_planner.gait.phase_sequence import walk_phases_for_cyclic_steps
 
     pb, sols = walk
     cache = {s.phase.name: s for s in sols}

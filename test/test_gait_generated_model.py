@@ -26,7 +26,7 @@ from humanoid_planner.gait.direct import contact_forces_function
 from humanoid_planner.gait.generated_model import GeneratedPlanarTree, generated_tree, sagittal_roles
 from humanoid_planner.gait.model import PlanarTree, ds_model, ss_model
 from humanoid_planner.gait.params import urdf_exact_params
-from humanoid_planner.gait.walk import GaitProblem
+from humanoid_planner.gait.phase_sequence import GaitProblem
 
 TOL = 1e-9  # issue 13: "both agree to 1e-9 on random states"
 

@@ -15,7 +15,7 @@ from humanoid_planner.gait.multiphase import (
     solve_cyclic_step,
     torque_jumps,
 )
-from humanoid_planner.gait.walk import make_problem
+from humanoid_planner.gait.phase_sequence import make_problem
 
 OFF_GROUND = 1e-3  # [m] "more than 1 mm above the ground" (issue 13)
 

@@ -1,4 +1,4 @@
-"""`humanoid_planner.gait.walk.plan_walk` (the library side of the gait generator's ~/plan_walk):
+"""`humanoid_planner.gait.phase_sequence.plan_walk` (the library side of the gait generator's ~/plan_walk):
 every refusal happens before any solve, with the node's message; an accepted distance asks for
 the right number of cyclic steps and refuses an unconverged solve. No optimisation runs here (the
 solver is replaced); the real solve is tested by test_ros_gait_generator.py."""
@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from humanoid_model.exceptions import PlanningError
-from humanoid_planner.gait import walk
-from humanoid_planner.gait.walk import MAX_CYCLIC, plan_walk
+from humanoid_planner.gait import phase_sequence
+from humanoid_planner.gait.phase_sequence import MAX_CYCLIC, plan_walk
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def no_solve(monkeypatch):
     def solve(*args, **kwargs):
         raise AssertionError("plan_walk solved a request it should have refused")
 
-    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", solve)
 
 
 @pytest.mark.parametrize(
@@ -74,8 +74,8 @@ def test_accepted_distance_solves_n_cyclic_steps_and_checks_convergence(monkeypa
             progress("solving")
         return [SimpleNamespace(success=True, phase=SimpleNamespace(name="cyclic_ds"))]
 
-    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
-    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {"phases": [], "n_solutions": len(sols)})
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", solve)
+    monkeypatch.setattr(phase_sequence, "gait_json", lambda problem, sols: {"phases": [], "n_solutions": len(sols)})
     lines = []
     data = plan_walk(2.3, 0.2, step_length=0.4, t_ds=0.2, progress=lines.append)
     assert calls == [(0.4, 0.2, 5)]  # round(2.3 / 0.4) - 1 = 5 cyclic steps
@@ -87,7 +87,7 @@ def test_accepted_distance_solves_n_cyclic_steps_and_checks_convergence(monkeypa
     def unconverged(problem, n_cyclic, progress=None):
         return [SimpleNamespace(success=False, phase=SimpleNamespace(name=n)) for n in ("stop_ss", "start_ss")]
 
-    monkeypatch.setattr(walk, "solve_walk_cyclic", unconverged)
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", unconverged)
     with pytest.raises(
         PlanningError, match=r"^plan_walk: the solver did not converge for phase\(s\) \['start_ss', 'stop_ss'\]$"
     ):
@@ -107,7 +107,7 @@ def test_accepted_distance_solves_n_cyclic_steps_and_checks_convergence(monkeypa
 )
 def test_without_a_step_length_the_step_varies_to_cover_the_distance_exactly(monkeypatch, distance, step, n_cyclic):
     """Issue 13: plan_walk varies the step length, not only the step count: the step of 0.3-0.6 m
-    (walk.STEP_RANGE) nearest the thesis's 0.5 m whose steps cover the distance exactly; a
+    (phase_sequence.STEP_RANGE) nearest the thesis's 0.5 m whose steps cover the distance exactly; a
     distance no such step covers keeps 0.5 m and its rounding (and tolerance)."""
     calls = []
 
@@ -115,12 +115,12 @@ def test_without_a_step_length_the_step_varies_to_cover_the_distance_exactly(mon
         calls.append((problem.gait.step_length, n))
         return [SimpleNamespace(success=True, phase=SimpleNamespace(name="cyclic_ds"))]
 
-    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
-    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {})
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", solve)
+    monkeypatch.setattr(phase_sequence, "gait_json", lambda problem, sols: {})
     data = plan_walk(distance)
     assert calls == [(pytest.approx(step, abs=1e-12), n_cyclic)]
     assert data["distance"] == pytest.approx(distance, abs=1e-12)
-    assert walk.STEP_RANGE[0] <= step <= walk.STEP_RANGE[1]
+    assert phase_sequence.STEP_RANGE[0] <= step <= phase_sequence.STEP_RANGE[1]
 
 
 def test_a_distance_no_step_of_the_range_covers_keeps_the_thesis_step(no_solve):
@@ -130,7 +130,7 @@ def test_a_distance_no_step_of_the_range_covers_keeps_the_thesis_step(no_solve):
 
 
 def test_generate_gait_solves_the_asked_phase_and_refuses_an_unconverged_solve(monkeypatch):
-    """`walk.generate_gait` (the gait generator's ~/generate): the requested phase of the problem
+    """`phase_sequence.generate_gait` (the gait generator's ~/generate): the requested phase of the problem
     built from the settings, GAIT.json data back, and the same refusal wording as the node had."""
     calls = []
 
@@ -138,12 +138,12 @@ def test_generate_gait_solves_the_asked_phase_and_refuses_an_unconverged_solve(m
         calls.append((which, problem.gait.step_length))
         return [SimpleNamespace(success=which != "stop", phase=SimpleNamespace(name=f"{which}_ss"))]
 
-    monkeypatch.setattr(walk, "solve_walk", solve)
-    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {"phases": [s.phase.name for s in sols]})
-    assert walk.generate_gait("cyclic", step_length=0.45) == {"phases": ["cyclic_ss"]}
+    monkeypatch.setattr(phase_sequence, "solve_gait_sequence", solve)
+    monkeypatch.setattr(phase_sequence, "gait_json", lambda problem, sols: {"phases": [s.phase.name for s in sols]})
+    assert phase_sequence.generate_gait("cyclic", step_length=0.45) == {"phases": ["cyclic_ss"]}
     assert calls == [("cyclic", 0.45)]
     with pytest.raises(PlanningError, match=r"^gait: the solver did not converge for phase\(s\) \['stop_ss'\]$"):
-        walk.generate_gait("stop")
+        phase_sequence.generate_gait("stop")
 
 
 def test_a_converged_walk_whose_penalties_decided_is_refused(monkeypatch):
@@ -167,8 +167,8 @@ def test_a_converged_walk_whose_penalties_decided_is_refused(monkeypatch):
             ),
         ]
 
-    monkeypatch.setattr(walk, "solve_walk_cyclic", solve)
-    monkeypatch.setattr(walk, "gait_json", lambda problem, sols: {})
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", solve)
+    monkeypatch.setattr(phase_sequence, "gait_json", lambda problem, sols: {})
     with pytest.raises(PlanningError) as info:
         plan_walk(1.5)
     text = str(info.value)

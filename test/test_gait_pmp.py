@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from humanoid_planner.gait.cost import Weights
+from humanoid_planner.gait.phase_sequence import make_problem
 from humanoid_planner.gait.pmp import (
     hamiltonian_along,
     initial_guess_from_direct,
     solve_pmp_phase,
 )
-from humanoid_planner.gait.walk import make_problem
 
 # BVP tolerance of the single-support PMP test (chosen for time: 1e-1 converges in ~500 mesh nodes;
 # the cost then agrees with the direct method to 0.07 %, as after 1e-2 and 1e-3, docs/gait.md)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from humanoid_planner.gait import boundary as bd
-from humanoid_planner.gait.walk import VIOLATION_MAX, continue_step_length, make_problem
+from humanoid_planner.gait.phase_sequence import VIOLATION_MAX, continue_step_length, make_problem
 
 LENGTHS = (0.3, 0.4, 0.6)
 

@@ -17,7 +17,8 @@ import pinocchio as pin
 import pytest
 
 from humanoid_planner.contact import Contact, Stance
-from humanoid_planner.motion import LEAD_IN, BodyPath, PathDistance, plan_segments, sinusoidal_samples
+from humanoid_planner.motion import LEAD_IN, BodyPath, plan_segments, sinusoidal_samples
+from humanoid_planner.posture import ConfigurationDistance
 
 CAP = np.deg2rad(10.0)  # [rad/s] the thesis's joint-speed cap (001_escande.md:390)
 
@@ -339,7 +340,7 @@ def test_projection_criterion_gradient_matches_central_differences(robot):
     m = robot.model
     p = pin.randomConfiguration(m, -np.ones(m.nq), np.ones(m.nq))
     q = pin.randomConfiguration(m, -np.ones(m.nq), np.ones(m.nq))
-    crit = PathDistance(m, p)
+    crit = ConfigurationDistance(m, p)
     f, g = crit.evaluate(q)
     assert f == pytest.approx(0.5 * np.sum(pin.difference(m, p, q) ** 2))
     for _ in range(3):
@@ -372,7 +373,6 @@ def test_a_body_three_joints_from_a_held_contact_follows_its_position_not_its_po
     its position alone and the leaving right sole (12 joints from the left sole) its pose."""
     from humanoid_planner.motion import MotionSettings, body_paths
     from humanoid_planner.motion.generate import freedom
-    from humanoid_planner.motion.projection import PathDistance
     from humanoid_planner.motion.segments import Segment
     from humanoid_planner.posture import FrameOrientation, FramePosition, PostureProblem, solve
 
@@ -397,7 +397,7 @@ def test_a_body_three_joints_from_a_held_contact_follows_its_position_not_its_po
         cons = [feas.strong(held[0]), FramePosition(m, loc.body, bp.position(0.5), point=loc.point)]
         if pose:
             cons.append(FrameOrientation(m, loc.body, bp.rotation(0.5)))
-        violation[pose] = solve(PostureProblem(m, cons, p, PathDistance(m, p))).max_violation
+        violation[pose] = solve(PostureProblem(m, cons, p, ConfigurationDistance(m, p))).max_violation
     assert violation[True] > 1e-3 and violation[False] < 1e-6
 
 
@@ -421,10 +421,10 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
 
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.motion import MotionSettings, generate, generate_motion
-    from humanoid_planner.posture.outcome import Outcome
+    from humanoid_planner.posture.solver.outcome import Outcome
 
     r, _, feas = walk
-    real = generate.project
+    real = generate.project_on_stance
 
     def failing(feasible):
         def project(*args, **kwargs):
@@ -435,10 +435,10 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
 
         return project
 
-    monkeypatch.setattr(generate, "project", failing(True))
+    monkeypatch.setattr(generate, "project_on_stance", failing(True))
     m = generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
     assert len(m.knots[0]) == 4 and sum(m.stats.calls.values()) == 2  # both taken at once, no retry
-    monkeypatch.setattr(generate, "project", failing(False))
+    monkeypatch.setattr(generate, "project_on_stance", failing(False))
     with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):
         generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
 

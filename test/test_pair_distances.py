@@ -10,7 +10,7 @@ import pytest
 from humanoid_model.coal_import import coal
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.pair_distances import GJK_TOLERANCE, PairDistances
+from humanoid_planner.posture.geometry.pair_distances import GJK_TOLERANCE, PairDistances
 
 
 def _random_q(robot, rng):

@@ -30,9 +30,9 @@ from humanoid_planner.posture import (
     stance_constraints,
 )
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.capsules import fit_capsule, geometry_points
-from humanoid_planner.posture.criterion import ReferencePosture
-from humanoid_planner.posture.segment_distance import capsule_distances
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
+from humanoid_planner.posture.geometry.capsules import fit_capsule, geometry_points
+from humanoid_planner.posture.geometry.segment_distance import capsule_distances
 
 H = 1e-5  # FD step, as test_posture_jacobians.py (its docstring gives the error budget)
 REL, ABS = 1e-6, 1e-9

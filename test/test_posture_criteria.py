@@ -11,6 +11,7 @@ import pytest
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     CRITERIA,
+    ConfigurationDistance,
     CriterionSum,
     FramePosition,
     PathDistance,
@@ -60,6 +61,7 @@ def _criteria(robot):
     return [
         ReferencePosture(m),
         PathDistance(m, path),
+        ConfigurationDistance(m, path[1]),
         hand,
         CriterionSum([(0.5, hand), (2.0, ReferencePosture(m))]),
     ]

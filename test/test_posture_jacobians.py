@@ -19,6 +19,7 @@ from humanoid_planner.posture import (
     INEQUALITY,
     ComInPolygon,
     ComPosition,
+    ComRegion,
     DeformableContact,
     EnvironmentCollision,
     EnvironmentFrame,
@@ -27,12 +28,15 @@ from humanoid_planner.posture import (
     FramePosition,
     Gaze,
     GeometrySelfCollision,
-    JointLimits,
+    HalfPlanes,
+    JointLimitConstraint,
     KeepVertical,
     LightContact,
     Obstacle,
+    PointRegion,
     PostureConstraint,
     PreContact,
+    Relaxed,
     RobotContactFrame,
     SearchBox,
     SearchBoxContact,
@@ -40,10 +44,12 @@ from humanoid_planner.posture import (
     StpEnvironmentCollision,
     StpSelfCollision,
     StrongContact,
+    WithBand,
     support_polygon,
 )
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.criterion import ReferencePosture
+from humanoid_planner.posture.base import BAND
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 
 H = 1e-5  # FD step (module docstring)
 REL, ABS = 1e-6, 1e-9  # tolerance (module docstring)
@@ -74,7 +80,7 @@ def _all_constraints(robot, floor, q_ref):
     forces = ForceStability(m, [(loc["r_sole"], 0.5), (loc["l_hand"], 0.3)], (-robot.effort_max, robot.effort_max))
     forces.z = np.random.default_rng(12).normal(scale=0.1, size=forces.n_extra)  # evaluate() is at this z
     return [
-        JointLimits(m),
+        JointLimitConstraint(m),
         StrongContact(
             m, RobotContactFrame.from_location(loc["r_sole"]), EnvironmentFrame.on_surface(floor, 0.1, -0.2, 0.3)
         ),
@@ -119,6 +125,19 @@ def _all_constraints(robot, floor, q_ref):
             ],
             robot.collision_model,
         ),
+        HalfPlanes(
+            m,
+            RobotContactFrame.from_location(loc["l_sole"]),
+            SearchBox.rectangle(floor, (0, 0.2), (0, 0.3), (-0.5, 1.0)),
+        ),
+        ComRegion(m, (0.3, 0.5), (-0.1, 0.1), (0.5, np.inf)),
+        PointRegion(m, "RARM_LINK5", [0.0, 0.0, -0.1075], (0.2, 0.6), (-0.5, 0.0), (0.8, 1.2)),
+        Relaxed(
+            StrongContact(
+                m, RobotContactFrame.from_location(loc["l_sole"]), EnvironmentFrame.on_surface(floor, 0.1, 0.2, -0.3)
+            )
+        ),
+        WithBand(LightContact(m, RobotContactFrame.from_location(loc["r_hand"]), tilted), band=2e-3),
     ]
 
 
@@ -161,7 +180,8 @@ def test_every_registered_constraint_satisfies_the_interface(robot, floor, all_c
     q = robot.q()
     for c in cons:
         assert isinstance(c, PostureConstraint) and c.name and c.equations
-        assert len(c.kinds) == c.dim and set(c.kinds) <= {EQUALITY, INEQUALITY}
+        kinds = {EQUALITY, INEQUALITY, BAND} if isinstance(c, WithBand) else {EQUALITY, INEQUALITY}
+        assert len(c.kinds) == c.dim and set(c.kinds) <= kinds
         v, J = _values(c, m, d, q)
         assert v.shape == (c.dim,) and J.shape == (c.dim, m.nv)
         assert np.all(np.isfinite(v)) and np.all(np.isfinite(J))
@@ -365,7 +385,7 @@ def test_task_values(robot):
     com = pin.centerOfMass(m, m.createData(), q)
     v = _values(ComPosition(m, com + [0.1, 0, 0], axes=(0, 1, 2)), m, d, q)[0]
     np.testing.assert_allclose(v, [-0.1, 0, 0], atol=1e-12)
-    lim = JointLimits(m)
+    lim = JointLimitConstraint(m)
     v = _values(lim, m, d, q)[0]
     k = lim.dim // 2
     np.testing.assert_allclose(v[:k], q[7:] - robot.q_upper)

@@ -1,4 +1,4 @@
-"""The projection (humanoid_planner/posture/projection.py) on the common problem of
+"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the common problem of
 ../shared/peers/ik/ (both soles 6-D, CoM x-y, a hand point 0.2 m ahead; `posture.common_problem`),
 judged by the peers' own library-independent Pinocchio check, plus joint-bound saturation, an
 unsatisfiable request and the call log (A24's per-call record).
@@ -14,16 +14,16 @@ import pytest
 from humanoid_planner.posture import (
     CallLog,
     FramePosition,
+    NewtonProjectionSettings,
+    NewtonProjector,
     Outcome,
-    ProjectionSettings,
-    Projector,
-    project,
+    newton_project,
     recording,
 )
 from humanoid_planner.posture.common_problem import CommonProblem, random_start
-from humanoid_planner.posture.joint_limits import bounded_joints
+from humanoid_planner.posture.joint_bounds import bounded_joints
 
-TOL = ProjectionSettings().tolerance
+TOL = NewtonProjectionSettings().tolerance
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_common_problem_projects_from_the_peers_random_starts(robot, common):
     """20 of the peers' 100 starts (HPP: 100 % at 9 Newton iterations, median): every projection
     succeeds by our tolerance and passes the peers' check, in <= 6 iterations; the errors are
     10^3 below the check's 1 mm (our tolerance is 1e-6)."""
-    proj = Projector(robot.model, common.constraints())
+    proj = NewtonProjector(robot.model, common.constraints())
     its = []
     for trial in range(0, 100, 5):
         q = random_start(robot.model, common.q0, trial)
@@ -69,7 +69,7 @@ def test_projection_is_close_to_the_nearest_point(robot, common):
 
     for trial in (3, 17):
         qs = random_start(m, common.q0, trial)
-        res = project(m, common.constraints(), qs)
+        res = newton_project(m, common.constraints(), qs)
         nearest = solve(PostureProblem(m, common.constraints(), qs, Distance(qs)))
         assert nearest.success
         d_proj = np.linalg.norm(pin.difference(m, qs, res.q))
@@ -84,13 +84,13 @@ def test_joint_bounds_are_saturated_not_crossed(robot, floor, common):
     joints (no saturation pass) stalls there (NO_PROGRESS at 0.195 measured)."""
     m = robot.model
     cons = common.constraints()[:-1] + [FramePosition(m, "LARM_FT", common.target + [-0.1, 0.25, -0.25], name="hand")]
-    res = project(m, cons, common.q0)
+    res = newton_project(m, cons, common.q0)
     assert res.outcome == Outcome.SUCCESS, res.message
     idx_q, _, lo, hi = bounded_joints(m)
     x = res.q[idx_q]
     assert np.all(x >= lo) and np.all(x <= hi)
     assert np.any((x == lo) | (x == hi))
-    clipped = project(m, cons, common.q0, ProjectionSettings(saturation_passes=0))
+    clipped = newton_project(m, cons, common.q0, NewtonProjectionSettings(saturation_passes=0))
     assert clipped.outcome == Outcome.NO_PROGRESS and clipped.max_violation > 0.1
 
 
@@ -98,20 +98,20 @@ def test_unsatisfiable_projection_returns_its_code_quickly(robot, common):
     """The hand 3 m away: an outcome code within the 40-iteration limit, nothing raised."""
     m = robot.model
     cons = common.constraints()[:-1] + [FramePosition(m, "LARM_FT", common.target + [3.0, 0, 0], name="hand")]
-    res = project(m, cons, common.q0)
+    res = newton_project(m, cons, common.q0)
     assert res.outcome in (Outcome.NO_PROGRESS, Outcome.MAX_ITERATIONS)
     assert not res.feasible and res.max_violation > 1.0  # the least-squares merit spreads the 3 m over all rows
-    assert res.iterations <= ProjectionSettings().max_iterations
+    assert res.iterations <= NewtonProjectionSettings().max_iterations
 
 
 def test_every_call_is_logged_with_its_outcome_and_label(robot, common):
     m = robot.model
     mine = CallLog()
     with recording(CallLog()) as everything:
-        project(m, common.constraints(), common.q0, log=mine, label="interpolation")
+        newton_project(m, common.constraints(), common.q0, log=mine, label="interpolation")
         far = common.constraints()[:-1] + [FramePosition(m, "LARM_FT", common.target + [3.0, 0, 0], name="hand")]
-        project(m, far, common.q0)
-    project(m, common.constraints(), common.q0)  # outside the block: not in `everything`
+        newton_project(m, far, common.q0)
+    newton_project(m, common.constraints(), common.q0)  # outside the block: not in `everything`
     assert [c.label for c in mine.calls] == ["interpolation"]
     assert [c.outcome for c in everything.calls][0] == Outcome.SUCCESS and len(everything) == 2
     rows = everything.histogram()

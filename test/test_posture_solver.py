@@ -1,4 +1,4 @@
-"""The posture generator's solver (humanoid_planner/posture/solver.py) on HRP-2 standing on the
+"""The posture generator's solver (humanoid_planner/posture/solver/two_phase.py) on HRP-2 standing on the
 flat floor (config/scenes/flat.yaml) with both soles in strong contact, the CoM in their support
 polygon and the reference-posture criterion (4.11): A9 of 001_escande.md:517, a hand target,
 an unreachable one (issue 9: outcome code, quickly, nothing raised) and a phase-1 failure.
@@ -23,13 +23,13 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import BAND
-from humanoid_planner.posture.criterion import ReferencePosture
-from humanoid_planner.posture.outcome import Outcome, from_slsqp
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 from humanoid_planner.posture.problem import PostureProblem
-from humanoid_planner.posture.solver import SolverSettings, solve
+from humanoid_planner.posture.solver.outcome import Outcome, from_slsqp
+from humanoid_planner.posture.solver.two_phase import SolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
-TOL = SolverSettings().tolerance  # 1e-6, solver.py docstring
+TOL = SolverSettings().tolerance  # 1e-6, solver/two_phase.py docstring
 A9_ANGLE = 1e-4  # rad, 001_escande.md:517
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
 
@@ -98,7 +98,7 @@ def test_a9_moved_and_turned_foot(robot, floor, standing):
 
 def test_unreachable_hand_target_returns_its_code_quickly(robot, floor, standing):
     """Issue 9: a hand target 3 m away returns an outcome code, raises nothing, and stops on the
-    stall rule (solver.py) well before the 100-iteration limit."""
+    stall rule (solver/two_phase.py) well before the 100-iteration limit."""
     target = np.array(HAND_TARGET) + [3.0, 0.0, 0.0]
     res = solve(_problem(robot, floor, standing, [_hand(robot, target)]))
     assert res.outcome == Outcome.NO_PROGRESS, (res.outcome, res.message)
@@ -178,7 +178,7 @@ def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, st
 
 
 def test_slsqp_exit_modes_map_to_table_7_1_codes():
-    """outcome.py's mapping of scipy's SLSQP modes (scipy/optimize/_slsqp_py.py exit_modes)."""
+    """solver/outcome.py's mapping of scipy's SLSQP modes (scipy/optimize/_slsqp_py.py exit_modes)."""
     assert from_slsqp(0, True) == Outcome.SUCCESS
     assert from_slsqp(0, False) == Outcome.EQUALITIES_NOT_SATISFIED == 9
     assert from_slsqp(9, False) == Outcome.MAX_ITERATIONS == 3
@@ -203,7 +203,7 @@ def test_a1_space_count_matches_the_thesis_and_an_enumeration():
 def test_dependent_equality_rows_are_solved_on_an_independent_subset(robot, floor, standing):
     """The same hand target given twice (consistent, linearly dependent rows): SLSQP alone stops at
     its first QP with "Singular matrix C" (mode 6, SEARCH_DIRECTION_FAILED); the solver then runs
-    on an independent subset of the equalities (solver.py, "Rank-deficient equalities") and meets
+    on an independent subset of the equalities (solver/two_phase.py, "Rank-deficient equalities") and meets
     every row, the duplicates included, at the solution of the single target."""
     twice = [
         _hand(robot, HAND_TARGET),
@@ -222,7 +222,7 @@ def test_band_rows_are_the_inner_rows_then_both_sides_of_each_equality(robot, fl
     """`WithBand`'s rows against its inner constraint's own evaluation, at a configuration off the
     stance: the inner rows unchanged, then c_i - band and -c_i - band for each equality row i, with
     the Jacobian rows J_i and -J_i."""
-    from humanoid_planner.contact.relaxed import WithBand
+    from humanoid_planner.posture import WithBand
 
     m = robot.model
     q = pin.integrate(m, robot.q(), np.random.default_rng(2).normal(scale=0.05, size=m.nv))
@@ -240,11 +240,11 @@ def test_band_rows_are_the_inner_rows_then_both_sides_of_each_equality(robot, fl
 
 
 def test_band_rows_are_seen_by_phase_1_and_left_out_of_phase_2(robot, floor, standing, monkeypatch):
-    """`base.BAND` rows (the planner's fast-fail bands, `contact.relaxed.WithBand`): phase 1 gets
+    """`base.BAND` rows (the planner's fast-fail bands, `posture.WithBand`): phase 1 gets
     them with the other inequalities, phase 2 only the equality rows they are implied by (solver
     docstring, "Band rows"); the solution still meets them."""
-    import humanoid_planner.posture.solver as solver_module
-    from humanoid_planner.contact.relaxed import WithBand
+    import humanoid_planner.posture.solver.two_phase as solver_module
+    from humanoid_planner.posture import WithBand
 
     m = robot.model
     cons = [WithBand(c) for c in stance_constraints(m, robot.contact_locations, standing)]

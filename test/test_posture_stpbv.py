@@ -1,6 +1,6 @@
-"""STP-BV (001_escande.md §4): the closed-form pieces (humanoid_planner/posture/stpbv.py: A2,
-A4, A8), the construction (stpbv_build.py: A3, degenerate clouds), the smooth distance and its
-gradient (stpbv_distance.py: A5, A6, A7) of §10.2 (:510-516)."""
+"""STP-BV (001_escande.md §4): the closed-form pieces (humanoid_planner/posture/geometry/stpbv.py: A2,
+A4, A8), the construction (geometry/stpbv_build.py: A3, degenerate clouds), the smooth distance and its
+gradient (geometry/stpbv_distance.py: A5, A6, A7) of §10.2 (:510-516)."""
 
 import coal
 import numpy as np
@@ -10,9 +10,14 @@ from scipy.optimize import minimize, nnls
 from scipy.spatial import ConvexHull
 
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture.stpbv import face_sphere_centre, margin_bound, max_margin, point_circle_max_distance
-from humanoid_planner.posture.stpbv_build import build_stpbv, enclosing_ball
-from humanoid_planner.posture.stpbv_distance import StpBVPack, pair_distances, support_point
+from humanoid_planner.posture.geometry.stpbv import (
+    face_sphere_centre,
+    margin_bound,
+    max_margin,
+    point_circle_max_distance,
+)
+from humanoid_planner.posture.geometry.stpbv_build import build_stpbv, enclosing_ball
+from humanoid_planner.posture.geometry.stpbv_distance import StpBVPack, pair_distances, support_point
 
 
 def test_a2_max_margin_of_the_thesis_example():

@@ -1,7 +1,7 @@
-"""The scenes' ``planning`` section (humanoid_model/scene_planning.py, docs/scenes.md "planning"):
+"""The scenes' ``planning`` section (humanoid_model/planning_spec.py, docs/scenes.md "planning"):
 read with open region sides, anchors for repeated key postures, placement or absolute base and
 settings; bad entries name the field and the value; a location the robot lacks is refused by the
-planner's builder (`humanoid_planner.contact.scene_planning`), which serves any robot with the
+planner's builder (`humanoid_planner.contact.scene_problem`), which serves any robot with the
 named locations (the stairs for BIP)."""
 
 import numpy as np
@@ -109,12 +109,12 @@ def test_builder_checks_the_robot_and_reads_the_start_stance(scene_file, robot):
 
 
 def test_every_setting_a_scene_may_set_is_a_planner_setting_of_its_type():
-    """`humanoid_model.scene_planning.SETTINGS` (what a scene's ``planning.settings`` may hold)
+    """`humanoid_model.planning_spec.SETTINGS` (what a scene's ``planning.settings`` may hold)
     names `PlannerSettings` fields only, with the field's type (a misspelt or retyped name would
     be accepted by the scene loader and refused by the planner)."""
     import dataclasses
 
-    from humanoid_model.scene_planning import SETTINGS
+    from humanoid_model.planning_spec import SETTINGS
     from humanoid_planner.contact import PlannerSettings
 
     fields = {f.name: f for f in dataclasses.fields(PlannerSettings)}

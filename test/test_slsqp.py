@@ -1,4 +1,4 @@
-"""`posture.slsqp.minimize_slsqp` (SciPy's SLSQP routine driven without `minimize`'s wrapping)
+"""`posture.solver.slsqp.minimize_slsqp` (SciPy's SLSQP routine driven without `minimize`'s wrapping)
 takes the same iterates as `scipy.optimize.minimize(method="SLSQP")`, bit for bit: on a posture
 problem of HRP-2 (both soles strong on the floor, a hand target, the reference-posture criterion:
 equalities, inequalities and joint bounds), on phase 1's min-max form (no equality rows, an
@@ -11,9 +11,9 @@ import pytest
 from scipy.optimize import minimize
 
 from humanoid_planner.posture import FramePosition
-from humanoid_planner.posture.criterion import ReferencePosture
+from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 from humanoid_planner.posture.problem import PostureProblem
-from humanoid_planner.posture.slsqp import EXIT_MODES, STOPPED, minimize_slsqp
+from humanoid_planner.posture.solver.slsqp import EXIT_MODES, STOPPED, minimize_slsqp
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m] as test_posture_solver.py: reachable standing

@@ -1,4 +1,4 @@
-"""Walking pattern (issue 12, humanoid_planner.walking): footsteps, Kajita's ZMP preview control
+"""Walking pattern (issue 12, humanoid_planner.walking_pattern): footsteps, Kajita's ZMP preview control
 of the cart-table model, swing feet. Numbers and bounds: docs/walking.md."""
 
 import numpy as np
@@ -6,9 +6,9 @@ import pytest
 
 from humanoid_model import load_robot
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.walking import PreviewController, WalkParameters, foot_geometry, plan_pattern
-from humanoid_planner.walking.pattern import support_polygon
-from humanoid_planner.walking.preview import GRAVITY
+from humanoid_planner.walking_pattern import PreviewController, WalkParameters, foot_geometry, plan_pattern
+from humanoid_planner.walking_pattern.pattern import support_polygon
+from humanoid_planner.walking_pattern.preview import GRAVITY
 
 ZMP_TRACKING_BOUND = 0.005  # [m] chosen: under a tenth of the sole's 65 mm half width; measured 3.1 mm at 1.6 s
 

@@ -15,7 +15,7 @@ import pytest
 from humanoid_control.walking_ik import solve_walking_ik, stiffen
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
-from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
+from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
 

@@ -23,7 +23,7 @@ from humanoid_model.urdf_description import read_sidecar
 from humanoid_planner.gait import boundary as bd
 from humanoid_planner.gait.cost import Weights
 from humanoid_planner.gait.params import urdf_exact_params
-from humanoid_planner.gait.walk import GaitProblem
+from humanoid_planner.gait.phase_sequence import GaitProblem
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER_PYTHON = ROOT / ".venv-crocoddyl" / "bin" / "python"

@@ -7,23 +7,27 @@ imports. docs/planner.md, section "Contact planner".
 - `node`: `Node` (stance, witness posture, father, potential, bookkeeping flags).
 - `boxes`: search boxes (x, y, theta) and their splitting (δl × δl × δθ, §5.4).
 - `potentials`: the potentials family (mixed, bonus/malus, guide trajectory, body potentials; one
-  interface, registry ``POTENTIALS``), the configuration part used as the PG criterion (§5.5).
-- `goal`: goal tasks (the CoM or a body point in a region).
+  interface, a kind of `posture.PostureCriterion`; registry ``POTENTIALS``), the configuration
+  part used as the PG criterion (§5.5).
 - `feasibility`: the posture-generator calls of the planner (transition rule of §5.2, pre-contact
-  test, goal test) and their statistics; `relaxed`: equality rows relaxed to a band (the
-  pre-contact test's stance, so that phase 1 sees it).
+  test, goal test) and their statistics; `collision_pairs`: the obstacle and self-collision pairs
+  those calls carry, lazily, in rounds. The constraints of the calls are posture constraints
+  (`humanoid_planner.posture`: contacts, the goal tasks `ComRegion` and `PointRegion`, the
+  pre-contact test's `HalfPlanes` and `Relaxed` stance, the fast-fail `WithBand`).
 - `children`: 1-neighbours (removal, addition with forbidden pairs, pre-contact and box
   splitting), eagerly (BFP) or lazily (Contacts-VBFP).
 - `search`: `PlannerSettings`, `ContactPlanner.plan` (best-first with the threshold M, the goal
   tested before expansion), `Plan`; `parallel`: the children's PG calls over worker processes.
-- `scene_planning`: a planning problem from a scene's ``planning`` section (`scene_planning`).
+- `scene_problem`: a contact-planning problem from a scene's ``planning`` section (`scene_planning`
+  returns a `ScenePlanning`: the planner, the start configuration and stance).
 - `check`: `check_plan`, the independent check of a plan (A11, collisions, goal), and
   `motion_problems`, its motion's collisions at the samples.
+- `prm_guide`: an automatic guide (key postures) by a PRM in C_guide (§5.7); `grid`: the grid
+  templates of BFP and VBFP (§5.1, §5.5) the planner transposes.
 """
 
 from .boxes import Box
 from .check import check_plan, motion_problems
-from .goal import ComRegion, PointRegion
 from .node import Node
 from .potentials import (
     POTENTIALS,
@@ -35,7 +39,7 @@ from .potentials import (
     WeightedSum,
 )
 from .registry import StanceRegistry
-from .scene_planning import ScenePlanning, scene_planning
+from .scene_problem import ScenePlanning, scene_planning
 from .search import ContactPlanner, Plan, PlannerSettings, Progress
 from .stance import Contact, Stance, StanceMetric
 
@@ -43,7 +47,6 @@ __all__ = [
     "POTENTIALS",
     "BodyPotential",
     "Box",
-    "ComRegion",
     "Contact",
     "ContactPlanner",
     "GuidePotential",
@@ -51,7 +54,6 @@ __all__ = [
     "Node",
     "Plan",
     "PlannerSettings",
-    "PointRegion",
     "Potential",
     "Progress",
     "ScenePlanning",

@@ -22,7 +22,7 @@ from the planner's constraint rows, so a wrong constraint in the planner shows h
   contact's body (and of the bodies below it without a contact location) against the obstacle
   its surface lies on;
 - self-collision, with the planner's own model whether or not the plan was made with it: every
-  geometry pair of `posture.geometry_self_collision.geometry_pairs` (coal on the URDF shapes:
+  geometry pair of `posture.constraints.geometry_self_collision.geometry_pairs` (coal on the URDF shapes:
   the simulator's pairs, bodies at least three joints apart, with the collision rules) at least
   its margin (the planner's
   ``collision_margin``, 0 for pairs closer at the default posture; less ``position_tol``) apart;
@@ -41,7 +41,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from humanoid_model.coal_import import coal
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
+from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
 
 from .boxes import clip_polygon
 from .feasibility import HORIZONTAL
@@ -258,7 +258,7 @@ def motion_problems(planner, motion, stride: int = 1) -> list[str]:
     plans) at every ``stride``-th sample of each segment (the lead-in included) and at its last:
     a geometry of the robot's collision model inside an obstacle (coal on the URDF shapes, as
     `check_plan`; the pairs of the segment's held, leaving and arriving contacts left out) or two
-    overlapping (the pairs of `posture.geometry_self_collision.geometry_pairs`), by more than
+    overlapping (the pairs of `posture.constraints.geometry_self_collision.geometry_pairs`), by more than
     ``POSITION_TOL``. The planner's margins (1 cm) are not asked of the samples: the projections
     keep them at the knots and the path between them within half of them (`motion.generate`); what
     is asked is no contact. An empty list: none found. Cost: ~2 ms a sample on HRP-2 (Python loop

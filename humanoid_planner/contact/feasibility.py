@@ -9,11 +9,11 @@
 - ``pre_contact(stance, location, box, q0)``: Q_s + the pre-contact (3.40)-(3.43) of ``location``
   within ``pre_contact_distance`` of the box's plane + the box's half-planes (:305); inequalities
   but the two direction rows, so an unreachable pair fails in phase 1 (:85). The stance's
-  contacts are relaxed to a 1 mm band (`relaxed`), or phase 1 would not see them.
+  contacts are relaxed to a 1 mm band (`posture.Relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
 
 Every call also carries, for each constraint with equality rows, those rows relaxed to a band
-|c_i| <= ``band`` as inequalities (`relaxed.Relaxed` without its inequality rows): the thesis's
+|c_i| <= ``band`` as inequalities (`posture.WithBand`): the thesis's
 fast-fail rule (:85, thesis L736, L752), so that phase 1 sees the contacts and a request that
 cannot hold them fails there (``band`` 0 disables it). Measured on the stairs: docs/planner.md.
 
@@ -25,23 +25,9 @@ is solved again from its last point without the criterion (a projection, logged 
 ``<purpose>_polish``): the node gets a witness posture next to the criterion's optimum instead of
 being lost. ``polish`` 1e-2 (chosen: a centimetre, ten times BIP's stalls; 0 disables it).
 
-With ``self_collision`` every call also keeps the robot's own collision geometries apart
-(`posture.GeometrySelfCollision`, lazily: "Self-collision" below). With ``obstacles`` (`posture.Obstacle`, e.g.
-`Obstacle.from_scene`) every call keeps the robot's capsules ``collision_margin`` from them
-(`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
-removes "collision pairs (robot body, environment object) implied by contacts", :283): the
-capsule of a contact's body, and of the bodies below it that carry no contact location of their
-own (a hand's gripper), against the obstacle its surface lies on (`Surface.body`), and, for the capsules only, the
-capsule adjacent above a thigh contact's body when that one carries no contact location of
-its own (`adjacent`, `SEATED`: HRP-2's pelvis, whose 0.17 m capsule reaches 3.5 cm into a seat
-the thighs rest on flat, while the pelvis's own box stays 13 cm above it; sitting presses the
-buttocks on the seat): the real geometry of that body is still checked against the obstacle by
-`check.check_plan`. The pairs
-farther than ``activation`` at the warm start are left out of the call; the solution is then
-checked against every pair and, when one is closer than the margin, solved again from it with
-that pair added (at most ``MAX_COLLISION_ROUNDS`` rounds; each round is a logged PG call): the
-witness always keeps every pair apart, and a call costs ~20 pair rows instead of all of them
-(17 capsules x 11 obstacles in the chair scene).
+With ``obstacles`` and ``self_collision`` every call keeps the robot's capsules
+``collision_margin`` from the obstacles and its own collision geometries apart, the pairs entering
+a call lazily, in rounds (`collision_pairs`, the base class that holds the pairs).
 
 **Placed candidates** (`placed_clear`, the random candidates' filter of `children`): a contact
 fixes its body's pose, so the capsule of the location's body is where the contact alone puts it,
@@ -50,21 +36,6 @@ check (not one the contacts imply, the seated overshoot as in `_run`) means ever
 that contact fails. ``PLACED_SLACK`` 1 mm (chosen): the PG ends with the contact's equalities and
 the collision rows met to its tolerance (1e-6 m), so what the filter drops with 1 mm of slack
 the PG could not accept; what it keeps within that millimetre the PG still refuses.
-
-**Self-collision** (``self_collision``, on by default in `search.PlannerSettings`): (3.47) on the
-geometry pairs of `posture.GeometrySelfCollision` (coal on the robot's own collision shapes; the
-simulator's pairs, bodies at least three joints apart; HRP-2: 223 pairs; its docstring says why
-not the capsules),
-lazily as the obstacle pairs with activation 0 (``SELF_ACTIVATION``, whatever ``activation``):
-only the pairs met at a solution enter the call (with the obstacles' default 0.25 m most leg
-pairs entered every call on the flat floor, and the one-foot stance of
-test_random_candidates_are_seeded_by_the_plan_seed got no foot placement, 5 of its 6 calls
-failing in phase 1; with 0 it gets 1, 3 without self-collision); the solution is checked against every
-pair and solved again from it with those it brings within their margin, in the same rounds;
-the rows of a pair set are built once and kept (`_self`). Every pair in every call made the
-stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily the calls cost
-about what they cost without self-collision
-(docs/planner.md "Environment collision and stability").
 
 **Lazy rounds started over** (`_run`, `_rounds`, ``RESTART_SLACK``): a round after the first
 starts from the solution that met the pairs, i.e. from inside them (a box 1-25 mm into another);
@@ -107,7 +78,7 @@ sat exactly on limits (HRP-2's CHEST_JOINT1 at its lower limit on the flat walk)
 bridge refuses positions within its 0.01 rad ``position_margin`` of a limit.
 
 Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
-given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver`); the pre-contact
+given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver.two_phase`); the pre-contact
 test has no criterion: it is a feasibility test, and with the potential pulling the root the
 free body's slack made SLSQP stall (NO_PROGRESS at a 3e-5 violation on the first step).
 
@@ -116,7 +87,7 @@ thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polyg
 thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
 is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
 test_contact_children's FK check found it growing it before the fix). ``collision_margin``
-0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.self_collision.DEFAULT_MARGIN`);
+0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.constraints.self_collision.DEFAULT_MARGIN`);
 ``joint_margin`` 0.02 rad (set by `search.PlannerSettings`; 0 here, the posture generator's own
 bounds): twice the robot bridge's default ``position_margin`` 0.01 rad, so that the motion's
 spline between the projected postures (which may overshoot its knots slightly) stays clear of
@@ -136,46 +107,42 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.coal_import import coal
-from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import (
     ComInPolygon,
+    ComRegion,
     DeformableContact,
-    EnvironmentCollision,
     EnvironmentFrame,
     ForceStability,
+    HalfPlanes,
+    PointRegion,
     PostureProblem,
     PreContact,
+    Relaxed,
     RobotContactFrame,
     SearchBoxContact,
     SolverSettings,
     StrongContact,
-    robot_capsules,
+    WithBand,
     solve,
     support_polygon,
 )
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.base import INEQUALITY, PostureConstraint
-from humanoid_planner.posture.environment_collision import GROUND, capsule_frame
-from humanoid_planner.posture.geometry_self_collision import GeometrySelfCollision
-from humanoid_planner.posture.kinematics import point_jacobian
-from humanoid_planner.posture.outcome import Outcome, PostureResult
-from humanoid_planner.posture.self_collision import DEFAULT_MARGIN
+from humanoid_planner.posture.base import PostureConstraint
+from humanoid_planner.posture.constraints.self_collision import DEFAULT_MARGIN
+from humanoid_planner.posture.geometry.obstacles import GROUND
+from humanoid_planner.posture.solver.outcome import Outcome, PostureResult
 
 from .boxes import clip_polygon, polygon_area
-from .goal import ComRegion, PointRegion
-from .relaxed import Relaxed, WithBand
+from .collision_pairs import CollisionPairs
 from .stance import Contact
 
-__all__ = ["Feasibility", "HalfPlanes", "Stats", "STABILITY_MODELS", "accepted", "on_ground", "with_joint_margin"]
+__all__ = ["Feasibility", "Stats", "STABILITY_MODELS", "accepted", "on_ground", "with_joint_margin"]
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
 ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
-SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
-MAX_CACHED = 512  #: collision row sets kept by `Feasibility._environment` (chosen: a few MB)
 SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
 RESTART_SLACK = 0.03  #: m, pairs this far outside their margin join a request started over (`_run`, docstring)
 PLACED_SLACK = 1e-3  #: m, `Feasibility.placed_clear` lets candidates this much inside the margin (chosen, docstring)
@@ -187,9 +154,8 @@ def with_joint_margin(model, margin: float):
     its middle): the bounds of every PG call and projection of the planner (module docstring)."""
     if margin <= 0:
         return model
-    import pinocchio as pin
 
-    from humanoid_planner.posture.joint_limits import bounded_joints
+    from humanoid_planner.posture.joint_bounds import bounded_joints
 
     out = pin.Model(model)
     iq, _, lo, hi = bounded_joints(model)
@@ -198,28 +164,6 @@ def with_joint_margin(model, margin: float):
     lower[iq], upper[iq] = np.minimum(lo + margin, mid), np.maximum(hi - margin, mid)
     out.lowerPositionLimit, out.upperPositionLimit = lower, upper
     return out
-
-
-class HalfPlanes(PostureConstraint):
-    """The surface half-planes of a search box for a contact point: (P^W - E) . a_i - b_i <= 0 [m]
-    ((6.5), 001_escande.md:295; the "surface bounding inequalities" of the pre-contact test, :305)."""
-
-    equations = "(6.5), 001_escande.md:295"
-
-    def __init__(self, model, robot_frame: RobotContactFrame, search_box, name: str = "half_planes"):
-        self.model, self.robot_frame, self.name = model, robot_frame, name
-        self.fid = kin.frame_id(model, robot_frame.body)
-        surf = search_box.surface
-        t, s, _ = surf.rotation.T
-        self.origin = surf.centroid
-        self.a_world = search_box.A[:, :1] * t + search_box.A[:, 1:] * s
-        self.b = search_box.b
-        self.dim = len(self.b)
-        self.kinds = (INEQUALITY,) * self.dim
-
-    def evaluate(self, q, data):
-        p, Jp = point_jacobian(self.model, data, self.fid, self.robot_frame.point)
-        return self.a_world @ (p - self.origin) - self.b, self.a_world @ Jp
 
 
 @dataclass
@@ -273,7 +217,7 @@ class _Request:
     over: dict  #: pairs with a seated overshoot -> depth [m]
     criterion: object  #: True: the planner's; False: none; else the caller's
     stats: Stats
-    label: str = ""  #: `posture.call_log` label
+    label: str = ""  #: `posture.solver.call_log` label
     stalls: bool = False  #: whether a feasible line-search failure is taken (`accepted`) or only SUCCESS
 
 
@@ -294,7 +238,7 @@ def on_ground(surfaces: dict, obstacles) -> dict:
     return out
 
 
-class Feasibility:
+class Feasibility(CollisionPairs):
     """PG calls for ``robot`` (a `humanoid_model` robot) on ``surfaces`` (name -> `Surface`)."""
 
     def __init__(
@@ -338,33 +282,8 @@ class Feasibility:
         self.stability_model = stability
         self.band = float(band)
         self.polish = float(polish)
-        self.collision_margin, self.activation = float(collision_margin), float(activation)
-        self.capsules = robot_capsules(self.model, robot.collision_model) if self.obstacles else []
-        #: the robot sidecar's and the scene's pair rules (`humanoid_model.collision_rules`;
-        #: None: the robot sidecar's alone)
-        self.collision_rules = world_collision_rules(robot) if collision_rules is None else collision_rules
-        #: (3.47) at every witness, lazily (module docstring): the geometry pairs of
-        #: `GeometrySelfCollision`; None without ``self_collision``
-        self.self_collision = (
-            GeometrySelfCollision(
-                self.model, robot.collision_model, robot.q(), self.collision_margin, rules=self.collision_rules
-            )
-            if self_collision
-            else None
-        )
-        self._self_rows = {}  # frozenset of rows of `self_collision` -> constraints (`_self`)
-        #: location -> the joint names whose capsules (and geometries) a contact of it may press
-        #: against its surface's obstacle (`_contact_capsules`); empty without obstacles
-        self.touching = {name: self._contact_capsules(name) for name in self.locations} if self.obstacles else {}
-        #: location -> the joint of the nearest capsule above its body when that one carries no
-        #: contact location (a thigh's: the pelvis): skipped for the capsules only (`_skipped`)
-        self.adjacent = {name: self._adjacent_capsule(name) for name in self.locations} if self.obstacles else {}
-        #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
-        #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
-        self.overshoot = self._overshoot() if self.obstacles else {}
-        self._body_capsule = {c.joint: c for c in self.capsules}  # joint id -> its capsule (`placed_clear`)
         self._data = self.model.createData()
-        self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
+        self._init_collision_pairs(robot, self_collision, collision_margin, activation, collision_rules)
         self._reach = {}
         self._lo, self._hi = self.model.lowerPositionLimit, self.model.upperPositionLimit
 
@@ -384,60 +303,6 @@ class Feasibility:
                 j = m.parents[j]
             self._reach[location] = total + ROOT_MOTION
         return self._reach[location]
-
-    def _adjacent_capsule(self, location: str) -> set:
-        """The joint (as a one-element set, or empty) of the capsule adjacent above ``location``'s
-        body, for a location of a kind in `SEATED`: its nearest ancestor carrying a capsule, unless
-        that ancestor carries a contact location (it is then a contact of its own)."""
-        if self.locations[location].kind not in SEATED:
-            return set()
-        m = self.model
-        owners = {m.frames[m.getFrameId(loc.body)].parentJoint for loc in self.locations.values()}
-        with_capsule = {m.getJointId(c.body) for c in self.capsules}
-        j = m.parents[m.frames[m.getFrameId(self.locations[location].body)].parentJoint]
-        while j > 0 and j not in with_capsule and j not in owners:
-            j = m.parents[j]
-        return {m.names[j]} if j > 0 and j in with_capsule and j not in owners else set()
-
-    def _overshoot(self) -> dict:
-        """(capsule body, obstacle name) -> the depth [m] by which the capsule of a `SEATED`
-        location's body reaches past the location's contact face (its radius less the axis's
-        distance to the face's plane), for every obstacle carrying a planner surface. HRP-2's thigh
-        is a 0.12 x 0.11 m box in a 0.081 m capsule: 2.1 cm past the face the robot sits on, so a
-        thigh released from the seat had to rise 3.1 cm instead of the 1 cm margin (docs/planner.md
-        "Scenes"). Those pairs keep the margin less this depth: the face level with the surface
-        stays the margin away, and the box stays clear of it while its roll about the capsule's
-        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box.
-        Applied only against an obstacle a thigh of the request rests on (`_seated_overshoot`:
-        a contact of the stance or the one being added or released): applied always, a crouch
-        over the glass scene's seat with no thigh on it dipped the right thigh's real box 3.8 mm
-        into the seat (nothing bounds the roll there), and `check_plan` refused the plan."""
-        out, m = {}, self.model
-        carriers = {s.body for s in self.surfaces.values() if s.body is not None}
-        for loc in self.locations.values():
-            if loc.kind not in SEATED:
-                continue
-            joint = m.names[m.frames[m.getFrameId(loc.body)].parentJoint]
-            M = m.frames[m.getFrameId(loc.body)].placement  # body frame in its joint's frame
-            n, p = M.rotation @ np.asarray(loc.normal, float), M.act(np.asarray(loc.point, float))
-            for c in self.capsules:
-                depth = c.radius - min(float(n @ (c.a - p)), float(n @ (c.b - p))) if c.body == joint else 0.0
-                if depth > 0:
-                    out.update({(c.body, o.name): depth for o in self.obstacles if o.name in carriers})
-        return out
-
-    def _contact_capsules(self, location: str) -> set:
-        """Capsule bodies (joint names) a contact of ``location`` may touch its surface with: its
-        body's joint and the joints below it down to the next joint carrying a contact location."""
-        m = self.model
-        owners = {m.frames[m.getFrameId(loc.body)].parentJoint for loc in self.locations.values()}
-        root = m.frames[m.getFrameId(self.locations[location].body)].parentJoint
-        out, stack = set(), [root]
-        while stack:
-            j = stack.pop()
-            out.add(m.names[j])
-            stack += [c for c in range(j + 1, m.njoints) if m.parents[c] == j and c not in owners]
-        return out
 
     # --- constraints
     def env_frame(self, c: Contact) -> EnvironmentFrame:
@@ -480,98 +345,6 @@ class Feasibility:
         pairs = [(self.locations[c.location], self.surfaces[c.surface].friction) for c in contacts]
         return ForceStability(self.model, pairs, name="stability")
 
-    # --- environment collision
-    def _skipped(self, touching) -> set:
-        """(capsule body, obstacle) pairs implied by the contacts ``touching`` [(location, surface)]."""
-        out = set()
-        for location, surface in touching:
-            obstacle = self.surfaces[surface].body
-            if obstacle is not None:
-                out |= {(b, obstacle) for b in self.touching[location] | self.adjacent[location]}
-        return out
-
-    def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
-        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}}
-
-    def _environment(self, exclude: frozenset, margin: float) -> EnvironmentCollision:
-        """The capsule-obstacle rows without the pairs ``exclude``, built once per pair set (a
-        build costs ~3 ms: coal shapes and capsule frames; at most ``MAX_CACHED`` kept)."""
-        key = (exclude, margin)
-        rows = self._collision_rows.get(key)
-        if rows is None:
-            if len(self._collision_rows) >= MAX_CACHED:
-                self._collision_rows.clear()
-            name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin:.4f}"
-            rows = EnvironmentCollision(
-                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude, name=name
-            )
-            self._collision_rows[key] = rows
-        return rows
-
-    def _env_gaps(self, q, skip: set, over: dict) -> dict:
-        """(capsule body, obstacle) pair not in ``skip`` -> its distance at ``q`` plus its overshoot
-        in ``over`` [m] (one evaluation of every pair; `_pairs_within` thresholds it)."""
-        full = self._environment(frozenset(skip), self.collision_margin)
-        if not full.dim:
-            return {}
-        kin.update(self.model, self._data, np.asarray(q, float))
-        d = full.distances(self._data)[0]
-        pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
-        return {p: float(di) + over.get(p, 0.0) for p, di in zip(pairs, d)}
-
-    @staticmethod
-    def _below(gaps: dict, distance: float) -> set:
-        """The keys of ``gaps`` (`_env_gaps`, `_self_gaps`) whose value is below ``distance``."""
-        return {p for p, g in gaps.items() if g < distance}
-
-    def _pairs_within(self, q, skip: set, distance: float, over: dict) -> set:
-        """The (capsule body, obstacle) pairs not in ``skip`` closer than ``distance`` [m] (less their
-        overshoot in ``over``) at ``q``."""
-        return self._below(self._env_gaps(q, skip, over), distance)
-
-    def _self(self, rows: frozenset) -> list:
-        """The self-collision constraint of ``rows`` (row indices of ``self_collision``), built once
-        per set (at most ``MAX_CACHED`` kept)."""
-        out = self._self_rows.get(rows)
-        if out is None:
-            if len(self._self_rows) >= MAX_CACHED:
-                self._self_rows.clear()
-            out = [self.self_collision.subset(sorted(rows))] if rows else []
-            self._self_rows[rows] = out
-        return out
-
-    def _self_gaps(self, q, distance: float, slack: bool) -> dict:
-        """Row of ``self_collision`` -> its distance at ``q`` [m], for the rows closer than
-        ``distance`` (``slack``: distances and ``distance`` counted from each row's own margin)."""
-        full = self.self_collision
-        if full is None:
-            return {}
-        kin.update(self.model, self._data, np.asarray(q, float))
-        base = full.margin if slack else np.zeros(full.dim)
-        rows, d = full.closer_distances(self._data, distance + base)
-        return {int(i): float(di - base[i]) for i, di in zip(rows, d)}
-
-    def _self_within(self, q, distance: float, slack: bool) -> set:
-        """Rows of ``self_collision`` whose pair is closer than ``distance`` [m] at ``q``
-        (``slack``: closer than its own margin plus ``distance``)."""
-        return set(self._self_gaps(q, distance, slack))
-
-    def intrudes(self, q, touching, share: float) -> bool:
-        """Whether at ``q`` a pair comes closer than ``share`` of its margin: a (capsule, obstacle)
-        pair not implied by the contacts ``touching`` [(location, surface)] closer than ``share``
-        x ``collision_margin`` (less its seated overshoot), or a pair of ``self_collision`` closer
-        than ``share`` x its own margin (0 for the pairs closer at the default posture: any overlap).
-        The motion refines where its path between projections does so (`motion.generate`)."""
-        if self.obstacles:
-            skip, over = self._skipped(touching), self._seated_overshoot(touching)
-            if self._below(self._env_gaps(q, skip, over), share * self.collision_margin):
-                return True
-        full = self.self_collision
-        if full is None:
-            return False
-        kin.update(self.model, self._data, np.asarray(q, float))
-        return len(full.closer_distances(self._data, share * full.margin)[0]) > 0
-
     def placed_clear(self, stance, contact) -> bool:
         """Whether ``contact``'s body can be clear of the obstacles where ``contact`` puts it: the
         capsule of the location's body (its joint's), placed by the contact alone (the strong
@@ -586,49 +359,6 @@ class Feasibility:
         ef, rf = self.env_frame(contact), self.robot_frame(contact.location)
         R = ef.rotation @ rf.rotation.T  # the body's frame: its location frame on the environment's
         return self.body_gap(contact.location, R, ef.point - R @ rf.point, touching) >= -PLACED_SLACK
-
-    def body_gap(self, location: str, R, p, touching) -> float:
-        """The smallest distance [m], less ``collision_margin`` (and the seated overshoot), of the
-        capsule of ``location``'s body placed with its frame at (``R`` (3, 3), ``p`` [m]) from the
-        obstacles, the pairs the contacts ``touching`` imply left out (inf without obstacles or
-        capsule): >= 0 clear by the margin (`placed_clear`; the motion's body paths)."""
-        if not self.obstacles:
-            return np.inf
-        m = self.model
-        fid = m.getFrameId(self.locations[location].body)
-        cap = self._body_capsule.get(m.frames[fid].parentJoint)
-        if cap is None:
-            return np.inf
-        skip, over = self._skipped(touching), self._seated_overshoot(touching)
-        oMj = pin.SE3(np.asarray(R, float), np.asarray(p, float)) * m.frames[fid].placement.inverse()
-        Rc, centre = capsule_frame(cap)
-        frame = coal.Transform3s(oMj.rotation @ Rc, oMj.act(centre))
-        shape, request, res = coal.Capsule(cap.radius, cap.length), coal.DistanceRequest(), coal.DistanceResult()
-        gap = np.inf
-        for o in self.obstacles:
-            pair = (cap.body, o.name)
-            if pair in skip:
-                continue
-            res.clear()
-            d = coal.distance(shape, frame, o.shape, o.transform, request, res)
-            gap = min(gap, d - (self.collision_margin - over.get(pair, 0.0)))
-        return float(gap)
-
-    def _seated_overshoot(self, touching) -> dict:
-        """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on
-        (module docstring)."""
-        seats = {self.surfaces[s].body for loc, s in touching if self.locations[loc].kind in SEATED}
-        return {p: d for p, d in self.overshoot.items() if p[1] in seats}
-
-    def _collision(self, active: set, skip: set, active_self: set, over: dict) -> list:
-        out = self._self(frozenset(active_self)) if active_self else []
-        if not active:
-            return out
-        every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
-        for depth in sorted({over.get(p, 0.0) for p in active}):  # one row set per margin
-            group = {p for p in active if over.get(p, 0.0) == depth}
-            out = out + [self._environment(frozenset(every - group), self.collision_margin - depth)]
-        return out
 
     # --- calls
     def clipped(self, q0) -> np.ndarray:
@@ -648,7 +378,7 @@ class Feasibility:
         margin, the request starts over from ``q0`` with those pairs and every pair within
         ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds"). ``criterion``: True
         the planner's (`criterion`), False none, else the caller's (`project`); ``band``: the band
-        rows; ``stats`` (default `stats`) and ``label`` (`posture.call_log`) record the calls;
+        rows; ``stats`` (default `stats`) and ``label`` (`posture.solver.call_log`) record the calls;
         ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
         q0 = self.clipped(q0)
         skip = self._skipped(touching) if self.obstacles else set()
@@ -713,11 +443,11 @@ class Feasibility:
     def project(
         self, constraints, q0, criterion, touching, stats=None, purpose="interpolation", collision=True
     ) -> PostureResult:
-        """One request of the motion's projections (`humanoid_planner.motion.projection`): the PG on
+        """One request of the motion's projections (`humanoid_planner.motion.stance_projection`): the PG on
         ``constraints`` with the caller's ``criterion`` from ``q0``, kept clear of the obstacles
         (``collision_margin``, except the pairs the contacts ``touching`` imply) and of itself like
         every planner call (the lazy collision rounds of `_run`), without the band rows; logged in
-        ``stats`` (default `stats`) and to `posture.call_log` under ``purpose``. Without
+        ``stats`` (default `stats`) and to `posture.solver.call_log` under ``purpose``. Without
         ``collision``: one PG call on ``constraints`` alone (the thesis's projection)."""
         if not collision:
             rows = _Request(constraints, set(), {}, criterion, self.stats if stats is None else stats, purpose, True)
@@ -775,9 +505,9 @@ class Feasibility:
         return self._run("goal", cons, q0, touching=[c.pair for c in stance])
 
     def goal_possible(self, stance, goal_tasks) -> bool:
-        """A necessary condition of the goal test, without a PG call: a `goal.ComRegion` bounded in
+        """A necessary condition of the goal test, without a PG call: a `posture.ComRegion` bounded in
         x and y must meet the stance's support polygon shrunk by the margin (the CoM is in both,
-        "com" stability), and a `goal.PointRegion` on a contact location's body, point and frame of
+        "com" stability), and a `posture.PointRegion` on a contact location's body, point and frame of
         the stance must hold where the contact puts it. False: the goal cannot be met from this stance."""
         placed = {c.location: self.env_frame(c) for c in stance}
         for t in goal_tasks:

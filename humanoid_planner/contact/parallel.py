@@ -15,7 +15,7 @@ Workers (``workers`` > 1; 0 means one per core, ``os.cpu_count()``) are started 
 "spawn" method (no fork of a process that may run threads, such as a ROS node planning off its
 executor) and each unpickles one copy of the planner's `Feasibility` once (robot model, surfaces,
 criterion, tasks, obstacles). OpenBLAS runs single-threaded in every job
-(`posture.blas_threads.single_threaded`: the PG's problems are tiny; a thread per core is the
+(`posture.solver.blas_threads.single_threaded`: the PG's problems are tiny; a thread per core is the
 parallelism). ``workers`` = 1 runs the jobs in the calling process, without a pool.
 """
 
@@ -27,7 +27,7 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor
 
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture.blas_threads import single_threaded
+from humanoid_planner.posture.solver.blas_threads import single_threaded
 
 from .feasibility import Stats
 

@@ -8,9 +8,9 @@ shortest path from the start to the goal configuration is the guide (key posture
   by Wood's algorithm (`vmf`); the posture an affine combination q_key0 + sum lambda_i (q_keyi -
   q_key0) of key postures with lambda uniform on {lambda >= 0, sum lambda_i <= 1} (k = 1,
   (6.16)-(6.17)).
-- **Projection on C_guide** (L2831-2862): the contact locations whose points are nearest to a
-  planner surface (inside its polygon) are brought onto it one at a time, nearest first, until the
-  configuration is stable, at most ``max_contacts``. Deviation: the thesis's prioritised Newton
+- **Projection on C_guide** (`project_on_guide_space`, L2831-2862): the contact locations whose
+  points are nearest to a planner surface (inside its polygon) are brought onto it one at a time,
+  nearest first, until the configuration is stable, at most ``max_contacts``. Deviation: the thesis's prioritised Newton
   steps toward A_goal = A_O + (eps_contact / 2) n are replaced by one posture-generator call per
   added body with light contacts (3.36)-(3.39) on the chosen surfaces (the thesis's own tool),
   collision rows kept at ``margin``; "in contact" then means within ``eps_contact`` of the plane.
@@ -216,7 +216,7 @@ class PrmGuide:
         q[3:7] = vmf(rng, q_end[3:7], self.kappa, 1)[0]
         return q
 
-    def project(self, q):
+    def project_on_guide_space(self, q):
         """The projection of ``q`` on C_guide (module docstring), or None."""
         near = []
         pin.framesForwardKinematics(self.model, self.data, q)
@@ -265,9 +265,9 @@ class PrmGuide:
                 return GuideRoadmap(nodes, edges, path)
             alone = [i for i in (0, 1) if not edges[i]] if self.near > 0 else []
             if alone and k % 2:  # every other sample about an end without edges
-                q = self.project(self.sample_near(rng, nodes[alone[(k // 2) % len(alone)]], box))
+                q = self.project_on_guide_space(self.sample_near(rng, nodes[alone[(k // 2) % len(alone)]], box))
             else:
-                q = self.project(self.sample(rng, box))
+                q = self.project_on_guide_space(self.sample(rng, box))
             if q is None:
                 continue
             nodes.append(q)

@@ -1,7 +1,7 @@
 """The optimal cyclic step of any planar biped from its URDF (issue 13, "a second biped gets an optimal
 cyclic step"): HRP-2's sagittal reduction, or any URDF whose YAML has a ``planar`` section.
 
-`biped_problem(robot)` is a :class:`~humanoid_planner.gait.walk.GaitProblem` on the generated planar
+`biped_problem(robot)` is a :class:`~humanoid_planner.gait.phase_sequence.GaitProblem` on the generated planar
 models (`generated_model.generated_tree`, ``model="generated"``) with
 
 * `biped_params`: the robot's sagittal geometry in the gait's terms (thigh = shank length, the foot
@@ -135,7 +135,7 @@ def biped_problem(robot="hrp2", weights: Weights | None = None, **weight_fields)
     """The cyclic-step problem of a planar biped (module docstring): `GaitProblem` on its generated
     models with `biped_params`, `similar_gait` and the URDF's joint limits; ``weights`` (default the
     gait generator's, with the contact extension) or ``weight_fields`` replacing some of them."""
-    from .walk import GaitProblem
+    from .phase_sequence import GaitProblem
 
     p = biped_params(robot)
     ranges, speeds = joint_limits(robot)

@@ -61,7 +61,7 @@ def solve_cyclic_step(
     max_iter: int = 1000,
     tol: float = 1e-8,
 ):
-    """Solve the cyclic DS and SS of ``problem`` (a :class:`~humanoid_planner.gait.walk.GaitProblem`)
+    """Solve the cyclic DS and SS of ``problem`` (a :class:`~humanoid_planner.gait.phase_sequence.GaitProblem`)
     in one NLP; ``continuity``: the torque continuity constraints above. ``grid_ds``: None
     (uniform), "refined" (`end_refined_grid` with `DS_GRID_RATIO`) or N_ds + 1 numbers on [0, 1].
     ``init``: (DS, SS) solutions on the same numbers of nodes (else the Hermite guesses).

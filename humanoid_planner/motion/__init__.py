@@ -1,15 +1,16 @@
 """Motion from a contact plan (001_escande.md §6, A22): the segments between witness postures (and
 the lead-in from the start posture) and the bodies that make or break contacts (`segments`),
 their Cartesian paths with 2 cm normal approach and leave segments (`body_path`), the
-posture-generator projection of interpolated configurations (`projection`), the sinusoidal time
-law with speed caps (`time_law`), and `generate_motion` that chains them into a trajectory of
-full configurations at the control period. No ROS imports. docs/planning.md.
+posture-generator projection of interpolated configurations on the segment's stance
+(`stance_projection`), the sinusoidal time law with speed caps (`time_law`), and
+`generate_motion` that chains them into a trajectory of full configurations at the control
+period. No ROS imports. docs/planning.md.
 """
 
 from .body_path import BodyPath
 from .generate import Motion, MotionSettings, body_paths, contact_drift, generate_motion, task_error
-from .projection import PathDistance, project
 from .segments import LEAD_IN, Segment, lead_in_segment, plan_segments
+from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples
 
 __all__ = [
@@ -17,7 +18,6 @@ __all__ = [
     "BodyPath",
     "Motion",
     "MotionSettings",
-    "PathDistance",
     "Segment",
     "body_paths",
     "contact_drift",
@@ -25,7 +25,7 @@ __all__ = [
     "lead_in_segment",
     "piece_costs",
     "plan_segments",
-    "project",
+    "project_on_stance",
     "sinusoidal_samples",
     "task_error",
 ]

@@ -1,5 +1,5 @@
 """Motion from a contact plan (001_escande.md §6, A22 at :530): for each segment (`segments`),
-k - 1 projections (`projection`) of the interpolated configurations
+k - 1 projections (`stance_projection`) of the interpolated configurations
 
     p^{i,j} = interpolate(q^i, q^{i+1}, j / k),  j = 1 .. k - 1    (erratum 9, :29)
 
@@ -88,8 +88,8 @@ from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
-from .projection import project
 from .segments import Segment, coincide, lead_in_segment, plan_segments
+from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples, spline_path
 
 __all__ = [
@@ -257,7 +257,7 @@ def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, wh
     p = pin.interpolate(model, seg.q_start, seg.q_end, u) if p is None else p
     targets = [(name, bp.rotation(u) if bp.orientation else None, bp.position(u)) for name, bp in paths.items()]
     for q0 in [*starts, feas.clipped(p)]:
-        res = project(feas, seg.fixed, targets, p, q0, stats, seg.changes, collision)
+        res = project_on_stance(feas, seg.fixed, targets, p, q0, stats, seg.changes, collision)
         if accepted(res):
             return res.q.copy()
     raise PlanningError(

@@ -8,7 +8,7 @@ the goal for the plan file; build a new one per search (the planner's statistics
 `problem_for(scene, robot, ...)` picks the builder (scene-agnostic callers only use this; an
 override given as None, such as the ``plan`` command's ``--algorithm`` and ``--time-limit``
 left out, keeps the problem's own): the scene's name in ``PROBLEMS``, else the scene's own
-``planning:`` section (docs/scenes.md, `humanoid_planner.contact.scene_planning`); a scene with
+``planning:`` section (docs/scenes.md, `humanoid_planner.contact.scene_problem`); a scene with
 neither is a `PlanningError` naming the ones that exist.
 
 Builders (each documents its goal and numbers):
@@ -36,9 +36,9 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 from humanoid_model.urdf_description import world_collision_rules
-from humanoid_planner.contact import ComRegion, ContactPlanner, MixedPotential, PlannerSettings, PointRegion, Stance
+from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import Obstacle
+from humanoid_planner.posture import ComRegion, Obstacle, PointRegion
 
 __all__ = [
     "PROBLEMS",
@@ -162,7 +162,7 @@ def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **ove
     """The problem of the scene's ``planning:`` section (module docstring) for ``robot``;
     ``overrides``: `PlannerSettings` fields (others, such as ``seed`` when the planner has no
     such setting, are kept for the plan file only)."""
-    from humanoid_planner.contact.scene_planning import scene_planning
+    from humanoid_planner.contact.scene_problem import scene_planning
 
     given = [n for n, v in (("goal", goal), ("start", start_q), ("goal radius", goal_radius)) if v is not None]
     if given:

@@ -15,9 +15,9 @@ Units: positions [m], dot products of unit vectors [-], angles [rad]; each membe
 
 A third kind, **band**, is an inequality row c_i(q) <= 0 implied by equality rows of the same
 constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, 001_escande.md:85,
-`contact.relaxed.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
+`constraints.with_band.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
 on it); the solver's phase 1, which sees inequalities only, needs it, and its phase 2, which has
-the equality rows themselves, leaves it out (`solver`, "Band rows").
+the equality rows themselves, leaves it out (`solver.two_phase`, "Band rows").
 """
 
 from __future__ import annotations
@@ -109,8 +109,9 @@ class ExtendedConstraint(PostureConstraint):
 class PostureCriterion(ABC):
     """A criterion to minimise (001_escande.md §3.5, :104-107): ``name``, ``equations`` and
     ``evaluate(q) -> (f, g)``, the value and its gradient df/dv (nv,) w.r.t. the tangent increment
-    at ``q`` (the convention of the constraints). `PostureProblem` only calls ``evaluate``, so any
-    object with it (the contact planner's potentials) is a criterion too."""
+    at ``q`` (the convention of the constraints). The contact planner's potentials
+    (`humanoid_planner.contact.potentials.base.Potential`) are a kind of it. `PostureProblem` only
+    calls ``evaluate``."""
 
     name: str
     equations: str = ""

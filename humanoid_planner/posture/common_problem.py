@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .com_position import ComPosition
-from .frame_position import FramePosition
+from .constraints.com_position import ComPosition
+from .constraints.frame_position import FramePosition
 from .stance import contacts_at, stance_constraints
 
 __all__ = ["CommonProblem", "random_start"]

@@ -22,7 +22,7 @@ import pinocchio as pin
 
 from humanoid_planner.exceptions import PlanningError
 
-from .joint_limits import bounded_joints
+from .joint_bounds import bounded_joints
 from .kinematics import per_model, update
 
 __all__ = ["Evaluation", "PostureProblem"]

@@ -10,10 +10,10 @@ from math import comb
 
 import numpy as np
 
-from .com_in_polygon import ComInPolygon
+from .constraints.com_in_polygon import ComInPolygon
+from .constraints.strong_contact import StrongContact
 from .frames import EnvironmentFrame, RobotContactFrame
 from .kinematics import update
-from .strong_contact import StrongContact
 from .support_polygon import support_polygon
 
 __all__ = ["contacts_at", "stance_constraints", "stance_space_count"]

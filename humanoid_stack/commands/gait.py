@@ -51,7 +51,7 @@ def run(args) -> int:
 
     from humanoid_model.exceptions import ConfigError
     from humanoid_planner.exceptions import PlanningError
-    from humanoid_planner.gait.walk import gait_json, make_problem, solve_walk
+    from humanoid_planner.gait.phase_sequence import gait_json, make_problem, solve_gait_sequence
 
     if args.robot != "bip":
         raise ConfigError(f"gait: option '--robot' = {args.robot!r}: only 'bip' has a gait model")
@@ -74,7 +74,7 @@ def run(args) -> int:
             progress(f"solving {ph.name} by PMP (direct solution as initial guess) ...")
             sols.append(solve_pmp_phase(pb, ph, progress=progress))
     else:
-        sols = solve_walk(pb, args.phase, verbose=args.verbose, progress=progress)
+        sols = solve_gait_sequence(pb, args.phase, verbose=args.verbose, progress=progress)
     bad = [s.phase.name for s in sols if not s.success]
     data = gait_json(pb, sols, args.method)
     out = Path(args.output)

@@ -50,7 +50,7 @@ def run(args) -> int:
     from humanoid_control.walking_ik import plan_json, solve_walking_ik
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
-    from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
+    from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 
     if args.robot != "hrp2":
         raise ConfigError(f"walk: option '--robot' = {args.robot!r}: only 'hrp2' has a walking structure")

@@ -1,6 +1,7 @@
 """Planner potentials (001_escande.md §5.6): one interface (`base.Potential`: ``evaluate(q) ->
 (U, dU/dv)``, the configuration part used as the PG criterion; ``stance_term(s)``, the discrete
-part; ``total(s, q)``), one module per member, and the registry ``POTENTIALS`` (name -> class).
+part; ``total(s, q)``; a kind of `humanoid_planner.posture.PostureCriterion`), one module per
+member, and the registry ``POTENTIALS`` (name -> class).
 
 - `mixed_potential`: the mixed attractive potential (5.12)-(5.16) on the root's horizontal position;
 - `bonus_malus`: the discrete bonus/malus U_S(s);
@@ -16,7 +17,7 @@ from .body import BodyPotential
 from .body_group import BodyGroup
 from .bonus_malus import StanceBonus
 from .coordinates import GuideCoordinates
-from .curve import Projection, RoundedPolyline
+from .curve import ClosestPoint, RoundedPolyline
 from .guide import GuidePotential
 from .mixed_potential import MixedPotential
 from .weighted_sum import WeightedSum
@@ -34,11 +35,11 @@ __all__ = [
     "POTENTIALS",
     "BodyGroup",
     "BodyPotential",
+    "ClosestPoint",
     "GuideCoordinates",
     "GuidePotential",
     "MixedPotential",
     "Potential",
-    "Projection",
     "RoundedPolyline",
     "StanceBonus",
     "WeightedSum",

@@ -13,15 +13,23 @@ criterion"), which makes the Contacts-VBFP oracle work (§5.5, `:325`).
 
 Units: every member's value is in m² (or a gain times m²: squared distances in guide
 coordinates, `guide`), so that terms add; gains and their reasons are in each module.
+A potential is a kind of posture criterion: `Potential` derives from
+`humanoid_planner.posture.PostureCriterion`, whose interface (``name``, ``equations``,
+``evaluate(q) -> (f, df/dv)``) is its configuration part's, so a potential is given to the posture
+generator as its criterion as it is. It adds ``nv``, the discrete part ``stance_term`` and
+``total``, which the search uses and the posture generator does not see.
+
 ``mixed(d, a, d0)`` is the C¹ mixed attractive shape (5.12)-(5.16) with erratum 3 (`:25`),
 shared by the members.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import numpy as np
+
+from humanoid_planner.posture import PostureCriterion
 
 __all__ = ["Potential", "mixed"]
 
@@ -34,10 +42,10 @@ def mixed(d: float, a: float, d0: float) -> tuple[float, float]:
     return a * d0 * d - 0.5 * a * d0 * d0, a * d0
 
 
-class Potential(ABC):
-    """A planner potential. Subclasses set ``name``, ``equations`` (the spec lines) and ``nv``
-    (the model's tangent dimension) and implement `evaluate`; the discrete ones override
-    `stance_term`."""
+class Potential(PostureCriterion):
+    """A planner potential, a kind of posture criterion (module docstring). Subclasses set
+    ``name``, ``equations`` (the spec lines) and ``nv`` (the model's tangent dimension) and
+    implement `evaluate`; the discrete ones override `stance_term`."""
 
     name: str = ""
     equations: str = ""

@@ -93,6 +93,6 @@ class BodyPotential(Potential):
     def evaluate(self, q) -> tuple[float, np.ndarray]:
         data = _kinematics(self.model, np.asarray(q, float))
         x, J = kin.point_jacobian(self.model, data, self.fid, self.point)
-        pr = self.curve.project(x)
+        pr = self.curve.closest_point(x)
         u, du = mixed(pr.D, self.a, self.d0)
         return u - self.k * pr.s, (du * pr.dD - self.k * pr.ds) @ J

@@ -9,7 +9,7 @@ single potentials) feeds one compiled kernel (`_evaluate`) that, per body: place
 (x_i = R_j p_j + t_j, p_j the point in its joint's frame), forms its Jacobian from the world
 joint Jacobians (J_i = J_lin + w x x_i on the joint's support columns, zero elsewhere: v_x = v_O
 + w x x for a twist (v_O, w) in the world frame at the world origin), projects x_i on its rounded
-polyline (`curve._project`, the same kernel), and adds w_i (U_m(D_i) - k_i l_i) and w_i
+polyline (`curve._closest_point`, the same kernel), and adds w_i (U_m(D_i) - k_i l_i) and w_i
 (U_m'(D_i) dD_i/dx - k_i dl_i/dx) . J_i. A one-point curve (a target) is the point itself.
 
 `scene_planning` builds the scenes' body potentials as one group; `BodyPotential` stays the
@@ -27,7 +27,7 @@ from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
 
 from .body import BodyPotential, _kinematics
-from .curve import _project
+from .curve import _closest_point
 from .weighted_sum import WeightedSum
 
 __all__ = ["BodyGroup"]
@@ -101,7 +101,7 @@ def _evaluate(R, t, J, points, support, weights, gains, offsets, single, O, V, W
         a, d0, kk = gains[i, 0], gains[i, 1], gains[i, 2]
         lo, hi = offsets[i], offsets[i + 1]
         if hi > lo:
-            _, s, dist, dD, ds = _project(
+            _, s, dist, dD, ds = _closest_point(
                 x, O[lo:hi], V[lo:hi], W[lo:hi], s0[lo:hi], arc[lo:hi], length[lo:hi], radius[lo:hi], angle[lo:hi],
                 oo[lo:hi],
             )  # fmt: skip

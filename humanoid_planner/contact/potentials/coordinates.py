@@ -22,7 +22,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture.joint_limits import bounded_joints
+from humanoid_planner.posture.joint_bounds import bounded_joints
 
 __all__ = ["GuideCoordinates"]
 

@@ -9,7 +9,7 @@ r (1/cos(alpha/2) - 1). r is the largest radius with that deviation <= ``max_dev
 t <= half of each adjacent segment (neighbouring arcs never overlap). The curve is then C¹ (unit
 tangent continuous), made of segments and arcs.
 
-``project(y) -> Projection``: the closest point m of the curve to y, its arc-length abscissa s,
+``closest_point(y) -> ClosestPoint``: the closest point m of the curve to y, its arc-length abscissa s,
 the distance D = |y - m|, the gradients dD/dy = (y - m)/D (envelope theorem: m is a minimiser)
 and ds/dy (a segment: its direction u, zero past either end of the curve; an arc of centre C:
 r (a u_in + b n)/(a² + b²) with (a, b) the coordinates of y - C on the arc's plane). The closest
@@ -29,13 +29,13 @@ import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["Projection", "RoundedPolyline"]
+__all__ = ["ClosestPoint", "RoundedPolyline"]
 
 _STRAIGHT = 1e-9  #: rad, turning angles below this are not rounded (chosen: round-off)
 
 
 @dataclass(frozen=True)
-class Projection:
+class ClosestPoint:
     """The closest point ``m`` (N,), its abscissa ``s`` [length of the space], distance ``D``,
     gradients ``dD`` = dD/dy and ``ds`` = ds/dy (N,)."""
 
@@ -118,7 +118,7 @@ class RoundedPolyline:
         return self.points[-1].copy()
 
     def _arrays(self):
-        """The pieces as arrays (built once, `_project`'s input): origins O (A of a segment, C of
+        """The pieces as arrays (built once, `_closest_point`'s input): origins O (A of a segment, C of
         an arc), directions V (u, or the arc's n) and W (the arc's u_in), s0, and per piece: is an
         arc, length, radius, angle, |O|²."""
         k, N = len(self.pieces), len(self.points[0])
@@ -132,27 +132,27 @@ class RoundedPolyline:
                 arc[i] = True
         self._packed = (O, V, W, s0, arc, length, radius, angle, (O * O).sum(1))
 
-    def project(self, y) -> Projection:
+    def closest_point(self, y) -> ClosestPoint:
         """The closest point of the curve to ``y`` (N,) (module docstring). Every piece's closest
         point is found from three products with y (distances squared from |y - O|², the piece's
         coordinates of y - O), the first closest piece kept (ties within a relative 2e-15 of the
         squared distance go to the earlier piece), and its point, distance and gradients computed
-        directly (`_project`, compiled)."""
+        directly (`_closest_point`, compiled)."""
         y = np.asarray(y, float)
         N = len(y)
         if not self.pieces:
             m = self.points[0]
             D = float(np.linalg.norm(y - m))
-            return Projection(m, 0.0, D, (y - m) / D if D > 0 else np.zeros(N), np.zeros(N))
+            return ClosestPoint(m, 0.0, D, (y - m) / D if D > 0 else np.zeros(N), np.zeros(N))
         if not hasattr(self, "_packed"):
             self._arrays()
-        m, s, D, dD, ds = _project(np.ascontiguousarray(y), *self._packed)
-        return Projection(m, s, D, dD, ds)
+        m, s, D, dD, ds = _closest_point(np.ascontiguousarray(y), *self._packed)
+        return ClosestPoint(m, s, D, dD, ds)
 
 
 @nb.njit(cache=True)
-def _project(y, O, V, W, s0, arc, length, radius, angle, oo):
-    """`RoundedPolyline.project` on the packed pieces: ``(m, s, D, dD, ds)``."""
+def _closest_point(y, O, V, W, s0, arc, length, radius, angle, oo):
+    """`RoundedPolyline.closest_point` on the packed pieces: ``(m, s, D, dD, ds)``."""
     k, N = O.shape
     yy = 0.0
     for c in range(N):

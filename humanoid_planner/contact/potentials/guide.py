@@ -88,17 +88,17 @@ class GuidePotential(Potential):
         """(l, dl/dy): along T (``pr`` its projection), or along the root's T' (module docstring)."""
         if self.root_curve is None:
             return pr.s, pr.ds
-        root = self.root_curve.project(y[:6])
+        root = self.root_curve.closest_point(y[:6])
         return root.s, np.concatenate([root.ds, np.zeros(len(y) - 6)])
 
     def progress(self, q) -> float:
         """l(q): the arc-length abscissa of the closest point of T (or of T', module docstring) [m]."""
         y = self.coordinates(q)
-        return self._progress(y, self.curve.project(y))[0]
+        return self._progress(y, self.curve.closest_point(y))[0]
 
     def evaluate(self, q) -> tuple[float, np.ndarray]:
         y, dy = self.coordinates.value_and_jacobian(q)
-        pr = self.curve.project(y)
+        pr = self.curve.closest_point(y)
         u, du = mixed(pr.D, self.a, self.d0)
         s, ds = self._progress(y, pr)
         grad_y = du * pr.dD - self.k * ds

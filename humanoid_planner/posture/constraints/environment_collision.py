@@ -1,0 +1,82 @@
+"""Collision with the environment: the signed distances between the robot's bounding capsules and
+fixed convex obstacles kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)
+(001_escande.md:124).
+
+Obstacles are convex coal shapes at fixed world placements (`Obstacle`; a scene's box, sphere and
+cylinder bodies by `Obstacle.from_scene`). Distances and witness points come from coal's GJK/EPA
+(``coal.distance`` between a ``coal.Capsule`` and the obstacle: signed, negative in penetration),
+not from a closed form: the capsule-box closest points have no short closed form. Rows, one per
+(capsule, obstacle) pair not listed in ``exclude`` [m]: margin - d_i(q). Jacobian (3.56) with the
+obstacle fixed: d' = n_d . dp_1/dv, p_1 coal's witness point on the capsule taken as fixed in its
+body, n_d = -coal's normal (which points from the capsule to the obstacle). C^1 only where the
+witness points are unique: a capsule and a box are neither strictly convex (001_escande.md:212),
+so the gradient jumps when the capsule axis becomes parallel to a box face (the STP-BV version,
+`stpbv_environment_collision`, is C^1 there; docs/planner.md compares them). Bodies meant to
+touch an obstacle (a hand on a shelf) must have their pairs in ``exclude``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_model.coal_import import coal
+
+from .. import kinematics as kin
+from ..base import INEQUALITY, PostureConstraint
+from ..geometry.capsules import capsule_frame, robot_capsules
+from ..geometry.obstacles import body_obstacle_pairs
+from ..geometry.pair_distances import PairDistances
+from .self_collision import DEFAULT_MARGIN
+
+__all__ = ["EnvironmentCollision"]
+
+
+class EnvironmentCollision(PostureConstraint):
+    """Capsules of ``model``'s ``collision_model`` (or given ``capsules``) at least ``margin`` [m] from
+    each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not checked (body = the joint name
+    of a capsule)."""
+
+    equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
+
+    def __init__(
+        self,
+        model,
+        obstacles,
+        collision_model=None,
+        margin: float = DEFAULT_MARGIN,
+        capsules=None,
+        exclude=(),
+        name: str = "environment_collision",
+    ):
+        self.model = model
+        self.name = name
+        self.margin = float(margin)
+        self.capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
+        self.obstacles = list(obstacles)
+        self.pairs = body_obstacle_pairs(self.capsules, self.obstacles, exclude)
+        self.dim = len(self.pairs)
+        self.kinds = (INEQUALITY,) * self.dim
+        nc = len(self.capsules)
+        shapes = [
+            (f"capsule:{i}:{c.body}", c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length))
+            for i, c in enumerate(self.capsules)
+        ]
+        shapes += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
+        self._pair_distances = PairDistances(shapes, self.pairs + [0, nc])
+        self._joints = np.array([c.joint for c in self.capsules], int)[self.pairs[:, 0]]
+
+    def distances(self, data) -> tuple:
+        """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
+        vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``
+        (`PairDistances`: coal in C++ through Pinocchio)."""
+        d, p, _, n = self._pair_distances(self.model, data, second_points=False)
+        return d, p, n
+
+    def evaluate(self, q, data):
+        nv = self.model.nv
+        if not self.dim:
+            return np.zeros(0), np.zeros((0, nv))
+        d, p, n = self.distances(data)
+        S = kin.support_columns(self.model)
+        return self.margin - d, -kin.world_normal_rows(data.J, S[self._joints], p, n)
