@@ -8,7 +8,7 @@ so `import humanoid_model.exceptions` stays cheap (no Pinocchio import).
 _LAZY = {
     "load_robot": "humanoid_model.robot",
     "Robot": "humanoid_model.robot",
-    "ContactLocation": "humanoid_model.robot",
+    "ContactLocation": "humanoid_model.contact_location",
     "available_robots": "humanoid_model.robot",
     "load_scene": "humanoid_model.scene",
     "Scene": "humanoid_model.scene",

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.collision_geometry import geometry_points
 from humanoid_model.exceptions import ModelError
-from humanoid_model.robot import geometry_points, joint_angle, load_robot, set_joint_angle
+from humanoid_model.robot import joint_angle, load_robot, set_joint_angle
 from humanoid_model.validation import finite_vector
 from humanoid_viewer.exceptions import ViewerError
 from humanoid_viewer.geometry import shape_mesh
