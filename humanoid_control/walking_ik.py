@@ -36,6 +36,7 @@ from humanoid_control.kinematics import (
     prioritized,
 )
 from humanoid_control.kinematics.prioritized import PrioritizedSettings
+from humanoid_model.formats.trajectory import trajectory_samples, walk_document
 from humanoid_model.validation import finite_rows
 
 __all__ = [
@@ -141,24 +142,12 @@ def solve_walking_ik(
 
 
 def plan_json(robot: str, t, ik: WalkingIK, extra: dict | None = None) -> dict:
-    """The plan document: the GAIT.json trajectory layout (docs/gait.md) that
-    `humanoid_control.bridge.plan_files.load_plan` and the simulator's replay read: ``robot``,
-    ``joint_names``, ``trajectory: {t, joint_positions, base_pose, base_pose_format}``; ``extra``
-    goes under ``walking``."""
-    t = np.asarray(t, float)
-    doc = {
-        "robot": robot,
-        "joint_names": ik.joint_names,
-        "trajectory": {
-            "t": t.tolist(),
-            "joint_positions": ik.joint_positions().tolist(),
-            "base_pose": ik.q[:, :7].tolist(),
-            "base_pose_format": "x y z qx qy qz qw (world, z up)",
-        },
-    }
-    if extra:
-        doc["walking"] = extra
-    return doc
+    """The WALK.json document (`humanoid_model.formats.trajectory.walk_document`: the GAIT.json
+    trajectory layout, docs/gait.md) that `humanoid_control.bridge.load_plan` and the viewer's
+    replay read: ``robot``, ``joint_names``, ``trajectory: {t, joint_positions, base_pose,
+    base_pose_format}``; ``extra`` goes under ``walking``."""
+    samples = trajectory_samples(np.asarray(t, float), ik.joint_positions(), ik.q[:, :7])
+    return walk_document(robot=robot, joint_names=ik.joint_names, trajectory=samples, walking=extra)
 
 
 #: PD natural frequency factor for executing a walking plan (chosen, docs/walking.md): the simulator's default

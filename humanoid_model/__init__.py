@@ -1,14 +1,25 @@
-"""humanoid_model: robot and scene loading, contact locations, ROS-free (the state-publisher
-node is `humanoid_ros.state_publisher`), and the dynamic-model generator (`humanoid_model.dynmodel`).
+"""humanoid_model: the bottom layer, ROS-free, imported by every other package and importing none
+of them: robots, scenes, the file formats, and what every package shares.
 
-`load_robot`, `Robot`, `ContactLocation`, `available_robots` and `load_scene` are imported lazily,
-so `import humanoid_model.exceptions` stays cheap (no Pinocchio import).
+- robots: `robot` (`load_robot` -> `Robot`, joint angles), `urdf_description` (the one URDF and
+  sidecar reader), `mesh_paths`, `contact_location` (`ContactLocation`), `collision_geometry`,
+  `collision_rules`, `sole_spec`, `spherical_joints`, `flexible_ankle`, `tf_tree` (the state
+  publisher's core), `dynmodel/` (the dynamic-model generator);
+- scenes: `scene` (`load_scene` -> `Scene`), `scene_types`, `scene_fields`, `scene_params`,
+  `scene_generators`, `scene_geometry`, `scene_planning`;
+- file formats: `formats/` (the simulator recording, GAIT.json / WALK.json, PLAN.json,
+  configuration files: one writer and one reader each);
+- shared: `exceptions`, `validation` (input checks, one wording), `documents` and `yaml_file`
+  (the one reader of text documents), `paths`, `interpolation`, `display`, `coal_import`.
+
+`load_robot`, `Robot`, `ContactLocation`, `available_robots`, `load_scene` and `Scene` are
+imported lazily, so `import humanoid_model.exceptions` stays cheap (no Pinocchio import).
 """
 
 _LAZY = {
     "load_robot": "humanoid_model.robot",
     "Robot": "humanoid_model.robot",
-    "ContactLocation": "humanoid_model.robot",
+    "ContactLocation": "humanoid_model.contact_location",
     "available_robots": "humanoid_model.robot",
     "load_scene": "humanoid_model.scene",
     "Scene": "humanoid_model.scene",

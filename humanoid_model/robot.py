@@ -9,84 +9,39 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
 
 * ``package://PKG/...`` and relative mesh paths are resolved without ament, by looking for a
   folder ``PKG`` beside or above the URDF, in ``ROS_PACKAGE_PATH`` / ``AMENT_PREFIX_PATH`` and in
-  the ament index when it is importable;
+  the ament index when it is importable (`humanoid_model.mesh_paths`);
 * a ``NAME.yaml`` next to ``NAME.urdf`` is used when present; otherwise default sole contact
   locations are derived from the two lowest links' collision geometry (left and right of the
   sagittal plane; none when the geometry is not on both sides: a robot without feet, e.g. an arm
-  or a chain, is valid and simulates), and the ``zero`` posture puts the lowest collision point on z = 0.
+  or a chain, is valid and simulates; `humanoid_model.contact_location`), and the ``zero`` posture
+  puts the lowest collision point on z = 0 (`humanoid_model.collision_geometry`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.collision_geometry import geometry_z_range
+from humanoid_model.contact_location import ContactLocation, contact_from_yaml, default_sole_contacts
 from humanoid_model.exceptions import ModelError
 from humanoid_model.flexible_ankle import FEET, flexible_contacts, flexible_urdf
+from humanoid_model.mesh_paths import resolve_urdf_paths
 from humanoid_model.sole_spec import read_soles
 from humanoid_model.spherical_joints import merge_spherical, read_spherical
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
     available_robots,
     read_sidecar,
-    read_urdf,
     resolve_robot_path,
 )
-from humanoid_model.validation import finite_number, finite_rows, finite_vector, message
+from humanoid_model.validation import finite_number, finite_vector, message
 
 ROOT_JOINT = "root_joint"
-CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
-DISC_SIDES = (
-    16  #: sides of the polygon inscribed in a disc hull (`ContactLocation.with_disc`; chosen: 2 % of the area off)
-)
-
-
-@dataclass(frozen=True)
-class ContactLocation:
-    """A robot contact location (001_escande.md §5.2, the quintuple (r, P, n, d, h)).
-
-    Attributes:
-        name: identifier, e.g. ``r_sole``.
-        body: Pinocchio frame (link) name the contact is attached to.
-        point: reference point in the body frame [m], shape (3,).
-        normal: unit inward normal in the body frame (points into the robot body), shape (3,).
-        tangent: unit tangent direction in the body frame, orthogonal to ``normal``, shape (3,).
-        hull: convex-hull points of the contact surface in the body frame [m], shape (k, 3).
-        kind: one of ``CONTACT_KINDS``.
-    """
-
-    name: str
-    body: str
-    point: np.ndarray
-    normal: np.ndarray
-    tangent: np.ndarray
-    hull: np.ndarray
-    kind: str
-
-    def with_disc(self, diameter: float, sides: int = DISC_SIDES) -> ContactLocation:
-        """A copy whose hull is a disc of ``diameter`` [m] about ``point`` in the contact plane (a
-        regular ``sides``-gon inscribed in it): the thesis's chair stand-up modelled the feet so for
-        stability, "feet as 2 cm discs" (001_escande.md:528, thesis L3077: a larger stability margin
-        than the soles give)."""
-        d = finite_number(
-            diameter,
-            f"contact location {self.name!r}",
-            "disc diameter",
-            minimum=0.0,
-            strict=True,
-            unit="m",
-            error=ModelError,
-        )
-        n, t = np.asarray(self.normal, float), np.asarray(self.tangent, float)
-        b = np.cross(n, t)
-        a = 2 * np.pi * np.arange(sides) / sides
-        hull = np.asarray(self.point, float) + 0.5 * d * (np.cos(a)[:, None] * t + np.sin(a)[:, None] * b)
-        return dataclasses.replace(self, hull=hull)
 
 
 @dataclass
@@ -274,7 +229,7 @@ class Robot:
 
     def height(self, posture: str | None = None) -> float:
         """Highest point of the collision geometry at ``posture`` [m] (world z)."""
-        lo, hi = _geometry_z_range(self.model, self.collision_model, self.q(posture))
+        lo, hi = geometry_z_range(self.model, self.collision_model, self.q(posture))
         return hi
 
 
@@ -375,7 +330,7 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
         default = sidecar.default_posture or next(iter(postures))
         if default not in postures:
             raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures ({', '.join(postures)})")
-        contacts = {k: _contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
+        contacts = {k: contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
         sensors = dict(sidecar.sensors)
         if merge is None:  # (with ball joints: set on the URDF model, carried over by the merge)
             _set_armature(model, sidecar.armature, spec_path)
@@ -405,54 +360,6 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
     if planar:
         robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))
     return robot
-
-
-# ---------------------------------------------------------------------- URDF path resolution
-def _package_search_roots(urdf_path: Path) -> list[Path]:
-    roots = list(list(urdf_path.parents)[:4])
-    for var in ("ROS_PACKAGE_PATH",):
-        roots += [Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
-    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
-        if prefix:
-            roots.append(Path(prefix) / "share")
-    return roots
-
-
-def _find_package(pkg: str, urdf_path: Path) -> Path | None:
-    for root in _package_search_roots(urdf_path):
-        if root.name == pkg and root.is_dir():
-            return root
-        if (root / pkg).is_dir():
-            return root / pkg
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory(pkg))
-    except Exception:
-        return None
-
-
-def resolve_urdf_paths(urdf_path: Path) -> str:
-    """URDF text with every ``<mesh filename>`` made absolute (``package://``, ``file://``, relative)."""
-    return read_urdf(Path(urdf_path)).xml_with_mesh_paths(lambda fname: _resolve_mesh(fname, urdf_path))
-
-
-def _resolve_mesh(fname: str, urdf_path: Path) -> Path:
-    if fname.startswith("package://"):
-        pkg, _, rel = fname[len("package://") :].partition("/")
-        base = _find_package(pkg, urdf_path)
-        if base is None or not (base / rel).is_file():
-            raise ModelError(
-                f"{urdf_path}: cannot resolve mesh '{fname}': package '{pkg}' not found "
-                f"beside/above the URDF, in ROS_PACKAGE_PATH or in the ament index"
-            )
-        return (base / rel).resolve()
-    path = Path(fname[len("file://") :] if fname.startswith("file://") else fname)
-    if not path.is_absolute():
-        path = urdf_path.parent / path
-    if not path.is_file():
-        raise ModelError(f"{urdf_path}: mesh file not found: '{fname}' (looked at {path})")
-    return path.resolve()
 
 
 # ---------------------------------------------------------------------- sidecar sections
@@ -489,156 +396,13 @@ def _set_armature(model: pin.Model, armature: dict, path: Path) -> None:
         model.armature[j.idx_v : j.idx_v + j.nv] = value
 
 
-def _contact_from_yaml(model: pin.Model, spec, path: Path, name: str) -> ContactLocation:
-    where = f"{path}: contacts.{name}"
-    if not isinstance(spec, dict):
-        raise ModelError(f"{where}: expected a mapping")
-    for key in ("body", "point", "normal", "tangent", "hull"):
-        if key not in spec:
-            raise ModelError(f"{where}: missing field '{key}'")
-    body = spec["body"]
-    if not model.existFrame(body):
-        raise ModelError(f"{where}.body: unknown frame/link '{body}'")
-    source, field = str(path), f"contacts.{name}"
-    normal = finite_vector(spec["normal"], 3, source, f"{field}.normal", ModelError)
-    tangent = finite_vector(spec["tangent"], 3, source, f"{field}.tangent", ModelError)
-    if np.linalg.norm(normal) < 1e-9 or np.linalg.norm(tangent) < 1e-9:
-        raise ModelError(f"{where}: normal and tangent must be non-zero")
-    normal = normal / np.linalg.norm(normal)
-    tangent = tangent / np.linalg.norm(tangent)
-    if abs(normal @ tangent) > 1e-6:
-        raise ModelError(f"{where}: tangent {tangent.tolist()} is not orthogonal to normal {normal.tolist()}")
-    hull = finite_rows(spec["hull"], 3, source, f"{field}.hull", error=ModelError)
-    if len(hull) < 1:
-        raise ModelError(f"{where}.hull: expected at least one [x, y, z] point")
-    kind = spec.get("kind", "sole")
-    if kind not in CONTACT_KINDS:
-        raise ModelError(f"{where}.kind: '{kind}' is not one of {', '.join(CONTACT_KINDS)}")
-    return ContactLocation(
-        name=name,
-        body=body,
-        point=finite_vector(spec["point"], 3, source, f"{field}.point", ModelError),
-        normal=normal,
-        tangent=tangent,
-        hull=hull,
-        kind=kind,
-    )
-
-
-# ---------------------------------------------------------------------- geometry helpers
-def geometry_points(geom: pin.GeometryObject) -> np.ndarray:
-    """Points bounding a geometry object in its parent joint frame (box corners, mesh vertices...)."""
-    shape = geom.geometry
-    M = geom.placement
-    if hasattr(shape, "halfSide"):
-        h = np.asarray(shape.halfSide)
-        pts = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
-    elif hasattr(shape, "radius") and hasattr(shape, "halfLength"):  # cylinder / capsule along z
-        r, hl = shape.radius, shape.halfLength
-        extra = r if type(shape).__name__ == "Capsule" else 0.0
-        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
-        pts = np.vstack([np.c_[ring, np.full(16, z)] for z in (-hl - extra, hl + extra)])
-    elif hasattr(shape, "radius"):  # sphere
-        r = shape.radius
-        pts = np.vstack([np.eye(3) * r, -np.eye(3) * r])
-    else:
-        pts = _mesh_vertices(geom)
-    return (M.rotation @ pts.T).T + M.translation
-
-
-def _mesh_vertices(geom: pin.GeometryObject) -> np.ndarray:
-    shape = geom.geometry
-    for getter in ("vertices",):
-        if hasattr(shape, getter):
-            try:
-                v = np.asarray(getattr(shape, getter)())
-                if v.size:
-                    return v.reshape(-1, 3)
-            except Exception:
-                pass
-    try:
-        import trimesh
-
-        mesh = trimesh.load(geom.meshPath, force="mesh")
-        return np.asarray(mesh.vertices) * np.asarray(geom.meshScale)
-    except Exception as exc:
-        raise ModelError(f"cannot read the vertices of geometry '{geom.name}' ({geom.meshPath}): {exc}") from exc
-
-
-def _geometry_z_range(model, collision, q):
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q)
-    lo, hi = np.inf, -np.inf
-    for g in collision.geometryObjects:
-        pts = geometry_points(g)
-        oM = data.oMi[g.parentJoint]
-        z = (oM.rotation @ pts.T).T[:, 2] + oM.translation[2]
-        lo, hi = min(lo, z.min()), max(hi, z.max())
-    return lo, hi
-
-
+# ---------------------------------------------------------------------- without a sidecar
 def _zero_posture(model, collision) -> np.ndarray:
     q = pin.neutral(model)
     if len(collision.geometryObjects):
-        lo, _ = _geometry_z_range(model, collision, q)
+        lo, _ = geometry_z_range(model, collision, q)
         q[2] = -lo
     return q
-
-
-def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLocation]:
-    """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y <= 0);
-    none (``{}``) when the collision geometry is not on both sides: a robot without feet.
-
-    The sole is the bottom face of the link-frame bounding box of that link's collision geometry,
-    with the inward normal +z of the link frame (valid for the usual humanoid convention where the
-    link frames are parallel to the world at the zero posture).
-    """
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q)
-    lowest = {}  # side -> (z_min, joint id)
-    per_joint_pts = {}
-    for g in collision.geometryObjects:
-        pts = geometry_points(g)
-        per_joint_pts.setdefault(g.parentJoint, []).append(pts)
-        oM = data.oMi[g.parentJoint]
-        world = (oM.rotation @ pts.T).T + oM.translation
-        side = "l" if oM.translation[1] > 0 else "r"
-        zmin = world[:, 2].min()
-        if side not in lowest or zmin < lowest[side][0] - 1e-9:
-            lowest[side] = (zmin, g.parentJoint)
-    if set(lowest) != {"l", "r"}:
-        return {}  # no foot on each side: a robot without feet (an arm, a chain) is a valid robot
-    contacts = {}
-    for side, (_, jid) in lowest.items():
-        pts = np.vstack(per_joint_pts[jid])
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        z = lo[2]
-        hull = np.array([[lo[0], lo[1], z], [hi[0], lo[1], z], [hi[0], hi[1], z], [lo[0], hi[1], z]])
-        body = model.frames[_joint_body_frame(model, jid)].name
-        # express in the body frame: a body frame attached to the joint with identity placement
-        contacts[f"{side}_sole"] = ContactLocation(
-            name=f"{side}_sole",
-            body=body,
-            point=hull.mean(axis=0),
-            normal=np.array([0.0, 0.0, 1.0]),
-            tangent=np.array([1.0, 0.0, 0.0]),
-            hull=hull,
-            kind="sole",
-        )
-    return contacts
-
-
-def _joint_body_frame(model, jid) -> int:
-    """Id of the BODY frame attached to joint ``jid`` with identity placement."""
-    for fid, frame in enumerate(model.frames):
-        if (
-            frame.parentJoint == jid
-            and frame.type == pin.FrameType.BODY
-            and np.allclose(frame.placement.homogeneous, np.eye(4))
-        ):
-            return fid
-    raise ModelError(f"no body frame at joint '{model.names[jid]}'")
 
 
 # ---------------------------------------------------------------------- planar reduction

@@ -84,7 +84,7 @@ def _layer(d, source, field, error) -> SoleLayer:
 
 def read_soles(section, contacts, source: str, error=ModelError) -> dict[str, SoleSpec]:
     """The `SoleSpec` of each entry of a YAML ``soles:`` mapping. contacts: name ->
-    `humanoid_model.robot.ContactLocation` (anything with body, point, normal, tangent);
+    `humanoid_model.contact_location.ContactLocation` (anything with body, point, normal, tangent);
     source: the file, for messages."""
     if section is None:
         return {}

@@ -37,7 +37,7 @@ parameter services, a second ~/plan refused as busy) while it plans, even on a s
 executor. The service has a reentrant callback group of its own: rclpy keeps a callback's group
 taken until its coroutine ends, and the default mutually exclusive group would block the rest.
 ROS glue only: the problem, the search, the motion and the plan document are
-`humanoid_planner.planning`'s; the marker geometry is `humanoid_model.contact_plan`'s.
+`humanoid_planner.planning`'s; the marker geometry is `humanoid_model.formats.plan`'s.
 """
 
 from __future__ import annotations
@@ -248,8 +248,9 @@ class ContactPlannerNode(Node):
     # ------------------------------------------------------------------ planning (worker thread)
     def _plan(self, goal, start_q, radius):
         """The plan document of one request (runs in the worker thread)."""
+        from humanoid_model.formats.plan import write_plan
         from humanoid_planner.motion import MotionSettings
-        from humanoid_planner.planning import plan_document, problem_for, run, write_plan
+        from humanoid_planner.planning import plan_document, problem_for, run
 
         p = dict(self.p)
         problem = problem_for(
@@ -369,7 +370,7 @@ class ContactPlannerNode(Node):
 
     def _publish(self, doc, frame, motion: bool = True):
         """The stances' markers and the base path; the motion on ~/trajectory when ``motion``."""
-        from humanoid_model.contact_plan import parse_contact_plan
+        from humanoid_model.formats.plan import parse_contact_plan
 
         plan = parse_contact_plan(doc, NODE_NAME, ConfigError)
         now = self.get_clock().now().to_msg()

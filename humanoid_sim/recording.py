@@ -1,4 +1,5 @@
-"""Headless-run recordings, streamed to disk as JSON Lines (format in ``docs/recording.md``).
+"""Headless-run recordings, streamed to disk as JSON Lines (format in ``docs/recording.md``; the
+format and its writer: `humanoid_model.formats.recording`).
 
     with Recorder(world, "run.jsonl", every=10) as rec:   # header line + the frame at t = 0
         for _ in range(n):
@@ -16,30 +17,13 @@ file that replays up to its last complete line: a run that stops on an exception
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.formats.recording import RecordingWriter
 
-__all__ = ["Recorder", "record_run", "FORMAT", "FLUSH_PERIOD"]
-
-FORMAT = "humanoid_stack.sim_recording/2"  # /1: one JSON document, kept in memory until the end
-# [s wall clock] (chosen) longest time a frame waits in the write buffer: a killed run loses at most
-# the frames of this last second
-FLUSH_PERIOD = 1.0
-
-
-def _r(x, nd=9):
-    return np.round(np.asarray(x, float), nd).tolist()
-
-
-def _rounded(v):
-    """A contact entry's value rounded like the body states (lists to 1e-9, numbers to 1e-12)."""
-    return _r(v) if isinstance(v, list) else (round(v, 12) if isinstance(v, float) else v)
+__all__ = ["Recorder", "record_run"]
 
 
 class Recorder:
@@ -52,52 +36,22 @@ class Recorder:
         self.world, self.every, self.with_contacts = world, int(every), contacts
         self.path = Path(path)
         self.frames = 0
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
-        except OSError as exc:
-            raise self._error(exc) from None
-        self._flushed = time.monotonic()
+        self._out = RecordingWriter(self.path, ConfigError)
         w = world
         src = getattr(w.scene, "source", None)
-        header = {
-            "format": FORMAT,
-            "scene": str(src) if src is not None else w.scene.name,
-            "scene_name": w.scene.name,
-            "robot": w.robot.name if w.robot is not None else None,
-            "dt": w.dt,
-            "record_every": self.every,
-            "contacts": bool(contacts),
-        }
-        names = w.state.joint_names
-        if names:
-            header["joints"] = {"names": list(names)}
-        if getattr(w, "soles", None) is not None:  # FEM soles: their surface triangles (docs/recording.md)
-            header["soles"] = w.soles.surface_triangles()
-        self._write(header)
+        self._out.write_header(
+            scene=str(src) if src is not None else w.scene.name,
+            scene_name=w.scene.name,
+            robot=w.robot.name if w.robot is not None else None,
+            dt=w.dt,
+            record_every=self.every,
+            contacts=contacts,
+            joint_names=w.state.joint_names,
+            # FEM soles: their surface triangles (docs/recording.md)
+            soles=w.soles.surface_triangles() if getattr(w, "soles", None) is not None else None,
+        )
         self.record()
-        self._flush()  # header and first frame on disk at once: a run killed in its first second replays too
-
-    def _flush(self):
-        try:
-            self._file.flush()
-        except OSError as exc:
-            raise self._error(exc) from None
-        self._flushed = time.monotonic()
-
-    # ------------------------------------------------------------------ writing
-    def _error(self, exc) -> ConfigError:
-        return ConfigError(f"recording: cannot write field 'output' = {str(self.path)!r}: {exc}")
-
-    def _write(self, obj):
-        try:
-            self._file.write(json.dumps(obj, allow_nan=False) + "\n")
-            now = time.monotonic()
-            if now - self._flushed >= FLUSH_PERIOD:
-                self._file.flush()
-                self._flushed = now
-        except (OSError, ValueError) as exc:  # ValueError: a non-finite value (allow_nan=False)
-            raise self._error(exc) from None
+        self._out.flush()  # header and first frame on disk at once: a run killed in its first second replays too
 
     def maybe_record(self):
         """Record when the world's step count is a multiple of ``every``."""
@@ -108,27 +62,14 @@ class Recorder:
         """Write one frame: the world's time, body states, joints and contacts (docs/recording.md)."""
         w = self.world
         st = w.state
-        frame = {"t": round(float(st.t), 12)}
-        frame["bodies"] = {
-            name: {
-                "position": _r(b.position),
-                "quaternion": _r(b.quaternion, 12),
-                "linear_velocity": _r(b.linear_velocity),
-                "angular_velocity": _r(b.angular_velocity),
-            }
-            for name, b in st.bodies.items()
-        }
-        if st.joint_names:
-            frame["joints"] = {
-                "positions": _r(st.joint_positions),
-                "velocities": _r(st.joint_velocities),
-                "torques": _r(st.joint_torques, 6),
-            }
-        if self.with_contacts:
-            frame["contacts"] = [{k: _rounded(v) for k, v in c.items()} for c in w.contact_list()]
-        if getattr(w, "soles", None) is not None:  # the deformed sole surfaces, world points [m]
-            frame["soles"] = {k: _r(v) for k, v in w.soles.surface_points(w.model, w.q).items()}
-        self._write(frame)
+        self._out.write_frame(
+            st.t,
+            {n: (b.position, b.quaternion, b.linear_velocity, b.angular_velocity) for n, b in st.bodies.items()},
+            joints=(st.joint_positions, st.joint_velocities, st.joint_torques) if st.joint_names else None,
+            contacts=w.contact_list() if self.with_contacts else None,
+            # the deformed sole surfaces, world points [m]
+            soles=w.soles.surface_points(w.model, w.q) if getattr(w, "soles", None) is not None else None,
+        )
         self.frames += 1
 
     def stats(self) -> dict:
@@ -156,16 +97,13 @@ class Recorder:
     def close(self, complete: bool = True) -> Path:
         """Write the end line ``{"stats": ...}`` (``complete``; a cut-off run has none) and close
         the file. Returns the path; closing twice does nothing."""
-        if self._file.closed:
+        if self._out.closed:
             return self.path
         try:
             if complete:
-                self._write({"stats": self.stats()})
+                self._out.write_end(self.stats())
         finally:
-            try:
-                self._file.close()
-            except OSError as exc:
-                raise self._error(exc) from None
+            self._out.close()
         return self.path
 
     def __enter__(self):

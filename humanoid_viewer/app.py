@@ -8,8 +8,9 @@
     viewer.close()
 
 The robot is drawn from its visual geometry model (collision model when there is no visual
-geometry), placed with ``pin.updateGeometryPlacements``. Every public method is thread-safe
-(GUI callbacks run in viser's threads, ROS callbacks in the executor's).
+geometry, `humanoid_viewer.robot_meshes`), placed with ``pin.updateGeometryPlacements``; the camera
+starts framing it (`humanoid_viewer.camera`). Every public method is thread-safe (GUI callbacks
+run in viser's threads, ROS callbacks in the executor's).
 """
 
 from __future__ import annotations
@@ -23,26 +24,27 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import ModelError
-from humanoid_model.robot import geometry_points, joint_angle, load_robot, set_joint_angle
+from humanoid_model.robot import joint_angle, load_robot, set_joint_angle
 from humanoid_model.validation import finite_vector
+from humanoid_viewer import camera
 from humanoid_viewer.exceptions import ViewerError
-from humanoid_viewer.geometry import shape_mesh
-from humanoid_viewer.markers import WORLD_FRAMES, Marker, MarkerStore, draw_marker, quat_xyzw_to_wxyz
+from humanoid_viewer.marker_layer import MarkerLayer
+from humanoid_viewer.markers import (
+    WORLD_FRAMES,
+    Marker,
+    quat_xyzw_to_wxyz,
+    rotation_to_wxyz,
+    wxyz_to_rotation,
+)
 from humanoid_viewer.replay_player import ReplayPlayer
-from humanoid_viewer.scene_view import draw_scene, safe_name
+from humanoid_viewer.robot_meshes import PHANTOM_COLOR, PHANTOM_OPACITY, add_robot_meshes, drawn_geometry, place_meshes
+from humanoid_viewer.scene_view import draw_scene
 from humanoid_viewer.serving import OriginGuard, check_bindable, guarded_viser
 
 # Choices of ours (display only, no physics):
-DEFAULT_ROBOT_COLOR = (0.75, 0.75, 0.78, 1.0)  # links without a URDF material colour
 POINTER_SCALE = 0.2  # [m] (chosen) the haptic pointer gizmo's arm length: a hand's reach per drag
 POINTER_COLOR = (255, 140, 0)  # (chosen) the pointer's sphere, orange as the pilot's speed spheres
 POINTER_RADIUS = 0.02  # [m] (chosen) radius of the sphere drawn at the pointer
-PHANTOM_COLOR = (80, 160, 255)  # (chosen) the commanded robot: light blue, as MoveIt's goal state
-PHANTOM_OPACITY = 0.35  # (chosen) translucent, so the measured robot stays visible inside it
-CAMERA_FOV = 75.0 * np.pi / 180.0  # viser's default vertical field of view [rad]
-CAMERA_DIRECTION = np.array([1.0, 0.55, 0.35])  # camera seen from front-left-above (robot faces +x)
-CAMERA_MARGIN = 1.25  # fraction of the robot's height shown in the view
-SCENE_MARGIN = 0.3  # [m] added around body origins to frame a robot-less scene
 
 
 def _load_robot(robot):
@@ -57,16 +59,6 @@ def _load_scene(scene):
     from humanoid_model.scene import load_scene
 
     return load_scene(scene)
-
-
-def _wxyz(R) -> np.ndarray:
-    return quat_xyzw_to_wxyz(pin.Quaternion(np.asarray(R)).coeffs())
-
-
-def _rotation(wxyz) -> np.ndarray:
-    """The rotation (3, 3) of a viser quaternion (w, x, y, z), normalised."""
-    w, x, y, z = (float(v) for v in wxyz)
-    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
 
 
 class Viewer:
@@ -105,8 +97,6 @@ class Viewer:
         self.follow = bool(follow)
         self._lock = threading.RLock()
         self._syncing = False
-        self._stores: dict[str, MarkerStore] = {}
-        self._marker_handles: dict[tuple[str, str, int], list] = {}  # (group, ns, id)
         self._replay = ReplayPlayer(self, self._lock)
         self._posture_dropdown = None
         self._sliders: list = []
@@ -132,6 +122,7 @@ class Viewer:
                 raise ViewerError("viewer: cannot install the Origin/Host check in this viser version")
             self.host = host
             self.port = int(self.server.get_port())
+            self._markers = MarkerLayer(self.server.scene, self._frame_pose)
             self.server.scene.set_up_direction("+z")
             self.server.gui.configure_theme(control_width="medium")
             self._draw_scene()
@@ -166,8 +157,7 @@ class Viewer:
 
     @property
     def _geometry_model(self):
-        vm = self.robot.visual_model
-        return vm if vm.ngeoms > 0 else self.robot.collision_model
+        return drawn_geometry(self.robot)
 
     @property
     def show_robot(self) -> bool:
@@ -254,44 +244,12 @@ class Viewer:
         self._geom_handles = self._add_robot_meshes("/robot")
 
     def _add_robot_meshes(self, root: str, color=None, opacity=None) -> list:
-        """One mesh per drawable geometry of the robot under ``root``; ``color`` (RGB 0-255) and
-        ``opacity`` override the URDF's (the phantom). Returns [(geometry index, handle)]."""
-        gm = self._geometry_model
-        handles = []
-        for i, geom in enumerate(gm.geometryObjects):
-            try:
-                verts, faces = shape_mesh(geom)
-            except ModelError:
-                continue  # planes/half-spaces or unreadable meshes: nothing to draw
-            rgb, alpha = color, opacity
-            if color is None:
-                c = np.asarray(geom.meshColor, dtype=float)
-                if not getattr(geom, "overrideMaterial", False) and np.allclose(c, [0.9, 0.9, 0.9, 1.0]):
-                    c = np.asarray(DEFAULT_ROBOT_COLOR)
-                rgb = tuple(int(round(255 * x)) for x in np.clip(c[:3], 0, 1))
-                alpha = None if c[3] >= 1 else float(c[3])
-            safe = geom.name.replace("/", "_")
-            h = self.server.scene.add_mesh_simple(
-                f"{root}/{i:03d}_{safe}",
-                verts.astype(np.float32),
-                faces.astype(np.uint32),
-                color=rgb,
-                opacity=alpha,
-                flat_shading=False,
-            )
-            handles.append((i, h))
-        return handles
+        """The robot's meshes under ``root`` (`robot_meshes.add_robot_meshes`): [(geometry index, handle)]."""
+        return add_robot_meshes(self.server.scene, self._geometry_model, root, color, opacity)
 
     def _place_meshes(self, handles, q) -> None:
         """Send the placements of ``handles``' geometries at configuration ``q``."""
-        model, gm = self.robot.model, self._geometry_model
-        pin.forwardKinematics(model, self._data, q)
-        pin.updateGeometryPlacements(model, self._data, gm, self._gdata)
-        with self.server.atomic():
-            for i, h in handles:
-                M = self._gdata.oMg[i]
-                h.position = tuple(M.translation)
-                h.wxyz = tuple(_wxyz(M.rotation))
+        place_meshes(self.server, self.robot.model, self._data, self._geometry_model, self._gdata, handles, q)
 
     def _push_robot(self):
         """Compute geometry placements for ``self._q`` and send them (lock held by caller or init)."""
@@ -331,7 +289,7 @@ class Viewer:
         convention), for the browsers connected now and later (in viser's threads)."""
 
         def attach(client):
-            client.camera.on_update(lambda cam: on_camera(np.array(cam.position, float), _rotation(cam.wxyz)))
+            client.camera.on_update(lambda cam: on_camera(np.array(cam.position, float), wxyz_to_rotation(cam.wxyz)))
 
         self.server.on_client_connect(attach)
         for client in self.server.get_clients().values():
@@ -393,7 +351,7 @@ class Viewer:
             self._q = q
             self._push_robot()
             self._sync_sliders()
-            self._refresh_robot_frame_markers()
+            self._markers.follow_robot()
 
     def set_joint_positions(
         self, names: Sequence[str], positions: Sequence[float], base: Sequence[float] | None = None
@@ -512,54 +470,27 @@ class Viewer:
 
     def _set_markers_visible(self, visible: bool):
         with self._lock:
-            for handles in self._marker_handles.values():
-                if handles:
-                    handles[0].visible = bool(visible)
+            self._markers.set_visible(visible)
 
     # ------------------------------------------------------------------ camera
     def robot_bounds(self) -> np.ndarray | None:
         """(2, 3) world bounding box [m] of the robot's geometry at the current q, or None."""
         if self.robot is None:
             return None
-        gm = self._geometry_model
-        pts = []
         with self._lock:
-            for _i, geom in enumerate(gm.geometryObjects):
-                try:
-                    local = geometry_points(geom)  # in the parent joint frame
-                except Exception:
-                    continue
-                oMi = self._data.oMi[geom.parentJoint]
-                pts.append((oMi.rotation @ local.T).T + oMi.translation)
-        if not pts:
-            return None
-        pts = np.vstack(pts)
-        return np.stack([pts.min(axis=0), pts.max(axis=0)])
+            return camera.geometry_bounds(self._geometry_model, self._data)
 
     def scene_bounds(self) -> np.ndarray | None:
         """(2, 3) box [m] around the scene's static (not plane) and free bodies' origins, or None."""
-        if self.scene is None:
-            return None
-        pts = [np.asarray(b.pose.xyz, float) for b in self.scene.bodies if b.shape.kind != "plane"]
-        pts += [np.asarray(fb.pose.xyz, float) for fb in self.scene.free_bodies]
-        if not pts:
-            return None
-        pts = np.array(pts)
-        return np.stack([pts.min(axis=0) - SCENE_MARGIN, pts.max(axis=0) + SCENE_MARGIN])
+        return camera.scene_bounds(self.scene)
 
     def _place_camera(self):
         bounds = self.robot_bounds()
         if bounds is None:
             bounds = self.scene_bounds()
-        if bounds is None:
-            centre, size = np.zeros(3), 2.0
-        else:
-            centre = bounds.mean(axis=0)
-            size = float(max(bounds[1] - bounds[0]))
-        d = CAMERA_MARGIN * 0.5 * size / np.tan(0.5 * CAMERA_FOV) + 0.5 * size
-        direction = CAMERA_DIRECTION / np.linalg.norm(CAMERA_DIRECTION)
-        self.server.initial_camera.look_at = tuple(centre)
-        self.server.initial_camera.position = tuple(centre + d * direction)
+        look_at, position = camera.camera_pose(bounds)
+        self.server.initial_camera.look_at = tuple(look_at)
+        self.server.initial_camera.position = tuple(position)
         self.server.initial_camera.up = (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ scene
@@ -592,7 +523,7 @@ class Viewer:
             return None  # unknown frame: drawn in the world frame
         fid = model.getFrameId(name)
         M = pin.updateFramePlacement(model, self._data, fid)
-        return np.array(M.translation), _wxyz(M.rotation)
+        return np.array(M.translation), rotation_to_wxyz(M.rotation)
 
     def apply_markers(self, markers: Sequence[Marker], group: str = "") -> None:
         """Apply markers (ADD/MODIFY, DELETE, DELETEALL) and redraw the ones that changed.
@@ -601,44 +532,17 @@ class Viewer:
         ``(ns, id)`` within a group, and DELETEALL clears its own group only.
         """
         with self._lock:
-            store = self._stores.setdefault(group, MarkerStore())
-            changed, removed = store.apply(markers)
-            for key in removed + changed:
-                for h in reversed(self._marker_handles.pop((group, *key), [])):
-                    with contextlib.suppress(Exception):
-                        h.remove()
-            for key in changed:
-                self._draw_marker(group, key)
-
-    def _draw_marker(self, group, key):
-        m = self._stores[group].markers[key]
-        handles = draw_marker(
-            self.server.scene, f"/markers/{safe_name(group)}/{safe_name(m.ns)}/{m.id}", m, self._frame_pose(m.frame_id)
-        )
-        if handles and not self._show_markers.value:
-            handles[0].visible = False
-        self._marker_handles[(group, *key)] = handles
-
-    def _refresh_robot_frame_markers(self):
-        """Markers attached to robot frames move with the robot."""
-        for group, store in self._stores.items():
-            for key, m in store.markers.items():
-                handles = self._marker_handles.get((group, *key))
-                if m.frame_id.lstrip("/") not in WORLD_FRAMES and handles:
-                    pose = self._frame_pose(m.frame_id)
-                    if pose is not None:
-                        handles[0].position, handles[0].wxyz = tuple(pose[0]), tuple(pose[1])
+            self._markers.apply(markers, group)
 
     def markers(self, group: str = "") -> dict[tuple[str, int], Marker]:
         """The current markers of ``group`` by ``(ns, id)``."""
         with self._lock:
-            store = self._stores.get(group)
-            return dict(store.markers) if store is not None else {}
+            return self._markers.markers(group)
 
     def marker_handles(self, group: str = "") -> dict[tuple[str, int], list]:
         """The viser handles drawn per marker key of ``group`` (empty list: type not drawn)."""
         with self._lock:
-            return {k[1:]: v for k, v in self._marker_handles.items() if k[0] == group}
+            return self._markers.handles(group)
 
     def clear_markers(self, group: str = "") -> None:
         """Remove every marker of ``group``."""

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pinocchio as pin
 
 from humanoid_model.validation import finite_rows, finite_vector
 from humanoid_viewer.exceptions import MarkerError
@@ -177,6 +178,17 @@ def quat_xyzw_to_wxyz(q) -> np.ndarray:
     """A quaternion (x, y, z, w) reordered as viser's (w, x, y, z)."""
     q = np.asarray(q, dtype=float)
     return np.array([q[3], q[0], q[1], q[2]])
+
+
+def rotation_to_wxyz(R) -> np.ndarray:
+    """A rotation (3, 3) as viser's quaternion (w, x, y, z)."""
+    return quat_xyzw_to_wxyz(pin.Quaternion(np.asarray(R)).coeffs())
+
+
+def wxyz_to_rotation(wxyz) -> np.ndarray:
+    """The rotation (3, 3) of a viser quaternion (w, x, y, z), normalised."""
+    w, x, y, z = (float(v) for v in wxyz)
+    return pin.Quaternion(w, x, y, z).normalized().toRotationMatrix()
 
 
 def _rgb(color) -> tuple[int, int, int]:

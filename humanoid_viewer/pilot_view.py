@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pinocchio as pin
 
-from humanoid_viewer.app import Viewer, _rotation, _wxyz
+from humanoid_viewer.app import Viewer
+from humanoid_viewer.markers import rotation_to_wxyz, wxyz_to_rotation
 
 __all__ = ["PilotViewer", "GIZMO_SCALE", "CONTROL_LABELS"]
 
@@ -78,7 +79,10 @@ class PilotViewer(Viewer):
         gui, scene = self.server.gui, self.server.scene
         for frame, (p, R) in self._gizmo_names.items():
             h = scene.add_transform_controls(
-                f"/pilot/gizmos/{frame}", scale=GIZMO_SCALE, position=tuple(np.asarray(p, float)), wxyz=tuple(_wxyz(R))
+                f"/pilot/gizmos/{frame}",
+                scale=GIZMO_SCALE,
+                position=tuple(np.asarray(p, float)),
+                wxyz=tuple(rotation_to_wxyz(R)),
             )
             h.on_update(lambda ev, f=frame: self._gizmo_moved(f, ev.target))
             self.gizmos[frame] = h
@@ -134,7 +138,7 @@ class PilotViewer(Viewer):
             cb(*args)
 
     def _gizmo_moved(self, frame, handle):
-        self._call("target", frame, np.array(handle.position, float), _rotation(handle.wxyz))
+        self._call("target", frame, np.array(handle.position, float), wxyz_to_rotation(handle.wxyz))
 
     def _control_changed(self):
         label = self._control.value
@@ -189,7 +193,7 @@ class PilotViewer(Viewer):
         with self._lock:
             h = self.gizmos[frame]
             h.position = tuple(np.asarray(position, float))
-            h.wxyz = tuple(_wxyz(rotation))
+            h.wxyz = tuple(rotation_to_wxyz(rotation))
 
     def set_q(self, q) -> None:
         super().set_q(q)

@@ -116,8 +116,9 @@ def flat_walk_plan(robot, tmp_path_factory):
     0.4 m by Contacts-VBFP) planned once per session with its motion (k = 20, thesis A22) -> dict
     (result: the `PlanningResult`, doc: its PLAN.json document, path: the written file). Shared by
     test_motion, test_planning, test_bridge_plans and test_viewer (read-only there)."""
+    from humanoid_model.formats.plan import write_plan
     from humanoid_model.scene import load_scene
-    from humanoid_planner.planning import plan_document, problem_for, run, write_plan
+    from humanoid_planner.planning import plan_document, problem_for, run
 
     result = run(problem_for(load_scene("flat"), robot))
     assert result.success, result.reason

@@ -102,11 +102,11 @@ def test_simulator_recording_stream(recording, hrp2):
     assert traj.n_points == 2 and any("cut short" in n for n in notes)
 
 
-def test_stream_format_name_matches_the_simulator():
-    from humanoid_control.bridge.plan_files import STREAM_FORMAT
-    from humanoid_sim.recording import FORMAT
+def test_stream_format_name_matches_the_simulator(recording):
+    from humanoid_model.formats.recording import FORMAT, recording_stream_header
 
-    assert STREAM_FORMAT == FORMAT
+    assert json.loads(recording.read_text().splitlines()[0])["format"] == FORMAT
+    assert recording_stream_header(recording)["format"] == FORMAT
 
 
 def test_contact_plan_gives_the_joint_part_and_says_so(flat_walk_plan, hrp2, tmp_path):

@@ -237,7 +237,7 @@ def test_soles_flat_on_ground(robot, posture):
 
 
 def _world_points(robot, data, geom):
-    from humanoid_model.robot import geometry_points
+    from humanoid_model.collision_geometry import geometry_points
 
     pts = geometry_points(geom)
     M = data.oMi[geom.parentJoint]

@@ -1,5 +1,5 @@
 """Planning runs end to end (`humanoid_planner.planning`) and `humanoid-stack plan`: PLAN.json
-(docs/planning.md) read back by the shared reader `humanoid_model.contact_plan` and checked
+(docs/planning.md) read back by the shared reader `humanoid_model.formats.plan` and checked
 against forward kinematics (each contact frame is where the witness posture puts the contact
 location, the support polygon holds the witness's CoM), the statistics by outcome code (A24,
 Table 7.1 of 001_escande.md:461-472) against the planner's own per-call log, and the command's
@@ -14,8 +14,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model.contact_plan import FORMAT, parse_contact_plan
 from humanoid_model.exceptions import PlanningError
+from humanoid_model.formats.plan import FORMAT, parse_contact_plan
 from humanoid_planner.planning import format_histogram, histogram
 from humanoid_planner.posture import Outcome
 from humanoid_stack.cli import main

@@ -106,7 +106,7 @@ def test_phantom_topic_draws_the_commanded_robot_over_the_measured_one(ros):
     import pinocchio as pin
     from sensor_msgs.msg import JointState
 
-    from humanoid_viewer.app import PHANTOM_OPACITY
+    from humanoid_viewer.robot_meshes import PHANTOM_OPACITY
 
     ctx, add, spin_until = ros
     node = add(_viewer_node(ctx, joint_state_source=False))

@@ -24,8 +24,9 @@ from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics.closures import make_closure
 from humanoid_control.kinematics.sidecar import NONE, SUFFIX, WORLD, KinSidecar, read_kin_sidecar
 from humanoid_model.exceptions import HumanoidStackError
+from humanoid_model.mesh_paths import resolve_urdf_paths
 from humanoid_model.paths import resolve, urdf_dir
-from humanoid_model.robot import check_joint_count, resolve_urdf_paths
+from humanoid_model.robot import check_joint_count
 from humanoid_model.urdf_description import read_urdf, resolve_robot_path
 from humanoid_model.validation import did_you_mean
 

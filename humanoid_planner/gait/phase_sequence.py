@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from humanoid_model.formats.trajectory import gait_document, gait_phase, trajectory_samples
 from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
@@ -264,9 +265,9 @@ def solve_gait_sequence(problem: GaitProblem, which: str = "walk", verbose=False
 
 
 def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
-    """GAIT.json content (format of issue 4): phases with t, q, qd, tau, contact_forces, energy,
-    duration, closure_residual_max; total_energy; joint_names of the BIP URDF and the base pose
-    over time (concatenated samples, absolute time) for the 3-D replay."""
+    """GAIT.json content (`humanoid_model.formats.trajectory.gait_document`): phases with t, q, qd,
+    tau, contact_forces, energy, duration, closure_residual_max; total_energy; joint_names of the
+    BIP URDF and the base pose over time (concatenated samples, absolute time) for the 3-D replay."""
     names = [f"{leg}_{j}" for leg in ("l", "r") for j in bd.URDF_LEG_JOINTS]
     phases, T0 = [], 0.0
     all_t, all_pos, all_base = [], [], []
@@ -280,41 +281,36 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
         all_pos += [[j[n] for n in names] for j in joints[start:]]
         all_base += bases[start:]
         phases.append(
-            {
-                "name": ph.name,
-                "kind": ph.kind,
-                "method": method,
-                "duration": ph.duration,
-                "t_start": T0,
-                "t": s.t.tolist(),
-                "coordinates": tree.coordinate_names,
-                "q": s.q.tolist(),
-                "qd": s.v.tolist(),
-                "tau_names": tree.control_names[: tree.n_tau],
-                "tau": s.u[:, : tree.n_tau].tolist(),
-                "contact_forces": {k2: np.asarray(v).tolist() for k2, v in s.forces.items()},
-                "energy": s.checks["energy"],
-                "closure_residual_max": s.checks["closure_residual_max"],
-                "root_leg": ph.root_leg,
-                "origin_x": ph.origin_x,
-                "checks": dict(s.checks.items()),
-            }
+            gait_phase(
+                name=ph.name,
+                kind=ph.kind,
+                method=method,
+                duration=ph.duration,
+                t_start=T0,
+                t=s.t,
+                coordinates=tree.coordinate_names,
+                q=s.q,
+                qd=s.v,
+                tau_names=tree.control_names[: tree.n_tau],
+                tau=s.u[:, : tree.n_tau],
+                contact_forces=s.forces,
+                energy=s.checks["energy"],
+                closure_residual_max=s.checks["closure_residual_max"],
+                root_leg=ph.root_leg,
+                origin_x=ph.origin_x,
+                checks=s.checks,
+            )
         )
         T0 += ph.duration
-    return {
-        "robot": "bip",
-        "params": problem.params.name,
-        "method": method,
-        "phases": phases,
-        "total_energy": float(sum(s.checks["energy"] for s in sols)),
-        "joint_names": names,
-        "trajectory": {
-            "t": all_t,
-            "joint_positions": all_pos,
-            "base_pose": all_base,
-            "base_pose_format": "x y z qx qy qz qw (world, z up)",
-        },
-    }
+    return gait_document(
+        robot="bip",
+        params=problem.params.name,
+        method=method,
+        phases=phases,
+        total_energy=float(sum(s.checks["energy"] for s in sols)),
+        joint_names=names,
+        trajectory=trajectory_samples(all_t, all_pos, all_base),
+    )
 
 
 def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weights=None, enforce_contacts=True):

@@ -1,16 +1,16 @@
 """Planning runs end to end (issue 9, "Commands, node and viewer"): a planning problem from a
 scene (`problem`), the contact plan and its motion (`run`), the PG statistics by outcome code
-(`stats`, Table 7.1) and the plan file PLAN.json (`plan_file`). Used by `humanoid-stack plan`,
+(`stats`, Table 7.1) and the PLAN.json document of a run (`plan_file`; the format and its writer:
+`humanoid_model.formats.plan`). Used by `humanoid-stack plan`,
 the `contact_planner` node and `benchmarks/planning.py`. No ROS imports. docs/planning.md.
 """
 
-from .plan_file import FORMAT, plan_document, write_plan
+from .plan_file import plan_document
 from .problem import PROBLEMS, PlanningProblem, measured, placed, problem_for, start_contacts, walk_problem
 from .run import PlanningResult, run
 from .stats import MEANINGS, OutcomeRow, entries, format_histogram, histogram, histogram_document
 
 __all__ = [
-    "FORMAT",
     "MEANINGS",
     "PROBLEMS",
     "OutcomeRow",
@@ -27,5 +27,4 @@ __all__ = [
     "run",
     "start_contacts",
     "walk_problem",
-    "write_plan",
 ]

@@ -1,8 +1,6 @@
-"""PLAN.json, the file `humanoid-stack plan` writes (format `humanoid_model.contact_plan.FORMAT`,
-read back by `humanoid_model.contact_plan.parse_contact_plan` for the viewer, the robot bridge
-and the node; docs/planning.md).
-
-`plan_document(result)` builds the JSON-ready document of a `run.PlanningResult`:
+"""PLAN.json of a planning run: `plan_document(result)` fills the plan file's writer
+(`humanoid_model.formats.plan`, which holds the format, docs/planning.md) with a
+`run.PlanningResult`:
 
 - ``stances``: per plan node its ``contacts`` (location, surface, x, y, theta, body, the world
   pose of the contact frame (E; d_E, b_E, n_E) as ``position`` and ``quaternion`` xyzw, and the
@@ -21,28 +19,25 @@ and the node; docs/planning.md).
   motion and both (`stats.histogram_document`).
 
 A run without a plan writes ``success: false``, its ``reason``, no stances and an empty
-trajectory, and still the statistics.
+trajectory, and still the statistics. `humanoid_model.formats.plan.write_plan` writes the file.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.contact_plan import FORMAT
+from humanoid_model.formats.plan import contact_entry, stance_entry, transition_entry
+from humanoid_model.formats.plan import plan_document as plan_file_document
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import support_polygon
 from humanoid_planner.posture.support_polygon import placed_hull
 
 from .stats import histogram_document
 
-__all__ = ["FORMAT", "plan_document", "row", "write_plan"]
-
-DIGITS = 10  # (chosen) trajectory values rounded to 1e-10 [m, rad]: 40 % smaller files, far below any tolerance
+__all__ = ["plan_document", "row", "motion_dt"]
 
 
 def row(model, q) -> list[float]:
@@ -65,31 +60,31 @@ def _contact(feas, c) -> dict:
     env = feas.env_frame(c)
     quat = pin.Quaternion(env.rotation).normalized()
     loc = feas.locations[c.location]
-    return {
-        "location": c.location,
-        "surface": c.surface,
-        "x": c.x,
-        "y": c.y,
-        "theta": c.theta,
-        "body": loc.body,
-        "position": [float(v) for v in env.point],
-        "quaternion": [float(quat.x), float(quat.y), float(quat.z), float(quat.w)],
-        "hull": placed_hull(loc, env).tolist(),
-    }
+    return contact_entry(
+        location=c.location,
+        surface=c.surface,
+        x=c.x,
+        y=c.y,
+        theta=c.theta,
+        body=loc.body,
+        position=env.point,
+        quaternion=(quat.x, quat.y, quat.z, quat.w),
+        hull=placed_hull(loc, env),
+    )
 
 
 def _stance(feas, model, node, t) -> dict:
     contacts = node.stance.contacts
     placed = [(feas.locations[c.location], feas.env_frame(c), feas.surfaces[c.surface]) for c in contacts]
-    return {
-        "contacts": [_contact(feas, c) for c in contacts],
-        "witness_q": row(model, node.q),
-        "support_polygon": support_polygon(placed).tolist(),
-        "t": t,
-        "kind": node.kind,
-        "changed": node.changed.location if node.changed is not None else None,
-        "potential": float(node.potential),
-    }
+    return stance_entry(
+        contacts=[_contact(feas, c) for c in contacts],
+        witness_q=row(model, node.q),
+        support_polygon=support_polygon(placed),
+        t=t,
+        kind=node.kind,
+        changed=node.changed.location if node.changed is not None else None,
+        potential=node.potential,
+    )
 
 
 def _stats(result) -> dict:
@@ -115,39 +110,30 @@ def plan_document(result) -> dict:
     ok = result.success
     nodes = result.plan.nodes if ok else []
     times = motion.witness_times if ok else [None] * len(nodes)
-    doc = {
-        "format": FORMAT,
-        "scene": problem.scene,
-        "robot": problem.robot.name,
-        "algorithm": problem.settings.algorithm,
-        "seed": problem.seed,
-        "time_limit": float(problem.settings.time_limit),
-        "goal": problem.goal,
-        "success": ok,
-        "reason": "" if ok else result.reason,
-        "stances": [_stance(feas, model, n, times[i]) for i, n in enumerate(nodes)],
-        "transitions": [
-            {
-                "from": i,
-                "to": i + 1,
-                "kind": b.kind,
-                "location": b.changed.location,
-                "surface": b.changed.surface,
-                "t": [times[i], times[i + 1]],
-            }
+    return plan_file_document(
+        scene=problem.scene,
+        robot=problem.robot.name,
+        algorithm=problem.settings.algorithm,
+        seed=problem.seed,
+        time_limit=problem.settings.time_limit,
+        goal=problem.goal,
+        success=ok,
+        reason="" if ok else result.reason,
+        stances=[_stance(feas, model, n, times[i]) for i, n in enumerate(nodes)],
+        transitions=[
+            transition_entry(
+                start=i, kind=b.kind, location=b.changed.location, surface=b.changed.surface, t=(times[i], times[i + 1])
+            )
             for i, b in enumerate(nodes[1:])
         ],
-        "goal_q": row(model, result.plan.goal_q) if ok else None,
-        "trajectory": {
-            "t": [float(v) for v in motion.t] if ok else [],
-            "q": [[round(v, DIGITS) for v in row(model, q)] for q in motion.q] if ok else [],
-            "joint_names": list(problem.robot.joint_names),
-            "dt": motion_dt(motion),
-            "unclear_segments": list(motion.unclear) if ok else [],
-        },
-        "stats": _stats(result),
-    }
-    return doc
+        goal_q=row(model, result.plan.goal_q) if ok else None,
+        t=motion.t if ok else [],
+        q=[row(model, q) for q in motion.q] if ok else [],
+        joint_names=problem.robot.joint_names,
+        dt=motion_dt(motion),
+        unclear_segments=motion.unclear if ok else [],
+        stats=_stats(result),
+    )
 
 
 def motion_dt(motion) -> float | None:
@@ -155,13 +141,3 @@ def motion_dt(motion) -> float | None:
     if motion is None or len(motion.t) < 2:
         return None
     return float(np.round(motion.t[1] - motion.t[0], 12))
-
-
-def write_plan(path, doc: dict) -> Path:
-    """Write ``doc`` to ``path`` (JSON, compact rows); returns the path."""
-    path = Path(path)
-    try:
-        path.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise PlanningError(f"{path}: cannot write the plan file: {exc.strerror or exc}") from None
-    return path

@@ -1,6 +1,6 @@
 """The two frames a contact matches (001_escande.md:110, Fig. 3.4 of the thesis).
 
-Robot side: (P, d_P, b_P, n_P) fixed in a body, from a `humanoid_model.robot.ContactLocation`
+Robot side: (P, d_P, b_P, n_P) fixed in a body, from a `humanoid_model.contact_location.ContactLocation`
 (n_P inward, d_P its tangent, b_P = n_P x d_P). Environment side: (E, d_E, b_E, n_E) in the
 world, n_E the surface's outward normal, b_E = n_E x d_E. `EnvironmentFrame.on_surface` places
 it on a planner surface by the contact parameters (x, y, theta) of §5.2 (001_escande.md:234):

@@ -46,10 +46,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
     from humanoid_model.exceptions import ConfigError
+    from humanoid_model.formats.trajectory import write_trajectory_file
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.gait.phase_sequence import gait_json, make_problem, solve_gait_sequence
 
@@ -77,9 +75,7 @@ def run(args) -> int:
         sols = solve_gait_sequence(pb, args.phase, verbose=args.verbose, progress=progress)
     bad = [s.phase.name for s in sols if not s.success]
     data = gait_json(pb, sols, args.method)
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data))
+    out = write_trajectory_file(args.output, data)
     print(f"wrote {out}: {len(sols)} phase(s), total energy {data['total_energy']:.1f} J")
     for s in sols:
         c = s.checks

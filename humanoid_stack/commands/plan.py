@@ -175,10 +175,11 @@ def run(args) -> int:
     goal = parse_goal(args.goal) if args.goal is not None else None
     settings = parse_settings(args.set)
 
+    from humanoid_model.formats.plan import write_plan
     from humanoid_model.robot import load_robot
     from humanoid_model.scene import load_scene
     from humanoid_planner.motion import MotionSettings
-    from humanoid_planner.planning import format_histogram, histogram, plan_document, problem_for, write_plan
+    from humanoid_planner.planning import format_histogram, histogram, plan_document, problem_for
     from humanoid_planner.planning import run as plan_run
 
     scene = load_scene(args.scene)

@@ -1,5 +1,6 @@
 """`humanoid-stack walk`: an HRP-2 walking pattern (ZMP preview control + whole-body IK) written
-as a joint trajectory plan (the GAIT.json trajectory layout the bridge and the viewer read)."""
+as a joint trajectory plan, WALK.json (`humanoid_model.formats.trajectory`: the GAIT.json trajectory
+layout the bridge and the viewer read)."""
 
 from __future__ import annotations
 
@@ -42,14 +43,12 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
     import numpy as np
 
     from humanoid_control.walking_ik import plan_json, solve_walking_ik
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
+    from humanoid_model.formats.trajectory import write_trajectory_file
     from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 
     if args.robot != "hrp2":
@@ -81,9 +80,7 @@ def run(args) -> int:
         "feet": {k: v.tolist() for k, v in pattern.feet.items()},
         "support": pattern.support.tolist(),
     }
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(plan_json(args.robot, pattern.t, ik, extra)))
+    out = write_trajectory_file(args.output, plan_json(args.robot, pattern.t, ik, extra))
     print(
         f"wrote {out}: {len(pattern.t)} points at {args.rate} Hz; max sole error {1e3 * ik.foot_error.max():.4f} mm, "
         f"CoM error {1e3 * ik.com_error.max():.4f} mm, waist tilt {ik.torso_tilt.max():.2e} rad, "

@@ -1,21 +1,24 @@
-"""The contact planner's plan file, PLAN.json (`humanoid-stack plan`, docs/planning.md): its format
-name and the one reader that the viewer (replay), the robot bridge and the planner's node share
-(they are sibling packages, so the reader sits in the layer they all import).
+"""The contact planner's plan file, PLAN.json (``humanoid-stack plan``, docs/planning.md): its format
+name, its writer (the planner's `humanoid_planner.planning.plan_document` fills it) and its reader,
+shared by the viewer's replay, the robot bridge and the planner's node.
 
-    doc = read_document(path, "plan file", BridgeError, "JSON")
-    plan = parse_contact_plan(doc, str(path), BridgeError)
+    doc = plan_document(scene=..., robot=..., stances=[stance_entry(...)], ...)
+    write_plan("PLAN.json", doc)
+    plan = parse_contact_plan(read_document(path, "plan file", BridgeError, "JSON"), str(path), BridgeError)
     plan.trajectory_t, plan.trajectory_q, plan.joint_names, plan.stances[0].contacts[0].position
 
 A plan document is a JSON object with ``"format": FORMAT`` and
 
+- ``scene``, ``robot``; the request: ``algorithm``, ``seed``, ``time_limit``, ``goal``;
+  ``success`` and ``reason``;
 - ``stances``: a list of {``contacts``: [{``location``, ``surface``, ``x``, ``y``, ``theta``,
   ``body``, ``position`` (3,), ``quaternion`` (4, xyzw), ``hull`` (k, 3)?}], ``witness_q``,
   ``support_polygon`` (m, 2), ``t``?, ``kind``?, ``changed``?, ``potential``?};
 - ``transitions``, ``goal_q``, ``stats`` (kept as given);
 - ``trajectory``: {``t`` (N,) [s], ``q`` (N, 7 + k) rows of base xyz [m], base quaternion xyzw and
-  the k joint angles [rad] of ``joint_names``, ``joint_names`` (k,), ``unclear_segments``? (the
-  segment indices projected without collision rows, -1 the lead-in from the start posture to the
-  first witness, docs/planning.md; absent: none)}.
+  the k joint angles [rad] of ``joint_names``, rounded to 1e-10 (`DIGITS`), ``joint_names`` (k,),
+  ``dt`` [s], ``unclear_segments``? (the segment indices projected without collision rows, -1 the
+  lead-in from the start posture to the first witness, docs/planning.md; absent: none)}.
 
 A contact's ``position`` and ``quaternion`` are the world pose of its contact frame (E, d_E, b_E,
 n_E): the point and the axes (d_E, b_E, n_E) as a rotation (001_escande.md:110). A plan that found
@@ -26,20 +29,136 @@ Every malformed field raises the caller's error class with the shared wording
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.exceptions import PlanningError
+from humanoid_model.formats.fields import BOUND
 from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
 
-__all__ = ["FORMAT", "PlanContact", "PlanStance", "ContactPlanDocument", "is_contact_plan", "parse_contact_plan"]
+__all__ = [
+    "FORMAT",
+    "DIGITS",
+    "contact_entry",
+    "stance_entry",
+    "transition_entry",
+    "plan_document",
+    "write_plan",
+    "PlanContact",
+    "PlanStance",
+    "ContactPlanDocument",
+    "is_contact_plan",
+    "parse_contact_plan",
+]
 
 FORMAT = "humanoid_stack.contact_plan/1"
-BOUND = 1e9  # [s, m, rad] (chosen, as the viewer's replay bound) every number of a plan lies within ±1e9
+DIGITS = 10  # (chosen) trajectory values rounded to 1e-10 [m, rad]: 40 % smaller files, far below any tolerance
 AXIS_LENGTH = 0.1  # [m] (chosen, display only) drawn length of a contact frame's axes: a hand's size
 
 
+# ---------------------------------------------------------------------- writer
+def contact_entry(*, location, surface, x, y, theta, body, position, quaternion, hull) -> dict:
+    """One ``stances[].contacts[]`` entry: the ``location`` on ``surface`` at (``x``, ``y``) [m],
+    ``theta`` [rad], the robot link ``body``, the contact frame's world ``position`` (3,) [m] and
+    ``quaternion`` (4, xyzw), the placed ``hull`` (k, 3) [m] of the contact surface."""
+    return {
+        "location": location,
+        "surface": surface,
+        "x": x,
+        "y": y,
+        "theta": theta,
+        "body": body,
+        "position": [float(v) for v in position],
+        "quaternion": [float(v) for v in quaternion],
+        "hull": np.asarray(hull).tolist(),
+    }
+
+
+def stance_entry(*, contacts: list, witness_q, support_polygon, t, kind, changed, potential) -> dict:
+    """One ``stances[]`` entry: its `contact_entry` list, the ``witness_q`` row (base + joints, the
+    trajectory's layout), the ``support_polygon`` (m, 2) [m], the witness's time ``t`` [s] in the
+    trajectory (None without a motion), ``kind`` (root / added / released), the location
+    ``changed`` (None for the root) and the ``potential``."""
+    return {
+        "contacts": contacts,
+        "witness_q": list(witness_q),
+        "support_polygon": np.asarray(support_polygon).tolist(),
+        "t": t,
+        "kind": kind,
+        "changed": changed,
+        "potential": float(potential),
+    }
+
+
+def transition_entry(*, start: int, kind, location, surface, t) -> dict:
+    """One ``transitions[]`` entry: from stance ``start`` to the next, the contact ``location`` on
+    ``surface`` added or released (``kind``) and the segment's times ``t`` [s, s]."""
+    return {"from": start, "to": start + 1, "kind": kind, "location": location, "surface": surface, "t": list(t)}
+
+
+def plan_document(
+    *,
+    scene,
+    robot,
+    algorithm,
+    seed,
+    time_limit,
+    goal,
+    success: bool,
+    reason: str,
+    stances: list,
+    transitions: list,
+    goal_q,
+    t,
+    q,
+    joint_names,
+    dt,
+    unclear_segments,
+    stats: dict,
+) -> dict:
+    """The PLAN.json document (module docstring): ``t`` [s] and ``q`` the trajectory (rows of base +
+    joints, rounded to `DIGITS`), ``goal_q`` a row or None, ``dt`` [s] or None; a run without a
+    plan has ``success`` false, its ``reason``, no stances and an empty trajectory."""
+    return {
+        "format": FORMAT,
+        "scene": scene,
+        "robot": robot,
+        "algorithm": algorithm,
+        "seed": seed,
+        "time_limit": float(time_limit),
+        "goal": goal,
+        "success": success,
+        "reason": reason,
+        "stances": stances,
+        "transitions": transitions,
+        "goal_q": goal_q,
+        "trajectory": {
+            "t": [float(v) for v in t],
+            "q": [[round(v, DIGITS) for v in row] for row in q],
+            "joint_names": list(joint_names),
+            "dt": dt,
+            "unclear_segments": list(unclear_segments),
+        },
+        "stats": stats,
+    }
+
+
+def write_plan(path, doc: dict, error=PlanningError) -> Path:
+    """Write ``doc`` to ``path`` (JSON, compact rows); returns the path. ``error`` when it cannot
+    be written."""
+    path = Path(path)
+    try:
+        path.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot write the plan file: {exc.strerror or exc}") from None
+    return path
+
+
+# ---------------------------------------------------------------------- reader
 @dataclass
 class PlanContact:
     """One contact of a stance: ``location`` on ``surface`` at (``x``, ``y``) [m], ``theta`` [rad];
