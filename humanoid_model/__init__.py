@@ -6,7 +6,7 @@ of them: robots, scenes, the file formats, and what every package shares.
   `collision_rules`, `sole_spec`, `spherical_joints`, `flexible_ankle`, `tf_tree` (the state
   publisher's core), `dynmodel/` (the dynamic-model generator);
 - scenes: `scene` (`load_scene` -> `Scene`), `scene_types`, `scene_fields`, `scene_params`,
-  `scene_generators`, `scene_geometry`, `scene_planning`;
+  `scene_generators`, `scene_geometry`, `planning_spec` (the scene's ``planning`` section);
 - file formats: `formats/` (the simulator recording, GAIT.json / WALK.json, PLAN.json,
   configuration files: one writer and one reader each);
 - shared: `exceptions`, `validation` (input checks, one wording), `documents` and `yaml_file`

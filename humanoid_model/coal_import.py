@@ -6,10 +6,10 @@ pushes the box's negative faces out by 1e-10 (relative), set by the process's *f
 query: 1 + 1e-10 when that query's direction has a zero component, 1 otherwise, for as long as
 the process lives. Every later box distance, witness point and contact depends on it by up to
 ~1e-11 m. So two processes that run the same query after different first queries answer
-differently: found at stop 22 when the contact planner's worker processes (`contact.parallel`)
-came back with children 8.8e-9 rad from the serial ones (a capsule-box query came first in a
-worker, a box-box query in the parent), and the posture generator's iterations carried the
-1e-12 m gap into different plans.
+differently: without `fix_box_support`, the contact planner's worker processes (`contact.parallel`) return
+children 8.8e-9 rad from the serial ones (a capsule-box query comes first in a worker, a box-box
+query in the parent), and the posture generator's iterations carry the 1e-12 m gap into
+different plans.
 
 `fix_box_support` makes the process's first box support query one whose direction has zero
 components (two axis-aligned boxes, GJK's default first direction (1, 0, 0) in the first box's

@@ -1,5 +1,5 @@
 """Collision filtering rules of a scene or a robot sidecar: which pairs of bodies the simulator
-tests (issue 14 §3; the thesis lets the user choose the collision pairs). Schema in
+tests (Chardonnet 2009, §3.1.1 lets the user choose the collision pairs). Schema in
 ``docs/scenes.md`` ("collision") and ``docs/robots.md``.
 
 One section, read by `read_collision_rules` for both files::
@@ -75,7 +75,7 @@ def self_pair_by_default(parents, a: int, b: int) -> bool:
     - the planner (`humanoid_planner.posture.constraints.geometry_self_collision`): the thesis leaves bodies
       across one joint, simple or composite (two or three concurrent axes: waist, neck, wrists,
       ankles), to the joint limits and to analytic joint-space functions fitted on the real robot
-      (001_escande.md:127), which we do not have; and a witness the simulator would not push
+      (Escande 2008, §3.4.3), which we do not have; and a witness the simulator would not push
       apart is one it executes. On HRP-2 this leaves out waist-chest, chest-head,
       forearm-hand and shank-foot (14 geometry pairs), whose URDF boxes meet inside the joint
       ranges (waist and chest at a forward chest pitch) where the real robot's shells pass.

@@ -1,4 +1,4 @@
-"""A robot's contact locations (001_escande.md §5.2): the `ContactLocation` quintuple, read from
+"""A robot's contact locations (Escande 2008, §5.3.1.1): the `ContactLocation` quintuple, read from
 the robot's sidecar (`contact_from_yaml`, ``contacts:`` in ``urdf/NAME.yaml``) or, for a URDF
 without one, derived from its feet's collision geometry (`default_sole_contacts`).
 """
@@ -26,7 +26,7 @@ DISC_SIDES = (
 
 @dataclass(frozen=True)
 class ContactLocation:
-    """A robot contact location (001_escande.md §5.2, the quintuple (r, P, n, d, h)).
+    """A robot contact location (Escande 2008, §5.3.1.1, the quintuple (r, P, n, d, h)).
 
     Attributes:
         name: identifier, e.g. ``r_sole``.
@@ -49,8 +49,8 @@ class ContactLocation:
     def with_disc(self, diameter: float, sides: int = DISC_SIDES) -> ContactLocation:
         """A copy whose hull is a disc of ``diameter`` [m] about ``point`` in the contact plane (a
         regular ``sides``-gon inscribed in it): the thesis's chair stand-up modelled the feet so for
-        stability, "feet as 2 cm discs" (001_escande.md:528, thesis L3077: a larger stability margin
-        than the soles give)."""
+        stability, as discs of 2 cm diameter (Escande 2008, §7.3.2: a larger stability margin than
+        the soles give)."""
         d = finite_number(
             diameter,
             f"contact location {self.name!r}",

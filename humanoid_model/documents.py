@@ -2,7 +2,7 @@
 files, through `humanoid_model.yaml_file.read_yaml`), JSON (replay files) and JSON Lines (simulator
 recordings, `humanoid_model.formats.recording`). Every way reading can fail becomes the caller's error class
 with a one-line message naming the file (and the line of a JSON Lines file), never a traceback
-(issue 14 §6: a binary file gave UnicodeDecodeError, a deeply nested one RecursionError).
+(left to the parsers, a binary file raises UnicodeDecodeError, a deeply nested one RecursionError).
 
     doc = read_document(path, "replay file", RecordingError, "JSON")
     for number, value in read_json_lines(path, "recording", RecordingError): ...

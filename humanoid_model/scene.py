@@ -2,7 +2,7 @@
 
 A scene file (YAML, ``config/scenes/NAME.yaml``) holds gravity, the ground, static environment
 bodies, planner surfaces (convex polygons with an outward normal and a reference direction d0,
-001_escande.md §5.2), free bodies (single shapes or compounds), timed external wrenches, the
+Escande 2008, §5.3.1.1), free bodies (single shapes or compounds), timed external wrenches, the
 robot (optional) and named parameters that ``--set`` overrides change (`scene_params`).
 
 Everything is validated on load; bad input raises `SceneError` whose message names the file,
@@ -143,7 +143,7 @@ class _Loader(FieldReader):
     """Builds a `Scene` section by section from a decoded document (`FieldReader` checks the values)."""
 
     def build(self, doc, overrides) -> Scene:
-        if not isinstance(doc, Mapping):  # its content is not echoed: it may be any file (issue 14 §7)
+        if not isinstance(doc, Mapping):  # its content is not echoed: it may be any file, secrets included
             raise SceneError(
                 f"{self.path}: not a scene file: its top level is {type(doc).__name__}, not a mapping of "
                 f"sections ({', '.join(sorted(TOP_KEYS)[:4])}, ...); the content is not shown"

@@ -191,7 +191,7 @@ def polygon_centroid(V: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def reference_direction(n: np.ndarray, d0=None) -> np.ndarray:
-    """The reference direction d0 of a surface (001_escande.md §5.2: never collinear with the
+    """The reference direction d0 of a surface (Escande 2008, §5.3.1.1: never collinear with the
     normal), as a unit vector. Default (chosen): world x, or world z when x is within
     D0_MAX_COS of the normal (vertical surfaces facing along x)."""
     if d0 is None:

@@ -2,7 +2,7 @@
 ``docs/scenes.md``). Plain frozen dataclasses, validated by the loader; no file reading here.
 
 `Scene` holds gravity, the `Ground` (or None), static bodies (`StaticBody` with a `Shape`), free
-bodies (`FreeBody` made of `Part` shapes), planner surfaces (`Surface`, 001_escande.md §5.2),
+bodies (`FreeBody` made of `Part` shapes), planner surfaces (`Surface`, Escande 2008, §5.3.1.1),
 timed wrenches (`Wrench`) and the robot (`RobotSpec`). `humanoid_model.scene` re-exports them.
 """
 
@@ -40,12 +40,8 @@ __all__ = [
 
 # Defaults (chosen by us unless cited):
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)  # [m/s^2] standard gravity, z up (REP 103)
-DEFAULT_FRICTION = (
-    0.4  # Coulomb mu; the thesis simulates "mu = 0.4 between all objects" (../shared/spec/000_chardonnet.md:719)
-)
-DEFAULT_RESTITUTION = (
-    0.0  # no value of e is given in the thesis (../shared/spec/000_chardonnet.md:280): perfectly plastic by default
-)
+DEFAULT_FRICTION = 0.4  # Coulomb mu between all objects in the thesis's simulations (Chardonnet 2009, §3.1.6.1)
+DEFAULT_RESTITUTION = 0.0  # chosen: perfectly plastic; Chardonnet 2009, §3.1.2 gives no value of e
 
 Array = np.ndarray
 
@@ -98,7 +94,7 @@ class StaticBody:
 
 @dataclass(frozen=True)
 class Surface:
-    """A planner surface (001_escande.md §5.2): a planar convex polygon.
+    """A planner surface (Escande 2008, §5.3.1.1): a planar convex polygon.
 
     vertices: (k, 3) world points [m], counter-clockwise about ``normal``; normal: unit outward
     normal; d0: unit reference direction (never collinear with the normal; theta = 0 is its

@@ -1,5 +1,5 @@
-"""Deformable sole declarations of a robot (the ``soles:`` section of its ``NAME.yaml``; issue 12,
-spec ../shared/spec/000_chardonnet.md §2.15, lines 504–551; docs/soles.md "Switching soles on").
+"""Deformable sole declarations of a robot (the ``soles:`` section of its ``NAME.yaml``; the sole
+model of Chardonnet 2009, §4.3; docs/soles.md "Switching soles on").
 
     soles:
       r_sole: {contact: r_sole, length: 0.22, width: 0.13, resolution: [0.0733, 0.0433, 0.01],

@@ -1,6 +1,6 @@
 """Spherical (ball) joints from a URDF: a robot's sidecar names groups of three revolute joints
 that `merge_spherical` turns into one Pinocchio ``JointModelSpherical`` each (quaternion
-configuration, spec ../shared/spec/000_chardonnet.md §2.12, lines 449–464: a ball joint is kept
+configuration, Chardonnet 2009, §3.3.2: a ball joint is kept
 as a native 3-DOF joint, not as three revolute joints with massless bodies, which is numerically
 fragile and singular where the middle axis lines the first and last up).
 
@@ -21,7 +21,7 @@ of a rotation, e.g. to publish /joint_states for a URDF viewer) are exact. The v
 merged joint is the child's angular velocity relative to the parent, in the child frame
 (Pinocchio's convention), and its three velocity entries take the three joints' effort, velocity,
 armature, damping and friction entries in order. Quaternions have no position limits: the
-triple's limits are dropped (the thesis's avatar has none either, L1921–1928).
+triple's limits are dropped (the thesis's avatar has none either, Chardonnet 2009, §3.3.3).
 
 Frames of the two intermediate links are kept (attached to the merged joint with their placement
 relative to their own joint: exact at zero angles only; they carry nothing).

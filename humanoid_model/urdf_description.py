@@ -263,7 +263,7 @@ INERTIA_ENTRIES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 # plate lies exactly on the bound (Izz = Ixx + Iyy), and URDF files commonly write 6 significant
 # digits, whose rounding (<= 5e-7 relative per entry) can put a valid plate ~1.5e-6 over it; 1e-5
 # keeps a 7x margin and still rejects real errors (Talos' gripper motor link in
-# example-robot-data issue #130: 2.5e-2 over; a 3.6 % violation reported for galbot_s1).
+# example-robot-data, GitHub #130: 2.5e-2 over; a 3.6 % violation reported for galbot_s1).
 TRIANGLE_RTOL = 1e-5
 
 

@@ -52,9 +52,9 @@ def short(value, limit: int = SHORT) -> str:
     if isinstance(value, np.ndarray):
         value = value.ravel()[: REPR_VALUES + 1].tolist() if value.size > REPR_VALUES else value.tolist()
     if _values_beyond(value, REPR_VALUES):
-        brief = reprlib.Repr()  # Python 3.11: limits are attributes, not arguments
-        brief.maxlevel, brief.maxlist, brief.maxdict, brief.maxtuple, brief.maxstring = 3, 8, 8, 8, limit
-        r = brief.repr(value)
+        abbrev = reprlib.Repr()  # Python 3.11: limits are attributes, not arguments
+        abbrev.maxlevel, abbrev.maxlist, abbrev.maxdict, abbrev.maxtuple, abbrev.maxstring = 3, 8, 8, 8, limit
+        r = abbrev.repr(value)
         return r[:limit] + f"... (more than {REPR_VALUES} values)"
     r = repr(value)
     return r if len(r) <= limit else r[:limit] + f"... ({len(r)} characters)"

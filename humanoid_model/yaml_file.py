@@ -1,7 +1,7 @@
 """The one reader of the project's YAML files (scenes, robot sidecars, node-set parameter files):
 every way reading can fail becomes the caller's error class with a one-line message naming the
-file, never a traceback (issue 14 §6: a binary file gave UnicodeDecodeError, a deeply nested one
-RecursionError). The reading itself is `humanoid_model.documents.read_document`, shared with the
+file, never a traceback (left to the parser, a binary file raises UnicodeDecodeError, a deeply
+nested one RecursionError). The reading itself is `humanoid_model.documents.read_document`, shared with the
 JSON replay files."""
 
 from __future__ import annotations

@@ -257,8 +257,8 @@ class Viewer:
 
     # ------------------------------------------------------------------ haptic pointer
     def add_pointer(self, position, on_move, actions: Sequence[str] = (), on_action=None) -> None:
-        """A draggable haptic pointer (issue 12, docs/haptics.md): a transform gizmo with a sphere at
-        ``position`` [m]; every drag calls ``on_move(position (3,), quaternion xyzw (4,))`` (in
+        """A draggable haptic pointer (Chardonnet 2009, §3.4; docs/haptics.md): a transform gizmo with a
+        sphere at ``position`` [m]; every drag calls ``on_move(position (3,), quaternion xyzw (4,))`` (in
         viser's thread), and a "haptic device" folder has a button per name of ``actions`` calling
         ``on_action(name)``. A second call moves the existing pointer."""
         p = finite_vector(position, 3, "haptic pointer", "position", ViewerError)

@@ -6,7 +6,7 @@ frames (the thesis robots' URDFs have no geometry).
 
     viewer = PilotViewer(robot, gizmos={"r_hand": (p, R)}, on_target=..., on_joint=..., on_control=...)
     viewer.set_q(q); viewer.set_readout("dexterity 49.3"); viewer.place_gizmo("r_hand", p, R)
-    viewer.set_dexterity_history(t, sigma_ratio)      # the dexterity-over-time plot (A19)
+    viewer.set_dexterity_history(t, sigma_ratio)      # the dexterity-over-time plot
 
 What a user does becomes a callback, called in viser's threads: ``on_target(frame, position (3,),
 rotation (3, 3))`` when a gizmo is dragged, ``on_joint(joint, value)`` when a slider moves,
@@ -97,7 +97,7 @@ class PilotViewer(Viewer):
         self._dexterity = gui.add_uplot(
             (np.zeros(2), np.ones(2)),
             ({"label": "t [s]"}, {"label": "σmax/σmin", "stroke": "#2a5ac8", "width": 2}),
-            title="dexterity over time (A19)",
+            title="dexterity over time",
             aspect=2.0,
         )
         want = self._skeleton_wanted
@@ -218,7 +218,7 @@ class PilotViewer(Viewer):
         return np.asarray(t), np.asarray(d)
 
     def set_dexterity_history(self, t, dexterity) -> None:
-        """Plot σmax/σmin (A19, 002_fluckiger.md:691) against time ``t`` [s] (equal lengths >= 2)."""
+        """Plot σmax/σmin (Flückiger 1998, §6.2.2, Fig. 6-8) against time ``t`` [s] (equal lengths >= 2)."""
         t, d = np.asarray(t, float), np.asarray(dexterity, float)
         if t.shape == d.shape and t.size >= 2:
             self._dexterity.data = (t, d)

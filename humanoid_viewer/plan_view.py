@@ -1,6 +1,6 @@
 """The stances of a contact plan (PLAN.json, `humanoid_model.formats.plan`) as viewer markers: each
 contact frame's axes (d_E red, b_E green, n_E blue, `PlanStance.frame_segments`) and the support
-polygon (`PlanStance.polygon_loop`, (3.63) of 001_escande.md:129). The replay shows the markers of
+polygon (`PlanStance.polygon_loop`, Escande 2008, §3.4.4, eq. (3.63)). The replay shows the markers of
 the stance whose witness posture was the last one passed (`humanoid_viewer.replay_player`).
 Display only; colours and widths are our choices."""
 

@@ -1,8 +1,8 @@
-"""Where the web viewer serves, and whom it answers (issue 14 §7).
+"""Where the web viewer serves, and whom it answers.
 
 `check_bindable` fails fast, with a one-line `ViewerError`, on an address that is not on this
-machine or a port already taken (viser's server thread used to die on the bind while the caller
-waited forever, ignoring ``--duration``). `exposure_warning` is the line to print when the
+machine or a port already taken (otherwise viser's server thread dies on the bind while the caller
+waits forever, ignoring ``--duration``). `exposure_warning` is the line to print when the
 address is reachable from other machines.
 
 `OriginGuard` refuses, with HTTP 403, requests whose ``Host`` or ``Origin`` header is not the

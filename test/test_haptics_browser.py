@@ -1,7 +1,7 @@
-"""Browser test of the haptic pointer (issue 12 "Haptic interaction": "In the web viewer, a draggable
-gizmo is the pointer. A newcomer can grab a box of the `box_push` scene [...] and pull it, from a
-browser. Test this in headless Chromium by moving the gizmo programmatically"; docs/haptics.md
-"From a browser").
+"""Browser test of the haptic pointer (the attach mode of Chardonnet 2009, §3.4; docs/haptics.md
+"From a browser"): in the web viewer a draggable gizmo is the pointer, and a user can grab a box
+of the `box_push` scene and pull it from a browser. Here headless Chromium does it, the gizmo
+moved programmatically.
 
 The simulator and viewer nodes of `humanoid-stack up haptics` (config/haptics.yaml) run in this
 process with real rclpy on the shipped `haptic_box` scene (HRP-2 and box_push's 1 kg box 1 m in

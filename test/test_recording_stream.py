@@ -1,4 +1,4 @@
-"""Recordings streamed to disk (issue 14 §5b) and replay files read safely (issue 14 §6).
+"""Recordings streamed to disk and replay files read safely.
 
 `humanoid-stack simulate` writes a JSON Lines recording as it runs (`humanoid_sim.recording`):
 its memory stays constant however long the run, and a run cut off (killed, interrupted, a last
@@ -24,8 +24,8 @@ from humanoid_viewer.replay import load_recording
 # The run of `simulate` (humanoid_sim.recording.record_run), in its own process so that RSS is
 # that of the run alone. table_static (a table resting on 4 contacts: every frame holds 4
 # contact records) at dt = 50 ms, a frame every step: 12,000 frames in 600 s of simulated time,
-# ~8 s of wall time. The in-memory recorder of format /1 grew by 158 MB between 60 s and 600 s
-# on this run (245 -> 403 MB), the streamed one by 0.
+# ~8 s of wall time. An in-memory recorder (format /1) grows by 158 MB between 60 s and 600 s on
+# this run (245 -> 403 MB), the streamed one by 0.
 RSS_SCRIPT = """
 import json, sys
 from humanoid_model.scene import load_scene
@@ -50,7 +50,7 @@ record_run(world, round(600 / dt), sys.argv[1], every=1, progress=progress)
 print(json.dumps({"t60": marks[round(60 / dt)], "t600": marks[round(600 / dt)], "t": world.t}))
 """
 
-RSS_GROWTH_MAX = 50.0  # [MB] between 60 s and 600 s of simulated time (issue 14 §5b)
+RSS_GROWTH_MAX = 50.0  # [MB] between 60 s and 600 s of simulated time (chosen: about a third of the in-memory growth)
 
 
 def test_a_long_run_holds_constant_memory(tmp_path):
@@ -155,7 +155,7 @@ def test_a_killed_simulate_replays(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "humanoid_stack", *argv, "--output", str(path)])
     try:
         # Wait for complete lines, not bytes: a frame of table_static is about 2.45 kB, so a byte
-        # threshold (200 kB was 81 frames) says nothing about the 100 frames asserted below.
+        # threshold (200 kB holds 81 frames) says nothing about the 100 frames asserted below.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and _lines(path) < 120:
             time.sleep(0.2)
@@ -195,7 +195,7 @@ def _fake_viewer(monkeypatch):
 
 
 def _format_1(contacts=True):
-    """A format /1 document as `simulate` wrote it before streaming (one JSON object)."""
+    """A format /1 document, the older layout `view --replay` still reads (one JSON object)."""
     pose = {"position": [[0, 0, 0], [0, 0, 0]], "quaternion": [[0, 0, 0, 1], [0, 0, 0, 1]]}
     vel = {"linear_velocity": [[0, 0, 0]] * 2, "angular_velocity": [[0, 0, 0]] * 2}
     c = {"body_a": "table", "body_b": "ground", "point": [0.3, 0.2, 0], "normal": [0, 0, 1], "force": [0, 0, 2.45]}
@@ -245,7 +245,7 @@ def test_gait_files_still_replay(tmp_path, monkeypatch):
     assert loaded[-1].q.shape == (2, bip.model.nq) and loaded[-1].q[1, 2] == pytest.approx(0.8)
 
 
-# ---------------------------------------------------------------------- bad replay files (§6)
+# ---------------------------------------------------------------------- bad replay files
 HEADER = {"format": "humanoid_stack.sim_recording/2", "scene": "table_static", "robot": None}
 
 

@@ -642,8 +642,8 @@ def test_replay_of_a_contact_plan_shows_the_stances_and_their_witness_postures(v
 def _start_view(venv_bin, repo_root, *args):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     # A terminal's Ctrl-C reaches a process whose SIGINT is at its default; in the full suite the
-    # pytest process's SIGINT has been seen set to SIG_IGN by an earlier test (not yet found), which
-    # a child would inherit. Reset it in the child before exec.
+    # pytest process's SIGINT can be left at SIG_IGN by another test, which a child would inherit.
+    # Reset it in the child before exec.
     return subprocess.Popen(
         [str(venv_bin / "humanoid-stack"), "view", *args],
         cwd=repo_root,
@@ -750,8 +750,8 @@ def test_viewer_without_robot_shows_markers_and_replays_bodies():
 
 
 def test_cli_view_set_overrides_the_scene(monkeypatch, capsys):
-    """`view --scene incline --set incline.angle_deg=25` shows the tilted plane (issue 2, item 4:
-    scene numbers are overridable from the command line); a misspelt path exits 2 with a hint.
+    """`view --scene incline --set incline.angle_deg=25` shows the tilted plane (scene
+    numbers are overridable from the command line); a misspelt path exits 2 with a hint.
     The Viewer is replaced by a stand-in that records what it is given (no server is started)."""
     import humanoid_viewer.app
     from humanoid_stack.cli import main

@@ -1,8 +1,8 @@
-"""Whom the web viewer answers (`humanoid_viewer.serving.OriginGuard`, issue 14 §7).
+"""Whom the web viewer answers (`humanoid_viewer.serving.OriginGuard`).
 
-The viewer used to accept a websocket with any ``Origin`` and any ``Host``: a page of another
-site open in the user's browser could drive it (cross-site websocket hijacking), and so could a
-site whose domain name was re-pointed at 127.0.0.1 (DNS rebinding). A viewer runs on a free
+A viewer that accepts a websocket with any ``Origin`` and any ``Host`` can be driven by a page of
+another site open in the user's browser (cross-site websocket hijacking), and by a site whose
+domain name is re-pointed at 127.0.0.1 (DNS rebinding). A viewer runs on a free
 loopback port in-process; real websocket handshakes (``websockets`` client) and HTTP requests
 are made against it with the headers a browser would send.
 """

@@ -1,6 +1,6 @@
-"""Where the web viewer serves (`humanoid_viewer.serving`, issue 14 §7): an address that is not on
-this machine or a port in use fails at once with a one-line error (`view --host 10.255.255.1
---duration 2` used to hang forever); a non-loopback address prints an exposure warning; `up`
+"""Where the web viewer serves (`humanoid_viewer.serving`): an address that is not on this machine
+or a port in use fails at once with a one-line error (without the check, `view --host 10.255.255.1
+--duration 2` hangs forever); a non-loopback address prints an exposure warning; `up`
 and `demo` keep DDS discovery on this machine unless the user chose otherwise."""
 
 import socket
@@ -49,7 +49,7 @@ def test_view_on_an_address_not_here_exits_2_at_once(repo_root):
         cwd=repo_root,
         capture_output=True,
         text=True,
-        timeout=60,  # it used to hang forever
+        timeout=60,  # without the bind check it hangs forever
     )
     assert r.returncode == 2 and "cannot serve on 192.0.2.1:8080" in r.stderr and "Traceback" not in r.stderr
     assert "warning: viewer: serving on 192.0.2.1" in r.stderr

@@ -21,7 +21,7 @@ A plan document is a JSON object with ``"format": FORMAT`` and
   lead-in from the start posture to the first witness, docs/planning.md; absent: none)}.
 
 A contact's ``position`` and ``quaternion`` are the world pose of its contact frame (E, d_E, b_E,
-n_E): the point and the axes (d_E, b_E, n_E) as a rotation (001_escande.md:110). A plan that found
+n_E): the point and the axes (d_E, b_E, n_E) as a rotation (Escande 2008, §3.4.1). A plan that found
 no stance sequence (``success`` false) has empty ``stances`` and ``trajectory.t``.
 Every malformed field raises the caller's error class with the shared wording
 (`humanoid_model.validation`).
@@ -203,7 +203,7 @@ class PlanStance:
 
     def polygon_loop(self) -> np.ndarray:
         """(m + 1, 3) the support polygon closed on its first vertex, at the height [m] of the lowest
-        contact (the polygon is horizontal, 001_escande.md:129); (0, 3) without a polygon."""
+        contact (the polygon is horizontal, Escande 2008, §3.4.4); (0, 3) without a polygon."""
         if len(self.support_polygon) == 0:
             return np.zeros((0, 3))
         z = min(float(c.position[2]) for c in self.contacts)

@@ -2,8 +2,8 @@
 its format name, its writer and its reader.
 
 Format /2 (`FORMAT`) is a JSON Lines stream: a header line, one line per recorded frame, an end
-line with the run's statistics. Format /1 (written before recordings were streamed, still read)
-is one JSON object of the same data gathered per field: ``t``, ``bodies.NAME.position``, ...,
+line with the run's statistics. Format /1 (the older format, still read; held in memory until the
+end of the run) is one JSON object of the same data gathered per field: ``t``, ``bodies.NAME.position``, ...,
 ``joints: {names, positions, ...}``, ``contacts``, ``stats`` (one list entry per frame).
 
     with RecordingWriter(path) as out:          # the simulator's `humanoid_sim.recording.Recorder`
