@@ -1,14 +1,14 @@
-"""Time per step versus the number of contacts (spec ../shared/spec/000_chardonnet.md §6.2 E2,
-§4.4): HRP-2 standing on 'flat' with m = 8, 16, 32, 50 and 66 sole points (4, 8, 16, 25 and 33
-perimeter points per sole patch, `World(patch_points=k)`; 66 stands in for the thesis's 67,
-spec :377, because both soles get the same count), dt = 1 ms, default solver, fitted exponent
+"""Time per step versus the number of contacts (Chardonnet 2009, §3.1.6.2, Fig. 3.7; acceptance
+test 000 E2): HRP-2 standing on 'flat' with m = 8, 16, 32, 50 and 66 sole points (4, 8, 16, 25 and
+33 perimeter points per sole patch, `World(patch_points=k)`; 66 stands in for the thesis's 67,
+§3.1.6.2, because both soles get the same count), dt = 1 ms, default solver, fitted exponent
 of time ∝ m^p for the whole step and per stage.
 
     .venv/bin/python benchmarks/contact_scaling.py [--steps 500] [--reps 3] [--json OUT.json]
 
 Timing: all sizes interleaved in every repetition; per-step medians, then the median over
 repetitions (noisy machine). The thesis expects super-linear, roughly quadratic growth and
-collision > contact forces, with Λ dominant inside the contact forces (spec :1076-1077).
+collision > contact forces, with Λ dominant inside the contact forces (§3.1.6.2).
 """
 
 import argparse

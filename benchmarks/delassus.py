@@ -1,4 +1,4 @@
-"""Delassus benchmark (spec ../shared/spec/000_chardonnet.md §4.5, acceptance A3): time of the
+"""Delassus benchmark (Chardonnet 2009, §3.2.4, Fig. 3.12; acceptance test 000 A3): time of the
 three recursive algorithms (initial / Chang–Khatib / new) and of the Cholesky paths on HRP-2,
 standing (2 soles, 8 points) and same-branch (right hand + right forearm, 8 points), with the
 operation counts of our counters and of the thesis's Tables 3.1–3.3.
@@ -9,7 +9,8 @@ Timing: `rounds` rounds, each times every method over `reps` calls, interleaved;
 the median per call over rounds and ratios taken within each round (noisy machine). "recursion"
 = RecursiveDelassus.compute (Ω + projection, after the shared `prepare`: joint Jacobians and
 the free-motion articulated inertias, timed separately); "cholesky" = crba + tree LᵀDL + W.
-Targets (A3): new ≤ 1.1 × Chang–Khatib, initial / new ≥ 3 (thesis ≈ 6.5, L1760).
+Targets (acceptance test 000 A3): new ≤ 1.1 × Chang–Khatib, initial / new ≥ 3 (thesis ≈ 6.5,
+§3.2.4).
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Benchmark of the dynamic-model generator (issue 5; spec ``../shared/spec/004_canovas.md`` T22).
+"""Benchmark of the dynamic-model generator (Canovas; acceptance test 004 T22).
 
 Prints Markdown tables (and writes JSON with --json FILE):
 
@@ -7,7 +7,7 @@ Prints Markdown tables (and writes JSON with --json FILE):
    natively in a C loop, compiled with the system cc -O2), and ``pinocchio.rnea`` called from Python
    (armature 0, same URDF) for 2R, BIP and HRP-2 (fixed and free-floating base) and the 36-DoF human;
 3. symbolic Lagrange (SymPy) time against DOF on spatial nR chains (axes z, y, x, z, ...), to compare
-   with the report's anchor "more than 4 s for a 4-joint structure" (spec R1, L293).
+   with the report's anchor "more than 4 s for a 4-joint structure" (Canovas, §2.1).
 
 Run:  .venv/bin/python benchmarks/dynmodel.py [--lagrange-max 5] [--json out.json]
 Timings are wall-clock medians of repeated runs on whatever machine runs it (not a test).
@@ -268,7 +268,7 @@ def main(argv=None):
             ["DOF", "M, C qd, g, canonical form [s]", "+ trigsimp of small entries [s]", "operations in τ"],
         )
     )
-    print("\nReport's anchor (spec R1, L293): symbolic Lagrange > 4 s for 4 joints (CAS/hardware unstated).")
+    print("\nReport's anchor (Canovas, §2.1): symbolic Lagrange > 4 s for 4 joints (CAS/hardware unstated).")
     if args.json:
         Path(args.json).write_text(json.dumps({"info": info, "generation_evaluation": rows, "lagrange": lag}, indent=2))
     return 0

@@ -1,4 +1,4 @@
-"""Check numbers of the identification models (issue 13): mass matrix, nonlinear effects,
+"""Check numbers of the identification models: mass matrix, nonlinear effects,
 regressor and base parameters of the dynamic-model generator against Pinocchio.
 
 For 2R, a random branched tree, BIP, HRP-2 and the 36-DoF human body, prints one Markdown row:

@@ -5,21 +5,22 @@
     .venv/bin/python benchmarks/gait.py --cyclic-step   # only: the physics fixes, before/after
     .venv/bin/python benchmarks/gait.py --step-lengths  # only: cyclic steps of 0.3-0.6 m by continuation
 
-Energies J_e = int sum |tau_j phidot_j| dt (003_chesse.md:585) of the direct solutions, compared
-with the thesis (003_chesse.md:646-652): DS 96.3 J, SS 109.5 J, cyclic 205.8 J, start 81.9 J,
-pre-stop DS 112.1 J, stop 105.1 J, walk 504.9 J, with the +-25 % tolerance of A12-A13
-(003_chesse.md:712-713) and the orderings E_SS > E_DS, E(pre-stop DS) > E_DS.  Variants: the
+Energies J_e = int sum |tau_j phidot_j| dt (Chessé 2002, §III.2.5) of the direct solutions, compared
+with the thesis (Chessé 2002, §III.3.2.8): DS 96.3 J, SS 109.5 J, cyclic 205.8 J, start 81.9 J,
+pre-stop DS 112.1 J, stop SS 105.1 J, walk 504.9 J, with the +-25 % tolerance of acceptance tests
+003 A12-A13 and the orderings E_SS > E_DS, E(pre-stop DS) > E_DS.  Variants: the
 thesis-literal parameters with the contact extension (default of the CLI), the thesis-faithful
 a-posteriori contact checks, and the URDF (HuMAnS) parameters.  PMP: the DS phase from the direct
-solution, from zero co-states (tolerance continuation) and the A20 continuation from reduced
-inertias and penalties (x0.5, r_d = 10) to the nominal problem.
+solution, from zero co-states (tolerance continuation) and the continuation from reduced
+inertias and penalties (x0.5, r_d = 10) to the nominal problem (Chessé 2002, §II.4.7 and §III.4;
+acceptance test 003 A20).
 Prints Markdown tables; ``--json`` also writes the numbers.
 
 ``--generated``: the cyclic step (DS + SS) solved by the direct method twice, on the hand-written
 planar models (model.py) and on the same trees built from the BIP URDF through the generated CasADi
 dynamics (generated_model.py, ``GaitProblem(model="generated")``), with the URDF parameters made
 exact as in test/test_gait_generated_model.py (YAML armature, ankle-cardan inertia on the foot):
-the costs agree (issue 13 asks 1e-6 relative); too slow for the test suite (about 1 min).
+the costs agree (target: 1e-6 relative); too slow for the test suite (about 1 min).
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ THESIS = {
     "cyclic_ss": 109.5,
     "prestop_ds": 112.1,
     "stop_ss": 105.1,
-}  # 003_chesse.md:646-652
-THESIS_CYCLIC, THESIS_WALK, THESIS_POWER = 205.8, 504.9, 307.0  # 003_chesse.md:649-652
-TOL = 0.25  # 003_chesse.md:712-713
+}  # Chessé 2002, §III.3.2.8
+THESIS_CYCLIC, THESIS_WALK, THESIS_POWER = 205.8, 504.9, 307.0  # Chessé 2002, §III.3.2.8
+TOL = 0.25  # acceptance tests 003 A12-A13 (the thesis does not publish its weights, limits and foot geometry)
 
 
 def run_walk(label, pb):
@@ -122,7 +123,7 @@ def compare_generated():
 
 def _cyclic_row(label, pb, ds, ss, wall):
     """Numbers of one solved cyclic step: costs, energies, closure, force off the ground, torque
-    jumps and rates (issue 13, docs/gait.md)."""
+    jumps and rates (docs/gait.md)."""
     from humanoid_planner.gait.multiphase import torque_jumps
 
     toe = np.array([pb.ds.point("toe", q)[1] for q in ds.q])
@@ -151,7 +152,7 @@ def _cyclic_row(label, pb, ds, ss, wall):
 
 
 def compare_cyclic_step(step_lengths=()):
-    """Before/after table of the cyclic step: separate phase solves (the issue-4 problem, then with
+    """Before/after table of the cyclic step: separate phase solves (the 6 N toe cap alone, then with
     the toe complementarity), then the one multi-phase NLP with continuous torques (without and with
     the torque-rate bound, uniform and end-refined DS grids)."""
     from humanoid_planner.gait.multiphase import solve_cyclic_step
@@ -159,7 +160,7 @@ def compare_cyclic_step(step_lengths=()):
     rows = []
     for label, weights in (
         (
-            "separate, issue 4 (6 N cap, no complementarity)",
+            "separate, 6 N cap, no complementarity",
             Weights(enforce_contacts=True, toe_contact_eps=None, toe_force_rate=None),
         ),
         ("separate, 6 N cap + toe complementarity", Weights(enforce_contacts=True, toe_force_rate=None)),
@@ -182,7 +183,7 @@ def compare_cyclic_step(step_lengths=()):
         t0 = time.perf_counter()
         ds, ss = solve_cyclic_step(pb, **kw)
         rows.append(_cyclic_row(label, pb, ds, ss, time.perf_counter() - t0))
-    print("\n## Cyclic step (thesis parameters, contact extension): before / after (issue 13)\n")
+    print("\n## Cyclic step (thesis parameters, contact extension): separate phases / one NLP\n")
     print(
         "| variant | cost DS + SS | E_DS [J] | E_SS [J] | closure [mm] | max FB2 toe > 1 mm [N] | "
         "jump DS->SS [N m] | jump SS->DS [N m] | rear hip last interval [N m] | max rate [N m/s] | "
@@ -255,8 +256,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip the URDF variant and PMP continuation")
     ap.add_argument("--json", default=None)
     ap.add_argument("--generated", action="store_true", help="only the hand-written vs generated model table")
-    ap.add_argument("--cyclic-step", action="store_true", help="only the cyclic-step before/after table (issue 13)")
-    ap.add_argument("--step-lengths", action="store_true", help="only the cyclic steps of 0.3-0.6 m (issue 13)")
+    ap.add_argument("--cyclic-step", action="store_true", help="only the cyclic-step before/after table")
+    ap.add_argument("--step-lengths", action="store_true", help="only the cyclic steps of 0.3-0.6 m")
     ap.add_argument(
         "--crocoddyl", action="store_true", help="only: the cyclic step against Crocoddyl (needs make venv-crocoddyl)"
     )
@@ -282,10 +283,10 @@ def main():
     ]
     if not args.quick:
         variants.append(("urdf+contacts", make_problem("urdf")))
-        # issue-4 investigation (docs/gait.md, energies): the one weight set found by the sweep that
+        # the weight sweep of docs/gait.md (energies): the one weight set found by the sweep that
         # puts both DS energies within 25 % (gamma_F = 1/65 1/N, r_a = r_d = 150; chosen); it does
         # not move the SS energies (no contact forces nor flattening in SS), so the start stays out
-        # calibrated on issue 4's problem: the 6 N toe cap instead of the rate bound, gamma10 = 1e4 (with
+        # calibrated on the separate-phase problem: the 6 N toe cap instead of the rate bound, gamma10 = 1e4 (with
         # the rate bound these weights leave a 5.8 mm closure residual in the pre-stop DS, docs/gait.md)
         calibrated = Weights(enforce_contacts=True, gamma_f=1.0 / 65.0, r_a=150.0, toe_force_rate=None, gamma10=1e4)
         pb_cal = make_problem("thesis", weights=calibrated)
@@ -323,7 +324,7 @@ def main():
             f"| {s['variant']} | {s['cyclic']:.1f} | {s['cyclic_power']:.0f} | {s['walk']:.1f} | "
             f"{s['order_ss_gt_ds']} | {s['order_prestop_gt_ds']} | {s['cyclic_wall_s']:.1f} |"
         )
-    # PMP: the cyclic DS and (issue 13) SS, thesis-faithful contacts
+    # PMP: the cyclic DS and SS, thesis-faithful contacts
     pb = make_problem("thesis", weights=Weights(enforce_contacts=False))
 
     def row(phase, method, sol, t0, ref):
@@ -351,7 +352,7 @@ def main():
             pmp_rows.append(row(kind, "PMP from zero co-states (tolerance continuation)", cont, t0, direct.cost))
             t0 = time.perf_counter()
             a20, a20_steps = solve_pmp_a20(pb, ph, progress=print)
-            label = f"PMP A20 continuation ({len(a20_steps)} steps, inertia x0.5, r_d 10 -> nominal)"
+            label = f"PMP continuation ({len(a20_steps)} steps, inertia x0.5, r_d 10 -> nominal)"
             pmp_rows.append(row(kind, label, a20, t0, direct.cost))
             steps = steps + [dict(st, procedure="A20") for st in a20_steps]
     print("\n## Cyclic DS and SS, thesis-faithful contacts: direct vs PMP\n")

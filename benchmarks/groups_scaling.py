@@ -1,11 +1,12 @@
-"""Collision groups (spec ../shared/spec/000_chardonnet.md §2.5, §6.2 A5): k = 1…30 cubes
-(1 kg, 0.1 m, spec :989) resting on the floor, 4 contacts each, one group (a single dense Λ of
+"""Collision groups (Chardonnet 2009, §3.2.5, Fig. 3.16; acceptance test 000 A5): k = 1…30 cubes
+(1 kg, 0.1 m) resting on the floor, 4 contacts each, one group (a single dense Λ of
 size 12k, as in the thesis's reference) versus k groups; time of Λ + solve per step and of the
 whole step, with exponents fitted over k ∈ [5, 30].
 
     .venv/bin/python benchmarks/groups_scaling.py [--steps 200] [--reps 3] [--json OUT.json]
 
-Targets (spec A5 / issue 3): k groups exponent ≤ 1.3 (A5 accepts [0.8, 1.3]); one group ≥ 1.5.
+Targets (acceptance test 000 A5): k groups exponent ≤ 1.3 (the test accepts [0.8, 1.3]); one
+group ≥ 1.5.
 Cubes are 0.3 m apart on a line (they never touch), mu = 0.4; each run settles 50 steps first.
 """
 

@@ -1,21 +1,23 @@
-"""Benchmark of the kinematic solvers (issue 10): time per solver cycle on HRP-2 and on the
-thesis robots, and the peers' projection set on HRP-2.
+"""Benchmark of the kinematic solvers: time per solver cycle on HRP-2 and on the thesis robots, and
+the common peer problem's projection set on HRP-2 (benchmarks/README.md, "The common IK problem").
 
 HRP-2 (urdf/kinematics/hrp2.kin.yaml): both soles welded to the ground (2 closures), the CoM x-y
 held (level 1), both hands following position targets (level 2), the posture (level 3); a cycle
 is one `solve` call: kinematics + Jacobians, rows, solve, limits, integrate.
 
-  A. cycle time: 20 episodes x 50 cycles from half-sitting, the left hand (LARM_FT, the peers'
-     point) sent to a target 0.2 m away in the seeded random directions of
-     ../shared/peers/ik/bench_pink.py (`random_directions`, seed 7), the right hand held.
-  C. projection: the peers' 100 starts (half-sitting + noise, `random_start`, seed 1234) to the
-     canonical target (hand + 0.2 m x); success = the peers' independent check (hand, soles, CoM
+  A. cycle time: 20 episodes x 50 cycles from half-sitting, the left hand (LARM_FT, the common
+     problem's point) sent to a target 0.2 m away in seeded random directions (`random_directions`,
+     seed 7), the right hand held.
+  C. projection: the common problem's 100 starts (half-sitting + noise, `random_start`, seed 1234)
+     to the canonical target (hand + 0.2 m x); success = its independent check (hand, soles, CoM
      x-y within 1 mm, sole rotation within 1 mrad, joints within limits to 1e-4 rad) within 200
-     cycles. The two helper functions are copied from bench_pink.py (its module imports pink).
+     cycles. `random_directions` and `random_start` draw in the same order as the pink script, so
+     that both sides solve the same targets and starts.
 
-pink runs the same problem side by side when ``import pink`` works (bench_pink.py's PinkIK with
-quadprog); otherwise the table says "pink not installed". Peer numbers measured on this machine
-kind are in ../shared/peers/ik/README.md (pink + quadprog 173 us per step on HRP-2).
+pink runs the same problem side by side when ``import pink`` works and the pink script
+`bench_pink.py` (PinkIK with quadprog) is on the peer path (benchmarks/README.md); otherwise the
+table says "pink not installed". pink + quadprog takes about 173 us per step on HRP-2 on a
+2-core x86_64 machine (benchmarks/README.md).
 
 Run:  .venv/bin/python benchmarks/kinematics.py [--episodes 20] [--starts 100]
 Timings are wall-clock on whatever machine runs it (not a test).
@@ -26,7 +28,7 @@ from __future__ import annotations
 import os
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")  # single-threaded, as the peers' scripts
+    os.environ.setdefault(_v, "1")  # single-threaded, as the peer scripts
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
@@ -52,10 +54,10 @@ from humanoid_control.kinematics import (  # noqa: E402
 from humanoid_model.paths import urdf_dir  # noqa: E402
 
 PEERS = ROOT.parent / "shared" / "peers" / "ik"
-TARGET_US = 100.0  # issue 10: <= 100 us per solver cycle on HRP-2
+TARGET_US = 100.0  # chosen target: <= 100 us per solver cycle on HRP-2 (pink + quadprog: about 173 us)
 
 
-def random_directions(n, seed=7):  # copied from ../shared/peers/ik/bench_pink.py
+def random_directions(n, seed=7):  # the common problem's hand directions, drawn as the pink script draws them
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
@@ -65,7 +67,7 @@ def random_directions(n, seed=7):  # copied from ../shared/peers/ik/bench_pink.p
     return out
 
 
-def random_start(model, q0, trial, seed=1234):  # copied from ../shared/peers/ik/bench_pink.py
+def random_start(model, q0, trial, seed=1234):  # the common problem's starts, drawn as the pink script draws them
     rng = np.random.default_rng(seed + trial)
     dj = rng.uniform(-0.15, 0.15, model.nq - 7)
     dp = rng.uniform(-0.02, 0.02, 3)
@@ -79,7 +81,7 @@ def random_start(model, q0, trial, seed=1234):  # copied from ../shared/peers/ik
 
 
 class Check:
-    """The peers' independent check (bench_pink.py `Checker`), on the peers' frames."""
+    """The common problem's independent check (as the pink script's `Checker`), on its frames."""
 
     def __init__(self, model, q0, hand_target):
         self.model, self.data = model, model.createData()
@@ -163,7 +165,7 @@ def hrp2_rows(solve, episodes: int, starts: int, package=None) -> dict:
 
 
 def pink_row(episodes: int, starts: int) -> dict | None:
-    """pink on the same problem in this process (../shared/peers/ik/bench_pink.py, quadprog), or
+    """pink on the same problem in this process (the pink script `bench_pink.py`, quadprog), or
     None when pink is not installed (`pip install -e .[peers]`). bench_pink runs its own 20
     episodes x 50 steps and the projection set; its own printout is swallowed."""
     try:
@@ -246,7 +248,7 @@ def main():
         if peer is None
         else (" and is " + ("faster" if rows["prioritized"]["median"] < peer["median"] else "slower") + " than pink")
     )
-    print(f"\nprioritized {verdict} the {TARGET_US:.0f} us target (issue 10) on this machine{faster}")
+    print(f"\nprioritized {verdict} the {TARGET_US:.0f} us target on this machine{faster}")
     print("\nThesis robots (one cycle: loops + the frames with sources, at the closed initial pose)")
     print("| robot | solver | J_aug | us per cycle |")
     print("|---|---|---|---|")

@@ -1,12 +1,12 @@
 """Before/after of the kinematic solver on HRP-2, interleaved in one process, pink in the same run
-(issue 10's speed target: <= 100 us per solver cycle and faster than pink).
+(the speed target, chosen: <= 100 us per solver cycle and faster than pink).
 
 The kinematics package of git revision REV is extracted into a folder (the package renamed
 ``humanoid_control_before``; its numba cache kept there between runs) and imported beside this
-tree's. Then, ``--rounds`` times: this tree's prioritized solver, REV's, and pink
-(../shared/peers/ik/bench_pink.py with quadprog, when installed) each run the benchmark's parts A
-and C (benchmarks/kinematics.py: 20 episodes x 50 cycles, the peers' 100-start projection set with
-their independent check), the order rotating every round so that the machine's load falls on all
+tree's. Then, ``--rounds`` times: this tree's prioritized solver, REV's, and pink (with quadprog,
+when installed: benchmarks/README.md) each run the benchmark's parts A and C
+(benchmarks/kinematics.py: 20 episodes x 50 cycles, the 100-start projection set with its
+independent check), the order rotating every round so that the machine's load falls on all
 three alike. The table has one row per solver and round and the medians over the rounds; the
 ratio line compares the two solvers' cycle times round by round.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")  # single-threaded, as the peers' scripts
+    os.environ.setdefault(_v, "1")  # single-threaded, as the peer scripts
 
 import argparse  # noqa: E402
 import importlib  # noqa: E402

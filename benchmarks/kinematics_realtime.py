@@ -1,8 +1,9 @@
-"""A18 of 002_fluckiger.md:690: the whole piloting cycle of every thesis robot and a humanoid in
-one scene, at >= 25 Hz (<= 40 ms per cycle), with the solver's share reported per robot.
+"""The whole piloting cycle of every thesis robot and a humanoid in one scene, at >= 25 Hz (<= 40 ms
+per cycle; the thesis's real-time loop, Flückiger 1998, §5.1; acceptance test 002 A18), with the
+solver's share reported per robot.
 
 The scene: the four MAD robots of urdf/kinematics (hybrid planar, MacDac, Cross-Delta, redundant
-6R; Cross-Delta's 18x15 J_aug is the largest, 002_fluckiger.md:690), the 3-RPR (A15) and HRP-2
+6R; Cross-Delta's 18x15 J_aug is the largest), the 3-RPR (Flückiger 1998, §6.3.4) and HRP-2
 with both feet welded (2 loops), the CoM held and both hands following targets. Each structure owns
 its model and data (`KinematicStructure`); a cycle is, for the whole scene, what the `pilot` node
 does per cycle:
@@ -13,7 +14,8 @@ does per cycle:
      `prioritized.solve` per structure (closures, targets, CoM, posture); the 3-RPR in direct
      mode (its actuators follow a slow sine);
   3. publish: one sensor_msgs/JointState per structure (what robot_state_publisher turns into TF
-     for RViz) and one visualization_msgs/MarkerArray (targets + joint-speed spheres, A20).
+     for RViz) and one visualization_msgs/MarkerArray (targets + joint-speed spheres, the thesis's
+     augmented virtuality, Flückiger 1998, §6.2.2).
 
 Printed: per-cycle time of the whole loop (median, p90, p99, max) against the 40 ms budget, and
 each robot's solver time (median). Wall-clock on whatever machine runs it; not a test (the suite
@@ -47,13 +49,13 @@ from humanoid_control.kinematics import (  # noqa: E402
 )
 from humanoid_model.paths import urdf_dir  # noqa: E402
 
-BUDGET_MS = 40.0  # 002_fluckiger.md:690: >= 25 Hz
+BUDGET_MS = 40.0  # >= 25 Hz (acceptance test 002 A18)
 SPEED = 0.02  # [m/s] (chosen) the twist's translation: a slow hand motion
 RATE = 25.0  # [Hz] the cycle period the twist is integrated over
 
 
 def scene():
-    """[(name, structure, tasks, driven targets, actuator task)] of the A18 scene."""
+    """[(name, structure, tasks, driven targets, actuator task)] of the real-time scene."""
     kin = urdf_dir() / "kinematics"
     out = []
     for name in ("hybrid_planar", "macdac", "cross_delta", "redundant_6r"):
@@ -96,7 +98,7 @@ def main(argv=None) -> int:
     q = {name: s.q0.copy() for name, s, *_ in robots}
     solve_us = {name: [] for name, *_ in robots}
     cycle_ms, stage_ms, received = [], {"read": [], "solve": [], "publish": []}, 0
-    print(f"A18 scene: {', '.join(n for n, *_ in robots)}; {args.cycles} cycles; {platform.processor() or ''}")
+    print(f"real-time scene: {', '.join(n for n, *_ in robots)}; {args.cycles} cycles; {platform.processor() or ''}")
     warm = 20
     for k in range(args.cycles + warm):
         t = 2 * np.pi * k / 100.0

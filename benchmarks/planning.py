@@ -1,4 +1,4 @@
-"""Contact planning benchmark (issue 9, "Benchmarks"; docs/planning.md): per scene, BFP against
+"""Contact planning benchmark (docs/planning.md): per scene, BFP against
 Contacts-VBFP, the planning time, nodes generated and expanded and stances, for a fixed seed and
 over several seeds (median and worst); then the physical check of the plans: every witness
 posture placed in the simulator (`humanoid_sim.World` of the scene), held by PD at its own joint
@@ -8,18 +8,18 @@ gravity compensation (``--hold gravity``) or the contact-consistent one of the w
 
 Every posture-generator call of a case's runs (all algorithms and seeds) is recorded
 (`call_log.recording`) and printed as the call-time distribution by outcome code, Table 7.1's
-form (001_escande.md:461-472, A24 at :532): calls, share, median and mean CPU time per code,
-and the median of the successes against the issue's 20 ms (thesis: 0.74 s mean over all calls,
-0.335 s for the successes, :463 and :472). ``--projection`` adds the constraint projection alone on the
-common problem of ../shared/peers/ik/ beside HPP's script in the same run
+form (Escande 2008, §7.5.2; acceptance test 001 A24): calls, share, median and mean CPU time per
+code, and the median of the successes against the 20 ms target (chosen; thesis: 0.74 s mean over
+all calls, 0.335 s for the successes, Table 7.1). ``--projection`` adds the constraint projection
+alone on the common IK problem (benchmarks/README.md) beside HPP's script in the same run
 (`posture_solvers.projection_table`; ``--hpp-python`` or $HPP_PYTHON names HPP's interpreter,
 else its recorded row of results.jsonl is printed, marked so).
 
 The scenes come from a list (``CASES``: label, scene, robot, goal); a scene without a planning
 problem yet (`humanoid_planner.planning.problem_for` refuses it) is skipped with its reason, so
-the same script covers the scenes as they land. Thesis anchors (001_escande.md:444-446, :530): can
-on table 5 s, stairs 12 s and 22 stances; the issue's targets: can and stairs <= 10 s, under the
-table <= 5 min, chair and glass <= 10 min; VBFP 3-5x fewer nodes than BFP (:338).
+the same script covers the scenes as they land. Thesis anchors: can on table 5 s (Escande 2008,
+§5.4.1), stairs 12 s and 22 stances (§5.4.2); our targets (chosen): can and stairs <= 10 s, under
+the table <= 5 min, chair and glass <= 10 min; VBFP 3-5x fewer nodes than BFP (§6.2.2).
 
     .venv/bin/python benchmarks/planning.py [--cases flat stairs ...] [--seeds 5] [--algorithms vbfp bfp]
         [--time-limit 600] [--no-physics] [--physics-cases stairs table_can flat] [--hold gravity contacts]
@@ -58,17 +58,17 @@ CASES = [
     ("chair_table", "chair_table", None, None),
     ("glass", "glass", None, None),
 ]
-PHYSICS_CASES = ("stairs", "table_can", "flat")  # the issue's physical check: stairs and can (flat: a sanity case)
-HOLD = 1.0  # [s] the issue's hold time
-STAND = 0.01  # [m] the issue's base-motion bound
+PHYSICS_CASES = ("stairs", "table_can", "flat")  # the physical check: stairs and can (flat: a sanity case)
+HOLD = 1.0  # [s] the physical check's hold time (chosen)
+STAND = 0.01  # [m] the physical check's base-motion bound (chosen)
 HOLDS = ("gravity", "contacts")  # the physical check's feedforward torques (`stand_check`)
-PG_TARGET = 0.020  # [s] the issue's posture-generator median success time on HRP-2
-THESIS_PG = (0.74, 0.335)  # [s] the thesis's mean PG call and mean success (001_escande.md:463, :472; Table 7.1)
+PG_TARGET = 0.020  # [s] the posture generator's median success time on HRP-2 (target, chosen)
+THESIS_PG = (0.74, 0.335)  # [s] the thesis's mean PG call and mean success (Escande 2008, §7.5.2, Table 7.1)
 
 
 def candidate_overrides(scene, robot, algorithm) -> dict:
     """VBFP's lazy brothers need search boxes (`PlannerSettings`): a scene whose BFP draws random
-    candidates (the stairs, 001_escande.md §5.3.4 strategy 2) runs VBFP on box candidates."""
+    candidates (the stairs, Escande 2008, §5.3.4, strategy 2) runs VBFP on box candidates."""
     spec = getattr(scene, "planning", None)
     if algorithm != "vbfp" or spec is None:
         return {}
@@ -203,7 +203,7 @@ def print_calls(results):
         print(
             f"all calls: mean {1e3 * d['cpu_mean']:.1f} ms CPU (thesis {1e3 * THESIS_PG[0]:.0f} ms); successes: median "
             + ("-" if med is None else f"{1e3 * med:.1f} ms CPU")
-            + f" ({verdict} the issue's {1e3 * PG_TARGET:.0f} ms; thesis mean {1e3 * THESIS_PG[1]:.0f} ms)"
+            + f" ({verdict} the {1e3 * PG_TARGET:.0f} ms target; thesis mean {1e3 * THESIS_PG[1]:.0f} ms)"
         )
 
 
@@ -240,7 +240,7 @@ def main(argv=None):
     ap.add_argument(
         "--projection",
         action="store_true",
-        help="also the projection on ../shared/peers/ik's common problem beside HPP (posture_solvers.py)",
+        help="also the projection on the common IK problem beside HPP (posture_solvers.py, benchmarks/README.md)",
     )
     ap.add_argument("--hpp-python", default=os.environ.get("HPP_PYTHON"), help="HPP's interpreter (its own venv)")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")

@@ -1,20 +1,17 @@
-"""Benchmarks of the posture generator (issue 9), four sections (all by default):
+"""Benchmarks of the posture generator, four sections (all by default):
 
 --solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
 --projection  the projection alone (`newton_projection.NewtonProjector`: feet, CoM, hand, no criterion) on the
-              common problem of ../shared/peers/ik/ (`posture.common_problem`: its 100 seeded
-              starts, its independent Pinocchio check), beside HPP's `bench_hpp.py` run as a
+              common IK problem (`posture.common_problem`: its 100 seeded starts, its independent
+              Pinocchio check; benchmarks/README.md), beside HPP's script `bench_hpp.py` run as a
               subprocess in its own virtual environment when ``--hpp-python`` (or $HPP_PYTHON)
-              names its interpreter (created outside the project's requirements, e.g.
-              ``python3 -m venv /work/peer-venvs/hpp && /work/peer-venvs/hpp/bin/pip install
-              pin==4.1.0 hpp-python==9.0.2 hpp-constraints==9.0.2 hpp-core==9.0.2
-              example-robot-data==6.0.0``, ../shared/peers/ik/README.md), else its recorded
-              row of ../shared/peers/ik/results.jsonl;
---calls       the posture-generator call-time distribution by outcome code (Table 7.1,
-              001_escande.md:461-472; A24), every call of the contact planner's 0.8 m walk
+              names its interpreter (HPP is not in the project's requirements: benchmarks/README.md
+              says how to install it), else its recorded row of the peer results (`results.jsonl`);
+--calls       the posture-generator call-time distribution by outcome code (Escande 2008, §7.5.2,
+              Table 7.1; acceptance test 001 A24), every call of the contact planner's 0.8 m walk
               (benchmarks/contact_walk.py's problem, VBFP and BFP) recorded by
               `call_log.recording`, plus the standalone problems of --solvers;
---collision   A25 (test/test_posture_collision.py's fridge) with capsules and with STP-BVs,
+--collision   the fridge reach (Escande 2008, §4.6; test/test_posture_collision.py) with capsules and with STP-BVs,
               direct and two-stage solves.
 
 --solvers: SLSQP against IPOPT through casadi with the same numeric callbacks (values and
@@ -23,7 +20,7 @@ floor with both soles in strong contact, the CoM in the support polygon and the 
 criterion (4.11) (the problems of test/test_posture_solver.py):
 
   hand      the right hand at (0.35, -0.3, 0.9) m
-  foot      A9: the right sole sent 5 cm forward, 2 cm out, turned 0.2 rad
+  foot      a strong contact moved (Escande 2008, §3.4.1): the right sole sent 5 cm forward, 2 cm out, turned 0.2 rad
   far hand  the right hand 3 m further: unsatisfiable
 
 Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's options (chosen):
@@ -134,7 +131,7 @@ def problems(robot, floor):
     moved = EnvironmentFrame.on_surface(floor, rel @ e1 + 0.05, rel @ e2 - 0.02, 0.2)
     cases = {
         "hand": (standing, [FramePosition(m, "RARM_LINK5", [0.35, -0.3, 0.9], point=point, name="hand")]),
-        "foot (A9)": ([("r_sole", moved, floor), standing[1]], []),
+        "foot": ([("r_sole", moved, floor), standing[1]], []),
         "far hand": (standing, [FramePosition(m, "RARM_LINK5", [3.35, -0.3, 0.9], point=point, name="hand")]),
     }
     for name, (contacts, tasks) in cases.items():
@@ -173,8 +170,8 @@ def projection_table(robot, floor, hpp_python):
 
     common = CommonProblem(robot, floor)
     m = robot.model
-    print("\n# projection on the common problem of ../shared/peers/ik (HRP-2, 100 seeded starts, peers' check)")
-    print("| solver | tolerance | success (peers' check) | iterations median / max | time median [ms] | p90 [ms] |")
+    print("\n# projection on the common IK problem (HRP-2, 100 seeded starts, its independent check)")
+    print("| solver | tolerance | success (check) | iterations median / max | time median [ms] | p90 [ms] |")
     print("|---|---|---|---|---|---|")
     for tol in (1e-6, 1e-4):
         for prebuilt in (True, False):
@@ -258,7 +255,7 @@ def calls_table(robot, floor):
 
 
 def collision_table(robot, floor):
-    import test_posture_collision as fridge  # the A25 scene of the tests
+    import test_posture_collision as fridge  # the fridge scene of the tests (Escande 2008, §4.6)
 
     from humanoid_planner.posture import (
         EnvironmentCollision,
@@ -284,7 +281,7 @@ def collision_table(robot, floor):
             StpEnvironmentCollision(m, boxes, robot.collision_model),
         ],
     }
-    print("\n# A25 (fridge reach) with capsules and STP-BVs")
+    print("\n# fridge reach with capsules and STP-BVs")
     print("| volumes | solve | outcome | iterations (phase 1 + 2) | criterion | time [s] | geometry clearance [m] |")
     print("|---|---|---|---|---|---|---|")
     for name, coll in volumes.items():

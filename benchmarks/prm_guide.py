@@ -1,5 +1,5 @@
-"""A23 (001_escande.md:531; §5.7, thesis L2705-2904): the automatic guide on the chair scene, then
-the contact planning guided by it. The PRM of `humanoid_planner.contact.prm_guide` samples the
+"""The automatic guide (Escande 2008, §6.4; acceptance test 001 A23) on the chair scene, then the
+contact planning guided by it. The PRM of `humanoid_planner.contact.prm_guide` samples the
 root in a box, its orientation by von Mises-Fisher about the sitting start's, the posture between
 the sitting start and half-sitting, projects each sample on C_guide and links it; the guide is the
 roadmap's shortest path from the chair scene's sitting witness to HRP-2 standing at y = 2.3 m
@@ -13,7 +13,7 @@ Run:  .venv/bin/python benchmarks/prm_guide.py [--samples 400] [--seed 0] [--tim
 The sampling box (chosen): root x in [-0.2, 0.35] m (between the chair's back and the table's
 edge: a standing robot's root is never over the table), y in [-0.1, 2.4] m, z in [0.35, 0.70] m
 (sitting to standing). Wall-clock on whatever machine runs it (the thesis: guide in 10 min,
-planning about 3h30, :394).
+planning about 3h30, Escande 2008, §6.4.4).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def main(argv=None):
             check="ok" if plan.success and not problems else "; ".join(problems[:2]) or plan.reason,
         )
         print(
-            f"guided A20 plan: success {plan.success}, {out['plan_time_s']} s, {plan.generated} generated, "
+            f"guided chair plan: success {plan.success}, {out['plan_time_s']} s, {plan.generated} generated, "
             f"{plan.expanded} expanded, {plan.stats.total_calls} PG calls, {len(plan.nodes)} stances, "
             f"check {out['check']}",
             flush=True,

@@ -1,5 +1,5 @@
-"""Full simulator step on HRP-2 standing (issue 3 benchmarks; spec ../shared/spec/000_chardonnet.md
-§6.2 E2/E3): median step time, stage split, solver swap, and a peer loop without collision.
+"""Full simulator step on HRP-2 standing (acceptance tests 000 E2, E3): median step time, stage split,
+solver swap, and a peer loop without collision.
 
     .venv/bin/python benchmarks/sim_step.py [--steps 1000] [--reps 5] [--json OUT.json] [--soles]
 
@@ -7,22 +7,22 @@ Cases (scene 'flat', HRP-2 half-sitting held by the World's PD, dt = 1 ms, defau
 pair set, the robot settled for 300 steps first):
   8 points   the 4 sole corners per foot (coal contact patches);
   16 points  + 4 perimeter points per sole (`World(patch_points=8)`, the thesis's 16-point
-             standing set, spec :668);
-  FEM soles  `robot.soles: fem` (docs/soles.md) with 8 or 16 ground nodes per sole (issue 12's
-             rows; target: ≤ 2× the rigid 8-point step);
+             standing set, Chardonnet 2009, §5.3);
+  FEM soles  `robot.soles: fem` (docs/soles.md) with 8 or 16 ground nodes per sole (target:
+             ≤ 2× the rigid 8-point step);
   flexible   `load_robot("hrp2", ankle="flexible")` (6 passive spring joints, docs/soles.md §5),
              8 points; the column "/ rigid" is each row's ratio to the rigid 8-point nsgs_newton
              step of the same repetition;
   avatar     the human avatar on 'avatar_standing' (docs/avatar.md): its 8 ball joints as
              quaternion joints, against the same URDF read without its sidecar (each ball joint
-             three revolute joints with massless links, all angles zero: the thesis's comparison of
-             ../shared/spec/000_chardonnet.md:462, "no notable difference" in step time).
+             three revolute joints with massless links, all angles zero: the thesis's comparison,
+             Chardonnet 2009, §3.3.3, "no notable difference" in step time).
 Solvers: nsgs_newton (default), nsgs, pinocchio_admm, pinocchio_pgs (the same pipeline with only
 the solver swapped). Peers: "pin loop" = a plain Python loop on Pinocchio calls without collision
-detection, the shape of ../shared/peers/w1_standing.py (crba, nonLinearEffects, Cholesky, fixed
+detection, the usual Pinocchio time-stepping loop (crba, nonLinearEffects, Cholesky, fixed
 sole-corner Jacobians, dense G = J M⁻¹ Jᵀ, pin.ADMMConstraintSolver / PGSConstraintSolver,
 integrate), with the same robot, gains and implicit PD damping, 8 points; "MuJoCo" (only when
-`import mujoco` works: optional extra ``peers``) = mj_step on the same URDF, meshes stripped,
+`import mujoco` works: optional extra ``peers``, benchmarks/README.md) = mj_step on the same URDF, meshes stripped,
 free joint, floor plane, the same sole boxes (`MujocoLoop`), pyramidal and elliptic cones.
 All configurations run interleaved in every repetition (the machine is noisy); the table gives
 the median over repetitions of each repetition's median step time, and ratios to the pin-loop
@@ -30,7 +30,7 @@ ADMM step measured in the same repetition. Stage times are per-step medians [µs
 not add up to the median step). "CPU" is the median of each step's thread CPU time
 (`time.thread_time`), which a loaded machine inflates less than the wall time: a step that
 is descheduled keeps its CPU time, and a longer step is descheduled more often. ``--soles``:
-only issue 12's rows (rigid 8 points, FEM soles 8 and 16 nodes per sole, flexible ankles).
+only the sole rows (rigid 8 points, FEM soles 8 and 16 nodes per sole, flexible ankles).
 """
 
 import argparse
@@ -186,13 +186,13 @@ class PinLoop:
 
 
 class MujocoLoop:
-    """Peer: MuJoCo (optional extra ``peers``) on the same HRP-2 URDF, set up as the peers' w1
-    (../shared/peers/w1_standing.py): visual/collision meshes stripped, a free joint, a floor
+    """Peer: MuJoCo (optional extra ``peers``) on the same HRP-2 URDF, set up as a MuJoCo model of a
+    standing humanoid usually is: visual/collision meshes stripped, a free joint, a floor
     plane, and as the only colliding geometry the sole boxes that touch the floor in ``world`` (the
     same coal boxes, placements and friction as our step). Same half-sitting start, PD gains
     (K_p as a position actuator, K_v as joint damping, which MuJoCo's Euler integrator treats
     implicitly, as our M̃ = M + dt K_v does), armature, dt; joint limits and URDF joint
-    friction/damping off, as in w1. ``cone``: "pyramidal" (MuJoCo's default) or "elliptic"."""
+    friction/damping off. ``cone``: "pyramidal" (MuJoCo's default) or "elliptic"."""
 
     def __init__(self, world, cone):
         import xml.etree.ElementTree as ET
@@ -281,7 +281,7 @@ def main():
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--soles", action="store_true", help="only issue 12's rows (module docstring)")
+    ap.add_argument("--soles", action="store_true", help="only the sole rows (module docstring)")
     args = ap.parse_args()
 
     configs = {}
@@ -289,7 +289,7 @@ def main():
         for solver in ("nsgs_newton", "nsgs", "pinocchio_admm", "pinocchio_pgs"):
             if not args.soles or (pts, solver) == (0, "nsgs_newton"):
                 configs[f"{label}, {solver}"] = make_world(pts, solver)
-    for nodes in (8, 16):  # issue 12: FEM soles (docs/soles.md), against the rigid 8-point step of the same run
+    for nodes in (8, 16):  # FEM soles (docs/soles.md), against the rigid 8-point step of the same run
         configs[f"FEM soles {nodes} nodes/sole, nsgs_newton"] = make_world(0, "nsgs_newton", fem_soles(nodes))
     from humanoid_model import load_robot
 

@@ -1,4 +1,4 @@
-"""Table 5.1 analogue (spec ../shared/spec/000_chardonnet.md §4.9, acceptance E1): time per solve
+"""Table 5.1 analogue (Chardonnet 2009, §5.3, Table 5.1; acceptance test 000 E1): time per solve
 of every solver on HRP-2 standing with 16 contact points, Pinocchio's ADMM/PGS on the same
 problems, printed as Markdown (and optionally JSON).
 
@@ -6,10 +6,10 @@ problems, printed as Markdown (and optionally JSON).
 
 Problems (all W = dt Λ, dt = 1 ms, 16 points = the 4 corners + 4 edge midpoints of each sole):
   rigid      all joints locked (the stiff-PD limit): one rigid body on 16 points, from rest,
-             μ = 0.983 (measured foot–floor μ, spec :670): sticking, hyperstatic;
+             μ = 0.983 (measured foot–floor μ, Chardonnet 2009, §5.1.2.1): sticking, hyperstatic;
   articulated  the whole tree, joints at rest with gravity-compensation torques (rnea), from
              rest, μ = 0.983: the body sags, some points slide;
-  pushed     the rigid case with the base moving at (0.3, 0.1, 0) m/s, μ = 0.4 (spec :669):
+  pushed     the rigid case with the base moving at (0.3, 0.1, 0) m/s, μ = 0.4 (§3.1.6.1):
              every point sliding.
 "nsgs_newton (plain GS)" is nsgs_newton without its verified active-set steps
 (docs/solvers.md §4), for a before/after ratio in the same run.
@@ -19,7 +19,7 @@ tolerances for all (our SolverSettings defaults; Pinocchio gets the same absolut
 complementarity/feasibility numbers, its own measure), residuals are OUR true residuals.
 Timing: per round every solver `reps` times, interleaved; median over rounds (noisy machine).
 Thesis Table 5.1 (ms, 2009 PC, frictionless LCPs): AMELIFGS 0.058, AMELIFGSNEWTON 0.347,
-PROJECTION 0.182, AMELIFLCP 0.072 (spec :780-787).
+PROJECTION 0.182, AMELIFLCP 0.072 (Chardonnet 2009, Table 5.1).
 """
 
 import argparse

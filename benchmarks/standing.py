@@ -1,6 +1,6 @@
-"""HRP-2 standing 10 s under the World's PD (issue 12, "The soles and the flexible ankle keep the
-existing standing test true: HRP-2 stands 10 s under PD without slip, now with a sole compression
-that matches a static FEM solve of the same load to 1 %"; ../shared/spec/000_chardonnet.md §6.2).
+"""HRP-2 standing 10 s under the World's PD, with rigid feet, FEM soles (Chardonnet 2009, §4.3) or
+flexible ankles (§4.2): it stands without slip, and the sole compression matches a static FEM
+solve of the same load to 1 %.
 
     .venv/bin/python benchmarks/standing.py [--seconds 10] [--json OUT.json]
 

@@ -1,4 +1,5 @@
-"""D4 walking shock attenuation and D5 sole-material sweep (issue 12, 000_chardonnet.md:1054-1062).
+"""D4 walking shock attenuation and D5 sole-material sweep (Chardonnet 2009, §4.4; acceptance tests
+000 D4 and D5).
 
 D4: HRP-2 executes one walking plan, by default the thesis's generator's settings
 (`WalkParameters.walkgen_2008`: 6 steps of 0.15 m, 0.78 s single + 0.02 s double support, 5.8 s from
@@ -6,10 +7,11 @@ the first weight shift to the end), with rigid feet, flexible ankles, FEM soles 
 nu = 0.4) and two-layer pad soles (1.5 cm at 3 MPa over 0.5 cm at 1 MPa, nu = 0.25), the same PD joint
 trajectory controller in all four (`humanoid_control.walking_ik.stiffen`, or --gains jsk), and prints the peak vertical
 acceleration of the torso's centre of mass at the foot strikes against the thesis's
-50 / 30 / 5 / 2 m/s², the torso's vertical oscillation and the offset of each trace from the rigid one.
+50 / 30 / 5 / 2 m/s² (Chardonnet 2009, §4.4.2 and §4.6), the torso's vertical oscillation and the
+offset of each trace from the rigid one.
 
 D5: the sole materials E in {1, 3, 10} MPa x nu in {0.01, 0.25, 0.4, 0.49}, the thesis's two criteria
-(000_chardonnet.md:789-799): the peak vertical acceleration of the base (the hips' centre) when HRP-2,
+(Chardonnet 2009, §4.4.1): the peak vertical acceleration of the base (the hips' centre) when HRP-2,
 all joints at zero, drops from 1 cm, and the torso-inclination error when the torso is tilted
 slowly to 15.3 deg with the legs vertical; plus (--d5-walk) the D4 walk's strike peak per material.
 The runs are independent: they go to a process pool over the cores (--jobs).
@@ -19,7 +21,7 @@ The runs are independent: they go to a process pool over the cores (--jobs).
 
 Acceleration and strikes: `humanoid_sim.plan_replay` (the torso CoM's vertical velocity differentiated
 over one 1 ms step, raw; the strike window [-20 ms, +150 ms]); also averaged over 5 ms (HRP-2's control
-period, hrp2_data.md C1). Method and results: docs/walking.md.
+period, Chardonnet 2009, §5.1.2.5, [HRP2-T1]). Method and results: docs/walking.md.
 """
 
 from __future__ import annotations
@@ -42,18 +44,19 @@ from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
 
-THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] 000_chardonnet.md:1055
-PADS = (SoleLayer(0.015, 3e6, 0.25), SoleLayer(0.005, 1e6, 0.25))  # 000_chardonnet.md:820; thicknesses chosen (docs)
-E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] 000_chardonnet.md:1059
-NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # 000_chardonnet.md:1059
+THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] Chardonnet 2009, §4.4.2, §4.6
+PADS = (SoleLayer(0.015, 3e6, 0.25), SoleLayer(0.005, 1e6, 0.25))  # Chardonnet 2009, §4.6; thicknesses chosen (docs)
+E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] Chardonnet 2009, §4.4.1
+NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # the range of Chardonnet 2009, §4.4.1, at its ends and two points between
 FALLEN = 0.55  # [m] base height below which HRP-2 has fallen (planned >= 0.64 m; chosen)
-AVERAGE = 0.005  # [s] HRP-2's control period (hrp2_data.md C1)
-DROP = 0.01  # [m] 000_chardonnet.md:792
+AVERAGE = 0.005  # [s] HRP-2's control period (Chardonnet 2009, §5.1.2.5; [HRP2-T1])
+DROP = 0.01  # [m] Chardonnet 2009, §4.4.1
 DROP_TIME = 0.12  # [s] touchdown at ~45 ms, the first compression and rebound (as test_soles_drop)
-#: JSK's HRP-2 simulation PD gains (hrp2_data.md:305, HRP2JSK.PDgain.dat): leg joints 0-5 P [N·m/rad], all D 500
-#: [N·m·s/rad]; chest pitch/yaw P 8000 / 13080 (--gains jsk; the thesis's gains are not given, 000_chardonnet.md:658)
+#: JSK's HRP-2 simulation PD gains (start-jsk/rtmros_tutorials, hrpsys_ros_bridge_tutorials/models/HRP2JSK.PDgain.dat):
+#: leg joints 0-5 P [N·m/rad], all D 500 [N·m·s/rad]; chest pitch/yaw P 8000 / 13080 (--gains jsk; the thesis does not
+#: give its gains)
 JSK_LEG_P, JSK_CHEST_P, JSK_D = (1800.0, 21500.0, 8250.0, 18450.0, 4840.0, 3750.0), (8000.0, 13080.0), 500.0
-TILT = np.deg2rad(15.3)  # [rad] 000_chardonnet.md:793
+TILT = np.deg2rad(15.3)  # [rad] Chardonnet 2009, §4.4.1
 TILT_SETTLE, TILT_RAMP, TILT_HOLD = 0.5, 2.0, 2.0  # [s] standing, "little by little" (no time given; chosen), held
 
 
@@ -152,7 +155,7 @@ def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=
 
 
 def drop_peak(material) -> float:
-    """D5 drop: peak |vertical acceleration| [m/s²] of the base (the hips' centre, 000_chardonnet.md:791)
+    """D5 drop: peak |vertical acceleration| [m/s²] of the base (the hips' centre, Chardonnet 2009, §4.4.1)
     when HRP-2 at all joints zero is released 1 cm above 'flat' on soles of ``material`` (E, nu)
     (None: rigid feet); 8-node soles as `test/test_soles_drop.py`."""
     from humanoid_model.scene import load_scene
@@ -176,7 +179,7 @@ def drop_peak(material) -> float:
 
 def tilt_error(material) -> dict:
     """D5 tilt: HRP-2 standing on 'flat' at all joints zero, settled for ``TILT_SETTLE``, then the chest
-    pitch (CHEST_JOINT1) driven slowly to 15.3 deg (000_chardonnet.md:793; the legs stay vertical)
+    pitch (CHEST_JOINT1) driven slowly to 15.3 deg (Chardonnet 2009, §4.4.1; the legs stay vertical)
     under the walking PD gains; returns, as changes from the settled stance to the mean over the last
     ``TILT_HOLD`` [deg]: ``end`` the torso's (CHEST_LINK1) inclination beyond the commanded 15.3 deg,
     and ``feet`` the feet's forward pitch (the soles' share of it: the legs are stiff); ``max`` the

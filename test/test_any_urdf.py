@@ -1,9 +1,9 @@
-"""Any URDF simulates (issue 14 §6): a robot that is not a biped, a fixed-base arm or a chain
-without feet, gets default PD gains from its own structure (`humanoid_sim.actuators.
+"""Any URDF simulates (docs/robots.md, "Any URDF"): a robot that is not a biped, a fixed-base arm or a
+chain without feet, gets default PD gains from its own structure (`humanoid_sim.actuators.
 standing_gains`, rule in docs/simulator.md "Default PD gains") and runs 1 s through `World` and
-through `humanoid-stack simulate` with finite state. Before, `standing_gains` raised
-`LinAlgError: Singular matrix` for the arm (its two derived "feet" lie on one chain) and the
-loader refused the chain (no left and right foot)."""
+through `humanoid-stack simulate` with finite state. The cases: an arm, whose two derived "feet"
+lie on one chain (a two-feet rule would meet a singular matrix), and a chain with no left and
+right foot at all."""
 
 import numpy as np
 import pinocchio as pin
@@ -123,9 +123,9 @@ def test_redundant_foot_welds_fall_back_to_the_root_welded_rule(tmp_path):
 
 
 def test_a_robot_without_mass_is_refused_when_the_world_is_built(tmp_path, capsys):
-    """A URDF without inertia (every link massless) has no defined base acceleration. It used to
-    build a World that stopped at step 0 with a non-finite state from stage 'free'; now the World
-    refuses it, naming the robot and the fix, and `simulate` exits 2 with that one line."""
+    """A URDF without inertia (every link massless) has no defined base acceleration: a World built
+    on it would stop at step 0 with a non-finite state from stage 'free'. The World refuses it,
+    naming the robot and the fix, and `simulate` exits 2 with that one line."""
     from humanoid_model.exceptions import ModelError
 
     path = tmp_path / "massless.urdf"

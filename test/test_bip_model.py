@@ -1,7 +1,7 @@
 """The shipped BIP / BIP2000 model (urdf/bip.urdf + urdf/bip.yaml).
 
-Expected values come from the thesis digest and the fact sheet, cited as
-``../shared/spec/FILE.md:LINE``; actual values are computed from the loaded Pinocchio models.
+Expected values come from Chessé 2002 and the public HuMAnS model, cited by the keys of
+docs/references.md ([BIP-H], [BIP-SI]); actual values are computed from the loaded Pinocchio models.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ LATERAL = [
     "trunk_pitch",
 ]
 SIDES = ("r", "l")
-Z0 = np.array([0.0, -1.0, 0.0])  # thesis Z0 (out of the sagittal plane) in URDF axes, ../shared/spec/003_chesse.md:445
+Z0 = np.array([0.0, -1.0, 0.0])  # thesis Z0 (out of the sagittal plane) in URDF axes, Chessé 2002, §III.3.2.1
 
-# Table III-3 of Chessé 2002, ../shared/spec/003_chesse.md:455-460 (r_i, m_i, a_i, b_i; S7 has no r).
+# Table III-3 of Chessé 2002, §III.3.2.2 (r_i, m_i, a_i, b_i; S7 has no r).
 TABLE_III_3 = {
     "S1": dict(r=0.188, m=2.34, a=0.143, b=0.042),  # rear foot, O1 = toe, X1 toe->ankle
     "S2": dict(r=0.410, m=6.11, a=0.258, b=0.028),  # rear shank, O2 = ankle, X2 ankle->knee
@@ -42,11 +42,11 @@ TABLE_III_3 = {
 # Tolerances: the table prints masses to 0.01 kg and a, b, r to 1 mm, hence half a unit.
 MASS_TOL = 0.005
 LEN_TOL = 0.0005
-# Foot only: the public HuMAnS foot COM differs from Table III-3 by up to 3.2 mm (H-derived a1, b1 =
-# 0.146, 0.045 vs 0.143, 0.042; a6 = 0.043 vs 0.045), ../shared/spec/bip_data.md:180-181.
+# Foot only: the public HuMAnS foot COM differs from Table III-3 by up to 3.2 mm (derived from [BIP-H]:
+# a1, b1 = 0.146, 0.045 vs 0.143, 0.042; a6 = 0.043 vs 0.045).
 FOOT_COM_TOL = 0.0035
-# r1: Chessé prints 0.188 m; the public geometry gives the ankle-toe distance 0.189 m
-# (../shared/spec/bip_data.md:138).
+# r1: Chessé prints 0.188 m; the public geometry gives the ankle-toe distance 0.189 m (derived from
+# [BIP-H]).
 R1_TOL = 0.0015
 
 
@@ -79,7 +79,7 @@ def _fk(robot, q):
 
 # ---------------------------------------------------------------------------------- structure
 def test_loads_with_15_actuated_revolute_joints(bip):
-    # 15 actuated joints: ../shared/spec/003_chesse.md:465, ../shared/spec/bip_data.md:54
+    # 15 actuated joints: Chessé 2002, §III.3.2; [BIP-H]
     assert len(bip.joint_names) == 15
     assert set(bip.joint_names) == set(SAGITTAL + LATERAL)
     assert bip.model.nq == 7 + 15 and bip.model.nv == 6 + 15
@@ -107,7 +107,7 @@ def _point_after(robot, joint, angle, frame):
 @pytest.mark.parametrize(
     "joint, frame, check",
     [
-        # positive directions of ../shared/spec/bip_data.md:95-109 (HuMAnS signs)
+        # positive directions of [BIP-H] (HuMAnS signs, urdf/README.md)
         ("r_hip_pitch", "r_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),  # extension: knee back
         ("l_hip_pitch", "l_shank", lambda p0, p1: p1.translation[0] < p0.translation[0]),
         ("r_knee", "r_ankle_cardan", lambda p0, p1: p1.translation[0] < p0.translation[0]),  # flexion: ankle back
@@ -130,8 +130,8 @@ def test_joints_turn_in_the_documented_sense(bip, joint, frame, check):
 
 
 def test_locked_joints_are_the_lateral_ones_plus_trunk_pitch(bip, spec):
-    # Chessé's sagittal model keeps hips, knees and ankles (../shared/spec/003_chesse.md:465); his S7 is pelvis and
-    # trunk as one rigid body (../shared/spec/003_chesse.md:455-460), so trunk pitch (a sagittal axis) is locked too.
+    # Chessé's sagittal model keeps hips, knees and ankles (Chessé 2002, §III.3.2); his S7 is pelvis and
+    # trunk as one rigid body (§III.3.2.1, Table III-3), so trunk pitch (a sagittal axis) is locked too.
     axes = _joint_axes_world(bip, bip.q("zero"))
     sagittal_axis = {j for j in bip.joint_names if np.allclose(np.abs(axes[j]), [0, 1, 0], atol=1e-12)}
     assert sagittal_axis == set(SAGITTAL) | {"trunk_pitch"}
@@ -142,21 +142,20 @@ def test_locked_joints_are_the_lateral_ones_plus_trunk_pitch(bip, spec):
 
 # ---------------------------------------------------------------------------------- masses
 def test_total_mass_is_104_81_kg(bip):
-    # 104.81 kg: ../shared/spec/003_chesse.md:470 and acceptance test A1 ../shared/spec/003_chesse.md:701,
-    # ../shared/spec/bip_data.md:57
+    # 104.81 kg: the sum of Chessé 2002, Table III-3 (acceptance test 003 A1); [BIP-H]
     assert bip.mass == pytest.approx(104.81, abs=1e-9)
 
 
 @pytest.mark.parametrize("side", SIDES)
 def test_leg_mass_is_19_35_kg(bip, side):
     # thigh + shank + ankle cardan + foot (hip bracket excluded) = 19.35 kg:
-    # ../shared/spec/003_chesse.md:470 and A1 ../shared/spec/003_chesse.md:701, ../shared/spec/bip_data.md:58
+    # Chessé 2002, Table III-3, S1 + S2 + S3 (acceptance test 003 A1); [BIP-H]
     leg = sum(_link_inertia(bip, f"{side}_{j}").mass for j in ("hip_pitch", "knee", "ankle_pitch", "ankle_roll"))
     assert leg == pytest.approx(19.35, abs=1e-9)
 
 
 def test_pelvis_and_trunk_group_masses(bip):
-    # ../shared/spec/bip_data.md:59 (pelvis group 17.65 kg) and :60 (trunk group 48.46 kg)
+    # [BIP-H]: pelvis group 17.65 kg and trunk group 48.46 kg
     pelvis = (
         _link_inertia(bip, "root_joint").mass
         + _link_inertia(bip, "trunk_yaw").mass
@@ -171,9 +170,9 @@ def test_zero_posture_com_and_joint_heights_match_the_data(bip):
     q = bip.q("zero")
     data = _fk(bip, q)
     com = pin.centerOfMass(bip.model, data, q)
-    # whole-robot COM (-0.022, -0.004, 1.011) m, printed to 1 mm: ../shared/spec/bip_data.md:65
+    # whole-robot COM (-0.022, -0.004, 1.011) m, derived from [BIP-H] to 1 mm
     np.testing.assert_allclose(com, [-0.022, -0.004, 1.011], atol=LEN_TOL)
-    # joint heights 0.083, 0.493, 0.903, 1.031 and cabinet top 1.691 m: ../shared/spec/bip_data.md:146
+    # joint heights 0.083, 0.493, 0.903, 1.031 and cabinet top 1.691 m: [BIP-H]
     z = {j: data.oMi[bip.model.getJointId(j)].translation[2] for j in bip.joint_names}
     assert z["r_ankle_pitch"] == pytest.approx(0.083, abs=1e-12)
     assert z["r_knee"] == pytest.approx(0.493, abs=1e-12)
@@ -214,7 +213,7 @@ def test_limits_finite_and_ordered(bip, spec):
 
 
 def test_armature_from_the_yaml_is_in_the_pinocchio_model(bip, spec):
-    """bip.yaml `armature:` (../shared/spec/bip_data.md:216) reaches model.armature, per joint."""
+    """bip.yaml `armature:` (derived from [BIP-H], urdf/README.md) reaches model.armature, per joint."""
     for joint, value in spec["armature"].items():
         assert bip.armature[bip.joint_names.index(joint)] == value
         assert bip.model.armature[bip.joint_index_v(joint)] == value
@@ -268,7 +267,7 @@ def test_sole_hull_is_bottom_face_of_sole_collision_box(bip):
         )
         np.testing.assert_allclose(c.point, hull_joint.mean(axis=0) - frame.placement.translation, atol=1e-12)
         # foot length 0.29 m heel to toe; ankle->toe 0.189 m and ankle->heel 0.146 m measured from the
-        # ankle centre: ../shared/spec/bip_data.md:132, :138-139
+        # ankle centre: [BIP-H] foot points
         assert 2 * h[0] == pytest.approx(0.290, abs=1e-12)
         data = _fk(bip, bip.q("zero"))
         ankle = data.oMi[foot_joint].translation
@@ -309,7 +308,7 @@ def _thesis_bodies(bip2d, bip, side_rear, side_front, posture="standing"):
     brackets and levers, lumbar lever, trunk cardan and cabinet); thigh = body of the hip-pitch joint;
     shank = body of the knee joint; foot = body of the ankle-pitch joint (cardan + foot) minus the
     ankle cardan, whose mass Chessé counts with the shank but whose COM shift he ignores
-    (../shared/spec/bip_data.md:179), so the thesis shank has mass shank + cardan and the COM of the
+    (as Table III-3's values show, compared with [BIP-H]), so the thesis shank has mass shank + cardan and the COM of the
     shank alone. Returns {body: (origin O, unit X, length r or None, mass, COM)} in the world frame.
     """
     model = bip2d.model
@@ -344,15 +343,15 @@ def _thesis_bodies(bip2d, bip, side_rear, side_front, posture="standing"):
 
     R, F = leg(side_rear), leg(side_front)
     trunk = world(jid("root_joint"))
-    up = data.oMi[jid("root_joint")].rotation[:, 2]  # q7 = pi/2: upright pelvis/trunk (../shared/spec/bip_data.md:115)
+    up = data.oMi[jid("root_joint")].rotation[:, 2]  # q7 = pi/2: upright pelvis/trunk (Chessé's absolute angle)
     return {
         "S1": (R["toe"], unit(R["ankle"] - R["toe"]), np.linalg.norm(R["ankle"] - R["toe"]), *R["foot"]),
         "S2": (R["ankle"], unit(R["knee"] - R["ankle"]), np.linalg.norm(R["knee"] - R["ankle"]), *R["shank"]),
         "S3": (R["knee"], unit(R["hip"] - R["knee"]), np.linalg.norm(R["hip"] - R["knee"]), *R["thigh"]),
         "S4": (F["hip"], unit(F["knee"] - F["hip"]), np.linalg.norm(F["knee"] - F["hip"]), *F["thigh"]),
         "S5": (F["knee"], unit(F["ankle"] - F["knee"]), np.linalg.norm(F["ankle"] - F["knee"]), *F["shank"]),
-        # X6 along ankle->toe (digest's recommended reading, ../shared/spec/003_chesse.md:500); r6 = heel-toe length
-        # (../shared/spec/bip_data.md:148)
+        # X6 along ankle->toe (the reading under which a1 + a6 = r1, urdf/README.md); r6 = heel-toe length
+        # ([BIP-H]: 0.29 m)
         "S6": (F["ankle"], unit(F["toe"] - F["ankle"]), np.linalg.norm(F["toe"] - F["heel"]), *F["foot"]),
         "S7": (F["hip"], up, None, trunk.mass, trunk.lever),
     }
@@ -367,7 +366,7 @@ def thesis_bodies(request, bip2d, bip):
 def test_planar_reduction_reproduces_table_III_3(thesis_bodies, body):
     expected = TABLE_III_3[body]
     origin, X, r, mass, com = thesis_bodies[body]
-    Y = np.cross(Z0, X)  # Y_i = Z0 x X_i (../shared/spec/003_chesse.md:241)
+    Y = np.cross(Z0, X)  # Y_i = Z0 x X_i (Chessé 2002, §III.3.2.1)
     a, b = (com - origin) @ X, (com - origin) @ Y
     com_tol = FOOT_COM_TOL if body in ("S1", "S6") else LEN_TOL
     assert mass == pytest.approx(expected["m"], abs=MASS_TOL)
@@ -378,7 +377,7 @@ def test_planar_reduction_reproduces_table_III_3(thesis_bodies, body):
 
 
 def test_planar_leg_and_total_mass_from_table_III_3(thesis_bodies):
-    # one leg = S1 + S2 + S3 = 19.35 kg and the whole robot = 104.81 kg (../shared/spec/003_chesse.md:470)
+    # one leg = S1 + S2 + S3 = 19.35 kg and the whole robot = 104.81 kg (sums of Chessé 2002, Table III-3)
     masses = {k: v[3] for k, v in thesis_bodies.items()}
     assert masses["S1"] + masses["S2"] + masses["S3"] == pytest.approx(19.35, abs=1e-9)
     assert sum(masses.values()) == pytest.approx(104.81, abs=1e-9)

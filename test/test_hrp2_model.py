@@ -1,6 +1,6 @@
 """HRP-2 model (urdf/hrp2.urdf + urdf/hrp2.yaml): structure, mass, geometry, limits, postures,
-contact locations and sensors, checked numerically against the public fact sheet
-``../shared/spec/hrp2_data.md`` and the thesis digests.
+contact locations and sensors, checked numerically against the public sources of
+docs/references.md ([HRP2-*] keys) and the theses (urdf/README.md gives each value's source).
 """
 
 import importlib.util
@@ -84,7 +84,7 @@ def test_loads_with_free_flyer_and_30_standard_joints(robot):
 
 
 def test_dof_split_matches_no14(robot):
-    """../shared/spec/hrp2_data.md:112 (T1): legs 2x6, chest 2, head 2, arms 2x6, grippers 2x1; chain depths."""
+    """[HRP2-T1]: legs 2x6, chest 2, head 2, arms 2x6, grippers 2x1; chain depths."""
     m = robot.model
 
     def depth(joint):
@@ -110,9 +110,9 @@ def test_generated_files_are_up_to_date():
 
 # ---------------------------------------------------------------------------- mass and inertia
 def test_total_mass_is_58_kg_within_3_kg_and_matches_the_mass_budget(robot):
-    # 58 kg spec (../shared/spec/hrp2_data.md:105, N1/N2), tolerance of the issue: +-3 kg.
+    # 58 kg quoted ([HRP2-N1], [HRP2-N2]); tolerance (chosen): +-3 kg.
     assert abs(robot.mass - 58.0) <= 3.0
-    # mass budget of the fact sheet's suggested assembly: ~56.4 kg (../shared/spec/hrp2_data.md:259)
+    # mass budget of the parts chosen in urdf/README.md: ~56.4 kg (derived)
     assert robot.mass == pytest.approx(56.4, abs=0.1)
 
 
@@ -122,12 +122,12 @@ def test_link_masses_match_their_sources(robot):
     def mass(link):
         return m.inertias[m.frames[m.getFrameId(link)].parentJoint].mass
 
-    # No.14 head, R1 (../shared/spec/hrp2_data.md:249): 1.368 kg
+    # No.14 head, [HRP2-R1]: 1.368 kg
     assert mass("HEAD_LINK0") + mass("HEAD_LINK1") == pytest.approx(1.368, abs=1e-3)
-    # one leg LINK0-5, J1 (../shared/spec/hrp2_data.md:251): 8.090 kg; both legs equal (mirror)
+    # one leg LINK0-5, [HRP2-J1]: 8.090 kg; both legs equal (mirror)
     for s in SIDES:
         assert sum(mass(f"{s}LEG_LINK{i}") for i in range(6)) == pytest.approx(8.090, abs=1e-3)
-    # hand below the wrist F/T sensor, C1 (../shared/spec/hrp2_data.md:255): 0.770 kg
+    # hand below the wrist F/T sensor, Chardonnet 2009, §5.1.2.5: 0.770 kg
     for s in SIDES:
         assert mass(f"{s}ARM_LINK5") + mass(f"{s}ARM_LINK6") == pytest.approx(0.770, abs=2e-3)
 
@@ -145,7 +145,7 @@ def test_inertias_positive_definite_and_triangle_inequality(robot):
 
 
 def test_left_side_mirrors_right(robot):
-    """Left inertias/limits are the mirror images of the right (hrp2_data.md frame conventions)."""
+    """Left inertias/limits are the mirror images of the right (the sources' mirror convention)."""
     m = robot.model
     S = np.diag([1.0, -1.0, 1.0])
     for prefix, n in (("LEG", 6), ("ARM", 7)):
@@ -177,7 +177,7 @@ def test_limits_finite_and_ordered(robot):
 
 
 def test_limits_match_fact_sheet(robot):
-    """Sample of No.14 ranges (T1) and J1 velocity/effort, ../shared/spec/hrp2_data.md:278-299."""
+    """Sample of No.14 ranges ([HRP2-T1]) and [HRP2-J1] velocity/effort."""
     expected = {  # joint: (lower deg, upper deg, velocity rad/s, effort N m)
         "RLEG_JOINT0": (-45, 30, 3.54108, 86.2),
         "LLEG_JOINT0": (-30, 45, 3.54108, 86.2),
@@ -208,8 +208,8 @@ def test_postures_within_limits(robot, posture):
 
 
 def test_half_sitting_posture_has_the_documented_angles(robot):
-    """../shared/spec/hrp2_data.md:315-319 (S1, W1, W2): legs 0/0/-26/50/-24/0 deg, arms 15/-+10/0/-30/0/0,
-    gripper 10 deg; base z 0.648702 (../shared/spec/hrp2_data.md:329)."""
+    """[HRP2-S1], [HRP2-W1], [HRP2-W2]: legs 0/0/-26/50/-24/0 deg, arms 15/-+10/0/-30/0/0,
+    gripper 10 deg; base z 0.648702 ([HRP2-S1])."""
     q = robot.q("half-sitting")
     expected = {"CHEST_JOINT0": 0, "CHEST_JOINT1": 0, "HEAD_JOINT0": 0, "HEAD_JOINT1": 0}
     for s, sgn in (("R", 1), ("L", -1)):
@@ -247,9 +247,9 @@ def _world_points(robot, data, geom):
 def test_height_is_1_54_m_standing_and_lower_at_half_sitting(robot):
     """Head top from the collision geometry, soles on z = 0.
 
-    1.54 m (../shared/spec/hrp2_data.md:100, N1/N2/E1) is the standing height: at the zero posture
-    (straight legs). At half-sitting the waist is 0.705 - 0.648702 = 0.0563 m lower
-    (../shared/spec/hrp2_data.md:329), so the head top is at ~1.483 m there.
+    1.54 m ([HRP2-N1], [HRP2-N2]; Escande 2008, §5.4.1) is the standing height: at the zero posture
+    (straight legs). At half-sitting the waist is 0.705 - 0.648702 = 0.0563 m lower ([HRP2-S1]),
+    so the head top is at ~1.483 m there.
     """
     h_zero = robot.height("zero")
     assert h_zero == pytest.approx(1.54, abs=0.01)
@@ -258,7 +258,7 @@ def test_height_is_1_54_m_standing_and_lower_at_half_sitting(robot):
 
 
 def test_width_is_0_62_m(robot):
-    """Overall width 0.62 m (../shared/spec/hrp2_data.md:102, N1) at the zero posture, +-1 cm."""
+    """Overall width 0.62 m ([HRP2-N1]) at the zero posture, +-1 cm."""
     data = _fk(robot, "zero")
     y = np.concatenate([_world_points(robot, data, g)[:, 1] for g in robot.collision_model.geometryObjects])
     assert y.max() - y.min() == pytest.approx(0.62, abs=0.01)
@@ -277,9 +277,8 @@ def test_half_sitting_com_is_inside_the_support_polygon(robot):
         pts.append((M.rotation @ c.hull.T).T + M.translation)
     margin = _point_in_convex_polygon_margin(com[:2], np.vstack(pts)[:, :2])
     assert margin > 0.05  # [m]; the polygon is ~0.23 x 0.34 m around a CoM near its centre
-    # W1 reference CoM of the HRP-2 model at half-sitting: (0.01355, 0.0015, 0.8077) m
-    # (../shared/spec/hrp2_data.md:260, :332); tolerance 5 mm in x, y and 1 cm in z (the J1-only
-    # body model of the fact sheet is 9 mm low).
+    # [HRP2-W1] reference CoM of the HRP-2 model at half-sitting: (0.01355, 0.0015, 0.8077) m;
+    # tolerance 5 mm in x, y and 1 cm in z (chosen: [HRP2-J1]'s inertias alone put it 9 mm low).
     np.testing.assert_allclose(com[:2], [0.01355, 0.0015], atol=5e-3)
     assert com[2] == pytest.approx(0.8077, abs=0.01)
 
@@ -288,8 +287,9 @@ def _adjacent(m, j1, j2):
     return m.parents[j1] == j2 or m.parents[j2] == j1
 
 
-# Extra postures the planners need (001_escande.md §7.2: sitting on a chair, forearms on a table):
-# joint angles [deg] set on top of the zero posture; chest pitch 60 deg is its upper limit (T1).
+# Extra postures the planners need (Escande 2008, §7.3 and §7.4: sitting on a chair, forearms on a
+# table): joint angles [deg] set on top of the zero posture; chest pitch 60 deg is its upper limit
+# ([HRP2-T1]).
 EXTRA_POSTURES = {
     "sitting": {"RLEG_JOINT2": -90, "LLEG_JOINT2": -90, "RLEG_JOINT3": 90, "LLEG_JOINT3": 90},
     "forearms-on-table": {
@@ -336,7 +336,7 @@ def test_no_self_collision_between_non_adjacent_links(robot, posture):
 
 
 def test_the_thighs_clear_the_waist_by_the_planner_margin_over_the_whole_hip_flexion(robot):
-    """The hip pitch flexes to -125 deg (J1's limit): the waist's boxes stay >= 1 cm (the planner's
+    """The hip pitch flexes to -125 deg ([HRP2-T1]'s limit, also [HRP2-J1]'s): the waist's boxes stay >= 1 cm (the planner's
     self-collision margin, docs/planner.md) from the thighs' at every hip angle 0..-125 deg, the
     other joints at zero. A single waist box reaching below the front of the chest joint met the
     thighs' near corners within 1 cm from -95 deg on and overlapped them from -100 deg (rising
@@ -418,20 +418,20 @@ def test_sensor_frames_are_on_their_bodies_at_the_documented_places(robot):
         assert fr.parentJoint == body.parentJoint, spec
     imu = m.frames[m.getFrameId(robot.sensors["imu"]["frame"])]
     assert m.names[imu.parentJoint] == "CHEST_JOINT1"
-    # IMU at (-0.13, 0, 0.118) in CHEST_LINK1 (../shared/spec/hrp2_data.md:347, S2/J5)
+    # IMU at (-0.13, 0, 0.118) in CHEST_LINK1 ([HRP2-S2], [HRP2-J5])
     np.testing.assert_allclose(imu.placement.translation, [-0.13, 0, 0.118], atol=1e-12)
-    # ankle F/T frames at sole level, 0.105 below the ankle axes (../shared/spec/hrp2_data.md:343)
+    # ankle F/T frames at sole level, 0.105 below the ankle axes ([HRP2-S2], [HRP2-J2])
     data = _fk(robot, "half-sitting")
     for name in ("RLEG_FT", "LLEG_FT"):
         assert abs(_frame(robot, data, name).translation[2]) <= 1e-3
 
 
 def test_wrist_sensor_reads_hand_weight(robot):
-    """Model data, not the C4 acceptance test: the static rnea wrench below each wrist joint is the
-    weight of the 0.770 kg hand (../shared/spec/hrp2_data.md:255), 7.55 N (+-3 %, the value C4 quotes,
-    ../shared/spec/000_chardonnet.md:1042). The hand mass was set from that datum, so this checks the
-    model file and the sensor frame convention only; C4 itself (the simulated `Sensors` reading
-    against an independent sub-tree sum, both postures) is test_sensors.py::test_c4_hand_force_torque_sensor."""
+    """Model data, not the sensor acceptance test: the static rnea wrench below each wrist joint is the
+    weight of the 0.770 kg hand, 7.55 N (+-3 %; the thesis's reading, Chardonnet 2009, §5.1.2.5). The
+    hand mass is set from that datum, so this checks the model file and the sensor frame convention
+    only; the simulated `Sensors` reading against an independent sub-tree sum, both postures
+    (acceptance test 000 C4), is in test_sensors.py."""
     m = robot.model
     model = m.copy()
     model.gravity.linear = np.array([0, 0, -G])

@@ -80,7 +80,7 @@ def test_default_sole_contacts_from_foot_collision_mesh(mesh_package):
 
 
 def test_robot_without_feet_loads_without_contacts(tmp_path):
-    """A robot without feet is a valid robot (issue 14 §6): no sole contacts, no error. That it
+    """A robot without feet is a valid robot (docs/robots.md, "Any URDF"): no sole contacts, no error. That it
     simulates is test_any_urdf.py's."""
     urdf = tmp_path / "stick.urdf"
     urdf.write_text(

@@ -1,8 +1,8 @@
-"""Physical bounds of scene fields (issue 14 §6, docs/scenes.md "Bounds"): an out-of-bound size,
-position, mass, gravity, velocity or wrench is refused with an error that names the field and the
-bound. Before, `--set free_bodies.0.radius=1e300` escaped as an OverflowError traceback (in
-`sphere_inertia`) and `--set gravity=[0,0,-1e300]` failed later with an error about the JSON
-output that named no scene field."""
+"""Physical bounds of scene fields (docs/scenes.md "Bounds"): an out-of-bound size, position, mass,
+gravity, velocity or wrench is refused with an error that names the field and the bound. Without
+the bounds, `--set free_bodies.0.radius=1e300` escapes as an OverflowError traceback (in
+`sphere_inertia`) and `--set gravity=[0,0,-1e300]` fails later with an error about the JSON
+output that names no scene field."""
 
 import pytest
 
@@ -99,7 +99,7 @@ def test_simulate_set_beyond_the_bounds_exits_2_naming_the_field(tmp_path, capsy
 
 
 def test_gravel_count_beyond_the_bound_is_refused_before_generating(tmp_path):
-    """count: 10^12 used to start generating stones until memory ran out; now one error."""
+    """count: 10^12 is one error, before any stone is generated (else they fill the memory)."""
     from humanoid_model.scene_generators import MAX_STONES
 
     path = tmp_path / "g.yaml"

@@ -1,4 +1,4 @@
-"""Bad scene input (`humanoid_model.scene`; issue 2 item 4, issue 3 audit; docs/scenes.md): every kind
+"""Bad scene input (`humanoid_model.scene`; docs/scenes.md "Errors"): every kind
 raises a SceneError (a HumanoidStackError) naming the file, the field and the value: free-body
 fields, polygons, surfaces, robot name/posture/joints, unknown keys, --set paths and values,
 expressions, wrenches, meshes, generators; a non-scene or binary file gives a short message; a
@@ -185,7 +185,7 @@ def test_other_bad_fields_name_the_file_and_the_field(tmp_path, scene_file, scen
     not_a_mapping = scene_file("x" * 5000 + "\n", "text.yaml")  # e.g. a non-YAML file: one long string
     msg = scene_error(not_a_mapping)
     assert str(not_a_mapping) in msg and "not a mapping" in msg and len(msg) < 400
-    # issue 14 §7: a file that is not a scene (../../etc/passwd) is named, its content never shown
+    # a file that is not a scene (../../etc/passwd) is named, its content never shown
     secret = scene_file("root:x:0:0:root:/root:/bin/bash\n", "passwd")
     msg = scene_error(secret)
     assert msg.startswith(f"{secret}: not a scene file: its top level is str") and "root" not in msg.replace(
@@ -228,16 +228,16 @@ def test_scene_error_on_a_binary_file_names_it_briefly(tmp_path):
 @pytest.mark.parametrize(
     "expression, problem",
     [
-        ("10**100000 // 3", "10 ** 100000 exceeds 1e+308"),  # OverflowError traceback before
-        ("10**10**10", "10 ** 10000000000 exceeds 1e+308"),  # hung before (hours of bignum)
-        ("9**9**9**9", "9 ** 387420489 exceeds 1e+308"),  # hung forever before
+        ("10**100000 // 3", "10 ** 100000 exceeds 1e+308"),  # unbounded: an OverflowError traceback
+        ("10**10**10", "10 ** 10000000000 exceeds 1e+308"),  # unbounded: hours of bignum
+        ("9**9**9**9", "9 ** 387420489 exceeds 1e+308"),  # unbounded: never ends
         ("2**1023 * 4", "an intermediate value exceeds 1e+308"),
         ("1e308 * 10", "an intermediate value exceeds 1e+308"),
         ("(" * 600 + "1" + ")" * 600, "an expression is at most 1000 characters"),
     ],
 )
 def test_expressions_are_evaluated_with_a_bounded_cost(scene_file, scene_error, expression, problem):
-    """Issue 14 §6: parameters are evaluated with every intermediate within the float range and
+    """Parameters are evaluated with every intermediate within the float range and
     an integer power refused before it is computed; each case answers at once with the field."""
     p = scene_file(f"params: {{g: '${{{expression}}}'}}\ngravity: [0, 0, '${{g}}']\n", "expr.yaml")
     msg = scene_error(p)
@@ -245,8 +245,8 @@ def test_expressions_are_evaluated_with_a_bounded_cost(scene_file, scene_error, 
 
 
 def test_an_alias_bomb_is_refused_at_once(scene_file, scene_error):
-    """Issue 14 §6: 639 bytes of YAML aliases under params took 92 s and 5 GB before a
-    MemoryError; in the document itself they made the resolver walk 10^8 values."""
+    """639 bytes of YAML aliases under params would take 92 s and 5 GB before a MemoryError; in
+    the document itself they would make the resolver walk 10^8 values."""
     keys = "abcdefgh"
     lines = ["  a: &a {" + ", ".join(f"x{i}: 1" for i in range(10)) + "}"]
     for prev, key in zip(keys, keys[1:]):
@@ -264,7 +264,7 @@ def test_an_alias_bomb_is_refused_at_once(scene_file, scene_error):
 
 
 def test_a_deeply_nested_yaml_file_is_refused_in_one_line(tmp_path):
-    """Issue 14 §6: 5000 nested lists gave a RecursionError traceback."""
+    """5000 nested lists: one line, not a RecursionError traceback."""
     p = tmp_path / "deep.yaml"
     p.write_text("params: " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(SceneError, match=r"deep\.yaml: nested too deeply to be a scene YAML file"):

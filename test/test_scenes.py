@@ -1,5 +1,6 @@
-"""Scenes (issue 2, item 4): every shipped scene loads, overrides change the real geometry, gravel
-is reproducible, stairs/table/chair dimensions match 001_escande.md §7.2, compound inertia matches
+"""Scenes (docs/scenes.md): every shipped scene loads, overrides change the real geometry, gravel
+is reproducible, stairs/table/chair dimensions match Escande 2008 (§5.4.1, §5.4.2, §7.3.1, §7.4.1),
+compound inertia matches
 a hand calculation, the robot's start posture does not penetrate the environment, and the loading
 details (the docs example, a robot given by URDF path with a placement, mesh paths relative to
 the scene file). Bad input and its messages: test_scene_errors.py."""
@@ -140,7 +141,7 @@ def test_gravel_is_reproducible_from_its_seed():
 
 
 def test_stairs_have_five_15_cm_steps_80_cm_wide_30_cm_deep(scenes):
-    # 5 steps 15 cm high, 80 cm wide, 30 cm deep (../shared/spec/001_escande.md:420)
+    # 5 steps 15 cm high, 80 cm wide, 30 cm deep (Escande 2008, §5.4.2)
     s = scenes["stairs"]
     assert [x.name for x in s.surfaces] == ["floor"] + [f"step{i}_top" for i in range(1, 6)]
     prev_front = s.params["stairs.start_x"]
@@ -158,7 +159,7 @@ def test_stairs_have_five_15_cm_steps_80_cm_wide_30_cm_deep(scenes):
 
 
 def test_table_can_table_and_platform_heights_match_the_spec(scenes):
-    # table 70 cm, platform 10 cm (../shared/spec/001_escande.md:419)
+    # table 70 cm, platform 10 cm (Escande 2008, §5.4.1)
     s = scenes["table_can"]
     assert {x.name for x in s.surfaces} == {"table_top", "table_edge", "platform_top", "floor"}
     np.testing.assert_allclose(s.surface("table_top").vertices[:, 2], 0.70, atol=1e-12)
@@ -172,9 +173,9 @@ def test_table_can_table_and_platform_heights_match_the_spec(scenes):
 
 
 def test_chair_table_heights_and_start_match_the_spec(scenes, hrp2):
-    """Table 63.5 cm (../shared/spec/001_escande.md:425); the stand-up starts sitting (:425): the
-    thighs' contact points on the seat (within 1 mm of its plane, inside its outline), the soles
-    on the floor; the glass scene starts behind the chair, 40 cm to its side (:426)."""
+    """Table 63.5 cm (Escande 2008, §7.3.1); the stand-up starts sitting (ibid.): the thighs'
+    contact points on the seat (within 1 mm of its plane, inside its outline), the soles on the
+    floor; the glass scene starts behind the chair, 40 cm to its side (§7.4.1)."""
     import pinocchio as pin
 
     for name in ("chair_table", "glass"):
@@ -223,7 +224,7 @@ def test_compound_table_mass_com_inertia_by_hand(scenes):
         + 4 * (0.1 / 12 * (0.02**2 + 0.30**2) + 0.1 * (0.29**2 + (0.15 - zc) ** 2))
     )
     izz = 0.6 / 12 * (0.60**2 + 0.40**2) + 4 * (0.1 / 12 * (2 * 0.02**2) + 0.1 * (0.29**2 + 0.19**2))
-    assert t.mass == pytest.approx(1.0, abs=1e-12)  # 1 kg table (../shared/spec/000_chardonnet.md:996)
+    assert t.mass == pytest.approx(1.0, abs=1e-12)  # 1 kg table (Chardonnet 2009, §2.3.2)
     np.testing.assert_allclose(t.com, [0, 0, 0.246], atol=1e-12)
     np.testing.assert_allclose(t.inertia, np.diag([ixx, iyy, izz]), atol=1e-12)
     assert izz == pytest.approx(0.07410667, abs=1e-8)  # the same sum, done on paper

@@ -1,4 +1,4 @@
-"""URDF checks that urdfdom makes (issue 13): an ``<inertial>`` needs ``<mass>`` and ``<inertia>``
+"""URDF checks that urdfdom makes: an ``<inertial>`` needs ``<mass>`` and ``<inertia>``
 with its six entries, the principal moments satisfy the triangle inequality, a ``<robot>``
 without links is an "empty robot", ``<dynamics>`` values are >= 0. Each is a one-line
 `ModelError` from the one reader (`humanoid_model.urdf_description.read_urdf`) naming the link

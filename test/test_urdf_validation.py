@@ -1,10 +1,10 @@
-"""One validated URDF reader for every path (issue 14 §6): `info`, `simulate` and `dynmodel` refuse
+"""One validated URDF reader for every path (docs/robots.md): `info`, `simulate` and `dynmodel` refuse
 a negative mass, a NaN mass and a non-positive-semi-definite inertia with exit 2 and a one-line
-error naming the link (before: `info` and `simulate` exited 0 with a negative mass, only
-`dynmodel` refused); a kinematic tree deeper than `MAX_DEPTH` is refused before Pinocchio sees it
-(before: `info` on a 4,000-link chain segfaulted, `dynmodel` on a 2,000-link chain raised a
-RecursionError), and so are XML elements nested deeper than `MAX_NESTING` (a segfault in the
-copy of the tree). The dynamic-model generator traverses the tree without recursion."""
+error naming the link; a kinematic tree deeper than `MAX_DEPTH` is refused before Pinocchio sees it
+(Pinocchio's parser segfaults on a 4,000-link chain, and a recursive traversal of a 2,000-link
+chain raises a RecursionError), and so are XML elements nested deeper than `MAX_NESTING` (a
+segfault in the copy of the tree). The dynamic-model generator traverses the tree without
+recursion."""
 
 import subprocess
 import sys
@@ -106,9 +106,9 @@ def test_info_refuses_a_4000_link_chain_instead_of_segfaulting(deep_urdfs):
 
 
 def test_a_robot_beyond_max_joints_is_refused_before_pinocchio_data_exhausts_memory(tmp_path):
-    """A 999-joint chain passed the depth bound, then `info` ran out of 24 GB in Pinocchio's
-    createData (issue 14 §6 audit): MAX_JOINTS + 1 joints are refused in one line, MAX_JOINTS
-    load (Data ~230 MB)."""
+    """A 999-joint chain passes the depth bound, yet `info` on it would run out of 24 GB in
+    Pinocchio's createData: MAX_JOINTS + 1 joints are refused in one line, MAX_JOINTS load
+    (Data ~230 MB)."""
     from humanoid_model.robot import MAX_JOINTS, load_robot
 
     over = tmp_path / "over.urdf"

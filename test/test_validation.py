@@ -195,8 +195,8 @@ def test_the_default_class_is_config_error_and_others_are_refused():
 
 
 def test_short_never_builds_the_repr_of_a_huge_container():
-    """A YAML alias chain of 10^8 values (a few hundred bytes of file) used to be repr'd whole
-    (358 MB, 5 s) to quote 80 characters of it."""
+    """A YAML alias chain of 10^8 values (a few hundred bytes of file) is not repr'd whole (358 MB,
+    5 s) to quote 80 characters of it."""
     level = [0] * 10
     for _ in range(7):
         level = [level] * 10  # shared, as YAML aliases are: 10^8 values

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Generate ``urdf/hrp2.urdf`` and ``urdf/hrp2.yaml`` (HRP-2 No.14 layout, 30 actuated joints).
 
-Every number below carries its source id from the public fact sheet
-``../shared/spec/hrp2_data.md`` (J1, R1, T1, S1, S2, K1, C1, R2, W1, ...) with the section, or
-the word CHOSEN and the reason. ``urdf/README.md`` (section "HRP-2") tabulates the same numbers.
+Every number below carries the key of its public source as ``docs/references.md`` lists them
+([HRP2-J1], [HRP2-R1], [HRP2-T1], [HRP2-S1], ..., or a thesis), "derived" with the computation,
+or the word CHOSEN and the reason. ``urdf/README.md`` (section "HRP-2") tabulates the same numbers.
 The URDF and YAML are generated files: edit this script and run
 
     .venv/bin/python urdf/hrp2_generate.py
 
-Conventions (hrp2_data.md "Frame conventions"): x forward, y left, z up; at the zero posture
+Conventions (those of every public source): x forward, y left, z up; at the zero posture
 every link frame is parallel to the world; joint origins are pure translations; the left side
 mirrors the right (y -> -y; roll/yaw limits swap sign and order; COM y, Ixy, Iyz change sign).
 Only the right side is written here; ``mirror_*`` builds the left side.
@@ -35,11 +35,11 @@ MATERIALS = {
 # (mass [kg], COM (x, y, z) [m] in the link frame, inertia about the COM with link-frame axes
 #  (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) [kg m^2]).  Right side; the left side is mirrored.
 INERTIAL = {
-    # J1 (JSK HRP2JSKNTS URDF), hrp2_data.md §7.1; BODY/CHEST/legs "expected to match" No.14.
+    # [HRP2-J1] (JSK's HRP2JSKNTS URDF); its BODY, chest and legs are those of the standard hardware.
     "BODY": (15.0295, (-0.0144, 0.0000, 0.2201), (0.16103, 0.09528, 0.19191, -0.00000, 0.00071, -0.00000)),
     "CHEST_LINK0": (0.7864, (-0.0158, 0.0053, -0.0252), (0.00182, 0.00185, 0.00233, -0.00007, -0.00028, -0.00011)),
     "CHEST_LINK1": (11.5246, (-0.0290, 0.0072, 0.1210), (0.16048, 0.13685, 0.18167, -0.00136, -0.00414, 0.00388)),
-    # R1 (No.14 head, hpp-rbprm-robot-data), hrp2_data.md §7.2, conf. C.
+    # [HRP2-R1] (the No.14 head of hpp-rbprm-robot-data).
     "HEAD_LINK0": (
         0.374766,
         (-0.00088, 0.00426, -0.00803),
@@ -50,63 +50,65 @@ INERTIAL = {
         (0.01299, 0.00009, 0.07876),
         (0.00539717, 0.00457493, 0.00590682, -0.00002165, 0.00069330, -0.00006372),
     ),
-    # J1 legs LINK0-5 (JSK toe dropped), hrp2_data.md §7.1.
+    # [HRP2-J1] legs LINK0-5 (JSK's toe link dropped).
     "RLEG_LINK0": (1.1685, (-0.0104, 0.0048, 0.0649), (0.00286, 0.00353, 0.00145, -0.00001, -0.00056, 0.00001)),
     "RLEG_LINK1": (0.8055, (-0.0004, -0.0261, -0.0029), (0.00127, 0.00051, 0.00132, 0.00001, 0.00000, 0.00007)),
     "RLEG_LINK2": (2.0763, (0.0035, -0.0779, -0.1517), (0.02620, 0.02492, 0.00376, -0.00004, 0.00057, 0.00067)),
     "RLEG_LINK3": (1.7476, (0.0180, -0.0579, -0.1384), (0.02233, 0.02251, 0.00455, -0.00009, -0.00225, -0.00075)),
     "RLEG_LINK4": (0.6538, (0.0083, -0.0013, -0.0024), (0.00028, 0.00079, 0.00086, -0.00001, 0.00001, -0.00000)),
     "RLEG_LINK5": (1.6388, (-0.0007, -0.0047, -0.0654), (0.00400, 0.00688, 0.00712, 0.00010, 0.00079, -0.00019)),
-    # J1 arm LINK0-3, hrp2_data.md §7.1.
+    # [HRP2-J1] arm LINK0-3.
     "RARM_LINK0": (0.8101, (-0.0099, 0.0465, -0.0002), (0.00221, 0.00184, 0.00345, -0.00030, 0.00000, 0.00005)),
     "RARM_LINK1": (1.0345, (-0.0106, -0.0120, -0.0095), (0.00122, 0.00172, 0.00161, 0.00028, 0.00009, 0.00012)),
     "RARM_LINK2": (1.5993, (-0.0054, -0.0048, -0.1669), (0.00973, 0.00970, 0.00135, -0.00005, -0.00020, 0.00014)),
     "RARM_LINK3": (0.7772, (-0.0000, -0.0162, -0.0627), (0.00233, 0.00212, 0.00056, 0.00000, -0.00000, 0.00015)),
 }
 
-# JSK wrist links used as stand-ins for the No.14 wrist (hrp2_data.md §13.3): JSK LINK4 (wrist yaw)
-# and JSK LINK5 (wrist roll) frames coincide (J1: J4, J5 at zero offset, §4 row 21), so both are
+# JSK wrist links as stand-ins for the No.14 wrist (chosen: its own are not public): JSK LINK4 (wrist
+# yaw) and JSK LINK5 (wrist roll) frames coincide ([HRP2-J1]: J4, J5 at zero offset), so both are
 # lumped into our RARM_LINK4 (wrist yaw body carrying the wrist-pitch actuator) with the parallel-axis
 # theorem. The No.14 wrist-pitch output (RARM_LINK5) is the hand below the wrist F/T sensor.
 JSK_WRIST_LINK4 = (0.3285, (-0.0084, 0.0000, 0.0472), (0.00084, 0.00106, 0.00034, -0.00000, -0.00014, -0.00000))
 JSK_WRIST_LINK5 = (0.4608, (0.0036, -0.0018, -0.0066), (0.00026, 0.00029, 0.00030, -0.00000, -0.00001, 0.00001))
 
-# Hand: C1 (hrp2_data.md §7.3, §10) measures 7.55 N = 0.770 kg below the wrist F/T sensor.
-HAND_TOTAL_MASS = 7.55 / 9.81  # = 0.7696 kg; C1. Split between palm and jaw is CHOSEN (below).
+# Hand: the wrist F/T sensor reads 7.55 N = 0.770 kg below it (Chardonnet 2009, §5.1.2.5).
+HAND_TOTAL_MASS = 7.55 / 9.81  # = 0.7696 kg; Chardonnet 2009, §5.1.2.5. Palm/jaw split CHOSEN (below).
 JAW_MASS = 0.12  # CHOSEN: a 1-DOF jaw of ~0.02 x 0.06 x 0.07 m aluminium/plastic with its linkage.
 
 # ----------------------------------------------------------------------------- kinematics
-HIP_Y = 0.060  # J1, §4/§5: BODY -> hip-yaw axis, lateral
-THIGH = 0.300  # J1 + D (§9.2): hip pitch -> knee
-SHANK_Z = 0.300  # J1 + D (§9.2): knee -> ankle pitch (vertical)
-SHANK_Y = 0.035  # J1, §4: knee -> ankle lateral offset (outward)
-ANKLE_H = 0.105  # K1, J2, S2, R2, M1 (§5): ankle axes -> sole, conf. C
-CHEST_XYZ = (0.032, 0.0, 0.3507)  # R1, J1 (§4, conf. C)
-NECK_XYZ = (-0.007, 0.0, 0.2973)  # R1, J1 (§4, conf. C)
-SHOULDER_XYZ = (0.008, -0.280, 0.181)  # J1 (§4), right side
-UPPER_ARM = 0.250  # J1: shoulder -> elbow
-FOREARM = 0.250  # J1 + §13.1: elbow -> No.14 wrist yaw
-PALM_CONTACT = 0.1075  # R2 (§5): hand contact 0.1075 below the wrist-pitch joint
-# Gripper jaw hinge: No.14 geometry not public (§12). CHOSEN: hinge about x on the inner side of
-# the palm (+y for the right hand, like J1's thumb side), 0.04 below the wrist pitch axis, so that
+HIP_Y = 0.060  # [HRP2-J1]: BODY -> hip-yaw axis, lateral
+THIGH = 0.300  # [HRP2-J1]; derived too: with SHANK_Z it reproduces [HRP2-S1]'s 0.648702 (HALF_SITTING_BASE_Z)
+SHANK_Z = 0.300  # [HRP2-J1], checked as THIGH: knee -> ankle pitch (vertical)
+SHANK_Y = 0.035  # [HRP2-J1]: knee -> ankle lateral offset (outward)
+ANKLE_H = 0.105  # [HRP2-K1], [HRP2-J2], [HRP2-S2], [HRP2-R2], [HRP2-M1]: ankle axes -> sole
+CHEST_XYZ = (0.032, 0.0, 0.3507)  # [HRP2-R1], [HRP2-J1]
+NECK_XYZ = (-0.007, 0.0, 0.2973)  # [HRP2-R1], [HRP2-J1]
+SHOULDER_XYZ = (0.008, -0.280, 0.181)  # [HRP2-J1], right side
+UPPER_ARM = 0.250  # [HRP2-J1]: shoulder -> elbow
+FOREARM = 0.250  # [HRP2-J1]: elbow -> wrist, here the No.14 wrist yaw ([HRP2-T1] joint roles)
+PALM_CONTACT = 0.1075  # [HRP2-R2]: hand contact 0.1075 below the wrist-pitch joint
+# Gripper jaw hinge: the No.14 gripper geometry is not public. CHOSEN: hinge about x on the inner side of
+# the palm (+y for the right hand, like [HRP2-J1]'s thumb side), 0.04 below the wrist pitch axis, so that
 # the closed jaw ends flush with the palm face at PALM_CONTACT.
 JAW_HINGE = (0.0, 0.040, -0.040)
 
-# Sole (K1 foot outline, §6; fact-sheet suggestion: box 0.23 x 0.13 centred 15 mm forward and
-# 10 mm outward of the ankle projection).
-SOLE_X = (-0.100, 0.130)  # K1
-SOLE_Y = (-0.075, 0.055)  # K1, right foot: outer -0.075, inner +0.055
-SOLE_T = 0.020  # CHOSEN: sole-plate thickness (not public, §12); only the box height.
+# Sole: the [HRP2-K1] foot outline, a 0.23 x 0.13 m box centred 15 mm forward and 10 mm outward of
+# the ankle projection (Escande 2008, §5.4.2: "about 24 cm by 14 cm").
+SOLE_X = (-0.100, 0.130)  # [HRP2-K1]
+SOLE_Y = (-0.075, 0.055)  # [HRP2-K1], right foot: outer -0.075, inner +0.055
+SOLE_T = 0.020  # CHOSEN: sole-plate thickness (not public); only the box height.
 
-# Sensors (§10).
-ANKLE_FT_XYZ = (0.0, 0.0, -ANKLE_H)  # S2, J2: ankle F/T frame 0.105 below the ankle axes
-WRIST_FT_XYZ = (0.0, 0.0, -0.070)  # §13.6 suggestion ("~0.06-0.09 below the wrist"), CHOSEN 0.07
-WRIST_FT_YAW = math.pi / 2  # C1, O2: sensor rotated ~90 deg about z w.r.t. the hand
-IMU_XYZ = (-0.13, 0.0, 0.118)  # S2, J5: accelerometer/gyrometer on CHEST_LINK1, conf. C
+# Sensors.
+ANKLE_FT_XYZ = (0.0, 0.0, -ANKLE_H)  # [HRP2-S2], [HRP2-J2]: ankle F/T frame 0.105 below the ankle axes
+# CHOSEN 0.07: the No.14 value is not public; the variants put it 0.06-0.09 below the wrist
+# ([HRP2-J2]: 0.077 for JSK's, [HRP2-D1]: 0.087 for HRP2-DRC).
+WRIST_FT_XYZ = (0.0, 0.0, -0.070)
+WRIST_FT_YAW = math.pi / 2  # Chardonnet 2009, §5.1.2.2, [HRP2-O2]: sensor rotated ~90 deg about z w.r.t. the hand
+IMU_XYZ = (-0.13, 0.0, 0.118)  # [HRP2-S2], [HRP2-J5]: accelerometer/gyrometer on CHEST_LINK1
 
 # ----------------------------------------------------------------------------- limits
-# (lower_deg, upper_deg, velocity [rad/s], effort [N m]); right side. Ranges: T1 (No.14, §8);
-# velocity and effort: J1 <limit> attributes (§8); chest yaw effort 151.1 from R1 (No.14).
+# (lower_deg, upper_deg, velocity [rad/s], effort [N m]); right side. Ranges: [HRP2-T1] (No.14);
+# velocity and effort: [HRP2-J1] <limit> attributes; chest yaw effort 151.1 from [HRP2-R1] (No.14).
 LIMITS = {
     "RLEG_JOINT0": (-45, 30, 3.54108, 86.2),
     "RLEG_JOINT1": (-35, 20, 3.80952, 175.4),
@@ -123,15 +125,15 @@ LIMITS = {
     "RARM_JOINT2": (-92, 92, 4.15699, 48.7),
     "RARM_JOINT3": (-137, 2, 2.23776, 108.5),
     "RARM_JOINT4": (-92, 92, 4.72794, 13.9),
-    "RARM_JOINT5": (-92, 92, 2.77088, 16.02),  # JSK J6 (wrist pitch) velocity/effort
-    # Gripper: T1 gives +-1 rad (weak, maybe a placeholder); velocity/effort of J1's thumb joint.
+    "RARM_JOINT5": (-92, 92, 2.77088, 16.02),  # [HRP2-J1] J6 (JSK's wrist pitch) velocity/effort
+    # Gripper: [HRP2-T1] gives +-1 rad (maybe a placeholder); velocity/effort of [HRP2-J1]'s thumb joint.
     "RARM_JOINT6": (-1.0 / DEG, 1.0 / DEG, 4.72794, 13.9),
 }
 
 # ----------------------------------------------------------------------------- postures
-HALF_SITTING_BASE_Z = 0.648702  # S1, W2 (§9.2), = 0.105 + 0.3 cos26 + 0.3 cos24
-ZERO_BASE_Z = ANKLE_H + THIGH + SHANK_Z  # D (§5): 0.705 with straight legs
-HALF_SITTING_DEG = {  # S1, W1, W2 (§9.1), conf. C; right side (left mirrored for roll/yaw)
+HALF_SITTING_BASE_Z = 0.648702  # [HRP2-S1], [HRP2-W2]; derived check: 0.105 + 0.3 cos26 + 0.3 cos24
+ZERO_BASE_Z = ANKLE_H + THIGH + SHANK_Z  # derived: 0.705 with straight legs
+HALF_SITTING_DEG = {  # [HRP2-S1], [HRP2-W1], [HRP2-W2]; right side (left mirrored for roll/yaw)
     "RLEG_JOINT0": 0,
     "RLEG_JOINT1": 0,
     "RLEG_JOINT2": -26,
@@ -148,20 +150,23 @@ HALF_SITTING_DEG = {  # S1, W1, W2 (§9.1), conf. C; right side (left mirrored f
     "RARM_JOINT3": -30,
     "RARM_JOINT4": 0,
     "RARM_JOINT5": 0,
-    "RARM_JOINT6": 10,  # gripper 10 deg: W1, W2
+    "RARM_JOINT6": 10,  # gripper 10 deg: [HRP2-W1], [HRP2-W2]
 }
 
 # ----------------------------------------------------------------------------- geometry
 # Shapes: (kind, size, centre xyz, rpy, material, collide). kind "box" size (sx, sy, sz);
 # "cylinder" size (radius, length) along the shape's z (rpy turns it). All CHOSEN from the
-# link lengths above and the overall figures of §3 (height 1.54, width 0.62, depth 0.355 m) unless
-# noted: primitives, since the official meshes are not public (§12).
+# link lengths above and the overall figures (height 1.54 m [HRP2-N1], width 0.62 m [HRP2-N1], depth
+# 0.355 m as commonly quoted from Kaneko et al., ICRA 2004) unless noted: primitives, since the
+# official meshes are not public.
 HALF_PI = math.pi / 2
-HEAD_TOP = 0.186  # D (§5): 1.539 (Q) - 1.353 = head top above the neck joint at the zero posture
+# derived: 1.539 m (the height commonly quoted from Kaneko et al. 2004) - 1.353 m (the neck joint above
+# the ground at the zero posture) = head top above the neck joint
+HEAD_TOP = 0.186
 SHAPES = {
     "BODY": [  # waist up to the chest joint (0.3507), two boxes: the back one's bottom 0.075 above
         # the hip axes (x -0.12..0), the front one's 0.17 (x 0..0.10), so the thighs clear it over
-        # the hip pitch's whole flexion (-125 deg, the J1 limit; the thighs' boxes' near corners
+        # the hip pitch's whole flexion (-125 deg, the [HRP2-T1] limit; the thighs' boxes' near corners
         # sweep the waist's front-lower edge from -100 deg on): sitting, rising from a seat, a crouch
         ("box", (0.12, 0.26, 0.27), (-0.060, 0.0, 0.210), (0, 0, 0), "hrp2_silver", True),
         ("box", (0.10, 0.26, 0.175), (0.050, 0.0, 0.2575), (0, 0, 0), "hrp2_silver", True),
@@ -181,13 +186,13 @@ SHAPES = {
         ("box", (0.19, 0.16, HEAD_TOP - 0.020), (0.005, 0.0, (HEAD_TOP + 0.020) / 2), (0, 0, 0), "hrp2_silver", True),
         ("box", (0.02, 0.13, 0.05), (0.10, 0.0, 0.085), (0, 0, 0), "hrp2_visor", False),
     ],
-    "RLEG_LINK0": [  # hip-yaw motor above the hip (J1 COM z +0.065): visual only, inside the waist's back box
+    "RLEG_LINK0": [  # hip-yaw motor above the hip ([HRP2-J1] COM z +0.065): visual only, in the waist's back box
         ("cylinder", (0.04, 0.10), (-0.040, 0.0, 0.06), (0, 0, 0), "hrp2_dark", False),
     ],
     "RLEG_LINK1": [  # hip roll/pitch cross: visual only
         ("cylinder", (0.045, 0.10), (0.0, 0.0, 0.0), (0, HALF_PI, 0), "hrp2_dark", False),
     ],
-    "RLEG_LINK2": [  # thigh, offset outward like its COM (J1 y -0.078)
+    "RLEG_LINK2": [  # thigh, offset outward like its COM ([HRP2-J1] y -0.078)
         ("box", (0.12, 0.11, 0.20), (0.0, -0.030, -0.160), (0, 0, 0), "hrp2_blue", True),
     ],
     "RLEG_LINK3": [  # shank + knee cap (cylinder along y at the knee axis)
@@ -197,7 +202,7 @@ SHAPES = {
     "RLEG_LINK4": [  # ankle pitch/roll cross: visual only
         ("cylinder", (0.035, 0.08), (0.0, 0.0, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
     ],
-    "RLEG_LINK5": [  # ankle block + sole plate (K1 outline)
+    "RLEG_LINK5": [  # ankle block + sole plate ([HRP2-K1] outline)
         ("box", (0.10, 0.09, 0.060), (0.0, -0.005, -0.055), (0, 0, 0), "hrp2_silver", True),
         (
             "box",
@@ -208,13 +213,13 @@ SHAPES = {
             True,
         ),
     ],
-    "RARM_LINK0": [  # shoulder-pitch motor housing between chest and arm (J1 COM y +0.0465)
+    "RARM_LINK0": [  # shoulder-pitch motor housing between chest and arm ([HRP2-J1] COM y +0.0465)
         ("cylinder", (0.045, 0.07), (0.0, 0.045, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
     ],
     "RARM_LINK1": [
         ("cylinder", (0.045, 0.09), (0.0, 0.0, 0.0), (0, HALF_PI, 0), "hrp2_dark", False),
     ],
-    "RARM_LINK2": [  # upper arm, outer edge at |y| = 0.28 + 0.03 = 0.31 -> width 0.62 (N1)
+    "RARM_LINK2": [  # upper arm, outer edge at |y| = 0.28 + 0.03 = 0.31 -> width 0.62 ([HRP2-N1])
         ("box", (0.08, 0.07, 0.17), (0.0, 0.005, -0.125), (0, 0, 0), "hrp2_blue", True),
     ],
     "RARM_LINK3": [  # forearm (flat faces for the forearm contact)
@@ -224,7 +229,7 @@ SHAPES = {
     "RARM_LINK4": [  # wrist yaw/pitch block: visual only
         ("cylinder", (0.035, 0.06), (0.0, 0.0, 0.0), (HALF_PI, 0, 0), "hrp2_dark", False),
     ],
-    "RARM_LINK5": [  # hand (palm) below the wrist pitch axis, bottom face at PALM_CONTACT (R2)
+    "RARM_LINK5": [  # hand (palm) below the wrist pitch axis, bottom face at PALM_CONTACT ([HRP2-R2])
         (
             "box",
             (0.08, 0.06, PALM_CONTACT - 0.030),
@@ -272,8 +277,9 @@ TREE_RIGHT_ARM = [
     ("RARM_JOINT6", "RARM_LINK5", "RARM_LINK6", JAW_HINGE, "x"),
 ]
 AXES = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1), "-x": (-1, 0, 0)}
-# The left gripper turns about -x: S1/W1/W2 give the same half-sitting gripper value (10 deg) on
-# both sides, i.e. the same value opens both mirrored jaws. CHOSEN; the range (T1: +-1 rad) is
+# The left gripper turns about -x: [HRP2-S1], [HRP2-W1], [HRP2-W2] give the same half-sitting gripper
+# value (10 deg) on both sides, i.e. the same value opens both mirrored jaws. CHOSEN; the range
+# ([HRP2-T1]: +-1 rad) is
 # symmetric, so limits are unaffected.
 MIRRORED_AXIS = {"RARM_JOINT6": "-x"}
 
@@ -334,7 +340,7 @@ def mirror_inertial(entry):
 
 def mirror_limits(axis, lim):
     lo, hi, vel, eff = lim
-    if axis in ("x", "z"):  # roll / yaw: swap sign and order (fact-sheet conventions)
+    if axis in ("x", "z"):  # roll / yaw: swap sign and order (the sources' mirror convention)
         lo, hi = -hi, -lo
     return lo, hi, vel, eff
 
@@ -397,9 +403,10 @@ def urdf_text():
         '<?xml version="1.0"?>',
         "<!-- GENERATED by urdf/hrp2_generate.py: edit the script, not this file. -->",
         "<!-- HRP-2 (Kawada/AIST), LAAS No.14 layout: 30 actuated revolute joints. Approximate model",
-        "     assembled from public data (../shared/spec/hrp2_data.md): kinematics J1/R1/T1/S1,",
-        "     inertias of JSK's public HRP2JSKNTS model (start-jsk/rtmros_tutorials, EPL) for BODY,",
-        "     chest, legs and arms, No.14 head (R1), hand mass C1. Sources per number: urdf/README.md. -->",
+        "     assembled from public data (docs/references.md): kinematics [HRP2-J1], [HRP2-R1],",
+        "     [HRP2-T1], [HRP2-S1]; inertias of JSK's public HRP2JSKNTS model (start-jsk/rtmros_tutorials,",
+        "     EPL) for BODY, chest, legs and arms [HRP2-J1], No.14 head [HRP2-R1], hand mass",
+        "     Chardonnet 2009, §5.1.2.5. Sources per number: urdf/README.md. -->",
         '<robot name="hrp2">',
     ]
     for name, rgba in MATERIALS.items():
@@ -463,9 +470,9 @@ def _box_bounds(shape):
 
 
 def contacts_right():
-    """Contact locations (001_escande.md §5.2 quintuple) of the right side, from the shapes."""
+    """Contact locations (Escande 2008, §5.3.1.1: the quintuple) of the right side, from the shapes."""
     out = {}
-    # sole: bottom face of the K1 sole box; point at the sole centre (fact sheet §13.2)
+    # sole: bottom face of the [HRP2-K1] sole box; point at the sole centre
     sole = _box_bounds(SHAPES["RLEG_LINK5"][1])
     z = -ANKLE_H
     out["r_sole"] = dict(
@@ -475,7 +482,7 @@ def contacts_right():
         tangent=[1, 0, 0],
         hull=_rect(2, z, ((0, sole[0]), (1, sole[1]))),
     )
-    # hand extremity: bottom face of the palm box (R2 palm contact 0.1075 below the wrist)
+    # hand extremity: bottom face of the palm box ([HRP2-R2] palm contact 0.1075 below the wrist)
     palm = _box_bounds(SHAPES["RARM_LINK5"][0])
     out["r_hand"] = dict(
         body="RARM_LINK5",
@@ -549,10 +556,10 @@ def yaml_text():
     lines = [
         "# GENERATED by urdf/hrp2_generate.py: edit the script, not this file.",
         "# HRP-2 (No.14 layout) postures, contact locations and sensors. Format: DEVELOPERS.md.",
-        "# Sources: ../shared/spec/hrp2_data.md (ids S1, W1, W2, K1, R2, S2, J2, J5, C1); urdf/README.md.",
+        "# The source of every number (keys of docs/references.md): urdf/README.md.",
         "postures:",
-        "  # hrp2_data.md §9.1 (S1, W1, W2): legs 0/0/-26/50/-24/0 deg, arms 15/-+10/0/-30/0/0 deg,",
-        "  # gripper 10 deg (W1, W2); base z 0.648702 (S1, §9.2) puts the soles on z = 0.",
+        "  # [HRP2-S1], [HRP2-W1], [HRP2-W2]: legs 0/0/-26/50/-24/0 deg, arms 15/-+10/0/-30/0/0 deg,",
+        "  # gripper 10 deg ([HRP2-W1], [HRP2-W2]); base z 0.648702 ([HRP2-S1]) puts the soles on z = 0.",
         "  half-sitting:",
         f"    base: [0, 0, {num(HALF_SITTING_BASE_Z)}, 0, 0, 0, 1]",
         "    joints:",
@@ -565,16 +572,16 @@ def yaml_text():
             deg = -deg
         lines.append(f"      {name}: {num(deg * DEG)}")
     lines += [
-        "  # all joints zero (straight legs, arms down); base z 0.705 = 0.105 + 0.300 + 0.300 (§5) puts the",
-        "  # soles on z = 0.",
+        "  # all joints zero (straight legs, arms down); base z 0.705 = 0.105 + 0.300 + 0.300 (derived)",
+        "  # puts the soles on z = 0.",
         "  zero:",
         f"    base: [0, 0, {num(ZERO_BASE_Z)}, 0, 0, 0, 1]",
         "    joints: {}",
         "default_posture: half-sitting",
         "",
-        "# Contact locations (001_escande.md §5.2, ../shared/spec/001_escande.md:235): body, point, inward",
-        "# normal (pointing into the robot body), tangent, convex hull of the contact surface, all in the",
-        "# body frame [m]. Faces of the collision boxes of hrp2.urdf; soles: K1 outline 0.23 x 0.13 m.",
+        "# Contact locations (Escande 2008, §5.3.1.1): body, point, inward normal (pointing into the",
+        "# robot body), tangent, convex hull of the contact surface, all in the body frame [m]. Faces of",
+        "# the collision boxes of hrp2.urdf (chosen); soles: the [HRP2-K1] outline 0.23 x 0.13 m.",
         "contacts:",
     ]
     right = contacts_right()
@@ -589,10 +596,10 @@ def yaml_text():
             lines.append("    hull: [" + ", ".join(vec(p) for p in cc["hull"]) + "]")
     lines += [
         "",
-        "# Sensors (hrp2_data.md §10). A force/torque sensor reads the wrench transmitted through the",
+        "# Sensors. A force/torque sensor reads the wrench transmitted through the",
         "# parent joint of `body` (i.e. what `body` and the links beyond it exert on the rest of the robot),",
-        "# expressed in `frame`. Wrists: body = hand (RARM_LINK5 + jaw, 0.770 kg below the sensor, C1).",
-        "# Ankles: body = foot; the frame is at sole level (S2, J2).",
+        "# expressed in `frame`. Wrists: body = hand (RARM_LINK5 + jaw, 0.770 kg below the sensor,",
+        "# Chardonnet 2009, §5.1.2.5). Ankles: body = foot; the frame is at sole level ([HRP2-S2], [HRP2-J2]).",
         "sensors:",
         "  force_torque:",
         "    r_ankle: {frame: RLEG_FT, body: RLEG_LINK5}",
@@ -607,16 +614,16 @@ def yaml_text():
         "  locked_joints: [" + ", ".join(n for n, *_ in joints if n not in SAGITTAL) + "]",
         "  sagittal_joints: [" + ", ".join(SAGITTAL) + "]",
         "",
-        "# Massless frames at the sole centres (K1 outline centre, 0.105 below the ankle axes).",
+        "# Massless frames at the sole centres ([HRP2-K1] outline centre, 0.105 below the ankle axes).",
         "frames:",
         "  r_sole: RLEG_SOLE",
         "  l_sole: LLEG_SOLE",
         "",
-        "# Deformable FEM soles (issue 12, docs/soles.md), used when a scene sets robot.soles: fem: the",
-        "# thesis's 22 x 13 x 2 cm block, E = 3 MPa, nu = 0.4 (../shared/spec/000_chardonnet.md:677-679),",
-        "# fastened under the contact location (top face at its point, x along its tangent). resolution",
-        "# [m] per axis x, y, z (chosen): 3 x 3 x 2 cells, 16 ground nodes per sole (the issue's benchmark",
-        "# row; a finer mesh is one value here, at the cost of more contact nodes per step).",
+        "# Deformable FEM soles (docs/soles.md), used when a scene sets robot.soles: fem: the thesis's",
+        "# 22 x 13 x 2 cm block, E = 3 MPa, nu = 0.4 (Chardonnet 2009, §4.4 and §4.4.1), fastened under",
+        "# the contact location (top face at its point, x along its tangent). resolution [m] per axis",
+        "# x, y, z (chosen): 3 x 3 x 2 cells, 16 ground nodes per sole (the size benchmarks/standing.py",
+        "# measures; a finer mesh is one value here, at the cost of more contact nodes per step).",
         "soles:",
         "  r_sole: {contact: r_sole, length: 0.22, width: 0.13, resolution: [0.074, 0.044, 0.01],",
         "           layers: [{thickness: 0.02, E: 3.0e+6, nu: 0.4}]}",

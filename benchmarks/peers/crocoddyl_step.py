@@ -1,4 +1,4 @@
-"""The project's side of the Crocoddyl peer (``benchmarks/gait.py --crocoddyl``, issue 13): the BIP
+"""The project's side of the Crocoddyl peer (``benchmarks/gait.py --crocoddyl``): the BIP
 cyclic step solved by our direct method on the URDF's exact parameters, the same problem written as a
 SPEC for ``benchmarks/peers/gait_crocoddyl.py`` (run in ``.venv-crocoddyl``, a subprocess), and the
 rows of the comparison table (costs term by term, energies, solve times, residuals).
@@ -259,7 +259,7 @@ def compare_crocoddyl(print_table=True):
 
 
 def _print(rows, pb, ds, ss, res):
-    print("\n## Cyclic step on the BIP URDF: our direct method vs Crocoddyl (issue 13)\n")
+    print("\n## Cyclic step on the BIP URDF: our direct method vs Crocoddyl\n")
     print(
         "| solver | criterion | effort | flattening | penalties | E_DS [J] | E_SS [J] | closure / heel drift [mm] "
         "| boundary residual | force-bound violation [N] | max abs(T)/N | stance min NB1, NB2 [N] | iterations "

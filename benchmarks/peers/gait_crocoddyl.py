@@ -1,6 +1,6 @@
-"""Crocoddyl peer of the BIP cyclic step (issue 13), run by ``benchmarks/gait.py --crocoddyl`` in its own
-virtual environment, never in the project's: ``make venv-crocoddyl`` (crocoddyl 3.2.1 with pin 4.0.0,
-the Pinocchio its binaries were built against; docs/gait.md "Peer: Crocoddyl").
+"""Crocoddyl peer of the BIP cyclic step, run by ``benchmarks/gait.py --crocoddyl`` in its own virtual
+environment, never in the project's: ``make venv-crocoddyl`` (crocoddyl 3.2.1 with pin 4.0.0, the
+Pinocchio its binaries were built against; benchmarks/README.md, docs/gait.md "Peer: Crocoddyl").
 
     .venv-crocoddyl/bin/python benchmarks/peers/gait_crocoddyl.py SPEC.json RESULT.json
 
@@ -16,7 +16,7 @@ reads RESULT.json.  The problem (SPEC, written by ``benchmarks/gait.py``):
   toe ``ContactModel2D`` (a pivot), front heel ``ContactModel2D`` until the toe lands, then the flat
   front foot ``ContactModel6D`` (the heel and toe forces are its force and pitch moment); SS the flat
   stance foot ``ContactModel6D``;
-* cost: the thesis's criterion l_r (003_chesse.md:362-369) term by term: 1/2 W_tau tau^2,
+* cost: the thesis's criterion l_r (Chessé 2002, eq. (III.21)) term by term: 1/2 W_tau tau^2,
   1/2 W_F (FB1^2 + FB2^2 + FB12^2) of the front-foot forces in DS (`FootForces`, a residual of our
   own: crocoddyl's ``ResidualModelContactForce`` refuses contacts under 3-D), 1/2 r_a delta^2
   (front-foot flattening), 1/2 r_h (h+/s)^2 for the joint ranges, joint speeds and the feet above
@@ -285,9 +285,9 @@ class Builder:
 
 def build_problems(b, spec, boundary, scale):
     """[(problem, phase labels)]: one shooting problem over DS + SS, or (``spec["split"]``) one per
-    phase from its exact initial state, the thesis's phase-by-phase structure (003_chesse.md:679);
+    phase from its exact initial state, the thesis's phase-by-phase structure (Chessé 2002, §III.3.2.8);
     the boundary and contact-bound penalty weights are times `scale` (a continuation in these
-    weights, as the thesis's in its penalty factors, 003_chesse.md:182-186)."""
+    weights, as the thesis's in its penalty factors, Chessé 2002, §II.4.7)."""
     g, f = spec["grid"], spec["frames"]
     x_ds0, x_ds1, x_ss1 = boundary
     b.w = dict(spec["weights"])
