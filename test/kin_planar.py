@@ -32,7 +32,8 @@ def _link(name):
 
 
 def parallelogram_urdf(z_error: float = 0.0) -> str:
-    """URDF text; ``z_error`` [m] lifts the coupler's end frame out of the plane (the HPR's deliberate planarity error)."""
+    """URDF text; ``z_error`` [m] lifts the coupler's end frame out of the plane (the HPR's
+    deliberate planarity error)."""
     links = ["base", "crank1", "coupler", "crank2", "stub", "arm1", "arm2"]
     joints = [
         _joint("j1", "base", "crank1", (0, 0, 0)),

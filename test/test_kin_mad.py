@@ -205,7 +205,7 @@ def test_hybrid_structure_and_initial_pose():
     np.testing.assert_allclose(mm(model, data, "frame9")[:2], [1164.29, -280.58], atol=5e-3)
     for f in ("link7", "frame8", "frame9"):
         R = pose(model, data, f).rotation
-        np.testing.assert_allclose(R, pin.utils.rotate("z", rad(-9)), atol=1e-11)  # all at −9° (derived from the file)
+        np.testing.assert_allclose(R, pin.utils.rotate("z", rad(-9)), atol=1e-11)  # all at −9° (from the file)
         assert abs(mm(model, data, f)[2]) < 1e-9  # planar
     gap = np.linalg.norm(mm(model, data, "frame8") - mm(model, data, "link7"))
     assert gap == pytest.approx(2.914, abs=0.01)

@@ -4,9 +4,9 @@ The planar 3-RPR of Innocenti & Parenti-Castelli (1992), with the dimensions rep
 Wenger & Chablat (Mechanism and Machine Theory 43(4), 2008), ships as urdf/kinematics/three_rpr
 (URDF + sidecar, sources in the URDF's header). The thesis drove it "following Innocenti's cyclic
 variation of two actuators" and saw the platform end in another assembly mode without crossing a
-singularity (Flückiger 1998, §6.3.4; it does not print the dimensions). Here actuator 1 stays at 14.98 cm and actuators 2 and 3 go
-once around a circle of radius 3 cm centred on (18.0, 26.4) cm, which encloses a cusp of the
-joint-space singular curve of that section (found by sampling the singular configurations, the
+singularity (Flückiger 1998, §6.3.4; it does not print the dimensions). Here actuator 1 stays at
+14.98 cm and actuators 2 and 3 go once around a circle of radius 3 cm centred on (18.0, 26.4) cm,
+which encloses a cusp of the joint-space singular curve of that section (found by sampling the singular configurations, the
 method of the paper; the cusp is near (18.0, 26.5) cm). The solver only receives the actuator
 lengths (three `JointTask` rows, level 2; the two ball closures are level 1).
 

@@ -136,8 +136,9 @@ def test_joint_speeds_are_the_step_over_the_cycle(planar):
 
 @pytest.mark.spec("002", "A17")
 def test_joint_limits_are_saturated_and_the_loop_keeps_priority(tmp_path):
-    """The joint-limit enforcement policy (docs/kinematics.md; the thesis does not give one): a command pushing j6 past its limit leaves
-    j6 at the limit, the loop closed and the other joints still moving the tool."""
+    """The joint-limit enforcement policy (docs/kinematics.md; the thesis does not give one): a
+    command pushing j6 past its limit leaves j6 at the limit, the loop closed and the other joints
+    still moving the tool."""
     s = load_structure(write_parallelogram(tmp_path, extra="limits: {absolute: {j6: [-1.05, 1.0]}}"))
     q = s.q0.copy()
     tool = FrameTarget(s, "tool", mode="position")

@@ -84,10 +84,11 @@ def _second_order(step):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_hybrid_out_of_plane_commands_give_no_motion(solver):
     """A 6-D command on frame 9 with only z, rx, ry components gives no motion (the components a
-    robot cannot produce move nothing, Flückiger 1998, §6.3.1). The rows are the exact derivative of log6 (Jlog6·J), which couples an out-of-plane
-    error with in-plane motion at second order, so dq = O(|command|²) instead of exactly 0
-    (the thesis's plain Jacobian has zero out-of-plane rows): checked as a second-order term,
-    < 1e-9 rad for a 1e-5 command (docs/kinematics.md, deviations)."""
+    robot cannot produce move nothing, Flückiger 1998, §6.3.1). The rows are the exact derivative
+    of log6 (Jlog6·J), which couples an out-of-plane error with in-plane motion at second order,
+    so dq = O(|command|²) instead of exactly 0 (the thesis's plain Jacobian has zero out-of-plane
+    rows): checked as a second-order term, < 1e-9 rad for a 1e-5 command (docs/kinematics.md,
+    deviations)."""
     s, q = _closed("hybrid_planar")
     tool = FrameTarget(s, "frame9")
 
@@ -103,10 +104,11 @@ def test_hybrid_out_of_plane_commands_give_no_motion(solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_hybrid_absolute_tracking_of_ten_10mm_steps(solver):
     """10 frames of +10 mm x on frame 9 with absolute targets (the thesis integrates its increments
-    open loop, Flückiger 1998, §5.5.3.1, and drifts): tool Δx = 100 ± 0.01 mm. Loop gap < 0.01 mm throughout: with one step per frame the first 10 mm
-    frame leaves 0.0125 mm (second order), so the prioritized solver is run with one loop
-    correction per frame (PrioritizedSettings.loop_corrections) and the thesis method is
-    checked against its own one-step gap, 0.013 mm."""
+    open loop, Flückiger 1998, §5.5.3.1, and drifts): tool Δx = 100 ± 0.01 mm. Loop gap < 0.01 mm
+    throughout: with one step per frame the first 10 mm frame leaves 0.0125 mm (second order), so
+    the prioritized solver is run with one loop correction per frame
+    (PrioritizedSettings.loop_corrections) and the thesis method is checked against its own
+    one-step gap, 0.013 mm."""
     s, q = _closed("hybrid_planar")
     tool = FrameTarget(s, "frame9", mode="position")
     start = _frame(s, q, "frame9").translation

@@ -148,9 +148,9 @@ def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
 
 @pytest.mark.spec("002", "A16")
 def test_view_axes_follow_the_browser_camera():
-    """--command-frame view (the thesis's viewpoint frame, Flückiger 1998, §3.4.3.1): the gizmo takes the camera's axes when a browser's camera moves;
-    a turn of the gizmo about its (view) z axis turns the goal about the camera's viewing axis,
-    through the frame's origin."""
+    """--command-frame view (the thesis's viewpoint frame, Flückiger 1998, §3.4.3.1): the gizmo
+    takes the camera's axes when a browser's camera moves; a turn of the gizmo about its (view) z
+    axis turns the goal about the camera's viewing axis, through the frame's origin."""
     with PilotApp("hybrid_planar", port=0, command_frame="view") as app:
         R0 = app.session.goal("frame9").rotation
         handle = app.viewer.gizmos["frame9"]

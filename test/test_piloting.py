@@ -113,9 +113,9 @@ def test_gizmo_drag_on_hybrid_keeps_the_loop_closed(hybrid, mode):
 @pytest.mark.spec("002", "A16")
 @pytest.mark.parametrize("axes", ["world", "tool"])
 def test_gizmo_axes_match_the_frame_target_increments(hrp2, axes):
-    """Command frames (Flückiger 1998, §3.4.3.1, §6.1.2.2): a gizmo with world or tool axes, turned by w about its axes and
-    moved by d along them, gives the target `FrameTarget.move` gives for the twist [d, w] in that
-    frame (rotation about the frame's origin), to 1e-12."""
+    """Command frames (Flückiger 1998, §3.4.3.1, §6.1.2.2): a gizmo with world or tool axes, turned
+    by w about its axes and moved by d along them, gives the target `FrameTarget.move` gives for
+    the twist [d, w] in that frame (rotation about the frame's origin), to 1e-12."""
     T0 = _placement(hrp2, hrp2.q0, "r_hand").copy()
     d, w = np.array([0.01, -0.02, 0.03]), np.array([0.1, -0.2, 0.3])
     A = command_axes(axes, T0.rotation)
@@ -138,8 +138,9 @@ def test_view_axes_are_the_camera_axes(hrp2):
 
 @pytest.mark.spec("002", "A20")
 def test_speed_spheres_radius_proportional_to_joint_speed(hybrid):
-    """The joint-speed spheres (Flückiger 1998, §6.2.2, Fig. 6-9): one sphere per joint at its origin, radius = SPEED_SPHERE_SCALE
-    × |q̇_i|, the cycle's joint speeds being the step over the cycle (the report's joint_speeds)."""
+    """The joint-speed spheres (Flückiger 1998, §6.2.2, Fig. 6-9): one sphere per joint at its
+    origin, radius = SPEED_SPHERE_SCALE × |q̇_i|, the cycle's joint speeds being the step over the
+    cycle (the report's joint_speeds)."""
     session = PilotSession(hybrid, rate=25.0)
     session.set_control("direct")
     q0 = session.q.copy()

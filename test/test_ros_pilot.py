@@ -563,9 +563,9 @@ def test_start_from_initial_is_the_default_and_ignores_joint_states_for_the_star
 
 @pytest.mark.spec("002", "A20")
 def test_joint_speed_spheres_follow_the_commanded_joint_steps(ros_harness):
-    """The joint-speed spheres (Flückiger 1998, Fig. 6-9) as markers: ns joint_speed, one sphere per joint (id = URDF joint
-    order), radius SPEED_SPHERE_SCALE × |Δq|·rate of the published step; resting joints deleted.
-    Each marker array is matched against the published command pairs: some consecutive pair must
+    """The joint-speed spheres (Flückiger 1998, Fig. 6-9) as markers: ns joint_speed, one sphere per
+    joint (id = URDF joint order), radius SPEED_SPHERE_SCALE × |Δq|·rate of the published step;
+    resting joints deleted. Each marker array is matched against the published command pairs: some consecutive pair must
     give every sphere's radius to 1e-9 m."""
     from humanoid_control.piloting import SPEED_SPHERE_SCALE
 

@@ -338,7 +338,8 @@ def test_up_view_serves_and_ctrl_c_exits_0(repo_root):
 
 # Nodes that do in their constructor what rclpy's SIGINT handler does when Ctrl-C arrives during
 # start-up: the default context is shut down, at the end of the constructor (before spinning: a rare
-# traceback, exit 1, of the installed state_publisher on a loaded machine) or in its middle (the next rcl call, creating a publisher, fails).
+# traceback, exit 1, of the installed state_publisher on a loaded machine) or in its middle (the next
+# rcl call, creating a publisher, fails).
 STARTUP_CTRL_C = """
 import rclpy
 from rclpy.node import Node
