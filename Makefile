@@ -52,7 +52,7 @@ chromium:
 demo: $(STAMP)
 	$(VENV)/bin/humanoid-stack demo $(DEMO_ARGS)
 
-# BIP walking the optimal start -> cyclic -> stop sequence (issue 4) in the web viewer
+# BIP walking the optimal start -> cyclic -> stop sequence (Chessé 2002) in the web viewer
 demo-gait: $(STAMP)
 	@mkdir -p build
 	$(VENV)/bin/humanoid-stack gait --robot bip --phase walk --params urdf --output build/GAIT.json
@@ -77,7 +77,7 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
 
-# The Crocoddyl peer of the gait benchmark (issue 13) in its own venv: crocoddyl 3.2.1 needs pin 4.0.0,
+# The Crocoddyl peer of the gait benchmark (benchmarks/gait.py) in its own venv: crocoddyl 3.2.1 needs pin 4.0.0,
 # the project pins 4.1.0 (requirements-crocoddyl.txt). Not part of make test or make bench.
 venv-crocoddyl: .venv-crocoddyl/.installed
 .venv-crocoddyl/.installed: requirements-crocoddyl.txt

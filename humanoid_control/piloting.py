@@ -1,7 +1,7 @@
-"""Interactive piloting without ROS (issue 10, "Piloting node and the viewer"): a `PilotSession`
+"""Interactive piloting without ROS: a `PilotSession`
 holds a kinematic structure, its frame targets (inverse mode: gizmos, poses) or joint targets
 (direct mode: sliders), and runs one solver cycle per `step`; `PilotLoop` runs it in a thread at
-a rate (the thesis's >= 25 Hz, 002_fluckiger.md:506, 002_fluckiger.md:639). It is the one piloting
+a rate (the thesis's >= 25 Hz, Flückiger 1998, §5.1.1). It is the one piloting
 engine: `humanoid-stack pilot` runs it in a `PilotLoop` beside the viewer, and the `pilot` node
 (`humanoid_ros.pilot`) steps it on its timer, its twists through `HeldTwist` and `move`.
 
@@ -15,7 +15,7 @@ engine: `humanoid-stack pilot` runs it in a `PilotLoop` beside the viewer, and t
 Each cycle solves the structure's closures (level 1: HRP-2's welded feet, the hybrid robot's
 loop), the CoM (level 1, a floating structure standing on closures), the commands (level 2: one
 `FrameTarget` per gizmo frame in inverse mode, one `JointTask` over the joints moved so far in
-direct mode, 002_fluckiger.md:237) and the posture (level 3). Bad input (a NaN pose, an unknown
+direct mode, Flückiger 1998, §3.4.3.3) and the posture (level 3). Bad input (a NaN pose, an unknown
 frame or joint, a command for the other mode) is refused: the call returns False, ``refused`` and
 ``last_refusal`` say why, and the loop goes on with the previous targets.
 
@@ -28,10 +28,11 @@ stretched arm holding an unreachable target creeps by one step per cycle. Each c
 says whether the commands are reached (``tracking``), getting closer (``approaching``) or not
 (``out_of_reach``), against ``tolerance``.
 
-Gizmo axes (`command_axes`, A16, 002_fluckiger.md:245-253): a gizmo sits at the driven frame's
-origin with the axes of the command frame (world, the frame's own "tool" axes, or the camera's
-"view" axes); `gizmo_target` turns its dragged pose into the absolute target, rotations pivoting
-about the frame's origin (Pinocchio's LOCAL_WORLD_ALIGNED semantics, as `FrameTarget.move`).
+Gizmo axes (`command_axes`; the thesis's command frames, Flückiger 1998, §3.4.3.1 and §6.1.2.2):
+a gizmo sits at the driven frame's origin with the axes of the command frame (world, the frame's
+own "tool" axes, or the camera's "view" axes); `gizmo_target` turns its dragged pose into the
+absolute target, rotations pivoting about the frame's origin (Pinocchio's LOCAL_WORLD_ALIGNED
+semantics, as `FrameTarget.move`).
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ __all__ = [
 
 CONTROL_MODES = ("inverse", "direct")
 COMMAND_FRAMES = ("world", "tool", "view")
-#: [m per rad/s] (chosen) radius of a joint-speed sphere per unit joint speed (A20,
-#: 002_fluckiger.md:692: radius proportional to |q̇_i|): 1 rad/s draws a 5 cm sphere, a hand's size
+#: [m per rad/s] (chosen) radius of a joint-speed sphere per unit joint speed (radius proportional
+#: to |q̇_i|, Flückiger 1998, §6.2.2, Fig. 6-9): 1 rad/s draws a 5 cm sphere, a hand's size
 SPEED_SPHERE_SCALE = 0.05
 #: (chosen) largest motion of a command per cycle: [m] of a frame's origin, [rad] of its rotation
 #: or of a joint. A gizmo or a slider can jump; its target is approached at these speeds (25 cm/s,
@@ -83,15 +84,15 @@ SPEED_SPHERE_SCALE = 0.05
 #: (a 7 cm jump of HRP-2's hand in one cycle let a welded foot slip by 1 mm; measured)
 MAX_STEP = {"linear": 0.01, "angular": 0.1, "joint": 0.05}
 #: (chosen) extra solver cycles within one display cycle while a loop is open by more than
-#: LOOP_TOLERANCE: the thesis asks at least one solve per display cycle (002_fluckiger.md:639)
+#: LOOP_TOLERANCE: the thesis solves once per display cycle (Flückiger 1998, §5.5.3, Fig. 5-10)
 CORRECTIONS = 3
-LOOP_TOLERANCE = 1e-6  # [m] (chosen) ten times below A7's 0.01 mm (002_fluckiger.md:679)
+LOOP_TOLERANCE = 1e-6  # [m] (chosen) ten times below the 0.01 mm loop bound of acceptance test 002 A7
 #: [m] (chosen: the 1 mm hand tracking of the piloting node) the commands count as reached ("tracking")
 #: when the residual is at most this
 TRACKING_TOLERANCE = 1e-3
 TRACKING_STATES = ("tracking", "approaching", "out_of_reach")
 CLOSE_STEPS = 10  # solver cycles at most to close the loops of the initial configuration (chosen)
-CLOSE_TOLERANCE = 1e-9  # [m] loops counted closed (chosen: A4's 1e-6 mm, 002_fluckiger.md:676)
+CLOSE_TOLERANCE = 1e-9  # [m] loops counted closed (chosen: the 1e-6 mm of acceptance test 002 A4)
 
 
 def default_frames(structure) -> list[str]:
@@ -127,7 +128,7 @@ def loop_gap(structure, q, data=None) -> tuple[float, float]:
 
 def close_loops(structure, q, solve=None, steps: int = CLOSE_STEPS) -> np.ndarray:
     """``q`` with the structure's loops closed: solver cycles on the closures alone (the hybrid
-    robot's initial gap of 2.914 mm closes in 3, 002_fluckiger.md:676), at most ``steps``."""
+    robot's initial gap of 2.914 mm closes in 3, acceptance test 002 A4), at most ``steps``."""
     solve = solve or SOLVERS["prioritized"]
     q = np.array(q, float)
     for _ in range(steps):
@@ -161,7 +162,7 @@ def gizmo_target(axes0, target0: pin.SE3, position, rotation) -> pin.SE3:
 
 def speed_spheres(structure, q, speeds, scale: float = SPEED_SPHERE_SCALE, data=None) -> list:
     """[(joint, centre (3,) [m], radius [m])] per 1-DOF joint: a sphere at the joint's origin of
-    radius ``scale`` × |q̇_i| (A20, 002_fluckiger.md:692). ``speeds`` (nv,) [rad/s] or [m/s]
+    radius ``scale`` × |q̇_i| (Flückiger 1998, §6.2.2, Fig. 6-9). ``speeds`` (nv,) [rad/s] or [m/s]
     (`SolveReport.joint_speeds`)."""
     model = structure.model
     data = model.createData() if data is None else data
@@ -248,7 +249,7 @@ class HeldTwist:
 @dataclass
 class PilotState:
     """One cycle's result. ``q`` (nq,) solved configuration; ``report`` the last solve's
-    `SolveReport`; ``dexterity`` σmax/σmin of J_aug (A19, 002_fluckiger.md:691); ``residual``
+    `SolveReport`; ``dexterity`` σmax/σmin of J_aug (Flückiger 1998, Fig. 6-8); ``residual``
     [m] largest gap between a command's goal (the gizmo, the slider) and the result: a frame's
     |Δp| + length_scale·|Δθ| of what its mode drives, a joint's |Δq| (× length_scale when
     revolute); ``loop_gap`` (position [m], rotation [rad]); ``speeds`` (nv,) |q̇| over the cycle

@@ -1,4 +1,4 @@
-"""Whole-body inverse kinematics of a walking pattern (issue 12): joint trajectories that put
+"""Whole-body inverse kinematics of a walking pattern: joint trajectories that put
 the soles where the footstep plan puts them, the CoM on the preview controller's trajectory
 and the waist upright, with the project's prioritized solver (`humanoid_control.kinematics`).
 
@@ -50,12 +50,13 @@ __all__ = [
     "WALK_GAIN_SCALE",
 ]
 
-#: [m] level-1 error (sole positions, CoM) that ends a sample's iterations (chosen: 100x below the kinematics
-#: issue's 0.1 mm; below ~1e-7 the posture task's null-space steps keep it from settling)
+#: [m] level-1 error (sole positions, CoM) that ends a sample's iterations (chosen: 100x below the 0.1 mm
+#: foot accuracy of the kinematic generator's HRP-2 tests; below ~1e-7 the posture task's null-space steps
+#: keep it from settling)
 TOLERANCE = 1e-6
 MAX_ITERATIONS = 10  # solver cycles per sample at most (chosen; docs/walking.md gives the measured counts)
-#: damping threshold ε = λmax = 0.02 m/rad (chosen): with the default 0.1 the level-1 rows (soles + CoM) were damped
-#: every cycle and 10 cycles left 3e-5 m; at 0.02 the walk is solved as without damping (1.4 cycles per sample,
+#: damping threshold ε = λmax = 0.02 m/rad (chosen): with the default 0.1 the level-1 rows (soles + CoM) are damped
+#: every cycle and 10 cycles leave 3e-5 m; at 0.02 the walk is solved as without damping (1.4 cycles per sample,
 #: errors < 1e-6 m) and a stretched leg would still be damped (docs/walking.md)
 SETTINGS = PrioritizedSettings(damping_threshold=0.02, damping_max=0.02)
 TORSO_FRAME = "BODY"  # HRP-2's waist link, the free-flyer's body

@@ -1,5 +1,5 @@
-"""Contact planner node (`contact_planner`), a thin adapter over `humanoid_planner.planning` (issue 9,
-"Node contact_planner"; docs/planning.md, docs/ros.md).
+"""Contact planner node (`contact_planner`), a thin adapter over `humanoid_planner.planning`
+(docs/planning.md, docs/ros.md).
 
     ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
     ros2 service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
@@ -107,8 +107,7 @@ PARAMETERS = ParameterTable(
             "interpolation_steps",
             "int",
             20,
-            "posture-generator projections per transition, k (the thesis's k_i = 20, "
-            "`../shared/spec/001_escande.md:530`)",
+            "posture-generator projections per transition, k (the thesis's k_i = 20, Escande 2008, §7.3.3)",
             minimum=1,
             dynamic=True,
         ),
@@ -132,7 +131,7 @@ PARAMETERS = ParameterTable(
             "joint_speed",
             "double",
             10.0,
-            "joint-speed cap of the motion (the thesis's, `../shared/spec/001_escande.md:390`)",
+            "joint-speed cap of the motion (the thesis's 10 deg/s, Escande 2008, §7.1.2)",
             unit="deg/s",
             minimum=0.0,
             exclusive_minimum=True,
@@ -142,7 +141,7 @@ PARAMETERS = ParameterTable(
             "dt",
             "double",
             0.005,
-            "trajectory period (HRP-2's control period, `../shared/spec/hrp2_data.md:113`)",
+            "trajectory period (HRP-2's control period, [HRP2-T1]; Chardonnet 2009, §5.2.3)",
             unit="s",
             minimum=0.0,
             exclusive_minimum=True,

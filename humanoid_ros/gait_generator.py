@@ -1,7 +1,7 @@
 """Optimal gait generator node (`gait_generator`), a thin adapter over `humanoid_planner.gait`.
 
 Parameters: `PARAMETERS` below (docs/ros.md, "gait_generator"); all dynamic, read by each
-request (defaults = the BIP cyclic step, ../shared/spec/003_chesse.md:637-649).
+request (defaults = the BIP cyclic step, Chessé 2002, §III.3.2.8).
 
 Services
     ~/generate   std_srvs/Trigger: solves `phase` with the current parameters; success + a summary
@@ -59,7 +59,7 @@ PARAMETERS = ParameterTable(
             "step_length",
             "double",
             0.5,
-            "LPAS, toe to toe (the thesis's cyclic step, `../shared/spec/003_chesse.md:639`)",
+            "LPAS, toe to toe (the thesis's cyclic step, Chessé 2002, §III.3.2.8)",
             unit="m",
             minimum=0.0,
             exclusive_minimum=True,
@@ -69,7 +69,7 @@ PARAMETERS = ParameterTable(
             "t_ds",
             "double",
             0.17,
-            "double-support duration (`../shared/spec/003_chesse.md:648`)",
+            "double-support duration (the cyclic step's, Chessé 2002, §III.3.2.8)",
             unit="s",
             minimum=0.0,
             exclusive_minimum=True,
@@ -79,7 +79,7 @@ PARAMETERS = ParameterTable(
             "t_ss",
             "double",
             0.5,
-            "single-support duration (`../shared/spec/003_chesse.md:648`)",
+            "single-support duration (the cyclic step's, Chessé 2002, §III.3.2.8)",
             unit="s",
             minimum=0.0,
             exclusive_minimum=True,

@@ -1,6 +1,6 @@
 """Piloting node (`pilot`): a frame of a kinematic structure follows a 6-DOF mouse, a joystick or
 absolute pose targets; the solved joints go to the simulator's or a robot's controllers
-(issue 10, "Piloting node"; docs/piloting.md).
+(docs/piloting.md).
 
     ros2 run humanoid_stack pilot --ros-args -p robot:=hrp2 -p frame:=r_hand
     ros2 topic pub -r 20 /pilot/twist geometry_msgs/msg/Twist "{linear: {x: 0.5}}"
@@ -422,7 +422,7 @@ class PilotNode(Node):
         m.scale.z = 0.04
         m.color.r = m.color.g = m.color.b = m.color.a = 1.0
         out.append(m)
-        # A20 (002_fluckiger.md:692): a sphere per joint, radius ∝ |q̇| over the cycle
+        # a sphere per joint, radius ∝ |q̇| over the cycle (Flückiger 1998, §6.2.2, Fig. 6-9)
         for k, (_, c, radius) in enumerate(speed_spheres(self.structure, state.q, state.speeds, data=self.fk)):
             shown = radius >= MIN_SPHERE_RADIUS
             m = Marker(ns="joint_speed", id=k, type=Marker.SPHERE, action=Marker.ADD if shown else Marker.DELETE)

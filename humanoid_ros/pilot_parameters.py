@@ -54,8 +54,8 @@ PARAMETERS = ParameterTable(
             "world",
             "axes of the twist and joystick commands: `world`, `tool` (the driven frame's axes) or `view` (the "
             "axes of the camera on `view_topic`: x right, y down, z into the screen; world axes until one "
-            "arrives); rotations pivot about the driven frame's origin in all three "
-            "(`../shared/spec/002_fluckiger.md:253`)",
+            "arrives); rotations pivot about the driven frame's origin in all three (chosen: eq. (3.28) of "
+            "Flückiger 1998 turns world-axis rotations about the world origin)",
             choices=COMMAND_FRAMES,
             dynamic=True,
         ),
@@ -73,7 +73,8 @@ PARAMETERS = ParameterTable(
             [0.1, 0.5],
             "[linear m/s, angular rad/s] per unit of twist or joystick axis (chosen: 10 cm/s and about 29°/s "
             "at a unit deflection); the per-cycle increment is this times "
-            "1/rate, so speed does not depend on the rate (`../shared/spec/002_fluckiger.md:254`)",
+            "1/rate, so speed does not depend on the rate (the thesis's increment is the deflection times the "
+            "sensitivity per frame, Flückiger 1998, §6.1.1.1)",
             length=2,
             minimum=0.0,
             dynamic=True,
@@ -93,7 +94,7 @@ PARAMETERS = ParameterTable(
             "rate",
             "double",
             25.0,
-            "solver cycle and command rate (the thesis's >= 25 Hz, `../shared/spec/002_fluckiger.md:506`)",
+            "solver cycle and command rate (the thesis's >= 25 Hz, Flückiger 1998, §5.1.1)",
             unit="Hz",
             minimum=0.0,
             exclusive_minimum=True,

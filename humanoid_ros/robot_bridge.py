@@ -1,5 +1,5 @@
 """Robot bridge node (`robot_bridge`): sends the project's motions to a robot's ros2_control
-controllers, after checking them (issue 11, "The node"; docs/real_robot.md).
+controllers, after checking them (docs/real_robot.md).
 
     humanoid-stack up bridge_sim                    # config/bridge_sim.yaml: the simulator stands in
     ros2 launch humanoid_stack bridge.launch.py     # config/bridge.yaml: a real robot

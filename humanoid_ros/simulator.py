@@ -1,5 +1,5 @@
 """Simulator node (`simulator`): `humanoid_sim.World` as a ROS 2 node, answering to ros2_control's
-controller topics (issue 3, "The simulator node"; ARCHITECTURE.md "ROS 2 interfaces").
+controller topics (docs/ros.md, "simulator").
 
     humanoid-stack up sim                         # config/sim.yaml
     ros2 launch humanoid_stack sim.launch.py
@@ -197,8 +197,8 @@ class SimulatorNode(Node):
     def _while_up(self, publish):
         """``publish`` for the stepping thread, silent once the context is shut down: rclpy's
         SIGINT/SIGTERM handler shuts the context before the runner calls `close`, and a step
-        publishing in between used to fail ('publisher's context is invalid'), pause the
-        simulation and log it (issue 14 §6)."""
+        publishing in between would otherwise fail ('publisher's context is invalid'), pause the
+        simulation and log it."""
 
         def guarded(*args):
             if not self.context.ok():

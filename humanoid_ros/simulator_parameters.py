@@ -2,8 +2,8 @@
 
 The node imports `PARAMETERS`, `CONTROLLERS`, `TOPICS` and `NODE_NAME` from here (and re-exports
 them): ``self.p = PARAMETERS.declare(self)`` declares and checks every parameter, and
-``PARAMETERS.on_set_parameters(...)`` checks the run-time changes. Names, defaults, ranges and
-refusals are those of issue 3 (docs/ros.md, which shows this table, generated); the start-only
+``PARAMETERS.on_set_parameters(...)`` checks the run-time changes. docs/ros.md shows this table
+(generated from it: names, defaults, ranges and refusals); the start-only
 values become a `humanoid_sim.session.SessionSettings`, whose defaults are these.
 
 A separate module because the table is large; the tests read it without rclpy.
@@ -45,8 +45,8 @@ PARAMETERS = ParameterTable(
             "dt",
             "double",
             1e-3,
-            "time step, as `humanoid-stack simulate --dt` (the thesis's δt = 1 ms, "
-            "`../shared/spec/000_chardonnet.md:402`; the upper bound is chosen: 100 × that step)",
+            "time step, as `humanoid-stack simulate --dt` (the thesis's δt = 1 ms, Chardonnet 2009, "
+            "§3.1.6; the upper bound is chosen: 100 × that step)",
             unit="s",
             minimum=0.0,
             exclusive_minimum=True,
@@ -58,7 +58,7 @@ PARAMETERS = ParameterTable(
             1e-6,
             "",
             "convergence thresholds on the true residuals: complementarity max |f_n v_n| [N·m/s] and "
-            "penetration max(−v_n) [m/s] (the B4 bounds, `../shared/spec/000_chardonnet.md:1016-1017`)",
+            "penetration max(−v_n) [m/s] (the bounds of acceptance test 000 B4; chosen)",
         ),
         Parameter(
             "solver_max_iterations",
@@ -73,8 +73,8 @@ PARAMETERS = ParameterTable(
             0.005,
             "s",
             "wall-clock budget of one contact solve, 0 = none; a solve that hits it is reported like the sweep "
-            "budget and the step uses the best iterate (chosen: 70 × a standing HRP-2 solve; a robot folded by "
-            "violent commands hit 500 sweeps every step and ran 300 times slower than real time, issue 14 §0). "
+            "budget and the step uses the best iterate (chosen: 70 × a standing HRP-2 solve; without it a robot "
+            "folded by violent commands hits 500 sweeps every step and runs 300 times slower than real time). "
             "Results then depend on the machine in those steps only: set 0 for reproducible runs",
         ),
         _non_negative("real_time_factor", 1.0, "", "pacing: 1.0 = wall clock, 0 = as fast as possible", dynamic=True),
@@ -126,9 +126,7 @@ PARAMETERS = ParameterTable(
             length_of="gains.groups",
             minimum=0.0,
         ),
-        _positive(
-            "external_wrench_duration", 0.1, "s", "how long a `~/external_wrench` message acts (issue 3)", dynamic=True
-        ),
+        _positive("external_wrench_duration", 0.1, "s", "how long a `~/external_wrench` message acts", dynamic=True),
         Parameter(
             "push.link",
             "string",
@@ -157,7 +155,7 @@ PARAMETERS = ParameterTable(
             "double_array",
             [],
             "haptics: attach point in the body frame; `[]` = where the pointer is at the attach call (the "
-            "thesis's stylus button, `../shared/spec/000_chardonnet.md:471`), else 3 values",
+            "thesis's stylus button, Chardonnet 2009, §3.4), else 3 values",
             unit="m",
             dynamic=True,
         ),
@@ -166,8 +164,8 @@ PARAMETERS = ParameterTable(
             "double_array",
             [],
             "haptics: `[]` = the robot stays under its PD; `[M_d, B_d]` [kg·m², N·m·s/rad] = attached to a robot "
-            "link, the robot is compliant: its set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (eq. 3.65, "
-            "`../shared/spec/000_chardonnet.md:484`; values not given by the thesis, docs/haptics.md)",
+            "link, the robot is compliant: its set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e "
+            "(Chardonnet 2009, §3.4.1, eq. (3.65); values not given by the thesis, docs/haptics.md)",
             dynamic=True,
         ),
         _positive(
@@ -175,7 +173,7 @@ PARAMETERS = ParameterTable(
             500.0,
             "N/m",
             "haptics: k_p of the attach spring and of the touch contact; k_v = √(2 m k_p) "
-            "(`../shared/spec/000_chardonnet.md:473`; k_p chosen: the thesis gives none, line 658)",
+            "(Chardonnet 2009, §3.4, eq. (3.63); k_p chosen: the thesis gives none)",
             dynamic=True,
         ),
         _non_negative(
@@ -191,7 +189,7 @@ PARAMETERS = ParameterTable(
             1.0,
             "",
             "haptics: touch mode, the force on the body = −weight × rendered force (the thesis's arbitrary "
-            "weight, `../shared/spec/000_chardonnet.md:477`; 1 = Newton's third law)",
+            "weight, Chardonnet 2009, §3.4; 1 = Newton's third law)",
             dynamic=True,
         ),
         _positive(

@@ -1,7 +1,7 @@
 """`humanoid-stack pilot`'s application: a `humanoid_control.piloting.PilotSession` solving in a
-`PilotLoop` thread and a `humanoid_viewer.pilot_view.PilotViewer` in one process (issue 10:
-"starts the solver and the viewer in one process, so that a newcomer can drag a hand of HRP-2
-with both feet welded, or drive the hybrid robot with its loop closed, from a browser").
+`PilotLoop` thread and a `humanoid_viewer.pilot_view.PilotViewer` in one process, so that a
+newcomer can drag a hand of HRP-2 with both feet welded, or drive the hybrid robot with its loop
+closed, from a browser.
 
     app = PilotApp("hrp2", port=0).start()      # or "robot.mad", "NAME.kin.yaml", "robot.urdf"
     print(app.viewer.url); ...; app.close()
@@ -101,8 +101,8 @@ class PilotApp:
         frames: gizmo frames (default: the sidecar's source frames: HRP-2's hands).
         mode: ``pose``, ``position`` or ``orientation`` (what of a frame follows its gizmo).
         solver: ``prioritized`` or ``svd``.
-        rate: solver cycles per second [Hz] (default 25: 002_fluckiger.md:506).
-        command_frame: gizmo axes: ``world``, ``tool`` or ``view`` (A16).
+        rate: solver cycles per second [Hz] (default 25: the thesis's >= 25 Hz, Flückiger 1998, §5.1.1).
+        command_frame: gizmo axes: ``world``, ``tool`` or ``view`` (Flückiger 1998, §6.1.2.2).
         host, port, allow_origins: where the viewer serves (as `humanoid-stack view`).
     """
 

@@ -234,7 +234,7 @@ def localhost_by_default(env) -> str:
     ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` in ``env`` when neither it nor the older
     ``ROS_LOCALHOST_ONLY`` is set, and returns the line that says so ("" when left alone). Fast DDS
     binds every interface, so without it the command topics and ~/reset of a running simulator
-    can be reached from the local network (issue 14 §7; docs/ros.md "Exposure")."""
+    can be reached from the local network (docs/ros.md "Exposure")."""
     if "ROS_AUTOMATIC_DISCOVERY_RANGE" in env or "ROS_LOCALHOST_ONLY" in env:
         return ""
     env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"

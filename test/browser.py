@@ -57,7 +57,7 @@ def rendered_screenshot(url: str, out: Path, attempts: int = 3) -> np.ndarray:
     """`screenshot`, taken again (at most ``attempts`` times) while its lower-left quarter, where the
     initial camera always shows the ground grid, is one uniform colour: under load headless
     Chromium sometimes shoots before WebGL drew the scene (a white 3-D view beside the HTML
-    panel, seen once in a CI run). The checks below hold on the image it ends with."""
+    panel). The checks below hold on the image it ends with."""
     for _ in range(attempts):
         img = screenshot(url, out)
         if np.ptp(img[HEIGHT // 2 :, : WIDTH // 2]) > PIXEL_DIFF:

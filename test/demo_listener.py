@@ -2,9 +2,9 @@
 /contacts, polls the viewer's URL, and writes what it saw as JSON (argv: port, duration, startup
 bound, log path, output path).
 
-It runs apart from pytest because rclpy / Fast DDS segfaulted in `spin_once` here about once in
-four fresh-clone runs (stop 23, never reproduced in isolation): in a child process such a crash
-is one failed attempt that the test can see and retry, not the end of the whole pytest session."""
+It runs apart from pytest because rclpy / Fast DDS can segfault in `spin_once` here (about once in
+four fresh-clone runs, never reproduced in isolation): in a child process such a crash is one failed
+attempt that the test can see and retry, not the end of the whole pytest session."""
 
 import json
 import os

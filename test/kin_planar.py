@@ -3,7 +3,7 @@
 ``parallelogram``: ground A=(0,0), B=(D,0); crank 1 (joint j1 at A, length L) carries the coupler
 (joint j2, length D); crank 2 (joint j3 at B, length L) carries a stub (joint j4) whose frame
 ``cut`` must coincide with the coupler's end frame ``coupler_end`` (a weld: 6 rows for a planar
-loop, over-constrained as the thesis's HPR, 002_fluckiger.md:390-394). On the coupler a 2R arm
+loop, over-constrained as the thesis's Hitachi-HPR, Flückiger 1998, §6.3.2). On the coupler a 2R arm
 (j5, j6, lengths 0.3, 0.2) carries the ``tool`` frame. All axes are z: 6 joints, 1 loop, 3 DOF.
 """
 
@@ -32,7 +32,8 @@ def _link(name):
 
 
 def parallelogram_urdf(z_error: float = 0.0) -> str:
-    """URDF text; ``z_error`` [m] lifts the coupler's end frame out of the plane (A14)."""
+    """URDF text; ``z_error`` [m] lifts the coupler's end frame out of the plane (the HPR's
+    deliberate planarity error)."""
     links = ["base", "crank1", "coupler", "crank2", "stub", "arm1", "arm2"]
     joints = [
         _joint("j1", "base", "crank1", (0, 0, 0)),

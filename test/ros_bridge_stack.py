@@ -20,9 +20,9 @@ from humanoid_ros.simulator import SimulatorNode
 
 TIMEOUT = 30.0  # [s] wall bound of any wait (chosen: loaded 2-core machine)
 RATE = 100.0  # [Hz] bridge control loop in these tests (the default)
-STATE_TIMEOUT = 2.0  # [s] the bridge's watchdog in these tests (default 0.2 s; chosen: stop 22's and stop 24's
-# fresh-clone suites saw the in-process simulator, starved by the other tests, publish /joint_states 0.605 and
-# 0.676 s apart, and the bridge stopped safely mid-motion; the watchdog itself is tested at 0.5 s in
+STATE_TIMEOUT = 2.0  # [s] the bridge's watchdog in these tests (default 0.2 s; chosen: in a loaded fresh-clone
+# suite the in-process simulator, starved by the other tests, can publish /joint_states 0.6-0.7 s apart, and the
+# bridge would stop safely mid-motion; the watchdog itself is tested at 0.5 s in
 # test_ros_bridge.py::test_stale_joint_states_stop_and_hold)
 TOPIC = "/joint_trajectory_controller/joint_trajectory"
 

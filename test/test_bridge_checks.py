@@ -1,4 +1,4 @@
-"""The robot bridge's checks (issue 11, humanoid_control.bridge): every check refuses just outside
+"""The robot bridge's checks (humanoid_control.bridge): every check refuses just outside
 its bound and passes just inside, and each refusal names the check, the joint, the point and the
 value on one line."""
 
@@ -55,7 +55,7 @@ def test_unknown_joint_named_with_a_hint_and_known_joint_passes():
 
 
 def test_a_huge_joint_name_is_not_echoed_in_full():
-    """A 100 kB joint name (issue 14 §6: echoed values are shortened): the refusal is one short
+    """A 100 kB joint name (echoed values are shortened): the refusal is one short
     line that still says which check and that the name is unknown."""
     name = "x" * 100_000
     rep = validate(traj([0.0, 1.0], [0.0, 0.1], names=(name,)), limits(), REST)
@@ -145,7 +145,7 @@ def test_start_state_tolerance_boundary_and_approach():
 def test_joint_missing_from_the_measured_state_is_refused_by_name():
     """A robot joint /joint_states does not give (or a missing joint_map entry) cannot be checked
     at the start nor held: a held_joints refusal naming it, whether the trajectory names it or
-    not, with approach on too (a named one used to stop validate with a KeyError)."""
+    not, with approach on too (a named one must not stop validate with a KeyError)."""
     for named, why in ((("a",), "not named by the trajectory"), (("b",), "not in the measured joint state")):
         for approach in (False, True):
             rep = validate(

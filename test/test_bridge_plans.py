@@ -48,7 +48,7 @@ def test_gait_json_gives_the_joint_part_and_says_so(gait_file, bip):
     rep = validate(traj, lim, cur)
     checks = {r.check for r in rep.refusals}
     assert not rep.ok and "acceleration_limits" in checks and checks <= {"acceleration_limits", "velocity_limits"}
-    # the gait's speed limits are penalties (003_chesse.md), accepted up to gait.phase_sequence.VIOLATION_MAX scale
+    # the gait's speed limits are penalties (Chessé 2002, §II.3.5), accepted up to gait.phase_sequence.VIOLATION_MAX scale
     # units (0.1 rad/s): the secant speeds the bridge checks may pass the URDF limit by no more than that
     vmax = dict(zip(lim.names, lim.v_max))
     for r in rep.refusals:

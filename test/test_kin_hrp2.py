@@ -1,4 +1,4 @@
-"""HRP-2 with the prioritized solver (issue 10's humanoid cases): both feet welded to the ground
+"""HRP-2 with the prioritized solver (the humanoid cases of piloting): both feet welded to the ground
 as level-1 closures with the CoM (balance), hands and driven joints at level 2, posture at level 3.
 
 Every check is independent of the solver: plain Pinocchio forward kinematics of the returned
@@ -22,9 +22,9 @@ from humanoid_control.kinematics import (
 )
 from humanoid_model import load_robot
 
-FOOT_TOL = 1e-4  # [m] issue 10: foot error < 0.1 mm
+FOOT_TOL = 1e-4  # [m] (chosen) foot error < 0.1 mm: the feet must not slip while piloting
 FOOT_ROT_TOL = 1e-4  # [rad] (chosen: 0.1 mm at 1 m)
-HAND_TOL = 1e-3  # [m] issue 10: hand tracking error < 1 mm
+HAND_TOL = 1e-3  # [m] (chosen) hand tracking error < 1 mm
 LIMIT_TOL = 1e-12  # [rad] joints within limits (rounding only)
 
 
@@ -80,7 +80,7 @@ def _square(start, side=0.2, step=0.002):
 
 
 def test_right_hand_follows_a_20cm_square_with_both_feet_welded(hrp2, robot):
-    """Issue 10: foot error < 0.1 mm, hand tracking error < 1 mm, joint limits respected, CoM
+    """Foot error < 0.1 mm, hand tracking error < 1 mm, joint limits respected, CoM
     inside the support polygon throughout (2 mm per cycle: 5 cm/s at 25 Hz)."""
     check = Check(hrp2, robot)
     hand = FrameTarget(hrp2, "r_hand", mode="position")
@@ -104,7 +104,7 @@ def test_right_hand_follows_a_20cm_square_with_both_feet_welded(hrp2, robot):
 
 
 def test_chest_joint_driven_in_direct_mode_with_both_feet_welded(hrp2, robot):
-    """Closed-loop direct mode (002_fluckiger.md:237): the chest yaw joint follows a slider from 0
+    """Closed-loop direct mode (Flückiger 1998, §3.4.3.3): the chest yaw joint follows a slider from 0
     to 0.4 rad while the feet stay welded (< 0.1 mm) and the legs keep the CoM where it was; the
     upper body turns (the head moves), the legs move too."""
     check = Check(hrp2, robot)

@@ -1,4 +1,4 @@
-"""Every constraint's Jacobian against finite differences along pin.integrate (issue 10: rows in the
+"""Every constraint's Jacobian against finite differences along pin.integrate (rows in the
 tangent space of q), at random configurations of HRP-2 (free flyer) and of the planar loop robot.
 
 A wrong sign, frame (LOCAL vs world axes), missing Jlog6 factor or a missing relative-placement
@@ -95,7 +95,7 @@ def test_closure_errors_vanish_at_the_initial_configuration_and_not_elsewhere(hr
 
 def test_weld_error_is_log6_of_the_relative_placement(hrp2):
     """The weld's error is the SE(3) logarithm, exact for large gaps (not an Euler-angle
-    approximation, 002_fluckiger.md:717): a placement rotated 2 rad about z gives 2 rad."""
+    approximation as the thesis's eq. (3.30)): a placement rotated 2 rad about z gives 2 rad."""
     q = hrp2.q0
     M = hrp2.placement(q, "r_hand")
     anchor = M * pin.SE3(pin.exp3(np.array([0, 0, 2.0])), np.zeros(3))

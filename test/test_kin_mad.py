@@ -1,6 +1,9 @@
-"""MAD importer (issue 10): KK frames, the thesis's four robots against the spec's numbers, errors.
+"""MAD importer: KK frames, the thesis's four robots against their numbers, errors.
 
-Spec: ../shared/spec/002_fluckiger.md (cited as spec:LINE). Positions in mm, as the spec gives them.
+Flückiger 1998: the MAD format (ch. 4), the hybrid robot's file (Fig. 4-9), macdac.mad, cross.mad
+and redont.mad (Appendix B). The thesis prints the robots' parameters but no poses: the poses,
+gaps and singular values checked are derived from its files (docs/kinematics_mad.md). Positions in
+mm, the thesis's unit.
 """
 
 import math
@@ -58,8 +61,10 @@ def rad(deg):
     return math.radians(deg)
 
 
+@pytest.mark.spec("002", "A2")
 def test_kk_closed_form_equals_the_product_and_the_corrected_sign():
-    """A2 (spec:674): Rz(γ)Tz(ε)Rx(α)Tx(d)Rz(θ)Tz(r) to 1e-12; y = d·sinγ − r·cosγ·sinα (spec:57-61)."""
+    """Rz(γ)Tz(ε)Rx(α)Tx(d)Rz(θ)Tz(r) to 1e-12 (Flückiger 1998, §3.2.2.3); y = d·sinγ − r·cosγ·sinα,
+    where the thesis's eq. (3.9) prints a sign typo (+)."""
     rng = np.random.default_rng(3)
     for _ in range(200):
         g, a, t = rng.uniform(-180, 180, 3)
@@ -84,7 +89,7 @@ def test_kk_hand_computed_transforms():
     T = kk_transform(gamma=90, epsilon=10, d=20, r=5)
     np.testing.assert_allclose(T[:3, 3], [0, 20, 15], atol=1e-12)
     np.testing.assert_allclose(T[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
-    # the URDF origin leaves the joint variable out (spec:66-68)
+    # the URDF origin leaves the joint variable out (Rz(θ) and Tz(r) commute)
     F, q0 = kk_joint_origin({"theta": 30, "r": 50, "alpha": 90, "d": 100}, 2)
     np.testing.assert_allclose(F @ Rz(rad(30)), kk_transform(alpha=90, d=100, theta=30, r=50), atol=1e-12)
     assert q0 == 30
@@ -110,7 +115,7 @@ def one_link(params, type_, extra=""):
 @pytest.mark.parametrize("type_", [1, 2])
 def test_one_link_in_pinocchio_matches_hand_transform(tmp_path, type_):
     """The converted URDF joint, at q0 and q0 + 0.2, equals Rx(α)Tx(d)Rz(θ)Tz(r) computed by hand
-    (mm -> m): revolute moves θ, prismatic moves r (spec:124)."""
+    (mm -> m): revolute moves θ, prismatic moves r (Flückiger 1998, §4.1.2.3)."""
     path = tmp_path / "one.mad"
     path.write_text(one_link("theta 30 r 50 alpha 90 d 100", type_, "limits { -1000 1000 }"))
     urdf, side = convert(path)
@@ -163,11 +168,16 @@ def test_checked_in_files_equal_a_fresh_conversion(name, tmp_path):
 
 @pytest.mark.parametrize(
     "name, revolute, prismatic, frames",
-    [("hybrid_planar", 7, 0, 2), ("macdac", 5, 0, 1), ("cross_delta", 12, 3, 8), ("redundant_6r", 6, 0, 1)],
+    [
+        pytest.param("hybrid_planar", 7, 0, 2, marks=pytest.mark.spec("002", "A1")),
+        ("macdac", 5, 0, 1),
+        pytest.param("cross_delta", 12, 3, 8, marks=pytest.mark.spec("002", "A9")),
+        ("redundant_6r", 6, 0, 1),
+    ],
 )
 def test_examples_load_in_pinocchio(name, revolute, prismatic, frames):
-    """Joint counts: hybrid 7R (spec:354, A1 spec:673), MacDac 5R (spec:373), Cross-Delta 3P+12R
-    (spec:408, A9 spec:681), 6R (spec:450)."""
+    """Joint counts (Flückiger 1998): hybrid 7R (§4.2.1), MacDac 5R (§6.3.1), Cross-Delta 3P+12R
+    (§6.3.3, Appendix B), 6R (§6.3.5)."""
     model, _, _, side = load(name)
     kinds = [j.shortname() for j in model.joints[1:]]
     assert kinds.count("JointModelRZ") == revolute and kinds.count("JointModelPZ") == prismatic
@@ -179,30 +189,32 @@ def test_examples_load_in_pinocchio(name, revolute, prismatic, frames):
     assert len(side["initial"]) == model.nq
 
 
+@pytest.mark.spec("002", "A1", "A3", "A4")
 def test_hybrid_structure_and_initial_pose():
-    """A1 (spec:673): 7 R joints, frames 8 and 9, loop {link 7, frame 8}, tracker {frame 9: [0, 1]};
-    KK table spec:358-366; initial poses spec:550-552 (A4: gap 2.914 ± 0.01 mm, spec:676); A3
-    (spec:675): frame 8 `ori {0 0 60}` gives zero orientation error with Rx·Ry·Rz."""
+    """The hybrid robot of Flückiger 1998, §4.2 (file of Fig. 4-9): 7 R joints, frames 8 and 9,
+    loop {link 7, frame 8}, tracker {frame 9: [0, 1]}; KK table (Table 4-4); initial poses and the
+    initial gap 2.914 ± 0.01 mm derived from the file; frame 8 `ori {0 0 60}` gives zero
+    orientation error with Rx·Ry·Rz (the thesis does not state the Euler convention)."""
     model, data, q, side = load("hybrid_planar")
     assert side["closures"] == [{"name": "loop1", "type": "weld", "frame_a": "link7", "frame_b": "frame8"}]
     assert side["sources"] == {"frame9": ["none", "mouse"]}
-    theta = [0, 51, -120, 60, -51, 120, -60]  # Table 4-4, spec:360-366
+    theta = [0, 51, -120, 60, -51, 120, -60]  # Flückiger 1998, Table 4-4
     assert [side["initial"][f"joint{i}"] for i in range(1, 8)] == pytest.approx([rad(t) for t in theta], abs=1e-12)
     np.testing.assert_allclose(mm(model, data, "link7")[:2], [928.501, -145.585], atol=1e-3)
     np.testing.assert_allclose(mm(model, data, "frame8")[:2], [928.045, -148.463], atol=1e-3)
     np.testing.assert_allclose(mm(model, data, "frame9")[:2], [1164.29, -280.58], atol=5e-3)
     for f in ("link7", "frame8", "frame9"):
         R = pose(model, data, f).rotation
-        np.testing.assert_allclose(R, pin.utils.rotate("z", rad(-9)), atol=1e-11)  # all at −9° (spec:550)
+        np.testing.assert_allclose(R, pin.utils.rotate("z", rad(-9)), atol=1e-11)  # all at −9° (from the file)
         assert abs(mm(model, data, f)[2]) < 1e-9  # planar
     gap = np.linalg.norm(mm(model, data, "frame8") - mm(model, data, "link7"))
     assert gap == pytest.approx(2.914, abs=0.01)
     R_err = pose(model, data, "link7").rotation.T @ pose(model, data, "frame8").rotation
     assert np.linalg.norm(pin.log3(R_err)) <= 1e-9
-    # A3's other half: a z-first reading R = Rz(a)·Ry(b)·Rx(c) of ori {0 0 60} is Rx(60): >= 1 rad off
+    # the other Euler reading: a z-first reading R = Rz(a)·Ry(b)·Rx(c) of ori {0 0 60} is Rx(60): >= 1 rad off
     R_zfirst = pose(model, data, "link3").rotation @ pin.utils.rotate("x", rad(60))
     assert np.linalg.norm(pin.log3(pose(model, data, "link7").rotation.T @ R_zfirst)) >= 1.0
-    # loop block (6x7) has rank 3: mobility 7 - 3 = 4 (A1, spec:354, spec:196)
+    # loop block (6x7) has rank 3: mobility 7 - 3 = 4 (Flückiger 1998, §4.2.1: 4 DOF)
     pin.computeJointJacobians(model, data, q)
     J = np.vstack(
         [
@@ -213,9 +225,11 @@ def test_hybrid_structure_and_initial_pose():
     assert np.linalg.matrix_rank(J, tol=1e-9) == 3
 
 
+@pytest.mark.spec("002", "A17")
 def test_relative_and_absolute_limits():
-    """A17 (spec:689): hybrid `range` -> absolute spec:371; MacDac `limits` spec:380-384, joints 3
-    and 4 starting exactly at a limit (spec:387)."""
+    """Relative `range` and absolute `limits` (Flückiger 1998, §4.1.2.3): the hybrid robot's ranges
+    (Table 4-4) become absolute limits about the initial values; MacDac's `limits` (macdac.mad,
+    Appendix B), joints 3 and 4 starting exactly at a limit."""
     model, _, q, side = load("hybrid_planar")
     absolute = {
         1: (-160, 160),
@@ -254,10 +268,11 @@ def test_relative_and_absolute_limits():
     assert q[model.joints[model.getJointId("joint4")].idx_q] == model.upperPositionLimit[3]
 
 
+@pytest.mark.spec("002", "A8")
 def test_macdac_initial_tool_pose():
-    """A8 (spec:680): tool frame 6 at (112.80, −73.00, 428.20) ± 0.01 mm, rotation
-    [[0.5, 0, −0.866], [0, 1, 0], [0.866, 0, 0.5]] and J singular values {484.3, 322.5, 228.6,
-    0.781, 0.255} in mm/rad (spec:570-571)."""
+    """MacDac (Flückiger 1998, §6.3.1; macdac.mad, Appendix B), derived from its file: tool frame 6
+    at (112.80, −73.00, 428.20) ± 0.01 mm, rotation [[0.5, 0, −0.866], [0, 1, 0], [0.866, 0, 0.5]]
+    and J singular values {484.3, 322.5, 228.6, 0.781, 0.255} in mm/rad."""
     model, data, q, side = load("macdac")
     np.testing.assert_allclose(mm(model, data, "frame6"), [112.80, -73.00, 428.20], atol=0.01)
     np.testing.assert_allclose(
@@ -271,10 +286,12 @@ def test_macdac_initial_tool_pose():
     assert np.all(np.abs(sv - [484.3, 322.5, 228.6, 0.781, 0.255]) <= [0.05, 0.05, 0.05, 5e-4, 5e-4]), sv
 
 
+@pytest.mark.spec("002", "A3", "A9")
 def test_cross_delta_structure_and_initial_gaps():
-    """A9 (spec:681): 15 joints (3 P, 12 R), loop block 12x15 of rank 12 (3 DOF), initial gaps
-    45.09 ± 0.05 mm per loop, (−8.88, ∓29.82, 32.63) and 0 rad (spec:560); A3 (spec:675): frames
-    16/17 `ori {±90 0 0}` close in orientation with Rx·Ry·Rz; KK table spec:412-426."""
+    """The Cross-Delta (Flückiger 1998, §6.3.3; cross.mad, Appendix B, for its KK table): 15 joints
+    (3 P, 12 R), loop block 12x15 of rank 12 (3 DOF); derived from the file: initial gaps
+    45.09 ± 0.05 mm per loop, (−8.88, ∓29.82, 32.63) and 0 rad; frames 16/17 `ori {±90 0 0}`
+    close in orientation with Rx·Ry·Rz."""
     model, data, q, side = load("cross_delta")
     assert [c["frame_b"] for c in side["closures"]] == ["frame16", "frame17"]
     assert {c["frame_a"] for c in side["closures"]} == {"link5"} and {c["type"] for c in side["closures"]} == {"weld"}
@@ -301,10 +318,11 @@ def test_cross_delta_structure_and_initial_gaps():
 
 
 def test_redundant_6r_hand_computed_pose():
-    """No pose is given in the spec for redont.mad (spec:448-466): frame 7 computed by hand. Link 1
-    turns 90° about z, link 2 (α 90°, θ 60°) tilts the arm plane to x = 0, axes 2-6 are parallel
-    (+x, "5 parallel axes", spec:450); in that plane, angles from +y: 60, 30, 0, −30, −60 for the
-    segments d3..d6 = 2000, 1500, 1000, 800 and frame 7's 800 (spec:453-464)."""
+    """The thesis gives no pose for redont.mad (Flückiger 1998, §6.3.5, Appendix B): frame 7
+    computed by hand. Link 1 turns 90° about z, link 2 (α 90°, θ 60°) tilts the arm plane to x = 0,
+    axes 2-6 are parallel (+x, "5 parallel axes", §6.3.5); in that plane, angles from +y: 60, 30,
+    0, −30, −60 for the segments d3..d6 = 2000, 1500, 1000, 800 and frame 7's 800 (the file's KK
+    parameters)."""
     model, data, q, side = load("redundant_6r")
     angles, lengths = [60, 30, 0, -30, -60], [2000, 1500, 1000, 800, 800]
     y = sum(L * math.cos(rad(a)) for a, L in zip(angles, lengths))
@@ -314,7 +332,7 @@ def test_redundant_6r_hand_computed_pose():
     axes = [data.oMi[model.getJointId(f"joint{i}")].rotation[:, 2] for i in range(2, 7)]
     for a in axes:
         np.testing.assert_allclose(a, [1, 0, 0], atol=1e-12)
-    assert side["sources"] == {"frame7": ["none", "mouse"], "link4": ["none", "panel"]}  # spec:465
+    assert side["sources"] == {"frame7": ["none", "mouse"], "link4": ["none", "panel"]}  # sensors 1 and 2 of redont.mad
 
 
 @pytest.mark.parametrize(
@@ -323,7 +341,7 @@ def test_redundant_6r_hand_computed_pose():
 )
 def test_examples_load_as_kinematic_structures(name, closures, gap_mm):
     """Each converted example loads through the sidecar loader (the structure's closures are the
-    MAD loops; their initial position error is the spec's gap: spec:551, spec:560)."""
+    MAD loops; their initial position error is the gap derived from the file, as above)."""
     structure = pytest.importorskip("humanoid_control.kinematics.structure")
     s = structure.load_structure(KIN / f"{name}.kin.yaml")
     _, _, q, side = load(name)
@@ -477,7 +495,7 @@ def test_error_in_a_thesis_file_names_its_line(tmp_path):
 
 
 def test_several_robots_share_one_urdf(tmp_path):
-    """Several robots in one file (L1409): one URDF, a root link `scene`, names prefixed."""
+    """Several robots in one file (Flückiger 1998, §4.1.2): one URDF, a root link `scene`, names prefixed."""
     p = tmp_path / "two.mad"
     arm = "robot {n} {{ base {{ pos {{ {x} 0 0 }} }} link 1 {{ parameters {{ theta 0 r 0 alpha 0 d 100 }} type 2 pred 0 limits {{ -90 90 }} }} frame 2 {{ pos {{ 50 0 0 }} ori {{ 0 0 0 }} pred 1 }} }}"
     p.write_text("RAFF two_arms\n" + arm.format(n="left", x=0) + "\n" + arm.format(n="right", x=1000) + "\n")

@@ -1,12 +1,12 @@
-"""A15 of 002_fluckiger.md:687: parallel direct kinematics through an assembly-mode change.
+"""Parallel direct kinematics through an assembly-mode change (Flückiger 1998, §6.3.4).
 
 The planar 3-RPR of Innocenti & Parenti-Castelli (1992), with the dimensions reproduced by Zein,
 Wenger & Chablat (Mechanism and Machine Theory 43(4), 2008), ships as urdf/kinematics/three_rpr
 (URDF + sidecar, sources in the URDF's header). The thesis drove it "following Innocenti's cyclic
 variation of two actuators" and saw the platform end in another assembly mode without crossing a
-singularity (002_fluckiger.md:445). Here actuator 1 stays at 14.98 cm and actuators 2 and 3 go
-once around a circle of radius 3 cm centred on (18.0, 26.4) cm, which encloses a cusp of the
-joint-space singular curve of that section (found by sampling the singular configurations, the
+singularity (Flückiger 1998, §6.3.4; it does not print the dimensions). Here actuator 1 stays at
+14.98 cm and actuators 2 and 3 go once around a circle of radius 3 cm centred on (18.0, 26.4) cm,
+which encloses a cusp of the joint-space singular curve of that section (found by sampling the singular configurations, the
 method of the paper; the cusp is near (18.0, 26.5) cm). The solver only receives the actuator
 lengths (three `JointTask` rows, level 2; the two ball closures are level 1).
 
@@ -24,6 +24,8 @@ import pytest
 from humanoid_control.kinematics import JointTask, load_structure, prioritized
 from humanoid_control.kinematics.prioritized import PrioritizedSettings
 from humanoid_model.paths import urdf_dir
+
+pytestmark = pytest.mark.spec("002", "A15")
 
 CM = 0.01  # [m] per unit of the paper's lengths
 A = np.array([[0.0, 0.0], [15.91, 0.0], [0.0, 10.0]]) * CM  # base joints A1..A3
@@ -103,7 +105,7 @@ def run():
     return s, q_start, q, np.array(sigma), np.array(dets), np.array(gaps)
 
 
-def test_a15_cyclic_actuator_path_changes_the_assembly_mode(run):
+def test_cyclic_actuator_path_changes_the_assembly_mode(run):
     s, q0, q1, _, _, gaps = run
     iq = [s.joint_index(j)[0] for j in ("rho1", "rho2", "rho3")]
     assert np.abs(q1[iq] - q0[iq]).max() < 1e-6  # the actuators are back at their start [m]
@@ -117,12 +119,12 @@ def test_a15_cyclic_actuator_path_changes_the_assembly_mode(run):
         return int(np.argmin(d)), min(d)
 
     (i0, d0), (i1, d1) = which(start), which(end)
-    assert d0 < 1e-6 and d1 < 1e-6  # both are assembly modes of the same lengths (to the 1e-6 of A15)
+    assert d0 < 1e-6 and d1 < 1e-6  # both are assembly modes of the same lengths (to 1e-6)
     assert i0 != i1  # ... and not the same one
     assert np.linalg.norm(end[:2] - start[:2]) > 0.1  # B1 moved by more than 10 cm
 
 
-def test_a15_no_singularity_is_crossed(run):
+def test_no_singularity_is_crossed(run):
     _, _, _, sigma, dets, _ = run
     # passive block of the loop Jacobian [m/rad], 0 at a singularity: 0.028 at the start; the bound
     # (chosen) is a third of that, far above what a crossing between two 0.63 mm steps would show

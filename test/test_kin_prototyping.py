@@ -1,5 +1,6 @@
-"""A21 of 002_fluckiger.md:693 (rapid prototyping, L1652, L224): a new 7-joint, 1-loop robot is
-written as a text description of at most ~120 lines and loads without recompilation.
+"""Rapid prototyping (Flückiger 1998, §1.1.3 and §4.2.3: "120 lines of very simple text" describe
+the hybrid robot): a new 7-joint, 1-loop robot is written as a text description of at most ~120
+lines and loads without recompilation.
 
 Two descriptions of the same new robot (not one of the thesis's): a MAD file (the thesis's
 format, converted by `humanoid_control.kinematics.mad`) and a hand-written URDF + sidecar. The
@@ -9,16 +10,20 @@ closing link 7 on frame 8 of link 3 (a weld). Its geometry closes exactly at the
 both branch tips are at (900, 0) mm with their x axes at -60 deg (hand-computed below), so a
 solver that mis-reads a parameter starts with a gap. Checked: line counts, 7 joints, a loop
 Jacobian of rank 3 (planar weld) hence 7 - 3 = 4 DOF, and direct-mode driving keeps the loop
-closed (< 0.01 mm, the A7 bound of 002_fluckiger.md:679) with the passive joints moving.
+closed (< 0.01 mm, the direct-mode bound of acceptance test 002 A7) with the passive joints
+moving.
 """
 
 import numpy as np
 import pinocchio as pin
+import pytest
 
 from humanoid_control.kinematics import JointTask, load_structure, prioritized
 from humanoid_control.kinematics.mad import write_converted
 
-MAX_LINES = 120  # 002_fluckiger.md:693
+pytestmark = pytest.mark.spec("002", "A21")
+
+MAX_LINES = 120  # Flückiger 1998, §4.2.3
 
 
 def _link(i, pred, theta, d):
@@ -32,7 +37,7 @@ def _link(i, pred, theta, d):
 
 
 MAD = (
-    "// new7r.mad: a new planar 7R robot with one loop (A21 of 002_fluckiger.md)\n"
+    "// new7r.mad: a new planar 7R robot with one loop (rapid prototyping, Flückiger 1998)\n"
     "RAFF prototype\nsensor 0 { }\nsensor 1 { type spaceball }\n"
     "robot new7r {\n  base { }\n"
     + _link(1, 0, 0, 0)
@@ -93,14 +98,14 @@ def _check(s):
     assert moved.sum() >= 4  # the driven joint and the loop's passive joints
 
 
-def test_a21_new_robot_as_a_mad_file(tmp_path):
+def test_new_robot_as_a_mad_file(tmp_path):
     assert len(MAD.splitlines()) <= MAX_LINES
     (tmp_path / "new7r.mad").write_text(MAD)
     _, sidecar = write_converted(tmp_path / "new7r.mad", tmp_path / "out")
     _check(load_structure(sidecar))
 
 
-def test_a21_new_robot_as_urdf_and_sidecar(tmp_path):
+def test_new_robot_as_urdf_and_sidecar(tmp_path):
     assert len(URDF.splitlines()) + len(SIDECAR.splitlines()) <= MAX_LINES
     (tmp_path / "new7r.urdf").write_text(URDF)
     (tmp_path / "new7r.kin.yaml").write_text(SIDECAR)

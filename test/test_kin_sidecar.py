@@ -1,6 +1,6 @@
 """The kinematic sidecar (NAME.kin.yaml) and load_structure: every field checked with a one-line
 message naming the file and the field; names checked against the URDF with a close-match hint;
-limits (A17 of 002_fluckiger.md:689: relative = initial + range, absolute replaces the URDF's);
+limits (Flückiger 1998, §4.1.2.3: relative = initial + range, absolute replaces the URDF's);
 the shipped HRP-2 structure (frames at the robot's contact locations, half-sitting, feet welded)."""
 
 import numpy as np
@@ -83,9 +83,10 @@ def test_missing_and_empty_files(tmp_path):
         parse_kin_sidecar({"floating": True})
 
 
-def test_a17_relative_and_absolute_limits(tmp_path):
-    """A17: relative limits (the MAD ``range``) are about the initial value; absolute ones replace
-    the URDF's (002_fluckiger.md:126, 002_fluckiger.md:331)."""
+@pytest.mark.spec("002", "A17")
+def test_sidecar_relative_and_absolute_limits(tmp_path):
+    """Relative limits (the MAD ``range``) are about the initial value; absolute ones replace the
+    URDF's (Flückiger 1998, §4.1.2.3)."""
     extra = "limits: {absolute: {j6: [-2.0, 0.25]}, relative: {j5: [-0.1, 0.3]}}"
     s = load_structure(write_parallelogram(tmp_path, extra=extra))
     lo, hi = s.model.lowerPositionLimit, s.model.upperPositionLimit
@@ -98,7 +99,7 @@ def test_a17_relative_and_absolute_limits(tmp_path):
 
 
 def test_initial_value_on_a_limit_is_accepted(tmp_path):
-    """MacDac's joints 3 and 4 start exactly at a limit (002_fluckiger.md:387)."""
+    """MacDac's joints 3 and 4 start exactly at a limit (macdac.mad, Flückiger 1998, Appendix B)."""
     s = load_structure(write_parallelogram(tmp_path, extra="limits: {absolute: {j5: [0.5, 1.0]}}"))
     assert s.q0[s.joint_index("j5")[0]] == 0.5
 

@@ -1,7 +1,7 @@
-"""Solver properties on small planar structures (test/kin_planar.py): A14 (over-constrained loop
-with an out-of-plane error), A16 (command frames of a target increment), A19 (dexterity), A20
-(joint speeds) of 002_fluckiger.md §6.2, the initial-gap convergence rate, joint-limit
-saturation, and the interface the two solvers share."""
+"""Solver properties on small planar structures (test/kin_planar.py): an over-constrained loop with
+an out-of-plane error, the command frames of a target increment, the dexterity and the joint
+speeds (acceptance tests of Flückiger 1998, marked ``spec("002", ...)``), the initial-gap
+convergence rate, joint-limit saturation, and the interface the two solvers share."""
 
 import numpy as np
 import pinocchio as pin
@@ -33,9 +33,10 @@ def _loop_error(s, q):
     return c.error(q, data)
 
 
+@pytest.mark.spec("002", "A14")
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a14_over_constrained_loop_with_out_of_plane_error(tmp_path, solver):
-    """A14 (002_fluckiger.md:686, HPR 002_fluckiger.md:390-394): a planar parallelogram closed by
+def test_over_constrained_loop_with_out_of_plane_error(tmp_path, solver):
+    """The hyperstatic loop of the Hitachi-HPR (Flückiger 1998, §6.3.2): a planar parallelogram closed by
     a 6-D weld (3 dependent rows) whose frame is lifted 1 mm out of the plane: the solver stays
     finite, the in-plane gap closes (< 1e-9 m), the 1 mm out-of-plane error is the least-squares
     minimum and stays; without the error the loop closes to < 1e-9 m (1e-6 mm)."""
@@ -56,8 +57,9 @@ def test_a14_over_constrained_loop_with_out_of_plane_error(tmp_path, solver):
     assert np.linalg.norm(_loop_error(s2, q)) < 1e-9
 
 
+@pytest.mark.spec("002", "A7")
 def test_parallelogram_direct_mode_follows_the_parallelogram_law(planar):
-    """Direct mode (002_fluckiger.md:237): driving crank 1 moves crank 2 by the same angle (the
+    """Direct mode (Flückiger 1998, §3.4.3.3): driving crank 1 moves crank 2 by the same angle (the
     parallelogram law, independent of the solver), coupler and stub by its opposite."""
     s, q = planar, planar.q0.copy()
     j = {n: s.joint_index(n)[0] for n in ("j1", "j2", "j3", "j4")}
@@ -71,11 +73,12 @@ def test_parallelogram_direct_mode_follows_the_parallelogram_law(planar):
     assert np.linalg.norm(_loop_error(s, q)) < 1e-7
 
 
-def test_a16_target_increments_in_world_and_tool_frames(planar):
-    """A16 (002_fluckiger.md:688, pivot 002_fluckiger.md:253): ``world`` increments rotate about
-    the target's own origin with world axes (LOCAL_WORLD_ALIGNED, the documented alternative to
-    eq. 3.28's pivot at the world origin); ``tool`` increments are right-multiplied (tool axes,
-    pivot at the tool point, where eq. 3.28 agrees)."""
+@pytest.mark.spec("002", "A16")
+def test_target_increments_in_world_and_tool_frames(planar):
+    """Command frames (Flückiger 1998, §3.4.3.1): ``world`` increments rotate about the target's own
+    origin with world axes (LOCAL_WORLD_ALIGNED, the documented alternative to the pivot at the
+    world origin of eq. (3.28)); ``tool`` increments are right-multiplied (tool axes, pivot at the
+    tool point, where eq. (3.28) agrees)."""
     t = FrameTarget(planar, "tool")
     rng = np.random.default_rng(0)
     for frame in ("world", "tool"):
@@ -93,8 +96,9 @@ def test_a16_target_increments_in_world_and_tool_frames(planar):
         t.move(np.zeros(6), frame="view")
 
 
-def test_a19_dexterity_is_the_condition_number_of_the_augmented_jacobian(planar):
-    """A19 (002_fluckiger.md:691, 002_fluckiger.md:290): report.dexterity = σmax/σmin of the
+@pytest.mark.spec("002", "A19")
+def test_dexterity_is_the_condition_number_of_the_augmented_jacobian(planar):
+    """The dexterity of Flückiger 1998, Fig. 6-8: report.dexterity = σmax/σmin of the
     stacked loop and command rows (consistent units), rebuilt here from Pinocchio."""
     s = planar
     q = s.q0.copy()
@@ -117,8 +121,9 @@ def test_a19_dexterity_is_the_condition_number_of_the_augmented_jacobian(planar)
     assert report.dexterity == np.inf or report.dexterity > 1e12
 
 
-def test_a20_joint_speeds_are_the_step_over_the_cycle(planar):
-    """A20 (002_fluckiger.md:692): the speed markers' radii ∝ |q̇_i| = |Δq_i| / dt."""
+@pytest.mark.spec("002", "A20")
+def test_joint_speeds_are_the_step_over_the_cycle(planar):
+    """The joint-speed spheres of Flückiger 1998, Fig. 6-9: radii ∝ |q̇_i| = |Δq_i| / dt."""
     s = planar
     q = s.q0.copy()
     tool = FrameTarget(s, "tool", mode="position")
@@ -129,9 +134,11 @@ def test_a20_joint_speeds_are_the_step_over_the_cycle(planar):
     assert report.joint_speeds(dt).max() > 0
 
 
+@pytest.mark.spec("002", "A17")
 def test_joint_limits_are_saturated_and_the_loop_keeps_priority(tmp_path):
-    """A17's enforcement policy (docs/kinematics.md): a command pushing j6 past its limit leaves
-    j6 at the limit, the loop closed and the other joints still moving the tool."""
+    """The joint-limit enforcement policy (docs/kinematics.md; the thesis does not give one): a
+    command pushing j6 past its limit leaves j6 at the limit, the loop closed and the other joints
+    still moving the tool."""
     s = load_structure(write_parallelogram(tmp_path, extra="limits: {absolute: {j6: [-1.05, 1.0]}}"))
     q = s.q0.copy()
     tool = FrameTarget(s, "tool", mode="position")
@@ -205,7 +212,7 @@ def test_prioritized_rows_are_each_tasks_evaluate():
 
 
 def test_several_structures_share_one_scene():
-    """Several robots in one scene (issue 10; 002_fluckiger.md:16): two hybrid robots loaded from the
+    """Several robots in one scene (Flückiger 1998, §4.1.2): two hybrid robots loaded from the
     same sidecar and the MacDac, solved cycle by cycle in alternation with their own targets, end
     exactly where they end when each runs its cycles alone, one after the other (each structure
     owns its model, data and cached plan; nothing is shared but the code)."""

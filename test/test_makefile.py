@@ -1,4 +1,4 @@
-"""The Makefile's set-up guards (issue 2, item 2 and "Done when"), run on a copy of the Makefile
+"""The Makefile's set-up guards, run on a copy of the Makefile
 with stand-in programs, so that nothing is installed:
 
 - a Python older than 3.10 stops `make` with a clear message naming the version and the fix;

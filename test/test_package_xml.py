@@ -1,4 +1,4 @@
-"""package.xml (issue 2, item 1): format 3, BSD-3-Clause like LICENSE, and a dependency key for every
+"""package.xml: format 3, BSD-3-Clause like LICENSE, and a dependency key for every
 third-party module the Python packages import (so `rosdep install` on a system ROS 2 brings them);
 modules without a rosdep key must be pinned in requirements.txt and named in package.xml's comment."""
 

@@ -1,4 +1,4 @@
-"""`humanoid-stack pilot` without a browser (humanoid_stack/pilot_app.py, issue 10): the solver
+"""`humanoid-stack pilot` without a browser (humanoid_stack/pilot_app.py): the solver
 loop and the viewer in one process. A gizmo update sent over the viewer's websocket as the
 browser sends it moves HRP-2's hand (feet welded) and the robot the viewer shows; a joint slider
 in direct mode turns the chest; the hybrid robot's stick figure and joint-speed spheres follow the
@@ -15,8 +15,8 @@ from humanoid_control.piloting import SPEED_SPHERE_SCALE, loop_gap
 from humanoid_stack.cli import main
 from humanoid_stack.pilot_app import MIN_SPHERE_RADIUS, PilotApp
 
-FOOT_TOL = 1e-4  # [m] issue 10: foot error < 0.1 mm with both feet welded
-HAND_TOL = 1e-3  # [m] issue 10: hand tracking error < 1 mm
+FOOT_TOL = 1e-4  # [m] (chosen) foot error < 0.1 mm with both feet welded: the feet must not slip
+HAND_TOL = 1e-3  # [m] (chosen) hand tracking error < 1 mm
 WAIT = 15.0  # [s] (chosen) longest wait for the loop on a loaded machine; it normally takes < 1 s
 
 
@@ -103,9 +103,10 @@ def _idx(app, joint):
     return model.joints[model.getJointId(joint)].idx_q
 
 
+@pytest.mark.spec("002", "A20")
 def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
     """The thesis robots' URDFs have no geometry: the stick figure joins the joint origins; the
-    joint-speed spheres (A20) have radius SPEED_SPHERE_SCALE × |q̇_i| at the joint origins.
+    joint-speed spheres (Flückiger 1998, Fig. 6-9) have radius SPEED_SPHERE_SCALE × |q̇_i| at the joint origins.
     The loop is not started: each cycle is stepped here and shown with the app's own `show`."""
     with PilotApp("urdf/kinematics/hybrid_planar.mad", port=0, mode="position") as app:
         s = app.structure
@@ -116,7 +117,7 @@ def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
         assert app.drag("frame9", goal, np.eye(3))  # the callback viser calls
         state = app.session.step()
         app.show(state)
-        assert loop_gap(s, state.q)[0] < 1e-5  # A7's 0.01 mm, 002_fluckiger.md:679
+        assert loop_gap(s, state.q)[0] < 1e-5  # 0.01 mm (acceptance test 002 A7)
         markers = app.viewer.markers("pilot")
         data = s.model.createData()
         pin.forwardKinematics(s.model, data, state.q)
@@ -140,15 +141,16 @@ def test_hybrid_stick_figure_and_speed_spheres_follow_the_solver():
         app.show(state)  # a new refusal refreshes the readout at once
         text, refusal = app.viewer.readout
         assert "frame8" in refusal
-        # planar robot (A19 readout): the loop's weld has 3 in-plane rows (x, y, θz) and the target's
+        # planar robot (the dexterity readout): the loop's weld has 3 in-plane rows (x, y, θz) and the target's
         # position 2 (x, y), so J_aug (6 + 3 rows x 7 joints) has rank 5: shown as singular, rank 5 of 7
         assert "singular (rank 5 of 7)" in text
 
 
+@pytest.mark.spec("002", "A16")
 def test_view_axes_follow_the_browser_camera():
-    """--command-frame view (A16): the gizmo takes the camera's axes when a browser's camera moves;
-    a turn of the gizmo about its (view) z axis turns the goal about the camera's viewing axis,
-    through the frame's origin."""
+    """--command-frame view (the thesis's viewpoint frame, Flückiger 1998, §3.4.3.1): the gizmo
+    takes the camera's axes when a browser's camera moves; a turn of the gizmo about its (view) z
+    axis turns the goal about the camera's viewing axis, through the frame's origin."""
     with PilotApp("hybrid_planar", port=0, command_frame="view") as app:
         R0 = app.session.goal("frame9").rotation
         handle = app.viewer.gizmos["frame9"]
@@ -197,8 +199,9 @@ def test_cli_prints_url_and_stops(capsys):
     assert "humanoid-stack pilot: http://127.0.0.1:" in out and "gizmos on frame9" in out
 
 
+@pytest.mark.spec("002", "A19")
 def test_dexterity_is_plotted_over_time():
-    """A19 over time (002_fluckiger.md:691, issue 10 "dexterity σmax/σmin over time"): every shown
+    """The dexterity σmax/σmin plotted over time (Flückiger 1998, §6.2.2, Fig. 6-8): every shown
     cycle's σmax/σmin goes into the plot, in time order, the last point the last cycle's value."""
     with PilotApp("hrp2", port=0) as app:
         goal = app.session.placement("r_hand").translation + [0.05, 0.0, 0.05]

@@ -1,5 +1,5 @@
-"""Browser test of `humanoid-stack pilot hrp2` (issue 10: "Test it in headless Chromium: a gizmo
-moved programmatically moves the robot").
+"""Browser test of `humanoid-stack pilot hrp2` in headless Chromium: a gizmo moved programmatically
+moves the robot.
 
 The pilot app (solver loop + viewer, in this process) serves HRP-2 with both feet welded. Headless
 Chromium renders the page; the right hand's gizmo is then moved by the message a browser sends
@@ -37,7 +37,7 @@ BACKGROUND = (60, 450, 300, 600)  # [px] u0, v0, u1, v1: ground grid far from th
 MAX_BACKGROUND_CHANGE = 0.005  # chosen: a moved camera changes most of the grid's pixels (0 measured)
 SOLE_BOX = [[x, y, z] for x in (-0.1, 0.13) for y in (-0.075, 0.075) for z in (0.0, 0.03)]  # [m] sole
 # frame: urdf/hrp2.yaml's sole hull (x -0.1..0.13, y within 0.075) and a 3 cm plate
-HAND_TOL = 1e-3  # [m] issue 10: hand tracking error < 1 mm
+HAND_TOL = 1e-3  # [m] (chosen) hand tracking error < 1 mm
 WAIT = 30.0  # [s] (chosen) longest wait for the solver on a loaded machine; < 1 s normally
 ARM = ["ARM_LINK2", "ARM_LINK3", "ARM_LINK4", "ARM_LINK5"]
 

@@ -1,7 +1,8 @@
-"""The ROS-free piloting session (humanoid_control.piloting, issue 10 "Piloting node and the
-viewer"): a gizmo's pose moves HRP-2's hand with both feet welded, a slider drives the hybrid
-robot's joint 2 with its loop closed (A7), the gizmo axes follow A16, the speed spheres A20, and
-bad input is refused while the loop keeps running. Checks use independent Pinocchio FK."""
+"""The ROS-free piloting session (humanoid_control.piloting): a gizmo's pose moves HRP-2's hand with
+both feet welded, a slider drives the hybrid robot's joint 2 with its loop closed (direct mode,
+Flückiger 1998, §3.4.3.3), the gizmo axes follow the thesis's command frames (§3.4.3.1), the speed
+spheres its Fig. 6-9, and bad input is refused while the loop keeps running. Checks use independent
+Pinocchio FK."""
 
 import time
 
@@ -20,9 +21,9 @@ from humanoid_control.piloting import (
     speed_spheres,
 )
 
-FOOT_TOL = 1e-4  # [m] issue 10: foot error < 0.1 mm with both feet welded
-HAND_TOL = 1e-3  # [m] issue 10: hand tracking error < 1 mm
-LOOP_TOL = 1e-5  # [m] A7: the loop stays closed (< 0.01 mm after each frame), 002_fluckiger.md:679
+FOOT_TOL = 1e-4  # [m] (chosen) foot error < 0.1 mm with both feet welded: the feet must not slip
+HAND_TOL = 1e-3  # [m] (chosen) hand tracking error < 1 mm
+LOOP_TOL = 1e-5  # [m] the loop stays closed (< 0.01 mm after each frame: acceptance test 002 A7)
 CYCLES = 20  # display cycles allowed to reach a 7.7 cm jump: 0.8 s at 25 Hz (chosen; 8 are rate-limited steps)
 
 
@@ -66,12 +67,13 @@ def test_gizmo_moves_hrp2_hand_with_both_feet_welded(hrp2):
     assert np.isfinite(state.dexterity) and state.dexterity > 1
 
 
+@pytest.mark.spec("002", "A7")
 def test_slider_drives_hybrid_joint2_with_loop_closed(hybrid):
-    """A7 through the session: joint 2 follows slider updates (small ones as a drag sends, then
+    """Direct mode through the session: joint 2 follows slider updates (small ones as a drag sends, then
     a 0.2 rad jump) in direct mode; the loop gap stays below 0.01 mm every cycle, the passive
     joints 5-7 move."""
     session = PilotSession(hybrid)
-    assert loop_gap(hybrid, session.q)[0] < 1e-9  # the initial 2.914 mm gap closed (A4)
+    assert loop_gap(hybrid, session.q)[0] < 1e-9  # the initial 2.914 mm gap closed
     assert not session.set_joint("joint2", 0.1)  # inverse mode: refused
     assert "direct mode" in session.last_refusal
     assert session.set_control("direct")
@@ -92,8 +94,8 @@ def test_slider_drives_hybrid_joint2_with_loop_closed(hybrid):
 @pytest.mark.parametrize("mode", ["pose", "position"])
 def test_gizmo_drag_on_hybrid_keeps_the_loop_closed(hybrid, mode):
     """The hybrid robot's tool frame dragged (30 updates of 2 mm, one per cycle, as a drag sends,
-    then a 5 cm jump): the loop gap stays below A7's 0.01 mm every cycle
-    (002_fluckiger.md:679) and the frame reaches the gizmo within 1 mm."""
+    then a 5 cm jump): the loop gap stays below 0.01 mm every cycle and the frame reaches the gizmo
+    within 1 mm."""
     session = PilotSession(hybrid, mode=mode)
     start = session.placement("frame9")
     goal = start.copy()
@@ -108,11 +110,12 @@ def test_gizmo_drag_on_hybrid_keeps_the_loop_closed(hybrid, mode):
     assert np.linalg.norm(_placement(hybrid, state.q, "frame9").translation - goal.translation) < HAND_TOL
 
 
+@pytest.mark.spec("002", "A16")
 @pytest.mark.parametrize("axes", ["world", "tool"])
-def test_a16_gizmo_axes_match_the_frame_target_increments(hrp2, axes):
-    """A16 (002_fluckiger.md:688): a gizmo with world or tool axes, turned by w about its axes and
-    moved by d along them, gives the target `FrameTarget.move` gives for the twist [d, w] in that
-    frame (rotation about the frame's origin), to 1e-12."""
+def test_gizmo_axes_match_the_frame_target_increments(hrp2, axes):
+    """Command frames (Flückiger 1998, §3.4.3.1, §6.1.2.2): a gizmo with world or tool axes, turned
+    by w about its axes and moved by d along them, gives the target `FrameTarget.move` gives for
+    the twist [d, w] in that frame (rotation about the frame's origin), to 1e-12."""
     T0 = _placement(hrp2, hrp2.q0, "r_hand").copy()
     d, w = np.array([0.01, -0.02, 0.03]), np.array([0.1, -0.2, 0.3])
     A = command_axes(axes, T0.rotation)
@@ -126,15 +129,18 @@ def test_a16_gizmo_axes_match_the_frame_target_increments(hrp2, axes):
     assert np.abs(got.homogeneous - ref.target.homogeneous).max() < 1e-12
 
 
+@pytest.mark.spec("002", "A16")
 def test_view_axes_are_the_camera_axes(hrp2):
     R = pin.exp3(np.array([0.3, -0.1, 0.7]))
     assert np.array_equal(command_axes("view", np.eye(3), R), R)
     assert np.array_equal(command_axes("view", np.eye(3), None), np.eye(3))  # no camera yet: world
 
 
-def test_a20_speed_spheres_radius_proportional_to_joint_speed(hybrid):
-    """A20 (002_fluckiger.md:692): one sphere per joint at its origin, radius = SPEED_SPHERE_SCALE
-    × |q̇_i|, the cycle's joint speeds being the step over the cycle (the report's joint_speeds)."""
+@pytest.mark.spec("002", "A20")
+def test_speed_spheres_radius_proportional_to_joint_speed(hybrid):
+    """The joint-speed spheres (Flückiger 1998, §6.2.2, Fig. 6-9): one sphere per joint at its
+    origin, radius = SPEED_SPHERE_SCALE × |q̇_i|, the cycle's joint speeds being the step over the
+    cycle (the report's joint_speeds)."""
     session = PilotSession(hybrid, rate=25.0)
     session.set_control("direct")
     q0 = session.q.copy()

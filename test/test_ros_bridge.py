@@ -1,6 +1,6 @@
 """The robot bridge node (`humanoid_ros.robot_bridge`) against the simulator standing in for the
 robot: real rclpy nodes, real DDS on loopback (conftest isolates the domain), one module-scoped
-simulator + bridge (issue 11, "Tests, against the simulator standing in for the robot").
+simulator + bridge.
 
 The stand-in robot floats in a scene without gravity or ground (`ros_bridge_stack.SPACE`): HRP-2
 (and BIP) joints under the simulator's PD, base free, no contacts. Chosen because a standing
@@ -43,8 +43,8 @@ from humanoid_ros.robot_bridge import (  # noqa: E402
     trajectory_msg,
 )
 
-STILL = 1e-6  # [rad] "the robot does not move" (issue 11)
-QUIET = 0.5  # [s] watched for no motion after a refusal (issue 11)
+STILL = 1e-6  # [rad] "the robot does not move" (chosen: rounding of the published positions)
+QUIET = 0.5  # [s] watched for no motion after a refusal (chosen)
 TRACK = 0.05  # [rad] tracking tolerance of a valid motion (chosen: PD lag of the arm, < 0.02 rad measured)
 J0, J3 = "RARM_JOINT0", "RARM_JOINT3"  # shoulder pitch, elbow: v_max 4.17, 2.24 rad/s (URDF)
 
@@ -256,7 +256,7 @@ def test_stale_joint_states_stop_and_hold(idle):
         d = s.wait_diag(n0, "/joint_states is")
         assert d.level == DiagnosticStatus.ERROR and "stopped" in d.message
         # the watchdog fired on the state's age past state_timeout (0.5 s), as the bridge measured
-        # it (a wall-clock bound here was flaky on a loaded machine: the pause call's own duration varies)
+        # it (a wall-clock bound here would be flaky on a loaded machine: the pause call's own duration varies)
         age = float(re.search(r"/joint_states is ([0-9.]+) s old", d.message).group(1))
         assert age >= 0.5  # > 0.5 exactly; the message prints it to the ms ("0.500 s old" once)
         assert len(s.commands) == c0 + 2  # the motion, then the hold
@@ -327,7 +327,7 @@ def test_message_conversion_round_trip_and_shape_errors():
 
 
 def test_diagnostic_values_of_a_refusal_are_short():
-    """The /diagnostics values of a refusal naming a 100 kB joint stay short (issue 14 §6)."""
+    """The /diagnostics values of a refusal naming a 100 kB joint stay short."""
     from humanoid_control.bridge import JointLimits, Trajectory, validate
 
     lim = JointLimits(["a"], [-1.0], [1.0], [1.0], [10.0])

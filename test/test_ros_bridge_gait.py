@@ -1,5 +1,5 @@
 """The robot bridge executing the BIP cyclic gait from GAIT.json, and streaming to a forward
-position controller (issue 11, "Tests, against the simulator standing in for the robot"): real
+position controller: real
 rclpy nodes on loopback, the simulator standing in for the robot (`ros_bridge_stack.Stack`).
 
 The robot. BIP floats in a scene without gravity or ground, joints under the simulator's PD, base

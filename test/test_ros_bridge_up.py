@@ -1,4 +1,4 @@
-"""`humanoid-stack up bridge_sim` (config/bridge_sim.yaml, issue 11): the simulator (HRP-2
+"""`humanoid-stack up bridge_sim` (config/bridge_sim.yaml): the simulator (HRP-2
 standing on `flat` under PD, in gravity) and the robot bridge in another process, driven from this
 one as a user would: a head motion published on /robot_bridge/trajectory executes and the head
 follows; a trajectory that does not start at the measured position is refused with the reason on

@@ -1,6 +1,6 @@
 """Declarative parameter tables (humanoid_ros.parameters): the table rules, the simulator's table
-against every refusal of the simulator node of issue 3 (same names, defaults and ranges, written
-out here rather than imported from humanoid_ros.simulator), declaration on a real rclpy node
+against every refusal of the simulator node (same names, defaults and ranges, written out here
+rather than imported from humanoid_ros.simulator), declaration on a real rclpy node
 (descriptors, read-only, ranges, run-time changes), the shipped parameter files, and docs/ros.md
 generated from the tables."""
 
@@ -28,8 +28,8 @@ from humanoid_stack.runner import _RCLPY_PARAMETERS
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "ros.md"
 
-# The simulator node's parameters as its hand-written declarations of issue 3 gave them (before
-# the table): name -> (default, dynamic). Copied from `_declare_parameters` / `DYNAMIC`, not imported.
+# The simulator node's parameters written out by hand, independently of the table (which must
+# match them): name -> (default, dynamic). Not imported.
 SIMULATOR_TODAY = {
     "robot": ("", False),
     "scene": ("flat", False),
@@ -276,11 +276,11 @@ def test_markdown_rows_keep_type_default_unit_range_meaning_and_citations():
     assert list(rows) == [f"`{name}`" for name in SIM.names]
     assert rows["`dt`"] == (
         "| `dt` | double | `0.001` | s | > 0 and <= 0.1 | start only | time step, as `humanoid-stack simulate "
-        "--dt` (the thesis's δt = 1 ms, `../shared/spec/000_chardonnet.md:402`; the upper bound is chosen: "
+        "--dt` (the thesis's δt = 1 ms, Chardonnet 2009, §3.1.6; the upper bound is chosen: "
         "100 × that step) |"
     )
     assert "max \\|f_n v_n\\| [N·m/s]" in rows["`solver_tolerance`"]  # a | in the text is escaped
-    assert "000_chardonnet.md:1016-1017" in rows["`solver_tolerance`"]
+    assert "acceptance test 000 B4" in rows["`solver_tolerance`"]
     assert "| double[3] | `[0.0, 0.0, 0.0]` | N | 3 values |" in rows["`push.force`"]
     assert "| double[] | `[]` | N·m/rad | one per `gains.groups` entry; >= 0 each |" in rows["`gains.kp`"]
     assert "| dynamic |" in rows["`controller`"] and "`forward_effort_controller`" in rows["`controller`"]
@@ -324,7 +324,7 @@ def test_declare_on_a_node_descriptors_read_only_ranges_and_changes():
         assert values["publish_rate"] == 100.0 and values["gains.kp"] == [1000.0] and values["gains.groups"] == ["RLEG"]
         assert values["push.force"] == [0.0, 0.0, 0.0] and values["dt"] == 1e-3
         dt = node.describe_parameter("dt")
-        assert dt.read_only and "000_chardonnet.md:402" in dt.description and dt.description.endswith("[s]")
+        assert dt.read_only and "Chardonnet 2009, §3.1.6" in dt.description and dt.description.endswith("[s]")
         assert (dt.floating_point_range[0].from_value, dt.floating_point_range[0].to_value) == (0.0, 0.1)
         assert "> 0 and <= 0.1" in dt.additional_constraints
         assert node.describe_parameter("solver_max_iterations").integer_range[0].from_value == 1

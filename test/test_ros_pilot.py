@@ -1,11 +1,11 @@
-"""The piloting node (`humanoid_ros.pilot`, issue 10 "Piloting node"): real rclpy nodes on
+"""The piloting node (`humanoid_ros.pilot`): real rclpy nodes on
 loopback (conftest isolates the DDS domain), HRP-2 with both feet welded, the right hand driven.
 
 Every check of the motion is made on the PUBLISHED joint command with Pinocchio forward kinematics
 of the robot model (`humanoid_model.load_robot`, not the kinematics library): the command holds the
 joints only, so the floating base is placed where the right sole sits on the ground (as on the
-standing robot), and the left sole's placement then measures the feet weld. Tolerances are the
-issue's: hand < 1 mm (rotation < 1 mrad, chosen), feet < 0.1 mm.
+standing robot), and the left sole's placement then measures the feet weld. Tolerances (chosen):
+hand < 1 mm, rotation < 1 mrad, feet < 0.1 mm.
 
 Then, without DDS: the joystick mapping and the target conversion.
 """
@@ -35,9 +35,9 @@ from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import ConfigError  # noqa: E402
 from humanoid_ros.pilot import MIN_SPHERE_RADIUS, PilotNode, joy_twist, parse_joy_axes, pose_target  # noqa: E402
 
-HAND_TOL = 1e-3  # [m] hand tracking (issue 10)
+HAND_TOL = 1e-3  # [m] hand tracking (chosen)
 HAND_ROT_TOL = 1e-3  # [rad] (chosen)
-FOOT_TOL = 1e-4  # [m] feet welded (issue 10)
+FOOT_TOL = 1e-4  # [m] feet welded (chosen: the feet must not slip)
 CREEP = 5e-3  # [m] largest hand motion over CREEP_CYCLES cycles once out of reach (chosen; measured 1.6-2.2 mm)
 CREEP_CYCLES = 15  # 0.3 s at RATE
 MOVING = 15  # solver cycles a held twist moves the target (chosen: 3 cm or 0.15 rad at a unit twist)
@@ -161,6 +161,7 @@ def settle(h, pilot):
 CAMERA = pin.rpy.rpyToMatrix(0.4, -1.1, 2.2)  # (chosen) a camera orientation with no axis along the world's
 
 
+@pytest.mark.spec("002", "A16")
 @pytest.mark.parametrize(
     "command_frame, twist",
     [
@@ -174,7 +175,8 @@ CAMERA = pin.rpy.rpyToMatrix(0.4, -1.1, 2.2)  # (chosen) a camera orientation wi
 def test_twist_moves_the_hand_by_the_integrated_amount_feet_welded(ros_harness, command_frame, twist):
     """A twist held for MOVING cycles moves the published hand by twist x sensitivity x (cycles / rate),
     in world axes, in the hand's own axes, or in the axes of the camera pose published on
-    /viewer/camera (the web viewer's browser camera, A16), rotating about the hand's origin (the
+    /viewer/camera (the web viewer's browser camera: the thesis's viewpoint frame, Flückiger 1998,
+    §3.4.3.1), rotating about the hand's origin (the
     documented pivot): within 1 mm and 1 mrad, both feet within 0.1 mm of their weld."""
     h, pilot, probe = start(ros_harness, command_frame=command_frame)
     axes = np.eye(3)
@@ -439,9 +441,9 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
     The legs get gains for this floating robot (`LEG_GAINS`), not the default ones: those are tuned
     on the inertia each joint sees with both feet welded (the whole robot above an ankle), and on a
     free foot (M_jj 0.011 kg m^2 for the ankle roll) they saturate at 4 mrad of error (K_p 17,753
-    N m/rad, 73.1 N m), where the simulator drops the joint's implicit damping: stop 28's CI runs
-    caught LLEG_JOINT5 chattering at the effort limit, 5.3 rad/s, 0.16 rad from its set-point for
-    the whole 60 s (2 of 3 fresh-clone suites; docs/simulator.md "Default PD gains")."""
+    N m/rad, 73.1 N m), where the simulator drops the joint's implicit damping: with them
+    LLEG_JOINT5 can chatter at the effort limit, 5.3 rad/s, 0.16 rad from its set-point, for the
+    whole 60 s (docs/simulator.md "Default PD gains")."""
     import json
 
     from ros_bridge_stack import SPACE
@@ -496,13 +498,13 @@ def test_the_simulator_accepts_and_follows_the_pilots_commands(ros_harness, tmp_
         # against the pilot's latest command, not the one read above: the pilot keeps converging
         # after the hand is within HAND_TOL (its posture task, in the arm's null space: 3.6-4.9e-3
         # rad more, measured alone and under load), and the simulator follows the latest command
-        # (against the read one the test ended 8.9e-3 rad off, at the edge of its 1e-2)
+        # (against the read one the test can end 8.9e-3 rad off, at the edge of its 1e-2)
         measured = dict(zip(states[-1].name, states[-1].position))
         latest = dict(zip(s.joint_names, pilot.positions()))
         return max(abs(measured[j] - latest[j]) for j in s.joint_names)
 
-    # 60 s: a bound (the joints settle in 2-3 s). Stops 21-28 saw this wait run out in fresh-clone
-    # suites; the report (`_follow_report`) named the cause at stop 28: the ankle chatter LEG_GAINS avoids
+    # 60 s: a bound (the joints settle in 2-3 s). If the wait runs out, the report (`_follow_report`)
+    # names the cause (for one, the ankle chatter that LEG_GAINS avoids)
     published, accepted = pilot.published, sim.accepted
     ok = h.spin_until(lambda: worst() < 0.01, timeout=60.0)
     if not ok:
@@ -559,10 +561,11 @@ def test_start_from_initial_is_the_default_and_ignores_joint_states_for_the_star
     assert max(abs(cmd[n] - s.q0[s.joint_index(n)[0]]) for n in s.joint_names) < 1e-6
 
 
+@pytest.mark.spec("002", "A20")
 def test_joint_speed_spheres_follow_the_commanded_joint_steps(ros_harness):
-    """A20 (002_fluckiger.md:692) as markers: ns joint_speed, one sphere per joint (id = URDF joint
-    order), radius SPEED_SPHERE_SCALE × |Δq|·rate of the published step; resting joints deleted.
-    Each marker array is matched against the published command pairs: some consecutive pair must
+    """The joint-speed spheres (Flückiger 1998, Fig. 6-9) as markers: ns joint_speed, one sphere per
+    joint (id = URDF joint order), radius SPEED_SPHERE_SCALE × |Δq|·rate of the published step;
+    resting joints deleted. Each marker array is matched against the published command pairs: some consecutive pair must
     give every sphere's radius to 1e-9 m."""
     from humanoid_control.piloting import SPEED_SPHERE_SCALE
 

@@ -1,4 +1,4 @@
-"""`humanoid-stack up pilot_sim` (config/pilot_sim.yaml, issue 10): the simulator (HRP-2 standing
+"""`humanoid-stack up pilot_sim` (config/pilot_sim.yaml): the simulator (HRP-2 standing
 on `flat`, in gravity, under the joint trajectory controller), the web viewer and the pilot in
 another process, driven from this one as a user would: a pose target 3 cm ahead of the right hand
 on /pilot/target. The simulator accepts every command of the pilot (none rejected on

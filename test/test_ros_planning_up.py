@@ -1,4 +1,4 @@
-"""`humanoid-stack up planning` (config/planning.yaml, issue 9): the state publisher, the web viewer
+"""`humanoid-stack up planning` (config/planning.yaml): the state publisher, the web viewer
 and the contact planner in another process, driven from this one as a user would: the GetPlan
 call of the config file's header (the flat walk, shortened to 0.4 m as in
 test_ros_contact_planner) answers the stance root poses; the planned stances reach

@@ -186,7 +186,7 @@ def test_every_node_executable_is_registered_for_up():
         (["up", "view", "--set", "viewer.port"], "expected NODE.PARAM=VALUE"),
         (["up", "view", "--duration", "0"], "--duration must be > 0"),
         (["demo", "--port", "70000"], "--port must be in 1..65535"),
-        # issue 14 §6: rcl kept the file's value of these without a word (exit 0)
+        # values rcl itself would keep from the file without a word (exit 0): refused here
         (
             ["up", "sim", "--set", "simulator.dt=fast"],
             "--set simulator.dt: node 'simulator': parameter dt must be a number; value 'fast'",
@@ -337,9 +337,9 @@ def test_up_view_serves_and_ctrl_c_exits_0(repo_root):
 
 
 # Nodes that do in their constructor what rclpy's SIGINT handler does when Ctrl-C arrives during
-# start-up: the default context is shut down, at the end of the constructor (before spinning: seen
-# as a rare traceback, exit 1, of the installed state_publisher in a fresh-clone `make test` on a
-# loaded machine) or in its middle (the next rcl call, creating a publisher, fails).
+# start-up: the default context is shut down, at the end of the constructor (before spinning: a rare
+# traceback, exit 1, of the installed state_publisher on a loaded machine) or in its middle (the next
+# rcl call, creating a publisher, fails).
 STARTUP_CTRL_C = """
 import rclpy
 from rclpy.node import Node

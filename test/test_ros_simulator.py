@@ -2,7 +2,7 @@
 context; conftest isolates DDS): published topics and their numbers, ros2_control command topics,
 bad input rejected while the previous command continues, ~/external_wrench, ~/pause, ~/step,
 ~/reset, a non-converged solve reported in /diagnostics, a failing step, bad parameters refused
-before any simulation starts (issue 3 and its acceptance audit), gain groups, and
+before any simulation starts, gain groups, and
 `humanoid-stack up sim` across processes. Then, without ROS, the library the node adapts:
 `humanoid_sim.session.SimulationSession` (output schedule, reset, scripted push, checked commands,
 physics statistics) and `humanoid_sim.realtime.RealTimeStepper` (pause, single step, a failing
@@ -126,7 +126,7 @@ def test_published_topics_carry_the_standing_robots_physics(ros):
     np.testing.assert_allclose(js.position, expected, atol=0.05)  # PD sag (< 0.02 rad measured)
     od = got["odom"][-1]
     assert (od.header.frame_id, od.child_frame_id) == ("odom", "BODY")
-    assert abs(od.pose.pose.position.z - q0[2]) < 0.01  # initial sag < 1 cm (issue 3)
+    assert abs(od.pose.pose.position.z - q0[2]) < 0.01  # initial sag < 1 cm (chosen)
 
     g = float(np.linalg.norm(world.scene.gravity))
     mg = robot.mass * g
@@ -393,11 +393,10 @@ VIOLENT = ["effort_limits", "limits_in_10ms", "velocities_30", "wrench_1e4"]
 
 @pytest.mark.parametrize("case", VIOLENT)
 def test_violent_but_valid_commands_never_stop_the_stepping(ros, case):
-    """Issue 14 §0: four commands a real controller may send, on HRP-2 standing on 'flat'. Before
-    the fix, the first two ended in a ZeroDivisionError in the contact step within 0.14 s (a leg
-    folded onto itself: a self-contact whose Delassus block is singular) and the simulation paused
-    with /diagnostics at ERROR. Now no stage raises and /joint_states keeps coming for 0.3 s of
-    simulated time (the robot may fall). A trajectory faster than the URDF velocity limits
+    """Four commands a real controller may send, on HRP-2 standing on 'flat'. The first two fold a
+    leg onto itself within 0.14 s (a self-contact whose Delassus block is singular): no stage
+    raises, the simulation does not pause, and /joint_states keeps coming for 0.3 s of simulated
+    time (the robot may fall). A trajectory faster than the URDF velocity limits
     (30 rad/s against 2.2–9.1 rad/s) is refused like any other bad command."""
     controller = {
         "effort_limits": "forward_effort_controller",
@@ -486,7 +485,7 @@ def P(name, value):
         ),
         ([P("gains.groups", ["RLEG"]), P("gains.kp", [1.0])], ConfigError, ["gains.kv must be 1 finite numbers"]),
         ([P("push.link", "NOPE")], ConfigError, ["push.link"]),
-        # the acceptance audit of issue 3: what the cases above do not cover
+        # unknown solver, scene and robot names, out-of-range and non-finite numbers
         ([P("solver", "magic")], HumanoidStackError, ["solver", "magic"]),
         ([P("solver", "")], HumanoidStackError, ["solver", "''"]),
         ([P("scene", "no_such_scene")], HumanoidStackError, ["no_such_scene"]),
@@ -530,9 +529,9 @@ def test_gain_groups_set_the_pd_gains_later_groups_win(ros):
 
 def test_a_step_publishing_after_the_context_shut_down_is_silent():
     """rclpy's SIGINT/SIGTERM handler shuts the context down before the runner stops the stepping
-    thread; a step publishing in that window used to raise RCLError ('publisher's context is
-    invalid'), pause the simulation and log it (issue 14 §6, 2 of 18 SIGTERM stops measured).
-    Now the stepper's publish and report callbacks are silent once the context is down."""
+    thread; a step publishing in that window would raise RCLError ('publisher's context is
+    invalid'), pause the simulation and log it: the stepper's publish and report callbacks are
+    silent once the context is down."""
     ctx = rclpy.Context()
     rclpy.init(context=ctx)
     node = SimulatorNode(context=ctx, parameter_overrides=FAST)
@@ -553,7 +552,7 @@ def test_up_sim_moves_the_head_on_a_command_from_another_process(repo_root):
     """`humanoid-stack up sim` in another process: a forward position command from this process
     moves HEAD_JOINT1, /diagnostics and one /robot_description publisher; then SIGTERM (what
     systemd, docker and ros2 launch send) stops it as cleanly as Ctrl-C: exit 0 within 10 s, no
-    traceback, no RCLError (issue 14 §6: once it kept logging 'publisher's context is invalid')."""
+    traceback, no RCLError (no 'publisher's context is invalid' in the log)."""
     from humanoid_model.robot import load_robot
 
     robot = load_robot("hrp2")

@@ -158,7 +158,7 @@ robot:
 
 
 def test_haptic_pointer_in_the_page_grabs_and_pulls_a_box(ros, tmp_path):
-    """Issue 12 (haptics from a browser): the viewer node with `haptic_device` /simulator. What the
+    """Haptics from a browser: the viewer node with `haptic_device` /simulator. What the
     page sends is sent here as the browser sends it, over the viewer's websocket: the pointer
     gizmo dragged onto the box, the "attach" button clicked, the gizmo dragged 15 cm along -y.
     The simulator's box follows the pointer (the attach spring, docs/haptics.md) and the page's

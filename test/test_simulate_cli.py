@@ -3,7 +3,7 @@ back with the viewer's `read_recording_document`) has every
 field of docs/recording.md, equals the same run through the Python API (`World.from_scene`,
 `world.step()`, `world.state`), carries the weight in its contact forces, records joints for a
 robot (also `--robot` with another robot than the scene's) and replays in the viewer; bad input
-exits 2 with a message and writes nothing (issue 3 and its acceptance audit)."""
+exits 2 with a message and writes nothing."""
 
 import numpy as np
 import pytest
@@ -141,7 +141,7 @@ def test_recording_equals_the_python_api_run(table_run):
 
 def test_robot_option_with_another_robot_than_the_scenes(tmp_path):
     """flat's robot is HRP-2 in 'half-sitting'; --robot bip uses BIP's default posture (BIP has no
-    'half-sitting'). Before the audit this failed with "unknown posture 'half-sitting'"."""
+    'half-sitting'), not the scene's posture (no "unknown posture 'half-sitting'")."""
     out = tmp_path / "bip.jsonl"
     assert (
         main(

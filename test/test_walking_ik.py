@@ -1,4 +1,4 @@
-"""`humanoid-stack walk` (issue 12): the whole-body IK of a 2-step pattern, checked from the written
+"""`humanoid-stack walk`: the whole-body IK of a 2-step pattern, checked from the written
 plan alone by forward kinematics of the HRP-2 model (not from the solver's own report): soles
 where the footstep plan puts them, CoM on the preview trajectory, waist upright, joints within
 their limits, and the plan read by the bridge's plan reader. Bounds: docs/walking.md."""

@@ -1,4 +1,4 @@
-"""The robot bridge's library (issue 11), ROS-free: validation of a joint trajectory before it is
+"""The robot bridge's library, ROS-free: validation of a joint trajectory before it is
 sent to a real robot's controller, the execution monitor, the execution state machine and the plan
 files it reads.
 

@@ -1,4 +1,4 @@
-"""The kinematic generator (issue 10, 002_fluckiger.md): any structure from a URDF plus a sidecar
+"""The kinematic generator (Flückiger 1998): any structure from a URDF plus a sidecar
 (closed loops, extra frames, sources, limits, initial configuration) and one constraint solver
 per cycle for direct and inverse kinematics.
 

@@ -8,9 +8,10 @@ and the CoM when ``needs_com``), so the rows of several constraints share one ki
 
 ``level`` is the priority in `humanoid_control.kinematics.prioritized` (1: hard, loops;
 2: commands; 3: posture); the SVD reference solver stacks every level with equal priority as
-the thesis does (002_fluckiger.md:217). ``row_scale`` turns the rows into consistent units,
-metres: rotation rows [rad] are multiplied by the structure's ``length_scale`` [m/rad]
-(docs/kinematics.md, A11 of 002_fluckiger.md:683); ``weight`` multiplies the rows of one task
+the thesis does (Flückiger 1998, §3.4.3, eq. (3.27)). ``row_scale`` turns the rows into
+consistent units, metres: rotation rows [rad] are multiplied by the structure's ``length_scale``
+[m/rad] (docs/kinematics.md, "Units and weighting"; the thesis mixes mm and rad unweighted);
+``weight`` multiplies the rows of one task
 against the others of its level.
 """
 
@@ -32,7 +33,7 @@ class Constraint(ABC):
     dim: int
     level: int = 2
     weight: float = 1.0
-    gain: float = 1.0  #: fraction of the error corrected per cycle (1: Newton step, 002_fluckiger.md:230)
+    gain: float = 1.0  #: fraction of the error corrected per cycle (1: Newton step, as the thesis, §3.4.3.2)
     needs_com: bool = False
     row_scale: np.ndarray
     linear: np.ndarray

@@ -1,14 +1,14 @@
-"""Loop closures (002_fluckiger.md:74-76, 188-194, 225-232): a weld (6-D) or a ball (3-D) between
+"""Loop closures (Flückiger 1998, §3.4.1.2, §3.4.2.2, §3.4.3.2): a weld (6-D) or a ball (3-D) between
 two frames of one structure, or between a frame and a fixed world placement (a foot on the ground).
 
 Errors are measured every cycle, so the loop never opens little by little (the thesis's error
-feedback, 002_fluckiger.md:227; gain 1, 002_fluckiger.md:230). Following its proposal
-(002_fluckiger.md:232) the rotation error is ``log6`` of the relative placement, not the
-quaternion->Euler angles of eq. 3.30, which hold only for small errors (002_fluckiger.md:717):
+feedback with gain 1, §3.4.3.2, eq. (3.29)-(3.31)). The rotation error is ``log6`` of the relative
+placement (chosen: exact for any error), not the quaternion -> Euler angles of eq. (3.30) that the
+thesis uses as a rotation vector, which hold only for small errors:
     weld:  e = log6(oMb⁻¹·oMa) = [v; ω] in frame a's axes, J = Jlog6 · (Jₐ - Ad(aMb)·J_b) (LOCAL),
     ball:  e = pₐ - p_b in the world, J = Jₐ[:3] - J_b[:3] (LOCAL_WORLD_ALIGNED).
 The columns of the joints above the two branches' common ancestor cancel in the difference, as
-the thesis's sweep stopping at the ancestor does (002_fluckiger.md:194, 002_fluckiger.md:338).
+the thesis's sweep stopping at the ancestor does (§3.4.2.2, eq. (3.26); §5.5.3.2).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Weld(_Closure):
 
 
 class Ball(_Closure):
-    """3-D closure (the thesis's "rotule", 002_fluckiger.md:117): the origins of a and b coincide;
+    """3-D closure (the thesis's "rotule", Flückiger 1998, Appendix A): the origins of a and b coincide;
     rows evaluated by `humanoid_control.kinematics.frame_rows` (``POSITION``)."""
 
     dim = 3

@@ -1,6 +1,6 @@
 """The centre-of-mass task: the CoM's ground projection (x, y) over a point, the humanoid use
-of the solver (issue 10: "the CoM kept over the support polygon as a task"). The thesis ignores
-masses (002_fluckiger.md:29); this row is the modern addition.
+of the solver (the CoM kept over the support polygon as a task). The thesis ignores masses
+(Flückiger 1998, §3.1); this row is the modern addition.
 
     e = c_xy(q) - target_xy [m],  J = J_com[:2] (world axes)
 

@@ -6,7 +6,7 @@ frame's oMb (``fb``) or a fixed placement (``reference``: a weld's anchor, a tar
 M = ref⁻¹·oMa = (R, p) and the world joint Jacobian Jw of `pin.computeJointJacobians` (columns:
 the joints' motion at the world origin, world axes) restricted to the columns supporting each
 frame (``D = Jw·[a's joints] - Jw·[b's joints]``: columns common to both branches cancel exactly,
-the thesis's sweep stopping at the common ancestor, 002_fluckiger.md:194):
+the thesis's sweep stopping at the common ancestor, Flückiger 1998, §5.5.3.2):
 
     POSE         e = log6(M),  J = Jlog6(M) · Ad(oMa⁻¹)·D          (frame a's axes, LOCAL)
     POSITION     e = pa - pb,  J = (v + ω×pa)[a's joints] - (v + ω×pb)[b's joints]  (world axes)

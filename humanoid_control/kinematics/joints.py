@@ -1,6 +1,6 @@
 """Joint tasks: direct mode (the thesis's link panel, a joint driven by a slider while the loops
-stay closed, 002_fluckiger.md:237) at level 2, and the posture ("rest") task at level 3 that
-takes the redundancy the commands leave (the gap of 002_fluckiger.md:218).
+stay closed, Flückiger 1998, §3.4.3.3 and §6.1.2.1) at level 2, and the posture ("rest") task at
+level 3 that takes the redundancy the commands leave (the thesis has no secondary objective).
 
     e = q_j - q*_j  [rad] or [m],  J = the unit rows of those joints' velocity indices
 Only 1-DOF joints with one configuration value (revolute, prismatic) are accepted.

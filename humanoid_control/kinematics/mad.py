@@ -2,25 +2,27 @@
 
 ``convert(mad_path) -> (urdf_text, sidecar)`` and ``write_converted(mad_path, out_dir)``. The syntax
 is read by `humanoid_control.kinematics.mad_parser`; this module applies the conversion rules of
-`docs/kinematics_mad.md` (spec: ``../shared/spec/002_fluckiger.md``):
+`docs/kinematics_mad.md` (Flückiger 1998, ch. 4 and Appendices A-B):
 
 - a MAD link j becomes URDF joint ``joint<j>`` (revolute for ``type 2``, prismatic for ``type 1``,
-  002_fluckiger.md:124) from its ``pred``'s link to link ``link<j>``, axis z. Its origin is the
-  Khalil-Kleinfinger transform ``Rz(γ)·Tz(ε)·Rx(α)·Tx(d)·Rz(θ)·Tz(r)`` (002_fluckiger.md:52, the
-  corrected closed form 002_fluckiger.md:57-61) without the joint variable: for a revolute joint
-  ``Rz(γ)Tz(ε)Rx(α)Tx(d)Tz(r)`` and q = θ, for a prismatic one ``Rz(γ)Tz(ε)Rx(α)Tx(d)Rz(θ)`` and
-  q = r (002_fluckiger.md:66-68). The file's θ (or r) is the initial value, written to
-  ``initial``;
-- a MAD frame (référentiel) becomes a fixed joint ``frame<k>_joint`` to an empty link ``frame<k>``,
-  placed by ``pos`` and ``ori`` with R = Rx(a)·Ry(b)·Rz(c) (002_fluckiger.md:127);
-- lengths are multiplied by ``length_unit`` (default 0.001: the examples are in mm,
-  002_fluckiger.md:92), angles are degrees (002_fluckiger.md:92);
+  Flückiger 1998, §4.1.2.3) from its ``pred``'s link to link ``link<j>``, axis z. Its origin is the
+  Khalil-Kleinfinger transform ``Rz(γ)·Tz(ε)·Rx(α)·Tx(d)·Rz(θ)·Tz(r)`` (Flückiger 1998, §3.2.2.3,
+  closed form eq. (3.9) with its sign typo corrected, see `kk_transform`) without the joint
+  variable: for a revolute joint ``Rz(γ)Tz(ε)Rx(α)Tx(d)Tz(r)`` and q = θ, for a prismatic one
+  ``Rz(γ)Tz(ε)Rx(α)Tx(d)Rz(θ)`` and q = r (Rz(θ) and Tz(r) commute). The file's θ (or r) is the
+  initial value (§4.1.2.3), written to ``initial``;
+- a MAD frame (référentiel, §4.1.2.4) becomes a fixed joint ``frame<k>_joint`` to an empty link
+  ``frame<k>``, placed by ``pos`` and ``ori`` with R = Rx(a)·Ry(b)·Rz(c) (the thesis does not state
+  the convention; chosen: the only order with which the example files' loops close, see `euler_xyz`);
+- lengths are multiplied by ``length_unit`` (default 0.001: the examples are in mm), angles are
+  degrees (§4.1.2.3);
 - ``limits {lo hi}`` are absolute URDF limits; ``range {lo hi}`` are relative to the initial value
-  (002_fluckiger.md:126): the URDF gets ``initial + range`` and the sidecar's ``limits.relative``
-  keeps the range itself (002_fluckiger.md:331);
-- ``constraint {A B}`` between links/frames is a ``weld`` closure, ``balljoint {A B}`` a ``ball``
-  one (002_fluckiger.md:130, 640); ``constraint {A sensor (ids)}`` lists A's input sources
-  (sensor 0 = ``none``, 002_fluckiger.md:132), in the file's order.
+  (§4.1.2.3): the URDF gets ``initial + range`` and the sidecar's ``limits.relative`` keeps the
+  range itself;
+- ``constraint {A B}`` between links/frames is a ``weld`` closure (§4.1.2.6, Table 4-1),
+  ``balljoint {A B}`` a ``ball`` one (the "rotule" block of Appendix A, whose syntax the thesis
+  does not print); ``constraint {A sensor (ids)}`` lists A's input sources (sensor 0 = ``none``,
+  §4.1.2.6), in the file's order.
 
 Passive joints are ordinary joints (a MAD file does not say which joints are actuated).
 """
@@ -80,9 +82,9 @@ def _rz(deg):
 
 def kk_transform(gamma=0.0, epsilon=0.0, alpha=0.0, d=0.0, theta=0.0, r=0.0) -> np.ndarray:
     """The 4x4 transform from the parent frame i to link frame j, in closed form (angles in degrees,
-    lengths in any unit): ``iTj = Rz(γ)·Tz(ε)·Rx(α)·Tx(d)·Rz(θ)·Tz(r)`` (002_fluckiger.md:52), with
-    the corrected y translation ``d·sinγ − r·cosγ·sinα`` (002_fluckiger.md:57-61; the extracted
-    eq. 3.9 prints ``+ r·cosγ·sinα``, 002_fluckiger.md:733)."""
+    lengths in any unit): ``iTj = Rz(γ)·Tz(ε)·Rx(α)·Tx(d)·Rz(θ)·Tz(r)`` (Flückiger 1998, §3.2.2.3),
+    with the y translation ``d·sinγ − r·cosγ·sinα``: the thesis's closed form, eq. (3.9), prints
+    ``+ r·cosγ·sinα``, a sign typo (the product of the six elementary transforms gives ``−``)."""
     cg, sg = _cs(gamma)
     ca, sa = _cs(alpha)
     ct, st = _cs(theta)
@@ -101,7 +103,7 @@ def kk_joint_origin(params: dict, joint_type: int) -> tuple[np.ndarray, float]:
 
     Revolute (type 2): ``iTj = F·Rz(θ)``, ``F = kk_transform(γ, ε, α, d, 0, r)``, q0 = θ.
     Prismatic (type 1): ``iTj = F·Tz(r)``, ``F = kk_transform(γ, ε, α, d, θ, 0)``, q0 = r
-    (Rz(θ) and Tz(r) commute, 002_fluckiger.md:66-68)."""
+    (Rz(θ) and Tz(r) commute)."""
     g, e = params.get("gamma", 0.0), params.get("epsil", 0.0)
     a, d, t, r = params["alpha"], params["d"], params["theta"], params["r"]
     if joint_type == 2:
@@ -110,7 +112,10 @@ def kk_joint_origin(params: dict, joint_type: int) -> tuple[np.ndarray, float]:
 
 
 def euler_xyz(ori_deg) -> np.ndarray:
-    """Rotation of a MAD ``ori {a b c}`` (degrees): R = Rx(a)·Ry(b)·Rz(c) (002_fluckiger.md:127)."""
+    """Rotation of a MAD ``ori {a b c}`` (degrees): R = Rx(a)·Ry(b)·Rz(c). The thesis does not state
+    the convention (Flückiger 1998, §4.1.2.4); chosen: the hybrid robot's frame 8 ``ori {0 0 60}``
+    closes its loop only if the third angle is about z, the Cross-Delta's frames ``ori {±90 0 0}``
+    only if the first is about x."""
     a, b, c = ori_deg
     return _rx(a) @ _ry(b) @ _rz(c)
 
@@ -145,7 +150,7 @@ def _rounded(x: float) -> float:
 
 def source_names(mad: MadFile) -> dict[int, str]:
     """Sidecar source name of each declared sensor id: 0 -> ``none`` (the null sensor,
-    002_fluckiger.md:132), a ``spaceball`` -> ``mouse`` (the 6-DOF mouse, geometry_msgs/Twist), a
+    Flückiger 1998, §4.1.2.6), a ``spaceball`` -> ``mouse`` (the 6-DOF mouse, geometry_msgs/Twist), a
     ``panel`` -> ``panel``, any other -> ``sensor<N>``; a repeated name gets the sensor id appended."""
     out = {0: "none"}
     for sid in sorted(mad.sensors):

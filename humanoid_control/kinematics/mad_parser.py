@@ -6,8 +6,9 @@ constraint naming an element that does not exist, cycles, duplicate ids) are don
 every error names the line of the offending token. The conversion to URDF + sidecar is
 `humanoid_control.kinematics.mad`.
 
-The grammar is the digest's reconstruction (`../shared/spec/002_fluckiger.md` §2.4, lines 97-121),
-as implemented (see `docs/kinematics_mad.md`):
+The thesis prints its grammar only as syntax diagrams (Flückiger 1998, Appendix A), which a text
+reader cannot use; the grammar below is ours, reconstructed from the prose of §4.1.2 and the four
+complete example files (Fig. 4-9, Appendix B), as implemented (see `docs/kinematics_mad.md`):
 
     mad_file   := "RAFF" [version] scene_name { sensor | robot }
     sensor     := "sensor" Int "{" { "port" String | "type" Name | "translation" Int | "rotation" Int } "}"
@@ -22,7 +23,7 @@ as implemented (see `docs/kinematics_mad.md`):
     elem       := "link" Int | "frame" Int | "sensor" "(" Int { Int } ")"
 
 Comments are C++ ones (`//`, `/* */`). Glued tokens such as ``theta180.0`` or ``alpha-90.0`` (as in
-the thesis's listings, spec line 95) are split into the keyword and the number where a block
+the thesis's listings of Appendix B) are split into the keyword and the number where a block
 expects a keyword (so a robot may still be called ``link2``).
 """
 
@@ -245,7 +246,7 @@ class _Parser:
             if tok.kind == "sym" and tok.text == "}":
                 return
             glued = _GLUED.match(tok.text) if tok.kind == "word" and tok.text not in allowed else None
-            if glued and glued.group(1) in allowed:  # `theta180.0` (L3203): keyword, then its number
+            if glued and glued.group(1) in allowed:  # `theta180.0` (macdac.mad, Appendix B): keyword, then its number
                 tok = Token(glued.group(1), tok.line, "word")
                 self.toks[self.i - 1 : self.i] = [tok, Token(glued.group(2), tok.line, "num")]
             if tok.kind != "word" or tok.text not in allowed:

@@ -1,24 +1,23 @@
 """The default solver: strict priorities with damped least squares and joint-limit saturation.
 
-Per cycle (one linearised step, as the thesis's, 002_fluckiger.md:219), with the rows of
+Per cycle (one linearised step, as the thesis's, Flückiger 1998, §5.5.3), with the rows of
 `humanoid_control.kinematics.rows` (consistent units, weights, gains, step bounds):
 
 1. level 1, the structure's closures (and any level-1 task), is solved first: loops are hard
-   constraints (the gap of 002_fluckiger.md:661; the thesis mixes them with the commands,
-   002_fluckiger.md:212, so an incompatible command opens the loops);
+   constraints (the thesis stacks them with the commands at equal priority, §3.4.3, eq. (3.27),
+   so an incompatible command opens the loops, §3.4.3.2);
 2. each next level (2: commands, frame targets, CoM, driven joints; 3: posture / rest) is solved
    in the null space of the levels above: x_k = (J_k P)^+ (r_k - J_k dq), dq += x_k,
    P <- P - (J_k P)^+ (J_k P), with P the projector on the remaining null space (P = I at first);
-3. damped least squares per level (the gap of 002_fluckiger.md:660): the singular values σ of
-   J_k P are inverted as σ/(σ² + λ²) with λ² = λmax²·(1 - (σmin/ε)²) when the smallest σ above
-   the rank tolerance is below ε, else λ = 0 (Chiaverini's rule: no damping, hence no tracking
-   error, away from singularities); σ below ``rank_tolerance`` is a dependent direction, zeroed
-   and left to the levels below;
-4. joint limits (the gap of 002_fluckiger.md:659, the thesis's enforcement being unknown,
-   002_fluckiger.md:222): a joint whose step would cross a limit is saturated at the limit (a row
-   "this joint moves exactly to its limit" inserted right after level 1) and the levels below
-   level 1 solved again (at most
-   ``max_clamp_iterations`` times, then the step is clipped). Chosen over a QP by measurement
+3. damped least squares per level (the thesis only zeroes small singular values, §5.5.3.3): the
+   singular values σ of J_k P are inverted as σ/(σ² + λ²) with λ² = λmax²·(1 - (σmin/ε)²) when
+   the smallest σ above the rank tolerance is below ε, else λ = 0 (Chiaverini's rule: no damping,
+   hence no tracking error, away from singularities); σ below ``rank_tolerance`` is a dependent
+   direction, zeroed and left to the levels below;
+4. joint limits (the thesis declares them, §4.1.2.3, but does not say how its solver enforces
+   them): a joint whose step would cross a limit is saturated at the limit (a row "this joint
+   moves exactly to its limit" inserted right after level 1) and the levels below level 1 solved
+   again (at most ``max_clamp_iterations`` times, then the step is clipped). Chosen over a QP by measurement
    (docs/kinematics.md): no QP solver is installed in the project's environment, and the
    re-solve costs one more pass of the levels below level 1 only on the cycles that hit a limit.
 

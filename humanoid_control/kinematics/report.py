@@ -1,5 +1,5 @@
 """What one solver cycle reports: residuals per level, the dexterity indicator and joint speeds
-(002_fluckiger.md:290, 002_fluckiger.md:612: σmax/σmin plotted over time, joint-speed spheres)."""
+(Flückiger 1998, §6.2.2, Fig. 6-8: σmax/σmin plotted over time; Fig. 6-9: joint-speed spheres)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class SolveReport:
     saturated: names of the joints held at a limit this cycle.
     clamp_iterations: re-solves made after saturating joints (0: no limit was hit).
     sigma: singular values of the augmented Jacobian (loops and commands, the thesis's J_aug,
-        002_fluckiger.md:183), computed on first use; `dexterity` = σmax/σmin (inf when singular).
+        Flückiger 1998, eq. (3.24)), computed on first use; `dexterity` = σmax/σmin (inf when singular).
     """
 
     dq: np.ndarray
@@ -95,5 +95,6 @@ class SolveReport:
         return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
 
     def joint_speeds(self, dt: float) -> np.ndarray:
-        """|dq|/dt (nv,) [rad/s] or [m/s] for a cycle of ``dt`` seconds (the speed-sphere radii, A20)."""
+        """|dq|/dt (nv,) [rad/s] or [m/s] for a cycle of ``dt`` seconds (the speed-sphere radii,
+        Flückiger 1998, Fig. 6-9)."""
         return np.abs(self.dq) / float(dt)

@@ -1,7 +1,7 @@
 """Stacking constraint rows for the solvers: consistent units, weights, gains and step bounds.
 
 Each constraint's rows are multiplied by its ``row_scale`` (rotation rows by the structure's
-``length_scale`` [m/rad], so every row is in metres: A11 of 002_fluckiger.md:683) and its
+``length_scale`` [m/rad], so every row is in metres; docs/kinematics.md, "Units and weighting") and its
 ``weight``; the right-hand side is ``-gain·e``. The Jacobian's columns are multiplied by the
 structure's ``col_scale`` (columns in metres by ``length_scale``), so the unknown is in radian
 units and a minimum-norm step weighs a metre of prismatic motion like ``1/length_scale`` rad.
@@ -9,8 +9,8 @@ units and a minimum-norm step weighs a metre of prismatic motion like ``1/length
 The right-hand side of one constraint is shortened to at most ``MAX_STEP_LINEAR`` [m] for its
 position rows and ``MAX_STEP_ANGULAR`` [rad] for its rotation rows per cycle (before the unit
 scaling): a target 3 m away is approached over several cycles along a straight line instead of
-by one huge linearised step (the thesis injects the full error, 002_fluckiger.md:230, which is
-right for the small loop gaps it meant, 002_fluckiger.md:553).
+by one huge linearised step (the thesis injects the full error, Flückiger 1998, §3.4.3.2, which
+suits the small loop gaps of its robots, a few millimetres).
 
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 __all__ = ["Level", "assemble", "MAX_STEP_LINEAR", "MAX_STEP_ANGULAR"]
 
 MAX_STEP_LINEAR = 0.05  # [m] (chosen) largest position correction asked of one task per cycle: 5 cm,
-# 10x a hand's travel per cycle at 25 Hz and 12 cm/s (issue 10's square path), so tracking is never clipped
+# 10x a hand's travel per cycle at 25 Hz and 12 cm/s (a fast teleoperated hand), so tracking is never clipped
 MAX_STEP_ANGULAR = 0.25  # [rad] (chosen) largest rotation correction per cycle (about 14 deg), same reasoning
 
 

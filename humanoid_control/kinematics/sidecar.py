@@ -1,8 +1,8 @@
-"""The kinematic sidecar ``NAME.kin.yaml``: what a URDF cannot say about a structure (issue 10).
+"""The kinematic sidecar ``NAME.kin.yaml``: what a URDF cannot say about a structure.
 
 A URDF describes a tree; the thesis's MAD file also declares loop closures, extra frames
 ("référentiels"), which element follows which input device, relative and absolute joint limits
-and the initial configuration (002_fluckiger.md:16, 002_fluckiger.md:329-333). The sidecar holds
+and the initial configuration (Flückiger 1998, §4.1.2). The sidecar holds
 exactly those, next to the URDF::
 
     urdf: NAME.urdf            # relative to the sidecar, or a shipped robot name (hrp2, bip)
@@ -22,7 +22,7 @@ exactly those, next to the URDF::
 
 ``rpy`` is the URDF convention (fixed axes, R = Rz(yaw)·Ry(pitch)·Rx(roll)). ``relative``
 limits are the MAD ``range {lo hi}``: limits relative to the joint's initial value
-(002_fluckiger.md:126; mapping 002_fluckiger.md:331: absolute = initial + range). ``world`` as
+(Flückiger 1998, §4.1.2.3; absolute = initial + range). ``world`` as
 ``frame_b`` welds ``frame_a`` to its world placement at the initial configuration (a foot on the
 ground). ``initial`` given as text names a posture of the robot's ``NAME.yaml`` (``half-sitting``).
 
@@ -49,9 +49,9 @@ KEYS = ("urdf", "floating", "length_scale", "frames", "closures", "sources", "li
 FRAME_KEYS = ("name", "parent", "xyz", "rpy")
 CLOSURE_KEYS = ("name", "type", "frame_a", "frame_b")
 LIMIT_KEYS = ("absolute", "relative")
-CLOSURE_TYPES = {"weld": 6, "ball": 3}  #: closure type -> rows (002_fluckiger.md:130, 002_fluckiger.md:640)
+CLOSURE_TYPES = {"weld": 6, "ball": 3}  #: closure type -> rows (Flückiger 1998, Table 4-1; "rotule", Appendix A)
 WORLD = "world"  #: the frame_b of a closure to the ground
-NONE = "none"  #: the source entry "not driven" (the thesis's sensor 0, 002_fluckiger.md:132)
+NONE = "none"  #: the source entry "not driven" (the thesis's sensor 0, Flückiger 1998, §4.1.2.6)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """A kinematic structure from a URDF plus its sidecar: `load_structure(path_or_name)`.
 
-The thesis turns a text file into a tree of links plus constraint arcs (002_fluckiger.md:70-83):
+The thesis turns a text file into a tree of links plus constraint arcs (Flückiger 1998, §3.4.1, §5.3.2):
 here the tree is a Pinocchio model (fixed base, or a free-flyer ``root_joint`` for a humanoid),
 the extra frames are Pinocchio operational frames, and the arcs are the structure's closures and
 source bindings. The constraint lists are kept and changed only by `add_closure`,
-`remove_closure`, `bind` and `select` (002_fluckiger.md:162, 002_fluckiger.md:632-633): a
+`remove_closure`, `bind` and `select` (the thesis rebuilds them only on a structural or sensor
+change, §5.5.3.2, and reconfigures its Jacobian at run time, §3.4.3.3): a
 foot gaining or losing ground contact, a two-hand grasp, an input device switched, all without
 rebuilding the model. A structure owns its model and data, so several can share one scene.
 

@@ -1,18 +1,19 @@
-"""The thesis's reference method (002_fluckiger.md:198-206, 002_fluckiger.md:225-232): one
-augmented Jacobian stacking every row (loops and commands at equal priority,
-002_fluckiger.md:183, 002_fluckiger.md:217), its SVD pseudo-inverse with small singular values
-zeroed, and the loop errors fed back with gain 1, one step per cycle:
+"""The thesis's reference method (Flückiger 1998, §3.3.3, §3.4.3, eq. (3.22)-(3.31)): one
+augmented Jacobian stacking every row (loops and commands at equal priority, eq. (3.24), (3.27)),
+its SVD pseudo-inverse with small singular values zeroed (§5.5.3.3), and the loop errors fed back
+with gain 1, one step per cycle:
 
     dq = J_aug^+ · (-e_aug),  σ_i^+ = 1/σ_i if σ_i > RCOND·σmax else 0
 
-Units (A11, 002_fluckiger.md:683): the rows are in metres (rotation rows times the structure's
-``length_scale`` [m/rad]) and the unknowns in radians (prismatic columns times ``length_scale``),
-so σ is in m/rad for every row and column and one relative threshold means the same on every
-structure. The thesis gives no threshold (002_fluckiger.md:203, 002_fluckiger.md:221) and its
-mm/rad units made a 1e-6 threshold drop feasible directions on the Cross-Delta
-(002_fluckiger.md:564-567); see `RCOND`. As in the thesis there is no damping, no priority and
-no joint-limit handling (002_fluckiger.md:215-222); the optional ``clamp`` clips the step at the
-limits without re-solving. The per-task step bound of `humanoid_control.kinematics.rows` applies.
+Units (docs/kinematics.md, "Units and weighting"): the rows are in metres (rotation rows times
+the structure's ``length_scale`` [m/rad]) and the unknowns in radians (prismatic columns times
+``length_scale``), so σ is in m/rad for every row and column and one relative threshold means the
+same on every structure. The thesis gives no threshold (it zeroes values "close to 0", §5.5.3.3),
+and in its mm/rad units a 1e-6 threshold drops feasible directions of the Cross-Delta (derived: the
+thesis's method run on its cross.mad, Appendix B; condition number about 1e6); see `RCOND`. As in
+the thesis there is no damping, no priority and no joint-limit handling (§3.4.3); the optional
+``clamp`` clips the step at the limits without re-solving. The per-task step bound of
+`humanoid_control.kinematics.rows` applies.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from humanoid_control.kinematics.rows import assemble
 __all__ = ["solve", "RCOND"]
 
 # (chosen) singular values at or below RCOND·σmax are zeroed. Exactly dependent rows (planar loops
-# in 6-row blocks, 002_fluckiger.md:196) give σ ~ 1e-16·σmax from rounding: 1e-10 leaves 6 orders of
-# margin above them, and keeps directions down to 1e-10·σmax, far below the Cross-Delta's smallest
-# feasible ones (~1e-6·σmax even in the thesis's mm units, 002_fluckiger.md:565).
+# in 6-row blocks, as the thesis writes them, Flückiger 1998, §3.4.2.2) give σ ~ 1e-16·σmax from
+# rounding: 1e-10 leaves 6 orders of margin above them, and keeps directions down to 1e-10·σmax,
+# far below the Cross-Delta's smallest feasible ones (~1e-6·σmax even in the thesis's mm units,
+# derived as above).
 RCOND = 1e-10
 
 

@@ -1,9 +1,8 @@
 """Frame targets: a frame follows an ABSOLUTE target placement (6-D pose, 3-D position or 3-D
-orientation), the thesis's sensor-following rows (002_fluckiger.md:187) with the gap of
-002_fluckiger.md:664 filled: the error is measured against the absolute target every cycle, so
-increments integrated by an input device never drift (the thesis integrates them open loop,
-002_fluckiger.md:255, 002_fluckiger.md:558). An input node accumulates its increments into the
-target (`FrameTarget.move`) and the solver closes the gap.
+orientation), the thesis's sensor-following rows (Flückiger 1998, §3.4.2.1, eq. (3.24)) measured
+against an absolute target every cycle, so increments integrated by an input device never drift
+(the thesis integrates them open loop, §3.4.3.1 and §5.5.3.1). An input node accumulates its
+increments into the target (`FrameTarget.move`) and the solver closes the gap.
 
     pose:         e = log6(T⁻¹·M) (frame axes), J = Jlog6 · J_LOCAL
     position:     e = p - p*, J = J_LOCAL_WORLD_ALIGNED[:3]
@@ -67,7 +66,7 @@ class FrameTarget(FrameConstraint):
 
     def move(self, twist, frame: str = "world") -> None:
         """Apply an increment [dx dy dz, drx dry drz] ([m], [rad]) to the target: ``world`` axes
-        about the target's origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or ``tool`` axes
+        about the target's origin (LOCAL_WORLD_ALIGNED, see `moved`) or ``tool`` axes
         (`moved`)."""
         self.target = moved(self.target, twist, frame, f"frame target '{self.name}'")
 
@@ -79,7 +78,8 @@ class FrameTarget(FrameConstraint):
 
 def moved(target: pin.SE3, twist, frame: str = "world", source: str = "frame target") -> pin.SE3:
     """``target`` moved by the increment [dx dy dz, drx dry drz] ([m], [rad]): in ``world`` axes
-    about its origin (LOCAL_WORLD_ALIGNED, 002_fluckiger.md:253) or in its own ``tool`` axes. A
+    about its origin (LOCAL_WORLD_ALIGNED; chosen over eq. (3.28) of Flückiger 1998, which turns
+    world-axis rotations about the world origin) or in its own ``tool`` axes. A
     non-finite increment or another frame is a `KinematicsError` naming ``source``."""
     v = finite_vector(twist, 6, source, "twist", error=KinematicsError)
     if frame == "tool":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 HELP = "optimal gait generator (BIP, closed chain in double support): solve phases, write GAIT.json"
-DESCRIPTION = """Optimal walking of the sagittal BIP biped (spec ../shared/spec/003_chesse.md).
+DESCRIPTION = """Optimal walking of the sagittal BIP biped (Chessé 2002; docs/gait.md).
 
 Phases: start (SS from rest), cyclic (DS + SS), stop (pre-stop DS + SS to rest), walk (all five),
 ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, the cyclic

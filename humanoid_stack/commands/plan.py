@@ -11,7 +11,7 @@ Contacts-VBFP (vbfp), then the motion through the witness postures (posture-gene
 2 cm normal approach and leave segments, sinusoidal time law with a joint-speed cap), and write
 PLAN.json: the stances (contacts with their world frames, witness postures, support polygons), the
 transitions, the trajectory (t, q, joint names) and the statistics (nodes, posture-generator calls
-by outcome code). Spec: ../shared/spec/001_escande.md §5-§6; format: docs/planning.md.
+by outcome code). Method: Escande 2008, ch. 5-6 and §7.1; format: docs/planning.md.
 
 A progress line shows the nodes generated and expanded, the best potential and the elapsed time.
 No plan within the time limit (or no plan at all): exit 1 with the reason on one line; PLAN.json
@@ -54,7 +54,11 @@ def add_arguments(parser):
     parser.add_argument("--output", "-o", default="PLAN.json", metavar="FILE", help="plan file (default PLAN.json)")
     parser.add_argument("--stats", action="store_true", help="print the posture-generator calls by outcome code")
     parser.add_argument(
-        "--steps", type=int, default=20, metavar="K", help="projections per transition, k (default 20, thesis A22)"
+        "--steps",
+        type=int,
+        default=20,
+        metavar="K",
+        help="projections per transition, k (default 20, Escande 2008, §7.3.3)",
     )
     parser.add_argument(
         "--no-motion-collision",

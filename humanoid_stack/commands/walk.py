@@ -5,7 +5,7 @@ layout the bridge and the viewer read)."""
 from __future__ import annotations
 
 HELP = "walking pattern generator (HRP-2): ZMP preview control, swing feet, whole-body IK; write WALK.json"
-DESCRIPTION = """Straight walking of HRP-2 (issue 12; method and constants: docs/walking.md).
+DESCRIPTION = """Straight walking of HRP-2 (method and constants: docs/walking.md).
 
 The CoM follows Kajita's ZMP preview control (2003) of the footsteps' reference ZMP, the feet
 their swing profiles, and the prioritized kinematic solver turns both into joint trajectories.
@@ -19,7 +19,7 @@ example:
   humanoid-stack walk --generator walkgen2008 --steps 6 --step-length 0.15 --output WALK.json
 """
 
-RATES = (200, 1000)  # [Hz] trajectory sampling rates offered (issue 12: 1 kHz or 200 Hz)
+RATES = (200, 1000)  # [Hz] trajectory sampling rates offered (HRP-2's 5 ms control period [HRP2-T1], or 1 ms)
 GENERATORS = ("kajita", "walkgen2008")  # WalkParameters() / WalkParameters.walkgen_2008() (docs/walking.md)
 
 
