@@ -1,6 +1,6 @@
 """The one reader of the project's text documents: YAML (scenes, robot sidecars, node-set parameter
 files, through `humanoid_model.yaml_file.read_yaml`), JSON (replay files) and JSON Lines (simulator
-recordings, `humanoid_sim.recording`). Every way reading can fail becomes the caller's error class
+recordings, `humanoid_sim.runtime.recording`). Every way reading can fail becomes the caller's error class
 with a one-line message naming the file (and the line of a JSON Lines file), never a traceback
 (issue 14 §6: a binary file gave UnicodeDecodeError, a deeply nested one RecursionError).
 

@@ -4,7 +4,7 @@ The node imports `PARAMETERS`, `CONTROLLERS`, `TOPICS` and `NODE_NAME` from here
 them): ``self.p = PARAMETERS.declare(self)`` declares and checks every parameter, and
 ``PARAMETERS.on_set_parameters(...)`` checks the run-time changes. Names, defaults, ranges and
 refusals are those of issue 3 (docs/ros.md, which shows this table, generated); the start-only
-values become a `humanoid_sim.session.SessionSettings`, whose defaults are these.
+values become a `humanoid_sim.runtime.session.SessionSettings`, whose defaults are these.
 
 A separate module because the table is large; the tests read it without rclpy.
 """

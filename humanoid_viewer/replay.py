@@ -54,7 +54,7 @@ BASE_BODY_NAMES = ("base", "base_link", "root_joint", "robot")
 # differences, norms and the browser's float32 (max 3.4e38) stay finite. 1e308 passed the finite
 # check and failed later with a message naming neither the file nor the field (issue 14 §6).
 REPLAY_BOUND = 1e9
-STREAM_FORMAT = "humanoid_stack.sim_recording/2"  # written by humanoid_sim.recording (not imported: same layer)
+STREAM_FORMAT = "humanoid_stack.sim_recording/2"  # written by humanoid_sim.runtime.recording (not imported: same layer)
 HEADER_LIMIT = 1 << 20  # [bytes] (chosen) a first line longer than this is no stream header
 
 

@@ -190,7 +190,7 @@ def scene_error():
 @pytest.fixture
 def session():
     """Factory: ``session(**SessionSettings fields)`` -> a SimulationSession of the flat scene."""
-    from humanoid_sim.session import SessionSettings, SimulationSession
+    from humanoid_sim.runtime.session import SessionSettings, SimulationSession
 
     def make(**settings):
         return SimulationSession.load("flat", "", SessionSettings(**settings), source="test")

@@ -205,8 +205,8 @@ def test_the_avatar_reaches_and_pushes_the_box(pushed):
 def test_a_recording_of_the_avatar_replays_its_configurations(tmp_path, avatar):
     """`humanoid-stack simulate`'s recording holds a ball joint's quaternion in the joint positions
     (docs/recording.md); the viewer's replay puts it back into the configuration."""
-    from humanoid_sim.recording import record_run
-    from humanoid_sim.session import SimulationSession
+    from humanoid_sim.runtime.recording import record_run
+    from humanoid_sim.runtime.session import SimulationSession
     from humanoid_viewer.replay import load_recording
 
     w = World.from_scene("avatar_push")

@@ -104,7 +104,7 @@ def test_simulator_recording_stream(recording, hrp2):
 
 def test_stream_format_name_matches_the_simulator():
     from humanoid_control.bridge.plan_files import STREAM_FORMAT
-    from humanoid_sim.recording import FORMAT
+    from humanoid_sim.runtime.recording import FORMAT
 
     assert STREAM_FORMAT == FORMAT
 

@@ -42,7 +42,7 @@ from humanoid_model.validation import short
 
 __all__ = ["load_plan", "STREAM_FORMAT"]
 
-STREAM_FORMAT = "humanoid_stack.sim_recording/2"  # humanoid_sim.recording.FORMAT (same layer: not imported)
+STREAM_FORMAT = "humanoid_stack.sim_recording/2"  # humanoid_sim.runtime.recording.FORMAT (same layer: not imported)
 HEADER_LIMIT = 1 << 20  # [bytes] (chosen, as the viewer's reader) a longer first line is no stream header
 REPEAT_TOL = 1e-12  # [s] a phase's first sample this close to the previous end repeats it (gait writer)
 

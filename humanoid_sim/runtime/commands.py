@@ -1,7 +1,7 @@
 """ROS-free checks of the simulator node's commands (ros2_control-style topics, external wrenches).
 
 The node (`humanoid_ros.simulator`) turns messages into plain values and calls these functions
-(through `humanoid_sim.session.SimulationSession`); every bad command raises `CommandError` (a
+(through `humanoid_sim.runtime.session.SimulationSession`); every bad command raises `CommandError` (a
 `HumanoidStackError`) whose message names the topic, the field and the value, and the node logs
 it and keeps the previous command.
 
