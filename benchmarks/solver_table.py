@@ -37,7 +37,7 @@ import pinocchio as pin  # noqa: E402
 
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_sim.contacts import ContactSet, contact_jacobian  # noqa: E402
-from humanoid_sim.delassus import delassus_cholesky  # noqa: E402
+from humanoid_sim.delassus.cholesky import delassus_cholesky  # noqa: E402
 from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver  # noqa: E402
 
 DT = 1e-3

@@ -1,7 +1,7 @@
 """Solve stage: the frictional contact problem of every collision group (spec
 ../shared/spec/000_chardonnet.md §2.6–2.8, eq. 3.25–3.26) with the World's solver.
 
-Per group (`humanoid_sim.delassus.GroupSystem`): the free velocity gets the contacts' gap terms
+Per group (`humanoid_sim.delassus.group.GroupSystem`): the free velocity gets the contacts' gap terms
 (`humanoid_sim.contacts.gap_term`) and the joint-limit rows' (`humanoid_sim.joint_limits`:
 μ = 0, unit compliance on their tangential rows); the solve starts from last step's forces
 (`humanoid_sim.warm_start`); contacts without a previous match start from the frictionless

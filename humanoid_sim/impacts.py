@@ -51,7 +51,7 @@ class Impacts:
         self.speed, self.dt = float(speed), float(dt)
 
     def __call__(self, systems, batch, dv, stats=None) -> int:
-        """Apply the impacts of every group (`humanoid_sim.delassus.GroupSystem`, their
+        """Apply the impacts of every group (`humanoid_sim.delassus.group.GroupSystem`, their
         ``v_free`` updated in place of the jump) of a step's contact ``batch``; the velocity jumps
         M̃⁻¹Jᵀ P are added to ``dv`` (nv,) [m/s]; each impact solve is counted in ``stats`` (a
         `StepStats`). Returns the number of impact solves."""

@@ -52,7 +52,7 @@ from humanoid_sim.collision import DEFAULT_MARGIN, CollisionDetector, candidate_
 from humanoid_sim.collision_filter import PairFilter
 from humanoid_sim.contact_solve import ContactSolve
 from humanoid_sim.contacts import ContactStage, support_masks
-from humanoid_sim.delassus import GroupDelassus
+from humanoid_sim.delassus.group import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
 from humanoid_sim.geometry import mobile_geometry, static_geometry
 from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed

@@ -104,7 +104,7 @@ def box_on_floor():
         import pinocchio as pin
 
         from humanoid_sim.contacts import ContactSet, contact_jacobian
-        from humanoid_sim.delassus import delassus_cholesky
+        from humanoid_sim.delassus.cholesky import delassus_cholesky
 
         a, b, c = size
         model = pin.Model()

@@ -10,7 +10,7 @@ import pytest
 
 from humanoid_model.exceptions import SolverError
 from humanoid_sim.contacts import ContactSet, contact_jacobian
-from humanoid_sim.delassus import delassus_cholesky
+from humanoid_sim.delassus.cholesky import delassus_cholesky
 from humanoid_sim.solvers import (
     DEFAULT_SOLVER,
     SOLVERS,
