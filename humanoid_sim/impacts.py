@@ -13,7 +13,7 @@ plastic impact, and worlds without restitution skip this stage.
 Speculative activation (`SweptMargins`, issue 14 §2; our addition, the thesis has no proximity
 threshold, spec §2.10): a contact enters the step's problem when its gap is within the distance
 its bodies can travel in this step, not only within the fixed activation margin
-(`humanoid_sim.collision.DEFAULT_MARGIN`, 5 mm = 5 m/s at 1 ms). Per mobile shape the sweep is
+(`humanoid_sim.collision.detector.DEFAULT_MARGIN`, 5 mm = 5 m/s at 1 ms). Per mobile shape the sweep is
 dt·(|v(o)| + |ω|·ρ): the free velocity's speed of the joint-frame origin o plus the angular
 speed times ρ, the distance from o to the farthest point of the shape (|placement| + bounding
 radius), a bound on every point's speed; a mobile–static pair is active within
@@ -96,7 +96,7 @@ class SweptMargins:
     detector then runs with its fixed margin only).
 
     model: the World's Pinocchio model; geoms: its mobile geometries
-    (`humanoid_sim.geometry.MobileGeom`: joint, placement_p, radius); margin: the activation
+    (`humanoid_sim.collision.geometry.MobileGeom`: joint, placement_p, radius); margin: the activation
     margin [m]; dt [s]."""
 
     def __init__(self, model, geoms, margin: float, dt: float):

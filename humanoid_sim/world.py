@@ -48,13 +48,14 @@ import pinocchio as pin
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, integer, message
 from humanoid_sim.actuators import Actuation
-from humanoid_sim.collision import DEFAULT_MARGIN, CollisionDetector, candidate_pairs
-from humanoid_sim.collision_filter import PairFilter
+from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
+from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
+from humanoid_sim.collision.pair_filter import PairFilter
+from humanoid_sim.collision.pairs import candidate_pairs
 from humanoid_sim.contact_solve import ContactSolve
 from humanoid_sim.contacts import ContactStage, support_masks
 from humanoid_sim.delassus.group import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
-from humanoid_sim.geometry import mobile_geometry, static_geometry
 from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed
 from humanoid_sim.integrator import MomentumProjection, at_start, carry, free_flyers, free_velocity, integrate
 from humanoid_sim.joint_limits import JointLimits
@@ -287,7 +288,7 @@ class World:
         self.sweeps = SweptMargins(model, mobile, margin, self.dt)  # speculative activation (`impacts`)
         self.geom_tree = np.array([g.tree for g in mobile], np.int64)
         self.geom_joint = np.array([g.joint for g in mobile], np.int64)
-        # a pair's restitution is one of these values (collision._combine): none > 0 -> no impacts
+        # a pair's restitution is one of these values (`collision.detector._combine`): none > 0 -> no impacts
         es = [g.restitution for g in mobile] + [s.restitution for s in static] + [self.detector.mat_e_default]
         self._any_restitution = any(x is not None and x > 0 for x in es)
 
