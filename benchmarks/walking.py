@@ -38,8 +38,8 @@ from humanoid_control.walking import WALK_GAIN_SCALE, solve_walk, stiffen
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking import WalkParameters, foot_geometry, plan_pattern
-from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.runtime.plan_replay import replay, strike_peaks
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] 000_chardonnet.md:1055

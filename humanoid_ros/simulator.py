@@ -69,11 +69,11 @@ from humanoid_ros.common import (
     transform_stamped_list,
 )
 from humanoid_ros.simulator_parameters import CONTROLLERS, NODE_NAME, PARAMETERS, TOPICS
-from humanoid_sim.haptics import HapticSettings
 from humanoid_sim.runtime import diagnostics
 from humanoid_sim.runtime.commands import TrajectoryPoint
 from humanoid_sim.runtime.realtime import RealTimeStepper
 from humanoid_sim.runtime.session import SessionSettings, SimulationSession
+from humanoid_sim.stages.haptics import HapticSettings
 
 __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
 

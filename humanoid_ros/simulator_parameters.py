@@ -106,7 +106,7 @@ PARAMETERS = ParameterTable(
             "string_array",
             [],
             "PD gain groups: joint-name prefixes such as `RLEG`, later groups win; unlisted joints keep the "
-            "default gains of `humanoid_sim/actuators.py` (ω_n = 2π·10 rad/s, ζ = 1 on the feet-welded inertia)",
+            "default gains of `humanoid_sim/stages/actuators.py` (ω_n = 2π·10 rad/s, ζ = 1 on the feet-welded inertia)",
         ),
         Parameter(
             "gains.kp",

@@ -47,22 +47,22 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, integer, message
-from humanoid_sim.actuators import Actuation
 from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
 from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
 from humanoid_sim.collision.pair_filter import PairFilter
 from humanoid_sim.collision.pairs import candidate_pairs
-from humanoid_sim.contact_solve import ContactSolve
-from humanoid_sim.contacts import ContactStage, support_masks
 from humanoid_sim.delassus.group import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
-from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed
-from humanoid_sim.integrator import MomentumProjection, at_start, carry, free_flyers, free_velocity, integrate
-from humanoid_sim.joint_limits import JointLimits
+from humanoid_sim.stages.actuators import Actuation
+from humanoid_sim.stages.contacts import ContactStage, support_masks
+from humanoid_sim.stages.impacts import Impacts, SweptMargins, impact_speed
+from humanoid_sim.stages.integrator import MomentumProjection, at_start, carry, free_flyers, free_velocity, integrate
+from humanoid_sim.stages.joint_limits import JointLimits
+from humanoid_sim.stages.solve import ContactSolve
+from humanoid_sim.stages.warm_start import WarmStart
+from humanoid_sim.stages.wrenches import Wrenches
 from humanoid_sim.state import BodyState, StepResult, WorldSnapshot, WorldState
 from humanoid_sim.step_stats import STAGES, StepStats
-from humanoid_sim.warm_start import WarmStart
-from humanoid_sim.wrenches import Wrenches
 
 __all__ = ["World", "WorldState", "WorldSnapshot", "BodyState", "StepResult", "STAGES", "MAX_DT"]
 
@@ -194,7 +194,7 @@ class World:
             self.soles = FemSoles(self.sole_specs, self.model, self.mobile, self.static, self.detector, dt)
         self._build_actuators(gains, gravity_compensation, joint_limits, implicit_pd)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
-        self.haptics = None  # `humanoid_sim.haptics.HapticDevice` while one is connected (`connect_haptics`)
+        self.haptics = None  # `humanoid_sim.stages.haptics.HapticDevice` while one is connected (`connect_haptics`)
         self.contacts = ContactStage(
             self.geom_joint, self.geom_tree, len(self.static), self.tree_cols, merge_groups, dt
         )
@@ -299,7 +299,7 @@ class World:
         self.tau_applied = np.zeros(0)
         if robot is None:
             return
-        from humanoid_sim.actuators import PDActuator, posture_trajectory, standing_gains
+        from humanoid_sim.stages.actuators import PDActuator, posture_trajectory, standing_gains
 
         names = robot.dof_names  # = joint_names, with a ball joint's three axes (humanoid_model.spherical_joints)
         balls = robot.ball_joints
@@ -365,10 +365,10 @@ class World:
         return self.wrenches.user
 
     def connect_haptics(self, settings=None):
-        """Connect a haptic device (`humanoid_sim.haptics.HapticDevice`, ``settings``: its
+        """Connect a haptic device (`humanoid_sim.stages.haptics.HapticDevice`, ``settings``: its
         `HapticSettings`) and return it; it acts from the next step while a body is coupled
         (attach / touch). One device per world: a new one replaces the old."""
-        from humanoid_sim.haptics import HapticDevice
+        from humanoid_sim.stages.haptics import HapticDevice
 
         self.haptics = HapticDevice(self, settings)
         return self.haptics

@@ -103,8 +103,8 @@ def box_on_floor():
         import numpy as np
         import pinocchio as pin
 
-        from humanoid_sim.contacts import ContactSet, contact_jacobian
         from humanoid_sim.delassus.cholesky import delassus_cholesky
+        from humanoid_sim.stages.contacts import ContactSet, contact_jacobian
 
         a, b, c = size
         model = pin.Model()

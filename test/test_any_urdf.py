@@ -1,5 +1,5 @@
 """Any URDF simulates (issue 14 §6): a robot that is not a biped, a fixed-base arm or a chain
-without feet, gets default PD gains from its own structure (`humanoid_sim.actuators.
+without feet, gets default PD gains from its own structure (`humanoid_sim.stages.actuators.
 standing_gains`, rule in docs/simulator.md "Default PD gains") and runs 1 s through `World` and
 through `humanoid-stack simulate` with finite state. Before, `standing_gains` raised
 `LinAlgError: Singular matrix` for the arm (its two derived "feet" lie on one chain) and the
@@ -9,7 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.actuators import INERTIA_FLOOR, WN_DEFAULT, standing_gains
+from humanoid_sim.stages.actuators import INERTIA_FLOOR, WN_DEFAULT, standing_gains
 from humanoid_sim.world import World
 from humanoid_stack.cli import main
 from humanoid_viewer.replay import read_recording_document

@@ -8,7 +8,7 @@ three axes, de Leva segments.
   frame at the same place, the same kinetic energy for the same motion (the merged velocity from
   central differences of the configuration map). Its mass is the de Leva table's, as the
   dynamic-model generator's human body built from the same table.
-- A ball joint's PD (`humanoid_sim.actuators.PDActuator`, ``balls``) on an isotropic body hung
+- A ball joint's PD (`humanoid_sim.stages.actuators.PDActuator`, ``balls``) on an isotropic body hung
   from an isotropic base by a ball joint at both centres of mass, gravity off: the relative
   rotation stays about one axis and its angle follows the one-axis oscillator
   I θ̈ + k_v θ̇ + k_p θ = 0 with the reduced inertia, from a start orientation that is not the

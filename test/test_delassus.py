@@ -10,19 +10,19 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import (
-    ContactSet,
-    contact_jacobian,
-    contacts_from_locations,
-    frame_from_normal,
-    relative_jacobian,
-)
 from humanoid_sim.delassus.cholesky import delassus_cholesky, delassus_dense, delassus_pinocchio
 from humanoid_sim.delassus.recursive import (
     THESIS_HRP2_STANDING,
     THESIS_SAME_BRANCH,
     RecursiveDelassus,
     thesis_operation_counts,
+)
+from humanoid_sim.stages.contacts import (
+    ContactSet,
+    contact_jacobian,
+    contacts_from_locations,
+    frame_from_normal,
+    relative_jacobian,
 )
 from humanoid_sim.world import World
 

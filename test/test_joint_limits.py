@@ -1,4 +1,4 @@
-"""Joint limits (`humanoid_sim.joint_limits`; issue 3, docs/simulator.md "Joint limits"): a joint
+"""Joint limits (`humanoid_sim.stages.joint_limits`; issue 3, docs/simulator.md "Joint limits"): a joint
 within LIMIT_MARGIN of a limit is a frictionless unilateral row of the contact solve with the
 contact gap law; a joint driven into its limit stays there and the limit torque balances the
 motor torque."""
@@ -6,8 +6,8 @@ motor torque."""
 import numpy as np
 import pytest
 
-from humanoid_sim.contacts import BETA
-from humanoid_sim.joint_limits import LIMIT_MARGIN
+from humanoid_sim.stages.contacts import BETA
+from humanoid_sim.stages.joint_limits import LIMIT_MARGIN
 from humanoid_sim.world import World
 
 ZERO_G = """

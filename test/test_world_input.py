@@ -14,8 +14,8 @@ import pytest
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.robot import load_robot
 from humanoid_model.scene import load_scene
-from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.solvers import SolverSettings
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 

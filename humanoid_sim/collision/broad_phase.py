@@ -5,7 +5,7 @@ Bounding spheres of the mobile shapes are tested against the environment's half-
 exact support distance for boxes, spheres and cylinders) and against its finite shapes' bounding
 spheres; mobile–mobile pairs of the candidate list get a sphere test, then a world-AABB test. A
 pair's margin is max(margin, its sweep): the distance its shapes can travel in the step
-(speculative activation, `humanoid_sim.impacts.SweptMargins`).
+(speculative activation, `humanoid_sim.stages.impacts.SweptMargins`).
 
 Shape kinds (`_kind`): 0 box, 1 sphere, 2 cylinder, 3 other (bounding sphere only); `_half`
 gives the half sides the tests use.
@@ -43,7 +43,7 @@ def _placements(oR, op, joint, PR, Pp):
 @njit(cache=True)
 def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sweep):
     # sweep (n,): per shape the distance it can travel this step (speculative activation,
-    # `humanoid_sim.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep)
+    # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep)
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)

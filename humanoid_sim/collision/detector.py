@@ -11,7 +11,7 @@ restitution of its two sides (`_combine`; robot links carry none: the other body
 the detector's defaults).
 
 ``DEFAULT_MARGIN = 5 mm`` (chosen): contacts enter the solve when gap < 5 mm. The gap term of the
-velocity-level problem (`humanoid_sim.contacts`) lets a body close a positive gap in one step, so
+velocity-level problem (`humanoid_sim.stages.contacts`) lets a body close a positive gap in one step, so
 the margin only needs to exceed the distance travelled in one step (5 m/s at 1 ms). The thesis
 gives no proximity threshold (spec §2.10).
 """
@@ -179,7 +179,7 @@ class CollisionDetector:
     # ------------------------------------------------------------------ the step
     def detect(self, oMi_R, oMi_p, sweep=None) -> ContactBatch:
         """All point contacts with gap < margin (see `ContactBatch`). sweep: None, or (n_mobile,)
-        the distance [m] each mobile shape can travel this step (`humanoid_sim.impacts.SweptMargins`,
+        the distance [m] each mobile shape can travel this step (`humanoid_sim.stages.impacts.SweptMargins`,
         speculative contacts): a mobile–static pair is then active within max(margin, sweep), a
         mobile pair within max(margin, sum of both sweeps)."""
         # = placements() then broad_phase(), one compiled call

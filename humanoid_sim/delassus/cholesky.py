@@ -1,7 +1,7 @@
 """Delassus operator Λ = J M⁻¹ Jᵀ of a group of point contacts (spec ../shared/spec/000_chardonnet.md §2.3–2.4).
 
 Contacts are 3-D: rows (n, t1, t2) per contact, stacked contact by contact (3m rows); frames and
-relative contact Jacobians come from `humanoid_sim.contacts` (`ContactSet`, `contact_jacobian`,
+relative contact Jacobians come from `humanoid_sim.stages.contacts` (`ContactSet`, `contact_jacobian`,
 `relative_jacobian`). This module computes Λ (units: 1/kg for the force rows, [m/s per N·s]); the
 velocity-level matrix of the time-stepping problem is W = dt·Λ (spec §2.7, eq. 3.26).
 

@@ -1,11 +1,11 @@
 """Delassus stage of a World step: per collision group, the relative Jacobian J of its contacts
-(plus the robot's joint-limit rows, `humanoid_sim.joint_limits`), M̃⁻¹Jᵀ and Λ from the
+(plus the robot's joint-limit rows, `humanoid_sim.stages.joint_limits`), M̃⁻¹Jᵀ and Λ from the
 block-diagonal mass matrix of the world's mobile trees (robot tree:
 `humanoid_sim.delassus.cholesky.CholeskyDelassus`; a free body: its 6×6 block), W = dt Λ and the
 free contact velocity J q̇_free, as one `GroupSystem` (`GroupDelassus.systems`).
 
 Rows (n, t1, t2) per contact, stacked contact by contact, then 3 per joint-limit row; frames and
-relative contact Jacobians come from `humanoid_sim.contacts`; W = dt·Λ is the velocity-level
+relative contact Jacobians come from `humanoid_sim.stages.contacts`; W = dt·Λ is the velocity-level
 matrix of the time-stepping problem (eq. 3.26).
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contacts import _rel_jac  # relative_jacobian's kernel, for arrays the stage built itself
 from humanoid_sim.delassus.cholesky import CholeskyDelassus
+from humanoid_sim.stages.contacts import _rel_jac  # relative_jacobian's kernel, for arrays the stage built itself
 
 __all__ = ["GroupDelassus", "GroupSystem"]
 
@@ -40,7 +40,7 @@ class GroupSystem:
     """The velocity-level problem data of one collision group (k rows = 3 per contact, then 3
     per joint-limit row).
 
-    group: the `humanoid_sim.contacts.Group`; index: its rows of the step's contact arrays (a
+    group: the `humanoid_sim.stages.contacts.Group`; index: its rows of the step's contact arrays (a
     slice when one group holds every contact); nc: its contacts; J (k, n): rows over the group's
     columns; X (n, k) = M̃⁻¹ Jᵀ; Lam (k, k) = J M̃⁻¹ Jᵀ; W = dt Lam; v_free (k,) = J q̇_free [m/s]
     (updated by the impact stage); limits: the group carries the joint-limit rows."""
@@ -61,7 +61,7 @@ class GroupDelassus:
     mobile trees (module docstring).
 
     tree_cols: velocity indices of each tree; robot_model: the robot's Pinocchio model (tree 0)
-    or None; masks: the combined model's `humanoid_sim.contacts.support_masks`; dt [s]."""
+    or None; masks: the combined model's `humanoid_sim.stages.contacts.support_masks`; dt [s]."""
 
     def __init__(self, tree_cols, robot_model, masks, dt: float):
         self.tree_cols = tree_cols
@@ -104,8 +104,8 @@ class GroupDelassus:
         return out, 0.5 * (W + W.T)
 
     def systems(self, contacts, limits, Jw, M, v_free) -> list[GroupSystem]:
-        """One `GroupSystem` per group of ``contacts`` (a `humanoid_sim.contacts.StepContacts`).
-        limits: the step's `humanoid_sim.joint_limits.LimitRows` or None (they join the robot's
+        """One `GroupSystem` per group of ``contacts`` (a `humanoid_sim.stages.contacts.StepContacts`).
+        limits: the step's `humanoid_sim.stages.joint_limits.LimitRows` or None (they join the robot's
         group); Jw (6, nv): ``data.J``; M: as in `minv_jt`; v_free (nv,): q̇_free [m/s]."""
         out = []
         b = contacts.batch

@@ -2,7 +2,7 @@
 ../shared/spec/000_chardonnet.md §2.4) and its operation counts (Tables 3.1–3.3), kept to
 reproduce the thesis's comparison (`benchmarks/delassus.py`, `test/test_delassus.py`).
 
-`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.contacts.ContactSet` on a Pinocchio
+`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a Pinocchio
 tree with the three algorithms of §2.4: "initial" = 3m unit-force ABA passes over the whole tree,
 "chang_khatib" = Ω recursion through L and nearest common ancestors, "new" = 6C unit-wrench ABA
 passes restricted to the branches holding contact bodies. Operation counters run inside the
@@ -21,8 +21,8 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import ContactSet, contact_projectors
 from humanoid_sim.delassus.recursive_kernels import _aba_quantities, _lam_initial, _omega_ck, _omega_new, _project
+from humanoid_sim.stages.contacts import ContactSet, contact_projectors
 
 __all__ = [
     "RecursiveDelassus",

@@ -6,7 +6,7 @@ long as that world (the scripted push, the output schedule, the physics statisti
     out = session.outputs()                     # Outputs: t, state (StateOutput) / contacts when due
     session.command_positions(q, topic)         # checked (humanoid_sim.runtime.commands), then applied
     session.reset()                             # the world again at t = 0 (same settings)
-    session.haptic_pointer(p, quat); session.haptic_attach("box")   # humanoid_sim.haptics
+    session.haptic_pointer(p, quat); session.haptic_attach("box")   # humanoid_sim.stages.haptics
 
 The simulator node (`humanoid_ros.simulator`) drives a session from its stepping thread
 (`humanoid_sim.runtime.realtime.RealTimeStepper`) and turns `Outputs` into messages. A session is not
@@ -45,8 +45,8 @@ class SessionSettings:
     and penetration [m/s] thresholds of `SolverSettings`; solver_max_iterations: its sweep budget;
     solver_time_budget [s]: its wall-clock budget per solve (0 = none);
     gravity_compensation: PD feedforward; gains_groups / gains_kp [N·m/rad] / gains_kv
-    [N·m·s/rad]: `humanoid_sim.actuators.apply_gain_groups`; push_*: the scripted push
-    (`humanoid_sim.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
+    [N·m·s/rad]: `humanoid_sim.stages.actuators.apply_gain_groups`; push_*: the scripted push
+    (`humanoid_sim.stages.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
     the world frame, start, duration and period [s]; publish_rate and contacts_rate [Hz of
     simulated time]: output decimation; diagnostics_period [s wall clock]; contact_force_scale
     [m/N]: marker length per newton.
@@ -150,12 +150,12 @@ class SimulationSession:
         """(Re)build the world at t = 0: initial posture, default command, no wrenches; the push
         schedule, the step count and the statistics start again. A bad setting (unknown solver,
         gain group or push link) raises `ConfigError` and leaves the session as it was."""
-        from humanoid_sim.actuators import apply_gain_groups
         from humanoid_sim.runtime.diagnostics import PhysicsMonitor
         from humanoid_sim.runtime.sensors import Sensors
         from humanoid_sim.solvers import SolverSettings
+        from humanoid_sim.stages.actuators import apply_gain_groups
+        from humanoid_sim.stages.wrenches import PushSchedule
         from humanoid_sim.world import World
-        from humanoid_sim.wrenches import PushSchedule
 
         s, robot = self.settings, self.robot
         tol = s.solver_tolerance
@@ -304,7 +304,7 @@ class SimulationSession:
 
     def haptic_pointer(self, position, quaternion=None, t=None):
         """The haptic pointer pose (world frame: position [m], quaternion xyzw; ``t`` [s] its
-        stamp, for the velocity estimate): `humanoid_sim.haptics.HapticDevice.set_pointer`,
+        stamp, for the velocity estimate): `humanoid_sim.stages.haptics.HapticDevice.set_pointer`,
         `CommandError` for a non-finite pose (the previous pose stays)."""
         self._device().set_pointer(position, quaternion, t=t)
 
@@ -312,7 +312,7 @@ class SimulationSession:
         """Attach the pointer to ``body`` at ``point`` (body frame [m]; empty: where the pointer
         is) with `HapticSettings` ``settings`` (None: the defaults) and ``admittance`` (empty: none;
         (M_d, B_d): the robot compliant, eq. 3.65); `CommandError` when refused."""
-        from humanoid_sim.haptics import HapticSettings
+        from humanoid_sim.stages.haptics import HapticSettings
 
         if admittance is not None and len(admittance) not in (0, 2):
             raise CommandError(message(self.source, "haptic.admittance", "[] or [M_d, B_d]", admittance))
@@ -326,7 +326,7 @@ class SimulationSession:
 
     def haptic_touch(self, body: str, settings=None):
         """Touch mode against ``body`` (`HapticDevice.touch`); `CommandError` when refused."""
-        from humanoid_sim.haptics import HapticSettings
+        from humanoid_sim.stages.haptics import HapticSettings
 
         dev = self._device()
         dev.settings = (settings or HapticSettings()).checked()

@@ -3,7 +3,7 @@
 An actuated joint closer than ``LIMIT_MARGIN`` to a finite limit gets one constraint row in the
 robot's collision group: a frictionless "contact" (μ = 0) whose normal row is ±e_j (positive
 away from the limit), whose gap term follows the contact law (gap/dt, β·gap/dt when violated,
-`humanoid_sim.contacts.gap_term`), and whose two tangential rows have no Jacobian and a unit
+`humanoid_sim.stages.contacts.gap_term`), and whose two tangential rows have no Jacobian and a unit
 compliance, so their force is zero. The normal force is the limit torque [N·m]. Each limit row
 warm-starts from its force of the previous step (keyed by joint name and side).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contacts import gap_term
+from humanoid_sim.stages.contacts import gap_term
 
 __all__ = ["JointLimits", "LimitRows", "LIMIT_MARGIN"]
 

@@ -26,7 +26,7 @@ free velocity gets a term c_n so that the solver enforces v_n⁺ + c_n ≥ 0:
   ../shared/peers/README.md). Penetration therefore decays geometrically and stays bounded.
 
 The stage of a World step (`ContactStage`): frames of the batch's normals, per contact the
-joints and trees of both bodies, the warm-start key and point (`humanoid_sim.warm_start`), the
+joints and trees of both bodies, the warm-start key and point (`humanoid_sim.stages.warm_start`), the
 gap term, and the collision groups, as one `StepContacts`.
 """
 
@@ -328,7 +328,7 @@ class StepContacts:
 
     frames (m, 3, 3); joint_a, joint_b (m,): joints of bodies A and B (0: environment);
     tree_a, tree_b (m,): their mobile trees (−1: environment); keys (m,), local (m, 3): the
-    warm-start pair key and the point in A's joint frame [m] (`humanoid_sim.warm_start`);
+    warm-start pair key and the point in A's joint frame [m] (`humanoid_sim.stages.warm_start`);
     gap (m,): the gap term c_n [m/s] (`gap_term`); groups: collision groups; min_gap: the most
     negative gap [m] (0 when none penetrates); single: one group holds every contact (its
     arrays are then used without indexing)."""

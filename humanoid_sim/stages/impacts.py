@@ -7,7 +7,7 @@ frictionless impact LCP (3.7) of the `impact_lcp` solver runs first on the free 
 velocities (the pre-impact velocity of an impact at the end of the free step; Λ = J M̃⁻¹ Jᵀ,
 impulses) over the contacts that touch within the step; the velocities jump (3.9), and the
 frictional problem of the step then runs on the updated free velocity
-(`humanoid_sim.contact_solve`). With e = 0 the velocity-level contact solve alone gives a
+(`humanoid_sim.stages.solve`). With e = 0 the velocity-level contact solve alone gives a
 plastic impact, and worlds without restitution skip this stage.
 
 Speculative activation (`SweptMargins`, issue 14 §2; our addition, the thesis has no proximity
@@ -18,7 +18,7 @@ dt·(|v(o)| + |ω|·ρ): the free velocity's speed of the joint-frame origin o p
 speed times ρ, the distance from o to the farthest point of the shape (|placement| + bounding
 radius), a bound on every point's speed; a mobile–static pair is active within
 max(margin, sweep), a mobile–mobile pair within max(margin, sweep_a + sweep_b). Such a contact
-has gap ≥ 0, so its gap term is gap/dt (`humanoid_sim.contacts.gap_term`): the solve lets it
+has gap ≥ 0, so its gap term is gap/dt (`humanoid_sim.stages.contacts.gap_term`): the solve lets it
 close at most the gap in this step, and the body lands on the surface instead of penetrating.
 Without this, a body faster than margin/dt penetrated up to one step's travel, and the
 penetration's β·gap/dt correction threw it back up (e = 0: 9.5 m/s at 60 m/s) or it tunnelled

@@ -1,0 +1,1 @@
+"""The stages of a World step and what they call (placeholder, completed with the stage modules)."""
