@@ -41,6 +41,7 @@ from numba import njit
 from humanoid_model.exceptions import SolverError
 
 __all__ = [
+    "contacts",
     "BETA",
     "frame_from_normal",
     "frames_from_normals",
@@ -440,3 +441,19 @@ class ContactStage:
             groups = collision_groups(ta, tb, len(self.tree_cols), self.tree_cols, self.merge_groups)
         single = len(groups) == 1 and groups[0].contacts.shape[0] == m
         return StepContacts(batch, frames, ja, jb, ta, tb, keys, local, cgap, groups, gmin, single)
+
+
+def contacts(world, batch, oMi_R, oMi_p, q):
+    """The contacts stage of a World step: (the `StepContacts` of ``batch`` (the world's
+    `ContactStage`), the warm start of its contacts (`humanoid_sim.stages.warm_start.WarmStart.lookup`;
+    None without contacts), the active joint-limit rows at ``q``
+    (`humanoid_sim.stages.joint_limits`; None when none), which get the robot's tree a group of
+    its own when no contact gave it one). Reads ``world.contacts``, ``world.warm_start``,
+    ``world.limits`` and ``world.tree_cols``."""
+    step = world.contacts(batch, oMi_R, oMi_p)
+    warm = world.warm_start.lookup(step.keys, step.local) if batch.m else None
+    limits = world.limits
+    rows = limits.rows(q) if limits is not None else None
+    if rows is not None:
+        step.add_tree_group(0, world.tree_cols[0])
+    return step, warm, rows

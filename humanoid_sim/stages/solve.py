@@ -35,7 +35,7 @@ import numpy as np
 from humanoid_sim.solvers import ContactProblem
 from humanoid_sim.stages.contacts import BETA
 
-__all__ = ["ContactSolve"]
+__all__ = ["solve", "ContactSolve"]
 
 SOURCE = "world step"  # names the problems in solver errors
 
@@ -124,3 +124,30 @@ class ContactSolve:
                 dv_position[s.group.cols] += self.dt * (s.X @ extra)
                 self.splits += 1
         return (np.zeros((0, 3)) if forces is None else forces), f_limits, iterations, dv_position
+
+
+def solve(world, systems, contacts, warm, limits):
+    """The solve stage of a World step: the impacts (`humanoid_sim.stages.impacts.Impacts`, only
+    when some body has restitution), then the frictional problem of every group (the world's
+    `ContactSolve`), whose forces the joint-limit rows, the warm start and the FEM soles keep for
+    the next step. systems: the delassus stage's `GroupSystem` list; contacts: the `StepContacts`;
+    warm: its warm start; limits: the `LimitRows` or None.
+
+    Returns (contact forces (m, 3) [N] in the contact frames, solver iterations, dv (nv,) the
+    velocity change of the contacts [m/s], dv_position: None or the extra velocity change of the
+    positions, `ContactSolve`). Reads ``world.model``, ``world.step_stats``, ``world.impacts``,
+    ``world.limits``, ``world.solve``, ``world.warm_start`` and ``world.soles``."""
+    stats = world.step_stats
+    dv = np.zeros(world.model.nv)
+    if world.impacts is not None:
+        world.impacts(systems, contacts.batch, dv, stats)
+    joint_limits = world.limits
+    limit_warm = joint_limits.warm(limits) if limits is not None else None
+    forces, f_limits, iterations, dv_position = world.solve(systems, contacts, warm, limits, limit_warm, dv, stats)
+    if limits is not None:
+        joint_limits.remember(limits, f_limits)
+    world.warm_start.remember(contacts.keys, forces, contacts.local)
+    soles = world.soles
+    if soles is not None:
+        soles.update(forces, contacts)  # U_c, U_n (eq. 4.22)
+    return forces, iterations, dv, dv_position
