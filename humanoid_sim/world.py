@@ -68,7 +68,7 @@ from humanoid_sim.stages.free import free
 from humanoid_sim.stages.impacts import Impacts, SweptMargins, impact_speed
 from humanoid_sim.stages.integration import integration
 from humanoid_sim.stages.integrator import MomentumProjection, at_start, free_flyers
-from humanoid_sim.stages.joint_limits import JointLimits
+from humanoid_sim.stages.joint_limits import JointLimitRows
 from humanoid_sim.stages.kinematics import kinematics
 from humanoid_sim.stages.solve import ContactSolve, solve
 from humanoid_sim.stages.warm_start import WarmStart
@@ -350,7 +350,7 @@ class World:
         self.tau_applied = np.zeros(self.n_act)
         if joint_limits:
             sel = np.flatnonzero(self.actuator.dof_q >= 0)  # the 1-DOF joints: a quaternion has no limits
-            self.limits = JointLimits(
+            self.limits = JointLimitRows(
                 [names[i] for i in sel],
                 self.q_lower[sel],
                 self.q_upper[sel],

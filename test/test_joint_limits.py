@@ -25,7 +25,7 @@ def _zero_g_world(tmp_path):
 
 
 def test_joint_limit_rows_of_joints_near_their_limits(tmp_path):
-    """`JointLimits.rows`: a joint within LIMIT_MARGIN of a limit gets one row ±e_j (positive away
+    """`JointLimitRows.rows`: a joint within LIMIT_MARGIN of a limit gets one row ±e_j (positive away
     from the limit), the contact gap law (gap/dt; β gap/dt beyond the limit) and a (name, side)
     key; none when every joint is clear; the previous forces warm-start the rows."""
     w = _zero_g_world(tmp_path)

@@ -17,7 +17,7 @@ from numba import njit
 
 from humanoid_sim.stages.contacts import gap_term
 
-__all__ = ["JointLimits", "LimitRows", "LIMIT_MARGIN"]
+__all__ = ["JointLimitRows", "LimitRows", "LIMIT_MARGIN"]
 
 LIMIT_MARGIN = 0.01  # [rad] joint limits enter the solve 0.01 rad (0.57 deg) before the limit (chosen)
 
@@ -50,8 +50,10 @@ class LimitRows:
         return int(self.joints.shape[0])
 
 
-class JointLimits:
-    """Limit rows of a robot (module docstring) and their forces between steps.
+class JointLimitRows:
+    """A robot's joint limits turned into unilateral constraint rows of the contact solve
+    (module docstring): `rows` gives the step's active rows (`LimitRows`), `warm` and `remember`
+    carry their forces from one step to the next.
 
     names: the 1-DOF actuated joints' names; q_lower, q_upper (n,) [rad] (±inf where unlimited);
     act_q, act_v: their indices in q and v (a ball joint's quaternion has no limits and no row);
