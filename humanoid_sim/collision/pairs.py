@@ -47,7 +47,7 @@ def candidate_pairs(
     pairs are not listed: every mobile shape is tested against every static shape (but the
     pairs a filter blocks, `CollisionDetector` ``static_blocked``).
 
-    ``pair_filter`` (`humanoid_sim.collision_filter.PairFilter`, the scene's and the robot's
+    ``pair_filter`` (`humanoid_sim.collision.pair_filter.PairFilter`, the scene's and the robot's
     ``collision`` rules): a pair of bodies it excludes, or whose masks never touch, is left out;
     a pair it includes is kept whatever this rule and the initial clearance say (but never two
     shapes on one joint: they cannot move relative to each other)."""
