@@ -1,6 +1,8 @@
-"""Reference code, not on the simulator's step: the thesis's recursive Delassus algorithms (spec
-../shared/spec/000_chardonnet.md §2.4) and its operation counts (Tables 3.1–3.3), kept to
-reproduce the thesis's comparison (`benchmarks/delassus.py`, `test/test_delassus.py`).
+"""The thesis's recursive Delassus algorithms (spec ../shared/spec/000_chardonnet.md §2.4) and its
+operation counts (Tables 3.1–3.3).
+
+Reference code, not on the simulator's step: kept to reproduce the thesis's comparison of the
+algorithms and its operation counts (`benchmarks/delassus.py`, `test/test_delassus.py`).
 
 `RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a Pinocchio
 tree with the three algorithms of §2.4: "initial" = 3m unit-force ABA passes over the whole tree,

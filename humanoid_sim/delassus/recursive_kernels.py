@@ -1,8 +1,10 @@
-"""Reference code, not on the simulator's step: numba kernels of the thesis's recursive Delassus algorithms (spec
+"""Numba kernels of the thesis's recursive Delassus algorithms (spec
 ../shared/spec/000_chardonnet.md §2.4, Algorithms 3–5), driven by
 `humanoid_sim.delassus.recursive.RecursiveDelassus`: the free-motion ABA quantities, the three
 Ω recursions (initial, Chang–Khatib, new) and the projection Λ = Σ s_c s_d X_c Ω X_dᵀ, each with
 exact operation counters.
+
+Reference code, not on the simulator's step (with `humanoid_sim.delassus.recursive`).
 """
 
 from __future__ import annotations
