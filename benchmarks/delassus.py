@@ -25,14 +25,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from humanoid_model import load_robot  # noqa: E402
-from humanoid_sim.contacts import contact_jacobian, contacts_from_locations  # noqa: E402
-from humanoid_sim.delassus import delassus_cholesky, delassus_dense, delassus_pinocchio  # noqa: E402
-from humanoid_sim.delassus_recursive import (  # noqa: E402
+from humanoid_sim.delassus.cholesky import delassus_cholesky, delassus_dense, delassus_pinocchio  # noqa: E402
+from humanoid_sim.delassus.recursive import (  # noqa: E402
     THESIS_HRP2_STANDING,
     THESIS_SAME_BRANCH,
     RecursiveDelassus,
     thesis_operation_counts,
 )
+from humanoid_sim.stages.contacts import contact_jacobian, contacts_from_locations  # noqa: E402
 
 
 def main(argv=None):

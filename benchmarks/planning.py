@@ -4,7 +4,7 @@ over several seeds (median and worst); then the physical check of the plans: eve
 posture placed in the simulator (`humanoid_sim.World` of the scene), held by PD at its own joint
 angles for 1 s, counts as standing when its base moves < 1 cm; the PD's feedforward is the World's
 gravity compensation (``--hold gravity``) or the contact-consistent one of the witness's stance
-(``--hold contacts``, `humanoid_sim.contact_gravity`); both by default, for comparison.
+(``--hold contacts``, `humanoid_sim.runtime.contact_gravity`); both by default, for comparison.
 
 Every posture-generator call of a case's runs (all algorithms and seeds) is recorded
 (`call_log.recording`) and printed as the call-time distribution by outcome code, Table 7.1's
@@ -103,11 +103,11 @@ def stand_check(scene, robot, nodes, hold=HOLD, dt=1e-3, mode="contacts", self_c
     angles, or inf when the simulation failed; the feedforward torque (n,) [N m], None for
     ``gravity``). ``mode``: ``gravity`` (the World's gravity compensation: the free-floating
     model's g(q), each subtree held from the base) or ``contacts`` (the contact-consistent
-    feedforward of `humanoid_sim.contact_gravity`: the weight carried by the stance's contacts,
+    feedforward of `humanoid_sim.runtime.contact_gravity`: the weight carried by the stance's contacts,
     each in the friction cone of its planner surface). ``self_collision`` False: the World without
     the robot's self-collision (a diagnostic: witnesses whose links overlap in the simulator's
     geometry)."""
-    from humanoid_sim.contact_gravity import contact_gravity
+    from humanoid_sim.runtime.contact_gravity import contact_gravity
     from humanoid_sim.world import World
 
     world = World(scene, robot, dt=dt, gravity_compensation=mode == "gravity", self_collision=self_collision)

@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pinocchio as pin  # noqa: E402
 
 from humanoid_model import load_robot  # noqa: E402
-from humanoid_sim.contacts import ContactSet, contact_jacobian  # noqa: E402
-from humanoid_sim.delassus import delassus_cholesky  # noqa: E402
+from humanoid_sim.delassus.cholesky import delassus_cholesky  # noqa: E402
 from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver  # noqa: E402
+from humanoid_sim.stages.contacts import ContactSet, contact_jacobian  # noqa: E402
 
 DT = 1e-3
 THESIS_MS = {"nsgs": 0.057611, "nsgs_newton": 0.347008, "projection": 0.181587, "lemke_lcp (frictionless)": 0.071642}

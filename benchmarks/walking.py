@@ -19,7 +19,7 @@ The runs are independent: they go to a process pool over the cores (--jobs).
     .venv/bin/python benchmarks/walking.py [--steps 6] [--cases rigid,flexible,sole,pads] [--d5] [--d5-walk]
         [--no-d4] [--jobs N] [--generator walkgen2008|smooth] [--gains walk|jsk] [--json OUT.json]
 
-Acceleration and strikes: `humanoid_sim.plan_replay` (the torso CoM's vertical velocity differentiated
+Acceleration and strikes: `humanoid_sim.runtime.plan_replay` (the torso CoM's vertical velocity differentiated
 over one 1 ms step, raw; the strike window [-20 ms, +150 ms]); also averaged over 5 ms (HRP-2's control
 period, Chardonnet 2009, §5.1.2.5, [HRP2-T1]). Method and results: docs/walking.md.
 """
@@ -40,8 +40,8 @@ from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiff
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
-from humanoid_sim.actuators import JointTrajectory
-from humanoid_sim.plan_replay import replay, strike_peaks
+from humanoid_sim.runtime.plan_replay import replay, strike_peaks
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] Chardonnet 2009, §4.4.2, §4.6

@@ -161,7 +161,7 @@ WALK_GAIN_SCALE = 3.0
 def stiffen(actuator, scale: float = WALK_GAIN_SCALE, keep=()) -> None:
     """Multiply a PD actuator's natural frequency by ``scale`` (K_p x scale², K_v x scale: the same
     damping ratio), except the joints named in ``keep`` (passive springs). ``actuator`` has
-    ``names``, ``kp``, ``kv`` (e.g. `humanoid_sim.actuators.PDActuator`)."""
+    ``names``, ``kp``, ``kv`` (e.g. `humanoid_sim.stages.actuators.PDActuator`)."""
     idx = [actuator.names.index(j) for j in keep]
     kp, kv = actuator.kp[idx].copy(), actuator.kv[idx].copy()
     actuator.kp *= scale**2

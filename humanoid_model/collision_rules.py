@@ -69,7 +69,7 @@ def self_pair_by_default(parents, a: int, b: int) -> bool:
     """Whether the default rule tests two bodies of one robot, on joints ``a`` and ``b``: at least
     `MIN_SELF_JOINTS` (3) joints apart. Why 3, for both users:
 
-    - the simulator (`humanoid_sim.collision.candidate_pairs`): with fewer joints between two
+    - the simulator (`humanoid_sim.collision.pairs.candidate_pairs`): with fewer joints between two
       links, the relative velocity of a point spans fewer than 3 dimensions and a point contact's
       3x3 Delassus block is singular;
     - the planner (`humanoid_planner.posture.constraints.geometry_self_collision`): the thesis leaves bodies

@@ -1,5 +1,5 @@
 """Display conventions shared by the packages that draw contacts: the simulator's /contacts
-markers (`humanoid_sim.markers`) and the web viewer's replay (`humanoid_viewer.app`).
+markers (`humanoid_sim.runtime.markers`) and the web viewer's replay (`humanoid_viewer.app`).
 
 They live here because the simulator and the viewer are sibling packages that must not import
 each other; both import `humanoid_model`. Display only: no physics depends on these numbers.

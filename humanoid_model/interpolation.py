@@ -3,7 +3,7 @@ without accelerations): cubic Hermite between points when velocities are given, 
 otherwise; before the first point the first position is held, after the last point the last
 position, both with zero velocity.
 
-Shared by the simulator's controller (`humanoid_sim.actuators.JointTrajectory`) and the robot
+Shared by the simulator's controller (`humanoid_sim.stages.actuators.JointTrajectory`) and the robot
 bridge (`humanoid_control.bridge`), which checks limits along exactly what the controller runs;
 both packages sit in the same layer and cannot import each other, so the rule lives here.
 

@@ -53,7 +53,7 @@ class Bound:
 # (1e300 overflows in sphere_inertia). Sizes of shapes: 1 µm to 10 km; positions within
 # 10 km of the origin; masses 1 mg to 1000 t; gravity up to 1000 m/s² (about 100 g); velocities
 # up to 10 km/s and 10^4 rad/s; wrench forces and torques up to MAX_FORCE / MAX_TORQUE (also the
-# bounds of World.apply_wrench, `humanoid_sim.wrenches`).
+# bounds of World.apply_wrench, `humanoid_sim.stages.wrenches`).
 # Largest force [N] and torque [N·m] a scene or a user may apply (chosen: 1e6 N is the weight of
 # 100 t, four orders above anything a humanoid of 50-110 kg can meet; a force of 1e30 N turns the
 # state into garbage within a step).

@@ -20,7 +20,7 @@ Topics
                penetration, rejected commands), ~/haptic_force (WrenchStamped, odom frame: the
                wrench the haptic device renders, at publish_rate while a body is coupled)
     subscribes /joint_trajectory_controller/joint_trajectory (JointTrajectory, ros2_control
-               semantics: `humanoid_sim.commands`), /forward_position_controller/commands,
+               semantics: `humanoid_sim.runtime.commands`), /forward_position_controller/commands,
                /forward_effort_controller/commands (Float64MultiArray, all joints in /joint_states
                order), ~/external_wrench (WrenchStamped: frame_id = link, world-frame wrench at
                the link origin, for external_wrench_duration), ~/haptic_pointer (PoseStamped, odom
@@ -29,10 +29,10 @@ Services   ~/reset (Trigger: rebuild the world at t = 0), ~/pause (SetBool), ~/s
            step while paused), ~/haptic_attach, ~/haptic_touch (Trigger: couple the body of
            parameter haptic.body), ~/haptic_release (Trigger); docs/haptics.md
 
-This module is ROS glue only. The work is the library's: `humanoid_sim.session.SimulationSession`
+This module is ROS glue only. The work is the library's: `humanoid_sim.runtime.session.SimulationSession`
 builds the world from the parameters (gain groups, scripted push), steps it, checks and applies
-the commands (`humanoid_sim.commands`), decimates the outputs and keeps the physics statistics
-(`humanoid_sim.diagnostics`); `humanoid_sim.realtime.RealTimeStepper` steps it in a dedicated
+the commands (`humanoid_sim.runtime.commands`), decimates the outputs and keeps the physics statistics
+(`humanoid_sim.runtime.diagnostics`); `humanoid_sim.runtime.realtime.RealTimeStepper` steps it in a dedicated
 thread paced to `real_time_factor`, so the executor is never starved, and callbacks share the
 session with it under the stepper's lock. A rejected command is logged and counted in
 /diagnostics and the previous command continues; an exception inside a step pauses the
@@ -69,11 +69,11 @@ from humanoid_ros.common import (
     transform_stamped_list,
 )
 from humanoid_ros.simulator_parameters import CONTROLLERS, NODE_NAME, PARAMETERS, TOPICS
-from humanoid_sim import diagnostics
-from humanoid_sim.commands import TrajectoryPoint
-from humanoid_sim.haptics import HapticSettings
-from humanoid_sim.realtime import RealTimeStepper
-from humanoid_sim.session import SessionSettings, SimulationSession
+from humanoid_sim.runtime import diagnostics
+from humanoid_sim.runtime.commands import TrajectoryPoint
+from humanoid_sim.runtime.realtime import RealTimeStepper
+from humanoid_sim.runtime.session import SessionSettings, SimulationSession
+from humanoid_sim.stages.haptics import HapticSettings
 
 __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
 
@@ -86,8 +86,8 @@ SOLE_STYLE = ((1.0, 1.0, 1.0), (0.35, 0.35, 0.35, 1.0))  # FEM soles' deformed s
 
 class SimulatorNode(Node):
     """The simulator node (see the module docstring). `session` is the ROS-free
-    `humanoid_sim.session.SimulationSession`, `world` its current `humanoid_sim.World`,
-    `stepper` the `humanoid_sim.realtime.RealTimeStepper` that runs it."""
+    `humanoid_sim.runtime.session.SimulationSession`, `world` its current `humanoid_sim.World`,
+    `stepper` the `humanoid_sim.runtime.realtime.RealTimeStepper` that runs it."""
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
@@ -270,7 +270,7 @@ class SimulatorNode(Node):
 
     def _publish_contacts(self, t, cm):
         """/contacts: DELETEALL, then the points, force arrows and friction cones of
-        `humanoid_sim.markers.ContactMarkers` ``cm``, in the odom frame."""
+        `humanoid_sim.runtime.markers.ContactMarkers` ``cm``, in the odom frame."""
         now, frame = stamp(t), self.tree.odom_frame
 
         def marker(ns, mid, mtype, points, style):
@@ -300,7 +300,7 @@ class SimulatorNode(Node):
         self.contacts_pub.publish(arr)
 
     def _publish_diagnostics(self, t, report):
-        """/diagnostics of a `humanoid_sim.diagnostics.PhysicsReport` at simulated time t [s]."""
+        """/diagnostics of a `humanoid_sim.runtime.diagnostics.PhysicsReport` at simulated time t [s]."""
         levels = {diagnostics.OK: DiagnosticStatus.OK, diagnostics.WARN: DiagnosticStatus.WARN}
         level = levels.get(report.level, DiagnosticStatus.ERROR)
         self.diag_pub.publish(

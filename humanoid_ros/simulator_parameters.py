@@ -4,7 +4,7 @@ The node imports `PARAMETERS`, `CONTROLLERS`, `TOPICS` and `NODE_NAME` from here
 them): ``self.p = PARAMETERS.declare(self)`` declares and checks every parameter, and
 ``PARAMETERS.on_set_parameters(...)`` checks the run-time changes. docs/ros.md shows this table
 (generated from it: names, defaults, ranges and refusals); the start-only
-values become a `humanoid_sim.session.SessionSettings`, whose defaults are these.
+values become a `humanoid_sim.runtime.session.SessionSettings`, whose defaults are these.
 
 A separate module because the table is large; the tests read it without rclpy.
 """
@@ -106,7 +106,7 @@ PARAMETERS = ParameterTable(
             "string_array",
             [],
             "PD gain groups: joint-name prefixes such as `RLEG`, later groups win; unlisted joints keep the "
-            "default gains of `humanoid_sim/actuators.py` (ω_n = 2π·10 rad/s, ζ = 1 on the feet-welded inertia)",
+            "default gains of `humanoid_sim/stages/actuators.py` (ω_n = 2π·10 rad/s, ζ = 1 on the feet-welded inertia)",
         ),
         Parameter(
             "gains.kp",

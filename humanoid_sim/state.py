@@ -41,9 +41,9 @@ class WorldState:
 class StepResult:
     """The outputs of one `World.step` (read by the sensors, the node and the tests).
 
-    batch: the `humanoid_sim.collision.ContactBatch` of the step (m contacts); frames (m, 3, 3):
+    batch: the `humanoid_sim.collision.batch.ContactBatch` of the step (m contacts); frames (m, 3, 3):
     contact frames, rows (n, t1, t2) in the world frame; forces (m, 3): contact forces [N] in
-    those frames (on body A); groups: the collision groups (`humanoid_sim.contacts.Group`, a
+    those frames (on body A); groups: the collision groups (`humanoid_sim.stages.contacts.Group`, a
     joint-limit-only group included); limit_torques: joint name -> torque of its active limit
     [N·m]; iterations: solver sweeps of the step (all groups)."""
 

@@ -1,4 +1,4 @@
-"""`World`: the simulated world and its step pipeline (ARCHITECTURE.md "Simulator pipeline").
+"""`World`: the simulated world and its step pipeline (docs/simulator.md, "One step").
 
     world = World.from_scene("incline", overrides={"incline.angle_deg": 25})
     world.step(1000)
@@ -9,27 +9,34 @@ One combined Pinocchio model holds the robot (if any: its free-flyer tree first)
 free-flyer joint per free body of the scene; each of these is a *mobile tree* (its velocity
 indices are contiguous and the mass matrix is block-diagonal over trees). The static
 environment (ground, planes, boxes, ...) lives in the collision stage only. The World builds
-the model, the geometry and the stages, holds the state and hands out the outputs; each stage
-is one module, and `World._step` runs them in order, each timed by one `StepStats` timer (the
-shape of MuJoCo's ``mj_step``):
+the model, the geometry and the stages' objects, holds the state and hands out the outputs;
+`World._step` calls one function per stage, each a module of `humanoid_sim.stages` named after its
+`StepStats` timer, in the order of MuJoCo's ``mj_step``:
 
 ==============  =====================================================================
-kinematics      ``pin.computeJointJacobians``: joint placements and world Jacobians
-actuators       `actuators.Actuation` (PD / torque / trajectory, implicit damping) and
-                `wrenches.Wrenches` (scene and user wrenches as generalised forces),
-                `haptics.HapticDevice` (the haptic coupling, eq. 3.64; skipped without one)
-free            ``pin.crba`` and `integrator.free_velocity`: q̇_free = q̇ + dt M̃⁻¹(τ − b)
-collision       `collision.CollisionDetector`: broad + narrow phase -> `ContactBatch`, each
-                shape's margin widened to its travel in the step (`impacts.SweptMargins`)
-contacts        `contacts.ContactStage` (frames, per-contact data, collision groups),
-                `warm_start.WarmStart` (last step's forces), `joint_limits.JointLimits`
-delassus        `delassus.GroupDelassus`: per group J, M̃⁻¹Jᵀ, W = dt J M̃⁻¹ Jᵀ, J q̇_free
-solve           `impacts.Impacts` (restitution, when any body has e > 0), then
-                `contact_solve.ContactSolve` (the frictional problem per group)
-integration     q̇ᵗ⁺¹ = q̇_free + M̃⁻¹Jᵀ(dt f), qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹ (`integrator.integrate`; plus
-                the split penetration correction of `contact_solve`, positions only),
-                `integrator.MomentumProjection` for trees in free flight
+kinematics      `stages.kinematics`: joint placements and world Jacobians
+actuators       `stages.actuators`: PD / torque / trajectory (`Actuation`, implicit damping),
+                scene and user wrenches (`stages.wrenches`), the haptic coupling, eq. 3.64
+                (`stages.haptics`, while a device is connected)
+free            `stages.free`: ``pin.crba`` and q̇_free = q̇ + dt M̃⁻¹(τ − b)
+collision       `stages.collision`: the `humanoid_sim.collision` detector -> `ContactBatch`,
+                each shape's margin widened to its travel in the step
+                (`stages.impacts.SweptMargins`), plus the FEM soles' contacts
+contacts        `stages.contacts`: frames, per-contact data, collision groups (`ContactStage`),
+                last step's forces (`stages.warm_start`), joint-limit rows
+                (`stages.joint_limits`)
+delassus        `stages.delassus`: per group J, M̃⁻¹Jᵀ, W = dt J M̃⁻¹ Jᵀ, J q̇_free
+                (`humanoid_sim.delassus.group.GroupDelassus`), FEM soles' coupling
+solve           `stages.solve`: restitution impacts (`stages.impacts`, when any body has
+                e > 0), then the frictional problem per group (`ContactSolve`)
+integration     `stages.integration`: q̇ᵗ⁺¹ = q̇_free + M̃⁻¹Jᵀ(dt f), qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹
+                (`stages.integrator`; a split penetration correction moves the positions
+                only), momentum projection of trees in free flight
 ==============  =====================================================================
+
+A stage function reads the World's objects and state it needs (each says which) and returns its
+outputs to the next stages; the non-finite checks after the free and the integration stages
+name the stage a NaN or inf came from (`NonFiniteStateError`).
 
 Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), spec eq. 3.25–3.26.
 """
@@ -47,21 +54,27 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, integer, message
-from humanoid_sim.actuators import Actuation
-from humanoid_sim.collision import DEFAULT_MARGIN, CollisionDetector, candidate_pairs
-from humanoid_sim.collision_filter import PairFilter
-from humanoid_sim.contact_solve import ContactSolve
-from humanoid_sim.contacts import ContactStage, support_masks
-from humanoid_sim.delassus import GroupDelassus
+from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
+from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
+from humanoid_sim.collision.pair_filter import PairFilter
+from humanoid_sim.collision.pairs import candidate_pairs
+from humanoid_sim.delassus.group import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
-from humanoid_sim.geometry import mobile_geometry, static_geometry
-from humanoid_sim.impacts import Impacts, SweptMargins, impact_speed
-from humanoid_sim.integrator import MomentumProjection, at_start, carry, free_flyers, free_velocity, integrate
-from humanoid_sim.joint_limits import JointLimits
+from humanoid_sim.stages.actuators import Actuation, actuators
+from humanoid_sim.stages.collision import collision
+from humanoid_sim.stages.contacts import ContactStage, contacts, support_masks
+from humanoid_sim.stages.delassus import delassus
+from humanoid_sim.stages.free import free
+from humanoid_sim.stages.impacts import Impacts, SweptMargins, impact_speed
+from humanoid_sim.stages.integration import integration
+from humanoid_sim.stages.integrator import MomentumProjection, at_start, free_flyers
+from humanoid_sim.stages.joint_limits import JointLimitRows
+from humanoid_sim.stages.kinematics import kinematics
+from humanoid_sim.stages.solve import ContactSolve, solve
+from humanoid_sim.stages.warm_start import WarmStart
+from humanoid_sim.stages.wrenches import Wrenches
 from humanoid_sim.state import BodyState, StepResult, WorldSnapshot, WorldState
 from humanoid_sim.step_stats import STAGES, StepStats
-from humanoid_sim.warm_start import WarmStart
-from humanoid_sim.wrenches import Wrenches
 
 __all__ = ["World", "WorldState", "WorldSnapshot", "BodyState", "StepResult", "STAGES", "MAX_DT"]
 
@@ -193,7 +206,7 @@ class World:
             self.soles = FemSoles(self.sole_specs, self.model, self.mobile, self.static, self.detector, dt)
         self._build_actuators(gains, gravity_compensation, joint_limits, implicit_pd)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
-        self.haptics = None  # `humanoid_sim.haptics.HapticDevice` while one is connected (`connect_haptics`)
+        self.haptics = None  # `humanoid_sim.stages.haptics.HapticDevice` while one is connected (`connect_haptics`)
         self.contacts = ContactStage(
             self.geom_joint, self.geom_tree, len(self.static), self.tree_cols, merge_groups, dt
         )
@@ -287,7 +300,7 @@ class World:
         self.sweeps = SweptMargins(model, mobile, margin, self.dt)  # speculative activation (`impacts`)
         self.geom_tree = np.array([g.tree for g in mobile], np.int64)
         self.geom_joint = np.array([g.joint for g in mobile], np.int64)
-        # a pair's restitution is one of these values (collision._combine): none > 0 -> no impacts
+        # a pair's restitution is one of these values (`collision.detector._combine`): none > 0 -> no impacts
         es = [g.restitution for g in mobile] + [s.restitution for s in static] + [self.detector.mat_e_default]
         self._any_restitution = any(x is not None and x > 0 for x in es)
 
@@ -298,7 +311,7 @@ class World:
         self.tau_applied = np.zeros(0)
         if robot is None:
             return
-        from humanoid_sim.actuators import PDActuator, posture_trajectory, standing_gains
+        from humanoid_sim.stages.actuators import PDActuator, posture_trajectory, standing_gains
 
         names = robot.dof_names  # = joint_names, with a ball joint's three axes (humanoid_model.spherical_joints)
         balls = robot.ball_joints
@@ -337,7 +350,7 @@ class World:
         self.tau_applied = np.zeros(self.n_act)
         if joint_limits:
             sel = np.flatnonzero(self.actuator.dof_q >= 0)  # the 1-DOF joints: a quaternion has no limits
-            self.limits = JointLimits(
+            self.limits = JointLimitRows(
                 [names[i] for i in sel],
                 self.q_lower[sel],
                 self.q_upper[sel],
@@ -364,10 +377,10 @@ class World:
         return self.wrenches.user
 
     def connect_haptics(self, settings=None):
-        """Connect a haptic device (`humanoid_sim.haptics.HapticDevice`, ``settings``: its
+        """Connect a haptic device (`humanoid_sim.stages.haptics.HapticDevice`, ``settings``: its
         `HapticSettings`) and return it; it acts from the next step while a body is coupled
         (attach / touch). One device per world: a new one replaces the old."""
-        from humanoid_sim.haptics import HapticDevice
+        from humanoid_sim.stages.haptics import HapticDevice
 
         self.haptics = HapticDevice(self, settings)
         return self.haptics
@@ -384,87 +397,50 @@ class World:
         return self
 
     def _step(self):
-        model, data, dt, q, v = self.model, self.data, self.dt, self.q, self.v
+        """One step: the stages in order, each in its `StepStats` timer (module docstring)."""
+        q, v = self.q, self.v
         timers = self.step_stats.timers
-        wrenches = self.wrenches
-        if wrenches.until:
-            wrenches.expire(self.t, dt)
+        if self.wrenches.until:
+            self.wrenches.expire(self.t, self.dt)
         with timers.kinematics:  # the step's wall time starts with this stage (timers.kinematics.t0)
-            pin.computeJointJacobians(model, data, q)
+            kinematics(self, q)
         with timers.actuators:
-            tau = np.zeros(model.nv)
-            damp = self.actuation(model, data, q, v, self.t, tau) if self.actuation is not None else None
-            if wrenches.scene or wrenches.user:
-                ext = wrenches.generalized_forces(data, self.masks, self.t)  # None when none acts now
-                if ext is not None:
-                    tau += ext
-            if self.haptics is not None and self.haptics.active:  # eq. 3.64: J_eᵀ f_e of the device
-                ext = self.haptics(data, v)
-                if ext is not None:
-                    tau += ext
+            tau, damp = actuators(self, q, v)
         with timers.free:
-            pin.crba(model, data, q)
-            vf = free_velocity(model, data, q, v, tau, dt, self.flyers)
-            M = data.M.T  # crba fills the upper triangle: M.T holds it in the lower one
+            vf, M = free(self, q, v, tau)
         if not math.isfinite(vf.sum()):  # NaN/inf in q, v or tau ends here; caught before the contact stages
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
-                raise self._non_finite("the state at the start of the step (world.q / world.v set from outside?)", q, v)
-            raise self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
+            raise self._non_finite_start(q, v, tau, vf)
         with timers.collision:
-            R, p = self.detector.joint_placements(data)
-            sweep = self.sweeps(data.J, p, vf)
-            batch = self.detector.detect(R, p, sweep)
-            if self.soles is not None:
-                batch = self.soles.add_contacts(batch, R, p, sweep)
+            batch, R, p = collision(self, vf)
         with timers.contacts:
-            cs = self.contacts(batch, R, p)
-            warm = self.warm_start.lookup(cs.keys, cs.local) if batch.m else None
-            lim = self.limits.rows(q) if self.limits is not None else None
-            if lim is not None:
-                cs.add_tree_group(0, self.tree_cols[0])
+            cs, warm, lim = contacts(self, batch, R, p, q)
         with timers.delassus:
-            systems = self.delassus.systems(cs, lim, data.J, M, vf)
-            if self.soles is not None:
-                self.soles.couple(systems, cs)  # W += T K_c⁻¹ Tᵀ/dt, v_free −= T U_c/dt (eq. 4.21)
+            systems = delassus(self, cs, lim, M, vf)
         with timers.solve:
-            dv = np.zeros(model.nv)
-            if self.impacts is not None:
-                self.impacts(systems, batch, dv, self.step_stats)
-            limit_warm = self.limits.warm(lim) if lim is not None else None
-            forces, f_limits, iterations, dv_position = self.solve(
-                systems, cs, warm, lim, limit_warm, dv, self.step_stats
-            )
-            if lim is not None:
-                self.limits.remember(lim, f_limits)
-            self.warm_start.remember(cs.keys, forces, cs.local)
-            if self.soles is not None:
-                self.soles.update(forces, cs)  # U_c, U_n (eq. 4.22)
+            forces, iterations, dv, dv_position = solve(self, systems, cs, warm, lim)
         with timers.integration:
-            vnew = vf + dv
-            # a split penetration correction moves the positions only (`contact_solve`)
-            vpos = vnew if dv_position is None else vnew + dv_position
-            qnew = integrate(model, q, vpos, dt, self.flyers)
-            carry(vnew, vpos, dt, self.flyers)  # in place (vnew is the step's own array): free flyers keep R v_lin
-            if self.momentum is not None and not (batch.m and len(self.tree_cols) == 1):
-                pushed = self.wrenches.pushed_trees(self.t)
-                if self.haptics is not None and self.haptics.active:
-                    pushed |= self.haptics.trees
-                free = self.momentum.free_trees(cs.tree_a, cs.tree_b, pushed)
-                if free:
-                    vnew = self.momentum.project(free, q, v, qnew, vnew)
-            if self.actuation is not None:
-                self.tau_applied = self.actuation.applied(damp, v, vnew)
+            qnew, vnew = integration(self, q, v, vf, dv, dv_position, cs, damp)
         step_time = perf_counter() - timers.kinematics.t0
         if not math.isfinite(vnew.sum()):  # q integrates a finite v from a finite q: finite
-            raise self._non_finite(
-                "stage 'solve'" if not np.all(np.isfinite(dv)) else "stage 'integration'", qnew, vnew
-            )
+            raise self._non_finite_end(dv, qnew, vnew)
         self.q, self.v = qnew, vnew
         self.q_start, self.v_start = q, v
-        self.t += dt
+        self.t += self.dt
         self.steps += 1
         self.step_stats.end_step(step_time, iterations, cs.min_gap)
         self.last = StepResult(batch, cs.frames, forces, cs.groups, self.limit_torques, iterations)
+
+    def _non_finite_start(self, q, v, tau, vf) -> NonFiniteStateError:
+        """The error of a non-finite free velocity ``vf``: from the step's start state (set from
+        outside), from the actuators stage (``tau``) or from the free stage."""
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            return self._non_finite("the state at the start of the step (world.q / world.v set from outside?)", q, v)
+        return self._non_finite("stage 'actuators'" if not np.all(np.isfinite(tau)) else "stage 'free'", q, vf)
+
+    def _non_finite_end(self, dv, qnew, vnew) -> NonFiniteStateError:
+        """The error of a non-finite end velocity ``vnew``: from the solve stage (the contacts'
+        velocity change ``dv``) or from the integration stage."""
+        return self._non_finite("stage 'solve'" if not np.all(np.isfinite(dv)) else "stage 'integration'", qnew, vnew)
 
     def _non_finite(self, where: str, q, v) -> NonFiniteStateError:
         """The error of a non-finite state met at ``where``, naming the first bad coordinates."""

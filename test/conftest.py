@@ -161,8 +161,8 @@ def box_on_floor():
         import numpy as np
         import pinocchio as pin
 
-        from humanoid_sim.contacts import ContactSet, contact_jacobian
-        from humanoid_sim.delassus import delassus_cholesky
+        from humanoid_sim.delassus.cholesky import delassus_cholesky
+        from humanoid_sim.stages.contacts import ContactSet, contact_jacobian
 
         a, b, c = size
         model = pin.Model()
@@ -248,7 +248,7 @@ def scene_error():
 @pytest.fixture
 def session():
     """Factory: ``session(**SessionSettings fields)`` -> a SimulationSession of the flat scene."""
-    from humanoid_sim.session import SessionSettings, SimulationSession
+    from humanoid_sim.runtime.session import SessionSettings, SimulationSession
 
     def make(**settings):
         return SimulationSession.load("flat", "", SessionSettings(**settings), source="test")

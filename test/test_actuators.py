@@ -1,4 +1,4 @@
-"""Actuators (`humanoid_sim.actuators`; spec ../shared/spec/000_chardonnet.md §2.17, eq. 5.8): the
+"""Actuators (`humanoid_sim.stages.actuators`; spec ../shared/spec/000_chardonnet.md §2.17, eq. 5.8): the
 PD law with reduction, joint friction and saturation, trajectory sampling, gain groups per
 joint-name prefix, and bad commands raising a HumanoidStackError that names the field (never a
 NumPy error; issue 3 acceptance audit): NaN/inf trajectory times, non-numeric or ragged points,
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
-from humanoid_sim.actuators import JointTrajectory, PDActuator, apply_gain_groups
+from humanoid_sim.stages.actuators import JointTrajectory, PDActuator, apply_gain_groups
 from humanoid_sim.world import World
 
 

@@ -1,5 +1,5 @@
 """Any URDF simulates (docs/robots.md, "Any URDF"): a robot that is not a biped, a fixed-base arm or a
-chain without feet, gets default PD gains from its own structure (`humanoid_sim.actuators.
+chain without feet, gets default PD gains from its own structure (`humanoid_sim.stages.actuators.
 standing_gains`, rule in docs/simulator.md "Default PD gains") and runs 1 s through `World` and
 through `humanoid-stack simulate` with finite state. The cases: an arm, whose two derived "feet"
 lie on one chain (a two-feet rule would meet a singular matrix), and a chain with no left and
@@ -9,7 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.actuators import INERTIA_FLOOR, WN_DEFAULT, standing_gains
+from humanoid_sim.stages.actuators import INERTIA_FLOOR, WN_DEFAULT, standing_gains
 from humanoid_sim.world import World
 from humanoid_stack.cli import main
 from humanoid_viewer.replay import read_recording_document

@@ -8,7 +8,7 @@ three axes, de Leva segments.
   frame at the same place, the same kinetic energy for the same motion (the merged velocity from
   central differences of the configuration map). Its mass is the de Leva table's, as the
   dynamic-model generator's human body built from the same table.
-- A ball joint's PD (`humanoid_sim.actuators.PDActuator`, ``balls``) on an isotropic body hung
+- A ball joint's PD (`humanoid_sim.stages.actuators.PDActuator`, ``balls``) on an isotropic body hung
   from an isotropic base by a ball joint at both centres of mass, gravity off: the relative
   rotation stays about one axis and its angle follows the one-axis oscillator
   I θ̈ + k_v θ̇ + k_p θ = 0 with the reduced inertia, from a start orientation that is not the
@@ -205,8 +205,8 @@ def test_the_avatar_reaches_and_pushes_the_box(pushed):
 def test_a_recording_of_the_avatar_replays_its_configurations(tmp_path, avatar):
     """`humanoid-stack simulate`'s recording holds a ball joint's quaternion in the joint positions
     (docs/recording.md); the viewer's replay puts it back into the configuration."""
-    from humanoid_sim.recording import record_run
-    from humanoid_sim.session import SimulationSession
+    from humanoid_sim.runtime.recording import record_run
+    from humanoid_sim.runtime.session import SimulationSession
     from humanoid_viewer.replay import load_recording
 
     w = World.from_scene("avatar_push")

@@ -327,7 +327,7 @@ def test_hrp2_limits_and_self_collision(hrp2):
 def test_sample_is_the_simulator_controllers_interpolation(cubic):
     """The bridge checks what the controller runs: `sample` (one time or many) equals the
     simulator's `JointTrajectory.sample` before, between, at and after the points."""
-    from humanoid_sim.actuators import JointTrajectory
+    from humanoid_sim.stages.actuators import JointTrajectory
 
     rng = np.random.default_rng(3)
     times = np.array([0.0, 0.3, 0.5, 1.2])

@@ -1,4 +1,4 @@
-"""Collision stage (`humanoid_sim.collision`, `humanoid_sim.geometry`; spec
+"""Collision stage (`humanoid_sim.collision`, `humanoid_sim.collision.geometry`; spec
 ../shared/spec/000_chardonnet.md §2.11, issue 3) against analytic contact geometry: box on a plane
 (its 4 corners, exact gap and normal), sphere–sphere and sphere–plane gaps and normals, patches of
 an overhanging box and an offset box stack (the analytic overlap polygons), a box on a tilted
@@ -14,8 +14,9 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.collision import MIN_SELF_JOINTS, CollisionDetector, candidate_pairs
-from humanoid_sim.geometry import MobileGeom, StaticGeom, bounding_radius, halfspace
+from humanoid_sim.collision.detector import CollisionDetector
+from humanoid_sim.collision.geometry import MobileGeom, StaticGeom, bounding_radius, halfspace
+from humanoid_sim.collision.pairs import MIN_SELF_JOINTS, candidate_pairs
 from humanoid_sim.world import World
 
 TOL = 1e-9  # [m] analytic geometry, coal's GJK/EPA on boxes, spheres and half-spaces (chosen)

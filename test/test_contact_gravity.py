@@ -1,4 +1,4 @@
-"""Contact-consistent gravity compensation (`humanoid_sim.contact_gravity`): the forces found carry
+"""Contact-consistent gravity compensation (`humanoid_sim.runtime.contact_gravity`): the forces found carry
 HRP-2's weight and balance its CoM's moment (world-frame Newton-Euler, independent of the base
 rows the solver enforces), lie in the friction cones, and the feedforward equals Pinocchio's RNEA
 with those forces as external forces; three points are statically determinate (the forces are
@@ -15,8 +15,8 @@ import pytest
 from humanoid_model import load_robot
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.scene import load_scene
-from humanoid_sim.contact_gravity import TOLERANCE, contact_gravity
 from humanoid_sim.exceptions import SimulatorError
+from humanoid_sim.runtime.contact_gravity import TOLERANCE, contact_gravity
 from humanoid_sim.world import World
 
 MU = 0.4  # the scenes' mu (../shared/spec/000_chardonnet.md:719)

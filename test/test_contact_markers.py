@@ -1,11 +1,11 @@
-"""Geometry of the simulator's /contacts markers, ROS-free (`humanoid_sim.markers`): the arrow is
+"""Geometry of the simulator's /contacts markers, ROS-free (`humanoid_sim.runtime.markers`): the arrow is
 force_scale · f from the contact point (none for a contact carrying nothing); the friction cone
 has its apex at the point, axis n, height force_scale · f_n and radius μ · height, so a sliding
 force's arrow ends on the cone's rim."""
 
 import numpy as np
 
-from humanoid_sim.markers import CONE_SEGMENTS, contact_markers
+from humanoid_sim.runtime.markers import CONE_SEGMENTS, contact_markers
 
 
 def test_contact_marker_arrow_is_the_scaled_force_inside_a_cone_of_radius_mu_height():

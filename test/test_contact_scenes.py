@@ -47,13 +47,13 @@ def test_a18_stairs_are_climbed_to_the_top_step(scene_plan):
 
 def test_a18_every_stairs_witness_is_held_by_contact_forces(scene_plan):
     """Each witness posture of the stairs plan is held statically by forces in its stance's
-    friction cones (`humanoid_sim.contact_gravity`, the physical check's feedforward): the weight
+    friction cones (`humanoid_sim.runtime.contact_gravity`, the physical check's feedforward): the weight
     and the CoM's moment balanced by the forces themselves (world Newton-Euler, not the solver's
     rows). Witnesses 4 and 22 (CoM 2.6 cm inside their soles' hull) were refused while DAQP's
     primal tolerance stayed at its default."""
     import pinocchio as pin
 
-    from humanoid_sim.contact_gravity import TOLERANCE, contact_gravity
+    from humanoid_sim.runtime.contact_gravity import TOLERANCE, contact_gravity
 
     sp, plan = scene_plan("stairs")
     robot, scene = sp.robot, sp.scene

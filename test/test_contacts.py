@@ -1,4 +1,4 @@
-"""Contact stage (`humanoid_sim.contacts`; spec
+"""Contact stage (`humanoid_sim.stages.contacts`; spec
 ../shared/spec/000_chardonnet.md §2.3, §2.5): contact frames, relative Jacobians against finite
 differences of the material points' velocities on HRP-2, collision groups of a known contact
 graph, the gap term and the per-contact data of a step (the warm-start match is in
@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.contacts import (
+from humanoid_sim.stages.contacts import (
     BETA,
     ContactSet,
     collision_groups,

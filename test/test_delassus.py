@@ -1,6 +1,6 @@
 """Delassus operator: every path against brute force J M⁻¹ Jᵀ, thesis Tables 3.1–3.3, operation
 counters vs the tree-based prediction, selector (spec ../shared/spec/000_chardonnet.md §2.4, §6.2 A1–A3),
-and the World's per-group Delassus stage (`humanoid_sim.delassus.GroupDelassus`) against the dense
+and the World's per-group Delassus stage (`humanoid_sim.delassus.group.GroupDelassus`) against the dense
 J M̃⁻¹ Jᵀ of a robot and a box stack."""
 
 import itertools
@@ -10,19 +10,19 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import (
+from humanoid_sim.delassus.cholesky import delassus_cholesky, delassus_dense, delassus_pinocchio
+from humanoid_sim.delassus.recursive import (
+    THESIS_HRP2_STANDING,
+    THESIS_SAME_BRANCH,
+    RecursiveDelassus,
+    thesis_operation_counts,
+)
+from humanoid_sim.stages.contacts import (
     ContactSet,
     contact_jacobian,
     contacts_from_locations,
     frame_from_normal,
     relative_jacobian,
-)
-from humanoid_sim.delassus import delassus_cholesky, delassus_dense, delassus_pinocchio
-from humanoid_sim.delassus_recursive import (
-    THESIS_HRP2_STANDING,
-    THESIS_SAME_BRANCH,
-    RecursiveDelassus,
-    thesis_operation_counts,
 )
 from humanoid_sim.world import World
 

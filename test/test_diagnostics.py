@@ -1,16 +1,16 @@
-"""The simulator's physics report for /diagnostics (`humanoid_sim.diagnostics`, ROS-free): OK while
+"""The simulator's physics report for /diagnostics (`humanoid_sim.runtime.diagnostics`, ROS-free): OK while
 running, WARN with the count of unconverged solves, ERROR with a step failure; the values come
 from the drained step statistics."""
 
 import pytest
 
-from humanoid_sim import diagnostics
+from humanoid_sim.runtime import diagnostics
 from humanoid_sim.solvers import SolverSettings
 from humanoid_sim.world import World
 
 
 def test_physics_report_levels_and_values():
-    """/diagnostics content (`humanoid_sim.diagnostics`): OK while running, WARN with the count of
+    """/diagnostics content (`humanoid_sim.runtime.diagnostics`): OK while running, WARN with the count of
     unconverged solves, ERROR with a step failure; values from the drained statistics."""
     w = World.from_scene("table_static", solver_settings=SolverSettings(max_iterations=1))
     w.step(20)

@@ -1,4 +1,4 @@
-"""Haptic interaction (`humanoid_sim.haptics`, issue 12; spec ../shared/spec/000_chardonnet.md §2.13,
+"""Haptic interaction (`humanoid_sim.stages.haptics`, issue 12; spec ../shared/spec/000_chardonnet.md §2.13,
 lines 466–490): the attach mode's step response against the analytic 1-DOF oscillator with
 k_v = √(2 m k_p) (ζ = 1/√2, line 475), Newton's third law measured through the body's momentum,
 C2 (steady force −17.15 N, line 1038) and C3 (lift peak 18–40 N, line 1040), the touch mode
@@ -14,7 +14,7 @@ import pytest
 
 from humanoid_model.scene import load_scene, scene_from_dict
 from humanoid_sim.exceptions import CommandError
-from humanoid_sim.haptics import HapticSettings, effective_inertia
+from humanoid_sim.stages.haptics import HapticSettings, effective_inertia
 from humanoid_sim.world import World
 
 M_C2 = 1.75  # [kg] the thesis's test object (000_chardonnet.md:674)

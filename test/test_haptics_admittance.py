@@ -1,4 +1,4 @@
-"""The admittance-compliant robot of the haptic interaction (`humanoid_sim.admittance`, eq. 3.65,
+"""The admittance-compliant robot of the haptic interaction (`humanoid_sim.stages.admittance`, eq. 3.65,
 ../shared/spec/000_chardonnet.md:484–488): the law against its closed-form solution, and HRP-2's
 right hand guided 5 cm by the attached pointer, with and without the admittance (the thesis's
 "HRP-2 arm guided by the user", line 765)."""
@@ -10,8 +10,8 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.scene import scene_from_dict
-from humanoid_sim.admittance import Admittance
 from humanoid_sim.exceptions import CommandError
+from humanoid_sim.stages.admittance import Admittance
 from humanoid_sim.world import World
 
 ADMITTANCE = (0.5, 20.0)  # M_d [kg·m²], B_d [N·m·s/rad] (chosen: the thesis gives none, line 488)

@@ -1,7 +1,7 @@
 """Impacts never add energy (issue 14 §2): a ball hitting static geometry faster than the
 activation margin allows (5 mm / 1 ms = 5 m/s) must not penetrate and be thrown back by the
 penetration correction, nor tunnel through a thin body. Speculative activation
-(`humanoid_sim.impacts.SweptMargins`) is what makes this hold; its sweep must bound the speed
+(`humanoid_sim.stages.impacts.SweptMargins`) is what makes this hold; its sweep must bound the speed
 of every point of every shape.
 
 Each drop starts the ball's lowest point 5.5 mm + 3 steps of travel above the surface, so that

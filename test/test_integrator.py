@@ -1,4 +1,4 @@
-"""Integration stage (`humanoid_sim.integrator`; spec ../shared/spec/000_chardonnet.md §2.9, §2.12):
+"""Integration stage (`humanoid_sim.stages.integrator`; spec ../shared/spec/000_chardonnet.md §2.9, §2.12):
 free fall and a ballistic spin of a free body against their closed forms, unit quaternions, the
 spherical pendulum (§6.2 C1), and the momentum projection of trees in free flight: a spinning,
 moving HRP-2 in zero gravity keeps its momentum to 1e-9 relative (issue 3), the projection only
@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.integrator import MomentumProjection, free_velocity, integrate
+from humanoid_sim.stages.integrator import MomentumProjection, free_velocity, integrate
 from humanoid_sim.world import World
 
 G = np.array([0.0, 0.0, -9.81])  # [m/s²] the scenes' gravity

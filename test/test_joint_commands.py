@@ -1,4 +1,4 @@
-"""Joint commands of the simulator node, ROS-free (`humanoid_sim.commands`; ros2_control-style
+"""Joint commands of the simulator node, ROS-free (`humanoid_sim.runtime.commands`; ros2_control-style
 topics): forward position/effort commands are checked against the joint limits and the effort
 limits; a JointTrajectory follows joint_trajectory_controller's start semantics (zero stamp =
 start on receipt, a partial goal holds the unnamed joints, a first point after 0 starts from the
@@ -7,8 +7,8 @@ current set-point); bad commands raise CommandError naming the topic, the field 
 import numpy as np
 import pytest
 
-from humanoid_sim.commands import TrajectoryPoint, build_trajectory, check_efforts, check_positions
 from humanoid_sim.exceptions import CommandError
+from humanoid_sim.runtime.commands import TrajectoryPoint, build_trajectory, check_efforts, check_positions
 
 NAMES = ["a", "b", "c"]
 LO, HI = np.array([-1.0, -2.0, 0.0]), np.array([1.0, 2.0, 3.0])

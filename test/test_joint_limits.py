@@ -1,4 +1,4 @@
-"""Joint limits (`humanoid_sim.joint_limits`; issue 3, docs/simulator.md "Joint limits"): a joint
+"""Joint limits (`humanoid_sim.stages.joint_limits`; issue 3, docs/simulator.md "Joint limits"): a joint
 within LIMIT_MARGIN of a limit is a frictionless unilateral row of the contact solve with the
 contact gap law; a joint driven into its limit stays there and the limit torque balances the
 motor torque."""
@@ -6,8 +6,8 @@ motor torque."""
 import numpy as np
 import pytest
 
-from humanoid_sim.contacts import BETA
-from humanoid_sim.joint_limits import LIMIT_MARGIN
+from humanoid_sim.stages.contacts import BETA
+from humanoid_sim.stages.joint_limits import LIMIT_MARGIN
 from humanoid_sim.world import World
 
 ZERO_G = """
@@ -25,7 +25,7 @@ def _zero_g_world(tmp_path):
 
 
 def test_joint_limit_rows_of_joints_near_their_limits(tmp_path):
-    """`JointLimits.rows`: a joint within LIMIT_MARGIN of a limit gets one row ±e_j (positive away
+    """`JointLimitRows.rows`: a joint within LIMIT_MARGIN of a limit gets one row ±e_j (positive away
     from the limit), the contact gap law (gap/dt; β gap/dt beyond the limit) and a (name, side)
     key; none when every joint is clear; the previous forces warm-start the rows."""
     w = _zero_g_world(tmp_path)

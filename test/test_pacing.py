@@ -1,10 +1,10 @@
-"""Pacing to the wall clock (`humanoid_sim.pacing`, the simulator node's real_time_factor, ROS-free):
+"""Pacing to the wall clock (`humanoid_sim.runtime.pacing`, the simulator node's real_time_factor, ROS-free):
 the delay to wait for simulated time to catch up with the wall clock at a given factor, none
 below MIN_WAIT or at factor 0, and a backlog larger than CATCH_UP dropped by re-anchoring."""
 
 import pytest
 
-from humanoid_sim.pacing import CATCH_UP, Pacer
+from humanoid_sim.runtime.pacing import CATCH_UP, Pacer
 
 
 def test_pacer_waits_for_the_wall_clock_and_drops_a_backlog():

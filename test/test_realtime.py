@@ -1,4 +1,4 @@
-"""`humanoid_sim.realtime.RealTimeStepper`, the simulator node's stepping thread, without ROS:
+"""`humanoid_sim.runtime.realtime.RealTimeStepper`, the simulator node's stepping thread, without ROS:
 stepping in its thread, pause and single step, a failing step paused and reported, reset."""
 
 import time
@@ -19,7 +19,7 @@ def until(cond, timeout=TIMEOUT) -> bool:
 
 
 def stepper_for(sess, **callbacks):
-    from humanoid_sim.realtime import RealTimeStepper
+    from humanoid_sim.runtime.realtime import RealTimeStepper
 
     published = []
     stepper = RealTimeStepper(sess, 0.0, publish=published.append, **callbacks)
@@ -51,7 +51,7 @@ def test_stepper_steps_in_its_thread_pauses_and_steps_once_while_paused(session)
 
 
 def test_stepper_pauses_on_a_failing_step_reports_the_error_and_reset_recovers(session):
-    from humanoid_sim import diagnostics
+    from humanoid_sim.runtime import diagnostics
 
     s = session(diagnostics_period=0.05)
     errors, reports = [], []

@@ -1,6 +1,6 @@
 """Recordings streamed to disk and replay files read safely.
 
-`humanoid-stack simulate` writes a JSON Lines recording as it runs (`humanoid_sim.recording`):
+`humanoid-stack simulate` writes a JSON Lines recording as it runs (`humanoid_sim.runtime.recording`):
 its memory stays constant however long the run, and a run cut off (killed, interrupted, a last
 line cut short) replays up to its last complete frame with a warning. `view --replay` still reads
 the format /1 JSON documents and the gait files. Every way a replay file can be bad ends in one
@@ -21,7 +21,7 @@ from humanoid_viewer.exceptions import RecordingError, RecordingWarning
 from humanoid_viewer.replay import load_recording
 
 # ---------------------------------------------------------------------- constant memory
-# The run of `simulate` (humanoid_sim.recording.record_run), in its own process so that RSS is
+# The run of `simulate` (humanoid_sim.runtime.recording.record_run), in its own process so that RSS is
 # that of the run alone. table_static (a table resting on 4 contacts: every frame holds 4
 # contact records) at dt = 50 ms, a frame every step: 12,000 frames in 600 s of simulated time,
 # ~8 s of wall time. An in-memory recorder (format /1) grows by 158 MB between 60 s and 600 s on
@@ -29,7 +29,7 @@ from humanoid_viewer.replay import load_recording
 RSS_SCRIPT = """
 import json, sys
 from humanoid_model.scene import load_scene
-from humanoid_sim.recording import record_run
+from humanoid_sim.runtime.recording import record_run
 from humanoid_sim.world import World
 
 def rss_mb():
@@ -85,7 +85,7 @@ def test_frames_are_lines_between_a_header_and_an_end_line(tmp_path):
 def test_the_header_and_first_frame_are_on_disk_at_once(tmp_path):
     """Before any flush period has passed: a run killed in its first second still replays."""
     from humanoid_model.scene import load_scene
-    from humanoid_sim.recording import Recorder
+    from humanoid_sim.runtime.recording import Recorder
     from humanoid_sim.world import World
 
     path = tmp_path / "start.jsonl"
@@ -126,7 +126,7 @@ def test_a_run_stopped_by_an_exception_keeps_its_frames(tmp_path):
     """Ctrl-C (KeyboardInterrupt) at step 25 of record_run: frames 0, 10 and 20 are on disk,
     without the end line, and replay with a warning."""
     from humanoid_model.scene import load_scene
-    from humanoid_sim.recording import record_run
+    from humanoid_sim.runtime.recording import record_run
     from humanoid_sim.world import World
 
     def progress(k):

@@ -7,7 +7,7 @@ and it recovers; a head-yaw JointTrajectory is tracked. The 10 s run is the sess
 import numpy as np
 import pinocchio as pin
 
-from humanoid_sim.actuators import JointTrajectory
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 

@@ -4,8 +4,8 @@ bad input rejected while the previous command continues, ~/external_wrench, ~/pa
 ~/reset, a non-converged solve reported in /diagnostics, a failing step, bad parameters refused
 before any simulation starts, gain groups, and
 `humanoid-stack up sim` across processes. Then, without ROS, the library the node adapts:
-`humanoid_sim.session.SimulationSession` (output schedule, reset, scripted push, checked commands,
-physics statistics) and `humanoid_sim.realtime.RealTimeStepper` (pause, single step, a failing
+`humanoid_sim.runtime.session.SimulationSession` (output schedule, reset, scripted push, checked commands,
+physics statistics) and `humanoid_sim.runtime.realtime.RealTimeStepper` (pause, single step, a failing
 step paused and reported, reset)."""
 
 import os
@@ -77,7 +77,7 @@ def test_every_start_only_parameter_reaches_the_session_with_the_same_default():
     `SessionSettings` ("push.link" -> push_link); the table's defaults are the settings' defaults."""
     import dataclasses
 
-    from humanoid_sim.session import SessionSettings
+    from humanoid_sim.runtime.session import SessionSettings
 
     start_only = {p.name.replace(".", "_") for p in PARAMETERS if not p.dynamic} - {"robot", "scene"}
     assert start_only == {f.name for f in dataclasses.fields(SessionSettings)}

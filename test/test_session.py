@@ -1,5 +1,5 @@
-"""The simulator node's library, without ROS: `humanoid_sim.session.SimulationSession` (the world,
-its output schedule, scripted push and command checks) and `humanoid_sim.diagnostics.PhysicsMonitor`."""
+"""The simulator node's library, without ROS: `humanoid_sim.runtime.session.SimulationSession` (the world,
+its output schedule, scripted push and command checks) and `humanoid_sim.runtime.diagnostics.PhysicsMonitor`."""
 
 import numpy as np
 import pytest
@@ -51,7 +51,7 @@ def test_session_reset_rebuilds_the_world_at_t0_with_the_same_settings(session):
 
 
 def test_session_refuses_a_scene_without_robot_and_an_unknown_push_link(session):
-    from humanoid_sim.session import SimulationSession
+    from humanoid_sim.runtime.session import SimulationSession
 
     with pytest.raises(ConfigError, match=r"^test: field 'robot' must be a robot name or URDF path"):
         SimulationSession.load("cube_stack", "", source="test")
@@ -94,7 +94,7 @@ def test_session_commands_are_checked_before_they_replace_the_previous_one(sessi
         s.command_efforts(np.where(np.arange(len(goal)) == head, 1e6, 0.0), "eff")
     assert act.mode == "pd" and act.q_d[head] == 0.3  # the previous command continues
 
-    from humanoid_sim.commands import TrajectoryPoint
+    from humanoid_sim.runtime.commands import TrajectoryPoint
 
     s.step()
     s.command_trajectory([HEAD], [TrajectoryPoint([0.0], 0.5)], 0.0, "trj")
@@ -116,7 +116,7 @@ def test_session_commands_are_checked_before_they_replace_the_previous_one(sessi
 
 
 def test_physics_monitor_reports_once_per_period_and_totals_unconverged_solves(session):
-    from humanoid_sim import diagnostics
+    from humanoid_sim.runtime import diagnostics
 
     s = session(solver_max_iterations=1, diagnostics_period=1.0)
     m = s.monitor

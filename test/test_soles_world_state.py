@@ -78,9 +78,9 @@ def test_a_recording_holds_the_deformed_sole_surfaces_and_the_viewer_draws_them(
     """Issue 12: "the viewer and the recording show the deformed sole surface": the header has each
     sole's surface triangles, each frame the world points of its deformed surface nodes; the
     viewer's replay draws them as one mesh per sole, and the simulator node's /contacts markers
-    (`humanoid_sim.markers.sole_triangles`, ns "soles") carry the same triangles."""
-    from humanoid_sim.markers import sole_triangles
-    from humanoid_sim.recording import record_run
+    (`humanoid_sim.runtime.markers.sole_triangles`, ns "soles") carry the same triangles."""
+    from humanoid_sim.runtime.markers import sole_triangles
+    from humanoid_sim.runtime.recording import record_run
     from humanoid_viewer.app import Viewer
     from humanoid_viewer.replay import load_recording, read_recording_document
 

@@ -9,8 +9,7 @@ import pinocchio as pin
 import pytest
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import ContactSet, contact_jacobian
-from humanoid_sim.delassus import delassus_cholesky
+from humanoid_sim.delassus.cholesky import delassus_cholesky
 from humanoid_sim.solvers import (
     DEFAULT_SOLVER,
     SOLVERS,
@@ -23,6 +22,7 @@ from humanoid_sim.solvers import (
 )
 from humanoid_sim.solvers._local import newton_local
 from humanoid_sim.solvers.lemke_lcp import lcp_matrices
+from humanoid_sim.stages.contacts import ContactSet, contact_jacobian
 
 G = 9.81  # our scenes' g [m/s²]; §6.2 values are recomputed from it
 DT = 1e-3  # [s], spec default step (../shared/spec/000_chardonnet.md:664)
@@ -423,7 +423,7 @@ def test_compliance_is_added_to_the_diagonal():
 def hrp2_standing():
     """HRP-2 half-sitting, 8 sole corners, W = dt Λ and the free velocity of one step from rest."""
     from humanoid_model import load_robot
-    from humanoid_sim.contacts import contacts_from_locations
+    from humanoid_sim.stages.contacts import contacts_from_locations
 
     robot = load_robot("hrp2")
     model, data = robot.model, robot.model.createData()

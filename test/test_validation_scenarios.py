@@ -14,7 +14,7 @@ contact forces [N] (`World.last.forces`).
 Two normal velocities (docs/simulator.md, "Contact residuals"):
 
 * **u_n = v_n + c_n**, the velocity the contact law is written on: the physical normal velocity
-  plus the gap term c_n (`humanoid_sim.contacts.gap_term`: gap/dt for a gap ≥ 0, β gap/dt for a
+  plus the gap term c_n (`humanoid_sim.stages.contacts.gap_term`: gap/dt for a gap ≥ 0, β gap/dt for a
   penetration, 0 for a penetration in a step whose correction was split, `contact_solve`). The five
   bounds of B4 are checked on it, every step, every contact:
   f_n ≥ −1e-9 N; u_n ≥ −1e-6 m/s; |f_n u_n| ≤ 1e-6; ‖f_t‖ ≤ μ f_n (1 + 1e-6); for sliding
@@ -38,7 +38,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_sim.contacts import gap_term
+from humanoid_sim.stages.contacts import gap_term
 from humanoid_sim.world import World
 
 # the bounds of acceptance test 000 B4 (chosen)
@@ -109,7 +109,7 @@ def scenario(request):
                 f, v = w.last.forces.copy(), contact_velocities(w, data)
                 c = gap_term(b.gaps, w.dt)
                 if w.solve.splits > splits:  # split correction: the forces solve the law without
-                    c = np.where(b.gaps < 0, 0.0, c)  # the push-out (`contact_solve`; one group here)
+                    c = np.where(b.gaps < 0, 0.0, c)  # the push-out (`stages.solve`; one group here)
                 steps.append((f, v, b.mu.copy(), c, b.gaps.copy()))
         assert steps, (request.param, label)  # every scenario has contacts
         runs.append((label, steps))

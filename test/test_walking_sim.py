@@ -2,7 +2,7 @@
 (`load_robot("hrp2", ankle="flexible")`) and FEM soles: the plan's joint trajectory through the
 world's joint trajectory controller (PD at three times the standing gains' natural frequency,
 `humanoid_control.walking_ik.stiffen`), open loop (no stabilizer), replayed and measured by
-`humanoid_sim.plan_replay`. It does not fall, its feet land near their footprints, and the shock
+`humanoid_sim.runtime.plan_replay`. It does not fall, its feet land near their footprints, and the shock
 at the foot strikes is attenuated in the thesis's order (D4, 000_chardonnet.md:1054-1057): rigid
 feet > flexible ankles > soles, with the soles' torso trace the rigid one lifted by the sole
 thickness. Bounds and measured values: docs/walking.md."""
@@ -16,7 +16,7 @@ from humanoid_control.walking_ik import solve_walking_ik, stiffen
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
-from humanoid_sim.plan_replay import replay, strike_peaks
+from humanoid_sim.runtime.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
 
 FOOT_LANDING_TOLERANCE = 0.002  # [m] chosen, measured 0.1-0.6 mm (2 steps, 30 Hz gains)

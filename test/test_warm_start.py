@@ -1,4 +1,4 @@
-"""Warm start of the contact solve (`humanoid_sim.warm_start`; our addition, docs/simulator.md
+"""Warm start of the contact solve (`humanoid_sim.stages.warm_start`; our addition, docs/simulator.md
 "Warm start"): a contact reuses last step's force of the same body pair's nearest point within
 WARM_MATCH = 2 mm, and on HRP-2 standing the warm start at least halves the solver's sweeps
 (spec B6, ../shared/spec/000_chardonnet.md:1023)."""
@@ -6,7 +6,7 @@ WARM_MATCH = 2 mm, and on HRP-2 standing the warm start at least halves the solv
 import numpy as np
 
 from humanoid_sim.solvers import SolverSettings
-from humanoid_sim.warm_start import WARM_MATCH, WarmStart
+from humanoid_sim.stages.warm_start import WARM_MATCH, WarmStart
 from humanoid_sim.world import World
 
 

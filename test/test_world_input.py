@@ -14,8 +14,8 @@ import pytest
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.robot import load_robot
 from humanoid_model.scene import load_scene
-from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.solvers import SolverSettings
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 
@@ -212,8 +212,8 @@ def test_state_of_an_unknown_body_is_refused_naming_it(flat):
 
 def test_an_external_wrench_command_beyond_the_bound_is_rejected_naming_the_topic(flat):
     """The node's ~/external_wrench check (`commands.check_wrench`) applies the same bound."""
-    from humanoid_sim.commands import check_wrench
     from humanoid_sim.exceptions import CommandError
+    from humanoid_sim.runtime.commands import check_wrench
 
     with pytest.raises(
         CommandError, match=r"/sim/external_wrench: field 'wrench.force' must be of magnitude <= 1e\+06 \[N\]"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from humanoid_model.exceptions import ConfigError
-from humanoid_sim.actuators import JointTrajectory
+from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 STEPS = 1000  # the replay length

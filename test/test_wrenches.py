@@ -1,4 +1,4 @@
-"""External wrenches (`humanoid_sim.wrenches`; docs/simulator.md): a user wrench given a duration
+"""External wrenches (`humanoid_sim.stages.wrenches`; docs/simulator.md): a user wrench given a duration
 acts for exactly that many steps (it ends at the first step starting at or after its end) and is
 then gone; `PushSchedule` (the simulator node's push.* parameters) applies its push at the start
 time and then every period."""
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from humanoid_model.exceptions import ConfigError
+from humanoid_sim.stages.wrenches import PushSchedule
 from humanoid_sim.world import World
-from humanoid_sim.wrenches import PushSchedule
 
 FLOATING = """
 gravity: [0, 0, 0]

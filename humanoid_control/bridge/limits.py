@@ -3,7 +3,7 @@
 A URDF gives no acceleration limit, so `A_MAX_DEFAULT` applies to every joint unless the caller
 gives its own (``JointLimits.from_robot(robot, a_max_default=..., a_max={"JOINT": ...})``; a real
 robot's datasheet value should replace it). A URDF velocity limit of 0 means "not given"
-(as in `humanoid_sim.commands`): that joint's velocity is then unbounded, and `validate` says so
+(as in `humanoid_sim.runtime.commands`): that joint's velocity is then unbounded, and `validate` says so
 in its notes. A continuous joint has infinite position limits.
 """
 

@@ -5,7 +5,7 @@ positions a controller commands along it.
 `BridgeError`); what it contains (names, NaN, times, limits) is judged by `validate`, which
 answers with refusals rather than exceptions. `sample` is the controller's interpolation rule,
 `humanoid_model.interpolation.sample`: cubic Hermite when velocities are given, linear otherwise
-(as the simulator's controller, `humanoid_sim.actuators.JointTrajectory`, and ros2_control's
+(as the simulator's controller, `humanoid_sim.stages.actuators.JointTrajectory`, and ros2_control's
 joint_trajectory_controller without accelerations).
 """
 

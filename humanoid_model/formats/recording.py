@@ -6,7 +6,7 @@ line with the run's statistics. Format /1 (the older format, still read; held in
 end of the run) is one JSON object of the same data gathered per field: ``t``, ``bodies.NAME.position``, ...,
 ``joints: {names, positions, ...}``, ``contacts``, ``stats`` (one list entry per frame).
 
-    with RecordingWriter(path) as out:          # the simulator's `humanoid_sim.recording.Recorder`
+    with RecordingWriter(path) as out:          # the simulator's `humanoid_sim.runtime.recording.Recorder`
         out.write_header(scene=..., scene_name=..., robot=..., dt=..., record_every=..., contacts=True)
         out.write_frame(t, bodies, joints, contacts)
         out.write_end(stats)

@@ -10,7 +10,7 @@ form the World step uses (`world_coupling.FemSoles.couple`).
 T = blockdiag(F_i R) rotates each contact node's 3 × 3 block from the sole frame into its contact
 frame (correction 3): R (3 × 3) is the sole frame's orientation in the world (columns: sole axes
 in world coordinates) and F_i (3 × 3) the contact frame, rows (n, t1, t2) in the world, as in
-`humanoid_sim.contacts`. The normal n points from the ground into the sole (the foot is body A
+`humanoid_sim.stages.contacts`. The normal n points from the ground into the sole (the foot is body A
 of the contact), so a positive normal force compresses the sole and a positive displacement
 along n opens the gap: the compliance enters W with a plus sign. For contact points that are not
 nodes, pass P K_c⁻¹ Pᵀ and P U (eq. 4.32, `Distribution.compliance` / `.displacements`).

@@ -116,7 +116,7 @@ class FemSoles:
     """The soles of a world's robot (module docstring).
 
     specs: `SoleSpec`s; model: the combined Pinocchio model; mobile / static: the world's
-    geometries (`humanoid_sim.geometry`); detector: the `CollisionDetector` (margin, pair
+    geometries (`humanoid_sim.collision.geometry`); detector: the `CollisionDetector` (margin, pair
     friction); dt [s]."""
 
     def __init__(self, specs, model, mobile, static, detector, dt: float):
@@ -194,7 +194,7 @@ class FemSoles:
         (`obstacles.py`, distributed by P). oMi_R, oMi_p: the joints' world placements
         (`CollisionDetector.joint_placements`); sweep: None or (n_mobile,) travel of each shape in
         the step [m] (widens the margin)."""
-        from humanoid_sim.collision import ContactBatch
+        from humanoid_sim.collision.batch import ContactBatch
 
         parts = []
         m = batch.m

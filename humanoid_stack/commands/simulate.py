@@ -56,7 +56,7 @@ def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.scene import load_scene, parse_set_args
     from humanoid_model.validation import finite_number, integer, message
-    from humanoid_sim.recording import record_run
+    from humanoid_sim.runtime.recording import record_run
     from humanoid_sim.world import MAX_DT, World
 
     source = "command line"

@@ -3,7 +3,7 @@
 An actuated joint closer than ``LIMIT_MARGIN`` to a finite limit gets one constraint row in the
 robot's collision group: a frictionless "contact" (μ = 0) whose normal row is ±e_j (positive
 away from the limit), whose gap term follows the contact law (gap/dt, β·gap/dt when violated,
-`humanoid_sim.contacts.gap_term`), and whose two tangential rows have no Jacobian and a unit
+`humanoid_sim.stages.contacts.gap_term`), and whose two tangential rows have no Jacobian and a unit
 compliance, so their force is zero. The normal force is the limit torque [N·m]. Each limit row
 warm-starts from its force of the previous step (keyed by joint name and side).
 """
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from humanoid_sim.contacts import gap_term
+from humanoid_sim.stages.contacts import gap_term
 
-__all__ = ["JointLimits", "LimitRows", "LIMIT_MARGIN"]
+__all__ = ["JointLimitRows", "LimitRows", "LIMIT_MARGIN"]
 
 LIMIT_MARGIN = 0.01  # [rad] joint limits enter the solve 0.01 rad (0.57 deg) before the limit (chosen)
 
@@ -50,8 +50,10 @@ class LimitRows:
         return int(self.joints.shape[0])
 
 
-class JointLimits:
-    """Limit rows of a robot (module docstring) and their forces between steps.
+class JointLimitRows:
+    """A robot's joint limits turned into unilateral constraint rows of the contact solve
+    (module docstring): `rows` gives the step's active rows (`LimitRows`), `warm` and `remember`
+    carry their forces from one step to the next.
 
     names: the 1-DOF actuated joints' names; q_lower, q_upper (n,) [rad] (±inf where unlimited);
     act_q, act_v: their indices in q and v (a ball joint's quaternion has no limits and no row);

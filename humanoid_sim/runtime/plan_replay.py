@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from humanoid_sim.actuators import JointTrajectory
+from humanoid_sim.stages.actuators import JointTrajectory
 
 __all__ = ["ReplayRecord", "replay", "strike_peaks", "TORSO", "SOLES", "WINDOW", "STRIKE_HEIGHT", "FALLEN"]
 

@@ -10,10 +10,10 @@ Shapes are coal objects (`shape_from_scene`). A mobile triangle mesh (a robot li
 `mesh` free body) collides as its convex hull (`convex_hull`), as in MuJoCo: coal gives no
 penetration depth between two triangle meshes, and a convex shape gets full contact patches
 (a mesh box on the ground: its 4 corners). Static meshes stay triangle meshes (terrain may be
-non-convex; `collision.CollisionDetector._mesh_patches`). Each shape carries a bounding radius about its origin
+non-convex; `humanoid_sim.collision.mesh`). Each shape carries a bounding radius about its origin
 (`bounding_radius`) for the broad phase. Materials: free bodies and environment bodies carry
 the scene's friction and restitution; robot links carry none (the other body's material is used,
-`collision.CollisionDetector`).
+`humanoid_sim.collision.detector.CollisionDetector`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ free velocity gets a term c_n so that the solver enforces v_n⁺ + c_n ≥ 0:
   ../shared/peers/README.md). Penetration therefore decays geometrically and stays bounded.
 
 The stage of a World step (`ContactStage`): frames of the batch's normals, per contact the
-joints and trees of both bodies, the warm-start key and point (`humanoid_sim.warm_start`), the
+joints and trees of both bodies, the warm-start key and point (`humanoid_sim.stages.warm_start`), the
 gap term, and the collision groups, as one `StepContacts`.
 """
 
@@ -41,6 +41,7 @@ from numba import njit
 from humanoid_model.exceptions import SolverError
 
 __all__ = [
+    "contacts",
     "BETA",
     "frame_from_normal",
     "frames_from_normals",
@@ -328,7 +329,7 @@ class StepContacts:
 
     frames (m, 3, 3); joint_a, joint_b (m,): joints of bodies A and B (0: environment);
     tree_a, tree_b (m,): their mobile trees (−1: environment); keys (m,), local (m, 3): the
-    warm-start pair key and the point in A's joint frame [m] (`humanoid_sim.warm_start`);
+    warm-start pair key and the point in A's joint frame [m] (`humanoid_sim.stages.warm_start`);
     gap (m,): the gap term c_n [m/s] (`gap_term`); groups: collision groups; min_gap: the most
     negative gap [m] (0 when none penetrates); single: one group holds every contact (its
     arrays are then used without indexing)."""
@@ -440,3 +441,19 @@ class ContactStage:
             groups = collision_groups(ta, tb, len(self.tree_cols), self.tree_cols, self.merge_groups)
         single = len(groups) == 1 and groups[0].contacts.shape[0] == m
         return StepContacts(batch, frames, ja, jb, ta, tb, keys, local, cgap, groups, gmin, single)
+
+
+def contacts(world, batch, oMi_R, oMi_p, q):
+    """The contacts stage of a World step: (the `StepContacts` of ``batch`` (the world's
+    `ContactStage`), the warm start of its contacts (`humanoid_sim.stages.warm_start.WarmStart.lookup`;
+    None without contacts), the active joint-limit rows at ``q``
+    (`humanoid_sim.stages.joint_limits`; None when none), which get the robot's tree a group of
+    its own when no contact gave it one). Reads ``world.contacts``, ``world.warm_start``,
+    ``world.limits`` and ``world.tree_cols``."""
+    step = world.contacts(batch, oMi_R, oMi_p)
+    warm = world.warm_start.lookup(step.keys, step.local) if batch.m else None
+    limits = world.limits
+    rows = limits.rows(q) if limits is not None else None
+    if rows is not None:
+        step.add_tree_group(0, world.tree_cols[0])
+    return step, warm, rows

@@ -1,7 +1,7 @@
 """Delassus operator Λ = J M⁻¹ Jᵀ of a group of point contacts (spec ../shared/spec/000_chardonnet.md §2.3–2.4).
 
 Contacts are 3-D: rows (n, t1, t2) per contact, stacked contact by contact (3m rows); frames and
-relative contact Jacobians come from `humanoid_sim.contacts` (`ContactSet`, `contact_jacobian`,
+relative contact Jacobians come from `humanoid_sim.stages.contacts` (`ContactSet`, `contact_jacobian`,
 `relative_jacobian`). This module computes Λ (units: 1/kg for the force rows, [m/s per N·s]); the
 velocity-level matrix of the time-stepping problem is W = dt·Λ (spec §2.7, eq. 3.26).
 
@@ -11,26 +11,19 @@ Paths (all verified against `delassus_dense`, the brute-force J M⁻¹ Jᵀ):
   then a tree-sparse LᵀDL factorisation (Featherstone's LTDL, numba) and W = Zᵀ D⁻¹ Z with
   Lᵀ Z = Jᵀ. It also returns M⁻¹ Jᵀ, which the integrator needs for q̇⁺ = q̇_free + M⁻¹ Jᵀ f.
 * `delassus_pinocchio`: `pin.cholesky.decompose` + `pin.cholesky.computeMinv` (an oracle).
-* The thesis's three recursive algorithms and its operation counts:
-  `humanoid_sim.delassus_recursive`.
+* The thesis's three recursive algorithms and its operation counts (reference code, not on the
+  step): `humanoid_sim.delassus.recursive`.
 
-The delassus stage of a World step (`GroupDelassus`): per collision group, the relative
-Jacobian J of its contacts (plus the robot's joint-limit rows, `humanoid_sim.joint_limits`),
-M̃⁻¹Jᵀ and Λ from the block-diagonal mass matrix of the world's mobile trees (robot tree:
-`CholeskyDelassus`; a free body: its 6×6 block), W = dt Λ and the free contact velocity J q̇_free,
-as one `GroupSystem`.
+The step's per-group Delassus stage builds on `CholeskyDelassus`: `humanoid_sim.delassus.group`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
 from numba import njit
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import _rel_jac  # relative_jacobian's kernel, for arrays the stage built itself
 
 __all__ = [
     "delassus_dense",
@@ -38,8 +31,6 @@ __all__ = [
     "delassus_pinocchio",
     "dof_parents",
     "CholeskyDelassus",
-    "GroupDelassus",
-    "GroupSystem",
 ]
 
 
@@ -226,124 +217,3 @@ def delassus_cholesky(model, data, q, J, M=None):
     if hit is None or hit.model is not model:
         hit = _CHOL[id(model)] = CholeskyDelassus(model)
     return hit(data, q, J, M)
-
-
-# --------------------------------------------------------------------------- the stage
-@njit(cache=True)
-def _block_from_lower(M, c0, n):
-    """The symmetric (n, n) diagonal block of M at (c0, c0) from its lower triangle (as
-    np.tril(B) + np.tril(B, −1).T, which adds exact zeros)."""
-    B = np.empty((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            x = M[c0 + i, c0 + j]
-            B[i, j] = x
-            B[j, i] = x
-    return B
-
-
-@dataclass(slots=True)
-class GroupSystem:
-    """The velocity-level problem data of one collision group (k rows = 3 per contact, then 3
-    per joint-limit row).
-
-    group: the `humanoid_sim.contacts.Group`; index: its rows of the step's contact arrays (a
-    slice when one group holds every contact); nc: its contacts; J (k, n): rows over the group's
-    columns; X (n, k) = M̃⁻¹ Jᵀ; Lam (k, k) = J M̃⁻¹ Jᵀ; W = dt Lam; v_free (k,) = J q̇_free [m/s]
-    (updated by the impact stage); limits: the group carries the joint-limit rows."""
-
-    group: object
-    index: object
-    nc: int
-    J: np.ndarray
-    X: np.ndarray
-    Lam: np.ndarray
-    W: np.ndarray
-    v_free: np.ndarray
-    limits: bool
-
-
-class GroupDelassus:
-    """M̃⁻¹Jᵀ and Λ of the collision groups of a world whose combined model is block-diagonal over
-    mobile trees (module docstring).
-
-    tree_cols: velocity indices of each tree; robot_model: the robot's Pinocchio model (tree 0)
-    or None; masks: the combined model's `humanoid_sim.contacts.support_masks`; dt [s]."""
-
-    def __init__(self, tree_cols, robot_model, masks, dt: float):
-        self.tree_cols = tree_cols
-        self.robot = CholeskyDelassus(robot_model) if robot_model is not None else None
-        self.nv_robot = robot_model.nv if robot_model is not None else 0
-        self.masks = masks
-        self.dt = float(dt)
-
-    def minv_jt(self, group, J, M):
-        """(M̃⁻¹ Jᵀ restricted to the group's columns, Λ = J M̃⁻¹ Jᵀ) of J (k, len(group.cols)).
-        M: the combined mass matrix with M̃'s entries in its lower triangle (``data.M.T`` after
-        ``pin.crba``, armature included)."""
-        k = J.shape[0]
-        if len(group.trees) == 1 and group.trees[0] == 0 and self.robot is not None:
-            # robot tree alone: X and W straight from the Cholesky kernel (W is exactly
-            # symmetric there, so the symmetrisation below would not change it)
-            n = self.tree_cols[0].shape[0]
-            W, X = self.robot(None, None, J, M=M[:n, :n])
-            return X, W
-        if len(group.trees) == 1:  # one free body: its 6×6 block (the loop below, one tree)
-            cols = self.tree_cols[group.trees[0]]
-            X = np.linalg.solve(_block_from_lower(M, cols[0], cols.shape[0]), J.T)
-            W = J @ X
-            return X, 0.5 * (W + W.T)
-        out = np.zeros((group.cols.shape[0], k))
-        W = np.zeros((k, k))
-        off = 0
-        for t in group.trees:
-            cols = self.tree_cols[t]
-            n = cols.shape[0]
-            Jt = J[:, off : off + n]
-            if self.robot is not None and t == 0:
-                Wt, X = self.robot(None, None, Jt, M=M[:n, :n])  # reads the lower triangle
-            else:
-                X = np.linalg.solve(_block_from_lower(M, cols[0], n), Jt.T)
-                Wt = Jt @ X
-            out[off : off + n] = X
-            W += Wt
-            off += n
-        return out, 0.5 * (W + W.T)
-
-    def systems(self, contacts, limits, Jw, M, v_free) -> list[GroupSystem]:
-        """One `GroupSystem` per group of ``contacts`` (a `humanoid_sim.contacts.StepContacts`).
-        limits: the step's `humanoid_sim.joint_limits.LimitRows` or None (they join the robot's
-        group); Jw (6, nv): ``data.J``; M: as in `minv_jt`; v_free (nv,): q̇_free [m/s]."""
-        out = []
-        b = contacts.batch
-        single = contacts.single
-        for g in contacts.groups:
-            ncols = g.cols.shape[0]
-            if single:
-                idx, nc = slice(None), b.m
-                J = _rel_jac(Jw, self.masks, contacts.frames, b.points, contacts.joint_a, contacts.joint_b, g.cols)
-            else:
-                idx = g.contacts
-                nc = idx.shape[0]
-                J = (  # the kernel of relative_jacobian: the indexed rows are fresh contiguous arrays
-                    _rel_jac(
-                        Jw,
-                        self.masks,
-                        contacts.frames[idx],
-                        b.points[idx],
-                        contacts.joint_a[idx],
-                        contacts.joint_b[idx],
-                        g.cols,
-                    )
-                    if nc
-                    else np.zeros((0, ncols))
-                )
-            with_lim = limits is not None and 0 in g.trees
-            if with_lim:  # joint-limit rows (robot tree: its columns come first in g.cols)
-                Jl = np.zeros((3 * limits.k, ncols))
-                Jl[0::3, : self.nv_robot] = limits.rows
-                J = np.vstack([J, Jl])
-            X, Lam = self.minv_jt(g, J, M)
-            vfree = J @ (v_free if ncols == v_free.shape[0] else v_free[g.cols])  # all trees: cols = 0..nv-1
-            out.append(GroupSystem(g, idx, nc, J, X, Lam, self.dt * Lam, vfree, with_lim))
-        return out

@@ -8,7 +8,7 @@ virtual inertia M_d and damping B_d (diagonal, positive; values not given by the
 from the external force f_e on a body, J_e the Jacobian from the base to that body: the robot
 yields to the hand that pulls it and keeps the place it was pulled to (no spring term). Integrated
 by semi-implicit Euler with the world's dt; q_d is clipped to the joint limits (the velocity of a
-clipped joint is zeroed). `humanoid_sim.haptics.HapticDevice` runs it when attached to a robot link
+clipped joint is zeroed). `humanoid_sim.stages.haptics.HapticDevice` runs it when attached to a robot link
 with an admittance (`HapticDevice.attach(..., admittance=...)`): each step J_eᵀ f_e is the actuated
 part of the coupling's generalised force and the PD set-point becomes (q_d, q̇_d) for the next step.
 

@@ -4,12 +4,12 @@ long as that world (the scripted push, the output schedule, the physics statisti
     session = SimulationSession.load("flat", "", SessionSettings(dt=1e-3), source="node 'simulator'")
     session.step()                              # the scripted push when due, then World.step
     out = session.outputs()                     # Outputs: t, state (StateOutput) / contacts when due
-    session.command_positions(q, topic)         # checked (humanoid_sim.commands), then applied
+    session.command_positions(q, topic)         # checked (humanoid_sim.runtime.commands), then applied
     session.reset()                             # the world again at t = 0 (same settings)
-    session.haptic_pointer(p, quat); session.haptic_attach("box")   # humanoid_sim.haptics
+    session.haptic_pointer(p, quat); session.haptic_attach("box")   # humanoid_sim.stages.haptics
 
 The simulator node (`humanoid_ros.simulator`) drives a session from its stepping thread
-(`humanoid_sim.realtime.RealTimeStepper`) and turns `Outputs` into messages. A session is not
+(`humanoid_sim.runtime.realtime.RealTimeStepper`) and turns `Outputs` into messages. A session is not
 thread-safe: its user serialises the calls (the stepper's lock).
 
 Outputs are decimated in steps: the state (joints, base, F/T sensors, IMU) every
@@ -30,7 +30,7 @@ from humanoid_model.display import FORCE_SCALE
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import message
 from humanoid_sim.exceptions import CommandError
-from humanoid_sim.markers import ContactMarkers, sole_triangles, step_contact_markers
+from humanoid_sim.runtime.markers import ContactMarkers, sole_triangles, step_contact_markers
 from humanoid_sim.state import WorldState
 
 __all__ = ["SessionSettings", "StateOutput", "Outputs", "SimulationSession"]
@@ -45,8 +45,8 @@ class SessionSettings:
     and penetration [m/s] thresholds of `SolverSettings`; solver_max_iterations: its sweep budget;
     solver_time_budget [s]: its wall-clock budget per solve (0 = none);
     gravity_compensation: PD feedforward; gains_groups / gains_kp [N·m/rad] / gains_kv
-    [N·m·s/rad]: `humanoid_sim.actuators.apply_gain_groups`; push_*: the scripted push
-    (`humanoid_sim.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
+    [N·m·s/rad]: `humanoid_sim.stages.actuators.apply_gain_groups`; push_*: the scripted push
+    (`humanoid_sim.stages.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
     the world frame, start, duration and period [s]; publish_rate and contacts_rate [Hz of
     simulated time]: output decimation; diagnostics_period [s wall clock]; contact_force_scale
     [m/N]: marker length per newton.
@@ -105,7 +105,7 @@ class StateOutput:
 @dataclass(frozen=True)
 class Outputs:
     """What is due after a step at simulated time ``t`` [s]: ``state`` and ``contacts``
-    (`humanoid_sim.markers.ContactMarkers`), each None when not due; ``haptic`` (6,) the haptic
+    (`humanoid_sim.runtime.markers.ContactMarkers`), each None when not due; ``haptic`` (6,) the haptic
     device's rendered wrench [N, N·m] (world frame), due with the state while a body is coupled."""
 
     t: float
@@ -150,12 +150,12 @@ class SimulationSession:
         """(Re)build the world at t = 0: initial posture, default command, no wrenches; the push
         schedule, the step count and the statistics start again. A bad setting (unknown solver,
         gain group or push link) raises `ConfigError` and leaves the session as it was."""
-        from humanoid_sim.actuators import apply_gain_groups
-        from humanoid_sim.diagnostics import PhysicsMonitor
-        from humanoid_sim.sensors import Sensors
+        from humanoid_sim.runtime.diagnostics import PhysicsMonitor
+        from humanoid_sim.runtime.sensors import Sensors
         from humanoid_sim.solvers import SolverSettings
+        from humanoid_sim.stages.actuators import apply_gain_groups
+        from humanoid_sim.stages.wrenches import PushSchedule
         from humanoid_sim.world import World
-        from humanoid_sim.wrenches import PushSchedule
 
         s, robot = self.settings, self.robot
         tol = s.solver_tolerance
@@ -230,7 +230,7 @@ class SimulationSession:
         return StateOutput(st, w.v[:6].copy(), force_torque, sensors.imu(), self._imu_frame, joint_state, free)
 
     def contact_markers(self) -> ContactMarkers:
-        """The contact markers of the last step (`humanoid_sim.markers`), at the settings' scale."""
+        """The contact markers of the last step (`humanoid_sim.runtime.markers`), at the settings' scale."""
         cm = step_contact_markers(self.world.last, self.settings.contact_force_scale)
         w = self.world
         if w.soles is not None:  # the deformed FEM sole surfaces (docs/soles.md)
@@ -243,7 +243,7 @@ class SimulationSession:
         return self.monitor.due(now)
 
     def report(self, now: float, **context):
-        """The `humanoid_sim.diagnostics.PhysicsReport` of the steps since the last one (context:
+        """The `humanoid_sim.runtime.diagnostics.PhysicsReport` of the steps since the last one (context:
         see `PhysicsMonitor.report`)."""
         return self.monitor.report(self.world, now, **context)
 
@@ -258,10 +258,10 @@ class SimulationSession:
             )
 
     def command_trajectory(self, joint_names, points, stamp: float, topic: str = "trajectory"):
-        """Start a joint trajectory (`humanoid_sim.commands.build_trajectory`: ros2_control
+        """Start a joint trajectory (`humanoid_sim.runtime.commands.build_trajectory`: ros2_control
         semantics from the current set-point, the measured positions when torque-controlled);
         stamp [s] on the simulation clock, 0 = now. `CommandError` keeps the previous command."""
-        from humanoid_sim.commands import build_trajectory
+        from humanoid_sim.runtime.commands import build_trajectory
 
         self._one_dof_joints(topic)
         r, w = self.robot, self.world
@@ -274,7 +274,7 @@ class SimulationSession:
 
     def command_positions(self, values, topic: str = "positions"):
         """Hold the position set-points ``values`` (n,) [rad], robot joint order, checked."""
-        from humanoid_sim.commands import check_positions
+        from humanoid_sim.runtime.commands import check_positions
 
         self._one_dof_joints(topic)
         r = self.robot
@@ -282,7 +282,7 @@ class SimulationSession:
 
     def command_efforts(self, values, topic: str = "efforts"):
         """Apply the joint torques ``values`` (n,) [N·m], robot joint order, checked."""
-        from humanoid_sim.commands import check_efforts
+        from humanoid_sim.runtime.commands import check_efforts
 
         self._one_dof_joints(topic)
         r = self.robot
@@ -290,8 +290,8 @@ class SimulationSession:
 
     def external_wrench(self, link: str, force, torque, duration: float, topic: str = "external wrench"):
         """Apply a world-frame force [N] and torque [N·m] at the origin of ``link`` (robot link or
-        free body) for ``duration`` [s], checked (`humanoid_sim.commands.check_wrench`)."""
-        from humanoid_sim.commands import check_wrench
+        free body) for ``duration`` [s], checked (`humanoid_sim.runtime.commands.check_wrench`)."""
+        from humanoid_sim.runtime.commands import check_wrench
 
         w = self.world
         link, f, tq = check_wrench(link, force, torque, w.model, self.robot.name, topic)
@@ -304,7 +304,7 @@ class SimulationSession:
 
     def haptic_pointer(self, position, quaternion=None, t=None):
         """The haptic pointer pose (world frame: position [m], quaternion xyzw; ``t`` [s] its
-        stamp, for the velocity estimate): `humanoid_sim.haptics.HapticDevice.set_pointer`,
+        stamp, for the velocity estimate): `humanoid_sim.stages.haptics.HapticDevice.set_pointer`,
         `CommandError` for a non-finite pose (the previous pose stays)."""
         self._device().set_pointer(position, quaternion, t=t)
 
@@ -312,7 +312,7 @@ class SimulationSession:
         """Attach the pointer to ``body`` at ``point`` (body frame [m]; empty: where the pointer
         is) with `HapticSettings` ``settings`` (None: the defaults) and ``admittance`` (empty: none;
         (M_d, B_d): the robot compliant, eq. 3.65); `CommandError` when refused."""
-        from humanoid_sim.haptics import HapticSettings
+        from humanoid_sim.stages.haptics import HapticSettings
 
         if admittance is not None and len(admittance) not in (0, 2):
             raise CommandError(message(self.source, "haptic.admittance", "[] or [M_d, B_d]", admittance))
@@ -326,7 +326,7 @@ class SimulationSession:
 
     def haptic_touch(self, body: str, settings=None):
         """Touch mode against ``body`` (`HapticDevice.touch`); `CommandError` when refused."""
-        from humanoid_sim.haptics import HapticSettings
+        from humanoid_sim.stages.haptics import HapticSettings
 
         dev = self._device()
         dev.settings = (settings or HapticSettings()).checked()

@@ -25,7 +25,7 @@ render to the user (`feedback`). Modes (line 470):
   Λ's rotational block (for a free body: its inertia about the attach point). Λ is computed once,
   at attach. Note (spec line 475): k_v = √(2 m k_p) is a damping ratio 1/√2, not critical damping.
 * **compliant robot** (eq. 3.65, line 484): attached to a robot link with an admittance (M_d, B_d),
-  the robot's PD set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (`humanoid_sim.admittance`).
+  the robot's PD set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (`humanoid_sim.stages.admittance`).
 * **touch** (unilateral, line 477): a god-object (proxy) coupling. The pointer is a sphere of
   radius ``radius``; while the device's sphere penetrates a body by d (coal signed distance), the
   proxy is the sphere pushed out along the contact normal onto the body surface (it never
@@ -146,7 +146,7 @@ class HapticDevice:
         self.angular_velocity = np.zeros(3)
         self._sample_t = None
         self.stiffness_damping = (0.0, 0.0, 0.0, 0.0)  # k_p, k_v, k_r, k_ω of the current coupling
-        self.admittance = None  # `humanoid_sim.admittance.Admittance` of a compliant robot (attach)
+        self.admittance = None  # `humanoid_sim.stages.admittance.Admittance` of a compliant robot (attach)
         self._zero()
 
     def _zero(self):
@@ -204,7 +204,7 @@ class HapticDevice:
     def attach(self, body: str, point=None, admittance=None):
         """Attach the pointer to ``body`` at ``point`` (body frame [m]; None: where the pointer
         is now). ``admittance``: None, or (M_d, B_d) for a robot link: the robot becomes compliant
-        (eq. 3.65, `humanoid_sim.admittance`), its PD set-point following the admittance from the
+        (eq. 3.65, `humanoid_sim.stages.admittance`), its PD set-point following the admittance from the
         robot's current set-point. `CommandError` without a pointer pose, for an unknown body or a
         point that is not 3 finite numbers, an admittance on a free body, or for a stiffness too
         high for the world's dt (`MAX_OMEGA_DT`)."""
@@ -235,7 +235,7 @@ class HapticDevice:
         self._zero()
 
     def _admittance(self, target, gains):
-        from humanoid_sim.admittance import Admittance
+        from humanoid_sim.stages.admittance import Admittance
 
         world = self.world
         if world.robot is None or target.tree != 0:

@@ -1,15 +1,18 @@
 """The thesis's recursive Delassus algorithms (spec ../shared/spec/000_chardonnet.md §2.4) and its
 operation counts (Tables 3.1–3.3).
 
-`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.contacts.ContactSet` on a Pinocchio
+Reference code, not on the simulator's step: kept to reproduce the thesis's comparison of the
+algorithms and its operation counts (`benchmarks/delassus.py`, `test/test_delassus.py`).
+
+`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a Pinocchio
 tree with the three algorithms of §2.4: "initial" = 3m unit-force ABA passes over the whole tree,
 "chang_khatib" = Ω recursion through L and nearest common ancestors, "new" = 6C unit-wrench ABA
 passes restricted to the branches holding contact bodies. Operation counters run inside the
-recursions (`humanoid_sim.delassus_kernels`), and a selector ("auto") picks the cheaper of
+recursions (`humanoid_sim.delassus.recursive_kernels`), and a selector ("auto") picks the cheaper of
 Chang–Khatib and new from counts predicted from the model's tree for the current contact
 configuration (spec L1809 via §2.4.3). Every method is checked against
-`humanoid_sim.delassus.delassus_dense` (test_delassus.py). The simulator itself uses the
-Cholesky path (`humanoid_sim.delassus.CholeskyDelassus`).
+`humanoid_sim.delassus.cholesky.delassus_dense` (test_delassus.py). The simulator itself uses the
+Cholesky path (`humanoid_sim.delassus.cholesky.CholeskyDelassus`).
 
 `thesis_operation_counts`: Tables 3.1–3.3 of the thesis as formulas (spec §2.4).
 """
@@ -20,8 +23,8 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import SolverError
-from humanoid_sim.contacts import ContactSet, contact_projectors
-from humanoid_sim.delassus_kernels import _aba_quantities, _lam_initial, _omega_ck, _omega_new, _project
+from humanoid_sim.delassus.recursive_kernels import _aba_quantities, _lam_initial, _omega_ck, _omega_new, _project
+from humanoid_sim.stages.contacts import ContactSet, contact_projectors
 
 __all__ = [
     "RecursiveDelassus",

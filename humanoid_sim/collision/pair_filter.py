@@ -3,7 +3,7 @@
 
 `PairFilter.verdict(name_a, name_b)` decides a pair of bodies (free-body, static-body, ``ground``
 or robot-link names): False when excluded or when the masks say the two never touch, True when
-explicitly included, None to leave it to the default rule (`collision.candidate_pairs`: every
+explicitly included, None to leave it to the default rule (`humanoid_sim.collision.pairs.candidate_pairs`: every
 mobile–static pair, every pair of different trees, robot self-pairs ≥ 3 joints apart and clear
 at the start). Rules come from the robot's sidecar, then the scene (the scene's masks replace the
 sidecar's for the same name); ``exclude`` wins over ``include``. Names the world does not have

@@ -1,7 +1,7 @@
 """A simulation stepped in its own thread, paced to a real-time factor, ROS-free.
 
     stepper = RealTimeStepper(session, real_time_factor=1.0, publish=on_outputs, report=on_report)
-    stepper.start()                  # steps session (humanoid_sim.session) until close()
+    stepper.start()                  # steps session (humanoid_sim.runtime.session) until close()
     with stepper.lock:               # every other use of the session holds the lock
         session.command_positions(q, topic)
     stepper.pause(True); stepper.step_paused(); stepper.reset(); stepper.close()
@@ -9,7 +9,7 @@
 The thread steps the session, hands each step's due `Outputs` to ``publish(outputs)`` and, once
 per ``diagnostics_period`` of wall clock, a physics report to ``report(t, report)``; both
 callbacks run in the thread, outside the lock. Simulated time is paced to the wall clock by
-`humanoid_sim.pacing.Pacer` (factor 0: as fast as possible). While paused the thread waits
+`humanoid_sim.runtime.pacing.Pacer` (factor 0: as fast as possible). While paused the thread waits
 (polling every ``PAUSED_POLL``) and keeps reporting. An exception inside a cycle (a step, a
 sensor, a callback) pauses the simulation, is kept in ``error`` (reported as ERROR) and passed to
 ``on_error(text)``; the thread itself never dies while the stepper lives, and `reset` recovers.
@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from humanoid_sim.pacing import Pacer
+from humanoid_sim.runtime.pacing import Pacer
 
 __all__ = ["RealTimeStepper", "PAUSED_POLL", "CLOSE_TIMEOUT"]
 
@@ -33,7 +33,7 @@ CLOSE_TIMEOUT = 5.0  # [s] wall: longest wait for the thread to end in `close` (
 
 
 class RealTimeStepper:
-    """Steps a `humanoid_sim.session.SimulationSession` in a thread (module docstring).
+    """Steps a `humanoid_sim.runtime.session.SimulationSession` in a thread (module docstring).
 
     publish(outputs): the `Outputs` of each step (and of `step_paused`); report(t, report): a
     `PhysicsReport` at simulated time t [s]; on_error(text): a failed cycle (the stepper is

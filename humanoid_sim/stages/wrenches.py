@@ -84,7 +84,7 @@ class Wrenches:
 
     def generalized_forces(self, data, masks, t: float):
         """Σ Jᵀ w of the wrenches acting at t (nv,) [N, N·m], or None when none acts. ``data``:
-        after ``pin.computeJointJacobians``; masks: `humanoid_sim.contacts.support_masks`."""
+        after ``pin.computeJointJacobians``; masks: `humanoid_sim.stages.contacts.support_masks`."""
         if not self.scene and not self.user:
             return None
         tau = None

@@ -7,18 +7,18 @@ frictionless impact LCP (3.7) of the `impact_lcp` solver runs first on the free 
 velocities (the pre-impact velocity of an impact at the end of the free step; Λ = J M̃⁻¹ Jᵀ,
 impulses) over the contacts that touch within the step; the velocities jump (3.9), and the
 frictional problem of the step then runs on the updated free velocity
-(`humanoid_sim.contact_solve`). With e = 0 the velocity-level contact solve alone gives a
+(`humanoid_sim.stages.solve`). With e = 0 the velocity-level contact solve alone gives a
 plastic impact, and worlds without restitution skip this stage.
 
 Speculative activation (`SweptMargins`, issue 14 §2; our addition, the thesis has no proximity
 threshold, spec §2.10): a contact enters the step's problem when its gap is within the distance
 its bodies can travel in this step, not only within the fixed activation margin
-(`humanoid_sim.collision.DEFAULT_MARGIN`, 5 mm = 5 m/s at 1 ms). Per mobile shape the sweep is
+(`humanoid_sim.collision.detector.DEFAULT_MARGIN`, 5 mm = 5 m/s at 1 ms). Per mobile shape the sweep is
 dt·(|v(o)| + |ω|·ρ): the free velocity's speed of the joint-frame origin o plus the angular
 speed times ρ, the distance from o to the farthest point of the shape (|placement| + bounding
 radius), a bound on every point's speed; a mobile–static pair is active within
 max(margin, sweep), a mobile–mobile pair within max(margin, sweep_a + sweep_b). Such a contact
-has gap ≥ 0, so its gap term is gap/dt (`humanoid_sim.contacts.gap_term`): the solve lets it
+has gap ≥ 0, so its gap term is gap/dt (`humanoid_sim.stages.contacts.gap_term`): the solve lets it
 close at most the gap in this step, and the body lands on the surface instead of penetrating.
 Without this, a body faster than margin/dt penetrated up to one step's travel, and the
 penetration's β·gap/dt correction threw it back up (e = 0: 9.5 m/s at 60 m/s) or it tunnelled
@@ -51,7 +51,7 @@ class Impacts:
         self.speed, self.dt = float(speed), float(dt)
 
     def __call__(self, systems, batch, dv, stats=None) -> int:
-        """Apply the impacts of every group (`humanoid_sim.delassus.GroupSystem`, their
+        """Apply the impacts of every group (`humanoid_sim.delassus.group.GroupSystem`, their
         ``v_free`` updated in place of the jump) of a step's contact ``batch``; the velocity jumps
         M̃⁻¹Jᵀ P are added to ``dv`` (nv,) [m/s]; each impact solve is counted in ``stats`` (a
         `StepStats`). Returns the number of impact solves."""
@@ -96,7 +96,7 @@ class SweptMargins:
     detector then runs with its fixed margin only).
 
     model: the World's Pinocchio model; geoms: its mobile geometries
-    (`humanoid_sim.geometry.MobileGeom`: joint, placement_p, radius); margin: the activation
+    (`humanoid_sim.collision.geometry.MobileGeom`: joint, placement_p, radius); margin: the activation
     margin [m]; dt [s]."""
 
     def __init__(self, model, geoms, margin: float, dt: float):

@@ -1,7 +1,7 @@
 """ROS-free checks of the simulator node's commands (ros2_control-style topics, external wrenches).
 
 The node (`humanoid_ros.simulator`) turns messages into plain values and calls these functions
-(through `humanoid_sim.session.SimulationSession`); every bad command raises `CommandError` (a
+(through `humanoid_sim.runtime.session.SimulationSession`); every bad command raises `CommandError` (a
 `HumanoidStackError`) whose message names the topic, the field and the value, and the node logs
 it and keeps the previous command.
 
@@ -27,9 +27,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from humanoid_model.validation import finite_number, finite_vector, message, short
-from humanoid_sim.actuators import JointTrajectory
 from humanoid_sim.exceptions import CommandError
-from humanoid_sim.wrenches import check_bounds
+from humanoid_sim.stages.actuators import JointTrajectory
+from humanoid_sim.stages.wrenches import check_bounds
 
 __all__ = [
     "CommandError",
@@ -88,7 +88,7 @@ def check_wrench(link: str, force, torque, model, robot_name: str, topic: str = 
     """(link, force (3,) [N], torque (3,) [N·m]) of an external wrench, checked: ``link`` is a frame
     of ``model`` (the world's combined Pinocchio model: robot links and free bodies; a leading
     "/" is dropped), the six values are finite and the force and torque magnitudes are within
-    `humanoid_sim.wrenches.MAX_FORCE` / `MAX_TORQUE` (1e6 N, 1e6 N·m)."""
+    `humanoid_sim.stages.wrenches.MAX_FORCE` / `MAX_TORQUE` (1e6 N, 1e6 N·m)."""
     link = str(link).lstrip("/")
     if not link or model.getFrameId(link) >= len(model.frames):
         raise CommandError(

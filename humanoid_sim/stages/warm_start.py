@@ -1,10 +1,10 @@
 """Warm start of the contact solve from the previous step (our addition, docs/simulator.md).
 
 A contact of this step reuses the force of the previous step's contact with the same body pair
-(the pair key of `humanoid_sim.contacts.StepContacts.keys`) whose point on body A (in A's joint
+(the pair key of `humanoid_sim.stages.contacts.StepContacts.keys`) whose point on body A (in A's joint
 frame) is nearest, within ``WARM_MATCH``: coal returns patch vertices in no fixed order, so
 contacts are matched by position, not by rank. Contacts without a match are *new*; the solve
-stage starts them from the frictionless solution (`humanoid_sim.contact_solve`).
+stage starts them from the frictionless solution (`humanoid_sim.stages.solve`).
 
 `WarmStart` is the memory between steps: the previous step's keys, forces and local points,
 sorted by key for the binary-search match.
@@ -84,7 +84,7 @@ class WarmStart:
 
     def lookup(self, keys, local):
         """(forces (m, 3) [N] in the contact frames, hit (m,) bool, any contact new) for this
-        step's contacts (``keys`` (m,), ``local`` (m, 3) from `humanoid_sim.contacts`)."""
+        step's contacts (``keys`` (m,), ``local`` (m, 3) from `humanoid_sim.stages.contacts`)."""
         return _warm(self.keys, self.local, self.forces, keys, local, self.tol, self.enabled)
 
     def remember(self, keys, forces, local):

@@ -52,6 +52,7 @@ from humanoid_model import interpolation
 from humanoid_model.exceptions import ConfigError
 
 __all__ = [
+    "actuators",
     "PDActuator",
     "JointTrajectory",
     "Actuation",
@@ -467,3 +468,28 @@ class Actuation:
     def applied(self, damp, v, v_next):
         """The torque applied over the step (n,) [N·m]: explicit part minus K_v (q̇ᵗ⁺¹ − q̇ᵗ)."""
         return self.tau_explicit - damp * (v_next[self._v] - v[self._v])
+
+
+def actuators(world, q, v):
+    """The actuators stage of a World step: (τ (nv,) the generalised forces of the step [N, N·m],
+    the actuation's implicit damping for `Actuation.applied`, None without a robot). τ is the
+    actuator's explicit torque (`Actuation`), plus the scene's and the user's wrenches as Jᵀw
+    (`humanoid_sim.stages.wrenches.Wrenches`), plus the haptic coupling's J_eᵀ f_e (eq. 3.64,
+    `humanoid_sim.stages.haptics.HapticDevice`, while one is connected and coupled). Reads
+    ``world.model``, ``world.data`` (after the kinematics stage), ``world.t``,
+    ``world.actuation``, ``world.wrenches``, ``world.masks`` and ``world.haptics``."""
+    model, data, t = world.model, world.data, world.t
+    tau = np.zeros(model.nv)
+    actuation = world.actuation
+    damp = actuation(model, data, q, v, t, tau) if actuation is not None else None
+    wrenches = world.wrenches
+    if wrenches.scene or wrenches.user:
+        ext = wrenches.generalized_forces(data, world.masks, t)  # None when none acts now
+        if ext is not None:
+            tau += ext
+    haptics = world.haptics
+    if haptics is not None and haptics.active:  # eq. 3.64: J_eᵀ f_e of the device
+        ext = haptics(data, v)
+        if ext is not None:
+            tau += ext
+    return tau, damp

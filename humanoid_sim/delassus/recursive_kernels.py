@@ -1,8 +1,10 @@
 """Numba kernels of the thesis's recursive Delassus algorithms (spec
 ../shared/spec/000_chardonnet.md §2.4, Algorithms 3–5), driven by
-`humanoid_sim.delassus_recursive.RecursiveDelassus`: the free-motion ABA quantities, the three
+`humanoid_sim.delassus.recursive.RecursiveDelassus`: the free-motion ABA quantities, the three
 Ω recursions (initial, Chang–Khatib, new) and the projection Λ = Σ s_c s_d X_c Ω X_dᵀ, each with
 exact operation counters.
+
+Reference code, not on the simulator's step (with `humanoid_sim.delassus.recursive`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__: list[str] = []  # kernels only; see humanoid_sim.delassus_recursive
+__all__: list[str] = []  # kernels only; see humanoid_sim.delassus.recursive
 
 # Conventions of the kernels (spec §2.1 "all quantities in the world frame"): spatial vectors at
 # the world origin, linear part first (Pinocchio's WORLD convention). Per joint k: S_k (6×nv_k)

@@ -1,10 +1,10 @@
 """Solve stage: the frictional contact problem of every collision group (spec
 ../shared/spec/000_chardonnet.md §2.6–2.8, eq. 3.25–3.26) with the World's solver.
 
-Per group (`humanoid_sim.delassus.GroupSystem`): the free velocity gets the contacts' gap terms
-(`humanoid_sim.contacts.gap_term`) and the joint-limit rows' (`humanoid_sim.joint_limits`:
+Per group (`humanoid_sim.delassus.group.GroupSystem`): the free velocity gets the contacts' gap terms
+(`humanoid_sim.stages.contacts.gap_term`) and the joint-limit rows' (`humanoid_sim.stages.joint_limits`:
 μ = 0, unit compliance on their tangential rows); the solve starts from last step's forces
-(`humanoid_sim.warm_start`); contacts without a previous match start from the frictionless
+(`humanoid_sim.stages.warm_start`); contacts without a previous match start from the frictionless
 solution of the group (normal forces only), so that a hyperstatic contact set does not lock in
 internal tangential forces produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
 The solver returns forces f [N] (W = dt Λ); the velocity change M̃⁻¹Jᵀ (dt f) goes to ``dv``.
@@ -12,7 +12,7 @@ Convergence, iterations and residual maxima go to the step statistics
 (`humanoid_sim.step_stats`).
 
 Split penetration correction (issue 14 §2; our addition, the thesis has no gap term, spec
-§2.10): the β·gap/dt term of a penetration (`humanoid_sim.contacts.gap_term`) asks for a
+§2.10): the β·gap/dt term of a penetration (`humanoid_sim.stages.contacts.gap_term`) asks for a
 separating velocity, which the body keeps after it has left the surface: a penetration d thrown
 the body back at β d/dt (4 m/s after 2 cm at 1 ms) even with e = 0. When a group's
 correction asks for more than ``split_speed`` on some row, the group is solved twice: the
@@ -22,7 +22,7 @@ pushes out), whose forces, velocities, statistics and warm start are the step's,
 velocity change moves the positions only (returned as ``dv_position``; the World integrates
 q with q̇ + dv_position and keeps q̇). The penetration is still removed by β per step, and no
 kinetic energy comes from it. The World's ``split_speed`` is the impact speed
-(`humanoid_sim.impacts.impact_speed`, 2|g|dt: 2 cm/s at 1 ms), the speed no resting contact
+(`humanoid_sim.stages.impacts.impact_speed`, 2|g|dt: 2 cm/s at 1 ms), the speed no resting contact
 needs: gravity adds |g|dt per step, and resting contacts on curved or rolling bodies settle
 at corrections of that order (a can lying on a table: 5–8 µm deep, 1–1.6 cm/s), which one
 solve keeps. The speed such a correction can leave is below 2|g|dt (a 20 µm hop at 1 ms).
@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_sim.contacts import BETA
 from humanoid_sim.solvers import ContactProblem
+from humanoid_sim.stages.contacts import BETA
 
-__all__ = ["ContactSolve"]
+__all__ = ["solve", "ContactSolve"]
 
 SOURCE = "world step"  # names the problems in solver errors
 
@@ -52,8 +52,8 @@ class ContactSolve:
         self.splits = 0  # groups solved twice (split penetration correction) since construction
 
     def __call__(self, systems, contacts, warm, limits, limit_warm, dv, stats):
-        """Solve every group of a step. contacts: the `humanoid_sim.contacts.StepContacts`;
-        warm: (forces (m, 3), hit (m,), any new) from `humanoid_sim.warm_start.WarmStart.lookup`
+        """Solve every group of a step. contacts: the `humanoid_sim.stages.contacts.StepContacts`;
+        warm: (forces (m, 3), hit (m,), any new) from `humanoid_sim.stages.warm_start.WarmStart.lookup`
         (None without contacts); limits: the `LimitRows` or None and limit_warm their previous
         forces; dv (nv,): velocity change, accumulated [m/s]; stats: a `StepStats`.
 
@@ -124,3 +124,30 @@ class ContactSolve:
                 dv_position[s.group.cols] += self.dt * (s.X @ extra)
                 self.splits += 1
         return (np.zeros((0, 3)) if forces is None else forces), f_limits, iterations, dv_position
+
+
+def solve(world, systems, contacts, warm, limits):
+    """The solve stage of a World step: the impacts (`humanoid_sim.stages.impacts.Impacts`, only
+    when some body has restitution), then the frictional problem of every group (the world's
+    `ContactSolve`), whose forces the joint-limit rows, the warm start and the FEM soles keep for
+    the next step. systems: the delassus stage's `GroupSystem` list; contacts: the `StepContacts`;
+    warm: its warm start; limits: the `LimitRows` or None.
+
+    Returns (contact forces (m, 3) [N] in the contact frames, solver iterations, dv (nv,) the
+    velocity change of the contacts [m/s], dv_position: None or the extra velocity change of the
+    positions, `ContactSolve`). Reads ``world.model``, ``world.step_stats``, ``world.impacts``,
+    ``world.limits``, ``world.solve``, ``world.warm_start`` and ``world.soles``."""
+    stats = world.step_stats
+    dv = np.zeros(world.model.nv)
+    if world.impacts is not None:
+        world.impacts(systems, contacts.batch, dv, stats)
+    joint_limits = world.limits
+    limit_warm = joint_limits.warm(limits) if limits is not None else None
+    forces, f_limits, iterations, dv_position = world.solve(systems, contacts, warm, limits, limit_warm, dv, stats)
+    if limits is not None:
+        joint_limits.remember(limits, f_limits)
+    world.warm_start.remember(contacts.keys, forces, contacts.local)
+    soles = world.soles
+    if soles is not None:
+        soles.update(forces, contacts)  # U_c, U_n (eq. 4.22)
+    return forces, iterations, dv, dv_position

@@ -1,0 +1,137 @@
+"""Broad phase of the collision stage: the mobile shapes' world placements and the pairs that may
+be within the activation margin, in numba (one compiled call on the hot path, `_placed_broad`).
+
+Bounding spheres of the mobile shapes are tested against the environment's half-spaces (with the
+exact support distance for boxes, spheres and cylinders) and against its finite shapes' bounding
+spheres; mobile–mobile pairs of the candidate list get a sphere test, then a world-AABB test. A
+pair's margin is max(margin, its sweep): the distance its shapes can travel in the step
+(speculative activation, `humanoid_sim.stages.impacts.SweptMargins`).
+
+Shape kinds (`_kind`): 0 box, 1 sphere, 2 cylinder, 3 other (bounding sphere only); `_half`
+gives the half sides the tests use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from humanoid_model.coal_import import coal
+
+__all__: list[str] = []  # kernels of `humanoid_sim.collision.detector.CollisionDetector`
+
+
+@njit(cache=True)
+def _placements(oR, op, joint, PR, Pp):
+    n = joint.shape[0]
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    for k in range(n):
+        j = joint[k]
+        for a in range(3):
+            acc = op[j, a]
+            for b in range(3):
+                acc += oR[j, a, b] * Pp[k, b]
+                s = 0.0
+                for c in range(3):
+                    s += oR[j, a, c] * PR[k, c, b]
+                R[k, a, b] = s
+            p[k, a] = acc
+    return R, p
+
+
+@njit(cache=True)
+def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sweep):
+    # sweep (n,): per shape the distance it can travel this step (speculative activation,
+    # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep)
+    n = p.shape[0]
+    ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
+    ss = np.empty_like(ms)
+    cnt = 0
+    for k in range(n):
+        mk = max(margin, sweep[k])
+        for h in range(hs_idx.shape[0]):
+            nx, ny, nz = hs_n[h, 0], hs_n[h, 1], hs_n[h, 2]
+            d = nx * p[k, 0] + ny * p[k, 1] + nz * p[k, 2] - hs_d[h]
+            if kind[k] == 0:
+                e = 0.0
+                for j in range(3):
+                    e += abs(nx * R[k, 0, j] + ny * R[k, 1, j] + nz * R[k, 2, j]) * half[k, j]
+            elif kind[k] == 1:
+                e = rad[k]
+            elif kind[k] == 2:
+                na = abs(nx * R[k, 0, 2] + ny * R[k, 1, 2] + nz * R[k, 2, 2])
+                e = cyl_r[k] * np.sqrt(max(1.0 - na * na, 0.0)) + half[k, 2] * na
+            else:
+                e = rad[k]
+            if d - e <= mk:
+                ms[cnt] = k
+                ss[cnt] = hs_idx[h]
+                cnt += 1
+        for f in range(fin_idx.shape[0]):
+            dx, dy, dz = p[k, 0] - fin_c[f, 0], p[k, 1] - fin_c[f, 1], p[k, 2] - fin_c[f, 2]
+            if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[k] - fin_r[f] <= mk:
+                ms[cnt] = k
+                ss[cnt] = fin_idx[f]
+                cnt += 1
+    keep = np.zeros(pairs.shape[0], np.bool_)
+    for i in range(pairs.shape[0]):
+        a, b = pairs[i, 0], pairs[i, 1]
+        mab = max(margin, sweep[a] + sweep[b])
+        dx, dy, dz = p[a, 0] - p[b, 0], p[a, 1] - p[b, 1], p[a, 2] - p[b, 2]
+        if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[a] - rad[b] > mab:
+            continue
+        ok = True
+        for r in range(3):
+            ea = 0.0
+            eb = 0.0
+            if kind[a] == 3:
+                ea = rad[a]
+            else:
+                for j in range(3):
+                    ea += abs(R[a, r, j]) * box_ext[a, j]
+            if kind[b] == 3:
+                eb = rad[b]
+            else:
+                for j in range(3):
+                    eb += abs(R[b, r, j]) * box_ext[b, j]
+            if abs(p[a, r] - p[b, r]) > ea + eb + mab:
+                ok = False
+                break
+        keep[i] = ok
+    return ms[:cnt], ss[:cnt], pairs[keep]
+
+
+@njit(cache=True)
+def _placed_broad(
+    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
+):
+    """`_placements` then `_broad` (one dispatch on the hot path): (R, p, (mobile, static) (2, k)
+    of the mobile–static candidates, mobile pairs)."""
+    R, p = _placements(oR, op, joint, PR, Pp)
+    ms, ss, mp = _broad(
+        p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
+    )
+    both = np.empty((2, ms.shape[0]), np.int64)
+    both[0], both[1] = ms, ss
+    return R, p, both, mp
+
+
+def _kind(shape) -> int:
+    """Shape kind of the broad phase and of `_entry`: 0 box, 1 sphere, 2 cylinder, 3 other."""
+    if isinstance(shape, coal.Box):
+        return 0
+    if isinstance(shape, coal.Sphere):
+        return 1
+    if isinstance(shape, coal.Cylinder):
+        return 2
+    return 3
+
+
+def _half(shape) -> list:
+    """Half sides of a box, (0, 0, half length) of a cylinder, zeros otherwise [m]."""
+    if isinstance(shape, coal.Box):
+        return [float(v) for v in np.asarray(shape.halfSide, float)]
+    if isinstance(shape, coal.Cylinder):
+        return [0.0, 0.0, float(shape.halfLength)]
+    return [0.0, 0.0, 0.0]

@@ -1,0 +1,258 @@
+"""`CollisionDetector`: the collision stage's detector over a fixed pair set. Each step,
+`detect(oMi_R, oMi_p, sweep)` places the mobile shapes and runs the broad phase (one numba call,
+`humanoid_sim.collision.broad_phase`), then the narrow phase on the surviving pairs
+(`humanoid_sim.collision.narrow_phase`, and `humanoid_sim.collision.mesh` for a static triangle
+mesh), and assembles the points into a `humanoid_sim.collision.batch.ContactBatch`.
+
+The geometry (`humanoid_sim.collision.geometry`) lives in two lists: **mobile geometries**
+attached to a joint of the world's combined Pinocchio model (robot links, free-body parts) and
+**static geometries** of the environment. A pair's material is the smaller friction and
+restitution of its two sides (`_combine`; robot links carry none: the other body's is used, or
+the detector's defaults).
+
+``DEFAULT_MARGIN = 5 mm`` (chosen): contacts enter the solve when gap < 5 mm. The gap term of the
+velocity-level problem (`humanoid_sim.stages.contacts`) lets a body close a positive gap in one step, so
+the margin only needs to exceed the distance travelled in one step (5 m/s at 1 ms). The thesis
+gives no proximity threshold (spec §2.10).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanoid_model.coal_import import coal
+from humanoid_sim.collision.batch import ContactBatch
+from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_broad, _placements
+from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
+from humanoid_sim.collision.mesh import MeshPatches
+from humanoid_sim.collision.narrow_phase import NarrowPhase, _assemble
+
+__all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
+
+DEFAULT_MARGIN = 0.005  # [m] activation margin (chosen, see module docstring)
+
+
+def _combine(a, b, default):
+    if a is None and b is None:
+        return default
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+class CollisionDetector:
+    """Broad + narrow phase over a fixed pair set (module docstring).
+
+    Args:
+        mobile: mobile geometries; static: static geometries.
+        mobile_pairs: (k, 2) int array of mobile–mobile pairs to test.
+        margin: activation margin [m].
+        default_friction / default_restitution: used when neither side has a material.
+        static_blocked: None, or (n_mobile, n_static) bool: mobile–static pairs never tested
+            (`humanoid_sim.collision.pair_filter.PairFilter.static_blocked`).
+    """
+
+    def __init__(
+        self,
+        mobile: list[MobileGeom],
+        static: list[StaticGeom],
+        mobile_pairs,
+        margin: float = DEFAULT_MARGIN,
+        default_friction: float = 0.4,
+        default_restitution: float = 0.0,
+        patch_points: int = 0,
+        static_blocked=None,
+    ):
+        self.mobile, self.static = mobile, static
+        self.margin = float(margin)
+        self.patch_points = int(patch_points)
+        self.mobile_pairs = np.asarray(mobile_pairs, np.int64).reshape(-1, 2)
+        self.static_blocked = None if static_blocked is None else np.asarray(static_blocked, bool)
+        self.joint = np.array([g.joint for g in mobile], np.int64)
+        self._geom_joints = np.unique(self.joint).tolist()  # joints that carry geometry
+        # joint placements buffer of `joint_placements`: a row per joint up to the last with geometry
+        self._H = np.tile(np.eye(4), (int(self.joint.max(initial=0)) + 1, 1, 1))
+        self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
+        self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
+        self.rad = np.array([g.radius for g in mobile])
+        # shape kind for the exact half-space test: 0 box, 1 sphere, 2 cylinder, 3 other
+        self.kind = np.array([_kind(g.shape) for g in mobile], np.int64)
+        self.half = np.array([_half(g.shape) for g in mobile]).reshape(-1, 3)
+        # half extents of a box containing the shape in its own frame (for world AABBs)
+        self.box_ext = self.half.copy()
+        for k, g in enumerate(mobile):
+            if isinstance(g.shape, coal.Sphere):
+                self.box_ext[k] = g.shape.radius
+            elif isinstance(g.shape, coal.Cylinder):
+                self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
+        self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0 for g in mobile])
+        # per-point gaps (`_assemble`, `_entry`): the shapes' kinds (4: half-space), half sides
+        # and radii, mobile then static
+        self.rr = np.array(
+            [float(g.shape.radius) if isinstance(g.shape, (coal.Sphere, coal.Cylinder)) else 0.0 for g in mobile]
+        )
+        self.skind = np.array([4 if s.halfspace else _kind(s.shape) for s in static], np.int64)
+        self.sR = np.array([np.asarray(s.R, float) for s in static]).reshape(-1, 3, 3)
+        self.sp = np.array([np.asarray(s.p, float) for s in static]).reshape(-1, 3)
+        self.shalf = np.array([_half(s.shape) for s in static]).reshape(-1, 3)
+        self.srr = np.array(
+            [float(s.shape.radius) if isinstance(s.shape, (coal.Sphere, coal.Cylinder)) else 0.0 for s in static]
+        )
+        hs = [i for i, s in enumerate(static) if s.halfspace]
+        fin = [i for i, s in enumerate(static) if not s.halfspace]
+        self.hs_idx = np.array(hs, np.int64)
+        self.mobile_pairs = np.ascontiguousarray(self.mobile_pairs)
+        self.hs_n = np.array([static[i].R[:, 2] for i in hs]).reshape(-1, 3)
+        self.hs_d = np.array([static[i].R[:, 2] @ static[i].p for i in hs])
+        self.fin_idx = np.array(fin, np.int64)
+        self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
+        self.fin_r = np.array([static[i].radius for i in fin])
+        # the broad phase's arrays in the order `_broad` / `_placed_broad` take them (fixed for
+        # the detector's life): one tuple for both compiled calls
+        self._broad_args = (
+            self.margin,
+            self.kind,
+            self.half,
+            self.cyl_r,
+            self.rad,
+            self.box_ext,
+            self.hs_idx,
+            self.hs_n,
+            self.hs_d,
+            self.fin_idx,
+            self.fin_c,
+            self.fin_r,
+            self.mobile_pairs,
+        )
+        self._still = np.zeros(len(mobile))  # no sweep: every pair within ``margin`` (`detect`)
+        self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
+        self.narrow = NarrowPhase(self.margin, self.patch_points)  # coal's queries, patch points
+        self.meshes = MeshPatches(static, self.static_tf, self.narrow, self.margin)  # static triangle meshes
+        self.mat_mu_default = default_friction
+        self.mat_e_default = default_restitution
+        # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
+        self._mu_ms = [[_combine(A.friction, S.friction, default_friction) for S in static] for A in mobile]
+        self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static] for A in mobile]
+        self._mu_mm = [[_combine(A.friction, B.friction, default_friction) for B in mobile] for A in mobile]
+        self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile] for A in mobile]
+
+    # ------------------------------------------------------------------ placements
+    def joint_placements(self, data):
+        """World rotations (k, 3, 3) and positions (k, 3) [m] of the joints 0..k−1 (k − 1: the
+        last joint with geometry), from ``data.oMi`` (after forward kinematics): the input of
+        `detect`. Only the joints that carry geometry are filled (the other rows are stale); the
+        arrays are views of one buffer that the next call rewrites."""
+        oMi = data.oMi.tolist()  # one conversion: indexing the StdVec per joint is slower
+        H = self._H
+        for j in self._geom_joints:
+            H[j] = oMi[j].homogeneous
+        return H[:, :3, :3], H[:, :3, 3]
+
+    def placements(self, oMi_R, oMi_p):
+        """World rotations (n, 3, 3) and positions (n, 3) of the mobile shapes, from the joints'
+        world rotations (njoints, 3, 3) and positions (njoints, 3)."""
+        return _placements(oMi_R, oMi_p, self.joint, self.PR, self.Pp)
+
+    def _extent(self, R):
+        """(n_mobile, n_hs) support extent of each mobile shape along each half-space's inward
+        direction −n: the exact distance from the shape's origin plane to its lowest point for
+        boxes (Σ |n·R e_i| h_i), spheres (r) and cylinders (r √(1 − (n·a)²) + h |n·a|); the
+        bounding radius for other shapes. Centre signed distance minus extent = exact gap."""
+        proj = np.abs(np.einsum("kij,hi->khj", R, self.hs_n))  # |n · R e_j|
+        ext = np.einsum("khj,kj->kh", proj, self.half)  # boxes
+        na = proj[:, :, 2]
+        cyl = self.cyl_r[:, None] * np.sqrt(np.maximum(1.0 - na * na, 0.0)) + self.half[:, 2:3] * na
+        ext = np.where(self.kind[:, None] == 2, cyl, ext)
+        ext = np.where(self.kind[:, None] == 1, self.rad[:, None], ext)
+        return np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
+
+    def broad_phase(self, p, R, sweep=None):
+        """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs (numba kernel
+        `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
+        formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
+        world AABBs (|R| times the shape's half extents). sweep: see `detect`."""
+        sweep = self._still if sweep is None else sweep
+        return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args, sweep)
+
+    # ------------------------------------------------------------------ the step
+    def detect(self, oMi_R, oMi_p, sweep=None) -> ContactBatch:
+        """All point contacts with gap < margin (see `ContactBatch`). sweep: None, or (n_mobile,)
+        the distance [m] each mobile shape can travel this step (`humanoid_sim.stages.impacts.SweptMargins`,
+        speculative contacts): a mobile–static pair is then active within max(margin, sweep), a
+        mobile pair within max(margin, sum of both sweeps)."""
+        # = placements() then broad_phase(), one compiled call
+        still = sweep is None
+        R, p, ms, mpairs = _placed_broad(
+            oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep
+        )
+        if self.static_blocked is not None and ms.shape[1]:  # collision filtering (None by default)
+            ms = ms[:, ~self.static_blocked[ms[0], ms[1]]]
+        if ms.shape[1] == 0 and mpairs.shape[0] == 0:
+            return ContactBatch.empty()
+        mobile, static = self.mobile, self.static
+        Tr = coal.Transform3s
+        # the surviving pairs, mobile–static then mobile–mobile, as one list for one narrow-phase
+        # loop: (shape A, placement A, shape B, placement B, ga, gb, b_static, mu, e)
+        mu_ms, e_ms, mu_mm, e_mm = self._mu_ms, self._e_ms, self._mu_mm, self._e_mm
+        pairs = [
+            (mobile[i].shape, Tr(R[i], p[i]), static[s].shape, self.static_tf[s], i, s, 1, mu_ms[i][s], e_ms[i][s])
+            for i, s in zip(*ms.tolist())
+        ]
+        pairs += [
+            (mobile[a].shape, Tr(R[a], p[a]), mobile[b].shape, Tr(R[b], p[b]), a, b, 0, mu_mm[a][b], e_mm[a][b])
+            for a, b in mpairs.tolist()
+        ]
+        # per pair: (ga, gb, b_static, count, mode), (h, mu, e, plane) (`_assemble`)
+        P1s, P2s, nrm, ints, flts = [], [], [], [], []
+        same = True  # every pair gave P1 is P2 (patch points)
+        req, patch = self.narrow.req, self.narrow.patch
+        meshes = self.meshes
+        mesh = meshes.triangles
+        kind, skind = self.kind, self.skind
+        for s1, T1, s2, T2, ga, gb, st, mu, e in pairs:
+            if not still:  # the pair's speculative margin (coal's security margin)
+                req.security_margin = max(self.margin, sweep[ga] if st else sweep[ga] + sweep[gb])
+            if st and gb in mesh:  # a static triangle mesh: possibly several patches
+                patches = meshes.patches(s1, T1, gb)
+            else:
+                boxes = None
+                if kind[ga] == 0 and (skind[gb] if st else kind[gb]) == 0:
+                    if st:
+                        boxes = (R[ga], p[ga], self.half[ga], self.sR[gb], self.sp[gb], self.shalf[gb])
+                    else:
+                        boxes = (R[ga], p[ga], self.half[ga], R[gb], p[gb], self.half[gb])
+                out = patch(s1, T1, s2, T2, boxes)
+                patches = () if out is None else (out,)
+            for P1, P2, ncoal, h, mode, pl in patches:
+                P1s.append(P1)
+                P2s.append(P2)
+                same = same and P1 is P2
+                nrm.append(ncoal)
+                ints.append((ga, gb, st, P1.shape[0], mode))
+                flts.append((h, mu, e, *pl))
+        if not still:
+            req.security_margin = self.margin
+        if not ints:
+            return ContactBatch.empty()
+        A = np.concatenate(P1s)
+        out = _assemble(
+            A,
+            A if same else np.concatenate(P2s),
+            np.array(ints, np.int64),
+            np.array(flts, float),
+            np.array(nrm),
+            R,
+            p,
+            kind,
+            self.half,
+            self.rr,
+            self.sR,
+            self.sp,
+            skind,
+            self.shalf,
+            self.srr,
+        )
+        I3, bs, points, normals, F3 = out
+        return ContactBatch(I3[0], I3[1], bs, points, normals, F3[0], F3[1], F3[2], I3[2])
