@@ -1,12 +1,12 @@
 """The ``planning`` section of a scene: what the contact planner needs besides the surfaces
-(001_escande.md §5, §7.2; docs/scenes.md "planning"): the contact locations it may use, the start
-stance, forbidden (body, surface) pairs, the goal (regions a point must reach, axes kept
-vertical, locations the goal stance holds), the hand-given guide (key postures, §5.7), the
-individual body potentials (6.9), targets, extra tasks kept at every witness (§5.8), the discrete
-bonus/malus and planner settings. Plain data, validated here (field paths and values in every
-message); the planner (`humanoid_planner.contact.scene_problem`) turns it into constraints and
-potentials for a given robot, so location and joint names are checked there against that robot
-(a scene's planning section may serve several robots, e.g. the stairs for HRP-2 and BIP).
+(Escande 2008, §5.3.1 and the scenes of §7.2-7.4; docs/scenes.md "planning"): the contact locations
+it may use, the start stance, forbidden (body, surface) pairs, the goal (regions a point must reach,
+axes kept vertical, locations the goal stance holds), the hand-given guide (key postures, §6.3.1),
+the individual body potentials (6.9), targets, extra tasks kept at every witness (§6.5), the
+discrete bonus/malus and planner settings. Plain data, validated here (field paths and values in
+every message); the planner (`humanoid_planner.contact.scene_problem`) turns it into constraints and
+potentials for a given robot, so location and joint names are checked there against that robot (a
+scene's planning section may serve several robots, e.g. the stairs for HRP-2 and BIP).
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ class PlanningSpec:
     bonus: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     guide_progress: str = "posture"
-    #: location name -> diameter [m]: its hull for stability is that disc (the thesis's chair
-    #: stand-up, "feet as 2 cm discs", `ContactLocation.with_disc`)
+    #: location name -> diameter [m]: its hull for stability is that disc (the chair
+    #: stand-up's "feet as 2 cm discs", Escande 2008, §7.3.2; `ContactLocation.with_disc`)
     stability_discs: dict = field(default_factory=dict)
     #: robot name -> settings over ``settings`` when planning for that robot (one section serving
     #: several robots: BIP's reach and footholds on the stairs)

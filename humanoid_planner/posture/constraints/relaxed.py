@@ -2,7 +2,7 @@
 c_i - band <= 0 and -c_i - band <= 0 (inequality rows are kept unless ``keep_inequalities`` is
 False).
 
-Used by the contact planner's pre-contact test (001_escande.md:305): the posture generator's
+Used by the contact planner's pre-contact test (Escande 2008, §6.1.3): the posture generator's
 phase 1 looks at the inequalities only (`solver.two_phase`), so with the stance's contacts as
 equalities a floating robot "reaches" any surface in phase 1 (HRP-2 on two feet met a ceiling
 2.5 m up in phase 1, and failed only in phase 2 after a line search). With the stance relaxed to

@@ -1,4 +1,4 @@
-"""Criterion: distance to a path, (3.27) of 001_escande.md:105 (thesis L815-829):
+"""Criterion: distance to a path, (3.27) of Escande 2008, §3.3:
 obj(q) = min_s sum_i (q_i - p_i(s))^2, with p a piecewise-linear path through given waypoints.
 
 The thesis's q is a vector (Euler angles for the root, App. A); ours has a quaternion, so the
@@ -40,7 +40,7 @@ class PathDistance(PostureCriterion):
     docstring); weights ``w_t`` [m^-1], ``w_r``, ``w_j`` [rad^-1] of the embedding."""
 
     name = "path_distance"
-    equations = "(3.27), 001_escande.md:105"
+    equations = "(3.27), Escande 2008, §3.3"
 
     def __init__(self, model, waypoints, w_t: float = 1.0, w_r: float = 1.0, w_j: float = 1.0):
         W = np.atleast_2d(np.asarray(waypoints, float))
