@@ -7,7 +7,7 @@ world target B: camera axis d_H collinear with HB and in the same sense, HB > ep
 2  -u . a <= 0              (same sense)
 3  eps - |HB| <= 0          (target far enough)    [m]
 
-the dot-product form of the contact constraints ((3.31)-(3.35), :112). Rows 0-1 with row 2
+the dot-product form of the contact constraints ((3.31)-(3.35), §3.4.1). Rows 0-1 with row 2
 are the thesis's condition; row 3 is its HB > eps.
 """
 

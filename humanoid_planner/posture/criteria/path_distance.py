@@ -17,7 +17,7 @@ dy/dv: the base position moves with R v_lin (Pinocchio's local free-flyer tangen
 R [w]x, a 1-DOF joint's coordinate by its increment, a continuous joint's (cos, sin) by
 (-sin, cos) times it (other joint types are refused). obj is continuous; its
 gradient jumps where two segments are equally close (the corners' bisectors, as the thesis's
-guide potential, :369, which it rounds for that reason).
+guide potential, Escande 2008, §6.3.2, which it rounds for that reason).
 
 Weights (chosen): 1 m^-1, 1 and 1 rad^-1, so a 1 cm base offset, a 0.01 rad base rotation and
 a 0.01 rad joint offset cost the same.

@@ -40,7 +40,7 @@ the signed distance).
 **Gradient (3.56)/(4.10).** Moving the bodies, d phi(n*) = n* . (da - db) with a, b fixed in their
 bodies (envelope theorem: n* is stationary), so dd/dq = n^T (dP_a/dq - dP_b/dq) for the body-fixed
 witness points: `kinematics.world_normal_rows` evaluates it; the distance is C^1 because the volumes are
-strictly convex (Thm 4.3.3, :150).
+strictly convex (Thm 4.3.3, Escande 2008, §4.3.2).
 """
 
 from __future__ import annotations
