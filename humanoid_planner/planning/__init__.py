@@ -1,7 +1,7 @@
-"""Planning runs end to end (issue 9, "Commands, node and viewer"): a planning problem from a
-scene (`problem`), the contact plan and its motion (`run`), the PG statistics by outcome code
-(`stats`, Table 7.1) and the plan file PLAN.json (`plan_file`). Used by `humanoid-stack plan`,
-the `contact_planner` node and `benchmarks/planning.py`. No ROS imports. docs/planning.md.
+"""Planning runs end to end: a planning problem from a scene (`problem`), the contact plan and its
+motion (`run`), the PG statistics by outcome code (`stats`, Table 7.1) and the plan file PLAN.json
+(`plan_file`). Used by `humanoid-stack plan`, the `contact_planner` node and
+`benchmarks/planning.py`. No ROS imports. docs/planning.md.
 """
 
 from .plan_file import FORMAT, plan_document, write_plan
