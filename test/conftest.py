@@ -113,7 +113,7 @@ def floor():
 @pytest.fixture(scope="session")
 def flat_walk_plan(robot, tmp_path_factory):
     """The flat scene's planning problem (`humanoid_planner.planning.problem_for`: HRP-2 walks to
-    0.4 m by Contacts-VBFP) planned once per session with its motion (k = 20, thesis A22) -> dict
+    0.4 m by Contacts-VBFP) planned once per session with its motion (k = 20, Escande 2008, §7.3.3) -> dict
     (result: the `PlanningResult`, doc: its PLAN.json document, path: the written file). Shared by
     test_motion, test_planning, test_bridge_plans and test_viewer (read-only there)."""
     from humanoid_model.scene import load_scene
@@ -129,9 +129,9 @@ def flat_walk_plan(robot, tmp_path_factory):
 @pytest.fixture(scope="session")
 def scene_plan():
     """Factory: ``scene_plan(name)`` -> (`humanoid_planner.contact.ScenePlanning`, `Plan`): the
-    contact plan of a shipped scene's ``planning`` section for its robot, made once per session
-    and shared (test_contact_scenes.py: A17 ``table_can``, A18 ``stairs``; the motion tests may
-    reuse them). Read-only for the callers."""
+    contact plan of a shipped scene's ``planning`` section for its robot, made once per session and
+    shared (test_contact_scenes.py: the can on the table ``table_can``, the stairs ``stairs``; the
+    motion tests may reuse them). Read-only for the callers."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
 
