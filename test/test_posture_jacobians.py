@@ -4,7 +4,7 @@ registered constraint's Jacobian against central finite differences on HRP-2, an
 Finite differences: c(q (+) h d) - c(q (-) h d) over 2h along unit tangent directions d, h = 1e-5
 (chosen). Truncation error h^2 |c'''| / 6 ~ 2e-11 and round-off eps |c| / h ~ 2e-11 for rows of
 order 1 (unit-vector dot products, metres on a 1.5 m robot), so a correct Jacobian agrees to
-~1e-10; we require |FD - J d| <= 1e-6 |J d| + 1e-9 (the brief's relative 1e-6, plus an absolute
+~1e-10; we require |FD - J d| <= 1e-6 |J d| + 1e-9 (chosen: a relative 1e-6, plus an absolute
 floor 10x above the FD noise for rows whose directional derivative is ~0).
 """
 
