@@ -213,7 +213,7 @@ def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step
     it): the projection at step 1 of 2 fails, is retried once from the interpolated configuration,
     fails again, and so does every fallback (with and without collision rows; no moving body, so
     no path to drop): `PlanningError` naming segment 0 and step 1/2. (A hand 3 m away as the
-    *arriving* body no longer ends the motion: the last fallback interpolates it without a path.)"""
+    *arriving* body does not end the motion: the last fallback interpolates it without a path.)"""
     from humanoid_planner.contact import Node
     from humanoid_planner.contact.node import RELEASED, ROOT
     from humanoid_planner.exceptions import PlanningError

@@ -75,7 +75,7 @@ def test_com_polygon_verdict_equals_force_existence(robot, floor, seed):
 def test_margin_shrinks_the_polygon():
     """``margin`` keeps the CoM at least that far inside every edge: on the unit square with a 2 cm
     margin, a CoM 1 cm inside an edge violates its row by 1 cm, one 3 cm inside satisfies it with
-    1 cm to spare (it grew the polygon before the fix found by the contact planner's FK check)."""
+    1 cm to spare (the margin shrinks the polygon, never grows it)."""
     square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
     con = ComInPolygon(None, square, margin=0.02)
     data = SimpleNamespace(com=[np.array([0.5, 0.01, 0.8])], Jcom=np.zeros((3, 6)))
