@@ -12,8 +12,8 @@ with), ``vbfp``. A case is ``SCENE[@ROBOT][:KEY=VALUE,...]``: another robot, and
 over the scene's (JSON values), e.g. ``stairs:candidates="box"`` (the search boxes instead of the
 stairs' random candidates, for A15) or ``stairs@bip:max_expanded=1000`` (BIP with the scene's
 ``robot_settings`` for it: its reach from its legs, its random candidates placed clear of the
-risers, docs/planner.md "Scenes"). A key of the scene's ``planning`` section (`PlanningSpec` field) replaces that field
-instead, e.g. ``glass:body_potentials=[]`` (A21: the
+risers, docs/contact_planner.md "Scenes"). A key of the scene's ``planning`` section
+(`PlanningSpec` field) replaces that field instead, e.g. ``glass:body_potentials=[]`` (A21: the
 plan without individual potentials) or ``chair_table:stability_discs={"l_sole":0.02,"r_sole":0.02}``
 (A20's feet as 2 cm discs for stability). For a plan with vertical-axis tasks (the glass, (6.24)) it
 also prints A21's check at every witness and the goal posture: max |n.i|, max |n.j|, min n.k.

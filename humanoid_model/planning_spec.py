@@ -21,7 +21,7 @@ from humanoid_model.scene_geometry import Pose
 __all__ = ["KeyPosture", "PlanningSpec", "Region", "VerticalAxis", "read_planning"]
 
 AXES = ("x", "y", "z")
-#: planner settings a scene may set (name -> type); docs/planner.md has their meaning
+#: planner settings a scene may set (name -> type); docs/contact_planner.md has their meaning
 SETTINGS = {
     "algorithm": str,
     "threshold": float,
@@ -48,9 +48,9 @@ SETTINGS = {
     "crowding": float,
     "crowding_radius": float,
 }
-#: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
+#: gains of the guide and body potentials a scene may set (docs/contact_planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight", "w_rot")
-#: where the guide potential measures progress (docs/planner.md "Potentials")
+#: where the guide potential measures progress (docs/contact_planner.md "Potentials")
 PROGRESS = ("posture", "root")
 
 

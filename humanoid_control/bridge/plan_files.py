@@ -16,7 +16,7 @@
   read by the shared `parse_contact_plan`; a plan without a motion (``success`` false) is refused
   with its reason, as is a file naming another plan format. A motion with segments projected
   without collision rows (``trajectory.unclear_segments``: no clear path was found there, and the
-  robot may pass through an obstacle or itself, docs/planner.md "Limitations and history") is
+  robot may pass through an obstacle or itself, docs/contact_planner.md "Limitations") is
   refused too, naming them, unless ``allow_unclear`` (the robot bridge's ``allow_unclear_motion``)
   says to send it anyway; a note then names them.
 

@@ -35,7 +35,7 @@ against). ``solver``: the posture generator's defaults but a stall window of 30 
 of 10: with the potential as criterion, SLSQP lets the violation rise while it moves the root (a
 foot addition stops at 11 iterations with the default window, and succeeds in 41 without it), and
 SLSQP's ``ftol`` 1e-8 instead of 1e-10: the late iterations only polish the potential (the 0.8 m
-walk: the same 9 stances to 1 mm, ~35 -> ~28 iterations per success, docs/contact_planner.md
+walk: the same 9 stances to 1 mm, ~35 -> ~28 iterations per success, docs/posture_generator.md
 "Speed"). ``joint_margin`` 0.02 rad: the joints stay that far inside their limits at every witness
 and projection (`feasibility`). ``placed_candidates`` off: the thesis's random candidates as drawn
 (on: `children`'s "Placed candidates"; BIP's stairs need it, HRP-2's then plan in 11-17 stances
