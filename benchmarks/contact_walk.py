@@ -1,4 +1,4 @@
-"""Benchmark of the contact planner on the flat scene (docs/planner.md): HRP-2 walks
+"""Benchmark of the contact planner on the flat scene (docs/contact_planner.md): HRP-2 walks
 from half-sitting until the CoM is in x = X ± 0.1 m, |y| <= 0.1 m and both soles' contact
 points are in x = X - 0.1 .. X + 0.2 m, both soles in the stance (the problem of
 test/test_contact_plan.py, X = 0.4 m there). Prints, per algorithm, success, nodes generated and

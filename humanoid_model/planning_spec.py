@@ -1,12 +1,12 @@
 """The ``planning`` section of a scene: what the contact planner needs besides the surfaces
-(001_escande.md §5, §7.2; docs/scenes.md "planning"): the contact locations it may use, the start
-stance, forbidden (body, surface) pairs, the goal (regions a point must reach, axes kept
-vertical, locations the goal stance holds), the hand-given guide (key postures, §5.7), the
-individual body potentials (6.9), targets, extra tasks kept at every witness (§5.8), the discrete
-bonus/malus and planner settings. Plain data, validated here (field paths and values in every
-message); the planner (`humanoid_planner.contact.scene_problem`) turns it into constraints and
-potentials for a given robot, so location and joint names are checked there against that robot
-(a scene's planning section may serve several robots, e.g. the stairs for HRP-2 and BIP).
+(Escande 2008, §5.3.1 and the scenes of §7.2-7.4; docs/scenes.md "planning"): the contact locations
+it may use, the start stance, forbidden (body, surface) pairs, the goal (regions a point must reach,
+axes kept vertical, locations the goal stance holds), the hand-given guide (key postures, §6.3.1),
+the individual body potentials (6.9), targets, extra tasks kept at every witness (§6.5), the
+discrete bonus/malus and planner settings. Plain data, validated here (field paths and values in
+every message); the planner (`humanoid_planner.contact.scene_problem`) turns it into constraints and
+potentials for a given robot, so location and joint names are checked there against that robot (a
+scene's planning section may serve several robots, e.g. the stairs for HRP-2 and BIP).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from humanoid_model.scene_geometry import Pose
 __all__ = ["KeyPosture", "PlanningSpec", "Region", "VerticalAxis", "read_planning"]
 
 AXES = ("x", "y", "z")
-#: planner settings a scene may set (name -> type); docs/planner.md has their meaning
+#: planner settings a scene may set (name -> type); docs/contact_planner.md has their meaning
 SETTINGS = {
     "algorithm": str,
     "threshold": float,
@@ -48,9 +48,9 @@ SETTINGS = {
     "crowding": float,
     "crowding_radius": float,
 }
-#: gains of the guide and body potentials a scene may set (docs/planner.md "Potentials")
+#: gains of the guide and body potentials a scene may set (docs/contact_planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight", "w_rot")
-#: where the guide potential measures progress (docs/planner.md "Potentials")
+#: where the guide potential measures progress (docs/contact_planner.md "Potentials")
 PROGRESS = ("posture", "root")
 
 
@@ -102,8 +102,8 @@ class PlanningSpec:
     bonus: dict = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
     guide_progress: str = "posture"
-    #: location name -> diameter [m]: its hull for stability is that disc (the thesis's chair
-    #: stand-up, "feet as 2 cm discs", `ContactLocation.with_disc`)
+    #: location name -> diameter [m]: its hull for stability is that disc (the chair
+    #: stand-up's "feet as 2 cm discs", Escande 2008, §7.3.2; `ContactLocation.with_disc`)
     stability_discs: dict = field(default_factory=dict)
     #: robot name -> settings over ``settings`` when planning for that robot (one section serving
     #: several robots: BIP's reach and footholds on the stairs)

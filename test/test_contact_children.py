@@ -1,11 +1,11 @@
 """Children generation of the contact planner (humanoid_planner/contact/children.py,
 feasibility.py) on HRP-2 standing on the flat floor (config/scenes/flat.yaml): the pre-contact
-fast fail (A13, 001_escande.md:521), forbidden pairs (:288), and the transition rule of the
-removal and addition children (geometry of the larger stance, stability of the smaller: A11,
-:519), each witness checked from the forward kinematics, not from the planner's constraints.
+fast fail (Escande 2008, §6.1.3), forbidden pairs (§5.3.2.2), and the transition rule of the
+removal and addition children (geometry of the larger stance, stability of the smaller:
+§5.3.1.3), each witness checked from the forward kinematics, not from the planner's constraints.
 
-"Quickly" is asserted as iteration counts, never as wall-clock (DEVELOPERS.md); docs/planner.md
-has the measured times.
+"Quickly" is asserted as iteration counts, never as wall-clock (DEVELOPERS.md);
+docs/contact_planner.md has the measured times.
 """
 
 import numpy as np
@@ -23,7 +23,7 @@ from humanoid_planner.posture import ComRegion, PointRegion, SolverSettings
 from humanoid_planner.posture.solver.outcome import Outcome
 
 TOL = SolverSettings().tolerance  # 1e-6 (posture/solver/two_phase.py)
-A9_ANGLE = 1e-4  # rad, 001_escande.md:517
+ALIGN_TOL = 1e-4  # rad, chosen: the frame alignment of acceptance test 001 A9
 MARGIN = PlannerSettings().margin  # 0.02 m (contact/feasibility.py docstring)
 
 
@@ -48,13 +48,13 @@ def check_transition(robot, surfaces, node, geometric, stable):
     assert np.all(q[7:] >= robot.q_lower - 1e-9) and np.all(q[7:] <= robot.q_upper + 1e-9)
     for c in geometric:
         dp, ang = witness_errors(robot, surfaces, q, c)
-        assert dp <= 10 * TOL and ang <= A9_ANGLE, (c, dp, ang)
+        assert dp <= 10 * TOL and ang <= ALIGN_TOL, (c, dp, ang)
     assert com_depth(robot, q, stable) >= MARGIN - 10 * TOL
 
 
 @pytest.fixture(scope="module")
 def ceiling():
-    """A ceiling 2.5 m up (facing down), out of HRP-2's reach (1.54 m tall, 001_escande.md:401)."""
+    """A ceiling 2.5 m up (facing down), out of HRP-2's reach (1.54 m tall, Escande 2008, §5.4.1)."""
     V = [[-1, -1, 2.5], [-1, 1, 2.5], [1, 1, 2.5], [1, -1, 2.5]]
     return Surface("ceiling", np.array(V, float), np.array([0, 0, -1.0]), np.array([1.0, 0, 0]), 4.0)
 
@@ -75,7 +75,8 @@ def standing(robot, floor, ceiling):
     return pl, Node(stance, res.q, pl.potential(res.q))
 
 
-def test_a13_pre_contact_fails_in_phase_1_where_the_light_contact_runs_on(robot, standing, ceiling):
+@pytest.mark.spec("001", "A13")
+def test_pre_contact_fails_in_phase_1_where_the_light_contact_runs_on(robot, standing, ceiling):
     pl, root = standing
     box = Box.around(ceiling, [0, 0, 2.0], 1.0)  # the whole 2 m x 2 m ceiling polygon (~0.87 m half-side)
     pre = pl.feas.pre_contact(root.stance.contacts, "r_hand", box, root.q)
@@ -91,7 +92,7 @@ def test_a13_pre_contact_fails_in_phase_1_where_the_light_contact_runs_on(robot,
     banded, contact = pl.feas.addition(root.stance.contacts, "r_hand", box, root.q)  # with the equality bands
     assert contact is None and banded.outcome == Outcome.INFEASIBLE_INEQUALITIES and banded.iterations == 0
     assert pre.violations["pre_contact"] > 0.1  # phase 1's best: the hand still > 10 cm short of the plane
-    # wall time is not asserted (DEVELOPERS.md); measured 33-36 ms vs 59-64 ms (docs/planner.md)
+    # wall time is not asserted (DEVELOPERS.md); measured 33-36 ms vs 59-64 ms (docs/contact_planner.md)
 
 
 def test_unreachable_surface_and_forbidden_pairs_are_never_tried(robot, standing, floor):
@@ -109,7 +110,8 @@ def test_unreachable_surface_and_forbidden_pairs_are_never_tried(robot, standing
     assert kids == [] and pl.feas.stats.total_calls == before
 
 
-def test_a11_removal_and_addition_children_hold_the_transition_rule(robot, standing, floor):
+@pytest.mark.spec("001", "A11")
+def test_removal_and_addition_children_hold_the_transition_rule(robot, standing, floor):
     pl, root = standing
     surfaces = pl.surfaces
     reg = StanceRegistry()
@@ -128,7 +130,8 @@ def test_a11_removal_and_addition_children_hold_the_transition_rule(robot, stand
         assert n.kind == ADDED and n.changed.location == "r_sole" and n.stance.differs_by_one(one.stance)
         check_transition(robot, surfaces, n, n.stance.contacts, one.stance.contacts)
     best = min(added, key=lambda n: n.potential)
-    assert best is added[0]  # the whole box's optimum beats its sub-boxes' (VBFP's partial oracle, :325)
+    # the whole box's optimum beats its sub-boxes' (VBFP's partial oracle, Escande 2008, §6.2.2)
+    assert best is added[0]
     xs = [n.changed.x for n in added]
     assert max(xs) > one.stance.contacts[0].x + 0.2  # the foot goes forward, toward the goal
 
@@ -168,7 +171,7 @@ def test_force_stability_witness_passes_the_cone_lp_and_com_ignores_vertical_con
 
 
 def test_random_candidates_cover_the_surface_inside_the_sphere(floor):
-    """The thesis's strategy 2 (§5.3.4): ceil(density sqrt(A)) triplets, A the floor's part inside
+    """The thesis's strategy 2 (Escande 2008, §5.3.4): ceil(density sqrt(A)) triplets, A the floor's part inside
     the sphere (a 0.6 m sphere 0.36 m above the floor: the disc of radius 0.48 m, A = pi 0.48²
     to within the 32-gon's 0.6 %), each inside the disc and theta inside its range; a generator of
     the same seed gives the same triplets, another seed others."""

@@ -1,17 +1,17 @@
-"""The glass scene (A21, 001_escande.md:426, :529) at its hard step, the first thigh on the seat,
-and its key postures (config/scenes/glass.yaml, docs/planner.md "Scenes"):
+"""The glass scene (Escande 2008, §7.4) at its hard step, the first thigh on the seat, and its key
+postures (config/scenes/glass.yaml, docs/contact_planner.md "Scenes"):
 
 - with both soles on the floor in front of the chair (where sitting has them) and the CoM over
   them, one thigh is set on the seat: the other thigh's capsule, whose radius reaches 2.1 cm below
   its contact point, is kept from the seat by the margin less that overshoot
-  (`Feasibility.overshoot`, 08f5110); the real geometry (`check_plan`'s coal test on the URDF
+  (`Feasibility.overshoot`); the real geometry (`check_plan`'s coal test on the URDF
   shapes) is clear of the seat; kept at the full margin the same request is infeasible
   (self-collision off here: it is another rule, and with it the chest cannot lean over the thighs
   far enough for the CoM to stay over the feet);
 - the guide's crouch and sitting key postures project on their stances with the glass upright
-  (A21: abs(n.i), abs(n.j) <= 1e-4, n.k > 0), clear of the chair and the table.
+  (T_glass, (6.24): abs(n.i), abs(n.j) <= 1e-4, n.k > 0), clear of the chair and the table.
 
-The plan itself (minutes) is in benchmarks/contact_scenes.py and docs/planner.md, not here.
+The plan itself (minutes) is in benchmarks/contact_scenes.py and docs/contact_planner.md, not here.
 """
 
 import pinocchio as pin
@@ -23,7 +23,7 @@ from humanoid_planner.contact.check import check_plan
 from humanoid_planner.contact.node import ADDED, Node
 from humanoid_planner.contact.search import Plan
 
-VERTICAL_TOL = 1e-4  #: A21 (001_escande.md:529)
+VERTICAL_TOL = 1e-4  #: chosen: the glass's vertical axis of acceptance test 001 A21
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +40,12 @@ def _sitting_stances(sp):
     return crouch, sitting, soles, thighs
 
 
+@pytest.mark.spec("001", "A21")
 def test_crouch_and_sitting_stances_hold_the_glass_upright_clear_of_the_chair_and_table(glass):
     """The guide's crouch (soles where sitting has them) and sitting key postures, projected by the
     planner's posture generator on their stances with T_glass: a witness each, which `check_plan`
     accepts (contacts, CoM, T_glass, the real geometry clear of the chair and the table), the
-    glass upright to A21's 1e-4."""
+    glass upright to 1e-4."""
     crouch, sitting, soles, thighs = _sitting_stances(glass)
     f, m = glass.planner.feas, glass.robot.model
     data, fid = m.createData(), m.getFrameId(glass.robot.contact_locations["r_hand"].body)

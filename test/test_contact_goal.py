@@ -1,7 +1,8 @@
-"""The planner potential and goal tasks (humanoid_planner/contact/potentials/mixed_potential.py, posture/constraints/com_region.py, point_region.py): the
-mixed potential (5.12)-(5.16) with erratum 3 (001_escande.md:220, :25) is C¹ at d0 and its
-gradient w.r.t. the tangent increment matches central differences; the goal rows' Jacobians
-too (same check as test_posture_jacobians: step 1e-5, |FD - J d| <= 1e-6 |J d| + 1e-9)."""
+"""The planner potential and goal tasks (humanoid_planner/contact/potentials/mixed_potential.py,
+posture/constraints/com_region.py, point_region.py): the mixed potential (5.12)-(5.16) of
+Escande 2008, §5.1.2 (its first branch with the 1/2 of (5.12)) is C¹ at d0 and its gradient w.r.t.
+the tangent increment matches central differences; the goal rows' Jacobians too (same check as
+test_posture_jacobians: step 1e-5, |FD - J d| <= 1e-6 |J d| + 1e-9)."""
 
 import numpy as np
 import pinocchio as pin

@@ -1,5 +1,5 @@
-"""Grid BFP and VBFP (humanoid_planner/contact/grid.py; Algorithms 1 and 6 of 001_escande.md §5.1,
-§5.5) and A14 (:522): on a 2-D potential whose straight path is barred by a wall (a local
+"""Grid BFP and VBFP (humanoid_planner/contact/grid.py; Escande 2008, Algorithms 1 and 6, §5.2.1
+and §6.2.1) and the thesis's count of Fig. 6.3 (§6.2.1): on a 2-D potential whose straight path is barred by a wall (a local
 minimum BFP must fill, then go around), extended to 3-D and 4-D by steep distance-to-plane terms
 (10 |z| per extra coordinate, chosen steeper than the basin so that the extra coordinates are
 never explored): both algorithms find the same path in every dimension; BFP's leaves grow with
@@ -9,6 +9,7 @@ internal nodes with 36 / 88 / 142 leaves, VBFP 27 / 28 / 28 leaves in 2-D / 3-D 
 example: 28 internal, 35 / 91 / 147 leaves against 23 / 28 / 28)."""
 
 import numpy as np
+import pytest
 
 from humanoid_planner.contact.grid import bfp, vbfp
 
@@ -27,7 +28,8 @@ def _problem(d):
     return U, (4, 7) + extra, (12, 7) + extra, (0, 0) + (-5,) * (d - 2), (15, 14) + (5,) * (d - 2)
 
 
-def test_a14_bfp_leaves_grow_with_the_dimension_vbfp_leaves_do_not():
+@pytest.mark.spec("001", "A14")
+def test_bfp_leaves_grow_with_the_dimension_vbfp_leaves_do_not():
     runs = {d: (bfp(*_problem(d)), vbfp(*_problem(d))) for d in (2, 3, 4)}
     path2 = runs[2][0].path
     assert path2[0] == (4, 7) and path2[-1] == (12, 7) and len(path2) > 9  # it goes around the wall

@@ -1,15 +1,16 @@
 """The lazy self-collision rounds of the contact planner started over from the warm start
-(`Feasibility._run`, module docstring "Lazy rounds started over"; issue 9, A19's scene).
+(`Feasibility._run`, module docstring "Lazy rounds started over"; the under-table scene, Escande
+2008, §6.3.3).
 
 A request whose first round (no self-collision rows) ends with two of HRP-2's boxes inside each
-other used to go on from that solution only, i.e. from inside the boxes, where phase 1 failed.
-The case below is an addition the under-table search (8238eba, its first 30 s) lost so: the right
-hand on the floor, standing on both soles, from the father's witness (rounded to 1e-6; the
-quaternion renormalised). Started over from the witness with the pairs met and their 3 cm
+other, gone on with from that solution only, i.e. from inside the boxes, fails in phase 1. The
+case below is an addition the under-table search loses so in its first 30 s without the restart:
+the right hand on the floor, standing on both soles, from the father's witness (rounded to 1e-6;
+the quaternion renormalised). Started over from the witness with the pairs met and their 3 cm
 neighbours, it succeeds, and its posture keeps every geometry pair of the robot its margin apart.
-The robot is HRP-2 with the single waist box it had then (`_single_box_waist`): with stop 20's
-two waist boxes the same request succeeds in its first round (the thigh no longer meets the
-waist), so the case no longer exercises the restart.
+The robot is HRP-2 with a single waist box (`_single_box_waist`): with the URDF's two waist boxes
+the same request succeeds in its first round (the thigh does not meet the waist), so the case
+would not exercise the restart.
 """
 
 import coal
@@ -74,8 +75,8 @@ Q0 = np.array(
 
 
 def _single_box_waist():
-    """HRP-2 with the waist as one 0.22 x 0.26 x 0.27 m box from 0.075 m above the hip axes (the
-    URDF's until stop 20, urdf/README.md)."""
+    """HRP-2 with the waist as one 0.22 x 0.26 x 0.27 m box from 0.075 m above the hip axes (the two
+    boxes of the URDF in one, urdf/README.md)."""
     robot = load_robot("hrp2")
     cm = robot.collision_model
     cm.removeGeometryObject("BODY_1")

@@ -1,12 +1,13 @@
 """Placed random candidates (`search.PlannerSettings.placed_candidates`, `Feasibility.placed_clear`,
 `children.random_candidates`' ``keep``): a candidate contact fixes its body's whole pose, so a
-candidate whose body's capsule there is within the collision margin of an obstacle (other than
-the one its surface lies on) can never be a witness, and is drawn again instead of being given
-to the posture generator. BIP's stairs (issue 9: "plan the stairs with BIP as well") plan with it.
+candidate whose body's capsule there is within the collision margin of an obstacle (other than the
+one its surface lies on) can never be a witness, and is drawn again instead of being given to the
+posture generator. BIP's stairs (the thesis's stairs, Escande 2008, §5.4.2, planned for BIP too)
+plan with it.
 
 The threshold is computed from the capsule itself: BIP's foot capsule runs along the sole's
 tangent from the ankle frame's x = a_x to b_x with radius r, so on a tread whose next riser is
-at x = +0.15 m (tread coordinates, the 0.30 m deep step of 001_escande.md:420) its tip is
+at x = +0.15 m (tread coordinates, the 0.30 m deep step of Escande 2008, §5.4.2) its tip is
 clear of the riser by the 1 cm margin iff x + cos(theta) (b_x - p_x) + r <= 0.15 - 0.01, p the
 sole's contact point.
 """
@@ -86,9 +87,9 @@ def test_random_candidates_redraw_what_keep_refuses(floor):
 
 
 def test_bip_climbs_the_stairs_with_self_collision(bip_stairs):
-    """Issue 9: the stairs for BIP (feet only), self-collision on, the scene's random candidates
-    placed: a plan to step 5 that `check_plan` passes (its own geometry clear of itself and the
-    steps at every witness), and its motion checked at every sample. ~6 s of CPU (docs/planner.md
+    """The stairs for BIP (feet only), self-collision on, the scene's random candidates placed: a
+    plan to step 5 that `check_plan` passes (its own geometry clear of itself and the steps at every
+    witness), and its motion checked at every sample. ~6 s of CPU (docs/contact_planner.md
     "Scenes"); bounded by expansions, not time."""
     bip_stairs.planner.s.time_limit = np.inf
     bip_stairs.planner.s.max_expanded = 200
@@ -98,13 +99,13 @@ def test_bip_climbs_the_stairs_with_self_collision(bip_stairs):
     assert bip_stairs.planner.s.self_collision
     last = plan.nodes[-1].stance
     assert set(last.locations) == {"l_sole", "r_sole"} and "step5_top" in {c.surface for c in last}
-    # its motion (issue 9: "check every plan produced in the tests"; A22's defaults): every witness
+    # its motion (every plan the tests produce is checked; the motion's defaults, k = 20): every witness
     # posture is a sample, every held sole's point within 1 mm of its contact at every sample
-    # (forward kinematics), BIP's joints under the 10 deg/s cap (001_escande.md:390), and every
+    # (forward kinematics), BIP's joints under the 10 deg/s cap (Escande 2008, §7.1.2), and every
     # 10th sample clear of the steps and of itself but in the segments the motion reports unclear
     # (`Motion.unclear`: on this machine the left sole's two-tread step from step 1 to step 3
     # past the right sole on step 2, which no lifted or bent path lets BIP's leg follow: the feet
-    # overlap by up to 6 cm there; docs/planner.md "Limitations and history")
+    # overlap by up to 6 cm there; docs/contact_planner.md "Limitations")
     m = generate_motion(bip_stairs.planner.feas, plan.nodes, plan.goal_q)
     for n, t in zip(plan.nodes, m.witness_times):
         np.testing.assert_allclose(m.q[int(np.argmin(np.abs(m.t - t)))], n.q, atol=1e-12)

@@ -1,18 +1,17 @@
-"""Contact planning on the flat scene (humanoid_planner/contact/search.py; issue 9 "Contact
-planner"): HRP-2 walks from half-sitting to a goal region 0.4 m ahead (the CoM in x 0.3-0.5 m,
+"""Contact planning on the flat scene (humanoid_planner/contact/search.py): HRP-2 walks from half-sitting to a goal region 0.4 m ahead (the CoM in x 0.3-0.5 m,
 |y| <= 0.1 m, both soles' contact points in x 0.3-0.6 m, both soles in the stance), by
 best-first search over stances (BFP) and by Contacts-VBFP. Hands are allowed locations, forbidden
 on the floor.
 
 Every plan is checked independently of the planner's constraints (from the forward kinematics,
-`test_contact_children.check_transition`): consecutive stances differ by exactly one contact;
-each witness posture holds the contacts of the larger stance (position <= 1e-5 m, frames aligned
-within A9's 1e-4 rad) and has its CoM >= the 2 cm margin inside the support polygon of the
-smaller stance (A11, 001_escande.md:519), within the joint limits; the goal posture holds the last
+`test_contact_children.check_transition`): consecutive stances differ by exactly one contact; each
+witness posture holds the contacts of the larger stance (position <= 1e-5 m, frames aligned within
+1e-4 rad) and has its CoM >= the 2 cm margin inside the support polygon of the smaller stance (the
+transition rule, Escande 2008, §5.3.1.3), within the joint limits; the goal posture holds the last
 stance and meets the goal; with self-collision (on by default, `PlannerSettings`) the legs' own
-geometry never touches. VBFP must not generate more nodes than our capped BFP, and on a reduced
-walk at least 3x fewer than the thesis's uncapped BFP (A15, :523). The root's goal test comes
-before its expansion. Times are reported in docs/planner.md, never asserted.
+geometry never touches. VBFP must not generate more nodes than our capped BFP, and on a reduced walk
+at least 3x fewer than the thesis's uncapped BFP (the 3-5x of §6.2.2). The root's goal test comes
+before its expansion. Times are reported in docs/contact_planner.md, never asserted.
 """
 
 import numpy as np
@@ -30,7 +29,7 @@ from humanoid_planner.contact import (
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import ComRegion, PointRegion
 
-GOAL_X = 0.4  # m ahead, chosen within the issue's 0.3-0.5 m; HRP-2 needs 2 steps (both soles in the region)
+GOAL_X = 0.4  # m ahead, chosen: a short walk (0.3-0.5 m); HRP-2 needs 2 steps (both soles in the region)
 SOLES = ("l_sole", "r_sole")
 
 
@@ -76,8 +75,9 @@ def test_walk_plan_reaches_the_goal_by_one_contact_changes(robot, plans, algorit
     assert all(c.x > start.contacts[0].x + 0.2 for c in last)  # both feet moved > 20 cm forward
 
 
+@pytest.mark.spec("001", "A11")
 @pytest.mark.parametrize("algorithm", ["vbfp", "bfp"])
-def test_a11_every_witness_holds_the_larger_stance_and_the_smaller_stability(robot, plans, algorithm):
+def test_every_witness_holds_the_larger_stance_and_the_smaller_stability(robot, plans, algorithm):
     planner, _, plan = plans[algorithm]
     root, rest = plan.nodes[0], plan.nodes[1:]
     check_transition(robot, planner.surfaces, root, root.stance.contacts, root.stance.contacts)
@@ -206,9 +206,9 @@ def test_a_walk_with_crowding_still_plans_and_passes_check_plan(robot, floor):
 @pytest.mark.parametrize("algorithm", ["vbfp", "bfp"])
 def test_the_goal_is_tested_before_a_node_is_expanded(robot, floor, algorithm):
     """A start that already meets the goal (the CoM and both soles' contact points in a region about
-    half-sitting's) is the plan: the root's goal test comes before its expansion (001_escande.md:498,
-    issue 9 "the goal ... tested before expansion"), so nothing is expanded or generated and
-    the plan is the root alone. Expanding first would generate the two releases."""
+    half-sitting's) is the plan: the root's goal test comes before its expansion (Escande 2008,
+    §5.3.2.1, Algorithm 2), so nothing is expanded or generated and the plan is the root alone.
+    Expanding first would generate the two releases."""
     L = robot.contact_locations
     goal = [ComRegion(robot.model, (-0.1, 0.1), (-0.1, 0.1))] + [
         PointRegion(robot.model, L[n].body, L[n].point, (-0.15, 0.15), (-0.3, 0.3)) for n in SOLES
@@ -225,14 +225,16 @@ def test_the_goal_is_tested_before_a_node_is_expanded(robot, floor, algorithm):
     assert abs(g[0]) <= 0.1 + 1e-6 and abs(g[1]) <= 0.1 + 1e-6
 
 
-def test_a15_vbfp_generates_over_3x_fewer_nodes_than_the_thesis_bfp(robot, floor):
-    """A15 (001_escande.md:523, E12 at :450): Contacts-VBFP against the thesis's BFP (Algorithm 5:
-    no cap on the candidates of a pair, ``max_candidates`` 0; it splits and recurses while the PG
-    succeeds) on the 0.4 m walk reduced so that the exhaustive BFP finishes in seconds: feet only,
-    cells of 0.25 m (δl) and one θ cell (|θ| <= 0.25 rad), reach 0.75 m (the floor within ~0.3 m of
-    the root). Both plan the walk with the same number of stances; VBFP generates at least 3x fewer
-    nodes (measured: 10 against 174, docs/planner.md "A15"). A VBFP that generated every candidate of
-    a pair at once (no laziness) would be that BFP (checked by making `search` expand eagerly)."""
+@pytest.mark.spec("001", "A15")
+def test_vbfp_generates_over_3x_fewer_nodes_than_the_thesis_bfp(robot, floor):
+    """Escande 2008, §6.2.2 (3 to 5 times fewer nodes): Contacts-VBFP against the thesis's BFP
+    (Algorithm 5: no cap on the candidates of a pair, ``max_candidates`` 0; it splits and recurses
+    while the PG succeeds) on the 0.4 m walk reduced so that the exhaustive BFP finishes in seconds:
+    feet only, cells of 0.25 m (δl) and one θ cell (|θ| <= 0.25 rad), reach 0.75 m (the floor within
+    ~0.3 m of the root). Both plan the walk with the same number of stances; VBFP generates at least
+    3x fewer nodes (measured: 10 against 174, docs/contact_planner.md "Measured"). A VBFP that
+    generated every candidate of a pair at once (no laziness) would be that BFP (checked by making
+    `search` expand eagerly)."""
     out = {}
     for alg in ("vbfp", "bfp"):
         s = PlannerSettings(

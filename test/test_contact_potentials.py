@@ -1,8 +1,8 @@
-"""The planner potentials (humanoid_planner/contact/potentials/, 001_escande.md §5.6): every
+"""The planner potentials (humanoid_planner/contact/potentials/, Escande 2008, §5.3.5 and §6.3): every
 registered member satisfies the one interface; the gradients of the guide potential U_T (6.8),
 the individual body potentials (6.9) and their weighted sum match central differences along
-random tangent directions; the rounded guide's closest point matches a brute-force search; A16
-(:524): with rounded corners U_T and its gradient are continuous across the corner bisector
+random tangent directions; the rounded guide's closest point matches a brute-force search; with
+rounded corners (§6.3.2) U_T and its gradient are continuous across the corner bisector
 where the unrounded polyline's progress jumps, and the progress increases monotonically along
 T; the discrete bonus/malus on hand-made stances."""
 
@@ -134,7 +134,7 @@ def test_a_body_group_refuses_other_terms(robot, members):
 
 
 def test_root_progress_ignores_a_posture_change_at_a_fixed_root(robot, members):
-    """The thesis's l' (progress "root", L2651): the joints moved half-way to the next key posture
+    """The thesis's l' (progress "root", Escande 2008, §6.3.2): the joints moved half-way to the next key posture
     at a fixed root leave it unchanged, where the full-coordinate progress counts them; moving the
     root along the guide's root path is progress for both."""
     K = _key_postures(robot)
@@ -167,7 +167,8 @@ def test_rounded_curve_closest_point_matches_brute_force():
         assert np.allclose(curve.point(pr.s), pr.m, atol=1e-9)
 
 
-def test_a16_rounded_guide_is_c1_across_the_corner_bisector_and_progress_is_monotone(robot):
+@pytest.mark.spec("001", "A16")
+def test_rounded_guide_is_c1_across_the_corner_bisector_and_progress_is_monotone(robot):
     """Points crossing the bisector of the root's 90 deg corner at 5 cm inside it (within the arc
     radius): with rounding, U_T and dU_T/dv change by O(step) across it; the unrounded polyline
     (deviation 1e-9) makes the progress l jump by about 2 x 5 cm there."""

@@ -1,14 +1,15 @@
-"""The automatic guide (humanoid_planner/contact/prm_guide.py; 001_escande.md §5.7, A23 at :531):
+"""The automatic guide (humanoid_planner/contact/prm_guide.py; Escande 2008, §6.4):
 Wood's von Mises-Fisher sampler has the distribution's mean resultant length A_4(kappa) =
 I_2(kappa)/I_1(kappa) (6.14)-(6.15); the cone stability LP (6.11)-(6.12) agrees with the CoM
-polygon (3.63) on coplanar horizontal feet (A10's equivalence, away from the boundary); on the flat
+polygon (3.63) on coplanar horizontal feet (the equivalence of §3.4.4, away from the boundary); on the flat
 scene the PRM returns a guide from the start to a goal 1 m ahead whose every configuration is in
-C_guide (collision-free, soles within eps_contact of the floor, stable by the LP); on A23's chair
-scene the sitting start is in C_guide and links to standing in front of the seat (the whole chair
-guide and the planning it guides: benchmarks/prm_guide.py, docs/planner.md)."""
+C_guide (collision-free, soles within eps_contact of the floor, stable by the LP); on the chair
+scene (§7.3) the sitting start is in C_guide and links to standing in front of the seat (the whole chair
+guide and the planning it guides: benchmarks/prm_guide.py, docs/contact_planner.md)."""
 
 import numpy as np
 import pinocchio as pin
+import pytest
 from scipy.special import iv
 
 from humanoid_planner.contact.prm_guide import PrmGuide, stable, vmf
@@ -25,6 +26,7 @@ def test_vmf_sampler_has_the_mean_resultant_length_of_the_distribution():
         assert r @ mean / np.linalg.norm(r) > 0.999  # about the mean direction
 
 
+@pytest.mark.spec("001", "A10")
 def test_cone_stability_lp_agrees_with_the_com_polygon_on_flat_feet(robot):
     """HRP-2 standing, its base shifted so the CoM sweeps across the feet's polygon in x: the LP
     verdict equals 'CoM inside the convex hull of the sole corners' (mu = 0.4) 1 mm or more from the edges."""
@@ -81,13 +83,14 @@ def test_an_end_without_edges_gets_samples_about_it(robot, floor):
             assert np.sum(dist < 0.3) >= 1 and roadmap.edges[0]
 
 
-def test_a23_chair_sitting_start_is_in_c_guide_and_links_to_standing(robot):
-    """A23's scene (the chair at the table): the sitting start (the planner's witness of the scene's
+@pytest.mark.spec("001", "A23")
+def test_chair_sitting_start_is_in_c_guide_and_links_to_standing(robot):
+    """The chair at the table (Escande 2008, §6.4 and §7.3): the sitting start (the planner's witness of the scene's
     start stance) is in C_guide with the feet and thighs in contact, stable by the cone LP; the same
     posture 5 cm up (every body out of contact) is not; standing in front of the seat (in C_guide)
     is linked to it by a straight segment that stays collision-free and stable, so the PRM returns
     the two-node guide at once. The whole chair guide and the planning it guides:
-    benchmarks/prm_guide.py (docs/planner.md)."""
+    benchmarks/prm_guide.py (docs/contact_planner.md)."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
     from humanoid_planner.planning.problem import placed

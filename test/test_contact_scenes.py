@@ -1,16 +1,17 @@
-"""The thesis's scenes planned by the contact planner (001_escande.md §7.2; issue 9 "Scenes to
-plan"), each from its scene file's ``planning`` section (`humanoid_planner.contact.scene_problem`)
-and checked by the independent `check_plan` (consecutive stances differ by one contact, the
-transition rule A11 from the forward kinematics, joint limits, the robot's own collision geometry
-clear of the obstacles, the goal):
+"""The thesis's scenes planned by the contact planner (Escande 2008, §5.4), each from its scene
+file's ``planning`` section (`humanoid_planner.contact.scene_problem`) and checked by the
+independent `check_plan` (consecutive stances differ by one contact, the transition rule of
+§5.3.1.3 from the forward kinematics, joint limits, the robot's own collision geometry clear of
+the obstacles, the goal):
 
-- A17 (:525), can on the table: HRP-2 on the 10 cm platform reaches the can, out of its reach
+- can on the table (§5.4.1): HRP-2 on the 10 cm platform reaches the can, out of its reach
   without support (the goal test from the start stance fails), with a hand resting on the table;
-- A18 (:526), stairs: HRP-2 climbs the 5 steps until its CoM is above the top step, with the
-  thesis's random candidates (seed 0), in 16-40 stances (the thesis's 22 and the spec's band).
+- stairs (§5.4.2): HRP-2 climbs the 5 steps until its CoM is above the top step, with the
+  thesis's random candidates (seed 0), in 16-40 stances (the thesis's 22; chosen: a band for
+  the randomness of the candidates).
 
-One plan per scene per session (conftest ``scene_plan``); times and node counts are in
-docs/planner.md and benchmarks/contact_scenes.py, never asserted. `check_plan` itself is shown
+One plan per scene per test run (conftest ``scene_plan``); times and node counts are in
+docs/contact_planner.md and benchmarks/contact_scenes.py, never asserted. `check_plan` itself is shown
 to catch a moved witness, a skipped contact change, a posture in collision, crossed shanks and a
 missed goal.
 """
@@ -18,11 +19,13 @@ missed goal.
 import dataclasses
 
 import numpy as np
+import pytest
 
 from humanoid_planner.contact import check_plan
 
 
-def test_a17_can_on_the_table_is_reached_with_a_hand_on_the_table(scene_plan):
+@pytest.mark.spec("001", "A17")
+def test_can_on_the_table_is_reached_with_a_hand_on_the_table(scene_plan):
     sp, plan = scene_plan("table_can")
     assert plan.success, plan.reason
     assert check_plan(sp.planner, plan) == []
@@ -33,7 +36,8 @@ def test_a17_can_on_the_table_is_reached_with_a_hand_on_the_table(scene_plan):
     assert {c.location for c in plan.nodes[0].stance} == {"l_sole", "r_sole"}
 
 
-def test_a18_stairs_are_climbed_to_the_top_step(scene_plan):
+@pytest.mark.spec("001", "A18")
+def test_stairs_are_climbed_to_the_top_step(scene_plan):
     sp, plan = scene_plan("stairs")
     assert plan.success, plan.reason
     assert check_plan(sp.planner, plan) == []
@@ -42,15 +46,16 @@ def test_a18_stairs_are_climbed_to_the_top_step(scene_plan):
     assert "step5_top" in {c.surface for c in last}
     used = {c.surface for n in plan.nodes for c in n.stance}
     assert {"floor", "step5_top"} <= used and len(used) >= 4  # it climbs, no giant leap
-    assert 16 <= len(plan.nodes) <= 40  # A18: 22 in the thesis, 16-40 accepted (:526)
+    assert 16 <= len(plan.nodes) <= 40  # 22 in the thesis (§5.4.2), 16-40 accepted (chosen)
 
 
-def test_a18_every_stairs_witness_is_held_by_contact_forces(scene_plan):
-    """Each witness posture of the stairs plan is held statically by forces in its stance's
-    friction cones (`humanoid_sim.runtime.contact_gravity`, the physical check's feedforward): the weight
-    and the CoM's moment balanced by the forces themselves (world Newton-Euler, not the solver's
-    rows). Witnesses 4 and 22 (CoM 2.6 cm inside their soles' hull) were refused while DAQP's
-    primal tolerance stayed at its default."""
+@pytest.mark.spec("001", "A18")
+def test_every_stairs_witness_is_held_by_contact_forces(scene_plan):
+    """Each witness posture of the stairs plan is held statically by forces in its stance's friction
+    cones (`humanoid_sim.runtime.contact_gravity`, the physical check's feedforward): the weight and the
+    CoM's moment balanced by the forces themselves (world Newton-Euler, not the solver's rows). With
+    DAQP's default primal tolerance witnesses 4 and 22 (CoM 2.6 cm inside their soles' hull) would
+    be refused; `contact_gravity` sets its own."""
     import pinocchio as pin
 
     from humanoid_sim.runtime.contact_gravity import TOLERANCE, contact_gravity
@@ -93,10 +98,10 @@ def test_check_plan_reports_broken_plans(scene_plan):
 def test_the_ground_is_an_obstacle_the_floor_contacts_rest_on(scene_plan):
     """The scene's ground is an obstacle (`posture.Obstacle.ground`) and the floor surface lies on
     it (``body`` "ground"), as a tread lies on its step: a contact on the floor skips the ground,
-    every other body stays clear of it. The stairs' start witness sunk 0.2 m (the soles, which
-    rest on the floor, and the shanks and knees, which do not, below z = 0) is reported for the
-    shanks in the ground; until stop 20 the ground was no obstacle, and the under-table crawl knelt
-    with its feet 12.5 cm into the floor."""
+    every other body stays clear of it. The stairs' start witness sunk 0.2 m (the soles, which rest
+    on the floor, and the shanks and knees, which do not, below z = 0) is reported for the shanks in
+    the ground; without the ground obstacle the under-table crawl kneels with its feet 12.5 cm into
+    the floor."""
     sp, plan = scene_plan("stairs")
     feas = sp.planner.feas
     assert feas.surfaces["floor"].body == "ground" and feas.surfaces["step1_top"].body == "step1"
@@ -110,12 +115,12 @@ def test_the_ground_is_an_obstacle_the_floor_contacts_rest_on(scene_plan):
 
 
 def test_the_under_table_guide_crawls_on_postures_clear_of_the_ground_and_the_table():
-    """The under-table guide's all-fours key postures (A19, at root x 0.45, 1.6 and 2.7 m) are
-    postures the planner could hold: the soles and hands on the floor (within 0.5 mm and 1e-3 rad:
-    the scene rounds the joints to 1e-3 rad), the CoM inside their polygon by the planner's 2 cm
-    (to 1 mm), every other body clear of the ground, the table and itself. Its key posture on the
-    knees until stop 21 had both feet 9.2 cm into the floor, where the planner's witnesses cannot
-    follow it (docs/planner.md, "Under the table")."""
+    """The under-table guide's all-fours key postures (Escande 2008, §6.3.3; at root x 0.45, 1.6 and
+    2.7 m) are postures the planner could hold: the soles and hands on the floor (within 0.5 mm and
+    1e-3 rad: the scene rounds the joints to 1e-3 rad), the CoM inside their polygon by the
+    planner's 2 cm (to 1 mm), every other body clear of the ground, the table and itself. A key
+    posture on the knees with both feet 9.2 cm into the floor is one the planner's witnesses cannot
+    follow (docs/contact_planner.md, "Scenes")."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
     from humanoid_planner.contact.check import _Collisions, com_depth, witness_errors
@@ -135,7 +140,7 @@ def test_the_under_table_guide_crawls_on_postures_clear_of_the_ground_and_the_ta
 
 def test_check_plan_reports_crossed_shanks(scene_plan):
     """A stairs witness with the left hip rolled 0.3 rad toward the right leg (the left knee moves
-    ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the witness itself passes: the A18 test) is reported
+    ~9 cm inward, R_x(-0.3) on a 0.3 m thigh; the witness itself passes: the stairs test) is reported
     for its shank boxes overlapping ("geometries": the self-collision check's report, not the
     environment one's)."""
     sp, plan = scene_plan("stairs")
@@ -151,13 +156,13 @@ def test_check_plan_reports_crossed_shanks(scene_plan):
 def test_a_thigh_released_from_the_seat_clears_it_with_its_box_not_its_capsule():
     """HRP-2's thigh is a 0.12 x 0.11 m box in a capsule of radius hypot(0.06, 0.055) = 0.0814 m,
     2.14 cm past the box's back face, the thigh's contact face: the planner keeps that capsule the
-    margin less 2.14 cm from the seat and the table (`Feasibility._overshoot`). Sitting at the
-    chair with the right thigh released and both soles on the floor, the left hand then reaches
-    the table (the thesis's first move of A20, :528); with the capsule at the margin the released
-    thigh must rise 3.1 cm and the pre-contact test fails in phase 1. At the witness the released
-    thigh's real box (coal on the URDF box) is clear of the seat, by less than the capsule's rule
-    would keep it (8.7 mm: the face 1 cm up, a box edge lower by the thigh's roll), not by 5 mm
-    or less (check_plan requires > 0)."""
+    margin less 2.14 cm from the seat and the table (`Feasibility._overshoot`). Sitting at the chair
+    with the right thigh released and both soles on the floor, the left hand then reaches the table
+    (the first move of the thesis's chair plan, Escande 2008, §7.3.2); with the capsule at the
+    margin the released thigh must rise 3.1 cm and the pre-contact test fails in phase 1. At the
+    witness the released thigh's real box (coal on the URDF box) is clear of the seat, by less than
+    the capsule's rule would keep it (8.7 mm: the face 1 cm up, a box edge lower by the thigh's
+    roll), not by 5 mm or less (check_plan requires > 0)."""
     import coal
     import pinocchio as pin
 
@@ -220,9 +225,10 @@ def _expansions(workers: int, count: int, monkeypatch) -> list:
 
 def test_the_under_table_search_is_the_same_on_two_worker_processes(monkeypatch):
     """The children of the first 4 under-table expansions, serial and on 2 spawned workers: the
-    same stances, witnesses and potentials, bit for bit. Until stop 22 the workers' children came
-    back 8.8e-9 rad off (coal's box support constant, `humanoid_model.coal_import`) and the two
-    searches parted at the second expansion; the flat scene of test_contact_plan.py did not show it."""
+    same stances, witnesses and potentials, bit for bit. With coal's box support constant set
+    differently in the workers (coal imported otherwise than through `humanoid_model.coal_import`)
+    their children come back 8.8e-9 rad off and the two searches part at the second expansion; the
+    flat scene of test_contact_plan.py does not show it."""
     serial, parallel = _expansions(1, 4, monkeypatch), _expansions(2, 4, monkeypatch)
     assert len(serial) == len(parallel) == 4
     for (s1, q1, k1), (s2, q2, k2) in zip(serial, parallel):
@@ -233,10 +239,10 @@ def test_the_under_table_search_is_the_same_on_two_worker_processes(monkeypatch)
 
 def test_the_stairs_random_candidates_give_the_same_plan_on_two_worker_processes(scene_plan):
     """The stairs search draws random candidates (the scene's ``candidates: random``), each pair's
-    generator seeded by (seed, father, pair) (`contact.children`): on 2 spawned workers it gives
-    the session's serial plan bit for bit (stances, witnesses, potentials, goal posture, nodes
-    generated and expanded, PG calls by purpose and outcome), so a plan depends on the seed, not
-    on the workers or the order their jobs finish in."""
+    generator seeded by (seed, father, pair) (`contact.children`): on 2 spawned workers it gives the
+    shared serial plan (conftest ``scene_plan``) bit for bit (stances, witnesses, potentials, goal
+    posture, nodes generated and expanded, PG calls by purpose and outcome), so a plan depends on
+    the seed, not on the workers or the order their jobs finish in."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
 

@@ -1,9 +1,9 @@
 """Settled releases (`children.removal_job` with ``settle``, `PlannerSettings.settle_releases`;
-docs/planner.md "Children"): a release child keeps the transition's witness, which still touches
+docs/contact_planner.md "Children"): a release child keeps the transition's witness, which still touches
 the released contact, and takes its potential at a posture of its own stance, one more PG call
 from the witness with the potential as criterion.
 
-The case: the chair stand-up's seat-off (A20's scene): both soles and the right thigh geometric,
+The case: the chair stand-up's seat-off (Escande 2008, §7.3): both soles and the right thigh geometric,
 the soles stable. Its witness is still seated (the thigh's contact point on the seat), and the
 guide's root progress scores it only a few millimetres of progress; settled on the soles alone the
 robot rises toward the guide's standing key posture, so the potential is lower and the thigh is

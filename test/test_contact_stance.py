@@ -1,5 +1,5 @@
-"""Stances, their total order and the scaled epsilon duplicate test (A12, 001_escande.md:520,
-thesis L2158-2207), the ordered registry N, the node bookkeeping and the search-box splitting
+"""Stances, their total order and the scaled epsilon duplicate test (Escande 2008, §5.3.3), the
+ordered registry N, the node bookkeeping and the search-box splitting
 (humanoid_planner/contact/{stance,registry,node,boxes}.py). No posture-generator call."""
 
 import itertools
@@ -18,7 +18,8 @@ def _feet(dx=0.0, dy=0.0, dth=0.0):
     return Stance([Contact("r_sole", "floor", 0.3 + dx, -0.1 + dy, dth), Contact("l_sole", "floor", 0.0, 0.1, 0.0)])
 
 
-def test_a12_stances_closer_than_eps_are_one_node_farther_are_two():
+@pytest.mark.spec("001", "A12")
+def test_stances_closer_than_eps_are_one_node_farther_are_two():
     reg = StanceRegistry(METRIC)
     assert reg.add(_feet())
     assert not reg.add(_feet(dx=0.019))  # 1.9 cm < eps
@@ -31,13 +32,15 @@ def test_a12_stances_closer_than_eps_are_one_node_farther_are_two():
     assert len(reg) == 4
 
 
-def test_a12_theta_wraps_around_pi():
+@pytest.mark.spec("001", "A12")
+def test_theta_wraps_around_pi():
     a = Stance([Contact("r_sole", "floor", 0, 0, np.pi - 0.05)])
     b = Stance([Contact("r_sole", "floor", 0, 0, -np.pi + 0.05)])  # 0.1 rad apart across pi
     assert METRIC.equal(a, b) and METRIC.compare(a, b) == 0
 
 
-def test_a12_different_pairs_or_cardinality_never_equal():
+@pytest.mark.spec("001", "A12")
+def test_different_pairs_or_cardinality_never_equal():
     one = Stance([Contact("r_sole", "floor", 0, 0, 0)])
     other_surface = Stance([Contact("r_sole", "step", 0, 0, 0)])
     assert not METRIC.equal(one, other_surface)
@@ -45,7 +48,8 @@ def test_a12_different_pairs_or_cardinality_never_equal():
     assert METRIC.compare(one, other_surface) == -1  # ind lexicographic: ("r_sole","floor") < ("r_sole","step")
 
 
-def test_a12_order_is_a_strict_total_order_on_distinct_stances():
+@pytest.mark.spec("001", "A12")
+def test_order_is_a_strict_total_order_on_distinct_stances():
     rng = np.random.default_rng(3)
     stances = [_feet(*rng.uniform(-0.3, 0.3, 2), rng.uniform(-1, 1)) for _ in range(30)]
     stances += [Stance([Contact("r_sole", "floor", *rng.uniform(-0.3, 0.3, 2), 0.0)]) for _ in range(10)]
@@ -65,9 +69,10 @@ def test_a12_order_is_a_strict_total_order_on_distinct_stances():
     assert all(METRIC.compare(a, b) < 0 for a, b in itertools.pairwise(ordered))
 
 
-def test_a12_insertion_order_does_not_change_the_result():
+@pytest.mark.spec("001", "A12")
+def test_insertion_order_does_not_change_the_result():
     """Contacts given in any order make one stance; the registry finds a near-duplicate whatever
-    was inserted between (the window search of registry.py, not only sorted neighbours)."""
+    is inserted between (the window search of registry.py, not only sorted neighbours)."""
     c1, c2 = Contact("r_sole", "floor", 0.3, -0.1, 0), Contact("l_sole", "floor", 0, 0.1, 0)
     assert Stance([c1, c2]) == Stance([c2, c1]) and hash(Stance([c1, c2])) == hash(Stance([c2, c1]))
     rng = np.random.default_rng(5)

@@ -337,7 +337,7 @@ def test_no_self_collision_between_non_adjacent_links(robot, posture):
 
 def test_the_thighs_clear_the_waist_by_the_planner_margin_over_the_whole_hip_flexion(robot):
     """The hip pitch flexes to -125 deg ([HRP2-T1]'s limit, also [HRP2-J1]'s): the waist's boxes stay >= 1 cm (the planner's
-    self-collision margin, docs/planner.md) from the thighs' at every hip angle 0..-125 deg, the
+    self-collision margin, docs/contact_planner.md) from the thighs' at every hip angle 0..-125 deg, the
     other joints at zero. A single waist box reaching below the front of the chest joint met the
     thighs' near corners within 1 cm from -95 deg on and overlapped them from -100 deg (rising
     from a seat, a deep crouch)."""

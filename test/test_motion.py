@@ -1,15 +1,14 @@
-"""Motion from a contact plan (`humanoid_planner.motion`, 001_escande.md §6, A22 at :530).
+"""Motion from a contact plan (`humanoid_planner.motion`, Escande 2008, §7.1).
 
-On the flat walk (the session's `flat_walk_plan`: HRP-2 walks 0.4 m by Contacts-VBFP, k = 20),
+On the flat walk (conftest's `flat_walk_plan`: HRP-2 walks 0.4 m by Contacts-VBFP, k = 20),
 everything is checked from Pinocchio's forward kinematics, independently of the constraints the
-projections used: the trajectory passes through every witness posture and ends at the goal
-posture; a contact body stays where its contact is while the stance holds it (< 1 mm, the issue's
-bound); joint speeds stay under the 10 deg/s cap (and reach it: the law is not slower than it
-must be); the velocity is zero where contacts are made and broken; the bodies that make or break
-a contact move >= 2 cm along the surface normal, straight (A22). The pieces are also checked
-alone: the time law against its closed form (7.3), the body path's junctions and rise, the five
-cases of moving bodies (thesis L2991-2999), the projection criterion's gradient by central
-differences.
+projections used: the trajectory passes through every witness posture and ends at the goal posture;
+a contact body stays where its contact is while the stance holds it (< 1 mm, a bound we choose);
+joint speeds stay under the 10 deg/s cap (and reach it: the law is not slower than it must be); the
+velocity is zero where contacts are made and broken; the bodies that make or break a contact move >=
+2 cm along the surface normal, straight (§7.1.2). The pieces are also checked alone: the time law
+against its closed form (7.3), the body path's junctions and rise, the five cases of moving bodies
+(§7.1.2), the projection criterion's gradient by central differences.
 """
 
 import numpy as np
@@ -20,7 +19,7 @@ from humanoid_planner.contact import Contact, Stance
 from humanoid_planner.motion import LEAD_IN, BodyPath, plan_segments, sinusoidal_samples
 from humanoid_planner.posture import ConfigurationDistance
 
-CAP = np.deg2rad(10.0)  # [rad/s] the thesis's joint-speed cap (001_escande.md:390)
+CAP = np.deg2rad(10.0)  # [rad/s] the thesis's joint-speed cap (Escande 2008, §7.1.2, Fig. 7.2)
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +30,7 @@ def walk(flat_walk_plan):
 
 @pytest.fixture(scope="module")
 def scene_motion(scene_plan):
-    """``scene_motion(name)`` -> (ScenePlanning, Plan, Motion): the session's plan of a shipped scene
+    """``scene_motion(name)`` -> (ScenePlanning, Plan, Motion): the shared plan of a shipped scene
     (conftest ``scene_plan``) and its motion (default settings), made once per module."""
     from humanoid_planner.motion import generate_motion
 
@@ -78,7 +77,8 @@ def _window(m, k):
     return (m.t >= m.witness_times[k] - 1e-9) & (m.t <= m.witness_times[k + 1] + 1e-9)
 
 
-def test_a22_trajectory_passes_through_every_witness_posture_and_ends_at_the_goal(walk):
+@pytest.mark.spec("001", "A22")
+def test_trajectory_passes_through_every_witness_posture_and_ends_at_the_goal(walk):
     r, m, _ = walk
     nodes = r.plan.nodes
     assert len(m.witness_times) == len(nodes) + 1  # every node, then the goal posture
@@ -95,7 +95,7 @@ def test_a22_trajectory_passes_through_every_witness_posture_and_ends_at_the_goa
     np.testing.assert_allclose(m.q[0], r.problem.start_q, atol=1e-12)
     assert m.lead_in.index == LEAD_IN and m.lead_in.fixed == nodes[0].stance.contacts and not m.lead_in.changes
     assert np.linalg.norm(nodes[0].q[:2] - r.problem.start_q[:2]) > 0.1  # a lead-in there is to make
-    # A22: all projections succeed, k - 1 per segment (the lead-in's too), none retried
+    # all projections succeed, k - 1 per segment (the lead-in's too), none retried
     assert dict(m.stats.calls) == {("interpolation", "SUCCESS"): 19 * (len(m.segments) + 1)}
 
 
@@ -129,6 +129,7 @@ def test_the_walk_stays_clear_of_the_ground_and_of_itself(walk):
     assert motion_problems(r.planner, m, stride=10) == []
 
 
+@pytest.mark.spec("001", "A22")
 def test_joint_speeds_stay_under_the_cap_and_reach_it(walk):
     _, m, _ = walk
     speed = np.abs(np.diff(m.q[:, 7:], axis=0)) / np.diff(m.t)[:, None]
@@ -145,6 +146,7 @@ def test_joint_accelerations_stay_small_on_the_c2_path(walk):
     assert acc.max() < 1.0
 
 
+@pytest.mark.spec("001", "A22")
 def test_velocity_is_zero_where_contacts_are_made_and_broken(walk):
     """Sinusoidal law (7.3): at each witness time the first and last steps of the adjacent segments
     move the joints by far less than the cap would (a(dt) = L pi² dt² / 4T² ~ 0)."""
@@ -157,9 +159,10 @@ def test_velocity_is_zero_where_contacts_are_made_and_broken(walk):
                 assert step < 0.02 * CAP * 0.005
 
 
-def test_a22_bodies_leave_and_approach_along_the_surface_normal_by_2_cm(robot, walk):
+@pytest.mark.spec("001", "A22")
+def test_bodies_leave_and_approach_along_the_surface_normal_by_2_cm(robot, walk):
     """For each contact broken and made: the body's point rises >= 2 cm above the contact plane
-    (A22), and while it is within 2 cm of the plane its tangential offset from the contact point
+    (Escande 2008, §7.1.2), and while it is within 2 cm of the plane its tangential offset from the contact point
     stays < 1 mm and its orientation that of the contact (a straight normal segment)."""
     _, m, feas = walk
     data = robot.model.createData()
@@ -210,7 +213,7 @@ def test_a_projection_that_fails_twice_ends_the_motion_with_the_segment_and_step
     it): the projection at step 1 of 2 fails, is retried once from the interpolated configuration,
     fails again, and so does every fallback (with and without collision rows; no moving body, so
     no path to drop): `PlanningError` naming segment 0 and step 1/2. (A hand 3 m away as the
-    *arriving* body no longer ends the motion: the last fallback interpolates it without a path.)"""
+    *arriving* body does not end the motion: the last fallback interpolates it without a path.)"""
     from humanoid_planner.contact import Node
     from humanoid_planner.contact.node import RELEASED, ROOT
     from humanoid_planner.exceptions import PlanningError
@@ -308,7 +311,7 @@ def _node(stance, kind="root", changed=None):
 
 
 def test_the_five_cases_of_moving_bodies():
-    """Thesis L2991-2999: s- ⊂ s ⊂ s+ one arriving; s- ⊃ s ⊃ s+ one leaving; s- ⊂ s ⊃ s+ none;
+    """Escande 2008, §7.1.2: s- ⊂ s ⊂ s+ one arriving; s- ⊃ s ⊃ s+ one leaving; s- ⊂ s ⊃ s+ none;
     s- ⊃ s ⊂ s+ the same body leaving and returning (one path) or two bodies (two paths)."""
     a, b, c = (Contact(n, "floor", x, 0, 0) for n, x in (("l_sole", 0), ("r_sole", 0.1), ("r_hand", 0.5)))
     a2 = Contact("l_sole", "floor", 0.3, 0, 0)
@@ -365,8 +368,8 @@ def _sole_held(robot, q, q_ref):
 
 
 def test_a_body_three_joints_from_a_held_contact_follows_its_position_not_its_pose(robot, walk):
-    """The thesis gave paths to hands and feet only, more bodies over-constraining the projection,
-    "e.g. two bodies of the same HRP-2 limb" (001_escande.md:390, L3007). The left thigh with the
+    """The thesis gives paths to hands and feet only, more bodies over-constraining the projection,
+    for instance two bodies of the same HRP-2 limb (Escande 2008, §7.1.2). The left thigh with the
     left sole held moves by the knee and the two ankle axes (`freedom` 3). Between two such thigh
     poses (knee +0.3 rad, ankle pitch -0.2 rad), the mid pose of its path is out of reach of the
     projection (> 1 mm left), its mid position is reached; so `body_paths` gives the arriving thigh
@@ -443,14 +446,15 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
         generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
 
 
+@pytest.mark.spec("001", "A22")
 @pytest.mark.parametrize("name", ["table_can", "stairs"])
 def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_the_cap(name, robot, scene_motion):
-    """The motions of the session's A17 and A18 plans (issue 9: "check every plan produced in the
-    tests"), from forward kinematics: every witness posture is a sample, every held contact's
-    point stays within 1 mm of its contact at every sample, joints under 10 deg/s. On the can
-    the right arm reached its wrist limit and its elbow turned 1 rad between two projections:
-    the chord between them let the held soles slide 2.6 mm, and refinements at p(u) kept landing
-    on either side; a refinement projects the chord's (the spline's) midpoint instead."""
+    """The motions of the can and stairs plans (every plan the tests produce is checked), from
+    forward kinematics: every witness posture is a sample, every held contact's point stays within 1
+    mm of its contact at every sample, joints under 10 deg/s. On the can the right arm reaches its
+    wrist limit and its elbow turns 1 rad between two projections: the chord between them lets the
+    held soles slide 2.6 mm, and refinements at p(u) would keep landing on either side; a refinement
+    projects the chord's (the spline's) midpoint instead."""
     from humanoid_planner.contact import motion_problems
 
     sp, plan, m = scene_motion(name)
@@ -478,11 +482,12 @@ def test_the_scene_plans_motions_pass_the_witnesses_hold_the_contacts_and_keep_t
 
 
 def test_the_chair_seat_off_motion_drops_the_leaving_thighs_position_path():
-    """The chair's first two releases (A20's plan start: the left thigh, then the right one, the
-    soles held): in segment 1 the left thigh leaves the seat while the right thigh and both soles
-    are held. With the thigh's position path (3 rows, 3 joints from its sole) the first projection
-    fails (SLSQP's singular subproblem); `_knots` then generates the segment without it, and the
-    motion holds every contact of the segment within 1 mm at every knot."""
+    """The chair's first two releases (the start of the thesis's chair plan, Escande 2008, §7.3.2:
+    the left thigh, then the right one, the soles held): in segment 1 the left thigh leaves the seat
+    while the right thigh and both soles are held. With the thigh's position path (3 rows, 3 joints
+    from its sole) the first projection fails (SLSQP's singular subproblem); `_knots` then generates
+    the segment without it, and the motion holds every contact of the segment within 1 mm at every
+    knot."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
     from humanoid_planner.contact.node import RELEASED, ROOT, Node
@@ -527,7 +532,7 @@ def _fallback_knots(feas, seg, moving, posed, failure):
     return knots
 
 
-# Segment 14 of the under-table plan (stop 21, 25 stances): the right sole lands on the floor
+# Segment 14 of an under-table plan (25 stances): the right sole lands on the floor
 # turned 1.70 rad while the left hand and the left sole hold the crouch (witnesses rounded to 1e-6)
 UT_Q_START = [
     2.014154,
@@ -670,7 +675,7 @@ def test_lead_in_only_where_the_start_is_not_the_root_witness(walk):
 
 @pytest.mark.parametrize("name", ["table_can", "stairs"])
 def test_the_scene_lead_ins_start_at_the_scene_posture_and_stay_clear(name, robot, scene_motion):
-    """The lead-in of the session's A17 and A18 plans (the root alone, from the scene's start
+    """The lead-in of the can and stairs plans (the root alone, from the scene's start
     posture): it starts there and ends at the root's witness, holds the start stance's contacts
     within 1 mm at every sample, keeps its collision rows (not in ``unclear``) and touches nothing
     (every 10th sample, URDF shapes)."""

@@ -1,7 +1,7 @@
 """`posture.PairDistances` (coal through Pinocchio in C++, shared by the self-collision and
 obstacle constraints): the distances, witness points and normals equal coal's own
 `coal.distance` on the same placed shapes, and a pair's result does not depend on the calls
-before it (Pinocchio's default warm start made it differ by up to the GJK tolerance)."""
+before it (with Pinocchio's default warm start it would differ by up to the GJK tolerance)."""
 
 import numpy as np
 import pinocchio as pin

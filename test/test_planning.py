@@ -1,10 +1,10 @@
 """Planning runs end to end (`humanoid_planner.planning`) and `humanoid-stack plan`: PLAN.json
-(docs/planning.md) read back by the shared reader `humanoid_model.formats.plan` and checked
-against forward kinematics (each contact frame is where the witness posture puts the contact
-location, the support polygon holds the witness's CoM), the statistics by outcome code (A24,
-Table 7.1 of 001_escande.md:461-472) against the planner's own per-call log, and the command's
-exit codes: 0 with a plan, 1 with the reason on one line and the statistics still written when
-the search runs out of time, 2 for bad input."""
+(docs/planning.md) read back by the shared reader `humanoid_model.formats.plan` and checked against
+forward kinematics (each contact frame is where the witness posture puts the contact location, the
+support polygon holds the witness's CoM), the statistics by outcome code (as Escande 2008, Table
+7.1, §7.5.2) against the planner's own per-call log, and the command's exit codes: 0 with a plan, 1
+with the reason on one line and the statistics still written when the search runs out of time, 2 for
+bad input."""
 
 import io
 import json
@@ -29,8 +29,8 @@ def plan_file(flat_walk_plan):
 
 def test_plan_json_stances_match_the_witness_postures(robot, flat_walk_plan, plan_file):
     """Every contact's world frame is the contact location's frame at the witness (point within
-    1e-5 m, axes within 1e-4 rad: A9's tolerance), the CoM of each witness is inside the support
-    polygon written for its stance (or the smaller one, A11), consecutive stances differ by one
+    1e-5 m, axes within 1e-4 rad), the CoM of each witness is inside the support polygon written
+    for its stance (or the smaller one: the transition rule, Escande 2008, §5.3.1.3), consecutive stances differ by one
     contact, and the trajectory rows are the witness rows at the stances' times."""
     doc, plan = plan_file
     assert doc["format"] == FORMAT and plan.success and plan.robot == "hrp2" and plan.scene == "flat"
@@ -64,6 +64,7 @@ def _left(a, b, g) -> bool:
     return (b[0] - a[0]) * (g[1] - a[1]) - (b[1] - a[1]) * (g[0] - a[0]) > 0
 
 
+@pytest.mark.spec("001", "A24")
 def test_stats_count_every_pg_call_by_outcome_code(flat_walk_plan):
     """The histogram's rows sum to the planner's and the motion's logged calls; each row's count
     and total are the sums over purposes of that outcome; mean = total / count; Table 7.1's codes."""
@@ -109,8 +110,8 @@ def test_cli_plan_writes_the_plan_and_prints_the_histogram(tmp_path, capsys):
 
 def test_cli_plan_no_motion_collision_marks_every_segment_unclear(tmp_path, capsys, plan_file):
     """``--no-motion-collision``: the thesis's projections, every segment listed in PLAN.json's
-    ``trajectory.unclear_segments`` (the lead-in as -1; and no warning: asked for); the session's plan, made with the
-    collision rows, lists none."""
+    ``trajectory.unclear_segments`` (the lead-in as -1; and no warning: asked for); the shared plan,
+    made with the collision rows, lists none."""
     out = tmp_path / "PLAN.json"
     argv = ["plan", "flat", "--steps", "2", "--joint-speed", "90", "--quiet", "--no-motion-collision", "-o", str(out)]
     assert main(argv) == 0

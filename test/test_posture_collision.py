@@ -1,6 +1,6 @@
 """Collision constraints of the posture generator (humanoid_planner/posture: segment_distance,
-capsules, self_collision, environment_collision; 001_escande.md:124, eq. (3.47) and (3.56)) and
-A25 (001_escande.md:533): the fridge-like reach.
+capsules, self_collision, environment_collision; Escande 2008, §3.4.2, eq. (3.47) and (3.56)) and
+the fridge-like reach of the thesis's collision-free posture generation (§4.6).
 
 References are independent of the code under test: closed-form distances of hand-placed capsules,
 coal's own capsule-capsule distance, coal's collision test on the robot's actual collision
@@ -221,21 +221,22 @@ def test_self_collision_filter_half_sitting_clear_and_folded_arm_caught(robot):
     assert all("RARM" in a + b for a, b in violated)  # nothing else is reported
 
 
-# A25 (001_escande.md:533): an open box ("fridge") in front of HRP-2, its cavity 0.40 m deep,
-# 0.50 m wide and 0.25 m high (inside x in [0.35, 0.75], y in [-0.45, 0.05], z in [0.70, 0.95] m,
-# walls 4 cm; our numbers: a cavity below the right shoulder (z 1.18 m at half-sitting) that the
-# forearm must enter horizontally), the right hand's contact point at the cavity's centre.
+# The fridge (after Escande 2008, §4.6, whose fridge has no published dimensions): an open box in
+# front of HRP-2, its cavity 0.40 m deep, 0.50 m wide and 0.25 m high (inside x in [0.35, 0.75], y
+# in [-0.45, 0.05], z in [0.70, 0.95] m, walls 4 cm; our numbers: a cavity below the right shoulder
+# (z 1.18 m at half-sitting) that the forearm must enter horizontally), the right hand's contact
+# point at the cavity's centre.
 CAVITY = (0.35, 0.75, -0.45, 0.05, 0.70, 0.95)
 WALL = 0.04
 TARGET = [0.6, -0.2, 0.825]
 # The direct solve (collision rows from the start) is not tested: it creeps through deep
-# penetrations and near-parallel capsule pairs where the distances are not C^1
-# (001_escande.md:212), needs the stall stop off and hundreds of iterations, and its end depends
-# on round-off: the same problem gave SUCCESS at the two-stage optimum in 98 iterations (before
-# stop 20), in 667 (stop 22), and with the Jacobians' last bits changed by compiled kernels (stop
-# 23, differences ~1e-16) SUCCESS at another optimum (criterion 0.80 instead of 0.385) or
-# MAX_ITERATIONS at 1000 (docs/planner.md "Collision"). `solve_avoiding` (first without the
-# collision rows, then with them) is the supported way and is tested.
+# penetrations and near-parallel capsule pairs where the distances are not C^1 (capsules are not
+# strictly convex, Escande 2008, §4.3.2), needs the stall stop off and hundreds of iterations, and
+# its end depends on round-off: changes of the Jacobians' last bits (~1e-16) move it between SUCCESS
+# at the two-stage optimum (98 or 667 iterations), SUCCESS at another optimum (criterion 0.80
+# instead of 0.385) and MAX_ITERATIONS at 1000 (docs/posture_generator.md "Collision").
+# `solve_avoiding` (first without the collision rows, then with them) is the supported way and is
+# tested.
 
 
 def _fridge():
@@ -256,7 +257,7 @@ def _fridge():
 
 
 @pytest.fixture(scope="module")
-def a25(robot):
+def fridge(robot):
     m = robot.model
     floor = load_scene("flat").surface("floor")
     feet = contacts_at(m, robot.contact_locations, robot.q(), ["r_sole", "l_sole"], floor)
@@ -295,43 +296,46 @@ def _geometry_distances(robot, q, obstacles):
     return dmin, hits
 
 
-def test_a25_fridge_reach_is_collision_free_with_the_collision_constraints(robot, a25):
-    res = a25["with"]
+@pytest.mark.spec("001", "A25")
+def test_fridge_reach_is_collision_free_with_the_collision_constraints(robot, fridge):
+    res = fridge["with"]
     assert res.success and res.feasible, (res.outcome, res.message, res.violations)
     m, d = robot.model, robot.model.createData()
     kin.update(m, d, res.q)
-    margin = a25["env"].margin
-    assert a25["env"].distances(d)[0].min() >= margin - 1e-6
-    assert a25["self"].distances(d)[0].min() >= margin - 1e-6
-    dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
+    margin = fridge["env"].margin
+    assert fridge["env"].distances(d)[0].min() >= margin - 1e-6
+    assert fridge["self"].distances(d)[0].min() >= margin - 1e-6
+    dmin, hits = _geometry_distances(robot, res.q, fridge["env"].obstacles)
     assert not hits and dmin >= margin - 1e-6  # the geometry lies inside the capsules
     hand = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
     np.testing.assert_allclose(hand, TARGET, atol=1e-6)
 
 
-def test_a25_with_stpbv_collision_constraints(robot, a25):
-    """A25 with the STP-BV constraints (r = 1 cm, R = 10 m, margin 0) in the two-stage solve: SUCCESS,
+@pytest.mark.spec("001", "A25")
+def test_fridge_reach_with_stpbv_collision_constraints(robot, fridge):
+    """The fridge reach with the STP-BV constraints (r = 1 cm, R = 10 m, margin 0) in the two-stage solve: SUCCESS,
     every STP-BV distance >= 0 (self and fridge), so the robot's own boxes are >= 2 r = 2 cm from the
     fridge (coal, independent of the volumes), the hand on its target."""
-    res = a25["stpbv"]
+    res = fridge["stpbv"]
     assert res.success and res.feasible, (res.outcome, res.message, res.violations)
     m, d = robot.model, robot.model.createData()
     kin.update(m, d, res.q)
-    for con in a25["stp"]:
+    for con in fridge["stp"]:
         assert con.distances(d)[0].min() >= -1e-6
-    dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
+    dmin, hits = _geometry_distances(robot, res.q, fridge["env"].obstacles)
     assert not hits and dmin >= 0.02 - 1e-6, dmin
     hand = d.oMf[m.getFrameId("RARM_LINK5")].act(robot.contact_locations["r_hand"].point)
     np.testing.assert_allclose(hand, TARGET, atol=1e-6)
 
 
-def test_a25_the_same_reach_without_them_penetrates_the_fridge(robot, a25):
-    res = a25["without"]
+@pytest.mark.spec("001", "A25")
+def test_the_same_reach_without_them_penetrates_the_fridge(robot, fridge):
+    res = fridge["without"]
     assert res.success and res.feasible
     m, d = robot.model, robot.model.createData()
     kin.update(m, d, res.q)
-    assert a25["env"].distances(d)[0].min() < 0.0
-    dmin, hits = _geometry_distances(robot, res.q, a25["env"].obstacles)
+    assert fridge["env"].distances(d)[0].min() < 0.0
+    dmin, hits = _geometry_distances(robot, res.q, fridge["env"].obstacles)
     assert hits and dmin < 0.0, (dmin, hits)  # the robot's own boxes are inside the fridge's walls
 
 

@@ -1,5 +1,5 @@
-"""Criteria of the posture generator (humanoid_planner/posture, 001_escande.md §3.5): the path
-distance (3.27), the potential hook (the planner potential as criterion, §5.5) and the weighted
+"""Criteria of the posture generator (humanoid_planner/posture, Escande 2008, §3.3): the path
+distance (3.27), the potential hook (the planner potential as criterion, §6.2.2) and the weighted
 sum: interface, gradients against central differences, analytic values, and solves that minimise
 them.
 """

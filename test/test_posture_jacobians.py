@@ -1,10 +1,10 @@
-"""Posture-generator constraints (humanoid_planner/posture, 001_escande.md §3.6): every
+"""Posture-generator constraints (humanoid_planner/posture, Escande 2008, §3.4): every
 registered constraint's Jacobian against central finite differences on HRP-2, and analytic values.
 
 Finite differences: c(q (+) h d) - c(q (-) h d) over 2h along unit tangent directions d, h = 1e-5
 (chosen). Truncation error h^2 |c'''| / 6 ~ 2e-11 and round-off eps |c| / h ~ 2e-11 for rows of
 order 1 (unit-vector dot products, metres on a 1.5 m robot), so a correct Jacobian agrees to
-~1e-10; we require |FD - J d| <= 1e-6 |J d| + 1e-9 (the brief's relative 1e-6, plus an absolute
+~1e-10; we require |FD - J d| <= 1e-6 |J d| + 1e-9 (chosen: a relative 1e-6, plus an absolute
 floor 10x above the FD noise for rows whose directional derivative is ~0).
 """
 
@@ -264,7 +264,7 @@ def test_strong_contact_values_on_and_above_the_floor(robot, floor):
     rf = RobotContactFrame.from_location(loc)
     env = _sole_frames(robot, q, floor)["r_sole"]
     c = _values(StrongContact(m, rf, env), m, d, q)[0]
-    # the half-sitting soles are flat (hrp2_data.md §9.1: ankle pitch -24 = -(-26 + 50) deg)
+    # the half-sitting soles are flat ([HRP2-S1] half-sitting: ankle pitch -24 = -(-26 + 50) deg)
     np.testing.assert_allclose(c[:6], 0.0, atol=1e-12)
     np.testing.assert_allclose(c[6:], -1.0, atol=1e-12)  # d_P = d_E, b_P = b_E
     q_up = q.copy()
@@ -288,10 +288,10 @@ def test_strong_contact_values_on_and_above_the_floor(robot, floor):
 
 
 def test_deformable_contact_allows_the_body_to_tilt_and_turn_up_to_its_angle(robot, floor):
-    """Thesis L878 (quasi-colinearity): a placed sole gives 0 on the point rows and cos(a) - 1 on
-    the normal and tangent rows; the environment frame turned by 0.05 rad about the normal or
-    tilted by 0.05 rad keeps the rows <= 0 with a = 0.1 rad and breaks them with a = 0.04 rad,
-    where the strong contact's equalities see both turns."""
+    """Escande 2008, §3.4.1 (quasi-colinearity on deformable surfaces): a placed sole gives 0 on the
+    point rows and cos(a) - 1 on the normal and tangent rows; the environment frame turned by 0.05
+    rad about the normal or tilted by 0.05 rad keeps the rows <= 0 with a = 0.1 rad and breaks them
+    with a = 0.04 rad, where the strong contact's equalities see both turns."""
     m, d = robot.model, robot.model.createData()
     q = _standing(robot)
     rf = RobotContactFrame.from_location(robot.contact_locations["r_sole"])

@@ -1,9 +1,10 @@
-"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the common problem of
-../shared/peers/ik/ (both soles 6-D, CoM x-y, a hand point 0.2 m ahead; `posture.common_problem`),
-judged by the peers' own library-independent Pinocchio check, plus joint-bound saturation, an
-unsatisfiable request and the call log (A24's per-call record).
+"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the projection problem
+shared with the comparison against other IK libraries (both soles 6-D, CoM x-y, a hand point 0.2 m
+ahead; `posture.common_problem`), judged by that comparison's library-independent Pinocchio check,
+plus joint-bound saturation, an unsatisfiable request and the call log (the per-call record of the
+Table 7.1 histogram, Escande 2008, §7.5.2).
 
-Iteration counts, never wall-clock (DEVELOPERS.md); the times are in docs/planner.md and
+Iteration counts, never wall-clock (DEVELOPERS.md); the times are in docs/posture_generator.md and
 `benchmarks/posture_solvers.py --projection`.
 """
 
@@ -32,9 +33,9 @@ def common(robot, floor):
 
 
 def test_common_problem_projects_from_the_peers_random_starts(robot, common):
-    """20 of the peers' 100 starts (HPP: 100 % at 9 Newton iterations, median): every projection
-    succeeds by our tolerance and passes the peers' check, in <= 6 iterations; the errors are
-    10^3 below the check's 1 mm (our tolerance is 1e-6)."""
+    """20 of the comparison's 100 starts (HPP: 100 % at 9 Newton iterations, median): every
+    projection succeeds by our tolerance and passes the comparison's check, in <= 6 iterations; the
+    errors are 10^3 below the check's 1 mm (our tolerance is 1e-6)."""
     proj = NewtonProjector(robot.model, common.constraints())
     its = []
     for trial in range(0, 100, 5):
@@ -50,10 +51,10 @@ def test_common_problem_projects_from_the_peers_random_starts(robot, common):
 
 
 def test_projection_is_close_to_the_nearest_point(robot, common):
-    """The minimum-norm Newton steps stay near argmin |q (-) q_start| (7.2) (001_escande.md:395): the
-    tangent distance to the start is within 5 % of the nearest point found by SLSQP with that
-    distance as criterion, and far below a projection that moves every joint (the start's
-    distance to half-sitting, which also satisfies the soles and CoM)."""
+    """The minimum-norm Newton steps stay near argmin |q (-) q_start| (7.2) (Escande 2008, §7.1.2):
+    the tangent distance to the start is within 5 % of the nearest point found by SLSQP with that
+    distance as criterion, and far below a projection that moves every joint (the start's distance
+    to half-sitting, which also satisfies the soles and CoM)."""
     from humanoid_planner.posture import PostureProblem, solve
 
     m = robot.model

@@ -1,10 +1,11 @@
 """The posture generator's solver (humanoid_planner/posture/solver/two_phase.py) on HRP-2 standing on the
 flat floor (config/scenes/flat.yaml) with both soles in strong contact, the CoM in their support
-polygon and the reference-posture criterion (4.11): A9 of 001_escande.md:517, a hand target,
-an unreachable one (issue 9: outcome code, quickly, nothing raised) and a phase-1 failure.
+polygon and the reference-posture criterion (4.11): a moved strong contact (Escande 2008,
+§3.4.1), a hand target, an unreachable one (an outcome code, quickly, nothing raised) and a
+phase-1 failure.
 
-"Quickly" is asserted as an iteration count, never as wall-clock (DEVELOPERS.md); docs/planner.md
-has the measured times.
+"Quickly" is asserted as an iteration count, never as wall-clock (DEVELOPERS.md);
+docs/posture_generator.md has the measured times.
 """
 
 import numpy as np
@@ -30,7 +31,7 @@ from humanoid_planner.posture.solver.two_phase import SolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
 TOL = SolverSettings().tolerance  # 1e-6, solver/two_phase.py docstring
-A9_ANGLE = 1e-4  # rad, 001_escande.md:517
+ALIGN_TOL = 1e-4  # rad, chosen: the frame alignment of acceptance test 001 A9
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
 
 
@@ -60,7 +61,7 @@ def _check_solution(robot, res, contacts):
     assert np.all(q[7:] >= robot.q_lower - 1e-9) and np.all(q[7:] <= robot.q_upper + 1e-9)
     for name, env, _ in contacts:
         assert res.violations[name] <= TOL
-        assert _alignment_angle(robot, q, name, env) <= A9_ANGLE
+        assert _alignment_angle(robot, q, name, env) <= ALIGN_TOL
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +84,9 @@ def test_hand_target_with_both_feet_fixed(robot, floor, standing):
     )
 
 
-def test_a9_moved_and_turned_foot(robot, floor, standing):
-    """A9: the right sole sent to a new frame (5 cm forward, 2 cm out, turned 0.2 rad): the 6
+@pytest.mark.spec("001", "A9")
+def test_moved_and_turned_foot(robot, floor, standing):
+    """The right sole sent to a new frame (5 cm forward, 2 cm out, turned 0.2 rad): the 6
     equalities within the tolerance, the 2 inequalities hold, axes aligned within 1e-4 rad."""
     e1, e2, _ = floor.rotation.T
     _, env, _ = standing[0]
@@ -97,7 +99,7 @@ def test_a9_moved_and_turned_foot(robot, floor, standing):
 
 
 def test_unreachable_hand_target_returns_its_code_quickly(robot, floor, standing):
-    """Issue 9: a hand target 3 m away returns an outcome code, raises nothing, and stops on the
+    """A hand target 3 m away returns an outcome code, raises nothing, and stops on the
     stall rule (solver/two_phase.py) well before the 100-iteration limit."""
     target = np.array(HAND_TARGET) + [3.0, 0.0, 0.0]
     res = solve(_problem(robot, floor, standing, [_hand(robot, target)]))
@@ -108,7 +110,7 @@ def test_unreachable_hand_target_returns_its_code_quickly(robot, floor, standing
 
 def test_phase1_failure_is_infeasible_inequalities(robot, floor, standing):
     """A pre-contact (3.40) of the right hand within 5 cm of a wall 3 m ahead: the inequalities
-    cannot hold, phase 1 says so and phase 2 never runs (001_escande.md:82-85)."""
+    cannot hold, phase 1 says so and phase 2 never runs (Escande 2008, §3.2.1)."""
     wall = EnvironmentFrame.make([3.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0])
     pre = PreContact(robot.model, RobotContactFrame.from_location(robot.contact_locations["r_hand"]), wall, 0.05)
     res = solve(_problem(robot, floor, standing, [pre]))
@@ -152,7 +154,7 @@ def test_problem_refuses_a_start_outside_the_joint_limits(robot, floor, standing
 
 
 def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, standing):
-    """Candidate generation (001_escande.md:295, Algorithm 5): the left sole fixed with the CoM
+    """Candidate generation (Escande 2008, §6.1.2.2, Algorithm 5): the left sole fixed with the CoM
     over it (stability of the smaller stance), the right sole a light contact in a box 5-15 cm
     ahead, 0-5 cm outward, theta in [-0.3, 0.3] rad (chosen). Phase 1 moves the CoM over the left
     foot; the solution's (x, y, theta) lie in the box and the strong contact made there by
@@ -174,7 +176,7 @@ def test_search_box_contact_finds_a_step_and_converts_to_strong(robot, floor, st
     assert x0 + 0.05 - TOL <= x <= x0 + 0.15 + TOL and y0 - 0.05 - TOL <= y <= y0 + TOL and abs(th) <= 0.3 + TOL
     strong = slide.to_strong(res.q, d)
     assert np.abs(strong.value(res.q, d)[:6]).max() <= TOL and strong.value(res.q, d)[6:].max() < 0
-    assert _alignment_angle(robot, res.q, "r_sole", strong.env_frame) <= A9_ANGLE
+    assert _alignment_angle(robot, res.q, "r_sole", strong.env_frame) <= ALIGN_TOL
 
 
 def test_slsqp_exit_modes_map_to_table_7_1_codes():
@@ -187,9 +189,11 @@ def test_slsqp_exit_modes_map_to_table_7_1_codes():
         assert from_slsqp(mode, False) == Outcome.SEARCH_DIRECTION_FAILED == 5
 
 
-def test_a1_space_count_matches_the_thesis_and_an_enumeration():
-    """A1 (001_escande.md:509): sum_{i=1..4} C(12, i) 3^i = 46,665 (erratum 1), and the formula counts
-    what it says: an enumeration of the stances (distinct locations, one surface each)."""
+@pytest.mark.spec("001", "A1")
+def test_space_count_matches_the_thesis_and_an_enumeration():
+    """Escande 2008, §2.3.4.2, (2.10): sum_{i=1..4} C(12, i) 3^i = 46,665 (the sum the thesis's count
+    uses; (2.10) prints C_n^k p^k), and the formula counts what it says: an enumeration of the
+    stances (distinct locations, one surface each)."""
     from itertools import combinations, product
 
     from humanoid_planner.posture.stance import stance_space_count

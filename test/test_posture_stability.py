@@ -1,12 +1,12 @@
-"""Static stability A (CoM in the support polygon, (3.63), 001_escande.md:129) and B (existence
-of contact forces, (3.68)-(3.70), :131, `ForceStability`).
+"""Static stability A (CoM in the support polygon, (3.63), Escande 2008, §3.4.4) and B (existence
+of contact forces, (3.68)-(3.70), §3.4.5, `ForceStability`).
 
-A10 of 001_escande.md:518: for coplanar horizontal contacts, the
-verdict of `ComInPolygon` on `support_polygon` equals that of the force-existence problem
-(3.68)-(3.70) with unlimited torques. On one horizontal plane zero tangential forces suffice
-(any mu >= 0), so the forces exist iff f >= 0 solves sum f_i = m g, sum f_i c_i^xy = m g G^xy
-over the placed hull points c_i (not their convex hull): solved here by non-negative least
-squares (residual 0 <=> feasible), independently of the polygon code.
+For coplanar horizontal contacts (§3.4.4, where (3.63) is derived from the forces), the verdict of
+`ComInPolygon` on `support_polygon` equals that of the force-existence problem (3.68)-(3.70) with
+unlimited torques. On one horizontal plane zero tangential forces suffice (any mu >= 0), so the
+forces exist iff f >= 0 solves sum f_i = m g, sum f_i c_i^xy = m g G^xy over the placed hull points
+c_i (not their convex hull): solved here by non-negative least squares (residual 0 <=> feasible),
+independently of the polygon code.
 """
 
 from types import SimpleNamespace
@@ -33,8 +33,8 @@ from humanoid_planner.posture import (
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.support_polygon import placed_hull
 
-SAMPLES = 10_000  # 001_escande.md:518
-BOUNDARY = 1e-3  # [m] samples closer than this to an edge line are skipped (A10)
+SAMPLES = 10_000  # chosen: 10^4 random CoMs (acceptance test 001 A10)
+BOUNDARY = 1e-3  # [m] (chosen) samples closer than this to an edge line are skipped
 
 
 def _forces_exist(points, g):
@@ -43,8 +43,9 @@ def _forces_exist(points, g):
     return nnls(A, np.array([1.0, g[0], g[1]]))[1] <= 1e-10
 
 
+@pytest.mark.spec("001", "A10")
 @pytest.mark.parametrize("seed", range(10))
-def test_a10_com_polygon_verdict_equals_force_existence(robot, floor, seed):
+def test_com_polygon_verdict_equals_force_existence(robot, floor, seed):
     rng = np.random.default_rng(seed)
     loc = robot.contact_locations
     names = ["r_sole", "l_sole"] if seed % 3 else ["r_sole", "l_sole", "r_hand"]  # a hand on the floor too
@@ -74,7 +75,7 @@ def test_a10_com_polygon_verdict_equals_force_existence(robot, floor, seed):
 def test_margin_shrinks_the_polygon():
     """``margin`` keeps the CoM at least that far inside every edge: on the unit square with a 2 cm
     margin, a CoM 1 cm inside an edge violates its row by 1 cm, one 3 cm inside satisfies it with
-    1 cm to spare (it grew the polygon before the fix found by the contact planner's FK check)."""
+    1 cm to spare (the margin shrinks the polygon, never grows it)."""
     square = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
     con = ComInPolygon(None, square, margin=0.02)
     data = SimpleNamespace(com=[np.array([0.5, 0.01, 0.8])], Jcom=np.zeros((3, 6)))
@@ -186,9 +187,10 @@ def test_force_stability_rejects_a_lean_on_a_frictionless_floor_that_the_polygon
     assert not _cone_lp_feasible(robot.mass, pts, nrm, mus, leaning["com"], inner=False)
 
 
+@pytest.mark.spec("001", "A10")
 @pytest.mark.parametrize("dx, inside", [(0.0, True), (0.1, True), (-0.08, True), (0.16, False), (-0.14, False)])
 def test_force_stability_equals_the_polygon_on_flat_ground(robot, floor, dx, inside):
-    """A10 (001_escande.md:518) through the force constraint itself: both soles on the floor, mu = 0,
+    """The equivalence of §3.4.4 through the force constraint itself: both soles on the floor, mu = 0,
     the CoM pinned at x = sole point + dx (the sole hulls span +-0.115 m about it, urdf/hrp2.yaml):
     SUCCESS exactly when (3.63) says inside (> 1 cm from the edge)."""
     m, loc = robot.model, robot.contact_locations

@@ -1,6 +1,7 @@
-"""STP-BV (001_escande.md §4): the closed-form pieces (humanoid_planner/posture/geometry/stpbv.py: A2,
-A4, A8), the construction (geometry/stpbv_build.py: A3, degenerate clouds), the smooth distance and its
-gradient (geometry/stpbv_distance.py: A5, A6, A7) of §10.2 (:510-516)."""
+"""STP-BV (Escande 2008, ch. 4 and App. B.3): the closed-form pieces
+(humanoid_planner/posture/geometry/stpbv.py), the construction (geometry/stpbv_build.py, degenerate
+clouds included), the smooth distance and its gradient (geometry/stpbv_distance.py). The thesis's
+acceptance items are marked ``spec("001", ...)``."""
 
 import coal
 import numpy as np
@@ -20,8 +21,9 @@ from humanoid_planner.posture.geometry.stpbv_build import build_stpbv, enclosing
 from humanoid_planner.posture.geometry.stpbv_distance import StpBVPack, pair_distances, support_point
 
 
-def test_a2_max_margin_of_the_thesis_example():
-    # a = 10 cm, r = 1 cm, R = 20 m -> 1.00208 cm (001_escande.md:175, :510), tolerance 1e-7 m of A2
+@pytest.mark.spec("001", "A2")
+def test_max_margin_of_the_thesis_example():
+    # a = 10 cm, r = 1 cm, R = 20 m -> 1.00208 cm (Escande 2008, §4.4.3, Thm 4.4.4), tolerance 1e-7 m
     assert max_margin(0.10, 0.01, 20.0) == pytest.approx(0.0100208, abs=1e-7)
     # no edge: the small spheres' r (round-off of R - (R - r) at R = 20 m: ~1e-15)
     assert max_margin(0.0, 0.01, 20.0) == pytest.approx(0.01, abs=1e-12)
@@ -29,7 +31,8 @@ def test_a2_max_margin_of_the_thesis_example():
         max_margin(0.1, 0.01, 0.005)
 
 
-def test_a4_face_sphere_centre_is_at_r_minus_r_from_the_vertices_below_the_face():
+@pytest.mark.spec("001", "A4")
+def test_face_sphere_centre_is_at_r_minus_r_from_the_vertices_below_the_face():
     rng = np.random.default_rng(4)
     R, r = 10.0, 0.01
     for _ in range(200):
@@ -37,12 +40,13 @@ def test_a4_face_sphere_centre_is_at_r_minus_r_from_the_vertices_below_the_face(
         C = face_sphere_centre(*P, R, r)
         np.testing.assert_allclose(np.linalg.norm(P - C, axis=1), R - r, atol=1e-9)
         w = np.cross(P[1] - P[0], P[2] - P[0])
-        assert (C - P[0]) @ w < 0.0  # inner side (A4: c . w < 0)
+        assert (C - P[0]) @ w < 0.0  # inner side (c . w < 0, (4.8)-(4.9))
     with pytest.raises(PlanningError, match="circumradius"):
         face_sphere_centre([0, 0, 0], [1, 0, 0], [0, 1, 0], 0.5, 0.01)
 
 
-def test_a8_point_circle_max_distance_equals_brute_force():
+@pytest.mark.spec("001", "A8")
+def test_point_circle_max_distance_equals_brute_force():
     rng = np.random.default_rng(8)
     t = np.linspace(0.0, 2 * np.pi, 100_000, endpoint=False)
     for _ in range(20):
@@ -58,7 +62,7 @@ def test_a8_point_circle_max_distance_equals_brute_force():
         assert point_circle_max_distance(P, C, n, radius) == pytest.approx(brute, abs=1e-6)
 
 
-# --- construction (App. B.3), smooth distance (4.10): A3, A5, A6, A7
+# --- construction (App. B.3), smooth distance (4.10)
 
 
 def _box(sx, sy, sz, centre=(0.0, 0.0, 0.0)):
@@ -109,14 +113,14 @@ def _depths(vol, points, normals=None):
     return -d
 
 
-@pytest.mark.parametrize("n, R", [(40, 10.0), (40, 20.0), (40, 50.0), (40, 100.0), (800, 10.0)])  # <= 800 (A3)
-def test_a3_margin_between_hull_and_volume_and_support_function(n, R):
-    """A3 (001_escande.md:511): random convex polyhedra, r = 1 cm: every hull point (vertices and
-    random points of the faces) lies between r and the margin bound inside the volume (1e-6 m),
-    the bound being Thm 4.4.4's proof's, a^2 / 3 (`margin_bound`: the printed a^2 / 12 is an
-    erratum, see the octahedron test); the support function equals an independent QCQP's (1e-9 m
-    at R = 10 m, the QCQP's accuracy, ~(R / 10 m)^2 1e-9 m, beyond);
-    R - r below the enclosing radius is rejected."""
+@pytest.mark.spec("001", "A3")
+@pytest.mark.parametrize("n, R", [(40, 10.0), (40, 20.0), (40, 50.0), (40, 100.0), (800, 10.0)])  # <= 800 vertices
+def test_margin_between_hull_and_volume_and_support_function(n, R):
+    """Random convex polyhedra, r = 1 cm (Escande 2008, §4.4.3): every hull point (vertices and
+    random points of the faces) lies between r and the margin bound inside the volume (1e-6 m), the
+    bound being Thm 4.4.4's proof's, a^2 / 3 (`margin_bound`: the printed a^2 / 12 is a typo, see
+    the octahedron test); the support function equals an independent QCQP's (1e-9 m at R = 10 m, the
+    QCQP's accuracy, ~(R / 10 m)^2 1e-9 m, beyond); R - r below the enclosing radius is rejected."""
     r = 0.01
     P = _ellipsoid_cloud(n, seed=n + int(R))
     vol = build_stpbv(P, r, R)
@@ -152,7 +156,7 @@ def test_margin_of_an_equilateral_face_is_the_proofs_not_the_printed_bound():
     """A regular octahedron (edge a = 0.2 m, equilateral faces): the depth of a face's centre below
     the volume's surface is R - sqrt((R - r)^2 - a^2 / 3) (its big sphere through the three
     vertices, the circumradius a / sqrt 3: (4.8)-(4.9)), which is the proof's bound of Thm 4.4.4 and
-    exceeds the printed R - sqrt((R - r)^2 - a^2 / 12) (A2's formula) by ~a^2 / (8 R)."""
+    exceeds the printed R - sqrt((R - r)^2 - a^2 / 12) (`max_margin`) by ~a^2 / (8 R)."""
     a, r, R = 0.2, 0.01, 10.0
     P = a / np.sqrt(2) * np.vstack([np.eye(3), -np.eye(3)])
     vol = build_stpbv(P, r, R)
@@ -181,9 +185,9 @@ def test_construction_of_degenerate_clouds_box_cylinder_ball():
     np.testing.assert_allclose(n[0], [-1, 0, 0], atol=1e-12)
 
 
-# A5 and A6: a flat box A (1.0 x 0.2 x 0.05 m, frame at the centre of its bottom face) over a slab B
-# (3 x 3 x 0.1 m, top face at z = 0), A at height h and pitched by theta about y: the thesis's
-# segment of half-lengths l1 = l2 = 0.5 (Table 4.1, 001_escande.md:160) as a 3-D body.
+# The C^1 distance and Table 4.1: a flat box A (1.0 x 0.2 x 0.05 m, frame at the centre of its bottom face)
+# over a slab B (3 x 3 x 0.1 m, top face at z = 0), A at height h and pitched by theta about y: the
+# thesis's segment of half-lengths l1 = l2 = 0.5 (Escande 2008, §4.2, Table 4.1) as a 3-D body.
 L12 = 0.5
 
 
@@ -217,10 +221,11 @@ def slab_pair():
     return stp, poly, bulge
 
 
-def test_a5_distance_is_c1_through_the_face_parallel_configuration(slab_pair):
-    """A5 (001_escande.md:513): A pitched through theta = 0 (bottom face parallel to the slab): the
-    STP-BV distance's analytic gradient (4.10) matches central differences (rel 1e-5) and has no
-    jump across 0; the polyhedra's one-sided slopes jump by l1 + l2 = 1 (4.2)."""
+@pytest.mark.spec("001", "A5")
+def test_distance_is_c1_through_the_face_parallel_configuration(slab_pair):
+    """Escande 2008, §4.2.1 and §4.3.2: A pitched through theta = 0 (bottom face parallel to the
+    slab): the STP-BV distance's analytic gradient (4.10) matches central differences (rel 1e-5) and
+    has no jump across 0; the polyhedra's one-sided slopes jump by l1 + l2 = 1 (4.2)."""
     stp, poly, _ = slab_pair
     h, eps = 0.5, 1e-6
     for th in (-1e-2, -1e-3, 0.0, 1e-3, 1e-2):
@@ -237,13 +242,15 @@ def test_a5_distance_is_c1_through_the_face_parallel_configuration(slab_pair):
 STARTS = [(0.5, 0.3), (0.5, -0.3), (0.3, -0.5), (0.2, 0.8), (0.15, 0.01)]  # (h [m], theta [rad]), chosen
 
 
-def test_a6_table_4_1_replica(slab_pair):
-    """A6 (001_escande.md:514) with SciPy SLSQP (the posture generator's solver): min h^2 + theta^2
-    s.t. d >= d0 = 0.1. Polyhedra (P_c^0): optimum (0.1, 0), stopped at a kink (theta ~1e-6 off).
-    STP-BVs (P_r): optimum theta = 0 and h = d0 + the two face spheres' bulges at the faces'
-    centres (R - sqrt((R - r)^2 - c^2), c the face's circumradius; erratum 11's sagitta in 3-D), to
-    1e-6, theta to 1e-7; fewer SLSQP iterations in all from the same starts (thesis: 12 vs 231
-    with FSQP; SLSQP suffers less from the kink here, the table in docs/planner.md)."""
+@pytest.mark.spec("001", "A6")
+def test_table_4_1_replica(slab_pair):
+    """Escande 2008, §4.2.3, Table 4.1, with SciPy SLSQP (the posture generator's solver): min h^2 +
+    theta^2 s.t. d >= d0 = 0.1. Polyhedra (P_c^0): optimum (0.1, 0), stopped at a kink (theta ~1e-6
+    off). STP-BVs (P_r): optimum theta = 0 and h = d0 + the two face spheres' bulges at the faces'
+    centres (R - sqrt((R - r)^2 - c^2), c the face's circumradius: the sagitta of Table 4.1's arc,
+    in 3-D), to 1e-6, theta to 1e-7; fewer SLSQP iterations in all from the same starts (thesis: 12
+    vs 231 with FSQP; SLSQP suffers less from the kink here, the table in
+    docs/posture_generator.md)."""
     stp, poly, bulge = slab_pair
     d0 = 0.1
     iters = {"poly": 0, "stp": 0}
@@ -266,15 +273,16 @@ def test_a6_table_4_1_replica(slab_pair):
     assert iters["stp"] <= iters["poly"], iters
 
 
-def test_a7_association_meets_the_voronoi_condition():
-    """A7 (001_escande.md:515): geodesic-like spheres (radius 20 cm, 162 vertices), r = 1 cm,
-    R = 10 m, random pose pairs moved by ~2 deg / 2 mm and ~20 deg / 2 cm steps, each query warm-
-    started from the previous one (the thesis's incremental V-Clip): at every witness point the
-    normal lies in the Voronoi region (normal cone) of the smooth feature reached: each witness is
-    the volume's support point along its normal, certified independently of the feature tests
-    by the KKT conditions of min u . c over K (`_kkt_support`), so the condition is violated in 0 %
-    of the queries (the exact association needs no correction step); the distances stay optimal
-    ((I - n n^T)(a - b) ~ 0)."""
+@pytest.mark.spec("001", "A7")
+def test_association_meets_the_voronoi_condition():
+    """As the timing runs of Escande 2008, §4.5.5: geodesic-like spheres (radius 20 cm, 162
+    vertices), r = 1 cm, R = 10 m, random pose pairs moved by ~2 deg / 2 mm and ~20 deg / 2 cm
+    steps, each query warm-started from the previous one (the thesis's incremental V-Clip): at
+    every witness point the normal lies in the Voronoi region (normal cone) of the smooth feature
+    reached: each witness is the volume's support point along its normal, certified independently of
+    the feature tests by the KKT conditions of min u . c over K (`_kkt_support`), so the condition
+    is violated in 0 % of the queries (the exact association needs no correction step); the
+    distances stay optimal ((I - n n^T)(a - b) ~ 0)."""
     P = _ellipsoid_cloud(162, seed=5, axes=(0.2, 0.2, 0.2))
     vol = build_stpbv(P, 0.01, 10.0)
     pack = StpBVPack([vol, vol])

@@ -131,11 +131,11 @@ def test_every_setting_a_scene_may_set_is_a_planner_setting_of_its_type():
 
 
 def test_stability_discs_replace_the_soles_hulls_in_the_support_polygon(scene_file, robot):
-    """`planning.stability_discs` (A20's "feet as 2 cm discs"): the planner's robot has those
-    locations' hulls as discs of that diameter about their points, in their contact plane; the
-    start stance's support polygon shrinks from the two soles' hull (~0.14 m along the feet) to the
-    hull of two 2 cm discs (their diameter along the feet); the loaded robot is not changed; a
-    location the robot lacks is refused."""
+    """`planning.stability_discs` (the chair plan's "feet as 2 cm discs", Escande 2008, §7.3.2): the
+    planner's robot has those locations' hulls as discs of that diameter about their points, in
+    their contact plane; the start stance's support polygon shrinks from the two soles' hull (~0.14
+    m along the feet) to the hull of two 2 cm discs (their diameter along the feet); the loaded
+    robot is not changed; a location the robot lacks is refused."""
     from humanoid_planner.posture.frames import EnvironmentFrame
     from humanoid_planner.posture.support_polygon import support_polygon
 

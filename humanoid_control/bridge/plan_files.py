@@ -21,7 +21,7 @@ this module adds the bridge's stricter rules, checked on what the reader returns
   (``success`` false) is refused with its reason, as is a file naming another plan format. A
   motion with segments projected without collision rows (``trajectory.unclear_segments``: no
   clear path was found there, and the robot may pass through an obstacle or itself,
-  docs/planner.md "Limitations and history") is refused too, naming them, unless
+  docs/contact_planner.md "Limitations") is refused too, naming them, unless
   ``allow_unclear`` (the robot bridge's ``allow_unclear_motion``) says to send it anyway; a note
   then names them.
 

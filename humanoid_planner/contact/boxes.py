@@ -1,5 +1,5 @@
-"""Search boxes of contact parameters and their splitting (001_escande.md §5.4, thesis
-L2381-2387, Fig. 6.2).
+"""Search boxes of contact parameters and their splitting (Escande 2008, §6.1.2.3,
+Fig. 6.2).
 
 A `Box` is a convex polygon of (x, y) in a surface's coordinates [m] (from its centroid along
 t and n x t, `posture.frames`) times an interval of theta [rad]. ``split(x, y, theta)`` removes
@@ -9,7 +9,7 @@ V's x-band, y below / above; inside V's (x, y) cell, theta below / above (one wr
 the box spans a full turn). Boxes whose (x, y) area is under ``MIN_AREA`` or theta width under
 ``MIN_WIDTH`` are dropped (empty).
 
-Numbers chosen (the thesis gives no δl, δθ, 001_escande.md:300, 412): δl = 0.1 m, about half of
+Numbers chosen (the thesis gives no δl, δθ, §6.1.2.3): δl = 0.1 m, about half of
 HRP-2's sole length (0.23 m) and a third of the 0.3 m steps the walking plans make; δθ = 0.5 rad
 (29 deg): a foot turned by less is "the same" candidate for the search. ``MIN_AREA`` (1 cm²)
 and ``MIN_WIDTH`` (0.01 rad) only remove slivers left by the cuts.
@@ -66,8 +66,8 @@ class Box:
     @classmethod
     def around(cls, surface, point, radius: float, theta=(-np.pi, np.pi)) -> Box | None:
         """The surface polygon ∩ the square of half-side sqrt(radius² - h²) about the projection of
-        world ``point`` (h: its distance to the surface plane): the cheap pruning of thesis L2219
-        (a sphere about the root of the chain, bounded by its square). None when empty."""
+        world ``point`` (h: its distance to the surface plane): the cheap pruning of Escande 2008,
+        §5.3.4 (a sphere about the root of the chain, bounded by its square). None when empty."""
         t, s, n = surface.rotation.T
         rel = np.asarray(point, float) - surface.centroid
         h = float(rel @ n)

@@ -1,36 +1,36 @@
-"""Independent check of a contact plan (issue 9: "check every plan produced in the tests"; A11 of
-001_escande.md:519). `check_plan(planner, plan)` returns the list of what is wrong (empty: the
-plan holds), computed from the forward kinematics and the robot's own collision geometry, not
-from the planner's constraint rows, so a wrong constraint in the planner shows here:
+"""Independent check of a contact plan (every plan the tests produce is checked; the transition rule
+of Escande 2008, §5.3.1.3, is acceptance test 001 A11). `check_plan(planner, plan)` returns the list
+of what is wrong (empty: the plan holds), computed from the forward kinematics and the robot's own
+collision geometry, not from the planner's constraint rows, so a wrong constraint in the planner
+shows here:
 
 - consecutive stances differ by exactly one contact, the node kinds agree (an ``added`` node has
   one contact more than its father, a ``released`` one less);
-- the transition rule (A11, (5.20)-(5.22) at :244): every witness posture holds the contacts of
-  the larger stance of its pair (contact point within ``position_tol`` of E, frame axes within
-  ``angle_tol`` of (d_E, b_E, n_E); a deformable contact's normal and tangent within its angle
-  plus ``angle_tol``) and has its CoM at least the planner's margin (less
-  ``position_tol``) inside the support polygon of the smaller stance's load-bearing contacts
-  (each contact's hull placed by the forward kinematics, a deformable contact's laid on its
-  surface at the contact, clipped by its surface polygon, projected, convex hull:
-  `scipy.spatial.ConvexHull`, not `posture.support_polygon`); with the
-  "forces" stability the witness's contact forces are not kept by the nodes, so stability is not
-  re-checked there;
-- joint limits, kept the planner's ``joint_margin`` inside; the planner's extra tasks (§5.8)
+- the transition rule (Escande 2008, §5.3.1.3, (5.20)-(5.22)): every witness posture holds the
+  contacts of the larger stance of its pair (contact point within ``position_tol`` of E, frame axes
+  within ``angle_tol`` of (d_E, b_E, n_E); a deformable contact's normal and tangent within its
+  angle plus ``angle_tol``) and has its CoM at least the planner's margin (less ``position_tol``)
+  inside the support polygon of the smaller stance's load-bearing contacts (each contact's hull
+  placed by the forward kinematics, a deformable contact's laid on its surface at the contact,
+  clipped by its surface polygon, projected, convex hull: `scipy.spatial.ConvexHull`, not
+  `posture.support_polygon`); with the "forces" stability the witness's contact forces are not kept
+  by the nodes, so stability is not re-checked there;
+- joint limits, kept the planner's ``joint_margin`` inside; the planner's extra tasks (§6.5)
   within the solver tolerance;
 - collision: every geometry object of the robot's collision model at a distance >= 0 from every
   obstacle of the planner (coal on the URDF shapes, not the capsules), except the geometries of a
   contact's body (and of the bodies below it without a contact location) against the obstacle
   its surface lies on;
-- self-collision, with the planner's own model whether or not the plan was made with it: every
-  geometry pair of `posture.constraints.geometry_self_collision.geometry_pairs` (coal on the URDF shapes:
-  the simulator's pairs, bodies at least three joints apart, with the collision rules) at least
-  its margin (the planner's
-  ``collision_margin``, 0 for pairs closer at the default posture; less ``position_tol``) apart;
+- self-collision, with the planner's own model whether or not the plan is made with it: every
+  geometry pair of `posture.constraints.geometry_self_collision.geometry_pairs` (coal on the URDF
+  shapes: the simulator's pairs, bodies at least three joints apart, with the collision rules) at
+  least its margin (the planner's ``collision_margin``, 0 for pairs closer at the default posture;
+  less ``position_tol``) apart;
 - the goal posture holds the last stance (contacts and stability) and its goal tasks.
 
-Tolerances (chosen): ``position_tol`` 1e-5 m (10 x the posture generator's 1e-6), ``angle_tol``
-1e-4 rad (A9, 001_escande.md:517). The other checks of a plan (its trajectory, `motion`) extend
-the returned list.
+Tolerances (chosen): ``position_tol`` 1e-5 m (10 x the posture generator's 1e-6), ``angle_tol`` 1e-4
+rad (chosen: the frame alignment of acceptance test 001 A9). The other checks of a plan (its
+trajectory, `motion`) extend the returned list.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from .node import ADDED, RELEASED
 __all__ = ["check_plan", "motion_problems", "witness_errors"]
 
 POSITION_TOL = 1e-5  #: m, chosen (module docstring)
-ANGLE_TOL = 1e-4  #: rad, A9 (001_escande.md:517)
+ANGLE_TOL = 1e-4  #: rad, chosen (module docstring)
 
 
 def _environment_frame(surf, contact) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,8 @@
-"""Children of a node: its 1-neighbours (001_escande.md §5.3-5.5, Algorithms 3, 5, 8, 9).
+"""Children of a node: its 1-neighbours (Escande 2008, §5.3.2.2, §6.1 and §6.2.2, Algorithms 3-5, 8, 9).
 
 - **Removal** (finite): for a stance of >= 2 contacts, each contact in turn is released: the
   child's stance lacks it, its witness still holds it geometrically with the remaining contacts
-  stable (`Feasibility.transition`). Duplicate test first, then the PG (:283).
+  stable (`Feasibility.transition`). Duplicate test first, then the PG (§5.3.2.2).
   - **Settled releases** (``settle_releases``, off by default: the thesis's potential at the
     witness): a release's witness still touches the released contact (the geometry of the
     larger stance), so its potential is that of the larger stance, and a release that is
@@ -14,20 +14,21 @@
     the transition's (what `check_plan` and the motion use) and its children start from it. A
     failed settle leaves the witness's potential.
 - **Addition** (infinite, candidates by the PG): for each contact location whose body is not in
-  contact, each surface, unless the pair is forbidden (:288): the pre-contact test (:305,
-  erratum 7), then the light contact in a search box Υ (the surface ∩ the square about the
-  root, `Box.around`, radius ``reach``), converted to a strong contact at the solution; the
-  duplicate test only after the PG (the contact is known only then, :303).
-  - BFP (Algorithm 5, :296): Υ minus V (δl × δl × δθ) split into convex boxes, recursively, while
+  contact, each surface, unless the pair is forbidden (§5.3.2.2): the pre-contact test (§6.1.3; a
+  pair whose pre-contact test fails is skipped, the negation of the test Algorithms 5 and 8 print),
+  then the light contact in a search box Υ (the surface ∩ the square about the root, `Box.around`,
+  radius ``reach``), converted to a strong contact at the solution; the duplicate test only after
+  the PG (the contact is known only then, Algorithm 5).
+  - BFP (Algorithm 5, §6.1.3): Υ minus V (δl × δl × δθ) split into convex boxes, recursively, while
     the PG succeeds, at most ``max_candidates`` PG successes per pair (our cap; 0: none, as the
     thesis's Algorithm 5).
-  - random candidates (``candidates`` "random", the thesis's strategy 2, §5.3.4, thesis
-    L2219-2229, the stairs of A18): ``ceil(density sqrt(A))`` triplets uniform on the surface ∩
-    the sphere of radius ``reach`` about the root (A that part's area), each a transition PG call
-    (Algorithm 4, :287: the new contact geometric, the father's stance stable); the random
-    generator is seeded by (``seed``, the father's index, the pair), so a plan depends on the
-    seed only, not on the workers or the order of the jobs. The duplicate test comes after the
-    PG, as for the boxes (the jobs run apart from N); BFP only (VBFP's lazy brothers need boxes).
+  - random candidates (``candidates`` "random", the thesis's strategy 2, §5.3.4, used on its stairs,
+    §5.4.2): ``ceil(density sqrt(A))`` triplets uniform on the surface ∩ the sphere of radius
+    ``reach`` about the root (A that part's area), each a transition PG call (Algorithm 4, §5.3.3:
+    the new contact geometric, the father's stance stable); the random generator is seeded by
+    (``seed``, the father's index, the pair), so a plan depends on the seed only, not on the workers
+    or the order of the jobs. The duplicate test comes after the PG, as for the boxes (the jobs run
+    apart from N); BFP only (VBFP's lazy brothers need boxes).
   - **Placed candidates** (``placed_candidates``, off by default: the thesis's draws as they
     are): a candidate fixes its body's whole pose (the strong contact), so one whose body's
     capsule there is within the collision margin of an obstacle other than the stance's and
@@ -37,14 +38,14 @@
     with a chance of 1 - 0.72^20 = 0.9986 per candidate; a surface where nothing fits costs
     20 cheap capsule tests per candidate, no PG call). BIP's stairs: its 0.29 m foot's
     capsule reaches 7.6 cm past the toe, so only the back 7 cm of a 0.30 m tread holds it
-    clear of the next riser: 72 % of the thesis's ~2 candidates per tread failed in the PG,
-    and the search starved (docs/planner.md "Scenes").
-  - VBFP (Algorithm 8, :338): only the best contact of Υ (the PG criterion is the potential, so
-    it beats everything its sub-boxes hold), remembering Υ; its brothers (Algorithm 9, :347) are
+    clear of the next riser: without placed candidates 72 % of the thesis's ~2 candidates per
+    tread fail in the PG, and the search starves (docs/contact_planner.md "Scenes").
+  - VBFP (Algorithm 8, §6.2.2): only the best contact of Υ (the PG criterion is the potential, so
+    it beats everything its sub-boxes hold), remembering Υ; its brothers (Algorithm 9) are
     generated when it is itself expanded, one per sub-box, each recursing into its own sub-boxes
     only when it is a duplicate.
 Warm starts: a removal child and the pre-contact test start from the father's witness posture;
-the additions from the pre-contact test's posture (:305); lazy brothers from the father's.
+the additions from the pre-contact test's posture (§6.1.3); lazy brothers from the father's.
 
 **Jobs.** The PG work of one expansion is a batch of independent jobs (module-level functions of
 the `Feasibility` and plain data: `removal_job`, `pair_job`, `box_job`) run by a
@@ -87,7 +88,7 @@ def box_job(feas, stance, location, box, q0):
 
 
 def random_candidates(surface, point, radius: float, theta_range, density: float, rng, keep=None) -> list[tuple]:
-    """The thesis's strategy 2 (§5.3.4, thesis L2219-2229): ``ceil(density sqrt(A))`` triplets
+    """The thesis's strategy 2 (Escande 2008, §5.3.4): ``ceil(density sqrt(A))`` triplets
     (x, y, theta) uniform on the part of ``surface`` inside the sphere of ``radius`` [m] about the
     world ``point`` (A its area [m²], the sphere's disc as a 32-gon), theta uniform in
     ``theta_range`` [rad]; [] when the sphere misses the surface. ``keep(x, y, theta)``: a triplet
@@ -126,7 +127,7 @@ def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_c
     ``q``): the pruned search box, the pre-contact test, then VBFP's one best contact or BFP's
     recursive splitting; ``[(Contact, q, Box), ...]`` in the order found. ``random`` = (density,
     seed key): the random candidates of `random_candidates` instead, each checked by the
-    transition PG call (Algorithm 4, :287), its Box None."""
+    transition PG call (Algorithm 4), its Box None."""
     radius = reach or feas.reach(location)
     if random is not None:
         density, key, placed = random
@@ -235,7 +236,7 @@ class ChildGenerator:
         return self._merge_brothers(n, self.runner.run(jobs)) if jobs else []
 
     def _removal_jobs(self, n: Node) -> tuple[list, list]:
-        """The removal children not yet in N (the duplicate test before the PG, :283), and their jobs."""
+        """The removal children not yet in N (the duplicate test before the PG, §5.3.2.2), and their jobs."""
         removed = []
         if len(n.stance) >= 2:
             for c in n.stance:

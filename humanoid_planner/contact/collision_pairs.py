@@ -1,13 +1,13 @@
-"""The collision pairs of the contact planner's posture-generator calls (001_escande.md:124,
-(3.47); `generate` of :283), held by `feasibility.Feasibility` through its base `CollisionPairs`:
-which (capsule, obstacle) and self-collision pairs a call carries, their rows (built once per
-pair set), their distances at a solution, and the pairs the contacts imply.
+"""The collision pairs of the contact planner's posture-generator calls (Escande 2008, (3.47),
+§3.4.2; `generate` of §5.3.2.2), held by `feasibility.Feasibility` through its base
+`CollisionPairs`: which (capsule, obstacle) and self-collision pairs a call carries, their rows
+(built once per pair set), their distances at a solution, and the pairs the contacts imply.
 
 With ``self_collision`` every call also keeps the robot's own collision geometries apart
 (`posture.GeometrySelfCollision`, lazily: "Self-collision" below). With ``obstacles`` (`posture.Obstacle`, e.g.
 `Obstacle.from_scene`) every call keeps the robot's capsules ``collision_margin`` from them
 (`posture.EnvironmentCollision`, (3.47)), without the pairs implied by the contacts (`generate`
-removes "collision pairs (robot body, environment object) implied by contacts", :283): the
+removes the (robot body, environment object) pairs the contacts imply, §5.3.2.2): the
 capsule of a contact's body, and of the bodies below it that carry no contact location of their
 own (a hand's gripper), against the obstacle its surface lies on (`Surface.body`), and, for the capsules only, the
 capsule adjacent above a thigh contact's body when that one carries no contact location of
@@ -27,14 +27,14 @@ simulator's pairs, bodies at least three joints apart; HRP-2: 223 pairs; its doc
 not the capsules),
 lazily as the obstacle pairs with activation 0 (`feasibility.SELF_ACTIVATION`, whatever ``activation``):
 only the pairs met at a solution enter the call (with the obstacles' default 0.25 m most leg
-pairs entered every call on the flat floor, and the one-foot stance of
-test_random_candidates_are_seeded_by_the_plan_seed got no foot placement, 5 of its 6 calls
+pairs would enter every call on the flat floor, and the one-foot stance of
+test_random_candidates_are_seeded_by_the_plan_seed gets no foot placement, 5 of its 6 calls
 failing in phase 1; with 0 it gets 1, 3 without self-collision); the solution is checked against every
 pair and solved again from it with those it brings within their margin, in the same rounds;
-the rows of a pair set are built once and kept (`_self`). Every pair in every call made the
+the rows of a pair set are built once and kept (`_self`). Every pair in every call makes the
 stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily the calls cost
 about what they cost without self-collision
-(docs/planner.md "Environment collision and stability").
+(docs/contact_planner.md "Environment collision and stability").
 
 Numbers chosen: ``SEATED`` the kinds whose adjacent capsule (HRP-2's pelvis) rests on the
 contact's surface too; ``MAX_CACHED`` 512 row sets kept per planner (a few MB).
@@ -114,14 +114,15 @@ class CollisionPairs:
         location's body reaches past the location's contact face (its radius less the axis's
         distance to the face's plane), for every obstacle carrying a planner surface. HRP-2's thigh
         is a 0.12 x 0.11 m box in a 0.081 m capsule: 2.1 cm past the face the robot sits on, so a
-        thigh released from the seat had to rise 3.1 cm instead of the 1 cm margin (docs/planner.md
-        "Scenes"). Those pairs keep the margin less this depth: the face level with the surface
-        stays the margin away, and the box stays clear of it while its roll about the capsule's
-        axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan` tests the real box.
-        Applied only against an obstacle a thigh of the request rests on (`_seated_overshoot`:
-        a contact of the stance or the one being added or released): applied always, a crouch
-        over the glass scene's seat with no thigh on it dipped the right thigh's real box 3.8 mm
-        into the seat (nothing bounds the roll there), and `check_plan` refused the plan."""
+        thigh released from the seat would have to rise 3.1 cm instead of the 1 cm margin
+        (docs/contact_planner.md "Scenes"). Those pairs keep the margin less this depth: the face
+        level with the surface stays the margin away, and the box stays clear of it while its roll
+        about the capsule's axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan`
+        tests the real box. Applied only against an obstacle a thigh of the request rests on
+        (`_seated_overshoot`: a contact of the stance or the one being added or released): applied
+        always, a crouch over the glass scene's seat with no thigh on it dips the right thigh's real
+        box 3.8 mm into the seat (nothing bounds the roll there), and `check_plan` refuses the
+        plan."""
         out, m = {}, self.model
         carriers = {s.body for s in self.surfaces.values() if s.body is not None}
         for loc in self.locations.values():

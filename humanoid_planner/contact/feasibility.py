@@ -1,27 +1,29 @@
-"""The posture-generator calls of the planner (001_escande.md §5.2-5.4), each logged by outcome.
+"""The posture-generator calls of the planner (Escande 2008, §5.3.1.3, §5.3.2.2 and §6.1), each
+logged by outcome.
 
 - ``transition(geometric, stable, q0)``: Q^geom of the larger stance ∩ Q^stab of the smaller
-  (5.20)-(5.22), 001_escande.md:244 (`generate`, :283): a strong contact (3.28)-(3.35) per
-  geometric contact, the CoM in the support polygon (3.63) of the contacts that participate to
-  stability (with ``margin``), the joint bounds, any extra task of the scene (§5.8).
+  (5.20)-(5.22), Escande 2008, §5.3.1.3 (`generate`, §5.3.2.2): a strong contact (3.28)-(3.35)
+  per geometric contact, the CoM in the support polygon (3.63) of the contacts that participate
+  to stability (with ``margin``), the joint bounds, any extra task of the scene (§6.5).
 - ``addition(stance, location, box, q0)``: the same with the new contact as a light contact in a
-  search box (6.1)-(6.6), converted to a strong contact at the solution (`updateContact`, :296).
+  search box (6.1)-(6.6), converted to a strong contact at the solution (`updateContact`,
+  §6.1.2.3).
 - ``pre_contact(stance, location, box, q0)``: Q_s + the pre-contact (3.40)-(3.43) of ``location``
-  within ``pre_contact_distance`` of the box's plane + the box's half-planes (:305); inequalities
-  but the two direction rows, so an unreachable pair fails in phase 1 (:85). The stance's
-  contacts are relaxed to a 1 mm band (`posture.Relaxed`), or phase 1 would not see them.
-- ``goal(stance, tasks, q0)``: Q_s + T_final (:253).
+  within ``pre_contact_distance`` of the box's plane + the box's half-planes (§6.1.3);
+  inequalities but the two direction rows, so an unreachable pair fails in phase 1 (§3.2.1). The
+  stance's contacts are relaxed to a 1 mm band (`posture.Relaxed`), or phase 1 would not see them.
+- ``goal(stance, tasks, q0)``: Q_s + T_final (§5.3.2.1).
 
 Every call also carries, for each constraint with equality rows, those rows relaxed to a band
-|c_i| <= ``band`` as inequalities (`posture.WithBand`): the thesis's
-fast-fail rule (:85, thesis L736, L752), so that phase 1 sees the contacts and a request that
-cannot hold them fails there (``band`` 0 disables it). Measured on the stairs: docs/planner.md.
+|c_i| <= ``band`` as inequalities (`posture.WithBand`): the thesis's fast-fail rule (§3.2.1), so
+that phase 1 sees the contacts and a request that cannot hold them fails there (``band`` 0
+disables it). Measured on the stairs: docs/contact_planner.md.
 
 **Polish.** With the potential as criterion SLSQP often stalls a hair away from feasibility (the
 criterion pulls a foot forward, the contact and stability rows pull back: NO_PROGRESS at a
-largest violation of 1e-5 to 1e-3 after 30 iterations, most of the failed additions of the first
-HRP-2 stairs runs; 2e-3 to 4e-3 for BIP). A call that ends so, within ``polish`` of feasibility,
-is solved again from its last point without the criterion (a projection, logged as
+largest violation of 1e-5 to 1e-3 after 30 iterations on HRP-2's stairs, 2e-3 to 4e-3 for BIP;
+without the polish most failed additions there end so). A call that ends so, within ``polish`` of
+feasibility, is solved again from its last point without the criterion (a projection, logged as
 ``<purpose>_polish``): the node gets a witness posture next to the criterion's optimum instead of
 being lost. ``polish`` 1e-2 (chosen: a centimetre, ten times BIP's stalls; 0 disables it).
 
@@ -44,58 +46,60 @@ contacts, and phase 1 fails (INFEASIBLE_INEQUALITIES at 1-25 mm) although the re
 feasible with the rows. So when a later round fails, or the rounds run out, the request starts
 over once from its own warm start ``q0`` (clear of the pairs) with every pair met so far and
 every pair within ``RESTART_SLACK`` of its margin at those solutions (the neighbours the same
-motion meets next), again for up to ``MAX_COLLISION_ROUNDS`` rounds, each from ``q0``. Measured on
-the under-table search (HEAD 8238eba, the first 60 s, replaying each lost request): of 80 requests
-whose first round succeeded and whose end failed, going on from the last solution with 6 rounds
-recovered 6, starting over from ``q0`` with the pairs met 14, with the pairs within 3 cm too 21.
-On the chair's first 60 s the slack recovered 15 (1 cm), 21 (3 cm), 21 (5 cm), 22 (10 cm) lost
-requests; starting over always, instead of only after a failure, lost 34 of the 389 requests that
-the rounds from the solutions solve there, so it is the fallback. ``RESTART_SLACK`` 0.03 m
-(chosen: the smallest slack that recovered as many as 5 cm, with fewer rows per call).
+motion meets next), again for up to ``MAX_COLLISION_ROUNDS`` rounds, each from ``q0``. Measured
+on the first 60 s of the under-table search, replaying each lost request: of 80 requests whose
+first round succeeds and whose end fails, going on from the last solution with 6 rounds recovers
+6, starting over from ``q0`` with the pairs met 14, with the pairs within 3 cm too 21. On the
+chair's first 60 s the slack recovers 15 (1 cm), 21 (3 cm), 21 (5 cm), 22 (10 cm) lost requests;
+starting over always, instead of only after a failure, loses 34 of the 389 requests that the
+rounds from the solutions solve there, so it is the fallback. ``RESTART_SLACK`` 0.03 m (chosen:
+the smallest slack that recovers as many as 5 cm, with fewer rows per call).
 
 **Stability** (``stability``): "com" is (3.63) on the contacts whose surface is horizontal (normal
 within ``HORIZONTAL`` of +z); a contact on a tilted or vertical surface (the table edge of the can
-scene) carries no force in it, a conservative reading of the thesis's "(3.63) whenever contacts
-are on horizontal planes" (:129, :990): such a contact is only geometric. A stance with no
+scene) carries no force in it, a conservative reading of the thesis's use of (3.63) whenever the
+contacts are on horizontal planes (§3.4.4): such a contact is only geometric. A stance with no
 horizontal contact is unstable under "com" (no PG call). "forces" uses the posture generator's
 force-based test (3.68)-(3.70) (`posture.ForceStability`, friction cones of the surfaces' mu,
 unlimited torques) for every stance: any surface carries what its cone allows.
 
 **Deformable contacts** (``deformable``, ``deformable_angle``): the contacts of these locations
-are `posture.DeformableContact` (thesis L878: the point fixed, the body within
+are `posture.DeformableContact` (Escande 2008, §3.4.1: the point fixed, the body within
 ``deformable_angle`` of the surface's frame instead of aligned with it), and their additions
 search with the same allowance. Chosen for the thighs on a chair's seat (the chair scenes,
-docs/planner.md): with both thighs and both soles in strong contact the orientation rows of the
-two legs are dependent (parallel floor and seat, each knee-ankle chain pinned at both ends) and
-the posture generator stalls or fails on them; ``deformable_angle`` 0.1 rad (chosen: the knee
-may then rise or sink by 3 cm over the 0.3 m thigh, room for the legs to meet both contacts).
+docs/contact_planner.md): with both thighs and both soles in strong contact the orientation rows
+of the two legs are dependent (parallel floor and seat, each knee-ankle chain pinned at both
+ends) and the posture generator stalls or fails on them; ``deformable_angle`` 0.1 rad (chosen:
+the knee may then rise or sink by 3 cm over the 0.3 m thigh, room for the legs to meet both
+contacts).
 
 **Joint margin** (``joint_margin``): every call of the planner (and the motion's projections,
 which use ``Feasibility.model``) bounds the joints ``joint_margin`` inside their limits
 (`with_joint_margin`: a copy of the robot's model with the narrower limits; `robot.model` keeps
-the real ones, which `check` tests against with the margin). Without it the witness postures
-sat exactly on limits (HRP-2's CHEST_JOINT1 at its lower limit on the flat walk), and the robot
+the real ones, which `check` tests against with the margin). Without it the witness postures sit
+exactly on limits (HRP-2's CHEST_JOINT1 at its lower limit on the flat walk), and the robot
 bridge refuses positions within its 0.01 rad ``position_margin`` of a limit.
 
-Every call warm-starts from ``q0`` (the father's witness posture, issue 9), with the criterion
-given (the potential, §5.5), and OpenBLAS single-threaded (`posture.solver.two_phase`); the pre-contact
-test has no criterion: it is a feasibility test, and with the potential pulling the root the
-free body's slack made SLSQP stall (NO_PROGRESS at a 3e-5 violation on the first step).
+Every call warm-starts from ``q0`` (the father's witness posture, Escande 2008, §5.3.2.2), with
+the criterion given (the potential, §6.2.2), and OpenBLAS single-threaded
+(`posture.solver.two_phase`); the pre-contact test has no criterion: it is a feasibility test,
+and with the potential pulling the root the free body's slack makes SLSQP stall (NO_PROGRESS at
+a 3e-5 violation on the first step).
 
-Numbers chosen (not in the thesis, 001_escande.md:412): ``pre_contact_distance`` 0.02 m, the
-thesis's 2 cm approach segment (001_escande.md:409); ``margin`` of the CoM polygon 0.02 m (the
-thesis shrank HRP-2's feet to 2 cm discs for its flexible ankles, :421; 2 cm inside the polygon
-is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the polygon;
-test_contact_children's FK check found it growing it before the fix). ``collision_margin``
-0.01 m, the thesis's safety distance r = 1 cm (:191, `posture.constraints.self_collision.DEFAULT_MARGIN`);
+Numbers chosen (the thesis gives no value for them): ``pre_contact_distance``
+0.02 m, the thesis's 2 cm approach segment (§7.1.2); ``margin`` of the CoM polygon 0.02 m (the
+thesis shrinks HRP-2's feet to 2 cm discs for its flexible ankles, §7.3.2; 2 cm inside the
+polygon is our milder version), passed as `posture.ComInPolygon`'s ``margin`` (it shrinks the
+polygon; test_contact_children's FK check tests that). ``collision_margin`` 0.01 m, the thesis's
+safety distance r = 1 cm (§4.6, `posture.constraints.self_collision.DEFAULT_MARGIN`);
 ``joint_margin`` 0.02 rad (set by `search.PlannerSettings`; 0 here, the posture generator's own
 bounds): twice the robot bridge's default ``position_margin`` 0.01 rad, so that the motion's
 spline between the projected postures (which may overshoot its knots slightly) stays clear of
 the bridge's band; ~1 deg, small next to HRP-2's narrowest joint range (0.96 rad) and BIP's
-(0.35 rad). ``activation`` 0.25 m: a capsule further than that from an obstacle at the warm start rarely ends
-within 1 cm of it in one call (measured on the stairs and can scenes: docs/planner.md), and when
-it does the check adds it; ``HORIZONTAL`` 0.05 rad (3 deg): the scenes' surfaces are exactly
-horizontal or vertical, this only absorbs round-off.
+(0.35 rad). ``activation`` 0.25 m: a capsule further than that from an obstacle at the warm
+start rarely ends within 1 cm of it in one call (measured on the stairs and can scenes:
+docs/contact_planner.md), and when it does the check adds it; ``HORIZONTAL`` 0.05 rad (3 deg):
+the scenes' surfaces are exactly horizontal or vertical, this only absorbs round-off.
 """
 
 from __future__ import annotations
@@ -141,7 +145,7 @@ __all__ = ["Feasibility", "Stats", "STABILITY_MODELS", "accepted", "on_ground", 
 
 STABILITY_MODELS = ("com", "forces")
 HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight under "com" (chosen, docstring)
-ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/planner.md)
+ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/contact_planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
 SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
 RESTART_SLACK = 0.03  #: m, pairs this far outside their margin join a request started over (`_run`, docstring)

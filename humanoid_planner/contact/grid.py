@@ -1,17 +1,17 @@
-"""Grid Best First Planning and Very Best First Planning (001_escande.md §5.1 Algorithm 1 and §5.5
-Algorithm 6, thesis L1813-1840 and L2474): the templates the contact planner transposes, on a
-regular grid q = q0 + k delta with 1-neighbours (one coordinate changed by ±1), for A14
-(001_escande.md:522: "BFP leaves grow with the dimension, VBFP's do not, same path").
+"""Grid Best First Planning and Very Best First Planning (Escande 2008, §5.2.1, Algorithm 1, and
+§6.2.1, Algorithm 6): the templates the contact planner transposes, on a regular grid
+q = q0 + k delta with 1-neighbours (one coordinate changed by ±1), for the thesis's count of
+Fig. 6.3 (§6.2.1: BFP's leaves grow with the dimension, VBFP's do not, same path).
 
 - `bfp`: pop the lowest potential, add every unvisited neighbour with U < M to the tree and the
   list; the goal is tested when a node is generated.
 - `vbfp`: pop the lowest potential q; add the best unvisited neighbour of q's father (q's best
   young brother) and the best unvisited neighbour of q (its best son), each if U < M: at any
-  time the list holds, for every internal node, its best child not yet generated (L2460-2468);
+  time the list holds, for every internal node, its best child not yet generated (§6.2.1);
   the goal is tested on both nodes generated.
 
 Both return a `GridSearch`: the path (start to goal), the tree T (node -> father), its internal
-nodes (fathers of some node) and leaves (the others), as the thesis counts them (L2484-2489), and
+nodes (fathers of some node) and leaves (the others), as the thesis counts them (§6.2.1), and
 the nodes popped. Ties are broken by generation order.
 """
 

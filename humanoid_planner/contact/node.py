@@ -1,14 +1,14 @@
-"""A search node (001_escande.md §5.3, thesis L2016-2069): a stance, its witness posture, its
+"""A search node (Escande 2008, §5.3.2): a stance, its witness posture, its
 father, its potential, and the bookkeeping of the transition rule.
 
 The witness of a child proves the transition from its father (geometry of the larger stance,
-stability of the smaller, 001_escande.md:244): a node made by **adding** ``changed`` has it in
+stability of the smaller, Escande 2008, §5.3.1.3): a node made by **adding** ``changed`` has it in
 its stance, geometrically, without stability (participatesToStability = False); a node made by
 **releasing** ``changed`` no longer has it in its stance, but its witness still holds it
 geometrically (isBeingReleased = True). When the node is expanded, the released contact is
-dropped and every contact of the stance participates to stability (Algorithm 3, :265-270).
-``box`` and ``basis`` remember an added contact's search box and the stance it was added to, for
-the lazy brothers of Contacts-VBFP (Algorithm 9, :347).
+dropped and every contact of the stance participates to stability (Algorithm 3, §5.3.2.2).
+``box`` and ``basis`` remember an added contact's search box and the stance it is added to, for
+the lazy brothers of Contacts-VBFP (Algorithm 9, §6.2.2).
 """
 
 from __future__ import annotations

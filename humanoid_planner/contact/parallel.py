@@ -1,15 +1,16 @@
-"""Children are independent posture-generator calls (issue 9, "Parallelism"; 001_escande.md:544):
-`JobRunner` runs a batch of them serially or over a pool of worker processes. A job is a
-module-level function ``fn(feas, *args)`` of a `feasibility.Feasibility` (the planner's PG calls)
-and plain data. ``run([(fn, args), ...])`` returns the results in the order of the jobs, whatever
-process ran them, so the search merges them in a fixed order. Each PG call is a function of its
-inputs alone, in any process and after any history, so the plan is the same, bit for bit, for any
-number of workers. That needs coal imported through `humanoid_model.coal_import`: coal's box
-support keeps a constant set by the process's first box query, and until stop 22 the workers'
-first queries (a capsule against a box) set it differently from the parent's, their children came
-back 8.8e-9 rad off and the searches diverged on the harder scenes (under the table: 186 nodes
-with 2 workers, 171 serially; now 171 and the same nodes). The PG statistics a worker logs come back with
-each result and are added to the planner's (`feasibility.Stats.merge`).
+"""Children are independent posture-generator calls (their parallel evaluation is ours; the thesis
+evaluates them one after the other): `JobRunner` runs a batch of them serially or over a pool of
+worker processes. A job is a module-level function ``fn(feas, *args)`` of a
+`feasibility.Feasibility` (the planner's PG calls) and plain data. ``run([(fn, args), ...])``
+returns the results in the order of the jobs, whatever process ran them, so the search merges them
+in a fixed order. Each PG call is a function of its inputs alone, in any process and after any
+history, so the plan is the same, bit for bit, for any number of workers. That needs coal imported
+through `humanoid_model.coal_import`: coal's box support keeps a constant set by the process's first
+box query; imported otherwise, the workers' first queries (a capsule against a box) set it
+differently from the parent's, their children come back 8.8e-9 rad off and the searches diverge on
+the harder scenes (under the table: 186 nodes with 2 workers, 171 serially; through `coal_import`,
+171 and the same nodes). The PG statistics a worker logs come back with each result and are added to
+the planner's (`feasibility.Stats.merge`).
 
 Workers (``workers`` > 1; 0 means one per core, ``os.cpu_count()``) are started with the
 "spawn" method (no fork of a process that may run threads, such as a ROS node planning off its

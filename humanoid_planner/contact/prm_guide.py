@@ -1,41 +1,42 @@
-"""Automatic guide by a PRM in C_guide (001_escande.md §5.7, thesis L2705-2904, with K. Bouyarmane;
-A23 at :531): a roadmap of statically stable, near-contact, collision-free configurations whose
+"""Automatic guide by a PRM in C_guide (Escande 2008, §6.4, a part made with K. Bouyarmane): a
+roadmap of statically stable, near-contact, collision-free configurations whose
 shortest path from the start to the goal configuration is the guide (key postures for
 `potentials.GuidePotential`).
 
-- **Sampling** (L2770-2827): the root position uniform in a box; the root orientation from a von
+- **Sampling** (§6.4.2): the root position uniform in a box; the root orientation from a von
   Mises-Fisher distribution on the unit-quaternion sphere S^3 about a mean (6.14)-(6.15), sampled
   by Wood's algorithm (`vmf`); the posture an affine combination q_key0 + sum lambda_i (q_keyi -
   q_key0) of key postures with lambda uniform on {lambda >= 0, sum lambda_i <= 1} (k = 1,
   (6.16)-(6.17)).
-- **Projection on C_guide** (`project_on_guide_space`, L2831-2862): the contact locations whose
-  points are nearest to a planner surface (inside its polygon) are brought onto it one at a time,
-  nearest first, until the configuration is stable, at most ``max_contacts``. Deviation: the thesis's prioritised Newton
-  steps toward A_goal = A_O + (eps_contact / 2) n are replaced by one posture-generator call per
-  added body with light contacts (3.36)-(3.39) on the chosen surfaces (the thesis's own tool),
-  collision rows kept at ``margin``; "in contact" then means within ``eps_contact`` of the plane.
-- **Static stability** (6.11)-(6.12), L2866-2900: forces in polyhedral friction cones (4 edges,
+- **Projection on C_guide** (`project_on_guide_space`, §6.4.3): the contact locations whose points
+  are nearest to a planner surface (inside its polygon) are brought onto it one at a time, nearest
+  first, until the configuration is stable, at most ``max_contacts``. Deviation: the thesis's
+  prioritised Newton steps toward A_goal = A_O + (eps_contact / 2) n are replaced by one
+  posture-generator call per added body with light contacts (3.36)-(3.39) on the chosen surfaces
+  (the thesis's own tool), collision rows kept at ``margin``; "in contact" then means within
+  ``eps_contact`` of the plane.
+- **Static stability** (6.11)-(6.12), §6.4.4: forces in polyhedral friction cones (4 edges,
   inside the true cone) at the hull corners of the bodies in contact must balance the weight;
-  an LP feasibility test (`scipy.optimize.linprog`: the digest's equivalent of the thesis's
-  double-description test, 001_escande.md:394) (`stable`).
-- **Roadmap** (Algorithm 11, L2776-2797): each projected sample is linked to its nearest nodes
+  an LP feasibility test (`scipy.optimize.linprog`, our choice: it answers the same question as
+  the thesis's double-description test) (`stable`).
+- **Roadmap** (Algorithm 11, §6.4.2): each projected sample is linked to its nearest nodes
   within ``radius`` (guide coordinates, `potentials.GuideCoordinates`) when the straight segment
   between them stays collision-free and stable with the contacts of either end at ``segment_points``
   intermediate configurations; stops when the start and the goal are connected (Dijkstra), or
   after ``max_samples``.
-- **Isolated ends** (ours, stop 21): while the start or the goal has no edge, every other sample
-  is drawn about it (`sample_near`: its root within ``near`` in x, y and z, its orientation by
-  von Mises-Fisher about its own, its joints between its own and a key-posture mix), a common
-  PRM bias toward the hard-to-reach ends. On the chair scene (A23) with seed 0 the sitting start
-  stayed alone for 400 samples while 208 of the 226 roadmap nodes formed the goal's component
+- **Isolated ends** (ours, not the thesis's): while the start or the goal has no edge, every other
+  sample is drawn about it (`sample_near`: its root within ``near`` in x, y and z, its orientation
+  by von Mises-Fisher about its own, its joints between its own and a key-posture mix), a common PRM
+  bias toward the hard-to-reach ends. On the chair scene with seed 0 and no such bias, the sitting
+  start stays alone for 400 samples while 208 of the 226 roadmap nodes form the goal's component
   from y 0.04 to 2.4 m.
 
-Numbers chosen (the thesis gives none, 001_escande.md:412): ``margin`` -0.05 m, a lax collision
-check (the thesis allows negative margins, L2709): HRP-2's foot capsule reaches 4.5 cm below its
+Numbers chosen (the thesis gives none): ``margin`` -0.05 m, a lax collision check (the thesis
+allows negative margins, Escande 2008, §6.4.1): HRP-2's foot capsule reaches 4.5 cm below its
 sole, so a foot on a step would otherwise collide with it; eps_contact 0.03 m (a body "in
 contact" within 3 cm, about the 2 cm approach segment plus slack); 4 cone edges; max_contacts 4
 (hands and feet); radius 0.6 m in guide coordinates; segment_points 5; kappa 20 (orientations
-within ~0.3 rad of the mean: upright walking, L2812); near 0.15 m (a quarter of the radius: the
+within ~0.3 rad of the mean: upright walking, §6.4.2.2); near 0.15 m (a quarter of the radius: the
 samples about an end link to it and to the roadmap beyond).
 """
 

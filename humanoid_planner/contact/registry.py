@@ -1,4 +1,4 @@
-"""The ordered container N of generated stances (001_escande.md:283, thesis L2146-2148: a
+"""The ordered container N of generated stances (Escande 2008, §5.3.2.2: a
 red-black tree under the total order of `stance.StanceMetric`; ``add`` fails when an "equal"
 stance is there).
 

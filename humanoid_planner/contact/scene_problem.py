@@ -1,6 +1,6 @@
 """A contact-planning problem from a scene's ``planning`` section (docs/scenes.md "planning",
 `humanoid_model.planning_spec`), for the scene's robot or any other with the named contact
-locations (the stairs for HRP-2 and BIP, issue 9).
+locations (the stairs for HRP-2 and BIP).
 
 `scene_planning(scene, robot=None, **settings)` returns a `ScenePlanning`: the planner
 (`search.ContactPlanner` on the scene's surfaces, with the scene's static bodies as obstacles,
@@ -14,14 +14,13 @@ section says becomes:
 - goal: each region -> `posture.ComRegion` (``of: com``) or `posture.PointRegion` (``root``: the
   free flyer's origin, or a location's point); each ``vertical`` -> `posture.KeepVertical`
   ((6.24)) on the location's body; ``contacts``: the locations the goal stance holds;
-- potential (§5.6): with a ``guide``, the guide potential U_T (6.8) through the start
-  configuration and the key postures (its progress measured as ``guide_progress`` says), plus
-  an individual potential (6.9) per ``body_potentials`` location along the positions it has at
-  those postures (weight ``gains.body_weight``, default 1, the thesis's lambda_i = 1, :371); each
-  ``targets`` entry adds
-  a body potential toward a world point; without guide and targets, the mixed potential toward
-  the centre of the first goal region's (x, y); ``bonus`` adds the discrete U_S;
-- ``tasks``: `posture.KeepVertical` at every witness (§5.8, the glass);
+- potential (Escande 2008, §5.3.5 and §6.3): with a ``guide``, the guide potential U_T (6.8) through
+  the start configuration and the key postures (its progress measured as ``guide_progress`` says),
+  plus an individual potential (6.9) per ``body_potentials`` location along the positions it has at
+  those postures (weight ``gains.body_weight``, default 1, the thesis's lambda_i = 1, §6.3.3); each
+  ``targets`` entry adds a body potential toward a world point; without guide and targets, the mixed
+  potential toward the centre of the first goal region's (x, y); ``bonus`` adds the discrete U_S;
+- ``tasks``: `posture.KeepVertical` at every witness (§6.5, the glass);
 - ``settings``: `search.PlannerSettings` fields (keyword ``settings`` of the call override them).
 """
 

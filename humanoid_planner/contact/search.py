@@ -1,8 +1,8 @@
-"""Best-first contact planning (001_escande.md §5.3 Algorithm 2, §5.5 Algorithm 7).
+"""Best-first contact planning (Escande 2008, §5.3.2.1, Algorithm 2; §6.2.2, Algorithm 7).
 
     insert(root, L)
     while L not empty:
-        n <- pop_lowest(L)                       # lowest potential first (erratum 5)
+        n <- pop_lowest(L)                       # lowest potential first (as in BFP, §5.2.1)
         if goal reachable from n: return backtrack(n)   # PG on Q_s + T_final, before expanding
         for n' in sons(n) [VBFP: best sons ∪ next brothers of n]:
             if U(n') < M: insert(n', L)
@@ -20,32 +20,31 @@ locations whose root lies within ``crowding_radius`` of its own added to its pot
 that puts it above the next node of the list it goes back in with the new key (a lazy update)
 instead of being expanded. Best-first search on a potential plateau expands hundreds of nodes
 a centimetre apart (the under-table crawl at the table's edge: ~1,000 placements of the hands
-within 0.02 of potential, docs/planner.md "Missing"); crowding makes the search leave a region
-after a few expansions there. The goal test and the potentials of the plan are unchanged. The
-under-table, chair and stairs scenes set it (0.05 per node, 0.05 m; docs/planner.md "Numbers
-chosen" and "Missing" have the runs with and without it).
+within 0.02 of potential, docs/contact_planner.md "Limitations"); crowding makes the search leave
+a region after a few expansions there. The goal test and the potentials of the plan are
+unchanged. The under-table, chair and stairs scenes set it (0.05 per node, 0.05 m;
+docs/contact_planner.md "Numbers chosen" has the runs with and without it).
 
-Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis
-for stairs candidates (001_escande.md:419), or 0 for a radius per location from the robot
-(`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller
-sets it from its problem, e.g. the potential of a root 0.5 m behind the start); δl, δθ and the
-stance metric in `boxes` and `stance`; ``max_candidates`` 6 PG successes per pair in BFP (the
-6 boxes of one split; our cap; 0: none, the thesis's Algorithm 5, the BFP that A15 compares
-VBFP with). ``solver``: the posture generator's defaults
-but a stall window of 30 iterations instead of 10: with the potential as criterion, SLSQP lets
-the violation rise while it moves the root (a foot addition stopped at 11 iterations with the
-default window, and succeeded in 41 without it), and SLSQP's ``ftol`` 1e-8 instead of 1e-10:
-the late iterations only polished the potential (the 0.8 m walk: the same 9 stances to 1 mm,
-~35 -> ~28 iterations per success, docs/planner.md "Speed"). ``joint_margin`` 0.02 rad: the
-joints stay that far inside their limits at every witness and projection (`feasibility`).
-``placed_candidates`` off: the thesis's random candidates as drawn (on: `children`'s "Placed
-candidates"; BIP's stairs need it, HRP-2's then plan in 11-17 stances instead of A18's ~22).
-``workers`` 1 (serial) by default: a library
-call makes no processes unless asked; 0 uses every core (`parallel`), the plan is the same.
-Collision and stability settings (``obstacles`` of the planner, ``self_collision``,
-``collision_margin``, ``activation``, ``stability``) are `feasibility`'s; ``self_collision`` is on
-by default: without it the stairs plan's witnesses crossed their shanks and swung the arms
-through the waist (docs/planner.md "Environment collision and stability").
+Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis for
+stairs candidates (Escande 2008, §5.4.2), or 0 for a radius per location from the robot
+(`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller sets it from its
+problem, e.g. the potential of a root 0.5 m behind the start); δl, δθ and the stance metric in
+`boxes` and `stance`; ``max_candidates`` 6 PG successes per pair in BFP (the 6 boxes of one split;
+our cap; 0: none, the thesis's Algorithm 5, the BFP that the VBFP gain of §6.2.2 is measured
+against). ``solver``: the posture generator's defaults but a stall window of 30 iterations instead
+of 10: with the potential as criterion, SLSQP lets the violation rise while it moves the root (a
+foot addition stops at 11 iterations with the default window, and succeeds in 41 without it), and
+SLSQP's ``ftol`` 1e-8 instead of 1e-10: the late iterations only polish the potential (the 0.8 m
+walk: the same 9 stances to 1 mm, ~35 -> ~28 iterations per success, docs/posture_generator.md
+"Speed"). ``joint_margin`` 0.02 rad: the joints stay that far inside their limits at every witness
+and projection (`feasibility`). ``placed_candidates`` off: the thesis's random candidates as drawn
+(on: `children`'s "Placed candidates"; BIP's stairs need it, HRP-2's then plan in 11-17 stances
+instead of the thesis's 22, §5.4.2). ``workers`` 1 (serial) by default: a library call makes no
+processes unless asked; 0 uses every core (`parallel`), the plan is the same. Collision and
+stability settings (``obstacles`` of the planner, ``self_collision``, ``collision_margin``,
+``activation``, ``stability``) are `feasibility`'s; ``self_collision`` is on by default: without it
+the stairs plan's witnesses cross their shanks and swing the arms through the waist
+(docs/contact_planner.md "Environment collision and stability").
 """
 
 from __future__ import annotations
@@ -113,7 +112,7 @@ class PlannerSettings:
     time_limit: float = 120.0  #: s
     solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30, ftol=1e-8))
     joint_margin: float = 0.02  #: rad, joints kept this far inside their limits (`feasibility`)
-    candidates: str = "box"  #: "box" (search boxes, §5.4) or "random" (§5.3.4 strategy 2, BFP only; `children`)
+    candidates: str = "box"  #: "box" (search boxes, §6.1) or "random" (§5.3.4 strategy 2, BFP only; `children`)
     density: float = 4.0  #: 1/m, random candidates per sqrt(m²) of pruned surface (`children`)
     seed: int = 0  #: seed of the random candidates
     placed_candidates: bool = False  #: redraw random candidates whose body, so placed, hits an obstacle (`children`)
@@ -183,7 +182,7 @@ class Plan:
 class ContactPlanner:
     """Plans for ``robot`` on ``surfaces`` (list of `Surface`) toward ``goal_tasks`` (posture
     constraints), with ``potential`` (a `potentials.Potential`: its configuration part is the PG
-    criterion, its total the nodes' potential) and extra ``tasks`` kept at every witness (§5.8).
+    criterion, its total the nodes' potential) and extra ``tasks`` kept at every witness (§6.5).
     ``goal_contacts``: locations the goal stance must hold (e.g. both soles, so that "the feet in
     a region" is not met by a foot in the air); a node without them skips the goal test.
     ``obstacles``: `posture.Obstacle` list kept clear at every witness (`feasibility`);

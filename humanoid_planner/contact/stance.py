@@ -1,4 +1,4 @@
-"""Contacts and stances (001_escande.md §5.2-5.3, thesis L1935-1941, L2158-2207).
+"""Contacts and stances (Escande 2008, §5.3.1.1, (5.18), and §5.3.3).
 
 A `Contact` is a (location, surface) pair with the contact parameters (x [m], y [m], theta
 [rad]) of `posture.frames.EnvironmentFrame.on_surface`. A `Stance` is a set of contacts, kept
@@ -6,12 +6,12 @@ sorted by pair, so ind(s) (the sorted pairs) and p_s = (x_1, y_1, theta_1, ...) 
 are its fields. The pair "index" of the thesis is the (location, surface) name tuple here: its
 lexicographic order is a total order on pairs.
 
-Equality and order (`StanceMetric`, A12 of 001_escande.md:520): s = s' iff ind(s) = ind(s') and
+Equality and order (`StanceMetric`, Escande 2008, §5.3.3): s = s' iff ind(s) = ind(s') and
 ||A (p_s - p_s')||_2 <= eps, A = diag(1, 1, a_theta) per contact; s < s' iff card(s) < card(s'),
 or equal card and ind(s) <_lex ind(s'), or equal ind, s != s' and p_s <_lex p_s'. Theta
 differences are wrapped to [-pi, pi) before scaling.
 
-Numbers chosen (the thesis gives no (A, eps), 001_escande.md:412): a_theta = 0.12 m/rad, the
+Numbers chosen (the thesis gives no value of (A, eps), §5.3.3): a_theta = 0.12 m/rad, the
 half-length of HRP-2's sole (0.23 m, urdf/hrp2.yaml hull): turning a foot by dtheta moves its toe
 by about 0.12 dtheta, so the scaled distance is the largest displacement of a sole corner, in m.
 eps = 0.02 m: stances whose contacts differ by less than 2 cm (scaled) are one node; below half
@@ -73,7 +73,7 @@ class Stance:
     def __init__(self, contacts):
         cs = tuple(sorted(contacts, key=lambda c: c.pair))
         if not cs:
-            raise PlanningError("stance: field 'contacts' must be non-empty (001_escande.md:237)")
+            raise PlanningError("stance: field 'contacts' must be non-empty (Escande 2008, (5.18))")
         locs = [c.location for c in cs]
         if len(set(locs)) != len(locs):
             raise PlanningError(f"stance: field 'contacts' must use each location once; {locs}")

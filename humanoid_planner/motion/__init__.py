@@ -1,4 +1,4 @@
-"""Motion from a contact plan (001_escande.md §6, A22): the segments between witness postures (and
+"""Motion from a contact plan (Escande 2008, §7.1): the segments between witness postures (and
 the lead-in from the start posture) and the bodies that make or break contacts (`segments`),
 their Cartesian paths with 2 cm normal approach and leave segments (`body_path`), the
 posture-generator projection of interpolated configurations on the segment's stance

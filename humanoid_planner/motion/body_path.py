@@ -1,15 +1,14 @@
-"""The Cartesian path of a body that makes or breaks a contact (001_escande.md §6 step 2, thesis
-L3001-3003): a straight segment of length ``approach`` along the surface's outward normal when it
-leaves a contact, a similar one when it arrives, a C¹ cubic Hermite spline in between; the
-orientation is constant on the straight segments and interpolated (SLERP, the geodesic of SO(3))
-along the spline.
+"""The Cartesian path of a body that makes or breaks a contact (Escande 2008, §7.1.2): a straight
+segment of length ``approach`` along the surface's outward normal when it leaves a contact, a
+similar one when it arrives, a C¹ cubic Hermite spline in between; the orientation is constant on
+the straight segments and interpolated (SLERP, the geodesic of SO(3)) along the spline.
 
 The path is parameterised by s in [0, 1] (the segment's interpolation parameter, j / k at the
 k-step projection j). The straight segments take ``fraction`` of s each (when present) and the
 spline the rest.
 
-Numbers: ``approach`` 0.02 m, the thesis's HRP-2 segment (001_escande.md:390, :409). Chosen:
-``fraction`` 0.2: with the thesis's k = 20 steps (A22, :530) each straight segment holds 4
+Numbers: ``approach`` 0.02 m, the thesis's HRP-2 segment (§7.1.2). Chosen:
+``fraction`` 0.2: with the thesis's k = 20 steps (§7.3.3) each straight segment holds 4
 projections, so the normal approach is followed by the interpolated motion, not only by its ends
 (a length-proportional share would give a 2 cm segment of a 30 cm step a single step). The
 spline's end tangents are the unit normal (leaving: outward, arriving: inward) times the chord
@@ -35,7 +34,7 @@ from humanoid_planner.exceptions import PlanningError
 
 __all__ = ["APPROACH", "FRACTION", "BodyPath"]
 
-APPROACH = 0.02  #: [m] 001_escande.md:409
+APPROACH = 0.02  #: [m] Escande 2008, §7.1.2
 FRACTION = 0.2  #: share of s per straight segment (module docstring)
 
 

@@ -1,76 +1,78 @@
-"""Motion from a contact plan (001_escande.md §6, A22 at :530): for each segment (`segments`),
-k - 1 projections (`stance_projection`) of the interpolated configurations
+"""Motion from a contact plan (Escande 2008, §7.1.2): for each segment (`segments`), k - 1
+projections (`stance_projection`) of the interpolated configurations
 
-    p^{i,j} = interpolate(q^i, q^{i+1}, j / k),  j = 1 .. k - 1    (erratum 9, :29)
+    p^{i,j} = interpolate(q^i, q^{i+1}, j / k),  j = 1 .. k - 1
 
-with the bodies that make or break a contact on their paths (`body_path`), then the sinusoidal
-time law with the speed caps (`time_law`) at the control period. The result is a `Motion`: times
-and full configurations (base + joints), the projections (knots) and the time of each witness
-posture.
+(the thesis prints p^{i,j} = ((k - j) q^i + k q^{i+1}) / k, a typo for j q^{i+1}) with the bodies
+that make or break a contact on their paths (`body_path`), then the sinusoidal time law with the
+speed caps (`time_law`) at the control period. The result is a `Motion`: times and full
+configurations (base + joints), the projections (knots) and the time of each witness posture.
 
-A projection that fails (`contact.feasibility.accepted`: not SUCCESS, nor a line-search failure at a feasible
-point) is retried once from p^{i,j} itself (clipped to the joint bounds) instead of the previous
-projection (a refinement's, from the chord midpoint, first from the knot before it: BIP's stairs
-motion met a refinement that neither the midpoint nor p^{i,j} led to, NO_PROGRESS 6.8 mm); the
-last failure raises `PlanningError` naming the segment and step
-(the thesis hand-corrected such cases, L3005). Every projection is logged in ``stats`` (purpose
+A projection that fails (`contact.feasibility.accepted`: not SUCCESS, nor a line-search failure
+at a feasible point) is retried once from p^{i,j} itself (clipped to the joint bounds) instead of
+the previous projection (a refinement's, from the chord midpoint, first from the knot before it:
+BIP's stairs motion meets a refinement that neither the midpoint nor p^{i,j} leads to,
+NO_PROGRESS 6.8 mm); the last failure raises `PlanningError` naming the segment and step (the
+thesis corrects such cases by hand, §7.1.2). Every projection is logged in ``stats`` (purpose
 "interpolation"; `contact.feasibility.Stats`).
 
 Refinement (ours): between two projections the motion is interpolated, and a held contact may
 drift there (the manifold Q_s curves between the knots), and so may an extra task of the scene
-(the glass scene's vertical hand: 7e-4 between knots where A21 asks 1e-4 of every posture). The
-k uniform projections are followed by one more at the middle of every piece whose chord midpoint
-(`pin.interpolate`) lets a held contact point drift farther than ``drift`` from its contact, or
-a task row by more than ``task_tolerance`` (or than the segment's ends do, when more: a lead-in's
-start posture need not meet the scene's tasks), recursively (at most ``refinements`` halvings of a
-piece); then, since the sampled path is the time law's spline through the knots
-(`time_law.spline_path`), which can bulge beyond the chords, the same test at a quarter, half and
-three quarters of each piece of the spline, in rounds (at most ``refinements``). A refinement
-projects the chord's (the spline's) midpoint itself, at the piece's middle u, not p(u): where
-the projections switch branches between two knots (the can's right arm at its wrist limit turned
-its elbow 1 rad between two of them, and the held soles slid 2.6 mm along that chord), p(u)
-lands on either side at every halving, the midpoint of the two knots between them. On the
-stairs the uniform 20 let a stance sole drift 1.8 mm between knots during a long step (the flat
-walk: 0.16 mm); the issue's bound is 1 mm.
+(the glass scene's vertical hand: 7e-4 between knots, where every posture should hold 1e-4,
+acceptance test 001 A21). The k uniform projections are followed by one more at the middle of
+every piece whose chord midpoint (`pin.interpolate`) lets a held contact point drift farther than
+``drift`` from its contact, or a task row by more than ``task_tolerance`` (or than the segment's
+ends do, when more: a lead-in's start posture need not meet the scene's tasks), recursively (at
+most ``refinements`` halvings of a piece); then, since the sampled path is the time law's spline
+through the knots (`time_law.spline_path`), which can bulge beyond the chords, the same test at a
+quarter, half and three quarters of each piece of the spline, in rounds (at most
+``refinements``). A refinement projects the chord's (the spline's) midpoint itself, at the
+piece's middle u, not p(u): where the projections switch branches between two knots (the can's
+right arm at its wrist limit turns its elbow 1 rad between two of them, and the held soles slide
+2.6 mm along that chord), p(u) lands on either side at every halving, the midpoint of the two
+knots between them. On the stairs the uniform 20 let a stance sole drift 1.8 mm between knots
+during a long step (the flat walk: 0.16 mm); the motion keeps it under 1 mm (chosen; the bound
+test_motion checks).
 
 Bodies with a path: see `body_paths` (the thesis's "only hands and feet", generalised by the
 degrees of freedom between a moving body and the other contact bodies). Two fallbacks, tried in
-turn where they change the paths (then the bent paths and the projections without collision rows,
-"Collision" below). (1) A segment whose projections fail with a body's pose on its
-path is generated again with the positions alone (stop 21): the point still leaves and lands along
-the surface's normal over the straight segments, and the body's orientation is the projection's
-(the witness's at both ends). On the under-table plan a right sole landing turned 1.70 rad, the
-left hand and sole held, folded at the start of its landing segment (NO_PROGRESS at 2.7 cm, forward
-and backward from both ends); with the position alone every projection succeeds. (2) A segment
-whose projections fail with a position-only path (a body 3 to 5 joints from another contact body)
-is generated again without those paths, as the thesis's hands-and-feet rule would (stop 20): on the
-chair's seat-off the left thigh leaves the seat while the right thigh is held on it, both soles
-held, and the thigh's 3 position rows with the other leg pinned at both ends left SLSQP a singular
+turn where they change the paths (then the bent paths and the projections without collision
+rows, "Collision" below). (1) A segment whose projections fail with a body's pose on its path is
+generated again with the positions alone: the point still leaves and lands along the surface's
+normal over the straight segments, and the body's orientation is the projection's (the
+witness's at both ends). On the under-table plan a right sole landing turned 1.70 rad, the left
+hand and sole held, folds at the start of its landing segment (NO_PROGRESS at 2.7 cm, forward and
+backward from both ends); with the position alone every projection succeeds. (2) A segment whose
+projections fail with a position-only path (a body 3 to 5 joints from another contact body) is
+generated again without those paths, as the thesis's hands-and-feet rule would: on the chair's
+seat-off the left thigh leaves the seat while the right thigh is held on it, both soles held,
+and the thigh's 3 position rows with the other leg pinned at both ends leave SLSQP a singular
 subproblem (SEARCH_DIRECTION_FAILED at 4.4 mm at the first projection); without the path the
 segment is followed (the glass scene's landing thigh keeps its path: its projections succeed).
 
-Collision (ours, stop 25): the thesis hand-corrected the paths that collided (L3005,
-001_escande.md:390); here every projection keeps the robot ``collision_margin`` (1 cm) from the
-obstacles and clear of itself, like every planner call (`Feasibility.project`: the lazy collision
-rounds; the pairs the segment's held, leaving and arriving contacts imply left out), a piece whose
-midpoint or spline comes closer than ``clearance`` (half) of a pair's margin is refined like a
-drifting one, and an attempt whose refined spline still touches an obstacle or itself (the capsules;
-share 0), or drifts or leaves a task by twice the refinement's bounds (1 mm, 1e-4), fails. The
-thesis's projections let the can's left hand 0.3 mm into the table top and, on the stairs, a hand
-into a thigh and a sole 15 mm into the other shin (`contact.motion_problems`). A moving body's path
-is lifted (`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin along it
-(`_lifted`), and where the projections cannot follow it clear, bent sideways (`BodyPath.offset`,
-`BENDS`, position alone: the stairs' crossing steps, a sole passing the other shin, needed 0.10 and
-0.20 m), then without any path. The last fallbacks are the thesis's projections without collision
-rows, on the thesis's paths, then on none (the under-table plan of stop 25's machine: its segment
-12, the right sole leaving the floor in the crawl, fails on every path, and is followed without
-one); `Motion.unclear` lists the segments made so (``collision`` False: all of them).
+Collision (ours): the thesis corrects the paths that collide by hand (Escande 2008, §7.1.2); here
+every projection keeps the robot ``collision_margin`` (1 cm) from the obstacles and clear of
+itself, like every planner call (`Feasibility.project`: the lazy collision rounds; the pairs the
+segment's held, leaving and arriving contacts imply left out), a piece whose midpoint or spline
+comes closer than ``clearance`` (half) of a pair's margin is refined like a drifting one, and an
+attempt whose refined spline still touches an obstacle or itself (the capsules; share 0), or
+drifts or leaves a task by twice the refinement's bounds (1 mm, 1e-4), fails. The thesis's
+projections alone let the can's left hand 0.3 mm into the table top and, on the stairs, a hand
+into a thigh and a sole 15 mm into the other shin (`contact.motion_problems`). A moving body's
+path is lifted (`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin
+along it (`_lifted`), and where the projections cannot follow it clear, bent sideways
+(`BodyPath.offset`, `BENDS`, position alone: the stairs' crossing steps, a sole passing the
+other shin, need 0.10 and 0.20 m), then without any path. The last fallbacks are the thesis's
+projections without collision rows, on the thesis's paths, then on none (on the under-table plan
+as one machine plans it, its segment 12, the right sole leaving the floor in the crawl, fails on
+every path, and is followed without one); `Motion.unclear` lists the segments made so
+(``collision`` False: all of them).
 
-Numbers: k = 20, the thesis's k_i (A22, 001_escande.md:530; its chair plan's 1,539 generations,
-:453); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline between
-refined knots keeps under it; 4 halvings turn 20 pieces into up to 320); ``task_tolerance``
-5e-5 (half A21's 1e-4); the speed caps, dt, the
-approach length and the straight segments' share in `time_law` and `body_path`.
+Numbers: k = 20, the thesis's k_i (Escande 2008, §7.3.3: its chair motion's 1,539 posture
+generations); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline
+between refined knots keeps under it; 4 halvings turn 20 pieces into up to 320);
+``task_tolerance`` 5e-5 (chosen: half the 1e-4 of the glass's vertical axis); the speed caps, dt,
+the approach length and the straight segments' share in `time_law` and `body_path`.
 """
 
 from __future__ import annotations
@@ -109,11 +111,11 @@ __all__ = [
     "task_error",
 ]
 
-DRIFT = 5e-4  # [m] (chosen) half the issue's 1 mm bound on a held contact's motion between projections
+DRIFT = 5e-4  # [m] (chosen) half the 1 mm bound on a held contact's motion between projections
 REFINEMENTS = 4  # (chosen) halvings of a piece at most: k = 20 pieces become up to 320
-TASK_TOLERANCE = 5e-5  # (chosen) half A21's 1e-4 on the glass's vertical axis (001_escande.md:529), any task row
+TASK_TOLERANCE = 5e-5  # (chosen) half the 1e-4 on the glass's vertical axis (acceptance test 001 A21), any task row
 #: (chosen) refine where the path comes closer than this share of a collision pair's margin: 5 mm of the
-#: thesis's 1 cm safety distance r from an obstacle (001_escande.md:191), any overlap of a zero-margin self pair
+#: thesis's 1 cm safety distance r from an obstacle (Escande 2008, §4.6), any overlap of a zero-margin self pair
 CLEARANCE = 0.5
 #: degrees of freedom a body needs relative to the other contact bodies for a prescribed pose (6)
 #: or position (3) on its path (`body_paths`)
@@ -124,8 +126,8 @@ SPLINE_CHECKS = (0.25, 0.5, 0.75)  # (chosen) where in a piece the spline throug
 LIFTS = (1.0, 1.5, 2.0, 3.0, 4.0)
 PATH_CHECKS = 21
 #: [m] (chosen) the sideways bends of a body path tried when the projections cannot follow it clear
-#: (`_bent`), smallest first: up to about two HRP-2 sole widths (0.13 m, ../shared/spec/hrp2_data.md:169),
-#: a sole stepping around the other shin (the stairs' crossing steps needed 0.10 and 0.20 m)
+#: (`_bent`), smallest first: up to about two HRP-2 sole widths (0.13 m, derived from the foot outline of
+#: [HRP2-K1]), a sole stepping around the other shin (the stairs' crossing steps need 0.10 and 0.20 m)
 BENDS = (0.05, 0.10, 0.15, 0.20, 0.25)
 
 
@@ -211,10 +213,10 @@ def body_paths(feas, seg: Segment, s: MotionSettings) -> dict:
     """Location -> `BodyPath` of the bodies moving in segment ``seg``: the pose where at least
     `POSE_FREEDOM` (6) degrees of freedom lie between the body and every other contact body of the
     segment (held or moving), the position alone where 3 to 5 do, no path below 3. The thesis
-    gave paths to the hands and feet only, because more bodies over-constrain the projection,
-    "e.g. two bodies of the same HRP-2 limb" (001_escande.md:390, L3007): a thigh landing on a
+    gives paths to the hands and feet only, because more bodies over-constrain the projection,
+    for instance two bodies of the same HRP-2 limb (Escande 2008, §7.1.2): a thigh landing on a
     seat while its own sole holds the robot has 3 joints to move it, and a prescribed pose (6
-    rows) left its interpolated targets 1.4 mm off the reachable ones in the glass scene's plan."""
+    rows) leaves its interpolated targets 1.4 mm off the reachable ones in the glass scene's plan."""
     data = feas.model.createData()
     bodies = {c.location: feas.locations[c.location].body for c in seg.fixed}
     bodies.update({name: feas.locations[name].body for name in seg.moving})
@@ -396,7 +398,7 @@ def _knots_on(feas, seg: Segment, s: MotionSettings, stats: Stats, paths: dict, 
             checked = True
             break
     if collision and not checked:  # the refined spline must keep the looser bounds, or this attempt fails
-        # twice the drift and task bounds (1 mm, the issue's; 1e-4, A21's), capsules not touching
+        # twice the drift and task bounds (1 mm; 1e-4, the glass's), capsules not touching
         loose = (2 * drift, 2 * task, 0.0)
         i = next(_spline_pieces(feas, seg, s, knots, data, loose)[0], None)
         if i is not None:

@@ -1,11 +1,11 @@
-"""The segments of a contact plan's motion and the bodies that move in each (001_escande.md §6,
-step 2: the five cases of thesis L2991-2999).
+"""The segments of a contact plan's motion and the bodies that move in each (Escande 2008,
+§7.1.2: the five cases of the bodies that need a path).
 
 A plan is the list of nodes root -> last (`humanoid_planner.contact.Node`: stance s_i, witness
 q_i, ``kind`` and ``changed``) plus the goal posture. The witness of node i proves the transition
-from node i-1 (geometry of the larger stance, stability of the smaller, 001_escande.md:244), so
+from node i-1 (geometry of the larger stance, stability of the smaller, Escande 2008, §5.3.1.3), so
 both q_i and q_{i+1} hold every contact of s_i and are stable on s_i: segment i goes from q_i to
-q_{i+1} inside Q_{s_i} (the thesis's "path must stay in Q_{s_i}", :388). The body that changes
+q_{i+1} inside Q_{s_i} (the thesis's path stays in Q_{s_i}, §7.1.2). The body that changes
 its geometric contact status in segment i is
 
 - the contact **released** by node i (q_i still holds it: isBeingReleased), which leaves, and

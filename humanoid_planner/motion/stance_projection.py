@@ -1,18 +1,17 @@
-"""The projection of an interpolated configuration on a stance (001_escande.md §6 step 3, (7.2)):
+"""The projection of an interpolated configuration on a stance (Escande 2008, §7.1.2, (7.2)):
 
     q^{i,j} = argmin ||q - p^{i,j}||^2  s.t.  q in Q_{s_i} ∩ T_{i,j}
 
 with Q_{s_i} the strong contacts (3.28)-(3.35) of the segment's stance, the CoM in its support
-polygon (3.63) and the joint bounds (the planner's own constraints, `contact.Feasibility`, with
-its margin and extra tasks), and T_{i,j} the poses of the moving bodies on their paths (a point
-position and the body's orientation: "body poses written like strong contacts", :390). Each
-projection is warm-started from the previous one (thesis L2974). Since stop 25 Q_{s_i} also
-keeps the robot ``collision_margin`` from the obstacles and clear of itself, like every planner
-call (`Feasibility.project`: the lazy collision rounds, the pairs the held and moving contacts
-imply left out): the thesis corrected colliding paths by hand (L3005, 001_escande.md:390), and
-the can's motion had its left hand 0.3 mm inside the table top between two witnesses. Its
-posture-generator calls are labelled "interpolation" (`posture.solver.call_log`: a `recording` block
-sees them so).
+polygon (3.63) and the joint bounds (the planner's own constraints, `contact.Feasibility`, with its
+margin and extra tasks), and T_{i,j} the poses of the moving bodies on their paths (a point position
+and the body's orientation, written like strong contacts as the thesis does). Each projection is
+warm-started from the previous one (§7.1.2). Q_{s_i} also keeps the robot ``collision_margin`` from
+the obstacles and clear of itself, like every planner call (`Feasibility.project`: the lazy
+collision rounds, the pairs the held and moving contacts imply left out): the thesis corrects
+colliding paths by hand (§7.1.2), and without these rows the can's motion has its left hand 0.3 mm
+inside the table top between two witnesses. Its posture-generator calls are labelled "interpolation"
+(`posture.solver.call_log`: a `recording` block sees them so).
 
 The criterion is `humanoid_planner.posture.ConfigurationDistance`, (1/2) ||diff(p, q)||^2 over
 the tangent space.

@@ -1,7 +1,7 @@
-"""The sinusoidal time law with a speed cap (001_escande.md §6 step 4, (7.3), thesis L3013-3028).
+"""The sinusoidal time law with a speed cap (Escande 2008, §7.1.2, (7.3)).
 
-A segment's projections q^0 .. q^k are joined by a path parameterised by an arc length a. Each
-piece j costs, in seconds at the caps,
+A segment's projections q^0 .. q^k are joined by a path parameterised by an arc length a. Each piece
+j costs, in seconds at the caps,
 
     d_j = max( max_joints abs(dq) / v_joint, abs(dp_base) / v_base, abs(dtheta_base) / w_base )
 
@@ -9,21 +9,21 @@ piece j costs, in seconds at the caps,
 twist), and the knots sit at a_j = d_0 + ... + d_{j-1}, L = a_k. The path through them is a C²
 cubic spline (SciPy's not-a-knot `CubicSpline`) of the tangent coordinates difference(q^0, q)
 against a, mapped back by `pin.integrate`: the thesis's piecewise-linear path has velocity jumps
-at every q^{i,j} ("filtered by the motors", L3013-3022); a robot bridge checks accelerations
-(`humanoid_control.bridge`: 10 rad/s² by default), and the linear path's jumps reached 16 rad/s²
+at every q^{i,j} (the thesis lets the motors filter them, §7.1.2); a robot bridge checks accelerations
+(`humanoid_control.bridge`: 10 rad/s² by default), and the linear path's jumps reach 16 rad/s²
 on the flat walk, so we keep the knots and smooth between them. Two knots give the straight
 line. The arc length follows a(t) = (L/2)(1 - cos(pi t / T)) (7.3): zero velocity at both ends,
-where contacts are made and broken (A22, 001_escande.md:530). T starts at pi L / 2 (the largest
+where contacts are made and broken (§7.1.2). T starts at pi L / 2 (the largest
 rate of a is then 1: the caps on a piecewise-linear path) rounded up to a whole number of control
 periods ``dt`` (the thesis's T_i a multiple of dt, so the segment's last sample is exactly q^k and
 every witness posture is a sample); the spline may be faster than the chords between knots, so
 the sampled speeds are measured and T is stretched by their ratio to the caps when above
 (speeds scale as 1/T on a fixed path; repeated while the rounding leaves them above).
 
-Numbers: ``v_joint`` = 10 deg/s, the thesis's cap for its chair motion (001_escande.md:390,
-L3028). Chosen: ``v_base`` 0.1 m/s and ``w_base`` 10 deg/s (the base is carried by the joints
-and stays well under them in the plans seen; the caps only keep a base-only piece from getting
-zero duration); ``dt`` 5 ms, HRP-2's control period (hrp2_data.md:113).
+Numbers: ``v_joint`` = 10 deg/s, the thesis's cap for its chair motion (Escande 2008, §7.1.2, Fig.
+7.2). Chosen: ``v_base`` 0.1 m/s and ``w_base`` 10 deg/s (the base is carried by the joints and
+stays well under them in the scenes' plans; the caps only keep a base-only piece from getting zero
+duration); ``dt`` 5 ms, HRP-2's control period ([HRP2-T1]; Chardonnet 2009).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from humanoid_planner.exceptions import PlanningError
 
 __all__ = ["piece_costs", "sinusoidal_samples", "speed_ratio", "spline_path"]
 
-STRETCHES = 3  # (chosen) stretch rounds; one sufficed on the plans seen (speeds scale as 1/T)
+STRETCHES = 3  # (chosen) stretch rounds; one suffices on the scenes' plans (speeds scale as 1/T)
 
 
 def piece_costs(model, knots: np.ndarray, v_joint: float, v_base: float, w_base: float) -> np.ndarray:

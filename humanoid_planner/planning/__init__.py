@@ -1,8 +1,8 @@
-"""Planning runs end to end (issue 9, "Commands, node and viewer"): a planning problem from a
-scene (`problem`), the contact plan and its motion (`run`), the PG statistics by outcome code
-(`stats`, Table 7.1) and the PLAN.json document of a run (`plan_file`; the format and its writer:
-`humanoid_model.formats.plan`). Used by `humanoid-stack plan`,
-the `contact_planner` node and `benchmarks/planning.py`. No ROS imports. docs/planning.md.
+"""Planning runs end to end: a planning problem from a scene (`problem`), the contact plan and its
+motion (`run`), the PG statistics by outcome code (`stats`, Escande 2008, Table 7.1) and the
+PLAN.json document of a run (`plan_file`; the format, its writer and its reader:
+`humanoid_model.formats.plan`). Used by `humanoid-stack plan`, the `contact_planner` node and
+`benchmarks/planning.py`. No ROS imports. docs/planning.md.
 """
 
 from .plan_file import plan_document

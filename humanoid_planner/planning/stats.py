@@ -1,5 +1,5 @@
 """Posture-generator call statistics of a planning run, by outcome code as the thesis's Table 7.1
-(001_escande.md:461-472; A24 at :532 asks for this histogram).
+(Escande 2008, §7.5.2).
 
 The planner logs every PG call into a `humanoid_planner.contact.feasibility.Stats` (count and
 total time per (purpose, outcome)), motion generation into another one (purpose
@@ -25,7 +25,7 @@ MEANINGS = {
     Outcome.NO_PROGRESS: "no progress (x^k and x^k+1 numerically equal)",
     Outcome.EQUALITIES_NOT_SATISFIED: "nonlinear equalities not satisfied",
 }
-"""The meaning of each code, Table 7.1's wording (001_escande.md:465-471)."""
+"""The meaning of each code, in the words of Escande 2008, Table 7.1."""
 
 
 @dataclass(frozen=True)

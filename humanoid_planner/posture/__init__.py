@@ -1,5 +1,5 @@
-"""Posture generator (001_escande.md §3): a posture that meets a set of constraints and
-minimises a criterion, from a warm start. No ROS imports. docs/planner.md.
+"""Posture generator (Escande 2008, ch. 3; its collision geometry, ch. 4): a posture that meets a set of constraints and
+minimises a criterion, from a warm start. No ROS imports. docs/posture_generator.md.
 
 - `base`: the two family interfaces, `PostureConstraint` (rows c(q) = 0 or <= 0 and their
   Jacobian; `ExtendedConstraint` with variables of its own) and `PostureCriterion`
@@ -15,7 +15,8 @@ minimises a criterion, from a warm start. No ROS imports. docs/planner.md.
   bounded 1-DOF joints;
 - `frames`: the robot and environment frames a contact matches; `stance`: the constraints of a
   stance; `support_polygon`: a stance's support polygon;
-- `common_problem`: the peers' common projection problem (benchmarks and tests).
+- `common_problem`: the projection problem shared with the comparison against other IK libraries
+  (HPP, pink, placo; benchmarks and tests).
 
 The contact planner's potentials (`humanoid_planner.contact.potentials`) are criteria too.
 """

@@ -1,8 +1,8 @@
-"""The one interface of every posture-generator constraint (001_escande.md §3.1, §3.3).
+"""The one interface of every posture-generator constraint (Escande 2008, §3.1 and §3.4).
 
 A constraint is a block of ``dim`` scalar rows c(q) with, per row, a kind: an **equality**
-c_i(q) = 0 or an **inequality** c_i(q) <= 0 (the thesis's convention, (3.4)-(3.6) at
-001_escande.md:72-73, and FSQP's; a ">= 0" condition of the thesis is written with a minus sign,
+c_i(q) = 0 or an **inequality** c_i(q) <= 0 (the thesis's convention, (3.4)-(3.6) of
+Escande 2008, §3.1, and FSQP's; a ">= 0" condition of the thesis is written with a minus sign,
 as (3.34) does). ``evaluate(q, data)`` returns the values (dim,) and their Jacobian (dim, nv)
 with respect to the tangent increment v at q: J = d/dv c(pin.integrate(model, q, v)) at v = 0
 (the "local" tangent convention of Pinocchio's frame Jacobians). A solver optimising over an
@@ -14,7 +14,7 @@ of mass and its Jacobian), so one kinematics pass serves all constraints of an i
 Units: positions [m], dot products of unit vectors [-], angles [rad]; each member says its own.
 
 A third kind, **band**, is an inequality row c_i(q) <= 0 implied by equality rows of the same
-constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, 001_escande.md:85,
+constraint (|c_j| <= band written as two rows: the thesis's fast-fail bands, Escande 2008, §3.2.1,
 `constraints.with_band.WithBand`). It counts as an inequality everywhere (``equality_mask`` is False
 on it); the solver's phase 1, which sees inequalities only, needs it, and its phase 2, which has
 the equality rows themselves, leaves it out (`solver.two_phase`, "Band rows").
@@ -37,14 +37,14 @@ KINDS = (EQUALITY, INEQUALITY, BAND)
 class PostureConstraint(ABC):
     """A block of constraint rows. Subclasses set ``name`` (str), ``dim`` (int), ``kinds`` (a
     tuple of `EQUALITY` / `INEQUALITY` / `BAND`, one per row), ``needs_com`` and ``equations`` (the
-    spec lines the rows implement, e.g. ``"(3.28)-(3.35), 001_escande.md:111-114"``)."""
+    thesis equations the rows implement, e.g. ``"(3.28)-(3.35), Escande 2008, §3.4.1"``)."""
 
     name: str
     dim: int
     kinds: tuple[str, ...]
     needs_com: bool = False
     equations: str = ""
-    n_extra: int = 0  #: extended variables of the problem Q' (001_escande.md:75-78); `ExtendedConstraint`
+    n_extra: int = 0  #: extended variables of the problem Q' (Escande 2008, §3.1, (3.7)-(3.12)); `ExtendedConstraint`
 
     @abstractmethod
     def evaluate(self, q, data) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +81,7 @@ class PostureConstraint(ABC):
 
 class ExtendedConstraint(PostureConstraint):
     """A constraint over q and ``n_extra`` variables z of its own (contact forces, torques: the
-    extended problem Q' of 001_escande.md:75-78). `PostureProblem` appends each such constraint's
+    extended problem Q' of Escande 2008, §3.1). `PostureProblem` appends each such constraint's
     z to the optimisation variables, with the bounds ``extra_bounds()`` and the start
     ``extra_start(q, data)``; ``evaluate_extended(q, data, z) -> (c, J_v, J_z)`` gives the values,
     dc/dv (dim, nv) and dc/dz (dim, n_extra). ``evaluate(q, data)`` (the family's interface) is
@@ -107,7 +107,7 @@ class ExtendedConstraint(PostureConstraint):
 
 
 class PostureCriterion(ABC):
-    """A criterion to minimise (001_escande.md §3.5, :104-107): ``name``, ``equations`` and
+    """A criterion to minimise (Escande 2008, §3.3): ``name``, ``equations`` and
     ``evaluate(q) -> (f, g)``, the value and its gradient df/dv (nv,) w.r.t. the tangent increment
     at ``q`` (the convention of the constraints). The contact planner's potentials
     (`humanoid_planner.contact.potentials.base.Potential`) are a kind of it. `PostureProblem` only

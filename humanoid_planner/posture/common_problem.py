@@ -1,7 +1,8 @@
-"""The common projection problem of the peer scripts (../shared/peers/ik/README.md, "The common
-problem"), in the posture generator's terms, with the same random starts and the same
-library-independent check, so `benchmarks/posture_solvers.py` and the tests measure what HPP's
-`bench_hpp.py` measures:
+"""The projection problem of the comparison with other inverse-kinematics libraries (LAAS HPP's
+hpp-constraints, pink, placo: each solves it in a script of its own, outside this repository), in
+the posture generator's terms, with the same random starts and the same library-independent
+check, so `benchmarks/posture_solvers.py` and the tests measure what HPP's script ``bench_hpp.py``
+measures:
 
 - HRP-2 at half-sitting; both soles fixed in 6-D (a `StrongContact` per sole at its half-sitting
   frame), the CoM's x-y fixed at its half-sitting value (`ComPosition`), the point of frame

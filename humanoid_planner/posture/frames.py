@@ -1,9 +1,9 @@
-"""The two frames a contact matches (001_escande.md:110, Fig. 3.4 of the thesis).
+"""The two frames a contact matches (Escande 2008, §3.4.1, Fig. 3.4).
 
 Robot side: (P, d_P, b_P, n_P) fixed in a body, from a `humanoid_model.contact_location.ContactLocation`
 (n_P inward, d_P its tangent, b_P = n_P x d_P). Environment side: (E, d_E, b_E, n_E) in the
 world, n_E the surface's outward normal, b_E = n_E x d_E. `EnvironmentFrame.on_surface` places
-it on a planner surface by the contact parameters (x, y, theta) of §5.2 (001_escande.md:234):
+it on a planner surface by the contact parameters (x, y, theta) of Escande 2008, §5.3.1.1 and §6.1.1:
 E = centroid + x t + y (n x t) and d_E = cos(theta) t + sin(theta) (n x t), with t the surface's
 theta = 0 direction (`Surface.tangent`). Measuring (x, y) from the polygon's centroid is our
 choice (the thesis does not fix an origin).

@@ -1,5 +1,5 @@
 """The bounded 1-DOF joints of a model: their configuration and tangent indices and position
-limits, the joint bounds (3.1) of 001_escande.md:69 that the posture problem, the solvers, the
+limits, the joint bounds (3.1) of Escande 2008, §3.1, that the posture problem, the solvers, the
 criteria and the joint-limit constraint read. Joints with infinite limits (continuous joints) and
 the free-flyer are not bounded.
 """

@@ -1,9 +1,9 @@
 """One kinematics pass per iterate, and the Jacobians of body-fixed points and vectors.
 
-`update` fills a ``pin.Data`` for every constraint of an iterate (001_escande.md:99-102, the
-thesis's "pre-gradients" computed together once per FSQP call; here Pinocchio's joint
+`update` fills a ``pin.Data`` for every constraint of an iterate (the
+"pre-gradients" of Escande 2008, §3.2.3, computed together once per FSQP call; here Pinocchio's joint
 Jacobians). The point and vector Jacobians are the thesis's (3.23) and (3.26)
-(001_escande.md:100) written with the frame Jacobian in LOCAL_WORLD_ALIGNED: a body point
+(Escande 2008, §3.2.3) written with the frame Jacobian in LOCAL_WORLD_ALIGNED: a body point
 p_W = R p_B + t moves with v_p = v_o + w x (R p_B), a body vector u_W = R u_B with w x u_W
 (w x u = -[u]x w for the angular Jacobian's columns w; `dot_rows` for products u . e with fixed
 world vectors e, whose Jacobian is (u x e) . w).
@@ -168,7 +168,7 @@ def world_normal_rows(J, support, points, normals) -> np.ndarray:
     along ``normals`` (N, 3), from the world joint Jacobians ``J`` (6, nv: ``data.J`` after
     `update`, the twists in the world frame at the world origin) and each point's body support
     ``support`` (N, nv) bool (`support_columns`): dp/dv = J_lin + w x p on the support, 0 elsewhere
-    (eq. 3.56's terms, 001_escande.md:124, without a Jacobian per joint)."""
+    (the terms of Escande 2008, eq. (3.56), without a Jacobian per joint)."""
     return _world_normal_rows(J, support, np.ascontiguousarray(points, float), np.ascontiguousarray(normals, float))
 
 

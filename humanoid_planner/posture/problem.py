@@ -1,13 +1,14 @@
-"""A posture-generation problem (001_escande.md:67-78, problem Q): a set of constraints, an
+"""A posture-generation problem (Escande 2008, §3.1, problem Q): a set of constraints, an
 optional criterion, and the joint bounds (3.1), over a tangent increment x from q0:
-q(x) = pin.integrate(model, q0, x) (no raw quaternion is optimised, issue 9).
+q(x) = pin.integrate(model, q0, x) (no raw quaternion is optimised: the increment stays in the tangent space, where the
+unit norm holds by construction).
 
 `PostureProblem.at(x)` evaluates every constraint with one kinematics pass and caches the last
 point, so the solver's separate calls for the values, the Jacobians and the criterion at one
 iterate share it. Jacobians w.r.t. x are the constraints' (w.r.t. the tangent at q) times
 dIntegrate/dv (q0, x).
 
-Extended problem Q' (001_escande.md:75-78): an `ExtendedConstraint` (contact forces, torques)
+Extended problem Q' (Escande 2008, §3.1, (3.7)-(3.12)): an `ExtendedConstraint` (contact forces, torques)
 brings ``n_extra`` variables z of its own; x is then (v, z_1, z_2, ...) (``nx`` entries,
 ``extra_slices`` names each z's slice), with the z bounds after the joint bounds and the z
 starts from the constraints (`start`). Without one, x = v and nothing changes.
@@ -47,7 +48,7 @@ class Evaluation:
 
     ``f`` and ``g`` are computed on first use: the solver's phase 1 reads the constraints only,
     and with the planner's potential as criterion (a guide and six body potentials under the
-    table) the criterion was a third of an evaluation's time."""
+    table) the criterion takes about a third of an evaluation's time."""
 
     __slots__ = ("x", "q", "c", "J", "_fg", "_criterion")
 

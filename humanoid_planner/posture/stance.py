@@ -1,8 +1,8 @@
 """The constraints of a stance: one strong contact (3.28)-(3.35) per contact and, on horizontal
-surfaces, the CoM in their support polygon (3.63) (001_escande.md:110-129). The contact
-planner's problem Q_s (001_escande.md:234) is these plus joint bounds and any task; collision
+surfaces, the CoM in their support polygon (3.63) (Escande 2008, §3.4.1 and §3.4.4). The
+contact planner's problem Q_s (§5.3.1.2) is these plus joint bounds and any task; collision
 (`self_collision`, `environment_collision`, or their STP-BV versions) and the force-based
-stability (`force_stability`) are added by the caller where wanted (docs/planner.md)."""
+stability (`force_stability`) are added by the caller where wanted (docs/posture_generator.md)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ __all__ = ["contacts_at", "stance_constraints", "stance_space_count"]
 def stance_space_count(n_locations: int, n_surfaces: int, k_max: int) -> int:
     """The number of stance spaces Q_s the posture generator may be asked about: stances of 1 to
     ``k_max`` contacts on distinct contact locations, each on one of the surfaces,
-    sum_{i=1..k} C(n, i) p^i (2.10) with erratum 1 (001_escande.md:18, :55; 46,665 for n = 12,
-    p = 3, k = 4, A1)."""
+    sum_{i=1..k} C(n, i) p^i (Escande 2008, §2.3.4.2, eq. (2.10), which prints C_n^k p^k: a typo, the
+    thesis's own count, 46,665 for n = 12, p = 3, k = 4, is the sum written here)."""
     return sum(comb(n_locations, i) * n_surfaces**i for i in range(1, k_max + 1))
 
 

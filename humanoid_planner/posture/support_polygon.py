@@ -1,4 +1,4 @@
-"""The support polygon of a stance (001_escande.md:129, thesis L992): each contact's robot
+"""The support polygon of a stance (Escande 2008, §3.4.4): each contact's robot
 surface hull placed at its environment frame, clipped by the environment surface polygon,
 projected on the horizontal plane, and the convex hull of all those points, counter-clockwise.
 """

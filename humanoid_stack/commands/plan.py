@@ -19,7 +19,7 @@ is still written, with its statistics. Bad input: exit 2 with the reason.
 
 Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
 planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
---set KEY=VALUE overrides one planner setting (docs/planner.md "Numbers chosen"; the value is
+--set KEY=VALUE overrides one planner setting (docs/contact_planner.md "Numbers chosen"; the value is
 JSON: numbers, true/false, strings in quotes). A scene's settings for one robot (BIP on the
 stairs) are in its planning section's robot_settings.
 

@@ -1,7 +1,7 @@
-"""Planner potentials (001_escande.md §5.6): one interface (`base.Potential`: ``evaluate(q) ->
-(U, dU/dv)``, the configuration part used as the PG criterion; ``stance_term(s)``, the discrete
-part; ``total(s, q)``; a kind of `humanoid_planner.posture.PostureCriterion`), one module per
-member, and the registry ``POTENTIALS`` (name -> class).
+"""Planner potentials (Escande 2008, §5.3.5 and §6.3): one interface (`base.Potential`:
+``evaluate(q) -> (U, dU/dv)``, the configuration part used as the PG criterion; ``stance_term(s)``,
+the discrete part; ``total(s, q)``; a kind of `humanoid_planner.posture.PostureCriterion`), one
+module per member, and the registry ``POTENTIALS`` (name -> class).
 
 - `mixed_potential`: the mixed attractive potential (5.12)-(5.16) on the root's horizontal position;
 - `bonus_malus`: the discrete bonus/malus U_S(s);

@@ -1,9 +1,9 @@
-"""The one interface of the planner potentials (001_escande.md §5.6; thesis L2235-2249, L2625-2701).
+"""The one interface of the planner potentials (Escande 2008, §5.3.5 and §6.3).
 
 A potential U(s, q) of a node (stance s, witness posture q) is a configuration part U_C(q) plus a
-discrete part U_S(s) (`001_escande.md:364-367`: U(s, q) = U_T(q) + U_S(s)). Only the
-configuration part is the posture generator's criterion (`:367`: "only U_T is the PG
-criterion"), which makes the Contacts-VBFP oracle work (§5.5, `:325`).
+discrete part U_S(s) (Escande 2008, §6.3.2: U(s, q) = U_T(q) + U_S(s)). Only the configuration
+part is the posture generator's criterion (§6.3.2), which makes the Contacts-VBFP oracle work
+(§6.2.2).
 
 - ``evaluate(q) -> (U_C, dU_C/dv)``: the value and its gradient (nv,) with respect to the tangent
   increment v at q (q' = pin.integrate(model, q, v)), the convention of
@@ -19,8 +19,9 @@ A potential is a kind of posture criterion: `Potential` derives from
 generator as its criterion as it is. It adds ``nv``, the discrete part ``stance_term`` and
 ``total``, which the search uses and the posture generator does not see.
 
-``mixed(d, a, d0)`` is the C¹ mixed attractive shape (5.12)-(5.16) with erratum 3 (`:25`),
-shared by the members.
+``mixed(d, a, d0)`` is the C¹ mixed attractive shape (5.12)-(5.16) (§5.1.2), shared by the
+members. Its first branch is a d²/2, as in (5.12): (5.16) and (6.8) print it without the 1/2, a
+typo, since only with it do the two branches join C¹ at d0.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ __all__ = ["Potential", "mixed"]
 
 
 def mixed(d: float, a: float, d0: float) -> tuple[float, float]:
-    """(U_m(d), dU_m/dd) of (5.16) with erratum 3, for a distance ``d`` >= 0 [m]:
+    """(U_m(d), dU_m/dd) of (5.16) (first branch with the 1/2, module docstring), for a distance
+    ``d`` >= 0 [m]:
     a d²/2 for d <= d0, else a d0 d - a d0²/2 (C¹ at d0)."""
     if d <= d0:
         return 0.5 * a * d * d, a * d
@@ -43,9 +45,9 @@ def mixed(d: float, a: float, d0: float) -> tuple[float, float]:
 
 
 class Potential(PostureCriterion):
-    """A planner potential, a kind of posture criterion (module docstring). Subclasses set
-    ``name``, ``equations`` (the spec lines) and ``nv`` (the model's tangent dimension) and
-    implement `evaluate`; the discrete ones override `stance_term`."""
+    """A planner potential, a kind of posture criterion (module docstring). Subclasses set ``name``,
+    ``equations`` (the thesis equations it implements) and ``nv`` (the model's tangent dimension)
+    and implement `evaluate`; the discrete ones override `stance_term`."""
 
     name: str = ""
     equations: str = ""

@@ -1,4 +1,4 @@
-"""Individual body potentials U_{T_i} (001_escande.md §5.6, thesis L2681-2701, (6.9)): a point
+"""Individual body potentials U_{T_i} (Escande 2008, §6.3.3, (6.9)): a point
 fixed on a body (a hand, a foot, a knee) follows its own position-only trajectory T_i, derived
 from the guide's key postures by forward kinematics, "built the same way" as U_T (6.8):
 
@@ -6,7 +6,7 @@ from the guide's key postures by forward kinematics, "built the same way" as U_T
 
 with x_i(q) the body point's world position [m] and T_i the rounded polyline (`curve`) through
 its positions at the key postures (or through given world ``positions``: one position is an
-attraction toward a target, e.g. a hand toward a can). No projection is needed (3-D, :371).
+attraction toward a target, e.g. a hand toward a can). No projection is needed (3-D, §6.3.3).
 Gradient: (U_m'(D_i) dD_i/dx - k dl_i/dx) . J_i(q), J_i the point's Jacobian (3, nv).
 
 The body potentials of one model share one kinematics pass per configuration (`_kinematics`: a
@@ -56,7 +56,7 @@ class BodyPotential(Potential):
     positions it has at ``key_postures`` (k, nq), or along world ``positions`` (k, 3) [m]."""
 
     name = "body"
-    equations = "(6.9) with U_{T_i} as (6.8), 001_escande.md:371"
+    equations = "(6.9) with U_{T_i} as (6.8), Escande 2008, §6.3.3"
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 """Several individual body potentials of one model evaluated together: sum_i w_i U_{T_i}
-(001_escande.md §5.6, (6.9), :371), each U_{T_i} exactly as `body.BodyPotential` defines it.
+(Escande 2008, §6.3.3, (6.9)), each U_{T_i} exactly as `body.BodyPotential` defines it.
 
 Why a group: under the table the planner's criterion holds six body potentials (soles, knees,
 hands), and evaluated one by one they cost 6 x 14 us per criterion evaluation, mostly Python
@@ -38,7 +38,7 @@ class BodyGroup(WeightedSum):
     `WeightedSum` (its checks, its discrete part: none) with one evaluation for all terms."""
 
     name = "body_group"
-    equations = "(6.9) with U_{T_i} as (6.8), 001_escande.md:371"
+    equations = "(6.9) with U_{T_i} as (6.8), Escande 2008, §6.3.3"
 
     def __init__(self, terms):
         terms = list(terms)
@@ -117,7 +117,7 @@ def _evaluate(R, t, J, points, support, weights, gains, offsets, single, O, V, W
             if dist > 0:
                 for r in range(3):
                     dD[r] /= dist
-        if dist <= d0:  # U_m of (5.16) with erratum 3, as `base.mixed`
+        if dist <= d0:  # U_m of (5.16) with the 1/2, as `base.mixed`
             um, dum = 0.5 * a * dist * dist, a * dist
         else:
             um, dum = a * d0 * dist - 0.5 * a * d0 * d0, a * d0

@@ -1,4 +1,4 @@
-"""The discrete bonus/malus U_S(s) on stances (001_escande.md §5.6, thesis L2243-2249):
+"""The discrete bonus/malus U_S(s) on stances (Escande 2008, §5.3.5):
 
     U_S(s) = c |card(s) - k0|  +  sum over contacts of bonus[location, kind or body]  +  M_hands [s on hands only]
 
@@ -8,7 +8,7 @@
 - a strong malus for a stance whose contacts are all of the ``hands`` kinds (hands only), which
   does not penalise every stance using a hand.
 
-It has no configuration part: ``evaluate`` is (0, 0) and the PG criterion is untouched (:367).
+It has no configuration part: ``evaluate`` is (0, 0) and the PG criterion is untouched (§6.3.2).
 Values [m², the unit of the other potentials]; the gains are the caller's (scene files, tests):
 the defaults (c = 0, no bonus, hands-only malus 1.0: the potential of a root about 1.4 m from the
 goal, `mixed`, so a hands-only stance is a last resort) are chosen.
@@ -29,7 +29,7 @@ class StanceBonus(Potential):
     """U_S for a robot's ``locations`` (name -> `ContactLocation`) and ``nv`` (module docstring)."""
 
     name = "bonus_malus"
-    equations = "U_S(s), 001_escande.md:364 (thesis L2243-2249)"
+    equations = "U_S(s), Escande 2008, §5.3.5"
 
     def __init__(
         self,

@@ -1,6 +1,6 @@
 """Guide coordinates: a configuration q as a point y(q) of R^N in which the guide trajectory is a
-polyline and distances are Euclidean (001_escande.md §5.6: the guide T is a piecewise-linear
-curve in C, the potential uses ||q - m||, thesis L2643-2672).
+polyline and distances are Euclidean (Escande 2008, §6.3.1-6.3.2: the guide T is a
+piecewise-linear curve in C, the potential uses ||q - m||).
 
     y(q) = (p, w_rot log3(R), w_joint q_J)            N = 6 + number of bounded 1-DOF joints
 

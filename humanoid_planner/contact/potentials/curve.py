@@ -1,6 +1,6 @@
 """A polyline with rounded corners in R^N, its closest point and arc-length abscissa
-(001_escande.md §5.6, thesis L2663-2672: "round every corner of T by circular arcs in dimension
-n+6, radius as large as possible under a maximum deviation from the original polyline").
+(Escande 2008, §6.3.2: every corner of T is rounded by a circular arc in dimension n+6, its
+radius as large as a largest deviation from the polyline allows).
 
 Corner i (turning angle alpha between the unit directions u_in, u_out) is replaced by the arc of
 radius r tangent to both segments: it leaves the incoming segment t = r tan(alpha/2) before the
@@ -16,7 +16,7 @@ r (a u_in + b n)/(a² + b²) with (a, b) the coordinates of y - C on the arc's p
 point is unique, and D and s are C¹, within the distance r of the curve from the corners'
 insides (where the bisector of an unrounded corner makes m jump); ds/dy jumps by the factor
 r/rho (rho the distance to the arc's centre) where an arc meets a segment off the curve: the
-progress gradient is continuous only on the curve itself (docs/planner.md, "Potentials").
+progress gradient is continuous only on the curve itself (docs/contact_planner.md, "Potentials").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The guide-trajectory potential U_T (6.7)/(6.8) (001_escande.md §5.6, thesis L2625-2674; (6.8)
-with erratum 3 at :25):
+"""The guide-trajectory potential U_T (6.7)/(6.8) (Escande 2008, §6.3.2; (6.8)'s first branch
+with the 1/2 of `base.mixed`):
 
     U_T(q) = U_m(D) - k l,   D = |y(q) - m|,   U_m the mixed shape (a, d0) of `base.mixed`
 
@@ -7,25 +7,25 @@ with y(q) the guide coordinates (`coordinates`), T the polyline through the key 
 its corners rounded (`curve.RoundedPolyline`), m the closest point of T to y(q) and l its
 arc-length abscissa: "stay close to the guide" against "progress along it" (k).
 
-Deviation from the thesis (docs/planner.md, "Potentials"): the thesis finds m' by projecting on
-the root's position/orientation subspace F and measures the progress l' there (T' = p(T) must
-then be injective: "move the root slightly during posture changes", L2651). Here m, D and l are
-all taken in the weighted full coordinates y: the closest point in the same metric as the
-distance makes dD/dy = (y - m)/D exactly (envelope), and a posture change at a fixed root is
-progress along T, so T needs no injectivity fix. The weights of `coordinates` make the root
-dominate the metric, as the thesis's projection does.
+Deviation from the thesis (docs/contact_planner.md, "Potentials"): the thesis finds m' by projecting
+on the root's position/orientation subspace F and measures the progress l' there (T' = p(T) must
+then be injective: the root moves slightly during posture changes, §6.3.2). Here m, D and l are all
+taken in the weighted full coordinates y: the closest point in the same metric as the distance makes
+dD/dy = (y - m)/D exactly (envelope), and a posture change at a fixed root is progress along T, so T
+needs no injectivity fix. The weights of `coordinates` make the root dominate the metric, as the
+thesis's projection does.
 
 With ``progress`` "root" the progress l is the thesis's l': the arc-length abscissa of the closest
 point of T' = p(T), the root's curve in F (the first six guide coordinates: position and scaled
 rotation vector, rounded as T), to p(y); D stays the distance to T in the full coordinates. A
-posture change at a fixed root is then no progress. Measured on the chair stand-up (A20): with
-the full-coordinate progress the search settled on the seat with both feet lifted and the legs
-stretched toward the standing key posture (potential -0.04 at the sitting root, 288 expansions
-in 240 s without leaving the seat).
+posture change at a fixed root is then no progress. Measured on the chair stand-up (Escande 2008,
+§7.3): with the full-coordinate progress the search settles on the seat with both feet lifted and
+the legs stretched toward the standing key posture (potential -0.04 at the sitting root, 288
+expansions in 240 s without leaving the seat).
 
 Gradient: dU_T/dv = (U_m'(D) dD/dy - k ds/dy) dy/dv.
 
-Numbers chosen (the thesis gives none, 001_escande.md:412): a = 1 m^-2 and d0 = 0.5 m (quadratic
+Numbers chosen (the thesis gives none, §6.3.2): a = 1 m^-2 and d0 = 0.5 m (quadratic
 within half a metre of the guide, linear beyond, so a far node is not pulled with a force growing
 without bound); k = 0.5 m^-1: one metre of progress along T is worth as much as a node 1 m off
 the guide (a d0 D - a d0²/2 = 0.375 at D = 1 m, close to k x 1 m), so the search follows T but may
@@ -54,7 +54,7 @@ class GuidePotential(Potential):
     ``coordinates`` a `GuideCoordinates` (default weights)."""
 
     name = "guide"
-    equations = "(6.7)-(6.8), 001_escande.md:364-367; erratum 3 at :25"
+    equations = "(6.7)-(6.8), Escande 2008, §6.3.2 (first branch with the 1/2)"
 
     def __init__(
         self,

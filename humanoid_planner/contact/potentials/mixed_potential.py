@@ -1,17 +1,17 @@
-"""The mixed potential, a planner potential used as the posture generator's criterion (001_escande.md §5.1, §5.5,
-§5.6): the mixed attractive potential (5.12)-(5.16) with erratum 3 (001_escande.md:25) on the
-horizontal position of the root (the free-flyer's origin; "mixed potential on the 3-D root
-position", 001_escande.md:363), plus a small reference-posture term:
+"""The mixed potential, a planner potential used as the posture generator's criterion (Escande
+2008, §5.1.2, §5.3.5, §6.2.2): the mixed attractive potential (5.12)-(5.16) (first branch with
+the 1/2, `base.mixed`) on the horizontal position of the root (the free-flyer's origin; the
+thesis's mixed potential on the 3-D root position, §5.3.5), plus a small reference-posture term:
 
     U(q) = U_m(||r_xy(q) - g||) + w sum_i (q_i - q_ref,i)^2
     U_m(d) = a d²/2 if d <= d0, else a d0 d - a d0²/2                      (C¹ at d0)
 
 The reference term keeps the witness postures close to the robot's default posture where the
 root term does not decide them; the thesis's criterion (4.11) does that job in the PG alone
-(001_escande.md:106) and its potentials are C parts of U (L2012). Horizontal only: the walking
+(§4.6, §5.4) and its potentials are C parts of U (§5.3.2.1). Horizontal only: the walking
 goal says nothing about the root height.
 
-Numbers chosen (the thesis gives no gains, 001_escande.md:412): a = 1 m^-2 and d0 = 1 m (the
+Numbers chosen (the thesis gives no gains): a = 1 m^-2 and d0 = 1 m (the
 quadratic branch covers the walking problems, whose goals are < 1 m away: the force is then the
 displacement, in m); w = 0.01 rad^-2: a joint 0.5 rad from its reference costs 0.0025, as
 much as the root 7 cm from the goal (a d²/2), so the root term leads and the reference term
@@ -40,7 +40,7 @@ class MixedPotential(Potential):
     posture for the joints (the robot's default posture)."""
 
     name = "mixed_potential"
-    equations = "(5.12)-(5.16), 001_escande.md:220; erratum 3 at :25"
+    equations = "(5.12)-(5.16), Escande 2008, §5.1.2 (first branch with the 1/2)"
 
     def __init__(self, model, goal, reference, a: float = 1.0, d0: float = 1.0, w: float = 0.01):
         if not (a > 0 and d0 > 0 and w >= 0):

@@ -1,8 +1,8 @@
-"""A weighted sum of potentials (001_escande.md §5.6, (6.9): U'_T = alpha U_T + sum lambda_i U_{T_i},
-plus the discrete U_S(s) of (6.7)'s U(s, q) = U_T(q) + U_S(s), :364-371).
+"""A weighted sum of potentials (Escande 2008, §6.3.3, (6.9): U'_T = alpha U_T + sum lambda_i
+U_{T_i}, plus the discrete U_S(s) of U(s, q) = U_T(q) + U_S(s), §6.3.2).
 
 ``WeightedSum([(w_1, U_1), (w_2, U_2), ...])``: value, gradient and discrete part are the weighted
-sums of the members'. The thesis's lambda_i are 0 or 1 (:371); any weight >= 0 is accepted.
+sums of the members'. The thesis's lambda_i are 0 or 1 (§6.3.3); any weight >= 0 is accepted.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class WeightedSum(Potential):
     """sum_i w_i U_i of ``terms`` [(w_i >= 0, `Potential`), ...] (all of one model's nv)."""
 
     name = "weighted_sum"
-    equations = "(6.9), 001_escande.md:371; U(s, q) = U_T + U_S, :364"
+    equations = "(6.9), Escande 2008, §6.3.3; U(s, q) = U_T + U_S, §6.3.2"
 
     def __init__(self, terms):
         self.terms = [(float(w), p) for w, p in terms]

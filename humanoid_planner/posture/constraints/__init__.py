@@ -1,4 +1,4 @@
-"""The posture constraints (001_escande.md §3.3): one module per member of the family, each a
+"""The posture constraints (Escande 2008, §3.4): one module per member of the family, each a
 `base.PostureConstraint` (or `base.ExtendedConstraint`); the registry ``CONSTRAINTS`` (name ->
 class) is in `humanoid_planner.posture`.
 
@@ -24,5 +24,5 @@ Collision ((3.47)): `self_collision` and `environment_collision` on capsules,
 the robot's own collision shapes.
 
 Wrappers of another constraint: `relaxed` (its equality rows relaxed to a band) and `with_band`
-(its rows plus the band rows of its equalities, the fast-fail rule of 001_escande.md:85).
+(its rows plus the band rows of its equalities, the fast-fail rule of Escande 2008, §3.2.1).
 """

@@ -1,9 +1,9 @@
 """A point in an axis-aligned box of the world, the rows the contact planner's goal tasks share
-(001_escande.md §5.3: the goal is a task T_final, tested by the posture generator on Q_s + T_final
-before a node is expanded, :253; the thesis's stairs goal is "CoM inside a sphere", :419, the
-chair's "y_pelvis > 2 m", :425, the glass's "a point of each thigh in a thin slab on the seat",
-:426). One inequality row per finite bound (c <= 0, [m]): lo - p_a and p_a - hi for each
-constrained axis a. ``x`` and ``y`` are required (the horizontal region of the first version),
+(Escande 2008, §5.3.2.1: the goal is a task T_final, tested by the posture generator on
+Q_s + T_final before a node is expanded; the thesis's stairs goal is "CoM inside a sphere",
+§5.4.2, the chair's "y_pelvis > 2 m", §7.3.1, the glass's "a point of each thigh in a thin slab
+on the seat", §7.4.1). One inequality row per finite bound (c <= 0, [m]): lo - p_a and p_a - hi for each
+constrained axis a. ``x`` and ``y`` are required (a goal region is at least horizontal),
 ``z`` optional; an infinite bound (an open side, ``(2.0, inf)``) has no row. The members are
 `com_region.ComRegion` (the CoM) and `point_region.PointRegion` (a body point).
 """
@@ -22,7 +22,7 @@ __all__ = ["BoxRegion"]
 class BoxRegion(PostureConstraint):
     """Rows lo - p_a <= 0 and p_a - hi <= 0 for the finite bounds of ``x``, ``y`` and ``z``."""
 
-    equations = "goal task T_final, 001_escande.md:253"
+    equations = "goal task T_final, Escande 2008, §5.3.2.1"
 
     def _box(self, x, y, z):
         rows, offsets = [], []

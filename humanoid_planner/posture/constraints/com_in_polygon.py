@@ -1,11 +1,11 @@
 """Static stability A: the horizontal projection G^p of the CoM lies in the support polygon,
-eq. (3.63), 001_escande.md:129 (thesis L959-998): (G^p - C_i^p) . n_i <= 0 for every edge, with
+eq. (3.63), Escande 2008, §3.4.4: (G^p - C_i^p) . n_i <= 0 for every edge, with
 n_i = C_i C_{i+1} x z and the vertices C_i counter-clockwise (n_i points outwards).
 
 We normalise n_i, so row i is the signed distance [m] of G^p outside edge i (same zero set and
 sign as (3.63), whose rows are in m^2 and scale with edge length), plus an optional ``margin``
 [m] >= 0 that shrinks the polygon: the CoM must stay at least ``margin`` inside every edge (0: the
-thesis's constraint). Valid for contacts on horizontal planes (L990).
+thesis's constraint). Valid for contacts on horizontal planes (§3.4.4).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class ComInPolygon(PostureConstraint):
     """One inequality per edge of the counter-clockwise ``polygon`` (m, 2) [m] (`support_polygon`)."""
 
     needs_com = True
-    equations = "(3.63), 001_escande.md:129"
+    equations = "(3.63), Escande 2008, §3.4.4"
 
     def __init__(self, model, polygon, margin: float = 0.0, name: str = "com_in_polygon"):
         C = np.asarray(polygon, float)

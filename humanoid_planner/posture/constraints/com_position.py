@@ -1,6 +1,6 @@
 """Task: the centre of mass at a target, G(q)[axes] - target = 0 (equalities [m]; by default the
-horizontal x and y: "CoM x-y fixed" of the common projection problem of
-../shared/peers/ik/README.md). A task's equalities g_i(q) = 0 of (3.5), 001_escande.md:73; the
+horizontal x and y: "CoM x-y fixed" of the common projection problem,
+`posture.common_problem`). A task's equalities g_i(q) = 0 of (3.5), Escande 2008, §3.1; the
 Jacobian is Pinocchio's CoM Jacobian (w.r.t. the tangent at q, like every constraint)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class ComPosition(PostureConstraint):
     """The CoM's coordinates ``axes`` (indices into x, y, z) at ``target`` (len(axes),) [m] (world)."""
 
     needs_com = True
-    equations = "(3.5), 001_escande.md:73"
+    equations = "(3.5), Escande 2008, §3.1"
 
     def __init__(self, model, target, axes=(0, 1), name: str = "com_position"):
         self.axes = np.asarray(axes, int).reshape(-1)

@@ -1,5 +1,5 @@
 """Goal task: the centre of mass in an axis-aligned box of the world (`box_region`; the
-thesis's stairs goal "CoM inside a sphere", 001_escande.md:419). Rows [m]: one inequality per
+thesis's stairs goal "CoM inside a sphere", Escande 2008, §5.4.2). Rows [m]: one inequality per
 finite bound; Jacobian: Pinocchio's CoM Jacobian (``needs_com``).
 """
 

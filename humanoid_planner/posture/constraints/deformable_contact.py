@@ -1,6 +1,6 @@
 """Fixed contact with a deformable surface: the strong contact (3.28)-(3.35) with its
-perpendicularity rows replaced by quasi-colinearity (thesis L878, 001_escande.md:118: "replace
-some u . v = 0 by u . v' >= a, a from the vector norms and the largest angle allowed").
+perpendicularity rows replaced by quasi-colinearity (Escande 2008, §3.4.1, deformable surfaces:
+some u . v = 0 become u . v' >= a, with a from the vector norms and the largest angle allowed).
 
 Rows (3 equalities, then 3 inequalities c <= 0), ``max_angle`` = alpha [rad]:
 0-2  P^W - E = 0                    (3.28)-(3.30)  [m]
@@ -9,7 +9,7 @@ Rows (3 equalities, then 3 inequalities c <= 0), ``max_angle`` = alpha [rad]:
 5    -b_P^W . b_E <= 0              (3.35) "same sense"
 
 The contact point is fixed, the body may tilt and turn by up to alpha about it. Used by the
-contact planner for the thighs on a seat (docs/planner.md): with both thighs and both soles
+contact planner for the thighs on a seat (docs/contact_planner.md): with both thighs and both soles
 fixed, the strong contact's orientation rows of the two legs are linearly dependent (the floor
 and the seat are parallel planes, and a thigh and the sole of one leg pin both ends of the
 knee-ankle chain), which the quasi-colinearity leaves free within alpha.
@@ -34,7 +34,7 @@ class DeformableContact(ContactConstraint):
 
     dim = 6
     kinds = (EQUALITY,) * 3 + (INEQUALITY,) * 3
-    equations = "(3.28)-(3.30), (3.35) and the quasi-colinearity of thesis L878, 001_escande.md:110-118"
+    equations = "(3.28)-(3.30), (3.35) and the quasi-colinearity of Escande 2008, §3.4.1"
 
     kind_name = "deformable_contact"
 

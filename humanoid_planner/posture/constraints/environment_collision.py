@@ -1,6 +1,6 @@
 """Collision with the environment: the signed distances between the robot's bounding capsules and
 fixed convex obstacles kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)
-(001_escande.md:124).
+(Escande 2008, §3.4.2).
 
 Obstacles are convex coal shapes at fixed world placements (`Obstacle`; a scene's box, sphere and
 cylinder bodies by `Obstacle.from_scene`). Distances and witness points come from coal's GJK/EPA
@@ -9,9 +9,10 @@ not from a closed form: the capsule-box closest points have no short closed form
 (capsule, obstacle) pair not listed in ``exclude`` [m]: margin - d_i(q). Jacobian (3.56) with the
 obstacle fixed: d' = n_d . dp_1/dv, p_1 coal's witness point on the capsule taken as fixed in its
 body, n_d = -coal's normal (which points from the capsule to the obstacle). C^1 only where the
-witness points are unique: a capsule and a box are neither strictly convex (001_escande.md:212),
+witness points are unique: a capsule and a box are neither strictly convex (Escande 2008, §4.3.2,
+Theorem 4.3.3),
 so the gradient jumps when the capsule axis becomes parallel to a box face (the STP-BV version,
-`stpbv_environment_collision`, is C^1 there; docs/planner.md compares them). Bodies meant to
+`stpbv_environment_collision`, is C^1 there; docs/posture_generator.md compares them). Bodies meant to
 touch an obstacle (a hand on a shelf) must have their pairs in ``exclude``.
 """
 
@@ -37,7 +38,7 @@ class EnvironmentCollision(PostureConstraint):
     each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not checked (body = the joint name
     of a capsule)."""
 
-    equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
+    equations = "(3.47) with the gradient (3.56), Escande 2008, §3.4.2"
 
     def __init__(
         self,

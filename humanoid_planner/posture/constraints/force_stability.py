@@ -1,7 +1,8 @@
 """Static stability B: contact forces exist in friction cones (with torque limits), the extended
-problem Q' of 001_escande.md:131 (thesis L1005-1034, [Wieber 02]): (3.68) -f_n <= 0, (3.69)
+problem Q' of Escande 2008, §3.4.5 (after Wieber 2002): (3.68) -f_n <= 0, (3.69)
 |f_t|^2 - mu^2 f_n^2 <= 0, (3.70) g_2(q) - J_c2^T f = 0 and, with torque limits, (3.11)
-tau + J(q)^T f = g(q) with (3.8) tau^- <= tau <= tau^+ (:75-76; erratum 2 at :22 for the signs).
+tau + J(q)^T f = g(q) with (3.8) tau^- <= tau <= tau^+ (§3.1; the thesis prints A(q) of (3.67) as (-J_c1^T; J_c2^T), a
+typo: tau = g_1 - J_c1^T f gives (-J_c1^T; +J_c1^T), the signs used here).
 
 Contacts are point contacts at the corners of each contact location's surface hull (the thesis's
 discretised contact; the hull points of `ContactLocation`), each with a force f_j (3,) written in
@@ -22,14 +23,14 @@ with tau_s(q, f) = g(q) - sum_j J_j(q)^T F_j = RNEA(q, 0, 0, f_ext) the static t
 ``computeStaticTorque``; its q-derivative ``computeStaticTorqueDerivatives``), S tau the actuated
 joints' torques (zero on the 6 free-flyer rows, which are (3.70): Newton-Euler of the whole
 robot). Without torque limits the joint rows are dropped: their tau is free (the robot is rigid,
-as (3.63) assumes, L1034). (3.8) are the bounds of the tau variables (like the joint bounds
+as (3.63) assumes, §3.4.5). (3.8) are the bounds of the tau variables (like the joint bounds
 (3.1), given to the solver as bounds).
 
 Extended variables z (`base.ExtendedConstraint`): the forces (3 per point), then, with torque
 limits, tau (one per actuated joint). Start (`extra_start`): each contact point carries the same
 share of the weight along its normal, tau = the static torque of that (clipped to its limits).
 
-No friction coefficient is given in the thesis (001_escande.md:132); ``mu`` is per contact.
+The thesis gives no friction coefficient (§3.4.5); ``mu`` is per contact.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class ForceStability(ExtendedConstraint):
     robot's weight; ``torque_limits`` None (unlimited: the 6 Newton-Euler rows) or ``(lower,
     upper)`` [N m] (nv - 6,) for the actuated joints."""
 
-    equations = "(3.68)-(3.70), (3.8), (3.11), 001_escande.md:131, :75"
+    equations = "(3.68)-(3.70), (3.8), (3.11), Escande 2008, §3.1 and §3.4.5"
 
     def __init__(self, model, contacts, torque_limits=None, name: str = "force_stability"):
         if not contacts:

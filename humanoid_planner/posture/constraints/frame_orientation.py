@@ -1,7 +1,7 @@
 """Task: a frame's orientation equal to a world target rotation R_t (3 equalities, [rad]):
 c = log3(R_t^T R(q)), the rotation vector of the error; dc/dv = Jlog3(R_t^T R) J_w^local, with
-J_w^local the frame's angular Jacobian in its own axes. A task of (3.5), 001_escande.md:73; the
-thesis writes orientations as dot products of axes ((3.31)-(3.33), :112), which vanish at the
+J_w^local the frame's angular Jacobian in its own axes. A task of (3.5), Escande 2008, §3.1; the
+thesis writes orientations as dot products of axes ((3.31)-(3.33), §3.4.1), which vanish at the
 same rotations; the rotation vector is the minimal 3-row form (our choice)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class FrameOrientation(PostureConstraint):
 
     dim = 3
     kinds = (EQUALITY,) * 3
-    equations = "(3.5), 001_escande.md:73"
+    equations = "(3.5), Escande 2008, §3.1"
 
     def __init__(self, model, frame: str, target, name: str | None = None):
         R = np.asarray(target, float).reshape(3, 3)

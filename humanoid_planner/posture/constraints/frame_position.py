@@ -1,5 +1,5 @@
 """Task: a point fixed in a frame at a world target, P^W(q) - target = 0 (3 equalities, [m]).
-A task's equalities g_i(q) = 0 of (3.5), 001_escande.md:73; written like (3.28)-(3.30) (:111)."""
+A task's equalities g_i(q) = 0 of (3.5), Escande 2008, §3.1; written like (3.28)-(3.30) (§3.4.1)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class FramePosition(PostureConstraint):
 
     dim = 3
     kinds = (EQUALITY,) * 3
-    equations = "(3.5) with (3.28)-(3.30), 001_escande.md:73, 111"
+    equations = "(3.5) with (3.28)-(3.30), Escande 2008, §3.1 and §3.4.1"
 
     def __init__(self, model, frame: str, target, point=(0.0, 0.0, 0.0), name: str | None = None):
         self.model = model

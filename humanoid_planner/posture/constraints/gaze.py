@@ -1,13 +1,13 @@
 """Task: gaze. A camera axis a (fixed in a head frame, through the camera origin H) points at a
-world target B: "camera axis d_H collinear and same sense as HB, HB > eps", 001_escande.md:142
-(thesis L1106). With u = HB/|HB| and (e1, e2) two body axes orthogonal to a, the rows are
+world target B: camera axis d_H collinear with HB and in the same sense, HB > eps (Escande 2008,
+§3.6.1). With u = HB/|HB| and (e1, e2) two body axes orthogonal to a, the rows are
 
 0  u . e1 = 0               (collinear)            [-]
 1  u . e2 = 0
 2  -u . a <= 0              (same sense)
 3  eps - |HB| <= 0          (target far enough)    [m]
 
-the dot-product form of the contact constraints ((3.31)-(3.35), :112). Rows 0-1 with row 2
+the dot-product form of the contact constraints ((3.31)-(3.35), §3.4.1). Rows 0-1 with row 2
 are the thesis's condition; row 3 is its HB > eps.
 """
 
@@ -28,7 +28,7 @@ class Gaze(PostureConstraint):
 
     dim = 4
     kinds = (EQUALITY, EQUALITY, INEQUALITY, INEQUALITY)
-    equations = "gaze task, 001_escande.md:142"
+    equations = "gaze task, Escande 2008, §3.6.1"
 
     def __init__(
         self, model, frame: str, target, axis=(1.0, 0.0, 0.0), origin=(0.0, 0.0, 0.0), min_distance=0.1, name=None

@@ -1,25 +1,25 @@
 """Self-collision on the robot's own collision geometries: eps - d_i(q) <= 0 (3.47) with the
-gradient (3.56) (001_escande.md:124), d_i coal's signed distance between two geometry objects of
+gradient (3.56) (Escande 2008, §3.4.2), d_i coal's signed distance between two geometry objects of
 the collision model (GJK/EPA; boxes, cylinders, meshes: any URDF), both moving. The contact
 planner's self-collision (`contact.feasibility`) and `contact.check_plan` use it.
 
 Why not the capsules (`self_collision`): a capsule bounds a box loosely (HRP-2's waist box,
 0.22 x 0.26 x 0.27 m, in a capsule of radius 0.17 m: 2.9 times its volume; the chest's 6 times),
 so the capsule filter must drop pairs that do meet, and the pairs it keeps forbid postures the
-robot has. Measured on the planner's scenes: HRP-2's two shank capsules are 0.8 mm apart at
-half-sitting, under the 1 cm margin, so the filter dropped them and the stairs plan crossed its
-shanks by 4.4-10.5 cm; the waist and a thigh are "adjacent" (the hip's LINK0 and LINK1 carry no
-geometry) though three joints lie between them, and their boxes (until stop 20 one waist box)
-met at a 1.75 rad hip flexion inside the joint's range; and with the capsule pairs the can on the
-table took 14 stances and 17 s of CPU instead of 3 stances in 1 s (the arms' capsules against
-the waist's, which a hand on the table needs to pass).
+robot has. Measured on the planner's scenes with the capsules: HRP-2's two shank capsules are
+0.8 mm apart at half-sitting, under the 1 cm margin, so the filter drops them and the stairs plan
+crosses its shanks by 4.4-10.5 cm; the waist and a thigh are "adjacent" (the hip's LINK0 and
+LINK1 carry no geometry) though three joints lie between them, and a single waist box meets the
+thigh at a 1.75 rad hip flexion inside the joint's range; and with the capsule pairs the can on
+the table takes 14 stances and 17 s of CPU instead of 3 stances in 1 s (the arms' capsules
+against the waist's, which a hand on the table needs to pass).
 
 Pairs (`geometry_pairs`): the simulator's rule, one rule for both
 (`humanoid_model.collision_rules.self_pair_by_default`): every pair of objects of two joints at
 least three joints apart (the waist and a thigh are: the hip's LINK0 and LINK1 carry no geometry;
-the waist's two boxes clear the thighs' by 1.5 cm at the hip's -125 deg limit, the single box they
-replace met them from -100 deg on), bodies across one simple or composite joint left to the joint
-limits as the thesis does (001_escande.md:127; why, and what it leaves out, there), the robot
+the waist's two boxes clear the thighs' by 1.5 cm at the hip's -125 deg limit, where a single box
+would meet them from -100 deg on), bodies across one simple or composite joint left to the joint
+limits as the thesis does (Escande 2008, §3.1 and §3.4.3), the robot
 sidecar's and the scene's ``collision`` rules on top (``rules``: an ``exclude`` drops a pair, an
 ``include`` adds one); at ``margin`` when at least that far apart at the reference posture (the
 robot's default), at margin 0 when closer but apart (touching allowed, overlapping not), left out
@@ -29,13 +29,13 @@ meet at a forward chest pitch), all at the 1 cm margin.
 
 Shapes: a box as it is; any other geometry by the convex hull of its `geometry.capsules.geometry_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
-on polytopes, where on HRP-2's shank cylinder its witness points were ~1e-8 m noisy, enough to
+on polytopes, where on HRP-2's shank cylinder its witness points are ~1e-8 m noisy, enough to
 miss the Jacobian test (test_posture_jacobians) by 1e-6.
 
 Rows [m]: margin - d_i. Jacobian: d' = n . (dp_1/dv - dp_2/dv), p_1 and p_2 coal's witness points
 taken as fixed in their bodies, n = -coal's normal (from geometry 2 to geometry 1), as
 `self_collision` does for capsules. C^1 only where the witness points are unique (boxes are not
-strictly convex, 001_escande.md:212: the gradient jumps when two faces turn parallel).
+strictly convex, Escande 2008, §4.3.2: the gradient jumps when two faces turn parallel).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class GeometrySelfCollision(PostureConstraint):
     ``q_ref`` (the robot's default posture) with the collision ``rules`` (the robot sidecar's and
     the scene's, `humanoid_model.collision_rules`)."""
 
-    equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
+    equations = "(3.47) with the gradient (3.56), Escande 2008, §3.4.2"
 
     def __init__(
         self,

@@ -1,6 +1,6 @@
 """The surface half-planes of a search box for a contact point: (P^W - E) . a_i - b_i <= 0 [m],
-(6.5) of 001_escande.md:295, the "surface bounding inequalities" of the contact planner's
-pre-contact test (:305). The half-planes are a `search_box_contact.SearchBox`'s, in the surface
+(6.5) of Escande 2008, §6.1.2.2, the "surface bounding inequalities" of the contact planner's
+pre-contact test (§6.1.3). The half-planes are a `search_box_contact.SearchBox`'s, in the surface
 coordinates of `frames.EnvironmentFrame.on_surface` (from the polygon's centroid E along t and
 n x t), written in the world.
 
@@ -18,9 +18,10 @@ __all__ = ["HalfPlanes"]
 
 class HalfPlanes(PostureConstraint):
     """The surface half-planes of a search box for a contact point: (P^W - E) . a_i - b_i <= 0 [m]
-    ((6.5), 001_escande.md:295; the "surface bounding inequalities" of the pre-contact test, :305)."""
+    ((6.5), Escande 2008, §6.1.2.2; the "surface bounding inequalities" of the pre-contact test,
+    §6.1.3)."""
 
-    equations = "(6.5), 001_escande.md:295"
+    equations = "(6.5), Escande 2008, §6.1.2.2"
 
     def __init__(self, model, robot_frame: RobotContactFrame, search_box, name: str = "half_planes"):
         self.model, self.robot_frame, self.name = model, robot_frame, name

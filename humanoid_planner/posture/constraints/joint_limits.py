@@ -1,4 +1,4 @@
-"""Joint bounds q_i^- <= q_i <= q_i^+ of the 1-DOF joints: eq. (3.1), 001_escande.md:69.
+"""Joint bounds q_i^- <= q_i <= q_i^+ of the 1-DOF joints: eq. (3.1), Escande 2008, §3.1.
 
 Rows, two per bounded joint (inequalities c <= 0) [rad or m]: q_i - q_i^+ <= 0, then
 q_i^- - q_i <= 0. For a 1-DOF joint (nq = nv = 1) the tangent increment adds to q_i, so the
@@ -19,7 +19,7 @@ __all__ = ["JointLimitConstraint"]
 class JointLimitConstraint(PostureConstraint):
     """The bounds of every bounded 1-DOF joint of ``model`` (2 rows per joint)."""
 
-    equations = "(3.1), 001_escande.md:69"
+    equations = "(3.1), Escande 2008, §3.1"
 
     def __init__(self, model, name: str = "joint_limits"):
         self.model = model

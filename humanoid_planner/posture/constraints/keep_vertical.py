@@ -1,5 +1,5 @@
 """Task: keep a body axis n vertical, pointing up (the full-glass task T_glass), eq. (6.24),
-001_escande.md:380 (thesis L2911-2932): n(q) . i = 0, n(q) . j = 0, -n(q) . k < 0 (written
+Escande 2008, §6.5: n(q) . i = 0, n(q) . j = 0, -n(q) . k < 0 (written
 <= 0 here), with (i, j, k) the world axes. Rows [-]: 2 equalities, 1 inequality."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class KeepVertical(PostureConstraint):
 
     dim = 3
     kinds = (EQUALITY, EQUALITY, INEQUALITY)
-    equations = "(6.24), 001_escande.md:380"
+    equations = "(6.24), Escande 2008, §6.5"
 
     def __init__(self, model, frame: str, axis=(0.0, 0.0, 1.0), name: str | None = None):
         self.model = model

@@ -1,4 +1,4 @@
-"""Light (sliding) contact on a plane: eq. (3.36)-(3.39), 001_escande.md:116 (thesis L866-876).
+"""Light (sliding) contact on a plane: eq. (3.36)-(3.39), Escande 2008, §3.4.1.
 
 Rows (3 equalities, then 1 inequality c <= 0); 2 translations and 1 rotation stay free:
 0  (P^W - E) . n_E = 0     (3.36)  [m]
@@ -35,7 +35,7 @@ class LightContact(ContactConstraint):
 
     dim = 4
     kinds = (EQUALITY,) * 3 + (INEQUALITY,)
-    equations = "(3.36)-(3.39), 001_escande.md:116"
+    equations = "(3.36)-(3.39), Escande 2008, §3.4.1"
 
     kind_name = "light_contact"
 

@@ -1,6 +1,6 @@
 """Goal task: a point fixed in a frame in an axis-aligned box of the world (`box_region`; the
-chair's "y_pelvis > 2 m", 001_escande.md:425, the glass's "a point of each thigh in a thin slab
-on the seat", :426). Rows [m]: one inequality per finite bound; Jacobian: the point Jacobian.
+chair's "y_pelvis > 2 m", Escande 2008, §7.3.1, the glass's "a point of each thigh in a thin
+slab on the seat", §7.4.1). Rows [m]: one inequality per finite bound; Jacobian: the point Jacobian.
 """
 
 from __future__ import annotations

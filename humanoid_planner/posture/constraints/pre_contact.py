@@ -1,6 +1,6 @@
 """Pre-contact: can the contact point come within ``distance`` of the surface plane?
-Eq. (3.40)-(3.43), 001_escande.md:120 (thesis L880-890), as printed: the direction rows stay
-equalities (the thesis notes they could be relaxed, L2408; not done here).
+Eq. (3.40)-(3.43), Escande 2008, §3.4.1, as printed: the direction rows stay equalities (the
+thesis notes they could be relaxed, §6.1.3; not done here).
 
 Rows:
 0  (P^W - E) . n_E - d <= 0   (3.40)  [m]
@@ -26,7 +26,7 @@ class PreContact(ContactConstraint):
 
     dim = 4
     kinds = (INEQUALITY, EQUALITY, EQUALITY, INEQUALITY)
-    equations = "(3.40)-(3.43), 001_escande.md:120"
+    equations = "(3.40)-(3.43), Escande 2008, §3.4.1"
 
     def __init__(
         self, model, robot_frame: RobotContactFrame, env_frame: EnvironmentFrame, distance: float, name="pre_contact"

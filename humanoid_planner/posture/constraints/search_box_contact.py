@@ -1,7 +1,8 @@
 """Light contact restricted to a convex search box Y of contact parameters (x, y, theta): the
-task T_Y of eq. (6.1)-(6.6), 001_escande.md:295 (thesis L2359-2375, erratum 8 at :27: the theta
-bound is on the contact orientation, the angle of d_P^W from d_E in the tangent plane), and its
-conversion to a strong contact at the solution (`updateContact`, thesis L2396).
+task T_Y of eq. (6.1)-(6.6), Escande 2008, §6.1.2.2 ((6.6) is printed on the angle of P - E from
+d_E; the box's theta bound is on the contact orientation, the angle of d_P^W from d_E in the
+tangent plane, as used here), and its conversion to a strong contact at the solution
+(`updateContact`, §6.1.2.3).
 
 (x, y) are the surface coordinates of `EnvironmentFrame.on_surface` (from the polygon's centroid
 E along t and n x t), theta the angle of d_P^W from t about n_E. Rows:
@@ -16,7 +17,7 @@ E along t and n x t), theta the angle of d_P^W from t about n_E. Rows:
 (6.5) is strict in the thesis; written <= here (a solver cannot hold a strict inequality). theta
 is measured from the box's middle angle, atan2 being continuous within +-pi of it.
 
-With ``max_angle`` alpha > 0 (a deformable surface, thesis L878, `deformable_contact`) rows 1-3
+With ``max_angle`` alpha > 0 (a deformable surface, Escande 2008, §3.4.1, `deformable_contact`) rows 1-3
 become the one quasi-colinearity row cos(alpha) - n_P^W . n_E <= 0 (the body may tilt by up to
 alpha), and `to_strong` gives a `DeformableContact` with the same alpha.
 """
@@ -80,7 +81,7 @@ class SearchBox:
 class SearchBoxContact(PostureConstraint):
     """A light contact of ``robot_frame`` on ``box.surface`` with (x, y, theta) inside ``box``."""
 
-    equations = "(6.1)-(6.6), 001_escande.md:295"
+    equations = "(6.1)-(6.6), Escande 2008, §6.1.2.2"
 
     def __init__(
         self,

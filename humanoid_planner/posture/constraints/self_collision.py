@@ -1,5 +1,5 @@
 """Self-collision: the signed distances between the robot's bounding capsules kept above a margin,
-eps - d_i(q) <= 0 (3.47), with the gradient (3.56) (001_escande.md:124).
+eps - d_i(q) <= 0 (3.47), with the gradient (3.56) (Escande 2008, §3.4.2).
 
 Rows (one inequality per checked pair, [m]): margin - d_i(q), d_i the capsule-capsule distance in
 closed form (`geometry.segment_distance`), the pairs those of `geometry.capsules.self_collision_pairs` (adjacent
@@ -7,9 +7,9 @@ bodies and pairs closer than the margin at the reference posture left out). Jaco
 d' = n . (dx/dv - dy/dv) with x, y the closest points of the two axis segments taken as points
 fixed in their bodies (moving the witness points along the surface does not change d to first
 order, (3.50)), n from capsule 2 to capsule 1. C^1 except where the two axes are parallel and
-overlap (capsules are not strictly convex, 001_escande.md:212) and where the axes meet.
+overlap (capsules are not strictly convex, Escande 2008, §4.3.2) and where the axes meet.
 
-``margin`` default 0.01 m: the thesis's safety margin r = 1 cm (001_escande.md:191), added here on
+``margin`` default 0.01 m: the thesis's safety margin r = 1 cm (Escande 2008, §4.6), added here on
 top of capsules that already contain the geometry.
 """
 
@@ -25,7 +25,7 @@ from ..geometry.segment_distance import capsule_distances
 
 __all__ = ["SelfCollision", "DEFAULT_MARGIN"]
 
-DEFAULT_MARGIN = 0.01  # [m] 001_escande.md:191 (module docstring)
+DEFAULT_MARGIN = 0.01  # [m] Escande 2008, §4.6 (module docstring)
 
 
 class SelfCollision(PostureConstraint):
@@ -33,7 +33,7 @@ class SelfCollision(PostureConstraint):
     apart; ``q_ref`` (nq,) the posture of the pair filter (the robot's default posture), or give ``pairs``
     (m, 2) indices into the capsules."""
 
-    equations = "(3.47) with the gradient (3.56), 001_escande.md:124"
+    equations = "(3.47) with the gradient (3.56), Escande 2008, §3.4.2"
 
     def __init__(
         self,

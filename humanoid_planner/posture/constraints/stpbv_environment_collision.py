@@ -1,7 +1,7 @@
 """Collision with the environment on STP-BVs: the smooth signed distances between the robot's
-bodies' STP-BVs and the obstacles' (001_escande.md:190: "obstacles also STP-BVs") kept above a
+bodies' STP-BVs and the obstacles' (the obstacles have STP-BVs too, as in Escande 2008, §4.6) kept above a
 margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)/(4.10) with the obstacle fixed: d' = n . dP_a/dv
-(a the witness point on the body, fixed in it; n from the obstacle to the body). docs/planner.md
+(a the witness point on the body, fixed in it; n from the obstacle to the body). docs/posture_generator.md
 "STP-BV".
 
 Rows, one per (body, obstacle) pair not in ``exclude`` [m]: margin - d_i(q). ``margin`` default
@@ -27,7 +27,7 @@ class StpEnvironmentCollision(PostureConstraint):
     least ``margin`` [m] from each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not
     checked (body = the joint name)."""
 
-    equations = "(3.47) with the gradient (3.56), (4.10), 001_escande.md:124, :187"
+    equations = "(3.47) with the gradient (3.56), (4.10), Escande 2008, §3.4.2 and §4.5.4"
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """Self-collision on STP-BVs: the smooth signed distances between the robot's bodies' STP-BVs
-kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)/(4.10) (001_escande.md:124, :187),
-C^1 everywhere (strictly convex volumes, Thm 4.3.3, :150) where the capsules of `self_collision`
-are not (parallel axes). docs/planner.md "STP-BV".
+kept above a margin, eps - d_i(q) <= 0 (3.47), gradient (3.56)/(4.10) (Escande 2008, §3.4.2
+and §4.5.4), C^1 everywhere (strictly convex volumes, Theorem 4.3.3, §4.3.2) where the capsules of
+`self_collision` are not (parallel axes). docs/posture_generator.md "STP-BV".
 
 Rows, one per checked pair [m]: margin - d_i(q), d_i from `geometry.stpbv_bodies.VolumeSet` (witness points
 a on the first body, b on the second, normal n from the second to the first). Jacobian:
@@ -10,7 +10,7 @@ d' = n . (dP_a/dv - dP_b/dv) with a, b fixed in their bodies (`kinematics.world_
 Pairs: as the capsules' (`geometry.capsules.self_collision_pairs`): all but adjacent bodies and the pairs
 closer than the margin at the reference posture (here measured on the STP-BVs). ``margin``
 default 0: the volumes already lie r = 1 cm outside the geometry (the thesis's safety margin,
-001_escande.md:191; eps may be set accordingly, :71), so d >= 0 keeps two bodies' geometries
+Escande 2008, §4.6; eps may be set accordingly, §3.1), so d >= 0 keeps two bodies' geometries
 at least 2 cm apart.
 """
 
@@ -32,7 +32,7 @@ class StpSelfCollision(PostureConstraint):
     `BodyVolume` list) at least ``margin`` [m] apart; ``q_ref`` the posture of the pair filter (the
     neutral one by default), or ``pairs`` (m, 2) indices into the bodies."""
 
-    equations = "(3.47) with the gradient (3.56), (4.10), 001_escande.md:124, :187"
+    equations = "(3.47) with the gradient (3.56), (4.10), Escande 2008, §3.4.2 and §4.5.4"
 
     def __init__(
         self,

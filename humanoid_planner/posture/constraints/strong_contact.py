@@ -1,5 +1,5 @@
 """Strong (fixed) contact: the robot frame (P, d_P, b_P, n_P) matches the environment frame
-(E, d_E, b_E, n_E): eq. (3.28)-(3.35), 001_escande.md:110-114 (thesis L846-862).
+(E, d_E, b_E, n_E): eq. (3.28)-(3.35), Escande 2008, §3.4.1.
 
 Rows (6 equalities, then 2 inequalities c <= 0):
 0-2  P^W - E = 0                 (3.28)-(3.30)  [m]
@@ -27,7 +27,7 @@ class StrongContact(ContactConstraint):
 
     dim = 8
     kinds = (EQUALITY,) * 6 + (INEQUALITY,) * 2
-    equations = "(3.28)-(3.35), 001_escande.md:110-114"
+    equations = "(3.28)-(3.35), Escande 2008, §3.4.1"
 
     kind_name = "strong_contact"
 

@@ -1,13 +1,13 @@
 """A constraint's rows, then its equality rows relaxed to a band, |c_i| <= band, as `base.BAND`
 inequalities c_i - band <= 0 and -c_i - band <= 0, from one evaluation of the constraint: the
-thesis's fast-fail rule (001_escande.md:85, thesis L736, L752: "wrap nonlinear equalities
-g_i = 0 with inequality bands so infeasible problems fail early"): the solver's phase 1, which
-sees inequalities only, then needs the contacts within the band too, and a transition or a light
-contact that cannot be held stops there instead of stalling in phase 2; its phase 2 leaves the
-band rows out (they are implied by the equality rows; `solver.two_phase`, "Band rows"). The
-contact planner wraps every call's constraints so (`humanoid_planner.contact.feasibility`).
-(It replaced a second `relaxed.Relaxed` copy with ``keep_inequalities=False`` next to the exact
-constraint, which evaluated every contact twice per iterate.)
+thesis's fast-fail rule (Escande 2008, §3.2.1: since FSQP's phase-1 failures are cheap, an equality
+g_i = 0 is also written as an inequality band, so that an infeasible problem fails early): the
+solver's phase 1, which sees inequalities only, then needs the contacts within the band too, and a
+transition or a light contact that cannot be held stops there instead of stalling in phase 2; its
+phase 2 leaves the band rows out (they are implied by the equality rows; `solver.two_phase`, "Band
+rows"). The contact planner wraps every call's constraints so
+(`humanoid_planner.contact.feasibility`). One evaluation serves both the rows and the band (a
+separate `relaxed.Relaxed` copy would evaluate every contact twice per iterate).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The posture criteria (001_escande.md §3.5): one module per member of the family, each a
+"""The posture criteria (Escande 2008, §3.3): one module per member of the family, each a
 `base.PostureCriterion` (``evaluate(q) -> (f, df/dv)``); the registry ``CRITERIA`` (name ->
 class) is in `humanoid_planner.posture`.
 

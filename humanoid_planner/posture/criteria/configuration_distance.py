@@ -2,7 +2,7 @@
 ||difference(p, q)||^2 (Pinocchio's ``difference``: the base pose as a twist, the joints as
 angles), with the gradient J^T d, d = difference(p, q) and J = dDifference/dq (w.r.t. the tangent
 increment at q, the constraints' convention, `base`). The criterion of the projection of an
-interpolated configuration on a stance, (7.2) of 001_escande.md:390 (`humanoid_planner.motion`);
+interpolated configuration on a stance, (7.2) of Escande 2008, §7.1.2 (`humanoid_planner.motion`);
 the 1/2 changes nothing at the optimum. Units: [m^2] for the base translation, [rad^2] for the
 rotation and the revolute joints.
 """
@@ -21,7 +21,7 @@ class ConfigurationDistance(PostureCriterion):
     """(1/2) ||difference(p, q)||^2 to a configuration ``p`` (nq,): the criterion of (7.2)."""
 
     name = "configuration_distance"
-    equations = "(7.2), 001_escande.md:390"
+    equations = "(7.2), Escande 2008, §7.1.2"
 
     def __init__(self, model, p):
         self.model = model

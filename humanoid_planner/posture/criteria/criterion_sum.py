@@ -1,5 +1,5 @@
 """Criterion: a weighted sum of criteria, sum_k w_k f_k(q) (e.g. the thesis's gaze-tracking
-criterion alpha sum (q - q_ref)^2 + (1 - alpha) sum (q - q_prev)^2, (3.92), 001_escande.md:140,
+criterion alpha sum (q - q_ref)^2 + (1 - alpha) sum (q - q_prev)^2, (3.92), Escande 2008, §3.6.1,
 or a path distance plus the reference posture)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = ["CriterionSum"]
 class CriterionSum(PostureCriterion):
     """sum of ``w * criterion`` over ``terms``, a list of ``(w, criterion)`` (w >= 0)."""
 
-    equations = "(3.92) form, 001_escande.md:140"
+    equations = "(3.92) form, Escande 2008, §3.6.1"
 
     def __init__(self, terms, name: str = "criterion_sum"):
         self.terms = [(float(w), c) for w, c in terms]

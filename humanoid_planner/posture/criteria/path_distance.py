@@ -1,4 +1,4 @@
-"""Criterion: distance to a path, (3.27) of 001_escande.md:105 (thesis L815-829):
+"""Criterion: distance to a path, (3.27) of Escande 2008, §3.3:
 obj(q) = min_s sum_i (q_i - p_i(s))^2, with p a piecewise-linear path through given waypoints.
 
 The thesis's q is a vector (Euler angles for the root, App. A); ours has a quaternion, so the
@@ -17,7 +17,7 @@ dy/dv: the base position moves with R v_lin (Pinocchio's local free-flyer tangen
 R [w]x, a 1-DOF joint's coordinate by its increment, a continuous joint's (cos, sin) by
 (-sin, cos) times it (other joint types are refused). obj is continuous; its
 gradient jumps where two segments are equally close (the corners' bisectors, as the thesis's
-guide potential, :369, which it rounds for that reason).
+guide potential, Escande 2008, §6.3.2, which it rounds for that reason).
 
 Weights (chosen): 1 m^-1, 1 and 1 rad^-1, so a 1 cm base offset, a 0.01 rad base rotation and
 a 0.01 rad joint offset cost the same.
@@ -40,7 +40,7 @@ class PathDistance(PostureCriterion):
     docstring); weights ``w_t`` [m^-1], ``w_r``, ``w_j`` [rad^-1] of the embedding."""
 
     name = "path_distance"
-    equations = "(3.27), 001_escande.md:105"
+    equations = "(3.27), Escande 2008, §3.3"
 
     def __init__(self, model, waypoints, w_t: float = 1.0, w_r: float = 1.0, w_j: float = 1.0):
         W = np.atleast_2d(np.asarray(waypoints, float))

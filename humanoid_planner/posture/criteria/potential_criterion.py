@@ -1,6 +1,6 @@
 """Criterion: a potential given as callables, the hook through which a planner makes its
-potential the posture generator's criterion (001_escande.md §5.5, :308: "use the potential (its
-C part) as the PG criterion"; §5.6 U_T, :369). The potential's units are the caller's; its
+potential the posture generator's criterion (Escande 2008, §6.2.2: the potential's configuration
+part is the posture generator's criterion; U_T of §6.3.2). The potential's units are the caller's; its
 gradient must be w.r.t. the tangent increment at q (the constraints' convention, `base`)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class PotentialCriterion(PostureCriterion):
     """``potential(q) -> U`` and ``gradient(q) -> dU/dv`` (nv,); or ``potential(q) -> (U, dU/dv)``
     when ``gradient`` is None."""
 
-    equations = "potential as criterion, 001_escande.md:308, :369"
+    equations = "potential as criterion, Escande 2008, §6.2.2 and §6.3.2"
 
     def __init__(self, potential, gradient=None, name: str = "potential"):
         if not callable(potential) or (gradient is not None and not callable(gradient)):

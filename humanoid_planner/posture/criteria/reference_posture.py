@@ -1,5 +1,5 @@
-"""Criteria of the posture generator (001_escande.md §3.5). `ReferencePosture` is (4.11)
-(001_escande.md:106, thesis L1600): f(q) = sum over the internal 1-DOF joints of
+"""Criteria of the posture generator (Escande 2008, §3.3). `ReferencePosture` is (4.11)
+(Escande 2008, §4.6; the same as (5.23), §5.4): f(q) = sum over the internal 1-DOF joints of
 (q_i - (q_i^- + q_i^+)/4)^2 [rad^2], the squared distance to the mean of the all-zero and the
 mid-range postures; its gradient w.r.t. the tangent increment is 2 (q_i - r_i) on the joints'
 velocity indices (a 1-DOF joint's increment adds to q_i)."""
@@ -18,7 +18,7 @@ class ReferencePosture(PostureCriterion):
     """f(q) = sum (q_i - r_i)^2 over the bounded 1-DOF joints, r_i = (q_i^- + q_i^+)/4 (4.11)."""
 
     name = "reference_posture"
-    equations = "(4.11), 001_escande.md:106"
+    equations = "(4.11), Escande 2008, §4.6"
 
     def __init__(self, model, reference=None):
         self.model = model

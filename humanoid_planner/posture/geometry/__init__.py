@@ -1,6 +1,6 @@
-"""The geometry the collision constraints measure ((3.47)-(3.56) and §4 of 001_escande.md): bounding volumes of
-the robot's bodies and of obstacles, and their distances. No constraint here: the rows are in
-`humanoid_planner.posture.constraints`.
+"""The geometry the collision constraints measure ((3.47)-(3.56) of Escande 2008, §3.4.2, and its
+ch. 4): bounding volumes of the robot's bodies and of obstacles, and their distances. No constraint
+here: the rows are in `humanoid_planner.posture.constraints`.
 
 - `capsules`: bounding capsules fitted to a robot's collision model, the self-collision pair filter;
 - `segment_distance`: closest points between segments (capsule-capsule distances, closed form);

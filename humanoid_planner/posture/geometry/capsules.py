@@ -1,5 +1,5 @@
 """Bounding capsules of a robot's bodies, built from its collision model (any URDF), and the
-self-collision pair filter. docs/planner.md "Collision".
+self-collision pair filter. docs/posture_generator.md "Collision".
 
 **Fitting.** The collision geometries of one moving body (all geometry objects attached to one
 joint, fixed-joint links included) give a point cloud in that joint's frame: a box's 8 corners,
@@ -12,10 +12,10 @@ from that line; the segment [a, b] is the shortest one along the axis whose caps
 every point (a point at axial coordinate t and radial distance rho lies inside iff
 t in [a - sqrt(r^2 - rho^2), b + sqrt(r^2 - rho^2)]). The capsule therefore contains the
 geometry: a capsule distance >= 0 implies the bodies' own geometries are apart, a conservative
-bound (our choice: the thesis builds STP-BVs on the convex hulls, 001_escande.md:167-177).
+bound (our choice: the thesis builds STP-BVs on the convex hulls, Escande 2008, §4.4).
 
 **Pairs.** Every pair of capsules except (1) adjacent bodies: a body and its nearest ancestor
-that has geometry (consecutive bodies are the joint limits' business, 001_escande.md:127; a
+that has geometry (consecutive bodies are the joint limits' business, Escande 2008, §3.4.3; a
 joint without geometry between them, like HRP-2's shoulder LINK1, does not make them
 non-adjacent), and (2) pairs closer than the margin at the reference posture (the robot's
 default posture): bodies that overlap by design (MoveIt's and HPP's "collision at default"

@@ -4,13 +4,13 @@ form (spheres are capsules of zero length).
 Capsule i is the set of points within r_i of the segment [a_i, b_i]; between two capsules the
 signed distance is d = |x - y| - r_1 - r_2, x and y the closest points of the two segments, and
 the unit vector n = (x - y) / |x - y| points from capsule 2 to capsule 1 (the thesis's n_d,
-001_escande.md:124). The witness points on the surfaces are x - r_1 n and y + r_2 n.
+Escande 2008, §3.4.2). The witness points on the surfaces are x - r_1 n and y + r_2 n.
 
 Closest points of segments: the clamped solution of Ericson (Real-Time Collision Detection,
 §5.1.9): s = clamp((b f - c e) / (a e - b^2)), t = (b s + f) / e, then t clamped to [0, 1] and s
 recomputed. They are unique unless the segments are parallel (a e - b^2 = 0) and overlap in
 projection: there d is continuous but not differentiable (a capsule is not strictly convex,
-001_escande.md:212), the configurations the Jacobian tests stay away from.
+Escande 2008, §4.3.2), the configurations the Jacobian tests stay away from.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Closed-form pieces of the STP-BV (sphere-torus-patch bounding volume, 001_escande.md §4,
-:164-188): the hull-to-volume margin bound (Thm 4.4.4, as printed and as its proof gives it), a
+"""Closed-form pieces of the STP-BV (sphere-torus-patch bounding volume, Escande 2008,
+§4.3-4.5): the hull-to-volume margin bound (Thm 4.4.4, as printed and as its proof gives it), a
 face's big-sphere centre (4.8)-(4.9) and the point-circle maximum distance of the sphere-torus
 feature distance. The construction is `stpbv_build`, the smooth distance `stpbv_distance`.
 """
@@ -14,7 +14,7 @@ __all__ = ["face_sphere_centre", "margin_bound", "max_margin", "point_circle_max
 
 
 def max_margin(a: float, r: float, R: float) -> float:
-    """Thm 4.4.4 as printed (001_escande.md:175): the largest distance [m] between a polyhedron and
+    """Thm 4.4.4 as printed (Escande 2008, §4.4.3): the largest distance [m] between a polyhedron and
     its STP-BV, R - sqrt((R - r)^2 - a^2 / 12), with ``a`` the longest edge, ``r`` the small-sphere
     radius, ``R`` the big-sphere radius [m]. Its own proof gives a^2 / 3: `margin_bound`."""
     s = (R - r) ** 2 - a * a / 12.0
@@ -25,12 +25,12 @@ def max_margin(a: float, r: float, R: float) -> float:
 
 def margin_bound(a: float, r: float, R: float) -> float:
     """The largest distance [m] between a polyhedron's convex hull and its STP-BV that the thesis's
-    own proof of Thm 4.4.4 gives (thesis L1433-1440): r at a vertex, R - sqrt((R - r)^2 - l^2/4) at
+    own proof of Thm 4.4.4 gives (Escande 2008, §4.4.3): r at a vertex, R - sqrt((R - r)^2 - l^2/4) at
     an edge's midpoint, and R - sqrt((R - r)^2 - c^2) at a face's circumcentre (c its circumradius)
     when it lies inside the face, c <= a / sqrt(3) (equality: the equilateral face). So
     R - sqrt((R - r)^2 - a^2 / 3), with ``a`` the longest edge. The theorem prints a^2 / 12
-    (`max_margin`, A2): an erratum, the equilateral face's circumradius squared is a^2 / 3 and even
-    the edge term a^2 / 4 exceeds a^2 / 12 (docs/planner.md; test_posture_stpbv's regular
+    (`max_margin`): a typo, the equilateral face's circumradius squared is a^2 / 3 and even the
+    edge term a^2 / 4 exceeds a^2 / 12 (docs/posture_generator.md; test_posture_stpbv's regular
     octahedron measures the a^2 / 3 margin)."""
     s = (R - r) ** 2 - a * a / 3.0
     if not (R > r >= 0.0 and a >= 0.0 and s >= 0.0):
@@ -41,7 +41,7 @@ def margin_bound(a: float, r: float, R: float) -> float:
 def face_sphere_centre(P1, P2, P3, R: float, r: float) -> np.ndarray:
     """Centre C (3,) [m] of the big sphere of face P1 P2 P3 (counter-clockwise about the outward
     normal): at R - r from the three vertices, below the face (on the side opposite to
-    w = (P2 - P1) x (P3 - P1)). (4.8)-(4.9), 001_escande.md:170-172: C = P1 + alpha u + beta v + gamma w."""
+    w = (P2 - P1) x (P3 - P1)). (4.8)-(4.9), Escande 2008, §4.4.1: C = P1 + alpha u + beta v + gamma w."""
     P1, P2, P3 = (np.asarray(p, float).reshape(3) for p in (P1, P2, P3))
     u, v = P2 - P1, P3 - P1
     w = np.cross(u, v)
@@ -60,7 +60,7 @@ def face_sphere_centre(P1, P2, P3, R: float, r: float) -> np.ndarray:
 def point_circle_max_distance(P, C, normal, radius: float) -> float:
     """Largest distance [m] from point P (3,) to the circle of centre C (3,), plane normal
     ``normal`` (3,) and ``radius`` R' [m]: sqrt(R' (R' + 2 |CQ|) + |CP|^2), Q the projection of P on
-    the circle's plane (001_escande.md:185)."""
+    the circle's plane (Escande 2008, §4.5.3)."""
     P, C = np.asarray(P, float).reshape(3), np.asarray(C, float).reshape(3)
     n = np.asarray(normal, float).reshape(3)
     n = n / np.linalg.norm(n)

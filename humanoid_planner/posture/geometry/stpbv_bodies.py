@@ -1,6 +1,6 @@
 """STP-BVs of a robot's bodies and of obstacles, and their pairwise smooth distances in the world
-(001_escande.md §4.5, :190: "HRP-2 body meshes 50-800 vertices; r = 1 cm; R between 10 and 100 m;
-obstacles also STP-BVs"). docs/planner.md "STP-BV".
+(as in Escande 2008, §4.6: HRP-2's body meshes of 50-800 vertices, r = 1 cm, R between 10 and
+100 m, the obstacles with STP-BVs too). docs/posture_generator.md "STP-BV".
 
 - `robot_volumes`: one STP-BV per joint carrying collision geometry, built on the same point
   cloud as its capsule (`capsules.joint_clouds`: a box's corners, a cylinder's circumscribed
@@ -11,10 +11,11 @@ obstacles also STP-BVs"). docs/planner.md "STP-BV".
   chosen pairs with witness points and normals (`stpbv_distance.pair_distances`), each pair's last
   normal kept as the next call's warm start (successive solver iterates are close).
 
-Radii (chosen from the thesis's): r = 1 cm, the thesis's safety margin (001_escande.md:191, :421:
-"STP-BV r"), so the volume lies 1 cm to 1 cm + (Thm 4.4.4's bound - r) outside the geometry; R =
-10 m, the smallest of the thesis's 10-100 m (:190; the smaller R, the more regular the gradient,
-:206; its errors at 10 m came from the association heuristic, which is exact here), raised for
+Radii (chosen from the thesis's): r = 1 cm, the thesis's safety margin (Escande 2008, §4.6 and
+§7.3.2), so the volume lies 1 cm to 1 cm + (Thm 4.4.4's bound - r) outside the geometry; R =
+10 m, the smallest of the thesis's 10-100 m (§4.6; the smaller R, the more regular the gradient,
+Table 4.2; the thesis attributes its slower 10 m run to the association heuristic, which is exact
+here), raised for
 an obstacle to 10 times its enclosing radius when that is larger (R must exceed r + the enclosing
 radius, Algorithm 12).
 """

@@ -1,10 +1,10 @@
-"""Construction of an STP-BV (sphere-torus-patch bounding volume) from a point cloud, App. B.3 of
-the thesis (001_escande.md:177, Algorithms 12-13): gift wrapping on the vertices with big spheres
-of radius R - r. docs/planner.md "STP-BV".
+"""Construction of an STP-BV (sphere-torus-patch bounding volume) from a point cloud, Escande
+2008, App. B.3, Algorithms 12-13: gift wrapping on the vertices with big spheres
+of radius R - r. docs/posture_generator.md "STP-BV".
 
 The volume of points P_i with small radius r and big radius R is the intersection of all balls of
 radius R that contain the balls B(P_i, r) (its big spheres are tangent to three small spheres,
-its tori to two, 001_escande.md:167-175). Writing rho = R - r, a ball B(c, R) contains B(P_i, r)
+its tori to two, Escande 2008, §4.4.1-4.4.3). Writing rho = R - r, a ball B(c, R) contains B(P_i, r)
 iff |c - P_i| <= rho, so the admissible centres are K = intersection of the B(P_i, rho), and the
 volume is {x : |x - c| <= R for every c in K}. The faces found here are the vertices of K: a
 triple (i, j, k) whose sphere of radius rho (centre C on the inner side of the triangle,

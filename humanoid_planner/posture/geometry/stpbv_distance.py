@@ -1,5 +1,5 @@
-"""The smooth (C^1) signed distance between STP-BVs and its witness points (001_escande.md §4.4,
-:179-188), compiled with numba. docs/planner.md "STP-BV".
+"""The smooth (C^1) signed distance between STP-BVs and its witness points (Escande 2008,
+§4.5), compiled with numba. docs/posture_generator.md "STP-BV".
 
 **Support mapping.** A direction u (unit, body frame) is the outward normal of exactly one smooth
 feature (up to the boundaries between them, where the candidates agree); the support point s(u)
@@ -7,9 +7,9 @@ feature (up to the boundaries between them, where the candidates agree); the sup
 
 - small sphere of vertex i: s = P_i + r u, where c = P_i - rho u lies in K, i.e.
   u . (P_i - P_j) >= |P_i - P_j|^2 / (2 rho) for the neighbours j (a plane per neighbour, whose
-  trace on the unit sphere is the small circle bounding the vertex's region, the cone of L1446);
+  trace on the unit sphere is the small circle bounding the vertex's region, the cone of §4.4.4);
 - big sphere of face f: s = C_f + R u, where u is in the cone of the P_a - C_f (its three tangent
-  points with the small spheres; the planes (C_f P_a P_b) of L1446);
+  points with the small spheres; the planes (C_f P_a P_b) of §4.4.4);
 - torus of edge (i, j): s = c* + R u with c* = M - rho_e w, w the unit part of u orthogonal to the
   edge, M its midpoint and rho_e = sqrt(rho^2 - l^2 / 4) (Thm 4.4.1), where c* lies on the arc of
   centres between the two faces' C (the torus's extent about the edge) and |u . e| <= l / (2 rho)
@@ -19,28 +19,28 @@ With the feature comes the derivative Ds(u) (3, 3): r (I - u u^T) on a small sph
 on a big one, R (I - u u^T) - rho_e (I - e e^T - w w^T) / |u_perp| on a torus (its two principal
 radii of curvature). This is the thesis's feature association done directly on the smooth
 features (every feature is tested, O(V + E + F) per call: the bodies here have tens of vertices;
-the thesis goes through V-Clip's polyhedral features with an O(1) overlay, :181-183; A7 measures
-how often that overlay would need its correction step).
+the thesis goes through V-Clip's polyhedral features with an O(1) overlay, §4.5.1-4.5.2;
+test_posture_stpbv measures how often that overlay would need its correction step).
 
 **Distance.** For convex A and B and a unit n (pointing from B to A) the gap along n is
 phi(n) = min_A n.x - max_B n.x = n . (a - b), a = s_A(-n), b = s_B(n). The signed distance is
 max over unit n of phi (positive apart; in penetration its maximum is minus the minimal
-translation distance, the thesis's penetration depth, :157), with the witness points a, b and
+translation distance, the thesis's penetration depth, §4.3.3), with the witness points a, b and
 normal n at the maximiser. It is found by Newton's method on the sphere: gradient
 (I - n n^T)(a - b), Hessian (I - n n^T)(-Ds_A(-n) - Ds_B(n))(I - n n^T) - phi (I - n n^T),
 negative definite while the curvature radii exceed the penetration (the thesis's condition for a
-C^1 distance in penetration, :157), with a backtracking line search on phi; a step is taken in
+C^1 distance in penetration, §4.3.3), with a backtracking line search on phi; a step is taken in
 the tangent plane and n renormalised. It stops when the tangent gradient |a - b - phi n| is below
 ``GRADIENT_TOLERANCE``. Apart, phi is concave on the ball |n| <= 1 and its maximum unique; in
 penetration it may have several local maxima (a point inside a box: one per face), so a
 penetrating or stalled pair is solved again from the normal of the underlying polytopes (coal's
-GJK/EPA, the thesis's V-Clip step, :181) and the larger phi kept (every phi(n) is a lower bound of
+GJK/EPA, the thesis's V-Clip step, §4.5.1) and the larger phi kept (every phi(n) is a lower bound of
 the signed distance).
 
 **Gradient (3.56)/(4.10).** Moving the bodies, d phi(n*) = n* . (da - db) with a, b fixed in their
 bodies (envelope theorem: n* is stationary), so dd/dq = n^T (dP_a/dq - dP_b/dq) for the body-fixed
 witness points: `kinematics.world_normal_rows` evaluates it; the distance is C^1 because the volumes are
-strictly convex (Thm 4.3.3, :150).
+strictly convex (Thm 4.3.3, Escande 2008, §4.3.2).
 """
 
 from __future__ import annotations

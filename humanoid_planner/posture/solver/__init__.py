@@ -1,5 +1,5 @@
-"""Solving a posture problem (001_escande.md:80-89, Table 7.1): the solvers, their outcome codes and
-their call records.
+"""Solving a posture problem (Escande 2008, §3.2.1): the solvers, their outcome codes (those of
+the thesis's Table 7.1) and their call records.
 
 - `two_phase`: the posture generator's solver, an explicit phase 1 then SLSQP (`solve`,
   `SolverSettings`);

@@ -3,8 +3,8 @@ dependency here).
 
 A posture-generator call is a sequence of tiny dense problems (SLSQP's QP on ~36 variables):
 OpenBLAS's threads cost more to wake than they save. Measured on the 2-core development machine
-under load (docs/planner.md): the 3 m hand target of test_posture_solver.py took 0.1 s with one
-thread and 1.0 s with OpenBLAS's default two. The planner will also run one call per core.
+under load (docs/posture_generator.md "Speed"): the 3 m hand target of test_posture_solver.py takes 0.1 s with one
+thread and 1.0 s with OpenBLAS's default two. The planner runs one call per core.
 `single_threaded` finds the OpenBLAS libraries numpy and scipy loaded (the process's memory
 map), sets their thread count to 1 and restores it afterwards; without them it does nothing.
 """

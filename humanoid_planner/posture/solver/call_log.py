@@ -1,5 +1,5 @@
 """Per-call statistics of the posture generator: every call's outcome code, time and iterations,
-for the Table 7.1 histogram (001_escande.md:461-472) that A24 asks for (:532).
+for the histogram of Escande 2008, Table 7.1 (§7.5.2).
 
 Two ways to collect:
 
@@ -10,7 +10,7 @@ Two ways to collect:
 A record is ``Call(label, outcome, time, phase1_iterations, iterations, max_violation,
 cpu_time)`` (the wall and the process's CPU time of the call: on a loaded machine the CPU time is
 the one to compare); the
-``label`` says what the call was for ("transition", "addition", ...; "" when the caller gave
+``label`` says what the call is for ("transition", "addition", ...; "" when the caller gave
 none). `CallLog.histogram()` gives the Table 7.1 rows: per outcome code the count, the mean and
 the total time [s].
 """

@@ -1,14 +1,16 @@
 """Solving with collision constraints in two stages: first without the collision rows, then with
-them from that solution (docs/planner.md "Collision").
+them from that solution (docs/posture_generator.md "Collision").
 
-Why: from a start far from the target (A25: the hand 0.6 m away, inside a box), SLSQP's first
-steps with the collision rows cross deep penetrations and near-parallel capsule pairs, where the
-signed distances of capsules and boxes are not C^1 (001_escande.md:212), and it creeps (A25
-measured: 98 iterations, 0.8-1.4 s, and NO_PROGRESS at 37 under the default stall rule). Without
+Why: from a start far from the target (the fridge-like problem of test_posture_collision.py,
+after Escande 2008, §4.6: the hand 0.6 m away, inside a box), SLSQP's first steps with the
+collision rows cross deep penetrations and near-parallel capsule pairs, where the signed
+distances of capsules and boxes are not C^1 (neither is strictly convex: Escande 2008, §4.3.2,
+Theorem 4.3.3), and it creeps (measured on that problem: 98 iterations, 0.8-1.4 s, and
+NO_PROGRESS at 37 under the default stall rule). Without
 those rows the problem is smooth and solved in ~12 iterations; from its solution phase 1 pushes
 the bodies out of the obstacles and SLSQP ends in ~13 more (0.14 s, the same criterion value).
-The thesis warm-starts each call from a nearby posture in the same spirit ("warm start from
-the parent witness posture", 001_escande.md:496).
+The thesis warm-starts each call from a nearby posture in the same spirit (the contact planner
+starts each posture-generator call from the father's witness posture, Escande 2008, §5.3.2.2).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Projection onto the constraints without a criterion: Newton steps of minimum norm from a start
 configuration, the way the thesis interpolates a plan (q^{i,j} = argmin ||q - p^{i,j}||^2 over the
-stance's manifold, (7.2), 001_escande.md:395, warm-started from the previous solution :395) and
-the way HPP projects (its ConfigProjector: Newton with line search and joint-bound saturation,
-../shared/peers/ik/README.md). docs/planner.md "Projection".
+stance's manifold, Escande 2008, §7.1.2, (7.1)-(7.2), warm-started from the previous solution)
+and the way LAAS HPP projects (its ConfigProjector in hpp-constraints: Newton with line search
+and joint-bound saturation). docs/posture_generator.md "Projection".
 
 Each iteration, at q (one kinematics pass, `kinematics.update`):
 

@@ -1,5 +1,5 @@
 """Outcome codes of a posture-generator call, numbered as FSQP's in the thesis's Table 7.1
-(001_escande.md:461-472, thesis L3219-3227), and the result record.
+(Escande 2008, §7.5.2), and the result record.
 
 Mapping of SciPy SLSQP exit modes (our choice): 0 -> SUCCESS when the final point also meets
 the tolerance, else EQUALITIES_NOT_SATISFIED; 9 (iteration limit) -> MAX_ITERATIONS;
@@ -21,7 +21,7 @@ __all__ = ["Outcome", "PostureResult", "from_slsqp"]
 
 
 class Outcome(IntEnum):
-    """Table 7.1 codes (001_escande.md:465-471)."""
+    """Table 7.1 codes (Escande 2008, §7.5.2)."""
 
     SUCCESS = 0
     INFEASIBLE_INEQUALITIES = 2  #: phase 1: the inequalities cannot all be met

@@ -6,7 +6,7 @@ the problem's functions called directly.
 Why: in the contact planner's posture-generator calls, `minimize`'s machinery (its checks of the
 arguments, ``ScalarFunction``'s caching, the constraint dicts' ``atleast_1d`` copies, an
 ``OptimizeResult`` per iterate for the callback) cost about as much Python time as the problem's
-own evaluations (docs/planner.md "Speed", stop 26). The iterates are the same bit for bit:
+own evaluations (docs/posture_generator.md "Speed"). The iterates are the same bit for bit:
 the routine, its state, its work sizes and its start evaluations are SciPy's, and
 ``test_slsqp.py`` compares every iterate with `minimize` on a posture problem.
 

@@ -1,16 +1,16 @@
 """The posture generator's solver: an explicit phase 1, then the full solve with SciPy SLSQP
-(001_escande.md:80-89; the SciPy mapping at :89).
+(FSQP's two phases, Escande 2008, §3.2.1, with SciPy's SLSQP in place of FSQP).
 
-Phase 1 (001_escande.md:82, thesis L711-720): if some inequality is violated at the start,
-solve min t over (x, t) s.t. c_i(x) <= t for the inequality rows and the joint bounds, with
+Phase 1 (as FSQP's, Escande 2008, §3.2.1; SLSQP has none of its own): if some inequality is
+violated at the start, solve min t over (x, t) s.t. c_i(x) <= t for the inequality rows and the joint bounds, with
 t >= -``phase1_slack``; the problem's equalities are ignored. t* > ``tolerance`` means the
 inequalities cannot be met from here: the call stops with INFEASIBLE_INEQUALITIES, the cheap
-failure the thesis builds its pre-contacts on (:85). Phase 2 starts from phase 1's point: min
+failure the thesis builds its pre-contacts on (§3.2.1, §6.1.3). Phase 2 starts from phase 1's point: min
 criterion s.t. equalities = 0, inequalities <= 0, joint bounds, by SLSQP with the analytic
 Jacobians. The outcome codes and the SLSQP mapping are in `outcome`.
 
 Why SLSQP and not IPOPT (casadi): measured on one HRP-2 problem by
-`benchmarks/posture_solvers.py` (docs/planner.md has the numbers): the problem is small and
+`benchmarks/posture_solvers.py` (docs/posture_generator.md has the numbers): the problem is small and
 dense (36 variables, ~30 rows), so an interior-point method's sparse linear algebra buys
 nothing, and the per-iteration callbacks through casadi cost more than SLSQP's dense QP.
 
@@ -27,20 +27,21 @@ the others to first order only: where the rank changes nearby (a sitting stance:
 dependent at the start), the solution leaves them off by up to 4e-4; when that is at most
 ``SUBSET_DRIFT`` 1e-2 (chosen, as the planner's polish) the point is projected on every row
 (`newton_projection.NewtonProjector`: minimum-norm Newton steps, indifferent to dependent rows), else the
-call ends with EQUALITIES_NOT_SATISFIED. (The left-out rows kept as tolerance bands instead made
+call ends with EQUALITIES_NOT_SATISFIED. (Keeping the left-out rows as tolerance bands instead makes
 SLSQP's steps diverge, the base 490 m away on a sitting posture.)
 
 **Band rows** (`base.BAND`, the contact planner's fast-fail bands |c| <= band around its
 equality rows): phase 1 needs them (it sees inequalities only); phase 2 leaves them out. There
 they are implied: the QP's linearised equalities c + J dx = 0 meet every linearised band row, so
-the rows only made SLSQP's least-squares subproblem larger (2 x 6 band rows per strong contact,
+the rows would only make SLSQP's least-squares subproblem larger (2 x 6 band rows per strong contact,
 ~a quarter of a stairs call's rows). The run again with an independent equality subset keeps them:
 there they bound the left-out rows.
 
-Numbers chosen here (no thesis value exists; FSQP's eps_v is "not given", :83):
+Numbers chosen here (the thesis gives no value of FSQP's tolerance eps_v, Escande 2008, §3.2.1):
 ``tolerance`` 1e-6 (m for positions, - for unit-vector products, about 1e-6 rad): the largest
-violation accepted as satisfied, 100x below A9's 1e-4 rad alignment. ``max_iterations`` 100:
-the smallest of the thesis's planning logs (100, 150, 200; :87). ``phase1_slack`` 1e-3: phase 1
+violation accepted as satisfied, 100x below the 1e-4 rad alignment the strong-contact test asks
+(acceptance test 001 A9). ``max_iterations`` 100: the smallest of the thesis's planning logs
+(100, 150, 200; Escande 2008, §7.5.2). ``phase1_slack`` 1e-3: phase 1
 stops once every inequality holds with 1 mm (or 1e-3) to spare instead of driving on.
 ``stall_iterations`` 10 and ``stall_ratio`` 1e-3: phase 2 stops with NO_PROGRESS when the
 largest violation, still above the tolerance, has not decreased by 0.1 % in 10 iterations (on
