@@ -12,9 +12,10 @@ with), ``vbfp``. A case is ``SCENE[@ROBOT][:KEY=VALUE,...]``: another robot, and
 over the scene's (JSON values), e.g. ``stairs:candidates="box"`` (the search boxes instead of the
 stairs' random candidates, for the BFP / VBFP ratio) or ``stairs@bip:max_expanded=1000`` (BIP with the scene's
 ``robot_settings`` for it: its reach from its legs, its random candidates placed clear of the
-risers, docs/contact_planner.md "Scenes"). A key of the scene's ``planning`` section (`PlanningSpec` field) replaces that field
-instead, e.g. ``glass:body_potentials=[]`` (the glass plan without individual potentials, as
-Escande 2008, §7.4.2 compares) or ``chair_table:stability_discs={"l_sole":0.02,"r_sole":0.02}``
+risers, docs/contact_planner.md "Scenes"). A key of the scene's ``planning`` section
+(`PlanningSpec` field) replaces that field instead, e.g. ``glass:body_potentials=[]`` (the glass
+plan without individual potentials, as Escande 2008, §7.4.2 compares) or
+``chair_table:stability_discs={"l_sole":0.02,"r_sole":0.02}``
 (the chair scene's feet as 2 cm discs for stability, §7.3.2). For a plan with vertical-axis tasks
 (the glass, eq. (6.24)) it also prints the vertical-axis check (acceptance test 001 A21) at every
 witness and the goal posture: max |n.i|, max |n.j|, min n.k.
