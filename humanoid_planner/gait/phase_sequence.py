@@ -264,9 +264,9 @@ def solve_gait_sequence(problem: GaitProblem, which: str = "walk", verbose=False
 
 
 def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
-    """GAIT.json content (docs/gait.md, "GAIT.json"): phases with t, q, qd, tau, contact_forces, energy,
-    duration, closure_residual_max; total_energy; joint_names of the BIP URDF and the base pose
-    over time (concatenated samples, absolute time) for the 3-D replay."""
+    """GAIT.json content (`humanoid_model.formats.trajectory.gait_document`): phases with t, q, qd,
+    tau, contact_forces, energy, duration, closure_residual_max; total_energy; joint_names of the
+    BIP URDF and the base pose over time (concatenated samples, absolute time) for the 3-D replay."""
     names = [f"{leg}_{j}" for leg in ("l", "r") for j in bd.URDF_LEG_JOINTS]
     phases, T0 = [], 0.0
     all_t, all_pos, all_base = [], [], []
