@@ -2,7 +2,7 @@
 
 The thesis optimises each phase separately with fully specified boundary states (Chessé 2002,
 §II.3.1 and §III.3.2.8), so the joint torques jump at the transitions (the separate solves of
-`solve_gait_sequence`: 82 N m at DS -> SS and 65 N m at SS -> DS, docs/gait.md).  Here both phases
+`solve_gait_sequence`: up to 147 N m with the defaults, docs/gait.md).  Here both phases
 of the periodic step are transcribed together
 (:func:`~humanoid_planner.gait.direct.build_phase_nlp`, the same cost, bounds and boundary states)
 and the six actuator torques are made continuous across both transitions, where the contact set

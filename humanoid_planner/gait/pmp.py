@@ -253,8 +253,8 @@ def hamiltonian_along(system: PMPSystem, res, K: int = 401):
 
 
 # SS tolerance continuation from the direct solution (chosen): solved directly to 1e-3 the SS BVP's
-# mesh grew past 19,000 nodes (the kinks where the stance-heel bound becomes active); 1e-1 -> 1e-2
-# -> 1e-3 converged in 513 -> 781 -> 807 nodes (docs/gait.md)
+# mesh grows past 19,000 nodes (the kinks where the stance-heel bound becomes active); 1e-1 -> 1e-2
+# -> 1e-3 converges in 513 -> 781 -> 807 nodes (docs/gait.md)
 SS_TOLERANCES = (1e-1, 1e-2)
 MAX_NODES = 5000  # BVP mesh cap of solve_pmp_phase (chosen: the converged solves use at most ~800)
 
@@ -331,12 +331,12 @@ def solve_pmp_continuation(
 
 
 # Schedule of the robustness procedure (Chessé 2002, §III.4; acceptance test 003 A20): (centroidal
-# inertia scale, closure penalty r_d) from reduced inertias and r_d = 10 to the nominal problem (r_d
-# = 150, Chessé 2002, §III.3.2.8); the flattening penalty r_a is continued in proportion (r_a = r_d
-# * w.r_a / w.r_d).  Chosen: three steps, scales 0.5 -> 0.75 -> 1 and r_d geometric.  Measured on
-# the cyclic DS (thesis params, 2 cores, uniform 101-node restart mesh): 108, 325, 256 nodes, 3.8 +
-# 15.8 + 13.2 s.  Without the mesh restart the refined meshes accumulate (740 nodes, 160 s over 6
-# steps) and 4 steps from x0.25 hit 2000 nodes at the last step (docs/gait.md).
+# inertia scale, closure penalty r_d) from reduced inertias and r_d = 10 to the nominal problem
+# (r_d = 150, Chessé 2002, §III.3.2.8); the flattening penalty r_a is continued in proportion
+# (r_a = r_d * w.r_a / w.r_d).  Chosen: three steps, scales 0.5 -> 0.75 -> 1 and r_d geometric.
+# Measured on the cyclic DS (thesis params, 2 cores, uniform 101-node restart mesh): 95, 242, 264
+# nodes, 1.8 + 4.0 + 8.3 s.  Without the mesh restart the refined meshes accumulate (740 nodes,
+# 160 s over 6 steps) and 4 steps from x0.25 hit 2000 nodes at the last step (docs/gait.md).
 A20_SCHEDULE = ((0.5, 10.0), (0.75, 38.7), (1.0, 150.0))
 
 
