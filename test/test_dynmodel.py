@@ -1,10 +1,11 @@
-"""Dynamic-model generator: the report's 2R robot and the acceptance tests of
-``../shared/spec/004_canovas.md`` §5.2 (T1-T16, T23), LaTeX read-back, Lagrange closed forms,
-URDF ingestion (defaults, fixed/floating joints, malformed files) and the CLI command.
+"""Dynamic-model generator: the report's 2R robot (Canovas, §4.1), the frame and joint rules of its
+URDF reader (§3.2), its generated artefacts (§3.3), LaTeX read-back, Lagrange closed forms, URDF
+ingestion (defaults, fixed/floating joints, malformed files) and the CLI command.
 
-Expected 2R numbers are the digest's [D] values (§5.2 table, ``../shared/spec/004_canovas.md:450``
-to ``:465``), derived there with Pinocchio and an independent SymPy Lagrange derivation; the
-report's own printed listing and eq. 2.20 are NOT used as oracles (§2.9).
+The report prints no torque values. Expected 2R numbers are derived from the parameters of its 2R
+URDF by two independent computations (Pinocchio's RNEA and CRBA, and a SymPy Lagrange derivation);
+the report's generated listing (§4.1) and its Lagrange result, eq. (2.20), contain errors and are
+NOT used as oracles.
 """
 
 import math
@@ -23,8 +24,8 @@ from humanoid_model.exceptions import ModelError
 
 DATA = Path(dynmodel.__file__).resolve().parent / "data"
 URDF_2R = DATA / "robot_2R.urdf"
-G_Y = (0.0, -9.81, 0.0)  # the report's gravity: 9.81 along -y (spec §5.2 preamble, :446)
-T6_STATE = ([0.3, -0.7], [1.2, -0.5], [0.4, 2.0])  # spec T6, ../shared/spec/004_canovas.md:455
+G_Y = (0.0, -9.81, 0.0)  # the report's gravity: 9.81 along -y (y up, Canovas, §2.2.2, eq. (2.27))
+T6_STATE = ([0.3, -0.7], [1.2, -0.5], [0.4, 2.0])  # the general state of acceptance test 004 T6
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def r2_lagrange():
 
 
 def closed_form_2r(q, qd, qdd, g=9.81):
-    """§2.5 closed form (../shared/spec/004_canovas.md:188-189) with the §4.1 parameters (:191-196)."""
+    """The planar 2R closed form with the parameters of the report's 2R URDF (Canovas, §4.1)."""
     l1, lc1, lc2, m1, m2, I1, I2 = 2.0, 1.0, 1.0, 3.0, 5.0, 15.6, 10.0
     c2, s2 = math.cos(q[1]), math.sin(q[1])
     t1 = (
@@ -62,19 +63,21 @@ def closed_form_2r(q, qd, qdd, g=9.81):
     return np.array([t1, t2])
 
 
-# ------------------------------------------------------------------ T1-T6: 2R torques
+# ------------------------------------------------------------------ 2R torques
 @pytest.mark.parametrize(
     "state, expected, tol",
     [
-        (([0, 0], [0, 0], [0, 0]), (176.58, 49.05), 1e-6),  # T1 (:450)
-        (([math.pi / 2, 0], [0, 0], [0, 0]), (0.0, 0.0), 1e-9),  # T2 (:451)
-        (([0, math.pi / 2], [0, 0], [0, 0]), (127.53, 0.0), 1e-6),  # T3 (:452)
-        (([math.pi / 6, math.pi / 3], [0, 0], [0, 0]), (110.444220, 0.0), 1e-5),  # T4 (:453)
-        (([0, math.pi / 2], [1, 1], [0, 0]), (97.53, 10.0), 1e-6),  # T5 (:454)
-        (T6_STATE, (233.747617, 74.960676), 1e-5),  # T6 (:455)
+        pytest.param(([0, 0], [0, 0], [0, 0]), (176.58, 49.05), 1e-6, marks=pytest.mark.spec("004", "T1")),
+        pytest.param(([math.pi / 2, 0], [0, 0], [0, 0]), (0.0, 0.0), 1e-9, marks=pytest.mark.spec("004", "T2")),
+        pytest.param(([0, math.pi / 2], [0, 0], [0, 0]), (127.53, 0.0), 1e-6, marks=pytest.mark.spec("004", "T3")),
+        pytest.param(
+            ([math.pi / 6, math.pi / 3], [0, 0], [0, 0]), (110.444220, 0.0), 1e-5, marks=pytest.mark.spec("004", "T4")
+        ),
+        pytest.param(([0, math.pi / 2], [1, 1], [0, 0]), (97.53, 10.0), 1e-6, marks=pytest.mark.spec("004", "T5")),
+        pytest.param(T6_STATE, (233.747617, 74.960676), 1e-5, marks=pytest.mark.spec("004", "T6")),
     ],
 )
-def test_2r_torques_match_the_reference_values_t1_t6(r2, state, expected, tol):
+def test_2r_torques_match_the_reference_values(r2, state, expected, tol):
     tau = r2.inverse_dynamics(*state)
     assert np.allclose(tau, expected, rtol=0, atol=tol), tau
 
@@ -84,25 +87,28 @@ def test_2r_joints_and_bodies_are_in_tree_order(r2):
     assert r2.JOINT_NAMES == ("joint1", "joint2") and r2.BODY_NAMES == ("link1", "link2")
 
 
-def test_2r_inertia_matrix_from_ne_columns_equals_lagrange_t7_t8(r2_nograv, r2_lagrange):
-    # T8 (:457): gravity off, q = 0, qdd = e1 / e2 -> columns of H
+@pytest.mark.spec("004", "T7", "T8")
+def test_2r_inertia_matrix_from_ne_columns_equals_lagrange(r2_nograv, r2_lagrange):
+    # gravity off, q = 0, qdd = e1 / e2 -> columns of H
     z = [0.0, 0.0]
     assert np.allclose(r2_nograv.inverse_dynamics(z, z, [1, 0]), (73.6, 25.0), rtol=0, atol=1e-9)
     assert np.allclose(r2_nograv.inverse_dynamics(z, z, [0, 1]), (25.0, 15.0), rtol=0, atol=1e-9)
-    # T7 (:456): H at q2 = 0 and q2 = pi/2, from NE columns and from the Lagrange closed form
+    # H at q2 = 0 and q2 = pi/2, from NE columns and from the Lagrange closed form
     lm = r2_lagrange
     for q2, H in ((0.0, [[73.6, 25], [25, 15]]), (math.pi / 2, [[53.6, 15], [15, 15]])):
         cols = np.column_stack([r2_nograv.inverse_dynamics([0.7, q2], z, e) for e in np.eye(2)])
         assert np.allclose(cols, H, rtol=0, atol=1e-9)
         Hs = np.array(lm.M.subs({lm.q[0]: 0.7, lm.q[1]: q2}).evalf(), dtype=float)
         assert np.allclose(Hs, H, rtol=0, atol=1e-9)
-    # the closed form is exact (rational constants): H11 = 268/5 + 20 cos q2 (digest §2.5, :192)
+    # the closed form is exact (rational constants): H11 = 268/5 + 20 cos q2 (`closed_form_2r`)
     assert sp.simplify(lm.M[0, 0] - (sp.Rational(268, 5) + 20 * sp.cos(lm.q[1]))) == 0
     assert sp.simplify(lm.M[0, 1] - (15 + 10 * sp.cos(lm.q[1]))) == 0 and lm.M[1, 1] == 15
 
 
-def test_2r_intermediate_quantities_match_the_reference_t9(r2):
-    """T9 (:458): the values_robot equivalent at the T6 state (true accelerations)."""
+@pytest.mark.spec("004", "T9")
+def test_2r_intermediate_quantities_match_the_reference(r2):
+    """The equivalent of the report's ``values_robot`` (Canovas, §3.3) at `T6_STATE` (true
+    accelerations)."""
     v = r2.quantities(*T6_STATE)
     expect = {
         "position_joint2": (1.910673, 0.591040, 0),
@@ -122,8 +128,9 @@ def test_2r_intermediate_quantities_match_the_reference_t9(r2):
     assert v["tau_joint1"] == pytest.approx(233.747617, abs=1e-5)
 
 
-def test_2r_generated_model_equals_the_closed_form_t10(r2):
-    """T10 (:459): generated model = §2.5 closed form on 200 random states, 1e-9 relative."""
+@pytest.mark.spec("004", "T10")
+def test_2r_generated_model_equals_the_closed_form(r2):
+    """Generated model = `closed_form_2r` on 200 random states, 1e-9 relative."""
     rng = np.random.default_rng(10)
     for _ in range(200):
         q, qd, qdd = rng.uniform(-math.pi, math.pi, (3, 2))
@@ -132,7 +139,7 @@ def test_2r_generated_model_equals_the_closed_form_t10(r2):
 
 
 def _chain3_urdf():
-    """A spatial 3R chain (axes z, y, x) with full inertia tensors, for T11."""
+    """A spatial 3R chain (axes z, y, x) with full inertia tensors, for the NE / Lagrange comparison."""
     return """<robot name="chain3"><link name="base"/>
   <link name="a"><inertial><origin xyz="0.2 0.05 0" rpy="0.1 0 0.3"/><mass value="2.5"/>
     <inertia ixx="0.03" ixy="0.002" ixz="-0.001" iyy="0.05" iyz="0.003" izz="0.04"/></inertial></link>
@@ -148,8 +155,10 @@ def _chain3_urdf():
 
 
 @pytest.mark.parametrize("which", ["2r", "3r"])
-def test_ne_equals_lagrange_t11(which, r2_lagrange):
-    """T11 (:460): the NE program and the SymPy Lagrange closed form agree (1e-9 relative)."""
+@pytest.mark.spec("004", "T11")
+def test_ne_equals_lagrange(which, r2_lagrange):
+    """The NE program and the SymPy Lagrange closed form agree (1e-9 relative; the report derives the
+    2R both ways, Canovas, §2.1-2.2)."""
     if which == "2r":
         model, g, lm = dynmodel.parse_urdf(URDF_2R), G_Y, r2_lagrange
     else:
@@ -163,8 +172,10 @@ def test_ne_equals_lagrange_t11(which, r2_lagrange):
         assert max_error(mod.inverse_dynamics(q, qd, qdd), f(q, qd, qdd)) <= 1e-9
 
 
-def test_forward_integration_recovers_reference_t12(r2):
-    """T12 (:461): tau from the generated IDM on q_ref = (0.5 sin t, 0.8 cos 1.3t), RK4 on
+@pytest.mark.spec("004", "T12")
+def test_forward_integration_recovers_reference(r2):
+    """The report's suggested check (Canovas, Chapter 2): tau from the generated IDM on
+    q_ref = (0.5 sin t, 0.8 cos 1.3t), RK4 on
     Pinocchio's ABA (dt = 1e-3, 2 s) gives back q_ref to < 1e-8 rad."""
     import pinocchio as pin
 
@@ -205,8 +216,10 @@ def test_forward_integration_recovers_reference_t12(r2):
     assert err < 1e-8
 
 
-def test_declaration_order_does_not_change_tau_t13(r2):
-    """T13 (:462): reordering the URDF elements gives identical tau by joint name."""
+@pytest.mark.spec("004", "T13")
+def test_declaration_order_does_not_change_tau(r2):
+    """Reordering the URDF elements gives identical tau by joint name (the report's 2R URDF declares
+    joint2 first, Canovas, §4.1)."""
     text = URDF_2R.read_text()
     import xml.etree.ElementTree as ET
 
@@ -225,8 +238,10 @@ def test_declaration_order_does_not_change_tau_t13(r2):
         assert a == b
 
 
-def test_fig32_frames_place_joint2_t14():
-    """T14 (:463): Fig. 3.2 frames; joint2 world origin (2.5, 3.5, 0) at q = 0, (-0.5, 2.5, 0) at q1 = pi/2."""
+@pytest.mark.spec("004", "T14")
+def test_fig32_frames_place_joint2():
+    """The frames of Canovas, §3.2, Fig. 3.2: joint2 world origin (2.5, 3.5, 0) at q = 0,
+    (-0.5, 2.5, 0) at q1 = pi/2."""
     text = """<robot name="fig32"><link name="base"/><link name="link1"/><link name="link2"/>
       <joint name="joint1" type="continuous"><parent link="base"/><child link="link1"/>
         <origin xyz="1.5 1.5 0" rpy="0 0 0"/><axis xyz="0 0 1"/></joint>
@@ -238,8 +253,10 @@ def test_fig32_frames_place_joint2_t14():
     assert np.allclose(mod.quantities([math.pi / 2, 0], z, z)["position_joint2"], (-0.5, 2.5, 0), rtol=0, atol=1e-9)
 
 
-def test_axis_is_expressed_in_the_joint_frame_t15():
-    """T15 (:464): origin rpy (0, 0, pi/2) with axis (1, 0, 0) moves about world y."""
+@pytest.mark.spec("004", "T15")
+def test_axis_is_expressed_in_the_joint_frame():
+    """The axis is in the joint frame (Canovas, §3.2): origin rpy (0, 0, pi/2) with axis (1, 0, 0)
+    moves about world y."""
     text = f"""<robot name="t15"><link name="base"/><link name="l"/>
       <joint name="j" type="continuous"><parent link="base"/><child link="l"/>
         <origin rpy="0 0 {math.pi / 2!r}"/><axis xyz="1 0 0"/></joint></robot>"""
@@ -247,8 +264,10 @@ def test_axis_is_expressed_in_the_joint_frame_t15():
     assert np.allclose(mod.quantities([0.3], [0], [0])["axis_j"], (0, 1, 0), rtol=0, atol=1e-9)
 
 
-def test_composite_joint_static_torques_and_pinocchio_agree_t16():
-    """T16 (:465): three continuous joints (x, y, z) at one point with empty links, m = 2 at
+@pytest.mark.spec("004", "T16")
+def test_composite_joint_static_torques_and_pinocchio_agree():
+    """A multi-DoF joint as 1-DoF joints joined by empty links (Canovas, §3.2): three continuous
+    joints (x, y, z) at one point, m = 2 at
     c = (0.3, 0.1, 0.2): static torques (1.962, -5.886, 0); equals Pinocchio on random states."""
     text = """<robot name="t16"><link name="base"/><link name="e1"/><link name="e2"/>
       <link name="body"><inertial><origin xyz="0.3 0.1 0.2"/><mass value="2"/>
@@ -269,8 +288,10 @@ def test_composite_joint_static_torques_and_pinocchio_agree_t16():
         assert max_error(mod.inverse_dynamics(q, qd, qdd), ref.rnea(q, qd, qdd)) <= 1e-9
 
 
-def test_artefact_is_a_script_with_an_input_snippet_per_joint_t23():
-    """T23 (:472): a runnable script plus an input snippet gv_<kind>_<joint> for every joint."""
+@pytest.mark.spec("004", "T23")
+def test_artefact_is_a_script_with_an_input_snippet_per_joint():
+    """The report's two outputs (Canovas, §3.3): a runnable script plus an input snippet
+    gv_<kind>_<joint> for every joint."""
     model = dynmodel.parse_urdf(URDF_2R)
     snippet = dynmodel.generate(model, "snippet")
     ns = {}
@@ -321,8 +342,8 @@ def _tau_from_latex(tex, P, q, qd, qdd):
 
 
 def test_latex_2r_parses_back_to_the_closed_form():
-    """The 2R LaTeX equations, read back into SymPy and evaluated line by line, equal the §2.5
-    closed form; substituted symbolically they give the closed form exactly."""
+    """The 2R LaTeX equations, read back into SymPy and evaluated line by line, equal the
+    closed form (`closed_form_2r`); substituted symbolically they give the closed form exactly."""
     model = dynmodel.parse_urdf(URDF_2R)
     P = dynmodel.build_program(model, G_Y)
     tex = dynmodel.to_latex(P)
@@ -367,7 +388,7 @@ def test_lagrange_latex_2r_parses_back(r2_lagrange):
     c1 = sp.nsimplify(eqs[r"c^{1}_{\mathrm{q}}"].xreplace(back), rational=True)
     assert sp.simplify(M11 - lm.M[0, 0]) == 0
     assert sp.simplify(g1 - lm.g[0]) == 0 and sp.simplify(c1 - lm.Cqd[0]) == 0
-    # and g equals the digest's gravity closed form (:196): 127.53 cos q1 + 49.05 cos(q1 + q2)
+    # and g equals the 2R's gravity closed form: 127.53 cos q1 + 49.05 cos(q1 + q2)
     q1, q2 = lm.q
     assert sp.simplify(lm.g[0] - (sp.Rational(12753, 100) * sp.cos(q1) + sp.Rational(4905, 100) * sp.cos(q1 + q2))) == 0
 

@@ -1,9 +1,9 @@
-"""``dynmodel --lang casadi`` (issue 13, "CasADi printer"): the generated modules build
+"""``dynmodel --lang casadi``: the generated modules build
 ``casadi.Function`` objects that equal Pinocchio on random states.
 
-Tolerance: issue 13 asks the generated models to match ``pin.rnea`` / ``pin.crba`` /
-``pin.nonLinearEffects`` to 1e-12 (relative to max(1, |reference|), `check.max_error`, the measure
-of the other printers' tests). Robots: the report's 2R robot, a random branched tree with
+Tolerance: the generated models match ``pin.rnea`` / ``pin.crba`` / ``pin.nonLinearEffects`` to
+1e-12 (chosen: machine precision with a margin; relative to max(1, |reference|), `check.max_error`,
+the measure of the other printers' tests). Robots: the report's 2R robot, a random branched tree with
 revolute, continuous, prismatic and fixed joints and full inertia tensors, and BIP (15 DoF, with
 its YAML armature). HRP-2 is left to the Python printer's tests: its symbolic generation alone
 takes longer than this file's budget.
@@ -23,7 +23,7 @@ from humanoid_model.dynmodel.wrap import WIDTH
 from humanoid_model.paths import urdf_dir
 
 DATA = Path(dynmodel.__file__).resolve().parent / "data"
-TOL = 1e-12  # issue 13: "Check against pin.crba and pin.nonLinearEffects to 1e-12" (and rnea: 1e-12)
+TOL = 1e-12  # against pin.crba, pin.nonLinearEffects and pin.rnea (chosen, module docstring)
 TREE = random_tree_urdf(7, seed=4)
 URDFS = {"2r": DATA / "robot_2R.urdf", "tree": TREE, "bip": urdf_dir() / "bip.urdf"}
 

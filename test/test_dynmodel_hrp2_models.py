@@ -1,7 +1,7 @@
 """HRP-2 (30 DoF, fixed base): generated mass matrix and nonlinear effects against Pinocchio
-(1e-12, issue 13), and the readability of the generated code: no line over 120 characters in
-Python, C and LaTeX, and every joint axis named after its joint (the axis of RLEG_JOINT3 used to
-be printed as R_RLEG_LINK1_01, a rotation entry of another link, after constant folding).
+(1e-12), and the readability of the generated code: no line over 120 characters in Python, C and
+LaTeX, and every joint axis named after its joint (not after a rotation entry of another link that
+equals it after constant folding, such as R_RLEG_LINK1_01 for the axis of RLEG_JOINT3).
 
 The symbolic builds are the slow part (~2-5 s each on the shared machine): one per module.
 """

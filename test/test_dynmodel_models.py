@@ -1,9 +1,9 @@
-"""Generated mass matrix M(q) and nonlinear effects h(q, qd) (issue 13, "Dynamic models") against
+"""Generated mass matrix M(q) and nonlinear effects h(q, qd) against
 Pinocchio, with joint friction and armature, in every language (Python, C, LaTeX, SymPy).
 
 Reference: ``pin.crba`` (upper triangle, symmetrised) and ``pin.nonLinearEffects`` on the same
-URDF (`check.PinocchioReference`). Measure: max|x - x_ref| / max(1, max|x_ref|) <= 1e-12 (the
-issue's number; the values measured are ~1e-15). HRP-2 is in test_dynmodel_hrp2_models.py
+URDF (`check.PinocchioReference`). Measure: max|x - x_ref| / max(1, max|x_ref|) <= 1e-12 (chosen;
+the values measured are ~1e-15). HRP-2 is in test_dynmodel_hrp2_models.py
 (its symbolic build is the slow part).
 """
 
@@ -32,7 +32,7 @@ from humanoid_model.dynmodel.regressor import regressor
 from humanoid_model.paths import urdf_dir
 
 DATA = Path(dynmodel.__file__).resolve().parent / "data"
-TOL = 1e-12  # issue 13: "Check against pin.crba and pin.nonLinearEffects to 1e-12"
+TOL = 1e-12  # against pin.crba and pin.nonLinearEffects (chosen, module docstring)
 G = (0.0, 0.0, -9.81)
 # a branched tree mixing revolute, continuous, prismatic and fixed joints, full inertia tensors
 TREE = random_tree_urdf(7, seed=4)
@@ -90,8 +90,9 @@ def test_mass_matrix_and_nle_equal_pinocchio_crba_and_nonlineareffects(cases, na
     assert worst_M <= TOL and worst_h <= TOL, (worst_M, worst_h)
 
 
-def test_2r_mass_matrix_is_the_spec_closed_form(cases):
-    """Spec 004_canovas.md §2.5 [D]: H11 = 53.6 + 20 cos q2, H12 = 15 + 10 cos q2, H22 = 15 (gravity free)."""
+def test_2r_mass_matrix_is_the_closed_form(cases):
+    """The closed form of the report's 2R (Canovas, §4.1), derived from its URDF: H11 = 53.6 + 20 cos q2,
+    H12 = 15 + 10 cos q2, H22 = 15 (gravity free)."""
     M = cases("2r").Mmod.mass_matrix
     for q2 in (0.0, 0.7, -2.1):
         expected = [[53.6 + 20 * math.cos(q2), 15 + 10 * math.cos(q2)], [15 + 10 * math.cos(q2), 15.0]]
@@ -234,7 +235,7 @@ def test_latex_mass_matrix_parses_back_to_the_python_values(cases):
 
 def test_sympy_script_builds_the_closed_form(cases):
     """The SymPy output of the 2R mass matrix is a closed form in q2 alone equal to 268/5 + 20 cos q2
-    etc. (spec §2.5)."""
+    etc. (`test_2r_mass_matrix_is_the_closed_form`)."""
     ns = {}
     exec(function_to_sympy(cases("2r").M), ns)
     M = ns["mass_matrix"]

@@ -1,8 +1,7 @@
-"""Generated inertial-parameter regressor Y(q, qd, qdd) and base parameters (issue 13, "Dynamic
-models"): tau = Y pi against ``pin.rnea`` and Y against ``pin.computeJointTorqueRegressor``
-(same parameter order and frames), the base regressor's full column rank and its base
-parameters reproducing tau. Measure: max|x - x_ref| / max(1, max|x_ref|) <= 1e-12 (the issue's
-number).
+"""Generated inertial-parameter regressor Y(q, qd, qdd) and base parameters: tau = Y pi against
+``pin.rnea`` and Y against ``pin.computeJointTorqueRegressor`` (same parameter order and frames),
+the base regressor's full column rank and its base parameters reproducing tau. Measure:
+max|x - x_ref| / max(1, max|x_ref|) <= 1e-12 (chosen, as the other generated models' tests).
 """
 
 from pathlib import Path
@@ -86,7 +85,7 @@ def test_parameter_order_and_names(cases):
     c = cases("2r")
     assert PARAM_NAMES == ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
     assert c.Y.col_names[:3] == ["m_link1", "mcx_link1", "mcy_link1"] and c.Y.col_names[19] == "Izz_link2"
-    # link2 (spec §3.1): m 5, COM (1, 0, 0), Izz 10 about the COM -> 10 + 5 * 1^2 about the link origin
+    # link2 (Canovas, §4.1): m 5, COM (1, 0, 0), Izz 10 about the COM -> 10 + 5 * 1^2 about the link origin
     assert c.pi[10:20].tolist() == [5.0, 5.0, 0.0, 0.0, 2.0, 0.0, 15.0, 0.0, 0.0, 15.0]
 
 

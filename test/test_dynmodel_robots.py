@@ -1,7 +1,8 @@
 """Dynamic-model generator on full robots: HRP-2, BIP, the 36-DoF human body (3P33R) and random
-branching trees, against ``pinocchio.rnea`` (same URDF, armature 0), with the issue's acceptance
-measure max|tau - tau_ref| <= 1e-9 max(1, max|tau_ref|); the generated C compiled with the system
-compiler; spec ``../shared/spec/004_canovas.md`` §5.2 T17-T19.
+branching trees, against ``pinocchio.rnea`` (same URDF, armature 0), with the acceptance measure
+max|tau - tau_ref| <= 1e-9 max(1, max|tau_ref|) (chosen); the generated C compiled with the system
+compiler. The human body is the report's "3P33R" (Canovas, §4.2), whose forces the report's own
+tool gets wrong at the branching nodes.
 """
 
 import ctypes
@@ -89,15 +90,16 @@ def test_random_trees_equal_pinocchio(seed, floating):
         assert max_error(g.mod.inverse_dynamics(q, qd, qdd, fe), g.ref.rnea(q, qd, qdd, fe)) <= TOL
 
 
-def test_human36_has_36_dofs_t17(robots):
-    """T17 (../shared/spec/004_canovas.md:466): nv = 36 = 3 prismatic + 33 revolute; Pinocchio
+@pytest.mark.spec("004", "T17")
+def test_human36_has_36_dofs(robots):
+    """The report's body (Canovas, §4.2): nv = 36 = 3 prismatic + 33 revolute; Pinocchio
     nq = 3 + 33 * 2 = 69 since the URDF's revolute joints are `continuous`."""
     g = robots("human36")
     kinds = [j.kind for j in g.tree.joints]
     assert g.tree.nv == 36 and kinds.count("prismatic") == 3 and kinds.count("revolute") == 33
     assert kinds[:3] == ["prismatic"] * 3
     assert g.ref.model.nq == 69 and g.ref.model.nv == 36
-    # the report's joint groups (spec §3.2 table, :364-374)
+    # the report's joint groups (Canovas, §4.2)
     groups = {}
     for n in g.tree.joint_names:
         groups[n.rsplit("_", 1)[0]] = groups.get(n.rsplit("_", 1)[0], 0) + 1
@@ -120,9 +122,10 @@ def test_human36_has_36_dofs_t17(robots):
     }
 
 
-def test_human36_at_rest_carries_its_weight_t18(robots):
-    """T18 (:467): at rest the vertical WJ force is sum(m) g = 57.3 * 9.81 = 562.113 N (the HuMoD
-    female subject's mass, :390); horizontal forces 0, for any q."""
+@pytest.mark.spec("004", "T18")
+def test_human36_at_rest_carries_its_weight(robots):
+    """At rest the vertical WJ force is sum(m) g = 57.3 * 9.81 = 562.113 N (the mass of the HuMoD
+    female subject the report uses, Canovas, Chapter 1); horizontal forces 0, for any q."""
     g = robots("human36")
     assert g.tree.total_mass == pytest.approx(57.3, abs=1e-9)
     rng = np.random.default_rng(18)
@@ -133,8 +136,9 @@ def test_human36_at_rest_carries_its_weight_t18(robots):
         assert abs(tau[0]) <= 1e-9 and abs(tau[1]) <= 1e-9
 
 
-def test_human36_branching_forces_equal_pinocchio_t19(robots):
-    """T19 (:468): per-joint forces and moments equal Pinocchio's data.f (rotated to world axes)
+@pytest.mark.spec("004", "T19")
+def test_human36_branching_forces_equal_pinocchio(robots):
+    """Per-joint forces and moments equal Pinocchio's data.f (rotated to world axes)
     for all joints, including the thorax branching (LNJ, SJ_*) and the pelvis one (HJ_*)."""
     import pinocchio as pin
 
@@ -201,7 +205,7 @@ def test_generated_c_matches_python_and_pinocchio(robots, tmp_path):
     assert np.allclose(_c_call(fn, z, z, z, None), (176.58, 49.05), rtol=0, atol=1e-9)
     assert np.allclose(
         _c_call(fn, [0.3, -0.7], [1.2, -0.5], [0.4, 2.0], None), (233.747617, 74.960676), rtol=0, atol=1e-5
-    )  # T6, ../shared/spec/004_canovas.md:455
+    )  # the general 2R state of acceptance test 004 T6
     for g in gens:
         fn = getattr(lib, f"{dynmodel.c_prefix(g.program)}_inverse_dynamics")
         for q, qd, qdd, fe in _random_states(g.tree.nv, 5, 7, g.floating):

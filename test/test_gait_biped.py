@@ -1,4 +1,4 @@
-"""A second biped gets an optimal cyclic step (issue 13): HRP-2's sagittal reduction (urdf/hrp2.yaml
+"""A second biped gets an optimal cyclic step: HRP-2's sagittal reduction (urdf/hrp2.yaml
 ``planar``: the legs' pitch joints move, every other joint locked at half-sitting), its planar models
 from the generated CasADi dynamics, the thesis's BIP step carried over by dynamic similarity
 (`humanoid_planner.gait.biped`). One module fixture solves the cyclic DS and SS on grids half the
@@ -40,7 +40,8 @@ def test_hrp2_geometry_comes_from_its_urdf_and_yaml():
 def test_similar_gait_is_the_thesis_step_for_bip_and_scales_by_the_straight_leg_height():
     """The similarity maps the thesis's own step to itself (k = 1); for HRP-2 k = 0.705 / 0.903
     (hips over the soles with straight legs): the step k x 0.5 m, durations sqrt(k) x 0.17 / 0.5 s,
-    and the boundary states put the front heel at LPAS - l_pied at rest (A6, 003_chesse.md:706)."""
+    and the boundary states put the front heel at LPAS - l_pied at rest (the heel condition of
+    Chessé 2002, Annex A)."""
     assert similar_gait(get_params("thesis")) == bd.GaitData()
     p = biped_params("hrp2")
     k = (0.6 + 0.105) / (0.82 + get_params("thesis").foot.ankle_height)
@@ -56,7 +57,7 @@ def test_similar_gait_is_the_thesis_step_for_bip_and_scales_by_the_straight_leg_
 
 
 def test_hrp2_cyclic_step_converges_with_the_closure_contacts_and_limits(hrp2_step):
-    """Both phases converge on the generated models; the closure is held (A9's bound, 1 mm), the
+    """Both phases converge on the generated models; the closure is held (the BIP step's bound, 1 mm), the
     contact conditions are met (friction 0.25, unilaterality, toe force only on the ground), no
     joint range, speed limit or clearance is violated and every torque stays within the URDF's
     effort limit (the solver's choice: the NLP bound is 400 N m). Measured: closure 0.012 mm,
@@ -77,7 +78,7 @@ def test_hrp2_cyclic_step_converges_with_the_closure_contacts_and_limits(hrp2_st
 
 
 def test_hrp2_hip_advances_one_step_length_per_step(hrp2_step):
-    """A8's relation for HRP-2: the hip advances LPAS over T_DS + T_SS."""
+    """The cyclic step's relation for HRP-2: the hip advances LPAS over T_DS + T_SS."""
     pb, (ds, ss) = hrp2_step
     advance = pb.world_points(ss, "hip")[-1, 0] - pb.world_points(ds, "hip")[0, 0]
     assert advance == pytest.approx(pb.gait.step_length, abs=1e-9)

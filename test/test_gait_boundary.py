@@ -1,5 +1,5 @@
-"""Boundary states, transition maps and the thesis -> URDF joint map (A6-A8 of
-../shared/spec/003_chesse.md:706-708)."""
+"""Boundary states (Chessé 2002, Annex A), transition maps (§III.3.2.1, Fig. III-25), the mean
+speed of the cyclic step (§III.3.2.8) and the thesis -> URDF joint map."""
 
 import math
 
@@ -30,10 +30,11 @@ def setup(request):
     return p, ds_model(p), ss_model(p)
 
 
-def test_a6_ds_boundary_states_meet_the_heel_hip_and_foot_conditions(setup):
+@pytest.mark.spec("003", "A6")
+def test_ds_boundary_states_meet_the_heel_hip_and_foot_conditions(setup):
     """Heel at (LPAS - l_pied, 0) with zero velocity at both ends, delta(t0) = 11 deg,
-    delta(t1) = 0, qd1 = 0 -> -5 rad/s, qd6 = qd5 at t0, qd6 = 0 at t1, the hip data
-    reproduced including v4f = 0.05 m/s (003_chesse.md:637-642, 706)."""
+    delta(t1) = 0, qd1 = 0 -> -5 rad/s, qd6 = qd5 at t0, qd6 = 0 at t1, the hip data of the
+    cyclic step (Chessé 2002, §III.3.2.8) reproduced including v4f = 0.05 m/s."""
     p, ds, _ = setup
     g = GaitData()
     heel_target = np.array([g.step_length - p.foot.l_pied, 0.0])
@@ -44,7 +45,7 @@ def test_a6_ds_boundary_states_meet_the_heel_hip_and_foot_conditions(setup):
         assert np.max(np.abs(ds.point("hip", q) - np.array(hip))) < 1e-9
         assert np.max(np.abs(ds.point_velocity("hip", q, v) - np.array(hipv))) < 1e-9
         assert np.max(np.abs(ds.point("rear_toe", q))) < 1e-12
-        delta = q[5] + math.pi - p.foot.beta_p  # 003_chesse.md:366
+        delta = q[5] + math.pi - p.foot.beta_p  # Chessé 2002, eq. (III.20b)
         assert delta == pytest.approx(math.radians(11.0) if end == 0 else 0.0, abs=1e-9)
         # knee forward, no counter-flexion: both knees flexed forward of the hip-ankle line
         assert math.sin(q[2] - q[1]) > 0 and math.sin(q[3] - q[4]) > 0
@@ -61,7 +62,8 @@ def test_a6_ds_boundary_states_meet_the_heel_hip_and_foot_conditions(setup):
 
 
 def test_closed_form_velocities_match_jacobian_solution(setup):
-    """The digest's closed forms (A.12-13, A.22-23) equal a direct 2x2 Jacobian solve."""
+    """The closed forms (A.12)-(A.13), (A.22)-(A.23) of Chessé 2002, Annex A (with the v4 terms)
+    equal a direct 2x2 Jacobian solve."""
     p, ds, _ = setup
     g = GaitData()
     for end in (0, 1):
@@ -93,9 +95,11 @@ def test_closed_form_velocities_match_jacobian_solution(setup):
         assert np.max(np.abs(sol - v[1:5])) < 1e-6
 
 
-def test_a7_transition_maps_keep_angles_velocities_and_points_continuous(setup):
+@pytest.mark.spec("003", "A7")
+def test_transition_maps_keep_angles_velocities_and_points_continuous(setup):
     """DS end -> SS start and SS end -> DS start: continuous physical joint angles, joint
-    velocities and point positions/velocities (003_chesse.md:707), to 1e-12."""
+    velocities and point positions/velocities (the impactless transitions of Chessé 2002,
+    §III.3.2.1), to 1e-12."""
     p, ds, ss = setup
     g = GaitData()
     q1, v1 = ds_boundary_state(p, g, 1)
@@ -134,10 +138,11 @@ def test_a7_transition_maps_keep_angles_velocities_and_points_continuous(setup):
         assert ja_e[k] == pytest.approx(ja_0[k], abs=1e-12), k
 
 
-def test_a8_gait_data_give_a_cyclic_mean_speed_of_0_746_m_s():
-    """A8 (003_chesse.md:708): LPAS / (T_DS + T_SS) = 0.746 m/s; the hip advances by exactly one
-    step length over DS + SS (from the boundary data; the solved trajectory is checked in
-    test_gait_direct.py)."""
+@pytest.mark.spec("003", "A8")
+def test_gait_data_give_a_cyclic_mean_speed_of_0_746_m_s():
+    """LPAS / (T_DS + T_SS) = 0.746 m/s (the thesis's "0.75 m/s", Chessé 2002, §III.3.2.8); the hip
+    advances by exactly one step length over DS + SS (from the boundary data; the solved trajectory
+    is checked in test_gait_direct.py)."""
     g = GaitData()
     assert g.step_length / (g.t_ds + g.t_ss) == pytest.approx(0.746, abs=5e-4)
     p = get_params("thesis")
@@ -224,16 +229,19 @@ def test_urdf_joint_map_fk_gives_the_thesis_points(bip_urdf, phase):
                 assert np.max(np.abs(np.array([hp[0], hp[2]]) - hip)) < 1e-9
 
 
-def test_a5_rabbit_ds_boundary_inverse_kinematics_matches_the_printed_table():
-    """A5 (003_chesse.md:705, table 003_chesse.md:630-633): angles and velocities as printed
-    (0.01 deg, 0.001 rad/s), FK returns hip and foot exactly, foot velocity 0."""
+@pytest.mark.spec("003", "A5")
+def test_rabbit_ds_boundary_inverse_kinematics_matches_the_reference_table():
+    """RABBIT's DS boundary states from its step data (Chessé 2002, §III.3.1.6): angles and
+    velocities as in the reference table (0.01 deg, 0.001 rad/s), FK returns hip and foot exactly,
+    foot velocity 0."""
     from humanoid_planner.gait.boundary import rabbit_ds_boundary_state
 
-    table = {  # 003_chesse.md:632-633
+    # derived from the step data by knee-forward 2-link inverse kinematics (the thesis prints no angles)
+    table = {
         0: ((51.25, 104.06, -48.90, -85.14), (-0.755, -1.945, 0.354, -2.752)),
         1: ((48.61, 91.27, -49.73, -99.23), (-0.082, -2.439, -0.527, -2.125)),
     }
-    data = {0: ((0.1532, 0.70), (0.99, 0.0)), 1: ((0.2556, 0.70), (1.0, 0.0))}  # :604-606
+    data = {0: ((0.1532, 0.70), (0.99, 0.0)), 1: ((0.2556, 0.70), (1.0, 0.0))}  # §III.3.1.6
     r = 0.4
     for end, (hip, hipv) in data.items():
         q, qd = rabbit_ds_boundary_state(0.45, hip, hipv)

@@ -1,5 +1,5 @@
-"""Direct transcription (IPOPT) of the BIP phases: A8, A9, A10, A16, A19 of
-../shared/spec/003_chesse.md:708-719, continuity of the walk and the JSON export.
+"""Direct transcription (IPOPT) of the BIP phases against Chessé 2002, §III.3.2.8 (mean speed,
+closure residual, contact feasibility, the stop step), continuity of the walk and the JSON export.
 
 Every phase is solved once per session (session-scoped fixtures, modest grids)."""
 
@@ -53,17 +53,19 @@ def test_dynamics_satisfied_at_nodes(walk):
             assert np.max(np.abs(r)) < 1e-6, s.phase.name
 
 
-def test_a9_closure_residual_at_the_final_penalty_is_below_1_mm(walk):
-    """BIP cyclic DS at r_d = 150: max |B1B1'| of the order of the thesis's 0.3 mm, <= 1 mm
-    (003_chesse.md:709); and not an exact constraint (non-zero)."""
+@pytest.mark.spec("003", "A9")
+def test_closure_residual_at_the_final_penalty_is_below_1_mm(walk):
+    """BIP cyclic DS at r_d = 150: max |B1B1'| of the order of the thesis's 0.3 mm (Chessé 2002,
+    §III.3.2.8), <= 1 mm; and not an exact constraint (non-zero)."""
     _, sols = walk
     for name in ("cyclic_ds", "prestop_ds"):
         res = by_name(sols, name).checks["closure_residual_max"]
         assert 1e-7 < res <= 1e-3, (name, res)
 
 
-def test_a10_residual_falls_as_one_over_rd(ds_penalty_sweep):
-    """A10 (003_chesse.md:710): residual decreases monotonically, roughly as 1/r_d."""
+@pytest.mark.spec("003", "A10")
+def test_residual_falls_as_one_over_rd(ds_penalty_sweep):
+    """The closure residual of an exterior penalty decreases monotonically, roughly as 1/r_d."""
     res = {rd: s.checks["closure_residual_max"] for rd, s in ds_penalty_sweep.items()}
     assert all(s.success for s in ds_penalty_sweep.values())
     assert res[50.0] > res[150.0] > res[500.0] > 0
@@ -72,9 +74,11 @@ def test_a10_residual_falls_as_one_over_rd(ds_penalty_sweep):
     assert 1.5 < res[50.0] / res[150.0] < 6.0
 
 
-def test_a16_contact_forces_are_feasible_on_the_cyclic_step(walk):
-    """A16 (003_chesse.md:716): FB1 > 0 (after heel strike), NA2 > 0 in DS, NB1, NB2 > 0 in SS
-    (NB2 >= 6 N, the thesis's bound), max |T|/N < 0.3 everywhere, on the cyclic step."""
+@pytest.mark.spec("003", "A16")
+def test_contact_forces_are_feasible_on_the_cyclic_step(walk):
+    """FB1 > 0 (after heel strike), NA2 > 0 in DS, NB1, NB2 > 0 in SS (NB2 >= 6 N, the thesis's
+    bound), max |T|/N < 0.3 everywhere, on the cyclic step (Chessé 2002, §III.3.2.8: friction
+    "< 0.3, even 0.1")."""
     _, sols = walk
     ds = by_name(sols, "cyclic_ds")
     assert np.all(ds.u[1:, 6] > 0.0)
@@ -109,14 +113,15 @@ def _hip_vx(pb, s):
     return vx, ax
 
 
-def test_a8_solved_hip_velocities_carry_the_cyclic_mean_speed(walk):
-    """A8 (003_chesse.md:708, 659): the mean speed 0.746 m/s is a constant of the problem (the
+@pytest.mark.spec("003", "A8")
+def test_solved_hip_velocities_carry_the_cyclic_mean_speed(walk):
+    """The mean speed 0.746 m/s (Chessé 2002, §III.3.2.8) is a constant of the problem (the
     boundary anchors, test_gait_boundary.py); what the solver decides is the hip's velocity
     profile in between.  Its time integral (trapezoid on the nodes, with the Euler-Maclaurin end
     correction -h^2/12 (a(T) - a(0)) of the uniform grid) gives the mean speed over the cyclic
     DS + SS, 0.5 / 0.67 m/s; the per-phase means match the thesis's hip travel, DS 13 cm / 0.17 s
-    = 0.765 m/s and SS (57 - 20) cm / 0.5 s = 0.74 m/s (003_chesse.md:662-663; the thesis gives
-    whole cm, so +-0.5 cm / T: 0.029 and 0.010 m/s); the hip never stops or moves back.
+    = 0.765 m/s and SS (57 - 20) cm / 0.5 s = 0.74 m/s (from the hip data of §III.3.2.8; the thesis
+    gives whole cm, so +-0.5 cm / T: 0.029 and 0.010 m/s); the hip never stops or moves back.
 
     Measured: trapezoid minus hip travel -1.0931e-5 m (DS, h = 5 ms) and -3.939e-6 m (SS,
     h = 10 ms), the end correction -1.0929e-5 and -3.941e-6: after it, 1.9e-9 m per phase (the
@@ -203,13 +208,14 @@ def _stance_forces(pb, s):
     return np.array([np.array(cf(q, v, a, u)).ravel() for q, v, a, u in zip(s.q, s.v, s.a, s.u)])
 
 
-def test_a19_stop_step_brakes_with_the_stance_knee_and_ankle_and_overloads_the_support(walk):
-    """A19 (003_chesse.md:719, 660): the rest at the end (zero velocity, legs together, feet flat)
-    is imposed (equality bounds of the NLP; the state itself is checked in test_gait_boundary.py).
-    What the solver decides: braking loads the front (stance) leg, whose knee and ankle torques
-    are the two largest of the phase and above their cyclic-SS peaks, below the 400 N m bound
-    (not forced by it); the support is overloaded (peak NB1 + NB2 above the weight) inside the
-    phase, not at a boundary node.
+@pytest.mark.spec("003", "A19")
+def test_stop_step_brakes_with_the_stance_knee_and_ankle_and_overloads_the_support(walk):
+    """The thesis's stop step (Chessé 2002, §III.3.2.8): the rest at the end (zero velocity, legs
+    together, feet flat) is imposed (equality bounds of the NLP; the state itself is checked in
+    test_gait_boundary.py). What the solver decides: braking loads the front (stance) leg, whose
+    knee and ankle torques are the two largest of the phase and above their cyclic-SS peaks, below
+    the 400 N m bound (not forced by it); the support is overloaded (peak NB1 + NB2 above the
+    weight) inside the phase, not at a boundary node.
 
     Measured peaks |tau| [N m] stance ankle, knee, hip, swing hip, knee, ankle: 217.5, 280.1, 105.5,
     99.0, 42.5, 29.5 (cyclic SS: 159.2, 172.3, 86.7, 90.9, 69.0, 15.0); peak normal force 1361 N =
@@ -227,13 +233,14 @@ def test_a19_stop_step_brakes_with_the_stance_knee_and_ankle_and_overloads_the_s
     assert 0 < k < len(s.t) - 1
 
 
-def test_a19_stop_step_unloads_the_heel_and_the_bound_has_the_kkt_sign(walk, stop_heel_relaxed):
-    """A19: how the stop brakes is the solver's choice.  The stance heel NB1 sits on its bound
-    NB1 >= 1 N (003_chesse.md:649, 655, our reading: cost.Weights.ss_heel_min) from t = 0.11 s to
-    the end (the robot brakes on its toe), and the toe NB2 on its 6 N bound only at the start
-    (t <= 0.06 s).  The heel bound is binding with a positive multiplier: relaxing it (1 -> 0.75
-    -> 0.5 N) lowers the optimal cost, by amounts proportional to the relaxation (dJ*/db = mu > 0),
-    and the relaxed solutions keep it active on the same nodes at the new value.
+@pytest.mark.spec("003", "A19")
+def test_stop_step_unloads_the_heel_and_the_bound_has_the_kkt_sign(walk, stop_heel_relaxed):
+    """How the stop step brakes is the solver's choice.  The stance heel NB1 sits on its bound
+    NB1 >= 1 N (our reading of the thesis's stance-foot bound, §III.3.2.8: cost.Weights.ss_heel_min)
+    from t = 0.11 s to the end (the robot brakes on its toe), and the toe NB2 on its 6 N bound only
+    at the start (t <= 0.06 s).  The heel bound is binding with a positive multiplier: relaxing it
+    (1 -> 0.75 -> 0.5 N) lowers the optimal cost, by amounts proportional to the relaxation
+    (dJ*/db = mu > 0), and the relaxed solutions keep it active on the same nodes at the new value.
 
     Measured: NB1 at 1 N on 39 of 51 nodes, NB2 at 6 N on 7; cost 1.01172 -> 1.00437 at 0.5 N
     (dJ = -7.35e-3), -3.69e-3 at 0.75 N: mu ~ 1.47e-2 per N; the ratio of the two decreases
@@ -297,10 +304,11 @@ def test_gait_json_has_the_joint_names_phases_and_total_energy(walk):
     assert np.max(np.abs(qn - 1)) < 1e-12
 
 
-def test_a17_trunk_pitch_excursion_is_small(walk):
-    """A17, the part that holds (003_chesse.md:717): the trunk pitch moves little in the cyclic
-    step (< 2 deg; measured 0.2 deg in DS, 0.9 deg in SS). The 'ankle torques largest' signature
-    is not reproduced (docs/gait.md)."""
+@pytest.mark.spec("003", "A17")
+def test_trunk_pitch_excursion_is_small(walk):
+    """The part of the thesis's signatures that holds (Chessé 2002, §III.3.2.8): the trunk pitch
+    moves little in the cyclic step (< 2 deg; measured 0.2 deg in DS, 0.9 deg in SS). The 'ankle
+    torques largest' signature is not reproduced (docs/gait.md)."""
     _, sols = walk
     for name in ("cyclic_ds", "cyclic_ss"):
         s = by_name(sols, name)

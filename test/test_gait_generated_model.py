@@ -1,10 +1,9 @@
-"""Planar gait models from the URDF through the generated CasADi dynamics (issue 13: "The gait
-generator builds its planar model from any biped URDF through it, with the contact points from
-the robot YAML. The hand-written BIP model stays only as a check: both agree to 1e-9 on random
-states.").
+"""Planar gait models from the URDF through the generated CasADi dynamics: the gait generator builds
+its planar model from any biped URDF through the dynamic-model generator, with the contact points
+from the robot YAML; the hand-written BIP model is the check (both agree to 1e-9 on random states).
 
 The check is the hand-written model (model.py) with the HuMAnS parameters (``urdf_params``, the
-data the BIP URDF is written from, bip_data.md:154-167) made to describe exactly the URDF:
+data the BIP URDF is written from, [BIP-H]) made to describe exactly the URDF:
 
 * armature: the robot YAML's values (hip pitch 0.65, knee 0.24, ankle pitch 0.60 kg m^2,
   urdf/bip.yaml) instead of the walking-posture ones of ``urdf_params``;
@@ -13,7 +12,8 @@ data the BIP URDF is written from, bip_data.md:154-167) made to describe exactly
   ``urdf_params`` puts it on the shank with no inertia. Its COM is on the ankle axis, so only its
   1e-4 kg m^2 moves: added to both feet here.
 
-Tolerance 1e-9 relative to max(1, |reference|) (the issue's number).
+Tolerance 1e-9 relative to max(1, |reference|) (chosen: far above rounding, far below any modelling
+error).
 """
 
 import numpy as np
@@ -28,7 +28,7 @@ from humanoid_planner.gait.model import PlanarTree, ds_model, ss_model
 from humanoid_planner.gait.params import urdf_exact_params
 from humanoid_planner.gait.phase_sequence import GaitProblem
 
-TOL = 1e-9  # issue 13: "both agree to 1e-9 on random states"
+TOL = 1e-9  # chosen (module docstring)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-"""BIP sagittal models of the optimal gait generator: A1-A4 of ../shared/spec/003_chesse.md:701-704.
+"""BIP sagittal models of the optimal gait generator: the parameter sets, the mass matrix of
+Chessé 2002, Annex B, the gravity torques of Annex C and the Hamiltonian right-hand side.
 
-The thesis's mass matrix (Annex B) and potential (Annex C) are written out here independently of
-the model code, from the formulas at 003_chesse.md:327-346, with constants recomputed from
-Table III-3 (003_chesse.md:455-461) and with the printed constants (003_chesse.md:475-491).
+The thesis's mass matrix (Annex B, eqs. (B.1)-(B.3)) and potential (Annex C) are written out here
+independently of the model code, with constants recomputed from Table III-3 and with a reference
+table of the same constants rounded to 5-6 significant digits (`annex_b_rounded`).
 """
 
 import math
@@ -17,7 +18,7 @@ from humanoid_planner.gait.params import get_params, thesis_params, urdf_params
 from humanoid_planner.gait.pinocchio_model import build_pinocchio
 
 G = 9.81
-# Table III-3, 003_chesse.md:457-461 (index 1..7)
+# Chessé 2002, Table III-3 (index 1..7)
 R = {1: 0.188, 2: 0.410, 3: 0.410, 4: 0.410, 5: 0.410}
 MASS = {1: 2.34, 2: 6.11, 3: 10.9, 4: 10.9, 5: 6.11, 6: 2.34, 7: 66.11}
 A = {1: 0.143, 2: 0.258, 3: 0.250, 4: 0.160, 5: 0.152, 6: 0.045, 7: 0.391}
@@ -30,7 +31,7 @@ def msum(*idx):
 
 
 def annex_b_constants():
-    """E_ij, F_k6, M_ii, V_i from the formulas of 003_chesse.md:328-346."""
+    """E_ij, F_k6, M_ii, V_i from the formulas of Chessé 2002, Annex B (B.2)-(B.3) and Annex C."""
     m, a, r, b = MASS, A, R, B
     E = {
         (1, 2): r[1] * (m[2] * a[2] + msum(3, 4, 5, 6, 7) * r[2]),
@@ -76,8 +77,9 @@ def annex_b_constants():
     return Mdiag, E, F, V
 
 
-def annex_b_printed():
-    """The printed Annex B / C constants, 003_chesse.md:475-491 (5-6 significant digits)."""
+def annex_b_rounded():
+    """The Annex B / C constants evaluated with Table III-3 (g = 9.81) and rounded to 5-6 significant
+    digits: a regression anchor written by hand, independent of `annex_b_constants`."""
     Mdiag = {1: 3.72170, 2: 16.88812, 3: 15.67583, 4: 2.44044, 5: 1.11335, 6: 0.07, 7: 18.99}
     E = {
         (1, 2): 7.72379,
@@ -105,7 +107,7 @@ def annex_b_printed():
 
 
 def annex_b_matrix(q, Mdiag, E, F):
-    """M(q) of 003_chesse.md:338-340 (q indexed 0..6 for q1..q7)."""
+    """M(q) of Chessé 2002, Annex B (q indexed 0..6 for q1..q7)."""
     M = np.zeros((7, 7))
     for i in range(1, 8):
         M[i - 1, i - 1] = Mdiag[i]
@@ -119,7 +121,7 @@ def annex_b_matrix(q, Mdiag, E, F):
 
 
 def annex_c_gradient(q, V):
-    """dV/dq of 003_chesse.md:343-346."""
+    """dV/dq of Chessé 2002, Annex C."""
     g = np.array([V[i] * math.cos(q[i - 1]) for i in range(1, 8)])
     g[0] -= V["B1"] * math.sin(q[0])
     g[5] -= V["B6"] * math.sin(q[5])
@@ -136,20 +138,21 @@ def random_states(n, count, seed):
     return [(rng.uniform(-math.pi, math.pi, n), rng.normal(0.0, 2.0, n)) for _ in range(count)]
 
 
-def test_a1_parameters_load_with_the_thesis_masses_and_foot_triangle():
+@pytest.mark.spec("003", "A1")
+def test_parameters_load_with_the_thesis_masses_and_foot_triangle():
     p = thesis_params()
-    assert p.total_mass == pytest.approx(104.81, abs=1e-9)  # 003_chesse.md:470
+    assert p.total_mass == pytest.approx(104.81, abs=1e-9)  # the sum of Table III-3
     leg = p.foot_rear.mass + p.shank_rear.mass + p.thigh_rear.mass
-    assert leg == pytest.approx(19.35, abs=1e-9)  # 003_chesse.md:470
-    assert urdf_params().total_mass == pytest.approx(104.81, abs=1e-9)  # bip_data.md:167
+    assert leg == pytest.approx(19.35, abs=1e-9)  # S1 + S2 + S3 of Table III-3 (the thesis's "19 kg")
+    assert urdf_params().total_mass == pytest.approx(104.81, abs=1e-9)  # [BIP-H], sum of the bodies
     # foot triangle of the public model: 119.3 deg at the ankle, 34.7 deg heel, 26.0 deg toe
-    # (bip_data.md:140) - with the public ankle-toe 0.189 m
+    # (derived from [BIP-H]'s foot contact points) - with the public ankle-toe 0.189 m
     ft = urdf_params().foot
     assert math.degrees(ft.alpha_p) == pytest.approx(119.3, abs=0.1)
     assert math.degrees(ft.beta_p) == pytest.approx(34.7, abs=0.1)
     assert math.degrees(ft.gamma_p) == pytest.approx(26.0, abs=0.1)
-    assert ft.ankle_height == pytest.approx(0.083, abs=5e-4)  # bip_data.md:131
-    assert ft.heel_to_ankle_x == pytest.approx(0.120, abs=5e-4)  # bip_data.md:134
+    assert ft.ankle_height == pytest.approx(0.083, abs=5e-4)  # [BIP-H]
+    assert ft.heel_to_ankle_x == pytest.approx(0.120, abs=5e-4)  # [BIP-H]
 
 
 def test_unknown_parameter_set_is_a_config_error():
@@ -157,7 +160,8 @@ def test_unknown_parameter_set_is_a_config_error():
         get_params("nope")
 
 
-def test_a2_mass_matrix_matches_annex_b_with_recomputed_constants(thesis_ds):
+@pytest.mark.spec("003", "A2")
+def test_mass_matrix_matches_annex_b_with_recomputed_constants(thesis_ds):
     Mdiag, E, F, _ = annex_b_constants()
     for q, _v in random_states(7, 20, 1):
         M_ref = annex_b_matrix(q, Mdiag, E, F)
@@ -165,10 +169,11 @@ def test_a2_mass_matrix_matches_annex_b_with_recomputed_constants(thesis_ds):
         assert np.max(np.abs(M - M_ref)) <= 1e-9 * np.max(np.abs(M_ref))
 
 
-def test_a2_mass_matrix_constants_match_their_printed_precision(thesis_ds):
-    """Printed constants: equality to their printed precision (half a unit of the last digit)."""
+@pytest.mark.spec("003", "A2")
+def test_mass_matrix_constants_match_their_rounded_values(thesis_ds):
+    """Rounded constants: equality to their precision (half a unit of the last digit)."""
     Mdiag, E, F, V = annex_b_constants()
-    Pd, Pe, Pf, Pv = annex_b_printed()
+    Pd, Pe, Pf, Pv = annex_b_rounded()
     for i in Pd:
         assert Mdiag[i] == pytest.approx(Pd[i], abs=0.5e-5 if i not in (6, 7) else 0.5e-2)
     for k in Pe:
@@ -176,20 +181,21 @@ def test_a2_mass_matrix_constants_match_their_printed_precision(thesis_ds):
     for k in Pf:
         assert F[k] == pytest.approx(Pf[k], abs=0.5e-6), k
     for k in Pv:
-        # V5 recomputes to 18.52246 against the printed 18.523: one unit of the last printed digit
+        # V5 recomputes to 18.52246 against the table's 18.523: one unit of the last digit
         tol = 1.0e-3 if k == 5 else 0.5e-3
         assert V[k] == pytest.approx(Pv[k], abs=tol), k
-    # and the model against the printed matrix at random q: differences only from rounding
+    # and the model against the rounded matrix at random q: differences only from rounding
     for q, _v in random_states(7, 5, 2):
         assert np.max(np.abs(thesis_ds.M(q) - annex_b_matrix(q, Pd, Pe, Pf))) < 1e-4
-    # the E17 anchor quoted in the issue
+    # the E17 anchor: M17 at q = 0
     M = thesis_ds.M(np.zeros(7))
     assert round(M[0, 6], 5) == 4.85961
 
 
-def test_a3_gravity_torques_match_annex_c(thesis_ds):
+@pytest.mark.spec("003", "A3")
+def test_gravity_torques_match_annex_c(thesis_ds):
     _, _, _, V = annex_b_constants()
-    _, _, _, Pv = annex_b_printed()
+    _, _, _, Pv = annex_b_rounded()
     for q, _v in random_states(7, 20, 3):
         g = thesis_ds.dVdq(q)
         ref = annex_c_gradient(q, V)
@@ -222,8 +228,9 @@ def test_casadi_model_matches_pinocchio(params, phase):
             assert abs(x[2]) < 1e-15
 
 
-def test_a4_hamiltonian_rhs_matches_pinocchio(thesis_ds):
-    """1/2 v^T dM/dphi_i v by central differences equals (C^T v)_i from Pinocchio (A4), and the
+@pytest.mark.spec("003", "A4")
+def test_hamiltonian_rhs_matches_pinocchio(thesis_ds):
+    """1/2 v^T dM/dphi_i v by central differences equals (C^T v)_i from Pinocchio, and the
     model's 1/2 v^T dM/dq v (absolute angles) equals the finite difference of its M."""
     model, S = build_pinocchio(thesis_ds)
     data = model.createData()
@@ -248,7 +255,7 @@ def test_a4_hamiltonian_rhs_matches_pinocchio(thesis_ds):
 
 
 def test_hamiltonian_form_consistent_with_lagrange(thesis_ds):
-    """pdot of 003_chesse.md:359 equals d(M v)/dt = Mdot v + M a along the forward dynamics."""
+    """pdot of Chessé 2002, eq. (I.14b), equals d(M v)/dt = Mdot v + M a along the forward dynamics."""
     rng = np.random.default_rng(6)
     for q, v in random_states(7, 5, 7):
         u = rng.normal(0, 50, 9)
@@ -261,7 +268,7 @@ def test_hamiltonian_form_consistent_with_lagrange(thesis_ds):
 
 
 def test_ds_contact_forces_enter_as_thesis(thesis_ds):
-    """B(q) u reproduces the generalised forces Q1..Q7 of 003_chesse.md:349-355 (no damping)."""
+    """B(q) u reproduces the generalised forces Q1..Q7 of Chessé 2002, §III.3.2.3 (no damping)."""
     p = thesis_params()
     r = [p.r1, 0.41, 0.41, 0.41, 0.41, p.foot.r_heel]
     r7, al = p.foot.r_toe, p.foot.alpha_p

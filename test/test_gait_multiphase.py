@@ -1,7 +1,6 @@
-"""The cyclic step solved as one multi-phase NLP (issue 13, "Gait: physics first"): no force at a
-front-foot point that is off the ground, the closure still a sub-millimetre penalty, joint torques
-continuous across DS -> SS and SS -> DS with a bounded torque rate.  One solve per module (about
-20 s)."""
+"""The cyclic step solved as one multi-phase NLP: no force at a front-foot point that is off the
+ground, the closure still a sub-millimetre penalty, joint torques continuous across DS -> SS and
+SS -> DS with a bounded torque rate.  One solve per module (about 20 s)."""
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ from humanoid_planner.gait.multiphase import (
 )
 from humanoid_planner.gait.phase_sequence import make_problem
 
-OFF_GROUND = 1e-3  # [m] "more than 1 mm above the ground" (issue 13)
+OFF_GROUND = 1e-3  # [m] a point more than 1 mm above the ground is off it (chosen)
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +31,14 @@ def step(problem):
 
 def test_torque_maps_follow_the_relabelled_joint_rates(problem):
     """Power per physical joint is conserved by the maps: the relative rates of the relabelled
-    state (003_chesse.md:295-323) are the maps applied to the rates before the transition."""
+    state (Chessé 2002, §III.3.2.1, Fig. III-25) are the maps applied to the rates before the
+    transition."""
     rng = np.random.default_rng(3)
     (q0, v0), (q1, v1) = bd.ds_boundary_states(problem.params, problem.gait)
     ds, ss = problem.ds, problem.ss
     for _ in range(5):
         v = rng.normal(size=7)
-        v[5] = 0.0  # DS end: front foot flat, at rest (003_chesse.md:263)
+        v[5] = 0.0  # DS end: front foot flat, at rest (Chessé 2002, Annex A)
         qs, vs = bd.ds_to_ss(problem.params, q1, v)
         np.testing.assert_allclose(ss.S_act @ vs, DS_TO_SS_TORQUE @ (ds.S_act @ v), atol=1e-12)
         w = rng.normal(size=6)
@@ -56,7 +56,7 @@ def test_the_joint_solve_converges_with_feasible_contacts(step):
 def test_no_force_at_a_front_foot_point_off_the_ground(problem, step):
     """At every DS node, a front-foot point more than 1 mm above the ground carries less than
     eps / 1 mm = 0.1 N (eps = Weights.toe_contact_eps = 1e-4 N m): the toe, which starts 55 mm
-    up (delta = 11 deg), lands inside the phase and only then carries FB2 (003_chesse.md:160)."""
+    up (delta = 11 deg), lands inside the phase and only then carries FB2 (Chessé 2002, §II.4.2)."""
     ds, _ = step
     bound = Weights().toe_contact_eps / OFF_GROUND
     assert bound == pytest.approx(0.1)
@@ -71,8 +71,10 @@ def test_no_force_at_a_front_foot_point_off_the_ground(problem, step):
     assert np.all(np.abs(toe[-3:]) < OFF_GROUND) and ds.u[-1, 7] > 1.0
 
 
+@pytest.mark.spec("003", "A9")
 def test_closure_still_holds(step):
-    """A9 (003_chesse.md:709): the heel closure stays a penalty with a residual <= 1 mm."""
+    """The heel closure stays a penalty with a residual <= 1 mm (the thesis's 0.3 mm, Chessé 2002,
+    §III.3.2.8)."""
     ds, _ = step
     assert 1e-7 < ds.checks["closure_residual_max"] <= 1e-3
 
@@ -81,7 +83,7 @@ def test_torques_are_continuous_across_both_transitions(step):
     """Each physical joint's torque is continuous at DS -> SS and SS -> DS (to IPOPT's constraint
     tolerance), and no interval, the transitions included, changes a torque faster than
     TORQUE_RATE; in particular the rear hip over the last DS interval (the -60 -> -107 N m spike of
-    the separate solves, issue 13)."""
+    the separate solves)."""
     ds, ss = step
     j = torque_jumps(ds, ss)
     assert j["ds_to_ss"] < 1e-6 and j["ss_to_ds"] < 1e-6

@@ -106,7 +106,7 @@ def test_accepted_distance_solves_n_cyclic_steps_and_checks_convergence(monkeypa
     ],
 )
 def test_without_a_step_length_the_step_varies_to_cover_the_distance_exactly(monkeypatch, distance, step, n_cyclic):
-    """Issue 13: plan_walk varies the step length, not only the step count: the step of 0.3-0.6 m
+    """plan_walk varies the step length, not only the step count: the step of 0.3-0.6 m
     (phase_sequence.STEP_RANGE) nearest the thesis's 0.5 m whose steps cover the distance exactly; a
     distance no such step covers keeps 0.5 m and its rounding (and tolerance)."""
     calls = []
@@ -148,7 +148,7 @@ def test_generate_gait_solves_the_asked_phase_and_refuses_an_unconverged_solve(m
 
 def test_a_converged_walk_whose_penalties_decided_is_refused(monkeypatch):
     """IPOPT's success is not enough: a phase whose joint/speed/clearance penalties are violated by
-    more than one scale unit, or whose closure exceeds A9's 1 mm (003_chesse.md:709), is refused
+    more than one scale unit, or whose closure exceeds 1 mm (3 x the thesis's 0.3 mm), is refused
     (the 0.6 m stop step of docs/gait.md ends 4.8e5 in penalty cost)."""
 
     def solve(problem, n_cyclic, progress=None):

@@ -1,6 +1,6 @@
 """Method (b), the PMP two-point BVP, against method (a), the direct transcription, on the cyclic
-double-support phase (A11 of ../shared/spec/003_chesse.md:711 and the issue's 2 % rule) and on the
-cyclic single-support phase (issue 13: agreement to 1 % in cost)."""
+double-support phase (the PMP conditions of Chessé 2002, §II.3.6; the same cost within 2 %, chosen)
+and on the cyclic single-support phase (the same cost within 1 %, chosen)."""
 
 import numpy as np
 import pytest
@@ -29,8 +29,8 @@ def ss_pair():
 
 
 def test_pmp_single_support_matches_the_direct_cost_to_1_percent(ss_pair):
-    """Issue 13: PMP for single support too (the thesis solved both phases with the PMP,
-    003_chesse.md:118-135), agreeing with the direct method to 1 % in cost; the same trajectory
+    """PMP for single support too (the thesis solves both phases with the PMP, Chessé 2002, §II.3.6
+    and §III.3.2.8), agreeing with the direct method to 1 % in cost; the same trajectory
     (angles within 10 mrad, energy within 2 %). Measured: cost -0.07 %."""
     _, direct, pmp = ss_pair
     assert direct.success and pmp.success
@@ -41,7 +41,7 @@ def test_pmp_single_support_matches_the_direct_cost_to_1_percent(ss_pair):
 
 
 def test_pmp_single_support_law_holds_the_stance_heel_bound_where_the_free_law_would_break_it(ss_pair):
-    """The stance heel's NB1 >= 1 N (003_chesse.md:398) is a mixed state-control constraint: the
+    """The stance heel's NB1 >= 1 N (Chessé 2002, §III.3.2.6) is a mixed state-control constraint: the
     PMP's maximiser u* of H over {NB1(x, u) >= 1 N, NB2(x, u) >= 6 N, |tau| <= tau_max} keeps it on
     an arc at the end of SS (the heel unloads before heel-off), where the unconstrained law
     W^-1 B^T w_p would make the heel pull (NB1 < 1 N); elsewhere u* is the free law."""
@@ -71,7 +71,7 @@ def ds_pair():
 
 
 def test_pmp_converges_and_matches_direct_cost(ds_pair):
-    """Same penalised cost within 2 % (issue 4); in practice far closer."""
+    """Same penalised cost within 2 % (chosen); in practice far closer."""
     _, direct, pmp = ds_pair
     assert direct.success and pmp.success
     assert pmp.cost == pytest.approx(direct.cost, rel=0.02)  # measured: 0.12 % (FB2 <= 6 N)
@@ -83,9 +83,10 @@ def test_pmp_converges_and_matches_direct_cost(ds_pair):
     assert 0 < pmp.checks["closure_residual_max"] < 1e-3
 
 
+@pytest.mark.spec("003", "A11")
 @pytest.mark.parametrize("pair", ["ds_pair", "ss_pair"])
-def test_a11_hamiltonian_constant_along_pmp_solution(request, pair):
-    """A11 (003_chesse.md:711): H(x, u*, w) is constant in time (autonomous, fixed duration),
+def test_hamiltonian_constant_along_pmp_solution(request, pair):
+    """H(x, u*, w) is constant in time (autonomous, fixed duration),
     1e-3 relative; and its drift is the one the collocation residual explains.
 
     Along y(t) the drift is dH/dt = grad_y H . ydot and grad_y H . G(y) = H_x f - f H_x = 0 for the
@@ -94,7 +95,7 @@ def test_a11_hamiltonian_constant_along_pmp_solution(request, pair):
     the residual of solve_bvp's spline (rms <= tol = 1e-3 of the solve).  Measured on 2001 points:
     H = 18.33, spread 8.3e-8 (4.5e-9 relative), int |grad H . r| dt = 9.8e-7 (the bound), and the
     drift predicted by the residual matches H(t) - H(0) to 8.7e-9.  The test can fail: the same
-    states with the co-states scaled by 1.1 give a spread of 1.3e-2 relative (13 times A11's bound).
+    states with the co-states scaled by 1.1 give a spread of 1.3e-2 relative (13 times the bound).
     In SS the same holds for H(x, u*(x, w), w) with the mixed stance-force bounds (the canonical
     system of that function), at the test's BVP tolerance SS_TOL."""
     _, _, pmp = request.getfixturevalue(pair)
@@ -115,7 +116,8 @@ def test_a11_hamiltonian_constant_along_pmp_solution(request, pair):
     assert np.ptp(H_wrong) > 1e-3 * np.abs(H_wrong).mean()
 
 
-def test_a11_direct_solution_satisfies_the_pmp_control_law(ds_pair):
+@pytest.mark.spec("003", "A11")
+def test_direct_solution_satisfies_the_pmp_control_law(ds_pair):
     """The direct solution satisfies the PMP control law u = sat(W^-1 B^T w_p) with co-states
     from the NLP multipliers (1e-3 relative to the largest control of each kind)."""
     pb, direct, pmp = ds_pair
@@ -128,7 +130,7 @@ def test_a11_direct_solution_satisfies_the_pmp_control_law(ds_pair):
 
 
 def _hamiltonian(system, y, u):
-    """H(x, u, w) = w^T f(x, u) - l_r(x, u) (003_chesse.md:120, II.19) for any u, built from the
+    """H(x, u, w) = w^T f(x, u) - l_r(x, u) (Chessé 2002, eq. (II.19)) for any u, built from the
     model's f (qdot = M^-1 p, pdot = 1/2 v^T dM/dq v - dV/dq + B u) and the running cost, not from
     the control law; also returns the sum of the absolute values of its terms (the scale of the
     rounding error of H)."""
@@ -163,8 +165,9 @@ def _random_nodes(pmp):
     return rng.choice(len(pmp.t), NODES, replace=False)
 
 
-def test_a11_hamiltonian_is_stationary_in_u_where_no_bound_is_active(ds_pair):
-    """A11 (003_chesse.md:711) and II.23 (003_chesse.md:126): at random nodes of the PMP solution,
+@pytest.mark.spec("003", "A11")
+def test_hamiltonian_is_stationary_in_u_where_no_bound_is_active(ds_pair):
+    """H_u = 0 (Chessé 2002, eq. (II.23)): at random nodes of the PMP solution,
     dH/du_i by central finite differences is zero for every control whose bound is inactive.
 
     Measured (seed 13, 20 nodes): the 6 torques and FB12 are never at a bound on the cyclic DS,
@@ -196,16 +199,17 @@ def test_a11_hamiltonian_is_stationary_in_u_where_no_bound_is_active(ds_pair):
     assert free_seen >= 7 * NODES  # the 6 torques and FB12 at least
 
 
-def test_a11_pmp_controls_maximise_the_hamiltonian_and_active_bounds_have_the_kkt_sign(ds_pair):
-    """II.21 (003_chesse.md:122, 'Sign convention: maximise H', 003_chesse.md:118): moving any
-    control off the solution (into the box) lowers H, by 1/2 W_i d^2 (H is concave in u, Hessian
-    -W).  Where a bound is active, the multiplier of the bound, dH/du_i, has the sign that makes
-    the bound hold the control back: >= 0 at an upper bound, <= 0 at a lower bound, and only the
-    feasible move is tried.
+@pytest.mark.spec("003", "A11")
+def test_pmp_controls_maximise_the_hamiltonian_and_active_bounds_have_the_kkt_sign(ds_pair):
+    """The maximum condition (Chessé 2002, eq. (II.21): H is maximised over the admissible set):
+    moving any control off the solution (into the box) lowers H, by 1/2 W_i d^2 (H is concave in u,
+    Hessian -W).  Where a bound is active, the multiplier of the bound, dH/du_i, has the sign that
+    makes the bound hold the control back: >= 0 at an upper bound, <= 0 at a lower bound, and only
+    the feasible move is tried.
 
     The PMP solution decides where the toe force FB2 sits: at 0 for t <= 20 ms (dH/du_FB2 < 0,
-    down to -3.2e-3: the toe would pull) and at its upper bound 6 N (003_chesse.md:655, our
-    reading) on the other 176 of 201 samples, with dH/du_FB2 = 5.3e-5 to 1.7e-2 > 0 there: a
+    down to -3.2e-3: the toe would pull) and at its upper bound 6 N (our reading of Chessé 2002,
+    §III.3.2.8) on the other 176 of 201 samples, with dH/du_FB2 = 5.3e-5 to 1.7e-2 > 0 there: a
     larger toe bound would raise H (lower the cost), the KKT sign.  Perturbation d = 0.1 max(|u_i|, 1)
     (chosen): the smallest drop is 1/2 1e-6 0.01 = 5e-9, far above the rounding of H (~1e-14)."""
     _, _, pmp = ds_pair
@@ -263,10 +267,11 @@ def a20_run(ds_pair):
     return A20_SCHEDULE, s, steps
 
 
-def test_a20_continuation_from_reduced_inertias_and_penalties_reaches_the_nominal_optimum(ds_pair, a20_run):
-    """A20 (003_chesse.md:720): from reduced inertias (x0.5) and r_d = 10 to the nominal problem
-    (r_d = 150), each continuation step converges from the previous one; the number of steps is
-    recorded and the end point is the nominal PMP optimum."""
+@pytest.mark.spec("003", "A20")
+def test_continuation_from_reduced_inertias_and_penalties_reaches_the_nominal_optimum(ds_pair, a20_run):
+    """The thesis's robustness procedure (Chessé 2002, §III.4): from reduced inertias (x0.5) and r_d
+    = 10 to the nominal problem (r_d = 150), each continuation step converges from the previous one;
+    the number of steps is recorded and the end point is the nominal PMP optimum."""
     _, _, pmp = ds_pair
     schedule, s, steps = a20_run
     assert s.continuation_steps == len(steps) == len(schedule) >= 3
@@ -280,7 +285,8 @@ def test_a20_continuation_from_reduced_inertias_and_penalties_reaches_the_nomina
     assert 0 < s.checks["closure_residual_max"] < 1e-3
 
 
-def test_a20_schedule_must_end_at_nominal(ds_pair):
+@pytest.mark.spec("003", "A20")
+def test_continuation_schedule_must_end_at_nominal(ds_pair):
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.gait.pmp import solve_pmp_a20
 

@@ -1,5 +1,5 @@
-"""Step length as an input (issue 13): the cyclic step at 0.3, 0.4 and 0.6 m by continuation from
-the solved 0.5 m step (003_chesse.md:638; increments of at most 0.1 m, `continue_step_length`).  The
+"""Step length as an input: the cyclic step at 0.3, 0.4 and 0.6 m by continuation from the solved
+0.5 m step (Chessé 2002, §III.3.2.8; increments of at most 0.1 m, `continue_step_length`).  The
 0.5 m reference is the session's walk (conftest `gait_walk`); one module fixture solves the six
 phases (0.5 -> 0.4 -> 0.3 and 0.5 -> 0.6 m, each from the previous solution)."""
 
@@ -24,7 +24,7 @@ def steps(gait_walk):
 
 def test_scaling_keeps_the_thesis_step_and_moves_the_heel_target():
     """scaled_to(0.5) is the thesis's data; at 0.4 m the DS boundary states put the front heel at
-    LPAS - l_pied with zero velocity (A6's condition, 003_chesse.md:706) and the hip travel and
+    LPAS - l_pied with zero velocity (the heel condition of Chessé 2002, Annex A) and the hip travel and
     speed scale by 0.8."""
     pb5, pb4 = make_problem("thesis"), make_problem("thesis", step_length=0.4)
     assert pb5.gait == bd.GaitData()
@@ -38,10 +38,11 @@ def test_scaling_keeps_the_thesis_step_and_moves_the_heel_target():
 
 
 def test_continued_steps_converge_with_closure_feasible_contacts_and_free_torques(steps, gait_walk):
-    """0.3, 0.4 and 0.6 m: converged, the closure held (A9, 003_chesse.md:709: <= 1 mm), the contact
+    """0.3, 0.4 and 0.6 m: converged, the closure held (<= 1 mm, as on the thesis's step), the contact
     conditions met, the penalised joint/speed/clearance limits within one scale unit (the walk's
-    acceptance, `walk.VIOLATION_MAX`) and no torque at its bound (with the old 6 N toe cap the 0.4 m
-    step needed 400 N m and the 0.3 m step left a 41 mm closure residual: docs/gait.md)."""
+    acceptance, `phase_sequence.VIOLATION_MAX`) and no torque at its bound (with the 6 N toe cap
+    instead of the toe-force rate bound, the 0.4 m step needs 400 N m and the 0.3 m step leaves a
+    41 mm closure residual: docs/gait.md)."""
     pb, _ = gait_walk
     assert sorted(steps) == [0.3, 0.4, 0.5, 0.6]
     for L in LENGTHS:
@@ -55,7 +56,7 @@ def test_continued_steps_converge_with_closure_feasible_contacts_and_free_torque
 
 
 def test_hip_advances_one_step_length_per_step(steps, gait_walk):
-    """A8's relation at any step length: the hip advances LPAS over T_DS + T_SS."""
+    """The cyclic step's relation at any step length: the hip advances LPAS over T_DS + T_SS."""
     pb, _ = gait_walk
     for L in LENGTHS:
         ds, ss = steps[L]

@@ -1,4 +1,4 @@
-"""Walking pattern (issue 12, humanoid_planner.walking_pattern): footsteps, Kajita's ZMP preview control
+"""Walking pattern (humanoid_planner.walking_pattern): footsteps, Kajita's ZMP preview control
 of the cart-table model, swing feet. Numbers and bounds: docs/walking.md."""
 
 import numpy as np
@@ -34,8 +34,8 @@ def _margin(poly, p):
 
 
 def test_feet_geometry_is_hrp2s(geometry):
-    """Sole centres ±0.105 m (ankle ±0.095 + 0.010 outward, hrp2_data.md:168-169), soles 0.23 x 0.13 m
-    (hrp2_data.md:189), CoM 0.809 m above the soles at half-sitting (Kajita 2003 used 0.814 m)."""
+    """Sole centres ±0.105 m (ankle ±0.095 [HRP2-W1] + 0.010 outward [HRP2-J2]), soles 0.23 x 0.13 m
+    ([HRP2-K1]), CoM 0.809 m above the soles at half-sitting (Kajita 2003 used 0.814 m)."""
     assert geometry.half_spacing == pytest.approx(0.105, abs=1e-9)
     assert (2 * geometry.half_length, 2 * geometry.half_width) == pytest.approx((0.23, 0.13), abs=1e-9)
     assert 0.80 < geometry.z_c < 0.814
@@ -48,7 +48,7 @@ def test_footsteps_alternate_and_advance_by_the_step_length(pattern, geometry):
         assert s.target[0] == pytest.approx(geometry.x0 + 0.2 * i)
         assert s.target[1] == pytest.approx(-0.105 if s.foot == "r" else 0.105)
         assert s.t_land - s.t_lift == pytest.approx(0.8)
-    assert steps[1].t_lift - steps[0].t_lift == pytest.approx(1.0)  # 6 steps in 6 s (000_chardonnet.md:1054)
+    assert steps[1].t_lift - steps[0].t_lift == pytest.approx(1.0)  # 6 steps in 6 s (Chardonnet 2009, §4.4.2)
 
 
 def test_preview_zmp_tracks_the_reference_with_a_1_6_s_preview_not_0_8_s(geometry):

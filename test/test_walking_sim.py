@@ -1,9 +1,9 @@
-"""HRP-2 executes a 2-step walking plan (issue 12) in the simulator with rigid feet, flexible ankles
+"""HRP-2 executes a 2-step walking plan in the simulator with rigid feet, flexible ankles
 (`load_robot("hrp2", ankle="flexible")`) and FEM soles: the plan's joint trajectory through the
 world's joint trajectory controller (PD at three times the standing gains' natural frequency,
 `humanoid_control.walking_ik.stiffen`), open loop (no stabilizer), replayed and measured by
 `humanoid_sim.runtime.plan_replay`. It does not fall, its feet land near their footprints, and the shock
-at the foot strikes is attenuated in the thesis's order (D4, 000_chardonnet.md:1054-1057): rigid
+at the foot strikes is attenuated in the thesis's order (Chardonnet 2009, §4.4.2): rigid
 feet > flexible ankles > soles, with the soles' torso trace the rigid one lifted by the sole
 thickness. Bounds and measured values: docs/walking.md."""
 
@@ -22,8 +22,10 @@ from humanoid_sim.world import World
 FOOT_LANDING_TOLERANCE = 0.002  # [m] chosen, measured 0.1-0.6 mm (2 steps, 30 Hz gains)
 BASE_HEIGHT_FLOOR = 0.60  # [m] planned base height >= 0.644 m; a fall drops the base by decimetres
 SOLE_RESOLUTION = (0.074, 0.13, 0.01)  # [m] 8 ground nodes per sole (chosen: the test's cost, as test_soles_drop)
-SOLE_THICKNESS = 0.02  # [m] the thesis's block, 000_chardonnet.md:677
-TRACE_TOLERANCE = 0.003  # [m] D4: the soles' CoM trace = the rigid one + 2 cm ± 3 mm, 000_chardonnet.md:1057
+SOLE_THICKNESS = 0.02  # [m] the thesis's 22 x 13 x 2 cm block, Chardonnet 2009, §4.4
+# [m] the soles' CoM trace = the rigid one + 2 cm ± 3 mm (chosen: the thesis's torso oscillates ~2 mm with soles,
+# Chardonnet 2009, §4.4.2)
+TRACE_TOLERANCE = 0.003
 CASES = ("rigid", "flexible", "sole")
 
 
@@ -83,13 +85,15 @@ def test_feet_end_near_their_footprints(plan, walks, case):
     assert np.abs(rec.soles[:, :, 5]).max() < 0.005  # [rad] chosen
 
 
+@pytest.mark.spec("000", "D4")
 def test_strike_accelerations_are_attenuated_rigid_flexible_sole(walks):
-    """D4's ordering on the same plan and controller: the peak vertical torso acceleration at a foot
-    strike is largest with rigid feet (an impact: a velocity jump in one step), lower with the
-    flexible ankle's spring-dampers, lowest with the FEM soles (a finite force): strictly at the first
-    strike (measured 2.58 > 2.33 > 1.03 m/s²); at the second, the walk's last (measured 9.13, 2.79,
-    3.01 m/s²), rigid feet are still far above both, but flexible ankle and soles are within the
-    2-3 m/s² that every landing gives the PD-driven body (docs/walking.md)."""
+    """The thesis's ordering (Chardonnet 2009, §4.4.2) on the same plan and controller: the peak
+    vertical torso acceleration at a foot strike is largest with rigid feet (an impact: a velocity
+    jump in one step), lower with the flexible ankle's spring-dampers, lowest with the FEM soles (a
+    finite force): strictly at the first strike (measured 2.58 > 2.33 > 1.03 m/s²); at the second,
+    the walk's last (measured 9.13, 2.79, 3.01 m/s²), rigid feet are still far above both, but
+    flexible ankle and soles are within the 2-3 m/s² that every landing gives the PD-driven body
+    (docs/walking.md)."""
     peaks = {case: walks[case][1] for case in CASES}
     assert all(np.isfinite(p).all() for p in peaks.values())  # both strikes detected in every case
     assert peaks["rigid"][0] > peaks["flexible"][0] > peaks["sole"][0]
@@ -97,17 +101,20 @@ def test_strike_accelerations_are_attenuated_rigid_flexible_sole(walks):
     assert (peaks["rigid"] > np.maximum(peaks["flexible"], peaks["sole"])).all()
 
 
-def test_d6_soles_land_without_a_velocity_jump(walks):
-    """D6 (000_chardonnet.md:1064-1065): with soles, the torso's vertical velocity changes by less than
-    g·δt in every step of each strike's window, i.e. |a_z| < g (measured 1.0 and 3.0 mm/s per 1 ms step
-    against 9.8; docs/soles.md "D6 in walking"): a finite force, no impact."""
+@pytest.mark.spec("000", "D6")
+def test_soles_land_without_a_velocity_jump(walks):
+    """With soles no impact model is needed (Chardonnet 2009, §4.3.5): the torso's vertical velocity
+    changes by less than g·δt in every step of each strike's window, i.e. |a_z| < g (measured 1.0
+    and 3.0 mm/s per 1 ms step against 9.8; docs/soles.md): a finite force, no
+    impact."""
     peaks = walks["sole"][1]
     assert (peaks < np.linalg.norm(load_scene("flat").gravity)).all()  # |Δv| = |a|·δt < g·δt
 
 
+@pytest.mark.spec("000", "D4")
 def test_sole_torso_trace_is_the_rigid_one_lifted_by_the_sole(plan, walks):
-    """D4 (000_chardonnet.md:1057): with soles the torso's height follows the rigid trace shifted by
-    the 2 cm sole thickness, ± 3 mm, during the walk (the soles keep their shape in stance)."""
+    """With soles the torso's height follows the rigid trace shifted by the 2 cm sole thickness,
+    ± 3 mm, during the walk (the soles keep their shape in stance, Chardonnet 2009, §4.4.2)."""
     pattern = plan[0]
     rigid, sole = walks["rigid"][0], walks["sole"][0]
     t = rigid.t

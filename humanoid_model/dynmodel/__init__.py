@@ -1,6 +1,7 @@
 """Dynamic-model generator: readable inverse-dynamics code generated from a URDF.
 
-Spec: ``../shared/spec/004_canovas.md`` (§2.5 formulation, §5 acceptance tests). No ROS imports.
+After Canovas's URDF2DynamicModel (a world-frame recursive Newton-Euler, Canovas, §2.2 and §3.3), with
+the errors of the report's printed equations and listing corrected (docs/dynmodel.md). No ROS imports.
 
     from humanoid_model import dynmodel
     model = dynmodel.parse_urdf("robot.urdf")                  # or the XML text
@@ -136,7 +137,7 @@ def load_python(source: str, name: str = "generated_dynmodel") -> types.ModuleTy
 
 
 def input_snippet(model: TreeModel) -> str:
-    """The report's input-naming snippet (spec §2.8, L728-742): one named variable per joint
+    """The report's input-naming snippet (Canovas, §3.3): one named variable per joint
     position, velocity and acceleration, packed into q, qd, qdd in the generated code's order."""
     from .urdf import identifier
     from .wrap import wrap_text

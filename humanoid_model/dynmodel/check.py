@@ -122,7 +122,7 @@ class PinocchioReference:
 
 
 def max_error(tau, tau_ref) -> float:
-    """max |tau - tau_ref| / max(1, max |tau_ref|) (the issue's acceptance measure)."""
+    """max |tau - tau_ref| / max(1, max |tau_ref|) (the error measure of the generator's acceptance tests)."""
     return float(np.max(np.abs(tau - tau_ref)) / max(1.0, float(np.max(np.abs(tau_ref)))))
 
 

@@ -1,7 +1,7 @@
 """Floating-base coordinates of the generator and their conversion to Pinocchio's free-flyer.
 
 The generator's floating base (URDF ``floating`` joint, or ``parse_urdf(..., floating_base=True)``)
-is the report's WJ "3P + 3R" block (``../shared/spec/004_canovas.md`` §3.2, L1007-1020):
+is the report's WJ "3P + 3R" block (Canovas, §4.2):
 
     q_b = (x, y, z, yaw, pitch, roll)
     position of the base frame  p = (x, y, z)                  (world axes) [m]

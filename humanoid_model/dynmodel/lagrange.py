@@ -1,13 +1,14 @@
 """Symbolic Lagrange closed forms with SymPy: M(q), C(q, qd) qd and g(q), for small robots.
 
-The report derived Lagrange symbolically and dropped it as too slow ("more than 4 s for a
-4-joint structure", ``../shared/spec/004_canovas.md`` §2.3 and R1, L293). This module derives,
+The report derives Lagrange symbolically and drops it as too slow ("more than 4 s for a
+4-joint structure", Canovas, §2.1.2). This module derives,
 for any `TreeModel` (meant for <= 4-6 DoF):
 
 * kinetic energy T = 1/2 qd^T M(q) qd with M = sum_j m_j Jv_j^T Jv_j + Jw_j^T I0_j Jw_j
   (COM Jacobian Jv, angular Jacobian Jw, world inertia about the COM I0 = R I R^T) - with the
-  correct angular velocity omega = Jw qd, not the report's omega = q (spec §2.3 "eq. 2.20 is wrong");
-* potential energy V = -sum_j m_j g . c_j (vertical *position*, not velocity as printed in eq. 2.5);
+  correct angular velocity omega = Jw qd, not the omega = q of the report's eq. (2.10), which makes
+  its result (2.20) wrong (Canovas, §2.1.2);
+* potential energy V = -sum_j m_j g . c_j (vertical *position*, not velocity as printed in eq. (2.5));
 * tau = M qdd + C(q, qd) qd + g(q), where (C qd)_i = sum_jk Gamma_ijk qd_j qd_k with the
   Christoffel symbols Gamma_ijk = (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) / 2, and g = dV/dq.
 

@@ -1,10 +1,12 @@
 """World-frame recursive Newton-Euler for a tree, as a straight-line program (``Program``).
 
-Formulation: ``../shared/spec/004_canovas.md`` §2.5 (the corrected reference; the report's bugs
-listed in §2.9 are not reproduced: the base acceleration is +(-g) (gravity trick, §2.5 "a = -g_vec"),
-lever arms are relative vectors, the gyroscopic term uses omega, the inertia is rotated into world
-axes, rotations are post-multiplied by the local joint rotation, omega is accumulated along world
-axes and omega-dot has the omega_p x qd u term).
+Formulation: the double recursion of Canovas, §2.2 (Luh-Walker-Paul, world-frame vectors, moments
+about the joint origins, gravity as a base acceleration, eq. (2.27)), with the errors of the report's
+printed equations and generated listing (§4.1) corrected: the base acceleration is -g_vec (the
+listing flips its sign), lever arms are relative vectors (eq. (2.22) prints absolute ones), the
+gyroscopic term uses omega (the listing uses omega-dot), the inertia is rotated into world axes,
+rotations are post-multiplied by the local joint rotation, omega is accumulated along world axes
+and omega-dot has the omega_p x qd u term.
 
 Every quantity is a world-axes 3-vector (or 3x3 matrix) stored component-wise in named scalar
 variables. The program is built with SymPy expressions whose free symbols are earlier variables,
@@ -284,7 +286,7 @@ def build_program(
         )
         Rp, Op, wp, wdp = par["R"], par["O"], par["w"], par["wd"]
         RE = matmul(Rp, const_mat(j.origin_rot))
-        # the axis is named after its joint even when it equals another link's rotation entry (issue 13)
+        # the axis is named after its joint even when it equals another link's rotation entry
         u = P.vector(f"u_{ji}", matvec(RE, const_vec(j.axis)), r"u", jk, alias=True)
         q, qd, qdd = P.q[k], P.qd[k], (P.qdd[k] if accelerations else sp.S.Zero)
         r0 = matvec(Rp, const_vec(j.origin_xyz))
@@ -312,7 +314,7 @@ def build_program(
             )
         state[ln] = dict(R=R, O=O, v=v, a=a, w=w, wd=wd, u=u)
         P.frames[ln] = state[ln]
-        # --- link block: COM kinematics and the body's own dynamic wrench (report's L961 shortcut)
+        # --- link block: COM kinematics and the body's own dynamic wrench (the report's shortcut, §4.1)
         body = model.bodies[ln]
         P.comment(
             f"link '{ln}': mass {body.mass:.6g} kg, COM {np.round(body.com, 6).tolist()} m "

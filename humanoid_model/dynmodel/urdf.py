@@ -1,7 +1,7 @@
 """URDF ingestion for the dynamic-model generator: URDF text -> `TreeModel` (a kinematic tree of
 1-DoF joints and rigid bodies).
 
-Rules (``../shared/spec/004_canovas.md`` §2.6 and §5.1 items 1-3):
+Rules (Canovas, §3.2, plus the URDF defaults and joint types the report leaves out):
 
 * The URDF is read by `humanoid_model.urdf_description.read_urdf` (the reader shared with the
   robot and scene loaders): only ``<link>`` (its ``<inertial>``) and ``<joint>`` are used;
@@ -14,14 +14,14 @@ Rules (``../shared/spec/004_canovas.md`` §2.6 and §5.1 items 1-3):
   ``<origin>`` has its COM at the link origin (``<mass>`` and the six inertia entries are required,
   as urdfdom requires them: `read_urdf` checks it).
 * ``revolute`` and ``continuous`` -> one revolute joint (limits ignored); ``prismatic`` -> one
-  prismatic joint. The axis is expressed in the joint frame (spec §2.6, L587) and normalised.
+  prismatic joint. The axis is expressed in the joint frame (Canovas, §3.2) and normalised.
 * ``fixed`` -> the child link is merged into its parent (mass, COM and inertia are combined, the
   child's own joints are re-attached with the composed origin).
 * ``floating`` -> 3 prismatic joints along the parent frame's x, y, z (named ``<name>_x``,
   ``<name>_y``, ``<name>_z``) then 3 revolute joints about z, y, x of the successive frames
   (``<name>_yaw``, ``<name>_pitch``, ``<name>_roll``): the child orientation is
   ``Rz(yaw) Ry(pitch) Rx(roll)``, i.e. URDF rpy = (roll, pitch, yaw). This is the report's WJ
-  "3P + 3R" (spec §3.2). ``parse_urdf(..., floating_base=True)`` adds the same block (named
+  "3P + 3R" (Canovas, §4.2). ``parse_urdf(..., floating_base=True)`` adds the same block (named
   ``root_*``) above the root link. See `humanoid_model.dynmodel.floating` for the conversion to
   Pinocchio's free-flyer.
 * ``planar`` -> 2 prismatic joints along two unit vectors orthogonal to the axis, then a revolute

@@ -14,7 +14,7 @@ import textwrap
 
 __all__ = ["WIDTH", "wrap_text", "py_assign", "c_assign", "latex_line", "comment_lines"]
 
-WIDTH = 120  # [characters] longest generated line (issue 13: "no generated line over 120 characters")
+WIDTH = 120  # [characters] longest generated line (chosen: the repository's own line length, readable in a diff)
 _CUT = {
     "code": re.compile(r"(?= [+-] )|(?<=\*)(?!\*)|(?<=, )"),
     "latex": re.compile(r"(?= [+-] )|(?<=\\, )"),

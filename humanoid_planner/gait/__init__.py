@@ -1,5 +1,5 @@
-"""Optimal gait generator for the sagittal BIP biped (Chessé 2002, 003_chesse.md): the optimal
-phase sequence of a walk (start step, cyclic double and single support, pre-stop and stop steps)
+"""Optimal gait generator for the sagittal BIP biped (Chessé 2002, Chapter III, §III.3.2):
+the optimal phase sequence of a walk (start step, cyclic double and single support, pre-stop and stop steps)
 on planar dynamic models. docs/gait.md.
 
 - `params`: parameter sets (the thesis's table, the URDF's); `cost`: the weights and limits;

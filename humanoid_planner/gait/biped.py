@@ -1,5 +1,5 @@
-"""The optimal cyclic step of any planar biped from its URDF (issue 13, "a second biped gets an optimal
-cyclic step"): HRP-2's sagittal reduction, or any URDF whose YAML has a ``planar`` section.
+"""The optimal cyclic step of any planar biped from its URDF: HRP-2's sagittal reduction,
+or any URDF whose YAML has a ``planar`` section.
 
 `biped_problem(robot)` is a :class:`~humanoid_planner.gait.phase_sequence.GaitProblem` on the generated planar
 models (`generated_model.generated_tree`, ``model="generated"``) with
@@ -8,7 +8,7 @@ models (`generated_model.generated_tree`, ``model="generated"``) with
   triangle of ankle, heel and toe, the segments' mass, COM and inertia from the URDF, the YAML
   armature by role); heel and toe are the YAML's ``heel``/``toe`` contacts or the rear and front edges
   of its ``sole`` contact;
-* `similar_gait`: the thesis's BIP cyclic step (003_chesse.md:637-642) carried over by dynamic
+* `similar_gait`: the thesis's BIP cyclic step (Chessé 2002, §III.3.2.8) carried over by dynamic
   similarity (chosen, docs/gait.md): lengths times k, the ratio of the hips' height with straight legs
   (thigh + shank + ankle height: HRP-2 0.705 m, BIP 0.903 m, k = 0.78), durations and speeds times
   sqrt(k) (equal Froude numbers), angles and the rear foot's rotation rate omega1 kept (the similar
@@ -54,7 +54,7 @@ def _rear_leg(robot, root_leg):
 def biped_params(robot="hrp2", root_leg="l") -> BipParams:
     """The gait's description of a planar biped (module docstring); the leg starting with
     ``root_leg`` gives the lengths. Raises ModelError when thigh and shank differ (the boundary
-    inverse kinematics, 003_chesse.md:270-293, takes one leg-segment length) or heel and toe are not
+    inverse kinematics of Chessé 2002, Annex A, takes one leg-segment length) or heel and toe are not
     on one sole line."""
     leg = _rear_leg(robot, root_leg)
     thigh = float(np.hypot(leg.knee.origin_xyz[0], leg.knee.origin_xyz[2]))

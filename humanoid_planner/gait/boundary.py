@@ -1,13 +1,15 @@
 """Boundary states from minimal gait data and the phase transition maps (Chessé 2002).
 
-* :func:`ds_boundary_states` - the corrected Annex A inverse kinematics of
-  ``../shared/spec/003_chesse.md:270-293`` (knee-forward branch, no knee counter-flexion, the v4
-  terms of the final state kept, 003_chesse.md:291).
-* :func:`ds_to_ss` / :func:`ss_to_ds` - the relabelling maps of 003_chesse.md:295-323.
-* :func:`rest_state_ss` - the "legs together, feet flat" start/stop posture (hip height chosen,
-  bip_data.md:265).
-* :func:`urdf_joint_angles` - thesis absolute angles -> BIP URDF joint angles and base pose
-  (003_chesse.md:538-539, URDF signs bip_data.md:93-113).
+* :func:`ds_boundary_states` - the inverse kinematics of Chessé 2002, Annex A, eqs. (A.1)-(A.23)
+  (knee-forward branch, no knee counter-flexion, Fig. A-2), with one correction: the thesis's
+  final-state rates (A.17), (A.18), (A.22), (A.23) drop the terms in the vertical hip velocity v4,
+  which the code keeps (the BIP cyclic step ends with v4 = 0.05 m/s, so they matter).
+* :func:`ds_to_ss` / :func:`ss_to_ds` - the relabelling maps of the phase transitions (Chessé 2002,
+  §III.3.2.1, Fig. III-25).
+* :func:`rest_state_ss` - the "legs together, feet flat" start/stop posture (the thesis gives no
+  numbers for it: hip height chosen, see `REST_HIP_HEIGHT`).
+* :func:`urdf_joint_angles` - thesis absolute angles -> BIP URDF joint angles and base pose (the
+  URDF's joint axes and signs follow the HuMAnS model, [BIP-H]).
 
 All positions in the DS frame have their origin at the rear toe O1; SS frames at the stance heel.
 """
@@ -26,12 +28,14 @@ from .params import BipParams
 
 @dataclass(frozen=True)
 class GaitData:
-    """Minimal DS gait data (003_chesse.md:257-262). Lengths [m], velocities [m/s], angles [rad].
+    """Minimal DS gait data (Chessé 2002, §III.3.2.1, Fig. III-24). Lengths [m], velocities [m/s],
+    angles [rad].
 
-    Defaults: the BIP cyclic step of 003_chesse.md:637-642 (LPAS 0.50, hip (0.07, 0.845) ->
+    Defaults: the BIP cyclic step of Chessé 2002, §III.3.2.8 (LPAS 0.50, hip (0.07, 0.845) ->
     (0.20, 0.83), velocities (0.75, -0.2) -> (0.75, 0.05), delta 11 deg, omega1 -5 rad/s).
-    Chosen (not published, 003_chesse.md:574-575): heel lift of the rear foot at DS end
-    ``heel_lift`` = 20 deg (bip_data.md:266 suggests 15-20 deg), trunk angle q7 = pi/2.
+    Chosen (the thesis gives the rear foot's rate omega1 but not its angle at the DS end, and a trunk
+    angle "close to pi/2"): heel lift of the rear foot at DS end ``heel_lift`` = 20 deg, trunk angle
+    q7 = pi/2.
     """
 
     step_length: float = 0.50
@@ -43,8 +47,8 @@ class GaitData:
     omega1: float = -5.0
     heel_lift: float = math.radians(20.0)
     trunk: float = math.pi / 2
-    t_ds: float = 0.17  # 003_chesse.md:649
-    t_ss: float = 0.5  # 003_chesse.md:649
+    t_ds: float = 0.17  # Chessé 2002, §III.3.2.8
+    t_ss: float = 0.5  # Chessé 2002, §III.3.2.8
 
     def with_(self, **kw) -> GaitData:
         return replace(self, **kw)
@@ -71,19 +75,21 @@ class GaitData:
         )
 
 
-# Defaults of the whole walk (003_chesse.md:646-652)
+# Defaults of the whole walk: the durations and the pre-stop hip speed of Chessé 2002, §III.3.2.8
 T_START = 0.45
 T_PRESTOP_DS = 0.186
 T_STOP = 0.5
 PRESTOP_U4F = 0.65
-REST_HIP_HEIGHT = 0.88  # chosen (bip_data.md:265 suggests 0.85; see rest_state_ss)
+# chosen: between the cyclic step's hip heights, 0.83-0.845 m (Chessé 2002, §III.3.2.8), and the straight-legged
+# 0.903 m ([BIP-H]); see rest_state_ss
+REST_HIP_HEIGHT = 0.88
 REST_HIP_DX = 0.10  # chosen: start posture, hip 10 cm ahead of the ankles (see rest_state_ss)
 REST_HIP_DX_STOP = 0.05  # chosen: stop posture, hip 5 cm ahead of the ankles (see docs/gait.md)
 
 
 def _two_link(a, b, r_near, r_far, branch, where):
     """Angles (q_near, q_far) of a 2-link chain from the origin to (a, b): link far of length
-    r_far then near of length r_near, as in A.3 / A.9 (003_chesse.md:273-285)."""
+    r_far then near of length r_near, as in (A.3) / (A.9) of Chessé 2002, Annex A."""
     rho = math.hypot(a, b)
     c = (a * a + b * b + r_near**2 - r_far**2) / (2 * r_near)
     if rho < 1e-12 or abs(c / rho) > 1.0:
@@ -95,12 +101,13 @@ def _two_link(a, b, r_near, r_far, branch, where):
 
 
 def rear_flat_angle(p: BipParams) -> float:
-    """q1 of a flat rear foot: pi - gamma_p (003_chesse.md:293)."""
+    """q1 of a flat rear foot: pi - gamma_p (the toe -> ankle direction; the thesis says only that q1
+    follows from the foot geometry, Annex A)."""
     return math.pi - p.foot.gamma_p
 
 
 def ds_boundary_state(p: BipParams, gait: GaitData, end: int):
-    """DS boundary state (q, qd) at t0 (``end = 0``) or t1 (``end = 1``), 003_chesse.md:270-290."""
+    """DS boundary state (q, qd) at t0 (``end = 0``) or t1 (``end = 1``), Chessé 2002, Annex A."""
     L = p.r_leg
     r1, r6 = p.r1, p.foot.r_heel
     lp = p.foot.l_pied
@@ -147,7 +154,7 @@ def ds_boundary_states(p: BipParams, gait: GaitData):
 
 
 def ds_to_ss(p: BipParams, q, qd):
-    """DS end -> SS start (003_chesse.md:297-308)."""
+    """DS end -> SS start (Chessé 2002, §III.3.2.1, Fig. III-25a)."""
     q = np.asarray(q, float)
     qd = np.asarray(qd, float)
     qs = np.array([q[4] + math.pi, q[3] + math.pi, q[2] - math.pi, q[1] - math.pi, q[0] - math.pi, q[6]])
@@ -156,7 +163,7 @@ def ds_to_ss(p: BipParams, q, qd):
 
 
 def ss_to_ds(p: BipParams, q, qd):
-    """SS end -> next DS start (003_chesse.md:310-321); the DS rear foot is the flat SS stance
+    """SS end -> next DS start (Chessé 2002, §III.3.2.1, Fig. III-25b); the DS rear foot is the flat SS stance
     foot (q1 = pi - gamma_p, qd1 = 0)."""
     q = np.asarray(q, float)
     qd = np.asarray(qd, float)
@@ -166,7 +173,7 @@ def ss_to_ds(p: BipParams, q, qd):
 
 
 def ds_to_ss_inverse(p: BipParams, q, qd):
-    """Inverse of :func:`ss_to_ds` (SS end state from a DS start state, 003_chesse.md:323)."""
+    """Inverse of :func:`ss_to_ds` (SS end state from a DS start state)."""
     q = np.asarray(q, float)
     qd = np.asarray(qd, float)
     qs = np.array([q[1], q[2], q[3], q[4], q[5] + p.foot.alpha_p, q[6]])
@@ -179,10 +186,10 @@ def rest_state_ss(
 ):
     """SS state of the start/stop posture: legs together, both feet flat side by side (swing heel
     at the stance heel), hip at ``hip_height`` [m] and ``hip_dx`` [m] ahead of the ankles, zero
-    velocity.  ``hip_dx`` = 6 cm (chosen): with the hip above the ankle (0.12 m from the heel) the
-    start step is infeasible with unilateral stance contact (an inverted pendulum from rest with
-    its centre of pressure at the heel reaches only x = 0.12 cosh(0.45 sqrt(g/z)) ~ 0.27 m < 0.36
-    m of the cyclic SS end state in 0.45 s)."""
+    velocity.  The hip is ahead of the ankles (chosen, `REST_HIP_DX`) because with the hip above
+    the ankle (0.12 m from the heel) the start step is infeasible with unilateral stance contact (an
+    inverted pendulum from rest with its centre of pressure at the heel reaches only
+    x = 0.12 cosh(0.45 sqrt(g/z)) ~ 0.27 m < 0.36 m of the cyclic SS end state in 0.45 s)."""
     L = p.r_leg
     _ax, ay = p.foot.heel_to_ankle_x, p.foot.ankle_height
     dz = hip_height - ay
@@ -207,7 +214,7 @@ URDF_LEG_JOINTS = ("hip_pitch", "knee", "ankle_pitch")
 def _leg_angles(thigh, shank, foot, trunk, toe_neutral):
     """URDF hip pitch, knee, ankle pitch from absolute directions (thesis angles, counter-clockwise
     in the X0-Y0 plane) of the thigh (hip->knee), shank (knee->ankle), foot (ankle->toe) and the
-    trunk (upright = pi/2). A thesis-positive rotation is about URDF -y (003_chesse.md:445), URDF
+    trunk (upright = pi/2). A thesis-positive rotation is about URDF -y (X0 forward, Y0 up, Z0 = -y), URDF
     joints turn about +y, so each URDF angle is minus the thesis relative angle.
     ``toe_neutral``: ankle->toe direction of the flat foot at the URDF zero posture."""
     hip = -((thigh + math.pi / 2) - (trunk - math.pi / 2))
@@ -247,12 +254,12 @@ def urdf_joint_angles(p: BipParams, phase: str, q, root_leg: str):
     return joints, pitch
 
 
-# ------------------------------------------------------------------ RABBIT (A5, IK only)
-RABBIT_LEG = 0.4  # tibia = thigh length [m], Table III-2 (003_chesse.md:545-546)
+# ------------------------------------------------------------------ RABBIT (IK only)
+RABBIT_LEG = 0.4  # tibia = thigh length [m], Chessé 2002, Table III-2
 
 
 def rabbit_ds_boundary_state(step_length: float, hip, hipv, r: float = RABBIT_LEG):
-    """RABBIT DS boundary state from the minimal step data (003_chesse.md:217, 2-link inverse
+    """RABBIT DS boundary state from the minimal step data (Chessé 2002, §III.3.1.1, 2-link inverse
     kinematics, knee forward): absolute angles q1 rear tibia (ground point O1 -> knee), q2 rear
     thigh (knee -> hip), q3 front thigh (hip -> knee), q4 front tibia (knee -> foot at
     (step_length, 0)) and their rates for the hip velocity ``hipv`` with both feet at rest.

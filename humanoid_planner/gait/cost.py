@@ -1,12 +1,14 @@
-"""Penalised running cost of the optimal gait problem (Chessé 2002, 003_chesse.md:362-369, 677).
+"""Penalised running cost of the optimal gait problem (Chessé 2002, eq. (III.21), with the exterior
+penalties of eq. (II.14)).
 
 l_r = 1/2 mu_c sum xi_i (gamma_i u_i)^2            (torques)
     + 1/2 mu_f sum xi_j (gamma_j F_j)^2            (released contact forces, DS)
     + 1/2 r_d gamma10 |B1B1'|^2 + 1/2 r_a delta^2   (closure and flattening, DS; exterior penalties)
     + 1/2 r_h sum (h_k^+ / s_k)^2                  (joint range, joint velocity, anti-collision)
 
-Only r_d = 150 is published (003_chesse.md:23, 649); everything else in :class:`Weights` is our
-choice (003_chesse.md:560-577), documented field by field.  One weight set serves every phase.
+Only r_d = 150 is published (Chessé 2002, §III.3.2.8); the thesis gives no other weight, scaling or
+limit, so everything else in :class:`Weights` is our choice, documented field by field.  One weight
+set serves every phase.
 """
 
 from __future__ import annotations
@@ -31,38 +33,39 @@ class Weights:
     xi_f: tuple = (1.0, 1.0, 1.0)
     gamma_tau: float = 1.0 / 100.0  # [1/(N m)]: 100 N m ~ the scale of the joint torques (chosen)
     gamma_f: float = 1.0 / 1000.0  # [1/N]: 1000 N ~ the robot's weight, 1028 N (chosen)
-    r_d: float = 150.0  # closure penalty factor (003_chesse.md:23, 649)
+    r_d: float = 150.0  # closure penalty factor (Chessé 2002, §III.3.2.8)
     gamma10: float = 2.0e4  # closure scaling [1/m^2] (chosen, docs/gait.md): with r_d = 150 the
-    # cyclic DS closes to 0.37 mm, the thesis's 0.3 mm (003_chesse.md:649); 1e4 left 1.03 mm in the
-    # pre-stop DS once the toe-force rate bound replaced the 6 N cap (A9's bound: 1 mm)
+    # cyclic DS closes to 0.37 mm, the thesis's 0.3 mm (Chessé 2002, §III.3.2.8); 1e4 leaves 1.03 mm
+    # in the pre-stop DS with the toe-force rate bound, over the 1 mm of acceptance test 003 A9
     r_a: float = 15.0  # flattening penalty factor [1/rad^2] (chosen, docs/gait.md)
-    r_h: float = 1.0e3  # inequality penalty factor (003_chesse.md:116 '10^2-10^3')
+    r_h: float = 1.0e3  # inequality penalty factor (Chessé 2002, §II.3.5: '10^2-10^3')
     s_angle: float = 0.01  # h scaling [rad]: 1e3 (h/0.01)^2 (chosen)
     s_vel: float = 0.1  # [rad/s]
     s_dist: float = 0.01  # [m]
     tau_max: float = 400.0  # |u_i| <= 400 N m (chosen, see docs/gait.md: the thesis's gait
     # data need > 150 N m at the stance ankle)
     toe_force_max: float | None = 6.0  # DS front-toe force 0 <= FB2 <= 6 N: the thesis-faithful box
-    # (issue 4's reading of the 6 N bound as a "small saturation level" of u8, 003_chesse.md:649,
-    # 655; the PMP's box); with enforce_contacts the toe-force rate bound replaces it (below);
-    # None disables it
+    # (our reading of the thesis's "NB2 saturated at 6 N", Chessé 2002, §III.3.2.8, as a saturation
+    # level of the toe force u8; the PMP's box); with enforce_contacts the toe-force rate bound replaces
+    # it (below); None disables it
     toe_contact_eps: float | None = 1.0e-4  # [N m] complementarity of the DS front toe:
     # height(toe) * FB2 <= eps at every node when enforce_contacts (a force only where the toe
-    # touches: 003_chesse.md:160, FB2 = 0 during flattening); 1e-4 N m allows at most 0.1 N at
+    # touches: FB2 = 0 during flattening, Chessé 2002, §II.4.2); 1e-4 N m allows at most 0.1 N at
     # 1 mm above the ground (1e-4 of the weight, 1028 N; chosen, docs/gait.md); None disables it
     toe_force_rate: float | None = TOE_FORCE_RATE  # [N/s] with enforce_contacts: |dFB2/dt| <=
     # rate between DS nodes instead of the 6 N cap (the toe lands without an impact, its force
     # rising from 0 continuously; docs/gait.md); None: the cap toe_force_max instead
-    ss_toe_min: float = 6.0  # SS stance toe NB2 >= 6 N (003_chesse.md:649, 655, our reading)
+    ss_toe_min: float = 6.0  # SS stance toe NB2 >= 6 N (our reading of "NB2 saturated at 6 N", §III.3.2.8)
     ss_heel_min: float = 1.0  # SS stance heel NB1 >= 1 N (strict unilaterality with a 1 N
-    # margin, chosen; 003_chesse.md:398)
+    # margin, chosen; unilaterality NB1 > 0, Chessé 2002, §III.3.2.6)
     enforce_contacts: bool = False  # extension: friction cones and rear/stance unilaterality as
     # NLP constraints (the thesis only checks them afterwards)
     friction: float = 0.25  # friction coefficient of the NLP cones when enforce_contacts
-    # (chosen: margin under the thesis's 0.3, 003_chesse.md:649)
-    friction_check: float = 0.3  # bound of the a-posteriori check (003_chesse.md:649, 716)
-    # joint ranges in URDF signs (bip_data.md:97-99: hip pitch -75..20 deg, knee 0..90 deg,
-    # ankle pitch +-45 deg) and velocity limits (bip_data.md:252-253: hip 5, knee 7, ankle 6 rad/s)
+    # (chosen: margin under the thesis's 0.3, Chessé 2002, §III.3.2.8)
+    friction_check: float = 0.3  # bound of the a-posteriori check (tangential / normal < 0.3, §III.3.2.8)
+    # joint ranges in URDF signs (the mechanical ranges of [BIP-H]: hip pitch -75..20 deg, knee 0..90 deg,
+    # ankle pitch +-45 deg) and velocity limits (chosen, no public source gives BIP's: above a human's
+    # walking peaks, hip 5, knee 7, ankle 6 rad/s)
     limits: dict = field(
         default_factory=lambda: {
             "hip_pitch": (math.radians(-75.0), math.radians(20.0)),

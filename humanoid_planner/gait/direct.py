@@ -6,10 +6,10 @@ controls u_k (6 torques, plus FB1, FB2, FB12 in DS).  Constraints:
 * dynamics in inverse form at every node, M(q_k) a_k + c(q_k, v_k) + dV/dq - B(q_k) u_k = 0;
 * integration with piecewise-linear accelerations: v_{k+1} = v_k + h (a_k + a_{k+1}) / 2 and
   q_{k+1} = q_k + h v_k + h^2 (2 a_k + a_{k+1}) / 6 (exact for that acceleration profile);
-* fully specified boundary states (003_chesse.md:679), box bounds |tau| <= tau_max, FB1, FB2 >= 0
-  (003_chesse.md:163-165) and the optional FB2 <= 6 N;
+* fully specified boundary states (Chessé 2002, §II.3.1, eq. (II.2)), box bounds |tau| <= tau_max,
+  FB1, FB2 >= 0 (eqs. (II.37)-(II.38)) and the optional FB2 <= 6 N;
 * closure and flattening are *not* constraints: they are the exterior penalties of the cost, as
-  in the thesis (003_chesse.md:153, 676).
+  in the thesis (§II.4.1, eqs. (II.31)-(II.32); eq. (III.21)).
 
 The cost is the trapezoidal integral of :mod:`~humanoid_planner.gait.cost`'s l_r.
 """
@@ -100,7 +100,7 @@ class PhaseProblemBuilder:
             target = ca.DM([phase.step_length - p.foot.l_pied, 0.0])
             closure = tree.point_expr["heel"] - target
             pen_closure = 0.5 * w.r_d * w.gamma10 * ca.sumsqr(closure)
-            delta = q[5] + math.pi - p.foot.beta_p  # 003_chesse.md:366
+            delta = q[5] + math.pi - p.foot.beta_p  # Chessé 2002, eq. (III.20b)
             pen_flat = 0.5 * w.r_a * delta**2
         # inequality penalties h <= 0
         hs = []
@@ -260,13 +260,14 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
     stance_rows = None
     if phase.kind == "ss":
         stance_rows = sum(len(r) for r in lbg)
-        # stance-foot unilaterality through the bound of the thesis (003_chesse.md:649, 655: NB2
-        # 'bounded at 6 N'; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
+        # stance-foot unilaterality through the bound of the thesis (Chessé 2002, §III.3.2.8: "NB2
+        # saturated at 6 N"; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
         # stance-ankle torque, so this is the thesis's bound on a reparameterised ankle control.
         ineq(F[0, :], w.ss_heel_min)
         ineq(F[1, :], w.ss_toe_min)
     if w.enforce_contacts:
-        # extension (003_chesse.md:443): friction cones and the rear-toe unilaterality in the NLP
+        # extension: friction cones and the rear-toe unilaterality in the NLP (the thesis checks them
+        # afterwards, Chessé 2002, §II.4.6)
         if phase.kind == "ds":
             N_A, T_A = F[0, :], F[1, :]
             ineq(N_A, 0.0)
@@ -276,7 +277,7 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
             ineq(w.friction * (U[6, :] + U[7, :]) + U[8, :], 0.0)
             if w.toe_contact_eps is not None:
                 # complementarity of the front toe: no force where the toe is off the ground
-                # (003_chesse.md:160), relaxed to height * FB2 <= eps (cost.Weights.toe_contact_eps)
+                # (Chessé 2002, §II.4.2), relaxed to height * FB2 <= eps (cost.Weights.toe_contact_eps)
                 f_toe = ca.Function("toe_height", [tree.q_sym], [tree.point_expr["toe"][1]]).map(N + 1)
                 ineq(w.toe_contact_eps - f_toe(Q) * U[7, :], 0.0)
             if w.toe_force_rate is not None:
@@ -430,7 +431,7 @@ def solve_direct(
 
 
 def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
-    """Ground reactions of the non-released support (003_chesse.md:388-404), as functions of
+    """Ground reactions of the non-released support (Chessé 2002, §III.3.2.6-7), as functions of
     (q, v, a, u).  DS: rear-toe (N_A2, T_A2) from the whole-body Newton equation (III.23).  SS:
     stance-foot heel and toe normal forces (NB1, NB2) and the tangential force, from the Newton
     equation of the moving bodies and the moment balance of the static stance foot about its
@@ -455,7 +456,7 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
         if foot is not None:
             m0, xc, (ax, ay), l = foot["mass"], foot["com_x"], foot["ankle"], foot["length"]
         else:
-            m0 = p.foot_front.mass  # stance-foot mass (003_chesse.md:536)
+            m0 = p.foot_front.mass  # Annex D's stance-foot mass m0, taken as the foot's
             a5, b5 = p.foot_front_toe_frame()
             g_ = p.foot.gamma_p
             xc = p.foot.heel_to_ankle_x + a5 * math.cos(-g_) - b5 * math.sin(-g_)

@@ -1,5 +1,5 @@
 """Planar biped models for the gait generator built from any biped URDF through the generated
-CasADi dynamics (issue 13, "any planar biped, from generated dynamics").
+CasADi dynamics.
 
 :func:`generated_tree` returns a :class:`GeneratedPlanarTree`, a drop-in
 :class:`~humanoid_planner.gait.model.PlanarTree` (same coordinates, controls, points and CasADi
@@ -14,7 +14,7 @@ from the dynamic-model generator instead of the hand-written formulas of ``model
    (gravity and the YAML armature included) and link frames as CasADi modules
    (``--lang casadi``), which are loaded in memory (no file).
 3. The gait coordinates q are the thesis's absolute segment angles
-   (``../shared/spec/003_chesse.md:75-79``, 227-253), angle(X0, X_i) with X0 forward (URDF x)
+   (Chessé 2002, §I.3.3 and §III.3.2.1, Fig. III-23), angle(X0, X_i) with X0 forward (URDF x)
    and Y0 up (URDF z); a segment's axis X_i points from its proximal point to its distal point:
    DS (rooted at the rear toe, a passive pivot at the origin): rear foot toe->ankle, rear shank
    ankle->knee, rear thigh knee->hip, front thigh hip->knee, front shank knee->ankle, front foot
@@ -469,7 +469,7 @@ def generated_tree(
     `robot`: a shipped name or a URDF path with a YAML sidecar (``planar``, heel/toe contacts);
     `root_leg`: prefix of the hip joint of the rear (DS) / stance (SS) leg; `armature`: rotor
     inertia per sagittal joint [kg m^2] (default: the robot YAML's ``armature:``); `g` [m/s^2]
-    (default the thesis's 9.81, 003_chesse.md:47)."""
+    (default the thesis's 9.81, Chessé 2002, §I.3.3)."""
     path = resolve(
         str(robot), shipped_files(urdf_dir(), ".urdf"), "robot", (".urdf",), UnknownRobotError, file_kind="URDF file"
     )

@@ -1,7 +1,7 @@
 """Planar BIP models in absolute angles, written by hand in CasADi (no ``pinocchio.casadi``).
 
 A :class:`PlanarTree` is a planar tree of rigid bodies in a vertical plane (X0 horizontal forward,
-Y0 up, rotations about Z0, the thesis's frame, ``../shared/spec/003_chesse.md:75-79``).  The
+Y0 up, rotations about Z0, the thesis's frame, Chessé 2002, §I.3.3).  The
 coordinates are the absolute angles q_i = angle(X0, X_i).  Body i has its joint origin O_i at a
 fixed point of its parent (or of the ground), its COM at a_i X_i + b_i Y_i, mass m_i and inertia
 I_i about (O_i, Z0).  Joints connect a parent (or the ground) to a child; an actuated joint's
@@ -11,12 +11,13 @@ phi = S q.  Released contact forces enter through J^T F.
 Two models are built from one :class:`~humanoid_planner.gait.params.BipParams`:
 
 * :func:`ds_model` - double support, 7 bodies rooted at the rear toe (passive pivot), controls
-  u = (C12, C23, C37, C74, C45, C56, FB1, FB2, FB12) (003_chesse.md:227-239, 347-360);
+  u = (C12, C23, C37, C74, C45, C56, FB1, FB2, FB12) (Chessé 2002, §III.3.2.1, Fig. III-23a, and the
+  generalised forces of §III.3.2.3);
 * :func:`ss_model` - single support, 6 bodies rooted at the stance ankle (stance foot flat,
-  003_chesse.md:245-253), controls u = the 6 joint torques.
+  Fig. III-23b), controls u = the 6 joint torques.
 
 Equations of motion: M(q) qdd + c(q, qd) + dV/dq = B(q) u with c = Mdot qd - dT/dq; the thesis's
-Hamiltonian right-hand side pdot = 1/2 qd^T dM/dq qd - dV/dq + B u (003_chesse.md:359) is
+Hamiltonian right-hand side pdot = 1/2 qd^T dM/dq qd - dV/dq + B u (Chessé 2002, eq. (I.14b)) is
 ``hamiltonian_pdot``.
 """
 
@@ -155,7 +156,7 @@ class PlanarTree:
         return np.array(self.f_fd(q, v, u)).ravel()
 
     def hamiltonian_pdot(self, q, v, u):
-        """pdot = 1/2 v^T dM/dq v - dV/dq + B u (003_chesse.md:53, 359)."""
+        """pdot = 1/2 v^T dM/dq v - dV/dq + B u (Chessé 2002, eq. (I.14b))."""
         return np.array(self.f_half_vdMv(q, v)).ravel() - self.dVdq(q) + self.B(q) @ np.asarray(u, dtype=float)
 
     def relative(self, q):
@@ -170,13 +171,13 @@ SS_TORQUES = ["stance_ankle", "stance_knee", "stance_hip", "swing_hip", "swing_k
 
 
 def ds_model(p: BipParams) -> PlanarTree:
-    """Double-support tree rooted at the rear toe O1 (003_chesse.md:227-239).
+    """Double-support tree rooted at the rear toe O1 (Chessé 2002, §III.3.2.1, Fig. III-23a).
 
     Coordinates (absolute angles) q1..q7: S1 rear foot (toe->ankle), S2 rear shank, S3 rear
     thigh, S4 front thigh (hip->knee), S5 front shank, S6 front foot (ankle->heel), S7 trunk.
     The front thigh hangs from the trunk's origin (the hip O4 = O7), so its joint is the
     actuated front hip C74.  Points: rear toe, rear ankle, rear knee, hip, front knee, front
-    ankle, heel B1, toe B2 (at r7 along q6 + alpha_p, 003_chesse.md:358), trunk COM direction.
+    ankle, heel B1, toe B2 (at r7 along q6 + alpha_p, Annex C, eq. (C.4)), trunk COM direction.
     """
     L = p.r_leg
     ft = p.foot
@@ -230,11 +231,12 @@ def ds_model(p: BipParams) -> PlanarTree:
 
 
 def ss_model(p: BipParams) -> PlanarTree:
-    """Single-support tree rooted at the stance ankle, stance foot flat (003_chesse.md:245-253).
+    """Single-support tree rooted at the stance ankle, stance foot flat (Chessé 2002, Fig. III-23b).
 
     Coordinates: 1 stance shank (ankle->knee), 2 stance thigh (knee->hip), 3 swing thigh
     (hip->knee), 4 swing shank (knee->ankle), 5 swing foot (ankle->toe), 6 trunk.  Segment data by
-    role (003_chesse.md:440): the stance leg uses S2, S3; the swing leg S4, S5, S6; the trunk S7.
+    role (chosen, as the DS tree: the root-side leg takes the rear leg's data): the stance leg uses
+    S2, S3; the swing leg S4, S5, S6; the trunk S7.
     The stance ankle is at (heel_to_ankle_x, ankle_height) from the stance heel, i.e. the origin
     of the SS frame is the stance heel.
     """

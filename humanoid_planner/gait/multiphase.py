@@ -1,20 +1,21 @@
-"""The cyclic step (DS + SS) as one multi-phase NLP with continuous joint torques (issue 13).
+"""The cyclic step (DS + SS) as one multi-phase NLP with continuous joint torques.
 
-The thesis optimises each phase separately with fully specified boundary states (003_chesse.md:
-679), so the joint torques jump at the transitions (measured before this module: 82 N m at DS -> SS
-and 65 N m at SS -> DS, docs/gait.md).  Here both phases of the periodic step are transcribed
-together (:func:`~humanoid_planner.gait.direct.build_phase_nlp`, the same cost, bounds and boundary
-states) and the six actuator torques are made continuous across both transitions, where the
-contact set allows it: a motor torque is a state of the actuator (current), the contact forces are
-not, so the ground reactions are left free to jump (the rear toe lifts off at DS -> SS, the front
-heel lands, impactless, at SS -> DS, 003_chesse.md:682).
+The thesis optimises each phase separately with fully specified boundary states (Chessé 2002,
+§II.3.1 and §III.3.2.8), so the joint torques jump at the transitions (the separate solves of
+`solve_gait_sequence`: up to 147 N m with the defaults, docs/gait.md).  Here both phases
+of the periodic step are transcribed together
+(:func:`~humanoid_planner.gait.direct.build_phase_nlp`, the same cost, bounds and boundary states)
+and the six actuator torques are made continuous across both transitions, where the contact set
+allows it: a motor torque is a state of the actuator (current), the contact forces are not, so the
+ground reactions are left free to jump (the rear toe lifts off at DS -> SS, the front heel lands,
+impactless, at SS -> DS, Chessé 2002, Annex A).
 
-Joint correspondence (the relabelling maps of 003_chesse.md:295-323): every relative joint rate of
-the SS start is minus the DS end's rate of the same physical joint, in reverse order (the tree is
-re-rooted at the other foot: rear ankle <-> swing ankle, ..., front ankle <-> stance ankle), so
-power conservation per joint gives ``u_ss(0) = DS_TO_SS_TORQUE @ u_ds(T)``; at SS -> DS the legs
-keep their roles (stance = rear), ``u_ds(0) = u_ss(T)`` (`SS_TO_DS_TORQUE` = identity).  The
-periodic step closes on itself: the next DS starts where this SS ends.
+Joint correspondence (the relabelling maps of Chessé 2002, §III.3.2.1, Fig. III-25): every relative
+joint rate of the SS start is minus the DS end's rate of the same physical joint, in reverse order
+(the tree is re-rooted at the other foot: rear ankle <-> swing ankle, ..., front ankle <-> stance
+ankle), so power conservation per joint gives ``u_ss(0) = DS_TO_SS_TORQUE @ u_ds(T)``; at SS -> DS
+the legs keep their roles (stance = rear), ``u_ds(0) = u_ss(T)`` (`SS_TO_DS_TORQUE` = identity).
+The periodic step closes on itself: the next DS starts where this SS ends.
 """
 
 from __future__ import annotations

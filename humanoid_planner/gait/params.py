@@ -2,16 +2,15 @@
 
 Two sets are provided:
 
-* ``"thesis"`` – *thesis-literal*: Table III-3 of the thesis
-  (``../shared/spec/003_chesse.md:451-461``) with the thesis's own modelling simplifications
-  (b_i kept only on the feet S1 and S6, I_i about the joint O_i including the rotor inertias,
-  S6's (a6, b6) applied in its ankle->heel frame, ``003_chesse.md:338-346``) plus the public foot
-  geometry (``../shared/spec/bip_data.md:131-140``, heel-toe 0.29 m, ankle-heel 0.146 m).  This
-  set reproduces the printed Annex B constants (``003_chesse.md:473-491``) and is the one used for
-  A2-A4 and the energy comparison.
-* ``"urdf"`` – the HuMAnS data of ``bip_data.md`` §4.2 reduced to the sagittal plane (link masses,
-  full COM offsets, centroidal inertia about the lateral axis) plus the reflected rotor inertia as
-  joint armature at walking postures (``bip_data.md:216``).
+* ``"thesis"`` – *thesis-literal*: Table III-3 of Chessé 2002 (§III.3.2.2) with the thesis's own
+  modelling simplifications (b_i kept only on the feet S1 and S6, I_i about the joint O_i including
+  the rotor inertias, S6's (a6, b6) applied in its ankle->heel frame: the mass matrix (B.1)-(B.3) of
+  Annex B and the potential of Annex C) plus the public foot geometry of [BIP-H] (heel-toe 0.29 m,
+  ankle-heel 0.146 m).  Its mass matrix and gravity torques are those of Annex B and C (the model's
+  acceptance tests, 003 A2-A4); the energy comparison with the thesis uses it.
+* ``"urdf"`` – the HuMAnS data of [BIP-H] reduced to the sagittal plane (link masses, full COM
+  offsets, centroidal inertia about the lateral axis) plus the reflected rotor inertia J N^2 as
+  joint armature at walking postures (derived from [BIP-H]'s rotor inertias and gear ratios).
 
 Lengths [m], masses [kg], inertias [kg m^2].
 """
@@ -25,7 +24,7 @@ import numpy as np
 
 from humanoid_model.exceptions import ConfigError
 
-G = 9.81  # [m/s^2], the thesis's value (003_chesse.md:47)
+G = 9.81  # [m/s^2], the thesis's value (Chessé 2002, §I.3.3)
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Segment:
 
 @dataclass(frozen=True)
 class FootGeometry:
-    """Foot triangle (ankle O, heel B1, toe B2), Fig. A-1 of the thesis (003_chesse.md:240)."""
+    """Foot triangle (ankle O, heel B1, toe B2), Chessé 2002, Fig. A-1."""
 
     l_pied: float  # heel-toe length [m]
     r_heel: float  # ankle-heel distance r6 [m]
@@ -60,7 +59,7 @@ class FootGeometry:
 
     @property
     def beta_p(self) -> float:
-        """Angle at the heel [rad] (003_chesse.md:366: acos((r6^2 + l^2 - r1^2)/(2 l r6)))."""
+        """Angle at the heel [rad] (Chessé 2002, eq. (III.20b): acos((r6^2 + l^2 - r1^2)/(2 l r6)))."""
         c = (self.r_heel**2 + self.l_pied**2 - self.r_toe**2) / (2 * self.l_pied * self.r_heel)
         return math.acos(c)
 
@@ -136,7 +135,7 @@ class BipParams:
 
     def scaled(self, inertia_scale: float = 1.0, trunk_scale: float = 1.0) -> BipParams:
         """Copy with reduced centroidal inertias (continuation in the inertias,
-        003_chesse.md:186): I_O = m (a^2 + b^2) + k I_c, masses and COMs unchanged; the trunk's
+        Chessé 2002, §III.4): I_O = m (a^2 + b^2) + k I_c, masses and COMs unchanged; the trunk's
         factor is ``inertia_scale * trunk_scale``."""
 
         def sc(s: Segment, k: float) -> Segment:
@@ -154,21 +153,21 @@ class BipParams:
         )
 
 
-# Public foot geometry, bip_data.md:131-139: ankle 0.083 m above the sole, toe edge 0.170 m ahead,
-# heel edge 0.120 m behind (foot length 0.290); ankle-toe hypot(0.170, 0.083) = 0.18918 ('0.189'),
-# ankle-heel hypot(0.120, 0.083) = 0.14591 ('0.146'). Exact values so that the URDF frames match.
+# Public foot geometry, [BIP-H] (the foot's contact points): ankle 0.083 m above the sole, toe edge
+# 0.170 m ahead, heel edge 0.120 m behind (foot length 0.290); ankle-toe hypot(0.170, 0.083) = 0.18918
+# ('0.189'), ankle-heel hypot(0.120, 0.083) = 0.14591 ('0.146'). Exact values so that the URDF frames
+# match.
 PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=math.hypot(0.120, 0.083), r_toe=math.hypot(0.170, 0.083))
 
 
 def thesis_params() -> BipParams:
-    """Thesis-literal set: Table III-3 (003_chesse.md:455-461), b_i neglected on S2..S5 and S7 as
-    in the thesis's M and V (003_chesse.md:342), S6's (a6, b6) in the ankle->heel frame
-    (003_chesse.md:496-500), r1 = 0.188 from the table.
+    """Thesis-literal set: Table III-3 (Chessé 2002, §III.3.2.2), b_i neglected on S2..S5 and S7 as
+    in the thesis's M and V (Annex B, Annex C), S6's (a6, b6) in the ankle->heel frame X6 that
+    §III.3.2.1 defines (read literally), r1 = 0.188 from the table.
 
-    Foot triangle: l_pied = 0.29 (003_chesse.md:457 'r6 = 0.29' is the foot length,
-    bip_data.md:148), ankle-heel 0.146 (bip_data.md:139), ankle-toe = r1 = 0.188 of the table so
-    that both feet are identical (003_chesse.md:240 'r7 equal to r1 for identical feet'); the public
-    value 0.189 (bip_data.md:138) differs by 1 mm.
+    Foot triangle: l_pied = 0.29 (the table's r6 = 0.29 is the heel-toe length of [BIP-H]'s foot,
+    not an ankle-heel distance), ankle-heel 0.146 ([BIP-H]), ankle-toe = r1 = 0.188 of the table so
+    that both feet are identical (r7 = r1, Fig. A-1); [BIP-H]'s 0.189 differs by 1 mm.
     """
     return BipParams(
         name="thesis",
@@ -196,24 +195,25 @@ def _group(parts):
 
 
 def urdf_params() -> BipParams:
-    """HuMAnS-derived sagittal set (bip_data.md:154-167, URDF axes, x forward, z up, link frames
+    """HuMAnS-derived sagittal set ([BIP-H] per-body masses, COMs and inertias; URDF axes, x forward, z up, link frames
     at the joint origin, zero posture = straight vertical legs).
 
     Segment frames: a along the segment (from the proximal joint toward the distal point), b along
     Y = Z0 x X.  In the x-z plane with the thesis's X0 = x and Y0 = z, a leg segment pointing down
     has X = (0, -1) and Y = (1, 0) (forward); pointing up X = (0, 1), Y = (-1, 0) (backward).
     Armature: constant walking-posture reflected rotor inertias, knee 0.65, hip 0.86, ankle pitch
-    0.60 kg m^2 (bip_data.md:216).
+    0.60 kg m^2 (derived from [BIP-H]: J N^2 at the walking postures' gear ratios).
     """
-    # thigh 10.9 kg COM (-0.005, z -0.160) from the hip, iyy 0.1007 (bip_data.md:159)
+    # thigh 10.9 kg COM (-0.005, z -0.160) from the hip, iyy 0.1007 ([BIP-H])
     th_m, th_x, th_z, th_i = 10.9, -0.005, -0.160, 0.1007
     # shank 5.93 kg COM (-0.028, -0.152) from the knee, iyy 0.0683, plus the 0.18 kg cardan at the
-    # ankle (0, -0.410) (bip_data.md:160-161)
+    # ankle (0, -0.410) ([BIP-H])
     sh_m, sh_x, sh_z, sh_i = _group([(5.93, -0.028, -0.152, 0.0683), (0.18, 0.0, -0.410, 0.0)])
-    # foot 2.34 kg COM (+0.019, -0.059) from the ankle, iyy 0.0210 (bip_data.md:162)
+    # foot 2.34 kg COM (+0.019, -0.059) from the ankle, iyy 0.0210 ([BIP-H])
     ft_m, ft_x, ft_z, ft_i = 2.34, 0.019, -0.059, 0.0210
-    # pelvis + trunk group about the hip line (bip_data.md:156-166); hip-lever and cardan inertias
-    # 1e-4 as suggested in bip_data.md:262, lumbar joint 0.128 above the hip line (bip_data.md:142)
+    # pelvis + trunk group about the hip line ([BIP-H]); hip-lever and cardan inertias 1e-4 (chosen:
+    # [BIP-H] gives them ~0, a tiny positive inertia keeps the body valid), lumbar joint 0.128 above the
+    # hip line ([BIP-H])
     tr_m, tr_x, tr_z, tr_i = _group(
         [
             (8.80, -0.068, -0.012, 0.0880),

@@ -1,9 +1,9 @@
-"""The phase sequence of the BIP gait (003_chesse.md:646-652): its phases (`GaitProblem`), their
+"""The phase sequence of the BIP gait (Chessé 2002, §III.3.2.8): its phases (`GaitProblem`), their
 optimal solves (`solve_gait_sequence`, and `solve_cyclic_gait_sequence` with n cyclic steps),
 a-posteriori checks, the GAIT.json export, other step lengths by continuation and `plan_walk` (a
 walk to a distance).
 
-Sequence of the whole walk (phases a-e of 003_chesse.md:646-652):
+Sequence of the whole walk (the thesis's start step, cyclic step, pre-stop DS and stop step):
   start SS (0.45 s) -> cyclic DS (0.17 s) -> cyclic SS (0.5 s) -> pre-stop DS (0.186 s, u4f = 0.65)
   -> stop SS (0.5 s).
 Legs: the start step stands on the left foot; the physical leg of each tree's root side follows.
@@ -36,14 +36,14 @@ class GaitProblem:
     params: BipParams
     gait: bd.GaitData = field(default_factory=bd.GaitData)
     # default: the thesis's penalised problem plus the contact extension (friction cones and
-    # rear-toe unilaterality as NLP constraints, 003_chesse.md:443); enforce_contacts=False is the
+    # rear-toe unilaterality as NLP constraints); enforce_contacts=False is the
     # thesis-faithful mode (checked a posteriori only)
     weights: Weights = field(default_factory=lambda: Weights(enforce_contacts=True))
     t_start: float = bd.T_START
     t_prestop: float = bd.T_PRESTOP_DS
     t_stop: float = bd.T_STOP
     prestop_u4f: float = bd.PRESTOP_U4F
-    # start/stop "legs together, feet flat" posture (unpublished, 003_chesse.md:576; defaults and
+    # start/stop "legs together, feet flat" posture (the thesis gives no numbers for it; defaults and
     # the energies' sensitivity to them in docs/gait.md)
     rest_hip_height: float = bd.REST_HIP_HEIGHT
     rest_hip_dx: float = bd.REST_HIP_DX
@@ -86,7 +86,7 @@ class GaitProblem:
         rest_stop = bd.rest_state_ss(p, hip_height=self.rest_hip_height, hip_dx=self.rest_hip_dx_stop)
         g_stop = g.with_(hipv1=(self.prestop_u4f, g.hipv1[1]))
         (pq0, pv0), (pq1, pv1) = bd.ds_boundary_states(p, g_stop)
-        stop0 = bd.ds_to_ss(p, pq1, pv1)
+        stop_ss_start = bd.ds_to_ss(p, pq1, pv1)
 
         def ds(name, dur, a, b, origin, leg):
             return Phase(name, "ds", dur, a[0], a[1], b[0], b[1], LP, leg, origin)
@@ -108,14 +108,14 @@ class GaitProblem:
         if which == "stop":
             return [
                 ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), 0.0, "l"),
-                ss("stop_ss", self.t_stop, stop0, rest_stop, LP - lp, "r"),
+                ss("stop_ss", self.t_stop, stop_ss_start, rest_stop, LP - lp, "r"),
             ]
         return [
             ss("start_ss", self.t_start, rest, ss1, 0.0, "l"),
             ds("cyclic_ds", g.t_ds, (q0, v0), (q1, v1), lp, "l"),
             ss("cyclic_ss", g.t_ss, ss0, ss1, LP, "r"),
             ds("prestop_ds", self.t_prestop, (pq0, pv0), (pq1, pv1), LP + lp, "r"),
-            ss("stop_ss", self.t_stop, stop0, rest_stop, 2 * LP, "l"),
+            ss("stop_ss", self.t_stop, stop_ss_start, rest_stop, 2 * LP, "l"),
         ]
 
     def solve_phase(self, phase: Phase, N=None, verbose=False, init=None, weights=None):
@@ -128,8 +128,8 @@ class GaitProblem:
 
     # ---- a-posteriori checks -------------------------------------------------------------------
     def check(self, sol: PhaseSolution, w: Weights | None = None) -> dict:
-        """Closure residual, unilaterality, friction ratios, energy J_e and power (003_chesse.md:
-        688-692), computed on the solution nodes."""
+        """Closure residual, unilaterality, friction ratios, energy J_e and power (the thesis's
+        a-posteriori checks, Chessé 2002, §II.4.6 and §III.3.2.6-8), computed on the solution nodes."""
         w = w or self.weights
         ph = sol.phase
         tree = self.tree(ph.kind)
@@ -344,7 +344,7 @@ def continue_step_length(
     step_length: float, which: str = "cyclic", params="thesis", weights=None, reference=None, progress=None
 ):
     """Solve the phases ``which`` at ``step_length`` [m] by continuation from the thesis's 0.5 m
-    step (003_chesse.md:638): the step length moves in increments of at most
+    step (Chessé 2002, §III.3.2.8): the step length moves in increments of at most
     `STEP_LENGTH_INCREMENT`, each problem (`make_problem`, hip data scaled by
     `GaitData.scaled_to`) initialised from the previous solutions. ``reference``: the solved 0.5 m
     phases (solved here if None). Returns (problem, solutions, [(length, solutions), ...])."""
@@ -405,7 +405,8 @@ def solve_cyclic_gait_sequence(problem: GaitProblem, n_cyclic: int, progress=Non
 
 # a converged solve is refused when its penalised state constraints are violated by more than one
 # scale unit (0.01 rad, 0.1 rad/s, 0.01 m; measured on the 0.5 m walk: <= 0.001) or its closure
-# residual exceeds A9's 1 mm (003_chesse.md:709): the penalties, not the physics, decided (chosen)
+# residual exceeds 1 mm (the closure bound of acceptance test 003 A9, over the thesis's 0.3 mm): the
+# penalties, not the physics, decided (chosen)
 VIOLATION_MAX = 1.0
 CLOSURE_MAX = 1e-3  # [m]
 
@@ -441,7 +442,7 @@ def generate_gait(
     progress=None,
 ) -> dict:
     """Solve ``phase`` (start | cyclic | stop | walk | ds | ss) of the problem `make_problem` builds
-    from the settings (None: the thesis's cyclic step, ../shared/spec/003_chesse.md:637-649) and
+    from the settings (None: the thesis's cyclic step, Chessé 2002, §III.3.2.8) and
     return its GAIT.json data (`gait_json`). ``progress`` receives one line per solve.
     Raises `PlanningError` when a solve does not converge."""
     problem = make_problem(params, step_length, t_ds, t_ss, enforce_contacts=enforce_contacts)
@@ -452,7 +453,7 @@ def generate_gait(
 
 MAX_CYCLIC = 50  # longest walk of plan_walk in cyclic steps (chosen; repeated cyclic steps reuse one solution)
 # step lengths plan_walk chooses from when none is given [m]: the range solved and tested by
-# continuation from the thesis's 0.5 m step (issue 13, test_gait_step_length.py)
+# continuation from the thesis's 0.5 m step (test_gait_step_length.py)
 STEP_RANGE = (0.3, 0.6)
 
 
@@ -486,7 +487,7 @@ def plan_walk(
     The periodic cyclic step is solved once and repeated (`solve_cyclic_gait_sequence`).
 
     ``params``, ``step_length`` [m], ``t_ds`` [s], ``t_ss`` [s], ``enforce_contacts`` are the problem
-    settings of `make_problem` (None: the thesis's cyclic step, ../shared/spec/003_chesse.md:637-649);
+    settings of `make_problem` (None: the thesis's cyclic step, Chessé 2002, §III.3.2.8);
     ``progress`` receives one line per solve; ``field`` names where the distance came from in the
     message.
     Returns the GAIT.json data (`gait_json`) with ``"distance"`` = the distance walked [m].

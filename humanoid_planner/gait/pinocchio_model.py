@@ -4,8 +4,8 @@ Pinocchio cannot re-root a URDF tree, so the planar model is built programmatica
 joints about Z0 (``JointModelRZ``) in the thesis plane (X0 forward, Y0 up, gravity (0, -g, 0)),
 one joint per body, placed at the body's joint origin in its parent frame.  The configuration is
 the vector of relative angles phi = S q (S from the tree), so the joint torques are exactly the
-thesis's actuator torques (``../shared/spec/003_chesse.md:437``) and the absolute-angle mass matrix
-is M_abs = S^T M_rel S (A2, ``003_chesse.md:702``).
+thesis's actuator torques (C12, C23, C37, C74, C45, C56 of Chessé 2002, §III.3.2.3) and the
+absolute-angle mass matrix is M_abs = S^T M_rel S (the Annex B comparison, acceptance test 003 A2).
 """
 
 from __future__ import annotations

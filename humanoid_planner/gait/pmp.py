@@ -1,19 +1,20 @@
-"""Method (b): the thesis's indirect method, Pontryagin's maximum principle (003_chesse.md:118-135,
-362-386), solved as a two-point boundary-value problem with ``scipy.integrate.solve_bvp``.
+"""Method (b): the thesis's indirect method, Pontryagin's maximum principle (Chessé 2002, §II.3.6
+and §III.3.2.5), solved as a two-point boundary-value problem with ``scipy.integrate.solve_bvp``.
 
-State x = (q, p) with p = M(q) qdot (Hamiltonian form, 003_chesse.md:49-56); co-state w = (w_q,
-w_p).  H = w^T f(x, u) - l_r(x, u) is maximised by u* = sat(W^-1 B(q)^T w_p) (exact for the box
-of torque bounds and FB1, FB2 >= 0, 003_chesse.md:129-133, 379).  The adjoint is
+State x = (q, p) with p = M(q) qdot (Hamiltonian form, Chessé 2002, §I.3.2.2, eqs. (I.10)-(I.14));
+co-state w = (w_q, w_p).  H = w^T f(x, u) - l_r(x, u) (eq. (II.19)) is maximised by
+u* = sat(W^-1 B(q)^T w_p) (eq. (II.25); exact for the box of torque bounds and FB1, FB2 >= 0, since
+the control Hessian is diagonal).  The adjoint is
 wdot = -dH/dx at u = u* (CasADi exact Jacobians).  In single support the stance-foot bounds NB1 >= 1 N,
 NB2 >= 6 N are mixed state-control constraints: u* maximises H under them (`_maximise_with_lower_bounds`)
 and the adjoint is the total derivative of H(x, u*(x, w), w) (docs/gait.md, "PMP for single
 support").  Boundary conditions: x(0) = x0, x(T) = x1.
-Continuation in the penalty factors r_d, r_a and the inertias (003_chesse.md:182-186) is done by
-re-solving from the previous solution.
+Continuation in the penalty factors r_d, r_a and the inertias (Chessé 2002, §II.4.7 and §III.4) is
+done by re-solving from the previous solution.
 
 Closure and flattening stay exterior penalties; the same :class:`~humanoid_planner.gait.cost.
 Weights` as the direct method (with ``enforce_contacts=False``: the thesis checks the friction
-cones and the rear-toe force only a posteriori, 003_chesse.md:176).
+cones and the rear-toe force only a posteriori, Chessé 2002, §II.4.6).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class PMPSystem:
         u_law = u_free
         if phase.kind == "ss":
             # stance-foot unilaterality NB1 >= ss_heel_min, NB2 >= ss_toe_min, the direct method's
-            # bounds (003_chesse.md:649, 655): affine in u at a given state (mixed constraints)
+            # bounds (our reading of Chessé 2002, §III.3.2.8): affine in u at a given state (mixed
+            # constraints)
             cf = contact_forces_function(tree, p, "ss")
             g = cf(q, qd, ca.solve(M, B @ u - tree.f_bias(q, qd)), u)[:2]
             self.mixed = ca.Function("stance_normal", [ca.vertcat(q, pm), u], [g])
@@ -244,14 +246,15 @@ def pmp_to_solution(system: PMPSystem, res, K: int = 201) -> PhaseSolution:
 
 
 def hamiltonian_along(system: PMPSystem, res, K: int = 401):
-    """H(x, u*, w) on K points (constant for the autonomous fixed-duration problem, A11)."""
+    """H(x, u*, w) on K points (constant for the autonomous fixed-duration problem; acceptance test
+    003 A11)."""
     t = np.linspace(0.0, system.phase.duration, K)
     return t, system.eval("f_H", res.sol(t)).ravel()
 
 
 # SS tolerance continuation from the direct solution (chosen): solved directly to 1e-3 the SS BVP's
-# mesh grew past 19,000 nodes (the kinks where the stance-heel bound becomes active); 1e-1 -> 1e-2
-# -> 1e-3 converged in 513 -> 781 -> 807 nodes (docs/gait.md)
+# mesh grows past 19,000 nodes (the kinks where the stance-heel bound becomes active); 1e-1 -> 1e-2
+# -> 1e-3 converges in 513 -> 781 -> 807 nodes (docs/gait.md)
 SS_TOLERANCES = (1e-1, 1e-2)
 MAX_NODES = 5000  # BVP mesh cap of solve_pmp_phase (chosen: the converged solves use at most ~800)
 
@@ -299,7 +302,7 @@ def solve_pmp_continuation(
 ):
     """PMP from an initial guess that does not use the direct solution (cubic Hermite states,
     zero co-states), with continuation in the centroidal inertias (the trunk included) and the
-    penalty factors (003_chesse.md:182-186, A20) given by ``schedule``, plus a tolerance
+    penalty factors (Chessé 2002, §III.4; acceptance test 003 A20) given by ``schedule``, plus a tolerance
     continuation 1e-1 -> 1e-2 -> ``tol`` on the last step, which must be the nominal problem.
     Returns (solution, steps) with one record per continuation step."""
     from .model import ds_model
@@ -327,13 +330,13 @@ def solve_pmp_continuation(
     return s, steps
 
 
-# A20 schedule (003_chesse.md:720, 182-186): (centroidal inertia scale, closure penalty r_d) from
-# reduced inertias and r_d = 10 to the nominal problem (r_d = 150, 003_chesse.md:649); the
-# flattening penalty r_a is continued in proportion (r_a = r_d * w.r_a / w.r_d).  Chosen: three
-# steps, scales 0.5 -> 0.75 -> 1 and r_d geometric.  Measured on the cyclic DS (thesis params,
-# 2 cores, uniform 101-node restart mesh): 108, 325, 256 nodes, 3.8 + 15.8 + 13.2 s.  Without the
-# mesh restart the refined meshes accumulate (740 nodes, 160 s over 6 steps) and 4 steps from
-# x0.25 hit 2000 nodes at the last step (docs/gait.md).
+# Schedule of the robustness procedure (Chessé 2002, §III.4; acceptance test 003 A20): (centroidal
+# inertia scale, closure penalty r_d) from reduced inertias and r_d = 10 to the nominal problem
+# (r_d = 150, Chessé 2002, §III.3.2.8); the flattening penalty r_a is continued in proportion
+# (r_a = r_d * w.r_a / w.r_d).  Chosen: three steps, scales 0.5 -> 0.75 -> 1 and r_d geometric.
+# Measured on the cyclic DS (thesis params, 2 cores, uniform 101-node restart mesh): 95, 242, 264
+# nodes, 1.8 + 4.0 + 8.3 s.  Without the mesh restart the refined meshes accumulate (740 nodes,
+# 160 s over 6 steps) and 4 steps from x0.25 hit 2000 nodes at the last step (docs/gait.md).
 A20_SCHEDULE = ((0.5, 10.0), (0.75, 38.7), (1.0, 150.0))
 
 
@@ -379,11 +382,12 @@ def solve_pmp_a20(
     max_nodes: int = 3000,
     progress=None,
 ):
-    """A20 robustness procedure: PMP continuation from reduced inertias and low penalties to the
-    nominal problem, each step converging from the previous one.
+    """The thesis's robustness procedure (Chessé 2002, §III.4; acceptance test 003 A20): PMP
+    continuation from reduced inertias and low penalties to the nominal problem, each step
+    converging from the previous one.
 
     Step 0 (reduced problem) is initialised from a direct solution of that reduced problem (the
-    direct method replaces the thesis's shooting initialisation, 003_chesse.md:442); every later
+    direct method replaces the thesis's shooting initialisation, Chessé 2002, §II.4.7); every later
     step starts from the previous step's PMP solution re-sampled on a uniform mesh of ``mesh``
     nodes (so the mesh refined for one step does not accumulate), solved to ``tol_step``; the
     nominal step is then refined to ``tol`` from its own solution.  Returns (solution, steps):

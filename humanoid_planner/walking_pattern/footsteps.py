@@ -19,9 +19,9 @@ from humanoid_planner.walking_pattern.swing import SWING_STYLES
 
 __all__ = ["WalkParameters", "FootGeometry", "Footstep", "footsteps", "foot_geometry", "MAX_STEP_LENGTH", "HOLDS"]
 
-MAX_STEP_LENGTH = 0.45  # [m] the thesis's largest step (000_chardonnet.md:683)
+MAX_STEP_LENGTH = 0.45  # [m] the thesis's largest step (Chardonnet 2009, §4.4.2)
 #: what the whole-body IK keeps at constant height: the CoM (the cart-table model's z_c) or the waist (the thesis's
-#: generator keeps the torso's height constant: the French thesis, ../shared/seeds/000_1bd9b25b26290622.txt:2385)
+#: generator keeps the torso's height constant, Chardonnet 2009, §4.6)
 HOLDS = ("com", "waist")
 
 
@@ -30,8 +30,8 @@ class WalkParameters:
     """Timing and shape of the walk (every default chosen, docs/walking.md):
 
     ``n_steps`` footprints; ``step_length`` L [m] between successive footprints (|L| <= 0.45 m,
-    000_chardonnet.md:683); ``t_ss`` / ``t_ds`` single / double support [s]: 0.8 + 0.2 s gives
-    the thesis's 6 steps in 6 s (000_chardonnet.md:1054); ``t_start`` [s] standing still then
+    Chardonnet 2009, §4.4.2); ``t_ss`` / ``t_ds`` single / double support [s]: 0.8 + 0.2 s gives
+    the thesis's 6 steps in 6 s (Chardonnet 2009, §4.4.2); ``t_start`` [s] standing still then
     shifting the ZMP onto the first stance foot (its last ``t_ds``); ``t_end`` [s] standing in
     the final double support while the CoM settles; ``step_height`` swing apex [m]; ``dt`` the
     sampling period [s] (200 Hz); ``horizon`` the preview [s]; ``qe``, ``r`` the preview weights;
@@ -56,11 +56,11 @@ class WalkParameters:
 
     @classmethod
     def walkgen_2008(cls, **overrides) -> WalkParameters:
-        """The settings of the generator the thesis walked HRP-2 with (Stasse et al. 2008,
-        000_chardonnet.md:683), which the thesis does not print: the defaults of its public source of
+        """The settings of the generator the thesis walked HRP-2 with (Stasse et al. 2008, in
+        Chardonnet 2009, §4.4.2), which the thesis does not print: the defaults of its public source of
         that time (walkGenJrl, github.com/jrl-umi3218/jrl-walkgen, ``ZMPDiscretization``, 2005-2007):
         single / double support 0.78 / 0.02 s, step height 0.12 m, the ``walkgen`` swing profile; and
-        the torso at constant height (../shared/seeds/000_1bd9b25b26290622.txt:2385). Its 5 ms sampling
+        the torso at constant height (Chardonnet 2009, §4.6). Its 5 ms sampling
         and 1.6 s preview are the defaults here already. ``overrides`` replace any field
         (docs/walking.md "The thesis's generator")."""
         kw = {"t_ss": 0.78, "t_ds": 0.02, "step_height": 0.12, "swing": "walkgen", "hold": "waist"}

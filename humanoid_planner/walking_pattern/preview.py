@@ -13,7 +13,7 @@ x̃ = [e; Δx]; its Riccati matrix P comes from `scipy.linalg.solve_discrete_are
     u_k = -G_i Σ_{i<=k} e_i - G_x x_k - Σ_{j=1..N} G_p(j) p_ref(k+j)
 
 Chosen constants (docs/walking.md): Qe = 1, R = 1e-6 (Kajita 2003's weights), T = 5 ms (the
-200 Hz of the trajectory; HRP-2's control loop is 5 ms, hrp2_data.md C1), preview horizon
+200 Hz of the trajectory; HRP-2's control loop is 5 ms, [HRP2-T1], Chardonnet 2009, §5.2.3), preview horizon
 1.6 s (N = 320; Kajita 2003 shows the tracking is good from 1.6 s on), z_c = the CoM height of
 HRP-2's half-sitting above the soles (0.809 m; Kajita 2003 used 0.814 m for HRP-2).
 """

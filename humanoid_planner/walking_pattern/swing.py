@@ -3,7 +3,7 @@
 * ``smooth`` (this generator's default): the horizontal path follows the quintic minimum-jerk
   timing s(τ) = 10τ³ - 15τ⁴ + 6τ⁵ (zero velocity and acceleration at lift-off and touch-down) and
   the height h·sin²(πτ) (zero at both ends with zero vertical velocity, apex h at mid-swing);
-* ``walkgen`` (the thesis's generator, Stasse et al. 2008, 000_chardonnet.md:683, as its public
+* ``walkgen`` (the thesis's generator, Stasse et al. 2008, in Chardonnet 2009, §4.4.2, as its public
   walkGenJrl source of 2005-2007 defines it): the height is the quartic 16τ²(1 - τ)² through 0 at
   both ends with zero velocity and h at mid-swing, and the horizontal path the cubic 3u² - 2u³ over
   the middle ``WALKGEN_MODULATION`` of the single support, u = (τ - (1 - m)/2)/m clipped to [0, 1]

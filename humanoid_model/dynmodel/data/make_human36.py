@@ -1,13 +1,13 @@
-"""Write ``human36.urdf``: the report's 36-DoF human body "3P33R" (``../shared/spec/004_canovas.md``
-§3.2, L998-1022) with segment parameters from a published anthropometric table.
+"""Write ``human36.urdf``: the report's 36-DoF human body "3P33R" (Canovas, §4.2) with segment
+parameters from a published anthropometric table.
 
 Run: ``python -m humanoid_model.dynmodel.data.make_human36`` (rewrites the file next to this one).
 
-Topology (spec §3.2 table, L1007-1020): WJ 3P+3R (floating base: prismatic along world x, y, z,
+Topology (Canovas, §4.2): WJ 3P+3R (floating base: prismatic along world x, y, z,
 then revolute about z, y, x), LLJ 2R (lower back), ULJ 3R (spine), LNJ 3R (neck), SJ_R/L 3R
 (shoulders), EJ_R/L 1R (elbows), HJ_R/L 3R (hips), KJ_R/L 1R (knees), AJ_R/L 3R (ankles): 36 DoF,
 3 prismatic + 33 revolute (``continuous``). Multi-DoF joints are chains of 1-DoF joints at one
-point joined by empty links (spec §2.6, L661-667). Hands are merged into the forearms by a
+point joined by empty links (Canovas, §3.2). Hands are merged into the forearms by a
 ``fixed`` wrist (the model has no wrist DoF).
 
 Segment parameters: P. de Leva, "Adjustments to Zatsiorsky-Seluyanov's segment inertia
@@ -15,13 +15,13 @@ parameters", J. Biomech. 29(9):1223-1230, 1996, Table 4, FEMALE values (mass fra
 mass, CM position as a fraction of the segment length from the first (proximal/cranial) endpoint,
 radii of gyration as fractions of the segment length about the sagittal (x, antero-posterior),
 transverse (y, medio-lateral) and longitudinal axes, and the reference segment lengths of a
-1.735 m woman). The values were transcribed for this file from the published table; the trunk is
+1.735 m woman). The values are transcribed from the published table; the trunk is
 split into its three parts (UPT thorax, MPT abdomen, LPT pelvis) as in that table.
 
-Subject: the HuMoD female subject the report used, 161 cm, 57.3 kg (spec §3.3, L137-139 /
-``../shared/spec/004_canovas.md:390``). Lengths are scaled by 1.61 / 1.735; masses are the
+Subject: the HuMoD female subject the report uses, 161 cm, 57.3 kg (Canovas, Chapter 1 and
+Chapter 4). Lengths are scaled by 1.61 / 1.735; masses are the
 fractions normalised to sum to 1 (the table's fractions sum to 0.9999) times 57.3 kg, so the
-URDF's total mass is 57.3 kg (spec T18: vertical WJ force 562.113 N at g = 9.81).
+URDF's total mass is 57.3 kg (acceptance test 004 T18: vertical WJ force 562.113 N at g = 9.81).
 
 Numbers chosen here (not in the table): shoulder joint centres at y = +-0.16 m, 0.02 m below the
 top of the thorax; hip joint centres at y = +-0.085 m; heel 0.05 m behind and 0.07 m below the
@@ -115,7 +115,7 @@ class Writer:
         ]
 
     def multi(self, name, axes, parent, child, xyz):
-        """1-DoF joints `name`_<axis> at one point, joined by empty links (spec §2.6, L661-667)."""
+        """1-DoF joints `name`_<axis> at one point, joined by empty links (Canovas, §3.2)."""
         cur = parent
         for i, ax in enumerate(axes):
             last = i == len(axes) - 1
@@ -137,7 +137,7 @@ def vertical_segment(w, name, seg_name, down=True):
 
 def build() -> str:
     w = Writer()
-    # WJ: 3P along world x, y, z, then 3R about z, y, x (spec §3.2: 3 P + 3 R)
+    # WJ: 3P along world x, y, z, then 3R about z, y, x (Canovas, §4.2: 3 P + 3 R)
     for ax, vec in (("x", (1, 0, 0)), ("y", (0, 1, 0)), ("z", (0, 0, 1))):
         w.link(f"WJ_{ax}_link")
         w.joint(
