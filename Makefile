@@ -17,7 +17,7 @@ help:
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
 	@echo "make lint       - ruff (lint + format check) and import-linter contracts (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
-	@echo "make bench      - run benchmarks/ (prints tables)"
+	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
 	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
@@ -74,8 +74,15 @@ test: $(STAMP) chromium lint
 test-fast: $(STAMP)
 	$(VPY) -m pytest -q -m "not slow and not browser and not ros" test
 
+# Every benchmark that runs without arguments, with its defaults. A script that needs arguments
+# says so in a line `NEEDS_ARGUMENTS = "..."` (kinematics_compare.py: --before REV) and is listed
+# as skipped: run it by hand. Peers that are not installed print a "skipped" row (benchmarks/README.md).
 bench: $(STAMP)
-	@for b in benchmarks/*.py; do echo "== $$b"; $(VPY) $$b || exit 1; done
+	@for b in benchmarks/*.py; do \
+	  needs=$$(sed -n 's/^NEEDS_ARGUMENTS = "\(.*\)".*/\1/p' $$b); \
+	  if [ -n "$$needs" ]; then echo "== $$b: skipped, needs $$needs (run it by hand)"; continue; fi; \
+	  echo "== $$b"; $(VPY) $$b || exit 1; \
+	done
 
 # The Crocoddyl peer of the gait benchmark (benchmarks/gait.py) in its own venv: crocoddyl 3.2.1 needs pin 4.0.0,
 # the project pins 4.1.0 (requirements-crocoddyl.txt). Not part of make test or make bench.

@@ -269,8 +269,7 @@ def main():
         compare_generated()
         return
     if args.crocoddyl:
-        sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))
-        from crocoddyl_step import compare_crocoddyl
+        from benchmarks.peers.crocoddyl_step import compare_crocoddyl
 
         compare_crocoddyl()
         return

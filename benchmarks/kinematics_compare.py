@@ -4,13 +4,16 @@
 The kinematics package of git revision REV is extracted into a folder (the package renamed
 ``humanoid_control_before``; its numba cache kept there between runs) and imported beside this
 tree's. Then, ``--rounds`` times: this tree's prioritized solver, REV's, and pink (with quadprog,
-when installed: benchmarks/README.md) each run the benchmark's parts A and C
+benchmarks/peers/ik_pink.py run by ``--pink-python``; skipped when pink is not installed there:
+benchmarks/README.md) each run the benchmark's parts A and C
 (benchmarks/kinematics.py: 20 episodes x 50 cycles, the 100-start projection set with its
 independent check), the order rotating every round so that the machine's load falls on all
 three alike. The table has one row per solver and round and the medians over the rounds; the
 ratio line compares the two solvers' cycle times round by round.
 
 Run:  .venv/bin/python benchmarks/kinematics_compare.py --before REV [--rounds 3] [--starts 100]
+          [--pink-python PY]
+It needs a revision, so `make bench` leaves it out (``NEEDS_ARGUMENTS``, Makefile).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 import kinematics as bench  # noqa: E402 - benchmarks/kinematics.py
 
 BEFORE = "humanoid_control_before"
+NEEDS_ARGUMENTS = "--before REV"  # read by `make bench`, which runs only the benchmarks that need none
 
 
 def extract(rev: str) -> Path:
@@ -57,11 +61,14 @@ def extract(rev: str) -> Path:
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", required=True, help="git revision to compare this tree with")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--starts", type=int, default=100)
+    ap.add_argument(
+        "--pink-python", default=bench.pink_python(), help="pink's interpreter (default $PINK_PYTHON, .venv-pink, this)"
+    )
     a = ap.parse_args()
     sys.path.insert(0, str(extract(a.before)))
     before = importlib.import_module(f"{BEFORE}.kinematics")
@@ -69,7 +76,7 @@ def main():
     runs = {
         "after (this tree)": lambda: bench.hrp2_rows(after.prioritized.solve, a.episodes, a.starts, after),
         f"before ({a.before})": lambda: bench.hrp2_rows(before.prioritized.solve, a.episodes, a.starts, before),
-        "pink + quadprog": lambda: bench.pink_row(a.episodes, a.starts),
+        "pink + quadprog": lambda: bench.pink_row(a.episodes, a.starts, a.pink_python),
     }
     names = list(runs)
     rows: dict[str, list] = {n: [] for n in names}
@@ -79,7 +86,8 @@ def main():
     for k in range(a.rounds):
         for name in names[k % 3 :] + names[: k % 3]:
             r = runs[name]()
-            if r is None:
+            if "median" not in r:
+                print(f"| {k + 1} | {name} | {bench.peer_note(r)} | | | | |", flush=True)
                 continue
             rows[name].append(r)
             print(

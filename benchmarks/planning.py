@@ -11,9 +11,10 @@ Every posture-generator call of a case's runs (all algorithms and seeds) is reco
 form (Escande 2008, ยง7.5.2; acceptance test 001 A24): calls, share, median and mean CPU time per
 code, and the median of the successes against the 20 ms target (chosen; thesis: 0.74 s mean over
 all calls, 0.335 s for the successes, Table 7.1). ``--projection`` adds the constraint projection
-alone on the common IK problem (benchmarks/README.md) beside HPP's script in the same run
-(`posture_solvers.projection_table`; ``--hpp-python`` or $HPP_PYTHON names HPP's interpreter,
-else its recorded row of results.jsonl is printed, marked so).
+alone on the common IK problem (benchmarks/README.md) beside HPP in the same run
+(`posture_solvers.projection_table`, benchmarks/peers/projection_hpp.py; ``--hpp-python``, else
+$HPP_PYTHON, else ``.venv-hpp/bin/python`` names HPP's interpreter; without HPP its row says
+"skipped" and how to install it).
 
 The scenes come from a list (``CASES``: label, scene, robot, goal); a scene without a planning
 problem yet (`humanoid_planner.planning.problem_for` refuses it) is skipped with its reason, so
@@ -23,7 +24,7 @@ the table <= 5 min, chair and glass <= 10 min; VBFP 3-5x fewer nodes than BFP (ย
 
     .venv/bin/python benchmarks/planning.py [--cases flat stairs ...] [--seeds 5] [--algorithms vbfp bfp]
         [--time-limit 600] [--no-physics] [--physics-cases stairs table_can flat] [--hold gravity contacts]
-        [--projection [--hpp-python /work/peer-venvs/hpp/bin/python]] [--json OUT.json]
+        [--projection [--hpp-python .venv-hpp/bin/python]] [--json OUT.json]
 
 Times are wall clock on whatever machine runs it (a 2-core shared machine gives upper bounds).
 The search time excludes the motion; the physical check needs no motion (witness postures only).
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from pathlib import Path
@@ -242,7 +242,11 @@ def main(argv=None):
         action="store_true",
         help="also the projection on the common IK problem beside HPP (posture_solvers.py, benchmarks/README.md)",
     )
-    ap.add_argument("--hpp-python", default=os.environ.get("HPP_PYTHON"), help="HPP's interpreter (its own venv)")
+    ap.add_argument(
+        "--hpp-python",
+        default=None,
+        help="HPP's interpreter for --projection (default: $HPP_PYTHON, else .venv-hpp/bin/python if it exists)",
+    )
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     a = ap.parse_args(argv)
     if not seeded():

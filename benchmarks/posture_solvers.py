@@ -2,11 +2,11 @@
 
 --solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
 --projection  the projection alone (`newton_projection.NewtonProjector`: feet, CoM, hand, no criterion) on the
-              common IK problem (`posture.common_problem`: its 100 seeded starts, its independent
-              Pinocchio check; benchmarks/README.md), beside HPP's script `bench_hpp.py` run as a
-              subprocess in its own virtual environment when ``--hpp-python`` (or $HPP_PYTHON)
-              names its interpreter (HPP is not in the project's requirements: benchmarks/README.md
-              says how to install it), else its recorded row of the peer results (`results.jsonl`);
+              common IK problem (benchmarks/peers/ik_problem.py: its 100 seeded starts, its
+              independent Pinocchio check; benchmarks/peers/projection_problem.py), beside HPP in the
+              same run: benchmarks/peers/projection_hpp.py run by HPP's interpreter (``--hpp-python``,
+              else $HPP_PYTHON, else ``.venv-hpp/bin/python`` when it exists); without HPP its row
+              says "skipped" and how to install it (benchmarks/README.md);
 --calls       the posture-generator call-time distribution by outcome code (Escande 2008, §7.5.2,
               Table 7.1; acceptance test 001 A24), every call of the contact planner's 0.8 m walk
               (benchmarks/contact_walk.py's problem, VBFP and BFP) recorded by
@@ -27,7 +27,7 @@ Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's option
 tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (posture/solver/two_phase.py), no output.
 
 Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
-      [--calls] [--collision] [--hpp-python /work/peer-venvs/hpp/bin/python]
+      [--calls] [--collision] [--hpp-python .venv-hpp/bin/python]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded.
 """
 
@@ -39,9 +39,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # single-threaded, as solve() runs itself
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import platform  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -50,10 +48,11 @@ import casadi as ca  # noqa: E402
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PEERS = ROOT.parent / "shared" / "peers" / "ik"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from benchmarks.peers import ik_problem, run_peer  # noqa: E402
+from benchmarks.peers.projection_problem import CommonProblem  # noqa: E402
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.posture import EnvironmentFrame, FramePosition  # noqa: E402
@@ -164,13 +163,14 @@ def solvers_table(robot, floor, repeats):
         print(f"| {name} | IPOPT | {status} | {it} | {pb.evaluations} | {viol:.1e} | {1e3 * np.median(times):.1f} |")
 
 
-def projection_table(robot, floor, hpp_python):
+def projection_table(robot, floor, hpp_python=None):
+    """Our projection on the common IK problem, then HPP's, measured in the same run; HPP's
+    interpreter ``hpp_python`` (None: $HPP_PYTHON, else ``.venv-hpp/bin/python`` if it exists)."""
     from humanoid_planner.posture import NewtonProjectionSettings, NewtonProjector, newton_project
-    from humanoid_planner.posture.common_problem import CommonProblem, random_start
 
     common = CommonProblem(robot, floor)
     m = robot.model
-    print("\n# projection on the common IK problem (HRP-2, 100 seeded starts, its independent check)")
+    print(f"\n# projection on the common IK problem (HRP-2, {ik_problem.STARTS} seeded starts, its independent check)")
     print("| solver | tolerance | success (check) | iterations median / max | time median [ms] | p90 [ms] |")
     print("|---|---|---|---|---|---|")
     for tol in (1e-6, 1e-4):
@@ -179,8 +179,8 @@ def projection_table(robot, floor, hpp_python):
             proj = NewtonProjector(m, common.constraints(), settings)
             proj.run(common.q0)  # warm-up
             times, its, ok = [], [], 0
-            for trial in range(100):
-                q = random_start(m, common.q0, trial)
+            for trial in range(ik_problem.STARTS):
+                q = ik_problem.random_start(m, common.q0, trial)
                 t = time.perf_counter()
                 res = proj.run(q) if prebuilt else newton_project(m, common.constraints(), q, settings)
                 times.append(time.perf_counter() - t)
@@ -188,37 +188,24 @@ def projection_table(robot, floor, hpp_python):
                 ok += bool(res.success and common.check(res.q))
             label = "ours, NewtonProjector built once" if prebuilt else "ours, built per call"
             print(
-                f"| {label} | {tol:g} | {ok}/100 | {np.median(its):.0f} / {max(its)} | "
+                f"| {label} | {tol:g} | {ok}/{ik_problem.STARTS} | {np.median(its):.0f} / {max(its)} | "
                 f"{1e3 * np.median(times):.3f} | {1e3 * np.percentile(times, 90):.3f} |"
             )
-    for row in hpp_rows(hpp_python):
-        print(row)
+    hpp_python = hpp_python or run_peer.interpreter("HPP_PYTHON", ".venv-hpp")
+    print(hpp_row(run_peer.run("hpp", "projection_hpp.py", hpp_python, ["--starts", ik_problem.STARTS])))
 
 
-def hpp_rows(hpp_python) -> list[str]:
-    """HPP's hrp2 projection rows: run live in its own interpreter, or read from results.jsonl."""
-    script = PEERS / "bench_hpp.py"
-    source = None
-    if hpp_python and Path(hpp_python).exists() and script.exists():
-        cmd = [hpp_python, str(script), "--robots", "hrp2", "--thresholds", "1e-4"]
-        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
-        lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-        if out.returncode == 0 and lines:
-            data, source = json.loads(lines[-1]), "run now, side by side"
-    if source is None:
-        recorded = [json.loads(ln) for ln in (PEERS / "results.jsonl").read_text().splitlines() if '"hpp"' in ln]
-        if not recorded:
-            return ["| HPP | - | no live run and no recorded row | - | - | - |"]
-        data, source = recorded[-1], "recorded in results.jsonl"
-    rows = []
-    for r in data["rows"]:
-        if r["robot"] == "hrp2" and r["com"] == "py-com":
-            rows.append(
-                f"| HPP 9.0.2 ({source}) | {r['error_threshold']:g} | {r['proj_success']} | "
-                f"{r['proj_iters_median']:.0f} / {r['proj_iters_max']} | {r['proj_ms_median']:.3f} | "
-                f"{r['proj_ms_p90']:.3f} |"
-            )
-    return rows
+def hpp_row(result: dict) -> str:
+    """The projection table's HPP row from the runner's ``result`` (benchmarks/peers/run_peer.py)."""
+    if "skipped" in result:
+        return f"| HPP | skipped: {result['skipped']} | | | | |"
+    if "failed" in result:
+        return f"| HPP | failed: {result['failed']} | | | | |"
+    r = result["rows"][0]
+    return (
+        f"| HPP {result['versions']['hpp-core']} (same run) | {r['threshold']:g} | {r['projections']} | "
+        f"{r['iterations']:.0f} / {r['iterations_max']} | {r['projection_ms']:.3f} | {r['projection_ms_p90']:.3f} |"
+    )
 
 
 def calls_table(robot, floor):
@@ -301,15 +288,16 @@ def collision_table(robot, floor):
 
 
 def main(argv=None) -> int:
-    import os as _os
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--solvers", action="store_true")
     ap.add_argument("--projection", action="store_true")
     ap.add_argument("--calls", action="store_true")
     ap.add_argument("--collision", action="store_true")
-    ap.add_argument("--hpp-python", default=_os.environ.get("HPP_PYTHON"))
+    ap.add_argument(
+        "--hpp-python",
+        help="HPP's interpreter for --projection (default: $HPP_PYTHON, else .venv-hpp/bin/python if it exists)",
+    )
     args = ap.parse_args(argv)
     every = not (args.solvers or args.projection or args.calls or args.collision)
     robot = load_robot("hrp2")

@@ -1,8 +1,9 @@
-"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the projection problem
-shared with the comparison against other IK libraries (both soles 6-D, CoM x-y, a hand point 0.2 m
-ahead; `posture.common_problem`), judged by that comparison's library-independent Pinocchio check,
-plus joint-bound saturation, an unsatisfiable request and the call log (the per-call record of the
-Table 7.1 histogram, Escande 2008, §7.5.2).
+"""The projection (humanoid_planner/posture/solver/newton_projection.py) on the common IK problem
+that the benchmarks' peers solve too (both soles 6-D, CoM x-y, a hand point 0.2 m ahead;
+benchmarks/peers/ik_problem.py; in the posture generator's terms,
+benchmarks/peers/projection_problem.py), judged by the peers' own library-independent Pinocchio
+check, plus joint-bound saturation, an unsatisfiable request and the call log (the per-call
+record of the Table 7.1 histogram, Escande 2008, §7.5.2).
 
 Iteration counts, never wall-clock (DEVELOPERS.md); the times are in docs/posture_generator.md and
 `benchmarks/posture_solvers.py --projection`.
@@ -12,6 +13,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+from benchmarks.peers.ik_problem import random_start
+from benchmarks.peers.projection_problem import CommonProblem
 from humanoid_planner.posture import (
     CallLog,
     FramePosition,
@@ -21,7 +24,6 @@ from humanoid_planner.posture import (
     newton_project,
     recording,
 )
-from humanoid_planner.posture.common_problem import CommonProblem, random_start
 from humanoid_planner.posture.joint_bounds import bounded_joints
 
 TOL = NewtonProjectionSettings().tolerance

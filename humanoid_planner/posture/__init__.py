@@ -14,9 +14,7 @@ minimises a criterion, from a warm start. No ROS imports. docs/posture_generator
 - `kinematics`: one kinematics pass per iterate, point and vector Jacobians; `joint_bounds`: the
   bounded 1-DOF joints;
 - `frames`: the robot and environment frames a contact matches; `stance`: the constraints of a
-  stance; `support_polygon`: a stance's support polygon;
-- `common_problem`: the projection problem shared with the comparison against other IK libraries
-  (HPP, pink, placo; benchmarks and tests).
+  stance; `support_polygon`: a stance's support polygon.
 
 The contact planner's potentials (`humanoid_planner.contact.potentials`) are criteria too.
 """

@@ -1,6 +1,6 @@
 """Task: the centre of mass at a target, G(q)[axes] - target = 0 (equalities [m]; by default the
-horizontal x and y: "CoM x-y fixed" of the common projection problem,
-`posture.common_problem`). A task's equalities g_i(q) = 0 of (3.5), Escande 2008, §3.1; the
+horizontal x and y: "CoM x-y fixed" of the common projection problem of the benchmarks,
+benchmarks/peers/ik_problem.py). A task's equalities g_i(q) = 0 of (3.5), Escande 2008, §3.1; the
 Jacobian is Pinocchio's CoM Jacobian (w.r.t. the tangent at q, like every constraint)."""
 
 from __future__ import annotations
