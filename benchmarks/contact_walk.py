@@ -1,7 +1,7 @@
 """Benchmark of the contact planner on the flat scene (docs/contact_planner.md): HRP-2 walks
 from half-sitting until the CoM is in x = X ± 0.1 m, |y| <= 0.1 m and both soles' contact
 points are in x = X - 0.1 .. X + 0.2 m, both soles in the stance (the problem of
-test/test_contact_plan.py, X = 0.4 m there). Prints, per algorithm, success, nodes generated and
+test/planner/contact/test_contact_plan.py, X = 0.4 m there). Prints, per algorithm, success, nodes generated and
 expanded, PG calls, stances, wall time, and the PG calls by (purpose, outcome) with mean times.
 
 Run:  .venv/bin/python benchmarks/contact_walk.py [--goal-x 0.4 0.8] [--max-candidates 6]

@@ -19,7 +19,7 @@ Prints Markdown tables; ``--json`` also writes the numbers.
 ``--generated``: the cyclic step (DS + SS) solved by the direct method twice, on the hand-written
 planar models (model.py) and on the same trees built from the BIP URDF through the generated CasADi
 dynamics (generated_model.py, ``GaitProblem(model="generated")``), with the URDF parameters made
-exact as in test/test_gait_generated_model.py (YAML armature, ankle-cardan inertia on the foot):
+exact as in test/planner/gait/test_gait_generated_model.py (YAML armature, ankle-cardan inertia on the foot):
 the costs agree (target: 1e-6 relative); too slow for the test suite (about 1 min).
 """
 

@@ -11,13 +11,13 @@
               Table 7.1; acceptance test 001 A24), every call of the contact planner's 0.8 m walk
               (benchmarks/contact_walk.py's problem, VBFP and BFP) recorded by
               `call_log.recording`, plus the standalone problems of --solvers;
---collision   the fridge reach (Escande 2008, §4.6; test/test_posture_collision.py) with capsules and with STP-BVs,
-              direct and two-stage solves.
+--collision   the fridge reach (Escande 2008, §4.6; test/planner/posture/test_posture_collision.py) with
+              capsules and with STP-BVs, direct and two-stage solves.
 
 --solvers: SLSQP against IPOPT through casadi with the same numeric callbacks (values and
 analytic Jacobians from `PostureProblem`, limited-memory Hessian), on HRP-2 standing on the flat
 floor with both soles in strong contact, the CoM in the support polygon and the reference-posture
-criterion (4.11) (the problems of test/test_posture_solver.py):
+criterion (4.11) (the problems of test/planner/posture/test_posture_solver.py):
 
   hand      the right hand at (0.35, -0.3, 0.9) m
   foot      a strong contact moved (Escande 2008, §3.4.1): the right sole sent 5 cm forward, 2 cm out, turned 0.2 rad

@@ -157,7 +157,7 @@ def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=
 def drop_peak(material) -> float:
     """D5 drop: peak |vertical acceleration| [m/s²] of the base (the hips' centre, Chardonnet 2009, §4.4.1)
     when HRP-2 at all joints zero is released 1 cm above 'flat' on soles of ``material`` (E, nu)
-    (None: rigid feet); 8-node soles as `test/test_soles_drop.py`."""
+    (None: rigid feet); 8-node soles as `test/sim/test_soles_drop.py`."""
     from humanoid_model.scene import load_scene
     from humanoid_model.scene_types import Pose
 

@@ -62,7 +62,7 @@ TABLES = {
     "contact_planner": "humanoid_ros.contact_planner:PARAMETERS",
 }
 """Every node's table (``module:attribute``), by node name: the docs generator reads these.
-A new node adds its entry here (test/test_ros_parameters.py checks it against the runner's
+A new node adds its entry here (test/ros/test_ros_parameters.py checks it against the runner's
 NODE_CLASSES and docs/ros.md)."""
 
 DOCS_COMMAND = ".venv/bin/python -m humanoid_ros.parameters --write docs/ros.md"

@@ -4,7 +4,7 @@ SPEC for ``benchmarks/peers/gait_crocoddyl.py`` (run in ``.venv-crocoddyl``, a s
 rows of the comparison table (costs term by term, energies, solve times, residuals).
 
 Both sides use the BIP URDF's dynamics: ours through `urdf_exact_params` (the hand-written planar model
-equal to the URDF's to 1e-9, test/test_gait_generated_model.py), Crocoddyl through Pinocchio's URDF
+equal to the URDF's to 1e-9, test/planner/gait/test_gait_generated_model.py), Crocoddyl through Pinocchio's URDF
 parser.  States and torques cross as URDF joint angles, rates and torques by name.
 """
 

@@ -29,7 +29,7 @@ from the dynamic-model generator instead of the hand-written formulas of ``model
    coordinates), and the controls enter as in ``model.py``: joint torques through the relative
    angles of the gait tree (torque +C on the child), contact forces through the point Jacobians.
 
-For BIP, test/test_gait_generated_model.py checks it against the hand-written model
+For BIP, test/planner/gait/test_gait_generated_model.py checks it against the hand-written model
 (``params.urdf_params`` with the URDF's armature and ankle-cardan inertia) to 1e-9.
 """
 

@@ -29,7 +29,7 @@ from .direct import PhaseSolution, build_phase_nlp, end_refined_grid, ipopt_opti
 
 # u_ss = DS_TO_SS_TORQUE @ u_ds: SS (stance ankle, knee, hip, swing hip, knee, ankle) from DS (rear
 # ankle, knee, hip, front hip, knee, ankle); checked against the relabelled joint rates in
-# test/test_gait_multiphase.py
+# test/planner/gait/test_gait_multiphase.py
 DS_TO_SS_TORQUE = -np.fliplr(np.eye(6))
 SS_TO_DS_TORQUE = np.eye(6)
 

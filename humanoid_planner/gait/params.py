@@ -267,7 +267,7 @@ def urdf_params() -> BipParams:
     )
 
 
-# what urdf_params lacks to describe the BIP URDF exactly (test/test_gait_generated_model.py): the
+# what urdf_params lacks to describe the BIP URDF exactly (test/planner/gait/test_gait_generated_model.py): the
 # YAML's armature of the sagittal joints (urdf/bip.yaml) and the 0.18 kg ankle cardan, which the URDF
 # hangs under the ankle pitch joint (it turns with the foot once the ankle roll is locked) with
 # iyy = 1e-4 kg m^2 (urdf/bip.urdf); its COM is on the ankle axis, so only that inertia moves

@@ -15,7 +15,7 @@ Builders (each documents its goal and numbers):
 
 - ``walk`` (`walk_problem`): the robot walks on the scene's surfaces until its CoM is within
   0.1 m of a goal point (x, y) and both soles are in a 0.3 m × 0.6 m region about it
-  (x - 0.1 .. x + 0.2, y ± 0.3) and in the stance: the 0.4 m walk of `test/test_contact_plan.py`,
+  (x - 0.1 .. x + 0.2, y ± 0.3) and in the stance: the 0.4 m walk of `test/planner/contact/test_contact_plan.py`,
   generalised to any point (the goal regions are that test's, chosen there). Locations: soles
   and hands, hands forbidden on the floor. Potential: the mixed attractive potential toward
   (x, y). Threshold M: the potential of a root 1 m farther from the goal than the start (bounds

@@ -2,7 +2,7 @@
 operation counts (Tables 3.1–3.3).
 
 Reference code, not on the simulator's step: kept to reproduce the thesis's comparison of the
-algorithms and its operation counts (`benchmarks/delassus.py`, `test/test_delassus.py`).
+algorithms and its operation counts (`benchmarks/delassus.py`, `test/sim/test_delassus.py`).
 
 `RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a Pinocchio
 tree with the three algorithms of §2.4: "initial" = 3m unit-force ABA passes over the whole tree,
