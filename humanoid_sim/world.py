@@ -38,7 +38,7 @@ A stage function reads the World's objects and state it needs (each says which) 
 outputs to the next stages; the non-finite checks after the free and the integration stages
 name the stage a NaN or inf came from (`NonFiniteStateError`).
 
-Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), spec eq. 3.25–3.26.
+Forces: the solvers get W = dt Λ and return forces f [N] (impulse = dt f), Chardonnet 2009, eqs. (3.25)–(3.26).
 """
 
 from __future__ import annotations
@@ -330,7 +330,7 @@ class World:
             kp, kv = standing_gains(robot.model, self.q[: robot.model.nq], feet)
         else:
             kp, kv = gains
-        if robot.springs:  # passive spring-dampers (flexible ankle, spec eq. 4.3): a PD held at 0
+        if robot.springs:  # passive spring-dampers (flexible ankle, Chardonnet 2009, eq. (4.3)): a PD held at 0
             kp, kv = np.array(kp, float), np.array(kv, float)
             for j, (k, c) in robot.springs.items():
                 kp[names.index(j)], kv[names.index(j)] = k, c

@@ -13,7 +13,7 @@ the detector's defaults).
 ``DEFAULT_MARGIN = 5 mm`` (chosen): contacts enter the solve when gap < 5 mm. The gap term of the
 velocity-level problem (`humanoid_sim.stages.contacts`) lets a body close a positive gap in one step, so
 the margin only needs to exceed the distance travelled in one step (5 m/s at 1 ms). The thesis
-gives no proximity threshold (spec §2.10).
+gives no proximity threshold (Chardonnet 2009, §3.1.5).
 """
 
 from __future__ import annotations

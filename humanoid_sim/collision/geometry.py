@@ -1,4 +1,4 @@
-"""Collision geometry of a world (spec ../shared/spec/000_chardonnet.md §2.11): what the collision
+"""Collision geometry of a world (Chardonnet 2009, §3.1.5): what the collision
 stage (`humanoid_sim.collision`) tests, built once from the robot's collision model and the scene.
 
 * **mobile geometries** (`MobileGeom`): shapes attached to a joint of the world's combined

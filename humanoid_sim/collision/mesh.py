@@ -56,7 +56,7 @@ class MeshPatches:
         half-space (coal's planar patch, as for the ground: the 4 corners of a box, the rim of a
         cylinder, one point of a sphere) clipped to the triangles and reduced to the convex hull
         of the pieces. Its normal is the triangle's, never coal's patch normal, which coal
-        orients the other way for shape–mesh pairs (issue 14 §1). Other contacts (at an edge or
+        orients the other way for shape–mesh pairs. Other contacts (at an edge or
         a vertex of the mesh) are single points with coal's contact normal, dropped when a face
         patch of the same normal covers them."""
         res = self.mres

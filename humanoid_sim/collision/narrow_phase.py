@@ -40,7 +40,7 @@ _NO_PLANE = (0.0, 0.0, 0.0, 0.0)  # `_assemble`'s side-2 plane of a pair without
 def _perimeter(V, k):
     """k points on the closed polygon V (n, 3): its n vertices plus k − n points spread along
     the edges in proportion to their length (benchmarks: more points per flat contact, e.g. the
-    16-point standing set of the thesis's SICONOS test, ../shared/spec/000_chardonnet.md:668)."""
+    16-point standing set of the thesis's SICONOS test, Chardonnet 2009, §5.3, Table 5.1)."""
     n = V.shape[0]
     L = np.empty(n)
     for i in range(n):

@@ -1,4 +1,4 @@
-"""Collision filtering of a world (issue 14 §3): the scene's and the robot sidecar's
+"""Collision filtering of a world: the scene's and the robot sidecar's
 `humanoid_model.collision_rules.CollisionRules` applied to the world's geometries.
 
 `PairFilter.verdict(name_a, name_b)` decides a pair of bodies (free-body, static-body, ``ground``

@@ -1,9 +1,9 @@
-"""Delassus operator Λ = J M⁻¹ Jᵀ of a group of point contacts (spec ../shared/spec/000_chardonnet.md §2.3–2.4).
+"""Delassus operator Λ = J M⁻¹ Jᵀ of a group of point contacts (Chardonnet 2009, §2.3.2, §3.1.4.1).
 
 Contacts are 3-D: rows (n, t1, t2) per contact, stacked contact by contact (3m rows); frames and
 relative contact Jacobians come from `humanoid_sim.stages.contacts` (`ContactSet`, `contact_jacobian`,
 `relative_jacobian`). This module computes Λ (units: 1/kg for the force rows, [m/s per N·s]); the
-velocity-level matrix of the time-stepping problem is W = dt·Λ (spec §2.7, eq. 3.26).
+velocity-level matrix of the time-stepping problem is W = dt·Λ (Chardonnet 2009, eq. (3.26)).
 
 Paths (all verified against `delassus_dense`, the brute-force J M⁻¹ Jᵀ):
 

@@ -1,20 +1,20 @@
-"""The thesis's recursive Delassus algorithms (spec ../shared/spec/000_chardonnet.md §2.4) and its
+"""The recursive Delassus algorithms of Chardonnet 2009 (§3.2, Algorithms 3–5) and their
 operation counts (Tables 3.1–3.3).
 
 Reference code, not on the simulator's step: kept to reproduce the thesis's comparison of the
 algorithms and its operation counts (`benchmarks/delassus.py`, `test/sim/test_delassus.py`).
 
-`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a Pinocchio
-tree with the three algorithms of §2.4: "initial" = 3m unit-force ABA passes over the whole tree,
-"chang_khatib" = Ω recursion through L and nearest common ancestors, "new" = 6C unit-wrench ABA
-passes restricted to the branches holding contact bodies. Operation counters run inside the
-recursions (`humanoid_sim.delassus.recursive_kernels`), and a selector ("auto") picks the cheaper of
-Chang–Khatib and new from counts predicted from the model's tree for the current contact
-configuration (spec L1809 via §2.4.3). Every method is checked against
-`humanoid_sim.delassus.cholesky.delassus_dense` (test_delassus.py). The simulator itself uses the
-Cholesky path (`humanoid_sim.delassus.cholesky.CholeskyDelassus`).
+`RecursiveDelassus` computes Λ = J M⁻¹ Jᵀ of a `humanoid_sim.stages.contacts.ContactSet` on a
+Pinocchio tree with the three algorithms of Chardonnet 2009, §3.2.1–3.2.3: "initial" = 3m unit-force
+ABA passes over the whole tree, "chang_khatib" = Ω recursion through L and nearest common ancestors,
+"new" = 6C unit-wrench ABA passes restricted to the branches holding contact bodies. Operation
+counters run inside the recursions (`humanoid_sim.delassus.recursive_kernels`), and a selector
+("auto") picks the cheaper of Chang–Khatib and new from counts predicted from the model's tree for
+the current contact configuration (the thesis's hybrid, Chardonnet 2009, §3.2.4). Every method is
+checked against `humanoid_sim.delassus.cholesky.delassus_dense` (test_delassus.py). The simulator
+itself uses the Cholesky path (`humanoid_sim.delassus.cholesky.CholeskyDelassus`).
 
-`thesis_operation_counts`: Tables 3.1–3.3 of the thesis as formulas (spec §2.4).
+`thesis_operation_counts`: Tables 3.1–3.3 of the thesis as formulas (Chardonnet 2009, §3.2.1–3.2.3).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- thesis tables
-#: Spec ../shared/spec/000_chardonnet.md:244 (worked HRP-2 example, L1756–1758).
+#: The thesis's worked HRP-2 example (Chardonnet 2009, §3.2.4): HRP-2 standing on its two feet.
 THESIS_HRP2_STANDING = dict(C=2, m=8, s=12, beta_m=48, alpha_C=12, beta_C=12)
-#: Same-branch case (right hand + right forearm, spec ../shared/spec/000_chardonnet.md:253). The
+#: Same-branch case (right hand + right forearm, Chardonnet 2009, §3.2.4, Fig. 3.13–3.14). The
 #: thesis prints only the totals 6 323 / 7 590, not the parameters. These are OUR reconstruction:
 #: the unique integer solution with C = 2 of Tables 3.2/3.3 = (6 323, 7 590) over m ≤ 16,
 #: s, α_C < 30, β_C < 40 (searched exhaustively; see test_delassus.py).
@@ -46,8 +46,8 @@ THESIS_SAME_BRANCH = dict(C=2, m=8, s=6, beta_m=None, alpha_C=1, beta_C=11)
 
 
 def thesis_operation_counts(C, m, s, beta_m=None, alpha_C=None, beta_C=None) -> dict:
-    """Operation counts of Tables 3.1 (initial), 3.2 (Chang–Khatib), 3.3 (new); spec §2.4
-    (../shared/spec/000_chardonnet.md:163-170, 195-202, 235-242). Returns
+    """Operation counts of Tables 3.1 (initial), 3.2 (Chang–Khatib), 3.3 (new) of Chardonnet 2009
+    (§3.2.1–3.2.3). Returns
     {method: (mul_div, add_sub, total)} for the methods whose parameters are given."""
     proj = 27 * m * (m + 1) // 2  # m (m + 1) is always even
     out = {}
@@ -70,7 +70,7 @@ METHODS = ("initial", "chang_khatib", "new")
 
 
 class RecursiveDelassus:
-    """The thesis's three recursive Λ algorithms on a Pinocchio model (spec §2.4).
+    """The thesis's three recursive Λ algorithms on a Pinocchio model (Chardonnet 2009, §3.2).
 
     >>> rd = RecursiveDelassus(model)
     >>> rd.prepare(data, q)                    # free-motion articulated inertias (shared)

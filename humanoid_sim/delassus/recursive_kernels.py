@@ -1,5 +1,5 @@
-"""Numba kernels of the thesis's recursive Delassus algorithms (spec
-../shared/spec/000_chardonnet.md §2.4, Algorithms 3–5), driven by
+"""Numba kernels of the thesis's recursive Delassus algorithms (Chardonnet
+2009, §3.2, Algorithms 3–5), driven by
 `humanoid_sim.delassus.recursive.RecursiveDelassus`: the free-motion ABA quantities, the three
 Ω recursions (initial, Chang–Khatib, new) and the projection Λ = Σ s_c s_d X_c Ω X_dᵀ, each with
 exact operation counters.
@@ -14,7 +14,7 @@ from numba import njit
 
 __all__: list[str] = []  # kernels only; see humanoid_sim.delassus.recursive
 
-# Conventions of the kernels (spec §2.1 "all quantities in the world frame"): spatial vectors at
+# Conventions of the kernels (Chardonnet 2009, §3.2: all quantities in the world frame): spatial vectors at
 # the world origin, linear part first (Pinocchio's WORLD convention). Per joint k: S_k (6×nv_k)
 # = world motion subspace (columns of data.J), IA_k = articulated inertia (data.oYaba after
 # pin.aba(..., convention=WORLD)), U_k = IA_k S_k, Dinv_k = (S_kᵀ U_k)⁻¹, SD_k = S_k Dinv_k,
@@ -27,7 +27,7 @@ __all__: list[str] = []  # kernels only; see humanoid_sim.delassus.recursive
 def _aba_quantities(oMi, mass, lever, inertia, parent, S, idx_v, nvj, U, Dinv, SD, PU):
     """World-frame body inertias from the joint placements oMi (nj, 4, 4), then the ABA backward
     pass for articulated inertias IA_k and the per-joint U, Dinv, SD, PU (not counted: this is the
-    free-motion ABA work that the thesis reuses, spec §2.4.3 and Appendix A)."""
+    free-motion ABA work that the thesis's new method reuses, Chardonnet 2009, §3.2.3)."""
     nj = parent.shape[0]
     IA = np.zeros((nj, 6, 6))
     for k in range(1, nj):
@@ -255,7 +255,7 @@ def _lam_initial(parent, idx_v, nvj, S, U, Dinv, PU, X, side_joint, side_sign, n
 
 @njit(cache=True)
 def _tomt(Om, U, SD, n, out, cnt):
-    """out = T Ω Tᵀ with T = I − SD Uᵀ, via Ω − Ψ1 − Ψ1ᵀ + Ψ3 (spec §2.4.2 saving):
+    """out = T Ω Tᵀ with T = I − SD Uᵀ, via Ω − Ψ1 − Ψ1ᵀ + Ψ3 (the saving of Chardonnet 2009, §3.2.2):
     Ψ1 = SD (Uᵀ Ω), Ψ3 = SD (Uᵀ Ω U) SDᵀ."""
     X1 = np.empty((6, 6))
     for a in range(n):

@@ -21,8 +21,8 @@ needs are those the stance can give. f is chosen by the quadratic program
 
 the least-norm forces (evenly spread normal loads, the least tangential force: the farthest from
 sliding), unique since the cost is strictly convex. Points: the hull corners of each contact
-location (`ContactLocation.hull`, the planner's discretised contact, 001_escande.md:131), with
-the location's inward normal (at a planned contact, the surface's normal). Cones (3.69): the
+location (`ContactLocation.hull`, the planner's discretised contact, Escande 2008, §3.4.5), with
+the location's inward normal (at a planned contact, the surface's normal). Cones (Escande 2008, eq. (3.69)): the
 ``FACETS``-sided pyramid inscribed in ‖f_t‖ ≤ μ f_n (facet k: c_k·f_t ≤ μ cos(π/F) f_n, c_k at
 angle 2πk/F in the contact's tangent plane), and f_n ≥ 0 (3.68). The pyramid lies inside the
 exact cone, so the forces found are admissible for the simulator's exact-cone contact law.

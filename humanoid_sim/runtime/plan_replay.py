@@ -1,5 +1,5 @@
-"""Replaying a joint trajectory plan on a robot in a `World` and measuring its walk (issue 12, D4 of
-../shared/spec/000_chardonnet.md:1054-1057): the base height, the soles' poses and lowest points, the
+"""Replaying a joint trajectory plan on a robot in a `World` and measuring its walk (the walking
+comparison of Chardonnet 2009, §4.4.2, Fig. 4.7): the base height, the soles' poses and lowest points, the
 waist's tilt and the vertical velocity and acceleration of the torso's centre of mass, and the peak
 accelerations at the foot strikes. The walking tests and `benchmarks/walking.py` share it
 (docs/walking.md "In the simulator").
@@ -8,7 +8,7 @@ accelerations at the foot strikes. The walking tests and `benchmarks/walking.py`
     strikes, peaks = strike_peaks(rec, lifts, t_ss, feet)    # per step: detected strike, peak |a_z|
 
 The torso is the waist link (``TORSO``, HRP-2's ``BODY``, whose origin is the hips' centre: the
-thesis's reference point, 000_chardonnet.md:791); its acceleration is the finite difference of its
+thesis's reference point, Chardonnet 2009, §4.4.1); its acceleration is the finite difference of its
 CoM's vertical velocity over one simulator step (the thesis's 1 ms, raw). A foot strikes at the
 first sample after mid-swing where the swing sole's lowest hull corner comes within
 ``STRIKE_HEIGHT`` of its height at rest; the peak is the largest |a_z| in ``WINDOW`` around it.

@@ -9,10 +9,10 @@ format and its writer: `humanoid_model.formats.recording`).
 
 or, as ``humanoid-stack simulate`` does, ``record_run(world, steps, "run.jsonl", every=10)``.
 
-Each frame is written as one line as soon as it is recorded, so a run holds constant memory
-however long it is (issue 14 §5b: the in-memory recording took 641 MB of RSS after 300 s of
-HRP-2), and a run cut off at any point (Ctrl-C, a kill, a full disk, an error in a step) leaves a
-file that replays up to its last complete line: a run that stops on an exception gets no end line.
+Each frame is written as one line as soon as it is recorded, so a run holds constant memory however
+long it is (300 s of HRP-2 held in memory take 641 MB of RSS), and a run cut off at any point
+(Ctrl-C, a kill, a full disk, an error in a step) leaves a file that replays up to its last complete
+line: a run that stops on an exception gets no end line.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sensors (spec ../shared/spec/000_chardonnet.md §2.17): force/torque sensors, IMU, joint
+"""Sensors (Chardonnet 2009, §5.1.2.2): force/torque sensors, IMU, joint
 encoders, centre of pressure per foot and ZMP.
 
     s = Sensors(world)            # after world.step()
@@ -9,11 +9,11 @@ acceleration (q̇ᵗ⁺¹ − q̇ᵗ)/dt over it and its contact forces.
 
 * **F/T** (hrp2.yaml ``sensors.force_torque``: ``frame``, ``body``): the raw wrench is the one
   transmitted through the parent joint of ``body`` (the force of the parent side on the
-  sub-tree beyond it, as in test_hrp2_model's C4 check), from Pinocchio's RNEA with the contact
-  forces as external forces, expressed in the sensor frame. Sensor model (eq. 5.3–5.6):
+  sub-tree beyond it, as in test_hrp2_model's wrist-sensor check), from Pinocchio's RNEA with the contact
+  forces as external forces, expressed in the sensor frame. Sensor model (eqs. (5.3)–(5.6)):
   output = G (raw + f_d) + noise, with the calibration gain G (6×6, identity by default), the
   offset f_d (6,) (zero by default) and Gaussian noise of standard deviation ``noise`` (6,)
-  (zero by default). The thesis gives no values (spec §3).
+  (zero by default). The thesis gives no values (Chardonnet 2009, §5.1.2.2).
 * **IMU** (``sensors.imu.frame``): orientation (quaternion xyzw of the frame in the world),
   angular velocity and proper linear acceleration (a − g), both in the IMU frame.
 * **Encoders**: joint positions and velocities at the end of the step, optionally quantised
@@ -36,7 +36,7 @@ MIN_LOAD = 1.0  # [N] a foot carrying less has no CoP (chosen)
 
 
 class ForceTorqueModel:
-    """output = G (raw + offset) + noise (spec eq. 5.3–5.6); raw is (force, torque) (6,)."""
+    """output = G (raw + offset) + noise (Chardonnet 2009, eqs. (5.3)–(5.6)); raw is (force, torque) (6,)."""
 
     def __init__(self, gain=None, offset=None, noise=None, seed: int = 0):
         self.G = np.eye(6) if gain is None else np.asarray(gain, float).reshape(6, 6)

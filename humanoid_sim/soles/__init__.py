@@ -1,4 +1,4 @@
-"""Deformable FEM soles (spec ../shared/spec/000_chardonnet.md §2.15–2.16, eqs 4.4–4.32;
+"""Deformable FEM soles (Chardonnet 2009, §4.3 and §4.5, eqs. (4.4)–(4.32);
 docs/soles.md). ROS-free; `world_coupling.FemSoles` is what `humanoid_sim.World` calls when a
 scene sets ``robot.soles: fem`` (flat ground: nodes; static boxes: P, eqs 4.24–4.32).
 
@@ -12,7 +12,7 @@ Package layout (no import cycle; each module imports only those above it):
   loads.py         consistent nodal loads of a uniform traction
   fem.py           element and global stiffness (4.9), CondensedSole: Dirichlet removal, 4.12–4.14, 4.18–4.22
   distribution.py  barycentric distribution matrix P (4.24–4.32), virtual-work consistent
-  ground.py        flat-ground contact nodes (node below the ground, line 551), pure function
+  ground.py        flat-ground contact nodes (node below the ground, §4.5), pure function
   coupling.py      W_total = W_rigid + T K_c⁻¹ Tᵀ/dt, V_free − T U_c^t/dt, U_c update (4.21–4.22), pure functions
   obstacles.py     stone (static box) vertices under a sole's ground face: contacted triangle, weights, gap
   world_coupling.py  FemSoles: those steps inside a World step (node and stone contacts, W, v_free, U update)

@@ -1,11 +1,15 @@
-"""Coupling of a condensed sole into the velocity-level contact problem (spec
-../shared/spec/000_chardonnet.md:528–545, eqs 4.16–4.22 and 4.32, with the digest's three
-corrections, 000_chardonnet.md:541–544). Pure functions; `add_coupling` is the in-place numba
+"""Coupling of a condensed sole into the velocity-level contact problem (Chardonnet
+2009, §4.3.4, eqs. (4.16)–(4.22), and §4.5, eq. (4.32)), with three corrections of the printed
+equations (numbered below). Pure functions; `add_coupling` is the in-place numba
 form the World step uses (`world_coupling.FemSoles.couple`).
 
     W_total = W_rigid + T K_c⁻¹ Tᵀ / dt            (4.21, W_rigid = dt Λ: correction 1)
     V_free  = v_free − T U_c^t / dt                 (4.21, U_c^t the previous contact-node displacement: correction 2)
     after the solve: U_c = K_c⁻¹ Tᵀ f               (4.22)
+
+Correction 1: (4.21) prints Λ where the velocity-level W_rigid = dt Λ of (3.26) is meant, f being a
+force. Correction 2: the thesis prints U̇_c^t/dt and U_s^t where the units call for the previous
+contact-node displacement U_c^t/dt. Correction 3: K_c is expressed in the sole frame.
 
 T = blockdiag(F_i R) rotates each contact node's 3 × 3 block from the sole frame into its contact
 frame (correction 3): R (3 × 3) is the sole frame's orientation in the world (columns: sole axes

@@ -1,5 +1,5 @@
-"""The barycentric force-distribution matrix P (spec ../shared/spec/000_chardonnet.md:553–563,
-eqs 4.24–4.32), with the digest's virtual-work-consistent mapping (000_chardonnet.md:563).
+"""The barycentric force-distribution matrix P (Chardonnet 2009, §4.5,
+eqs. (4.24)–(4.32)), with the virtual-work-consistent mapping of forces (corrections below).
 
 A contact point p_i inside a sole surface triangle (n1, n2, n3) is written with barycentric
 weights d = (d1, d2, d3), Σ d_j = 1, p_i = Σ d_j n_j (4.24). Its 3 × 3k row block is
@@ -10,7 +10,7 @@ contact points and the distinct nodes they touch (4.29: two contacts may share n
     F_nodes = Pᵀ f_p          node forces of contact forces (virtual work: f_p·(P U) = (Pᵀ f_p)·U)
     K_{c,p}⁻¹ = P K_c⁻¹ Pᵀ    contact-point compliance (4.31)
 
-Corrections applied (000_chardonnet.md:563, :652): the printed f_p = Σ d_j f_nj (4.23/4.26) is
+Corrections applied (ours, to the equations of Chardonnet 2009, §4.5): the printed f_p = Σ d_j f_nj (4.23/4.26) is
 the transposed map; and (4.25) inverts the matrix of raw node coordinates, which is singular
 when the triangle's plane holds the frame origin, so the weights are the standard barycentric
 coordinates of the point projected on the triangle's plane (least squares in the plane).

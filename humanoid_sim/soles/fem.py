@@ -1,5 +1,5 @@
-"""Linear tetrahedral elasticity of a sole and its condensations (spec
-../shared/spec/000_chardonnet.md:504–536, eqs 4.4–4.22).
+"""Linear tetrahedral elasticity of a sole and its condensations (Chardonnet
+2009, §4.3, eqs. (4.4)–(4.22)).
 
     mesh = box_sole()
     sole = CondensedSole(mesh)  # K, Dirichlet removal (4.10–4.11), surface condensation (4.12–4.14), once
@@ -7,10 +7,10 @@
     Cc = sole.contact_compliance(nodes)  # K_c⁻¹ [m/N], the block of K_s⁻¹ (same matrix, no solve)
     Un = sole.noncontact_displacements(nodes, Uc)  # the recovery of 4.22
 
-Element stiffness (eq. 4.9, 000_chardonnet.md:516): K_e = V_e B_eᵀ C_e B_e with the constant
+Element stiffness (eq. (4.9), Chardonnet 2009, §4.3.2): K_e = V_e B_eᵀ C_e B_e with the constant
 strain–displacement matrix B_e (6 × 12, Voigt order xx, yy, zz, yz, xz, xy with engineering
 shear strains) and the isotropic C_e of the element's own Lamé coefficients (eq. 4.7), so that
-multi-material and layered soles work (L2169). Degrees of freedom are node-major: node i has
+multi-material and layered soles work (as the thesis allows, §4.3.2). Degrees of freedom are node-major: node i has
 rows 3i, 3i+1, 3i+2 (x, y, z of the sole frame). Forces [N], displacements [m], K [N/m].
 
 The identity used by `contact_compliance`: the Schur complement K_c of (4.20) is the inverse of
@@ -91,7 +91,7 @@ def rigid_body_modes(nodes) -> np.ndarray:
 
 
 class CondensedSole:
-    """A sole reduced once to its free surface (spec 4.10–4.14) and condensed per step to its
+    """A sole reduced once to its free surface (eqs. (4.10)–(4.14)) and condensed per step to its
     contact nodes (4.18–4.20).
 
     Attributes: mesh; K (free sole, sparse); free (dofs not on the top face: Dirichlet removal,

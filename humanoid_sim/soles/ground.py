@@ -1,7 +1,7 @@
-"""Flat-ground contact nodes of a sole (spec ../shared/spec/000_chardonnet.md:551, L2314: "a node
-is in contact when its height is below the ground height, and the contact force is applied at
-that node"). `flat_ground_nodes` checks its input; `nodes_under_plane` is its numba kernel, which
-the World step calls once per sole (`world_coupling.FemSoles.add_contacts`).
+"""Flat-ground contact nodes of a sole (Chardonnet 2009, §4.5: a node is in contact when it is below
+the ground, and the contact force acts at that node). `flat_ground_nodes` checks its input;
+`nodes_under_plane` is its numba kernel, which the World step calls once per sole
+(`world_coupling.FemSoles.add_contacts`).
 
     nodes, points, gaps = flat_ground_nodes(mesh, position, rotation, U=None, ground=0.0, margin=0.0)
 """

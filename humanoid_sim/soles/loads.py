@@ -1,5 +1,5 @@
-"""Consistent nodal loads on sole surface triangles (spec ../shared/spec/000_chardonnet.md:1050,
-test D2: "linear tets pass this patch test exactly when nodal loads are consistent").
+"""Consistent nodal loads on sole surface triangles (the FEM patch test
+of acceptance test 000 D2, which linear tetrahedra pass exactly when the nodal loads are consistent).
 
 For a linear triangle, the work-equivalent nodal forces of a uniform traction t [Pa] are
 t·A/3 at each of its three nodes (the shape functions each integrate to A/3).

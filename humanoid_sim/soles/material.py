@@ -1,7 +1,7 @@
-"""Linear isotropic sole materials and the layer stack of a sole (spec
-../shared/spec/000_chardonnet.md:509–518, eqs 4.4–4.8; per-element Lamé coefficients L2169).
+"""Linear isotropic sole materials and the layer stack of a sole (Chardonnet
+2009, §4.3.2, eqs. (4.4)–(4.8); per-element Lamé coefficients as §4.3.2 allows).
 
-    rubber = Material(E=3e6, nu=0.4)  # the thesis's chosen sole (000_chardonnet.md:679, L2267)
+    rubber = Material(E=3e6, nu=0.4)  # the thesis's chosen sole (Chardonnet 2009, §4.4.1)
     stack = (Layer(0.01, Material(3e6, 0.25)), Layer(0.01, Material(1e6, 0.25)))  # top first
 
 A `Layer` is a slab of the sole of one material; a stack is listed from the foot interface (top,
@@ -20,8 +20,8 @@ __all__ = ["Material", "Layer", "RUBBER", "lame"]
 
 
 def lame(E: float, nu: float) -> tuple[float, float]:
-    """(μ_L, λ_L) [Pa] of Young's modulus E [Pa] and Poisson's ratio ν [-] (spec eq. 4.7,
-    000_chardonnet.md:512): μ = E / (2(1+ν)), λ = E ν / ((1+ν)(1−2ν))."""
+    """(μ_L, λ_L) [Pa] of Young's modulus E [Pa] and Poisson's ratio ν [-] (Chardonnet 2009,
+    eq. (4.7)): μ = E / (2(1+ν)), λ = E ν / ((1+ν)(1−2ν))."""
     return E / (2.0 * (1.0 + nu)), E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))
 
 
@@ -62,4 +62,4 @@ class Layer:
             raise ConfigError(message(self.source, "material", "a soles.Material", self.material))
 
 
-RUBBER = Material(3e6, 0.4)  # E = 3 MPa, ν = 0.4: the thesis's chosen sole (000_chardonnet.md:679, L2267)
+RUBBER = Material(3e6, 0.4)  # E = 3 MPa, ν = 0.4: the thesis's chosen sole (Chardonnet 2009, §4.4.1)

@@ -1,5 +1,5 @@
-"""Tetrahedral meshes of a box sole (spec ../shared/spec/000_chardonnet.md:508, L2117–2134:
-nodes, surface triangles and tetrahedra; 22 × 13 × 2 cm block, 000_chardonnet.md:677).
+"""Tetrahedral meshes of a box sole (Chardonnet 2009, §4.3.1:
+nodes, surface triangles and tetrahedra; the 22 × 13 × 2 cm block of §4.4).
 
     mesh = box_sole()  # 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4, 1 cm elements
     mesh = box_sole(layers=(Layer(0.01, Material(3e6, 0.25)), Layer(0.01, Material(1e6, 0.25))))
@@ -31,7 +31,7 @@ from .material import RUBBER, Layer
 
 __all__ = ["SoleMesh", "box_sole", "gmsh_box_sole", "from_gmsh", "LENGTH", "WIDTH", "THICKNESS", "RESOLUTION"]
 
-LENGTH, WIDTH, THICKNESS = 0.22, 0.13, 0.02  # [m] the thesis's sole block (000_chardonnet.md:677, L2245)
+LENGTH, WIDTH, THICKNESS = 0.22, 0.13, 0.02  # [m] the thesis's sole block (Chardonnet 2009, §4.4)
 RESOLUTION = 0.01  # [m] default element edge (chosen: 23 × 14 × 3 nodes, K_s of 1176 dofs, ~0.1 s to build)
 
 _FACES = ((1, 2, 3), (0, 3, 2), (0, 1, 3), (0, 2, 1))  # face k is opposite vertex k, outward for positive tets

@@ -1,16 +1,16 @@
 """Contacts of a sole's ground face with small static boxes (stones), whose contact points are not
-mesh nodes (spec ../shared/spec/000_chardonnet.md:553–563, eqs 4.24–4.32: the barycentric
-distribution over the contacted sole triangle; the `gravel` scene).
+mesh nodes (Chardonnet 2009, §4.5, eqs. (4.24)–(4.32): the barycentric distribution over the
+contacted sole triangle; the `gravel` scene).
 
-A box vertex under the sole's deformed ground face, within the activation margin of it, is a
-contact point: the face triangle whose (sole-frame) xy projection holds the vertex is the
-contacted triangle, its barycentric weights d (`distribution.barycentric`, standard coordinates in
-the triangle's plane: the digest's correction of eq. 4.25) form the contact's row of P, and the
-gap is the face height above the vertex along the sole's z axis (negative: the stone is inside
-the sole). The contact normal is the sole's z axis (from the stone into the sole). Only box
-vertices are tested (the stones of `scene_generators` are boxes); a stone edge or face meeting the
-sole between its vertices is not detected (the thesis's PQP triangle pairs would be; our
-simplification).
+A box vertex under the sole's deformed ground face, within the activation margin of it, is a contact
+point: the face triangle whose (sole-frame) xy projection holds the vertex is the contacted
+triangle, its barycentric weights d (`distribution.barycentric`, standard coordinates in the
+triangle's plane: rather than the inverse of raw node coordinates in eq. (4.25), `distribution.py`)
+form the contact's row of P, and the gap is the face height above the vertex along the sole's z axis
+(negative: the stone is inside the sole). The contact normal is the sole's z axis (from the stone
+into the sole). Only box vertices are tested (the stones of `scene_generators` are boxes); a stone
+edge or face meeting the sole between its vertices is not detected (the thesis's PQP triangle pairs
+would be; our simplification).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The sole compression a World holds, against a static FEM solve of the same load (issue 12: HRP-2
-stands "with a sole compression that matches a static FEM solve of the same load to 1 %";
+"""The sole compression a World holds, against a static FEM solve of the same load (HRP-2
+stands with a sole compression that matches a static FEM solve of the same load to 1 %;
 docs/soles.md "In the simulator").
 
 For each sole of a world with FEM soles, at its state after the last step: the ground forces on its

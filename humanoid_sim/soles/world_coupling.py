@@ -1,14 +1,14 @@
-"""The deformable soles inside a `humanoid_sim.World` step (issue 12; spec
-../shared/spec/000_chardonnet.md:504–551, eqs 4.16–4.22 with the digest's three corrections,
-000_chardonnet.md:541–544; docs/soles.md "In the simulator").
+"""The deformable soles inside a `humanoid_sim.World` step (Chardonnet
+2009, §4.3.4, eqs. (4.16)–(4.22) with the three corrections of `coupling.py`; docs/soles.md
+"In the simulator").
 
 `FemSoles` is the one object the World talks to when a scene sets ``robot.soles: fem``. Per step:
 
 1. ``add_contacts(batch, R, p, sweep)`` (collision stage): the surface nodes of each sole,
    deformed by the sole's displacement U_s^t of the previous step, placed by the foot's joint;
    every node whose height above the flat ground is at most the activation margin becomes a point
-   contact of the foot (body A) with the ground (spec line 551: "a node is in contact when its
-   height is below the ground height, and the contact force is applied at that node"), appended
+   contact of the foot (body A) with the ground (Chardonnet 2009, §4.5: a node is in contact when it
+   is below the ground, and the contact force acts at that node), appended
    to the step's `ContactBatch`. The node's gap includes U_s^t, so the contact stage's gap term
    and the solve see the deformed sole.
 2. ``couple(systems, contacts)`` (after the Delassus stage, before the solve): in the foot's
@@ -20,13 +20,13 @@
 3. ``update(forces, contacts)`` (after the solve): the node forces F_c = Tᵀ f give U_c = K_c⁻¹ F_c
    and the other surface nodes U_n = −K_nn⁻¹ K_nc U_c (eq. 4.22), both at once as
    U_s = (K_s⁻¹)_{s,c} F_c (block inversion, the identity `test_soles_fem.py` checks). Without a
-   contact node the (massless, static: spec line 547) sole is undeformed.
+   contact node the (massless, static: Chardonnet 2009, §4.3.5) sole is undeformed.
 
 Stones (static boxes of the scene, e.g. the `gravel` scene's): a box vertex under a sole's
 deformed ground face is a contact whose point is not a node (`obstacles.py`); its row of P holds
 the barycentric weights of the contacted triangle (eqs 4.24–4.29), so the sole's block becomes
-P K_c⁻¹ Pᵀ/dt, the free term −P U_c/dt and the node loads Pᵀ f (eqs 4.31–4.32, the digest's
-virtual-work-consistent mapping, line 563). Node contacts are P's identity rows.
+P K_c⁻¹ Pᵀ/dt, the free term −P U_c/dt and the node loads Pᵀ f (eqs 4.31–4.32 with the
+virtual-work-consistent mapping of `distribution.py`). Node contacts are P's identity rows.
 
 The rigid part of the foot keeps its collision shapes: the sole hangs below them by its
 thickness, and the World raises the robot's initial base by that thickness
@@ -233,7 +233,7 @@ class FemSoles:
             np.concatenate([batch.normals] + [x[1] for _, x, _ in parts]),
             np.concatenate([batch.gaps] + [x[2] for _, x, _ in parts]),
             np.concatenate([batch.mu] + [mu for _, _, mu in parts]),
-            np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (spec line 545)
+            np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (Chardonnet 2009, §4.3.5)
             np.concatenate([slot] + [x[4] for _, x, _ in parts]),
         )
 
@@ -336,7 +336,7 @@ class FemSoles:
 
     def _node_loads(self, s, forces, frames) -> np.ndarray:
         """(3n,) the forces on the sole's contact nodes [N], sole frame: Pᵀ Tᵀ f (Pᵀ: the
-        virtual-work-consistent mapping of the digest's note, line 563)."""
+        virtual-work-consistent mapping, `distribution.py`)."""
         span = self._span(s)
         F = node_loads(forces[span], frames[span], s.R)  # Tᵀ f
         return F if s.P is None else np.kron(s.P, np.eye(3)).T @ F

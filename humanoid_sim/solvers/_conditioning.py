@@ -5,8 +5,8 @@ A contact's block W_cc = J_c M⁻¹ J_cᵀ is singular when the contact point ca
 direction relative to the other body: a self-contact between two links joined by one or two
 joints (relative motion of rank 1 or 2), or two bodies that are both fixed. Every local rule of
 the Gauss–Seidel family divides by that block (its inverse, W_nn, the tangential eigenvalues),
-so such a contact made the whole step fail with a ZeroDivisionError (issue 14 §0: HRP-2 under
-its URDF effort limits folds a leg onto itself within 0.14 s).
+so without a remedy such a contact makes the whole step fail with a ZeroDivisionError (HRP-2
+under its URDF effort limits folds a leg onto itself within 0.14 s).
 
 The remedy is a tiny compliance on the diagonal of those blocks only: ε = BLOCK_COMPLIANCE · tr(W_cc),
 at least BLOCK_COMPLIANCE_MIN. The velocity of the blocked direction is J_c u with u in the

@@ -1,7 +1,7 @@
-"""The block Gauss–Seidel sweep driver shared by `nsgs_newton`, `nsgs` and `projection` (spec
-../shared/spec/000_chardonnet.md §2.8, Algorithm 1): `gs_solve` (numba) sweeps over the
+"""The block Gauss–Seidel sweep driver shared by `nsgs_newton`, `nsgs` and `projection` (Chardonnet
+2009, §3.1.4.2, Algorithm 1): `gs_solve` (numba) sweeps over the
 contacts with one local rule of `_local` (`mode`), decides convergence on the relative change
-(eq. 3.34) AND the true residuals, keeps the best iterate, and (for `nsgs_newton`) tries the
+(eq. (3.34)) AND the true residuals, keeps the best iterate, and (for `nsgs_newton`) tries the
 verified active-set steps of `_active_set` on a schedule; `run_gs` is its Python driver
 (settings, iteration and time budgets, the `SolverResult`).
 """

@@ -1,5 +1,5 @@
-"""Lemke's complementary pivoting (numba) for 0 ≤ z ⊥ M z + q ≥ 0 (spec
-../shared/spec/000_chardonnet.md §2.6 eq. 3.7 and §2.8 eqs 2.33–2.35), and the LCP helpers
+"""Lemke's complementary pivoting (numba) for 0 ≤ z ⊥ M z + q ≥ 0 (Chardonnet
+2009, eq. (3.7) of §3.1.2 and eqs. (2.33)–(2.35) of §2.4.2.1), and the LCP helpers
 shared by `lemke_lcp` and `impact_lcp` (pivot cap, the normal-only LCP, LCP residuals).
 
 Degenerate-pivot guard (our choice): in the minimum-ratio test, rows whose ratios tie within a

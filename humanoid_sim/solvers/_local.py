@@ -1,6 +1,6 @@
-"""Numba kernels of the per-contact (local) solves of the block Gauss–Seidel family (spec
-../shared/spec/000_chardonnet.md §2.8): the Alart–Curnier Newton solver (Algorithm 2,
-eqs 3.28–3.33) and the three local rules of a sweep (`local_update`, chosen by `mode`):
+"""Numba kernels of the per-contact (local) solves of the block Gauss–Seidel family (Chardonnet
+2009, §3.1.4.2): the Alart–Curnier Newton solver (Algorithm 2,
+eqs. (3.28)–(3.33)) and the three local rules of a sweep (`local_update`, chosen by `mode`):
 
   MODE_NEWTON (0)  separate / stick / slide classification of Algorithm 1 and the Alart–Curnier
                    Newton local solver on sliding contacts (`nsgs_newton`);
@@ -23,8 +23,9 @@ MODE_NEWTON, MODE_PLAIN, MODE_PROJ = 0, 1, 2
 
 @njit(cache=True)
 def ac_phi_jac(x, Wii, vloc, mu, rho_n, rho_t, phi, J):
-    """Alart–Curnier function φ(v, f) (6,) and its generalized Jacobian (6×6), eqs 3.28–3.33,
-    with ρ_n v_n in the active normal branch (typo (3.31) corrected, spec §2.20)."""
+    """Alart–Curnier function φ(v, f) (6,) and its generalized Jacobian (6×6), eqs. (3.28)–(3.33)
+    of Chardonnet 2009, with ρ_n v_n in the active normal branch: the thesis prints ρ_n f_n in (3.31),
+    a typo, as its own Jacobian (3.33), ∂φ3/∂v_n = ρ_n, shows."""
     J[:, :] = 0.0
     for r in range(3):
         s = x[r] - vloc[r]
@@ -233,7 +234,7 @@ def local_update(mode, Wii, Wiinv, vloc, vcur, fi, mu, newton_tol, newton_maxit,
             return 0
         ftn = np.sqrt(fi[1] * fi[1] + fi[2] * fi[2])
         if fi[0] > 0.0 and ftn >= mu * fi[0] * CONE_EDGE:
-            # sliding in the previous sweep: start Newton from that force (thesis L1426 advice)
+            # sliding in the previous sweep: start Newton from that force (as Chardonnet 2009, §3.1.4.2 advises)
             g[0], g[1], g[2] = fi[0], fi[1], fi[2]
         else:
             proj_cone(out, mu, g)

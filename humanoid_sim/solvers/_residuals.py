@@ -1,5 +1,5 @@
-"""Numba kernels of the Coulomb–Signorini residuals and the cone projection they rely on (spec
-../shared/spec/000_chardonnet.md §2.8). A leaf module: it imports nothing from the package, so
+"""Numba kernels of the Coulomb–Signorini residuals and the cone projection they rely on (Chardonnet
+2009, eqs. (2.26)–(2.28) and §3.1.4.2). A leaf module: it imports nothing from the package, so
 `base.residuals`, the Gauss–Seidel sweeps and the active-set steps can all use it.
 
 Arrays are flat, rows (n, t1, t2) per contact: f (3m,) [N], v (3m,) [m/s], W (3m, 3m) [m/s per N],

@@ -1,12 +1,12 @@
-"""Common interface of the contact solvers (spec ../shared/spec/000_chardonnet.md §2.6–2.8).
+"""Common interface of the contact solvers (Chardonnet 2009, §3.1.2–3.1.4).
 
-The frictional contact problem of one collision group, at velocity level (eq. 3.25–3.26):
+The frictional contact problem of one collision group, at velocity level (Chardonnet 2009, eqs. (3.25)–(3.26)):
 
     v = W f + v_free,   per contact c (rows n, t1, t2):
     Signorini  0 ≤ f_n ⊥ v_n ≥ 0,   Coulomb  ‖f_t‖ ≤ μ f_n,  v_t ≠ 0 ⇒ f_t = −μ f_n v_t/‖v_t‖.
 
 `W` is the velocity-level Delassus matrix (W = dt·Λ with Λ = J M⁻¹ Jᵀ from
-`humanoid_sim.delassus`, plus an optional per-contact compliance on its diagonal, §2.15), so `f`
+`humanoid_sim.delassus`, plus an optional per-contact compliance on its diagonal, Chardonnet 2009, §4.3.4), so `f`
 is a force [N] (impulse/dt). With W = Λ instead, `f` is an impulse [N·s]; the solvers do not
 care. Units of the residuals follow: complementarity [N·m/s], penetration [m/s], cone [N].
 
@@ -44,15 +44,15 @@ def _per_contact(value, m: int) -> np.ndarray:
 
 @dataclass
 class ContactProblem:
-    """The frictional contact problem of one collision group (spec eqs 3.25–3.26; module
+    """The frictional contact problem of one collision group (Chardonnet 2009, eqs. (3.25)–(3.26); module
     docstring): m contacts, rows (n, t1, t2) per contact.
 
     W (3m, 3m) symmetric PSD Delassus matrix [m/s per N] (= dt Λ; with W = Λ [m/s per N·s] the
       solution is an impulse); v_free (3m,) free relative contact velocity [m/s]; mu (m,) ≥ 0
       Coulomb friction coefficients [-] (one value is broadcast to every contact).
     restitution (m,) in [0, 1]: Newton restitution e per contact [-] (used by `impact_lcp`).
-    compliance (m,) or (3m,) ≥ 0 [m/s per N]: added to W's diagonal (deformable soles, spec §2.15
-      eq. 4.21: W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
+    compliance (m,) or (3m,) ≥ 0 [m/s per N]: added to W's diagonal (deformable soles, Chardonnet 2009,
+      eq. (4.21): W_total = dt Λ + K_c⁻¹/dt; a dense K_c⁻¹ block can be added to W directly instead).
     source: names the caller in error messages.
 
     After construction: `W_eff` = W + diag(compliance) (what the solvers use; a contact whose
@@ -145,20 +145,20 @@ def _invertible_blocks(W: np.ndarray) -> np.ndarray:
 @dataclass
 class SolverSettings:
     """Stopping rules shared by the iterative solvers. The thesis gives no ε
-    (../shared/spec/000_chardonnet.md:341); the residual thresholds are the acceptance bounds of
-    §6.2 B4 (../shared/spec/000_chardonnet.md:1016-1017: v_n ≥ −1e-6 m/s, |f_n v_n| ≤ 1e-6);
-    tol_rel, tol_cone, the Newton numbers and max_iterations are our choices.
+    for its stopping test (Chardonnet 2009, eq. (3.34)); the residual thresholds are the bounds of
+    acceptance test 000 B4 (chosen: v_n ≥ −1e-6 m/s, |f_n v_n| ≤ 1e-6); tol_rel, tol_cone, the
+    Newton numbers and max_iterations are our choices too.
 
     max_iterations: sweep budget; time_budget [s]: wall-clock budget (None = none). When a
       budget runs out the best iterate is returned with converged=False (the last one unless
       its natural-map residual exceeds twice the smallest seen, then that one).
-    tol_rel: relative change of eq. 3.34, Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny) (guarded denominator).
+    tol_rel: relative change of eq. (3.34), Σ‖Δf_c‖ / max(Σ‖f_c‖, tiny) (guarded denominator).
     tol_complementarity [N·m/s] on max |f_n v_n|; tol_penetration [m/s] on max(−v_n);
     tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them (so a solver never
       stops on relative change alone).
     newton_tol / newton_max_iterations: Alart–Curnier local solver, ‖φ‖ relative to ρ_n‖v_loc‖.
-    facets: polyhedral cone facets for `lemke_lcp` (spec §2.8: at least 8 facets for 10 %,
-      ../shared/spec/000_chardonnet.md:380; default 8 per the brief).
+    facets: polyhedral cone facets for `lemke_lcp` (default 8: Chardonnet 2009,
+      §2.4.2.3, citing Duriez 2004, needs at least 8 facets to come within 10 % of the exact cone).
     frictionless: `lemke_lcp` solves the normal-only LCP.
     """
 

@@ -1,5 +1,5 @@
-"""`impact_lcp`: frictionless Newton-restitution impact (spec ../shared/spec/000_chardonnet.md
-§2.6, eqs 3.1–3.9), solved by Lemke:
+"""`impact_lcp`: frictionless Newton-restitution impact (Chardonnet 2009,
+§3.1.2, eqs. (3.1)–(3.9)), solved by Lemke:
 
     0 ≤ f ⊥ Λ_nn f + v⁻_n + e min(v⁻_n, 0) ≥ 0,     v⁺ = Λ f + v⁻,
 

@@ -1,5 +1,5 @@
 """`lemke_lcp`: polyhedral friction cone with k facets (default 8) as an LCP solved by Lemke
-(spec ../shared/spec/000_chardonnet.md §2.8 eqs 2.33–2.35, AMELIFLCP of §2.19), and the
+(Chardonnet 2009, eqs. (2.33)–(2.35) of §2.4.2.1; AMELIFLCP of Table 5.1, §5.3), and the
 frictionless LCP (`settings.frictionless=True`).
 
 Unknowns z = (f_n (m), β (k m), λ (m)); tangential force f_t = Σ_i β_i d_i with
@@ -7,7 +7,7 @@ d_i = (cos 2πi/k, sin 2πi/k) in (t1, t2): an INNER polygon of the Coulomb disk
 the d_i, μ cos(π/k) between them). Rows:
     w_n = N v ≥ 0 ⊥ f_n;   w_β = Dᵀ v_t + λ e ≥ 0 ⊥ β;   w_λ = μ f_n − eᵀ β ≥ 0 ⊥ λ,
 with v = W f + v_free, i.e. M = [[BᵀWB, [0; E]], [[diag μ, −Eᵀ], 0]], q = (Bᵀ v_free, 0).
-Size per contact 1 + k + 1 (67 contacts → 670 with 8 facets, spec §2.8 L1493)."""
+Size per contact 1 + k + 1 (67 contacts → 670 with 8 facets, Chardonnet 2009, §3.1.6.2)."""
 
 import time
 

@@ -1,7 +1,8 @@
-"""Peers: Pinocchio 4.1's `ADMMConstraintSolver` and `PGSConstraintSolver` behind our
-interface (names `pinocchio_admm`, `pinocchio_pgs`), for comparison (driven as in
-/work/shared/peers/common.py: dense `DelassusOperatorDense`, one `PointContactConstraintModel`
-per contact whose only role is its friction cone, NCP with the De Saxcé correction).
+"""Peers: Pinocchio 4.1's `ADMMConstraintSolver` and `PGSConstraintSolver` behind our interface
+(names `pinocchio_admm`, `pinocchio_pgs`), for comparison (driven as a usual Pinocchio time-stepping
+loop drives them, like the Pinocchio loop of `benchmarks/sim_step.py`: dense
+`DelassusOperatorDense`, one `PointContactConstraintModel` per contact whose only role is its
+friction cone, NCP with the De Saxcé correction).
 
 Pinocchio orders a contact's rows (t1, t2, n) (cone axis = z); ours are (n, t1, t2), so W and
 v_free are permuted in and the impulses permuted back. Tolerances: our `tol_complementarity`
@@ -73,7 +74,7 @@ class _PinSolver(ContactSolver):
                 self._cache[m] = (pin.PGSConstraintSolver(n), pin.PGSSolverSettings(), pin.PGSSolverResult())
         solver, ps, pr = self._cache[m]
         # scale: G = W / σ with σ = mean diag(W) (unit-scale Delassus, as Pinocchio is used with
-        # impulses, /work/shared/peers/common.py); λ = σ f, so the complementarity λ·v is σ f·v
+        # impulses); λ = σ f, so the complementarity λ·v is σ f·v
         sig = float(np.mean(np.diag(problem.W_eff))) or 1.0
         ps.max_iterations = int(s.max_iterations)
         ps.absolute_complementarity_tol = float(s.tol_complementarity) * sig

@@ -1,15 +1,15 @@
-"""Actuators (spec ../shared/spec/000_chardonnet.md §2.17, eq. 5.8): PD position control with
+"""Actuators (Chardonnet 2009, §5.1.2.3, eq. (5.8)): PD position control with
 the thesis's joint model, direct torque control and JointTrajectory following.
 
     Γ = R (K_p (q_d − q) + K_v (q̇_d − q̇)) + μ_v q̇ + μ_d sign(q̇)            (5.8)
 
-saturated at the URDF effort limit. The thesis gives no values for R, K_p, K_v, μ_v, μ_d
-(L2541, spec §3); ours are chosen and documented:
+saturated at the URDF effort limit. The thesis identifies R, K_p, K_v, μ_v, μ_d
+on the robot but prints no values (Chardonnet 2009, §5.1.2.3); ours are chosen and documented:
 
 * R = 1 (gains are joint-side);
 * K_p = ω_n² I_j, K_v = 2 ζ ω_n I_j with ω_n = 2π·10 rad/s and ζ = 1, where I_j is the
-  inertia joint j sees with both feet welded to the ground (the same rule as the peer
-  benchmarks, ../shared/peers/README.md "PD"), computed at the initial posture; a robot
+  inertia joint j sees with both feet welded to the ground (the same rule as the Pinocchio and
+  MuJoCo comparison loops of `benchmarks/sim_step.py`), computed at the initial posture; a robot
   without feet (an arm, a chain) uses the inertia with its root welded (`standing_gains`);
 * μ_v = μ_d = 0. (5.8) adds the friction terms with a plus sign; a dissipative joint friction
   is obtained with μ_v ≤ 0 and μ_d ≤ 0, which is how we read the identified values.
@@ -121,9 +121,10 @@ class PDActuator:
     the joint's quaternion x y z w in the actuated q, first index of its 3 dofs in the actuated v);
     None (the default) for 1-DOF joints only. With ball joints, positions (q_d, a trajectory's
     points) are in the configuration layout (nq = n + b values: a ball joint's quaternion), and
-    velocities and gains per dof (n). A ball joint's PD is eq. 5.8 on its three axes (spec
-    ../shared/spec/000_chardonnet.md:462): the position error is log(R(q)ᵀ R(q_d)) in the joint's
-    child frame, the velocity error q̇_d − ω with q̇_d carried into that frame (`_ball_errors`).
+    velocities and gains per dof (n). A ball joint's PD is eq. (5.8) on its three axes (the avatar's
+    PD torques on the three rotation axes, Chardonnet 2009, §3.3.3): the position error is log(R(q)ᵀ
+    R(q_d)) in the joint's child frame, the velocity error q̇_d − ω with q̇_d carried into that
+    frame (`_ball_errors`).
     """
 
     def __init__(self, names, kp, kv, effort_max, reduction=None, mu_v=None, mu_d=None, balls=None):

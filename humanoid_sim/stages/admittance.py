@@ -1,5 +1,5 @@
-"""Admittance of a compliant robot guided by a haptic user (issue 12; spec
-../shared/spec/000_chardonnet.md:484–488, eq. 3.65, thesis L1989–1993):
+"""Admittance of a compliant robot guided by a haptic user (Chardonnet
+2009, §3.4.1, eq. (3.65)):
 
     M_d q̈_d + B_d q̇_d = J_eᵀ f_e
 

@@ -1,29 +1,30 @@
-"""Contact stage (spec ../shared/spec/000_chardonnet.md §2.3, §2.5): contact frames, contact
+"""Contact stage (Chardonnet 2009, §3.1.4.1, §3.2.5): contact frames, contact
 descriptions, relative contact Jacobians, collision groups and the per-contact data of a step.
 
-Conventions (shared with `humanoid_sim.delassus` and `humanoid_sim.solvers`): each contact has
-rows (n, t1, t2) in the world frame, n pointing from body B into body A, so the relative
-velocity v_c = R_c (v_A(p) − v_B(p)) has v_n > 0 when separating. Body A is always mobile; B is
-mobile or the fixed environment (joint 0). The contact-frame velocity of the material point at
-p_c of a body moving with the world-origin spatial velocity (v_O, ω) is X_c (v_O, ω) with
-X_c = R_c [I3, −skew(p_c)] (`contact_projectors`, spec §2.4 note on eq. 3.38); the relative
-Jacobian stacks X_c (S_A − S_B) J_world (`relative_jacobian`, spec §2.3 note, L1318). This is the
-one implementation of frames and Jacobians: `humanoid_sim.delassus`, the recursive algorithms
-and the World all use it.
+Conventions (shared with `humanoid_sim.delassus` and `humanoid_sim.solvers`): each contact has rows
+(n, t1, t2) in the world frame, n pointing from body B into body A, so the relative velocity v_c =
+R_c (v_A(p) − v_B(p)) has v_n > 0 when separating. Body A is always mobile; B is mobile or the fixed
+environment (joint 0). The contact-frame velocity of the material point at p_c of a body moving with
+the world-origin spatial velocity (v_O, ω) is X_c (v_O, ω) with X_c = R_c [I3, −skew(p_c)]
+(`contact_projectors`: the unit contact wrench of Chardonnet 2009, eq. (3.38)); the relative
+Jacobian stacks X_c (S_A − S_B) J_world (`relative_jacobian`: the difference of the two bodies'
+projected velocities, Chardonnet 2009, §3.1.4.1). This is the one implementation of frames and
+Jacobians: `humanoid_sim.delassus`, the recursive algorithms and the World all use it.
 
-Collision groups (§2.5): connected components of the graph whose vertices are the mobile trees
+Collision groups (Chardonnet 2009, §3.2.5): connected components of the graph whose vertices are the mobile trees
 (the robot, each free body) and whose edges are contacts between two mobile trees. The fixed
 environment joins no group. Each group gets one Delassus matrix and one solve.
 
-Gap stabilisation (our addition; the thesis has none, spec §2.10): the normal row of the
+Gap stabilisation (our addition; the thesis has none: its time-stepping tolerates small
+penetrations, Chardonnet 2009, §2.5.2.3): the normal row of the
 free velocity gets a term c_n so that the solver enforces v_n⁺ + c_n ≥ 0:
 
 * gap ≥ 0 (within the activation margin): c_n = gap/dt. No force acts until the body would
   reach the surface during this step; the contact then closes the gap exactly (the "speculative"
-  form of the Anitescu–Hart constraint v_n⁺ ≥ −φ/dt, spec §2.9, eq. 2.66–2.68).
+  form of the Anitescu–Hart constraint v_n⁺ ≥ −φ/dt, Chardonnet 2009, §2.5.2.2, eqs. (2.66)–(2.68)).
 * gap < 0 (penetration): c_n = β·gap/dt with ``BETA = 0.2``: a fifth of the penetration is
-  removed per step (a bounded Baumgarte/ERP term, chosen as in the peer loop of
-  ../shared/peers/README.md). Penetration therefore decays geometrically and stays bounded.
+  removed per step (a bounded Baumgarte/ERP term, chosen as in the Pinocchio loop of
+  `benchmarks/sim_step.py`). Penetration therefore decays geometrically and stays bounded.
 
 The stage of a World step (`ContactStage`): frames of the batch's normals, per contact the
 joints and trees of both bodies, the warm-start key and point (`humanoid_sim.stages.warm_start`), the
@@ -187,7 +188,7 @@ def support_masks(model) -> np.ndarray:
 
 def contact_projectors(frames, points) -> np.ndarray:
     """X_c (m, 3, 6): maps a world-origin spatial velocity (v_O, ω) of a body to the contact-frame
-    velocity of the material point at p_c: R_c [I3, −skew(p_c)] (spec §2.4, note on eq. 3.38).
+    velocity of the material point at p_c: R_c [I3, −skew(p_c)] (Chardonnet 2009, eq. (3.38)).
     frames (m, 3, 3) rows (n, t1, t2); points (m, 3) [m]."""
     return _projectors(np.ascontiguousarray(frames, dtype=float), np.ascontiguousarray(points, dtype=float))
 

@@ -1,43 +1,43 @@
-"""Haptic interaction with a simulated world (issue 12; spec ../shared/spec/000_chardonnet.md §2.13,
-lines 466–490, eqs 3.63–3.64; docs/haptics.md).
+"""Haptic interaction with a simulated world (Chardonnet 2009, §3.4,
+eqs. (3.63)–(3.65); docs/haptics.md).
 
-A `HapticDevice` is the pointer of a haptic arm (a PHANTOM Omni in the thesis, line 468) inside a
+A `HapticDevice` is the pointer of a haptic arm (a PHANTOM Omni in the thesis) inside a
 `humanoid_sim.World`. The device sets the pointer pose (`set_pointer`); each world step then asks
 the device for the generalised forces of the coupling (`__call__`, the World's actuators stage:
-the known external wrench Jᵀ f_e of eq. 3.64, line 480) and the device keeps the wrench it would
-render to the user (`feedback`). Modes (line 470):
+the known external wrench Jᵀ f_e of eq. (3.64)) and the device keeps the wrench it would
+render to the user (`feedback`). Modes (Chardonnet 2009, §3.4):
 
-* **attach** (bilateral, eq. 3.63, line 473): a 6-D spring-damper between a point of a body and
+* **attach** (bilateral, eq. (3.63)): a 6-D spring-damper between a point of a body and
   the pointer. The force rendered to the user (on the pointer) is
 
       f_e = k_p (x_object − x_pointer) + k_v (ẋ_object − ẋ_pointer),   k_v = √(2 m k_p)
 
   and the body gets −f_e at the attach point (Newton's third law); the rotational half is the same
   law on the relative rotation log(R_target R_bodyᵀ) with k_r and k_ω = √(2 I k_r). The attach
-  point is where the pointer is when attach is pressed (the thesis's button, line 471) unless
+  point is where the pointer is when attach is pressed (the thesis's stylus button) unless
   given, and the body's orientation relative to the pointer at that moment is the rest
   orientation, so attaching never jerks the body.
-  **m** (spec: m_object, line 473): the translational block of the operational-space inertia
+  **m** (the thesis's m_object, eq. (3.63)): the translational block of the operational-space inertia
   Λ = (J M⁻¹ Jᵀ)⁻¹ at the attach point (6-D: translation and rotation both held), its smallest
-  eigenvalue. For a free body this block is exactly the body's mass whatever the point, the spec's
+  eigenvalue. For a free body this block is exactly the body's mass whatever the point, the thesis's
   m_object; for a robot link it is the effective mass of the robot at the point (the lightest
   direction: the largest k_v/m, the stable choice). **I**: likewise the smallest eigenvalue of
   Λ's rotational block (for a free body: its inertia about the attach point). Λ is computed once,
-  at attach. Note (spec line 475): k_v = √(2 m k_p) is a damping ratio 1/√2, not critical damping.
-* **compliant robot** (eq. 3.65, line 484): attached to a robot link with an admittance (M_d, B_d),
+  at attach. Note: k_v = √(2 m k_p) is a damping ratio of 1/√2, not critical damping.
+* **compliant robot** (eq. (3.65), §3.4.1): attached to a robot link with an admittance (M_d, B_d),
   the robot's PD set-point follows M_d q̈_d + B_d q̇_d = J_eᵀ f_e (`humanoid_sim.stages.admittance`).
-* **touch** (unilateral, line 477): a god-object (proxy) coupling. The pointer is a sphere of
+* **touch** (unilateral): a god-object (proxy) coupling. The pointer is a sphere of
   radius ``radius``; while the device's sphere penetrates a body by d (coal signed distance), the
   proxy is the sphere pushed out along the contact normal onto the body surface (it never
   penetrates) and the device renders F = (k_p d + k_v ḋ) n ≥ 0 along the outward normal n
   (clamped: it pushes, never pulls); the body gets −w F at the contact point, with w the thesis's
-  "arbitrary weight" (line 477; default 1, Newton's third law). The thesis takes this contact from
-  the device's own library because a constraint on a massless point is ill-posed (line 477): the
+  "arbitrary weight" (default 1, Newton's third law). The thesis takes this contact from
+  the device's own library because a constraint on a massless point is ill-posed (§3.4): the
   same reason for a penalty here rather than a row of the contact solve.
 
 The coupling is explicit: the wrench is computed from the state at the start of the step and
 enters the free velocity like any external wrench. A stiffness whose ω_n·dt = √(k/m)·dt exceeds
-`MAX_OMEGA_DT` is refused (too stiff diverges, line 475).
+`MAX_OMEGA_DT` is refused (too stiff a coupling diverges, Chardonnet 2009, §3.4).
 
 Units: SI, world frame; quaternions xyzw; wrenches (force [N], torque [N·m]) about the attach
 point (attach) or the contact point (touch).
@@ -64,12 +64,12 @@ SOURCE = "haptics"
 
 @dataclass(frozen=True)
 class HapticSettings:
-    """Gains of the coupling (the thesis gives none: 000_chardonnet.md:658).
+    """Gains of the coupling (the thesis gives none, Chardonnet 2009, §3.4).
 
-    stiffness k_p [N/m] (chosen 500: the 1.75 kg object of C2 hangs 34 mm below the pointer,
+    stiffness k_p [N/m] (chosen 500: the thesis's 1.75 kg object, §3.4.1, hangs 34 mm below the pointer,
     ω_n = 16.9 rad/s); angular_stiffness k_r [N·m/rad] (chosen 2: a 10 cm 1.75 kg box turns at
     ω_n ≈ 26 rad/s); radius [m] of the touch sphere (chosen 1 cm, a stylus tip); weight: the
-    factor on the force applied to the touched body (line 477; 1 = Newton's third law);
+    factor on the force applied to the touched body (1 = Newton's third law);
     damping_mass [kg] / damping_inertia [kg·m²]: the m and I of k_v = √(2 m k_p), None = from Λ
     (module docstring)."""
 
@@ -228,7 +228,7 @@ class HapticDevice:
             self._check_stiffness(s.angular_stiffness, target.inertia, "angular_stiffness")
         compliant = self._admittance(target, admittance) if admittance is not None else None
         target.R_rest = self.rotation.T @ R
-        kv = np.sqrt(2.0 * target.m * s.stiffness)  # eq. 3.63 (000_chardonnet.md:473)
+        kv = np.sqrt(2.0 * target.m * s.stiffness)  # Chardonnet 2009, eq. (3.63)
         kw = np.sqrt(2.0 * target.inertia * s.angular_stiffness)
         self.stiffness_damping = (s.stiffness, kv, s.angular_stiffness, kw)
         self.target, self.mode, self.admittance = target, "attach", compliant

@@ -1,5 +1,5 @@
-"""Impact stage: Newton restitution before the frictional solve (spec ../shared/spec/000_chardonnet.md
-§2.6, eqs. 3.7–3.9; the sequencing is our choice, the thesis does not spell it out).
+"""Impact stage: Newton restitution before the frictional solve (Chardonnet 2009,
+§3.1.2, eqs. (3.7)–(3.9); the sequencing is our choice, the thesis does not spell it out).
 
 When a group has a contact with restitution e > 0 that is approaching faster than the impact
 speed (``IMPACT_SPEED_STEPS``·|g|·dt) and will touch within the step (gap + dt v_n⁻ ≤ 0), the
@@ -10,8 +10,8 @@ frictional problem of the step then runs on the updated free velocity
 (`humanoid_sim.stages.solve`). With e = 0 the velocity-level contact solve alone gives a
 plastic impact, and worlds without restitution skip this stage.
 
-Speculative activation (`SweptMargins`, issue 14 §2; our addition, the thesis has no proximity
-threshold, spec §2.10): a contact enters the step's problem when its gap is within the distance
+Speculative activation (`SweptMargins`; our addition, the thesis has no proximity threshold,
+Chardonnet 2009, §3.1.5): a contact enters the step's problem when its gap is within the distance
 its bodies can travel in this step, not only within the fixed activation margin
 (`humanoid_sim.collision.detector.DEFAULT_MARGIN`, 5 mm = 5 m/s at 1 ms). Per mobile shape the sweep is
 dt·(|v(o)| + |ω|·ρ): the free velocity's speed of the joint-frame origin o plus the angular
@@ -20,8 +20,8 @@ radius), a bound on every point's speed; a mobile–static pair is active within
 max(margin, sweep), a mobile–mobile pair within max(margin, sweep_a + sweep_b). Such a contact
 has gap ≥ 0, so its gap term is gap/dt (`humanoid_sim.stages.contacts.gap_term`): the solve lets it
 close at most the gap in this step, and the body lands on the surface instead of penetrating.
-Without this, a body faster than margin/dt penetrated up to one step's travel, and the
-penetration's β·gap/dt correction threw it back up (e = 0: 9.5 m/s at 60 m/s) or it tunnelled
+Without it, a body faster than margin/dt penetrates up to one step's travel, and the
+penetration's β·gap/dt correction throws it back up (e = 0: 9.5 m/s at 60 m/s) or it tunnels
 through thin static bodies. Below margin/dt every sweep is under the margin and the step is
 unchanged (the detector gets no sweep).
 """

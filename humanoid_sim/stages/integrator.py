@@ -1,14 +1,15 @@
-"""Integration stage (spec ../shared/spec/000_chardonnet.md §2.9): semi-implicit (symplectic)
+"""Integration stage (Chardonnet 2009, §3.1.6.1 and §2.5): semi-implicit (symplectic)
 Euler on the configuration Lie group.
 
     free step    M̃ (q̇_free − q̇ᵗ) = dt (τ − b(q, q̇ᵗ))            (M̃ = M + dt·K_v: implicit PD damping)
-    contacts     q̇ᵗ⁺¹ = q̇_free + M̃⁻¹ Jᵀ (dt f)                   (eq. 3.20)
+    contacts     q̇ᵗ⁺¹ = q̇_free + M̃⁻¹ Jᵀ (dt f)                   (eq. (3.20))
     positions    qᵗ⁺¹ = qᵗ ⊕ dt q̇ᵗ⁺¹                             (`integrate`)
 
-Deviation from the thesis (documented as the spec asks, §2.9 note): the thesis uses explicit
-Euler; positions here use the post-contact velocity q̇ᵗ⁺¹ (semi-implicit), otherwise resting
-bodies sink by one step of gravity velocity per step. `pin.integrate` keeps free-flyer and
-spherical-joint quaternions on the unit sphere (exponential map), spec §2.12.
+Deviation from the thesis: the thesis uses explicit Euler (Chardonnet 2009, §3.1.6.1); positions
+here use the post-contact velocity q̇ᵗ⁺¹ (semi-implicit), otherwise resting bodies sink by one step
+of gravity velocity per step. `pin.integrate` keeps free-flyer and spherical-joint quaternions on
+the unit sphere (exponential map), as the thesis's quaternion joints need (Chardonnet 2009,
+§3.3.2.3).
 
 Free-flyer joints (the robot's root joint, every free body) are integrated on R³ × SO(3), not on
 SE(3), as MuJoCo integrates a free joint. Pinocchio's free-flyer velocity is local: v_lin is the

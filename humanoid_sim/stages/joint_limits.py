@@ -1,4 +1,4 @@
-"""Joint limits as unilateral constraints of the contact solve (issue 3; docs/simulator.md).
+"""Joint limits as unilateral constraints of the contact solve (docs/simulator.md).
 
 An actuated joint closer than ``LIMIT_MARGIN`` to a finite limit gets one constraint row in the
 robot's collision group: a frictionless "contact" (μ = 0) whose normal row is ±e_j (positive

@@ -1,19 +1,19 @@
-"""Solve stage: the frictional contact problem of every collision group (spec
-../shared/spec/000_chardonnet.md §2.6–2.8, eq. 3.25–3.26) with the World's solver.
+"""Solve stage: the frictional contact problem of every collision group (Chardonnet
+2009, §3.1.2–3.1.4, eqs. (3.25)–(3.26)) with the World's solver.
 
-Per group (`humanoid_sim.delassus.group.GroupSystem`): the free velocity gets the contacts' gap terms
-(`humanoid_sim.stages.contacts.gap_term`) and the joint-limit rows' (`humanoid_sim.stages.joint_limits`:
-μ = 0, unit compliance on their tangential rows); the solve starts from last step's forces
-(`humanoid_sim.stages.warm_start`); contacts without a previous match start from the frictionless
-solution of the group (normal forces only), so that a hyperstatic contact set does not lock in
-internal tangential forces produced by the order of a cold Gauss–Seidel sweep (spec §4.2, B1).
-The solver returns forces f [N] (W = dt Λ); the velocity change M̃⁻¹Jᵀ (dt f) goes to ``dv``.
-Convergence, iterations and residual maxima go to the step statistics
-(`humanoid_sim.step_stats`).
+Per group (`humanoid_sim.delassus.group.GroupSystem`): the free velocity gets the contacts' gap
+terms (`humanoid_sim.stages.contacts.gap_term`) and the joint-limit rows'
+(`humanoid_sim.stages.joint_limits`: μ = 0, unit compliance on their tangential rows); the solve
+starts from last step's forces (`humanoid_sim.stages.warm_start`); contacts without a previous match
+start from the frictionless solution of the group (normal forces only), so that a hyperstatic
+contact set does not lock in internal tangential forces produced by the order of a cold Gauss–Seidel
+sweep (the thesis's four-legged table, Chardonnet 2009, §2.3.2). The solver returns forces f [N] (W
+= dt Λ); the velocity change M̃⁻¹Jᵀ (dt f) goes to ``dv``. Convergence, iterations and residual
+maxima go to the step statistics (`humanoid_sim.step_stats`).
 
-Split penetration correction (issue 14 §2; our addition, the thesis has no gap term, spec
-§2.10): the β·gap/dt term of a penetration (`humanoid_sim.stages.contacts.gap_term`) asks for a
-separating velocity, which the body keeps after it has left the surface: a penetration d thrown
+Split penetration correction (our addition, the thesis has no gap term, Chardonnet 2009,
+§2.5.2.3): the β·gap/dt term of a penetration (`humanoid_sim.stages.contacts.gap_term`) asks for a
+separating velocity, which the body keeps after it has left the surface: a penetration d throws
 the body back at β d/dt (4 m/s after 2 cm at 1 ms) even with e = 0. When a group's
 correction asks for more than ``split_speed`` on some row, the group is solved twice: the
 *physical* problem with the penetration terms cut to 0 (v_n⁺ ≥ 0: the approach stops, nothing

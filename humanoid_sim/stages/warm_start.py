@@ -69,7 +69,7 @@ class WarmStart:
     """Contact forces of the previous step, matched to this step's contacts (module docstring).
 
     enabled: False keeps the matching (new contacts are still detected) but starts every solve
-    from zero forces (the cold-start reference of spec B6)."""
+    from zero forces (the cold-start reference of acceptance test 000 B6)."""
 
     def __init__(self, enabled: bool = True, tol: float = WARM_MATCH):
         self.enabled = bool(enabled)

@@ -1,7 +1,7 @@
-"""Actuators (`humanoid_sim.stages.actuators`; spec ../shared/spec/000_chardonnet.md §2.17, eq. 5.8): the
+"""Actuators (`humanoid_sim.stages.actuators`; Chardonnet 2009, §5.1.2.3, eq. (5.8)): the
 PD law with reduction, joint friction and saturation, trajectory sampling, gain groups per
 joint-name prefix, and bad commands raising a HumanoidStackError that names the field (never a
-NumPy error; issue 3 acceptance audit): NaN/inf trajectory times, non-numeric or ragged points,
+NumPy error): NaN/inf trajectory times, non-numeric or ragged points,
 NaN velocities, a trajectory of the wrong width, a NaN start time, non-numeric position commands;
 a rejected command keeps the previous one (it neither stops a running trajectory nor switches to
 torque mode)."""

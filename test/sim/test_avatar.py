@@ -1,8 +1,7 @@
-"""The human avatar (issue 12 "Human avatar"; spec ../shared/spec/000_chardonnet.md §2.12, lines
-449–464, §4.7 line 753; docs/avatar.md): ball joints as native quaternion joints, PD on their
+"""The human avatar (Chardonnet 2009, §3.3; docs/avatar.md): ball joints as native quaternion joints, PD on their
 three axes, de Leva segments.
 
-- The model: Pinocchio ``JointModelSpherical`` at the shoulders, wrists, hips and ankles (line 461),
+- The model: Pinocchio ``JointModelSpherical`` at the shoulders, wrists, hips and ankles (the thesis's, §3.3.3),
   merged from the URDF's revolute triples (`humanoid_model.spherical_joints`). The merged model and
   the URDF's own (three revolute joints with massless links) are the same mechanism: every link
   frame at the same place, the same kinetic energy for the same motion (the merged velocity from
@@ -13,7 +12,7 @@ three axes, de Leva segments.
   rotation stays about one axis and its angle follows the one-axis oscillator
   I θ̈ + k_v θ̇ + k_p θ = 0 with the reduced inertia, from a start orientation that is not the
   identity (a position error taken in the wrong frame turns the axis); the quaternions stay unit
-  (pin.integrate on SO(3), line 462).
+  (pin.integrate on SO(3)).
 - The avatar stands (`avatar_standing`), and reaches and pushes a box (`avatar_push`).
 """
 
@@ -49,7 +48,7 @@ def test_ball_joints_are_quaternion_joints_and_the_mass_is_de_levas(avatar):
         str(__import__("humanoid_model.dynmodel.data", fromlist=["x"]).__path__[0] + "/human36.urdf")
     )
     assert avatar.mass == pytest.approx(pin.computeTotalMass(human36), rel=1e-9)
-    assert avatar.mass == pytest.approx(M_SUBJ, rel=1e-8)  # the subject's 57.3 kg (004_canovas.md:390)
+    assert avatar.mass == pytest.approx(M_SUBJ, rel=1e-8)  # the HuMoD subject's 57.3 kg (Canovas, §3.3)
 
 
 def test_merged_model_is_the_urdf_mechanism(avatar):

@@ -1,5 +1,5 @@
-"""Collision stage (`humanoid_sim.collision`, `humanoid_sim.collision.geometry`; spec
-../shared/spec/000_chardonnet.md §2.11, issue 3) against analytic contact geometry: box on a plane
+"""Collision stage (`humanoid_sim.collision`, `humanoid_sim.collision.geometry`; Chardonnet
+2009, §3.1.5) against analytic contact geometry: box on a plane
 (its 4 corners, exact gap and normal), sphere–sphere and sphere–plane gaps and normals, patches of
 an overhanging box and an offset box stack (the analytic overlap polygons), a box on a tilted
 plane equal to coal's, the
@@ -242,12 +242,12 @@ def _square_overlap(c1, yaw1, c2, yaw2, side):
 
 
 def test_overhang_and_offset_stack_patches_are_the_overlap_polygons(tmp_path):
-    """A box overhanging a table edge and an offset, rotated box on a box (issue 3): the contact
+    """A box overhanging a table edge and an offset, rotated box on a box: the contact
     points are the vertices of the analytic overlap polygon, on the touching faces, gap 0.
 
     Not compared with coal's own patch: the boxes touch at a distance of 0, where coal's normal
     is skewed (here by 2e-5 rad for the overhang, its patch points 2.7 µm off the table top;
-    `CollisionDetector._patch` uses the boxes' face normal, issue 14 §5)."""
+    `CollisionDetector._patch` uses the boxes' face normal)."""
     w = _world(tmp_path, EDGE)
     b = _detect(w)
     # box overhanging the table edge (x = 0.5): patch = the part over the table, x in [0.35, 0.5]
@@ -301,8 +301,8 @@ def _chain(parents, j):
 def test_hrp2_self_pairs_are_robot_links_at_least_three_joints_apart():
     """Every HRP-2 pair on 'flat' (no free body: all are robot self pairs, tree 0) is at least
     MIN_SELF_JOINTS joints apart (the chains' symmetric difference): never one joint, a joint and
-    its parent (issue 3: "robot links are never checked against their parent, and adjacent-link
-    pairs are excluded"), two siblings on one joint or two joints two apart. Without
+    its parent (robot links are never checked against their parent, and adjacent-link pairs are
+    excluded), two siblings on one joint or two joints two apart. Without
     self-collision a single tree has no pair."""
     w = World.from_scene("flat")
     parents = w.model.parents
@@ -343,7 +343,7 @@ def _category(model, j):
 
 def test_hrp2_self_pair_set_matches_the_documented_categories():
     """docs/simulator.md lists the HRP-2 self pairs per category (223 in all): same numbers here;
-    the issue's documented set (leg–leg, arms–torso, arms–legs) is all present."""
+    the documented categories (leg–leg, arms–torso, arms–legs) are all present."""
     w = World.from_scene("flat")
     mob = w.detector.mobile
     c = Counter()

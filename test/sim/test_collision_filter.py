@@ -1,4 +1,4 @@
-"""Collision filtering (issue 14 §3): the scene's and the robot sidecar's ``collision`` section
+"""Collision filtering: the scene's and the robot sidecar's ``collision`` section
 (masks with MuJoCo's contype/conaffinity rule, ``include`` / ``exclude`` pair lists) changes the
 pairs the simulator tests; without it the pair set is the default one; bad names and types are
 one-line errors."""

@@ -1,4 +1,4 @@
-"""Contact with triangle meshes (issue 14 §1): a static mesh slab holds primitives still with the
+"""Contact with triangle meshes: a static mesh slab holds primitives still with the
 right force and never pulls, a mesh slope gives the primitive slope's answer, a mesh body gets a
 full patch on the ground, and Talos's mesh feet stand (with the optional ``robots`` extra).
 
@@ -167,9 +167,10 @@ def _mesh_incline(folder: Path) -> Path:
     return _scene(folder, yaml.safe_dump(doc), "incline_mesh.yaml")
 
 
+@pytest.mark.spec("000", "B3")
 @pytest.mark.parametrize("angle", [20.0, 25.0])
 def test_incline_on_a_mesh_slope_gives_the_primitive_slope_answer(meshes, angle):
-    """The incline test (test_free_bodies.py, B3: sticks at 20 deg, slides at 25 deg) on a mesh
+    """The incline test (test_free_bodies.py: sticks at 20 deg, slides at 25 deg) on a mesh
     slope: the box's position and velocity after 1 s equal the primitive slope's to 1e-6."""
     runs = []
     for scene in ("incline", _mesh_incline(meshes)):

@@ -19,7 +19,7 @@ from humanoid_sim.exceptions import SimulatorError
 from humanoid_sim.runtime.contact_gravity import TOLERANCE, contact_gravity
 from humanoid_sim.world import World
 
-MU = 0.4  # the scenes' mu (../shared/spec/000_chardonnet.md:719)
+MU = 0.4  # the scenes' mu (the thesis's, Chardonnet 2009, §3.1.6.1)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""Contact stage (`humanoid_sim.stages.contacts`; spec
-../shared/spec/000_chardonnet.md §2.3, §2.5): contact frames, relative Jacobians against finite
+"""Contact stage (`humanoid_sim.stages.contacts`; Chardonnet
+2009, §3.1.4.1, §3.2.5): contact frames, relative Jacobians against finite
 differences of the material points' velocities on HRP-2, collision groups of a known contact
 graph, the gap term and the per-contact data of a step (the warm-start match is in
 test_warm_start.py)."""

@@ -1,5 +1,5 @@
 """Delassus operator: every path against brute force J M⁻¹ Jᵀ, thesis Tables 3.1–3.3, operation
-counters vs the tree-based prediction, selector (spec ../shared/spec/000_chardonnet.md §2.4, §6.2 A1–A3),
+counters vs the tree-based prediction, selector (Chardonnet 2009, §3.2; acceptance tests A1–A3),
 and the World's per-group Delassus stage (`humanoid_sim.delassus.group.GroupDelassus`) against the dense
 J M̃⁻¹ Jᵀ of a robot and a box stack."""
 
@@ -26,7 +26,7 @@ from humanoid_sim.stages.contacts import (
 )
 from humanoid_sim.world import World
 
-REL = 1e-9  # acceptance A2, ../shared/spec/000_chardonnet.md:979
+REL = 1e-9  # relative Frobenius error of every path against brute force (chosen)
 
 
 def rel_err(A, B):
@@ -45,18 +45,20 @@ def random_contacts(rng, joints, per_body=4, joint_b=None):
     )
 
 
-# ---------------------------------------------------------------- thesis tables (A1)
+# ---------------------------------------------------------------- thesis tables
+@pytest.mark.spec("000", "A1")
 def test_thesis_tables_hrp2_standing_exact():
     c = thesis_operation_counts(**THESIS_HRP2_STANDING)
-    # ../shared/spec/000_chardonnet.md:244-249 and :977
+    # the worked example of Chardonnet 2009, §3.2.4: 13 824 / 9 833 / 9 504 operations
     assert c["initial"] == (7596, 6228, 13824)
     assert c["chang_khatib"] == (4822, 5011, 9833)
     assert c["new"] == (5076, 4428, 9504)
 
 
+@pytest.mark.spec("000", "A3")
 def test_thesis_same_branch_case_and_parameter_uniqueness():
     c = thesis_operation_counts(**THESIS_SAME_BRANCH)
-    # ../shared/spec/000_chardonnet.md:253 (6 323 vs 7 590)
+    # Chardonnet 2009, §3.2.4: 6 323 (Chang–Khatib) vs 7 590 (new) operations
     assert c["chang_khatib"][2] == 6323 and c["new"][2] == 7590
     # The thesis does not print the parameters: ours are the unique integer solution (C = 2).
     sols = []
@@ -111,6 +113,7 @@ def check_all_paths(model, data, rd, q, cs):
     return W0
 
 
+@pytest.mark.spec("000", "A2")
 def test_sample_humanoid_random_configurations(sample):
     model, data, rd = sample
     rng = np.random.default_rng(3)
@@ -122,6 +125,7 @@ def test_sample_humanoid_random_configurations(sample):
         check_all_paths(model, data, rd, q, random_contacts(rng, feet + hands, per_body=2))
 
 
+@pytest.mark.spec("000", "A2")
 def test_sample_humanoid_two_body_contacts(sample):
     """Self contacts hand–foot and hand–forearm (relative Jacobians, both bodies mobile)."""
     model, data, rd = sample
@@ -145,6 +149,7 @@ def two_cubes():
     return model, ids, q
 
 
+@pytest.mark.spec("000", "A2")
 def test_cube_on_cube_relative_jacobian_sign_and_delassus():
     model, (c1, c2), q = two_cubes()
     data = model.createData()
@@ -166,6 +171,7 @@ def test_cube_on_cube_relative_jacobian_sign_and_delassus():
     assert W0[0, 0] == pytest.approx(nn, rel=1e-12)
 
 
+@pytest.mark.spec("000", "A2")
 def test_hrp2_standing_hands_and_self_contact(hrp2):
     robot, data, rd = hrp2
     model = robot.model
@@ -184,8 +190,10 @@ def test_hrp2_standing_hands_and_self_contact(hrp2):
         check_all_paths(model, data, rd, qr, random_contacts(rng, [rh], per_body=4, joint_b=[th]))
 
 
+@pytest.mark.spec("000", "A3")
 def test_hrp2_selector_same_branch_picks_chang_khatib(hrp2):
-    """A3: right hand + right forearm on one branch -> Chang–Khatib is cheaper and selected."""
+    """Right hand + right forearm on one branch -> Chang–Khatib is cheaper and selected (the
+    thesis's hybrid, Chardonnet 2009, §3.2.4)."""
     robot, data, rd = hrp2
     q = robot.q("half-sitting")
     cs = hrp2_contacts(robot, data, q, ["r_hand", "r_forearm"])

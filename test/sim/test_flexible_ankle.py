@@ -1,15 +1,16 @@
-"""The flexible-ankle variant of HRP-2 (issue 12 "Flexible ankle"; spec
-../shared/spec/000_chardonnet.md:492–502, eq. 4.3; humanoid_model/flexible_ankle.py).
+"""The flexible-ankle variant of HRP-2 (Chardonnet 2009,
+§4.2, eq. (4.3); humanoid_model/flexible_ankle.py).
 
 The model: three passive joints (prismatic z, revolute x, revolute y) between each ankle and its
 sole plate, the same total mass, the soles where the rigid robot has them. In the World (scene
 'flat', all joints at zero: straight legs, so the body above the springs is nearly rigid
 vertically), started with the soles just touching and the springs unloaded:
 - static sink: the springs hold the weight above them, Σ k_z q_z = (m − 2 m_plate) g (the
-  brief's "m g / k_z"), and each plate's spring force equals its ground force minus its weight;
+  sink m g / k_z), and each plate's spring force equals its ground force minus its weight;
 - the vertical oscillation has the 1-DOF period 2π/ω_d, ω_n = √(2 k_z / (m − 2 m_plate)),
   ζ = 2 c_z / (2 √(2 k_z (m − 2 m_plate))), and each half period shrinks by exp(−π ζ/√(1 − ζ²));
-- D7 (000_chardonnet.md:1067–1068): the oscillation decays, and it is absent with rigid ankles.
+- the oscillation decays, and it is absent with rigid ankles (the thesis's decaying oscillations of
+  the flexible ankle, absent with rigid ankles: Chardonnet 2009, §4.4.2).
 """
 
 import dataclasses
@@ -119,7 +120,8 @@ def reversals(z):
     return keep[np.flatnonzero(np.diff(np.sign(v[keep])) != 0) + 1]
 
 
-def test_d7_ankle_oscillations_decay_and_are_absent_with_rigid_ankles(robots, flexible):
+@pytest.mark.spec("000", "D7")
+def test_ankle_oscillations_decay_and_are_absent_with_rigid_ankles(robots, flexible):
     _, z_flex, _ = flexible
     _, z_rigid, _ = run(robots[1])
     rev = reversals(z_flex)
@@ -149,7 +151,7 @@ def test_a_scene_selects_the_flexible_ankle(tmp_path):
 
 
 def test_hrp2_stands_10_s_on_flexible_ankles_without_slip(robots):
-    """Issue 12: the flexible ankle keeps the standing test true (test_robot_standing.py's bounds:
+    """The flexible ankle keeps the standing test true (test_robot_standing.py's bounds:
     soles slip < 0.1 mm, base within 1 mm after 2 s, every solve converged): half-sitting on
     'flat', PD, 10 s. Measured: slip 1e-8 m, base drift 0.24 mm, Σ f_n = m g to 3.5e-9."""
     w = World.from_scene("flat", robot=robots[0])

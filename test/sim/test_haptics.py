@@ -1,7 +1,7 @@
-"""Haptic interaction (`humanoid_sim.stages.haptics`, issue 12; spec ../shared/spec/000_chardonnet.md §2.13,
-lines 466–490): the attach mode's step response against the analytic 1-DOF oscillator with
-k_v = √(2 m k_p) (ζ = 1/√2, line 475), Newton's third law measured through the body's momentum,
-C2 (steady force −17.15 N, line 1038) and C3 (lift peak 18–40 N, line 1040), the touch mode
+"""Haptic interaction (`humanoid_sim.stages.haptics`; Chardonnet 2009, §3.4): the attach mode's step
+response against the analytic 1-DOF oscillator with k_v = √(2 m k_p) (eq. (3.63), ζ = 1/√2),
+Newton's third law measured through the body's momentum, the thesis's 1.75 kg object held at its
+weight, −17.15 N, and lifted quickly (a peak of 18–40 N; the thesis's about 25 N, §3.4.1), the touch mode
 (pushes a box on the floor, never pulls, the proxy never penetrates), release bit for bit, and
 refused inputs."""
 
@@ -17,12 +17,12 @@ from humanoid_sim.exceptions import CommandError
 from humanoid_sim.stages.haptics import HapticSettings, effective_inertia
 from humanoid_sim.world import World
 
-M_C2 = 1.75  # [kg] the thesis's test object (000_chardonnet.md:674)
-G_C2 = 9.8  # [m/s²] its weight read as 17.15 N (000_chardonnet.md:674)
-KP = 500.0  # [N/m] the HapticSettings default (chosen; the thesis gives none, line 658)
+M_OBJECT = 1.75  # [kg] the thesis's test object (Chardonnet 2009, §3.4.1)
+G_THESIS = 9.8  # [m/s²] the thesis reads its weight as 17.15 N (Chardonnet 2009, §3.4.1)
+KP = 500.0  # [N/m] the HapticSettings default (chosen; the thesis gives none)
 
 
-def box_scene(gravity=0.0, ground=False, z=1.0, mass=M_C2):
+def box_scene(gravity=0.0, ground=False, z=1.0, mass=M_OBJECT):
     """A 10 cm cube of ``mass`` [kg] at height z [m], gravity −``gravity`` along z."""
     doc = {
         "name": "haptic_box",
@@ -43,7 +43,7 @@ def step_response(t, zeta, wn, step):
 
 def test_attach_step_follows_the_damped_oscillator_of_eq_3_63():
     """Gravity off, attached at the COM, pointer moved 10 cm: x(t) equals the analytic response
-    of ζ = k_v / (2√(m k_p)) = 1/√2 (line 475) to 1 mm; overshoot exp(−π) = 4.32 % (a critically
+    of ζ = k_v / (2√(m k_p)) = 1/√2 to 1 mm; overshoot exp(−π) = 4.32 % (a critically
     damped k_v = 2√(m k_p) would give 0, k_v = √(m k_p) 16.3 %); 2 % settling time 4/(ζ ω_n)-ish
     measured against the analytic one within 5 %."""
     w = World(box_scene())
@@ -51,7 +51,7 @@ def test_attach_step_follows_the_damped_oscillator_of_eq_3_63():
     dev.set_pointer([0, 0, 1])
     dev.attach("box")
     kp, kv, _, _ = dev.stiffness_damping
-    assert kv == pytest.approx(math.sqrt(2 * M_C2 * KP), rel=1e-12)
+    assert kv == pytest.approx(math.sqrt(2 * M_OBJECT * KP), rel=1e-12)
     dev.set_pointer([0.1, 0, 1])
     n = 800
     x = np.empty(n)
@@ -59,7 +59,7 @@ def test_attach_step_follows_the_damped_oscillator_of_eq_3_63():
         w.step()
         x[k] = w.body_state("box").position[0]
     t = w.dt * np.arange(1, n + 1)
-    wn, zeta = math.sqrt(KP / M_C2), 1 / math.sqrt(2)
+    wn, zeta = math.sqrt(KP / M_OBJECT), 1 / math.sqrt(2)
     ref = step_response(t, zeta, wn, 0.1)
     # 1 % of the step: the first-order scheme lags by about one step, v_max·dt = 0.78 mm (measured 0.62 mm)
     assert np.max(np.abs(x - ref)) < 1e-3
@@ -82,8 +82,8 @@ def test_feedback_is_eq_3_63_and_minus_the_force_that_moves_the_body():
     r = np.array([0.03, 0.0, 0.0])
     dev.set_pointer([0.03, 0, 1])
     dev.attach("box")
-    assert dev.target.m == pytest.approx(M_C2, rel=1e-9)  # Λ's translational block: the body's mass
-    kv = math.sqrt(2 * M_C2 * KP)
+    assert dev.target.m == pytest.approx(M_OBJECT, rel=1e-9)  # Λ's translational block: the body's mass
+    kv = math.sqrt(2 * M_OBJECT * KP)
     for k in range(300):
         s = 2 * math.pi * k * w.dt
         p = np.array([0.03 + 0.05 * math.sin(s), 0.05 * (1 - math.cos(s)), 1.0])
@@ -96,7 +96,7 @@ def test_feedback_is_eq_3_63_and_minus_the_force_that_moves_the_body():
         w.step()
         after = w.body_state("box")
         np.testing.assert_allclose(dev.feedback[:3], KP * (x - p) + kv * (xdot - pv), atol=1e-9)
-        force_on_body = M_C2 * (after.linear_velocity - before.linear_velocity) / w.dt
+        force_on_body = M_OBJECT * (after.linear_velocity - before.linear_velocity) / w.dt
         np.testing.assert_allclose(force_on_body, -dev.feedback[:3], atol=1e-9)
     assert np.linalg.norm(after.angular_velocity) > 0.1  # the off-COM coupling turned it
 
@@ -109,16 +109,17 @@ def test_effective_inertia_of_a_free_body_is_its_mass_and_its_inertia_about_the_
     j = w.body_joint["box"]
     r = np.array([0.05, -0.02, 0.01])
     m, inertia = effective_inertia(w.model, data, w.q, j, np.array([0, 0, 1.0]) + r, w.masks[j])
-    i_com = M_C2 * 0.01 / 6 * np.eye(3)
-    assert m == pytest.approx(M_C2, rel=1e-9)
-    ref = np.linalg.eigvalsh(i_com + M_C2 * (r @ r * np.eye(3) - np.outer(r, r)))[0]
+    i_com = M_OBJECT * 0.01 / 6 * np.eye(3)
+    assert m == pytest.approx(M_OBJECT, rel=1e-9)
+    ref = np.linalg.eigvalsh(i_com + M_OBJECT * (r @ r * np.eye(3) - np.outer(r, r)))[0]
     assert inertia == pytest.approx(ref, rel=1e-9)
 
 
-def test_c2_attach_steady_force_is_the_weight_and_zero_after_release():
-    """C2 (000_chardonnet.md:1038): 1.75 kg, g = 9.8, pointer fixed: steady f_z = −17.15 N ± 1 %;
+@pytest.mark.spec("000", "C2")
+def test_attach_steady_force_is_the_weight_and_zero_after_release():
+    """The thesis's object (Chardonnet 2009, §3.4.1): 1.75 kg, g = 9.8, pointer fixed: steady f_z = −17.15 N ± 1 %;
     on detach the force is 0 and the box falls at g."""
-    w = World(box_scene(gravity=G_C2))
+    w = World(box_scene(gravity=G_THESIS))
     dev = w.connect_haptics()
     dev.set_pointer([0, 0, 1])
     dev.attach("box")
@@ -129,14 +130,15 @@ def test_c2_attach_steady_force_is_the_weight_and_zero_after_release():
     v0 = w.body_state("box").linear_velocity[2]
     w.step(100)
     np.testing.assert_array_equal(dev.feedback, np.zeros(6))
-    assert (w.body_state("box").linear_velocity[2] - v0) / 0.1 == pytest.approx(-G_C2, rel=1e-6)
+    assert (w.body_state("box").linear_velocity[2] - v0) / 0.1 == pytest.approx(-G_THESIS, rel=1e-6)
 
 
-def test_c3_quick_lift_peaks_between_18_and_40_newtons():
-    """C3 (000_chardonnet.md:1040): the object resting on the floor, lifted 10 cm at 0.5 m/s
+@pytest.mark.spec("000", "C3")
+def test_quick_lift_peaks_between_18_and_40_newtons():
+    """The object resting on the floor, lifted 10 cm at 0.5 m/s
     (chosen: a quick hand lift; the thesis gives no speed): the stretch force peaks above the
-    steady 17.15 N and within 18–40 N (measured 24.2 N; thesis about 25 N, line 760)."""
-    w = World(box_scene(gravity=G_C2, ground=True, z=0.05))
+    steady 17.15 N and within 18–40 N (measured 24.2 N; thesis about 25 N, Chardonnet 2009, §3.4.1)."""
+    w = World(box_scene(gravity=G_THESIS, ground=True, z=0.05))
     w.step(50)
     dev = w.connect_haptics()
     dev.set_pointer([0, 0, 0.05])

@@ -1,7 +1,7 @@
-"""The admittance-compliant robot of the haptic interaction (`humanoid_sim.stages.admittance`, eq. 3.65,
-../shared/spec/000_chardonnet.md:484–488): the law against its closed-form solution, and HRP-2's
+"""The admittance-compliant robot of the haptic interaction (`humanoid_sim.stages.admittance`; Chardonnet
+2009, §3.4.1, eq. (3.65)): the law against its closed-form solution, and HRP-2's
 right hand guided 5 cm by the attached pointer, with and without the admittance (the thesis's
-"HRP-2 arm guided by the user", line 765)."""
+HRP-2 arm guided by the user, §3.4.1)."""
 
 import math
 
@@ -14,7 +14,7 @@ from humanoid_sim.exceptions import CommandError
 from humanoid_sim.stages.admittance import Admittance
 from humanoid_sim.world import World
 
-ADMITTANCE = (0.5, 20.0)  # M_d [kg·m²], B_d [N·m·s/rad] (chosen: the thesis gives none, line 488)
+ADMITTANCE = (0.5, 20.0)  # M_d [kg·m²], B_d [N·m·s/rad] (chosen: the thesis gives none)
 HAND = "RARM_LINK6"
 PULL = np.array([0.05, 0.0, 0.0])  # [m] the pointer's move from the hand (chosen)
 

@@ -1,13 +1,13 @@
-"""Impacts never add energy (issue 14 §2): a ball hitting static geometry faster than the
+"""Impacts never add energy: a ball hitting static geometry faster than the
 activation margin allows (5 mm / 1 ms = 5 m/s) must not penetrate and be thrown back by the
 penetration correction, nor tunnel through a thin body. Speculative activation
 (`humanoid_sim.stages.impacts.SweptMargins`) is what makes this hold; its sweep must bound the speed
 of every point of every shape.
 
 Each drop starts the ball's lowest point 5.5 mm + 3 steps of travel above the surface, so that
-three free steps later it is just outside the fixed 5 mm margin, the case in which the fixed
-margin let it penetrate by a whole step's travel less 5.5 mm (0.9 m/s rebound at 10 m/s, 9.5 m/s
-at 60 m/s, tunnelling through 2 cm at 40 m/s before the fix)."""
+three free steps later it is just outside the fixed 5 mm margin, the case in which a fixed margin
+alone lets it penetrate by a whole step's travel less 5.5 mm (0.9 m/s rebound at 10 m/s, 9.5 m/s
+at 60 m/s, tunnelling through 2 cm at 40 m/s without the sweep)."""
 
 import numpy as np
 import pinocchio as pin
@@ -16,10 +16,10 @@ import pytest
 from humanoid_model.scene import scene_from_dict
 from humanoid_sim.world import World
 
-SPEEDS = (1.0, 5.0, 10.0, 20.0, 40.0, 60.0)  # [m/s] issue 14 §2
+SPEEDS = (1.0, 5.0, 10.0, 20.0, 40.0, 60.0)  # [m/s] chosen: up to 12 times the margin's 5 m/s
 R_BALL = 0.05  # [m] the sphere_drop ball (config/scenes/sphere_drop.yaml)
 R_SMALL = 0.01  # [m] a ball that fits through the 2 cm slab in one step at >= 40 m/s (4 cm travel)
-SLAB = 0.02  # [m] static slab thickness (issue 14 §2), top face at z = 0
+SLAB = 0.02  # [m] static slab thickness (chosen), top face at z = 0
 G = 9.81
 DT = 1e-3
 AFTER = 100  # steps simulated after the impact (0.1 s)
@@ -71,8 +71,8 @@ def _run(w, steps):
 def test_plastic_impact_on_the_ground_neither_bounces_nor_penetrates(v):
     w, _, steps = _drop(v, 0.0, R_BALL, slab=False)
     z, vz = _run(w, steps)
-    assert np.max(vz) < 0.05  # rebound speed [m/s] (issue 14 §2)
-    assert R_BALL - np.min(z) < 1e-3  # penetration, at every step, < 1 mm (issue 14 §2)
+    assert np.max(vz) < 0.05  # rebound speed [m/s] (chosen bound)
+    assert R_BALL - np.min(z) < 1e-3  # penetration, at every step, < 1 mm (chosen bound)
     assert abs(z[-1] - R_BALL) < 1e-3 and abs(vz[-1]) < 0.05  # at rest on the ground
 
 
@@ -91,13 +91,14 @@ def test_restitution_half_rebounds_at_half_the_impact_speed(v):
     z, vz = _run(w, steps)
     k = int(np.argmax(vz > 0))  # the first step after the impact
     assert vz[k - 1] < -0.99 * v_imp
-    assert vz[k] == pytest.approx(0.5 * v_imp, rel=0.02)  # issue 14 §2
+    assert vz[k] == pytest.approx(0.5 * v_imp, rel=0.02)  # chosen tolerance
     assert R_BALL - np.min(z) < 1e-3
 
 
 def test_penetration_is_removed_without_launching_the_body():
-    """A ball placed 2 cm deep in the ground (e = 0, at rest) comes out without speed: the old
-    β·gap/dt correction threw it up at 0.2 × 2 cm / 1 ms = 4 m/s (a 0.8 m hop)."""
+    """A ball placed 2 cm deep in the ground (e = 0, at rest) comes out without speed: a
+    β·gap/dt correction in the velocities would throw it up at 0.2 × 2 cm / 1 ms = 4 m/s (a 0.8 m
+    hop)."""
     w = _ball(0.0, 0.0, R_BALL, slab=False, h=-0.02)
     b = w.scene.free_bodies[0]
     z, vz = _run(w, 200)

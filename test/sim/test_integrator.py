@@ -1,7 +1,7 @@
-"""Integration stage (`humanoid_sim.stages.integrator`; spec ../shared/spec/000_chardonnet.md §2.9, §2.12):
-free fall and a ballistic spin of a free body against their closed forms, unit quaternions, the
-spherical pendulum (§6.2 C1), and the momentum projection of trees in free flight: a spinning,
-moving HRP-2 in zero gravity keeps its momentum to 1e-9 relative (issue 3), the projection only
+"""Integration stage (`humanoid_sim.stages.integrator`; Chardonnet 2009, §3.1.6.1,
+§3.3): free fall and a ballistic spin of a free body against their closed forms, unit quaternions,
+the spherical pendulum (§3.3.2), and the momentum projection of trees in free flight: a spinning,
+moving HRP-2 in zero gravity keeps its momentum to 1e-9 relative, the projection only
 removes the integrator's O(dt²) drift per step, and without it the drift is first order."""
 
 import numpy as np
@@ -152,7 +152,7 @@ def _record_corrections(w):
 
 def test_zero_gravity_momentum_conserved(tmp_path):
     """Spinning, moving HRP-2, zero gravity, no contact, zero joint torques, 1 s: linear and
-    angular momentum (about the world origin) conserved to 1e-9 relative (issue 3); kinetic
+    angular momentum (about the world origin) conserved to 1e-9 relative (chosen); kinetic
     energy drift bounded (< 0.1 % over 1 s: our bound; 0.016 % measured). The projection that
     makes the first check hold must only remove the integrator's O(dt²) drift: its correction
     per step is < 5 s⁻²·dt² relative (our bound; 1.7 s⁻²·dt² measured over this 1 s), and it
@@ -206,7 +206,7 @@ def test_zero_gravity_uncorrected_integrator_is_first_order(tmp_path):
     assert peaks[0] / peaks[1] == pytest.approx(4.0, rel=0.1)
 
 
-# ----------------------------------------------------------------------------- spherical pendulum (C1)
+# ----------------------------------------------------------------------------- spherical pendulum
 def _swing_pendulum(release_deg, steps, dt=1e-3):
     """Rod (L = 1 m, m = 1 kg, chosen) on a quaternion spherical joint released `release_deg` from
     the downward vertical in the xz plane; returns (worst out-of-plane angle [rad], worst |quat|-1,
@@ -233,10 +233,11 @@ def _swing_pendulum(release_deg, steps, dt=1e-3):
     return worst, qerr, horizontal, v
 
 
+@pytest.mark.spec("000", "C1")
 @pytest.mark.parametrize(
     "release_deg, steps, through_singularity",
     [
-        (60, 20000, False),  # C1 (../shared/spec/000_chardonnet.md:1031-1033): 20 s
+        (60, 20000, False),  # released 60° from the vertical, 20 s
         (120, 5000, True),  # swings through pitch ±90°, where an Euler-angle joint is singular
     ],
 )
@@ -250,7 +251,7 @@ def test_spherical_pendulum_planar_and_unit_quaternion(release_deg, steps, throu
     assert np.all(np.isfinite(v)) and np.linalg.norm(v) < 10.0
 
 
-# ----------------------------------------------------------------------------- conical pendulum (C1)
+# ----------------------------------------------------------------------------- conical pendulum
 ROD_L, ROD_M, ROD_IA = 1.0, 1.0, 1e-4  # rod of the pendulum tests [m], [kg], axial inertia [kg m²] (chosen)
 
 
@@ -305,9 +306,10 @@ def conical_runs():
     return out
 
 
+@pytest.mark.spec("000", "C1")
 @pytest.mark.parametrize("deg", [30.0, 60.0, 80.0])
 def test_conical_pendulum_precession_and_energy(conical_runs, deg):
-    """C1, issue 14 §5: a planar release is symmetric, so it proves little; the conical pendulum
+    """A planar release is symmetric, so it proves little; the conical pendulum
     is not. Over 10 s at dt = 1 ms: precession rate within 0.5 % of the analytic Ω, energy
     conserved to 1e-6 relative, cone angle held to 1e-6 rad, |quat| = 1 ± 1e-9. Measured: rate
     and energy exact to rounding (≤ 1e-13; the steady cone has a constant body angular velocity,
@@ -324,7 +326,7 @@ def test_conical_pendulum_precession_and_energy(conical_runs, deg):
 
 
 def _euler_angle_swing(eps, steps=20000, dt=1e-3, release_deg=60.0):
-    """The thesis's Euler-angle spherical joint (spec §2.12, ../shared/spec/000_chardonnet.md:454),
+    """The thesis's Euler-angle spherical joint (Chardonnet 2009, §3.3.2.1, eqs. (3.56)–(3.58)),
     written here: orientation R = R_z(ρ) R_x(θ) R_z(φ) (precession, nutation, spin), the same
     dynamics as ours (Pinocchio on the quaternion of R, `free_velocity`, joint-frame ω), and the
     angles advanced by explicit Euler with the rates of ω = J(θ, φ) q̇ inverted:
@@ -368,9 +370,11 @@ def _euler_angle_swing(eps, steps=20000, dt=1e-3, release_deg=60.0):
     return tilt[:last].max(), tilt[-last:].max(), out_of_plane, turn, fallback
 
 
+@pytest.mark.spec("000", "C1")
 def test_euler_angle_pendulum_drifts_into_spinning_and_ours_does_not():
-    """C1's regression demonstration (spec :1036; the failure, spec :454): "a spherical pendulum
-    rotated about a single axis drifts and starts spinning about itself instead of swinging".
+    """The failure of Euler angles the thesis reports, reproduced (Chardonnet 2009, §3.3.2.1): a
+    spherical pendulum rotated about a single axis drifts into spinning about itself
+    instead of swinging.
     With the thesis's singular-orientation fallback (3.58) on (threshold |sin θ| < 0.01, chosen:
     the thesis gives none), the 60° release in a vertical plane swings once, then stays stuck
     within 0.43° of the vertical while its orientation turns about the vertical, i.e. about the

@@ -69,7 +69,7 @@ def test_bad_trajectories_are_rejected_with_the_reason(names, points, message):
 
 
 def test_trajectory_velocities_are_checked_against_the_urdf_velocity_limits():
-    """Issue 14 §0: velocities beyond the URDF limit (HRP-2: 2.2–9.1 rad/s) are refused like
+    """Velocities beyond the URDF limit (HRP-2: 2.2–9.1 rad/s) are refused like
     positions beyond theirs; a limit of 0 (URDF: not given) or inf checks nothing."""
     vmax = np.array([2.0, 0.0, np.inf])
     ok = [TrajectoryPoint([0.5, 0.0, 1.0], 1.0, velocities=[-2.0, 1e3, 1e3])]
@@ -84,7 +84,8 @@ def test_trajectory_velocities_are_checked_against_the_urdf_velocity_limits():
 
 
 def test_a_huge_joint_name_is_shortened_in_the_rejection():
-    """Issue 14 §6: a 100 kB joint name was echoed whole into the log and every /diagnostics."""
+    """A 100 kB joint name is shortened in the message, not echoed whole into the log and every
+    /diagnostics."""
     huge = "x" * 100_000
     for names in ([huge], [huge, huge]):
         with pytest.raises(CommandError) as e:

@@ -1,4 +1,4 @@
-"""Joint limits (`humanoid_sim.stages.joint_limits`; issue 3, docs/simulator.md "Joint limits"): a joint
+"""Joint limits (`humanoid_sim.stages.joint_limits`; docs/simulator.md "Joint limits"): a joint
 within LIMIT_MARGIN of a limit is a frictionless unilateral row of the contact solve with the
 contact gap law; a joint driven into its limit stays there and the limit torque balances the
 motor torque."""

@@ -1,10 +1,10 @@
-"""F5, object knock-over repeatability (../shared/spec/000_chardonnet.md:1091; the experiment,
-§4.14 lines 823-829): HRP-2 on a platform knocks over an object standing on a table
+"""Object knock-over repeatability (the thesis's sim-vs-real comparison, Chardonnet 2009, §5.1.1,
+replayed in simulation only): HRP-2 on a platform knocks over an object standing on a table
 (`config/scenes/knock_over.yaml`: the right arm swings into it); the object topples, falls onto
 the table and slides. Its sliding distance after falling must be repeatable within 2 mm, the
 thesis's sim-vs-real gap, across solver tolerances ε ∈ {1e-3, 1e-4, 1e-5}.
 
-ε is the thesis's Gauss-Seidel stopping tolerance (eq. 3.34; the thesis gives no value, line 341):
+ε is the thesis's Gauss-Seidel stopping tolerance (eq. (3.34); the thesis gives no value):
 here every stopping threshold of `SolverSettings` that the run's convergence depends on, the
 relative change ``tol_rel`` and the complementarity and penetration residuals (as the simulator
 node's ``solver_tolerance``). The three runs share the 0.5 s before the hand meets the object
@@ -61,15 +61,17 @@ def knocked():
     return out
 
 
-def test_f5_the_object_topples_onto_the_table_and_slides(knocked):
+@pytest.mark.spec("000", "F5")
+def test_the_object_topples_onto_the_table_and_slides(knocked):
     for r in knocked.values():
         assert r["landed"] is not None  # it fell over onto the table ...
         assert r["speed"] < 1e-6 and abs(r["rest"][2] - (0.70 + 0.025)) < 1e-4  # ... and lies at rest on its side
         assert 0.01 < np.linalg.norm((r["rest"] - r["landed"])[:2]) < 0.05  # it slid (measured 17.9 mm)
 
 
-def test_f5_sliding_distance_repeatable_within_2_mm_across_solver_tolerances(knocked):
+@pytest.mark.spec("000", "F5")
+def test_sliding_distance_repeatable_within_2_mm_across_solver_tolerances(knocked):
     slides = [np.linalg.norm((r["rest"] - r["landed"])[:2]) for r in knocked.values()]
     travel = [np.linalg.norm((r["rest"] - r["start"])[:2]) for r in knocked.values()]
-    assert max(slides) - min(slides) < 2e-3  # 000_chardonnet.md:1091 (measured 2.5e-6 m)
+    assert max(slides) - min(slides) < 2e-3  # the thesis's 2 mm sim-vs-real gap, §5.1.1 (measured 2.5e-6 m)
     assert max(travel) - min(travel) < 2e-3  # the whole displacement too (measured 1.3e-5 m)

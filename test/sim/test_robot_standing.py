@@ -1,4 +1,4 @@
-"""HRP-2 standing on 'flat' under PD in the full simulator (issue 3; docs/simulator.md
+"""HRP-2 standing on 'flat' under PD in the full simulator (docs/simulator.md
 "Validation"): over 10 s the soles do not slip (< 0.1 mm), the base settles (< 1 mm after 2 s),
 penetration stays < 0.1 mm and every solve converges; a 250 N push (config/demo.yaml) sways it
 and it recovers; a head-yaw JointTrajectory is tracked. The 10 s run is the session fixture
@@ -12,7 +12,7 @@ from humanoid_sim.world import World
 
 
 def test_standing_soles_do_not_slip(hrp2_standing_10s):
-    assert hrp2_standing_10s["slip"] < 1e-4  # < 0.1 mm (issue 3)
+    assert hrp2_standing_10s["slip"] < 1e-4  # < 0.1 mm (chosen bound)
     assert hrp2_standing_10s["world"].last.batch.m == 8  # 4 sole corners per foot
 
 

@@ -1,4 +1,4 @@
-"""Rolling bodies on flat ground (issue 14 §2, "the simulator must never add energy").
+"""Rolling bodies on flat ground: the simulator must never add energy.
 
 A ball rolling without slip on flat ground is, for the simulator, a body in contact whose contact
 point does not move: the contact forces do no work, so its energy is constant, its centre stays at

@@ -1,8 +1,8 @@
-"""Sensors (`humanoid_sim.runtime.sensors`; spec ../shared/spec/000_chardonnet.md §2.17): ankle F/T sensors
+"""Sensors (`humanoid_sim.runtime.sensors`; Chardonnet 2009, §5.1.2.2): ankle F/T sensors
 of HRP-2 standing read their foot's contact forces minus the foot's weight, and after 10 s the
-ankles carry the weight above the feet; every F/T sensor (wrists too: issue 3 asks for F/T at
-the ankles *and wrists*) is Newton on the sub-tree beyond it, to round-off, while the robot moves;
-F/T noise (§2.17, optional) has zero mean and the configured deviation; the IMU at rest reads −g
+ankles carry the weight above the feet; every F/T sensor (at the ankles and the wrists) is
+Newton on the sub-tree beyond it, to round-off, while the robot moves;
+F/T noise (optional) has zero mean and the configured deviation; the IMU at rest reads −g
 in its frame and 0 in free fall, the CoP lies in each sole and the ZMP is the load-weighted CoP
 of both (and under the COM at rest), encoders quantise. Expected values come from the model's
 own masses and g."""
@@ -227,7 +227,7 @@ def test_sensors_need_a_robot():
         Sensors(World.from_scene("sphere_drop"))
 
 
-# ----------------------------------------------------------------------------- C4: the hand F/T sensor
+# ----------------------------------------------------------------------------- the hand F/T sensor
 HALF_PI = np.pi / 2
 
 
@@ -235,8 +235,8 @@ HALF_PI = np.pi / 2
 def wrist_worlds(tmp_path_factory):
     """HRP-2 on the floor with all joints at zero ('straight'), and the same with both elbows at
     −90° (forearms horizontal, pointing forward), 0.3 s after the start, held by the PD with
-    gravity compensation (`World(gravity_compensation=True)`): the digest's case is the sensor
-    with the arm in that posture, and the default PD alone lets the loaded forearm sag by ≈ 7°
+    gravity compensation (`World(gravity_compensation=True)`): the thesis's case is the sensor
+    with the arm in that posture (Chardonnet 2009, §5.1.2.5), and the default PD alone lets the loaded forearm sag by ≈ 7°
     (F_z = 0.96 N, measured), which would test the PD's stiffness instead."""
     out = {}
     for label, joints in (
@@ -273,16 +273,17 @@ def _subtree_wrench_in_sensor_frame(model, q, v, a, jid, fid):
     return f.linear.copy(), f.angular.copy()
 
 
+@pytest.mark.spec("000", "C4")
 @pytest.mark.parametrize("key", ["r_wrist", "l_wrist"])
 @pytest.mark.parametrize("posture", ["straight", "forearm horizontal"])
-def test_c4_hand_force_torque_sensor(wrist_worlds, posture, key):
-    """C4 (../shared/spec/000_chardonnet.md:1042; sensor model :569-574). The reading of
+def test_hand_force_torque_sensor(wrist_worlds, posture, key):
+    """The thesis's wrist F/T sensor (Chardonnet 2009, §5.1.2.2; its readings, §5.1.2.5). The reading of
     `Sensors.force_torque` (raw wrench, identity gain, zero offset, no noise) equals the
     independent sub-tree computation `_subtree_wrench_in_sensor_frame` to 1e-9 relative (force
-    and torque; issue 14 §5: the old check compared with 7.55 N, which holds by construction
-    because the hand mass was set from it). Thesis zeroing convention (:574): the z reading is
+    and torque; a comparison with 7.55 N alone would hold by construction, the hand mass being set
+    from it). Thesis zeroing convention (§5.1.2.5): the z reading is
     the hand weight when straight, so with the sensor modelled without offset (f_d = 0) the raw
-    reading is that convention. Then the digest's values: straight, F_z = 7.55 N ± 3 % (the
+    reading is that convention. Then the thesis's values: straight, F_z = 7.55 N ± 3 % (the
     model's hand below the sensor is 0.770 kg, the condition of the ±3 %) and F_y ≈ 0 (here
     < 0.02 N, chosen: 0.3 % of the weight; measured 0.006 N); forearm horizontal, no contact,
     F_z = 0 ± 0.2 N (measured −0.05 N: the robot leans 2° on its straight legs)."""

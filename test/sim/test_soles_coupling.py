@@ -1,5 +1,5 @@
-"""Sole coupling operator (`humanoid_sim.soles.coupling`, spec ../shared/spec/000_chardonnet.md:528–545,
-eq. 4.21 with the digest's three corrections) on hand-built cases and through the NSGS-Newton solver."""
+"""Sole coupling operator (`humanoid_sim.soles.coupling`; Chardonnet 2009, §4.3.4,
+eq. (4.21) with the three corrections the module names) on hand-built cases and through the NSGS-Newton solver."""
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from humanoid_sim.soles.coupling import (
 )
 from humanoid_sim.solvers import ContactProblem, SolverSettings, get_solver
 
-DT = 1e-3  # [s] the thesis's step (000_chardonnet.md:664)
+DT = 1e-3  # [s] the thesis's step (Chardonnet 2009, §3.1.6.1)
 FLAT = np.array([[[0.0, 0, 1], [1, 0, 0], [0, 1, 0]]])  # rows (n, t1, t2): n = +z into the sole
 RZ90 = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])  # sole yawed by 90°: sole x -> world y, sole y -> world -x
 

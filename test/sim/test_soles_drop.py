@@ -1,16 +1,16 @@
-"""HRP-2 dropped from 1 cm with all joints at zero onto 'flat' (spec ../shared/spec/000_chardonnet.md
-§4.10, lines 789–799: the thesis's first sole-material criterion), rigid feet against FEM soles.
+"""HRP-2 dropped from 1 cm with all joints at zero onto 'flat' (the thesis's first sole-material
+criterion, Chardonnet 2009, §4.4.1), rigid feet against FEM soles.
 
-- D6 (000_chardonnet.md:1064–1065, "no velocity jump with soles: the impact model is not
-  needed"): with soles the base's per-step velocity change comes from a finite force, so it
+- No velocity jump with soles (with a deformable layer the impact model is not needed,
+  Chardonnet 2009, §4.3.5): with soles the base's per-step velocity change comes from a finite force, so it
   shrinks with the step (∝ dt); with rigid feet it is a discontinuity that stays
-  the same at any dt. The literal D6 bound (≤ g δt per step) is not met by this 1 cm drop: see
-  `test_d6_...` and docs/soles.md.
-- D5, drop half (000_chardonnet.md:1058–1062): the peak vertical base acceleration decreases
+  the same at any dt. The literal bound of acceptance test 000 D6 (≤ g δt per step) is not met by this 1 cm
+  drop: see `test_soles_have_no_velocity_discontinuity_at_touchdown` and docs/soles.md.
+- The sole-material trade-off, drop half (Chardonnet 2009, §4.4.1): the peak vertical base acceleration decreases
   monotonically as the sole softens (lower E), and every sole is below the rigid feet's peak.
   The Poisson ratio trend (higher ν, stiffer: the confined rubber) is reported and checked too.
 
-The base (root joint, at the hip centre) is the thesis's reference point (line 791). Mesh
+The base (root joint, at the hip centre) is the thesis's reference point (§4.4.1). Mesh
 (chosen, for the cost): 3 × 1 × 2 cells, 8 ground nodes per sole.
 """
 
@@ -26,7 +26,7 @@ from humanoid_model.sole_spec import SoleLayer
 from humanoid_sim.world import World
 
 RESOLUTION = (0.074, 0.13, 0.01)  # [m] 8 ground nodes per sole (chosen: the test's cost)
-DROP = 0.01  # [m] 000_chardonnet.md:792
+DROP = 0.01  # [m] the thesis's drop height (Chardonnet 2009, §4.4.1)
 T_END = 0.12  # [s] touchdown at ~45 ms (√(2 h/g)), the first compression and rebound
 
 
@@ -68,7 +68,8 @@ def peak_acceleration(vz, dt=1e-3):
     return float(np.abs(np.diff(vz)).max() / dt)
 
 
-def test_d6_soles_have_no_velocity_discontinuity_at_touchdown(scene, robot):
+@pytest.mark.spec("000", "D6")
+def test_soles_have_no_velocity_discontinuity_at_touchdown(scene, robot):
     rigid = [jump(*drop(scene, robot, "rigid", dt)) for dt in (1e-3, 2.5e-4)]
     fem = [jump(*drop(scene, robot, soles(robot), dt)) for dt in (1e-3, 2.5e-4)]
     # rigid: an impact, the same jump at any step (measured 0.30 and 0.40 m/s: a finer step meets
@@ -79,9 +80,10 @@ def test_d6_soles_have_no_velocity_discontinuity_at_touchdown(scene, robot):
     assert fem[0] < 0.7 * rigid[0]
 
 
-def test_d5_drop_peak_acceleration_falls_as_the_sole_softens(scene, robot):
+@pytest.mark.spec("000", "D5")
+def test_drop_peak_acceleration_falls_as_the_sole_softens(scene, robot):
     rigid = peak_acceleration(drop(scene, robot, "rigid")[0])
     by_E = [peak_acceleration(drop(scene, robot, soles(robot, E, 0.4))[0]) for E in (1e6, 3e6, 10e6)]
-    assert by_E[0] < by_E[1] < by_E[2] < rigid  # 000_chardonnet.md:1060: monotone in E
+    assert by_E[0] < by_E[1] < by_E[2] < rigid  # monotone in E (the thesis's trade-off, §4.4.1)
     by_nu = [peak_acceleration(drop(scene, robot, soles(robot, 3e6, nu))[0]) for nu in (0.01, 0.25)] + [by_E[1]]
-    assert by_nu[0] < by_nu[1] < by_nu[2]  # ν → 0.5 confines the rubber: stiffer (reported, not in the spec)
+    assert by_nu[0] < by_nu[1] < by_nu[2]  # ν → 0.5 confines the rubber: stiffer (ours)

@@ -1,5 +1,6 @@
-"""FEM soles (`humanoid_sim.soles`): acceptance tests D1–D3 of ../shared/spec/000_chardonnet.md
-§6.2 (000_chardonnet.md:1048–1052), stiffness properties, layered soles and input checks."""
+"""FEM soles (`humanoid_sim.soles`; Chardonnet 2009, §4.3 and §4.5): the condensations of §4.3.3–4.3.4
+against the full solve, the FEM patch test, the distribution matrix of §4.5 (acceptance tests
+D1–D3, marked `spec("000", ...)`), stiffness properties, layered soles and input checks."""
 
 import importlib.util
 
@@ -27,8 +28,9 @@ from humanoid_sim.soles import (
 
 HAS_GMSH = importlib.util.find_spec("gmsh") is not None
 
-# D2's load and material (000_chardonnet.md:1050): top face fixed, ν = 0, p = 10 kPa, E = 3 MPa, h = 2 cm
-P_D2, E_D2, H_D2 = 10e3, 3e6, 0.02
+# the patch test's load and material (chosen): top face fixed, ν = 0, p = 10 kPa, E = 3 MPa (the thesis's
+# E, §4.4.1), h = 2 cm (the thesis's sole, §4.4)
+P_PATCH, E_PATCH, H_PATCH = 10e3, 3e6, 0.02
 
 
 def rel(a, b):
@@ -37,17 +39,18 @@ def rel(a, b):
 
 @pytest.fixture(scope="module")
 def rubber_sole():
-    """The thesis's sole: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4 (000_chardonnet.md:677–679), 1 cm elements."""
+    """The thesis's sole: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4 (Chardonnet 2009, §4.4, §4.4.1), 1 cm elements."""
     return CondensedSole(box_sole())
 
 
 @pytest.fixture(scope="module")
 def patch_sole():
-    return CondensedSole(box_sole(layers=[Layer(H_D2, Material(E_D2, 0.0))]))
+    return CondensedSole(box_sole(layers=[Layer(H_PATCH, Material(E_PATCH, 0.0))]))
 
 
-# ----------------------------------------------------------------------------- D1
-def test_d1_surface_condensation_equals_full_reduced_solve(rubber_sole):
+# ----------------------------------------------------------------------------- condensation
+@pytest.mark.spec("000", "D1")
+def test_surface_condensation_equals_full_reduced_solve(rubber_sole):
     s, m = rubber_sole, rubber_sole.mesh
     rng = np.random.default_rng(1)
     F = np.zeros((m.n_nodes, 3))
@@ -60,7 +63,8 @@ def test_d1_surface_condensation_equals_full_reduced_solve(rubber_sole):
     assert m.surface_nodes.size == 392 and s.K_s.shape == (1176, 1176)  # 23×14 bottom + 70 side nodes at 1 cm
 
 
-def test_d1_contact_condensation_and_recovery_equal_full_solve(rubber_sole):
+@pytest.mark.spec("000", "D1")
+def test_contact_condensation_and_recovery_equal_full_solve(rubber_sole):
     s, m = rubber_sole, rubber_sole.mesh
     rng = np.random.default_rng(2)
     contact = rng.choice(m.bottom_nodes, size=8, replace=False)
@@ -84,19 +88,20 @@ def test_d1_contact_condensation_and_recovery_equal_full_solve(rubber_sole):
     assert rel(s.displacement_field(s.surface_displacements(contact, Uc)), U_full) < 1e-9
 
 
-# ----------------------------------------------------------------------------- D2
-def test_d2_patch_test_uniform_pressure_gives_p_h_over_e(patch_sole):
+# ----------------------------------------------------------------------------- patch test
+@pytest.mark.spec("000", "D2")
+def test_patch_test_uniform_pressure_gives_p_h_over_e(patch_sole):
     s, m = patch_sole, patch_sole.mesh
-    expected = P_D2 * H_D2 / E_D2  # 10e3 × 0.02 / 3e6 = 6.667e-5 m (000_chardonnet.md:1050)
+    expected = P_PATCH * H_PATCH / E_PATCH  # 10e3 × 0.02 / 3e6 = 6.667e-5 m
     assert expected == pytest.approx(66.7e-6, rel=1e-3)
-    F = pressure_loads(m.nodes, m.bottom, [0.0, 0.0, P_D2])  # pressure pushes the ground face up (+z)
-    assert F.sum(axis=0) == pytest.approx([0, 0, P_D2 * 0.22 * 0.13], rel=1e-12)
+    F = pressure_loads(m.nodes, m.bottom, [0.0, 0.0, P_PATCH])  # pressure pushes the ground face up (+z)
+    assert F.sum(axis=0) == pytest.approx([0, 0, P_PATCH * 0.22 * 0.13], rel=1e-12)
     U = s.solve_full(F)
     uz = U[m.bottom_nodes, 2]
-    assert np.all(np.abs(uz - expected) <= 0.005 * expected)  # the spec's ± 0.5 %
+    assert np.all(np.abs(uz - expected) <= 0.005 * expected)  # ± 0.5 % (chosen)
     # linear tets reproduce the exact field u_z = −p z / E, u_x = u_y = 0 at every node (z ≤ 0)
     exact = np.zeros_like(U)
-    exact[:, 2] = -P_D2 * m.nodes[:, 2] / E_D2
+    exact[:, 2] = -P_PATCH * m.nodes[:, 2] / E_PATCH
     assert np.abs(U - exact).max() < 1e-9 * expected
     # the same through the surface condensation (4.12–4.14)
     Us = s.C_s @ F[m.surface_nodes].ravel()
@@ -104,25 +109,25 @@ def test_d2_patch_test_uniform_pressure_gives_p_h_over_e(patch_sole):
 
 
 def test_two_layer_sole_compresses_as_springs_in_series():
-    """Stiff top layer 1 cm E = 3 MPa over 1 cm pads E = 1 MPa (thesis E values, 000_chardonnet.md:680;
+    """Stiff top layer 1 cm E = 3 MPa over 1 cm pads E = 1 MPa (the thesis's E values, Chardonnet 2009, §4.6;
     ν = 0 here: the series-spring value p (h1/E1 + h2/E2) is exact only without lateral coupling)."""
     h1, E1, h2, E2 = 0.01, 3e6, 0.01, 1e6
     m = box_sole(layers=[Layer(h1, Material(E1, 0.0)), Layer(h2, Material(E2, 0.0))], resolution=0.01)
     assert sorted(set(zip(m.layer.tolist(), m.E.tolist()))) == [(0, E1), (1, E2)]
-    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_D2]))
-    series = P_D2 * (h1 / E1 + h2 / E2)  # 1e4 (0.01/3e6 + 0.01/1e6) = 133.3 µm
+    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_PATCH]))
+    series = P_PATCH * (h1 / E1 + h2 / E2)  # 1e4 (0.01/3e6 + 0.01/1e6) = 133.3 µm
     assert series == pytest.approx(133.33e-6, rel=1e-4)
     assert np.abs(U[m.bottom_nodes, 2] - series).max() < 1e-9 * series
     interface = np.isclose(m.nodes[:, 2], -h1)
-    assert np.abs(U[interface, 2] - P_D2 * h1 / E1).max() < 1e-9 * series
+    assert np.abs(U[interface, 2] - P_PATCH * h1 / E1).max() < 1e-9 * series
 
 
 def test_confined_compression_uses_the_lame_coefficients():
     """ν = 0.4 with the sides on rollers (laterally confined): u_z(bottom) = p h / M exactly, with
-    the oedometric modulus M = λ + 2μ = E (1−ν) / ((1+ν)(1−2ν)) (eq. 4.7, 000_chardonnet.md:512);
+    the oedometric modulus M = λ + 2μ = E (1−ν) / ((1+ν)(1−2ν)) (eq. (4.7));
     a wrong λ_L or μ_L changes M."""
     E, nu = 3e6, 0.4
-    m = box_sole(layers=[Layer(H_D2, Material(E, nu))], resolution=0.02)
+    m = box_sole(layers=[Layer(H_PATCH, Material(E, nu))], resolution=0.02)
     K = stiffness_matrix(m).tocsr()
     X = m.nodes
     fixed = np.zeros((m.n_nodes, 3), bool)
@@ -130,11 +135,11 @@ def test_confined_compression_uses_the_lame_coefficients():
     fixed[np.isclose(np.abs(X[:, 0]), 0.11), 0] = True  # rollers on the x faces
     fixed[np.isclose(np.abs(X[:, 1]), 0.065), 1] = True  # and on the y faces
     free = np.flatnonzero(~fixed.ravel())
-    F = pressure_loads(X, m.bottom, [0, 0, P_D2]).ravel()
+    F = pressure_loads(X, m.bottom, [0, 0, P_PATCH]).ravel()
     U = np.zeros(3 * m.n_nodes)
     U[free] = spsolve(K[free][:, free].tocsc(), F[free])
     M = E * (1 - nu) / ((1 + nu) * (1 - 2 * nu))  # 6.43 MPa
-    expected = P_D2 * H_D2 / M
+    expected = P_PATCH * H_PATCH / M
     assert np.abs(U.reshape(-1, 3)[m.bottom_nodes, 2] - expected).max() < 1e-9 * expected
 
 
@@ -167,7 +172,7 @@ def test_contact_compliance_is_symmetric_pd_and_inverts_the_condensed_stiffness(
     assert rel(np.linalg.inv(C), rubber_sole.contact_stiffness(corners)) < 1e-9
 
 
-# ----------------------------------------------------------------------------- D3
+# ----------------------------------------------------------------------------- distribution matrix
 def _random_points_in(m, rng, k):
     tri = m.surface[rng.integers(len(m.surface), size=k)]
     tri[: k // 2] = m.surface[rng.integers(len(m.surface), size=1)]  # half of them share one triangle
@@ -175,7 +180,8 @@ def _random_points_in(m, rng, k):
     return tri, np.einsum("kj,kja->ka", w, m.nodes[tri]), w
 
 
-def test_d3_distribution_matrix_identities(rubber_sole):
+@pytest.mark.spec("000", "D3")
+def test_distribution_matrix_identities(rubber_sole):
     m = rubber_sole.mesh
     rng = np.random.default_rng(3)
     tri, p, w_true = _random_points_in(m, rng, 40)
@@ -197,7 +203,8 @@ def test_d3_distribution_matrix_identities(rubber_sole):
     assert np.abs(D.displacements(Xn @ A.T + b) - (p @ A.T + b)).max() <= 1e-12 * np.abs(A).max()  # linear fields
 
 
-def test_d3_weights_are_area_ratios_also_for_a_plane_through_the_origin():
+@pytest.mark.spec("000", "D3")
+def test_weights_are_area_ratios_also_for_a_plane_through_the_origin():
     corners = np.array(
         [[[0.0, 0, 0], [0.1, 0, 0], [0, 0, 0.1]], [[0.2, 0.1, 0], [0.25, 0.13, -0.02], [0.21, 0.2, 0.01]]]
     )
@@ -215,7 +222,8 @@ def test_d3_weights_are_area_ratios_also_for_a_plane_through_the_origin():
     assert abs(np.linalg.det(corners[0])) == 0.0
 
 
-def test_d3_point_compliance_is_p_kc_inverse_pt(rubber_sole):
+@pytest.mark.spec("000", "D3")
+def test_point_compliance_is_p_kc_inverse_pt(rubber_sole):
     s, m = rubber_sole, rubber_sole.mesh
     tri = m.bottom[[10, 11, 200]]
     p = np.stack([m.nodes[tri[0, 0]], m.nodes[tri[1]].mean(axis=0), m.nodes[tri[2]] @ [0.2, 0.3, 0.5]])
@@ -273,11 +281,11 @@ def test_gmsh_path_gives_the_same_stiffness_on_the_same_mesh():
     assert np.array_equal(got.nodes, ref.nodes)
     Kr, Kg = stiffness_matrix(ref), stiffness_matrix(got)
     assert abs(Kr - Kg).max() <= 1e-12 * abs(Kr).max()
-    m = gmsh_box_sole(layers=[Layer(H_D2, Material(E_D2, 0.0))], resolution=0.02)  # unstructured: patch test
-    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_D2]))
-    assert np.abs(U[m.bottom_nodes, 2] - P_D2 * H_D2 / E_D2).max() <= 1e-6 * P_D2 * H_D2 / E_D2
+    m = gmsh_box_sole(layers=[Layer(H_PATCH, Material(E_PATCH, 0.0))], resolution=0.02)  # unstructured: patch test
+    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_PATCH]))
+    assert np.abs(U[m.bottom_nodes, 2] - P_PATCH * H_PATCH / E_PATCH).max() <= 1e-6 * P_PATCH * H_PATCH / E_PATCH
     m = gmsh_box_sole(layers=[Layer(0.01, Material(3e6, 0.0)), Layer(0.01, Material(1e6, 0.0))], resolution=0.02)
     assert set(m.layer.tolist()) == {0, 1}  # the physical groups carry the layers
-    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_D2]))
-    series = P_D2 * (0.01 / 3e6 + 0.01 / 1e6)
+    U = CondensedSole(m).solve_full(pressure_loads(m.nodes, m.bottom, [0, 0, P_PATCH]))
+    series = P_PATCH * (0.01 / 3e6 + 0.01 / 1e6)
     assert np.abs(U[m.bottom_nodes, 2] - series).max() <= 1e-6 * series

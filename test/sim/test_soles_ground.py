@@ -1,5 +1,5 @@
-"""Flat-ground contact nodes of a sole (`humanoid_sim.soles.ground`, spec
-../shared/spec/000_chardonnet.md:551: a node is in contact when it is below the ground)."""
+"""Flat-ground contact nodes of a sole (`humanoid_sim.soles.ground`; Chardonnet
+2009, §4.5: a node is in contact when it is below the ground)."""
 
 import numpy as np
 import pytest

@@ -1,13 +1,13 @@
 """FEM soles on stones: contact points that are not mesh nodes, distributed over the contacted sole
-triangle by P (spec ../shared/spec/000_chardonnet.md:553–563, eqs 4.24–4.32, with the digest's
-virtual-work-consistent mapping, line 563; humanoid_sim/soles/obstacles.py, world_coupling.py).
+triangle by P (Chardonnet 2009, §4.5, eqs. (4.24)–(4.32), with the
+virtual-work-consistent mapping of humanoid_sim/soles/distribution.py; obstacles.py, world_coupling.py).
 
 HRP-2 stands on FEM soles on 'flat' with one 2 × 2 × 0.3 cm stone under its right sole (away
 from the nodes of the coarse mesh). After 1.5 s: the stone carries part of the weight; the
 sole's deformation is the static FEM answer of its loads: the uncondensed solve K^r U = F of
 the node forces Pᵀ f (eqs 4.10–4.11, an independent path), interpolated with P at each loaded
 stone contact (u_p = P U, eq. 4.31), equals how far the stone vertex reaches into the
-undeformed sole (to 1 %, the issue's bound for the sole compression). On the `gravel` scene the
+undeformed sole (to 1 %, the bound of the sole-compression check). On the `gravel` scene the
 soles meet stones through P as well (a smoke run: contacts, finite state).
 
 Mesh (chosen, for the cost): 3 × 1 × 2 cells, 8 ground nodes per sole.
@@ -63,7 +63,7 @@ def test_the_stone_carries_part_of_the_weight_through_p(on_a_stone):
     assert fz[stone].sum() > 50.0  # measured 346 N of the 554 N weight
     right = w.soles.soles[0]
     assert right.P is not None and set(right.rows) >= set(np.flatnonzero(stone))
-    np.testing.assert_allclose(right.P.sum(axis=1), 1.0, atol=1e-12)  # D3 on live rows: Σ d_j = 1
+    np.testing.assert_allclose(right.P.sum(axis=1), 1.0, atol=1e-12)  # on live rows: Σ d_j = 1
 
 
 def test_the_sole_meets_the_stone_where_the_static_fem_puts_it(on_a_stone):
@@ -90,7 +90,7 @@ def test_the_sole_meets_the_stone_where_the_static_fem_puts_it(on_a_stone):
 def test_gravel_scene_soles_meet_the_stones():
     """The `gravel` scene with HRP-2 placed over the stones (x = 1.0 m): within 0.2 s its FEM soles
     touch stones through P, the state stays finite and the node loads Pᵀ f add up to the
-    contact forces (virtual work, line 563)."""
+    contact forces (virtual work)."""
     robot = load_robot("hrp2")
     sc = load_scene("gravel")
     sc = dataclasses.replace(

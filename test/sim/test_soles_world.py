@@ -1,20 +1,19 @@
-"""Deformable FEM soles in the World step (issue 12 "Deformable soles"; spec
-../shared/spec/000_chardonnet.md:504–551, eqs 4.16–4.22 with the corrections of lines 541–544;
-docs/soles.md "In the simulator").
+"""Deformable FEM soles in the World step (Chardonnet 2009, §4.3.4, eqs. (4.16)–(4.22) with the
+corrections named in humanoid_sim/soles/coupling.py; docs/soles.md "In the simulator").
 
-HRP-2 stands on 'flat' on FEM soles (E = 3 MPa, ν = 0.4, 000_chardonnet.md:679) for 7 s (module
+HRP-2 stands on 'flat' on FEM soles (E = 3 MPa, ν = 0.4, Chardonnet 2009, §4.4.1) for 7 s (module
 fixture). Claims, each checked against an independent quantity:
-- it settles: Σ f_n = m |g| to 1e-6 relative (the brief's bound);
-- the sole compression the simulator holds matches a static FEM solve of the same load to 1 %
-  (issue 12, last acceptance bullet): the static solve is the uncondensed K^r U = F of
+- it settles: Σ f_n = m |g| to 1e-6 relative (chosen bound);
+- the sole compression the simulator holds matches a static FEM solve of the same load to 1 %:
+  the static solve is the uncondensed K^r U = F of
   `CondensedSole.solve_full` (eqs 4.10–4.11), fed the simulator's node forces; the sink it
   predicts at each loaded node must equal how far the rigid foot has moved that node's
   undeformed position below the ground;
-- the soles do not slip and every solve converges (the standing test's claims, issue 3).
+- the soles do not slip and every solve converges (the standing test's claims).
 Configuration and state: test_soles_world_state.py.
 
-Mesh (chosen, for the test's cost): 3 × 1 × 2 cells, 8 ground nodes per sole (the issue's
-"8 contact nodes per sole" benchmark row); the shipped default has 16 (urdf/hrp2.yaml).
+Mesh (chosen, for the test's cost): 3 × 1 × 2 cells, 8 ground nodes per sole (the
+"FEM soles 8 nodes/sole" row of benchmarks/sim_step.py); the shipped default has 16 (urdf/hrp2.yaml).
 """
 
 import dataclasses
@@ -60,7 +59,7 @@ def test_standing_on_fem_soles_settles_with_the_weight_on_the_nodes(standing):
     assert set(w.last.batch.geom_a.tolist()) == {s.geom for s in w.soles.soles}
     mg = w.robot.mass * np.linalg.norm(w.scene.gravity)
     fz = w.last.forces_world()[:, 2].sum()
-    assert abs(fz - mg) / mg < 1e-6  # the brief's bound
+    assert abs(fz - mg) / mg < 1e-6  # chosen bound
     # every solve from 1 s on converges; in the first second one (of 1000) stick-slip transition of
     # the edge nodes ends on the 500-sweep budget (complementarity 1.2e-5 N m/s, measured; docs/soles.md)
     assert w.stats()["unconverged_solves"] == 0
@@ -68,11 +67,11 @@ def test_standing_on_fem_soles_settles_with_the_weight_on_the_nodes(standing):
 
 
 def test_standing_on_fem_soles_does_not_slip(standing):
-    assert standing["slip"] < 1e-4  # < 0.1 mm from 0.5 s to 7 s (the rigid standing test's bound, issue 3)
+    assert standing["slip"] < 1e-4  # < 0.1 mm from 0.5 s to 7 s (the rigid standing test's bound)
 
 
 def test_sole_sink_matches_a_static_fem_solve_of_the_same_load(standing):
-    """Issue 12: "a sole compression that matches a static FEM solve of the same load to 1 %"
+    """The sole compression matches a static FEM solve of the same load to 1 %
     (`humanoid_sim.soles.static_check`: the uncondensed K^r U = F of the simulator's node forces)."""
     from humanoid_sim.soles.static_check import sole_sinks
 

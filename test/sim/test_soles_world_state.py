@@ -1,6 +1,6 @@
 """FEM soles in the World: configuration (robot YAML, scene switch, rigid default) and the
 state (get_state / set_state replay bit for bit with the soles' displacements in the snapshot).
-Issue 12 "Deformable soles"; docs/soles.md "In the simulator". The settled standing claims are
+docs/soles.md "In the simulator". The settled standing claims are
 in test_soles_world.py."""
 
 import dataclasses
@@ -39,7 +39,8 @@ def test_a_scene_switches_the_fem_soles_on_and_a_bad_value_is_refused(tmp_path):
 
 
 def test_the_robot_yaml_declares_the_thesis_sole():
-    """000_chardonnet.md:677–679: 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4, under both feet."""
+    """The thesis's sole (Chardonnet 2009, §4.4, §4.4.1): 22 × 13 × 2 cm, E = 3 MPa, ν = 0.4, under
+    both feet."""
     soles = load_robot("hrp2").soles
     assert sorted(soles) == ["l_sole", "r_sole"]
     for s in soles.values():
@@ -75,7 +76,7 @@ def test_get_state_set_state_replay_bit_for_bit_with_soles():
 
 
 def test_a_recording_holds_the_deformed_sole_surfaces_and_the_viewer_draws_them(tmp_path):
-    """Issue 12: "the viewer and the recording show the deformed sole surface": the header has each
+    """The viewer and the recording show the deformed sole surface: the header has each
     sole's surface triangles, each frame the world points of its deformed surface nodes; the
     viewer's replay draws them as one mesh per sole, and the simulator node's /contacts markers
     (`humanoid_sim.runtime.markers.sole_triangles`, ns "soles") carry the same triangles."""

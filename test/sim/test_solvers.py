@@ -1,8 +1,7 @@
-"""Contact solvers: analytic single contacts, cone isotropy (§6.2 B2), Newton local convergence,
-residuals after every solve, agreement between solvers and with Pinocchio's ADMM/PGS, warm
-start, impact restitution (§6.2 B7), budgets, LCP sizes (A4), Lemke's degenerate-pivot guard on
-exactly tied ratio tests (§2.8), bad input.
-Spec: ../shared/spec/000_chardonnet.md."""
+"""Contact solvers (Chardonnet 2009, §3.1.2–3.1.4): analytic single contacts, cone isotropy, Newton
+local convergence, residuals after every solve, agreement between solvers and with Pinocchio's
+ADMM/PGS, warm start, impact restitution, budgets, LCP sizes (§3.1.6.2), Lemke's degenerate-pivot
+guard on exactly tied ratio tests, bad input. Acceptance tests are marked `spec("000", ...)`."""
 
 import numpy as np
 import pinocchio as pin
@@ -24,12 +23,12 @@ from humanoid_sim.solvers._local import newton_local
 from humanoid_sim.solvers.lemke_lcp import lcp_matrices
 from humanoid_sim.stages.contacts import ContactSet, contact_jacobian
 
-G = 9.81  # our scenes' g [m/s²]; §6.2 values are recomputed from it
-DT = 1e-3  # [s], spec default step (../shared/spec/000_chardonnet.md:664)
+G = 9.81  # our scenes' g [m/s²]; the expected values are recomputed from it
+DT = 1e-3  # [s], the thesis's step (Chardonnet 2009, §3.1.6.1)
 EXACT = ("nsgs_newton", "projection")
 TIGHT = SolverSettings(
     max_iterations=5000, tol_rel=1e-7, tol_complementarity=1e-8, tol_penetration=1e-8
-)  # tighter than the defaults (§6.2 B4 bounds)
+)  # tighter than the defaults (the bounds of acceptance test 000 B4)
 
 
 def check_residuals(prob, res, s=TIGHT, exact=True):
@@ -37,7 +36,7 @@ def check_residuals(prob, res, s=TIGHT, exact=True):
     assert r["complementarity"] <= s.tol_complementarity * 1.0001
     assert r["penetration"] <= s.tol_penetration * 1.0001
     assert r["cone"] <= max(s.tol_cone, 1e-12 * (1 + np.abs(res.impulses).max()))
-    if exact:  # maximal dissipation on sliding contacts (§6.2 B4: cos ≥ 0.999)
+    if exact:  # maximal dissipation on sliding contacts (acceptance test 000 B4: cos ≥ 0.999)
         assert r["dissipation"] <= 1e-6
         assert r["natural_map"] <= 1e-6 * (1 + np.abs(res.impulses).max())
     # the residuals reported are the true ones at the returned impulses
@@ -49,7 +48,7 @@ def check_residuals(prob, res, s=TIGHT, exact=True):
 def test_every_registered_solver_implements_the_interface():
     """Every registered solver is a `ContactSolver` under its registry name with the declared
     `solve(problem, warm_start=None, settings=None)`, and solves a small problem to the shared
-    residual thresholds (SolverSettings defaults = §6.2 B4 bounds, spec :1016-1017). Problem
+    residual thresholds (SolverSettings defaults = the bounds of acceptance test 000 B4). Problem
     (impulse form, W = Λ of two coupled 0.5 kg points, our choice, so that every solver,
     `impact_lcp` and Pinocchio's included, applies): contact 0 sticks with f = −W₀₀⁻¹ v_free,0 =
     (0.5, −0.1, 0.05) N·s inside its cone (μ = 0.5), contact 1 separates."""
@@ -98,9 +97,9 @@ W_RAIL = np.diag([2.0, 2.0, 0.0]) * DT  # the same point on a rail that blocks t
 # outside the cone (measured with pin 4.1.0); that is Pinocchio's PGS, not our code
 @pytest.mark.parametrize("name", EXACT + ("nsgs", "lemke_lcp", "pinocchio_admm"))
 def test_a_contact_that_cannot_move_along_t2_sticks_and_slides_exactly(name):
-    """Issue 14 §0: a contact whose 3×3 Delassus block is singular (here the t2 row is zero: the
-    point of mass 0.5 kg rides a rail; on HRP-2 a self-contact between two links one or two joints
-    apart) made the local solves divide by zero (ZeroDivisionError in the step). Analytic answer,
+    """A contact whose 3×3 Delassus block is singular (here the t2 row is zero: the point of mass
+    0.5 kg rides a rail; on HRP-2 a self-contact between two links one or two joints apart) must
+    not make the local solves divide by zero (a ZeroDivisionError in the step). Analytic answer,
     impulse form, W = dt/m diag(1, 1, 0): sticking, v_free = (−1, 0.2, 0), μ = 0.5 ⇒ f = (500, −100, 0)
     N·s, v = 0; sliding, v_free = (−1, 0.6, 0), μ = 0.2 ⇒ f = (500, −100, 0), v_t1 = 0.6 − 0.2 = 0.4 m/s
     (f_t2 = 0: f_t1 is on the cone's edge). The W_eff compliance on that block is 4e-12 (relative
@@ -168,8 +167,8 @@ def anisotropic_sliding(seed):
 
 
 def sliding_reference(W, vloc, mu):
-    """Brute-force sliding solution of one contact, independent of our solvers (§6.2 B5 allows
-    "a brute-force cone projection"): on the cone's edge f(a) = f_n (1, −μ cos a, −μ sin a);
+    """Brute-force sliding solution of one contact, independent of our solvers (acceptance test
+    000 B5 allows a brute-force cone projection as the reference): on the cone's edge f(a) = f_n (1, −μ cos a, −μ sin a);
     v_n = 0 gives f_n(a) = −v_n,free / (W_n · (1, −μ cos a, −μ sin a)); the slip
     v_t = (W f(a) + v_free)_t must point along (cos a, sin a) (maximal dissipation). Scan a over
     [−π, π] (0.1° grid), bracket the sign changes of v_t × (cos a, sin a) and refine each with
@@ -196,14 +195,15 @@ def sliding_reference(W, vloc, mu):
     return out
 
 
+@pytest.mark.spec("000", "B5")
 @pytest.mark.parametrize("seed", range(6))
 def test_newton_local_solver_converges_quadratically(seed):
-    """§6.2 B5 (../shared/spec/000_chardonnet.md:1021): random SPD W_ii, sliding regime:
+    """The Alart–Curnier Newton solver (Chardonnet 2009, Algorithm 2): random SPD W_ii, sliding regime:
     ‖φ‖ < 1e-10 (relative) in ≤ 10 Newton steps from the stick guess, quadratic near the
     solution, and the solution agrees with a reference to 1e-8: the brute-force edge-of-cone
     root (`sliding_reference`, unique here) and our projection solver (tol_rel 1e-13), both to
-    1e-8 absolute [N·s per unit W] and relative to max|f| (issue 14 §5: was rtol 1e-7 against the
-    projection solver only; measured agreement with the brute force: ≤ 1.1e-15 relative)."""
+    1e-8 absolute [N·s per unit W] and relative to max|f| (measured agreement with the brute force:
+    ≤ 1.1e-15 relative)."""
     W, vloc = anisotropic_sliding(seed)
     mu = 0.3
     f_stick = -np.linalg.solve(W, vloc)
@@ -234,8 +234,8 @@ def test_newton_local_solver_converges_quadratically(seed):
     assert r["dissipation"] < 1e-9 and r["slip_force"] < 1e-9 * np.abs(f).max()
 
 
-# ---------------------------------------------------------------- cone isotropy (B2)
-BOX = dict(mass=1.0, size=(0.2, 0.2, 0.1), mu=0.4)  # 1 kg box, μ = 0.4 (spec :1004); sizes = peers' box
+# ---------------------------------------------------------------- cone isotropy
+BOX = dict(mass=1.0, size=(0.2, 0.2, 0.1), mu=0.4)  # 1 kg box, μ = 0.4 (the thesis's μ, §3.1.6.1); sizes chosen
 
 
 @pytest.fixture(scope="module")
@@ -259,8 +259,9 @@ def box_accel(bp, solver, F, settings=None):
 ANGLES = np.deg2rad(22.5 * np.arange(16))
 
 
+@pytest.mark.spec("000", "B2")
 def test_cone_isotropy_exact_cone(box_problem):
-    """§6.2 B2 (../shared/spec/000_chardonnet.md:1004-1008): 5 N in 16 directions gives
+    """The exact Coulomb cone, no facets (Chardonnet 2009, §3.1.4.2): 5 N in 16 directions gives
     |a| = (5 − μ m g)/m = 1.076 m/s² (g = 9.81) ± 1 %, direction within 0.5°; 3.5 N sticks."""
     expect = (5.0 - BOX["mu"] * BOX["mass"] * G) / BOX["mass"]
     assert expect == pytest.approx(1.076, abs=5e-4)
@@ -278,6 +279,7 @@ def test_cone_isotropy_exact_cone(box_problem):
             assert np.abs(a).max() * DT < 1e-7  # stays: |Δv| over the step ≪ 1e-4 m/s
 
 
+@pytest.mark.spec("000", "B2")
 def test_cone_isotropy_lemke_facets_anisotropy(box_problem):
     """Lemke with an inner k-facet polygon: exact along the facet directions, friction
     μ f_n cos(π/k) midway between them. 4 facets: 45° gives 5 − 3.924 cos 45° = 2.225 m/s²;
@@ -360,14 +362,16 @@ def test_lemke_frictionless_matches_gauss_seidel_with_zero_friction():
     assert np.linalg.norm(lem8.velocities - ex.velocities) <= 0.1 * np.linalg.norm(ex.velocities)
 
 
+@pytest.mark.spec("000", "A4")
 def test_lcp_problem_size_67_contacts():
-    """§6.2 A4: 67 contacts → 201 unknowns exact cone, 670 with 8 facets (1 + k + 1 per contact)."""
+    """Chardonnet 2009, §3.1.6.2: 67 contacts → 201 unknowns exact cone, 670 with 8 facets (1 + k + 1
+    per contact)."""
     prob = ContactProblem(np.eye(201), -np.ones(201), np.full(67, 0.4))
     M, q, B = lcp_matrices(prob, 8)
     assert prob.v_free.shape[0] == 201 and M.shape == (670, 670) and q.shape == (670,)
 
 
-# ---------------------------------------------------------------- Lemke's degenerate-pivot guard (§2.8)
+# ---------------------------------------------------------------- Lemke's degenerate-pivot guard
 def duplicated_box_problem(box_on_floor, F=(0.0, 0.0)):
     """The `BOX` of `conftest.box_on_floor` on its 4 bottom corners (z = −c/2), each given twice
     (8 contacts, W of rank 6 in 24 rows: every ratio test ties exactly); one step from rest under
@@ -385,8 +389,8 @@ def duplicated_box_problem(box_on_floor, F=(0.0, 0.0)):
     ids=["frictionless", "4 facets", "8 facets"],
 )
 def test_lemke_terminates_on_exactly_degenerate_ties(settings, box_on_floor):
-    """Lemke's degenerate-pivot guard (§2.8, eqs 2.33–2.35; issue 3 audit: it had no test of its
-    own) terminates with a complementary solution that carries the weight and stops the box."""
+    """Lemke's degenerate-pivot guard (on the LCP of Chardonnet 2009, eqs. (2.33)–(2.35))
+    terminates with a complementary solution that carries the weight and stops the box."""
     prob, MinvJt, v_body = duplicated_box_problem(box_on_floor)
     r = get_solver("lemke_lcp").solve(prob, settings=settings)
     assert r.converged and r.extra["status"] == 0
@@ -446,7 +450,7 @@ def hrp2_standing():
 def test_warm_start_reduces_iterations(hrp2_standing):
     """Solve, then solve a perturbed next problem cold and warm (same true-residual thresholds)."""
     hs = hrp2_standing
-    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (../shared/spec/000_chardonnet.md:670)
+    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (Chardonnet 2009, §5.1.2.1)
     p0 = ContactProblem(hs["W"], hs["vfree"], mu)
     r0 = get_solver("nsgs_newton").solve(p0, settings=TIGHT)
     assert r0.converged
@@ -488,12 +492,13 @@ def test_budget_exceeded_returns_best_iterate(hrp2_standing, active_set):
     assert full.converged and full.iterations > (1 if active_set else 4)
 
 
-# ---------------------------------------------------------------- impact (B7)
+# ---------------------------------------------------------------- impact
+@pytest.mark.spec("000", "B7")
 @pytest.mark.parametrize("e", [0.5, 0.0])
 def test_impact_restitution_sphere_drop(e):
-    """§6.2 B7 (../shared/spec/000_chardonnet.md:1025): drop from 0.5 m, impact speed
+    """The impact LCP (Chardonnet 2009, eq. (3.7)): drop from 0.5 m, impact speed
     √(2 g h) (g = 9.81 → 3.132 m/s); e = 0.5 gives 1.566 m/s ± 1 %, e = 0 no rebound."""
-    r_s, mass = 0.05, 1.0  # solid sphere r 0.05 m, 1 kg (peers' w4_drop)
+    r_s, mass = 0.05, 1.0  # solid sphere r 0.05 m, 1 kg (chosen)
     model = pin.Model()
     j = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "ball")
     model.appendBodyToJoint(j, pin.Inertia.FromSphere(mass, r_s), pin.SE3.Identity())
@@ -546,11 +551,11 @@ def test_bad_input_raises_solver_error():
 
 # ---------------------------------------------------------------- verified active-set step
 def test_active_set_step_same_solution_fewer_sweeps(hrp2_standing):
-    """nsgs_newton with and without the sticking-block step (docs/solvers.md §4) on the
+    """nsgs_newton with and without the sticking-block step (docs/solvers.md, "Verified active-set steps") on the
     hyperstatic standing problem: both meet the same tight thresholds, the step is used and
     saves sweeps, and the contact velocities and the carried weight agree."""
     hs = hrp2_standing
-    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (../shared/spec/000_chardonnet.md:670)
+    mu = np.full(hs["m"], 0.983)  # measured foot–floor μ (Chardonnet 2009, §5.1.2.1)
     for vf in (hs["vfree"], hs["vfree1"]):
         p = ContactProblem(hs["W"], vf, mu)
         fast = get_solver("nsgs_newton").solve(p, settings=TIGHT)
@@ -632,8 +637,8 @@ def test_reduced_solve_of_a_full_rank_block_is_the_exact_solution(hrp2_standing)
 
 
 def test_active_set_newton_step_on_sliding_contacts(hrp2_standing):
-    """Base pushed at (0.3, 0.1, 0) m/s, μ = 0.4 (spec :669): every corner slides. The global
-    Newton step (docs/solvers.md §4) is used and accepted, and the result meets the same tight
+    """Base pushed at (0.3, 0.1, 0) m/s, μ = 0.4 (the thesis's, §3.1.6.1): every corner slides. The global
+    Newton step (docs/solvers.md, "Verified active-set steps") is used and accepted, and the result meets the same tight
     thresholds, maximal dissipation included, in fewer sweeps than the plain iteration."""
     hs = hrp2_standing
     vf = hs["vfree"] + hs["J"][:, :6] @ np.array([0.3, 0.1, 0.0, 0.0, 0.0, 0.0])

@@ -1,9 +1,9 @@
 """Complementarity residuals in every step of every validation scenario (acceptance test 000 B4: the
 frictional contact law of Chardonnet 2009, §3.1.4.2, checked with bounds of our choosing).
 
-Scenarios (the scenes of the physics acceptance tests): incline at 20° (sticks) and 25° (slides), B3; the
-1 kg box pushed with 5 N (slides) and 3.5 N (sticks) in the 16 directions of B2; the sphere drop
-with e = 0.5 and e = 0, B7; the hyperstatic table, B1; the three-cube stack; HRP-2 standing on
+Scenarios (the scenes of the physics acceptance tests of test_free_bodies.py): incline at 20°
+(sticks) and 25° (slides); the 1 kg box pushed with 5 N (slides) and 3.5 N (sticks) in 16
+directions; the sphere drop with e = 0.5 and e = 0; the hyperstatic table; the three-cube stack; HRP-2 standing on
 `flat` (1 s). Each is run once (module fixture) and, after every step, the residuals are
 computed here from the world's state, not read from the solver's report: the contact
 velocity is J v⁺, the relative velocity of the two bodies at each contact point (Pinocchio
@@ -16,13 +16,13 @@ Two normal velocities (docs/simulator.md, "Contact residuals"):
 * **u_n = v_n + c_n**, the velocity the contact law is written on: the physical normal velocity
   plus the gap term c_n (`humanoid_sim.stages.contacts.gap_term`: gap/dt for a gap ≥ 0, β gap/dt for a
   penetration, 0 for a penetration in a step whose correction was split, `contact_solve`). The five
-  bounds of B4 are checked on it, every step, every contact:
+  bounds are checked on it, every step, every contact:
   f_n ≥ −1e-9 N; u_n ≥ −1e-6 m/s; |f_n u_n| ≤ 1e-6; ‖f_t‖ ≤ μ f_n (1 + 1e-6); for sliding
   contacts (‖v_t‖ > 1e-5 m/s, with friction acting) cos∠(f_t, −v_t) ≥ 0.999.
-* **v_n**, the physical one (no gap term). The B4 bounds hold on it only where the gap
+* **v_n**, the physical one (no gap term). The bounds hold on it only where the gap
   term vanishes. Where it does not, v_n = u_n − c_n: a contact inside the activation margin
   closes its gap g in one step (v_n = −g/dt) while loaded, and a penetration is pushed out at
-  β|g|/dt. So `test_b4_physical_normal_velocity` checks v_n against the B4 bounds plus
+  β|g|/dt. So `test_physical_normal_velocity` checks v_n against the bounds plus
   exactly that share, with the measured worst values of each scenario in
   `PHYSICAL_WORST` (a change of the gap term or of the contact geometry shows there).
 
@@ -40,6 +40,8 @@ import pytest
 
 from humanoid_sim.stages.contacts import gap_term
 from humanoid_sim.world import World
+
+pytestmark = [pytest.mark.spec("000", "B4")]
 
 # the bounds of acceptance test 000 B4 (chosen)
 FN_MIN = -1e-9  # [N]
@@ -116,8 +118,8 @@ def scenario(request):
     return request.param, runs
 
 
-def test_b4_contact_law_residuals_every_step(scenario):
-    """The five B4 bounds on (f, u = J v⁺ + c_n e_n), every step of every scenario."""
+def test_contact_law_residuals_every_step(scenario):
+    """The five bounds on (f, u = J v⁺ + c_n e_n), every step of every scenario."""
     name, runs = scenario
     for label, steps in runs:
         for i, (f, v, mu, c, _) in enumerate(steps):
@@ -135,13 +137,13 @@ def test_b4_contact_law_residuals_every_step(scenario):
 
 
 # Worst physical values over each scenario (measured), (|f_n v_n| max
-# [N·m/s], v_n min [m/s]); the B4 bounds are 1e-6 and −1e-6. Above them only where the gap
+# [N·m/s], v_n min [m/s]); the bounds are 1e-6 and −1e-6. Above them only where the gap
 # term acts: drop e = 0, the ball 2.4 mm above the ground at 3.1 m/s is stopped within the step
 # (v_n = −2.43 m/s, f_n ≈ 700 N); standing: HRP-2 starts 0.15 µm above the floor and its soles
 # then keep gaps of 1-3 nm that each step closes (v_n ≈ −2.5e-6 m/s at f_n ≈ 120 N). Stack and
 # table stay small because each patch point has its own gap and box pairs use their face normal
 # (with one shared depth and coal's normal they reach 1.9e-2 / −4.5e-8 and 8.0e-9 / −4.4e-15:
-# `test_b4_stack_loaded_contacts_do_not_penetrate`).
+# `test_stack_loaded_contacts_do_not_penetrate`).
 PHYSICAL_WORST = {
     "incline": (7.1e-7, -1.9e-7),
     "isotropy": (5.8e-7, -1.2e-7),
@@ -152,11 +154,11 @@ PHYSICAL_WORST = {
 }
 
 
-def test_b4_physical_normal_velocity(scenario):
-    """The physical v_n = (J v⁺)_n: the B4 bounds hold up to exactly the gap term's share
+def test_physical_normal_velocity(scenario):
+    """The physical v_n = (J v⁺)_n: the bounds hold up to exactly the gap term's share
     (v_n ≥ −1e-6 − max(c_n, 0); |f_n v_n| ≤ 1e-6 + f_n |c_n|, c_n = u_n − v_n), and the
     scenario's worst values stay within 10 % of the measured `PHYSICAL_WORST` (or below the
-    B4 bounds), so a new source of physical residual (a larger gap term, a penetration)
+    bounds), so a new source of physical residual (a larger gap term, a penetration)
     fails here."""
     name, runs = scenario
     comp_worst, vn_worst = 0.0, np.inf
@@ -173,7 +175,7 @@ def test_b4_physical_normal_velocity(scenario):
     assert vn_worst >= min(VN_MIN, 1.1 * vn_ref), (name, vn_worst)
 
 
-def test_b4_stack_loaded_contacts_do_not_penetrate():
+def test_stack_loaded_contacts_do_not_penetrate():
     """A contact that carries load touches: its gap is within ±1 µm (chosen: 1000× the soles'
     nm gaps on HRP-2, well below any visible penetration), every step of the cube stack. At step 3
     coal returns the normal (−0.539, −0.539, 0.648) for two cube faces 1e-12 m apart and one patch
@@ -190,9 +192,9 @@ def test_b4_stack_loaded_contacts_do_not_penetrate():
     assert worst <= 1e-6, worst
 
 
-def test_b4_a_slightly_tilted_box_lands_flat():
+def test_a_slightly_tilted_box_lands_flat():
     """A 1 kg box (0.2 × 0.2 × 0.1 m, μ = 0.4) released at rest 0.2° tilted about x with its low
-    edge on the floor must rotate down onto its face: B4 in position form, a contact carries
+    edge on the floor must rotate down onto its face: the contact law in position form, a contact carries
     force only where the bodies touch. After 1 s its four bottom corners, computed from the box's
     pose (not from the contact batch), are within 1 µm of the floor (chosen: far above the
     nm gaps of a resting body, far below the 0.7 mm start). With one depth shared by the points of

@@ -1,9 +1,10 @@
 """Warm start of the contact solve (`humanoid_sim.stages.warm_start`; our addition, docs/simulator.md
 "Warm start"): a contact reuses last step's force of the same body pair's nearest point within
 WARM_MATCH = 2 mm, and on HRP-2 standing the warm start at least halves the solver's sweeps
-(spec B6, ../shared/spec/000_chardonnet.md:1023)."""
+(the thesis warm-starts its Newton solves from the previous step, Chardonnet 2009, §3.1.4.2)."""
 
 import numpy as np
+import pytest
 
 from humanoid_sim.solvers import SolverSettings
 from humanoid_sim.stages.warm_start import WARM_MATCH, WarmStart
@@ -28,8 +29,9 @@ def test_warm_start_matches_by_pair_and_point_within_two_millimetres():
     assert hit.all() and not new and not warm.any()  # matched, but started from zero
 
 
-def test_b6_warm_start_halves_the_solver_iterations_of_hrp2_standing():
-    """B6 (../shared/spec/000_chardonnet.md:1023): 2 s of HRP-2 standing, total solver
+@pytest.mark.spec("000", "B6")
+def test_warm_start_halves_the_solver_iterations_of_hrp2_standing():
+    """2 s of HRP-2 standing, total solver
     sweeps with warm start <= 50 % of cold start; both runs stop on the same true-residual
     thresholds (the solver's defaults) and every solve converged."""
     s = SolverSettings()

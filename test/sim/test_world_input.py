@@ -1,5 +1,4 @@
-"""What `World` accepts (`humanoid_sim.world`; docs/simulator.md "Checked input", issue 3 and its
-acceptance audit): `World.from_scene`'s keywords (dt in (0, MAX_DT], margin >= 0, solver
+"""What `World` accepts (`humanoid_sim.world`; docs/simulator.md "Checked input"): `World.from_scene`'s keywords (dt in (0, MAX_DT], margin >= 0, solver
 settings, a known solver and robot; another robot than the scene's starts in its own default
 posture), `step(n)` with a positive integer, `apply_wrench` with a known body and three finite
 numbers per vector, actuator commands, body states. Bad input raises a HumanoidStackError
@@ -123,7 +122,7 @@ def test_step_accepts_numpy_int(drop):
         ({"torque": (1, 2, 3, 4)}, "torque", "(1, 2, 3, 4)"),
         ({"point": (0, math.nan, 0)}, "point", "nan"),
         ({"force": [[1, 2, 3]]}, "force", "[[1, 2, 3]]"),
-        # issue 14 §6: 1e30 N was accepted and the next steps produced garbage
+        # 1e30 N is refused: the next steps would produce garbage
         ({"force": (1e30, 0, 0)}, "force", "magnitude <= 1e+06 [N]"),
         ({"torque": (0, 0, -2e6)}, "torque", "magnitude <= 1e+06 [N m]"),
     ],
@@ -158,10 +157,10 @@ def test_nan_wrench_on_a_robot_link_is_refused(flat):
 
 
 def test_a_non_finite_state_stops_the_step_naming_where_and_keeps_the_last_finite_state():
-    """Issue 14 §6: NaN written into world.v used to step silently without contacts. Now the step
-    raises NonFiniteStateError naming the start of the step and the bad index, and commits
-    nothing; once the state is finite again the world steps on. A NaN made inside the step (here
-    by an actuation that returns a NaN torque) names its stage."""
+    """NaN written into world.v does not step silently without contacts: the step raises
+    NonFiniteStateError naming the start of the step and the bad index, and commits nothing; once
+    the state is finite again the world steps on. A NaN made inside the step (here by an actuation
+    that returns a NaN torque) names its stage."""
     from humanoid_sim.exceptions import NonFiniteStateError
 
     w = World.from_scene("flat")
