@@ -15,7 +15,7 @@ help:
 	@echo "make demo       - install (first time) and run the demo (HRP-2 in the web viewer)"
 	@echo "make test       - install (first time, incl. chromium) and run the test suite"
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
-	@echo "make lint       - ruff (lint + format check) and import-linter contracts (part of make test)"
+	@echo "make lint       - ruff (lint + format check), import-linter contracts and tools/check_product.py (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
 	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
@@ -63,6 +63,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VPY) tools/check_product.py
 
 # Two passes: the library tests on two pytest-xdist workers (one per core; a file's tests stay on
 # one worker, so its module fixtures are built once), then the ROS and browser tests serially (real

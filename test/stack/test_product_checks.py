@@ -36,8 +36,10 @@ def test_acceptance_page_is_generated_from_the_markers_and_current():
         "the " + "bri" + "ef" + "'s bound",
         "fixed in " + "8238" + "eba",
         "see ../" + "shared/spec/x.md",
-        "digest " + "000_chardonnet" + ".md:12",
+        "di" + "gest " + "000_chardonnet" + ".md:12",
         "table in " + "hrp2_data" + ".md",
+        "the thesis at " + "L" + "1318",
+        "as the " + "di" + "gest says",
     ],
 )
 def test_check_product_flags_process_words_hashes_and_outside_references(text):
