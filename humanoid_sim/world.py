@@ -54,6 +54,7 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.start_posture import scene_robot_q, sole_lift, spec_for_robot
+from humanoid_model.urdf_description import read_once
 from humanoid_model.validation import finite_number, integer, message
 from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
 from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
@@ -150,21 +151,23 @@ class World:
         scene's ``placement`` is composed with the posture's base pose, and an absolute
         ``base`` pose of the scene replaces it (docs/scenes.md).
         solver: a `humanoid_sim.solvers` name (default ``nsgs_newton``). dt [s]. overrides:
-        scene ``--set`` values. Other keyword arguments go to `World.__init__`.
+        scene ``--set`` values. Other keyword arguments go to `World.__init__`. The robot's URDF and
+        sidecar are read once (`humanoid_model.urdf_description.read_once`).
         """
         from humanoid_model.robot import load_robot
         from humanoid_model.scene import load_scene
 
-        scene = path_or_name if hasattr(path_or_name, "free_bodies") else load_scene(path_or_name, overrides)
-        rob = None
-        if robot is not None:
-            rob = robot if hasattr(robot, "model") else load_robot(robot)
-            spec = spec_for_robot(scene.robot, rob)
-            if spec is not scene.robot:
-                scene = dataclasses.replace(scene, robot=spec)
-        elif scene.robot is not None:
-            rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
-        return cls(scene, rob, solver=solver, dt=dt, **kw)
+        with read_once():
+            scene = path_or_name if hasattr(path_or_name, "free_bodies") else load_scene(path_or_name, overrides)
+            rob = None
+            if robot is not None:
+                rob = robot if hasattr(robot, "model") else load_robot(robot)
+                spec = spec_for_robot(scene.robot, rob)
+                if spec is not scene.robot:
+                    scene = dataclasses.replace(scene, robot=spec)
+            elif scene.robot is not None:
+                rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
+            return cls(scene, rob, solver=solver, dt=dt, **kw)
 
     def __init__(
         self,
