@@ -58,7 +58,7 @@ from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.posture import EnvironmentFrame, FramePosition  # noqa: E402
 from humanoid_planner.posture.criteria.reference_posture import ReferencePosture  # noqa: E402
 from humanoid_planner.posture.problem import PostureProblem  # noqa: E402
-from humanoid_planner.posture.solver.two_phase import SolverSettings, solve  # noqa: E402
+from humanoid_planner.posture.solver.two_phase import PostureSolverSettings, solve  # noqa: E402
 from humanoid_planner.posture.stance import contacts_at, stance_constraints  # noqa: E402
 
 
@@ -142,7 +142,7 @@ def solvers_table(robot, floor, repeats):
     print(f"# posture solvers on HRP-2, {platform.processor() or platform.machine()}, {repeats} repeats, median")
     print("| problem | solver | outcome | iterations | evaluations | max violation | time [ms] |")
     print("|---|---|---|---|---|---|---|")
-    s = SolverSettings()
+    s = PostureSolverSettings()
     for name, make in problems(robot, floor):
         times, last = [], None
         for _ in range(repeats):
@@ -277,7 +277,7 @@ def collision_table(robot, floor):
             if how == "two-stage":
                 res = solve_avoiding(m, base, coll, robot.q(), ReferencePosture(m))
             else:
-                s = SolverSettings(max_iterations=200, stall_iterations=1000)
+                s = PostureSolverSettings(max_iterations=200, stall_iterations=1000)
                 res = solve(PostureProblem(m, base + coll, robot.q(), ReferencePosture(m)), s)
             dt = time.perf_counter() - t
             dmin, _ = fridge._geometry_distances(robot, res.q, boxes)

@@ -6,11 +6,13 @@ of them: robots, scenes, the file formats, and what every package shares.
   `collision_rules`, `sole_spec`, `spherical_joints`, `flexible_ankle`, `tf_tree` (the state
   publisher's core), `dynmodel/` (the dynamic-model generator);
 - scenes: `scene` (`load_scene` -> `Scene`), `scene_types`, `scene_fields`, `scene_params`,
-  `scene_generators`, `scene_geometry`, `planning_spec` (the scene's ``planning`` section);
+  `scene_generators`, `scene_geometry`, `planning_spec` (the scene's ``planning`` section),
+  `start_posture` (the scene robot's start configuration);
 - file formats: `formats/` (the simulator recording, GAIT.json / WALK.json, PLAN.json,
   configuration files: one writer and one reader each);
 - shared: `exceptions`, `validation` (input checks, one wording), `documents` and `yaml_file`
-  (the one reader of text documents), `paths`, `interpolation`, `display`, `coal_import`.
+  (the one reader of text documents), `paths`, `interpolation`, `display`, `coal_import`,
+  `planar_polygon` (the 2-D convex hull, signed distance and inside test).
 
 `load_robot`, `Robot`, `ContactLocation`, `available_robots`, `load_scene` and `Scene` are
 imported lazily, so `import humanoid_model.exceptions` stays cheap (no Pinocchio import).

@@ -36,6 +36,7 @@ from humanoid_model.spherical_joints import merge_spherical, read_spherical
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
     available_robots,
+    read_once,
     read_sidecar,
     resolve_robot_path,
 )
@@ -280,7 +281,14 @@ def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") ->
             the lateral joints), giving the sagittal model. The root stays a free flyer.
         ankle: ``rigid`` (default) or ``flexible``: HRP-2's passive 3-DOF spring-damper ankles
             (`humanoid_model.flexible_ankle`, Chardonnet 2009, eq. (4.3)); ``robot.springs`` holds their constants.
+
+    The URDF and its sidecar are read once (`humanoid_model.urdf_description.read_once`).
     """
+    with read_once():
+        return _load_robot(name_or_urdf_path, planar, ankle)
+
+
+def _load_robot(name_or_urdf_path, planar: bool, ankle: str) -> Robot:
     path = resolve_robot_path(name_or_urdf_path)
     urdf_text = resolve_urdf_paths(path)
     sidecar = read_sidecar(path)

@@ -58,6 +58,7 @@ from humanoid_model.sole_spec import SOLE_MODELS
 from humanoid_model.urdf_description import (
     UrdfDescription,
     posture_names,
+    read_once,
     read_sidecar,
     read_urdf,
     resolve_robot_path,
@@ -135,8 +136,10 @@ def load_scene(path_or_name: str | Path, overrides: Mapping[str, Any] | None = N
 
 def scene_from_dict(doc, source: Path, overrides: Mapping[str, Any] | None = None) -> Scene:
     """Validate the decoded YAML ``doc`` of a scene and build it. ``source`` names the file in
-    messages; relative paths in the document (meshes, a robot's URDF) are relative to its folder."""
-    return _Loader(Path(source)).build(doc, overrides or {})
+    messages; relative paths in the document (meshes, a robot's URDF) are relative to its folder.
+    The robot's URDF and sidecar are read once (`humanoid_model.urdf_description.read_once`)."""
+    with read_once():
+        return _Loader(Path(source)).build(doc, overrides or {})
 
 
 class _Loader(FieldReader):

@@ -34,14 +34,20 @@ through this reader before Pinocchio sees it (`load_robot`, the scene loader, `d
 locations, sensors, armature, the planar reduction (format in DEVELOPERS.md), the collision
 filtering rules (`humanoid_model.collision_rules`, docs/robots.md) and the ball joints
 (`humanoid_model.spherical_joints`).
+
+Inside a `read_once` block each URDF file and sidecar is read once: the scene loader, the robot
+loader and `World.from_scene` open one so that loading a scene with its robot reads each file once.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import os
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -71,6 +77,7 @@ __all__ = [
     "Sidecar",
     "read_sidecar",
     "posture_names",
+    "read_once",
 ]
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -203,20 +210,58 @@ def resolve_robot_path(name_or_path, base: Path | None = None, context: str | No
     )
 
 
+# The reads of the current `read_once` block: (kind, absolute path) -> what was read (None outside one)
+_READS: ContextVar[dict | None] = ContextVar("humanoid_model_description_reads", default=None)
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """A block in which each robot file is read once: `read_urdf` of a file path and `read_sidecar`
+    return what the block's first read of that file returned (the same object), without opening
+    the file again. Loading a scene, its robot and a World around them reads the URDF and the
+    sidecar once each (`humanoid_model.scene.load_scene`, `humanoid_model.robot.load_robot`,
+    `humanoid_sim.world.World.from_scene`). Blocks nest (an inner block shares the outer one's
+    reads); a file changed during a block is not read again before the block ends. Per thread
+    and per asyncio task (a context variable)."""
+    if _READS.get() is not None:
+        yield
+        return
+    token = _READS.set({})
+    try:
+        yield
+    finally:
+        _READS.reset(token)
+
+
+def _read_once(kind: str, path: Path, read: Callable):
+    """``read()``, or the current `read_once` block's earlier result for (``kind``, ``path``)."""
+    reads = _READS.get()
+    if reads is None:
+        return read()
+    key = (kind, os.path.abspath(path))
+    if key not in reads:
+        reads[key] = read()  # an error is raised, not kept: the next read tries again
+    return reads[key]
+
+
 def read_urdf(urdf) -> UrdfDescription:
     """Parse a URDF file (a `Path`, or a str without ``<``) or URDF XML text (a ROS 2
     ``robot_description``). Descriptions are cached by source and text (a changed file is
-    parsed again)."""
+    parsed again); inside a `read_once` block a file is read once."""
     if isinstance(urdf, Path) or (isinstance(urdf, str) and "<" not in urdf):
         path = Path(urdf)
-        if not path.is_file():
-            raise ModelError(f"{path}: URDF file not found")
-        try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ModelError(f"{path}: cannot read the URDF file ({exc})") from None
-        return _parse(text, str(path))
+        return _read_once("urdf", path, lambda: _read_urdf_file(path))
     return _parse(str(urdf), "<urdf string>")
+
+
+def _read_urdf_file(path: Path) -> UrdfDescription:
+    if not path.is_file():
+        raise ModelError(f"{path}: URDF file not found")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{path}: cannot read the URDF file ({exc})") from None
+    return _parse(text, str(path))
 
 
 def _numbers(text, n, where, attr, src) -> list[float]:
@@ -467,9 +512,14 @@ def world_collision_rules(robot, scene=None) -> CollisionRules:
 
 
 def read_sidecar(urdf_path) -> Sidecar | None:
-    """The sidecar ``NAME.yaml`` beside ``NAME.urdf``, or None when there is none.
+    """The sidecar ``NAME.yaml`` beside ``NAME.urdf``, or None when there is none (read once inside
+    a `read_once` block; its sections are shared then: read them, never change them).
 
     Raises `ModelError` for malformed YAML, a top level or a section that is not a mapping."""
+    return _read_once("sidecar", Path(urdf_path).with_suffix(".yaml"), lambda: _read_sidecar_file(urdf_path))
+
+
+def _read_sidecar_file(urdf_path) -> Sidecar | None:
     path = Path(urdf_path).with_suffix(".yaml")
     if not path.is_file():
         return None

@@ -53,6 +53,8 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.start_posture import scene_robot_q, sole_lift, spec_for_robot
+from humanoid_model.urdf_description import read_once
 from humanoid_model.validation import finite_number, integer, message
 from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
 from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
@@ -149,24 +151,23 @@ class World:
         scene's ``placement`` is composed with the posture's base pose, and an absolute
         ``base`` pose of the scene replaces it (docs/scenes.md).
         solver: a `humanoid_sim.solvers` name (default ``nsgs_newton``). dt [s]. overrides:
-        scene ``--set`` values. Other keyword arguments go to `World.__init__`.
+        scene ``--set`` values. Other keyword arguments go to `World.__init__`. The robot's URDF and
+        sidecar are read once (`humanoid_model.urdf_description.read_once`).
         """
         from humanoid_model.robot import load_robot
         from humanoid_model.scene import load_scene
 
-        scene = path_or_name if hasattr(path_or_name, "free_bodies") else load_scene(path_or_name, overrides)
-        rob = None
-        if robot is not None:
-            rob = robot if hasattr(robot, "model") else load_robot(robot)
-            spec = scene.robot
-            if spec is not None:
-                posture = spec.posture if spec.posture in rob.postures else None
-                joints = {j: v for j, v in spec.joints.items() if j in rob.joint_names}
-                if posture != spec.posture or joints != spec.joints:
-                    scene = dataclasses.replace(scene, robot=dataclasses.replace(spec, posture=posture, joints=joints))
-        elif scene.robot is not None:
-            rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
-        return cls(scene, rob, solver=solver, dt=dt, **kw)
+        with read_once():
+            scene = path_or_name if hasattr(path_or_name, "free_bodies") else load_scene(path_or_name, overrides)
+            rob = None
+            if robot is not None:
+                rob = robot if hasattr(robot, "model") else load_robot(robot)
+                spec = spec_for_robot(scene.robot, rob)
+                if spec is not scene.robot:
+                    scene = dataclasses.replace(scene, robot=spec)
+            elif scene.robot is not None:
+                rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
+            return cls(scene, rob, solver=solver, dt=dt, **kw)
 
     def __init__(
         self,
@@ -260,16 +261,8 @@ class World:
         # initial state
         q = pin.neutral(model)
         v = np.zeros(model.nv)
-        if robot is not None:
-            spec = scene.robot
-            posture = spec.posture if spec is not None and spec.posture else robot.default_posture
-            qr = robot.q(posture)
-            if spec is not None:
-                qr = robot.with_angles(qr, spec.joints)
-                qr[:7] = spec.base_pose(qr[:7])
-            if self.sole_specs:  # the soles hang below the feet: undeformed, they touch the ground
-                qr[2] += max(x.thickness for x in self.sole_specs)
-            q[: robot.model.nq] = qr
+        if robot is not None:  # lifted by the FEM soles: undeformed, they touch the ground
+            q[: robot.model.nq] = scene_robot_q(robot, scene.robot, lift=sole_lift(self.sole_specs))
         for b in scene.free_bodies:
             j = model.joints[self.body_joint[b.name]]
             q[j.idx_q : j.idx_q + 7] = b.pose.xyz_quat

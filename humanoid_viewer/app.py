@@ -25,6 +25,7 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import ModelError
 from humanoid_model.robot import joint_angle, load_robot, set_joint_angle
+from humanoid_model.start_posture import scene_robot_q
 from humanoid_model.validation import finite_vector
 from humanoid_viewer import camera
 from humanoid_viewer.exceptions import ViewerError
@@ -219,25 +220,20 @@ class Viewer:
         return spec if same else None
 
     def _initial_q(self, posture):
-        spec = self._scene_robot_spec()
-        q = self._posture_q(posture if posture is not None else getattr(spec, "posture", None))
-        if spec is not None and posture is None:  # the scene's joint overrides [rad]
-            model = self.robot.model
-            for name, value in (getattr(spec, "joints", None) or {}).items():
-                if model.existJointName(name):
-                    set_joint_angle(q, model.joints[model.getJointId(name)], value)
-        return q
+        """The start configuration (`humanoid_model.start_posture.scene_robot_q`, no sole lift):
+        ``posture`` (None: the scene's robot posture with its joint overrides), placed as the
+        scene's robot when the scene's robot is this robot."""
+        return self._scene_q(posture, joints=None if posture is None else {})
 
     def _posture_q(self, name):
         """Configuration of posture ``name`` (None: default), placed as the scene's robot."""
+        return self._scene_q(name or self.robot.default_posture, joints={})
+
+    def _scene_q(self, posture, joints):
         try:
-            q = self.robot.q(name)
+            return scene_robot_q(self.robot, self._scene_robot_spec(), posture=posture, joints=joints)
         except ModelError as exc:
             raise ViewerError(str(exc)) from None
-        spec = self._scene_robot_spec()
-        if spec is not None:
-            q[:7] = spec.base_pose(q[:7])
-        return q
 
     def _build_robot(self):
         self._robot_root = self.server.scene.add_frame("/robot", show_axes=False)

@@ -47,7 +47,7 @@ from humanoid_model.formats import fields
 from humanoid_model.formats.configurations import parse_configurations
 from humanoid_model.formats.detect import document_kind, read_format_file
 from humanoid_model.formats.plan import parse_contact_plan
-from humanoid_model.formats.recording import Contact, parse_recording_document, read_contacts, read_soles
+from humanoid_model.formats.recording import RecordedContact, parse_recording_document, read_contacts, read_soles
 from humanoid_model.formats.trajectory import parse_phases, parse_trajectory
 from humanoid_model.validation import short
 from humanoid_viewer.exceptions import RecordingError, RecordingWarning
@@ -63,7 +63,7 @@ class Recording:
         t: (N,) non-decreasing times [s].
         q: (N, nq) robot configurations, or None (free bodies only).
         bodies: free-body name -> ((N, 3) positions [m], (N, 4) quaternions xyzw).
-        contacts: per step a list of `Contact`, or None when the file has no ``contacts``.
+        contacts: per step a list of `RecordedContact`, or None when the file has no ``contacts``.
         source: the file path.
         scene, robot: names given in the file (or None).
         stances: a contact plan's stances (`humanoid_model.formats.plan.PlanStance`, with the
@@ -75,7 +75,7 @@ class Recording:
     t: np.ndarray
     q: np.ndarray | None
     bodies: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    contacts: list[list[Contact]] | None = None
+    contacts: list[list[RecordedContact]] | None = None
     source: str = ""
     scene: str | None = None
     robot: str | None = None

@@ -337,7 +337,10 @@ class AccelerationLimits:
         return out + [r for r in knot if r.joint not in seen]
 
 
-class SelfCollision:
+class SelfCollisionCheck:
+    """Refuses a trajectory that puts two links of the robot in collision at a point (the
+    posture generator's self-collision constraint is `humanoid_planner.posture.SelfCollision`)."""
+
     name = "self_collision"
 
     def run(self, traj, context):
@@ -348,4 +351,4 @@ class SelfCollision:
         return self_collisions(traj, context.robot, self.name)
 
 
-MOTION_CHECKS = (PositionLimits(), VelocityLimits(), AccelerationLimits(), SelfCollision())
+MOTION_CHECKS = (PositionLimits(), VelocityLimits(), AccelerationLimits(), SelfCollisionCheck())

@@ -30,7 +30,7 @@ from humanoid_control.bridge.checks import (
     AccelerationLimits,
     CheckContext,
     PositionLimits,
-    SelfCollision,
+    SelfCollisionCheck,
     StartState,
     VelocityLimits,
 )
@@ -148,6 +148,6 @@ def validate(
             f"duration {full.duration:.6g} s"
         )
     refusals += dynamic
-    refusals += SelfCollision().run(full, ctx)
+    refusals += SelfCollisionCheck().run(full, ctx)
     ok = not refusals
     return ValidationReport(ok, refusals, full if ok else None, stretch, notes)

@@ -23,7 +23,7 @@ from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics import prioritized, svd
 from humanoid_control.kinematics.base import Constraint
 from humanoid_control.kinematics.closures import Ball, Weld
-from humanoid_control.kinematics.com import ComTask, inside, support_polygon
+from humanoid_control.kinematics.com import ComTask, support_polygon
 from humanoid_control.kinematics.com_position import CenterOfMassTask
 from humanoid_control.kinematics.frame_height import FrameHeightTask
 from humanoid_control.kinematics.joints import JointTask, PostureTask
@@ -54,7 +54,6 @@ __all__ = [
     "PostureTask",
     "SolveReport",
     "support_polygon",
-    "inside",
     "prioritized",
     "svd",
     "SOLVERS",

@@ -5,8 +5,8 @@ of the solver (the CoM kept over the support polygon as a task). The thesis igno
     e = c_xy(q) - target_xy [m],  J = J_com[:2] (world axes)
 
 `support_polygon` gives the convex hull of the welded soles' contact surfaces (the robot's
-``contact_locations`` hulls) and `inside` tells whether a point is inside it, for checks and
-for choosing the target (its centroid, or the current CoM projection).
+``contact_locations`` hulls) and `inside` (`humanoid_model.planar_polygon`) tells whether a point
+is inside it, for checks and for choosing the target (its centroid, or the current CoM projection).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.kinematics.base import Constraint
+from humanoid_model.planar_polygon import convex_hull
 from humanoid_model.validation import finite_vector
 
-__all__ = ["ComTask", "support_polygon", "inside"]
+__all__ = ["ComTask", "support_polygon"]
 
 
 class ComTask(Constraint):
@@ -56,46 +57,12 @@ class ComTask(Constraint):
 
 def support_polygon(structure, q, frames_hulls) -> np.ndarray:
     """Counter-clockwise convex hull (k, 2) [m] of the world x-y of the points ``frames_hulls``:
-    {frame name: (m, 3) points in that frame [m]} (e.g. the soles' contact hulls)."""
+    {frame name: (m, 3) points in that frame [m]} (e.g. the soles' contact hulls), exact
+    coordinates (`humanoid_model.planar_polygon.convex_hull`)."""
     data = structure.model.createData()
     pin.framesForwardKinematics(structure.model, data, q)
     pts = []
     for frame, hull in frames_hulls.items():
         M = data.oMf[structure.frame_id(frame, "support polygon")]
         pts.extend((M.rotation @ np.asarray(hull, float).T).T + M.translation)
-    return _hull(np.asarray(pts)[:, :2])
-
-
-def _cross(a, b) -> float:
-    return float(a[0] * b[1] - a[1] * b[0])
-
-
-def _hull(p: np.ndarray) -> np.ndarray:
-    """Andrew's monotone chain, counter-clockwise."""
-    p = p[np.lexsort((p[:, 1], p[:, 0]))]
-
-    def half(points):
-        out = []
-        for x in points:
-            while len(out) >= 2 and _cross(out[-1] - out[-2], x - out[-2]) <= 0:
-                out.pop()
-            out.append(x)
-        return out
-
-    lower, upper = half(p), half(p[::-1])
-    return np.array(lower[:-1] + upper[:-1])
-
-
-def inside(polygon: np.ndarray, point, margin: float = 0.0) -> bool:
-    """Whether ``point`` (2,) lies inside the counter-clockwise ``polygon`` by at least ``margin`` [m]."""
-    return signed_distance(polygon, point) >= margin
-
-
-def signed_distance(polygon: np.ndarray, point) -> float:
-    """Distance [m] from ``point`` to the nearest edge line, positive inside the polygon."""
-    x = np.asarray(point, float)[:2]
-    best = np.inf
-    for a, b in zip(polygon, np.roll(polygon, -1, axis=0)):
-        t = b - a
-        best = min(best, _cross(t, x - a) / float(np.linalg.norm(t)))
-    return best
+    return convex_hull(np.asarray(pts)[:, :2])

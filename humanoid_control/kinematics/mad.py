@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from humanoid_control.exceptions import MadError
-from humanoid_control.kinematics.mad_parser import Link, MadFile, Robot, read_mad
+from humanoid_control.kinematics.mad_parser import Link, MadFile, MadRobot, read_mad
 
 __all__ = [
     "kk_transform",
@@ -162,7 +162,7 @@ def source_names(mad: MadFile) -> dict[int, str]:
 
 
 # -- conversion ------------------------------------------------------------------------------------
-def _names(robot: Robot, prefix: str):
+def _names(robot: MadRobot, prefix: str):
     link = {0: f"{prefix}base"}
     for i in robot.links:
         link[i] = f"{prefix}link{i}"
@@ -176,7 +176,7 @@ def _origin(T: np.ndarray, unit: float) -> str:
 
 
 def _robot_urdf(
-    robot: Robot, mad: MadFile, unit: float, prefix: str, sidecar: dict, out: list[str], parent: str | None
+    robot: MadRobot, mad: MadFile, unit: float, prefix: str, sidecar: dict, out: list[str], parent: str | None
 ):
     names = _names(robot, prefix)
     src = mad.source

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from humanoid_control.exceptions import MadError
 
-__all__ = ["Token", "Sensor", "Base", "Link", "Frame", "Constraint", "Robot", "MadFile", "parse_mad", "read_mad"]
+__all__ = ["Token", "Sensor", "Base", "Link", "Frame", "MadConstraint", "MadRobot", "MadFile", "parse_mad", "read_mad"]
 
 KK_KEYS = ("theta", "r", "alpha", "d", "gamma", "epsil")
 KK_REQUIRED = ("theta", "r", "alpha", "d")
@@ -100,7 +100,7 @@ class Frame:
 
 
 @dataclass
-class Constraint:
+class MadConstraint:
     """A `constraint` (weld or sensor following) or `balljoint` block: two elements, each
     ``("link", id)``, ``("frame", id)`` or ``("sensor", (ids...))``."""
 
@@ -110,14 +110,17 @@ class Constraint:
 
 
 @dataclass
-class Robot:
+class MadRobot:
+    """A ``robot`` block of a MAD file as parsed: its base, links, frames and constraints by id
+    (`humanoid_control.kinematics.mad` converts it to a URDF and a sidecar)."""
+
     name: str
     line: int
     path: str | None = None
     base: Base | None = None
     links: dict[int, Link] = field(default_factory=dict)
     frames: dict[int, Frame] = field(default_factory=dict)
-    constraints: list[Constraint] = field(default_factory=list)
+    constraints: list[MadConstraint] = field(default_factory=list)
 
     def element(self, id_: int):
         """The link or frame with this id (None for the base, id 0)."""
@@ -130,7 +133,7 @@ class MadFile:
     scene: str
     version: str | None
     sensors: dict[int, Sensor]
-    robots: list[Robot]
+    robots: list[MadRobot]
 
 
 def tokenize(text: str, source: str) -> list[Token]:
@@ -270,7 +273,7 @@ class _Parser:
             version = self.next().text
         scene = self.name("(the scene name after RAFF)")
         sensors: dict[int, Sensor] = {}
-        robots: list[Robot] = []
+        robots: list[MadRobot] = []
         while True:
             tok = self.next()
             if tok.kind == "end":
@@ -310,8 +313,8 @@ class _Parser:
                 setattr(s, k.text, self.integer(f"after '{k.text}'"))
         return s
 
-    def robot(self, kw: Token) -> Robot:
-        r = Robot(self.name("after 'robot'"), kw.line)
+    def robot(self, kw: Token) -> MadRobot:
+        r = MadRobot(self.name("after 'robot'"), kw.line)
         self.expect("{", f"after 'robot {r.name}'")
         while True:
             tok = self.next()
@@ -348,7 +351,7 @@ class _Parser:
             raise MadError(f"{self.source}:{r.line}: robot '{r.name}' has no 'base' block; found 'robot {r.name}'")
         return r
 
-    def check_id(self, r: Robot, id_: int, kw: Token):
+    def check_id(self, r: MadRobot, id_: int, kw: Token):
         if id_ <= 0:
             raise MadError(f"{self.source}:{kw.line}: {kw.text} ids must be >= 1 (0 is the base); found '{id_}'")
         other = r.element(id_)
@@ -425,7 +428,7 @@ class _Parser:
                 self.fail(end, f"{owner} (line {kw.line}): missing '{key}'")
         return Frame(id_, kw.line, got["pos"], got["ori"], got["pred"], got["pred_line"], got["files"])
 
-    def constraint(self, kw: Token) -> Constraint:
+    def constraint(self, kw: Token) -> MadConstraint:
         kind = "constraint" if kw.text == "constraint" else "balljoint"
         self.expect("{", f"after '{kw.text}'")
         elems = []
@@ -458,10 +461,10 @@ class _Parser:
             self.fail(
                 self.toks[self.i - 1], f"{kw.text} (line {kw.line}): a ball joint joins two elements, not a sensor"
             )
-        return Constraint(kind, kw.line, elems)
+        return MadConstraint(kind, kw.line, elems)
 
     # -- references ----------------------------------------------------------------------------
-    def check_robot(self, r: Robot, sensors: dict[int, Sensor]):
+    def check_robot(self, r: MadRobot, sensors: dict[int, Sensor]):
         src = self.source
         for el in [*r.links.values(), *r.frames.values()]:
             what = "link" if isinstance(el, Link) else "frame"

@@ -40,7 +40,7 @@ __all__ = [
     "HEADER_LIMIT",
     "RecordingWriter",
     "RecordingStream",
-    "Contact",
+    "RecordedContact",
     "RecordingDocument",
     "recording_stream_header",
     "read_recording_stream",
@@ -279,7 +279,7 @@ def _gather(columns: dict, frame: dict, path, number: int, index: int, error, pr
 
 # ---------------------------------------------------------------------- reader: the /1 layout
 @dataclass
-class Contact:
+class RecordedContact:
     """One recorded contact in the world frame: point [m], unit normal, force [N] (3,)."""
 
     point: np.ndarray
@@ -293,14 +293,14 @@ class RecordingDocument:
     -> ((N, 3) positions [m], (N, 4) unit quaternions xyzw), the robot base among them under the
     robot's name; ``joint_names`` and ``joint_positions`` (N, columns: one per joint, four for a
     ball joint's quaternion) or None (free bodies only); ``contacts`` per frame a list of
-    `Contact` or None (not recorded); ``soles`` name -> (triangles (T, 3), points (N, V, 3) [m]);
+    `RecordedContact` or None (not recorded); ``soles`` name -> (triangles (T, 3), points (N, V, 3) [m]);
     ``scene``, ``robot`` the names given (or None); ``stats`` the end line's (or None)."""
 
     t: np.ndarray
     bodies: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     joint_names: list[str] | None = None
     joint_positions: np.ndarray | None = None
-    contacts: list[list[Contact]] | None = None
+    contacts: list[list[RecordedContact]] | None = None
     soles: dict = field(default_factory=dict)
     scene: str | None = None
     robot: str | None = None
@@ -349,7 +349,7 @@ def parse_recording_document(doc: dict, src, error, keys: Collection[str] | None
     return out
 
 
-def read_contacts(doc: dict, src, n: int, error) -> list[list[Contact]] | None:
+def read_contacts(doc: dict, src, n: int, error) -> list[list[RecordedContact]] | None:
     """The ``contacts`` of ``doc`` (any replay layout may carry them): per frame (``n``) a list of
     ``{point, normal?, force}`` in the world frame [m], [N], ``force`` a 3-vector or a scalar
     magnitude along the (unit) normal (default +z); None when absent or ``[]`` (no contacts
@@ -380,7 +380,7 @@ def read_contacts(doc: dict, src, n: int, error) -> list[list[Contact]] | None:
                 force = finite_number(f, src, f"{where}.force", -bound, bound, unit="N", error=error) * normal
             else:
                 force = fields.vector(f, src, f"{where}.force", 3, error)
-            row.append(Contact(point=point, normal=normal, force=force))
+            row.append(RecordedContact(point=point, normal=normal, force=force))
         out.append(row)
     return out
 

@@ -121,11 +121,11 @@ from humanoid_planner.posture import (
     HalfPlanes,
     PointRegion,
     PostureProblem,
+    PostureSolverSettings,
     PreContact,
     Relaxed,
     RobotContactFrame,
     SearchBoxContact,
-    SolverSettings,
     StrongContact,
     WithBand,
     solve,
@@ -253,7 +253,7 @@ class Feasibility(CollisionPairs):
         tasks=(),
         margin: float = 0.02,
         pre_contact_distance: float = 0.02,
-        settings: SolverSettings | None = None,
+        settings: PostureSolverSettings | None = None,
         self_collision: bool = False,
         obstacles=(),
         collision_margin: float = DEFAULT_MARGIN,
@@ -281,7 +281,7 @@ class Feasibility(CollisionPairs):
         self.tasks = list(tasks)
         self.margin = float(margin)
         self.pre_contact_distance = float(pre_contact_distance)
-        self.settings = settings or SolverSettings()
+        self.settings = settings or PostureSolverSettings()
         self.stats = Stats()
         self.stability_model = stability
         self.band = float(band)

@@ -56,8 +56,8 @@ from humanoid_planner.posture import (
     EnvironmentFrame,
     LightContact,
     PostureProblem,
+    PostureSolverSettings,
     RobotContactFrame,
-    SolverSettings,
     robot_capsules,
     solve,
 )
@@ -162,7 +162,7 @@ class PrmGuide:
         # not the foot's 4.5 cm overreach below its sole
         obstacles = [o for o in obstacles if o.name != GROUND]
         self.collision = EnvironmentCollision(self.model, obstacles, capsules=caps, margin=self.margin)
-        self.settings = SolverSettings(max_iterations=100, stall_iterations=20)
+        self.settings = PostureSolverSettings(max_iterations=100, stall_iterations=20)
 
     # --- C_guide
     def contacts(self, q) -> list:

@@ -32,6 +32,7 @@ import numpy as np
 
 from humanoid_model.exceptions import ModelError
 from humanoid_model.scene_types import RobotSpec
+from humanoid_model.start_posture import scene_robot_q, start_posture_name
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import ComRegion, KeepVertical, Obstacle, PointRegion
@@ -66,37 +67,41 @@ class ScenePlanning:
         return self.planner.plan(self.start, self.start_q, progress)
 
 
-def _posture(robot, name: str, joints: dict, where: str) -> np.ndarray:
+def _posture(robot, name: str, joints: dict, where: str) -> str:
+    """The posture ``name`` (``default``: the robot's default) after checking that ``robot`` has it
+    and the joints of ``joints`` (`PlanningError` naming the field)."""
     name = robot.default_posture if name == "default" else name
     if name not in robot.postures:
         raise PlanningError(
             f"{where}: robot '{robot.name}' has no posture {name!r} (postures: {', '.join(robot.postures)})"
         )
-    q = robot.q(name)
-    for j, v in joints.items():
+    for j in joints:
         try:
-            q[robot.joint_index_q(j)] = v
+            robot.joint_index_q(j)
         except ModelError:
             raise PlanningError(f"{where}: field 'joints': robot '{robot.name}' has no joint {j!r}") from None
-    return q
+    return name
 
 
 def start_configuration(scene, robot) -> np.ndarray:
-    """The scene's robot configuration for ``robot``: the scene's posture and joint overrides when
-    ``robot`` is the scene's robot, else its default posture; the scene's base placement."""
+    """The scene's robot configuration for ``robot`` (`humanoid_model.start_posture.scene_robot_q`):
+    the scene's posture and joint overrides when ``robot`` is the scene's robot, else its default
+    posture; the scene's base placement."""
     spec = scene.robot
     same = spec is not None and spec.urdf_path.resolve() == robot.urdf_path.resolve()
-    name = spec.posture if same and spec.posture else "default"
-    q = _posture(robot, name, spec.joints if same else {}, f"scene '{scene.name}' robot")
-    if spec is not None:
-        q[:7] = spec.base_pose(q[:7])
-    return q
+    name = _posture(
+        robot,
+        start_posture_name(robot, spec) if same else "default",
+        spec.joints if same else {},
+        f"scene '{scene.name}' robot",
+    )
+    return scene_robot_q(robot, spec, posture=name, joints=None if same else {})
 
 
 def _key_posture(robot, k, where) -> np.ndarray:
-    q = _posture(robot, k.posture, k.joints, where)
-    q[:7] = RobotSpec("guide", robot.urdf_path, placement=k.placement, base=k.base).base_pose(q[:7])
-    return q
+    name = _posture(robot, k.posture, k.joints, where)
+    guide = RobotSpec("guide", robot.urdf_path, posture=name, joints=k.joints, placement=k.placement, base=k.base)
+    return scene_robot_q(robot, guide)
 
 
 def _location(robot, name: str, where: str):

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import SolverSettings
+from humanoid_planner.posture import PostureSolverSettings
 
 from .children import ChildGenerator
 from .feasibility import Feasibility, Stats
@@ -110,7 +110,7 @@ class PlannerSettings:
     pre_contact_distance: float = 0.02  #: m, `feasibility`
     max_expanded: int = 200
     time_limit: float = 120.0  #: s
-    solver: SolverSettings = field(default_factory=lambda: SolverSettings(stall_iterations=30, ftol=1e-8))
+    solver: PostureSolverSettings = field(default_factory=lambda: PostureSolverSettings(stall_iterations=30, ftol=1e-8))
     joint_margin: float = 0.02  #: rad, joints kept this far inside their limits (`feasibility`)
     candidates: str = "box"  #: "box" (search boxes, §6.1) or "random" (§5.3.4 strategy 2, BFP only; `children`)
     density: float = 4.0  #: 1/m, random candidates per sqrt(m²) of pruned surface (`children`)

@@ -33,7 +33,7 @@ from humanoid_model.urdf_description import read_sidecar, read_urdf
 from . import boundary as bd
 from .cost import Weights
 from .generated_model import generated_tree, sagittal_legs
-from .params import BipParams, FootGeometry, get_params
+from .params import BipParams, FootTriangle, get_params
 
 ROLES = ("hip", "knee", "ankle")
 LIMIT_KEYS = {"hip": "hip_pitch", "knee": "knee", "ankle": "ankle_pitch"}  # Weights.limits keys
@@ -64,7 +64,7 @@ def biped_params(robot="hrp2", root_leg="l") -> BipParams:
     heel, toe = np.asarray(leg.heel, float), np.asarray(leg.toe, float)
     if abs(heel[1] - toe[1]) > 1e-9:
         raise ModelError(f"planar biped {robot}: heel {heel} and toe {toe} must be at one height")
-    foot = FootGeometry(
+    foot = FootTriangle(
         l_pied=float(np.linalg.norm(toe - heel)), r_heel=float(np.linalg.norm(heel)), r_toe=float(np.linalg.norm(toe))
     )
     segs = [b.seg for b in generated_tree(robot, "ds", root_leg=root_leg, armature={}).bodies]

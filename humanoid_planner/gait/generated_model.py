@@ -48,8 +48,8 @@ from humanoid_model.paths import resolve, shipped_files, urdf_dir
 from humanoid_model.urdf_description import read_sidecar
 from humanoid_model.yaml_file import read_yaml
 
-from .model import DS_FORCES, DS_TORQUES, SS_TORQUES, Body, PlanarTree
-from .params import G, Segment
+from .model import DS_FORCES, DS_TORQUES, SS_TORQUES, PlanarBody, PlanarTree
+from .params import G, SagittalSegment
 
 __all__ = ["GeneratedPlanarTree", "generated_tree", "planar_urdf", "sagittal_legs", "sagittal_roles"]
 
@@ -432,17 +432,18 @@ class GeneratedPlanarTree(PlanarTree):
             Y = np.array([-X[1], X[0]])
             b = gen.tree.bodies[body]
             c = _xz(b.com) - prox
-            seg = Segment(float(b.mass), float(c @ X), float(c @ Y), float(b.inertia[1, 1] + b.mass * (c @ c)))
+            seg = SagittalSegment(float(b.mass), float(c @ X), float(c @ Y), float(b.inertia[1, 1] + b.mass * (c @ c)))
             frames.append((prox, X, Y))
-            self.bodies.append(Body(nm, -1, (0.0, 0.0), seg))
+            self.bodies.append(PlanarBody(nm, -1, (0.0, 0.0), seg))
         q0 = np.zeros(self.n)
         O = np.array(self.f_origins(q0))
         for p_, ch, _nm in topo:
+            bch = self.bodies[ch]
             if p_ >= 0:
                 rel = O[:, ch] - O[:, p_]  # at q = 0 every segment frame is the world frame
-                self.bodies[ch] = Body(self.bodies[ch].name, p_, (float(rel[0]), float(rel[1])), self.bodies[ch].seg)
+                self.bodies[ch] = PlanarBody(bch.name, p_, (float(rel[0]), float(rel[1])), bch.seg)
             else:
-                self.bodies[ch] = Body(self.bodies[ch].name, -1, tuple(float(x) for x in O[:, ch]), self.bodies[ch].seg)
+                self.bodies[ch] = PlanarBody(bch.name, -1, tuple(float(x) for x in O[:, ch]), bch.seg)
         arm = {"hip": rear.hip.name, "knee": rear.knee.name, "ankle": rear.ankle.name}
         self.joints = []
         for p_, ch, nm in topo:

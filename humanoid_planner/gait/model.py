@@ -29,15 +29,17 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .params import BipParams, Segment
+from .params import BipParams, SagittalSegment
 
 
 @dataclass
-class Body:
+class PlanarBody:
+    """One body of a `PlanarTree`: its parent body and joint origin, its sagittal segment data."""
+
     name: str
     parent: int  # -1 = ground
     attach: tuple  # joint origin in the parent frame (or world if parent == -1) [m]
-    seg: Segment  # mass, COM (a, b) in the body frame, inertia about O
+    seg: SagittalSegment  # mass, COM (a, b) in the body frame, inertia about O
 
 
 @dataclass
@@ -182,16 +184,16 @@ def ds_model(p: BipParams) -> PlanarTree:
     L = p.r_leg
     ft = p.foot
     a6, b6 = p.foot_front_heel_frame()
-    foot6 = Segment(p.foot_front.mass, a6, b6, p.foot_front.I_O)
+    foot6 = SagittalSegment(p.foot_front.mass, a6, b6, p.foot_front.I_O)
     al = ft.alpha_p
     bodies = [
-        Body("S1_rear_foot", -1, (0.0, 0.0), p.foot_rear),
-        Body("S2_rear_shank", 0, (p.r1, 0.0), p.shank_rear),
-        Body("S3_rear_thigh", 1, (L, 0.0), p.thigh_rear),
-        Body("S4_front_thigh", 6, (0.0, 0.0), p.thigh_front),
-        Body("S5_front_shank", 3, (L, 0.0), p.shank_front),
-        Body("S6_front_foot", 4, (L, 0.0), foot6),
-        Body("S7_trunk", 2, (L, 0.0), p.trunk),
+        PlanarBody("S1_rear_foot", -1, (0.0, 0.0), p.foot_rear),
+        PlanarBody("S2_rear_shank", 0, (p.r1, 0.0), p.shank_rear),
+        PlanarBody("S3_rear_thigh", 1, (L, 0.0), p.thigh_rear),
+        PlanarBody("S4_front_thigh", 6, (0.0, 0.0), p.thigh_front),
+        PlanarBody("S5_front_shank", 3, (L, 0.0), p.shank_front),
+        PlanarBody("S6_front_foot", 4, (L, 0.0), foot6),
+        PlanarBody("S7_trunk", 2, (L, 0.0), p.trunk),
     ]
     arm = p.armature
     joints = [
@@ -243,15 +245,15 @@ def ss_model(p: BipParams) -> PlanarTree:
     L = p.r_leg
     ft = p.foot
     a5, b5 = p.foot_front_toe_frame()
-    foot5 = Segment(p.foot_front.mass, a5, b5, p.foot_front.I_O)
+    foot5 = SagittalSegment(p.foot_front.mass, a5, b5, p.foot_front.I_O)
     al = ft.alpha_p
     bodies = [
-        Body("stance_shank", -1, (ft.heel_to_ankle_x, ft.ankle_height), p.shank_rear),
-        Body("stance_thigh", 0, (L, 0.0), p.thigh_rear),
-        Body("swing_thigh", 5, (0.0, 0.0), p.thigh_front),
-        Body("swing_shank", 2, (L, 0.0), p.shank_front),
-        Body("swing_foot", 3, (L, 0.0), foot5),
-        Body("trunk", 1, (L, 0.0), p.trunk),
+        PlanarBody("stance_shank", -1, (ft.heel_to_ankle_x, ft.ankle_height), p.shank_rear),
+        PlanarBody("stance_thigh", 0, (L, 0.0), p.thigh_rear),
+        PlanarBody("swing_thigh", 5, (0.0, 0.0), p.thigh_front),
+        PlanarBody("swing_shank", 2, (L, 0.0), p.shank_front),
+        PlanarBody("swing_foot", 3, (L, 0.0), foot5),
+        PlanarBody("trunk", 1, (L, 0.0), p.trunk),
     ]
     arm = p.armature
     joints = [

@@ -28,7 +28,7 @@ G = 9.81  # [m/s^2], the thesis's value (Chessé 2002, §I.3.3)
 
 
 @dataclass(frozen=True)
-class Segment:
+class SagittalSegment:
     """One sagittal segment: mass [kg], COM (a, b) [m] in the frame (O, X toward the segment's
     distal point, Y = Z0 x X), inertia ``I_O`` about the proximal joint axis [kg m^2]."""
 
@@ -44,7 +44,7 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class FootGeometry:
+class FootTriangle:
     """Foot triangle (ankle O, heel B1, toe B2), Chessé 2002, Fig. A-1."""
 
     l_pied: float  # heel-toe length [m]
@@ -92,15 +92,15 @@ class BipParams:
     name: str
     r_leg: float  # thigh = shank length [m]
     r1: float  # rear foot toe -> ankle length used by the DS root segment [m]
-    foot_rear: Segment  # S1, frame toe -> ankle
-    shank_rear: Segment  # S2, frame ankle -> knee
-    thigh_rear: Segment  # S3, frame knee -> hip
-    thigh_front: Segment  # S4, frame hip -> knee
-    shank_front: Segment  # S5, frame knee -> ankle
-    foot_front: Segment  # S6 (a, b) in the frame given by foot_front_frame
+    foot_rear: SagittalSegment  # S1, frame toe -> ankle
+    shank_rear: SagittalSegment  # S2, frame ankle -> knee
+    thigh_rear: SagittalSegment  # S3, frame knee -> hip
+    thigh_front: SagittalSegment  # S4, frame hip -> knee
+    shank_front: SagittalSegment  # S5, frame knee -> ankle
+    foot_front: SagittalSegment  # S6 (a, b) in the frame given by foot_front_frame
     foot_front_frame: str  # "heel" (thesis-literal: X6 = ankle->heel) or "toe" (ankle->toe)
-    trunk: Segment  # S7, frame hip -> trunk COM direction
-    foot: FootGeometry
+    trunk: SagittalSegment  # S7, frame hip -> trunk COM direction
+    foot: FootTriangle
     armature: dict = field(default_factory=lambda: {"ankle": 0.0, "knee": 0.0, "hip": 0.0})
     g: float = G
 
@@ -138,8 +138,8 @@ class BipParams:
         Chessé 2002, §III.4): I_O = m (a^2 + b^2) + k I_c, masses and COMs unchanged; the trunk's
         factor is ``inertia_scale * trunk_scale``."""
 
-        def sc(s: Segment, k: float) -> Segment:
-            return Segment(s.mass, s.a, s.b, s.mass * (s.a**2 + s.b**2) + k * s.I_c)
+        def sc(s: SagittalSegment, k: float) -> SagittalSegment:
+            return SagittalSegment(s.mass, s.a, s.b, s.mass * (s.a**2 + s.b**2) + k * s.I_c)
 
         return replace(
             self,
@@ -157,7 +157,7 @@ class BipParams:
 # 0.170 m ahead, heel edge 0.120 m behind (foot length 0.290); ankle-toe hypot(0.170, 0.083) = 0.18918
 # ('0.189'), ankle-heel hypot(0.120, 0.083) = 0.14591 ('0.146'). Exact values so that the URDF frames
 # match.
-PUBLIC_FOOT = FootGeometry(l_pied=0.290, r_heel=math.hypot(0.120, 0.083), r_toe=math.hypot(0.170, 0.083))
+PUBLIC_FOOT = FootTriangle(l_pied=0.290, r_heel=math.hypot(0.120, 0.083), r_toe=math.hypot(0.170, 0.083))
 
 
 def thesis_params() -> BipParams:
@@ -173,15 +173,15 @@ def thesis_params() -> BipParams:
         name="thesis",
         r_leg=0.410,
         r1=0.188,
-        foot_rear=Segment(2.34, 0.143, 0.042, 0.1),
-        shank_rear=Segment(6.11, 0.258, 0.0, 0.69),
-        thigh_rear=Segment(10.9, 0.250, 0.0, 1.31),
-        thigh_front=Segment(10.9, 0.160, 0.0, 1.02),
-        shank_front=Segment(6.11, 0.152, 0.0, 0.72),
-        foot_front=Segment(2.34, 0.045, -0.042, 0.07),
+        foot_rear=SagittalSegment(2.34, 0.143, 0.042, 0.1),
+        shank_rear=SagittalSegment(6.11, 0.258, 0.0, 0.69),
+        thigh_rear=SagittalSegment(10.9, 0.250, 0.0, 1.31),
+        thigh_front=SagittalSegment(10.9, 0.160, 0.0, 1.02),
+        shank_front=SagittalSegment(6.11, 0.152, 0.0, 0.72),
+        foot_front=SagittalSegment(2.34, 0.045, -0.042, 0.07),
         foot_front_frame="heel",
-        trunk=Segment(66.11, 0.391, 0.0, 18.99),
-        foot=FootGeometry(l_pied=0.290, r_heel=0.146, r_toe=0.188),
+        trunk=SagittalSegment(66.11, 0.391, 0.0, 18.99),
+        foot=FootTriangle(l_pied=0.290, r_heel=0.146, r_toe=0.188),
     )
 
 
@@ -231,25 +231,25 @@ def urdf_params() -> BipParams:
     # distances along / across segment frames
     # rear (root-side) leg, segments pointing up: X = (0,1), Y = (-1,0)
     #   shank from the ankle: COM at z_from_ankle = L + sh_z, x = sh_x -> a = L + sh_z, b = -sh_x
-    shank_rear = Segment(sh_m, L + sh_z, -sh_x, sh_i + sh_m * ((L + sh_z) ** 2 + sh_x**2))
-    thigh_rear = Segment(th_m, L + th_z, -th_x, th_i + th_m * ((L + th_z) ** 2 + th_x**2))
+    shank_rear = SagittalSegment(sh_m, L + sh_z, -sh_x, sh_i + sh_m * ((L + sh_z) ** 2 + sh_x**2))
+    thigh_rear = SagittalSegment(th_m, L + th_z, -th_x, th_i + th_m * ((L + th_z) ** 2 + th_x**2))
     # front (distal) leg, pointing down: X = (0,-1), Y = (1,0): a = -z, b = x
-    thigh_front = Segment(th_m, -th_z, th_x, th_i + th_m * (th_z**2 + th_x**2))
-    shank_front = Segment(sh_m, -sh_z, sh_x, sh_i + sh_m * (sh_z**2 + sh_x**2))
+    thigh_front = SagittalSegment(th_m, -th_z, th_x, th_i + th_m * (th_z**2 + th_x**2))
+    shank_front = SagittalSegment(sh_m, -sh_z, sh_x, sh_i + sh_m * (sh_z**2 + sh_x**2))
     # trunk pointing up: X = (0,1), Y = (-1,0)
-    trunk = Segment(tr_m, tr_z, -tr_x, tr_i + tr_m * (tr_z**2 + tr_x**2))
+    trunk = SagittalSegment(tr_m, tr_z, -tr_x, tr_i + tr_m * (tr_z**2 + tr_x**2))
     # foot in the ankle->toe frame: toe at (0.170, -0.083) from the ankle
     ex = np.array([0.170, -0.083]) / math.hypot(0.170, 0.083)
     ey = np.array([-ex[1], ex[0]])
     c = np.array([ft_x, ft_z])
     a6, b6 = float(c @ ex), float(c @ ey)
-    foot_front = Segment(ft_m, a6, b6, ft_i + ft_m * (ft_x**2 + ft_z**2))
+    foot_front = SagittalSegment(ft_m, a6, b6, ft_i + ft_m * (ft_x**2 + ft_z**2))
     # rear foot in the toe->ankle frame, origin at the toe
     toe = np.array([0.170, -0.083])
     ex1 = -toe / np.linalg.norm(toe)
     ey1 = np.array([-ex1[1], ex1[0]])
     c1 = c - toe
-    foot_rear = Segment(ft_m, float(c1 @ ex1), float(c1 @ ey1), ft_i + ft_m * float(c1 @ c1))
+    foot_rear = SagittalSegment(ft_m, float(c1 @ ex1), float(c1 @ ey1), ft_i + ft_m * float(c1 @ c1))
     return BipParams(
         name="urdf",
         r_leg=L,
@@ -280,8 +280,8 @@ def urdf_exact_params() -> BipParams:
     models then equal the generated ones and the URDF's Pinocchio model to 1e-9."""
     p = urdf_params()
 
-    def plus(s: Segment) -> Segment:
-        return Segment(s.mass, s.a, s.b, s.I_O + CARDAN_IYY)
+    def plus(s: SagittalSegment) -> SagittalSegment:
+        return SagittalSegment(s.mass, s.a, s.b, s.I_O + CARDAN_IYY)
 
     return replace(
         p, name="urdf-exact", armature=dict(YAML_ARMATURE), foot_rear=plus(p.foot_rear), foot_front=plus(p.foot_front)

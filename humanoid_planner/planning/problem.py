@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from humanoid_model.start_posture import scene_robot_q, start_posture_name
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
@@ -177,18 +178,13 @@ def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **ove
 
 
 def scene_start_q(scene, robot) -> np.ndarray:
-    """The scene's robot configuration (as the simulator places it, `humanoid_sim.world`): its
-    posture (default: the robot's), joint overrides, and the base pose of the scene."""
-    spec = scene.robot
-    posture = spec.posture if spec is not None and spec.posture else robot.default_posture
+    """The scene's robot configuration (`humanoid_model.start_posture.scene_robot_q`, as the
+    simulator places a robot on rigid soles): its posture (default: the robot's), joint overrides,
+    and the base pose of the scene. `PlanningError` for a posture ``robot`` does not have."""
+    posture = start_posture_name(robot, scene.robot)
     if posture not in robot.postures:
         raise PlanningError(f"scene '{scene.name}': robot posture {posture!r} unknown to '{robot.name}'")
-    q = robot.q(posture)
-    if spec is not None:
-        for j, val in spec.joints.items():
-            q[robot.joint_index_q(j)] = val
-        q[:7] = spec.base_pose(q[:7])
-    return q
+    return scene_robot_q(robot, scene.robot)
 
 
 def placed(q, x: float, y: float, yaw: float) -> np.ndarray:

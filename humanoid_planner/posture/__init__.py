@@ -57,7 +57,7 @@ from .solver.call_log import CallLog, recording
 from .solver.collision_solve import solve_avoiding
 from .solver.newton_projection import NewtonProjectionSettings, NewtonProjector, newton_project
 from .solver.outcome import Outcome, PostureResult
-from .solver.two_phase import SolverSettings, solve
+from .solver.two_phase import PostureSolverSettings, solve
 from .stance import contacts_at, stance_constraints
 from .support_polygon import support_polygon
 
@@ -140,7 +140,7 @@ __all__ = [
     "SearchBox",
     "SearchBoxContact",
     "SelfCollision",
-    "SolverSettings",
+    "PostureSolverSettings",
     "StpEnvironmentCollision",
     "StpSelfCollision",
     "StrongContact",

@@ -1,17 +1,21 @@
 """The support polygon of a stance (Escande 2008, §3.4.4): each contact's robot
 surface hull placed at its environment frame, clipped by the environment surface polygon,
-projected on the horizontal plane, and the convex hull of all those points, counter-clockwise.
+projected on the horizontal plane, and the convex hull of all those points, counter-clockwise
+(`humanoid_model.planar_polygon.convex_hull`, the points rounded to `HULL_DECIMALS` decimals).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from humanoid_model.planar_polygon import convex_hull
 from humanoid_planner.exceptions import PlanningError
 
 from .frames import EnvironmentFrame, RobotContactFrame
 
-__all__ = ["convex_hull_2d", "placed_hull", "support_polygon"]
+__all__ = ["placed_hull", "support_polygon"]
+
+HULL_DECIMALS = 12  # the points are rounded to 1e-12 m before the hull: coincident corners count once (chosen)
 
 
 def placed_hull(location, env_frame: EnvironmentFrame) -> np.ndarray:
@@ -55,27 +59,6 @@ def _ordered(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
     return points[np.argsort(np.arctan2((points - c) @ s, (points - c) @ t))]
 
 
-def convex_hull_2d(points: np.ndarray) -> np.ndarray:
-    """Convex hull (m, 2) of 2-D points, counter-clockwise, collinear points dropped (monotone chain)."""
-    P = sorted(set(map(tuple, np.round(np.asarray(points, float)[:, :2], 12))))
-    if len(P) < 3:
-        return np.array(P)
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in P:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(P):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return np.array(lower[:-1] + upper[:-1])
-
-
 def support_polygon(contacts) -> np.ndarray:
     """Horizontal support polygon (m, 2) [m], counter-clockwise, of ``contacts``: an iterable of
     ``(location, env_frame, surface_or_None)``; a surface clips its contact's hull."""
@@ -86,7 +69,7 @@ def support_polygon(contacts) -> np.ndarray:
             h = _clip(_ordered(h, env_frame.n), surface)
         pts.append(h)
     pts = np.concatenate(pts) if pts else np.zeros((0, 3))
-    hull = convex_hull_2d(pts)
+    hull = convex_hull(pts, decimals=HULL_DECIMALS)
     if len(hull) < 3:
         raise PlanningError(f"support polygon: field 'contacts' must span an area; hull of {len(pts)} points is flat")
     return hull

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from humanoid_model.planar_polygon import convex_hull
 from humanoid_planner.walking_pattern.footsteps import FootGeometry, Footstep, WalkParameters, footsteps
 from humanoid_planner.walking_pattern.preview import PreviewController
 from humanoid_planner.walking_pattern.swing import swing_profile
 
 __all__ = ["WalkPattern", "plan_pattern", "support_polygon"]
+
+HULL_TOL = 1e-9  # [m] support polygon: corners this close to an edge line are on it (chosen: far below the soles' mm)
 
 
 @dataclass
@@ -46,12 +49,12 @@ class WalkPattern:
 
 
 def support_polygon(centres, g: FootGeometry) -> np.ndarray:
-    """Convex hull (counter-clockwise) of the sole rectangles centred at ``centres`` (x, y[, z])."""
-    from scipy.spatial import ConvexHull
-
+    """Convex hull (counter-clockwise, `humanoid_model.planar_polygon.convex_hull`) of the sole
+    rectangles centred at ``centres`` (x, y[, z]); a corner within `HULL_TOL` of an edge line (two
+    aligned soles' inner corners, off the line by rounding) is not a vertex."""
     corners = np.array([[sx * g.half_length, sy * g.half_width] for sx in (-1, 1) for sy in (-1, 1)])
     pts = np.vstack([np.asarray(c, float)[:2] + corners for c in centres])
-    return pts[ConvexHull(pts).vertices]
+    return convex_hull(pts, tol=HULL_TOL)
 
 
 def plan_pattern(p: WalkParameters, g: FootGeometry) -> WalkPattern:

@@ -11,7 +11,7 @@ in numba, then coal's collision and contact-patch queries).
 - `narrow_phase`: `NarrowPhase`, coal's queries on one pair and its patch points, each with its
   own gap (`_assemble`);
 - `mesh`: `MeshPatches`, patches against a static triangle mesh: face patches clipped to the
-  triangles, with their own 2-D convex hull (`_hull2d`);
+  triangles, reduced by the shared 2-D convex hull (`humanoid_model.planar_polygon`);
 - `batch`: `ContactBatch`, the step's contacts as arrays.
 
 The collision stage of a World step (`humanoid_sim.stages.collision`) calls the detector and adds

@@ -6,8 +6,8 @@ coal tests the shape against every triangle within the margin (one contact each,
 ``MESH_MAX_CONTACTS``). A contact whose normal is the triangle's face normal (within
 ``MESH_FACE_COS``) is a face contact: the triangles of one plane make one patch, the shape's own
 patch against that plane's half-space clipped to the triangles (`_clip`, Sutherland–Hodgman)
-and reduced to the convex hull of the pieces (`_hull2d`); other contacts are single points
-(`MeshPatches.patches`).
+and reduced to the convex hull of the pieces (`humanoid_model.planar_polygon.convex_hull`, points
+within ``CLIP_TOL`` merged); other contacts are single points (`MeshPatches.patches`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from humanoid_model.coal_import import coal
+from humanoid_model.planar_polygon import convex_hull
 from humanoid_sim.collision.geometry import StaticGeom
 from humanoid_sim.collision.narrow_phase import _NO_PLANE
 
@@ -126,7 +127,8 @@ class MeshPatches:
         pieces = [q for q in (_clip(P2, T @ B.T) for T in tris) if q.shape[0]]
         if not pieces:
             return None, 0.0
-        H = _hull2d(np.concatenate(pieces))[::-1]  # coal's order: counter-clockwise about its normal, −n
+        # coal's order: counter-clockwise about its normal, −n
+        H = convex_hull(np.concatenate(pieces), tol=CLIP_TOL)[::-1]
         # start at the vertex nearest the patch's first: an unclipped patch keeps coal's order (the
         # solvers sweep the points in order, so a mesh plane gives a primitive plane's forces)
         H = np.roll(H, -int(np.argmin(((H - P2[0]) ** 2).sum(axis=1))), axis=0)
@@ -173,30 +175,3 @@ def _clip(P, T):
                 new.append(p + (q - p) * (sp / (sp - sq)))
         out = new
     return np.array(out).reshape(-1, 2)
-
-
-def _hull2d(P):
-    """Counter-clockwise convex hull (Andrew's monotone chain) of 2-D points, points within
-    ``CLIP_TOL`` merged; one or two points when the set is a point or a segment."""
-    # points on one CLIP_TOL grid cell are one point (the first); sorted by cell, so that points
-    # a rounding error apart (x = 0.1 and 0.09999999999999999) sort as equals
-    _, first = np.unique(np.round(P / CLIP_TOL).astype(np.int64), axis=0, return_index=True)
-    keep = list(P[first])
-    if len(keep) < 3:
-        return np.array(keep)
-
-    def turn(o, a, b):  # > 0: o -> a -> b turns left, b more than CLIP_TOL off the line o-a
-        dx, dy = a[0] - o[0], a[1] - o[1]
-        return dx * (b[1] - o[1]) - dy * (b[0] - o[0]) - CLIP_TOL * np.hypot(dx, dy)
-
-    lower, upper = [], []
-    for p in keep:
-        while len(lower) >= 2 and turn(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(keep):
-        while len(upper) >= 2 and turn(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    H = np.array(lower[:-1] + upper[:-1])
-    return H if H.shape[0] >= 3 else H[:2]

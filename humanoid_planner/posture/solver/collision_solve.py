@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from ..problem import PostureProblem
 from .outcome import PostureResult
-from .two_phase import SolverSettings, solve
+from .two_phase import PostureSolverSettings, solve
 
 __all__ = ["solve_avoiding"]
 
 
 def solve_avoiding(
-    model, constraints, collisions, q0, criterion=None, settings: SolverSettings | None = None
+    model, constraints, collisions, q0, criterion=None, settings: PostureSolverSettings | None = None
 ) -> PostureResult:
     """Solve ``constraints`` + ``collisions`` (constraint lists) from ``q0``: first ``constraints``
     alone from ``q0``, then all of them from that solution when it succeeded (else from ``q0``).

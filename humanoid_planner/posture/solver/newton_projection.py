@@ -22,7 +22,7 @@ search cannot decrease the merit, MAX_ITERATIONS after ``max_iterations``. The m
 step keeps q close to the start (the first-order solution of (7.2) around it), the reason this,
 not SLSQP with a distance criterion, is the projection of the motion generator: it needs no QP.
 
-Numbers chosen: ``tolerance`` 1e-6 as `two_phase.SolverSettings` (m, or dimensionless);
+Numbers chosen: ``tolerance`` 1e-6 as `two_phase.PostureSolverSettings` (m, or dimensionless);
 ``max_iterations`` 40, HPP's maxIterProjection in the peer's script; ``line_search_steps`` 10
 (a step of 1/1024 that does not decrease the merit means a stationary point of it).
 """

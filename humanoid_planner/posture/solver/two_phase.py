@@ -66,7 +66,7 @@ from .newton_projection import NewtonProjectionSettings, NewtonProjector
 from .outcome import Outcome, PostureResult, from_slsqp
 from .slsqp import minimize_slsqp
 
-__all__ = ["SolverSettings", "solve"]
+__all__ = ["PostureSolverSettings", "solve"]
 
 SINGULAR_EQUALITIES = 6  #: SLSQP's exit mode "Singular matrix C in LSQ subproblem" (module docstring)
 RANK_TOLERANCE = 1e-9  #: relative pivot below which an equality row counts as dependent (module docstring)
@@ -74,7 +74,7 @@ SUBSET_DRIFT = 1e-2  #: largest violation of the left-out rows that a projection
 
 
 @dataclass
-class SolverSettings:
+class PostureSolverSettings:
     """Settings of a posture-generator call (defaults and reasons in the module docstring)."""
 
     tolerance: float = 1e-6
@@ -86,7 +86,7 @@ class SolverSettings:
     stall_ratio: float = 1e-3
 
 
-def _phase1(problem: PostureProblem, x0, s: SolverSettings):
+def _phase1(problem: PostureProblem, x0, s: PostureSolverSettings):
     """``(x, t, iterations)``: the min-max of the inequality rows from ``x0``."""
     ineq = ~problem.equality
     n = problem.nx
@@ -121,7 +121,7 @@ class _Stall:
     """SLSQP callback: stop (return True) when the largest violation is above the tolerance and
     has not decreased by more than ``stall_ratio`` (relative) over ``stall_iterations`` iterations."""
 
-    def __init__(self, problem: PostureProblem, s: SolverSettings):
+    def __init__(self, problem: PostureProblem, s: PostureSolverSettings):
         self.problem, self.s = problem, s
         self.history: list[float] = []
         self.stopped = False
@@ -139,7 +139,7 @@ class _Stall:
 
 def solve(
     problem: PostureProblem,
-    settings: SolverSettings | None = None,
+    settings: PostureSolverSettings | None = None,
     x0=None,
     log: CallLog | None = None,
     label: str = "",
@@ -157,8 +157,8 @@ def solve(
     return out
 
 
-def _solve(problem: PostureProblem, settings: SolverSettings | None, x0) -> PostureResult:
-    s = settings or SolverSettings()
+def _solve(problem: PostureProblem, settings: PostureSolverSettings | None, x0) -> PostureResult:
+    s = settings or PostureSolverSettings()
     start = time.perf_counter()
     x = problem.start()
     if x0 is not None:
@@ -237,7 +237,7 @@ def _constraints(problem: PostureProblem, eq, ineq) -> tuple:
     return equalities + inequalities
 
 
-def _phase2(problem: PostureProblem, x, s: SolverSettings, constraints):
+def _phase2(problem: PostureProblem, x, s: PostureSolverSettings, constraints):
     """SLSQP on the criterion from ``x``: ``(`SlsqpResult`, the stall callback)``."""
     stall = _Stall(problem, s)
     res = minimize_slsqp(

@@ -15,12 +15,12 @@ from humanoid_control.kinematics import (
     FrameTarget,
     JointTask,
     PostureTask,
-    inside,
     load_structure,
     prioritized,
     support_polygon,
 )
 from humanoid_model import load_robot
+from humanoid_model.planar_polygon import inside
 
 FOOT_TOL = 1e-4  # [m] (chosen) foot error < 0.1 mm: the feet must not slip while piloting
 FOOT_ROT_TOL = 1e-4  # [rad] (chosen: 0.1 mm at 1 m)

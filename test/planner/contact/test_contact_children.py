@@ -19,10 +19,10 @@ from humanoid_planner.contact.check import witness_errors
 from humanoid_planner.contact.children import ChildGenerator
 from humanoid_planner.contact.node import ADDED, RELEASED, Node
 from humanoid_planner.contact.registry import StanceRegistry
-from humanoid_planner.posture import ComRegion, PointRegion, SolverSettings
+from humanoid_planner.posture import ComRegion, PointRegion, PostureSolverSettings
 from humanoid_planner.posture.solver.outcome import Outcome
 
-TOL = SolverSettings().tolerance  # 1e-6 (posture/solver/two_phase.py)
+TOL = PostureSolverSettings().tolerance  # 1e-6 (posture/solver/two_phase.py)
 ALIGN_TOL = 1e-4  # rad, chosen: the frame alignment of acceptance test 001 A9
 MARGIN = PlannerSettings().margin  # 0.02 m (contact/feasibility.py docstring)
 

@@ -27,10 +27,10 @@ from humanoid_planner.posture.base import BAND
 from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
 from humanoid_planner.posture.problem import PostureProblem
 from humanoid_planner.posture.solver.outcome import Outcome, from_slsqp
-from humanoid_planner.posture.solver.two_phase import SolverSettings, solve
+from humanoid_planner.posture.solver.two_phase import PostureSolverSettings, solve
 from humanoid_planner.posture.stance import contacts_at, stance_constraints
 
-TOL = SolverSettings().tolerance  # 1e-6, solver/two_phase.py docstring
+TOL = PostureSolverSettings().tolerance  # 1e-6, solver/two_phase.py docstring
 ALIGN_TOL = 1e-4  # rad, chosen: the frame alignment of acceptance test 001 A9
 HAND_TARGET = [0.35, -0.3, 0.9]  # [m], chosen: in front of the right shoulder, reachable standing
 
@@ -115,7 +115,7 @@ def test_phase1_failure_is_infeasible_inequalities(robot, floor, standing):
     pre = PreContact(robot.model, RobotContactFrame.from_location(robot.contact_locations["r_hand"]), wall, 0.05)
     res = solve(_problem(robot, floor, standing, [pre]))
     assert res.outcome == Outcome.INFEASIBLE_INEQUALITIES, res.message
-    assert res.iterations == 0 and 0 < res.phase1_iterations <= SolverSettings().phase1_iterations
+    assert res.iterations == 0 and 0 < res.phase1_iterations <= PostureSolverSettings().phase1_iterations
     # phase 1 ignores the equalities (the feet), but the CoM row keeps the body over the
     # support polygon: the hand stays far from the 5 cm band
     assert res.violations["pre_contact"] > 0.5
@@ -141,7 +141,7 @@ def test_phase1_recovers_a_violated_start(robot, floor, standing):
 
 def test_iteration_limit_is_max_iterations(robot, floor, standing):
     """Table 7.1 code 3: the hand problem (12 SLSQP iterations to converge) cut at 3."""
-    res = solve(_problem(robot, floor, standing, [_hand(robot, HAND_TARGET)]), SolverSettings(max_iterations=3))
+    res = solve(_problem(robot, floor, standing, [_hand(robot, HAND_TARGET)]), PostureSolverSettings(max_iterations=3))
     assert res.outcome == Outcome.MAX_ITERATIONS and int(res.outcome) == 3
     assert not res.feasible
 

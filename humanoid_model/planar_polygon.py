@@ -1,0 +1,88 @@
+"""Convex polygons in the plane: the one convex hull, signed distance and inside test of the stack.
+
+* `convex_hull(points, tol=0.0, decimals=None)`: the counter-clockwise hull (k, 2) of 2-D points
+  (Andrew's monotone chain), with the caller's rule for points that coincide and for points on
+  an edge;
+* `signed_distance(polygon, point)`: the distance [m] from a point to the nearest edge line of a
+  counter-clockwise convex polygon, positive inside;
+* `inside(polygon, point, margin=0.0)`: whether the point is inside by at least ``margin``.
+
+Users and their rules: the kinematic support polygon and its CoM check
+(`humanoid_control.kinematics.com`: exact coordinates), the stance's support polygon
+(`humanoid_planner.posture.support_polygon`: coordinates rounded to 12 decimals), the walking
+pattern's support polygon (`humanoid_planner.walking_pattern.pattern`: exact coordinates) and the
+simulator's mesh patches (`humanoid_sim.collision.mesh`: ``tol = CLIP_TOL``, points on one grid
+cell merged and points within ``tol`` of an edge dropped).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["convex_hull", "signed_distance", "inside"]
+
+
+def convex_hull(points, tol: float = 0.0, decimals: int | None = None) -> np.ndarray:
+    """Counter-clockwise convex hull (k, 2) of ``points`` (n, 2) (further columns ignored), from the
+    point of least x (then least y); Andrew's monotone chain.
+
+    Points that coincide count once, by one of two rules (the two users' rules differ in more than
+    a tolerance, so both are kept):
+
+    * ``tol = 0`` (default): equal coordinates, after rounding them to ``decimals`` decimals when
+      given (the hull's vertices are then the rounded points);
+    * ``tol > 0`` [m]: points whose coordinates divided by ``tol`` round to the same integers (one
+      ``tol`` grid cell), the first given kept as it is.
+
+    A point on the line of its two neighbours is not a vertex; with ``tol > 0``, neither is a
+    point within ``tol`` of that line. Fewer than three distinct points: those points (one or two;
+    none for no point), sorted by x then y."""
+    P = np.asarray(points, float)
+    if P.size == 0:
+        return np.zeros((0, 2))
+    P = P[:, :2]
+    if decimals is not None:
+        P = np.round(P, decimals)
+    if tol > 0:
+        _, first = np.unique(np.round(P / tol).astype(np.int64), axis=0, return_index=True)
+        keep = P[first].tolist()
+    else:
+        keep = sorted(set(map(tuple, P.tolist())))  # equal points once (the first given), by x then y
+    if len(keep) < 3:
+        return np.array(keep, dtype=float).reshape(-1, 2)
+
+    def turn(o, a, b):  # > 0: o -> a -> b turns left (b more than tol off the line o-a)
+        dx, dy = a[0] - o[0], a[1] - o[1]
+        c = dx * (b[1] - o[1]) - dy * (b[0] - o[0])
+        return c - tol * np.hypot(dx, dy) if tol > 0 else c
+
+    lower, upper = [], []
+    for p in keep:
+        while len(lower) >= 2 and turn(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(keep):
+        while len(upper) >= 2 and turn(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return np.array(lower[:-1] + upper[:-1], dtype=float)
+
+
+def signed_distance(polygon, point) -> float:
+    """Distance [m] from ``point`` (its x, y) to the nearest edge line of the counter-clockwise
+    convex ``polygon`` (k, 2), positive inside, negative outside (for a point outside, the distance
+    to the farthest-out edge line: a lower bound of the distance to the polygon)."""
+    polygon = np.asarray(polygon, float)
+    x = np.asarray(point, float)[:2]
+    best = np.inf
+    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
+        t = b - a
+        d = x - a
+        best = min(best, float(t[0] * d[1] - t[1] * d[0]) / float(np.linalg.norm(t)))
+    return best
+
+
+def inside(polygon, point, margin: float = 0.0) -> bool:
+    """Whether ``point`` lies inside the counter-clockwise convex ``polygon`` by at least
+    ``margin`` [m] (`signed_distance` >= ``margin``)."""
+    return signed_distance(polygon, point) >= margin
