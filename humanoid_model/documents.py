@@ -16,20 +16,18 @@ from pathlib import Path
 
 import yaml
 
+from humanoid_model import files
+
 __all__ = ["LANGUAGES", "read_text", "parse_text", "read_document", "read_json_lines", "IncompleteLine"]
 
 LANGUAGES = ("YAML", "JSON")
 
 
 def read_text(path: Path, kind: str, error: type[Exception]) -> str:
-    """The UTF-8 text of ``path``; ``error`` when it cannot be read or is not text. ``kind`` names
-    the file in messages ("scene YAML file", "replay file", ...)."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{path}: not a text (UTF-8) file, so not a {kind}") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
+    """The UTF-8 text of the regular file ``path`` (`humanoid_model.files.read_text`: bounded,
+    never a FIFO or a device); ``error`` when it cannot be read or is not text. ``kind`` names the
+    file in messages ("scene YAML file", "replay file", ...)."""
+    return files.read_text(path, kind, error)
 
 
 def parse_text(text: str, language: str, path, kind: str, error: type[Exception], line: int | None = None):
@@ -69,25 +67,25 @@ class IncompleteLine:
 
 
 def read_json_lines(path: Path, kind: str, error: type[Exception], first: int = 1) -> Iterator[tuple[int, object]]:
-    """(line number, decoded value) of each non-blank line of the JSON Lines file ``path``, read
-    one line at a time (a file of any length in bounded memory), from line ``first`` on. A last
+    """(line number, decoded value) of each non-blank line of the JSON Lines file ``path`` (a
+    regular file, `humanoid_model.files.open_input`), read one line at a time (bounded memory: a
+    line of more than `files.MAX_LINE_BYTES` is refused), from line ``first`` on. A last
     line that has no line end and does not parse (a run cut off while writing it) is yielded as
     (number, `IncompleteLine`) for the caller to report; any other bad line raises ``error``
     naming the file and the line."""
-    try:
-        f = open(path, "rb")  # noqa: SIM115 (closed below; a generator cannot use `with` across yields cleanly)
-    except OSError as exc:
-        raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
+    f = files.open_input(path, kind, error, limit=None)  # read a line at a time: any length
     with f:
         number = 0
         while True:
             try:
-                raw = f.readline()
+                raw = f.readline(files.MAX_LINE_BYTES + 1)
             except OSError as exc:
                 raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
             if not raw:
                 return
             number += 1
+            if len(raw) > files.MAX_LINE_BYTES:
+                raise error(f"{path}: line {number}: longer than {files.MAX_LINE_BYTES} bytes, so not a {kind} line")
             if number < first or not raw.strip():
                 continue
             try:

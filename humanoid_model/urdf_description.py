@@ -55,6 +55,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from humanoid_model import files
 from humanoid_model.collision_rules import CollisionRules, read_collision_rules
 from humanoid_model.exceptions import ModelError, UnknownRobotError
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
@@ -255,13 +256,9 @@ def read_urdf(urdf) -> UrdfDescription:
 
 
 def _read_urdf_file(path: Path) -> UrdfDescription:
-    if not path.is_file():
+    if not path.exists():
         raise ModelError(f"{path}: URDF file not found")
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{path}: cannot read the URDF file ({exc})") from None
-    return _parse(text, str(path))
+    return _parse(files.read_text(path, "URDF file", ModelError), str(path))
 
 
 def _numbers(text, n, where, attr, src) -> list[float]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from humanoid_control.exceptions import MadError
+from humanoid_model.files import read_bytes
 
 __all__ = ["Token", "Sensor", "Base", "Link", "Frame", "MadConstraint", "MadRobot", "MadFile", "parse_mad", "read_mad"]
 
@@ -513,8 +514,5 @@ def parse_mad(text: str, source: str = "<string>") -> MadFile:
 def read_mad(path) -> MadFile:
     """Parse a MAD file; a missing or unreadable file is a `MadError` too."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise MadError(f"{p}: cannot read the MAD file ({exc.strerror or exc})") from None
+    text = read_bytes(p, "MAD file", MadError).decode("utf-8", errors="replace")
     return parse_mad(text, str(p))

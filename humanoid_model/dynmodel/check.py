@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from humanoid_model.exceptions import ModelError
+from humanoid_model.files import read_text
+
 from .floating import tau_from_freeflyer, to_freeflyer
 from .urdf import TreeModel, parse_urdf
 
@@ -25,11 +28,7 @@ class PinocchioReference:
         import pinocchio as pin
 
         self.pin = pin
-        text = (
-            urdf.read_text()
-            if hasattr(urdf, "read_text")
-            else (Path(urdf).read_text() if "<" not in str(urdf) else str(urdf))
-        )
+        text = read_text(urdf, "URDF file", ModelError) if isinstance(urdf, Path) or "<" not in str(urdf) else str(urdf)
         self.tree = tree or parse_urdf(text, floating_base=floating_base)  # validated before Pinocchio sees it
         self.model = (
             pin.buildModelFromXML(text, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromXML(text)

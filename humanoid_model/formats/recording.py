@@ -31,6 +31,7 @@ import numpy as np
 
 from humanoid_model.documents import IncompleteLine, read_json_lines
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.files import open_input
 from humanoid_model.formats import fields
 from humanoid_model.validation import finite_number, short
 
@@ -192,13 +193,17 @@ class RecordingStream:
         return self.cut is None and self.end is not None
 
 
+class _NotRead(Exception):
+    """A file `recording_stream_header` could not open as a regular file (the document reader reports why)."""
+
+
 def recording_stream_header(path) -> dict | None:
     """The header of the JSON Lines recording ``path`` (its first line), or None when ``path`` is
     not one (or cannot be read: the JSON document reader reports that)."""
     try:
-        with open(path, "rb") as f:
+        with open_input(path, "recording", _NotRead, limit=None) as f:
             first = f.readline(HEADER_LIMIT)
-    except OSError:
+    except (OSError, _NotRead):
         return None
     try:
         header = json.loads(first.decode("utf-8"))

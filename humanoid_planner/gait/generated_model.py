@@ -44,6 +44,7 @@ import casadi as ca
 import numpy as np
 
 from humanoid_model.exceptions import ModelError, UnknownRobotError
+from humanoid_model.files import read_text
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
 from humanoid_model.urdf_description import read_sidecar
 from humanoid_model.yaml_file import read_yaml
@@ -85,7 +86,7 @@ def planar_urdf(path) -> tuple[str, dict]:
         raise ModelError(f"{path.with_suffix('.yaml')}: no 'planar: {{locked_joints: ...}}' for a planar gait model")
     doc = read_yaml(sidecar.path, "robot sidecar YAML file", ModelError)
     posture = (sidecar.postures.get(sidecar.default_posture) or {}).get("joints", {}) or {}
-    root = ET.fromstring(path.read_text())
+    root = ET.fromstring(read_text(path, "URDF file", ModelError))
     joints = {j.get("name"): j for j in root.findall("joint")}
     for name in sidecar.planar_locked_joints:
         if name not in joints:

@@ -5,6 +5,7 @@ read opens the file again, so a changed file is seen."""
 import builtins
 import collections
 import io
+import os
 import pathlib
 import shutil
 
@@ -20,20 +21,29 @@ from humanoid_sim.world import World
 @pytest.fixture
 def reads(monkeypatch):
     """Counter of the opens of files under urdf/, by file name: every open goes through `io.open`
-    (`open`, `Path.open`, `Path.read_text`, `Path.read_bytes`)."""
+    (`open`, `Path.open`, `Path.read_text`, `Path.read_bytes`) or `os.open` (the project's input
+    reader, `humanoid_model.files.open_input`)."""
     counts = collections.Counter()
     root = str(urdf_dir().resolve())
-    original_open = io.open
+    original_open, original_os_open = io.open, os.open
 
-    def counting_open(file, *a, **k):
+    def count(file):
         if isinstance(file, (str, pathlib.Path)):
             p = pathlib.Path(file).resolve()
             if str(p).startswith(root):
                 counts[p.name] += 1
+
+    def counting_open(file, *a, **k):
+        count(file)
         return original_open(file, *a, **k)
+
+    def counting_os_open(file, *a, **k):
+        count(file)
+        return original_os_open(file, *a, **k)
 
     monkeypatch.setattr(io, "open", counting_open)
     monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_os_open)
     return counts
 
 
