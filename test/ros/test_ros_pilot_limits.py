@@ -2,7 +2,8 @@
 loopback (conftest isolates the DDS domain), HRP-2's right hand driven.
 
 - A 1e300 Twist and a 1e300 PoseStamped target: the node keeps running, every command it
-  publishes is finite, and /diagnostics says the goal was bounded.
+  publishes is finite, and /diagnostics says the goal was bounded. A cycle whose step and whose
+  error report both raise does not raise.
 - With the simulator (HRP-2 standing on `flat` in gravity, under its joint trajectory
   controller): a target with the hand turned by pi, then a flood of targets alternating every
   cycle, and the robot stays standing, its measured joint speeds within the URDF limits plus
@@ -92,6 +93,27 @@ def test_a_huge_twist_or_target_keeps_the_node_up_and_every_command_finite(ros_h
     assert not [d.message for d in mine if d.level == DiagnosticStatus.ERROR]
     assert pilot.session.faults == 0 and pilot.session.bounded >= 3
     assert np.linalg.norm(pilot.target.target.translation - hand.translation) <= 5.0 + 1e-9  # TARGET_BOUND
+
+
+def test_a_cycle_whose_report_fails_too_does_not_raise(ros_harness):
+    """The cycle's error path cannot raise: a step that raises numpy's LinAlgError, and a
+    /diagnostics report that raises it as well, leave one log line; `_cycle` returns (an exception
+    escaping a timer callback ends the executor, and with it the whole `up` process)."""
+    h = ros_harness(timeout=20.0, period=0.01)
+    pilot = h.add(PilotNode(context=h.context, parameter_overrides=[Parameter("rate", value=RATE)]))
+    pilot.timer.cancel()
+
+    def broken(*args, **kwargs):
+        raise np.linalg.LinAlgError("SVD did not converge")
+
+    pilot.session.step = broken
+    pilot._values = broken
+    pilot._cycle()  # does not raise
+    del pilot.session.step, pilot._values  # the class's again
+
+    c = pilot.cycles
+    pilot._cycle()
+    assert pilot.cycles == c + 1
 
 
 # --------------------------------------------------------------------------- with the simulator
