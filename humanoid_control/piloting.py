@@ -21,23 +21,26 @@ frame or joint, a command for the other mode) is refused: the call returns False
 
 Two options set how a cycle meets its goals. ``max_step`` (`MAX_STEP`) rate-limits the solver's
 targets toward the goals (a gizmo or a slider can jump); None makes the goal the target at once
-(the node: a twist's increments are small, a ~/target is reached as the solver's own step bounds
+(the node: a twist's increments are small, a ~/target is reached as fast as the joint limits
 allow). ``corrections`` (`CORRECTIONS`) solves again while a loop is open; the node takes 0: one
 solve per cycle, so the joint step between two published commands is one solver step and a
 stretched arm holding an unreachable target creeps by one step per cycle. Each cycle's `PilotState`
 says whether the commands are reached (``tracking``), getting closer (``approaching``) or not
 (``out_of_reach``), against ``tolerance``.
 
-Gizmo axes (`command_axes`; the thesis's command frames, Flückiger 1998, §3.4.3.1 and §6.1.2.2):
-a gizmo sits at the driven frame's origin with the axes of the command frame (world, the frame's
-own "tool" axes, or the camera's "view" axes); `gizmo_target` turns its dragged pose into the
-absolute target, rotations pivoting about the frame's origin (Pinocchio's LOCAL_WORLD_ALIGNED
-semantics, as `FrameTarget.move`).
+What a session commands stays within bounds whatever its input (`humanoid_control.pilot_limits`):
+a frame's goal at most `TARGET_BOUND` from the frame and a joint's within its limits (counted in
+``bounded``, ``last_bound``); every step of the configuration within the joints' URDF speed limits
+and the acceleration ``acceleration`` (the solver's step scaled down, its direction kept); a cycle
+whose solve fails or is not finite holds the last configuration, drops the goals to where the
+frames are and says so in the state's ``fault`` (counted in ``faults``). A `reset` after the start
+(``travel``) moves there within the same limits instead of jumping.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import threading
 import time
@@ -48,7 +51,28 @@ import pinocchio as pin
 
 from humanoid_control.exceptions import KinematicsError
 from humanoid_control.kinematics import SOLVERS, ComTask, FrameTarget, JointTask, PostureTask
+from humanoid_control.kinematics.prioritized import PrioritizedSettings
 from humanoid_control.kinematics.targets import moved
+from humanoid_control.pilot_devices import (
+    COMMAND_FRAMES,
+    SPEED_SPHERE_SCALE,
+    HeldTwist,
+    command_axes,
+    gizmo_target,
+    speed_spheres,
+)
+from humanoid_control.pilot_limits import (
+    ACCELERATION,
+    POSITION_MARGIN,
+    TARGET_BOUND,
+    StepLimiter,
+    bounded_goal,
+    bounded_increment,
+    bounded_joint,
+    finite_configuration,
+    speed_limits,
+)
+from humanoid_control.pilot_loop import PilotLoop
 from humanoid_model.validation import did_you_mean, finite_number, integer
 
 __all__ = [
@@ -74,10 +98,6 @@ __all__ = [
 ]
 
 CONTROL_MODES = ("inverse", "direct")
-COMMAND_FRAMES = ("world", "tool", "view")
-#: [m per rad/s] (chosen) radius of a joint-speed sphere per unit joint speed (radius proportional
-#: to |q̇_i|, Flückiger 1998, §6.2.2, Fig. 6-9): 1 rad/s draws a 5 cm sphere, a hand's size
-SPEED_SPHERE_SCALE = 0.05
 #: (chosen) largest motion of a command per cycle: [m] of a frame's origin, [rad] of its rotation
 #: or of a joint. A gizmo or a slider can jump; its target is approached at these speeds (25 cm/s,
 #: 2.5 rad/s and 1.25 rad/s at 25 Hz) so that each solver cycle stays a small, linearised step
@@ -138,44 +158,6 @@ def close_loops(structure, q, solve=None, steps: int = CLOSE_STEPS) -> np.ndarra
     return q
 
 
-def command_axes(command_frame: str, frame_rotation, camera_rotation=None) -> np.ndarray:
-    """Rotation (3, 3) of a gizmo's axes in the world: the world's (``world``), the driven frame's
-    (``tool``) or the camera's (``view``; world axes until a camera is known)."""
-    if command_frame == "world" or (command_frame == "view" and camera_rotation is None):
-        return np.eye(3)
-    if command_frame == "tool":
-        return np.array(frame_rotation, float)
-    if command_frame == "view":
-        return np.array(camera_rotation, float)
-    raise KinematicsError(
-        f"pilot: field 'command_frame' must be one of {', '.join(COMMAND_FRAMES)}; value {command_frame!r}"
-    )
-
-
-def gizmo_target(axes0, target0: pin.SE3, position, rotation) -> pin.SE3:
-    """The absolute target of a gizmo placed at ``target0``'s origin with axes ``axes0`` (3, 3)
-    and dragged to (``position`` (3,), ``rotation`` (3, 3)): the origin follows the gizmo, and the
-    gizmo's rotation, taken about its own origin, turns the target (R = Rg·Rg0ᵀ·R0)."""
-    R = np.asarray(rotation, float) @ np.asarray(axes0, float).T @ target0.rotation
-    return pin.SE3(R, np.asarray(position, float))
-
-
-def speed_spheres(structure, q, speeds, scale: float = SPEED_SPHERE_SCALE, data=None) -> list:
-    """[(joint, centre (3,) [m], radius [m])] per 1-DOF joint: a sphere at the joint's origin of
-    radius ``scale`` × |q̇_i| (Flückiger 1998, §6.2.2, Fig. 6-9). ``speeds`` (nv,) [rad/s] or [m/s]
-    (`SolveReport.joint_speeds`)."""
-    model = structure.model
-    data = model.createData() if data is None else data
-    pin.forwardKinematics(model, data, q)
-    speeds = np.abs(np.asarray(speeds, float))
-    out = []
-    for name in structure.joint_names:
-        jid = model.getJointId(name)
-        iv = structure.joint_index(name)[1]
-        out.append((name, data.oMi[jid].translation.copy(), float(scale * speeds[iv])))
-    return out
-
-
 def frame_gap(M: pin.SE3, T: pin.SE3, mode: str, length_scale: float) -> tuple[float, float, float]:
     """(residual [m], position error [m], rotation error [rad]) of a frame at ``M`` against its
     target ``T``: the residual counts what ``mode`` drives (pose, position, orientation), the
@@ -217,35 +199,6 @@ def tracking_state(before: float, residual: float, tolerance: float) -> str:
     return "out_of_reach"
 
 
-class HeldTwist:
-    """The latest unit twist [vx vy vz wx wy wz] of a 6-DOF mouse or a joystick (per unit of
-    deflection) and when it came [s]: the devices repeat a held command, so it moves the target
-    until it is older than a timeout (`increment`)."""
-
-    def __init__(self):
-        self.twist = np.zeros(6)
-        self.at: float | None = None
-
-    def set(self, twist, now: float) -> None:
-        """A new command (6,), received at ``now`` [s]."""
-        self.twist, self.at = np.asarray(twist, float), now
-
-    def clear(self) -> None:
-        """Stop: the held command becomes zero."""
-        self.twist[:] = 0.0
-
-    def increment(self, now: float, timeout: float, sensitivity, dt: float) -> np.ndarray | None:
-        """The target increment (6,) [m, rad] of a cycle of ``dt`` [s] at ``now``: the twist times
-        ``sensitivity`` ([linear m/s, angular rad/s] per unit) times ``dt``; None when there is no
-        command, a zero one, or one older than ``timeout`` [s]."""
-        if self.at is None or now - self.at > timeout:
-            return None
-        if not self.twist.any():
-            return None
-        lin, ang = sensitivity
-        return np.concatenate([lin * self.twist[:3], ang * self.twist[3:]]) * dt
-
-
 @dataclass
 class PilotState:
     """One cycle's result. ``q`` (nq,) solved configuration; ``report`` the last solve's
@@ -255,7 +208,9 @@ class PilotState:
     revolute); ``loop_gap`` (position [m], rotation [rad]); ``speeds`` (nv,) |q̇| over the cycle
     [rad/s] or [m/s]; ``solves`` solver calls this cycle; ``solve_s`` their time [s];
     ``tracking`` one of `TRACKING_STATES` (`tracking_state`); ``errors`` {gizmo frame: (position
-    error [m], rotation error [rad])} against its goal (inverse mode, else empty)."""
+    error [m], rotation error [rad])} against its goal (inverse mode, else empty); ``scale`` the
+    part of the solver's step the joint limits let through (1: all of it; `StepLimiter`);
+    ``fault`` why the cycle held the last configuration ("" when it did not)."""
 
     q: np.ndarray
     report: object
@@ -269,6 +224,8 @@ class PilotState:
     control: str
     tracking: str = "tracking"
     errors: dict = field(default_factory=dict)
+    scale: float = 1.0
+    fault: str = ""
 
 
 class PilotSession:
@@ -292,6 +249,8 @@ class PilotSession:
         corrections: extra solves per cycle at most while a loop is open (`CORRECTIONS`; the
             piloting node: 0, one solve per cycle).
         tolerance: [m] the residual that counts as reached (``tracking``, `tracking_state`).
+        acceleration: [rad/s²] or [m/s²] every joint's acceleration limit (`ACCELERATION`); the
+            speed limits are the URDF's (`speed_limits`).
     """
 
     def __init__(
@@ -305,12 +264,15 @@ class PilotSession:
         max_step=MAX_STEP,
         corrections=CORRECTIONS,
         tolerance=TRACKING_TOLERANCE,
+        acceleration=ACCELERATION,
     ):
         s = self.structure = structure
         if solver not in SOLVERS:
             raise KinematicsError(f"pilot: field 'solver' must be one of {', '.join(SOLVERS)}; value {solver!r}")
         self.solver = solver
         self._solve = SOLVERS[solver]
+        if solver == "prioritized":  # joints saturated POSITION_MARGIN inside their limits
+            self._solve = functools.partial(self._solve, settings=PrioritizedSettings(limit_margin=POSITION_MARGIN))
         self.rate = finite_number(rate, "pilot", "rate", minimum=0.0, strict=True, unit="Hz", error=KinematicsError)
         self.frames = list(default_frames(s) if frames is None else frames)
         for f in (*self.frames, *held):
@@ -321,6 +283,10 @@ class PilotSession:
         self.tolerance = finite_number(
             tolerance, "pilot", "tolerance", minimum=0.0, strict=True, unit="m", error=KinematicsError
         )
+        accel = finite_number(
+            acceleration, "pilot", "acceleration", minimum=0.0, strict=True, unit="rad/s²", error=KinematicsError
+        )
+        self.limiter = StepLimiter(s.model, speed_limits(s), accel, 1.0 / self.rate)
         self._lock = threading.RLock()
         self._data = s.model.createData()
         self.com = balance_tasks(s)
@@ -331,8 +297,8 @@ class PilotSession:
         self.joint_goals: dict[str, float] = {}
         self.joint_task: JointTask | None = None
         self.control = "inverse"
-        self.cycles = self.refused = 0
-        self.last_refusal = ""
+        self.cycles = self.refused = self.bounded = self.faults = 0
+        self.last_refusal = self.last_bound = self.last_fault = ""
         self.state: PilotState | None = None
         self.solve_times: collections.deque = collections.deque(maxlen=200)
         self.reset()
@@ -365,7 +331,16 @@ class PilotSession:
         with self._lock:
             return self.goals[frame].copy()
 
+    def _bound(self, text: str) -> None:
+        self.bounded += 1
+        self.last_bound = text
+
     def _set_goal(self, frame: str, goal: pin.SE3) -> None:
+        """The goal of ``frame``, at most `TARGET_BOUND` from where the frame is (`bounded_goal`)."""
+        goal, cut = bounded_goal(self.structure.placement(self.q, frame), goal)
+        if cut:
+            p = np.round(goal.translation, 4).tolist()
+            self._bound(f"pilot: the goal of frame {frame!r} is bounded to {TARGET_BOUND:g} m from the frame: {p}")
         self.goals[frame] = goal
         if self.max_step is None:  # no rate limit: the solver's target is the goal now
             self.targets[frame].target = goal.copy()
@@ -408,7 +383,9 @@ class PilotSession:
             if problem:
                 return self.refuse(problem)
             try:
-                inc = np.asarray(increment, float)
+                inc, cut = bounded_increment(increment)
+                if cut:
+                    self._bound(f"pilot: an increment of frame {frame!r} is bounded to {TARGET_BOUND:g} m and pi rad")
                 if command_frame == "view":  # the camera's axes in the world, about the frame's origin
                     axes = command_axes(command_frame, None, camera)
                     inc, command_frame = np.concatenate([axes @ inc[:3], axes @ inc[3:]]), "world"
@@ -431,6 +408,7 @@ class PilotSession:
                 x = finite_number(value, f"pilot slider '{joint}'", "value", error=KinematicsError)
             except KinematicsError as exc:
                 return self.refuse(str(exc))
+            x = self._bounded_joint(joint, x)[0]
             if joint not in self.joint_goals:  # a new joint: driven from where it is
                 targets = (
                     {j: float(v) for j, v in zip(self.joint_task.joints, self.joint_task.target)}
@@ -441,6 +419,17 @@ class PilotSession:
                 self.joint_task = JointTask(self.structure, targets, name="sliders")
             self.joint_goals[joint] = x
         return True
+
+    def _bounded_joint(self, joint: str, x: float) -> tuple[float, bool]:
+        """(``x`` within the joint's limits, or `TARGET_BOUND` of its value without limits; cut)."""
+        s = self.structure
+        iq = s.joint_index(joint)[0]
+        k = np.flatnonzero(s.lim_q == iq)
+        lo, hi = (float(s.lower[k[0]]), float(s.upper[k[0]])) if k.size else (None, None)
+        x2, cut = bounded_joint(x, lo, hi, float(self.q[iq]))
+        if cut:
+            self._bound(f"pilot: the goal of joint {joint!r} is bounded to {x2:.6g}: value {x:.6g}")
+        return x2, cut
 
     def set_control(self, control: str) -> bool:
         """``inverse`` (gizmos drive frames; their goals restart where the frames are) or
@@ -456,12 +445,15 @@ class PilotSession:
                 self._hold_frames()
         return True
 
-    def reset(self, q=None) -> None:
+    def reset(self, q=None, travel: bool = False) -> None:
         """Back to the initial configuration, or to ``q`` (nq,): the world closures (HRP-2's
         welded feet) anchored where their frames are there, the loops closed, the CoM task, the
-        rest posture and every frame taken there; inverse mode."""
+        rest posture and every frame taken there; inverse mode. ``travel``: the commanded
+        configuration stays where it is and the next cycles move it there, within the joint limits
+        (a robot being driven must not jump); else it is there at once (a start)."""
         with self._lock:
             s = self.structure
+            here = self.q if travel and hasattr(self, "q") else None
             q = s.q0 if q is None else np.asarray(q, float)
             for c in s.closures.values():
                 if c.anchor is not None:
@@ -470,6 +462,10 @@ class PilotSession:
             for t in self.com:
                 t.set_target(s.com(self.q)[:2])
             self.set_control("inverse")  # the rest posture and the frames: here
+            if here is None:
+                self.limiter.reset()  # at rest there
+            else:
+                self.q = here
 
     def configuration(self, joints) -> np.ndarray:
         """The structure's initial configuration with ``joints`` {name: value} [rad] or [m] set
@@ -541,79 +537,91 @@ class PilotSession:
                 worst = max(worst, abs(q[iq] - x) * (1.0 if s.prismatic_v[iv] else L))
         return worst, errors
 
+    def _drop_goals(self) -> None:
+        """Every command's goal where the structure is now (after a fault: nothing pulls it on)."""
+        if self.control == "inverse":
+            self._hold_frames()
+        elif self.joint_task is not None:
+            now = {j: float(self.q[self.structure.joint_index(j)[0]]) for j in self.joint_task.joints}
+            self.joint_goals = {j: now[j] for j in self.joint_goals}
+            self.joint_task.target = np.array([now[j] for j in self.joint_task.joints])
+
+    def _solve_cycle(self, q0, tasks):
+        """(q, report, solves, fault): one solve plus the corrections; ``fault`` the reason when
+        the solve failed or its configuration is not finite ("" else)."""
+        q, report, solves = q0, None, 0
+        try:
+            while solves == 0 or (
+                loop_gap(self.structure, q, self._data)[0] > LOOP_TOLERANCE and solves <= self.corrections
+            ):
+                q, report = self._solve(self.structure, q, *tasks)
+                solves += 1
+                if not finite_configuration(q):
+                    return q0, report, solves, "pilot: the solve returned a non-finite configuration"
+        except Exception as exc:  # noqa: BLE001 - a failed solve holds the command, the loop goes on
+            why = exc if isinstance(exc, KinematicsError) else repr(exc)
+            return q0, report, solves, f"pilot: the solve failed: {why}"
+        return q, report, solves, ""
+
+    def _limited(self, q0, solved) -> tuple[np.ndarray, float, bool]:
+        """`StepLimiter.limit` of the step to ``solved``; a scaled step opens the loops by its
+        curvature, so they are closed again (at most ``corrections`` closure-only solves), the
+        result limited again each time."""
+        q, scale, braked = self.limiter.limit(q0, solved, keep=False)
+        for _ in range(self.corrections if scale < 1.0 or braked else 0):
+            if loop_gap(self.structure, q, self._data)[0] <= LOOP_TOLERANCE:
+                break
+            try:
+                closed = self._solve(self.structure, q)[0]
+            except Exception:  # noqa: BLE001 - the limited step stands, loops a little open
+                break
+            if not finite_configuration(closed):
+                break
+            q = self.limiter.limit(q0, closed, keep=False)[0]
+        self.limiter.keep_step(q0, q)
+        return q, scale, braked
+
     def step(self) -> PilotState:
         """One display cycle: targets toward their goals, one solve (plus corrections while a loop
-        is open); returns (and keeps in ``state``) its `PilotState`."""
+        is open), the step limited to the joints' speed and acceleration limits (`StepLimiter`);
+        returns (and keeps in ``state``) its `PilotState`. A failed or non-finite solve holds the
+        command (braking the previous step at the acceleration limit) and drops the goals to where
+        the frames are (``fault``)."""
         with self._lock:
             self._advance()
             tasks = self.tasks()
             q0 = self.q
             before = self._residual(q0)[0]
             t0 = time.perf_counter()
-            q, report = self._solve(self.structure, q0, *tasks)
-            solves = 1
-            gap = loop_gap(self.structure, q, self._data)
-            while gap[0] > LOOP_TOLERANCE and solves <= self.corrections:
-                q, report = self._solve(self.structure, q, *tasks)
-                gap = loop_gap(self.structure, q, self._data)
-                solves += 1
+            solved, report, solves, fault = self._solve_cycle(q0, tasks)
             dt = time.perf_counter() - t0
+            q, scale, braked = self._limited(q0, solved)  # a fault: solved is q0, the step brakes
             self.q = q
+            if fault:
+                self.faults, self.last_fault = self.faults + 1, fault
+                report = self.state.report if self.state is not None else None
+                self._drop_goals()
             self.cycles += 1
             self.solve_times.append(dt)
             residual, errors = self._residual(q)
+            tracking = tracking_state(before, residual, self.tolerance)
+            held_back = (scale < 1.0 or braked) and tracking == "out_of_reach"  # by the limits, not the reach?
+            if held_back and tracking_state(before, self._residual(solved)[0], self.tolerance) != "out_of_reach":
+                tracking = "approaching"
             self.state = PilotState(
                 q=q.copy(),
                 report=report,
-                dexterity=report.dexterity,
+                dexterity=report.dexterity if report is not None else math.nan,
                 residual=residual,
-                loop_gap=gap,
+                loop_gap=loop_gap(self.structure, q, self._data),
                 speeds=np.abs(pin.difference(self.structure.model, q0, q)) * self.rate,
                 cycles=self.cycles,
                 solves=solves,
                 solve_s=dt,
                 control=self.control,
-                tracking=tracking_state(before, residual, self.tolerance),
+                tracking=tracking,
                 errors=errors,
+                scale=scale,
+                fault=fault,
             )
             return self.state
-
-
-class PilotLoop:
-    """Runs ``session.step`` every 1/``session.rate`` seconds in a daemon thread (deadlines on a
-    monotonic clock: a slow cycle is not made up by a burst) and calls ``on_cycle(state)`` after
-    each. An exception in a cycle is kept in ``last_error`` and counted in ``errors``; the loop
-    goes on. `stop` ends it."""
-
-    def __init__(self, session: PilotSession, on_cycle=None):
-        self.session, self.on_cycle = session, on_cycle
-        self.errors, self.last_error = 0, ""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="pilot-loop", daemon=True)
-
-    def start(self) -> PilotLoop:
-        self._thread.start()
-        return self
-
-    def _run(self):
-        period = 1.0 / self.session.rate
-        deadline = time.monotonic()
-        while not self._stop.is_set():
-            try:
-                state = self.session.step()
-                if self.on_cycle is not None:
-                    self.on_cycle(state)
-            except Exception as exc:  # noqa: BLE001 - a cycle's failure is reported, the loop stays up
-                self.errors += 1
-                self.last_error = str(exc) if isinstance(exc, KinematicsError) else repr(exc)
-            deadline = max(deadline + period, time.monotonic())
-            self._stop.wait(max(0.0, deadline - time.monotonic()))
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout)

@@ -61,7 +61,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_planner.exceptions import PlanningError
-from humanoid_ros.common import diagnostic_array, duration, run_node
+from humanoid_ros.common import WarnOnce, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 __all__ = ["NODE_NAME", "PARAMETERS", "ContactPlannerNode", "main"]
@@ -163,8 +163,9 @@ PARAMETERS = ParameterTable(
             "output",
             "string",
             "",
-            'write each plan to this PLAN.json (`""`: none), e.g. for the robot bridge\'s ~/execute_file',
-            dynamic=True,
+            'write each plan to this PLAN.json (`""`: none; written atomically), e.g. for the robot bridge\'s '
+            "~/execute_file; read at start only (chosen: a read-only parameter, so that no other DDS participant "
+            "can make the node overwrite a file of its user's)",
         ),
     ],
 )
@@ -192,7 +193,8 @@ class ContactPlannerNode(Node):
             raise ConfigError(f"node '{NODE_NAME}': parameter scene: {exc}") from None
         self.last = None
         self.odom_pose = None  # (position (3,), quaternion (x, y, z, w)) of the latest /odom
-        self.joints: dict[str, float] = {}  # the latest /joint_states positions by name
+        self.joints: dict[str, float] = {}  # the latest /joint_states positions of the robot's joints
+        self.warn_once = WarnOnce(self.get_logger())
         self._busy = threading.Lock()
         self._wake = self.create_guard_condition(lambda: None)
         self.markers_pub = self.create_publisher(MarkerArray, "~/stances", 1)
@@ -223,23 +225,29 @@ class ContactPlannerNode(Node):
         self.odom_pose = ((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
 
     def _on_joint_states(self, msg):
-        self.joints.update(zip(msg.name, msg.position))
+        from humanoid_planner.planning import robot_joints
+
+        kept, unknown = robot_joints(self.robot, msg.name, msg.position)
+        self.joints.update(kept)
+        if unknown:
+            self.warn_once("/joint_states unknown names", f"/joint_states: {unknown} (logged once)")
 
     def _start_q(self, start):
         """The start configuration of a request (module docstring), None for the scene's."""
-        from humanoid_planner.planning import measured, placed
+        from humanoid_planner.planning import check_frame, measured, placed, request_pose
         from humanoid_planner.planning.problem import scene_start_q
 
         if start.header.frame_id:
-            o = start.pose.orientation
-            pose = (start.pose.position.x, start.pose.position.y, _yaw(o.x, o.y, o.z, o.w))
+            check_frame(start.header.frame_id, self.p["frame_id"], "~/plan start")
+            p, o = start.pose.position, start.pose.orientation
+            pose = request_pose((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), "~/plan start")
         elif self.p["start_from"] == "state":
             missing = [t for t, got in (("/odom", self.odom_pose), ("/joint_states", self.joints)) if not got]
             if missing:
                 raise PlanningError(f"start_from state: no {' or '.join(missing)} received yet; request refused")
             return measured(scene_start_q(self.scene, self.robot), self.robot, *self.odom_pose, self.joints)
-        elif self.p["start_from"] == "odom" and self.odom is not None:
-            pose = self.odom
+        elif self.p["start_from"] == "odom" and self.odom_pose is not None:
+            pose = request_pose(*self.odom_pose, "/odom")
         else:
             return None
         return placed(scene_start_q(self.scene, self.robot), *pose)
@@ -300,10 +308,13 @@ class ContactPlannerNode(Node):
             self._report(DiagnosticStatus.WARN, "busy: a plan is already running; request refused")
             return response
         try:
+            from humanoid_planner.planning import check_frame
+
             g = request.goal.pose.position
             goal = (g.x, g.y) if request.goal.header.frame_id or (g.x, g.y) != (0.0, 0.0) else None
             radius = float(request.tolerance) if request.tolerance > 0 else None
             try:
+                check_frame(request.goal.header.frame_id, frame, "~/plan goal")
                 start_q = self._start_q(request.start)
             except HumanoidStackError as exc:
                 self._report(DiagnosticStatus.ERROR, str(exc))

@@ -22,7 +22,7 @@ Topics
                ~/markers (visualization_msgs/MarkerArray: target axes, driven frame, dexterity
                text), /diagnostics (residual per level, target error, dexterity)
 Services   ~/reset (std_srvs/Trigger: back to the structure's initial configuration and target, or
-           to the measured one with `start_from: measured`)
+           to the measured one with `start_from: measured`, within the joint limits)
 
 Each cycle (`rate`): the latest twist (from ~/twist or ~/joy, younger than `command_timeout`)
 times `sensitivity` times 1/rate is added to the ABSOLUTE target (`PilotSession.move`, so
@@ -32,7 +32,11 @@ welded), the CoM task (floating structures with closures), the target and the po
 Rotations pivot about the driven frame's origin, with world, tool or camera ("view") axes
 (`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held twist; an
 unreachable target is not an error: the node keeps the closest pose and /diagnostics says WARN
-with the residual.
+with the residual. Whatever the input, the command is bounded (`humanoid_control.pilot_limits`):
+a goal farther than 5 m from the frame is pulled back (WARN "bounded: ..."), every step is within
+the URDF joint speed limits and the 10 rad/s² acceleration limit (a ~/target is reached as fast as
+those allow), a failed or non-finite solve holds the last command (ERROR), ~/reset travels back
+within the same limits, and nothing a cycle raises reaches the executor.
 
 This module is ROS glue only: the piloting (targets, solve, tracking state) is the session's, the
 structure and the solver `humanoid_control.kinematics`'s. Its callbacks share the node's default
@@ -41,6 +45,7 @@ structure and the solver `humanoid_control.kinematics`'s. Its callbacks share th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import sys
@@ -59,6 +64,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_control.kinematics import load_structure
+from humanoid_control.pilot_limits import finite_configuration
 from humanoid_control.piloting import HeldTwist, PilotSession, speed_spheres
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
@@ -203,7 +209,7 @@ class PilotNode(Node):
         self.session.warm_up()  # the process's first solve (~1 s) here, not in the first cycle
 
         self.command = HeldTwist()  # latest unit twist (from ~/twist or ~/joy)
-        self.moving_cycles = self.published = 0
+        self.moving_cycles = self.published = self.reported_bounds = 0
         self.report = None
         self.error = (0.0, 0.0)
         self.residual = 0.0
@@ -269,6 +275,11 @@ class PilotNode(Node):
                 self.get_clock().now().to_msg(), f"{NODE_NAME}: solver", level, message, self.structure.name, values
             )
         )
+
+    def _warn(self, text: str):
+        """Log (at most once a second) and report at once a command the session bounded."""
+        self.get_logger().warning(text, throttle_duration_sec=1.0)
+        self._diagnose(DiagnosticStatus.WARN, text, self._values())
 
     def _refuse(self, text: str, counted: bool = False):
         """Log and report a refused input (counted by the session); the held twist stops (a
@@ -337,7 +348,8 @@ class PilotNode(Node):
 
     def _on_reset(self, request, response):
         measured = self.p["start_from"] == "measured" and self.measured
-        self.session.reset(self.session.configuration(self.measured) if measured else None)
+        # no jump: the command travels there within the joint limits
+        self.session.reset(self.session.configuration(self.measured) if measured else None, travel=True)
         self.command.clear()
         self.state, self.residual = "tracking", 0.0
         where = "the measured" if measured else "the structure's initial"
@@ -362,6 +374,12 @@ class PilotNode(Node):
             state = self.session.step()
             self.report, self.residual = state.report, state.residual
             self.error = state.errors[self.frame]
+            if self.session.bounded != self.reported_bounds:  # a goal bounded since the last cycle
+                self.reported_bounds = self.session.bounded
+                self._warn(f"bounded: {self.session.last_bound}")
+            if state.fault:  # the session held the last command (finite) and dropped the goals
+                self.get_logger().error(f"{state.fault}; holding the last command", throttle_duration_sec=1.0)
+                self._diagnose(DiagnosticStatus.ERROR, f"{state.fault}; holding the last command", self._values())
             if state.tracking == "out_of_reach" and self.state != "out_of_reach":
                 pos, rot = self.error
                 self.get_logger().warning(
@@ -371,9 +389,20 @@ class PilotNode(Node):
             self.state = state.tracking
             self._publish(state)
         except Exception as exc:  # noqa: BLE001 - report, keep the last pose, stay up
+            self._cycle_error(exc)
+
+    def _cycle_error(self, exc: Exception) -> None:
+        """Report a cycle's exception (log, /diagnostics ERROR); never raises: a report that fails
+        itself leaves one log line, and nothing escapes to the executor (it would end the process)."""
+        try:
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"internal error in the solver cycle: {exc!r}"
             self.get_logger().error(text, throttle_duration_sec=1.0)
             self._diagnose(DiagnosticStatus.ERROR, text, self._values())
+        except Exception as again:  # noqa: BLE001
+            with contextlib.suppress(Exception):
+                self.get_logger().error(
+                    f"internal error reporting a cycle's error: {again!r}", throttle_duration_sec=1.0
+                )
 
     # ------------------------------------------------------------------ outputs
     def positions(self) -> list[float]:
@@ -381,6 +410,9 @@ class PilotNode(Node):
         return [float(x) for x in self.q[self.iq]]
 
     def _publish(self, state):
+        if not finite_configuration(state.q):  # the session holds a finite one: a last guard
+            self.get_logger().error("non-finite command not sent", throttle_duration_sec=1.0)
+            return
         if self.traj_pub is not None:
             msg = JointTrajectory()
             msg.joint_names = list(self.structure.joint_names)
@@ -456,6 +488,12 @@ class PilotNode(Node):
         values["cycles"] = self.cycles
         values["refused_inputs"] = self.refused
         values["last_refusal"] = self.session.last_refusal
+        values["bounded_inputs"] = self.session.bounded
+        values["last_bound"] = self.session.last_bound
+        values["faults"] = self.session.faults
+        values["last_fault"] = self.session.last_fault
+        state = self.session.state
+        values["step_scale"] = f"{state.scale:.4g}" if state is not None else "1"
         return values
 
     def _diagnose_state(self):

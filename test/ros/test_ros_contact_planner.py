@@ -272,3 +272,109 @@ def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
     out = plan.call_async(request)
     assert spin_until(lambda: out.done() and trajs)
     assert len(trajs[-1].points) == len(node.last["trajectory"]["t"])
+
+
+# --------------------------------------------------------------------------- hostile input
+def _client(ctx, add, spin_until, name):
+    """A second DDS participant: its GetPlan client and the /diagnostics it receives."""
+    from diagnostic_msgs.msg import DiagnosticArray
+    from nav_msgs.srv import GetPlan
+
+    client = add(rclpy.create_node(name, context=ctx))
+    diags = []
+    client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
+    plan = client.create_client(GetPlan, "/contact_planner/plan")
+    assert spin_until(plan.service_is_ready)
+    return client, plan, diags
+
+
+def test_output_cannot_be_redirected_at_run_time(ros, tmp_path):
+    """`output` is read at start only (a read-only parameter): another DDS participant's
+    set_parameters is refused, the file it names stays as it was, and the plans go to the file the
+    node was started with (written whole: JSON that reads back)."""
+    import json
+
+    from nav_msgs.srv import GetPlan
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+
+    ctx, add, spin_until = ros
+    plan_file, victim = tmp_path / "PLAN.json", tmp_path / "victim.txt"
+    victim.write_text("the user's file\n")
+    add(_short_motion_planner(ctx, output=str(plan_file), time_limit=1e-9))
+    client, plan, _ = _client(ctx, add, spin_until, "planner_client_output")
+    setter = client.create_client(SetParameters, "/contact_planner/set_parameters")
+    assert spin_until(setter.service_is_ready)
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(victim))
+    answer = setter.call_async(SetParameters.Request(parameters=[ParameterMsg(name="output", value=value)]))
+    assert spin_until(answer.done)
+    result = answer.result().results[0]
+    assert not result.successful and "read-only" in result.reason, result.reason
+    request = GetPlan.Request()
+    request.goal.pose.position.x = 0.4
+    out = plan.call_async(request)
+    assert spin_until(out.done)
+    assert victim.read_text() == "the user's file\n"
+    assert "time limit" in json.loads(plan_file.read_text())["reason"]  # the 1e-9 s search: no plan
+
+
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        ("zero-quaternion", ["start", "pose.orientation", "unit quaternion"]),
+        ("long-quaternion", ["start", "pose.orientation", "unit quaternion"]),
+        ("goal-frame", ["goal", "header.frame_id", "'map'", "odom"]),
+        ("start-frame", ["start", "header.frame_id", "'base_link'", "odom"]),
+    ],
+)
+def test_a_bad_start_quaternion_or_a_pose_in_another_frame_is_refused(ros, case, words):
+    """A start pose with a zero or a non-unit quaternion (|q|² = 4), a goal or a start in a frame
+    other than the planning frame (`frame_id`, odom) or empty: refused before any search, an empty
+    Path and the reason on /diagnostics (ERROR, one line naming the field)."""
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from nav_msgs.srv import GetPlan
+
+    ctx, add, spin_until = ros
+    node = add(_short_motion_planner(ctx, time_limit=1e-9))  # accepted by mistake: a quick "no plan"
+    _, plan, diags = _client(ctx, add, spin_until, "planner_client_refusals")
+    request = GetPlan.Request()
+    request.goal.pose.position.x = 0.4
+    request.start.header.frame_id = "odom"
+    request.start.pose.orientation.w = 1.0
+    if case == "zero-quaternion":
+        request.start.pose.orientation.w = 0.0
+    elif case == "long-quaternion":
+        request.start.pose.orientation.w = 2.0
+    elif case == "goal-frame":
+        request.goal.header.frame_id = "map"
+    else:
+        request.start.header.frame_id = "base_link"
+    out = plan.call_async(request)
+    assert spin_until(lambda: out.done() and diags)
+    assert len(out.result().plan.poses) == 0
+    status = diags[-1].status[0]
+    assert status.level == DiagnosticStatus.ERROR and "\n" not in status.message, status.message
+    for w in words:
+        assert w in status.message, status.message
+    assert node.last is None  # no search ran
+
+
+def test_joint_states_keep_only_the_robots_joints_and_log_unknown_names_once(ros, capfd):
+    """Two /joint_states of 10 000 unique unknown names each (and one of the robot's joints): the
+    node keeps the robot's joints only, and one log line names the first few unknown ones."""
+    from sensor_msgs.msg import JointState
+
+    from humanoid_ros.contact_planner import ContactPlannerNode
+
+    ctx, add, spin_until = ros
+    node = add(ContactPlannerNode(context=ctx))
+    pub = add(rclpy.create_node("state_flood", context=ctx)).create_publisher(JointState, "/joint_states", 10)
+    joint = node.robot.joint_names[3]
+    for k in range(2):
+        names = [f"intruder_{k}_{i}" for i in range(10_000)] + [joint]
+        msg = JointState(name=names, position=[0.1 * (k + 1)] * len(names))
+        assert spin_until(lambda msg=msg, k=k: pub.publish(msg) or node.joints.get(joint) == 0.1 * (k + 1))
+    assert set(node.joints) == {joint}
+    logged = [line for line in capfd.readouterr().err.splitlines() if "intruder_" in line]
+    assert len(logged) == 1 and len(logged[0]) < 1000, logged[:3]

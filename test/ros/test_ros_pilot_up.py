@@ -83,3 +83,45 @@ def test_up_pilot_sim_drives_the_simulated_hand_and_serves_the_viewer(repo_root)
     assert rejected and rejected[-1] == 0, (rejected, out[-3000:])
     assert proc.returncode == 0, out[-3000:]
     assert "Traceback" not in out, out[-3000:]
+
+
+def test_up_pilot_sim_survives_a_huge_twist_and_target(repo_root):
+    """A Twist of 1e300 m/s held for half a second, then a PoseStamped 1e300 m away, sent to the
+    running `up pilot_sim`: the process (simulator, viewer and pilot in one) keeps running, the
+    pilot keeps commanding finite joints (/pilot/joint_states), and SIGTERM still ends it cleanly."""
+    from geometry_msgs.msg import Twist
+
+    port = free_port()
+    client = Client("test_up_pilot_sim_huge")
+    node, executor = client.node, client.executor
+    commanded = []
+    node.create_subscription(JointState, "/pilot/joint_states", commanded.append, 100)
+    twist_pub = node.create_publisher(Twist, "/pilot/twist", 10)
+    target_pub = node.create_publisher(PoseStamped, "/pilot/target", 10)
+    proc = start_up(repo_root, "pilot_sim", "--duration", "60", "--set", f"viewer.port={port}")
+    spin_until = spinner(executor, proc, TIMEOUT)
+    alive = False
+    try:
+        assert spin_until(
+            lambda: commanded and twist_pub.get_subscription_count() and target_pub.get_subscription_count()
+        )
+        twist = Twist()
+        twist.linear.x = 1e300
+        for _ in range(10):  # held for 0.5 s, as a device driver repeats it
+            twist_pub.publish(twist)
+            spinner(executor, proc, 0.05)(lambda: False)
+        target = PoseStamped()
+        target.header.frame_id = "odom"
+        target.pose.position.x = target.pose.position.y = target.pose.position.z = 1e300
+        target.pose.orientation.w = 1.0
+        target_pub.publish(target)
+        n = len(commanded)
+        spin_until(lambda: len(commanded) >= n + 50)  # 2 s of commands at 25 Hz
+        alive = proc.poll() is None and len(commanded) >= n + 50
+    finally:
+        out = stop(proc, sigterm=alive)
+        client.close()
+    assert alive, (proc.returncode, out[-3000:])
+    assert all(np.isfinite(m.position).all() for m in commanded), out[-3000:]
+    assert proc.returncode == 0, out[-3000:]
+    assert "Traceback" not in out, out[-3000:]
