@@ -60,6 +60,7 @@ class CheckContext:
     settings: BridgeSettings
     current: Mapping[str, float] | None = None
     robot: object | None = None  #: a humanoid_model.robot.Robot (self-collision only)
+    hold: Mapping[str, float] | None = None  #: the set-point of the joints not named (`validate`)
 
 
 class Check(Protocol):
@@ -160,10 +161,11 @@ class HeldJoints:
 
     def run(self, traj, context):
         named = set(traj.joint_names)
+        known = set(context.current or {}) | set(context.hold or {})
         out = [
             refusal(self.name, n, None, None, "not named by the trajectory and its current position is unknown")
             for n in context.limits.names
-            if n not in named and n not in (context.current or {})
+            if n not in named and n not in known
         ]
         if context.current is not None:  # a measured state that lacks a named joint (joint_map?)
             out += [

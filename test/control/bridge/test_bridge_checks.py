@@ -84,6 +84,19 @@ def test_joints_not_named_hold_their_current_position():
     assert rep.ok and any("start state is not checked" in n for n in rep.notes)
 
 
+def test_joints_not_named_hold_the_given_set_point_and_start_from_it():
+    """``hold``: the set-point the controller holds (a sagging robot measures below it). The joints
+    not named stay there all along, also at the prepended point 0, which starts the named joints
+    from their measured positions."""
+    cur = {"a": 0.0, "b": 0.27}
+    rep = validate(traj([0.5, 1.5], [0.0, 0.1]), limits(), cur, hold={"a": 0.01, "b": 0.3})
+    assert rep.ok, rep.summary()
+    np.testing.assert_array_equal(rep.trajectory.positions[:, 1], [0.3, 0.3, 0.3])
+    np.testing.assert_array_equal(rep.trajectory.positions[:, 0], [0.0, 0.0, 0.1])
+    assert any("hold their last commanded position: b" in n for n in rep.notes)
+    assert validate(traj([0.0, 1.0], [0.0, 0.1]), limits(), {"a": 0.0}, hold={"a": 0.0, "b": 0.3}).ok
+
+
 @pytest.mark.parametrize("field", ["times", "positions", "velocities", "current"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_values_refused(field, bad):
