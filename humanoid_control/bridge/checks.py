@@ -25,6 +25,7 @@ Limit checks look at the points and along the interpolation the controller runs,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -114,16 +115,14 @@ class RepeatedJoints:
 
     def run(self, traj, context):
         names = traj.joint_names
-        seen = {}
-        for i, n in enumerate(names):
-            seen.setdefault(n, []).append(i)
+        counts = Counter(names)  # (no list per name: 100 000 small lists would make the collector pause)
 
-        def one(item):
-            n, idx = item
-            cols = ", ".join(map(str, idx[:LISTED])) + (", ..." if len(idx) > LISTED else "")
-            return refusal(self.name, n, None, len(idx), f"named {len(idx)} times (columns {cols})")
+        def one(n):
+            idx = [i for i, x in enumerate(names) if x == n][: LISTED + 1]
+            cols = ", ".join(map(str, idx[:LISTED])) + (", ..." if counts[n] > LISTED else "")
+            return refusal(self.name, n, None, counts[n], f"named {counts[n]} times (columns {cols})")
 
-        return _listed(self.name, [(n, idx) for n, idx in seen.items() if len(idx) > 1], one, "joints named twice")
+        return _listed(self.name, [n for n, c in counts.items() if c > 1], one, "joints named twice")
 
 
 class Finite:
