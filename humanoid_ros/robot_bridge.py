@@ -15,23 +15,27 @@ Topics
                /diagnostics (every refusal, stop and end of motion, with the reason)
     action     <controller>/follow_joint_trajectory (control_msgs/FollowJointTrajectory), when
                control_msgs imports (a system ROS 2; not among the PyPI wheels)
-Services   ~/stop (Trigger: hold the current measured position now), ~/validate (Trigger: dry run
-           on the last received trajectory, report to the log and /diagnostics), ~/execute_file
-           (Trigger: load the plan file named by the `execute_file` parameter, then as ~/trajectory)
+Services   ~/stop (Trigger: end the motion and hold the last commanded set-point now; nothing is
+           sent when nothing was ever commanded), ~/validate (Trigger: dry run on the last received
+           trajectory, report to the log and /diagnostics), ~/execute_file (Trigger: load the plan
+           file named by the `execute_file` parameter, then as ~/trajectory)
 
 Safety (docs/real_robot.md): the execution is a `humanoid_control.bridge.BridgeExecutor`. Every
 trajectory goes through `humanoid_control.bridge.validate` (names, NaN, times, position /
 velocity / acceleration limits along the controller's interpolation, start state, optional
 self-collision); during execution the `humanoid_control.bridge.ExecutionMonitor` compares
 /joint_states with the commanded motion (path and goal tolerances), and a watchdog stops and holds
-when /joint_states is older than `state_timeout`. `dry_run` validates and reports but never
-publishes; a trajectory arriving while one executes is refused unless `preempt`. Bad input (a
-malformed message, a bad file) is refused with the reason; the node keeps running.
+when a joint's newest finite /joint_states value is older than `state_timeout`. `dry_run`
+validates and reports but never publishes; a trajectory arriving while one executes is refused
+unless `preempt`. Bad input (a malformed message, a bad file) is refused with the reason; the node
+keeps running.
 
 This module is ROS glue only: the execution state machine, the checks, the interpolation and the
 plan files are the library's (`humanoid_control.bridge`); the node converts messages, runs the
-executor's `tick` on a steady-clock timer at `rate`, and sends what the executor decides
-(`_NodeOutputs`).
+executor's `tick` at `rate` on the steady clock in a thread of its own (`humanoid_control.bridge.Ticker`:
+no callback of the node's executor can delay the watchdog), and sends what the executor decides
+(`_NodeOutputs`). /joint_states and ~/stop have callback groups of their own, so that a
+multi-threaded executor (`humanoid-stack up`) runs them beside a long request.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import time
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from rclpy.clock import Clock, ClockType
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -53,6 +57,7 @@ from humanoid_control.bridge import (
     Execution,
     ExecutorSettings,
     JointLimits,
+    Ticker,
     Trajectory,
     load_plan,
     report_values,
@@ -120,13 +125,23 @@ def _rows(points, attribute: str, n: int, source: str):
     return np.array(rows, dtype=float)
 
 
+NANOSEC = 1_000_000_000  # a builtin_interfaces/Duration's nanosec is below this (else the Duration is invalid)
+
+
 def trajectory_from_msg(msg, source: str = "~/trajectory") -> Trajectory:
     """`humanoid_control.bridge.Trajectory` of a JointTrajectory message (URDF joint names).
-    Shapes are checked here (`BridgeError`); names, NaN, times and limits by `validate`."""
+    Shapes and Durations are checked here (`BridgeError`: a ``time_from_start.nanosec`` of 1e9 or
+    more is no valid Duration); names, NaN, times and limits by `validate`."""
     names = list(msg.joint_names)
     points = list(msg.points)
     if not points:
         raise BridgeError(f"{source}: field 'points' is empty")
+    for k, p in enumerate(points):
+        if not 0 <= p.time_from_start.nanosec < NANOSEC:
+            raise BridgeError(
+                f"{source}: field 'points[{k}].time_from_start.nanosec' must be below {NANOSEC} (a Duration's "
+                f"nanoseconds); value {p.time_from_start.nanosec}"
+            )
     positions = _rows(points, "positions", len(names), source)
     if positions is None:
         raise BridgeError(f"{source}: field 'points[].positions' is empty")
@@ -210,7 +225,7 @@ class _NodeOutputs:
             return
         msg = JointTrajectory()
         msg.joint_names = [node.rename.get(n, n) for n in positions]
-        # one point at time 0: the controller's set-point becomes the measured position at once
+        # one point at time 0: the controller's set-point becomes the held one at once
         msg.points = [
             JointTrajectoryPoint(positions=[float(x) for x in positions.values()], time_from_start=duration(0))
         ]
@@ -298,21 +313,39 @@ class RobotBridgeNode(Node):
                 self.action_client = ActionClient(
                     self, FollowJointTrajectory, f"/{self.controller}/follow_joint_trajectory"
                 )
-        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10)
-        self.create_subscription(JointTrajectory, "~/trajectory", self._on_trajectory, 10)
-        self.create_service(Trigger, "~/stop", self._on_stop)
-        self.create_service(Trigger, "~/validate", self._on_validate)
-        self.create_service(Trigger, "~/execute_file", self._on_execute_file)
+        # the measured state and ~/stop beside the requests (with a multi-threaded executor): a long
+        # request delays neither; the watchdog needs no callback group at all (its own thread, below)
+        states, stop, requests = (MutuallyExclusiveCallbackGroup() for _ in range(3))
+        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10, callback_group=states)
+        self.create_subscription(JointTrajectory, "~/trajectory", self._on_trajectory, 10, callback_group=requests)
+        self.create_service(Trigger, "~/stop", self._on_stop, callback_group=stop)
+        self.create_service(Trigger, "~/validate", self._on_validate, callback_group=requests)
+        self.create_service(Trigger, "~/execute_file", self._on_execute_file, callback_group=requests)
         self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply))
-        # the loop and the watchdog run on the steady clock: a stalled /clock must not stop them
-        self.timer = self.create_timer(
-            1.0 / self.p["rate"], self.bridge_executor.tick, clock=Clock(clock_type=ClockType.STEADY_TIME)
-        )
+        # the loop and the watchdog: the steady clock (a stalled /clock must not stop them), and a
+        # thread of their own (no callback of the node's executor can delay them)
+        self.ticker = Ticker(
+            self.bridge_executor.tick, 1.0 / self.p["rate"], name=f"{NODE_NAME}-watchdog", on_error=self._on_tick_error
+        ).start()
         self.get_logger().info(
             f"robot '{self.robot.name}' ({len(names)} joints), controller {self.controller} ({self.mode}"
             f"{', action client' if self.action_client else ''}), policy {self.p['policy']}, speed_scale "
             f"{self.p['speed_scale']:g}{', DRY RUN' if self.p['dry_run'] else ''}"
         )
+
+    def close(self):
+        """Stop the control loop's thread (`run_node` and `humanoid-stack up` call this before
+        destroying the node)."""
+        ticker = getattr(self, "ticker", None)
+        if ticker is not None:
+            ticker.close()
+
+    def destroy_node(self):
+        self.close()
+        return super().destroy_node()
+
+    def _on_tick_error(self, exc):
+        self.get_logger().error(f"control loop: {exc!r}")
 
     # ------------------------------------------------------------------ the executor's state
     @property
@@ -393,11 +426,10 @@ class RobotBridgeNode(Node):
             try:
                 handle = fut.result()
             except Exception as exc:  # noqa: BLE001
-                self.bridge_executor.stop(f"FollowJointTrajectory goal failed: {exc!r}")
+                self.bridge_executor.stop(f"FollowJointTrajectory goal failed: {exc!r}", execution)
                 return
-            if not handle.accepted:
-                if self.bridge_executor.execution is execution:
-                    self.bridge_executor.stop("the controller rejected the FollowJointTrajectory goal")
+            if not handle.accepted:  # (a replaced motion's late answer changes nothing)
+                self.bridge_executor.stop("the controller rejected the FollowJointTrajectory goal", execution)
                 return
             execution.goal_handle = handle
             handle.get_result_async().add_done_callback(lambda f: self._on_result(f, execution))
@@ -413,8 +445,8 @@ class RobotBridgeNode(Node):
             code, text = result.error_code, result.error_string
         except Exception as exc:  # noqa: BLE001
             code, text = -1, repr(exc)
-        if code != 0 and self.bridge_executor.execution is execution:
-            self.bridge_executor.stop(f"FollowJointTrajectory result error_code {code}: {text}")
+        if code != 0:
+            self.bridge_executor.stop(f"FollowJointTrajectory result error_code {code}: {text}", execution)
 
     # ------------------------------------------------------------------ services
     def _on_stop(self, request, response):

@@ -177,8 +177,8 @@ PARAMETERS = ParameterTable(
             "state_timeout",
             STATE_TIMEOUT,
             "s",
-            "watchdog: stop and hold when the newest /joint_states is older than this during execution, "
-            "wall clock (chosen: 10 periods of the simulator's 50 Hz)",
+            "watchdog: stop and hold when a joint's newest finite /joint_states position is older than this "
+            "during execution, steady clock (chosen: 10 periods of the simulator's 50 Hz)",
             dynamic=True,
         ),
         Parameter("dry_run", "bool", False, "validate and report, never publish a command", dynamic=True),

@@ -14,7 +14,8 @@ Modules: `trajectory` (`Trajectory`, `sample`), `limits` (`JointLimits`), `setti
 (`BridgeSettings`), `checks` (every check) with `bounds` (extremes along the interpolation),
 `retime`, `collision` (self-collision), `validate`, `report` (`Refusal`, `ValidationReport`),
 `monitor` (`ExecutionMonitor`), `executor` (`BridgeExecutor`, `ExecutorSettings`,
-`BridgeOutputs`), `plan_files` (`load_plan`). The checks, their defaults and the numbers chosen:
+`BridgeOutputs`), `ticker` (`Ticker`: the control loop and watchdog in a thread of its own),
+`plan_files` (`load_plan`). The checks, their defaults and the numbers chosen:
 docs/bridge.md. The node is `humanoid_ros.robot_bridge` (docs/real_robot.md).
 """
 
@@ -31,6 +32,7 @@ from humanoid_control.bridge.monitor import GOAL_TIME, GOAL_TOLERANCE, PATH_TOLE
 from humanoid_control.bridge.plan_files import load_plan
 from humanoid_control.bridge.report import Refusal, ValidationReport
 from humanoid_control.bridge.settings import BridgeSettings
+from humanoid_control.bridge.ticker import Ticker
 from humanoid_control.bridge.trajectory import Trajectory, sample
 from humanoid_control.bridge.validate import validate
 from humanoid_control.exceptions import BridgeError
@@ -51,6 +53,7 @@ __all__ = [
     "Execution",
     "ExecutorSettings",
     "report_values",
+    "Ticker",
     "BridgeError",
     "A_MAX_DEFAULT",
     "PATH_TOLERANCE",

@@ -25,6 +25,7 @@ Limit checks look at the points and along the interpolation the controller runs,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -44,12 +45,26 @@ __all__ = [
     "INPUT_CHECKS",
     "MOTION_CHECKS",
     "LIMIT_TOL",
+    "LISTED",
     "limit_ratios",
 ]
 
 # relative tolerance on velocity and acceleration limits, absolute [rad] on positions (chosen:
 # rounding of the time scaling and of the cubic's coefficients, far below any physical effect)
 LIMIT_TOL = 1e-9
+# (chosen) problems an input check lists by name; the rest are counted in one more refusal, so a
+# 100 000-name trajectory is reported in a few lines (and no close-match hint is searched for each)
+LISTED = 5
+
+
+def _listed(check: str, items: list, one, what: str) -> list[Refusal]:
+    """``one(item)`` for the first `LISTED` ``items``, then one refusal counting the others
+    (``what``: their plural noun and why, e.g. "names unknown to the robot")."""
+    out = [one(x) for x in items[:LISTED]]
+    rest = len(items) - LISTED
+    if rest > 0:
+        out.append(refusal(check, None, None, rest, f"{rest} more {what} (the first {LISTED} are listed)"))
+    return out
 
 
 @dataclass
@@ -60,6 +75,7 @@ class CheckContext:
     settings: BridgeSettings
     current: Mapping[str, float] | None = None
     robot: object | None = None  #: a humanoid_model.robot.Robot (self-collision only)
+    hold: Mapping[str, float] | None = None  #: the set-point of the joints not named (`validate`)
 
 
 class Check(Protocol):
@@ -85,11 +101,13 @@ class JointNames:
         if not traj.joint_names:
             return [refusal(self.name, None, None, None, "the trajectory names no joint")]
         known = context.limits.index
-        return [
-            refusal(self.name, n, None, None, f"unknown to the robot{did_you_mean(n, known)}")
-            for n in dict.fromkeys(traj.joint_names)
-            if n not in known
-        ]
+        unknown = [n for n in dict.fromkeys(traj.joint_names) if n not in known]
+        return _listed(
+            self.name,
+            unknown,
+            lambda n: refusal(self.name, n, None, None, f"unknown to the robot{did_you_mean(n, known)}"),
+            "names unknown to the robot",
+        )
 
 
 class RepeatedJoints:
@@ -97,14 +115,14 @@ class RepeatedJoints:
 
     def run(self, traj, context):
         names = traj.joint_names
-        seen = {}
-        for i, n in enumerate(names):
-            seen.setdefault(n, []).append(i)
-        return [
-            refusal(self.name, n, None, len(idx), f"named {len(idx)} times (columns {idx})")
-            for n, idx in seen.items()
-            if len(idx) > 1
-        ]
+        counts = Counter(names)  # (no list per name: 100 000 small lists would make the collector pause)
+
+        def one(n):
+            idx = [i for i, x in enumerate(names) if x == n][: LISTED + 1]
+            cols = ", ".join(map(str, idx[:LISTED])) + (", ..." if counts[n] > LISTED else "")
+            return refusal(self.name, n, None, counts[n], f"named {counts[n]} times (columns {cols})")
+
+        return _listed(self.name, [n for n, c in counts.items() if c > 1], one, "joints named twice")
 
 
 class Finite:
@@ -121,9 +139,13 @@ class Finite:
             if a is None:
                 continue
             bad = ~np.isfinite(a)
-            for j in np.flatnonzero(bad.any(axis=0)):
+
+            def one(j, a=a, bad=bad, field=field):
                 k = int(np.flatnonzero(bad[:, j])[0])
-                out.append(refusal(self.name, traj.joint_names[j], k, float(a[k, j]), f"{field[:-1]} is not finite"))
+                return refusal(self.name, traj.joint_names[j], k, float(a[k, j]), f"{field[:-1]} is not finite")
+
+            columns = np.flatnonzero(bad.any(axis=0)).tolist()
+            out += _listed(self.name, columns, one, f"joints with a {field[:-1]} that is not finite")
         return out
 
 
@@ -160,10 +182,11 @@ class HeldJoints:
 
     def run(self, traj, context):
         named = set(traj.joint_names)
+        known = set(context.current or {}) | set(context.hold or {})
         out = [
             refusal(self.name, n, None, None, "not named by the trajectory and its current position is unknown")
             for n in context.limits.names
-            if n not in named and n not in (context.current or {})
+            if n not in named and n not in known
         ]
         if context.current is not None:  # a measured state that lacks a named joint (joint_map?)
             out += [

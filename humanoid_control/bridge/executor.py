@@ -4,29 +4,37 @@ it arrives, and every control period while it runs (docs/bridge.md, "Execution")
     executor = BridgeExecutor(limits, outputs, clock=now, steady=time.monotonic, settings=ExecutorSettings())
     executor.measure(names, positions)           # each measured joint state
     accepted, text = executor.submit(traj, "~/trajectory")
-    executor.tick()                               # every control period
-    executor.stop("operator")                     # hold the measured position now
+    executor.tick()                               # every control period (`Ticker`: its own thread)
+    executor.stop("operator")                     # hold the commanded set-point now
 
 States (``state``): ``idle`` (nothing sent yet, or the last motion succeeded), ``executing`` (a
-motion runs: ``execution`` is set) and ``holding`` (a stop held the measured position).
+motion runs: ``execution`` is set) and ``holding`` (a stop held a set-point).
 
 * `submit` refuses a trajectory while one executes (unless ``preempt``: the valid new one replaces
   it, the old goal is cancelled), and one that `validate` refuses against the measured state;
-  the measured state must be younger than ``state_timeout``. In ``dry_run`` it validates and
+  every measured joint must be younger than ``state_timeout``. In ``dry_run`` it validates and
   reports only. Otherwise it sends the validated trajectory (`BridgeOutputs.send`, or the first
-  sample of the forward position stream) and starts an `ExecutionMonitor` on it.
-* `tick` (each control period, on the ``steady`` clock's schedule) stops and holds when the newest
-  measured state is older than ``state_timeout`` (the watchdog) or when the monitor aborts (path
-  or goal tolerance); streams the positions at the motion's time to a forward position
-  controller; ends the motion when the monitor says it succeeded.
-* `stop` holds the measured position (joints never measured hold the motion's last sample) and
-  ends the motion; it holds also when nothing executes.
+  sample of the forward position stream) and starts an `ExecutionMonitor` on it. The joints the
+  trajectory does not name stay at their set-point (``setpoint``), not at their measurement.
+* `tick` (each control period, on the ``steady`` clock's schedule) stops and holds when a measured
+  joint is older than ``state_timeout`` (the watchdog) or when the monitor aborts (path or goal
+  tolerance); streams the positions at the motion's time to a forward position controller; ends
+  the motion when the monitor says it succeeded.
+* `stop` ends the motion and holds the last commanded set-point (`hold`): never the measured
+  posture again, which a robot under gravity sags below (holding it at every stop would lower the
+  robot stop after stop). When nothing was ever commanded it sends nothing.
+
+The watchdog's input (`measure`): only finite positions of the robot's joints are kept, and each
+joint has its own age (`joint_age`): an empty message, NaN positions or a message of joints the
+robot does not have refresh nothing, and a joint no longer measured stops the motion.
 
 Two clocks are passed in: ``clock`` [s] times the motion (the monitor's t since the start: a
 simulator's clock when the robot is simulated), ``steady`` [s] ages the measured state (the
 watchdog: a stalled simulated clock must not hide a stale state). Everything sent goes through
 ``outputs`` (`BridgeOutputs`: the node's publishers, or a recorder in a test), in the order the
-state machine decides it: a hold is sent before `stop` returns.
+state machine decides it: a hold is sent before `stop` returns. Thread-safe: one transition at a
+time under a lock that is never held while a trajectory is validated, so `tick` runs on time in
+its own thread beside any input.
 """
 
 from __future__ import annotations
@@ -103,8 +111,8 @@ class ExecutorSettings:
 class Execution:
     """A motion being executed: the validated trajectory (every robot joint), its monitor, its
     start on the executor's ``clock`` [s], how it is sent (`SEND_MODES`), its source, the
-    controller's goal handle (the outputs' to set and read; None without an action) and the
-    plan's notes."""
+    controller's goal handle (the outputs' to set and read; None without an action), the
+    plan's notes and the last positions streamed (forward position controller)."""
 
     trajectory: Trajectory
     monitor: ExecutionMonitor
@@ -113,6 +121,7 @@ class Execution:
     source: str
     goal_handle: object = None
     notes: list = field(default_factory=list)
+    streamed: dict | None = None  #: the last positions streamed to a forward position controller
 
 
 class BridgeOutputs(Protocol):
@@ -175,9 +184,9 @@ class BridgeExecutor:
         state_name: how messages name the measured state (the node: "/joint_states").
         controller: how messages name the controller (the node: its controller's name).
 
-    ``measured`` {joint: position} holds the newest finite measurement of each joint,
-    ``measured_at`` the ``steady`` time of the newest measurement (None before one). Thread-safe:
-    one transition at a time, so `tick` may run in its own thread beside the inputs.
+    ``measured`` {joint: position} holds the newest finite measurement of each robot joint (other
+    names are not kept), `joint_age` the age of each; ``setpoint`` {joint: position} the last
+    set-point commanded when nothing executes (every robot joint; None before the first command).
     """
 
     def __init__(
@@ -196,53 +205,95 @@ class BridgeExecutor:
         self.settings = settings if settings is not None else ExecutorSettings()
         self.state_name, self.controller = state_name, controller
         self.measured: dict[str, float] = {}
-        self.measured_at: float | None = None
+        self._refreshed: dict[str, float] = {}  # joint -> steady time of its newest finite measurement
         self.execution: Execution | None = None
+        self.setpoint: dict[str, float] | None = None
         self.state = "idle"
+        self._stops = 0  # stops so far: a submission validated across a stop is not sent
         self._lock = threading.RLock()  # one transition at a time, whichever thread calls
 
     # ------------------------------------------------------------------ measured state
     def measure(self, names, positions) -> None:
-        """A measured joint state: ``names`` (robot joint names) and their ``positions``. A message
-        whose lengths differ is ignored; non-finite positions are skipped; the state's time is
-        refreshed otherwise."""
-        with self._lock:
-            names, positions = list(names), list(positions)
-            if len(names) != len(positions):
-                return
-            for n, x in zip(names, positions):
+        """A measured joint state: ``names`` and their ``positions``. A message whose lengths differ
+        is ignored; a name that is not a robot joint, or a non-finite position, is skipped; each
+        joint given a finite position is refreshed (its age restarts), and no other."""
+        names, positions = list(names), list(positions)
+        if len(names) != len(positions):
+            return
+        known = self.limits.index
+        values = {}
+        for n, x in zip(names, positions):
+            if n in known:
                 x = float(x)
                 if math.isfinite(x):
-                    self.measured[n] = x
-            self.measured_at = self.steady()
+                    values[n] = x
+        if not values:
+            return
+        with self._lock:
+            now = self.steady()
+            self.measured.update(values)
+            for n in values:
+                self._refreshed[n] = now
+
+    @property
+    def measured_at(self) -> float | None:
+        """``steady`` time of the oldest refresh among the measured joints (None before one)."""
+        with self._lock:
+            return min(self._refreshed.values()) if self._refreshed else None
+
+    def joint_age(self, name: str) -> float:
+        """Age [s] of joint ``name``'s newest finite measurement on the ``steady`` clock (inf: never)."""
+        with self._lock:
+            t = self._refreshed.get(name)
+            return math.inf if t is None else self.steady() - t
 
     def state_age(self) -> float:
-        """Age [s] of the newest measured state on the ``steady`` clock (inf before the first)."""
+        """Age [s] of the measured state: its stalest joint's, on the ``steady`` clock (inf before
+        the first measurement). Joints never measured do not count here: `validate` refuses a
+        motion that needs one (``held_joints``)."""
         with self._lock:
-            return math.inf if self.measured_at is None else self.steady() - self.measured_at
+            at = self.measured_at
+            return math.inf if at is None else self.steady() - at
+
+    def _staleness(self) -> str:
+        """Why the measured state is stale, "" when it is fresh (every measured joint younger than
+        ``state_timeout``)."""
+        timeout = self.settings.state_timeout
+        age = self.state_age()
+        if math.isinf(age):
+            return f"no {self.state_name} received (state_timeout {timeout:g} s)"
+        if age <= timeout:
+            return ""
+        stale = [n for n in self.limits.names if n in self._refreshed and self.joint_age(n) > timeout]
+        if len(stale) == len(self._refreshed):
+            return f"{self.state_name} is {age:.3f} s old (state_timeout {timeout:g} s)"
+        oldest = max(stale, key=self.joint_age)
+        more = f" and {len(stale) - 1} more" if len(stale) > 1 else ""
+        return f"{self.state_name} is {age:.3f} s old for joint '{oldest}'{more} (state_timeout {timeout:g} s)"
 
     def current(self) -> dict[str, float] | None:
         """The measured positions, None when the measured state is missing or stale."""
         with self._lock:
-            if self.state_age() > self.settings.state_timeout:
-                return None
-            return dict(self.measured)
+            return None if self._staleness() else dict(self.measured)
 
     def check(self, traj: Trajectory):
         """`validate` against the measured state -> (report, message): message is "" when the
-        report is ok, else the refusal text (report None when the state is unknown)."""
+        report is ok, else the refusal text (report None when the state is unknown). The lock is
+        held only to read the state, never while validating."""
         with self._lock:
-            current = self.current()
-            if current is None:
-                age = self.state_age()
-                what = f"no {self.state_name} received" if math.isinf(age) else f"{self.state_name} is {age:.3f} s old"
-                return None, f"{what} (state_timeout {self.settings.state_timeout:g} s): the start state is unknown"
-            report = validate(traj, self.limits, current, self.settings.validation, robot=self.robot)
-            if report.ok:
-                return report, ""
-            first = report.refusals[0]
-            more = f" (and {len(report.refusals) - 1} more)" if len(report.refusals) > 1 else ""
-            return report, first.message + more
+            stale = self._staleness()
+            current, settings, hold = dict(self.measured), self.settings, self._setpoint_now()
+        if stale:
+            return None, f"{stale}: the start state is unknown"
+        return self._validate(traj, current, settings, hold)
+
+    def _validate(self, traj, current, settings, hold):
+        report = validate(traj, self.limits, current, settings.validation, robot=self.robot, hold=hold)
+        if report.ok:
+            return report, ""
+        first = report.refusals[0]
+        more = f" (and {len(report.refusals) - 1} more)" if len(report.refusals) > 1 else ""
+        return report, first.message + more
 
     # ------------------------------------------------------------------ motions
     def refuse(self, message: str, values: dict | None = None) -> str:
@@ -254,24 +305,40 @@ class BridgeExecutor:
 
     def submit(self, traj: Trajectory, source: str, notes=()) -> tuple[bool, str]:
         """Validate ``traj`` and send it (unless ``dry_run``) -> (accepted, message). ``source``
-        names it in messages; ``notes`` are the plan's (logged, in the diagnostics). Never raises."""
-        with self._lock:
-            try:
-                return self._submit(traj, source, list(notes))
-            except Exception as exc:  # noqa: BLE001 - a refusal, never a crash
-                text = str(exc) if isinstance(exc, HumanoidStackError) else f"{source}: internal error {exc!r}"
-                return False, self.refuse(text)
+        names it in messages; ``notes`` are the plan's (logged, in the diagnostics). Never raises.
+        Validation runs outside the lock (a long one delays no `tick`); the motion is sent only if
+        no stop came meanwhile, the state is still fresh and (without ``preempt``) nothing else
+        started."""
+        try:
+            notes = list(notes)
+            with self._lock:
+                busy = self._busy(source)
+                if busy:
+                    return False, self.refuse(busy)
+                stops, settings = self._stops, self.settings
+            report, problem = self.check(traj)
+            if problem:
+                return False, self.refuse(problem, report_values(report, notes))
+            with self._lock:
+                late = self._busy(source) or self._staleness()
+                if self._stops != stops:
+                    late = f"{source}: a stop came while it was validated: not sent"
+                if late:
+                    return False, self.refuse(late, report_values(report, notes))
+                return self._start(report, source, notes, settings)
+        except Exception as exc:  # noqa: BLE001 - a refusal, never a crash
+            text = str(exc) if isinstance(exc, HumanoidStackError) else f"{source}: internal error {exc!r}"
+            return False, self.refuse(text)
 
-    def _submit(self, traj, source, notes):
-        settings = self.settings
-        if self.execution is not None and not settings.preempt:
-            return False, self.refuse(
+    def _busy(self, source) -> str:
+        if self.execution is not None and not self.settings.preempt:
+            return (
                 f"{source}: a trajectory from {self.execution.source} is executing (set preempt to replace it, "
                 "or call ~/stop)"
             )
-        report, problem = self.check(traj)
-        if problem:
-            return False, self.refuse(problem, report_values(report, notes))
+        return ""
+
+    def _start(self, report, source, notes, settings):
         values = report_values(report, notes)
         for note in notes + list(report.notes):
             self.outputs.log("info", note if note.startswith(source) else f"{source}: {note}")
@@ -301,42 +368,67 @@ class BridgeExecutor:
         """Forward position controller: the positions of the executing motion at ``t`` [s]."""
         if self.settings.dry_run:
             return
-        traj = self.execution.trajectory
-        q = sample(traj, min(max(t, 0.0), traj.duration))
-        self.outputs.command(dict(zip(traj.joint_names, q)))
+        ex = self.execution
+        traj = ex.trajectory
+        q = dict(zip(traj.joint_names, sample(traj, min(max(t, 0.0), traj.duration))))
+        ex.streamed = q
+        self.outputs.command(q)
 
-    def hold(self) -> dict[str, float] | None:
-        """Command the measured position now (every robot joint; the last sample of the motion for
-        a joint never measured) -> the held positions; None in dry run or when a joint is unknown
-        (nothing sent)."""
+    def _setpoint_now(self) -> dict[str, float] | None:
+        """What the controller is commanded now: the executing motion's position at the motion's
+        time (a forward position controller: the last command streamed), else ``setpoint``."""
+        ex = self.execution
+        if ex is None:
+            return self.setpoint
+        if ex.streamed is not None:
+            return dict(ex.streamed)
+        traj = ex.trajectory
+        t = min(max(self.clock() - ex.start, 0.0), traj.duration)
+        return dict(zip(traj.joint_names, sample(traj, t)))
+
+    def hold(self, measured: bool = False) -> dict[str, float] | None:
+        """Hold now -> the held positions (every robot joint), None when nothing is sent (dry run,
+        or nothing ever commanded). During a motion: its set-point at this moment (`_setpoint_now`),
+        or with ``measured`` (the monitor's abort: the robot is not where it was commanded) the
+        measured positions, a joint never measured at that set-point; the goal is cancelled. With
+        no motion: the last set-point again, so a second hold keeps the first."""
         with self._lock:
             if self.settings.dry_run:
                 return None
-            names = self.limits.names
-            held = dict(self.measured)
-            ex = self.execution
-            if ex is not None:
-                planned = dict(zip(ex.trajectory.joint_names, sample(ex.trajectory, ex.trajectory.duration)))
-                for n in names:
-                    held.setdefault(n, planned[n])
-            if any(n not in held for n in names):
-                self.outputs.log("error", f"hold: {self.state_name} has not given every joint; nothing sent")
+            held = self._setpoint_now()
+            if held is None:
                 return None
-            if ex is not None:
-                self.outputs.cancel(ex)
-            held = {n: held[n] for n in names}
+            if measured:
+                held = {n: self.measured.get(n, x) for n, x in held.items()}
+            if self.execution is not None:
+                self.outputs.cancel(self.execution)
+            held = {n: float(held[n]) for n in self.limits.names}
             self.outputs.hold(held)
+            self.setpoint = held
             return held
 
-    def stop(self, reason: str) -> str:
-        """End the motion in progress (if any) and hold the measured position; log and diagnose
-        (error) with the reason -> the text."""
+    def stop(self, reason: str, execution: Execution | None = None, measured: bool = False) -> str:
+        """End the motion in progress (if any) and `hold`; log and diagnose (error) with the reason
+        -> the text. ``execution``: stop only if that motion still executes (a late failure of a
+        replaced motion's goal changes nothing). ``measured``: hold the measured positions (the
+        monitor's aborts)."""
         with self._lock:
+            if execution is not None and self.execution is not execution:
+                text = f"ignored ({execution.source} no longer executes): {reason}"
+                self.outputs.log("warning", text)
+                return text
             source = self.execution.source if self.execution is not None else "nothing"
-            self.hold()
+            held = self.hold(measured)
+            self._stops += 1
+            if self.execution is not None or held is not None:
+                self.state = "holding"
             self.execution = None
-            self.state = "holding"
-            text = f"stopped ({source} executing): {reason}; holding the measured position"
+            what = "the measured position" if measured else "the commanded position"
+            if source == "nothing":
+                what = "the last commanded position"
+            text = f"stopped ({source} executing): {reason}; holding {what}"
+            if held is None:
+                text = f"stopped ({source} executing): {reason}; nothing commanded yet: nothing sent"
             if self.settings.dry_run:
                 text = f"stopped: {reason} (dry run: nothing published)"
             self.outputs.log("error", text)
@@ -351,19 +443,20 @@ class BridgeExecutor:
             if ex is None:
                 return
             try:
-                age = self.state_age()
-                timeout = self.settings.state_timeout
-                if age > timeout:
-                    self.stop(f"{self.state_name} is {age:.3f} s old (state_timeout {timeout:g} s)")
+                stale = self._staleness()
+                if stale:
+                    self.stop(stale)
                     return
                 t = self.clock() - ex.start
                 status = ex.monitor.update(t, dict(self.measured))
                 if status.state == "aborted":
-                    self.stop(status.reason)
+                    self.stop(status.reason, measured=True)
                     return
                 if ex.mode == "forward_position":
                     self._stream(t)
                 if status.state == "succeeded":
+                    traj = ex.trajectory
+                    self.setpoint = dict(zip(traj.joint_names, (float(x) for x in traj.positions[-1])))
                     self.execution = None
                     self.state = "idle"
                     text = f"{ex.source}: succeeded ({status.reason})" if status.reason else f"{ex.source}: succeeded"

@@ -28,16 +28,22 @@ this module adds the bridge's stricter rules, checked on what the reader returns
 Floating-base plans (a base pose in the file, or a simulator recording of a free-standing robot)
 give the joint part only: the base pose is not a command a joint controller can take, and the
 notes say so. Only times and joint positions are read.
+
+Only a regular file of at most `PLAN_MAX_BYTES` is read: a FIFO, a device (``/dev/zero``), a
+directory or a larger file is refused at once, before any reader opens it
+(`humanoid_model.files.open_input`, which never blocks).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 from humanoid_control.bridge.trajectory import Trajectory
 from humanoid_control.exceptions import BridgeError
+from humanoid_model.files import open_input
 from humanoid_model.formats.configurations import parse_configurations
 from humanoid_model.formats.detect import document_kind, read_format_file
 from humanoid_model.formats.plan import FORMAT as PLAN_FORMAT
@@ -46,7 +52,13 @@ from humanoid_model.formats.recording import parse_recording_document
 from humanoid_model.formats.trajectory import parse_phases, parse_trajectory
 from humanoid_model.validation import short
 
-__all__ = ["load_plan"]
+__all__ = ["load_plan", "PLAN_MAX_BYTES"]
+
+# [bytes] (chosen) the largest plan file read: 50 x BIP's walking GAIT.json (163 kB), 30 s of an
+# HRP-2 simulator recording (0.27 MB/s). The robot bridge parses it in its own process, and
+# ``json.loads`` keeps the interpreter lock for a whole document (14 ms per MB measured on the
+# 2-core test machine): this bound keeps that pause of the bridge's watchdog thread near 0.12 s
+PLAN_MAX_BYTES = 8 * 1024 * 1024
 
 REPEAT_TOL = 1e-12  # [s] a phase's first sample this close to the previous end repeats it (gait writer)
 NOT_A_PLAN = (
@@ -137,6 +149,13 @@ def load_plan(path, robot, allow_unclear: bool = False) -> tuple[Trajectory, lis
     path = Path(path)
     src = str(path)
     notes: list[str] = []
+    with open_input(path, "plan file", BridgeError, limit=None) as f:  # a regular file, or refused at once
+        size = os.fstat(f.fileno()).st_size
+    if size > PLAN_MAX_BYTES:
+        raise BridgeError(
+            f"{src}: {size} bytes, more than the {PLAN_MAX_BYTES} bytes of a plan file the robot bridge reads "
+            "(humanoid_control.bridge.plan_files.PLAN_MAX_BYTES)"
+        )
     doc, stream = read_format_file(path, "plan file", BridgeError, keys=("joints",))
     if stream is not None:
         names, t, P, floating = _recording(doc, src, stream, notes)

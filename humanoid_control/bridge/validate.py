@@ -6,7 +6,8 @@ Order (docs/bridge.md):
 2. start state: the first point against the current positions (``start_tolerance``); beyond it,
    refuse, unless ``approach`` is on;
 3. the trajectory to send is built: every robot joint, in ``limits.names`` order, joints not named
-   holding their current position; time stretched by 1 / ``speed_scale``; accelerations dropped
+   holding their set-point (``hold``: what the controller was last commanded; else their current
+   position); time stretched by 1 / ``speed_scale``; accelerations dropped
    (the controller then runs the cubic that is checked here, not a quintic);
 4. with the ``retime`` policy, a velocity or acceleration excess stretches time (`retime`);
 5. the approach segment is prepended (``approach``, at its own speed, not stretched), or, when the
@@ -43,12 +44,23 @@ from humanoid_control.bridge.trajectory import Trajectory
 __all__ = ["validate", "approach_duration", "fill_joints"]
 
 
-def fill_joints(traj: Trajectory, limits: JointLimits, current: Mapping[str, float] | None) -> Trajectory:
+def _held(names, current, hold) -> np.ndarray:
+    """Where each joint not named stays: ``hold[joint]``, else ``current[joint]`` (else 0)."""
+    hold, current = hold or {}, current or {}
+    return np.array([float(hold[n]) if n in hold else float(current[n]) if n in current else 0.0 for n in names])
+
+
+def fill_joints(
+    traj: Trajectory,
+    limits: JointLimits,
+    current: Mapping[str, float] | None,
+    hold: Mapping[str, float] | None = None,
+) -> Trajectory:
     """``traj`` over every joint of ``limits.names`` (that order); a joint it does not name holds
-    ``current[joint]`` (zero velocity)."""
+    ``hold[joint]`` (its set-point), else ``current[joint]`` (zero velocity)."""
     N, names = traj.n_points, limits.names
     cols = np.array([limits.index[n] for n in traj.joint_names], dtype=int)
-    held = np.array([float(current[n]) if current and n in current else 0.0 for n in names])
+    held = _held(names, current, hold)
     P = np.tile(held, (N, 1))
     P[:, cols] = traj.positions
     V = None
@@ -83,26 +95,30 @@ def validate(
     current: Mapping[str, float] | None = None,
     settings: BridgeSettings | None = None,
     robot=None,
+    hold: Mapping[str, float] | None = None,
 ) -> ValidationReport:
     """Check ``traj`` for the robot of ``limits`` standing at ``current`` ({joint: position}, from
     /joint_states; None: unknown, the start state is then not checked) and build what to send
-    (module docstring). ``robot`` (a `humanoid_model.robot.Robot`) is needed only when
-    ``settings.self_collision`` is on."""
+    (module docstring). ``hold`` ({joint: position} or None): the set-point the controller holds
+    now, where the joints ``traj`` does not name stay (a robot sagging under gravity measures
+    below it: holding the measurement would lower those joints at every motion). ``robot`` (a
+    `humanoid_model.robot.Robot`) is needed only when ``settings.self_collision`` is on."""
     settings = settings or BridgeSettings()
-    ctx = CheckContext(limits, settings, current, robot)
+    ctx = CheckContext(limits, settings, current, robot, hold)
     notes: list[str] = []
     refusals = [r for check in INPUT_CHECKS for r in check.run(traj, ctx)]
     if refusals:
         return ValidationReport(False, refusals, None, 1.0, notes)
 
-    held = [n for n in limits.names if n not in set(traj.joint_names)]
+    named = set(traj.joint_names)
+    held = [n for n in limits.names if n not in named]
     if held:
+        where = "their last commanded position" if hold else "their current position"
         notes.append(
-            f"{len(held)} joints not named hold their current position: {', '.join(held[:8])}"
-            + (", ..." if len(held) > 8 else "")
+            f"{len(held)} joints not named hold {where}: {', '.join(held[:8])}" + (", ..." if len(held) > 8 else "")
         )
     start = StartState().run(traj, ctx) if current is not None else []
-    full = fill_joints(traj, limits, current)
+    full = fill_joints(traj, limits, current, hold)
     if traj.accelerations is not None:
         notes.append("accelerations dropped: the controller runs the checked cubic (or linear) interpolation")
     if settings.speed_scale != 1.0:
@@ -120,7 +136,8 @@ def validate(
     if current is None:
         notes.append("current joint positions unknown: the start state is not checked")
     else:
-        q0 = np.array([float(current[n]) for n in limits.names])
+        # named joints start from where they are; the others stay at their set-point
+        q0 = np.where([n in named for n in limits.names], _held(limits.names, current, None), full.positions[0])
         if start:
             T = approach_duration(q0, full.positions[0], limits, settings, full.velocities is not None)
             full = _prepend(full, q0, T)

@@ -37,39 +37,51 @@ robot:
 """
 
 
+def _merged(defaults, overrides):
+    """Parameters: ``defaults`` (name -> value) replaced by the ``overrides`` of the same name."""
+    values = dict(defaults)
+    values.update({p.name: p.value for p in overrides})
+    return [Parameter(k, value=v) for k, v in values.items()]
+
+
 class Stack(RosHarness):
     """Simulator + bridge + a test client on one private context and executor (conftest's
     `RosHarness`, on the session's domain + `domain_offset`). `joints`: start joint angles of the
-    robot (scene overrides); `topic`: the controller topic the client records into `commands` (a
-    `/commands` topic carries Float64MultiArray)."""
+    robot (scene overrides); `scene`: a shipped scene instead of the robot floating in `SPACE`;
+    `topic`: the controller topic the client records into `commands` (a `/commands` topic carries
+    Float64MultiArray). `states` keeps the simulator's /joint_states (every joint, finite: not
+    what a test publishes there itself)."""
 
-    def __init__(self, tmp, robot="hrp2", domain_offset=0, bridge_params=(), sim_params=(), joints=None, topic=TOPIC):
+    def __init__(
+        self, tmp, robot="hrp2", domain_offset=0, bridge_params=(), sim_params=(), joints=None, topic=TOPIC, scene=None
+    ):
         import os
 
-        scene = tmp / f"space_{robot}.yaml"
-        scene.write_text(SPACE.format(robot=robot, joints=json.dumps(joints or {})))
+        if scene is None:
+            scene = tmp / f"space_{robot}.yaml"
+            scene.write_text(SPACE.format(robot=robot, joints=json.dumps(joints or {})))
         super().__init__(TIMEOUT, 0.01, domain_id=int(os.environ.get("ROS_DOMAIN_ID", "0")) + domain_offset)
-        sim = [
-            Parameter("scene", value=str(scene)),
-            Parameter("real_time_factor", value=1.0),
-            Parameter("publish_rate", value=100.0),
-            Parameter("contacts_rate", value=1.0),
-            *sim_params,
-        ]
+        sim = _merged(
+            {"scene": str(scene), "real_time_factor": 1.0, "publish_rate": 100.0, "contacts_rate": 1.0}, sim_params
+        )
         self.sim = self.add(SimulatorNode(context=self.context, parameter_overrides=sim))
-        bridge = [
-            Parameter("robot", value=robot),
-            Parameter("use_sim_time", value=True),
-            Parameter("state_timeout", value=STATE_TIMEOUT),
-            Parameter("rate", value=RATE),
-            *bridge_params,
-        ]
+        bridge = _merged(
+            {"robot": robot, "use_sim_time": True, "state_timeout": STATE_TIMEOUT, "rate": RATE}, bridge_params
+        )
         self.bridge = self.add(RobotBridgeNode(context=self.context, parameter_overrides=bridge))
         self.client = self.add(rclpy.create_node("bridge_test_client", context=self.context))
         self.commands, self.states, self.diags = [], [], []
         command_type = Float64MultiArray if topic.endswith("/commands") else JointTrajectory
         self.client.create_subscription(command_type, topic, self.commands.append, 1000)
-        self.client.create_subscription(JointState, "/joint_states", self.states.append, 1000)
+        n_joints = len(self.bridge.robot.joint_names)
+        self.client.create_subscription(
+            JointState,
+            "/joint_states",
+            lambda m: (
+                self.states.append(m) if len(m.name) == n_joints and all(map(math.isfinite, m.position)) else None
+            ),
+            1000,
+        )
         self.client.create_subscription(DiagnosticArray, "/diagnostics", self._on_diag, 100)
         self.pub = self.client.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 10)
         self.services = {

@@ -84,6 +84,38 @@ def test_joints_not_named_hold_their_current_position():
     assert rep.ok and any("start state is not checked" in n for n in rep.notes)
 
 
+def test_joints_not_named_hold_the_given_set_point_and_start_from_it():
+    """``hold``: the set-point the controller holds (a sagging robot measures below it). The joints
+    not named stay there all along, also at the prepended point 0, which starts the named joints
+    from their measured positions."""
+    cur = {"a": 0.0, "b": 0.27}
+    rep = validate(traj([0.5, 1.5], [0.0, 0.1]), limits(), cur, hold={"a": 0.01, "b": 0.3})
+    assert rep.ok, rep.summary()
+    np.testing.assert_array_equal(rep.trajectory.positions[:, 1], [0.3, 0.3, 0.3])
+    np.testing.assert_array_equal(rep.trajectory.positions[:, 0], [0.0, 0.0, 0.1])
+    assert any("hold their last commanded position: b" in n for n in rep.notes)
+    assert validate(traj([0.0, 1.0], [0.0, 0.1]), limits(), {"a": 0.0}, hold={"a": 0.0, "b": 0.3}).ok
+
+
+def test_a_hundred_thousand_unknown_names_give_a_few_refusals_and_their_count():
+    """Each check lists the first LISTED problems by name and counts the rest in one refusal: the
+    report of a 100 000-name trajectory stays a few lines (and no close-match hint is searched for
+    the names not listed)."""
+    from humanoid_control.bridge.checks import LISTED
+
+    names = [f"X{k}" for k in range(100_000)]
+    rep = validate(Trajectory(names, [1.0], np.full((1, 100_000), np.nan)), limits(), REST)
+    unknown = [r for r in rep.refusals if r.check == "joint_names"]
+    assert len(unknown) == LISTED + 1 and [r.joint for r in unknown[:LISTED]] == names[:LISTED]
+    assert unknown[-1].value == 100_000 - LISTED and "99995 more names unknown to the robot" in unknown[-1].message
+    finite = [r for r in rep.refusals if r.check == "finite"]
+    assert len(finite) == LISTED + 1 and "99995 more joints" in finite[-1].message
+    assert len(rep.summary().splitlines()) <= 3 * (LISTED + 1) + 1 + len(rep.notes)
+    rep = validate(Trajectory(["a"] * 100_000, [1.0], np.zeros((1, 100_000))), limits(), REST)
+    [r] = rep.refusals
+    assert r.check == "repeated_joints" and "named 100000 times" in r.message and len(r.message) < 200
+
+
 @pytest.mark.parametrize("field", ["times", "positions", "velocities", "current"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_values_refused(field, bad):

@@ -1,10 +1,9 @@
 """The bridge's execution state machine (`humanoid_control.bridge.BridgeExecutor`) without DDS:
 every transition (idle -> executing, refusals, preemption, success, monitor stops, the watchdog,
 holds, stops while idle, dry run, the forward position stream), on a two-joint robot with fake
-clocks and a recorder standing in for the node's publishers.
-
-The known weaknesses of the logic are pinned by strict xfail tests at the end: each one passes
-(and so fails here) once its fix lands in the executor."""
+clocks and a recorder standing in for the node's publishers; then the holds (never the sagged
+measurement again: no ratchet) and what refreshes the watchdog (finite values of the robot's
+joints only, each joint its own age)."""
 
 import math
 
@@ -305,31 +304,11 @@ def test_an_internal_error_during_execution_stops_and_holds():
         raise RuntimeError("monitor")
 
     s.ex.execution.monitor.update = broken
+    sent = s.ex.execution.trajectory
     s.advance(0.1, {"a": 0.0, "b": 0.0})
     s.ex.tick()
-    assert s.ex.state == "holding" and s.out.of("hold") == [{"a": 0.0, "b": 0.0}]
+    assert s.ex.state == "holding" and s.out.of("hold") == [pytest.approx(followed(sent, 0.1))]  # the set-point
     assert "internal error during execution: RuntimeError('monitor')" in diagnostics(s)[-1][1]
-
-
-def test_stop_during_a_motion_holds_the_measured_position_before_it_returns():
-    s = Stand()
-    s.measure()
-    s.ex.submit(motion(), "~/trajectory")
-    ex = s.ex.execution
-    s.advance(0.3, {"a": 0.05, "b": -0.02})
-    text = s.ex.stop("~/stop called")
-    assert text == "stopped (~/trajectory executing): ~/stop called; holding the measured position"
-    assert s.out.sent() == [("send", ex), ("cancel", ex), ("hold", {"a": 0.05, "b": -0.02})]
-    assert s.ex.state == "holding" and s.ex.execution is None
-    assert diagnostics(s)[-1] == ("error", text, {"reason": "~/stop called"})
-
-
-def test_stop_while_idle_holds_the_measured_position():
-    s = Stand()
-    s.measure(0.1, 0.2)
-    text = s.ex.stop("~/stop called")
-    assert text == "stopped (nothing executing): ~/stop called; holding the measured position"
-    assert s.out.sent() == [("hold", {"a": 0.1, "b": 0.2})] and s.ex.state == "holding"
 
 
 def test_a_holding_executor_accepts_a_new_motion():
@@ -338,19 +317,6 @@ def test_a_holding_executor_accepts_a_new_motion():
     s.ex.stop("~/stop called")
     ok, _ = s.ex.submit(motion(), "~/trajectory")
     assert ok and s.ex.state == "executing"
-
-
-def test_hold_fills_unmeasured_joints_with_the_motions_last_sample_else_sends_nothing():
-    s = Stand()
-    s.ex.measure(["a"], [0.3])
-    assert s.ex.hold() is None  # idle, 'b' never measured: nothing sent
-    assert s.out.sent() == [] and s.out.of("log") == [
-        ("error", "hold: /joint_states has not given every joint; nothing sent")
-    ]
-    s.measure()
-    s.ex.submit(motion(), "~/trajectory")
-    s.ex.measured.pop("b")  # as if 'b' had never been measured
-    assert s.ex.hold() == {"a": 0.0, "b": -0.1}  # 'b' at the motion's last point
 
 
 def test_measurements_of_another_length_are_ignored_and_non_finite_positions_skipped():
@@ -435,21 +401,138 @@ def test_changed_settings_apply_to_the_next_motion():
     assert ok and s.ex.execution.source == "second"
 
 
-# --------------------------------------------------------------------------------------------- known weaknesses
-@pytest.mark.xfail(
-    strict=True, reason="a second hold commands the measured posture again: it ratchets as the robot sags"
-)
+# --------------------------------------------------------------------------------------------- holds never ratchet
+SAGGED = {"a": 0.17, "b": -0.13}  # a held robot sagging under gravity, away from its set-point
+
+
+def succeeded(s, traj=None):
+    """Run ``traj`` (default `motion()`) to its success; -> the set-point it ends on."""
+    s.measure()
+    s.ex.submit(traj or motion(), "~/trajectory")
+    sent = s.ex.execution.trajectory
+    s.advance(sent.duration + 0.05, followed(sent, sent.duration))
+    s.ex.tick()
+    assert s.ex.state == "idle"
+    return followed(sent, sent.duration)
+
+
 def test_a_second_hold_keeps_the_first_held_posture():
+    """A stop cuts a motion and holds its set-point; the held robot sags; a second stop holds the
+    same set-point again, not the sagged measurement (no ratchet)."""
     s = Stand()
-    s.measure(0.1, 0.2)
+    s.measure()
+    s.ex.submit(motion(), "~/trajectory")
+    sent = s.ex.execution.trajectory
+    s.advance(0.3, {"a": 0.05, "b": -0.02})
     first = s.ex.stop("~/stop called")
     assert first
-    s.advance(0.5, {"a": 0.09, "b": 0.18})  # the held robot sags under gravity
+    s.advance(0.5, {"a": 0.03, "b": -0.04})  # the held robot sags under gravity
     s.ex.stop("~/stop called")
-    assert s.out.of("hold") == [{"a": 0.1, "b": 0.2}] * 2
+    first, second = s.out.of("hold")
+    assert first == pytest.approx(followed(sent, 0.3)) and second == first
 
 
-@pytest.mark.xfail(strict=True, reason="an empty joint state refreshes the watchdog")
+def test_stop_while_idle_with_nothing_commanded_sends_nothing():
+    """Nothing was ever commanded: a stop leaves the controller's own set-point alone (as
+    joint_trajectory_controller does with no active goal) instead of commanding the sagged
+    measurement; again and again."""
+    s = Stand()
+    s.measure(0.1, 0.2)
+    for _ in range(3):
+        text = s.ex.stop("~/stop called")
+        s.advance(0.5, SAGGED)
+    assert text == "stopped (nothing executing): ~/stop called; nothing commanded yet: nothing sent"
+    assert s.out.sent() == [] and s.ex.state == "idle" and s.ex.setpoint is None
+
+
+def test_sixteen_stops_of_a_sagging_robot_hold_one_set_point():
+    """After a motion succeeded, 16 stops (one every 2 s) while the measured robot sags further each time:
+    every hold is the motion's last point, the set-point the controller already holds."""
+    s = Stand()
+    goal = succeeded(s)
+    sag = 0.0
+    for _ in range(16):
+        text = s.ex.stop("~/stop called")
+        sag += 0.01
+        s.advance(2.0, {"a": goal["a"] - sag, "b": goal["b"] - sag})
+    assert text == "stopped (nothing executing): ~/stop called; holding the last commanded position"
+    assert s.out.of("hold") == [goal] * 16 and s.ex.setpoint == goal and s.ex.state == "holding"
+
+
+def test_stop_during_a_motion_holds_the_commanded_set_point_before_it_returns():
+    """The hold is where the motion commands the robot at the stop (its sample at the motion's
+    time), not the measurement that lags or sags below it."""
+    s = Stand()
+    s.measure()
+    s.ex.submit(motion(), "~/trajectory")
+    ex = s.ex.execution
+    s.advance(0.3, {"a": 0.05, "b": -0.02})
+    text = s.ex.stop("~/stop called")
+    assert text == "stopped (~/trajectory executing): ~/stop called; holding the commanded position"
+    held = s.out.of("hold")[-1]
+    assert held == pytest.approx(followed(ex.trajectory, 0.3))  # not the measured {a: 0.05, b: -0.02}
+    assert s.out.sent() == [("send", ex), ("cancel", ex), ("hold", held)]
+    assert s.ex.state == "holding" and s.ex.execution is None and s.ex.setpoint == held
+    assert diagnostics(s)[-1] == ("error", text, {"reason": "~/stop called"})
+
+
+def test_a_forward_position_stop_holds_the_last_streamed_command():
+    s = Stand(mode="forward_position")
+    s.measure()
+    s.ex.submit(motion(), "~/trajectory")
+    for _ in range(3):
+        s.advance(0.1, {"a": 0.0, "b": 0.0})
+        s.ex.tick()
+    last = s.out.of("command")[-1]
+    s.advance(0.05, SAGGED)  # between two periods: the controller holds the last command
+    s.ex.stop("~/stop called")
+    assert s.out.of("hold") == [last] and s.ex.setpoint == last
+
+
+def test_a_measured_hold_fills_unmeasured_joints_with_the_commanded_set_point():
+    """A monitor abort holds the measured positions (the robot is not where it was commanded:
+    blocked, or hitting something); a joint not measured holds the motion's set-point at the stop."""
+    s = Stand(path_tolerance=0.05)
+    s.measure()
+    s.ex.submit(motion(duration=2.0), "~/trajectory")
+    sent = s.ex.execution.trajectory
+    s.ex._refreshed.pop("b")  # as if 'b' had never been measured
+    s.ex.measured.pop("b")
+    s.advance(1.0, {"a": 0.0})
+    assert s.ex.hold(measured=True) == pytest.approx({"a": 0.0, "b": followed(sent, 1.0)["b"]})
+
+
+def test_a_motion_holds_the_joints_it_does_not_name_at_their_set_point():
+    """The robot held at a set-point sags; a motion of joint 'a' only keeps 'b' at its set-point,
+    not at the sagged measurement (else each motion would ratchet the joints it does not move)."""
+    s = Stand()
+    goal = succeeded(s)
+    s.advance(1.0, {"a": goal["a"], "b": goal["b"] - 0.03})  # 'b' sags 0.03 rad below its set-point
+    traj = Trajectory(["a"], [0.0, 1.0], [[goal["a"]], [0.0]], velocities=np.zeros((2, 1)), source="test")
+    ok, text = s.ex.submit(traj, "~/trajectory")
+    assert ok, text
+    sent = s.ex.execution.trajectory
+    np.testing.assert_array_equal(sent.positions[:, 1], goal["b"])
+
+
+def test_a_stop_for_a_motion_no_longer_executing_changes_nothing():
+    """A late failure of an old motion's goal (its stop names that motion) leaves the motion that
+    replaced it running."""
+    s = Stand(preempt=True)
+    s.measure()
+    s.ex.submit(motion(duration=3.0), "first")
+    first = s.ex.execution
+    s.ex.submit(motion(duration=3.0), "second")
+    second = s.ex.execution
+    events = len(s.out.events)
+    text = s.ex.stop("the controller rejected the FollowJointTrajectory goal", execution=first)
+    assert s.ex.execution is second and s.ex.state == "executing" and s.out.sent()[events:] == []
+    assert text.startswith("ignored (first no longer executes): the controller rejected")
+    s.ex.stop("FollowJointTrajectory result error_code -1", execution=second)
+    assert s.ex.execution is None and s.ex.state == "holding"
+
+
+# --------------------------------------------------------------------------------------------- the watchdog's input
 def test_an_empty_joint_state_does_not_refresh_the_watchdog():
     s = Stand()
     s.measure()
@@ -461,7 +544,6 @@ def test_an_empty_joint_state_does_not_refresh_the_watchdog():
     assert s.ex.state == "holding"
 
 
-@pytest.mark.xfail(strict=True, reason="a joint state of NaN positions refreshes the watchdog")
 def test_a_nan_joint_state_does_not_refresh_the_watchdog():
     s = Stand()
     s.measure()
@@ -471,3 +553,38 @@ def test_a_nan_joint_state_does_not_refresh_the_watchdog():
         s.ex.measure(NAMES, [float("nan")] * 2)
         s.ex.tick()
     assert s.ex.state == "holding"
+
+
+def test_a_joint_state_of_unknown_joints_does_not_refresh_the_watchdog():
+    """A second driver publishing only joints the robot does not have: they are not kept, and the
+    robot's joints age on."""
+    s = Stand()
+    s.measure()
+    s.ex.submit(motion(duration=2.0), "~/trajectory")
+    for _ in range(5):
+        s.advance(0.1)
+        s.ex.measure(["OTHER_JOINT"], [0.0])
+        s.ex.tick()
+    assert s.ex.state == "holding" and "OTHER_JOINT" not in s.ex.measured
+    assert "/joint_states is 0.300 s old (state_timeout 0.2 s)" in diagnostics(s)[-1][1]
+
+
+def test_each_joint_has_its_own_age_and_a_stale_one_stops_the_motion():
+    """Per-joint ages: a message refreshes the joints it gives finite values for; 'b' no longer
+    measured (or measured NaN) stops the motion after state_timeout, naming it."""
+    s = Stand()
+    s.measure()
+    s.ex.submit(motion(duration=2.0), "~/trajectory")
+    sent = s.ex.execution.trajectory
+    for k in range(1, 3):
+        s.advance(0.1, {"a": followed(sent, 0.1 * k)["a"]})
+        s.ex.measure(NAMES, [followed(sent, 0.1 * k)["a"], float("nan")])
+        s.ex.tick()
+    assert s.ex.state == "executing" and s.ex.joint_age("a") == 0.0 and s.ex.joint_age("b") == pytest.approx(0.2)
+    s.advance(0.05, {"a": followed(sent, 0.25)["a"]})
+    s.ex.tick()
+    assert s.ex.state == "holding"
+    message = diagnostics(s)[-1][1]
+    assert "/joint_states is 0.250 s old for joint 'b' (state_timeout 0.2 s)" in message, message
+    ok, text = s.ex.submit(motion(), "~/trajectory")
+    assert not ok and text.startswith("/joint_states is 0.250 s old for joint 'b' (state_timeout 0.2 s)")

@@ -203,3 +203,37 @@ def test_a_contact_plan_with_unclear_segments_is_refused_unless_allowed(flat_wal
     path.write_text(json.dumps({**doc, "trajectory": {**doc["trajectory"], "unclear_segments": "1"}}))
     with pytest.raises(BridgeError, match=r"field 'trajectory.unclear_segments' must be a list of segment indices"):
         load_plan(path, hrp2, allow_unclear=True)
+
+
+def test_only_a_regular_plan_file_within_the_bound_is_read(tmp_path, bip):
+    """A FIFO with no writer, /dev/zero, a directory and a file over PLAN_MAX_BYTES (sparse: no
+    disk used) are refused at once, in one line, before any reader opens them."""
+    import os
+    import threading
+
+    from humanoid_control.bridge.plan_files import PLAN_MAX_BYTES
+
+    fifo = tmp_path / "plan.fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "BIG.json"
+    with open(big, "wb") as f:
+        f.truncate(PLAN_MAX_BYTES + 1)
+    for path, why in (
+        (fifo, "a FIFO (named pipe), not a regular file"),
+        ("/dev/zero", "a character device, not a regular file"),
+        (tmp_path, "a directory, not a regular file"),
+        (big, f"{PLAN_MAX_BYTES + 1} bytes, more than the {PLAN_MAX_BYTES} bytes of a plan file"),
+    ):
+        result = []
+
+        def read(path=path, result=result):
+            try:
+                load_plan(path, bip)
+            except BridgeError as exc:
+                result.append(str(exc))
+
+        reader = threading.Thread(target=read, daemon=True)  # a blocked read must not hang the test run
+        reader.start()
+        reader.join(10.0)
+        assert result, f"{path}: still reading after 10 s"
+        assert result[0].startswith(str(path)) and why in result[0] and "\n" not in result[0], result[0]
