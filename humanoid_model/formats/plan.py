@@ -37,6 +37,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.exceptions import PlanningError
+from humanoid_model.files import write_text
 from humanoid_model.formats.fields import BOUND
 from humanoid_model.validation import finite_number, finite_rows, finite_vector, short
 
@@ -148,14 +149,10 @@ def plan_document(
 
 
 def write_plan(path, doc: dict, error=PlanningError) -> Path:
-    """Write ``doc`` to ``path`` (JSON, compact rows); returns the path. ``error`` when it cannot
-    be written."""
-    path = Path(path)
-    try:
-        path.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise error(f"{path}: cannot write the plan file: {exc.strerror or exc}") from None
-    return path
+    """Write ``doc`` to ``path`` (JSON, compact rows) atomically (`humanoid_model.files.write_text`:
+    the folder must exist; a failed write, a full disk for instance, leaves the path as it was and
+    no partial file); returns the path. ``error`` when it cannot be written."""
+    return write_text(path, json.dumps(doc, separators=(",", ":")) + "\n", "plan file", error)
 
 
 # ---------------------------------------------------------------------- reader

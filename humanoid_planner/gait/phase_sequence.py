@@ -299,6 +299,7 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
                 root_leg=ph.root_leg,
                 origin_x=ph.origin_x,
                 checks=s.checks,
+                converged=s.success,
             )
         )
         T0 += ph.duration

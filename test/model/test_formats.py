@@ -175,6 +175,7 @@ def _gait_doc():
         root_leg="r",
         origin_x=0.0,
         checks={"energy": 1.5},
+        converged=True,
     )
     samples = traj_format.trajectory_samples([0.0, 0.17], [[0.1, 0.2], [0.3, 0.4]], [[0, 0, 0.8, 0, 0, 0, 1]] * 2)
     return traj_format.gait_document(
@@ -190,6 +191,7 @@ def _gait_doc():
 
 def test_gait_file_round_trip(tmp_path):
     doc = _gait_doc()
+    (tmp_path / "out").mkdir()  # the writer creates no folder (humanoid_model.files.write_text)
     path = traj_format.write_trajectory_file(tmp_path / "out" / "GAIT.json", doc)
     back = json.loads(path.read_text())
     assert back == doc and list(back) == [
