@@ -128,45 +128,70 @@ def _umask() -> int:
     return 0o022
 
 
-def check_output(path, kind: str, error: type[Exception]) -> Path:
-    """``path`` when `write_bytes` could write there: its folder exists and it is not a directory;
-    ``error`` in one line otherwise. Nothing is created or changed."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
+def _output_target(path: Path, kind: str, error: type[Exception], regular: bool) -> Path:
+    """Where an output named ``path`` goes (a symbolic link followed to the file it names), after
+    `check_output`'s checks."""
+    try:
+        info = os.stat(path)  # follows links
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise error(f"{path}: cannot write the {kind}: {exc.strerror or exc}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
         raise error(f"{path}: is a directory: cannot write the {kind} there")
+    if info is not None and regular and not stat.S_ISREG(info.st_mode):
+        raise error(
+            f"{path}: {_describe(info.st_mode)}, not a regular file: not written as the {kind} "
+            "(an output file is replaced whole; give a file name)"
+        )
+    target = path.resolve() if path.is_symlink() else path
+    folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise error(f"{path}: folder {folder} does not exist: cannot write the {kind} (create it first)")
-    return path
+    return target
+
+
+def check_output(path, kind: str, error: type[Exception], regular: bool = True) -> Path:
+    """``path`` when `write_bytes` could write there: its folder exists, and it is a regular file or
+    nothing yet (a link is followed to the file it names); ``error`` in one line otherwise. A
+    device, a FIFO or a socket is refused (``/dev/null`` too): the atomic writer renames a new file
+    over the target, which would replace the device node itself. ``regular`` False (a stream
+    written in place, such as a simulator recording): anything but a directory. Nothing is created
+    or changed."""
+    _output_target(Path(path), kind, error, regular)
+    return Path(path)
 
 
 def clear_output(path, kind: str, error: type[Exception]) -> Path:
-    """`check_output`, then remove the file (or link) at ``path`` if there is one: a command calls it
-    before its computation, so that the path holds a file only once the run wrote its result (an
-    older one is never taken for it after a failure or Ctrl-C). ``error`` when it cannot be removed."""
-    path = check_output(path, kind, error)
+    """`check_output`, then remove the regular file at ``path`` (the file a link names) if there is
+    one: a command calls it before its computation, so that the path holds a file only once the run
+    wrote its result (an older one is never taken for it after a failure or Ctrl-C). ``error`` when
+    it cannot be removed."""
+    target = _output_target(Path(path), kind, error, True)
     try:
-        path.unlink(missing_ok=True)
+        target.unlink(missing_ok=True)
     except OSError as exc:
         raise error(f"{path}: cannot remove the previous {kind}: {exc.strerror or exc}") from None
-    return path
+    return Path(path)
 
 
 def write_bytes(path, data: bytes, kind: str, error: type[Exception]) -> Path:
-    """Write ``data`` to ``path`` atomically and return the path; ``error`` in one line when the
-    folder is missing, ``path`` is a directory, or the write fails (a full disk, no permission):
-    the target is then as it was, and no temporary file is left."""
-    path = check_output(path, kind, error)
-    folder = path.parent if str(path.parent) else Path(".")
+    """Write ``data`` to ``path`` (a regular file or nothing yet: `check_output`) atomically and
+    return the path; ``error`` in one line when the folder is missing, ``path`` is not a regular
+    file, or the write fails (a full disk, no permission): the target is then as it was, and no
+    temporary file is left. A link is followed: the file it names is replaced, the link stays."""
+    path = Path(path)
+    target = _output_target(path, kind, error, True)
+    folder = target.parent if str(target.parent) else Path(".")
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         os.fchmod(fd, 0o666 & ~_umask())  # the mode a plain open() would give, not mkstemp's 0600
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
         tmp = None
     except OSError as exc:
         raise error(f"{path}: cannot write the {kind}: {exc.strerror or exc}") from None

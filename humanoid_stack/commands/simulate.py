@@ -93,7 +93,7 @@ def run(args) -> int:
         )
     if args.solver is not None and not args.solver.strip():
         raise ConfigError(message(source, "--solver", "a solver name", args.solver))
-    check_output(args.output, "recording", ConfigError)  # before the scene loads
+    check_output(args.output, "recording", ConfigError, regular=False)  # a stream: a FIFO or /dev/null will do
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
     robot = args.robot
