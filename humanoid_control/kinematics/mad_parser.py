@@ -63,6 +63,7 @@ MAX_BYTES = 16 * 1024 * 1024  #: [bytes] largest MAD file read (chosen: 10,000 e
 MAX_ELEMENTS = 10_000  #: links and frames of a file, and constraints (chosen: 500 times the thesis's largest file)
 MAX_NUMBER = 1e9  #: largest magnitude of a number (chosen: 1000 km in mm, a billion degrees; its products stay finite)
 MAX_ID_DIGITS = 9  #: digits of an id (chosen: any id below a billion)
+TOKEN_TEXT = 80  #: characters of a token quoted in a message (chosen: one terminal line)
 
 KK_KEYS = ("theta", "r", "alpha", "d", "gamma", "epsil")
 KK_REQUIRED = ("theta", "r", "alpha", "d")
@@ -212,7 +213,8 @@ class _Parser:
 
     # -- token helpers -------------------------------------------------------------------------
     def fail(self, tok: Token, what: str):
-        raise MadError(f"{self.source}:{tok.line}: {what}; found '{tok.text}'")
+        text = tok.text if len(tok.text) <= TOKEN_TEXT else f"{tok.text[:TOKEN_TEXT]}... ({len(tok.text)} characters)"
+        raise MadError(f"{self.source}:{tok.line}: {what}; found '{text}'")
 
     def peek(self, k: int = 0) -> Token:
         if self.pending is not None:
