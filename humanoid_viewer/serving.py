@@ -140,7 +140,8 @@ class OriginGuard:
       uses, and is refused. The port is not compared: an SSH tunnel or port forward changes it,
       and the Origin rule below ties the page to this server.
     - it has exactly one ``Host`` header (two are refused: a proxy and the server could each read
-      another one).
+      another one), and its target is a path, not an absolute URL naming a host of its own
+      (`process_request`).
     - its ``Origin``, when it has one (browsers always send it on a websocket), is the page the
       viewer itself served: scheme, host and port compared, the viewer's scheme (http, as it
       serves: an https page of the same host and port is another origin) with the same host and
@@ -207,6 +208,10 @@ class OriginGuard:
             except (AttributeError, IndexError, TypeError):
                 port = None
             reason = self.refusal(request.headers, port)
+            if reason is None and not self.everything and not str(getattr(request, "path", "/")).startswith("/"):
+                # an absolute request target (http://other/...) names its own host, which HTTP says wins
+                # over Host: the check above would have judged another name than the one asked for
+                reason = "an absolute request target (a proxy's request, naming its own host)"
             if reason is not None:
                 self._log(request.headers, reason)
                 return connection.respond(
