@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from humanoid_model.exceptions import ModelError
+from humanoid_model.files import check_input
 from humanoid_model.urdf_description import read_urdf
 
 __all__ = ["resolve_urdf_paths"]
@@ -47,6 +48,12 @@ def resolve_urdf_paths(urdf_path: Path) -> str:
 
 
 def _resolve_mesh(fname: str, urdf_path: Path) -> Path:
+    """The mesh ``fname`` of ``urdf_path`` as an absolute path to a regular file within the input
+    bound (`humanoid_model.files.check_input`: Pinocchio, coal and trimesh open it by its name)."""
+    return check_input(_mesh_path(fname, urdf_path), f"mesh file of {urdf_path}", ModelError)
+
+
+def _mesh_path(fname: str, urdf_path: Path) -> Path:
     if fname.startswith("package://"):
         pkg, _, rel = fname[len("package://") :].partition("/")
         base = _find_package(pkg, urdf_path)

@@ -76,7 +76,8 @@ def resolve(
        scene file that names it) is given, then ``name_or_path`` itself (relative to the working
        directory). The path is returned resolved.
     2. A text that looks like a path (ends with one of ``suffixes``, any case, or contains a path
-       separator) but names no file: ``error`` "<file_kind> not found: <path>".
+       separator) but names no file: ``error`` "<file_kind> not found: <path>", or "<path>: not a
+       regular file" when something else (a FIFO, a device, a directory) is there.
     3. A shipped name: ``shipped[name]`` (e.g. ``shipped_files(urdf_dir(), ".urdf")``).
     4. Otherwise ``error`` "unknown <what> '<name>': not a shipped <what> (shipped: ...; did you
        mean '...'?) and not an existing <suffix> file".
@@ -99,6 +100,9 @@ def resolve(
     file_kind = file_kind or f"{what} file"
     looks_like_path = text.lower().endswith(tuple(s.lower() for s in suffixes)) or "/" in text or "\\" in text
     if looks_like_path or isinstance(name_or_path, Path):
+        for candidate in candidates:  # there, but a FIFO, a device, a directory: say so, never read it
+            if candidate.exists():
+                raise error(f"{prefix}{candidate}: not a regular file: not read as a {file_kind}")
         looked = " or ".join(str(c) for c in dict.fromkeys(candidates))
         raise error(f"{prefix}{file_kind} not found: {looked}")
     if text in shipped:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from humanoid_model.exceptions import SceneError
+from humanoid_model.files import check_input
 from humanoid_model.scene_geometry import QUAT_NORM_TOL, Pose
 from humanoid_model.scene_types import DEFAULT_FRICTION, DEFAULT_RESTITUTION, Shape
 from humanoid_model.validation import did_you_mean, finite_number, finite_rows, finite_vector, message, short
@@ -236,6 +237,10 @@ class FieldReader:
             fp = (self.path.parent / f).resolve()
             if not fp.is_file():
                 self.fail(f"{where}.file", f, f"mesh file not found ({fp})")
+            try:  # a regular file within the input bound: trimesh and coal open it by its name
+                check_input(fp, "mesh file", SceneError)
+            except SceneError as exc:
+                self.fail(f"{where}.file", f, str(exc))
             scale = self.vector(d, "scale", where, default=(1, 1, 1))
             if np.any(scale <= 0):
                 self.fail(f"{where}.scale", d["scale"], "scale factors must be > 0")

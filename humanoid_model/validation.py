@@ -183,9 +183,13 @@ def finite_number(
     return x
 
 
-def integer(value, source: str, field: str, minimum: int | None = None, error=ConfigError) -> int:
-    """``value`` as an int (booleans and floats refused) >= ``minimum``, or ``error``."""
+def integer(
+    value, source: str, field: str, minimum: int | None = None, error=ConfigError, maximum: int | None = None
+) -> int:
+    """``value`` as an int (booleans and floats refused) within [minimum, maximum], or ``error``."""
     ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
-    if not ok or (minimum is not None and value < minimum):
-        _fail(error, source, field, "an integer" + ("" if minimum is None else f" >= {minimum}"), value)
+    if not ok or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        lo = "" if minimum is None else f" >= {minimum}"
+        hi = "" if maximum is None else f"{' and' if lo else ''} <= {maximum}"
+        _fail(error, source, field, "an integer" + lo + hi, value)
     return int(value)

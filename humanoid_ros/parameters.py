@@ -433,12 +433,18 @@ def main(argv=None) -> int:
     mode.add_argument("--write", metavar="FILE", help="regenerate the parameter tables of FILE in place")
     mode.add_argument("--check", metavar="FILE", help="exit 1 when FILE's parameter tables are out of date")
     args = parser.parse_args(argv)
+    from humanoid_model.files import read_text, write_text
+
     path = Path(args.write or args.check)
-    text = path.read_text()
-    new = update_docs(text)
+    try:
+        text = read_text(path, "docs file", ConfigError)
+        new = update_docs(text)
+        if args.write and new != text:
+            write_text(path, new, "docs file", ConfigError)
+    except ConfigError as exc:
+        print(f"python -m humanoid_ros.parameters: error: {exc}", file=sys.stderr)
+        return 2
     if args.write:
-        if new != text:
-            path.write_text(new)
         state = "updated" if new != text else "up to date"
         print(f"{path}: parameter tables of {', '.join(documented_nodes(text))} {state}")
         return 0

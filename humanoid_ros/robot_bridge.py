@@ -475,7 +475,12 @@ class RobotBridgeNode(Node):
             response.success, response.message = False, "parameter execute_file is empty: set it to a plan file"
             return response
         try:
-            traj, notes = load_plan(path, self.robot, allow_unclear=self.p["allow_unclear_motion"])
+            traj, notes = load_plan(
+                path,
+                self.robot,
+                allow_unclear=self.p["allow_unclear_motion"],
+                allow_unconverged=self.p["allow_unconverged_gait"],
+            )
         except Exception as exc:  # noqa: BLE001 - a bad file is refused, the node stays up
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"{path}: {exc!r}"
             response.success, response.message = False, self.bridge_executor.refuse(text)

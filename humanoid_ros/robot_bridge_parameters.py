@@ -198,6 +198,14 @@ PARAMETERS = ParameterTable(
             "(trajectory.unclear_segments: they may pass through an obstacle or the robot); false: refused",
             dynamic=True,
         ),
+        Parameter(
+            "allow_unconverged_gait",
+            "bool",
+            False,
+            "~/execute_file sends a GAIT.json with a phase its solver did not converge on (phases[i].converged "
+            "false: the rows there are the solver's last iterate, not a solved gait); false: refused",
+            dynamic=True,
+        ),
     ],
 )
 """The robot bridge's parameters (docs/ros.md, "robot_bridge")."""

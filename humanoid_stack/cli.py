@@ -8,6 +8,10 @@ import sys
 
 from humanoid_model.exceptions import HumanoidStackError
 
+#: exit status of a command interrupted by Ctrl-C (SIGINT): 128 + 2, as a shell reports a process SIGINT ended.
+#: The serving commands (view, pilot, up, demo) run until Ctrl-C: it is their normal end, exit 0.
+EXIT_INTERRUPTED = 130
+
 # Subcommand name -> module in humanoid_stack.commands. Order is the order shown in --help.
 COMMANDS = ["info", "view", "demo", "simulate", "plan", "gait", "walk", "dynmodel", "pilot", "mad2urdf", "up"]
 
@@ -58,8 +62,10 @@ def main(argv=None) -> int:
     except HumanoidStackError as exc:
         print(f"humanoid-stack {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # Ctrl-C (SIGINT) before the command finished: no result, as a shell reports it
+        what = getattr(_load(args.command), "INTERRUPTED", "stopped before the end")  # what is left on disk
+        print(f"humanoid-stack {args.command}: interrupted (Ctrl-C): {what}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into `head` & co.
         import os
 

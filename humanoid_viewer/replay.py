@@ -48,7 +48,7 @@ from humanoid_model.formats.configurations import parse_configurations
 from humanoid_model.formats.detect import document_kind, read_format_file
 from humanoid_model.formats.plan import parse_contact_plan
 from humanoid_model.formats.recording import RecordedContact, parse_recording_document, read_contacts, read_soles
-from humanoid_model.formats.trajectory import parse_phases, parse_trajectory
+from humanoid_model.formats.trajectory import parse_phases, parse_trajectory, unconverged_phases
 from humanoid_model.validation import short
 from humanoid_viewer.exceptions import RecordingError, RecordingWarning
 
@@ -279,12 +279,21 @@ def read_recording_document(path, warn=None) -> dict:
     `humanoid_model.formats.recording.read_recording_stream`. Every failure is one
     `RecordingError` naming the file (and the line or field). A recording cut off mid-run (a last
     line cut short, or no end line) gives its complete frames and one message to ``warn`` (a
-    callable taking the text; default: `warnings.warn` with `RecordingWarning`)."""
+    callable taking the text; default: `warnings.warn` with `RecordingWarning`); so does a gait
+    with a phase its solver did not converge on (`humanoid_model.formats.trajectory.unconverged_phases`)."""
     doc, stream = read_format_file(path, "replay file", RecordingError)
     if stream is not None and not stream.complete:
         t_end = f" up to t = {doc['t'][-1]:g} s" if isinstance(doc["t"][-1], (int, float)) else ""
         why = f"line {stream.cut} is cut short" if stream.cut is not None else "no end line"
         _warn(warn, f"{path}: {why} (the run was cut off): replaying the {stream.frames} complete frames{t_end}")
+    bad = unconverged_phases(doc, str(path), RecordingError) if stream is None else []
+    if bad:
+        names = ", ".join(name for _, name in bad)
+        _warn(
+            warn,
+            f"{path}: the gait solver did not converge on {names}: replaying its last iterate there, not a solved "
+            "gait (the robot bridge refuses this file unless allow_unconverged_gait)",
+        )
     return doc
 
 

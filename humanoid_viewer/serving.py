@@ -33,6 +33,7 @@ LOGGED_REFUSALS = 20  # distinct refused (Origin, Host) pairs logged; chosen: a 
 #                       every second must not flood the terminal, a handful of culprits still show
 ORIGIN_TEXT = 60  # [characters] longest Origin / Host quoted in a log line (chosen: one line)
 DEFAULT_PORTS = {"http": 80, "https": 443}
+SERVED_SCHEME = "http"  # viser serves without TLS: the viewer's own page is an http:// origin
 
 
 def check_bindable(host: str, port: int) -> None:
@@ -138,9 +139,14 @@ class OriginGuard:
       or the host of an allowed origin. A domain name of someone else's is what DNS rebinding
       uses, and is refused. The port is not compared: an SSH tunnel or port forward changes it,
       and the Origin rule below ties the page to this server.
+    - it has exactly one ``Host`` header (two are refused: a proxy and the server could each read
+      another one), and its target is a path, not an absolute URL naming a host of its own
+      (`process_request`).
     - its ``Origin``, when it has one (browsers always send it on a websocket), is the page the
-      viewer itself served: the same host and port as ``Host``, or a loopback address with the
-      port the viewer serves on, or one of the allowed origins. Clients without a browser send
+      viewer itself served: scheme, host and port compared, the viewer's scheme (http, as it
+      serves: an https page of the same host and port is another origin) with the same host and
+      port as ``Host``, or a loopback address with the port the viewer serves on; or one of the
+      allowed origins (a TLS proxy's https origin is allowed so). Clients without a browser send
       no ``Origin``.
 
     ``allow`` lists further origins (`normalize_origin`); ``*`` turns both checks off.
@@ -188,7 +194,7 @@ class OriginGuard:
             scheme, origin_host, origin_port = split
             same = origin_host == host and origin_port == (host_port or DEFAULT_PORTS[scheme])
             loopback = (origin_host == "localhost" or _is_loopback(origin_host)) and origin_port == served_port
-            if same or loopback:
+            if scheme == SERVED_SCHEME and (same or loopback):
                 return None
         return "the Origin is not the viewer's own page (another site's page?)"
 
@@ -202,6 +208,10 @@ class OriginGuard:
             except (AttributeError, IndexError, TypeError):
                 port = None
             reason = self.refusal(request.headers, port)
+            if reason is None and not self.everything and not str(getattr(request, "path", "/")).startswith("/"):
+                # an absolute request target (http://other/...) names its own host, which HTTP says wins
+                # over Host: the check above would have judged another name than the one asked for
+                reason = "an absolute request target (a proxy's request, naming its own host)"
             if reason is not None:
                 self._log(request.headers, reason)
                 return connection.respond(

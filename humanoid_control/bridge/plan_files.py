@@ -7,7 +7,12 @@ this module adds the bridge's stricter rules, checked on what the reader returns
   ``joint_names`` and ``trajectory: {t, joint_positions, base_pose}`` (docs/gait.md); or ``phases:
   [{t, q, joint_names?, base?}]`` with rows of the joints only and the same joint names in every
   phase (phases whose times restart are shifted to follow the previous one by the reader; a
-  phase's first sample that repeats the previous phase's last is dropped here).
+  phase's first sample that repeats the previous phase's last is dropped here). A gait whose
+  solver did not converge on a phase (``phases[i].converged`` false, or ``checks.success`` in a
+  file without it: `humanoid_model.formats.trajectory.unconverged_phases`) is refused, naming the
+  phases: its rows there are the solver's last iterate (a solve stopped by its iteration limit or
+  by Ctrl-C), not a motion that meets the gait's constraints; ``allow_unconverged`` (the robot
+  bridge's ``allow_unconverged_gait``) sends it anyway, with a note.
 * **Simulator recordings** (``humanoid-stack simulate --output``, `humanoid_model.formats.recording`):
   the JSON Lines stream (format /2, docs/recording.md: header with ``joints.names``, one frame per
   line with ``t`` and ``joints.positions``) or a format /1 document (``t``, ``joints: {names,
@@ -49,7 +54,7 @@ from humanoid_model.formats.detect import document_kind, read_format_file
 from humanoid_model.formats.plan import FORMAT as PLAN_FORMAT
 from humanoid_model.formats.plan import parse_contact_plan
 from humanoid_model.formats.recording import parse_recording_document
-from humanoid_model.formats.trajectory import parse_phases, parse_trajectory
+from humanoid_model.formats.trajectory import parse_phases, parse_trajectory, unconverged_phases
 from humanoid_model.validation import short
 
 __all__ = ["load_plan", "PLAN_MAX_BYTES"]
@@ -141,11 +146,32 @@ def _contact_plan(doc, src, allow_unclear: bool, notes: list[str]):
     return plan.joint_names, plan.trajectory_t, plan.trajectory_q[:, 7:], True
 
 
-def load_plan(path, robot, allow_unclear: bool = False) -> tuple[Trajectory, list[str]]:
+def _convergence(doc, src, allow_unconverged: bool, notes: list[str]) -> None:
+    """`BridgeError` when a phase of the gait ``doc`` did not converge, unless ``allow_unconverged``
+    (then a note names the phases)."""
+    bad = unconverged_phases(doc, src, BridgeError)
+    if not bad:
+        return
+    names = ", ".join(f"{name} (phases[{i}])" for i, name in bad)
+    if not allow_unconverged:
+        raise _err(
+            src,
+            f"phases[{bad[0][0]}].converged",
+            f"is false: the gait solver did not converge on {names}: the rows there are its last iterate, not "
+            "a solved gait; solve it again, or send it anyway with the robot bridge's parameter "
+            "allow_unconverged_gait (load_plan's allow_unconverged)",
+        )
+    notes.append(f"{src}: the gait solver did not converge on {names} (sent: allow_unconverged_gait)")
+
+
+def load_plan(
+    path, robot, allow_unclear: bool = False, allow_unconverged: bool = False
+) -> tuple[Trajectory, list[str]]:
     """(the joint trajectory of the plan file ``path``, notes) for ``robot`` (a
     `humanoid_model.robot.Robot`; its joint names are checked later, by `validate`). Every failure
     to read is a `BridgeError` naming the file and the field. ``allow_unclear``: send a PLAN.json
-    whose motion has segments without collision rows (module docstring) instead of refusing it."""
+    whose motion has segments without collision rows (module docstring) instead of refusing it;
+    ``allow_unconverged``: send a GAIT.json with a phase its solver did not converge on."""
     path = Path(path)
     src = str(path)
     notes: list[str] = []
@@ -169,8 +195,10 @@ def load_plan(path, robot, allow_unclear: bool = False) -> tuple[Trajectory, lis
         elif isinstance(fmt, str) and "plan" in fmt.lower():
             raise _err(src, "format", f"{fmt!r}: not a plan format the bridge reads (PLAN.json is {PLAN_FORMAT!r})")
         elif layout == "trajectory":
+            _convergence(doc, src, allow_unconverged, notes)
             (names, t, P, floating), kind = _gait_trajectory(doc, src), "GAIT.json"
         elif layout == "phases":
+            _convergence(doc, src, allow_unconverged, notes)
             (names, t, P, floating), kind = _gait_phases(doc, src), "GAIT.json phases"
         elif layout == "configurations":
             (names, t, P, floating), kind = _configurations(doc, robot, src), "configurations"

@@ -29,6 +29,7 @@ Passive joints are ordinary joints (a MAD file does not say which joints are act
 
 from __future__ import annotations
 
+import heapq
 import math
 from pathlib import Path
 
@@ -36,6 +37,7 @@ import numpy as np
 
 from humanoid_control.exceptions import MadError
 from humanoid_control.kinematics.mad_parser import Link, MadFile, MadRobot, read_mad
+from humanoid_model.files import write_text
 
 __all__ = [
     "kk_transform",
@@ -50,6 +52,7 @@ __all__ = [
 ]
 
 SIDECAR_SUFFIX = ".kin.yaml"
+MAX_LENGTH_UNIT = 1000.0  #: [m] largest length unit (chosen: a file in km; with the parser's MAX_NUMBER, 1e12 m)
 DIGITS = 12  #: decimals written for metres and radians (deterministic text, 1e-12 m)
 #: sensor ``type`` -> source name in the sidecar (the pilot's input names; others: ``sensor<N>``)
 SOURCE_OF_TYPE = {"spaceball": "mouse", "panel": "panel"}
@@ -135,7 +138,10 @@ def matrix_to_rpy(R) -> tuple[float, float, float]:
 
 # -- text ------------------------------------------------------------------------------------------
 def _num(x: float) -> str:
-    """A number with at most DIGITS decimals, no trailing zeros, no '-0'."""
+    """A number with at most DIGITS decimals, no trailing zeros, no '-0'; `MadError` for a
+    non-finite one (the parser's bounds keep every value finite: never written as 'inf' or 'nan')."""
+    if not math.isfinite(x):
+        raise MadError(f"a converted value is not finite ({x}): not written")
     text = f"{round(float(x), DIGITS):.{DIGITS}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
@@ -175,6 +181,29 @@ def _origin(T: np.ndarray, unit: float) -> str:
     return f'<origin xyz="{_vec(T[:3, 3] * unit)}" rpy="{_vec(matrix_to_rpy(T[:3, :3]))}"/>'
 
 
+def _parents_first(robot: MadRobot, src: str) -> list:
+    """The links and frames in file order, except that an element waits for its pred (a pred may
+    be declared later in the file): at each step the earliest declared element whose pred is
+    placed. A heap of the ready elements keeps it n log n."""
+    declared = sorted([*robot.links.values(), *robot.frames.values()], key=lambda el: el.line)  # stable
+    children: dict[int, list] = {}
+    for rank, el in enumerate(declared):
+        children.setdefault(el.pred, []).append((rank, el))
+    ready = list(children.get(0, []))
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, el = heapq.heappop(ready)
+        order.append(el)
+        for item in children.get(el.id, []):
+            heapq.heappush(ready, item)
+    if len(order) != len(robot.links) + len(robot.frames):  # cannot happen: the parser checked the chains
+        placed = {el.id for el in order}
+        el = next(e for e in [*robot.links.values(), *robot.frames.values()] if e.id not in placed)
+        raise MadError(f"{src}:{el.pred_line}: unreachable pred; found '{el.pred}'")
+    return order
+
+
 def _robot_urdf(
     robot: MadRobot, mad: MadFile, unit: float, prefix: str, sidecar: dict, out: list[str], parent: str | None
 ):
@@ -198,18 +227,7 @@ def _robot_urdf(
         ]
     else:
         out.append(f'  <link name="{names[0]}"/>')
-    # parents before children (a pred may be declared later in the file)
-    order, done = [], {0}
-    pending = [*robot.links.values(), *robot.frames.values()]
-    pending.sort(key=lambda el: el.line)
-    while pending:  # file order, except that an element waits for its pred
-        el = next((e for e in pending if e.pred in done), None)
-        if el is None:  # cannot happen: the parser checked the chains
-            raise MadError(f"{src}:{pending[0].pred_line}: unreachable pred; found '{pending[0].pred}'")
-        order.append(el)
-        done.add(el.id)
-        pending.remove(el)
-    for el in order:
+    for el in _parents_first(robot, src):
         if isinstance(el, Link):
             F, q0_file = kk_joint_origin(el.params, el.type)
             revolute = el.type == 2
@@ -278,8 +296,11 @@ def _robot_urdf(
 
 def convert_mad(mad: MadFile, urdf_name: str, length_unit: float = 0.001) -> tuple[str, dict]:
     """(URDF text, sidecar dict) of a parsed MAD file; ``urdf_name`` is the sidecar's ``urdf``."""
-    if not (math.isfinite(length_unit) and length_unit > 0):
-        raise MadError(f"{mad.source}: length_unit must be a positive number; value {length_unit!r}")
+    if not (math.isfinite(length_unit) and 0 < length_unit <= MAX_LENGTH_UNIT):
+        raise MadError(
+            f"{mad.source}: length_unit must be a number > 0 and <= {MAX_LENGTH_UNIT:g} [m per file unit]; "
+            f"value {length_unit!r}"
+        )
     sidecar = {
         "urdf": urdf_name,
         "floating": False,
@@ -335,15 +356,18 @@ def sidecar_text(sidecar: dict, source_name: str) -> str:
 
 def write_converted(mad_path, out_dir, length_unit: float = 0.001) -> tuple[Path, Path]:
     """Convert a MAD file and write ``<out_dir>/<stem>.urdf`` and ``<out_dir>/<stem>.kin.yaml``
-    (folders created); returns the two paths."""
+    (the folder ``out_dir`` created if missing, in an existing folder: it is the command's output
+    folder, and no other folder is made on the user's behalf); each file is written
+    atomically (`humanoid_model.files.write_text`: a failed write leaves no partial file). Returns
+    the two paths."""
     urdf_text, sidecar = convert(mad_path, length_unit)
     out = Path(out_dir)
     stem = _stem(mad_path)
     urdf_path, side_path = out / f"{stem}.urdf", out / f"{stem}{SIDECAR_SUFFIX}"
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        urdf_path.write_text(urdf_text)
-        side_path.write_text(sidecar_text(sidecar, Path(mad_path).name))
+        out.mkdir(exist_ok=True)
     except OSError as exc:
-        raise MadError(f"{out}: cannot write the converted files ({exc.strerror or exc})") from None
+        raise MadError(f"{out}: cannot create the output folder ({exc.strerror or exc})") from None
+    write_text(urdf_path, urdf_text, "URDF", MadError)
+    write_text(side_path, sidecar_text(sidecar, Path(mad_path).name), "kinematic sidecar", MadError)
     return urdf_path, side_path

@@ -25,6 +25,12 @@ complete example files (Fig. 4-9, Appendix B), as implemented (see `docs/kinemat
 Comments are C++ ones (`//`, `/* */`). Glued tokens such as ``theta180.0`` or ``alpha-90.0`` (as in
 the thesis's listings of Appendix B) are split into the keyword and the number where a block
 expects a keyword (so a robot may still be called ``link2``).
+
+Bounds (chosen; the thesis's four files have at most 21 links and frames and are under 10 kB): a
+file of at most `MAX_BYTES`, at most `MAX_ELEMENTS` links and frames and as many constraints in
+it, numbers finite and within ±`MAX_NUMBER`, ids of at most `MAX_ID_DIGITS` digits. Reading is
+linear in the file's size: the tokens are read once, and the pred chains are checked once each
+(a chain is walked until an element already known to reach the base).
 """
 
 from __future__ import annotations
@@ -36,7 +42,28 @@ from pathlib import Path
 from humanoid_control.exceptions import MadError
 from humanoid_model.files import read_bytes
 
-__all__ = ["Token", "Sensor", "Base", "Link", "Frame", "MadConstraint", "MadRobot", "MadFile", "parse_mad", "read_mad"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_ELEMENTS",
+    "MAX_ID_DIGITS",
+    "MAX_NUMBER",
+    "Token",
+    "Sensor",
+    "Base",
+    "Link",
+    "Frame",
+    "MadConstraint",
+    "MadRobot",
+    "MadFile",
+    "parse_mad",
+    "read_mad",
+]
+
+MAX_BYTES = 16 * 1024 * 1024  #: [bytes] largest MAD file read (chosen: 10,000 elements of ~200 bytes each, 8x over)
+MAX_ELEMENTS = 10_000  #: links and frames of a file, and constraints (chosen: 500 times the thesis's largest file)
+MAX_NUMBER = 1e9  #: largest magnitude of a number (chosen: 1000 km in mm, a billion degrees; its products stay finite)
+MAX_ID_DIGITS = 9  #: digits of an id (chosen: any id below a billion)
+TOKEN_TEXT = 80  #: characters of a token quoted in a message (chosen: one terminal line)
 
 KK_KEYS = ("theta", "r", "alpha", "d", "gamma", "epsil")
 KK_REQUIRED = ("theta", "r", "alpha", "d")
@@ -180,17 +207,29 @@ class _Parser:
         self.source = source
         self.toks = tokenize(text, source)
         self.i = 0
+        self.pending: Token | None = None  # the number split off a glued token, read next
+        self.last = self.before_last = self.toks[0]  # the last two tokens read (error messages)
+        self.elements = self.constraints = 0  # counted against MAX_ELEMENTS
 
     # -- token helpers -------------------------------------------------------------------------
     def fail(self, tok: Token, what: str):
-        raise MadError(f"{self.source}:{tok.line}: {what}; found '{tok.text}'")
+        text = tok.text if len(tok.text) <= TOKEN_TEXT else f"{tok.text[:TOKEN_TEXT]}... ({len(tok.text)} characters)"
+        raise MadError(f"{self.source}:{tok.line}: {what}; found '{text}'")
 
     def peek(self, k: int = 0) -> Token:
+        if self.pending is not None:
+            if k == 0:
+                return self.pending
+            k -= 1
         return self.toks[min(self.i + k, len(self.toks) - 1)]
 
     def next(self) -> Token:
         tok = self.peek()
-        self.i += 1
+        if self.pending is not None:
+            self.pending = None
+        else:
+            self.i += 1
+        self.before_last, self.last = self.last, tok
         return tok
 
     def expect(self, text: str, context: str) -> Token:
@@ -203,12 +242,17 @@ class _Parser:
         tok = self.next()
         if tok.kind != "num":
             self.fail(tok, f"expected a number {context}")
-        return float(tok.text)
+        value = float(tok.text)  # a number of thousands of digits is inf here
+        if not abs(value) <= MAX_NUMBER:
+            self.fail(tok, f"expected a finite number of magnitude at most {MAX_NUMBER:g} {context}")
+        return value
 
     def integer(self, context: str) -> int:
         tok = self.next()
         if tok.kind != "num" or not re.fullmatch(r"[-+]?\d+", tok.text):
             self.fail(tok, f"expected an integer {context}")
+        if len(tok.text.lstrip("+-")) > MAX_ID_DIGITS:
+            self.fail(tok, f"expected an integer of at most {MAX_ID_DIGITS} digits {context}")
         return int(tok.text)
 
     def name(self, context: str) -> str:
@@ -251,8 +295,8 @@ class _Parser:
                 return
             glued = _GLUED.match(tok.text) if tok.kind == "word" and tok.text not in allowed else None
             if glued and glued.group(1) in allowed:  # `theta180.0` (macdac.mad, Appendix B): keyword, then its number
-                tok = Token(glued.group(1), tok.line, "word")
-                self.toks[self.i - 1 : self.i] = [tok, Token(glued.group(2), tok.line, "num")]
+                tok = self.last = Token(glued.group(1), tok.line, "word")
+                self.pending = Token(glued.group(2), tok.line, "num")
             if tok.kind != "word" or tok.text not in allowed:
                 from humanoid_model.validation import did_you_mean
 
@@ -304,7 +348,7 @@ class _Parser:
     def sensor(self, kw: Token) -> Sensor:
         s = Sensor(self.integer("after 'sensor'"), kw.line)
         if s.id < 0:
-            self.fail(self.toks[self.i - 1], "a sensor id must be >= 0")
+            self.fail(self.last, "a sensor id must be >= 0")
         for k in self.block_keys(f"sensor {s.id}", ("port", "type", "translation", "rotation")):
             if k.text == "port":
                 s.port = self.string("after 'port'")
@@ -331,14 +375,17 @@ class _Parser:
                     self.fail(tok, "'base' given twice")
                 r.base = self.base(tok)
             elif t == "link":
+                self.count(tok, "links and frames")
                 link = self.link(tok)
                 self.check_id(r, link.id, tok)
                 r.links[link.id] = link
             elif t == "frame":
+                self.count(tok, "links and frames")
                 fr = self.frame(tok)
                 self.check_id(r, fr.id, tok)
                 r.frames[fr.id] = fr
             elif t in ("constraint", "balljoint", "rotule"):
+                self.count(tok, "constraints")
                 r.constraints.append(self.constraint(tok))
             else:
                 from humanoid_model.validation import did_you_mean
@@ -351,6 +398,14 @@ class _Parser:
         if r.base is None:
             raise MadError(f"{self.source}:{r.line}: robot '{r.name}' has no 'base' block; found 'robot {r.name}'")
         return r
+
+    def count(self, kw: Token, what: str):
+        """One more link or frame (``what`` "links and frames") or constraint: `MadError` past
+        `MAX_ELEMENTS` of them in the file."""
+        attr = "elements" if what == "links and frames" else "constraints"
+        setattr(self, attr, getattr(self, attr) + 1)
+        if getattr(self, attr) > MAX_ELEMENTS:
+            self.fail(kw, f"more than {MAX_ELEMENTS} {what} in the file (the bound a MAD file may declare)")
 
     def check_id(self, r: MadRobot, id_: int, kw: Token):
         if id_ <= 0:
@@ -384,7 +439,7 @@ class _Parser:
                     params[p.text] = self.number(f"after '{p.text}'")
                 missing = [p for p in KK_REQUIRED if p not in params]
                 if missing:
-                    self.fail(self.toks[self.i - 1], f"{owner} parameters: missing {', '.join(missing)}")
+                    self.fail(self.last, f"{owner} parameters: missing {', '.join(missing)}")
             elif k.text == "type":
                 t = self.next()
                 if t.kind != "num" or t.text not in ("1", "2"):
@@ -398,14 +453,14 @@ class _Parser:
                     self.fail(k, f"{owner}: give 'range' or 'limits', not both")
                 pair = self.vec(2, f"after '{k.text}'")
                 if pair[0] > pair[1]:
-                    self.fail(self.toks[self.i - 2], f"{owner}: {k.text} lower {pair[0]:g} > upper {pair[1]:g}")
+                    self.fail(self.before_last, f"{owner}: {k.text} lower {pair[0]:g} > upper {pair[1]:g}")
                 if k.text == "range":
                     rng = pair
                 else:
                     lim = pair
             else:
                 files = self.files("after 'filename'")
-        end = self.toks[self.i - 1]
+        end = self.last
         for key, value in (("parameters", params), ("type", typ), ("pred", pred)):
             if value is None:
                 self.fail(end, f"{owner} (line {kw.line}): missing '{key}'")
@@ -423,7 +478,7 @@ class _Parser:
                 got["files"] = self.files("after 'filename'")
             else:
                 got[k.text] = self.vec(3, f"after '{k.text}'")
-        end = self.toks[self.i - 1]
+        end = self.last
         for key in ("pos", "ori", "pred"):
             if key not in got:
                 self.fail(end, f"{owner} (line {kw.line}): missing '{key}'")
@@ -446,22 +501,20 @@ class _Parser:
                     ids.append(self.integer("in the sensor list"))
                 self.next()
                 if not ids:
-                    self.fail(self.toks[self.i - 1], "empty sensor list")
+                    self.fail(self.last, "empty sensor list")
                 elems.append(("sensor", tuple(ids), tok.line))
             else:
                 self.fail(tok, f"expected 'link N', 'frame N', 'sensor ( ... )' or '}}' in {kw.text}")
         if len(elems) != 2:
-            self.fail(self.toks[self.i - 1], f"{kw.text} (line {kw.line}) needs exactly 2 elements, got {len(elems)}")
+            self.fail(self.last, f"{kw.text} (line {kw.line}) needs exactly 2 elements, got {len(elems)}")
         kinds = [e[0] for e in elems]
         if kinds.count("sensor") == 2:
             self.fail(
-                self.toks[self.i - 1],
+                self.last,
                 f"{kw.text} (line {kw.line}): two sensor lists (give one element and one sensor list)",
             )
         if kind == "balljoint" and "sensor" in kinds:
-            self.fail(
-                self.toks[self.i - 1], f"{kw.text} (line {kw.line}): a ball joint joins two elements, not a sensor"
-            )
+            self.fail(self.last, f"{kw.text} (line {kw.line}): a ball joint joins two elements, not a sensor")
         return MadConstraint(kind, kw.line, elems)
 
     # -- references ----------------------------------------------------------------------------
@@ -474,15 +527,19 @@ class _Parser:
                     f"{src}:{el.pred_line}: {what} {el.id}: pred {el.pred} is not a link or frame of robot "
                     f"'{r.name}' (0 is the base); found '{el.pred}'"
                 )
+        reaches_base: set[int] = {0}  # ids whose pred chain is known to reach the base
         for el in [*r.links.values(), *r.frames.values()]:  # every chain must reach the base
-            seen, cur = [], el
-            while cur is not None and cur.pred != 0:
-                if cur.id in seen:
+            seen, on_path, cur = [], set(), el
+            while cur.id not in reaches_base and cur.pred not in reaches_base:
+                if cur.id in on_path:
                     what = "link" if isinstance(el, Link) else "frame"
                     chain = " -> ".join(str(i) for i in [*seen, cur.id])
                     raise MadError(f"{src}:{el.pred_line}: {what} {el.id}: pred cycle {chain}; found '{el.pred}'")
                 seen.append(cur.id)
+                on_path.add(cur.id)
                 cur = r.element(cur.pred)
+            reaches_base.update(seen)
+            reaches_base.add(cur.id)
         for c in r.constraints:
             for kind, ref, line in c.elems:
                 if kind == "sensor":
@@ -514,5 +571,5 @@ def parse_mad(text: str, source: str = "<string>") -> MadFile:
 def read_mad(path) -> MadFile:
     """Parse a MAD file; a missing or unreadable file is a `MadError` too."""
     p = Path(path)
-    text = read_bytes(p, "MAD file", MadError).decode("utf-8", errors="replace")
+    text = read_bytes(p, "MAD file", MadError, limit=MAX_BYTES).decode("utf-8", errors="replace")
     return parse_mad(text, str(p))

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from humanoid_model.exceptions import ConfigError
+from humanoid_model.files import write_text
 from humanoid_model.formats import fields
 
 __all__ = [
@@ -38,11 +40,10 @@ def configurations_document(t, q, joint_names=None) -> dict:
     return doc
 
 
-def write_configurations(path, t, q, joint_names=None) -> Path:
-    """Write `configurations_document` as JSON to ``path``; returns the path."""
-    path = Path(path)
-    path.write_text(json.dumps(configurations_document(t, q, joint_names)))
-    return path
+def write_configurations(path, t, q, joint_names=None, error=ConfigError) -> Path:
+    """Write `configurations_document` as JSON to ``path`` atomically
+    (`humanoid_model.files.write_text`); returns the path, ``error`` when it cannot be written."""
+    return write_text(path, json.dumps(configurations_document(t, q, joint_names)), "configurations file", error)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from humanoid_model.formats.configurations import is_configurations_document
 from humanoid_model.formats.plan import is_contact_plan
 from humanoid_model.formats.recording import (
     RecordingStream,
+    check_recording_version,
     is_recording_document,
     read_recording_stream,
     recording_stream_header,
@@ -50,6 +51,7 @@ def read_format_file(
     ("replay file", "plan file"); every failure to read raises ``error`` in one line."""
     header = recording_stream_header(path)
     if header is None:
+        check_recording_version(path, error)
         return read_document(path, kind, error, "JSON"), None
     stream = read_recording_stream(path, error, header, keys)
     return stream.doc, stream

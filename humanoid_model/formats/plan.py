@@ -150,8 +150,8 @@ def plan_document(
 
 def write_plan(path, doc: dict, error=PlanningError) -> Path:
     """Write ``doc`` to ``path`` (JSON, compact rows) atomically (`humanoid_model.files.write_text`:
-    the old file or the whole new one, never a truncated one); returns the path. ``error`` when it
-    cannot be written."""
+    the folder must exist; a failed write, a full disk for instance, leaves the path as it was and
+    no partial file); returns the path. ``error`` when it cannot be written."""
     return write_text(path, json.dumps(doc, separators=(",", ":")) + "\n", "plan file", error)
 
 

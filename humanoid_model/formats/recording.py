@@ -44,6 +44,8 @@ __all__ = [
     "RecordedContact",
     "RecordingDocument",
     "recording_stream_header",
+    "check_recording_version",
+    "DOCUMENT_FORMAT",
     "read_recording_stream",
     "parse_recording_document",
     "read_contacts",
@@ -51,7 +53,9 @@ __all__ = [
     "is_recording_document",
 ]
 
-FORMAT = "humanoid_stack.sim_recording/2"  # /1: one JSON document, kept in memory until the end
+FAMILY = "humanoid_stack.sim_recording/"  # the name of every version of the format, before its number
+FORMAT = FAMILY + "2"  # the JSON Lines stream written here
+DOCUMENT_FORMAT = FAMILY + "1"  # the older one JSON document, kept in memory until the end (still read)
 # [s wall clock] (chosen) longest time a frame waits in the write buffer: a killed run loses at most
 # the frames of this last second
 FLUSH_PERIOD = 1.0
@@ -70,16 +74,21 @@ def _rounded(v):
 
 
 class RecordingWriter:
-    """Writes the JSON Lines recording ``path`` line by line (parents created): the header, the
-    frames (positions and velocities rounded to 1e-9, quaternions and times to 1e-12, torques to
-    1e-6), the end line. The write buffer is flushed at least every `FLUSH_PERIOD` seconds of wall
-    time, so a run cut off leaves a file that reads up to its last complete line. A failure to
-    write (or a non-finite value) raises ``error`` naming the field 'output'."""
+    """Writes the JSON Lines recording ``path`` line by line: the header, the frames (positions and
+    velocities rounded to 1e-9, quaternions and times to 1e-12, torques to 1e-6), the end line.
+    The folder must exist (none is created on the user's behalf, as `humanoid_model.files`). The
+    write buffer is flushed at least every `FLUSH_PERIOD` seconds of wall time, so a run cut off
+    leaves a file that reads up to its last complete line; a stream is not written atomically, so
+    a reader tells a cut-off run by its missing end line (or a last line cut short), never by the
+    file's presence. A failure to write (or a non-finite value) raises ``error`` naming the field
+    'output'."""
 
     def __init__(self, path, error=ConfigError):
         self.path, self._error_class = Path(path), error
+        folder = self.path.parent if str(self.path.parent) else Path(".")
+        if not folder.is_dir():
+            raise self._error(f"folder {str(folder)!r} does not exist (create it first)")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
         except OSError as exc:
             raise self._error(exc) from None
@@ -197,9 +206,9 @@ class _NotRead(Exception):
     """A file `recording_stream_header` could not open as a regular file (the document reader reports why)."""
 
 
-def recording_stream_header(path) -> dict | None:
-    """The header of the JSON Lines recording ``path`` (its first line), or None when ``path`` is
-    not one (or cannot be read: the JSON document reader reports that)."""
+def _first_line_object(path) -> dict | None:
+    """The first line of ``path`` decoded as a JSON object, or None (not one, or unreadable: the
+    JSON document reader reports that)."""
     try:
         with open_input(path, "recording", _NotRead, limit=None) as f:
             first = f.readline(HEADER_LIMIT)
@@ -209,7 +218,29 @@ def recording_stream_header(path) -> dict | None:
         header = json.loads(first.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    return header if isinstance(header, dict) and header.get("format") == FORMAT else None
+    return header if isinstance(header, dict) else None
+
+
+def recording_stream_header(path) -> dict | None:
+    """The header of the JSON Lines recording ``path`` (its first line), or None when ``path`` is
+    not one (or cannot be read: the JSON document reader reports that)."""
+    header = _first_line_object(path)
+    return header if header is not None and header.get("format") == FORMAT else None
+
+
+def check_recording_version(path, error) -> None:
+    """``error`` when the first line of ``path`` names a simulator recording format of another
+    version than the ones read here (`FORMAT`, the stream; `DOCUMENT_FORMAT`, the /1 document):
+    the message names it and the known ones, instead of the JSON reader's "not valid JSON" on a
+    stream of lines."""
+    header = _first_line_object(path)
+    fmt = header.get("format") if header is not None else None
+    if isinstance(fmt, str) and fmt.startswith(FAMILY) and fmt not in (FORMAT, DOCUMENT_FORMAT):
+        raise error(
+            f"{path}: line 1: field 'format': recording format {short(fmt)} is not one this version reads "
+            f"(it reads {FORMAT!r}, JSON Lines, and {DOCUMENT_FORMAT!r}, one JSON document): "
+            "a recording of another version of humanoid-stack"
+        )
 
 
 def read_recording_stream(

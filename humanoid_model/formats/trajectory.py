@@ -5,14 +5,15 @@ their reader.
 Both hold ``robot``, ``joint_names`` (the URDF's actuated joints) and the concatenated samples
 ``trajectory: {t, joint_positions, base_pose, base_pose_format}`` (absolute times [s], joint
 angles [rad], base poses ``[x, y, z, qx, qy, qz, qw]`` in the world, z up). GAIT.json adds
-``params``, ``method``, ``phases`` (per phase its solution in the gait model's coordinates,
-`gait_phase`) and ``total_energy``; WALK.json adds ``walking`` (the pattern: parameters,
+``params``, ``method``, ``phases`` (per phase its solution in the gait model's coordinates and
+whether the solver converged, `gait_phase`) and ``total_energy``; WALK.json adds ``walking`` (the pattern: parameters,
 footsteps, CoM, ZMP, feet, support). A file without ``trajectory`` may give ``phases: [{t, q,
 joint_names?, base?}]`` of joint rows instead (`parse_phases`).
 
     doc = gait_document(robot="bip", ..., trajectory=trajectory_samples(t, positions, base_poses))
     write_trajectory_file("GAIT.json", doc)
     samples = parse_trajectory(doc, "GAIT.json", BridgeError)   # joint_names, t, joint_positions, base_pose
+    unconverged_phases(doc, "GAIT.json", BridgeError)           # [(index, name)] of the phases not solved
 
 Every malformed field raises the caller's error class naming the file and the field (the wording
 of `humanoid_model.formats.fields`).
@@ -26,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from humanoid_model.exceptions import ConfigError
+from humanoid_model.files import write_text
 from humanoid_model.formats import fields
 from humanoid_model.validation import short
 
@@ -43,6 +46,7 @@ __all__ = [
     "is_phases_document",
     "parse_trajectory",
     "parse_phases",
+    "unconverged_phases",
 ]
 
 BASE_POSE_FORMAT = "x y z qx qy qz qw (world, z up)"
@@ -84,16 +88,20 @@ def gait_phase(
     root_leg,
     origin_x,
     checks: dict,
+    converged: bool,
 ) -> dict:
     """One ``phases[]`` entry of GAIT.json (docs/gait.md): the phase's ``name``, ``kind`` (ds / ss),
-    ``method``, ``duration`` [s], ``t_start`` [s] in the walk, its local times ``t`` [s], the gait
-    model's ``coordinates`` with their values ``q`` and velocities ``qd``, the torques ``tau`` of
-    ``tau_names`` [N m], the ``contact_forces`` (name -> rows) [N], ``energy`` [J],
-    ``closure_residual_max`` [m], ``root_leg``, ``origin_x`` [m] and the a-posteriori ``checks``."""
+    ``method``, whether its solver ``converged`` (false: the rows are the solver's last iterate,
+    not a solution; readers that execute a gait refuse it, `unconverged_phases`), ``duration``
+    [s], ``t_start`` [s] in the walk, its local times ``t`` [s], the gait model's ``coordinates``
+    with their values ``q`` and velocities ``qd``, the torques ``tau`` of ``tau_names`` [N m], the
+    ``contact_forces`` (name -> rows) [N], ``energy`` [J], ``closure_residual_max`` [m],
+    ``root_leg``, ``origin_x`` [m] and the a-posteriori ``checks``."""
     return {
         "name": name,
         "kind": kind,
         "method": method,
+        "converged": bool(converged),
         "duration": duration,
         "t_start": t_start,
         "t": _list(t),
@@ -134,12 +142,11 @@ def walk_document(*, robot, joint_names, trajectory: dict, walking: dict | None 
     return doc
 
 
-def write_trajectory_file(path, doc: dict) -> Path:
-    """Write ``doc`` as JSON to ``path`` (parents created); returns the path."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc))
-    return out
+def write_trajectory_file(path, doc: dict, kind: str = "trajectory file", error=ConfigError) -> Path:
+    """Write ``doc`` as JSON to ``path`` atomically (`humanoid_model.files.write_text`: the folder
+    must exist, a failed write leaves no partial file); returns the path. ``kind`` names the file
+    in messages ("GAIT.json"), ``error`` is raised when it cannot be written."""
+    return write_text(path, json.dumps(doc), kind, error)
 
 
 # ---------------------------------------------------------------------- reader
@@ -230,4 +237,28 @@ def parse_phases(doc: dict, src, error) -> list[GaitPhase]:
             t = t + (end - t[0])
         end = t[-1]
         out.append(GaitPhase(t, rows, names, base))
+    return out
+
+
+def unconverged_phases(doc, src, error) -> list[tuple[int, str]]:
+    """(index, name) of each phase of ``doc``'s ``phases`` that its solver did not converge on: its
+    ``converged`` is false (or, in a file without that field, its ``checks.success``). A phase with
+    neither field (a ``phases`` file of another tool) counts as converged. ``error`` when a
+    ``converged`` is not a boolean."""
+    phases = doc.get("phases") if isinstance(doc, dict) else None
+    if not isinstance(phases, list):
+        return []
+    out = []
+    for i, ph in enumerate(phases):
+        if not isinstance(ph, dict):
+            continue
+        if "converged" in ph:
+            ok = ph["converged"]
+            if not isinstance(ok, bool):
+                fields.fail(error, src, f"phases[{i}].converged", f"expected true or false, got {short(ok)}")
+        else:
+            checks = ph.get("checks")
+            ok = checks.get("success", True) if isinstance(checks, dict) else True
+        if ok is False:
+            out.append((i, str(ph.get("name", f"phase {i}"))))
     return out

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -61,8 +61,9 @@ from humanoid_planner.posture import PostureSolverSettings
 from .children import ChildGenerator
 from .feasibility import Feasibility, Stats
 from .node import Node
-from .parallel import JobRunner, worker_count
+from .parallel import JobRunner
 from .registry import StanceRegistry
+from .settings_check import check_setting
 from .stance import Stance, StanceMetric
 
 __all__ = ["ContactPlanner", "Plan", "PlannerSettings", "Progress"]
@@ -86,10 +87,6 @@ class _Crowding:
 
     def add(self, n) -> None:
         self._roots.setdefault(frozenset(n.stance.locations), []).append(np.array(n.q[:3]))
-
-
-ALGORITHMS = ("bfp", "vbfp")
-CANDIDATES = ("box", "random")
 
 
 @dataclass
@@ -129,24 +126,10 @@ class PlannerSettings:
     crowding_radius: float = 0.05  #: m, root distance within which an expanded node crowds another
 
     def __post_init__(self):
-        if self.algorithm not in ALGORITHMS:
-            raise PlanningError(f"planner settings: field 'algorithm' must be one of {ALGORITHMS}; {self.algorithm!r}")
-        if self.candidates not in CANDIDATES:
-            raise PlanningError(
-                f"planner settings: field 'candidates' must be one of {CANDIDATES}; {self.candidates!r}"
-            )
+        for f in fields(self):  # every field's type and range (`settings_check`: the bounds)
+            setattr(self, f.name, check_setting(f.name, getattr(self, f.name)))
         if self.candidates == "random" and self.algorithm == "vbfp":
             raise PlanningError("planner settings: random candidates go with 'bfp' (VBFP's brothers need search boxes)")
-        if not (self.density > 0 and int(self.seed) == self.seed and self.seed >= 0):
-            raise PlanningError(
-                f"planner settings: 'density' > 0 and 'seed' an integer >= 0 required; {self.density}, {self.seed}"
-            )
-        worker_count(self.workers)
-        if not (self.crowding >= 0 and self.crowding_radius > 0):
-            raise PlanningError(
-                f"planner settings: 'crowding' >= 0 and 'crowding_radius' > 0 required; "
-                f"{self.crowding}, {self.crowding_radius}"
-            )
 
 
 @dataclass(frozen=True)
@@ -207,6 +190,12 @@ class ContactPlanner:
         self.goal_tasks = list(goal_tasks)
         self.potential = potential
         self.s = settings or PlannerSettings()
+        unknown = [n for n in self.s.locations if n not in robot.contact_locations]
+        if unknown:
+            raise PlanningError(
+                f"planner settings: field 'locations' must name contact locations of robot '{robot.name}' "
+                f"({', '.join(robot.contact_locations)}); value {unknown[0]!r}"
+            )
         self.feas = Feasibility(
             robot,
             self.surfaces,

@@ -27,6 +27,7 @@ from humanoid_model.validation import finite_number, finite_vector
 from humanoid_planner.exceptions import PlanningError
 
 from .cost import Weights
+from .interruptible import interruptible
 from .model import PlanarTree
 
 
@@ -402,7 +403,8 @@ def solve_direct(
         "gait_" + phase.name, "ipopt", {"x": nlp.x, "f": nlp.J, "g": nlp.g}, ipopt_options(verbose, max_iter, tol)
     )
     t0 = time.perf_counter()
-    res = solver(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg)
+    with interruptible():  # Ctrl-C stops the program, not only this solve
+        res = solver(x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg)
     dt = time.perf_counter() - t0
     st = solver.stats()
     xs = np.array(res["x"]).ravel()

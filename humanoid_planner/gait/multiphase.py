@@ -26,6 +26,7 @@ import casadi as ca
 import numpy as np
 
 from .direct import PhaseSolution, build_phase_nlp, end_refined_grid, ipopt_options, node_times
+from .interruptible import interruptible
 
 # u_ss = DS_TO_SS_TORQUE @ u_ds: SS (stance ankle, knee, hip, swing hip, knee, ankle) from DS (rear
 # ankle, knee, hip, front hip, knee, ankle); checked against the relabelled joint rates in
@@ -99,13 +100,14 @@ def solve_cyclic_step(
     nlp = {"x": x, "f": a.J + b.J, "g": ca.vertcat(*g)}
     solver = ca.nlpsol("gait_cyclic_step", "ipopt", nlp, ipopt_options(verbose, max_iter, tol))
     t0 = time.perf_counter()
-    res = solver(
-        x0=np.concatenate([a.x0, b.x0]),
-        lbx=np.concatenate([a.lbx, b.lbx]),
-        ubx=np.concatenate([a.ubx, b.ubx]),
-        lbg=np.concatenate(lbg),
-        ubg=np.concatenate(ubg),
-    )
+    with interruptible():  # Ctrl-C stops the program, not only this solve
+        res = solver(
+            x0=np.concatenate([a.x0, b.x0]),
+            lbx=np.concatenate([a.lbx, b.lbx]),
+            ubx=np.concatenate([a.ubx, b.ubx]),
+            lbg=np.concatenate(lbg),
+            ubg=np.concatenate(ubg),
+        )
     dt = time.perf_counter() - t0
     st = solver.stats()
     xs = np.array(res["x"]).ravel()

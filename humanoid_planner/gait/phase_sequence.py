@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from humanoid_model.formats.trajectory import gait_document, gait_phase, trajectory_samples
+from humanoid_planner.bounds import MAX_PHASE_DURATION, MIN_PHASE_DURATION
 from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
@@ -299,6 +300,7 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
                 root_leg=ph.root_leg,
                 origin_x=ph.origin_x,
                 checks=s.checks,
+                converged=s.success,
             )
         )
         T0 += ph.duration
@@ -326,6 +328,11 @@ def make_problem(params="thesis", step_length=None, t_ds=None, t_ss=None, weight
     for k, v in kw.items():
         if not (np.isfinite(v) and v > 0):
             raise PlanningError(f"gait: field '{k}' must be a positive number, got {v}")
+        if k != "step_length" and not MIN_PHASE_DURATION <= v <= MAX_PHASE_DURATION:  # humanoid_planner.bounds
+            raise PlanningError(
+                f"gait: field '{k}' must be a duration from {MIN_PHASE_DURATION:g} to "
+                f"{MAX_PHASE_DURATION:g} s, got {v:g}"
+            )
     extra = {}
     if "step_length" in kw:
         # the thesis's hip data are for 0.5 m: another step length scales them (GaitData.scaled_to),

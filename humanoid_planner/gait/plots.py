@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
+from humanoid_model.files import write_bytes
+from humanoid_planner.exceptions import PlanningError
+
+
+def check_plot_dir(out_dir) -> Path:
+    """``out_dir`` when the plots can go there: a folder, or a new one in an existing folder;
+    `PlanningError` otherwise (an existing file, a missing parent)."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise PlanningError(f"{out}: not a folder: cannot write the plots into it")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not out.exists() and not parent.is_dir():
+        raise PlanningError(f"{out}: folder {parent} does not exist: cannot create the plot folder (create it first)")
+    return out
+
+
+def _save(fig, path: Path) -> Path:
+    """The figure as PNG at ``path``, written atomically (`humanoid_model.files.write_bytes`)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    return write_bytes(path, buffer.getvalue(), "plot", PlanningError)
+
 
 def write_plots(problem, sols, out_dir) -> list:
-    """Write the PNG files into ``out_dir`` (created); returns their paths."""
+    """Write the PNG files into ``out_dir`` (created if missing, in an existing folder:
+    `check_plot_dir`); returns their paths."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_plot_dir(out_dir)
+    try:
+        out.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise PlanningError(f"{out}: cannot create the plot folder: {exc.strerror or exc}") from None
     files = []
     for s in sols:
         ph = s.phase
@@ -40,8 +67,7 @@ def write_plots(problem, sols, out_dir) -> list:
             f"{ph.name}: energy {s.checks['energy']:.1f} J, closure {1e3 * s.checks['closure_residual_max']:.3f} mm"
         )
         fig.tight_layout()
-        f = out / f"{ph.name}.png"
-        fig.savefig(f, dpi=90)
+        f = _save(fig, out / f"{ph.name}.png")
         plt.close(fig)
         files.append(f)
     # stick diagram of all phases
@@ -78,8 +104,7 @@ def write_plots(problem, sols, out_dir) -> list:
     ax.set_ylabel("z [m]")
     ax.set_title("stick diagram (blue: double support, orange: single support)")
     fig.tight_layout()
-    f = out / "stick_diagram.png"
-    fig.savefig(f, dpi=90)
+    f = _save(fig, out / "stick_diagram.png")
     plt.close(fig)
     files.append(f)
     return files

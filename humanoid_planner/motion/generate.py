@@ -73,6 +73,11 @@ generations); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm boun
 between refined knots keeps under it; 4 halvings turn 20 pieces into up to 320);
 ``task_tolerance`` 5e-5 (chosen: half the 1e-4 of the glass's vertical axis); the speed caps, dt,
 the approach length and the straight segments' share in `time_law` and `body_path`.
+
+Bounds on the settings (`humanoid_planner.bounds`, with their reasons): ``steps`` at most
+`MAX_MOTION_STEPS` (200), ``dt`` within [`MIN_DT`, `MAX_DT`] = [0.1 ms, 0.1 s], the speed caps at
+least `MIN_SPEED` (1e-3 rad/s or m/s), ``refinements`` at most `MAX_REFINEMENTS`, and at most
+`MAX_SAMPLES` (200,000) samples in the whole motion, else `PlanningError` naming the sample count.
 """
 
 from __future__ import annotations
@@ -84,6 +89,8 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.collision_rules import joints_between
+from humanoid_model.validation import finite_number, integer
+from humanoid_planner.bounds import MAX_DT, MAX_MOTION_STEPS, MAX_REFINEMENTS, MAX_SAMPLES, MIN_DT, MIN_SPEED
 from humanoid_planner.contact.feasibility import Stats, accepted
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import kinematics as kin
@@ -152,12 +159,13 @@ class MotionSettings:
     collision: bool = True
 
     def __post_init__(self):
-        if not (isinstance(self.steps, (int, np.integer)) and self.steps >= 1):
-            raise PlanningError(f"motion settings: field 'steps' must be an integer >= 1; value {self.steps!r}")
-        for name in ("dt", "joint_speed", "base_speed", "base_rotation_speed"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0):
-                raise PlanningError(f"motion settings: field '{name}' must be a finite number > 0; value {v!r}")
+        src, E = "motion settings", PlanningError
+        integer(self.steps, src, "steps", 1, E, MAX_MOTION_STEPS)
+        integer(self.refinements, src, "refinements", 0, E, MAX_REFINEMENTS)
+        finite_number(self.dt, src, "dt", MIN_DT, MAX_DT, unit="s", error=E)
+        finite_number(self.joint_speed, src, "joint_speed", MIN_SPEED, unit="rad/s", error=E)
+        finite_number(self.base_speed, src, "base_speed", MIN_SPEED, unit="m/s", error=E)
+        finite_number(self.base_rotation_speed, src, "base_rotation_speed", MIN_SPEED, unit="rad/s", error=E)
         if not (np.isfinite(self.clearance) and self.clearance >= 0):
             raise PlanningError(
                 "motion settings: field 'clearance' must be a finite share of the margins >= 0; "
@@ -460,7 +468,10 @@ def generate_motion(
         k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
         if not clear:
             unclear.append(seg.index)
-        t, q = sinusoidal_samples(feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed)
+        left = MAX_SAMPLES - sum(len(x) for x in ts)  # the samples the motion may still take
+        t, q = sinusoidal_samples(
+            feas.model, k, s.dt, s.joint_speed, s.base_speed, s.base_rotation_speed, max_steps=left
+        )
         if seg is not lead:
             witness.append(t_end)
             knots.append(k)

@@ -83,23 +83,38 @@ def _sample(model, path, length, steps, dt):
     return t, np.array([path(x) for x in arc])
 
 
-def sinusoidal_samples(model, knots, dt: float, v_joint: float, v_base: float, w_base: float):
+def _steps(count: float, max_steps: float, dt: float) -> int:
+    """``count`` periods rounded up, or `PlanningError` when more than ``max_steps`` (or not finite)."""
+    if not count <= max_steps:  # also NaN and inf: a speed cap of 1e-300 rad/s
+        raise PlanningError(
+            f"time law: the motion needs more than {max_steps:g} more samples of {dt:g} s "
+            f"(at most humanoid_planner.bounds.MAX_SAMPLES in a motion): raise dt or the speed caps"
+        )
+    return max(1, int(np.ceil(count)))
+
+
+def sinusoidal_samples(
+    model, knots, dt: float, v_joint: float, v_base: float, w_base: float, max_steps: float = np.inf
+):
     """``(t, q)``: the segment through ``knots`` (k+1, nq) sampled every ``dt`` [s] from t = 0 to
-    T (module docstring); t (m,) and q (m, nq), first row knots[0], last row knots[-1]."""
+    T (module docstring); t (m,) and q (m, nq), first row knots[0], last row knots[-1].
+    `PlanningError` when it needs more than ``max_steps`` periods."""
     knots = np.asarray(knots, float)
     if not (dt > 0 and v_joint > 0 and v_base > 0 and w_base > 0):
         raise PlanningError(f"time law: dt, v_joint, v_base, w_base must be > 0; {dt}, {v_joint}, {v_base}, {w_base}")
     cost = piece_costs(model, knots, v_joint, v_base, w_base)
     if cost.sum() == 0:
         return np.zeros(1), knots[:1].copy()
+    if not np.all(np.isfinite(cost)):
+        _steps(np.inf, max_steps, dt)
     path, length = spline_path(model, knots, cost)
-    steps = int(np.ceil(np.pi * length / 2.0 / dt - 1e-9))
+    steps = _steps(np.pi * length / 2.0 / dt - 1e-9, max_steps, dt)
     t, q = _sample(model, path, length, steps, dt)
     for _ in range(STRETCHES):
         ratio = speed_ratio(model, q, dt, v_joint, v_base, w_base)
         if ratio <= 1.0:
             break
-        steps = int(np.ceil(steps * ratio))
+        steps = _steps(steps * ratio, max_steps, dt)
         t, q = _sample(model, path, length, steps, dt)
     q[0], q[-1] = knots[0], knots[-1]
     return t, q

@@ -14,6 +14,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.validation import finite_number, integer
+from humanoid_planner.bounds import MAX_WALK_SAMPLES, MAX_WALK_STEPS
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.walking_pattern.swing import SWING_STYLES
 
@@ -29,7 +30,8 @@ HOLDS = ("com", "waist")
 class WalkParameters:
     """Timing and shape of the walk (every default chosen, docs/walking.md):
 
-    ``n_steps`` footprints; ``step_length`` L [m] between successive footprints (|L| <= 0.45 m,
+    ``n_steps`` footprints (at most `humanoid_planner.bounds.MAX_WALK_STEPS`, and at most
+    `MAX_WALK_SAMPLES` samples in all); ``step_length`` L [m] between successive footprints (|L| <= 0.45 m,
     Chardonnet 2009, §4.4.2); ``t_ss`` / ``t_ds`` single / double support [s]: 0.8 + 0.2 s gives
     the thesis's 6 steps in 6 s (Chardonnet 2009, §4.4.2); ``t_start`` [s] standing still then
     shifting the ZMP onto the first stance foot (its last ``t_ds``); ``t_end`` [s] standing in
@@ -68,7 +70,7 @@ class WalkParameters:
 
     def __post_init__(self):
         src, E = "walk", PlanningError
-        integer(self.n_steps, src, "steps", 1, error=E)
+        integer(self.n_steps, src, "steps", 1, error=E, maximum=MAX_WALK_STEPS)
         finite_number(self.step_length, src, "step_length", -MAX_STEP_LENGTH, MAX_STEP_LENGTH, unit="m", error=E)
         finite_number(self.dt, src, "dt", 0.0, 0.05, strict=True, unit="s", error=E)
         for field in ("t_ss", "t_ds"):
@@ -82,6 +84,12 @@ class WalkParameters:
             raise PlanningError(f"walk: field 'hold' must be one of {', '.join(HOLDS)}; value {self.hold!r}")
         if self.first_foot not in ("r", "l"):
             raise PlanningError(f"walk: field 'first_foot' must be r or l; value {self.first_foot!r}")
+        samples = self.duration / self.dt
+        if samples > MAX_WALK_SAMPLES:  # humanoid_planner.bounds
+            raise PlanningError(
+                f"walk: a pattern of {self.duration:g} s at {self.dt:g} s has {samples:.0f} samples, more than "
+                f"{MAX_WALK_SAMPLES}: fewer steps, shorter phases or a lower rate"
+            )
 
     @property
     def duration(self) -> float:

@@ -28,7 +28,7 @@ __all__ = ["Recorder", "record_run"]
 
 class Recorder:
     """Samples a `World` every ``every`` steps (and at t = 0) into the JSON Lines file ``path``
-    (parents created; `ConfigError` naming the field 'output' when it cannot be written)."""
+    (its folder must exist; `ConfigError` naming the field 'output' when it cannot be written)."""
 
     def __init__(self, world, path, every: int = 1, contacts: bool = True):
         if int(every) < 1:

@@ -9,12 +9,19 @@ Phases: start (SS from rest), cyclic (DS + SS), stop (pre-stop DS + SS to rest),
 ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, the cyclic
 phases: ds, ss or cyclic).
 
+GAIT.json records for each phase whether its solver converged ("converged"); a phase that did not
+is a warning and exit 1 (the file is still written; the robot bridge refuses it unless told to
+send it, and 'view --replay' warns). --ds and --ss are durations from 0.02 to 2 s. Once the options
+are checked, a file already at the output path is removed and GAIT.json is written (atomically)
+at the end: Ctrl-C stops the solve (exit 130, one line) and leaves no file there.
+
 example:
   humanoid-stack gait --robot bip --phase walk --output GAIT.json --plot plots/
 """
 
 
 PMP_PHASES = ("ds", "ss", "cyclic")  # the phases the PMP is tested on (test_gait_pmp.py)
+INTERRUPTED = "no GAIT.json written (one left at the output path by an earlier run was removed)"
 
 
 def add_arguments(parser):
@@ -24,9 +31,11 @@ def add_arguments(parser):
         "--step-length", type=float, default=None, metavar="M", help="step length LPAS, toe to toe [m] (default 0.5)"
     )
     parser.add_argument(
-        "--ds", type=float, default=None, metavar="S", help="double-support duration [s] (default 0.17)"
+        "--ds", type=float, default=None, metavar="S", help="double-support duration [s], 0.02..2 (default 0.17)"
     )
-    parser.add_argument("--ss", type=float, default=None, metavar="S", help="single-support duration [s] (default 0.5)")
+    parser.add_argument(
+        "--ss", type=float, default=None, metavar="S", help="single-support duration [s], 0.02..2 (default 0.5)"
+    )
     parser.add_argument("--method", default="direct", choices=["direct", "pmp"])
     parser.add_argument(
         "--params",
@@ -40,20 +49,32 @@ def add_arguments(parser):
         help="check friction and rear-toe unilaterality only a posteriori, as the "
         "thesis (default: also as NLP constraints)",
     )
-    parser.add_argument("--output", "-o", default="GAIT.json", help="output JSON file")
-    parser.add_argument("--plot", default=None, metavar="DIR", help="write PNG plots into DIR")
+    parser.add_argument("--output", "-o", default="GAIT.json", help="output JSON file (its folder must exist)")
+    parser.add_argument(
+        "--plot", default=None, metavar="DIR", help="write PNG plots into DIR (created in an existing folder)"
+    )
     parser.add_argument("--verbose", action="store_true", help="show the IPOPT iterations")
 
 
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
+    from humanoid_model.files import clear_output
     from humanoid_model.formats.trajectory import write_trajectory_file
     from humanoid_planner.exceptions import PlanningError
     from humanoid_planner.gait.phase_sequence import gait_json, make_problem, solve_gait_sequence
+    from humanoid_planner.gait.plots import check_plot_dir
 
     if args.robot != "bip":
         raise ConfigError(f"gait: option '--robot' = {args.robot!r}: only 'bip' has a gait model")
     pb = make_problem(args.params, args.step_length, args.ds, args.ss, enforce_contacts=not args.thesis_contacts)
+    if args.method == "pmp" and args.phase not in PMP_PHASES:
+        raise PlanningError(
+            f"gait: option '--method pmp' is implemented for the cyclic double- and single-support phases "
+            f"only; use '--phase' {' / '.join(PMP_PHASES)}"
+        )
+    if args.plot:
+        check_plot_dir(args.plot)
+    clear_output(args.output, "GAIT.json", ConfigError)  # no older GAIT.json left to be taken for this run's
 
     def progress(msg):
         print(msg, flush=True)
@@ -61,11 +82,6 @@ def run(args) -> int:
     if args.method == "pmp":
         from humanoid_planner.gait.pmp import solve_pmp_phase
 
-        if args.phase not in PMP_PHASES:
-            raise PlanningError(
-                f"gait: option '--method pmp' is implemented for the cyclic double- and single-support phases "
-                f"only; use '--phase' {' / '.join(PMP_PHASES)}"
-            )
         phases = pb.phases(args.phase)
         sols = []
         for ph in phases:
@@ -75,7 +91,7 @@ def run(args) -> int:
         sols = solve_gait_sequence(pb, args.phase, verbose=args.verbose, progress=progress)
     bad = [s.phase.name for s in sols if not s.success]
     data = gait_json(pb, sols, args.method)
-    out = write_trajectory_file(args.output, data)
+    out = write_trajectory_file(args.output, data, "GAIT.json", PlanningError)
     print(f"wrote {out}: {len(sols)} phase(s), total energy {data['total_energy']:.1f} J")
     for s in sols:
         c = s.checks

@@ -12,6 +12,9 @@ relative to the initial value, `limits` absolute. Lengths are converted with --l
 (default 0.001: mm to m), angles from degrees to radians. Rules: docs/kinematics_mad.md.
 
 A malformed file is one line on standard error, FILE:LINE: what; found 'TOKEN', exit status 2.
+Bounds (docs/kinematics_mad.md): a file of at most 16 MiB, at most 10,000 links and frames (and as
+many constraints), numbers within +-1e9 (finite), ids of at most 9 digits, --length-unit up to
+1000; a regular file only (a FIFO or a device is refused at once).
 
 examples:
   humanoid-stack mad2urdf urdf/kinematics/hybrid_planar.mad --output-dir /tmp/hybrid
@@ -22,7 +25,11 @@ examples:
 def add_arguments(parser):
     parser.add_argument("mad", metavar="FILE.mad", help="MAD file to convert")
     parser.add_argument(
-        "--output-dir", "-o", required=True, metavar="DIR", help="folder for NAME.urdf and NAME.kin.yaml (created)"
+        "--output-dir",
+        "-o",
+        required=True,
+        metavar="DIR",
+        help="folder for NAME.urdf and NAME.kin.yaml (created in an existing folder)",
     )
     parser.add_argument(
         "--length-unit",

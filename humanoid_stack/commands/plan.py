@@ -3,6 +3,12 @@ written to PLAN.json (docs/planning.md)."""
 
 from __future__ import annotations
 
+import math
+
+from humanoid_model.exceptions import ConfigError
+from humanoid_planner.bounds import MAX_DT, MAX_MOTION_STEPS, MAX_SAMPLES, MAX_SEED, MAX_TIME_LIMIT, MIN_DT, MIN_SPEED
+
+INTERRUPTED = "no plan file written (one left at the output path by an earlier run was removed)"
 HELP = "contact planner: stances, witness postures and the motion through them, written to PLAN.json"
 DESCRIPTION = """\
 Plan a sequence of stances (sets of contacts, each proved feasible by a witness posture of the
@@ -15,7 +21,14 @@ by outcome code). Method: Escande 2008, ch. 5-6 and §7.1; format: docs/planning
 
 A progress line shows the nodes generated and expanded, the best potential and the elapsed time.
 No plan within the time limit (or no plan at all): exit 1 with the reason on one line; PLAN.json
-is still written, with its statistics. Bad input: exit 2 with the reason.
+is still written, with its statistics. Bad input: exit 2 with the reason. Once the options are
+checked, a file already at the output path is removed, and PLAN.json is written (atomically) when
+the run ends: after Ctrl-C (exit 130, one line) or an error, no file is there to be taken for this
+run's plan.
+
+Bounds (docs/planning.md): --steps 1..200, --dt 0.0001..0.1 s, --joint-speed at least 0.0573 deg/s
+(1e-3 rad/s), at most 200,000 motion samples; --time-limit up to 86400 s, --seed 0..4294967295;
+--set: workers <= 64, max_candidates <= 1000, max_expanded <= 100000, density <= 1000 per m.
 
 Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
 planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
@@ -48,9 +61,11 @@ def add_arguments(parser):
         type=float,
         default=None,
         metavar="S",
-        help="search time limit [s] (default: the scene's planning section, else 120)",
+        help=f"search time limit [s], at most {MAX_TIME_LIMIT:g} (default: the scene's planning section, else 120)",
     )
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed of the candidates (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N", help=f"random seed of the candidates, 0..{MAX_SEED} (default 0)"
+    )
     parser.add_argument("--output", "-o", default="PLAN.json", metavar="FILE", help="plan file (default PLAN.json)")
     parser.add_argument("--stats", action="store_true", help="print the posture-generator calls by outcome code")
     parser.add_argument(
@@ -58,7 +73,7 @@ def add_arguments(parser):
         type=int,
         default=20,
         metavar="K",
-        help="projections per transition, k (default 20, Escande 2008, §7.3.3)",
+        help=f"projections per transition, k: 1..{MAX_MOTION_STEPS} (default 20, Escande 2008, §7.3.3)",
     )
     parser.add_argument(
         "--no-motion-collision",
@@ -66,16 +81,27 @@ def add_arguments(parser):
         help="project the motion without collision rows (the thesis's projections: faster, may touch obstacles)",
     )
     parser.add_argument(
-        "--joint-speed", type=float, default=10.0, metavar="DEG_S", help="joint-speed cap [deg/s] (default 10)"
+        "--joint-speed",
+        type=float,
+        default=10.0,
+        metavar="DEG_S",
+        help=f"joint-speed cap [deg/s], at least {math.degrees(MIN_SPEED):.4f} (default 10)",
     )
-    parser.add_argument("--dt", type=float, default=0.005, metavar="S", help="trajectory period [s] (default 0.005)")
+    parser.add_argument(
+        "--dt",
+        type=float,
+        default=0.005,
+        metavar="S",
+        help=f"trajectory period [s], {MIN_DT:g}..{MAX_DT:g} (default 0.005; at most {MAX_SAMPLES} samples)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a planner setting over the problem's (JSON value; repeatable), e.g. --set placed_candidates=true",
+        help="a planner setting over the problem's (JSON value; repeatable; checked as the options are), "
+        "e.g. --set placed_candidates=true",
     )
 
 
@@ -125,26 +151,45 @@ def parse_goal(text):
     return tuple(values)
 
 
+#: the planner settings given as options, and their options
+OPTIONS = {"algorithm": "--algorithm", "time_limit": "--time-limit", "seed": "--seed"}
+
+
+class _OptionError(ConfigError):
+    """A check's failure worded as the command's: ``plan: option '--X' must be ...``."""
+
+    def __init__(self, text: str):
+        super().__init__(text.replace("plan: field '--", "plan: option '--", 1))
+
+
 def _check(args):
-    import math
-
-    from humanoid_model.exceptions import ConfigError
-
-    if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
-        raise ConfigError(f"plan: option '--time-limit' must be a finite number > 0 [s]; value {args.time_limit}")
-    if args.seed < 0:
-        raise ConfigError(f"plan: option '--seed' must be an integer >= 0; value {args.seed}")
-    if args.steps < 1:
-        raise ConfigError(f"plan: option '--steps' must be an integer >= 1; value {args.steps}")
+    """The options and the --set values checked by the rules the planner applies
+    (`humanoid_planner.contact.settings_check`, `humanoid_planner.motion.MotionSettings`), before
+    anything loads: (the options' settings, the --set settings, the motion settings)."""
     from pathlib import Path
 
+    from humanoid_model.validation import finite_number, integer
+    from humanoid_planner.contact.settings_check import check_settings
+    from humanoid_planner.motion import MotionSettings
+
+    source, E = "plan", _OptionError
+    given = {k: getattr(args, k) for k in OPTIONS if getattr(args, k) is not None}
+    given = check_settings(given, source, E, field=OPTIONS.get)
+    settings = check_settings(parse_settings(args.set), source, E, field=lambda k: f"--set {k}")
+    # the motion's options, with MotionSettings's bounds (humanoid_planner.bounds), in the options' units
+    integer(args.steps, source, "--steps", 1, E, MAX_MOTION_STEPS)
+    finite_number(args.dt, source, "--dt", MIN_DT, MAX_DT, unit="s", error=E)
+    finite_number(args.joint_speed, source, "--joint-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E)
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise ConfigError(f"plan: option '--output': folder '{folder}' does not exist")
-    for name in ("joint_speed", "dt"):
-        v = getattr(args, name)
-        if not (math.isfinite(v) and v > 0):
-            raise ConfigError(f"plan: option '--{name.replace('_', '-')}' must be a finite number > 0; value {v}")
+    motion = MotionSettings(
+        steps=args.steps,
+        dt=args.dt,
+        joint_speed=math.radians(args.joint_speed),
+        collision=not args.no_motion_collision,
+    )
+    return given, settings, motion
 
 
 class ProgressLine:
@@ -172,28 +217,26 @@ class ProgressLine:
 
 
 def run(args) -> int:
-    import math
     import sys
 
-    _check(args)
+    from humanoid_model.files import clear_output
+
+    given, settings, motion = _check(args)
     goal = parse_goal(args.goal) if args.goal is not None else None
-    settings = parse_settings(args.set)
+    clear_output(args.output, "plan file", ConfigError)  # no older PLAN.json left to be taken for this run's
 
     from humanoid_model.formats.plan import write_plan
     from humanoid_model.robot import load_robot
     from humanoid_model.scene import load_scene
-    from humanoid_planner.motion import MotionSettings
     from humanoid_planner.planning import format_histogram, histogram, plan_document, problem_for
     from humanoid_planner.planning import run as plan_run
 
     scene = load_scene(args.scene)
     robot_name = args.robot or (scene.robot.name if scene.robot is not None else "hrp2")
     robot = load_robot(robot_name)
-    given = {"algorithm": args.algorithm, "time_limit": args.time_limit, "seed": args.seed}
+    given.setdefault("algorithm", None)  # None: the problem's own
+    given.setdefault("time_limit", None)
     problem = problem_for(scene, robot, goal, **{**given, **settings})
-    motion = MotionSettings(
-        steps=args.steps, dt=args.dt, joint_speed=math.radians(args.joint_speed), collision=not args.no_motion_collision
-    )
     line = ProgressLine(sys.stdout)
     result = plan_run(problem, motion, progress=None if args.quiet else line)
     line.end()

@@ -8,9 +8,13 @@ Run the simulator (humanoid_sim.World) on a scene as fast as possible, with a pr
 and stream a JSON Lines recording to disk as it runs (constant memory, however long the run):
 a header line, then one line per recorded frame (times, poses and velocities of every free body
 and of the robot base, joint positions/velocities/torques, contacts: points, normals, forces,
-gaps), then an end line with the timing statistics. A run cut off (Ctrl-C, killed) keeps every
-frame written so far. Format: docs/recording.md. Replay it with
-'humanoid-stack view --replay RUN.jsonl'.
+gaps), then an end line with the timing statistics. A run cut off (Ctrl-C: exit 130, one line; killed)
+keeps every frame written so far and has no end line, which is how a reader tells it from a
+complete run ('view --replay' warns). Format: docs/recording.md. Replay it with
+'humanoid-stack view --replay RUN.jsonl'. The output's folder must exist.
+
+Bounds: at most 10,000,000 steps (--duration / --dt) and 150,000 recorded frames (steps /
+--record-every), so that a run ends and its recording stays readable (docs/recording.md).
 
 SCENE is a scene file or a shipped scene name (config/scenes/NAME.yaml). The robot is the
 scene's (held in its posture by the PD actuators), or --robot NAME, or none for a scene of
@@ -52,8 +56,17 @@ def add_arguments(parser):
     parser.add_argument("--output", "-o", required=True, metavar="RUN.jsonl", help="output file (JSON Lines)")
 
 
+#: (chosen) steps of a run at most: 10,000 s at the default 1 ms step
+MAX_STEPS = 10_000_000
+#: (chosen) recorded frames at most: HRP-2's frames of ~2.7 kB (80 MB for its 300 s at the default rate,
+#: docs/recording.md) make ~400 MB, under the 512 MiB a replay reads (humanoid_model.files.MAX_INPUT_BYTES)
+MAX_FRAMES = 150_000
+INTERRUPTED = "the recording holds the frames written so far, without its end line"
+
+
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
+    from humanoid_model.files import check_output
     from humanoid_model.scene import load_scene, parse_set_args
     from humanoid_model.validation import finite_number, integer, message
     from humanoid_sim.runtime.recording import record_run
@@ -63,10 +76,24 @@ def run(args) -> int:
     finite_number(args.duration, source, "--duration", minimum=0.0, strict=True, unit="s")
     finite_number(args.dt, source, "--dt", minimum=0.0, strict=True, maximum=MAX_DT, unit="s")
     integer(args.record_every, source, "--record-every", minimum=1)
-    if int(round(args.duration / args.dt)) < 1:
+    steps = args.duration / args.dt
+    if round(steps) < 1:
         raise ConfigError(message(source, "--duration", f"at least one step (--dt {args.dt!r} s)", args.duration))
+    if steps > MAX_STEPS:
+        bound = f"at most {MAX_STEPS} steps of --dt {args.dt!r} s"
+        raise ConfigError(message(source, "--duration", bound, args.duration))
+    if steps / args.record_every > MAX_FRAMES:
+        raise ConfigError(
+            message(
+                source,
+                "--record-every",
+                f"at least {int(steps // MAX_FRAMES) + 1}: at most {MAX_FRAMES} frames are recorded",
+                args.record_every,
+            )
+        )
     if args.solver is not None and not args.solver.strip():
         raise ConfigError(message(source, "--solver", "a solver name", args.solver))
+    check_output(args.output, "recording", ConfigError, regular=False)  # a stream: a FIFO or /dev/null will do
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
     robot = args.robot
@@ -95,7 +122,7 @@ def run(args) -> int:
         if bar is not None:
             bar.close()
         print(f"humanoid-stack simulate: interrupted at t = {world.t:g} s; {args.output} holds the frames so far")
-        raise
+        raise  # exit 130 (humanoid_stack.cli)
     if bar is not None:
         bar.update(steps - bar.n)
         bar.close()

@@ -126,3 +126,30 @@ def test_walkgen2008_plan_holds_the_waist_height_and_follows_the_com_ground_trac
     assert np.linalg.norm(np.asarray(sole) - np.asarray(doc["walking"]["feet"]["r"]), axis=1).max() < FOOT_BOUND
     default_base = np.asarray(plan[1]["trajectory"]["base_pose"])  # the free flyer is the waist, BODY
     assert np.ptp(default_base[:, 2]) > 0.002  # [m] the 3-D CoM task moves the waist (measured 4.7 mm)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--steps", "101"], "walk: field 'steps' must be an integer >= 1 and <= 100; value 101"),
+        (["--steps", "100000000"], "walk: field 'steps' must be an integer >= 1 and <= 100"),
+        (["--steps", "100", "--ss", "9", "--ds", "1", "--rate", "1000"], "1002800 samples, more than 150000"),
+    ],
+)
+def test_walk_counts_are_bounded_before_anything_is_computed(argv, message, capsys, tmp_path):
+    """--steps 1e8 grew 150 MB/s: the footsteps and the samples are bounded (humanoid_planner.bounds)."""
+    assert main(["walk", *argv, "--output", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_walk_into_a_missing_folder_is_refused_and_creates_no_folder(capsys, tmp_path):
+    """`walk -o /nonexistent/w.json` created the folder (as the user who ran it): now refused at once."""
+    out = tmp_path / "nonexistent" / "w.json"
+    assert main(["walk", "--steps", "1", "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"humanoid-stack walk: error: {out}: folder {out.parent} does not exist: cannot write the WALK.json "
+        "(create it first)"
+    )
+    assert not out.parent.exists()

@@ -119,3 +119,72 @@ def _umask() -> int:
     old = os.umask(0)
     os.umask(old)
     return old
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused_and_left_alone(tmp_path):
+    """The atomic writer renames a new file over its target: over a device node (``-o /dev/null``)
+    it would replace the node. A FIFO stands in for a device here (a test must not risk /dev/null):
+    refused by the writer and by clear_output, and still a FIFO."""
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    for call in (
+        lambda: files.write_text(fifo, "x", "PLAN.json", ConfigError),
+        lambda: files.clear_output(fifo, "PLAN.json", ConfigError),
+        lambda: files.check_output(fifo, "PLAN.json", ConfigError),
+    ):
+        with pytest.raises(ConfigError, match=r"out.json: a FIFO \(named pipe\), not a regular file: not written"):
+            call()
+        assert fifo.is_fifo()
+    assert files.check_output(fifo, "recording", ConfigError, regular=False) == fifo  # a stream may go there
+
+
+def test_a_link_is_followed_to_the_file_it_names(tmp_path):
+    real, link = tmp_path / "real.json", tmp_path / "PLAN.json"
+    real.write_text("old")
+    link.symlink_to(real)
+    files.write_text(link, "new", "PLAN.json", ConfigError)
+    assert link.is_symlink() and real.read_text() == "new"
+    files.clear_output(link, "PLAN.json", ConfigError)
+    assert link.is_symlink() and not real.exists()
+    files.write_text(link, "again", "PLAN.json", ConfigError)  # a dangling link: its file is written
+    assert real.read_text() == "again"
+
+
+def test_clear_output_removes_an_older_file_and_checks_the_folder(tmp_path):
+    old = tmp_path / "GAIT.json"
+    old.write_text("an older run's")
+    assert files.clear_output(old, "GAIT.json", ConfigError) == old and not old.exists()
+    files.clear_output(old, "GAIT.json", ConfigError)  # nothing there: nothing to do
+    with pytest.raises(ConfigError, match="does not exist"):
+        files.clear_output(tmp_path / "no" / "GAIT.json", "GAIT.json", ConfigError)
+
+
+def test_check_input_is_the_reader_s_checks_for_a_reader_that_opens_by_name(tmp_path):
+    mesh = tmp_path / "m.stl"
+    mesh.write_bytes(b"x" * 10)
+    assert files.check_input(mesh, "mesh file", ConfigError) == mesh
+    with pytest.raises(ConfigError, match="10 bytes, more than the 9 bytes"):
+        files.check_input(mesh, "mesh file", ConfigError, limit=9)
+    with pytest.raises(ConfigError, match="character device"):
+        files.check_input("/dev/zero", "mesh file", ConfigError)
+
+
+def test_a_mesh_larger_than_the_bound_is_refused_before_a_mesh_loader_opens_it(tmp_path, scene_file):
+    """Mesh files (a scene's, a URDF's) are opened by name by trimesh, coal and Pinocchio: they are
+    checked as inputs first. A sparse file of 600 MiB (no disk used) stands for a huge one."""
+    from humanoid_model.exceptions import ModelError, SceneError
+    from humanoid_model.mesh_paths import resolve_urdf_paths
+    from humanoid_model.scene import load_scene
+
+    big = tmp_path / "big.stl"
+    with open(big, "wb") as f:
+        f.truncate(600 * 1024 * 1024)
+    scene = scene_file("bodies: [{name: m, shape: mesh, file: big.stl}]\n")
+    with pytest.raises(SceneError, match=r"'bodies\[0\].file'.*629145600 bytes, more than the 536870912 bytes"):
+        load_scene(scene)
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="big.stl"/></geometry></visual></link></robot>'
+    )
+    with pytest.raises(ModelError, match=r"big.stl: 629145600 bytes, more than the 536870912 bytes read at most"):
+        resolve_urdf_paths(urdf)

@@ -175,6 +175,7 @@ def _gait_doc():
         root_leg="r",
         origin_x=0.0,
         checks={"energy": 1.5},
+        converged=True,
     )
     samples = traj_format.trajectory_samples([0.0, 0.17], [[0.1, 0.2], [0.3, 0.4]], [[0, 0, 0.8, 0, 0, 0, 1]] * 2)
     return traj_format.gait_document(
@@ -190,6 +191,7 @@ def _gait_doc():
 
 def test_gait_file_round_trip(tmp_path):
     doc = _gait_doc()
+    (tmp_path / "out").mkdir()  # the writer creates no folder (humanoid_model.files.write_text)
     path = traj_format.write_trajectory_file(tmp_path / "out" / "GAIT.json", doc)
     back = json.loads(path.read_text())
     assert back == doc and list(back) == [
@@ -478,3 +480,41 @@ def test_bridge_reads_the_shared_readers_refusals(tmp_path, bip):
     ):
         with pytest.raises(error, match=r"GAIT.json: field 'trajectory.t' must be a list of finite numbers within"):
             reader()
+
+
+def test_a_recording_of_an_unknown_format_version_names_it_and_the_known_ones(tmp_path, capsys):
+    """A JSON Lines recording whose header names another version was reported as "not valid JSON"."""
+    from humanoid_model.formats.detect import read_format_file
+    from humanoid_stack.cli import main
+
+    path = tmp_path / "run.jsonl"
+    path.write_text(
+        json.dumps({**HEADER, "format": "humanoid_stack.sim_recording/3"}) + "\n" + json.dumps(FRAME) + "\n"
+    )
+    with pytest.raises(ConfigError) as err:
+        read_format_file(path, "replay file", ConfigError)
+    msg = str(err.value)
+    assert "'humanoid_stack.sim_recording/3' is not one this version reads" in msg and "not valid JSON" not in msg
+    assert "'humanoid_stack.sim_recording/2', JSON Lines, and 'humanoid_stack.sim_recording/1'" in msg
+    assert main(["view", "--replay", str(path), "--duration", "1"]) == 2
+    out = capsys.readouterr().err.strip()
+    assert out.startswith("humanoid-stack view: error: ") and "sim_recording/3" in out and "\n" not in out
+
+
+def test_a_full_disk_leaves_the_older_trajectory_file_whole(tmp_path, monkeypatch):
+    """WALK.json / GAIT.json are written atomically: a write that fails (os.fsync raising ENOSPC)
+    leaves the file that was there as it was, and no temporary file (the plain write left a
+    truncated file: 16,384 bytes of a 28 kB GAIT.json on a 16 kB tmpfs)."""
+    import errno
+    import os
+
+    path = tmp_path / "WALK.json"
+    path.write_text('{"older": true}')
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(ConfigError, match=r"WALK.json: cannot write the WALK.json: No space left on device"):
+        traj_format.write_trajectory_file(path, _gait_doc(), "WALK.json", ConfigError)
+    assert path.read_text() == '{"older": true}' and [p.name for p in tmp_path.iterdir()] == ["WALK.json"]

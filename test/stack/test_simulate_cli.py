@@ -182,6 +182,8 @@ def test_robot_option_with_another_robot_than_the_scenes(tmp_path):
         (["simulate", "incline", "--solver", ""], ["solver"]),
         (["simulate", "incline", "--record-every", "0"], ["--record-every"]),
         (["simulate", "flat", "--robot", "nobody"], ["nobody"]),
+        (["simulate", "flat", "--duration", "1e9"], ["--duration", "at most 10000000 steps"]),
+        (["simulate", "flat", "--duration", "1000", "--record-every", "1"], ["--record-every", "150000 frames"]),
     ],
 )
 def test_bad_input_exits_2_with_message_and_writes_nothing(tmp_path, capsys, argv, words):
@@ -207,3 +209,15 @@ def test_viewer_replays_the_recording(tmp_path):
     )
     rec = load_recording(out, load_robot("hrp2"))
     assert rec.q.shape == (3, 37) and len(rec.contacts[-1]) == 8
+
+
+def test_a_recording_in_a_missing_folder_is_refused_and_the_folder_not_made(tmp_path, capsys):
+    """The recording's folder must exist, as for every output (it was created on the user's behalf)."""
+    out = tmp_path / "missing" / "run.jsonl"
+    assert main(["simulate", "sphere_drop", "--duration", "0.01", "--quiet", "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"humanoid-stack simulate: error: {out}: folder {out.parent} does not exist: cannot write the recording "
+        "(create it first)"
+    )
+    assert not out.parent.exists()

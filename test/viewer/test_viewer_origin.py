@@ -216,3 +216,31 @@ def test_serve_is_restored_after_the_viewer_started(viewer):
     import websockets.asyncio.server as ws_server
 
     assert ws_server.serve.__name__ == "serve" and ws_server.serve.__module__ == "websockets.asyncio.server"
+
+
+def test_the_origin_scheme_is_compared_with_the_host_and_port():
+    """The viewer serves http: a page of https://HOST:PORT (another origin, whoever serves it) was
+    taken for the viewer's own because only the host and the port were compared. An allowed https
+    origin (a TLS proxy's) is still accepted."""
+    loop = OriginGuard("127.0.0.1")
+    assert refusal(loop, "127.0.0.1:8080", "http://127.0.0.1:8080") is None
+    assert refusal(loop, "127.0.0.1:8080", "https://127.0.0.1:8080") is not None  # same host and port
+    assert refusal(loop, "127.0.0.1:8080", "https://localhost:8080") is not None  # loopback, served port
+    assert refusal(loop, "localhost:443", "https://localhost") is not None  # the default port spelled out
+    proxy = OriginGuard("127.0.0.1", ["https://robot.example"])
+    assert refusal(proxy, "robot.example", "https://robot.example") is None
+
+
+def test_a_request_with_two_host_headers_is_refused_by_the_server(viewer):
+    """A proxy and the server could each read another of two Host headers: the running server
+    answers 403 whichever comes first, and serves the same request with one. A target in absolute
+    form (``GET http://evil.example/``), whose host HTTP puts before the Host header, is refused."""
+    p = viewer.port
+    for hosts in ([f"127.0.0.1:{p}", "evil.example"], ["evil.example", f"127.0.0.1:{p}"], [f"127.0.0.1:{p}"] * 2):
+        with socket.create_connection(("127.0.0.1", p), timeout=10) as s:
+            s.sendall(("GET / HTTP/1.1\r\n" + "".join(f"Host: {h}\r\n" for h in hosts) + "\r\n").encode())
+            assert s.recv(64).startswith(b"HTTP/1.1 403"), hosts
+    with socket.create_connection(("127.0.0.1", p), timeout=10) as s:  # the target's host would win over Host
+        s.sendall(f"GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\n\r\n".encode())
+        assert s.recv(64).startswith(b"HTTP/1.1 403")
+    assert get_page(p, f"127.0.0.1:{p}") == 200

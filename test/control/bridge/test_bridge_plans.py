@@ -237,3 +237,42 @@ def test_only_a_regular_plan_file_within_the_bound_is_read(tmp_path, bip):
         reader.join(10.0)
         assert result, f"{path}: still reading after 10 s"
         assert result[0].startswith(str(path)) and why in result[0] and "\n" not in result[0], result[0]
+
+
+def _edited(doc, path, **phase):
+    """``doc`` with every phase updated by ``phase``, written to ``path``."""
+    path.write_text(json.dumps({**doc, "phases": [{**p, **phase} for p in doc["phases"]]}))
+    return path
+
+
+def test_a_gait_with_an_unconverged_phase_is_refused_unless_allowed(gait_file, bip, tmp_path):
+    """A GAIT.json whose solver did not converge on a phase (its rows there are the last iterate:
+    an iteration limit, or Ctrl-C that CasADi swallowed) was sent like a solved one. Now it is refused
+    naming the phase and the way to send it anyway; with ``allow_unconverged`` it loads, the same
+    trajectory, with a note. A file without ``converged`` (an older writer) is judged by its
+    ``checks.success``; a ``converged`` that is not a boolean is refused naming the field; the
+    ``phases`` layout is held to the same rule."""
+    doc = json.loads(gait_file.read_text())
+    assert [p["converged"] for p in doc["phases"]] == [True]
+    good, _ = load_plan(gait_file, bip)
+    bad = _edited(doc, tmp_path / "UNCONVERGED.json", converged=False)
+    with pytest.raises(BridgeError, match=r"field 'phases\[0\].converged' is false: the gait solver did not converge"):
+        load_plan(bad, bip)
+    traj, notes = load_plan(bad, bip, allow_unconverged=True)
+    np.testing.assert_array_equal(traj.positions, good.positions)
+    assert any("did not converge on cyclic_ds (phases[0]) (sent: allow_unconverged_gait)" in n for n in notes)
+    older = {**doc, "phases": [{k: v for k, v in p.items() if k != "converged"} for p in doc["phases"]]}
+    older["phases"][0]["checks"] = {**older["phases"][0]["checks"], "success": False}
+    (tmp_path / "OLDER.json").write_text(json.dumps(older))
+    with pytest.raises(BridgeError, match=r"phases\[0\].converged' is false"):
+        load_plan(tmp_path / "OLDER.json", bip)
+    with pytest.raises(BridgeError, match=r"field 'phases\[0\].converged': expected true or false, got 'no'"):
+        load_plan(_edited(doc, tmp_path / "TEXT.json", converged="no"), bip, allow_unconverged=True)
+    layout = {
+        "joint_names": ["l_knee"],
+        "phases": [{"name": "ss", "t": [0.0, 0.1], "q": [[0.1], [0.2]], "converged": False}],
+    }
+    (tmp_path / "PHASES.json").write_text(json.dumps(layout))
+    with pytest.raises(BridgeError, match="did not converge on ss"):
+        load_plan(tmp_path / "PHASES.json", bip)
+    assert load_plan(tmp_path / "PHASES.json", bip, allow_unconverged=True)[0].n_points == 2

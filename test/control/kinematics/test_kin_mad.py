@@ -537,3 +537,92 @@ def test_cli_writes_both_files_and_refuses_a_bad_file(tmp_path):
         f"humanoid-stack mad2urdf: error: {bad}:4: expected a number after 'd'; found 'x1'"
     ]
     assert not (tmp_path / "out2").exists()
+
+
+# -- bounds: a file is read in time linear in its size, and nothing unbounded or non-finite passes
+def chain(n: int, reverse: bool = True) -> str:
+    """A serial chain of ``n`` links, declared from the tip to the base when ``reverse`` (every
+    pred declared after its child: the worst case of a naive reference check)."""
+    ids = range(n, 0, -1) if reverse else range(1, n + 1)
+    links = "".join(f" link {i} {{ parameters {{ theta 0 r 0 alpha 0 d 10 }} type 2 pred {i - 1} }}\n" for i in ids)
+    return f"RAFF chain\nrobot big {{\n base {{ }}\n{links}}}\n"
+
+
+def test_a_5000_link_file_is_read_visiting_each_element_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """The pred chains are checked once each (an element known to reach the base ends a walk): the
+    5,000-link chain declared tip first costs a few element look-ups per link, not one per link
+    and ancestor (12.5 million, cubic time with the list of seen ids: 139 s), and converts."""
+    from humanoid_control.kinematics import mad_parser
+
+    n = 5000
+    path = tmp_path / "big.mad"
+    path.write_text(chain(n))
+    calls = [0]
+    look_up = mad_parser.MadRobot.element
+
+    def counted(self, id_):
+        calls[0] += 1
+        return look_up(self, id_)
+
+    monkeypatch.setattr(mad_parser.MadRobot, "element", counted)
+    urdf, side = convert(path)
+    assert calls[0] <= 4 * n, calls[0]
+    # every link converted, parents first (a chain this deep is beyond what the URDF loaders take:
+    # humanoid_model.urdf_description.MAX_DEPTH; the converter writes it all the same)
+    assert urdf.count('type="continuous"') == n and len(side["initial"]) == n
+    assert urdf.index('<joint name="joint1"') < urdf.index(f'<joint name="joint{n}"')
+
+
+def test_more_links_than_the_bound_are_refused_at_the_first_one_over(tmp_path):
+    from humanoid_control.kinematics.mad_parser import MAX_ELEMENTS
+
+    path = tmp_path / "huge.mad"
+    path.write_text(chain(MAX_ELEMENTS + 1, reverse=False))
+    with pytest.raises(MadError, match=rf"huge.mad:{MAX_ELEMENTS + 4}: more than {MAX_ELEMENTS} links and frames"):
+        convert(path)
+
+
+@pytest.mark.parametrize(
+    "params, words",
+    [
+        ("theta 0 r 0 alpha 0 d " + "1" * 5000, "expected a finite number of magnitude at most 1e+09 after 'd'"),
+        ("theta 1e400 r 0 alpha 0 d 1", "expected a finite number of magnitude at most 1e+09 after 'theta'"),
+        ("theta 0 r 0 alpha 0 d 2e9", "expected a finite number of magnitude at most 1e+09 after 'd'"),
+    ],
+    ids=["5000 digits", "1e400", "2e9"],
+)
+def test_a_number_that_is_not_finite_or_too_large_is_refused_not_written_as_inf(tmp_path, params, words):
+    """A number of 5,000 digits reads as inf: it was converted to ``xyz="inf nan 0"`` with exit 0."""
+    path = tmp_path / "big_number.mad"
+    path.write_text(one_link(params, 2))
+    with pytest.raises(MadError) as err:
+        convert(path)
+    msg = str(err.value)
+    assert msg.startswith(f"{path}:4: {words}") and "\n" not in msg and len(msg) < 400, msg
+
+
+def test_an_id_of_thousands_of_digits_and_a_huge_length_unit_are_refused(tmp_path):
+    path = tmp_path / "big_id.mad"
+    path.write_text(one_link("theta 0 r 0 alpha 0 d 1", 2).replace("link 1", "link " + "7" * 5000))
+    with pytest.raises(MadError, match=r"big_id.mad:4: expected an integer of at most 9 digits after 'link'"):
+        convert(path)
+    path.write_text(one_link("theta 0 r 0 alpha 0 d 1", 2))
+    with pytest.raises(MadError, match=r"length_unit must be a number > 0 and <= 1000"):
+        convert(path, length_unit=1e300)
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_cli_refuses_a_device_or_a_fifo_at_once_in_one_line(tmp_path, kind):
+    """`mad2urdf /dev/zero` grew without bound and a FIFO blocked: both exit 2 at once, one line."""
+    import os
+
+    path = "/dev/zero"
+    if kind == "fifo":
+        path = str(tmp_path / "pipe.mad")
+        os.mkfifo(path)
+    r = _cli(path, "--output-dir", str(tmp_path / "out"))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"humanoid-stack mad2urdf: error: {path}: {'a character device' if kind == 'device' else 'a FIFO (named pipe)'}"
+        ", not a regular file: not read as a MAD file"
+    ]
