@@ -5,6 +5,7 @@ discovery limited to localhost, so concurrent runs on one machine never see each
 """
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -14,6 +15,12 @@ os.environ.setdefault("ROS_DOMAIN_ID", str(100 + os.getpid() % 100))
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".venv" / "numba_cache"))
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and so
+# would every command it starts; the Ctrl-C tests need Python's own handler (and their commands
+# the default action), as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
