@@ -138,7 +138,8 @@ PARAMETERS = ParameterTable(
             "double",
             TRACKING_TOLERANCE,
             "target reached when |position error| + length_scale·|rotation error| is below this; above it and no "
-            "longer shrinking: out of reach, /diagnostics WARN (chosen: the issue's 1 mm hand tracking)",
+            "longer shrinking: out of reach, /diagnostics WARN (chosen: 1 mm hand tracking, the bound of the "
+            "kinematic generator's HRP-2 tests, docs/kinematics.md)",
             unit="m",
             minimum=0.0,
             exclusive_minimum=True,

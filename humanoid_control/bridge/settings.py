@@ -24,7 +24,8 @@ class BridgeSettings:
     start_tolerance [rad]: largest |first point - current position| accepted (0.01 rad: MoveIt's
         ``trajectory_execution.allowed_start_tolerance`` default).
     approach: when the first point is farther than start_tolerance, prepend a segment from the
-        current position instead of refusing (off by default, as the issue asks).
+        current position instead of refusing (off by default: the approach is a motion the trajectory does
+        not hold, so the robot makes it only when the operator asks for it).
     approach_speed [rad/s]: peak joint speed of that approach segment (0.2 rad/s, chosen: slow
         enough to stop by hand-held emergency stop; also bounded by the joints' limits).
     self_collision: check every point against the robot's collision model (off by default: it

@@ -13,7 +13,7 @@ from humanoid_control.bridge.plan_files import load_plan
 from humanoid_model import load_robot
 from humanoid_stack.cli import main
 
-FOOT_BOUND = 1e-4  # [m] the kinematics issue's 0.1 mm
+FOOT_BOUND = 1e-4  # [m] the 0.1 mm foot accuracy of the kinematic generator's HRP-2 tests (docs/walking.md)
 TILT_BOUND = 1e-6  # [rad] chosen: the waist task is met exactly when feasible (measured ~2e-12)
 
 

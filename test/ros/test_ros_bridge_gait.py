@@ -3,7 +3,7 @@ position controller: real
 rclpy nodes on loopback, the simulator standing in for the robot (`ros_bridge_stack.Stack`).
 
 The robot. BIP floats in a scene without gravity or ground, joints under the simulator's PD, base
-free (the issue lets us fix the base or stand the robot; neither exists here: a scene cannot weld
+free (a fixed base or a standing robot would serve too; neither exists here: a scene cannot weld
 a robot's base, and BIP standing in gravity falls when only the joint part of a walking gait is
 played, since the gait balances through the base motion it leaves out). Floating without gravity,
 the joints' tracking is what the bridge commands and measures; the base drifts with the joints'

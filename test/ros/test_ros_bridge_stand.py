@@ -2,10 +2,10 @@
 simulator's PD (it sags below every set-point it holds), the bridge in front of it, real rclpy
 nodes on loopback (`ros_bridge_stack.Stack` with the shipped scene).
 
-Each hold used to command the measured, sagged posture, so every ~/stop lowered the robot by one
-more sag: 16 stops, one every 0.25 s of simulated time, took the right knee from 0.882 to 1.043
+A hold that commands the measured, sagged posture lowers the robot by one more sag at every
+~/stop: 16 stops, one every 0.25 s of simulated time, take the right knee from 0.882 to 1.043
 rad (+0.012 to +0.019 rad per stop), CHEST_JOINT1 to its stop (-0.0873 rad) after 5, and the robot
-fell after 10 (base 0.647 -> 0.169 m); one every 2 s did the same (fell after 7). So the spacing
+falls after 10 (base 0.647 -> 0.169 m); one every 2 s does the same (falls after 7; measured). So the spacing
 here is 0.25 s of simulated time (the simulator runs as fast as it can: `real_time_factor` 0).
 """
 

@@ -24,7 +24,7 @@ from humanoid_model.paths import urdf_dir  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
-# Robot used by these tests: HRP-2 as the issue asks (BIP only while hrp2.urdf is not there).
+# Robot used by these tests: HRP-2, the robot the nodes are built for (BIP only while hrp2.urdf is not there).
 ROBOT = "hrp2" if (urdf_dir() / "hrp2.urdf").is_file() else "bip"
 TIMEOUT = 30.0  # [s] upper bound for DDS discovery + delivery on a loaded CI machine (chosen)
 

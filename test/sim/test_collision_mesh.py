@@ -83,7 +83,8 @@ free_bodies:
 
 @pytest.mark.parametrize("body, points", [("box", 4), ("ball", 1), ("can", 8)])
 def test_primitives_rest_on_a_mesh_slab_without_pulling(on_slab, body, points):
-    """Before the fix the bodies chattered at 10-17 m/s under 18-32 kN forces that pulled."""
+    """No pulling force: a contact that pulls makes the bodies chatter at 10-17 m/s under 18-32 kN
+    (measured)."""
     w, out = on_slab
     o = out[body]
     m = w.scene.free_body(body).mass
@@ -187,7 +188,7 @@ def test_incline_on_a_mesh_slope_gives_the_primitive_slope_answer(meshes, angle)
 # ----------------------------------------------------------------------- a mesh body on the ground
 def test_mesh_body_gets_a_full_patch_and_rests_on_the_ground(meshes):
     """A convex mesh block (0.2 × 0.2 × 0.1 m) on the primitive ground: its 4 bottom corners
-    (before the fix: 1 point, and the block rocked and sank), still, sum f_n = m g."""
+    (with 1 point the block rocks and sinks), still, sum f_n = m g."""
     path = _scene(
         meshes,
         "free_bodies: [{name: block, shape: mesh, file: block.stl, mass: 3, pose: {xyz: [0.3, -0.2, 0.05]}}]\n",
@@ -227,8 +228,8 @@ def _erd_robots_dir():
 )
 def test_talos_mesh_feet_stand_2_s_without_slip():
     """Talos (talos_reduced.urdf: mesh soles) on `flat` at its `zero` posture: the feet, convex
-    hulls of the sole meshes, keep a full patch each and do not slip over 2 s (before the fix:
-    one point per foot, and the robot fell within the 2 s)."""
+    hulls of the sole meshes, keep a full patch each and do not slip over 2 s (with
+    one point per foot the robot falls within the 2 s)."""
     import pinocchio as pin
 
     w = World.from_scene("flat", robot=_erd_robots_dir() / "talos_data/robots/talos_reduced.urdf")

@@ -8,11 +8,12 @@ angular momentum about the contact point is conserved through the slip phase, m 
 with v = ω r, so v = v₀ / (1 + I / (m r²)): 5/7 v₀ for a solid sphere (I = 2/5 m r²), 2/3 v₀ for a
 solid cylinder rolling on its side (I = 1/2 m r²), and the energy only decreases.
 
-Both used to fail (before `integrator.carry` and the straight-line free-flyer position update): the
-explicit Coriolis term of Pinocchio's body-frame linear velocity scaled it by √(1 + (ω dt)²) per
-step, and the SE(3) exponential moved the centre on an arc about the contact point, into the ground.
-A 5 cm ball rolling at 1.41 m/s reached 3.73 m/s after 1.5 s (centre 0.69 mm into the ground,
-Σf_z = 1.053 mg); thrown at 1 m/s without spin it rolled at 0.80 m/s instead of 0.714 m/s.
+Two things break both (so `integrator.carry` and the straight-line free-flyer position update
+avoid them): the explicit Coriolis term of Pinocchio's body-frame linear velocity scales the speed
+by √(1 + (ω dt)²) per step, and the SE(3) exponential moves the centre on an arc about the contact
+point, into the ground. With them a 5 cm ball rolling at 1.41 m/s reaches 3.73 m/s after 1.5 s
+(centre 0.69 mm into the ground, Σf_z = 1.053 mg); thrown at 1 m/s without spin it rolls at
+0.80 m/s instead of 0.714 m/s (measured).
 
 Tolerances. Energy: the only work the contact may do is what the solver's stopping tests leave,
 a normal velocity up to ``tol_penetration`` under the normal force and a complementarity residual
@@ -113,8 +114,8 @@ def test_rolling_without_slip_keeps_its_energy_height_and_weight(runs, shape):
     assert np.abs(r["fn"][1:] / (MASS * g) - 1.0).max() < 5e-3  # from the second step (first contact)
     assert r["speed"][-1] == pytest.approx(r["v0"], rel=1e-3)
     assert r["slip"].max() < 1e-3  # [m/s] it rolls
-    # the state's velocity is that of the motion the step made: horizontal (it used to be the
-    # solved velocity turned by the step's rotation, ω dt v = 0.04 m/s downwards for the sphere)
+    # the state's velocity is that of the motion the step made: horizontal (the solved velocity
+    # turned by the step's rotation would point ω dt v = 0.04 m/s downwards for the sphere)
     assert np.abs(r["vz"][1:]).max() < 1e-6
 
 
