@@ -12,7 +12,9 @@ Users and their rules: the kinematic support polygon and its CoM check
 (`humanoid_planner.posture.support_polygon`: coordinates rounded to 12 decimals), the walking
 pattern's support polygon (`humanoid_planner.walking_pattern.pattern`: exact coordinates) and the
 simulator's mesh patches (`humanoid_sim.collision.mesh`: ``tol = CLIP_TOL``, points on one grid
-cell merged and points within ``tol`` of an edge dropped).
+cell merged and points within ``tol`` of an edge dropped); the scene surfaces' point test
+(`humanoid_model.scene_types.Surface.contains`, in the surface's frame, a point 1e-9 m outside an
+edge counted inside), used by the contact planner's start contacts and its PRM guide.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from humanoid_model.collision_rules import CollisionRules
+from humanoid_model.planar_polygon import inside
 from humanoid_model.scene_geometry import (
     Pose,
     box_inertia,
@@ -128,11 +129,12 @@ class Surface:
         return np.column_stack([t, np.cross(self.normal, t), self.normal])
 
     def contains(self, point, tol: float = 1e-9) -> bool:
-        """Whether the projection of ``point`` on the plane lies inside the polygon."""
-        p = np.asarray(point, float)
-        V = self.vertices
-        edges = np.roll(V, -1, axis=0) - V
-        return bool(np.all(np.cross(edges, p - V) @ self.normal >= -tol))
+        """Whether the projection of ``point`` on the plane lies inside the polygon, or less than
+        ``tol`` [m] outside it (the default 1e-9 m, chosen: a point on an edge up to rounding is
+        inside): `humanoid_model.planar_polygon.inside` in the surface's frame (`rotation`)."""
+        R = self.rotation[:, :2]
+        V = np.asarray(self.vertices, float)
+        return inside((V - V[0]) @ R, (np.asarray(point, float) - V[0]) @ R, margin=-tol)
 
 
 @dataclass(frozen=True)

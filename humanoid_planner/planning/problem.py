@@ -78,7 +78,8 @@ class PlanningProblem:
 
 def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
     """(location, surface) pairs of ``locations`` in contact at ``q``: the location's point within
-    `START_TOLERANCE` of the surface's plane and inside its polygon, its normal along the surface's."""
+    `START_TOLERANCE` of the surface's plane and inside its polygon (`Surface.contains`: the planar
+    polygon test, a point on an edge inside), its normal along the surface's."""
     import pinocchio as pin
 
     model, data = feas.model, feas.model.createData()
@@ -90,15 +91,10 @@ def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
         p, n = M.act(rf.point), M.rotation @ rf.n
         for sname, s in feas.surfaces.items():
             near = abs((p - s.centroid) @ s.normal) <= START_TOLERANCE and n @ s.normal >= START_ALIGNMENT
-            if near and _inside(p, s):
+            if near and s.contains(p):
                 out.append((name, sname))
                 break
     return out
-
-
-def _inside(p, surface) -> bool:
-    V, n = surface.vertices, surface.normal
-    return all(np.cross(V[(i + 1) % len(V)] - V[i], p - V[i]) @ n >= -1e-9 for i in range(len(V)))
 
 
 def _settings(overrides: dict) -> PlannerSettings:
