@@ -1,7 +1,13 @@
-"""Points bounding a robot's collision geometry: `geometry_points` (box corners, cylinder and
+"""Points spanning a robot's collision geometry: `extent_points` (box corners, cylinder and
 capsule rings, sphere poles, mesh vertices) and `geometry_z_range` (the geometry's lowest and
 highest points at a configuration). Used by the robot loader (the ``zero`` posture, default
 soles, `Robot.height`) and the viewer (the robot's bounds).
+
+The points give the geometry's extent, not an enclosure: their bounds along the geometry's own
+axes are the geometry's (a cylinder's ring is inscribed, its points on the circle), so a lowest
+point or a bounding box computed from them is the geometry's own. The posture generator needs
+the other rule, points whose convex hull contains the geometry (a circumscribed ring):
+`humanoid_planner.posture.geometry.capsules.enclosing_points`.
 """
 
 from __future__ import annotations
@@ -11,11 +17,14 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import ModelError
 
-__all__ = ["geometry_points", "geometry_z_range"]
+__all__ = ["extent_points", "geometry_z_range"]
 
 
-def geometry_points(geom: pin.GeometryObject) -> np.ndarray:
-    """Points bounding a geometry object in its parent joint frame (box corners, mesh vertices...)."""
+def extent_points(geom: pin.GeometryObject) -> np.ndarray:
+    """(k, 3) points [m] of a geometry object in its parent joint frame (its placement applied)
+    spanning its extent (module docstring): a box's corners, a cylinder's two end circles (16
+    points on each), a capsule's circles at its tips' heights, a sphere's 6 poles, a mesh's
+    vertices."""
     shape = geom.geometry
     M = geom.placement
     if hasattr(shape, "halfSide"):
@@ -60,7 +69,7 @@ def geometry_z_range(model, collision, q) -> tuple[float, float]:
     pin.framesForwardKinematics(model, data, q)
     lo, hi = np.inf, -np.inf
     for g in collision.geometryObjects:
-        pts = geometry_points(g)
+        pts = extent_points(g)
         oM = data.oMi[g.parentJoint]
         z = (oM.rotation @ pts.T).T[:, 2] + oM.translation[2]
         lo, hi = min(lo, z.min()), max(hi, z.max())

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.collision_geometry import geometry_points
+from humanoid_model.collision_geometry import extent_points
 from humanoid_model.exceptions import ModelError
 from humanoid_model.validation import finite_number, finite_rows, finite_vector
 
@@ -117,7 +117,7 @@ def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLo
     lowest = {}  # side -> (z_min, joint id)
     per_joint_pts = {}
     for g in collision.geometryObjects:
-        pts = geometry_points(g)
+        pts = extent_points(g)
         per_joint_pts.setdefault(g.parentJoint, []).append(pts)
         oM = data.oMi[g.parentJoint]
         world = (oM.rotation @ pts.T).T + oM.translation

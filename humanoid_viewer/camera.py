@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_model.collision_geometry import geometry_points
+from humanoid_model.collision_geometry import extent_points
 
 __all__ = [
     "CAMERA_FOV",
@@ -31,7 +31,7 @@ def geometry_bounds(geometry, data) -> np.ndarray | None:
     pts = []
     for geom in geometry.geometryObjects:
         try:
-            local = geometry_points(geom)  # in the parent joint frame
+            local = extent_points(geom)  # in the parent joint frame
         except Exception:
             continue
         oMi = data.oMi[geom.parentJoint]

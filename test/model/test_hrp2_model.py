@@ -236,9 +236,9 @@ def test_soles_flat_on_ground(robot, posture):
 
 
 def _world_points(robot, data, geom):
-    from humanoid_model.collision_geometry import geometry_points
+    from humanoid_model.collision_geometry import extent_points
 
-    pts = geometry_points(geom)
+    pts = extent_points(geom)
     M = data.oMi[geom.parentJoint]
     return (M.rotation @ pts.T).T + M.translation
 

@@ -27,7 +27,7 @@ when they overlap there (bodies that overlap by design) unless included. HRP-2 a
 pairs (239 with the two-joint pairs, which blocked the under-table crawl: the waist and chest boxes
 meet at a forward chest pitch), all at the 1 cm margin.
 
-Shapes: a box as it is; any other geometry by the convex hull of its `geometry.capsules.geometry_points`
+Shapes: a box as it is; any other geometry by the convex hull of its `geometry.capsules.enclosing_points`
 (a cylinder's circumscribed 16-gon prism, a mesh's vertices), which contains it: GJK ends exactly
 on polytopes, where on HRP-2's shank cylinder its witness points are ~1e-8 m noisy, enough to
 miss the Jacobian test (test_posture_jacobians) by 1e-6.
@@ -48,7 +48,7 @@ from humanoid_model.collision_rules import CollisionRules, self_pair_by_default
 
 from .. import kinematics as kin
 from ..base import INEQUALITY, PostureConstraint
-from ..geometry.capsules import capsule_world, geometry_points, robot_capsules
+from ..geometry.capsules import capsule_world, enclosing_points, robot_capsules
 from ..geometry.pair_distances import PairDistances
 from ..geometry.segment_distance import capsule_distances
 from .self_collision import DEFAULT_MARGIN
@@ -97,9 +97,9 @@ class GeometrySelfCollision(PostureConstraint):
 
     def _coal(self):
         """coal's shapes (a box itself, any other geometry the convex hull of its
-        `geometry.capsules.geometry_points`, module docstring) and their `PairDistances` (row k: pair k)."""
+        `geometry.capsules.enclosing_points`, module docstring) and their `PairDistances` (row k: pair k)."""
         self._shapes = [
-            g.geometry if isinstance(g.geometry, coal.Box) else _hull(geometry_points(g.geometry))
+            g.geometry if isinstance(g.geometry, coal.Box) else _hull(enclosing_points(g.geometry))
             for g in self.collision_model.geometryObjects
         ]
         objs = self.collision_model.geometryObjects

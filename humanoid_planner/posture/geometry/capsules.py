@@ -39,7 +39,7 @@ __all__ = [
     "capsule_world",
     "fit_capsule",
     "adjacent_pairs",
-    "geometry_points",
+    "enclosing_points",
     "joint_clouds",
     "robot_capsules",
     "self_collision_pairs",
@@ -64,8 +64,11 @@ class Capsule:
         return float(np.linalg.norm(self.b - self.a))
 
 
-def geometry_points(geometry) -> np.ndarray:
-    """(k, 3) points [m] in the geometry's own frame whose convex hull contains it (module docstring)."""
+def enclosing_points(geometry) -> np.ndarray:
+    """(k, 3) points [m] in the shape's own frame whose convex hull contains it (module docstring).
+    An enclosure, unlike `humanoid_model.collision_geometry.extent_points` (points on the geometry,
+    for its extent): a cylinder's rings circumscribe its circles, a sphere or a capsule gives its
+    bounding box's corners."""
     kind = type(geometry).__name__
     if kind == "Box":
         h = np.asarray(geometry.halfSide, float)
@@ -110,12 +113,12 @@ def fit_capsule(points) -> tuple[np.ndarray, np.ndarray, float]:
 
 def joint_clouds(model: pin.Model, collision_model: pin.GeometryModel) -> dict[int, np.ndarray]:
     """Joint id -> (k, 3) points [m] in that joint's frame whose convex hull contains all the
-    collision geometry attached to it (`geometry_points` of each geometry object, placed), for the
+    collision geometry attached to it (`enclosing_points` of each geometry object, placed), for the
     joints carrying geometry, in joint order. The bounding volumes (capsules, STP-BVs) are built
     from these clouds."""
     clouds: dict[int, list] = {}
     for g in collision_model.geometryObjects:
-        pts = geometry_points(g.geometry)
+        pts = enclosing_points(g.geometry)
         clouds.setdefault(int(g.parentJoint), []).append(pts @ g.placement.rotation.T + g.placement.translation)
     if not clouds:
         raise PlanningError(f"robot {model.name!r}: field 'collision_model' must have geometry to build volumes")

@@ -28,7 +28,7 @@ import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
 
-from .capsules import geometry_points, joint_clouds
+from .capsules import enclosing_points, joint_clouds
 from .stpbv_build import StpBV, build_stpbv, enclosing_ball
 from .stpbv_distance import StpBVPack, pair_distances
 
@@ -59,7 +59,7 @@ def obstacle_volume(obstacle, r: float = DEFAULT_r, R: float = DEFAULT_R) -> Stp
     shape = obstacle.shape
     if type(shape).__name__ == "Sphere":
         return build_stpbv(np.zeros((1, 3)), float(shape.radius), max(R, 10.0 * float(shape.radius)))
-    P = geometry_points(shape)
+    P = enclosing_points(shape)
     _, radius = enclosing_ball(P)
     return build_stpbv(P, r, max(R, 10.0 * radius))
 

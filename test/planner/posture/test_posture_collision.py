@@ -31,7 +31,7 @@ from humanoid_planner.posture import (
 )
 from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.criteria.reference_posture import ReferencePosture
-from humanoid_planner.posture.geometry.capsules import fit_capsule, geometry_points
+from humanoid_planner.posture.geometry.capsules import enclosing_points, fit_capsule
 from humanoid_planner.posture.geometry.segment_distance import capsule_distances
 
 H = 1e-5  # FD step, as test_posture_jacobians.py (its docstring gives the error budget)
@@ -105,7 +105,7 @@ def test_fitted_capsules_contain_the_geometry_and_are_tight_on_a_bar():
         rob = load_robot(name)
         caps = {c.joint: c for c in robot_capsules(rob.model, rob.collision_model)}
         for g in rob.collision_model.geometryObjects:
-            pts = geometry_points(g.geometry) @ g.placement.rotation.T + g.placement.translation
+            pts = enclosing_points(g.geometry) @ g.placement.rotation.T + g.placement.translation
             c = caps[g.parentJoint]
             assert np.all(_inside(pts, c.a, c.b, c.radius)), (name, g.name)
         assert SelfCollision(rob.model, rob.collision_model, rob.q()).dim > 0  # pairs to check (hrp2 117, bip 21)
@@ -121,7 +121,7 @@ def test_any_geometry_gives_a_containing_capsule():
     mesh.addVertices(V)
     mesh.addTriangles(np.array([[0, 1, 2], [3, 4, 5]]))
     mesh.endModel()
-    np.testing.assert_array_equal(geometry_points(mesh), V)
+    np.testing.assert_array_equal(enclosing_points(mesh), V)
     u = rng.normal(size=(2000, 3))
     u /= np.linalg.norm(u, axis=1)[:, None]
     surfaces = {
@@ -133,7 +133,7 @@ def test_any_geometry_gives_a_containing_capsule():
         ),
     }
     for name, (shape, pts) in surfaces.items():
-        a, b, r = fit_capsule(geometry_points(shape))
+        a, b, r = fit_capsule(enclosing_points(shape))
         assert np.all(_inside(pts, a, b, r)), name
 
 
