@@ -7,7 +7,8 @@
   target or twist) is so kept to numbers the solver can handle, and a twist held while the frame
   cannot follow runs at most `TARGET_BOUND` ahead of it.
 - **Joints stay inside their limits by a margin** (`POSITION_MARGIN`): the prioritized solver
-  saturates them there.
+  saturates them there; the svd solver's step (the thesis's method, which has no limits) is
+  clipped there.
 - **Every step is within the joints' speed and acceleration limits** (`StepLimiter`), as MoveIt
   Servo's velocity and acceleration scaling does: the solver's step over one cycle is scaled down
   as a whole, its direction kept, until every joint moves at most v_max·dt (the URDF's velocity

@@ -241,7 +241,8 @@ class PilotSession:
         structure: a `KinematicStructure` (`load_structure`).
         frames: gizmo frames (default `default_frames`); an unknown name is a `KinematicsError`.
         mode: what of each frame follows its gizmo: ``pose`` (6-D), ``position`` or ``orientation``.
-        solver: ``prioritized`` (default) or ``svd`` (`humanoid_control.kinematics.SOLVERS`).
+        solver: ``prioritized`` (default) or ``svd`` (`humanoid_control.kinematics.SOLVERS`); either
+            keeps the joints `POSITION_MARGIN` inside their limits (``svd`` by clipping its step).
         rate: cycles per second [Hz]: the joint speeds are the step times the rate.
         held: frames that are not commanded but held where they are (6-D, level 2, after the
             commands; the piloting node holds the frames whose sidecar source is active).
@@ -273,6 +274,8 @@ class PilotSession:
         self._solve = SOLVERS[solver]
         if solver == "prioritized":  # joints saturated POSITION_MARGIN inside their limits
             self._solve = functools.partial(self._solve, settings=PrioritizedSettings(limit_margin=POSITION_MARGIN))
+        elif solver == "svd":  # the thesis's method has no limits: its step clipped POSITION_MARGIN inside them
+            self._solve = functools.partial(self._solve, clamp=True, limit_margin=POSITION_MARGIN)
         self.rate = finite_number(rate, "pilot", "rate", minimum=0.0, strict=True, unit="Hz", error=KinematicsError)
         self.frames = list(default_frames(s) if frames is None else frames)
         for f in (*self.frames, *held):

@@ -12,7 +12,7 @@ same on every structure. The thesis gives no threshold (it zeroes values "close 
 and in its mm/rad units a 1e-6 threshold drops feasible directions of the Cross-Delta (derived: the
 thesis's method run on its cross.mad, Appendix B; condition number about 1e6); see `RCOND`. As in
 the thesis there is no damping, no priority and no joint-limit handling (§3.4.3); the optional
-``clamp`` clips the step at the limits without re-solving. The per-task step bound of
+``clamp`` clips the step at the limits (``limit_margin`` inside them) without re-solving. The per-task step bound of
 `humanoid_control.kinematics.rows` applies.
 """
 
@@ -34,9 +34,10 @@ __all__ = ["solve", "RCOND"]
 RCOND = 1e-10
 
 
-def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False):
+def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False, limit_margin: float = 0.0):
     """One thesis cycle on the structure's closures and ``tasks`` (levels ignored). Returns
-    ``(q_new, report)`` (`SolveReport`, its single level is 0)."""
+    ``(q_new, report)`` (`SolveReport`, its single level is 0). ``clamp``: the limited joints end
+    within their limits, ``limit_margin`` [rad] or [m] inside them (as `PrioritizedSettings`'s)."""
     model = structure.model
     q = checked_q(structure, q, "svd solver")
     all_tasks = tasks_of(structure, tasks)
@@ -51,5 +52,6 @@ def solve(structure, q, *tasks, rcond: float = RCOND, clamp: bool = False):
         dq = Vt[keep].T @ ((U[:, keep].T @ r) / s[keep]) * cs
     if clamp and structure.lim_v.size:
         lq, lv = structure.lim_q, structure.lim_v
-        dq[lv] = np.clip(q[lq] + dq[lv], structure.lower, structure.upper) - q[lq]
+        lo, hi = structure.lower + limit_margin, structure.upper - limit_margin
+        dq[lv] = np.clip(q[lq] + dq[lv], lo, hi) - q[lq]
     return pin.integrate(model, q, dq), _report(levels, dq, [], 0, "svd")
