@@ -27,8 +27,9 @@ Services   ~/reset (std_srvs/Trigger: back to the structure's initial configurat
 Each cycle (`rate`): the latest twist (from ~/twist or ~/joy, younger than `command_timeout`)
 times `sensitivity` times 1/rate is added to the ABSOLUTE target (`PilotSession.move`, so
 increments never drift), then one step of the `humanoid_control.piloting.PilotSession`: one
-`humanoid_control.kinematics.prioritized.solve` with the structure's closures (HRP-2: both feet
-welded), the CoM task (floating structures with closures), the target and the posture task.
+`humanoid_control.kinematics.prioritized.solve` (or `svd.solve`, parameter `solver`) with the
+structure's closures (HRP-2: both feet welded), the CoM task (floating structures with closures),
+the target and the posture task.
 Rotations pivot about the driven frame's origin, with world, tool or camera ("view") axes
 (`command_frame`). NaN/inf inputs are refused (log and /diagnostics) and stop the held twist; an
 unreachable target is not an error: the node keeps the closest pose and /diagnostics says WARN
@@ -200,6 +201,7 @@ class PilotNode(Node):
             s,
             frames=[frame],
             mode=self.p["mode"],
+            solver=self.p["solver"],
             rate=self.p["rate"],
             held=[f for f in s.driven_frames() if f != frame],
             max_step=None,

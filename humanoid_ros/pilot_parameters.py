@@ -7,6 +7,7 @@ A separate module because the table is large; the tests read it without rclpy.
 
 from __future__ import annotations
 
+from humanoid_control.kinematics import SOLVERS
 from humanoid_control.piloting import COMMAND_FRAMES, TRACKING_TOLERANCE
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -47,6 +48,16 @@ PARAMETERS = ParameterTable(
             "pose",
             "what of the frame follows the target: the 6-D `pose`, its `position` or its `orientation`",
             choices=("pose", "position", "orientation"),
+        ),
+        Parameter(
+            "solver",
+            "string",
+            "prioritized",
+            "kinematic solver (docs/kinematics.md): `prioritized` (chosen default: priority levels, damping near "
+            "singularities, joints saturated 0.01 rad inside their limits) or `svd` (the thesis's reference "
+            "method, Flückiger 1998, §3.4.3: every row at one priority, no damping; its step clipped 0.01 rad "
+            "inside the limits), to compare the two on a structure",
+            choices=tuple(SOLVERS),
         ),
         Parameter(
             "command_frame",

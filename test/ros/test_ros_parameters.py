@@ -196,6 +196,24 @@ def test_simulator_run_time_changes():
     assert current == SIM.defaults()  # nothing applied
 
 
+def test_pilot_offers_the_sessions_solvers():
+    """The pilot node's `solver` is a choice among the kinematic solvers a `PilotSession` runs, its
+    default the session's; another name is refused in one line."""
+    import inspect
+
+    from humanoid_control.kinematics import SOLVERS
+    from humanoid_control.piloting import PilotSession
+    from humanoid_ros.pilot_parameters import PARAMETERS as PILOT
+
+    solver = PILOT["solver"]
+    assert tuple(solver.choices) == tuple(SOLVERS) and not solver.dynamic
+    assert solver.default == inspect.signature(PilotSession).parameters["solver"].default
+    assert PILOT.validate({"solver": "svd"})["solver"] == "svd"
+    with pytest.raises(ConfigError) as info:
+        PILOT.validate({"solver": "qr"})
+    assert str(info.value).startswith("node 'pilot': parameter solver must be one of prioritized, svd"), info.value
+
+
 def test_table_rules_are_checked_when_the_table_is_built():
     with pytest.raises(ValueError, match="type must be one of"):
         Parameter("x", "float", 1.0, "x")

@@ -259,6 +259,32 @@ def test_pose_target_is_reached_and_drawn(ros_harness):
     assert {"residual_level_1_m", "residual_level_2_m", "residual_level_3_m"} <= set(values)
 
 
+def test_the_svd_solver_reaches_the_session_and_commands_within_the_joint_limits(ros_harness):
+    """`solver: svd` (the thesis's method): the node's session runs it, and a pose target 8 cm away
+    moves the published hand toward it (every row at one priority, the posture and the held frames
+    included, it settles short of the target), every commanded joint 0.01 rad inside its URDF
+    limits."""
+    h, pilot, probe = start(ros_harness, solver="svd")
+    assert pilot.session.solver == "svd"
+    P0 = probe.last()
+    T = P0["r_hand"].copy()
+    T.translation = T.translation + [0.05, -0.03, 0.05]
+    msg = PoseStamped()
+    msg.header.frame_id = "world"
+    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = T.translation
+    qx, qy, qz, qw = pin.Quaternion(T.rotation).coeffs()
+    msg.pose.orientation.x, msg.pose.orientation.y, msg.pose.orientation.z, msg.pose.orientation.w = qx, qy, qz, qw
+    probe.target.publish(msg)
+    assert h.spin_until(lambda: np.allclose(pilot.target.target.translation, T.translation))
+    wait_cycles(h, pilot, 20)
+    before = np.linalg.norm(P0["r_hand"].translation - T.translation)
+    assert np.linalg.norm(probe.last()["r_hand"].translation - T.translation) < 0.75 * before  # measured 0.54
+    lo, hi = ROBOT.q_lower + 0.01 - 1e-12, ROBOT.q_upper - 0.01 + 1e-12
+    for m in probe.commands:
+        q = np.array(m.points[0].positions)
+        assert np.all((q >= lo) & (q <= hi))
+
+
 def test_nan_and_malformed_inputs_are_refused_and_the_node_keeps_publishing(ros_harness):
     """A NaN twist, an infinite target, a target in another frame and a NaN joystick axis: each is
     refused (log, /diagnostics WARN naming the field), the target stays, commands keep coming."""
@@ -361,6 +387,7 @@ def test_joystick_axes_drive_the_hand_through_the_forward_position_controller(ro
         ("joy_axes", ["0", "1", "x", "3", "4", "5"], ["parameter joy_axes", "'x'", "linear.z"]),
         ("command_frame", "camera", ["parameter command_frame", "world, tool, view", "camera"]),
         ("rate", 0.0, ["parameter rate", "> 0"]),
+        ("solver", "qr", ["parameter solver", "prioritized, svd", "'qr'"]),
     ],
 )
 def test_bad_parameters_are_refused_at_start_in_one_line(ros_harness, name, value, words):
