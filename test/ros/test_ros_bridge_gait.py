@@ -1,5 +1,5 @@
-"""The robot bridge executing the BIP cyclic gait from GAIT.json, and streaming to a forward
-position controller: real
+"""The robot bridge executing the BIP cyclic gait from GAIT.json (and refusing it marked
+unconverged unless allowed), and streaming to a forward position controller: real
 rclpy nodes on loopback, the simulator standing in for the robot (`ros_bridge_stack.Stack`).
 
 The robot. BIP floats in a scene without gravity or ground, joints under the simulator's PD, base
@@ -17,6 +17,8 @@ the bridge's default 10 rad/s² (`humanoid_control/bridge/limits.py`, a chosen v
 without acceleration limits), so it runs with the `retime` policy, stretched ~7.6 times (measured),
 as a lab would first play it.
 """
+
+import json
 
 import numpy as np
 import pytest
@@ -108,6 +110,43 @@ def test_bip_cyclic_gait_from_gait_json_executes_and_the_joints_follow(tmp_path,
         assert len(others) == 9
         # the gait's joints' reaction moves the free base, not the other joints (PD, 1 mrad: chosen)
         assert max(abs(end[n] - q0[n]) for n in others) < 1e-3
+    finally:
+        stack.close()
+
+
+def test_a_gait_with_an_unconverged_phase_is_refused_by_execute_file_unless_allowed(tmp_path, gait_file):
+    """~/execute_file with the gait's GAIT.json marked unconverged on its phase (``converged``
+    false: the rows are the solver's last iterate): with the default parameters refused, naming the
+    phase and `allow_unconverged_gait`, nothing sent; with `allow_unconverged_gait: true` accepted
+    and executing, the note in its report (then stopped: the execution itself is the test above)."""
+    doc = json.loads(gait_file.read_text())
+    unconverged = tmp_path / "UNCONVERGED.json"
+    unconverged.write_text(json.dumps({**doc, "phases": [{**p, "converged": False} for p in doc["phases"]]}))
+    plan, _ = load_plan(gait_file, load_robot("bip"))
+    stack = Stack(
+        tmp_path,
+        robot="bip",
+        domain_offset=3,
+        joints=dict(zip(plan.joint_names, plan.positions[0].tolist())),
+        bridge_params=[Parameter("policy", value="retime"), Parameter("execute_file", value=str(unconverged))],
+    )
+    try:
+        settle(stack)
+        n0, c0 = len(stack.diags), len(stack.commands)
+        res = stack.call(stack.services["execute_file"])
+        assert not res.success
+        assert "phases[0].converged" in res.message and "allow_unconverged_gait" in res.message, res.message
+        assert stack.wait_diag(n0, "converged").level == DiagnosticStatus.ERROR
+        stack.spin(0.2)
+        assert len(stack.commands) == c0 and stack.bridge.execution is None
+        stack.set(allow_unconverged_gait=True)
+        n1 = len(stack.diags)
+        res = stack.call(stack.services["execute_file"])
+        assert res.success, res.message
+        executing = stack.wait_diag(n1, "executing")
+        assert any("did not converge" in v for v in values_of(executing).values()), values_of(executing)
+        assert stack.spin_until(lambda: len(stack.commands) > c0)
+        assert stack.call(stack.services["stop"]).success
     finally:
         stack.close()
 
