@@ -45,6 +45,9 @@ MAX_WALK_STEPS = 100
 #: samples of a walking pattern: the 100-step walk at the default timings (1 s per step) at 1 kHz,
 #: rounded up; each sample is one whole-body IK solve, and WALK.json is then ~160 MB
 MAX_WALK_SAMPLES = 150_000
+#: [s] a phase of the walking pattern (single and double support, the start and the end): over
+#: twelve times the default 0.8 s single support
+MAX_WALK_PHASE = 10.0
 
 # ---- the optimal gait (make_problem)
 #: [s] a phase's duration given with --ds / --ss: four times the thesis's 0.5 s single support at

@@ -14,7 +14,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.validation import finite_number, integer
-from humanoid_planner.bounds import MAX_WALK_SAMPLES, MAX_WALK_STEPS
+from humanoid_planner.bounds import MAX_WALK_PHASE, MAX_WALK_SAMPLES, MAX_WALK_STEPS
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.walking_pattern.swing import SWING_STYLES
 
@@ -74,9 +74,9 @@ class WalkParameters:
         finite_number(self.step_length, src, "step_length", -MAX_STEP_LENGTH, MAX_STEP_LENGTH, unit="m", error=E)
         finite_number(self.dt, src, "dt", 0.0, 0.05, strict=True, unit="s", error=E)
         for field in ("t_ss", "t_ds"):
-            finite_number(getattr(self, field), src, field, 2 * self.dt, 10.0, unit="s", error=E)
-        finite_number(self.t_start, src, "t_start", self.t_ds, 10.0, unit="s", error=E)
-        finite_number(self.t_end, src, "t_end", 0.0, 10.0, unit="s", error=E)
+            finite_number(getattr(self, field), src, field, 2 * self.dt, MAX_WALK_PHASE, unit="s", error=E)
+        finite_number(self.t_start, src, "t_start", self.t_ds, MAX_WALK_PHASE, unit="s", error=E)
+        finite_number(self.t_end, src, "t_end", 0.0, MAX_WALK_PHASE, unit="s", error=E)
         finite_number(self.step_height, src, "step_height", 0.0, 0.3, unit="m", error=E)
         if self.swing not in SWING_STYLES:
             raise PlanningError(f"walk: field 'swing' must be one of {', '.join(SWING_STYLES)}; value {self.swing!r}")

@@ -28,7 +28,8 @@ run's plan.
 
 Bounds (docs/planning.md): --steps 1..200, --dt 0.0001..0.1 s, --joint-speed at least 0.0573 deg/s
 (1e-3 rad/s), at most 200,000 motion samples; --time-limit up to 86400 s, --seed 0..4294967295;
---set: workers <= 64, max_candidates <= 1000, max_expanded <= 100000, density <= 1000 per m.
+--set: workers <= 64, max_candidates <= 1000, max_expanded <= 100000, density <= 1000 per m,
+the posture generator's iteration counts (solver.max_iterations, ...) <= 10000.
 
 Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
 planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
