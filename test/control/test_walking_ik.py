@@ -1,7 +1,8 @@
 """`humanoid-stack walk`: the whole-body IK of a 2-step pattern, checked from the written
 plan alone by forward kinematics of the HRP-2 model (not from the solver's own report): soles
 where the footstep plan puts them, CoM on the preview trajectory, waist upright, joints within
-their limits, and the plan read by the bridge's plan reader. Bounds: docs/walking.md."""
+their limits, and the plan read by the bridge's plan reader. Bounds: docs/walking.md. The command's
+refusals: counts beyond their bounds, a missing output folder, a full disk (no WALK.json left)."""
 
 import json
 
@@ -137,14 +138,16 @@ def test_walkgen2008_plan_holds_the_waist_height_and_follows_the_com_ground_trac
     ],
 )
 def test_walk_counts_are_bounded_before_anything_is_computed(argv, message, capsys, tmp_path):
-    """--steps 1e8 grew 150 MB/s: the footsteps and the samples are bounded (humanoid_planner.bounds)."""
+    """The footsteps and the samples are bounded (humanoid_planner.bounds): unbounded, --steps 1e8
+    grows the process by 150 MB/s before anything is written (measured)."""
     assert main(["walk", *argv, "--output", str(tmp_path / "x.json")]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
 
 
 def test_walk_into_a_missing_folder_is_refused_and_creates_no_folder(capsys, tmp_path):
-    """`walk -o /nonexistent/w.json` created the folder (as the user who ran it): now refused at once."""
+    """`walk -o /nonexistent/w.json` is refused at once: the command creates no folder on the user's
+    behalf."""
     out = tmp_path / "nonexistent" / "w.json"
     assert main(["walk", "--steps", "1", "--output", str(out)]) == 2
     err = capsys.readouterr().err.strip()
@@ -153,3 +156,23 @@ def test_walk_into_a_missing_folder_is_refused_and_creates_no_folder(capsys, tmp
         "(create it first)"
     )
     assert not out.parent.exists()
+
+
+def test_walk_on_a_full_disk_exits_2_in_one_line_and_leaves_no_walk_json(monkeypatch, capsys, tmp_path):
+    """The disk fills while WALK.json is written (os.fsync raises ENOSPC): one line, exit 2, and
+    nothing at the output path: neither the WALK.json an earlier run left there (removed when the
+    run starts) nor a truncated one, nor a temporary file."""
+    import errno
+    import os
+
+    out = tmp_path / "WALK.json"
+    out.write_text('{"older": true}')
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["walk", "--steps", "1", "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"humanoid-stack walk: error: {out}: cannot write the WALK.json: No space left on device"
+    assert list(tmp_path.iterdir()) == []
