@@ -1,0 +1,49 @@
+"""The joint limits of the whole-body QP, as bounds on the actuated joints' accelerations and
+torques.
+
+Positions and speeds become acceleration bounds over a horizon (the bound that stops the joint at
+its limit, as in Del Prete, "Joint Position and Velocity Bounds in Discrete-Time
+Acceleration/Torque Control of Robot Manipulators", RA-L 2018, simplified to its two main terms):
+
+    a ≤ min( (q̇_max − q̇) / h_v,  2 (q_max − q − h_p q̇) / h_p² ),   a ≥ the mirror image,
+
+with h_v the control period (the speed limit reached in one cycle at most) and h_p a braking
+horizon (chosen, `BRAKING_HORIZON`); a bound is never tighter than stopping the joint where it is
+(it always contains the acceleration that stops the joint in one cycle: the bounds stay ordered,
+and a joint already beyond its limit is only asked to stop), and at most ``a_max`` in size. The
+torques, |τ| ≤ τ_max with τ = M_a a + h_a − (J_cᵀ G)_a f, are rows of the QP
+(`humanoid_control.wbc.problem`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["JointAccelerationBounds", "BRAKING_HORIZON", "A_MAX"]
+
+BRAKING_HORIZON = 0.1  # [s] (chosen) h_p: a joint at 1 rad/s stops within 0.05 rad of its limit
+A_MAX = 100.0  # [rad/s²] (chosen) largest joint acceleration the controller asks for
+
+
+class JointAccelerationBounds:
+    """Acceleration bounds (n,) of the actuated joints from their position ``lower``/``upper``
+    [rad] and speed limits ``v_max`` [rad/s] (module docstring); ``dt`` [s] the control period."""
+
+    def __init__(self, lower, upper, v_max, dt: float, horizon: float = BRAKING_HORIZON, a_max: float = A_MAX):
+        big = 1e6  # an unbounded joint: a limit this far never gives a bound below a_max
+        self.lower = np.nan_to_num(np.asarray(lower, float), neginf=-big, posinf=big)
+        self.upper = np.nan_to_num(np.asarray(upper, float), neginf=-big, posinf=big)
+        self.v_max = np.nan_to_num(np.asarray(v_max, float), posinf=big)
+        self.dt, self.horizon, self.a_max = float(dt), float(horizon), float(a_max)
+
+    def bounds(self, q, v) -> tuple[np.ndarray, np.ndarray]:
+        """(a_lo, a_hi) at joint angles ``q`` and speeds ``v`` (n,)."""
+        h, dt, a_max = self.horizon, self.dt, self.a_max
+        drift = q + h * v
+        hi = np.minimum((self.v_max - v) / dt, (2.0 / h**2) * (self.upper - drift))
+        lo = np.maximum((-self.v_max - v) / dt, (2.0 / h**2) * (self.lower - drift))
+        # stopping the joint in one cycle is always allowed: the bounds stay ordered and feasible
+        stop = np.minimum(np.maximum(-v / dt, -a_max), a_max)
+        hi = np.minimum(np.maximum(hi, stop), a_max)
+        lo = np.maximum(np.minimum(lo, stop), -a_max)
+        return lo, hi

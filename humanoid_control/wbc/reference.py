@@ -1,0 +1,205 @@
+"""A motion to execute: the reference the whole-body controller follows and its contact schedule.
+
+    ref = MotionReference(model, t, q, phases, frames, source="PLAN.json")
+    s = ref.sample(2.5)          # ReferenceSample: q, v, a; CoM p, v, a; each location's frame; loads
+    ref.active(2.5)              # {location: load fraction in [0, 1]} of the contacts held at 2.5 s
+
+The reference is sampled: configurations q_k (nq,) of the controller's model at increasing times
+t_k. Between samples it is interpolated linearly (configurations by Pinocchio's ``interpolate``),
+velocities and accelerations are finite differences of the samples (central inside, one-sided at
+the ends, zero before the start and after the end), so a 1 kHz controller follows a 200 Hz plan.
+The CoM and the contact locations' frames are computed from the samples by forward kinematics, once.
+
+The contact schedule is a list of `ContactPhase`: location ``location`` is held (a contact) from
+``start`` to ``end``; its load fraction (the contact's largest normal force over its full value)
+ramps up from 0 over [start, start + ramp_in] and down to 0 over [end − ramp_out, end], so that a
+contact is unloaded before it is broken and loaded after it is made: a contact is never broken
+while it carries weight. Outside its phases, a location follows its frame's reference (a swing
+foot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.exceptions import ControlError
+
+__all__ = ["ContactPhase", "ReferenceSample", "MotionReference", "frame_derivatives"]
+
+
+@dataclass
+class ContactPhase:
+    """``location`` is a contact over [start, end] [s] (end may be inf), loaded over ``ramp_in``
+    [s] after start and unloaded over ``ramp_out`` [s] before end; ``placement`` the planned world
+    placement of its contact frame (None: where the reference puts it); ``surface`` its name."""
+
+    location: str
+    start: float
+    end: float
+    ramp_in: float = 0.0
+    ramp_out: float = 0.0
+    placement: pin.SE3 | None = None
+    surface: str = ""
+
+    def load(self, t: float) -> float:
+        """The load fraction at time t (0 outside [start, end])."""
+        if t < self.start or t >= self.end:
+            return 0.0
+        f = 1.0
+        if self.ramp_in > 0:
+            f = min(f, (t - self.start) / self.ramp_in)
+        if self.ramp_out > 0 and np.isfinite(self.end):
+            f = min(f, (self.end - t) / self.ramp_out)
+        return float(np.clip(f, 0.0, 1.0))
+
+
+@dataclass
+class ReferenceSample:
+    """The reference at one time: configuration q (nq,), actuated speeds v and accelerations a
+    (nv − 6,), the base's rotation, angular velocity and acceleration (world), the CoM's position,
+    velocity and acceleration (3,) each, each location's frame (SE3, velocity (6,), acceleration
+    (6,), LOCAL_WORLD_ALIGNED) and the loads of the contacts held."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    base: tuple
+    com: tuple
+    frames: dict
+    loads: dict = field(default_factory=dict)
+
+
+def _differences(t, x):
+    """(first, second) time derivatives of samples x (N, d) at times t (N,): central differences
+    inside, one-sided at the ends (zero for a single sample)."""
+    n = len(t)
+    if n < 2:
+        return np.zeros_like(x), np.zeros_like(x)
+    d1 = np.gradient(x, t, axis=0, edge_order=1)
+    d2 = np.gradient(d1, t, axis=0, edge_order=1)
+    return d1, d2
+
+
+def frame_derivatives(t, R, p):
+    """Velocities and accelerations (N, 6) LOCAL_WORLD_ALIGNED of a frame sampled as rotations R
+    (N, 3, 3) and positions p (N, 3) at times t (N,): linear by differences of p, angular by the
+    rotation vectors log₃(R_{k+1} R_kᵀ) between samples."""
+    n = len(t)
+    vel = np.zeros((n, 6))
+    if n < 2:
+        return vel, np.zeros((n, 6))
+    vel[:, :3] = np.gradient(p, t, axis=0, edge_order=1)
+    w = np.array([pin.log3(R[k + 1] @ R[k].T) / (t[k + 1] - t[k]) for k in range(n - 1)])
+    mid = 0.5 * (t[1:] + t[:-1])  # the rate between samples belongs to their middle
+    for j in range(3):
+        vel[:, 3 + j] = np.interp(t, mid, w[:, j])
+    acc = np.gradient(vel, t, axis=0, edge_order=1)
+    return vel, acc
+
+
+class MotionReference:
+    """A sampled motion for ``model`` (module docstring): times ``t`` (N,) increasing [s],
+    configurations ``q`` (N, nq), the contact ``phases`` and the frames of the contact locations
+    (``frames``: location -> frame id of ``model``) and of the base (``base_frame``)."""
+
+    def __init__(self, model, t, q, phases, frames: dict, base_frame: int = 1, source: str = "motion"):
+        t = np.asarray(t, float)
+        q = np.asarray(q, float)
+        if t.ndim != 1 or len(t) < 2 or q.shape != (len(t), model.nq):
+            raise ControlError(f"{source}: a motion needs at least 2 samples of {model.nq} values; got {q.shape}")
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q))):
+            raise ControlError(f"{source}: the motion's times and configurations must be finite")
+        if np.any(np.diff(t) <= 0):
+            i = int(np.argmax(np.diff(t) <= 0))
+            raise ControlError(f"{source}: the motion's times must increase; {t[i]} -> {t[i + 1]} at sample {i + 1}")
+        self.model, self.t, self.q, self.source = model, t, q, source
+        self.phases = list(phases)
+        self.locations = dict(frames)
+        data = model.createData()
+        n = len(t)
+        tangent = np.array([pin.difference(model, q[0], qk) for qk in q])  # a chart around the first sample
+        self.v, self.a = _differences(t, tangent)
+        self.com = np.empty((n, 3))
+        placements = {name: (np.empty((n, 3, 3)), np.empty((n, 3))) for name in [*self.locations, "__base__"]}
+        ids = {**self.locations, "__base__": base_frame}
+        for k in range(n):
+            self.com[k] = pin.centerOfMass(model, data, q[k], False)  # also the joints' placements
+            pin.updateFramePlacements(model, data)
+            for name, fid in ids.items():
+                M = data.oMf[fid]
+                placements[name][0][k] = M.rotation
+                placements[name][1][k] = M.translation
+        self.com_v, self.com_a = _differences(t, self.com)
+        self.frames = {}
+        for name, (R, p) in placements.items():
+            vel, acc = frame_derivatives(t, R, p)
+            self.frames[name] = (R, p, vel, acc)
+
+    @property
+    def duration(self) -> float:
+        return float(self.t[-1] - self.t[0])
+
+    @property
+    def start(self) -> float:
+        return float(self.t[0])
+
+    @property
+    def end(self) -> float:
+        return float(self.t[-1])
+
+    def _index(self, t: float) -> tuple[int, float]:
+        """(k, s): t lies in [t_k, t_{k+1}] at fraction s (clamped to the motion's ends)."""
+        tt = self.t
+        if t <= tt[0]:
+            return 0, 0.0
+        if t >= tt[-1]:
+            return len(tt) - 2, 1.0
+        k = int(np.searchsorted(tt, t, side="right")) - 1
+        return k, (t - tt[k]) / (tt[k + 1] - tt[k])
+
+    def active(self, t: float) -> dict:
+        """{location: load fraction} of the contacts held at time t (a location in no phase then
+        is absent)."""
+        out = {}
+        for ph in self.phases:
+            if ph.start <= t < ph.end:
+                out[ph.location] = max(out.get(ph.location, 0.0), ph.load(t))
+        return out
+
+    def phase_at(self, location: str, t: float) -> ContactPhase | None:
+        """The phase of ``location`` that holds at t, or None."""
+        for ph in self.phases:
+            if ph.location == location and ph.start <= t < ph.end:
+                return ph
+        return None
+
+    def next_phase(self, location: str, t: float) -> ContactPhase | None:
+        """The first phase of ``location`` that starts after t, or None."""
+        later = [ph for ph in self.phases if ph.location == location and ph.start > t]
+        return min(later, key=lambda ph: ph.start) if later else None
+
+    def sample(self, t: float) -> ReferenceSample:
+        """The reference at time t [s] (held at its ends, with zero speed and acceleration outside)."""
+        k, s = self._index(t)
+        inside = self.t[0] <= t <= self.t[-1]
+        model = self.model
+        q = pin.interpolate(model, self.q[k], self.q[k + 1], s)
+
+        def lerp(x):
+            return (1.0 - s) * x[k] + s * x[k + 1]
+
+        zero6 = np.zeros(6)
+        v = lerp(self.v)[6:] if inside else np.zeros(model.nv - 6)
+        a = lerp(self.a)[6:] if inside else np.zeros(model.nv - 6)
+        com = (lerp(self.com), lerp(self.com_v) if inside else np.zeros(3), lerp(self.com_a) if inside else np.zeros(3))
+        frames = {}
+        for name, (R, p, vel, acc) in self.frames.items():
+            Rk = R[k] @ pin.exp3(s * pin.log3(R[k].T @ R[k + 1]))
+            M = pin.SE3(Rk, lerp(p))
+            frames[name] = (M, lerp(vel) if inside else zero6, lerp(acc) if inside else zero6)
+        base = frames.pop("__base__")
+        return ReferenceSample(t, q, v, a, base, com, frames, self.active(t))
