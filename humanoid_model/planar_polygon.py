@@ -5,7 +5,9 @@
   an edge;
 * `signed_distance(polygon, point)`: the distance [m] from a point to the nearest edge line of a
   counter-clockwise convex polygon, positive inside;
-* `inside(polygon, point, margin=0.0)`: whether the point is inside by at least ``margin``.
+* `inside(polygon, point, margin=0.0)`: whether the point is inside by at least ``margin``;
+* `clip(polygon, window)`: the part of a convex polygon inside a convex window;
+* `shrink(polygon, margin)`: the points at least ``margin`` inside a convex polygon.
 
 Users and their rules: the kinematic support polygon and its CoM check
 (`humanoid_control.kinematics.com`: exact coordinates), the stance's support polygon
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["convex_hull", "signed_distance", "inside"]
+__all__ = ["convex_hull", "signed_distance", "inside", "clip", "shrink"]
 
 
 def convex_hull(points, tol: float = 0.0, decimals: int | None = None) -> np.ndarray:
@@ -74,17 +76,64 @@ def signed_distance(polygon, point) -> float:
     """Distance [m] from ``point`` (its x, y) to the nearest edge line of the counter-clockwise
     convex ``polygon`` (k, 2), positive inside, negative outside (for a point outside, the distance
     to the farthest-out edge line: a lower bound of the distance to the polygon)."""
-    polygon = np.asarray(polygon, float)
+    P = np.asarray(polygon, float)[:, :2]
     x = np.asarray(point, float)[:2]
-    best = np.inf
-    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
-        t = b - a
-        d = x - a
-        best = min(best, float(t[0] * d[1] - t[1] * d[0]) / float(np.linalg.norm(t)))
-    return best
+    t = np.roll(P, -1, axis=0) - P  # the edges
+    d = x - P
+    return float(np.min((t[:, 0] * d[:, 1] - t[:, 1] * d[:, 0]) / np.hypot(t[:, 0], t[:, 1])))
 
 
 def inside(polygon, point, margin: float = 0.0) -> bool:
     """Whether ``point`` lies inside the counter-clockwise convex ``polygon`` by at least
     ``margin`` [m] (`signed_distance` >= ``margin``)."""
     return signed_distance(polygon, point) >= margin
+
+
+def clip(polygon, window) -> np.ndarray:
+    """The part (m, 2) of the convex ``polygon`` (k, 2, counter-clockwise) inside the convex
+    ``window`` (w, 2, counter-clockwise): Sutherland-Hodgman clipping, one window edge at a time;
+    a point on an edge line is inside. (0, 2) when they do not overlap."""
+    P = [np.asarray(p, float)[:2] for p in np.asarray(polygon, float)]
+    W = np.asarray(window, float)[:, :2]
+    for a, b in zip(W, np.roll(W, -1, axis=0), strict=True):
+        e = b - a
+        out = []
+        for j in range(len(P)):
+            x, y = P[j], P[(j + 1) % len(P)]
+            sx = e[0] * (x[1] - a[1]) - e[1] * (x[0] - a[0])  # > 0: left of the edge, inside
+            sy = e[0] * (y[1] - a[1]) - e[1] * (y[0] - a[0])
+            if sx >= 0:
+                out.append(x)
+            if (sx >= 0) != (sy >= 0):
+                out.append(x + sx / (sx - sy) * (y - x))
+        P = out
+        if not P:
+            break
+    return np.array(P, float).reshape(-1, 2)
+
+
+def shrink(polygon, margin: float) -> np.ndarray:
+    """The convex ``polygon`` (k, 2, counter-clockwise) with every edge moved ``margin`` [m]
+    inwards (the points at least ``margin`` inside it): the intersections of consecutive offset
+    edge lines, dropping the edges that vanish. A polygon too small for the margin gives its
+    vertices' centroid (1, 2)."""
+    P = convex_hull(polygon)
+    if len(P) < 3 or margin <= 0:
+        return P
+    lines = []
+    for a, b in zip(P, np.roll(P, -1, axis=0), strict=True):
+        t = (b - a) / np.linalg.norm(b - a)
+        n = np.array([-t[1], t[0]])  # inward normal of a counter-clockwise edge
+        lines.append((a + margin * n, t))
+    pts = []
+    for (p1, t1), (p2, t2) in zip(lines, lines[1:] + lines[:1], strict=True):
+        den = t1[0] * t2[1] - t1[1] * t2[0]
+        if abs(den) < 1e-12:
+            continue
+        s = ((p2[0] - p1[0]) * t2[1] - (p2[1] - p1[1]) * t2[0]) / den
+        pts.append(p1 + s * t1)
+    keep = [p for p in pts if signed_distance(P, p) >= margin - 1e-9]  # corners of vanished edges fall outside
+    if len(keep) < 3:
+        return P.mean(axis=0, keepdims=True)
+    out = convex_hull(np.array(keep))
+    return out if len(out) >= 3 else P.mean(axis=0, keepdims=True)

@@ -39,6 +39,7 @@ from humanoid_control.wbc.qp import QPSolver
 from humanoid_control.wbc.tasks.com import ComTask
 from humanoid_control.wbc.tasks.frame import FrameTask
 from humanoid_control.wbc.tasks.posture import PostureTask
+from humanoid_model.planar_polygon import convex_hull, shrink
 
 __all__ = ["WholeBodyController", "WbcSettings", "WbcCommand", "contact_frame_name"]
 
@@ -60,7 +61,7 @@ class WbcSettings:
 
     dt: float = 1e-3
     mu: float = 0.4
-    cop_margin: float = 0.01
+    cop_margin: float = 0.005
     com_weight: float = 1.0
     com_kp: float = 100.0
     frame_weight: float = 1.0
@@ -95,13 +96,6 @@ def _contact_frame_rotation(loc) -> np.ndarray:
     t = t - n * (t @ n)
     t /= np.linalg.norm(t)
     return np.column_stack([t, np.cross(n, t), n])
-
-
-def _shrunk(points2d, margin):
-    """Points moved ``margin`` towards their centroid along each axis (a rectangle shrinks by it)."""
-    c = points2d.mean(axis=0)
-    d = points2d - c
-    return c + np.sign(d) * np.maximum(np.abs(d) - margin, 0.0)
 
 
 class WholeBodyController:
@@ -145,28 +139,35 @@ class WholeBodyController:
             )
         return self.locations[name]
 
-    def add_contact(self, name: str, mu: float | None = None, point: bool = False) -> Contact:
+    def surface(self, name: str) -> np.ndarray:
+        """The convex hull (k, 2) of contact location ``name``'s surface in its contact frame [m]."""
+        loc, _ = self._location(name)
+        local = (np.asarray(loc.hull, float) - loc.point) @ _contact_frame_rotation(loc)
+        return convex_hull(local[:, :2])
+
+    def add_contact(self, name: str, mu: float | None = None, polygon=None) -> Contact:
         """Hold contact location ``name`` still with forces in its friction pyramids (its frame
-        task, if any, is removed). ``point``: one force at the location's point instead of its
-        surface's corners."""
-        loc, fid = self._location(name)
-        if point:
-            corners = np.zeros((1, 3))
-        else:
-            R = _contact_frame_rotation(loc)
-            local = (np.asarray(loc.hull, float) - loc.point) @ R  # hull in the contact frame
-            corners = np.column_stack([_shrunk(local[:, :2], self.settings.cop_margin), np.zeros(len(local))])
+        task, if any, is removed). ``polygon`` (k, 2): the part of its surface that touches, in
+        its contact frame (default: all of it; one point: a point contact). The forces act at the
+        polygon's corners moved ``cop_margin`` inwards."""
+        self._location(name)
+        polygon = self.surface(name) if polygon is None else np.atleast_2d(np.asarray(polygon, float))[:, :2]
+        corners2 = shrink(polygon, self.settings.cop_margin) if len(polygon) >= 3 else polygon
+        corners = np.column_stack([corners2, np.zeros(len(corners2))])
         s = self.settings
-        c = Contact(name, fid, corners, s.mu if mu is None else mu, s.f_min, kd=s.contact_kd)
+        c = Contact(name, self.locations[name][1], corners, s.mu if mu is None else mu, s.f_min, kd=s.contact_kd)
         self.contacts[name] = c
         self.frame_tasks.pop(name, None)
         return c
 
-    def remove_contact(self, name: str) -> FrameTask:
-        """Break contact ``name``: its location becomes a frame task held where it is now (set
-        its reference to move it)."""
+    def remove_contact(self, name: str) -> None:
+        """Break contact ``name`` (its location is free: give it a `frame_task` to move it, or
+        leave it to the posture)."""
         self.contacts.pop(name, None)
-        return self.frame_task(name)
+
+    def link(self, name: str) -> str:
+        """The robot link of contact location ``name``."""
+        return self._location(name)[0].body
 
     def frame_task(self, name: str) -> FrameTask:
         """The frame task of contact location ``name`` (created at its measured placement)."""
@@ -184,13 +185,15 @@ class WholeBodyController:
         return [self.com, self.base, *self.frame_tasks.values(), self.posture]
 
     # ------------------------------------------------------------------ one cycle
-    def compute(self, q, v) -> WbcCommand:
+    def compute(self, q, v, update: bool = True) -> WbcCommand:
         """The torques for the measured state (q (nq,), v (nv,)): one QP (module docstring).
+        ``update`` False: ``self.dyn`` was already updated at (q, v) this cycle.
         A QP that is not solved gives ``solved`` False and the torques of the last solved cycle
         (zero before the first): the caller decides how to hold."""
         t0 = time.perf_counter()
         s, dyn, nv = self.settings, self.dyn, self.nv
-        dyn.update(q, v)
+        if update:
+            dyn.update(q, v)
         contacts = list(self.contacts.values())
         if self._layout is None or not self._layout.matches(contacts):
             self._layout = Layout(contacts, nv, self.n_act, s.reg_acceleration, s.reg_force)

@@ -19,7 +19,7 @@ placement along the normal:
   rest of the robot waits in the reference's posture) and the location keeps moving along its
   inward normal at ``approach_speed`` from the planned placement, until it touches (then the
   contact is made and the clock goes on) or ``max_wait`` has passed (then a safe hold);
-- **early contact**: a location within ``approach_zone`` of its next placement that already
+- **early contact**: a location close to its next placement (`_lands_early`) that already
   touches becomes a contact at once, held where it touched, carrying no load until its phase
   starts.
 
@@ -31,6 +31,7 @@ contact that never comes. `stop` asks for one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,18 +39,32 @@ import pinocchio as pin
 
 from humanoid_control.exceptions import ControlError
 
-__all__ = ["MotionExecutor", "ExecutionSettings", "STATES"]
+__all__ = ["MotionExecutor", "ExecutionSettings", "ContactEvent", "STATES"]
 
 STATES = ("tracking", "waiting", "done", "holding")
 
 
 @dataclass
+class ContactEvent:
+    """A contact ``location`` ``made`` (with its measured frame ``placement``) or ``broken`` at
+    time ``t`` [s], reference time ``clock`` [s]."""
+
+    t: float
+    clock: float
+    location: str
+    kind: str
+    placement: pin.SE3 | None
+
+
+@dataclass
 class ExecutionSettings:
     """touch_force [N]: a measured normal force that says a location touches (chosen: 2 % of
-    HRP-2's weight, above the sensor noise of a swinging foot); touch_distance [m]: without forces,
-    a frame this close to its placement along the normal touches; approach_speed [m/s]: a late
-    contact's approach; max_wait [s]: the longest wait for it; approach_zone [m]: the distance
-    within which an early touch is taken as the contact; full_load: the total normal force of a
+    HRP-2's weight, above the sensor noise of a swinging foot); touch_distance [m]: a frame this
+    close to its placement along the normal touches; approach_speed [m/s]: a late contact's
+    approach; max_wait [s]: the longest wait for it; approach_zone [m], early_offset [m] and
+    early_tilt [rad]: how close to its placement (along the normal, in the surface's plane, in
+    tilt) a touching location must be for an early touch to be taken as its contact (chosen: the
+    plans' 2 cm approach segments, a sole's half-width of margin, about 6 deg); full_load: the total normal force of a
     fully loaded contact in weights of the robot (chosen 2: a landing foot of a walk carries up
     to about 1.5); max_failures: consecutive unsolved QPs before a safe hold."""
 
@@ -58,6 +73,8 @@ class ExecutionSettings:
     approach_speed: float = 0.05
     max_wait: float = 1.0
     approach_zone: float = 0.03
+    early_offset: float = 0.02
+    early_tilt: float = 0.1
     full_load: float = 2.0
     max_failures: int = 20
 
@@ -80,6 +97,8 @@ class MotionExecutor:
         self._early: set[str] = set()
         self._failures = 0
         self._hold_set = False
+        self.events: list[ContactEvent] = []  # contacts made and broken, in order
+        self.clocks: list[float] = []  # the reference time of each update
         self.late_contacts: list[tuple[str, float]] = []  # (location, wait [s]) of each late contact
         self.early_contacts: list[tuple[str, float]] = []  # (location, time ahead of its phase [s])
 
@@ -104,6 +123,26 @@ class MotionExecutor:
         n = placement.rotation[:, 2]
         return float(n @ (M.translation - placement.translation)) <= s.touch_distance
 
+    def _make(self, location: str, phase=None):
+        """Make contact ``location`` where it is now (on the part of its surface ``phase`` says
+        touches), and note it."""
+        M = self.ctrl.dyn.placement(self.ctrl.locations[location][1]).copy()
+        self.events.append(ContactEvent(self._t_last, self.clock, location, "made", M))
+        return self.ctrl.add_contact(location, polygon=phase.polygon if phase is not None else None)
+
+    def _lands_early(self, location: str, placement, forces) -> bool:
+        """Whether ``location`` touches before its phase where it is planned to: a measured force of
+        at least ``touch_force`` with its frame within ``approach_zone`` of ``placement`` along the
+        normal, within ``early_offset`` of it in the surface's plane and tilted from it by at most
+        ``early_tilt`` (a foot grazing a step's edge on its way is not a contact)."""
+        s = self.settings
+        if placement is None or forces is None or float(forces.get(location, 0.0)) < s.touch_force:
+            return False
+        M = self.ctrl.dyn.placement(self.ctrl.locations[location][1])
+        d = placement.rotation.T @ (M.translation - placement.translation)
+        tilt = np.arccos(np.clip(placement.rotation[:, 2] @ M.rotation[:, 2], -1.0, 1.0))
+        return abs(d[2]) <= s.approach_zone and np.hypot(d[0], d[1]) <= s.early_offset and tilt <= s.early_tilt
+
     # ------------------------------------------------------------------ one cycle
     def update(self, t: float, q, v, contact_forces: dict | None = None):
         """The controller's command for the measured state at time t [s] (module docstring)."""
@@ -121,15 +160,14 @@ class MotionExecutor:
                     f"motion executor: the measured state must be {ctrl.model.nq} + {ctrl.model.nv} finite values"
                 )
             self.stop("non-finite or malformed measured state")
-            cmd = ctrl.last
-            cmd.solved = False
-            return cmd
+            return dataclasses.replace(ctrl.last, solved=False, status="bad measured state")
         ctrl.dyn.update(q, v)
         if self.state == "holding":
             self._hold()
         else:
             self._track(dt, contact_forces)
-        cmd = ctrl.compute(q, v)
+        self.clocks.append(self.clock)
+        cmd = ctrl.compute(q, v, update=False)
         self._failures = 0 if cmd.solved else self._failures + 1
         if self._failures >= self.settings.max_failures and self.state != "holding":
             self.stop(f"the QP was not solved for {self._failures} cycles ({cmd.status})")
@@ -143,15 +181,16 @@ class MotionExecutor:
         full = s.full_load * self.weight
         # contacts due now: made (measured), or waited for
         for loc, frac in sample.loads.items():
+            self._early.discard(loc)  # an early contact's phase has begun: it is a contact as planned
             if loc in ctrl.contacts:
-                ctrl.contacts[loc].set_max_force(frac * full if loc not in self._early or frac > 0 else 0.0)
+                ctrl.contacts[loc].set_max_force(frac * full)
                 continue
             ph = ref.phase_at(loc, self.clock)
             if self._touches(loc, ph.placement if ph is not None else None, forces):
                 waited = self._waiting.pop(loc, None)
                 if waited:
                     self.late_contacts.append((loc, waited))
-                ctrl.add_contact(loc).set_max_force(frac * full)
+                self._make(loc, ph).set_max_force(frac * full)
             else:
                 self._waiting[loc] = self._waiting.get(loc, 0.0) + dt
                 if self._waiting[loc] > s.max_wait:
@@ -162,9 +201,15 @@ class MotionExecutor:
         for loc in list(ctrl.contacts):
             if loc not in sample.loads and loc not in self._early:
                 ctrl.remove_contact(loc)
-        # moving locations: their reference, an approach when late, a contact when early
+                self.events.append(ContactEvent(self._t_last, self.clock, loc, "broken", None))
+        # moving locations: their reference, an approach when late, a contact when early; a
+        # location whose link another held location holds (a foot on its toes) moves with it
+        held_links = {ctrl.link(c) for c in ctrl.contacts}
         for loc, (M, vel, acc) in sample.frames.items():
             if loc in ctrl.contacts:
+                continue
+            if ctrl.link(loc) in held_links:
+                ctrl.frame_tasks.pop(loc, None)
                 continue
             if loc in self._waiting:
                 ph = ref.phase_at(loc, self.clock)
@@ -174,15 +219,12 @@ class MotionExecutor:
                 ctrl.frame_task(loc).set_reference(pin.SE3(target.rotation, p), np.r_[down, 0, 0, 0], np.zeros(6))
                 continue
             nxt = ref.next_phase(loc, self.clock)
-            if nxt is not None and nxt.placement is not None and forces is not None and loc in forces:
-                gap = np.linalg.norm(M.translation - nxt.placement.translation)
-                if gap <= s.approach_zone and self._touches(loc, nxt.placement, forces, by_distance=False):
-                    ctrl.add_contact(loc).set_max_force(0.0)
-                    self._early.add(loc)
-                    self.early_contacts.append((loc, nxt.start - self.clock))
-                    continue
-            if loc in ctrl.frame_tasks or loc not in ctrl.contacts:
-                ctrl.frame_task(loc).set_reference(M, vel, acc)
+            if nxt is not None and self._lands_early(loc, nxt.placement, forces):
+                self._make(loc, nxt).set_max_force(0.0)
+                self._early.add(loc)
+                self.early_contacts.append((loc, nxt.start - self.clock))
+                continue
+            ctrl.frame_task(loc).set_reference(M, vel, acc)
         ctrl.com.set_reference(*sample.com)
         ctrl.base.set_reference(sample.base[0], sample.base[1], sample.base[2])
         ctrl.posture.set_reference(sample.q, sample.v, sample.a)

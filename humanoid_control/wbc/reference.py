@@ -6,8 +6,8 @@
 
 The reference is sampled: configurations q_k (nq,) of the controller's model at increasing times
 t_k. Between samples it is interpolated linearly (configurations by Pinocchio's ``interpolate``),
-velocities and accelerations are finite differences of the samples (central inside, one-sided at
-the ends, zero before the start and after the end), so a 1 kHz controller follows a 200 Hz plan.
+velocities are the tangent steps between samples (`pin.difference`) averaged at each sample,
+accelerations their differences (zero before the start and after the end), so a 1 kHz controller follows a 200 Hz plan.
 The CoM and the contact locations' frames are computed from the samples by forward kinematics, once.
 
 The contact schedule is a list of `ContactPhase`: location ``location`` is held (a contact) from
@@ -32,9 +32,11 @@ __all__ = ["ContactPhase", "ReferenceSample", "MotionReference", "frame_derivati
 
 @dataclass
 class ContactPhase:
-    """``location`` is a contact over [start, end] [s] (end may be inf), loaded over ``ramp_in``
-    [s] after start and unloaded over ``ramp_out`` [s] before end; ``placement`` the planned world
-    placement of its contact frame (None: where the reference puts it); ``surface`` its name."""
+    """``location`` is a contact over [start, end] [s] (start may be -inf, end inf), loaded over
+    ``ramp_in`` [s] after start and unloaded over ``ramp_out`` [s] before end; ``placement`` the
+    planned world placement of its contact frame (None: `MotionReference` sets it where the
+    reference puts the frame at ``start``); ``surface`` its name; ``polygon`` (k, 2) the part of
+    the location's surface that touches, in its contact frame [m] (None: all of it)."""
 
     location: str
     start: float
@@ -43,6 +45,7 @@ class ContactPhase:
     ramp_out: float = 0.0
     placement: pin.SE3 | None = None
     surface: str = ""
+    polygon: np.ndarray | None = None
 
     def load(self, t: float) -> float:
         """The load fraction at time t (0 outside [start, end])."""
@@ -104,7 +107,8 @@ def frame_derivatives(t, R, p):
 class MotionReference:
     """A sampled motion for ``model`` (module docstring): times ``t`` (N,) increasing [s],
     configurations ``q`` (N, nq), the contact ``phases`` and the frames of the contact locations
-    (``frames``: location -> frame id of ``model``) and of the base (``base_frame``)."""
+    (``frames``: location -> frame id of ``model``; the locations the phases name are kept: the
+    others follow the posture) and of the base (``base_frame``)."""
 
     def __init__(self, model, t, q, phases, frames: dict, base_frame: int = 1, source: str = "motion"):
         t = np.asarray(t, float)
@@ -117,15 +121,21 @@ class MotionReference:
             i = int(np.argmax(np.diff(t) <= 0))
             raise ControlError(f"{source}: the motion's times must increase; {t[i]} -> {t[i + 1]} at sample {i + 1}")
         self.model, self.t, self.q, self.source = model, t, q, source
+        self.nominal_duration = float(t[-1] - t[0])  # the file's duration (a retimed motion is longer)
         self.phases = list(phases)
-        self.locations = dict(frames)
+        scheduled = {ph.location for ph in self.phases}
+        self.locations = {name: fid for name, fid in frames.items() if name in scheduled}
         data = model.createData()
         n = len(t)
-        tangent = np.array([pin.difference(model, q[0], qk) for qk in q])  # a chart around the first sample
-        self.v, self.a = _differences(t, tangent)
+        self.base_frame = int(base_frame)
+        # velocities: the tangent steps between samples (pin.difference: the base's twist in its
+        # own frame, as Pinocchio's v), averaged at each sample; accelerations: their differences
+        rate = np.array([pin.difference(model, q[k], q[k + 1]) for k in range(n - 1)]) / np.diff(t)[:, None]
+        self.v = np.vstack([rate[:1], 0.5 * (rate[:-1] + rate[1:]), rate[-1:]])
+        self.a = np.gradient(self.v, t, axis=0, edge_order=1)
         self.com = np.empty((n, 3))
         placements = {name: (np.empty((n, 3, 3)), np.empty((n, 3))) for name in [*self.locations, "__base__"]}
-        ids = {**self.locations, "__base__": base_frame}
+        ids = {**self.locations, "__base__": self.base_frame}
         for k in range(n):
             self.com[k] = pin.centerOfMass(model, data, q[k], False)  # also the joints' placements
             pin.updateFramePlacements(model, data)
@@ -138,6 +148,9 @@ class MotionReference:
         for name, (R, p) in placements.items():
             vel, acc = frame_derivatives(t, R, p)
             self.frames[name] = (R, p, vel, acc)
+        for ph in self.phases:  # a phase without a planned placement: where the reference puts it
+            if ph.placement is None and ph.location in self.locations:
+                ph.placement = self.sample(min(max(ph.start, t[0]), t[-1])).frames[ph.location][0]
 
     @property
     def duration(self) -> float:

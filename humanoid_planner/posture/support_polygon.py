@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanoid_model.planar_polygon import convex_hull
+from humanoid_model.planar_polygon import clip, convex_hull
 from humanoid_planner.exceptions import PlanningError
 
 from .frames import EnvironmentFrame, RobotContactFrame
@@ -27,28 +27,12 @@ def placed_hull(location, env_frame: EnvironmentFrame) -> np.ndarray:
 
 
 def _clip(points: np.ndarray, surface) -> np.ndarray:
-    """Sutherland-Hodgman clip of a convex polygon (ordered, in the surface plane) by the surface."""
-    V, n = surface.vertices, surface.normal
-    P = list(points)
-    for i in range(len(V)):
-        a, e = V[i], V[(i + 1) % len(V)] - V[i]
-
-        def side(x, a=a, e=e):
-            d = x - a  # (e x d) . n, the cross product written out (np.cross costs ~25 us per call)
-            return np.array([e[1] * d[2] - e[2] * d[1], e[2] * d[0] - e[0] * d[2], e[0] * d[1] - e[1] * d[0]]) @ n
-
-        out = []
-        for j in range(len(P)):
-            x, y = P[j], P[(j + 1) % len(P)]
-            sx, sy = side(x), side(y)
-            if sx >= 0:
-                out.append(x)
-            if (sx >= 0) != (sy >= 0):
-                out.append(x + sx / (sx - sy) * (y - x))
-        P = out
-        if not P:
-            break
-    return np.array(P).reshape(-1, 3)
+    """The part of a convex polygon (ordered, in the surface plane) inside the surface
+    (`humanoid_model.planar_polygon.clip` in the surface's frame)."""
+    V = np.asarray(surface.vertices, float)
+    R = surface.rotation[:, :2]
+    inside = clip((points - V[0]) @ R, (V - V[0]) @ R)
+    return V[0] + inside @ R.T
 
 
 def _ordered(points: np.ndarray, normal: np.ndarray) -> np.ndarray:

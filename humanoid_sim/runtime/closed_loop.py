@@ -7,7 +7,8 @@ use, torque saturation, falls).
     log = loop.run(duration=12.0, recorder=rec, progress=callback)
     log.t, log.com, log.cop_margin["l_sole"], log.fell, log.fall_reason
 
-The controller is any object with ``update(t, q, v, contact_forces) -> command`` where ``q``
+The controller is any object with ``update(t, q, v, contact_forces) -> command`` (or None: the
+world's own actuator runs, a PD following a joint trajectory for instance) where ``q``
 (nq,) and ``v`` (nv,) are the robot's configuration and velocity (the world's robot tree), and
 ``contact_forces`` maps each contact location to the measured normal force on its link [N] (the
 sum over that link's contacts with anything but the robot: what a force sensor at the link's joint
@@ -19,7 +20,7 @@ Measurements per step (after the step, from its contacts):
 - the robot's CoM (3,) and its base's position and tilt (the angle of its z axis to the vertical);
 - per location: the normal force [N] along the location's normal and, when it carries at least
   `MIN_LOAD` of the robot's weight, the centre of pressure's signed distance to the edges of the
-  location's surface (positive inside, [m], `humanoid_model.planar_polygon.signed_distance`) and
+  location's surface (positive inside, [m], as `humanoid_model.planar_polygon.signed_distance`) and
   its force-to-cone ratio ‖f_t‖ / (μ f_n) of the resultant (1: on the friction cone's boundary:
   the location slides);
 - the largest torque-to-limit ratio |τ_j| / τ_max,j of the applied torques.
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.planar_polygon import convex_hull, signed_distance
+from humanoid_model.planar_polygon import convex_hull
 
 __all__ = ["ClosedLoop", "ClosedLoopLog", "FALL_TILT", "FALL_HEIGHT", "FALL_TOUCH", "MIN_LOAD"]
 
@@ -64,6 +65,7 @@ class ClosedLoopLog:
     torque_ratio: list = field(default_factory=list)
     solved: list = field(default_factory=list)
     cycle_time: list = field(default_factory=list)
+    step_time: list = field(default_factory=list)
     fell: bool = False
     fall_reason: str = ""
     wall_time: float = 0.0
@@ -83,6 +85,7 @@ class ClosedLoopLog:
                 "torque_ratio",
                 "solved",
                 "cycle_time",
+                "step_time",
             )
         }
 
@@ -105,7 +108,12 @@ class ClosedLoop:
         self.names = list(self.locations)
         self.link_of = {n: loc.body for n, loc in self.locations.items()}
         self.allowed = set(self.link_of.values()) | set(allowed)
-        self.robot_links = {g.body for g in world.mobile if g.tree == 0}
+        # each mobile geometry's robot link as an index into self._links (-1: a free body's)
+        self._links = sorted({g.body for g in world.mobile if g.tree == 0})
+        index = {name: i for i, name in enumerate(self._links)}
+        self._geom_link = np.array([index[g.body] if g.tree == 0 else -1 for g in world.mobile], np.int64)
+        self._allowed_link = np.array([name in self.allowed for name in self._links] + [True])
+        self._link_index = {n: index.get(loc.body, -2) for n, loc in self.locations.items()}
         self._fid = {n: robot.frame_id(loc.body) for n, loc in self.locations.items()}
         self._hulls = {}
         for n, loc in self.locations.items():  # each surface in its own plane: (origin, axes (3, 2), hull (k, 2))
@@ -113,10 +121,16 @@ class ClosedLoop:
             t = np.asarray(loc.tangent, float)
             axes = np.column_stack([t, np.cross(normal, t)])
             pts = (np.asarray(loc.hull, float) - loc.point) @ axes
-            self._hulls[n] = (np.asarray(loc.point, float), axes, normal, convex_hull(pts) if len(pts) >= 3 else None)
+            hull = convex_hull(pts) if len(pts) >= 3 else None
+            edges = None
+            if hull is not None and len(hull) >= 3:
+                e = np.roll(hull, -1, axis=0) - hull
+                edges = (hull, e / np.linalg.norm(e, axis=1)[:, None])
+            self._hulls[n] = (np.asarray(loc.point, float), axes, normal, edges)
         self.effort = np.asarray(robot.effort_max, float)
         self.weight = robot.mass * float(np.linalg.norm(world.model.gravity.linear))
-        world.actuator.set_torque(np.zeros(world.n_act))
+        if controller is not None:
+            world.actuator.set_torque(np.zeros(world.n_act))
         self._touch_time = 0.0
         self.h0 = None
 
@@ -131,33 +145,26 @@ class ClosedLoop:
         if last is None or last.m == 0:
             return forces, margins, cones, set()
         b = last.batch
-        fw = last.forces_world()
+        link_a = self._geom_link[b.geom_a]  # each contact's robot link on each side (-1: none)
+        link_b = np.where(b.b_static, -1, self._geom_link[np.where(b.b_static, 0, b.geom_b)])
+        outer = (link_a >= 0) != (link_b >= 0)  # the robot against the environment
+        if not outer.any():
+            return forces, margins, cones, set()
+        link = np.where(link_a >= 0, link_a, link_b)
         fn = last.forces[:, 0]
-        mobile = w.mobile
-        links_a = [mobile[g].body for g in b.geom_a]
-        links_b = [None if s else mobile[g].body for g, s in zip(b.geom_b, b.b_static)]
-        others = set()
-        per_link: dict[str, list[int]] = {}
-        for k in range(b.m):
-            a, bb = links_a[k], links_b[k]
-            robot_a, robot_b = a in self.robot_links, bb in self.robot_links
-            if robot_a and robot_b:
-                continue  # the robot against itself
-            link = a if robot_a else bb
-            if link is None or link not in self.robot_links:
-                continue
-            per_link.setdefault(link, []).append(k)
-            if link not in self.allowed and fn[k] > 0:
-                others.add(link)
+        others = {self._links[i] for i in np.unique(link[outer & (fn > 0) & ~self._allowed_link[link]])}
+        fw = None
         data = self.data
         for n in self.names:
-            idx = per_link.get(self.link_of[n])
-            if not idx:
+            idx = np.flatnonzero(outer & (link == self._link_index[n]))
+            if idx.size == 0:
                 continue
+            if fw is None:
+                fw = last.forces_world()
             M = data.oMf[self._fid[n]]
-            origin, axes, normal, hull = self._hulls[n]
-            sign = [1.0 if links_a[k] == self.link_of[n] else -1.0 for k in idx]
-            f = np.array(sign)[:, None] * fw[idx]  # the forces on the location's link [N], world
+            origin, axes, normal, edges = self._hulls[n]
+            sign = np.where(link_a[idx] >= 0, 1.0, -1.0)
+            f = sign[:, None] * fw[idx]  # the forces on the location's link [N], world
             nw = M.rotation @ normal
             fz = f @ nw
             forces[n] = float(fz.sum())
@@ -166,10 +173,11 @@ class ClosedLoop:
                 tangential = np.linalg.norm(total - (total @ nw) * nw)
                 mu = float(np.mean(b.mu[idx]))
                 cones[n] = float(tangential / (mu * forces[n])) if mu > 0 else 0.0
-                if hull is not None:
+                if edges is not None:
                     local = ((b.points[idx] - M.translation) @ M.rotation - origin) @ axes  # in the surface's plane
-                    cop = (fz @ local) / fz.sum()
-                    margins[n] = float(signed_distance(hull, cop))
+                    cop = (fz @ local) / forces[n]
+                    A, E = edges  # signed distance to the hull's edge lines (planar_polygon.signed_distance)
+                    margins[n] = float(np.min(E[:, 0] * (cop[1] - A[:, 1]) - E[:, 1] * (cop[0] - A[:, 0])))
         return forces, margins, cones, others
 
     def _fall(self, log, base, tilt, others) -> str:
@@ -186,10 +194,11 @@ class ClosedLoop:
         return ""
 
     # ------------------------------------------------------------------ run
-    def run(self, duration: float, recorder=None, progress=None, done=None) -> ClosedLoopLog:
+    def run(self, duration: float, recorder=None, progress=None, done=None, before_step=None) -> ClosedLoopLog:
         """Step ``duration`` [s] of closed loop (or until ``done()`` is true, or a fall). Each
-        step: measurements, ``controller.update``, torques, `World.step`, ``recorder.maybe_record()``
-        (a `humanoid_sim.runtime.recording.Recorder`), ``progress(t)`` every 100 steps."""
+        step: ``before_step(world)`` (a scripted push, say), ``controller.update``, its torques,
+        `World.step`, ``recorder.maybe_record()`` (a `humanoid_sim.runtime.recording.Recorder`),
+        the measurements, ``progress(t)`` every 100 steps."""
         w, robot = self.world, self.world.robot
         log = ClosedLoopLog(self.names)
         steps = int(round(duration / w.dt))
@@ -200,10 +209,16 @@ class ClosedLoop:
         self._ground = min(lows) if lows else 0.0
         self.h0 = w.q[2] - self._ground
         for k in range(steps):
-            q, v = w.q[: self.nq], w.v[: self.nv]
-            cmd = self.controller.update(w.t, q.copy(), v.copy(), forces)
-            w.actuator.set_torque(cmd.tau)
+            if before_step is not None:
+                before_step(w)
+            cmd = None
+            if self.controller is not None:
+                q, v = w.q[: self.nq], w.v[: self.nv]
+                cmd = self.controller.update(w.t, q.copy(), v.copy(), forces)
+                w.actuator.set_torque(cmd.tau)
+            t_step = time.perf_counter()
             w.step()
+            step_time = time.perf_counter() - t_step
             if recorder is not None:
                 recorder.maybe_record()
             q = w.q[: self.nq]
@@ -222,6 +237,7 @@ class ClosedLoop:
             log.torque_ratio.append(float(np.max(np.abs(w.tau_applied) / self.effort)) if self.effort.size else 0.0)
             log.solved.append(bool(getattr(cmd, "solved", True)))
             log.cycle_time.append(float(getattr(cmd, "cycle_time", 0.0)))
+            log.step_time.append(step_time)
             reason = self._fall(log, q[:3], tilt, others)
             if reason:
                 log.fell, log.fall_reason = True, f"fell at t = {w.t:.3f} s: {reason}"

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from humanoid_control.exceptions import ControlError
 
-__all__ = ["configurations", "check_robot", "RAMP"]
+__all__ = ["configurations", "check_robot", "increasing", "RAMP"]
 
 RAMP = 0.5  # [s] (chosen) longest load or unload ramp of a contact: 5 % of the weight per 25 ms at 1 kHz
 
@@ -44,3 +44,11 @@ def configurations(src: str, model, joint_names, joints, base) -> np.ndarray:
         raise ControlError(f"{src}: a base quaternion is zero (sample {int(np.argmax(norms < 1e-9))})")
     q[:, 3:7] /= norms[:, None]
     return q
+
+
+def increasing(t, *rows):
+    """``t`` and ``rows`` without the samples whose time repeats the one before (a phase's first
+    sample repeating the previous phase's last): the reference needs increasing times."""
+    t = np.asarray(t, float)
+    keep = np.r_[True, np.diff(t) > 0]
+    return (t[keep], *(np.asarray(r)[keep] for r in rows))

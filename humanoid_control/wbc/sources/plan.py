@@ -23,16 +23,40 @@ import pinocchio as pin
 from humanoid_control.exceptions import ControlError
 from humanoid_control.wbc.reference import ContactPhase, MotionReference
 from humanoid_control.wbc.sources.common import RAMP, check_robot, configurations
+from humanoid_model.planar_polygon import clip, convex_hull
 
 __all__ = ["plan_reference", "plan_phases"]
+
+
+ON_SURFACE = 0.01  # [m] (chosen) a planned contact frame farther from its surface's plane is not on it
 
 
 def _placement(contact) -> pin.SE3:
     return pin.SE3(contact.rotation, np.asarray(contact.position, float))
 
 
-def plan_phases(plan, src: str, locations) -> list[ContactPhase]:
-    """The contact phases of a parsed plan (`humanoid_model.formats.plan.ContactPlanDocument`)."""
+def touching_polygon(contact, surface, hull, src: str) -> np.ndarray:
+    """The part (k, 2) of a location's surface ``hull`` (its contact frame [m]) that lies on the
+    scene's ``surface`` when placed as the plan's ``contact`` says (the planner's support polygon
+    clips the contacts the same way, Escande 2008, §5.3.1: a foot may overhang a step's edge)."""
+    R, p = contact.rotation, np.asarray(contact.position, float)
+    local = (np.asarray(surface.vertices, float) - p) @ R  # the surface in the contact frame
+    if np.max(np.abs(local[:, 2])) > ON_SURFACE:
+        raise ControlError(
+            f"{src}: contact {contact.location!r} is not on surface {contact.surface!r}: its frame is "
+            f"{np.max(np.abs(local[:, 2])) * 1e3:.0f} mm from the surface's plane"
+        )
+    part = clip(hull, convex_hull(local[:, :2]))
+    if len(part) < 3:
+        raise ControlError(f"{src}: contact {contact.location!r} does not lie on surface {contact.surface!r}")
+    return part
+
+
+def plan_phases(plan, src: str, locations, scene=None, hulls=None) -> list[ContactPhase]:
+    """The contact phases of a parsed plan (`humanoid_model.formats.plan.ContactPlanDocument`).
+    With the plan's ``scene`` (`humanoid_model.scene.Scene`) and the locations' ``hulls``
+    (location -> (k, 2) in its contact frame), each phase's touching polygon
+    (`touching_polygon`); every contact's surface must be one of the scene's."""
     stances = plan.stances
     transitions = plan.doc.get("transitions", [])
     if len(transitions) != len(stances) - 1:
@@ -47,10 +71,24 @@ def plan_phases(plan, src: str, locations) -> list[ContactPhase]:
                     f"{src}: contact location {c.location!r} must be one of the robot's {sorted(locations)}"
                 )
     start = float(plan.trajectory_t[0])
+
+    def polygon(c):
+        if scene is None or hulls is None:
+            return None
+        names = [x.name for x in scene.surfaces]
+        if c.surface not in names:
+            raise ControlError(
+                f"{src}: contact {c.location!r} is on surface {c.surface!r}, which scene {scene.name!r} does not "
+                f"have (its surfaces: {names})"
+            )
+        return touching_polygon(c, scene.surface(c.surface), hulls[c.location], src)
+
     open_phase: dict[str, ContactPhase] = {}
     phases: list[ContactPhase] = []
     for c in stances[0].contacts:
-        open_phase[c.location] = ContactPhase(c.location, -np.inf, np.inf, 0.0, 0.0, _placement(c), c.surface)
+        open_phase[c.location] = ContactPhase(
+            c.location, -np.inf, np.inf, 0.0, 0.0, _placement(c), c.surface, polygon(c)
+        )
     for i, tr in enumerate(transitions):
         kind, loc = tr.get("kind"), tr.get("location")
         t0, t1 = (float(x) for x in tr.get("t", (np.nan, np.nan)))
@@ -72,19 +110,26 @@ def plan_phases(plan, src: str, locations) -> list[ContactPhase]:
                 raise ControlError(f"{src}: transitions[{i}] adds {loc!r}, which stance {i + 1} does not hold")
             nxt = transitions[i + 1]["t"] if i + 1 < len(transitions) else (t1, t1 + 2 * RAMP)
             ramp = min(RAMP, 0.5 * (float(nxt[1]) - float(nxt[0]))) if i + 1 < len(transitions) else RAMP
-            open_phase[loc] = ContactPhase(loc, t1, np.inf, ramp, 0.0, _placement(new[0]), new[0].surface)
+            open_phase[loc] = ContactPhase(
+                loc, t1, np.inf, ramp, 0.0, _placement(new[0]), new[0].surface, polygon(new[0])
+            )
         else:
             raise ControlError(f"{src}: field 'transitions[{i}].kind' must be 'added' or 'released'; value {kind!r}")
     phases.extend(open_phase.values())
     return phases
 
 
-def plan_reference(plan, src: str, robot, model, frames: dict) -> MotionReference:
-    """The `MotionReference` of a parsed, successful plan for ``robot`` (controller ``model`` and
-    its contact frames ``frames``: location -> frame id)."""
+def plan_reference(plan, src: str, robot, controller, scene=None) -> MotionReference:
+    """The `MotionReference` of a parsed, successful plan for ``robot`` executed by ``controller``
+    (a `WholeBodyController`: its model, contact frames and surfaces), in ``scene`` (the plan's
+    surfaces; None: the contacts' whole surfaces touch)."""
     check_robot(src, plan.robot, robot)
+    model = controller.model
+    frames = {name: fid for name, (_, fid) in controller.locations.items()}
+    hulls = {name: controller.surface(name) for name in frames}
     if not plan.success:
         raise ControlError(f"{src}: field 'success' is false: the planner found no motion ({plan.reason})")
     Q = plan.trajectory_q
     q = configurations(src, model, plan.joint_names, Q[:, 7:], Q[:, :7])
-    return MotionReference(model, plan.trajectory_t, q, plan_phases(plan, src, frames), frames, source=src)
+    phases = plan_phases(plan, src, frames, scene, hulls)
+    return MotionReference(model, plan.trajectory_t, q, phases, frames, source=src)
