@@ -59,7 +59,8 @@ class RunSettings:
     extra_time [s] after the motion; model_error and seed: every mass of the controller's model
     off by a random factor within ±model_error (`humanoid_execution.model_error`); pushes;
     allow_unconverged: execute a gait with an unconverged phase; wbc and execution: the
-    controller's and the executor's settings; record_every: recorded steps."""
+    controller's and the executor's settings; record_every: recorded steps; retime: slow a plan
+    where its dynamics need it (`humanoid_control.wbc.retime`)."""
 
     controller: str = "wbc"
     scene: str | None = None
@@ -71,6 +72,7 @@ class RunSettings:
     wbc: WbcSettings | None = None
     execution: ExecutionSettings | None = None
     record_every: int = 10
+    retime: bool = True
 
 
 @dataclass
@@ -125,6 +127,9 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
         if stream is not None or not isinstance(doc, dict):
             raise ControlError(f"{src}: not a motion file (PLAN.json, WALK.json or GAIT.json)")
     scene = load_scene(_scene_name(doc, s))
+    planned = doc.get("scene")
+    if isinstance(planned, str) and planned and Path(planned).stem != scene.name:
+        raise ControlError(f"{src}: the motion was planned in scene {planned!r}, not in {scene.name!r}")
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) and doc.get("robot") else None
     world = World.from_scene(scene, robot=robot_name)
     if world.robot is None:
@@ -133,7 +138,7 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
     model = perturbed_masses(robot.model, s.model_error, s.seed) if s.model_error > 0 else None
     wbc = s.wbc or WbcSettings(dt=world.dt, mu=scene.ground.friction if scene.ground is not None else 0.4)
     controller = WholeBodyController(robot, wbc, model=model)
-    reference = motion_reference(doc, src, robot, controller, scene, s.allow_unconverged)
+    reference = motion_reference(doc, src, robot, controller, scene, s.allow_unconverged, s.retime)
     _check_start(world, reference, src)
     executor = MotionExecutor(controller, reference, s.execution) if s.controller == "wbc" else None
     return world, controller, executor, reference
@@ -224,27 +229,25 @@ def execute(
 
 
 def _pd_report(reference, log):
-    """The report of a ``pd`` run: the CoM against the reference at the same time, the fall."""
-    from humanoid_control.wbc.report import ExecutionReport
+    """The report of a ``pd`` run: the measurements of `execution_report` without an executor
+    (its clock is the simulator's: the trajectory does not wait)."""
+    from types import SimpleNamespace
 
-    A = log.arrays()
-    n = len(A["t"])
-    ok = not log.fell
-    rep = ExecutionReport(
-        ok,
-        "the trajectory was followed without a fall" if ok else log.fall_reason,
-        reference.source,
-        float(A["t"][-1]) if n else 0.0,
-        log.wall_time,
-        n,
+    n = len(log.t)
+    clocks = list(np.clip(np.asarray(log.t) - log.t[0] + reference.t[0], reference.t[0], reference.t[-1])) if n else []
+    done = n > 0 and clocks[-1] >= reference.t[-1]
+    stand_in = SimpleNamespace(
+        ref=reference,
+        ctrl=SimpleNamespace(contacts={}),
+        clocks=clocks,
+        state="done" if done else "tracking",
+        clock=clocks[-1] if n else reference.t[0],
+        reason="",
+        late_contacts=[],
+        early_contacts=[],
+        events=[],
     )
-    if n:
-        clocks = np.clip(A["t"] - A["t"][0] + reference.t[0], reference.t[0], reference.t[-1])
-        ref = np.column_stack([np.interp(clocks, reference.t, reference.com[:, j]) for j in range(3)])
-        err = np.linalg.norm(A["com"] - ref, axis=1)
-        rep.com_rms, rep.com_max = float(np.sqrt(np.mean(err**2))), float(err.max())
-        m = A["cop_margin"]
-        if np.any(np.isfinite(m)):
-            rep.min_cop_margin = float(np.nanmin(m))
-        rep.max_torque_ratio = float(A["torque_ratio"].max())
-    return rep
+    report = execution_report(stand_in, log)
+    if report.success:
+        report.reason = "the trajectory was followed without a fall"
+    return report

@@ -13,7 +13,20 @@ from humanoid_model.exceptions import HumanoidStackError
 EXIT_INTERRUPTED = 130
 
 # Subcommand name -> module in humanoid_stack.commands. Order is the order shown in --help.
-COMMANDS = ["info", "view", "demo", "simulate", "plan", "gait", "walk", "dynmodel", "pilot", "mad2urdf", "up"]
+COMMANDS = [
+    "info",
+    "view",
+    "demo",
+    "simulate",
+    "plan",
+    "gait",
+    "walk",
+    "execute",
+    "dynmodel",
+    "pilot",
+    "mad2urdf",
+    "up",
+]
 
 
 def _load(name):

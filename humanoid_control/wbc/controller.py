@@ -61,7 +61,7 @@ class WbcSettings:
 
     dt: float = 1e-3
     mu: float = 0.4
-    cop_margin: float = 0.005
+    cop_margin: float = 0.002
     com_weight: float = 1.0
     com_kp: float = 100.0
     frame_weight: float = 1.0

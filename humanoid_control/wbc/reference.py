@@ -107,10 +107,10 @@ def frame_derivatives(t, R, p):
 class MotionReference:
     """A sampled motion for ``model`` (module docstring): times ``t`` (N,) increasing [s],
     configurations ``q`` (N, nq), the contact ``phases`` and the frames of the contact locations
-    (``frames``: location -> frame id of ``model``; the locations the phases name are kept: the
-    others follow the posture) and of the base (``base_frame``)."""
+    (``frames``: location -> frame id of ``model``; the locations the phases name and those in
+    ``track`` are followed, the others move with the posture) and of the base (``base_frame``)."""
 
-    def __init__(self, model, t, q, phases, frames: dict, base_frame: int = 1, source: str = "motion"):
+    def __init__(self, model, t, q, phases, frames: dict, base_frame: int = 1, source: str = "motion", track=()):
         t = np.asarray(t, float)
         q = np.asarray(q, float)
         if t.ndim != 1 or len(t) < 2 or q.shape != (len(t), model.nq):
@@ -123,8 +123,8 @@ class MotionReference:
         self.model, self.t, self.q, self.source = model, t, q, source
         self.nominal_duration = float(t[-1] - t[0])  # the file's duration (a retimed motion is longer)
         self.phases = list(phases)
-        scheduled = {ph.location for ph in self.phases}
-        self.locations = {name: fid for name, fid in frames.items() if name in scheduled}
+        followed = {ph.location for ph in self.phases} | set(track)
+        self.locations = {name: fid for name, fid in frames.items() if name in followed}
         data = model.createData()
         n = len(t)
         self.base_frame = int(base_frame)

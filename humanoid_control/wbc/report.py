@@ -10,7 +10,8 @@ controller's status and cycle time) and the executor's record (its reference clo
 contacts it made and broke):
 
 - success: no fall and the whole motion done (not held); otherwise the reason;
-- each contact made (a landing) and each contact held at the end, against its planned placement:
+- each contact made during the run (a landing) and each contact held at the end, against its
+  planned placement:
   the position error [m] and the angle between the frames [rad];
 - the CoM against the reference's CoM at the executor's clock: RMS and largest error [m];
 - the smallest centre-of-pressure margin [m] over the loaded contacts (its location and time);
@@ -106,7 +107,7 @@ class ExecutionReport:
         out.append("  contacts (position error, angle error):")
         for c in self.contacts:
             out.append(
-                f"    {c.kind:7s} {c.location:10s} on {c.surface or '?':12s} t = {c.t:7.2f} s: "
+                f"    {c.kind:7s} {c.location:10s} on {c.surface or '-':12s} t = {c.t:7.2f} s: "
                 f"{c.position_error * 1e3:5.1f} mm, {np.degrees(c.angle_error):4.1f} deg"
             )
         return out
@@ -175,7 +176,7 @@ def execution_report(executor, log, run_time: float | None = None) -> ExecutionR
         if ev.kind != "made" or ev.placement is None:
             continue
         ph = ref.phase_at(ev.location, ev.clock) or ref.next_phase(ev.location, ev.clock)
-        if ph is not None and ph.placement is not None:
+        if ph is not None and ph.placement is not None and np.isfinite(ph.start):  # not a starting contact
             report.contacts.append(_check(ph, "landing", ev.t, ev.placement))
     for name in ctrl.contacts:
         ph = ref.phase_at(name, executor.clock) or ref.phase_at(name, ref.end)

@@ -6,16 +6,18 @@ A contact plan's motion is statically stable (its CoM above the support polygon,
 one (the rate of change of the centroidal momentum, Orin and Goswami's ḣ_G). Followed r times
 slower along the same path (a time scaling with constant rate r), the dynamic part scales with r²
 and the static part does not. So at each sample with a single contact, where the centre of
-pressure is fixed by the wrench, the largest r ≤ 1 is found for which
+pressure is fixed by the wrench (one contact, or contacts in one plane: their centre of pressure
+is the wrench's), the largest r ≤ 1 is found for which
 
     the CoP of  w_static + r² w_dynamic  stays `SLACK` inside the controller's CoP region
-    (the touching polygon shrunk by its ``cop_margin``), and its tangential force within the
-    friction pyramid,
+    (the convex hull of the touching polygons, each shrunk by its ``cop_margin``), and its
+    tangential force within the friction pyramid,
 
 by bisection down to `R_MIN`. The rates are then spread (each sample takes the least rate within
 `WINDOW` around it, so a slow-down begins before the place that needs it) and the samples get the
-new times t'_{k+1} = t'_k + (t_{k+1} − t_k) / r_k. Samples with several contacts keep their rate
-(they share the load between contacts: their centre of pressure is not fixed by the wrench).
+new times t'_{k+1} = t'_k + (t_{k+1} − t_k) / r_k. Samples whose contacts are not in one plane (a
+hand on a table, feet on two steps) keep their rate: the wrench does not fix where each contact's
+centre of pressure is.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.planar_polygon import shrink, signed_distance
+from humanoid_model.planar_polygon import convex_hull, shrink, signed_distance
 
 __all__ = ["balance_rates", "retime", "R_MIN", "SLACK", "WINDOW"]
 
@@ -31,6 +33,7 @@ R_MIN = 0.2  # (chosen) the slowest rate: a motion at most 5 times slower
 SLACK = 0.002  # [m] (chosen) CoP slack left to the controller's tracking inside its region
 WINDOW = 0.5  # [s] (chosen) a slow-down begins this long before the sample that needs it
 BISECTION = 12  # steps of the rate's bisection: 2⁻¹² of the range
+COPLANAR = (0.005, np.radians(1.0))  # (chosen) [m], [rad]: contacts this close in offset and angle share a plane
 
 
 def _cop_ok(F, M, polygon, mu) -> bool:
@@ -45,6 +48,29 @@ def _cop_ok(F, M, polygon, mu) -> bool:
     return abs(F[0]) <= m * F[2] and abs(F[1]) <= m * F[2]
 
 
+def _support(reference, controller, held, k):
+    """(R, p, region): the frame (rotation, origin) of the held contacts' common plane at sample k
+    and their CoP region in it (the convex hull of their touching polygons, each shrunk by the
+    controller's CoP margin); None without a held contact or when they are not coplanar (within
+    `COPLANAR` in angle and offset)."""
+    if not held:
+        return None
+    s = controller.settings
+    R0, p0 = reference.frames[held[0]][0][k], reference.frames[held[0]][1][k]
+    points = []
+    for name in held:
+        R, p = reference.frames[name][0][k], reference.frames[name][1][k]
+        if np.arccos(np.clip(R[:, 2] @ R0[:, 2], -1.0, 1.0)) > COPLANAR[1] or abs((p - p0) @ R0[:, 2]) > COPLANAR[0]:
+            return None
+        ph = reference.phase_at(name, float(reference.t[k]))
+        polygon = ph.polygon if ph is not None and ph.polygon is not None else controller.surface(name)
+        region = shrink(polygon, s.cop_margin) if len(polygon) >= 3 else polygon
+        world = p + np.column_stack([region, np.zeros(len(region))]) @ R.T
+        points.append((world - p0) @ R0)
+    pts = np.vstack(points)[:, :2]
+    return R0, p0, convex_hull(pts) if len(pts) >= 3 else pts
+
+
 def balance_rates(reference, controller) -> np.ndarray:
     """The largest rate (N,) in [R_MIN, 1] of each sample of ``reference`` (module docstring),
     for ``controller``'s model, CoP margin and friction."""
@@ -55,17 +81,14 @@ def balance_rates(reference, controller) -> np.ndarray:
     rates = np.ones(len(reference.t))
     for k, t in enumerate(reference.t):
         held = [name for name, f in reference.active(float(t)).items() if f > 0]
-        if len(held) != 1:
+        region = _support(reference, controller, held, k)
+        if region is None:
             continue
-        name = held[0]
-        ph = reference.phase_at(name, float(t))
+        R, p, region = region
         q, v, a = reference.q[k], reference.v[k], reference.a[k]
         pin.computeCentroidalMomentumTimeVariation(model, data, q, v, a)
         dh = data.dhg.vector  # (m c̈, L̇_G) in world axes
         c = data.com[0]
-        R, p = reference.frames[name][0][k], reference.frames[name][1][k]
-        polygon = ph.polygon if ph is not None and ph.polygon is not None else controller.surface(name)
-        region = shrink(polygon, s.cop_margin) if len(polygon) >= 3 else polygon
 
         def wrench(r, c=c, R=R, p=p, dh=dh):
             f = -mass * g + r * r * dh[:3]  # the force the contact must give [N], world
@@ -110,5 +133,12 @@ def retime(reference, rates):
         scale_out = (end - remap(ph.end - ph.ramp_out)) if np.isfinite(ph.end) and ph.ramp_out > 0 else ph.ramp_out
         phases.append(replace(ph, start=start, end=end, ramp_in=scale_in, ramp_out=scale_out))
     return MotionReference(
-        reference.model, new_t, reference.q, phases, reference.locations, reference.base_frame, reference.source
+        reference.model,
+        new_t,
+        reference.q,
+        phases,
+        reference.locations,
+        reference.base_frame,
+        reference.source,
+        track=reference.locations,
     )

@@ -18,7 +18,8 @@ measures of its contacts); the command has ``tau`` (the actuated joints' torques
 Measurements per step (after the step, from its contacts):
 
 - the robot's CoM (3,) and its base's position and tilt (the angle of its z axis to the vertical);
-- per location: the normal force [N] along the location's normal and, when it carries at least
+- per location: the normal force [N] along the location's normal on its link and the links that
+  link carries (a hand and its jaw) and, when it carries at least
   `MIN_LOAD` of the robot's weight, the centre of pressure's signed distance to the edges of the
   location's surface (positive inside, [m], as `humanoid_model.planar_polygon.signed_distance`) and
   its force-to-cone ratio ‖f_t‖ / (μ f_n) of the resultant (1: on the friction cone's boundary:
@@ -27,7 +28,9 @@ Measurements per step (after the step, from its contacts):
 
 A fall ends the run (``fell``, ``fall_reason``): the base tilted beyond `FALL_TILT`, its height
 below `FALL_HEIGHT` of its start height above its lowest contact, or a robot link other than the
-locations' links (``allowed`` links) touching the environment for `FALL_TOUCH` seconds.
+locations' links (and the ``allowed`` links) carrying at least `MIN_LOAD` of the weight on the
+environment for `FALL_TOUCH` seconds (a knee on the floor; a finger grazing the table is not a
+fall).
 """
 
 from __future__ import annotations
@@ -90,6 +93,20 @@ class ClosedLoopLog:
         }
 
 
+def _carried_links(model, link: str) -> set:
+    """``link`` and the links it carries (its descendants: a hand's jaw), by name."""
+    fid = model.getFrameId(link)
+    if fid >= model.nframes:
+        return {link}
+    root = model.frames[fid].parentJoint
+    joints = {root}
+    for j in range(root + 1, model.njoints):  # Pinocchio orders joints parents first
+        if model.parents[j] in joints:
+            joints.add(j)
+    names = {f.name for f in model.frames if f.type == pin.FrameType.BODY and f.parentJoint in joints}
+    return names | {link}
+
+
 class ClosedLoop:
     """``controller`` in the loop of ``world`` (module docstring). ``locations``: contact
     location name -> `humanoid_model.contact_location.ContactLocation` of the world's robot;
@@ -107,13 +124,14 @@ class ClosedLoop:
         self.data = robot.model.createData()
         self.names = list(self.locations)
         self.link_of = {n: loc.body for n, loc in self.locations.items()}
-        self.allowed = set(self.link_of.values()) | set(allowed)
+        self._carried = {n: _carried_links(robot.model, loc.body) for n, loc in self.locations.items()}
+        self.allowed = set().union(*self._carried.values()) | set(allowed) if self._carried else set(allowed)
         # each mobile geometry's robot link as an index into self._links (-1: a free body's)
         self._links = sorted({g.body for g in world.mobile if g.tree == 0})
         index = {name: i for i, name in enumerate(self._links)}
         self._geom_link = np.array([index[g.body] if g.tree == 0 else -1 for g in world.mobile], np.int64)
         self._allowed_link = np.array([name in self.allowed for name in self._links] + [True])
-        self._link_index = {n: index.get(loc.body, -2) for n, loc in self.locations.items()}
+        self._link_index = {n: [index[b] for b in self._carried[n] if b in index] for n in self.locations}
         self._fid = {n: robot.frame_id(loc.body) for n, loc in self.locations.items()}
         self._hulls = {}
         for n, loc in self.locations.items():  # each surface in its own plane: (origin, axes (3, 2), hull (k, 2))
@@ -152,11 +170,15 @@ class ClosedLoop:
             return forces, margins, cones, set()
         link = np.where(link_a >= 0, link_a, link_b)
         fn = last.forces[:, 0]
-        others = {self._links[i] for i in np.unique(link[outer & (fn > 0) & ~self._allowed_link[link]])}
+        stray = outer & ~self._allowed_link[link] & (fn > 0)  # other links on the environment, loaded
+        others = set()
+        if stray.any():
+            load = np.bincount(link[stray], weights=fn[stray], minlength=len(self._links))
+            others = {self._links[i] for i in np.flatnonzero(load >= MIN_LOAD * self.weight)}
         fw = None
         data = self.data
         for n in self.names:
-            idx = np.flatnonzero(outer & (link == self._link_index[n]))
+            idx = np.flatnonzero(outer & np.isin(link, self._link_index[n]))
             if idx.size == 0:
                 continue
             if fw is None:
@@ -164,7 +186,7 @@ class ClosedLoop:
             M = data.oMf[self._fid[n]]
             origin, axes, normal, edges = self._hulls[n]
             sign = np.where(link_a[idx] >= 0, 1.0, -1.0)
-            f = sign[:, None] * fw[idx]  # the forces on the location's link [N], world
+            f = sign[:, None] * fw[idx]  # the forces on the location's links [N], world
             nw = M.rotation @ normal
             fz = f @ nw
             forces[n] = float(fz.sum())

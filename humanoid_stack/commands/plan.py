@@ -26,8 +26,9 @@ checked, a file already at the output path is removed, and PLAN.json is written 
 the run ends: after Ctrl-C (exit 130, one line) or an error, no file is there to be taken for this
 run's plan.
 
-Bounds (docs/planning.md): --steps 1..200, --dt 0.0001..0.1 s, --joint-speed at least 0.0573 deg/s
-(1e-3 rad/s), at most 200,000 motion samples; --time-limit up to 86400 s, --seed 0..4294967295;
+Bounds (docs/planning.md): --steps 1..200, --dt 0.0001..0.1 s, --joint-speed and
+--base-rotation-speed at least 0.0573 deg/s (1e-3 rad/s), --base-speed at least 0.001 m/s, at
+most 200,000 motion samples; --time-limit up to 86400 s, --seed 0..4294967295;
 --set: workers <= 64, max_candidates <= 1000, max_expanded <= 100000, density <= 1000 per m,
 the posture generator's iteration counts (solver.max_iterations, ...) <= 10000.
 
@@ -87,6 +88,20 @@ def add_arguments(parser):
         default=10.0,
         metavar="DEG_S",
         help=f"joint-speed cap [deg/s], at least {math.degrees(MIN_SPEED):.4f} (default 10)",
+    )
+    parser.add_argument(
+        "--base-speed",
+        type=float,
+        default=0.1,
+        metavar="M_S",
+        help=f"base-speed cap [m/s], at least {MIN_SPEED:g} (default 0.1)",
+    )
+    parser.add_argument(
+        "--base-rotation-speed",
+        type=float,
+        default=10.0,
+        metavar="DEG_S",
+        help=f"base-rotation-speed cap [deg/s], at least {math.degrees(MIN_SPEED):.4f} (default 10)",
     )
     parser.add_argument(
         "--dt",
@@ -181,6 +196,10 @@ def _check(args):
     integer(args.steps, source, "--steps", 1, E, MAX_MOTION_STEPS)
     finite_number(args.dt, source, "--dt", MIN_DT, MAX_DT, unit="s", error=E)
     finite_number(args.joint_speed, source, "--joint-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E)
+    finite_number(args.base_speed, source, "--base-speed", MIN_SPEED, unit="m/s", error=E)
+    finite_number(
+        args.base_rotation_speed, source, "--base-rotation-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E
+    )
     folder = Path(args.output).parent
     if not folder.is_dir():
         raise ConfigError(f"plan: option '--output': folder '{folder}' does not exist")
@@ -188,6 +207,8 @@ def _check(args):
         steps=args.steps,
         dt=args.dt,
         joint_speed=math.radians(args.joint_speed),
+        base_speed=args.base_speed,
+        base_rotation_speed=math.radians(args.base_rotation_speed),
         collision=not args.no_motion_collision,
     )
     return given, settings, motion

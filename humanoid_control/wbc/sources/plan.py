@@ -12,7 +12,8 @@ So a location's contact phases are: from the start (or the end of the "added" tr
 makes it) until the end of the "released" transition that frees it. It is unloaded over the last
 `RAMP` seconds (at most half the transition) of that released transition, while the robot moves
 its weight onto the other contacts, and loaded over the first `RAMP` seconds (at most half the
-next transition) after it is made.
+next transition) after it is made. The hands follow their planned path whether in contact or not
+(a plan's goal is often a hand's reach); the other free locations move with the posture.
 """
 
 from __future__ import annotations
@@ -132,4 +133,5 @@ def plan_reference(plan, src: str, robot, controller, scene=None) -> MotionRefer
     Q = plan.trajectory_q
     q = configurations(src, model, plan.joint_names, Q[:, 7:], Q[:, :7])
     phases = plan_phases(plan, src, frames, scene, hulls)
-    return MotionReference(model, plan.trajectory_t, q, phases, frames, source=src)
+    hands = [name for name, (loc, _) in controller.locations.items() if loc.kind == "hand"]  # reaching: followed
+    return MotionReference(model, plan.trajectory_t, q, phases, frames, source=src, track=hands)
