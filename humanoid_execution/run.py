@@ -31,6 +31,7 @@ from humanoid_control.wbc.executor import ExecutionSettings, MotionExecutor
 from humanoid_control.wbc.report import execution_report
 from humanoid_control.wbc.sources import motion_reference
 from humanoid_execution.model_error import perturbed_masses
+from humanoid_execution.plan_recording import recorded_plan
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.formats.detect import read_format_file
 from humanoid_model.validation import finite_number, message
@@ -111,6 +112,17 @@ def _check_start(world, reference, src: str) -> None:
         )
 
 
+def _motion_document(path_or_doc, src: str | None) -> tuple[dict, str]:
+    """(the decoded motion document, its name in messages) of a motion file or document."""
+    if isinstance(path_or_doc, dict):
+        return path_or_doc, src or "motion"
+    src = str(Path(path_or_doc))
+    doc, stream = read_format_file(path_or_doc, "motion file", ControlError)
+    if stream is not None or not isinstance(doc, dict):
+        raise ControlError(f"{src}: not a motion file (PLAN.json, WALK.json or GAIT.json)")
+    return doc, src
+
+
 def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = None):
     """(world, controller, executor, reference) of a motion ready to run (`execute` runs them)."""
     from humanoid_model.scene import load_scene
@@ -119,13 +131,7 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
     s = settings or RunSettings()
     if s.controller not in CONTROLLERS:
         raise ConfigError(message("execute", "controller", f"one of {list(CONTROLLERS)}", s.controller))
-    if isinstance(path_or_doc, dict):
-        doc, src = path_or_doc, src or "motion"
-    else:
-        src = str(Path(path_or_doc))
-        doc, stream = read_format_file(path_or_doc, "motion file", ControlError)
-        if stream is not None or not isinstance(doc, dict):
-            raise ControlError(f"{src}: not a motion file (PLAN.json, WALK.json or GAIT.json)")
+    doc, src = _motion_document(path_or_doc, src)
     scene = load_scene(_scene_name(doc, s))
     planned = doc.get("scene")
     if isinstance(planned, str) and planned and Path(planned).stem != scene.name:
@@ -181,13 +187,15 @@ def execute(
     path_or_doc, settings: RunSettings | None = None, output=None, progress: Callable | None = None, src=None
 ) -> Execution:
     """Run a motion file (or decoded document) in closed loop (module docstring) and report.
-    ``output``: a recording (JSON Lines, `humanoid_sim.runtime.recording`) of the run;
+    ``output``: a recording (JSON Lines, `humanoid_sim.runtime.recording`) of the run, with a
+    contact plan's stances (`humanoid_execution.plan_recording`);
     ``progress(t, end)``: called every 100 steps with the simulated time and the run's end [s]."""
     from humanoid_sim.runtime.closed_loop import ClosedLoop
     from humanoid_sim.runtime.recording import Recorder
 
     s = settings or RunSettings()
-    world, controller, executor, reference = prepare(path_or_doc, s, src)
+    doc, src = _motion_document(path_or_doc, src)  # decoded once: a plan's stances go into the recording
+    world, controller, executor, reference = prepare(doc, s, src)
     robot = world.robot
     used = sorted({ph.location for ph in reference.phases})
     loop = ClosedLoop(world, executor, {n: robot.contact_locations[n] for n in used})
@@ -209,7 +217,10 @@ def execute(
         held_since.append(world.t) if not held_since else None
         return world.t - held_since[0] >= HOLD_SHOWN
 
-    recorder = Recorder(world, output, every=s.record_every) if output is not None else None
+    recorder = None
+    if output is not None:  # a contact plan's stances in the header, on the run's clock
+        plan = recorded_plan(doc, src, reference, world.t)
+        recorder = Recorder(world, output, every=s.record_every, plan=plan)
     try:
         log = loop.run(
             duration,

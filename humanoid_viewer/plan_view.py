@@ -1,7 +1,8 @@
 """The stances of a contact plan (PLAN.json, `humanoid_model.formats.plan`) as viewer markers: each
 contact frame's axes (d_E red, b_E green, n_E blue, `PlanStance.frame_segments`) and the support
 polygon (`PlanStance.polygon_loop`, Escande 2008, §3.4.4, eq. (3.63)). The replay shows the markers of
-the stance whose witness posture was the last one passed (`humanoid_viewer.replay_player`).
+the stance whose witness posture was the last one passed (`humanoid_viewer.replay_player`); so does
+the replay of a recording of an executed plan, whose stances carry their times in the run.
 Display only; colours and widths are our choices."""
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ robot's configurations):
 4. **Contact plan** (``humanoid-stack plan``'s PLAN.json, `humanoid_model.formats.plan`,
    docs/planning.md): its ``trajectory`` (``t``, ``q`` rows of base + joints of ``joint_names``)
    and its ``stances`` (`Recording.stances`: contact frames, support polygons, witness postures
-   and their times).
+   and their times). A simulator recording of an executed plan (``humanoid-stack execute``) carries
+   the plan's stances too (its header's ``plan``), drawn the same way at their times in the run.
 
 Any layout may carry ``contacts``: per recorded step a list of ``{point, normal, force}`` in the
 world frame [m], [N] (``force`` a 3-vector, or a scalar magnitude along ``normal``), and ``scene`` /
@@ -67,7 +68,9 @@ class Recording:
         source: the file path.
         scene, robot: names given in the file (or None).
         stances: a contact plan's stances (`humanoid_model.formats.plan.PlanStance`, with the
-            time ``t`` of their witness postures), or None for other recordings.
+            time ``t`` of their witness postures), the planned stances of a simulator recording of
+            an executed plan (header field ``plan``: their times on the run's clock, no witness
+            postures), or None for other recordings.
         soles: FEM soles of a simulator recording: name -> (surface triangles (T, 3) vertex
             indices, (N, V, 3) world points [m] of the deformed surface per step); empty otherwise.
     """
@@ -198,7 +201,8 @@ def _from_configurations(doc, robot, src):
 
 
 def _from_simulator(doc, robot, src):
-    """(t, q or None, free bodies, contacts, soles) of a simulator recording (/1 layout)."""
+    """(t, q or None, free bodies, contacts, soles, planned stances or None) of a simulator
+    recording (/1 layout); the stances are an executed contact plan's (header field ``plan``)."""
     rec = parse_recording_document(doc, src, RecordingError)
     bodies, q = dict(rec.bodies), None
     if rec.joint_names is not None:
@@ -212,7 +216,7 @@ def _from_simulator(doc, robot, src):
             bp, bq = bodies.pop(base_name)
             base = np.hstack([bp, bq])
         q = _fill(robot, base, pos, names, src, "joints.names", f"bodies.{base_name}.quaternion")
-    return rec.t, q, bodies, rec.contacts, rec.soles
+    return rec.t, q, bodies, rec.contacts, rec.soles, rec.plan.stances if rec.plan is not None else None
 
 
 def _from_phases(doc, robot, src):
@@ -251,7 +255,7 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     kind = document_kind(doc)
     if kind == "plan":
         return _from_contact_plan(doc, robot, src)
-    bodies, contacts, soles = {}, None, None
+    bodies, contacts, soles, stances = {}, None, None, None
     if kind == "trajectory":
         t, q = _from_trajectory(doc, robot, src)
     elif kind == "phases":
@@ -261,7 +265,7 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
     elif kind == "configurations":
         t, q = _from_configurations(doc, robot, src)
     elif kind == "recording":
-        t, q, bodies, contacts, soles = _from_simulator(doc, robot, src)
+        t, q, bodies, contacts, soles, stances = _from_simulator(doc, robot, src)
     else:
         raise _err(src, "q", "missing: give 'q' (configurations), 'joints' + 'bodies' (simulator) or 'phases' (gait)")
     if kind != "recording":  # any layout may carry contacts and soles
@@ -269,7 +273,17 @@ def parse_recording(doc, robot=None, source: str = "<recording>") -> Recording:
         soles = read_soles(doc, src, len(t), RecordingError)
     scene = doc.get("scene") if isinstance(doc.get("scene"), str) else None
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) else None
-    return Recording(t=t, q=q, bodies=bodies, contacts=contacts, source=src, scene=scene, robot=robot_name, soles=soles)
+    return Recording(
+        t=t,
+        q=q,
+        bodies=bodies,
+        contacts=contacts,
+        source=src,
+        scene=scene,
+        robot=robot_name,
+        stances=stances,
+        soles=soles,
+    )
 
 
 def read_recording_document(path, warn=None) -> dict:

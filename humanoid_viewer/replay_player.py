@@ -28,6 +28,7 @@ MIN_DT = 1e-4  # [s] finest timeline step
 
 
 PLAN_GROUP = "replay/plan"  # marker group of a contact plan's stance (`humanoid_viewer.plan_view`)
+STANCE_TOLERANCE = 1e-9  # [s] (chosen: below any recorded time step) a frame this close to a stance's time is in it
 
 
 def _stance_label(k: int, stance) -> str:
@@ -171,7 +172,8 @@ class ReplayPlayer:
         self.show_index(0)
 
     def _add_stance_selector(self, gui, stances):
-        """A dropdown of the plan's stances; choosing one shows its witness posture."""
+        """A dropdown of the plan's stances; choosing one shows its witness posture (a recording's
+        frame at the stance's time, or the first one after it)."""
         labels = [_stance_label(k, s) for k, s in enumerate(stances)]
         self._stance_dropdown = gui.add_dropdown("stance", labels, initial_value=labels[0])
 
@@ -180,7 +182,8 @@ class ReplayPlayer:
                 return
             s = stances[labels.index(self._stance_dropdown.value)]
             if s.t is not None:
-                self.show_time(s.t)
+                i = self._recording.index_at(s.t)
+                self.show_index(i + 1 if self._recording.t[i] < s.t - STANCE_TOLERANCE else i)
 
         self._stance_dropdown.on_update(chosen)
 
@@ -215,7 +218,7 @@ class ReplayPlayer:
         if not rec.stances:
             return
         times = [s.t if s.t is not None else np.inf for s in rec.stances]
-        k = max(int(np.searchsorted(times, rec.t[i] + 1e-9, side="right")) - 1, 0)
+        k = max(int(np.searchsorted(times, rec.t[i] + STANCE_TOLERANCE, side="right")) - 1, 0)
         if k != self._stance:
             self._stance = k
             self._viewer.apply_markers(stance_markers(rec.stances[k]), PLAN_GROUP)

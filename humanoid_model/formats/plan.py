@@ -53,6 +53,7 @@ __all__ = [
     "PlanStance",
     "ContactPlanDocument",
     "is_contact_plan",
+    "parse_stance",
     "parse_contact_plan",
 ]
 
@@ -181,9 +182,9 @@ class PlanContact:
 
 @dataclass
 class PlanStance:
-    """A stance: its ``contacts``, the ``witness_q`` row (7 + k) in the trajectory's layout, the
-    horizontal ``support_polygon`` (m, 2) [m] and the time ``t`` [s] of the witness in the
-    trajectory (None when not given)."""
+    """A stance: its ``contacts``, the ``witness_q`` row (7 + k) in the trajectory's layout (empty
+    in a simulator recording's planned stances), the horizontal ``support_polygon`` (m, 2) [m] and
+    the time ``t`` [s] of the witness in the trajectory (None when not given)."""
 
     contacts: list[PlanContact]
     witness_q: np.ndarray
@@ -276,7 +277,11 @@ def _contact(c, src, where, error) -> PlanContact:
     )
 
 
-def _stance(s, src, where, width, error) -> PlanStance:
+def parse_stance(s, src, where: str, error, width: int | None = None) -> PlanStance:
+    """The `PlanStance` of the stance entry ``s`` (field ``where`` of ``src``): its contacts, its
+    ``witness_q`` of ``width`` (7 + k) values (None: not read, an empty row: the stances a
+    simulator recording carries, `humanoid_model.formats.recording`), its support polygon, time,
+    kind and changed location; ``error`` for any malformed field."""
     s = _dict(s, src, where, error)
     contacts = [
         _contact(c, src, f"{where}.contacts[{j}]", error)
@@ -284,9 +289,12 @@ def _stance(s, src, where, width, error) -> PlanStance:
     ]
     if not contacts:
         _fail(error, src, f"{where}.contacts", "a non-empty list", s.get("contacts"))
-    if "witness_q" not in s:
+    if width is None:
+        q = np.zeros(0)
+    elif "witness_q" not in s:
         raise error(f"{src}: field '{where}.witness_q' is missing")
-    q = finite_vector(s["witness_q"], width, src, f"{where}.witness_q", error, BOUND)
+    else:
+        q = finite_vector(s["witness_q"], width, src, f"{where}.witness_q", error, BOUND)
     poly = s.get("support_polygon", [])
     poly = (
         np.zeros((0, 2))
@@ -323,7 +331,7 @@ def parse_contact_plan(doc, src: str, error) -> ContactPlanDocument:
     if not isinstance(unclear, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in unclear):
         _fail(error, src, "trajectory.unclear_segments", "a list of segment indices", unclear)
     stances = [
-        _stance(s, src, f"stances[{i}]", width, error)
+        parse_stance(s, src, f"stances[{i}]", error, width)
         for i, s in enumerate(_list(doc.get("stances", []), src, "stances", error))
     ]
     success = doc.get("success", bool(stances))

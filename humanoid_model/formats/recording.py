@@ -7,13 +7,15 @@ end of the run) is one JSON object of the same data gathered per field: ``t``, `
 ``joints: {names, positions, ...}``, ``contacts``, ``stats`` (one list entry per frame).
 
     with RecordingWriter(path) as out:          # the simulator's `humanoid_sim.runtime.recording.Recorder`
-        out.write_header(scene=..., scene_name=..., robot=..., dt=..., record_every=..., contacts=True)
+        out.write_header(scene=..., scene_name=..., robot=..., dt=..., record_every=..., contacts=True,
+                         plan=plan_field("PLAN.json", stances))   # optional: an executed plan's stances
         out.write_frame(t, bodies, joints, contacts)
         out.write_end(stats)
 
     header = recording_stream_header(path)      # None: not a stream (a JSON document)
     stream = read_recording_stream(path, RecordingError)   # gathered into the /1 layout
     rec = parse_recording_document(stream.doc, str(path), RecordingError)
+    rec.plan.stances if rec.plan is not None else None          # the planned stances (`PlanStance`)
 
 Every malformed field or line raises the caller's error class with one line naming the file and
 the field (or the line), the wording of `humanoid_model.formats.fields`.
@@ -33,6 +35,7 @@ from humanoid_model.documents import IncompleteLine, read_json_lines
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.files import open_input
 from humanoid_model.formats import fields
+from humanoid_model.formats.plan import PlanStance, parse_stance
 from humanoid_model.validation import finite_number, short
 
 __all__ = [
@@ -43,6 +46,8 @@ __all__ = [
     "RecordingStream",
     "RecordedContact",
     "RecordingDocument",
+    "RecordedPlan",
+    "plan_field",
     "recording_stream_header",
     "check_recording_version",
     "DOCUMENT_FORMAT",
@@ -50,6 +55,7 @@ __all__ = [
     "parse_recording_document",
     "read_contacts",
     "read_soles",
+    "read_plan",
     "is_recording_document",
 ]
 
@@ -108,11 +114,12 @@ class RecordingWriter:
             raise self._error(exc) from None
 
     def write_header(
-        self, *, scene, scene_name, robot, dt, record_every, contacts: bool, joint_names=None, soles=None
+        self, *, scene, scene_name, robot, dt, record_every, contacts: bool, joint_names=None, soles=None, plan=None
     ) -> None:
         """The header line: the scene file (or name) and its name, the robot's name (None: free
         bodies only), ``dt`` [s], ``record_every``, whether frames hold ``contacts``, the actuated
-        ``joint_names`` (with a robot) and the FEM ``soles`` (name -> {body, triangles})."""
+        ``joint_names`` (with a robot), the FEM ``soles`` (name -> {body, triangles}) and the
+        ``plan``: an executed contact plan's stances (`plan_field`; None: no plan)."""
         header = {
             "format": FORMAT,
             "scene": scene,
@@ -126,6 +133,8 @@ class RecordingWriter:
             header["joints"] = {"names": list(joint_names)}
         if soles is not None:
             header["soles"] = soles
+        if plan is not None:
+            header["plan"] = plan
         self._write(header)
 
     def write_frame(self, t, bodies: dict, joints=None, contacts=None, soles=None) -> None:
@@ -183,12 +192,43 @@ class RecordingWriter:
         self.close()
 
 
+def plan_field(source, stances) -> dict:
+    """The header's ``plan`` field (docs/recording.md) of the plan file ``source`` and its
+    ``stances`` (`humanoid_model.formats.plan.PlanStance`), each at its time ``t`` [s] on the
+    recording's clock (None: not known): ``{source, stances: [{t, kind, changed, contacts:
+    [{location, surface, position, quaternion, hull}], support_polygon}]}`` in the world frame
+    [m], the PLAN.json stance layout without the witness postures; positions rounded to 1e-9,
+    quaternions and times to 1e-12."""
+    return {
+        "source": str(source),
+        "stances": [
+            {
+                "t": None if s.t is None else round(float(s.t), 12),
+                "kind": s.kind,
+                "changed": s.changed,
+                "contacts": [
+                    {
+                        "location": c.location,
+                        "surface": c.surface,
+                        "position": _r(c.position),
+                        "quaternion": _r(c.quaternion, 12),
+                        "hull": _r(c.hull),
+                    }
+                    for c in s.contacts
+                ],
+                "support_polygon": _r(s.support_polygon),
+            }
+            for s in stances
+        ],
+    }
+
+
 # ---------------------------------------------------------------------- reader: the stream
 @dataclass
 class RecordingStream:
     """A format /2 recording read back: ``doc`` its frames gathered into the /1 layout (with the
-    header's ``format``, ``scene``, ``scene_name``, ``robot``, ``joints.names`` and the soles'
-    ``sole_triangles``, and ``stats`` from the end line), ``frames`` the number of complete
+    header's ``format``, ``scene``, ``scene_name``, ``robot``, ``plan``, ``joints.names`` and the
+    soles' ``sole_triangles``, and ``stats`` from the end line), ``frames`` the number of complete
     frames, ``cut`` the number of a last line cut short (None: none) and ``end`` the end line's
     number (None: no end line). A run cut off mid-way has ``cut`` or no ``end``."""
 
@@ -254,7 +294,7 @@ def read_recording_stream(
     header = recording_stream_header(path) if header is None else header
     if header is None:
         raise error(f"{path}: line 1: not a recording header (format {FORMAT!r})")
-    doc = {k: header[k] for k in ("format", "scene", "scene_name", "robot") if k in header}
+    doc = {k: header[k] for k in ("format", "scene", "scene_name", "robot", "plan") if k in header}
     if isinstance(header.get("soles"), dict):  # FEM soles: each sole's surface triangles
         doc["sole_triangles"] = {k: v.get("triangles") for k, v in header["soles"].items() if isinstance(v, dict)}
     names = header.get("joints", {}).get("names") if isinstance(header.get("joints"), dict) else None
@@ -324,13 +364,24 @@ class RecordedContact:
 
 
 @dataclass
+class RecordedPlan:
+    """The contact plan a recording executes (the header's ``plan``): its file ``source`` and its
+    ``stances`` (`humanoid_model.formats.plan.PlanStance` without witness postures, each ``t`` [s]
+    on the recording's clock, or None)."""
+
+    source: str
+    stances: list[PlanStance]
+
+
+@dataclass
 class RecordingDocument:
     """A recording in the /1 layout, checked: ``t`` (N,) non-decreasing times [s]; ``bodies`` name
     -> ((N, 3) positions [m], (N, 4) unit quaternions xyzw), the robot base among them under the
     robot's name; ``joint_names`` and ``joint_positions`` (N, columns: one per joint, four for a
     ball joint's quaternion) or None (free bodies only); ``contacts`` per frame a list of
     `RecordedContact` or None (not recorded); ``soles`` name -> (triangles (T, 3), points (N, V, 3) [m]);
-    ``scene``, ``robot`` the names given (or None); ``stats`` the end line's (or None)."""
+    ``plan`` an executed contact plan's stances (`RecordedPlan`) or None; ``scene``, ``robot`` the
+    names given (or None); ``stats`` the end line's (or None)."""
 
     t: np.ndarray
     bodies: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
@@ -338,6 +389,7 @@ class RecordingDocument:
     joint_positions: np.ndarray | None = None
     contacts: list[list[RecordedContact]] | None = None
     soles: dict = field(default_factory=dict)
+    plan: RecordedPlan | None = None
     scene: str | None = None
     robot: str | None = None
     stats: dict | None = None
@@ -352,7 +404,7 @@ def is_recording_document(doc) -> bool:
 def parse_recording_document(doc: dict, src, error, keys: Collection[str] | None = None) -> RecordingDocument:
     """The checked `RecordingDocument` of ``doc`` (the /1 layout, a gathered stream's too) read from
     ``src``; ``keys``: the fields to read besides ``t`` (None: all of ``bodies``, ``joints``,
-    ``contacts``, ``soles``)."""
+    ``contacts``, ``soles``, ``plan``)."""
 
     def wanted(key):
         return key in doc and (keys is None or key in keys)
@@ -379,6 +431,8 @@ def parse_recording_document(doc: dict, src, error, keys: Collection[str] | None
         out.contacts = read_contacts(doc, src, n, error)
     if keys is None or "soles" in keys:
         out.soles = read_soles(doc, src, n, error)
+    if keys is None or "plan" in keys:
+        out.plan = read_plan(doc, src, error)
     out.scene = doc.get("scene") if isinstance(doc.get("scene"), str) else None
     out.robot = doc.get("robot") if isinstance(doc.get("robot"), str) else None
     out.stats = doc.get("stats") if isinstance(doc.get("stats"), dict) else None
@@ -443,3 +497,27 @@ def read_soles(doc: dict, src, n: int, error) -> dict:
             fields.fail(error, src, f"sole_triangles.{name}", f"vertex indices outside 0..{len(first) - 1}")
         out[str(name)] = (tri, pts)
     return out
+
+
+def read_plan(doc: dict, src, error) -> RecordedPlan | None:
+    """The ``plan`` of ``doc`` (`plan_field`'s layout, docs/recording.md) checked: ``source`` a
+    string, ``stances`` a list of stances (`humanoid_model.formats.plan.parse_stance`: contacts
+    with their location, surface, position, quaternion and hull, the support polygon, the time),
+    their times non-decreasing; None when absent."""
+    if "plan" not in doc:
+        return None
+    value = doc["plan"]
+    if not isinstance(value, dict):
+        fields.fail(error, src, "plan", f"expected {{source, stances}}, got {short(value)}")
+    fields.require(value, ("stances",), src, "plan.", error)
+    source = value.get("source", "")
+    if not isinstance(source, str):
+        fields.fail(error, src, "plan.source", f"expected the plan file's name, got {short(source)}")
+    if not isinstance(value["stances"], list):
+        fields.fail(error, src, "plan.stances", f"expected a list of stances, got {short(value['stances'])}")
+    stances = [parse_stance(s, src, f"plan.stances[{i}]", error) for i, s in enumerate(value["stances"])]
+    timed = [(i, s.t) for i, s in enumerate(stances) if s.t is not None]
+    for (_, t0), (i, t1) in zip(timed, timed[1:]):
+        if t1 < t0:
+            fields.fail(error, src, f"plan.stances[{i}].t", f"times decrease ({t0} -> {t1})")
+    return RecordedPlan(source, stances)

@@ -28,9 +28,11 @@ __all__ = ["Recorder", "record_run"]
 
 class Recorder:
     """Samples a `World` every ``every`` steps (and at t = 0) into the JSON Lines file ``path``
-    (its folder must exist; `ConfigError` naming the field 'output' when it cannot be written)."""
+    (its folder must exist; `ConfigError` naming the field 'output' when it cannot be written).
+    ``plan``: the header's ``plan`` field of an executed contact plan (its stances on the run's
+    clock, `humanoid_model.formats.recording.plan_field`), or None."""
 
-    def __init__(self, world, path, every: int = 1, contacts: bool = True):
+    def __init__(self, world, path, every: int = 1, contacts: bool = True, plan: dict | None = None):
         if int(every) < 1:
             raise ConfigError(f"recording: field 'record_every' must be >= 1; value {every!r}")
         self.world, self.every, self.with_contacts = world, int(every), contacts
@@ -49,6 +51,7 @@ class Recorder:
             joint_names=w.state.joint_names,
             # FEM soles: their surface triangles (docs/recording.md)
             soles=w.soles.surface_triangles() if getattr(w, "soles", None) is not None else None,
+            plan=plan,
         )
         self.record()
         self._out.flush()  # header and first frame on disk at once: a run killed in its first second replays too

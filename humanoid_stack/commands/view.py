@@ -8,8 +8,9 @@ Serve the web viewer (viser) and print its URL; open it in a browser. It shows t
 its URDF geometry with a posture selector, one slider per joint and a "show robot" checkbox, and
 the scene (ground, bodies, free bodies, planner surfaces). No ROS is needed.
 
-With --replay FILE it replays a recording: a 'humanoid-stack simulate' recording (JSON Lines;
-a run cut off replays up to its last complete frame, with a warning), a contact plan
+With --replay FILE it replays a recording: a 'humanoid-stack simulate' or 'execute' recording
+(JSON Lines; a run cut off replays up to its last complete frame, with a warning; an executed
+plan's stances are drawn as a plan's, at their times in the run), a contact plan
 ('humanoid-stack plan' PLAN.json: the motion, and the stances' contact frames and support
 polygons with a stance selector that shows each witness posture), or any JSON with times
 't' plus robot configurations ('q', the simulator's 'joints' + 'bodies', or a gait's

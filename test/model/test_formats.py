@@ -3,9 +3,11 @@ reader refuses a malformed file in one line naming the file and the field, and t
 stricter rules are checked on what the shared reader returns (the viewer reads the same files)."""
 
 import json
+import re
 
 import numpy as np
 import pytest
+from support.planned_stances import plan_header, stance_entries
 
 from humanoid_control.bridge import BridgeError, load_plan
 from humanoid_model import load_robot
@@ -38,7 +40,7 @@ CONTACT = {
 }
 
 
-def _write_recording(path, frames=3, end=True, soles=False):
+def _write_recording(path, frames=3, end=True, soles=False, plan=None):
     with rec_format.RecordingWriter(path) as out:
         out.write_header(
             scene="flat",
@@ -49,6 +51,7 @@ def _write_recording(path, frames=3, end=True, soles=False):
             contacts=True,
             joint_names=NAMES,
             soles={"l_sole": {"body": "l_foot", "triangles": [[0, 1, 2]]}} if soles else None,
+            plan=plan,
         )
         for k in range(frames):
             out.write_frame(
@@ -153,6 +156,76 @@ def test_recording_no_contacts_document():
     """`simulate --no-contacts` wrote ``"contacts": []`` in format /1: no contacts recorded."""
     rec = rec_format.parse_recording_document({"t": [0.0, 1.0], "bodies": {}, "contacts": []}, "x", ConfigError)
     assert rec.contacts is None and rec.joint_names is None
+
+
+def test_recording_round_trip_of_an_executed_plans_stances(tmp_path):
+    """The header's ``plan`` (an executed contact plan's stances, times on the run's clock) reads
+    back as the plan reader's stances, in the same format version; a recording without it has
+    none, and the bridge (joints only) does not read it."""
+    field = plan_header(source="PLAN.json")
+    path = _write_recording(tmp_path / "run.jsonl", plan=field)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["format"] == rec_format.FORMAT and header["plan"] == field
+    stream = rec_format.read_recording_stream(path, ConfigError)
+    plan = rec_format.parse_recording_document(stream.doc, str(path), ConfigError).plan
+    assert plan.source == "PLAN.json" and [s.t for s in plan.stances] == [0.0, 0.15, 0.3]
+    for stance, entry in zip(plan.stances, stance_entries(), strict=True):
+        assert isinstance(stance, plan_format.PlanStance) and stance.witness_q.size == 0
+        assert (stance.kind, stance.changed) == (entry["kind"], entry["changed"])
+        np.testing.assert_allclose(stance.support_polygon, entry["support_polygon"])
+        assert [c.location for c in stance.contacts] == [c["location"] for c in entry["contacts"]]
+        for c, e in zip(stance.contacts, entry["contacts"], strict=True):
+            assert c.surface == e["surface"]
+            for key in ("position", "quaternion", "hull"):
+                np.testing.assert_allclose(getattr(c, key), e[key])
+    assert rec_format.parse_recording_document(stream.doc, str(path), ConfigError, keys=("joints",)).plan is None
+    plain = rec_format.read_recording_stream(_write_recording(tmp_path / "plain.jsonl"), ConfigError)
+    assert rec_format.parse_recording_document(plain.doc, "plain.jsonl", ConfigError).plan is None
+
+
+def _stances_changed(edit) -> dict:
+    stances = stance_entries()
+    edit(stances)
+    return {"source": "PLAN.json", "stances": stances}
+
+
+@pytest.mark.parametrize(
+    "plan, words",
+    [
+        (3, "field 'plan': expected {source, stances}"),
+        ({"source": "PLAN.json"}, "field 'plan.stances': missing"),
+        ({"source": 1, "stances": []}, "field 'plan.source': expected the plan file's name"),
+        ({"stances": {}}, "field 'plan.stances': expected a list of stances"),
+        (
+            _stances_changed(lambda s: s[0]["contacts"][0].update(position=[0, 0])),
+            "field 'plan.stances[0].contacts[0].position' must be 3 finite numbers",
+        ),
+        (
+            _stances_changed(lambda s: s[1]["contacts"][0].update(quaternion=[0, 0, 0, 0])),
+            "field 'plan.stances[1].contacts[0].quaternion' must be a non-zero quaternion",
+        ),
+        (
+            _stances_changed(lambda s: s[0]["contacts"][1].pop("surface")),
+            "field 'plan.stances[0].contacts[1].surface' is missing",
+        ),
+        (_stances_changed(lambda s: s[2].update(contacts=[])), "field 'plan.stances[2].contacts' must be a non-empty"),
+        (
+            _stances_changed(lambda s: s[1].update(support_polygon=[[0, 0, 0]])),
+            "field 'plan.stances[1].support_polygon' must be",
+        ),
+        (_stances_changed(lambda s: s[2].update(t=0.1)), "field 'plan.stances[2].t': times decrease (0.15 -> 0.1)"),
+    ],
+)
+def test_recording_plan_refusals(tmp_path, bip, plan, words):
+    """A malformed ``plan`` is one line naming its field, from the reader and the viewer's replay."""
+    path = _write_recording(tmp_path / "bad.jsonl", plan=plan)
+    doc = rec_format.read_recording_stream(path, ConfigError).doc
+    with pytest.raises(ConfigError) as exc:
+        rec_format.parse_recording_document(doc, str(path), ConfigError)
+    text = str(exc.value)
+    assert text.startswith(f"{path}: field 'plan") and words in text and "\n" not in text
+    with pytest.raises(RecordingError, match=re.escape(words)):
+        load_recording(path, bip)
 
 
 # ---------------------------------------------------------------------- GAIT.json / WALK.json

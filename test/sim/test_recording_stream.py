@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from support.planned_stances import plan_header
 
 from humanoid_stack.cli import main
 from humanoid_viewer.exceptions import RecordingError, RecordingWarning
@@ -141,6 +142,28 @@ def test_a_run_stopped_by_an_exception_keeps_its_frames(tmp_path):
     rec = load_recording(path, None, warn=messages.append)
     assert rec.t.tolist() == pytest.approx([0.0, 0.01, 0.02])
     assert len(messages) == 1 and "no end line (the run was cut off): replaying the 3 complete frames" in messages[0]
+
+
+def test_the_recorder_writes_an_executed_plans_stances_in_the_header(tmp_path):
+    """`Recorder(..., plan=...)`: the header carries the planned stances (docs/recording.md) and the
+    replay reads them back; without ``plan`` the header has none."""
+    from humanoid_model.scene import load_scene
+    from humanoid_sim.runtime.recording import Recorder
+    from humanoid_sim.world import World
+
+    field = plan_header(times=(0.0, 0.01, 0.02))
+    world = World.from_scene(load_scene("table_static"))
+    with Recorder(world, tmp_path / "planned.jsonl", every=10, plan=field) as rec:
+        for _ in range(20):
+            world.step()
+            rec.maybe_record()
+    with Recorder(world, tmp_path / "plain.jsonl") as rec:
+        pass
+    assert json.loads((tmp_path / "planned.jsonl").read_text().splitlines()[0])["plan"] == field
+    assert "plan" not in json.loads((tmp_path / "plain.jsonl").read_text().splitlines()[0])
+    replay = load_recording(tmp_path / "planned.jsonl")
+    assert [s.t for s in replay.stances] == [0.0, 0.01, 0.02] and replay.stances[1].changed == "r_sole"
+    assert load_recording(tmp_path / "plain.jsonl").stances is None
 
 
 def _lines(path):

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pinocchio as pin
 import pytest
+from support.planned_stances import plan_header
 
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.robot import load_robot
@@ -593,6 +594,21 @@ def test_replay_in_viewer_moves_the_robot_and_draws_the_contacts(viewer, hrp2):
         viewer.set_q(q0)
 
 
+def _assert_stance_drawn(viewer, s):
+    """The replay's markers are stance ``s``'s: its contact frames' axes (3 segments per contact
+    from its world position) and its support polygon (closed, at the contacts' height), drawn."""
+    markers = viewer.markers("replay/plan")
+    axes, polygon = markers[("plan", 0)], markers[("plan", 1)]
+    assert len(axes.points) == 6 * len(s.contacts)
+    for j, c in enumerate(s.contacts):
+        for a in range(3):
+            np.testing.assert_allclose(axes.points[6 * j + 2 * a], c.position)
+            np.testing.assert_allclose(axes.points[6 * j + 2 * a + 1] - c.position, 0.1 * c.rotation[:, a])
+    np.testing.assert_allclose(polygon.points[0], polygon.points[-1])
+    np.testing.assert_allclose(polygon.points[:-1, :2], s.support_polygon)
+    assert viewer.marker_handles("replay/plan")[("plan", 0)] and viewer.marker_handles("replay/plan")[("plan", 1)]
+
+
 def test_replay_of_a_contact_plan_shows_the_stances_and_their_witness_postures(viewer, hrp2, flat_walk_plan):
     """PLAN.json (`humanoid-stack plan`): the motion's configurations, and for the stance reached
     the contact frames' axes (3 segments per contact from its world position) and the support
@@ -610,16 +626,7 @@ def test_replay_of_a_contact_plan_shows_the_stances_and_their_witness_postures(v
             s = rec.stances[k]
             assert viewer.replay.stance_index == k and viewer.replay_index == rec.index_at(s.t)
             np.testing.assert_allclose(viewer.q, s.witness_q, atol=1e-9)
-            markers = viewer.markers("replay/plan")
-            axes, polygon = markers[("plan", 0)], markers[("plan", 1)]
-            assert len(axes.points) == 6 * len(s.contacts)
-            for j, c in enumerate(s.contacts):
-                for a in range(3):
-                    np.testing.assert_allclose(axes.points[6 * j + 2 * a], c.position)
-                    np.testing.assert_allclose(axes.points[6 * j + 2 * a + 1] - c.position, 0.1 * c.rotation[:, a])
-            np.testing.assert_allclose(polygon.points[0], polygon.points[-1])
-            np.testing.assert_allclose(polygon.points[:-1, :2], s.support_polygon)
-            assert viewer.marker_handles("replay/plan")[("plan", 1)]  # drawn
+            _assert_stance_drawn(viewer, s)
         # `humanoid-stack view --replay PLAN.json` without ROBOT shows the plan's robot
         assert choose_robot(None, {**doc, "robot": "bip"}, None) == "bip"
         assert choose_robot(None, {"t": [0.0], "bodies": {}}, None) == "none"
@@ -632,6 +639,50 @@ def test_replay_of_a_contact_plan_shows_the_stances_and_their_witness_postures(v
         }
         with pytest.raises(RecordingError, match=r"field 'success': false: the planner found no motion to replay"):
             parse_recording(failed, hrp2, "FAILED.json")
+    finally:
+        viewer.pause()
+        viewer.clear_markers("replay/plan")
+        viewer.set_q(q0)
+
+
+def test_replay_of_an_executed_plans_recording_draws_the_stance_of_the_replay_time(viewer, hrp2, tmp_path):
+    """A simulator recording with the header's ``plan`` (`humanoid-stack execute` of a PLAN.json):
+    the stance whose time the replay passed last is drawn as a plan's (contact frames' axes,
+    support polygon), and the stance selector shows the run at a stance's time."""
+    from humanoid_model.formats.recording import RecordingWriter
+
+    rows, _ = _q_rows(hrp2)
+    path = tmp_path / "RUN.jsonl"
+    with RecordingWriter(path) as out:
+        out.write_header(
+            scene="flat",
+            scene_name="flat",
+            robot="hrp2",
+            dt=0.001,
+            record_every=100,
+            contacts=False,
+            joint_names=hrp2.joint_names,
+            plan=plan_header(times=(0.0, 0.15, 0.3)),
+        )
+        for k, q in enumerate(rows):
+            zero = np.zeros(len(q) - 7)
+            out.write_frame(0.1 * k, {"hrp2": (q[:3], q[3:7], np.zeros(3), np.zeros(3))}, joints=(q[7:], zero, zero))
+        out.write_end({})
+    rec = load_recording(path, hrp2)
+    assert [s.t for s in rec.stances] == [0.0, 0.15, 0.3]
+    q0 = viewer.q
+    try:
+        viewer.load_replay(rec)
+        for time_s, k in ((0.0, 0), (0.2, 1), (0.1, 0), (0.4, 2)):
+            viewer.show_time(time_s)
+            np.testing.assert_allclose(viewer.q, rows[rec.index_at(time_s)], atol=1e-9)
+            assert viewer.replay.stance_index == k
+            assert viewer.replay.stance_selector.value == viewer.replay.stance_selector.options[k]
+            _assert_stance_drawn(viewer, rec.stances[k])
+        assert len(viewer.markers("replay/plan")[("plan", 0)].points) == 6 * 2  # both feet's frames
+        viewer.replay.stance_selector.value = viewer.replay.stance_selector.options[1]
+        assert viewer.replay.stance_index == 1 and viewer.replay_index == 2  # t = 0.2 s: the first frame in it
+        assert "released r_sole (l_sole)" in viewer.replay.stance_selector.value
     finally:
         viewer.pause()
         viewer.clear_markers("replay/plan")
