@@ -36,7 +36,17 @@ from humanoid_model.exceptions import ConfigError
 from humanoid_model.formats.detect import read_format_file
 from humanoid_model.validation import finite_number, message
 
-__all__ = ["RunSettings", "Push", "Execution", "execute", "prepare", "base_link", "CONTROLLERS", "START_TOLERANCE"]
+__all__ = [
+    "RunSettings",
+    "Push",
+    "Execution",
+    "execute",
+    "prepare",
+    "controller_for",
+    "base_link",
+    "CONTROLLERS",
+    "START_TOLERANCE",
+]
 
 CONTROLLERS = ("wbc", "pd")
 START_TOLERANCE = (0.05, np.radians(10.0))  # (chosen) [m], [rad] base pose of the motion's start vs the scene's robot
@@ -140,14 +150,26 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
     world = World.from_scene(scene, robot=robot_name)
     if world.robot is None:
         raise ControlError(f"{src}: scene {scene.name!r} has no robot and the motion names none")
-    robot = world.robot
+    controller, executor, reference = controller_for(world, doc, src, s)
+    return world, controller, executor, reference
+
+
+def controller_for(world, doc: dict, src: str, settings: RunSettings | None = None):
+    """(controller, executor, reference) of the decoded motion ``doc`` for the robot of ``world``
+    as it is now (the simulator node's whole-body controller builds them so, for its running
+    world): `ControlError` in one line when the motion is not for this robot and scene or does not
+    start where the robot stands. ``executor`` is None for the ``pd`` controller."""
+    s = settings or RunSettings()
+    robot, scene = world.robot, world.scene
+    if robot is None:
+        raise ControlError(f"{src}: the world has no robot")
     model = perturbed_masses(robot.model, s.model_error, s.seed) if s.model_error > 0 else None
     wbc = s.wbc or WbcSettings(dt=world.dt, mu=scene.ground.friction if scene.ground is not None else 0.4)
     controller = WholeBodyController(robot, wbc, model=model)
     reference = motion_reference(doc, src, robot, controller, scene, s.allow_unconverged, s.retime)
     _check_start(world, reference, src)
     executor = MotionExecutor(controller, reference, s.execution) if s.controller == "wbc" else None
-    return world, controller, executor, reference
+    return controller, executor, reference
 
 
 def _pd_follow(world, reference) -> None:

@@ -122,6 +122,7 @@ class MotionReference:
             raise ControlError(f"{source}: the motion's times must increase; {t[i]} -> {t[i + 1]} at sample {i + 1}")
         self.model, self.t, self.q, self.source = model, t, q, source
         self.nominal_duration = float(t[-1] - t[0])  # the file's duration (a retimed motion is longer)
+        self.nominal_t = t  # each sample's time in the file (`retime` keeps it)
         self.phases = list(phases)
         followed = {ph.location for ph in self.phases} | set(track)
         self.locations = {name: fid for name, fid in frames.items() if name in followed}

@@ -44,7 +44,7 @@ import pinocchio as pin
 
 from humanoid_model.planar_polygon import convex_hull
 
-__all__ = ["ClosedLoop", "ClosedLoopLog", "FALL_TILT", "FALL_HEIGHT", "FALL_TOUCH", "MIN_LOAD"]
+__all__ = ["ClosedLoop", "ClosedLoopLog", "ContactMeasurement", "FALL_TILT", "FALL_HEIGHT", "FALL_TOUCH", "MIN_LOAD"]
 
 FALL_TILT = math.radians(60.0)  # (chosen) a base tilted more has fallen (the plans' bases lean < 30 deg)
 FALL_HEIGHT = 0.5  # (chosen) a base lower than half its start height has fallen (HRP-2 kneels at ~0.6)
@@ -107,23 +107,23 @@ def _carried_links(model, link: str) -> set:
     return names | {link}
 
 
-class ClosedLoop:
-    """``controller`` in the loop of ``world`` (module docstring). ``locations``: contact
-    location name -> `humanoid_model.contact_location.ContactLocation` of the world's robot;
-    ``allowed``: further robot links that may touch the environment without counting as a fall."""
+class ContactMeasurement:
+    """What a force sensor at each contact location's link would read of the robot's contacts with
+    its environment after a step of ``world`` (module docstring): ``locations`` name ->
+    `humanoid_model.contact_location.ContactLocation`; ``allowed``: further links that may touch
+    the environment. `read` after each step."""
 
-    def __init__(self, world, controller, locations: dict, allowed=()):
+    def __init__(self, world, locations: dict, allowed=()):
         if world.robot is None:
             from humanoid_model.exceptions import ConfigError
 
-            raise ConfigError("closed loop: the world has no robot to control")
-        self.world, self.controller = world, controller
+            raise ConfigError("contact measurement: the world has no robot")
+        self.world = world
         self.locations = dict(locations)
         robot = world.robot
-        self.nq, self.nv = robot.model.nq, robot.model.nv
+        self.model, self.nq = robot.model, robot.model.nq
         self.data = robot.model.createData()
         self.names = list(self.locations)
-        self.link_of = {n: loc.body for n, loc in self.locations.items()}
         self._carried = {n: _carried_links(robot.model, loc.body) for n, loc in self.locations.items()}
         self.allowed = set().union(*self._carried.values()) | set(allowed) if self._carried else set(allowed)
         # each mobile geometry's robot link as an index into self._links (-1: a free body's)
@@ -131,7 +131,11 @@ class ClosedLoop:
         index = {name: i for i, name in enumerate(self._links)}
         self._geom_link = np.array([index[g.body] if g.tree == 0 else -1 for g in world.mobile], np.int64)
         self._allowed_link = np.array([name in self.allowed for name in self._links] + [True])
-        self._link_index = {n: [index[b] for b in self._carried[n] if b in index] for n in self.locations}
+        self._link_mask = {}  # location -> (n_links,) bool: its link and the links it carries
+        for n in self.names:
+            mask = np.zeros(len(self._links) + 1, bool)  # the last entry: "no link" (-1)
+            mask[[index[b] for b in self._carried[n] if b in index]] = True
+            self._link_mask[n] = mask
         self._fid = {n: robot.frame_id(loc.body) for n, loc in self.locations.items()}
         self._hulls = {}
         for n, loc in self.locations.items():  # each surface in its own plane: (origin, axes (3, 2), hull (k, 2))
@@ -145,14 +149,19 @@ class ClosedLoop:
                 e = np.roll(hull, -1, axis=0) - hull
                 edges = (hull, e / np.linalg.norm(e, axis=1)[:, None])
             self._hulls[n] = (np.asarray(loc.point, float), axes, normal, edges)
-        self.effort = np.asarray(robot.effort_max, float)
         self.weight = robot.mass * float(np.linalg.norm(world.model.gravity.linear))
-        if controller is not None:
-            world.actuator.set_torque(np.zeros(world.n_act))
-        self._touch_time = 0.0
-        self.h0 = None
+        self.forces = dict.fromkeys(self.names, 0.0)
 
-    # ------------------------------------------------------------------ measurements
+    def read(self):
+        """(CoM (3,), per location: normal force, CoP margin, cone ratio; the other links loaded on
+        the environment) after the world's last step; ``forces`` keeps the normal forces."""
+        q = self.world.q[: self.nq]
+        com = pin.centerOfMass(self.model, self.data, q, False).copy()
+        pin.updateFramePlacements(self.model, self.data)
+        forces, margins, cones, others = self._contacts()
+        self.forces = forces
+        return com, forces, margins, cones, others
+
     def _contacts(self):
         """(per location: normal force, CoP margin, cone ratio; the other links touching)."""
         w = self.world
@@ -178,7 +187,7 @@ class ClosedLoop:
         fw = None
         data = self.data
         for n in self.names:
-            idx = np.flatnonzero(outer & np.isin(link, self._link_index[n]))
+            idx = np.flatnonzero(outer & self._link_mask[n][link])
             if idx.size == 0:
                 continue
             if fw is None:
@@ -202,6 +211,24 @@ class ClosedLoop:
                     margins[n] = float(np.min(E[:, 0] * (cop[1] - A[:, 1]) - E[:, 1] * (cop[0] - A[:, 0])))
         return forces, margins, cones, others
 
+
+class ClosedLoop:
+    """``controller`` in the loop of ``world`` (module docstring). ``locations``: contact
+    location name -> `humanoid_model.contact_location.ContactLocation` of the world's robot;
+    ``allowed``: further robot links that may touch the environment without counting as a fall."""
+
+    def __init__(self, world, controller, locations: dict, allowed=()):
+        self.measurement = ContactMeasurement(world, locations, allowed)
+        self.world, self.controller = world, controller
+        robot = world.robot
+        self.nq, self.nv = robot.model.nq, robot.model.nv
+        self.names = self.measurement.names
+        self.effort = np.asarray(robot.effort_max, float)
+        if controller is not None:
+            world.actuator.set_torque(np.zeros(world.n_act))
+        self._touch_time = 0.0
+        self.h0 = None
+
     def _fall(self, log, base, tilt, others) -> str:
         if tilt > FALL_TILT:
             return f"the base tilted {math.degrees(tilt):.0f} deg (more than {math.degrees(FALL_TILT):.0f})"
@@ -221,13 +248,12 @@ class ClosedLoop:
         step: ``before_step(world)`` (a scripted push, say), ``controller.update``, its torques,
         `World.step`, ``recorder.maybe_record()`` (a `humanoid_sim.runtime.recording.Recorder`),
         the measurements, ``progress(t)`` every 100 steps."""
-        w, robot = self.world, self.world.robot
+        w, meas = self.world, self.measurement
         log = ClosedLoopLog(self.names)
         steps = int(round(duration / w.dt))
         t_wall = time.perf_counter()
-        pin.framesForwardKinematics(robot.model, self.data, w.q[: self.nq])
-        forces, margins, cone, others = self._contacts()
-        lows = [self.data.oMf[self._fid[n]].translation[2] for n in self.names]
+        _, forces, _, _, _ = meas.read()
+        lows = [meas.data.oMf[meas._fid[n]].translation[2] for n in self.names]
         self._ground = min(lows) if lows else 0.0
         self.h0 = w.q[2] - self._ground
         for k in range(steps):
@@ -244,9 +270,7 @@ class ClosedLoop:
             if recorder is not None:
                 recorder.maybe_record()
             q = w.q[: self.nq]
-            com = pin.centerOfMass(robot.model, self.data, q, False).copy()
-            pin.updateFramePlacements(robot.model, self.data)
-            forces, margins, cone, others = self._contacts()
+            com, forces, margins, cone, others = meas.read()
             R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
             tilt = math.acos(max(-1.0, min(1.0, R[2, 2])))
             log.t.append(w.t)

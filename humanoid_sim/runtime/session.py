@@ -190,13 +190,47 @@ class SimulationSession:
         self._every_contacts = _every(s.contacts_rate, world.dt)
         self.steps = 0
         self.monitor = PhysicsMonitor(s.diagnostics_period, s.solver_max_iterations, time.monotonic())
+        self.controller = self.measurement = None  # `attach_controller`
 
     def step(self):
-        """One step: the scripted push when due, then `World.step` (which ends expired wrenches)."""
+        """One step: the scripted push when due, the attached controller's torques (`attach_controller`),
+        then `World.step` (which ends expired wrenches)."""
+        w = self.world
         if self.push is not None:
-            self.push.apply_due(self.world)
-        self.world.step()
+            self.push.apply_due(w)
+        ctrl = self.controller
+        if ctrl is not None:
+            nq, nv = self.robot.model.nq, self.robot.model.nv
+            cmd = ctrl.update(w.t, w.q[:nq].copy(), w.v[:nv].copy(), self.measurement.forces)
+            w.actuator.set_torque(cmd.tau)
+        w.step()
+        if ctrl is not None:
+            self.measurement.read()
         self.steps += 1
+
+    # ------------------------------------------------------------------ a controller in the loop
+    def attach_controller(self, controller, locations: dict):
+        """Run ``controller`` every step from the next one, in torque mode: an object with
+        ``update(t, q, v, contact_forces) -> command`` (``command.tau``: the actuated joints'
+        torques [N·m]), reading the robot's state (its joints' encoders and its base's odometry,
+        q (nq,) and v (nv,)) and the normal force on each of ``locations`` (name ->
+        `ContactLocation`) as a force sensor at its link measures it
+        (`humanoid_sim.runtime.closed_loop.ContactMeasurement`). Replaces the one attached."""
+        from humanoid_sim.runtime.closed_loop import ContactMeasurement
+
+        self.measurement = ContactMeasurement(self.world, locations)
+        self.measurement.read()
+        self.world.actuator.set_torque(np.zeros(self.world.n_act))
+        self.controller = controller
+
+    def detach_controller(self):
+        """Stop the attached controller (if any): the PD actuators hold the measured posture until
+        the next command."""
+        if self.controller is None:
+            return
+        self.controller = None
+        w = self.world
+        w.actuator.set_position(w.q[w.act_q])
 
     def outputs(self, force: bool = False) -> Outputs:
         """What is due after the last step (module docstring); ``force``: everything (a single

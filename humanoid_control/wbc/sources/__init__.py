@@ -28,10 +28,12 @@ def motion_reference(
     """The `MotionReference` of a decoded motion document ``doc`` (read from ``src``) for
     ``robot`` and ``controller``; ``scene`` the scene it runs in (its surfaces clip a plan's
     contacts). A contact plan's motion, statically stable, is slowed where its dynamics would need
-    more than the support gives (``balance_retiming``, `humanoid_control.wbc.retime`); the
-    reference's ``nominal_duration`` is the file's. `ControlError` with one line for a document
+    more than the support gives (``balance_retiming``, `humanoid_control.wbc.retime`), and its
+    contacts are unloaded where the others can carry the robot (`humanoid_control.wbc.ramps`);
+    the reference's ``nominal_duration`` is the file's. `ControlError` with one line for a document
     that is none of `KINDS`, a motion of another robot, a missing stance, a contact on a surface
     the scene does not have, non-finite values."""
+    from humanoid_control.wbc.ramps import fit_unload_ramps
     from humanoid_control.wbc.retime import balance_rates, retime
     from humanoid_control.wbc.sources.gait import gait_reference
     from humanoid_control.wbc.sources.plan import plan_reference
@@ -40,11 +42,9 @@ def motion_reference(
     kind = document_kind(doc)
     if kind == "plan":
         ref = plan_reference(parse_contact_plan(doc, src, ControlError), src, robot, controller, scene)
-        nominal = ref.duration
         if balance_retiming:
             ref = retime(ref, balance_rates(ref, controller))
-        ref.nominal_duration = nominal
-        return ref
+        return fit_unload_ramps(ref, controller)
     if kind == "trajectory" and isinstance(doc.get("walking"), dict):
         return walk_reference(doc, parse_trajectory(doc, src, ControlError), src, robot, controller)
     if kind == "trajectory" and isinstance(doc.get("phases"), list):
