@@ -113,27 +113,22 @@ def clip(polygon, window) -> np.ndarray:
 
 
 def shrink(polygon, margin: float) -> np.ndarray:
-    """The convex ``polygon`` (k, 2, counter-clockwise) with every edge moved ``margin`` [m]
-    inwards (the points at least ``margin`` inside it): the intersections of consecutive offset
-    edge lines, dropping the edges that vanish. A polygon too small for the margin gives its
-    vertices' centroid (1, 2)."""
+    """The points at least ``margin`` [m] inside the convex ``polygon`` (k, 2, counter-clockwise):
+    the polygon clipped by each of its edges' half-planes moved ``margin`` inwards (the inner
+    parallel polygon; an edge may vanish). A polygon too small for the margin gives its vertices'
+    centroid (1, 2)."""
     P = convex_hull(polygon)
     if len(P) < 3 or margin <= 0:
         return P
-    lines = []
+    out = P
     for a, b in zip(P, np.roll(P, -1, axis=0), strict=True):
         t = (b - a) / np.linalg.norm(b - a)
         n = np.array([-t[1], t[0]])  # inward normal of a counter-clockwise edge
-        lines.append((a + margin * n, t))
-    pts = []
-    for (p1, t1), (p2, t2) in zip(lines, lines[1:] + lines[:1], strict=True):
-        den = t1[0] * t2[1] - t1[1] * t2[0]
-        if abs(den) < 1e-12:
-            continue
-        s = ((p2[0] - p1[0]) * t2[1] - (p2[1] - p1[1]) * t2[0]) / den
-        pts.append(p1 + s * t1)
-    keep = [p for p in pts if signed_distance(P, p) >= margin - 1e-9]  # corners of vanished edges fall outside
-    if len(keep) < 3:
-        return P.mean(axis=0, keepdims=True)
-    out = convex_hull(np.array(keep))
+        a2 = a + margin * n
+        far = 1e3 * (1.0 + float(np.abs(P).max()))  # a window of the half-plane, beyond the polygon
+        window = np.array([a2 - far * t, a2 + far * t, a2 + far * t + far * n, a2 - far * t + far * n])
+        out = clip(out, window)
+        if len(out) < 3:
+            return P.mean(axis=0, keepdims=True)
+    out = convex_hull(out, tol=1e-12)
     return out if len(out) >= 3 else P.mean(axis=0, keepdims=True)

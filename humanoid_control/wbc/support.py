@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from humanoid_control.wbc.qp import INFEASIBLE
 from humanoid_model.planar_polygon import convex_hull, shrink, signed_distance
 
 __all__ = ["Support", "COPLANAR"]
@@ -132,6 +133,8 @@ class Support:
         qp = proxsuite.proxqp.dense.QP(n, 6, C.shape[0])
         qp.settings.eps_abs = 1e-6
         qp.settings.max_iter = 500
+        qp.settings.eps_primal_inf = INFEASIBLE  # ProxQP's default 1e-4 refuses feasible wrenches
+        qp.settings.eps_dual_inf = INFEASIBLE
         qp.init(np.eye(n) * 1e-6, np.zeros(n), A, np.r_[f, m_g], C, lo, up)
         qp.solve()
         solved = qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED

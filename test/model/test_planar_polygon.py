@@ -199,7 +199,6 @@ def test_a_shrunk_regular_polygon_is_the_regular_polygon_of_the_smaller_inradius
         assert all(signed_distance(P, p) == pytest.approx(margin, abs=1e-12) for p in out)
 
 
-@pytest.mark.xfail(strict=True, reason="shrink gives the centroid when vanished edges leave fewer than three corners")
 def test_every_shrunk_vertex_is_at_least_the_margin_inside():
     # the 52nd polygon (inradius 0.425, margin 0.298, the points 0.298 inside: area 0.246) shrinks
     # to its vertices' centroid, 0.257 inside
@@ -223,9 +222,6 @@ def test_a_zero_margin_gives_the_polygons_hull():
     assert np.array_equal(shrink(P, 0.0), SQUARE)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="shrink keeps only consecutive edges' corners: a vanished edge cuts a corner off"
-)
 def test_a_chamfer_edge_that_vanishes_leaves_the_corner_of_its_neighbours():
     # the unit square with a 0.05 chamfer at (1, 1): shrunk by 0.1 the chamfer's line
     # (x + y <= 1.95 - 0.1 √2 = 1.809) no longer binds, the result is [0.1, 0.9]² (area 0.64);
@@ -236,7 +232,6 @@ def test_a_chamfer_edge_that_vanishes_leaves_the_corner_of_its_neighbours():
     assert _same_points(out, [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 
 
-@pytest.mark.xfail(strict=True, reason="shrink gives the centroid when vanished edges leave fewer than three corners")
 def test_a_square_whose_two_chamfers_vanish_is_not_too_small_for_the_margin():
     # chamfers of 0.05 at both top corners: shrunk by 0.1 neither binds, the result is [0.1, 0.9]²;
     # only two corners of consecutive offset edges survive, and shrink returns the point (0.5, 0.65)
@@ -245,9 +240,6 @@ def test_a_square_whose_two_chamfers_vanish_is_not_too_small_for_the_margin():
     assert _same_points(out, [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="shrink keeps only consecutive edges' corners: a vanished edge cuts a corner off"
-)
 def test_random_shrinks_are_the_intersection_of_the_offset_half_planes():
     # 12 of these 200 shrinks are smaller than the intersection (one of them a single point)
     rng = np.random.default_rng(6)

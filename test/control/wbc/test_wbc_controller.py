@@ -209,9 +209,6 @@ def test_a_task_asking_too_much_gets_torques_at_their_limits_not_beyond(robot):
     assert np.allclose(cmd.tau, tau, rtol=0, atol=EPS)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="ProxQP declares the feasible QP primal infeasible when a task saturates torques"
-)
 def test_a_task_asking_much_too_much_still_gets_a_solved_qp(robot):
     # the QP's constraints do not depend on the tasks, and the same state with the hand at rest is
     # solved: the problem is feasible (quadprog solves it, one joint at its torque limit, residuals

@@ -64,7 +64,6 @@ def test_a_warm_started_projection_on_a_slab_stops_on_its_nearest_face():
     assert np.allclose(res.x, [2.0, 0.0], rtol=0, atol=TOL)  # c − (4 − 2)/2 (1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="ProxQP stops on its primal and dual residuals without the duality gap")
 def test_a_first_projection_on_a_slab_stops_on_its_nearest_face():
     # 0 <= x + y <= 2 and c = (3, 1) beyond the upper face by 2/√2: the projection is (2, 0);
     # a fresh solver returns (1.9416, -0.0584), "solved", with the upper row's multiplier 1.058 > 0
@@ -103,7 +102,6 @@ def _solve(qp, H, g, C, lo, up):
     return qp.solve(H, g, np.zeros((0, n)), np.zeros(0), C, lo, up, np.full(n, -INF), np.full(n, INF))
 
 
-@pytest.mark.xfail(strict=True, reason="ProxQP stops on its primal and dual residuals without the duality gap")
 def test_a_slowly_changing_qp_warm_started_each_cycle_is_solved_to_its_minimiser():
     # a controller's sequence: the same rows, the cost's gradient moving a little each cycle;
     # 57 of these 300 solves are off by more than 1e-4 (up to 0.039), all reported solved
@@ -119,7 +117,6 @@ def test_a_slowly_changing_qp_warm_started_each_cycle_is_solved_to_its_minimiser
     assert max(errors) < 1e-4
 
 
-@pytest.mark.xfail(strict=True, reason="ProxQP stops on its primal and dual residuals without the duality gap")
 def test_random_qps_solved_by_a_fresh_solver_are_their_brute_force_minimisers():
     # 9 of these 200 first solves are off by more than 1e-4 (up to 0.013), all reported solved
     rng = np.random.default_rng(0)

@@ -223,7 +223,6 @@ def test_contacts_in_two_planes_are_slowed_and_never_faster_than_their_friction_
     assert np.all(rates >= lp - 6e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="ProxQP declares feasible support QPs primal infeasible near the boundary")
 def test_contacts_in_two_planes_are_slowed_to_the_rate_their_friction_pyramids_allow(robot, ctrl):
     # at t = 1.15 s the LP carries the wrench up to rate 0.9288, the module stops at 0.9242: its QP
     # answers PROXQP_PRIMAL_INFEASIBLE at 0.926 and 0.928 on matrices HiGHS solves with zero
