@@ -4,5 +4,6 @@ the controllers: the `execute` command, the simulator node's whole-body controll
 run motions through it.
 
 - `run`: `execute(motion, RunSettings)` -> `Execution` (report, log, world), `prepare`;
-- `model_error`: a model with wrong masses (`perturbed_masses`).
+- `model_error`: a model with wrong masses (`perturbed_masses`);
+- `lateral`: a sagittal gait (GAIT.json) walked in 3-D: its start, stances, lateral sway, swing lift.
 """

@@ -13,7 +13,9 @@ pd` shows).
 
 The world is the motion's scene (PLAN.json's ``scene``; WALK.json and GAIT.json: ``flat``) with the
 motion's robot, starting where the scene puts it; the motion must start there (within
-`START_TOLERANCE`), else it is refused: a plan made for another scene or start.
+`START_TOLERANCE`), else it is refused: a plan made for another scene or start. A gait (planar)
+starts where its file does, and is walked in 3-D from rest to rest with a lateral sway
+(`humanoid_execution.lateral`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from humanoid_control.wbc.controller import WbcSettings, WholeBodyController
 from humanoid_control.wbc.executor import ExecutionSettings, MotionExecutor
 from humanoid_control.wbc.report import execution_report
 from humanoid_control.wbc.sources import motion_reference
+from humanoid_execution.lateral import GaitSettings, gait_start_scene, is_gait, lateral_balance
 from humanoid_execution.model_error import perturbed_masses
 from humanoid_execution.plan_recording import recorded_plan
 from humanoid_model.exceptions import ConfigError
@@ -71,7 +74,8 @@ class RunSettings:
     off by a random factor within ±model_error (`humanoid_execution.model_error`); pushes;
     allow_unconverged: execute a gait with an unconverged phase; wbc and execution: the
     controller's and the executor's settings; record_every: recorded steps; retime: slow a plan
-    where its dynamics need it (`humanoid_control.wbc.retime`)."""
+    where its dynamics need it (`humanoid_control.wbc.retime`); gait: how a gait is walked in 3-D
+    (`humanoid_execution.lateral.GaitSettings`)."""
 
     controller: str = "wbc"
     scene: str | None = None
@@ -84,6 +88,7 @@ class RunSettings:
     execution: ExecutionSettings | None = None
     record_every: int = 10
     retime: bool = True
+    gait: GaitSettings | None = None
 
 
 @dataclass
@@ -147,6 +152,8 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
     if isinstance(planned, str) and planned and Path(planned).stem != scene.name:
         raise ControlError(f"{src}: the motion was planned in scene {planned!r}, not in {scene.name!r}")
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) and doc.get("robot") else None
+    if is_gait(doc):
+        scene = gait_start_scene(scene, doc, src)
     world = World.from_scene(scene, robot=robot_name)
     if world.robot is None:
         raise ControlError(f"{src}: scene {scene.name!r} has no robot and the motion names none")
@@ -167,6 +174,8 @@ def controller_for(world, doc: dict, src: str, settings: RunSettings | None = No
     wbc = s.wbc or WbcSettings(dt=world.dt, mu=scene.ground.friction if scene.ground is not None else 0.4)
     controller = WholeBodyController(robot, wbc, model=model)
     reference = motion_reference(doc, src, robot, controller, scene, s.allow_unconverged, s.retime)
+    if is_gait(doc):
+        reference = lateral_balance(reference, controller, s.gait)
     _check_start(world, reference, src)
     executor = MotionExecutor(controller, reference, s.execution) if s.controller == "wbc" else None
     return controller, executor, reference

@@ -54,3 +54,7 @@ MAX_WALK_PHASE = 10.0
 #: most (the phase's fixed grid of 34 or 50 intervals is then 40 ms), 20 ms at least (a few ms per
 #: interval); the thesis's are 0.17 and 0.5 s
 MIN_PHASE_DURATION, MAX_PHASE_DURATION = 0.02, 2.0
+#: cyclic steps of a walk from rest to rest (`solve_cyclic_gait_sequence`, `plan_walk`, gait
+#: --cyclic-steps): 25 m at the thesis's 0.5 m step; the repeated steps reuse one solution, so
+#: the bound keeps GAIT.json's size (63 kB a cyclic step of BIP: 3.3 MB at 50) and a replay finite
+MAX_CYCLIC_STEPS = 50

@@ -16,6 +16,9 @@ robots", ICRA 2015: the cone of a rectangle is that of its four corners' forces)
 Constraints on x = (a, f) per contact:
 
 - held still: J_c a = −J̇_c v − K_d v_c (6 rows, LOCAL; K_d damps a slip the measured state shows);
+  a line contact (corners on a line through the frame's origin: a foot's toes or heel) turns
+  freely about that line, as no corner force can hold that rotation: the angular rows keep only
+  their part across the line (the row along it is zero);
 - each corner: f_z ≥ f_min, |f_x| ≤ μ' f_z, |f_y| ≤ μ' f_z (the friction pyramid inscribed in
   the cone of coefficient μ: μ' = μ/√2, so its edges lie on the cone);
 - the total normal force Σ f_z ≤ f_max (a contact being loaded or unloaded has f_max ramped,
@@ -39,6 +42,19 @@ LOCAL = pin.ReferenceFrame.LOCAL
 
 def _skew(r):
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+def _line_axis(corners) -> np.ndarray | None:
+    """The unit direction of the line through ``corners`` (k, 3) when there are at least two and
+    they lie on one line through the contact frame's origin (within 1e-9 m), else None."""
+    if len(corners) < 2:
+        return None
+    d = corners - corners[0]
+    far = d[np.argmax(np.linalg.norm(d, axis=1))]
+    if np.linalg.norm(far) < 1e-9:
+        return None
+    u = far / np.linalg.norm(far)
+    return u if np.all(np.linalg.norm(np.cross(corners, u), axis=1) <= 1e-9) else None
 
 
 class Contact:
@@ -76,6 +92,7 @@ class Contact:
             self.lo[r], self.up[r] = self.f_min, INFINITY
         self.C[-1, 2::3] = 1.0
         self.up[-1] = self.f_max
+        self.axis = _line_axis(corners)  # the free rotation of a line contact (contact frame), or None
 
     def set_max_force(self, f_max: float) -> None:
         """The largest total normal force [N] (a ramp to zero unloads the contact before it is broken)."""
@@ -85,7 +102,12 @@ class Contact:
     def motion_rows(self, dyn) -> tuple[np.ndarray, np.ndarray]:
         """(J (6, nv), b (6,)): the held-still rows J a = b, in the contact frame."""
         J, drift, vel = dyn.local_frame(self.fid)
-        return J, -drift - self.kd * vel
+        b = -drift - self.kd * vel
+        if self.axis is None:
+            return J, b
+        P = np.eye(6)
+        P[3:, 3:] -= np.outer(self.axis, self.axis)  # the angular rows less their part about the line
+        return P @ J, P @ b
 
     def force_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(C (n_rows, 3k), l, u): the friction pyramids, the normal bounds and the total bound."""

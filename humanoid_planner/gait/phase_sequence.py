@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from humanoid_model.formats.trajectory import gait_document, gait_phase, trajectory_samples
-from humanoid_planner.bounds import MAX_PHASE_DURATION, MIN_PHASE_DURATION
+from humanoid_model.validation import integer
+from humanoid_planner.bounds import MAX_CYCLIC_STEPS, MAX_PHASE_DURATION, MIN_PHASE_DURATION
 from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
@@ -378,8 +379,7 @@ def walk_phases_for_cyclic_steps(problem: GaitProblem, n_cyclic: int):
     """Phases of a walk from rest to rest with ``n_cyclic`` >= 1 cyclic steps (DS + SS): the feet
     advance by (n_cyclic + 1) step lengths.  The cyclic steps are periodic, so repeated steps
     reuse one DS and one SS solution (only the origin and the leg labels change)."""
-    if int(n_cyclic) != n_cyclic or n_cyclic < 1:
-        raise PlanningError(f"gait: field 'n_cyclic' must be an integer >= 1, got {n_cyclic}")
+    n_cyclic = integer(n_cyclic, "gait", "n_cyclic", minimum=1, maximum=MAX_CYCLIC_STEPS, error=PlanningError)
     base = {ph.name: ph for ph in problem.phases("walk")}
     LP, lp = problem.gait.step_length, problem.params.foot.l_pied
     other = {"l": "r", "r": "l"}
@@ -458,7 +458,7 @@ def generate_gait(
     return gait_json(problem, sols)
 
 
-MAX_CYCLIC = 50  # longest walk of plan_walk in cyclic steps (chosen; repeated cyclic steps reuse one solution)
+MAX_CYCLIC = MAX_CYCLIC_STEPS  # longest walk in cyclic steps (`humanoid_planner.bounds`)
 # step lengths plan_walk chooses from when none is given [m]: the range solved and tested by
 # continuation from the thesis's 0.5 m step (test_gait_step_length.py)
 STEP_RANGE = (0.3, 0.6)

@@ -7,7 +7,8 @@ DESCRIPTION = """Optimal walking of the sagittal BIP biped (Chessé 2002; docs/g
 
 Phases: start (SS from rest), cyclic (DS + SS), stop (pre-stop DS + SS to rest), walk (all five),
 ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, the cyclic
-phases: ds, ss or cyclic).
+phases: ds, ss or cyclic). A walk has one cyclic step (3 footsteps: start, cyclic, stop);
+--cyclic-steps N repeats it N times (N + 2 footsteps), the periodic step solved once.
 
 GAIT.json records for each phase whether its solver converged ("converged"); a phase that did not
 is a warning and exit 1 (the file is still written; the robot bridge refuses it unless told to
@@ -15,8 +16,9 @@ send it, and 'view --replay' warns). --ds and --ss are durations from 0.02 to 2 
 are checked, a file already at the output path is removed and GAIT.json is written (atomically)
 at the end: Ctrl-C stops the solve (exit 130, one line) and leaves no file there.
 
-example:
+examples:
   humanoid-stack gait --robot bip --phase walk --output GAIT.json --plot plots/
+  humanoid-stack gait --phase walk --params urdf --cyclic-steps 3 -o GAIT.json && humanoid-stack execute GAIT.json
 """
 
 
@@ -25,6 +27,8 @@ INTERRUPTED = "no GAIT.json written (one left at the output path by an earlier r
 
 
 def add_arguments(parser):
+    from humanoid_planner.bounds import MAX_CYCLIC_STEPS
+
     parser.add_argument("--robot", default="bip", help="robot (only 'bip' has a gait model)")
     parser.add_argument("--phase", default="walk", choices=["start", "cyclic", "stop", "walk", "ds", "ss"])
     parser.add_argument(
@@ -35,6 +39,14 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--ss", type=float, default=None, metavar="S", help="single-support duration [s], 0.02..2 (default 0.5)"
+    )
+    parser.add_argument(
+        "--cyclic-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"with --phase walk: repeat the cyclic step N times, 1..{MAX_CYCLIC_STEPS} (default 1); "
+        "the walk has N + 2 footsteps",
     )
     parser.add_argument("--method", default="direct", choices=["direct", "pmp"])
     parser.add_argument(
@@ -60,12 +72,23 @@ def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.files import clear_output
     from humanoid_model.formats.trajectory import write_trajectory_file
+    from humanoid_model.validation import integer
+    from humanoid_planner.bounds import MAX_CYCLIC_STEPS
     from humanoid_planner.exceptions import PlanningError
-    from humanoid_planner.gait.phase_sequence import gait_json, make_problem, solve_gait_sequence
+    from humanoid_planner.gait.phase_sequence import (
+        gait_json,
+        make_problem,
+        solve_cyclic_gait_sequence,
+        solve_gait_sequence,
+    )
     from humanoid_planner.gait.plots import check_plot_dir
 
     if args.robot != "bip":
         raise ConfigError(f"gait: option '--robot' = {args.robot!r}: only 'bip' has a gait model")
+    if args.cyclic_steps is not None:
+        integer(args.cyclic_steps, "command line", "--cyclic-steps", minimum=1, maximum=MAX_CYCLIC_STEPS)
+        if args.phase != "walk" or args.method != "direct":
+            raise ConfigError("gait: option '--cyclic-steps' repeats the cyclic step of '--phase walk' (method direct)")
     pb = make_problem(args.params, args.step_length, args.ds, args.ss, enforce_contacts=not args.thesis_contacts)
     if args.method == "pmp" and args.phase not in PMP_PHASES:
         raise PlanningError(
@@ -87,6 +110,8 @@ def run(args) -> int:
         for ph in phases:
             progress(f"solving {ph.name} by PMP (direct solution as initial guess) ...")
             sols.append(solve_pmp_phase(pb, ph, progress=progress))
+    elif args.cyclic_steps is not None:
+        sols = solve_cyclic_gait_sequence(pb, args.cyclic_steps, progress=progress)
     else:
         sols = solve_gait_sequence(pb, args.phase, verbose=args.verbose, progress=progress)
     bad = [s.phase.name for s in sols if not s.success]

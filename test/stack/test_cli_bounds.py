@@ -49,7 +49,11 @@ BOUNDS = {
         "MAX_WALK_PHASE": bounds.MAX_WALK_PHASE,
     },
     "simulate": {"MAX_STEPS": simulate.MAX_STEPS, "MAX_FRAMES": simulate.MAX_FRAMES},
-    "gait": {"MIN_PHASE_DURATION": bounds.MIN_PHASE_DURATION, "MAX_PHASE_DURATION": bounds.MAX_PHASE_DURATION},
+    "gait": {
+        "MIN_PHASE_DURATION": bounds.MIN_PHASE_DURATION,
+        "MAX_PHASE_DURATION": bounds.MAX_PHASE_DURATION,
+        "MAX_CYCLIC_STEPS": bounds.MAX_CYCLIC_STEPS,
+    },
     "dynmodel": {"MAX_SYMPY_DOF": dynmodel.MAX_SYMPY_DOF},
 }
 

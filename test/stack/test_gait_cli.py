@@ -190,3 +190,37 @@ def test_ctrl_c_stops_gait_with_exit_130_one_line_and_no_file(tmp_path):
         "earlier run was removed)"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cyclic-steps", "0"], "field '--cyclic-steps' must be an integer >= 1 and <= 50; value 0"),
+        (["--cyclic-steps", "51"], "field '--cyclic-steps' must be an integer >= 1 and <= 50; value 51"),
+        (["--cyclic-steps", "2", "--phase", "cyclic"], "'--cyclic-steps' repeats the cyclic step of '--phase walk'"),
+        (["--cyclic-steps", "2", "--method", "pmp"], "'--cyclic-steps' repeats the cyclic step of '--phase walk'"),
+    ],
+    ids=["none", "over the bound", "not a walk", "pmp"],
+)
+def test_gait_cyclic_steps_out_of_bounds_or_off_a_walk_exit_2_before_solving(argv, message, capsys, tmp_path):
+    """--cyclic-steps N repeats the walk's cyclic step (1 to `humanoid_planner.bounds.MAX_CYCLIC_STEPS`;
+    the walk it writes is checked in test/execution/test_execute_gait.py, which executes it)."""
+    assert main(["gait", "--phase", "walk", *argv, "--output", str(tmp_path / "GAIT.json")]) == 2
+    assert message in _one_line(capsys)
+    assert not list(tmp_path.iterdir())
+
+
+def test_gait_cyclic_steps_solves_the_walk_with_n_cyclic_steps(monkeypatch, tmp_path, capsys):
+    """--cyclic-steps 4 hands the walk to `solve_cyclic_gait_sequence` with n = 4 (the periodic step
+    solved once), not to the one-step walk."""
+    from humanoid_planner.gait import phase_sequence
+
+    calls = []
+
+    def solve(problem, n_cyclic, progress=None):
+        calls.append(n_cyclic)
+        raise KeyboardInterrupt  # stop there (exit 130): the call is what is checked
+
+    monkeypatch.setattr(phase_sequence, "solve_cyclic_gait_sequence", solve)
+    assert main(["gait", "--phase", "walk", "--cyclic-steps", "4", "--output", str(tmp_path / "GAIT.json")]) == 130
+    assert calls == [4]

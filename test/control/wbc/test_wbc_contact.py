@@ -145,3 +145,33 @@ def test_world_forces_rotate_each_corner_force_by_the_contact_frames_rotation():
 def test_malformed_corners_or_friction_are_control_errors(corners, mu):
     with pytest.raises(ControlError, match="contact 'bad'"):
         Contact("bad", 0, corners, mu)
+
+
+class _Frame:
+    """A stand-in for `RobotDynamics.local_frame`: a frame's Jacobian, drift and velocity."""
+
+    def __init__(self, rng, nv=9):
+        self.J, self.drift, self.vel = rng.normal(size=(6, nv)), rng.normal(size=6), rng.normal(size=6)
+
+    def local_frame(self, fid):
+        return self.J, self.drift, self.vel
+
+
+def test_a_line_contact_turns_freely_about_its_line_and_a_surface_is_held_still():
+    """A foot on its toes (two corners on a line through the contact frame's origin) keeps its
+    point still and may turn about the line, as no corner force can hold that rotation; a surface,
+    a point and corners on a line off the origin are held still (all 6 rows)."""
+    dyn = _Frame(np.random.default_rng(1))
+    held = -dyn.drift - 10.0 * dyn.vel
+    toe = Contact("toe", 0, [[0.0, -0.07, 0.0], [0.0, 0.07, 0.0]], MU)
+    J, b = toe.motion_rows(dyn)
+    kept = [0, 1, 2, 3, 5]  # the toe point's motion, the rotations across the line
+    assert np.allclose(J[kept], dyn.J[kept]) and np.allclose(b[kept], held[kept])
+    assert np.all(J[4] == 0.0) and b[4] == 0.0  # the rotation about the toe line (y) is free
+    assert not np.any(toe.G[4])  # ... and no corner force has a moment about it
+    skew = Contact("edge", 0, [[-0.03, -0.04, 0.0], [0.03, 0.04, 0.0]], MU)  # a line along (0.6, 0.8, 0)
+    J, _ = skew.motion_rows(dyn)
+    assert np.allclose(np.array([0.6, 0.8, 0.0]) @ J[3:], 0.0, atol=1e-12)
+    for corners in (RECT, [[0.0, 0.0, 0.0]], [[0.05, -0.07, 0.0], [0.05, 0.07, 0.0]]):
+        J, b = Contact("held", 0, corners, MU).motion_rows(dyn)
+        assert np.array_equal(J, dyn.J) and np.allclose(b, held)

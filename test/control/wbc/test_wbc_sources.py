@@ -295,6 +295,21 @@ def test_a_gaits_rear_foot_turns_on_its_toes_in_double_support_and_the_front_foo
     )
 
 
+def test_a_gaits_front_foot_lands_on_its_heel_and_turns_down_about_it_until_flat():
+    """With the time the front foot is flat (`front_foot_flat_times`), it lands on its heel (a line
+    contact it turns about), loaded over the double support's ramp, then holds flat on its sole; a
+    foot flat at its landing holds its sole at once, one flat only at the end its heel throughout."""
+    phases = _gait(("ss", "r", 0.0, 0.4), ("ds", "r", 0.4, 0.1), ("ss", "l", 0.5, 0.4))
+    ramp = 0.1
+
+    def left(flat):
+        return [p for p in _as_tuples(gait_phases(phases, "GAIT.json", {1: flat})) if p[0].startswith("l_")]
+
+    assert left(0.45) == [("l_heel", 0.4, 0.45, ramp, 0.0), ("l_sole", 0.45, INF, 0.0, 0.0)]
+    assert left(0.4) == [("l_sole", 0.4, INF, ramp, 0.0)]
+    assert left(0.5) == [("l_heel", 0.4, 0.5, ramp, 0.0), ("l_sole", 0.5, INF, 0.0, 0.0)]
+
+
 @pytest.mark.parametrize(
     "phases, match",
     [
