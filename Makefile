@@ -8,7 +8,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl clean clean-numba help
+.PHONY: all venv demo demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
 all: venv
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
 	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
+	@echo "make peer-tsid  - build TSID 1.10.0 against pin 4.1.0 and add it to .venv (peer of benchmarks/wbc.py; not in make test)"
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
 
@@ -96,6 +97,36 @@ venv-crocoddyl: .venv-crocoddyl/.installed
 
 bench-crocoddyl: $(STAMP) venv-crocoddyl
 	$(VPY) benchmarks/gait.py --crocoddyl
+
+# TSID 1.10.0, the peer of benchmarks/wbc.py, built from source and added to .venv (not part of make test or make
+# bench). libtsid has no binary for this platform, and PyPI's binary of tsid's Python bindings is built against
+# another Pinocchio (it crashes on the first robot with pin 4.1.0): both are built here against pin 4.1.0 in a
+# throwaway venv with their build requirements and without build isolation (an isolated build fetches
+# jrl-cmakemodules with git; its 2.x series fails), then installed into .venv with --no-deps. Nothing else in .venv
+# may change version (pip freeze before and after). About 10 min per wheel on 2 cores (CMEEL_JOBS=2).
+TSID_BUILD := build/peer-tsid
+TSID_REQS  := 'cmeel[build]' 'cmeel-boost~=1.90.0' cmeel-eigen 'eiquadprog[build]==1.3.2' \
+              'libpinocchio[build]==4.1.0' 'pin==4.1.0' 'jrl-cmakemodules<2'
+TSID_PROBE := import sys; sys.path.insert(0, "."); from benchmarks.peers import wbc_tsid; \
+              why = wbc_tsid.probe(); print(why or "tsid works with this Pinocchio"); sys.exit(1 if why else 0)
+peer-tsid: $(STAMP)
+	@if $(VPY) -c '$(TSID_PROBE)' >/dev/null 2>&1 && $(VPY) -m pip show tsid 2>/dev/null | grep -q '^Version: 1.10.0$$'; then \
+	  echo "== tsid 1.10.0 already works in $(VENV)"; exit 0; fi; \
+	set -e; B=$(TSID_BUILD); PIP="$$B/venv/bin/python -m pip"; \
+	$(PYTHON) -m venv $$B/venv; \
+	$$PIP install -q --upgrade pip; \
+	$$PIP install -q $(TSID_REQS); \
+	echo "== building libtsid 1.10.0 (about 10 min on 2 cores)"; \
+	CMEEL_JOBS=$${CMEEL_JOBS:-2} $$PIP wheel -q --no-cache-dir --no-deps --no-build-isolation -w $$B/wheels libtsid==1.10.0; \
+	$$PIP install -q --no-deps $$B/wheels/libtsid-1.10.0-*.whl; \
+	echo "== building tsid 1.10.0, the Python bindings (about 10 min on 2 cores)"; \
+	CMEEL_JOBS=$${CMEEL_JOBS:-2} $$PIP wheel -q --no-cache-dir --no-deps --no-build-isolation --no-binary tsid \
+	  -w $$B/wheels tsid==1.10.0; \
+	$(VPY) -m pip freeze --exclude tsid --exclude libtsid --exclude eiquadprog > $$B/freeze-before.txt; \
+	$(VPY) -m pip install -q --no-deps $$B/wheels/libtsid-1.10.0-*.whl $$B/wheels/tsid-1.10.0-*.whl eiquadprog==1.3.2; \
+	$(VPY) -m pip freeze --exclude tsid --exclude libtsid --exclude eiquadprog > $$B/freeze-after.txt; \
+	diff $$B/freeze-before.txt $$B/freeze-after.txt || { echo "ERROR: installing tsid changed the packages above in $(VENV)" >&2; exit 1; }; \
+	$(VPY) -c '$(TSID_PROBE)'
 
 # numba invalidates a cached kernel only when its own file changes; a kernel that calls kernels of
 # other files (solvers/_gs.py, for one) keeps the old callee code until this is run (docs/solvers.md).
