@@ -25,8 +25,10 @@ Topics
               support polygon, ns "stance_K"), ~/trajectory (trajectory_msgs/JointTrajectory: the
               motion's joints at the control period, for the robot bridge's ~/trajectory or the
               simulator's controller; a motion with segments projected without collision rows only
-              with `publish_unclear_motion`), ~/base_path (nav_msgs/Path: the base along the motion; the
-              JointTrajectory cannot carry it), /diagnostics
+              with `publish_unclear_motion`), ~/motion (std_msgs/String: the PLAN.json document, for
+              the robot bridge's whole-body mode; published with ~/trajectory), ~/base_path
+              (nav_msgs/Path: the base along the motion; the JointTrajectory cannot carry it),
+              /diagnostics
     subscribes /odom (nav_msgs/Odometry: the current base pose, the start with `start_from` odom or
               state), /joint_states (sensor_msgs/JointState: the measured joints, the start with
               `start_from` state)
@@ -42,6 +44,7 @@ ROS glue only: the problem, the search, the motion and the plan document are
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import threading
@@ -55,7 +58,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
-from std_msgs.msg import ColorRGBA
+from std_msgs.msg import ColorRGBA, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -138,6 +141,26 @@ PARAMETERS = ParameterTable(
             dynamic=True,
         ),
         Parameter(
+            "base_speed",
+            "double",
+            0.1,
+            "base-speed cap of the motion (chosen, docs/planning.md)",
+            unit="m/s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            dynamic=True,
+        ),
+        Parameter(
+            "base_rotation_speed",
+            "double",
+            10.0,
+            "base-rotation-speed cap of the motion (chosen, docs/planning.md)",
+            unit="deg/s",
+            minimum=0.0,
+            exclusive_minimum=True,
+            dynamic=True,
+        ),
+        Parameter(
             "dt",
             "double",
             0.005,
@@ -199,6 +222,7 @@ class ContactPlannerNode(Node):
         self._wake = self.create_guard_condition(lambda: None)
         self.markers_pub = self.create_publisher(MarkerArray, "~/stances", 1)
         self.traj_pub = self.create_publisher(JointTrajectory, "~/trajectory", 1)
+        self.motion_pub = self.create_publisher(String, "~/motion", 1)
         self.base_pub = self.create_publisher(Path, "~/base_path", 1)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.create_subscription(Odometry, "/odom", self._on_odom, 10)
@@ -274,6 +298,8 @@ class ContactPlannerNode(Node):
             steps=p["interpolation_steps"],
             dt=p["dt"],
             joint_speed=math.radians(p["joint_speed"]),
+            base_speed=p["base_speed"],
+            base_rotation_speed=math.radians(p["base_rotation_speed"]),
             collision=p["motion_collision"],
         )
         last = [0.0]
@@ -394,6 +420,7 @@ class ContactPlannerNode(Node):
             traj.points.append(JointTrajectoryPoint(positions=[float(v) for v in q[7:]], time_from_start=duration(t)))
         if motion:
             self.traj_pub.publish(traj)
+            self.motion_pub.publish(String(data=json.dumps(doc, separators=(",", ":"))))
         path = Path()
         path.header.frame_id, path.header.stamp = frame, now
         path.poses = [self._pose(q, frame) for q in plan.trajectory_q]

@@ -40,6 +40,7 @@ multi-threaded executor (`humanoid-stack up`) runs them beside a long request.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -48,7 +49,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -59,9 +60,11 @@ from humanoid_control.bridge import (
     JointLimits,
     Ticker,
     Trajectory,
-    load_plan,
+    plan_trajectory,
+    read_plan,
     report_values,
 )
+from humanoid_control.bridge.plan_files import PLAN_MAX_BYTES
 from humanoid_control.exceptions import BridgeError
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_ros.common import diagnostic_array, duration, run_node, seconds
@@ -211,6 +214,9 @@ class _NodeOutputs:
         node = self.node
         if execution.mode == "follow_joint_trajectory":
             node._send_goal(execution)
+        elif execution.mode == "whole_body":
+            text = json.dumps({"id": execution.id, "source": execution.source, "motion": execution.motion})
+            node._publish(node.motion_pub, String(data=text))
         else:
             node._publish(node.traj_pub, trajectory_msg(execution.trajectory, node.rename))
 
@@ -220,6 +226,9 @@ class _NodeOutputs:
 
     def hold(self, positions: dict[str, float]) -> None:
         node = self.node
+        if node.mode == "whole_body":  # a torque controller holds balance itself: its safe hold
+            node._publish(node.wbc_stop_pub, String(data="robot bridge: hold"))
+            return
         if node.fwd_pub is not None:
             self.command(positions)
             return
@@ -304,9 +313,12 @@ class RobotBridgeNode(Node):
         self.published = 0
 
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
-        self.traj_pub = self.fwd_pub = self.action_client = None
+        self.traj_pub = self.fwd_pub = self.action_client = self.motion_pub = self.wbc_stop_pub = None
         if self.mode == "forward_position":
             self.fwd_pub = self.create_publisher(Float64MultiArray, f"/{self.controller}/commands", 10)
+        elif self.mode == "whole_body":
+            self.motion_pub = self.create_publisher(String, f"/{self.controller}/motion", 1)
+            self.wbc_stop_pub = self.create_publisher(String, f"/{self.controller}/stop", 10)
         else:
             self.traj_pub = self.create_publisher(JointTrajectory, f"/{self.controller}/joint_trajectory", 10)
             if action_available():
@@ -318,6 +330,9 @@ class RobotBridgeNode(Node):
         states, stop, requests = (MutuallyExclusiveCallbackGroup() for _ in range(3))
         self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10, callback_group=states)
         self.create_subscription(JointTrajectory, "~/trajectory", self._on_trajectory, 10, callback_group=requests)
+        self.create_subscription(String, self.p["motion_topic"], self._on_motion, 1, callback_group=requests)
+        if self.mode == "whole_body":
+            self.create_subscription(String, f"/{self.controller}/status", self._on_status, 10, callback_group=states)
         self.create_service(Trigger, "~/stop", self._on_stop, callback_group=stop)
         self.create_service(Trigger, "~/validate", self._on_validate, callback_group=requests)
         self.create_service(Trigger, "~/execute_file", self._on_execute_file, callback_group=requests)
@@ -398,6 +413,38 @@ class RobotBridgeNode(Node):
         self.last_received = traj
         self.bridge_executor.submit(traj, "~/trajectory")
 
+    def _on_motion(self, msg):
+        """A motion document (std_msgs/String, JSON): checked as a plan file, then executed."""
+        source = self.resolve_topic_name(self.p["motion_topic"])
+        try:
+            if len(msg.data) > PLAN_MAX_BYTES:
+                raise BridgeError(f"{source}: {len(msg.data)} bytes, more than the {PLAN_MAX_BYTES} of a plan file")
+            try:
+                doc = json.loads(msg.data)
+            except ValueError as exc:
+                raise BridgeError(f"{source}: not JSON ({exc})") from None
+            traj, notes = plan_trajectory(
+                doc,
+                source,
+                self.robot,
+                allow_unclear=self.p["allow_unclear_motion"],
+                allow_unconverged=self.p["allow_unconverged_gait"],
+            )
+        except Exception as exc:  # noqa: BLE001 - bad input is refused, the node stays up
+            self.bridge_executor.refuse(str(exc) if isinstance(exc, HumanoidStackError) else f"{source}: {exc!r}")
+            return
+        self.last_received = traj
+        self.bridge_executor.submit(traj, source, notes, motion=doc)
+
+    def _on_status(self, msg):
+        """The whole-body controller's status (JSON) of the motion it executes."""
+        try:
+            status = json.loads(msg.data)
+        except ValueError:
+            self.get_logger().warning(f"/{self.controller}/status: not JSON, ignored")
+            return
+        self.bridge_executor.progress(status)
+
     def _send_mode(self) -> str:
         if self.mode == "auto":
             ready = self.action_client is not None and self.action_client.server_is_ready()
@@ -475,18 +522,22 @@ class RobotBridgeNode(Node):
             response.success, response.message = False, "parameter execute_file is empty: set it to a plan file"
             return response
         try:
-            traj, notes = load_plan(
+            doc, stream = read_plan(path)
+            traj, notes = plan_trajectory(
+                doc,
                 path,
                 self.robot,
                 allow_unclear=self.p["allow_unclear_motion"],
                 allow_unconverged=self.p["allow_unconverged_gait"],
+                stream=stream,
             )
         except Exception as exc:  # noqa: BLE001 - a bad file is refused, the node stays up
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"{path}: {exc!r}"
             response.success, response.message = False, self.bridge_executor.refuse(text)
             return response
         self.last_received = traj
-        response.success, response.message = self.bridge_executor.submit(traj, path, notes)
+        motion = doc if stream is None and isinstance(doc, dict) else None
+        response.success, response.message = self.bridge_executor.submit(traj, path, notes, motion=motion)
         return response
 
 

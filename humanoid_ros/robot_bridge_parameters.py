@@ -23,18 +23,21 @@ __all__ = ["NODE_NAME", "PARAMETERS", "CONTROLLER_TYPES", "DEFAULT_CONTROLLERS"]
 
 NODE_NAME = "robot_bridge"
 
-CONTROLLER_TYPES = ("auto", "follow_joint_trajectory", "joint_trajectory", "forward_position")
+CONTROLLER_TYPES = ("auto", "follow_joint_trajectory", "joint_trajectory", "forward_position", "whole_body")
 """How the bridge talks to the controller: ``auto`` = the FollowJointTrajectory action when
 control_msgs imports and the controller's action server answers, else the joint_trajectory topic;
 ``follow_joint_trajectory`` = the action only; ``joint_trajectory`` = the topic of
 joint_trajectory_controller; ``forward_position`` = a forward position controller's commands,
-streamed at `rate` with the bridge interpolating."""
+streamed at `rate` with the bridge interpolating; ``whole_body`` = the whole motion (PLAN.json,
+WALK.json, GAIT.json) to a whole-body controller (`<controller>/motion`, its progress on
+`<controller>/status`, a hold on `<controller>/stop`; docs/execution.md)."""
 
 DEFAULT_CONTROLLERS = {
     "auto": "joint_trajectory_controller",
     "follow_joint_trajectory": "joint_trajectory_controller",
     "joint_trajectory": "joint_trajectory_controller",
     "forward_position": "forward_position_controller",
+    "whole_body": "whole_body_controller",
 }
 """Controller name used when the `controller` parameter is "" (the simulator's names, docs/ros.md)."""
 
@@ -54,7 +57,8 @@ PARAMETERS = ParameterTable(
             "string",
             "auto",
             "`auto`: FollowJointTrajectory action when control_msgs imports and the server answers, else the "
-            "`joint_trajectory` topic; `forward_position`: stream `<controller>/commands` at `rate`",
+            "`joint_trajectory` topic; `forward_position`: stream `<controller>/commands` at `rate`; "
+            "`whole_body`: the whole motion to a whole-body controller (`<controller>/motion`)",
             choices=CONTROLLER_TYPES,
         ),
         Parameter(
@@ -62,7 +66,7 @@ PARAMETERS = ParameterTable(
             "string",
             "",
             'controller name (topic prefix); `""` = the simulator\'s name for the type: '
-            "`joint_trajectory_controller`, or `forward_position_controller`",
+            "`joint_trajectory_controller`, `forward_position_controller` or `whole_body_controller`",
         ),
         Parameter(
             "controller_joints",
@@ -77,6 +81,14 @@ PARAMETERS = ParameterTable(
             [],
             "joint renaming, `URDF_NAME=ROBOT_NAME` entries: outgoing commands use ROBOT_NAME, /joint_states "
             "is read back to URDF names; unlisted joints keep their name",
+        ),
+        Parameter(
+            "motion_topic",
+            "string",
+            "~/motion",
+            "topic of the motions to execute (std_msgs/String: a PLAN.json, WALK.json or GAIT.json document, "
+            "checked as a plan file; e.g. `/contact_planner/motion`)",
+            non_empty=True,
         ),
         _positive(
             "rate",

@@ -41,6 +41,7 @@ simulation and is reported as ERROR in /diagnostics.
 
 from __future__ import annotations
 
+import json
 import sys
 
 import numpy as np
@@ -55,6 +56,8 @@ from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
+from humanoid_control.exceptions import ControlError
+from humanoid_execution.whole_body import WholeBodyMotion
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.tf_tree import KinematicTree, description_with_uris
 from humanoid_ros.common import (
@@ -76,6 +79,11 @@ from humanoid_sim.runtime.session import SessionSettings, SimulationSession
 from humanoid_sim.stages.haptics import HapticSettings
 
 __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
+
+WBC_STATUS = "/whole_body_controller/status"  # std_msgs/String, JSON: `WholeBodyMotion.status`
+WBC_STOP = "/whole_body_controller/stop"  # std_msgs/String: a safe hold, with its reason
+WBC_STATUS_RATE = 10.0  # [Hz] (chosen) the whole-body controller's status, wall clock
+MOTION_MAX_BYTES = 16 * 1024 * 1024  # (chosen) a motion message's size: twice the robot bridge's plan file bound
 
 # /contacts marker styles: (scale x, y, z [m]; colour r, g, b, a), chosen for legibility
 POINT_STYLE = ((0.015, 0.015, 0.015), (1.0, 0.9, 0.1, 1.0))  # spheres of 1.5 cm, yellow
@@ -144,6 +152,12 @@ class SimulatorNode(Node):
         self.create_subscription(JointTrajectory, TOPICS["joint_trajectory_controller"], self._on_trajectory, 10)
         self.create_subscription(Float64MultiArray, TOPICS["forward_position_controller"], self._on_position, 10)
         self.create_subscription(Float64MultiArray, TOPICS["forward_effort_controller"], self._on_effort, 10)
+        # the whole-body controller: motions in, its status out, a stop (docs/execution.md)
+        self.motion = None  # the `humanoid_execution.whole_body.WholeBodyMotion` attached, if any
+        self.create_subscription(String, TOPICS["whole_body_controller"], self._on_motion, 1)
+        self.create_subscription(String, WBC_STOP, self._on_motion_stop, 10)
+        self.wbc_status_pub = self.create_publisher(String, WBC_STATUS, 10)
+        self.create_timer(1.0 / WBC_STATUS_RATE, self._publish_motion_status)
         self.create_subscription(WrenchStamped, "~/external_wrench", self._on_external_wrench, 10)
         self.haptic_pub = self.create_publisher(WrenchStamped, "~/haptic_force", 10)
         self.create_subscription(PoseStamped, "~/haptic_pointer", self._on_haptic_pointer, 10)
@@ -190,6 +204,9 @@ class SimulatorNode(Node):
         with self.stepper.lock:
             self.p.update(updates)
             self.stepper.set_real_time_factor(self.p["real_time_factor"])
+            if self.p["controller"] != "whole_body_controller":  # a switch away: the PD holds the posture
+                self.session.detach_controller()
+                self.motion = None
         for name, val in updates.items():
             self.get_logger().info(f"parameter {name} = {val}")
 
@@ -350,6 +367,55 @@ class SimulatorNode(Node):
     def _on_effort(self, msg):
         c = "forward_effort_controller"
         self._command(lambda: self.session.command_efforts(msg.data, TOPICS[c]), c)
+
+    def _on_motion(self, msg):
+        """A motion for the whole-body controller (std_msgs/String: JSON ``{"id", "source",
+        "motion"}`` or a bare PLAN.json / WALK.json / GAIT.json document): built for the robot
+        where it stands, then run from the next step; refused in one line (status "refused")."""
+        c = "whole_body_controller"
+        if not self._active(c):
+            return
+        ident, source = "", TOPICS[c]
+        try:
+            if len(msg.data) > MOTION_MAX_BYTES:
+                raise ControlError(f"{source}: {len(msg.data)} bytes, more than the {MOTION_MAX_BYTES} of a motion")
+            try:
+                doc = json.loads(msg.data)
+            except ValueError as exc:
+                raise ControlError(f"{source}: not JSON ({exc})") from None
+            if isinstance(doc, dict) and isinstance(doc.get("motion"), dict):
+                ident, source = str(doc.get("id", "")), str(doc.get("source") or source)
+                doc = doc["motion"]
+            if not isinstance(doc, dict):
+                raise ControlError(f"{source}: a motion is a JSON object (PLAN.json, WALK.json or GAIT.json)")
+            motion = WholeBodyMotion(self.session.world, doc, source, id=ident)
+        except HumanoidStackError as exc:
+            self._reject(exc)
+            self.wbc_status_pub.publish(String(data=json.dumps({"id": ident, "state": "refused", "reason": str(exc)})))
+            return
+        with self.stepper.lock:
+            self.session.attach_controller(motion, motion.locations)
+            self.motion = motion
+            self.accepted += 1
+            self.last_command_time = self.session.world.t
+        ref = motion.reference
+        self.get_logger().info(
+            f"whole_body_controller: executing {source} ({ref.duration:.2f} s, {ref.nominal_duration:.2f} s as planned)"
+        )
+        self._publish_motion_status()
+
+    def _on_motion_stop(self, msg):
+        """A safe hold of the running motion (std_msgs/String: the reason)."""
+        motion = self.motion
+        if motion is not None:
+            motion.stop(msg.data or "stop requested")
+            self.get_logger().warning(f"whole_body_controller: stop: {msg.data or 'stop requested'}")
+
+    def _publish_motion_status(self):
+        """/whole_body_controller/status: the running motion's `WholeBodyMotion.status` (JSON)."""
+        motion = self.motion
+        if motion is not None and self.context.ok():
+            self.wbc_status_pub.publish(String(data=json.dumps(motion.status())))
 
     def _on_external_wrench(self, msg):
         f, tq = msg.wrench.force, msg.wrench.torque

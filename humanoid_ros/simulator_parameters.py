@@ -17,13 +17,20 @@ from humanoid_sim.world import MAX_DT  # [s] the one largest step of the simulat
 
 NODE_NAME = "simulator"
 
-CONTROLLERS = ("joint_trajectory_controller", "forward_position_controller", "forward_effort_controller")
-"""Command interfaces of ros2_control's controllers that the simulator answers to."""
+CONTROLLERS = (
+    "joint_trajectory_controller",
+    "forward_position_controller",
+    "forward_effort_controller",
+    "whole_body_controller",
+)
+"""Command interfaces of ros2_control's controllers that the simulator answers to, and the stack's
+whole-body controller (a torque controller in the simulator's loop, `humanoid_execution.whole_body`)."""
 
 TOPICS = {
     "joint_trajectory_controller": "/joint_trajectory_controller/joint_trajectory",
     "forward_position_controller": "/forward_position_controller/commands",
     "forward_effort_controller": "/forward_effort_controller/commands",
+    "whole_body_controller": "/whole_body_controller/motion",
 }
 """Command topic of each controller."""
 
@@ -96,7 +103,8 @@ PARAMETERS = ParameterTable(
             "string",
             CONTROLLERS[0],
             "active command topic; commands on the others are logged once and ignored. After a switch the "
-            "previous command holds until the first message on the new topic",
+            "previous command holds until the first message on the new topic (leaving whole_body_controller: "
+            "the PD holds the measured posture)",
             choices=CONTROLLERS,
             dynamic=True,
         ),

@@ -29,7 +29,7 @@ from humanoid_control.bridge.executor import (
 )
 from humanoid_control.bridge.limits import A_MAX_DEFAULT, JointLimits
 from humanoid_control.bridge.monitor import GOAL_TIME, GOAL_TOLERANCE, PATH_TOLERANCE, ExecutionMonitor, MonitorStatus
-from humanoid_control.bridge.plan_files import load_plan
+from humanoid_control.bridge.plan_files import load_plan, plan_trajectory, read_plan
 from humanoid_control.bridge.report import Refusal, ValidationReport
 from humanoid_control.bridge.settings import BridgeSettings
 from humanoid_control.bridge.ticker import Ticker
@@ -48,6 +48,8 @@ __all__ = [
     "ExecutionMonitor",
     "MonitorStatus",
     "load_plan",
+    "read_plan",
+    "plan_trajectory",
     "BridgeExecutor",
     "BridgeOutputs",
     "Execution",

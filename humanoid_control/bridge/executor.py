@@ -67,8 +67,12 @@ __all__ = [
 ]
 
 #: how a motion goes to the controller: the FollowJointTrajectory action, the joint_trajectory
-#: topic, or a forward position controller's commands streamed each `tick`
-SEND_MODES = ("follow_joint_trajectory", "joint_trajectory", "forward_position")
+#: topic, a forward position controller's commands streamed each `tick`, or the whole motion
+#: (its contact schedule too) to a whole-body controller, which reports its progress
+SEND_MODES = ("follow_joint_trajectory", "joint_trajectory", "forward_position", "whole_body")
+#: [s] (chosen) a whole-body controller that has not reported on a motion this long after it was
+#: sent (building its reference takes a few seconds for a long plan) is taken as absent
+WHOLE_BODY_START = 30.0
 #: [s] (chosen: 10 periods of the simulator's 50 Hz /joint_states) watchdog: a measured state
 #: older than this stops a motion and refuses a new one
 STATE_TIMEOUT = 0.2
@@ -112,7 +116,8 @@ class Execution:
     """A motion being executed: the validated trajectory (every robot joint), its monitor, its
     start on the executor's ``clock`` [s], how it is sent (`SEND_MODES`), its source, the
     controller's goal handle (the outputs' to set and read; None without an action), the
-    plan's notes and the last positions streamed (forward position controller)."""
+    plan's notes and the last positions streamed (forward position controller); for a
+    whole-body controller the motion document, its tag and the controller's last status."""
 
     trajectory: Trajectory
     monitor: ExecutionMonitor
@@ -122,6 +127,10 @@ class Execution:
     goal_handle: object = None
     notes: list = field(default_factory=list)
     streamed: dict | None = None  #: the last positions streamed to a forward position controller
+    motion: dict | None = None  #: the motion document a whole-body controller executes
+    id: str = ""  #: the motion's tag in the whole-body controller's status
+    progress: dict | None = None  #: the whole-body controller's last status of this motion
+    done_at: float | None = None  #: ``clock`` when the whole-body controller said it was done
 
 
 class BridgeOutputs(Protocol):
@@ -149,6 +158,27 @@ class BridgeOutputs(Protocol):
 
     def diagnose(self, level: str, text: str, values: dict | None = None) -> None:
         """A diagnostic status (the node's /diagnostics)."""
+
+
+def _whole_body_problem(report, source, motion, settings, robot=None) -> str:
+    """Why a whole-body controller cannot take this validated motion ("" when it can): it needs
+    the motion document, made for this robot, and executes it as planned (no stretch, no speed
+    scale)."""
+    if motion is None:
+        return (
+            f"{source}: a whole-body controller needs the whole motion (its contact schedule): send a PLAN.json, "
+            "WALK.json or GAIT.json on the motion topic or ~/execute_file, not a joint trajectory"
+        )
+    named = motion.get("robot") if isinstance(motion, dict) else None
+    if robot is not None and isinstance(named, str) and named and named != robot.name:
+        return f"{source}: field 'robot' must be {robot.name!r} (the robot this bridge drives); value {named!r}"
+    if report.stretch > 1.0 + 1e-9 or settings.validation.speed_scale != 1.0:
+        return (
+            f"{source}: the motion would be sent {report.stretch:g} times slower (speed_scale "
+            f"{settings.validation.speed_scale:g}) to meet the joint limits; a whole-body controller executes it as "
+            "planned: replan it slower, or set speed_scale 1"
+        )
+    return ""
 
 
 def report_values(report, notes=()) -> dict:
@@ -210,6 +240,7 @@ class BridgeExecutor:
         self.setpoint: dict[str, float] | None = None
         self.state = "idle"
         self._stops = 0  # stops so far: a submission validated across a stop is not sent
+        self._motions = 0  # motions sent to a whole-body controller (their tags)
         self._lock = threading.RLock()  # one transition at a time, whichever thread calls
 
     # ------------------------------------------------------------------ measured state
@@ -303,9 +334,12 @@ class BridgeExecutor:
             self.outputs.diagnose("error", f"refused: {message}", values)
             return message
 
-    def submit(self, traj: Trajectory, source: str, notes=()) -> tuple[bool, str]:
+    def submit(self, traj: Trajectory, source: str, notes=(), motion: dict | None = None) -> tuple[bool, str]:
         """Validate ``traj`` and send it (unless ``dry_run``) -> (accepted, message). ``source``
-        names it in messages; ``notes`` are the plan's (logged, in the diagnostics). Never raises.
+        names it in messages; ``notes`` are the plan's (logged, in the diagnostics); ``motion``:
+        the decoded motion document whose joint trajectory ``traj`` is, for a whole-body
+        controller (which executes the document, as planned: a motion it would need stretched,
+        or none, is refused in that mode). Never raises.
         Validation runs outside the lock (a long one delays no `tick`); the motion is sent only if
         no stop came meanwhile, the state is still fresh and (without ``preempt``) nothing else
         started."""
@@ -319,13 +353,17 @@ class BridgeExecutor:
             report, problem = self.check(traj)
             if problem:
                 return False, self.refuse(problem, report_values(report, notes))
+            if self.outputs.send_mode() == "whole_body":
+                problem = _whole_body_problem(report, source, motion, settings, self.robot)
+                if problem:
+                    return False, self.refuse(problem, report_values(report, notes))
             with self._lock:
                 late = self._busy(source) or self._staleness()
                 if self._stops != stops:
                     late = f"{source}: a stop came while it was validated: not sent"
                 if late:
                     return False, self.refuse(late, report_values(report, notes))
-                return self._start(report, source, notes, settings)
+                return self._start(report, source, notes, settings, motion)
         except Exception as exc:  # noqa: BLE001 - a refusal, never a crash
             text = str(exc) if isinstance(exc, HumanoidStackError) else f"{source}: internal error {exc!r}"
             return False, self.refuse(text)
@@ -338,7 +376,9 @@ class BridgeExecutor:
             )
         return ""
 
-    def _start(self, report, source, notes, settings):
+    def _start(self, report, source, notes, settings, motion=None):
+        if self.outputs.send_mode() == "whole_body":  # the whole motion goes, its base and contacts too
+            notes = [n for n in notes if "only the joint part is sent" not in n]
         values = report_values(report, notes)
         for note in notes + list(report.notes):
             self.outputs.log("info", note if note.startswith(source) else f"{source}: {note}")
@@ -353,7 +393,10 @@ class BridgeExecutor:
         sent = report.trajectory
         monitor = ExecutionMonitor(sent, settings.path_tolerance, settings.goal_tolerance, settings.goal_time)
         mode = self.outputs.send_mode()
-        self.execution = Execution(sent, monitor, self.clock(), mode, source, notes=notes)
+        self.execution = Execution(sent, monitor, self.clock(), mode, source, notes=notes, motion=motion)
+        if mode == "whole_body":
+            self._motions += 1
+            self.execution.id = f"{source}#{self._motions}"
         self.state = "executing"
         if mode == "forward_position":
             self._stream(0.0)
@@ -383,7 +426,8 @@ class BridgeExecutor:
         if ex.streamed is not None:
             return dict(ex.streamed)
         traj = ex.trajectory
-        t = min(max(self.clock() - ex.start, 0.0), traj.duration)
+        t = self._motion_time(ex) or 0.0
+        t = min(max(t, 0.0), traj.duration)
         return dict(zip(traj.joint_names, sample(traj, t)))
 
     def hold(self, measured: bool = False) -> dict[str, float] | None:
@@ -435,6 +479,34 @@ class BridgeExecutor:
             self.outputs.diagnose("error", text, {"reason": reason})
             return text
 
+    def progress(self, status: dict) -> None:
+        """A whole-body controller's status (`humanoid_execution.whole_body.WholeBodyMotion.status`:
+        ``id``, ``state``, ``plan_time`` [s], ``reason``) for the motion it names: it times the
+        monitor; "holding" (the controller's safe hold) or "refused" stops the motion."""
+        with self._lock:
+            ex = self.execution
+            if ex is None or ex.mode != "whole_body" or not isinstance(status, dict) or status.get("id") != ex.id:
+                return
+            ex.progress = status
+            state = status.get("state")
+            if state in ("holding", "refused"):
+                self.stop(f"the whole-body controller: {state}: {status.get('reason') or 'no reason given'}", ex)
+            elif state == "done" and ex.done_at is None:
+                ex.done_at = self.clock()
+
+    def _motion_time(self, ex) -> float | None:
+        """The time along the motion: the whole-body controller's (its ``plan_time``, then the time
+        since it said done), else since the start; None while a whole-body controller has not
+        reported yet."""
+        if ex.mode != "whole_body":
+            return self.clock() - ex.start
+        if ex.progress is None:
+            return None
+        t = float(ex.progress.get("plan_time", 0.0))
+        if ex.done_at is not None:
+            t = max(t, ex.trajectory.duration) + (self.clock() - ex.done_at)
+        return t
+
     def tick(self) -> None:
         """One control period: the watchdog, the monitor, the forward position stream, the end of
         the motion. Nothing to do while idle; an internal error stops and holds."""
@@ -447,7 +519,11 @@ class BridgeExecutor:
                 if stale:
                     self.stop(stale)
                     return
-                t = self.clock() - ex.start
+                t = self._motion_time(ex)
+                if t is None:
+                    if self.clock() - ex.start > WHOLE_BODY_START:
+                        self.stop(f"{self.controller} did not report on the motion within {WHOLE_BODY_START:g} s")
+                    return
                 status = ex.monitor.update(t, dict(self.measured))
                 if status.state == "aborted":
                     self.stop(status.reason, measured=True)

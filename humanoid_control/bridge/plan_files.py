@@ -57,7 +57,7 @@ from humanoid_model.formats.recording import parse_recording_document
 from humanoid_model.formats.trajectory import parse_phases, parse_trajectory, unconverged_phases
 from humanoid_model.validation import short
 
-__all__ = ["load_plan", "PLAN_MAX_BYTES"]
+__all__ = ["load_plan", "read_plan", "plan_trajectory", "PLAN_MAX_BYTES"]
 
 # [bytes] (chosen) the largest plan file read: 50 x BIP's walking GAIT.json (163 kB), 30 s of an
 # HRP-2 simulator recording (0.27 MB/s). The robot bridge parses it in its own process, and
@@ -164,6 +164,20 @@ def _convergence(doc, src, allow_unconverged: bool, notes: list[str]) -> None:
     notes.append(f"{src}: the gait solver did not converge on {names} (sent: allow_unconverged_gait)")
 
 
+def read_plan(path) -> tuple[object, object]:
+    """(the decoded document, the recording stream or None) of the plan file ``path``: a regular
+    file of at most `PLAN_MAX_BYTES`, else `BridgeError` at once (module docstring)."""
+    path = Path(path)
+    with open_input(path, "plan file", BridgeError, limit=None) as f:  # a regular file, or refused at once
+        size = os.fstat(f.fileno()).st_size
+    if size > PLAN_MAX_BYTES:
+        raise BridgeError(
+            f"{path}: {size} bytes, more than the {PLAN_MAX_BYTES} bytes of a plan file the robot bridge reads "
+            "(humanoid_control.bridge.plan_files.PLAN_MAX_BYTES)"
+        )
+    return read_format_file(path, "plan file", BridgeError, keys=("joints",))
+
+
 def load_plan(
     path, robot, allow_unclear: bool = False, allow_unconverged: bool = False
 ) -> tuple[Trajectory, list[str]]:
@@ -172,17 +186,17 @@ def load_plan(
     to read is a `BridgeError` naming the file and the field. ``allow_unclear``: send a PLAN.json
     whose motion has segments without collision rows (module docstring) instead of refusing it;
     ``allow_unconverged``: send a GAIT.json with a phase its solver did not converge on."""
-    path = Path(path)
-    src = str(path)
+    doc, stream = read_plan(path)
+    return plan_trajectory(doc, str(Path(path)), robot, allow_unclear, allow_unconverged, stream)
+
+
+def plan_trajectory(
+    doc, src: str, robot, allow_unclear: bool = False, allow_unconverged: bool = False, stream=None
+) -> tuple[Trajectory, list[str]]:
+    """`load_plan` of a decoded plan document ``doc`` (read from ``src``; ``stream`` the
+    recording stream it was gathered from, if any): a motion the robot bridge received as a
+    message is checked as a file is."""
     notes: list[str] = []
-    with open_input(path, "plan file", BridgeError, limit=None) as f:  # a regular file, or refused at once
-        size = os.fstat(f.fileno()).st_size
-    if size > PLAN_MAX_BYTES:
-        raise BridgeError(
-            f"{src}: {size} bytes, more than the {PLAN_MAX_BYTES} bytes of a plan file the robot bridge reads "
-            "(humanoid_control.bridge.plan_files.PLAN_MAX_BYTES)"
-        )
-    doc, stream = read_format_file(path, "plan file", BridgeError, keys=("joints",))
     if stream is not None:
         names, t, P, floating = _recording(doc, src, stream, notes)
         kind = "simulator recording"
