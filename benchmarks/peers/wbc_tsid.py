@@ -86,8 +86,13 @@ class TsidController:
     cone) instead of the controller's pyramid (TSID given μ/√2: the same faces)."""
 
     def __init__(self, ctrl, q0, v0, force_reg: float = 1e-5, own_pyramid: bool = False):
+        import warnings
+
         import pinocchio as pin
-        import tsid
+
+        with warnings.catch_warnings():  # tsid registers converters eigenpy already has
+            warnings.filterwarnings("ignore", "to-Python converter", RuntimeWarning)
+            import tsid
 
         from humanoid_control.wbc.controller import contact_frame_name
 
