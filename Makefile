@@ -8,11 +8,12 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
+.PHONY: all venv demo demo-standing demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
 all: venv
 
 help:
-	@echo "make demo       - install (first time) and run the demo (HRP-2 in the web viewer)"
+	@echo "make demo       - install (first time) and run the demo: HRP-2 plans and climbs the stairs (web viewer)"
+	@echo "make demo-standing - HRP-2 standing and pushed in the simulator (web viewer)"
 	@echo "make test       - install (first time, incl. chromium) and run the test suite"
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
 	@echo "make lint       - ruff (lint + format check), import-linter contracts and tools/check_product.py (part of make test)"
@@ -52,6 +53,10 @@ chromium:
 
 demo: $(STAMP)
 	$(VENV)/bin/humanoid-stack demo $(DEMO_ARGS)
+
+# HRP-2 standing under PD on 'flat', pushed every 4 s, in the web viewer
+demo-standing: $(STAMP)
+	$(VENV)/bin/humanoid-stack up standing $(DEMO_ARGS)
 
 # BIP walking the optimal start -> cyclic -> stop sequence (Chessé 2002) in the web viewer
 demo-gait: $(STAMP)

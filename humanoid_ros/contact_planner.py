@@ -74,6 +74,7 @@ AXIS_COLORS = ((0.9, 0.1, 0.1), (0.1, 0.8, 0.1), (0.1, 0.3, 0.95))  # d_E, b_E, 
 POLYGON_COLOR = (1.0, 0.75, 0.0)
 LINE_WIDTH = 0.01  # [m] marker line width (display, chosen)
 PROGRESS_PERIOD = 2.0  # [s] (chosen) a progress log line at most this often during a plan
+START_POLL = 0.5  # [s] (chosen) how often `plan_on_start` looks whether the start it needs has arrived
 
 PARAMETERS = ParameterTable(
     NODE_NAME,
@@ -172,6 +173,13 @@ PARAMETERS = ParameterTable(
         ),
         Parameter("frame_id", "string", "odom", "frame of the paths and markers (the stack's world)", non_empty=True),
         Parameter(
+            "plan_on_start",
+            "bool",
+            False,
+            "plan the scene's own problem once at start, as a ~/plan request with no goal (with `start_from` "
+            "state or odom: once /odom and /joint_states have arrived); the demo does",
+        ),
+        Parameter(
             "start_from",
             "string",
             "scene",
@@ -230,6 +238,11 @@ class ContactPlannerNode(Node):
         # its own reentrant group: the default (mutually exclusive) group would stay taken while the
         # service's coroutine awaits the plan, blocking every other callback of the node
         self.create_service(GetPlan, "~/plan", self._on_plan, callback_group=ReentrantCallbackGroup())
+        self._start_timer = None
+        if self.p["plan_on_start"]:
+            self._start_timer = self.create_timer(
+                START_POLL, self._plan_on_start, callback_group=ReentrantCallbackGroup()
+            )
 
     @property
     def busy(self) -> bool:
@@ -324,6 +337,19 @@ class ContactPlannerNode(Node):
             future.set_exception(exc)
         finally:
             self._wake.trigger()
+
+    async def _plan_on_start(self):
+        """`plan_on_start`: the scene's problem once, when the start it needs is known."""
+        if self._start_timer is None:
+            return
+        if self.p["start_from"] in ("state", "odom") and (self.odom_pose is None or not self.joints):
+            return
+        self._start_timer.cancel()
+        self._start_timer = None
+        self.get_logger().info(
+            f"planning scene '{self.scene.name}' at start (plan_on_start), from the {self.p['start_from']}"
+        )
+        await self._on_plan(GetPlan.Request(), GetPlan.Response())
 
     # ------------------------------------------------------------------ service
     async def _on_plan(self, request, response):

@@ -154,6 +154,7 @@ class SimulatorNode(Node):
         self.create_subscription(Float64MultiArray, TOPICS["forward_effort_controller"], self._on_effort, 10)
         # the whole-body controller: motions in, its status out, a stop (docs/execution.md)
         self.motion = None  # the `humanoid_execution.whole_body.WholeBodyMotion` attached, if any
+        self._last_motion_state = None
         self.create_subscription(String, TOPICS["whole_body_controller"], self._on_motion, 1)
         self.create_subscription(String, WBC_STOP, self._on_motion_stop, 10)
         self.wbc_status_pub = self.create_publisher(String, WBC_STATUS, 10)
@@ -412,10 +413,23 @@ class SimulatorNode(Node):
             self.get_logger().warning(f"whole_body_controller: stop: {msg.data or 'stop requested'}")
 
     def _publish_motion_status(self):
-        """/whole_body_controller/status: the running motion's `WholeBodyMotion.status` (JSON)."""
+        """/whole_body_controller/status: the running motion's `WholeBodyMotion.status` (JSON); a
+        change of its state is logged (the motion's stages in the node's log)."""
         motion = self.motion
-        if motion is not None and self.context.ok():
-            self.wbc_status_pub.publish(String(data=json.dumps(motion.status())))
+        if motion is None or not self.context.ok():
+            return
+        status = motion.status()
+        self.wbc_status_pub.publish(String(data=json.dumps(status)))
+        key = (status["id"], status["state"])
+        if key != self._last_motion_state:
+            self._last_motion_state = key
+            text = f"whole_body_controller: {status['source']}: {status['state']} at {status['time']:.2f} s"
+            if status["state"] == "holding":
+                self.get_logger().warning(f"{text}: {status['reason']}")
+            elif status["state"] == "done":
+                self.get_logger().info(f"{text} of {status['duration']:.2f} s: the motion is done")
+            else:
+                self.get_logger().info(text)
 
     def _on_external_wrench(self, msg):
         f, tq = msg.wrench.force, msg.wrench.torque

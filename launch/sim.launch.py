@@ -7,7 +7,7 @@
 Parameters come from config/sim.yaml (the same file `humanoid-stack up sim` reads; its
 `humanoid_stack_up` entry is the runner's node list and is ignored here). The simulator publishes
 /robot_description and /tf, so no state publisher is started. The viewer takes its parameters
-from config/demo.yaml (it follows /joint_states and /odom and draws /contacts there).
+from config/standing.yaml (it follows /joint_states and /odom and draws /contacts there).
 """
 
 from launch.actions import DeclareLaunchArgument
@@ -24,7 +24,7 @@ PACKAGE = "humanoid_stack"
 def generate_launch_description():
     share = FindPackageShare(PACKAGE)
     params = PathJoinSubstitution([share, "config", "sim.yaml"])
-    viewer_params = PathJoinSubstitution([share, "config", "demo.yaml"])
+    viewer_params = PathJoinSubstitution([share, "config", "standing.yaml"])
     rviz_config = PathJoinSubstitution([share, "rviz", "humanoid.rviz"])
     return LaunchDescription(
         [

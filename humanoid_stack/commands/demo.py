@@ -1,14 +1,19 @@
-"""`humanoid-stack demo`: the current demo, i.e. `humanoid-stack up demo` (config/demo.yaml)."""
+"""`humanoid-stack demo`: the demo, i.e. `humanoid-stack up demo` (config/demo.yaml): HRP-2 plans,
+checks and climbs the stairs in the simulator, in the web viewer."""
 
 from __future__ import annotations
 
-HELP = "run the demo: HRP-2 simulated standing on 'flat', pushed, in the web viewer (= 'up demo')"
+HELP = "run the demo: HRP-2 plans, checks and climbs the stairs in the simulator, in the web viewer (= 'up demo')"
 DESCRIPTION = """\
-Run the demo node set (config/demo.yaml): the simulator, with HRP-2 standing in its half-sitting
-posture under PD on the 'flat' scene and a scripted push every 4 s that makes it sway and recover,
-and the web viewer following it with the contact forces drawn. Prints the viewer URL; open it in
-a browser.
+Run the demo node set (config/demo.yaml), the whole stack on one robot: the web viewer serves at
+once (its URL is printed: open it in a browser); the contact planner plans the stairs scene's
+problem (five 15 cm steps, Escande 2008, section 5.4.2) from where the simulated HRP-2 stands, and
+the viewer draws its stances; the robot bridge checks the plan (joint limits, speeds,
+accelerations, the start state) and sends it to the simulator's whole-body controller, which climbs
+the stairs under balance control, contact forces drawn. Each stage is a line of the log.
 Ctrl-C stops it (exit 0). Same as 'humanoid-stack up demo [--set viewer.port=N]'.
+HRP-2 standing and pushed: 'humanoid-stack up standing' (make demo-standing); BIP's gait:
+make demo-gait.
 """
 
 DEMO = "demo"
@@ -41,5 +46,8 @@ def run(args) -> int:
         if node == "viewer":
             viewer[param] = value
     host, port = viewer["host"], viewer["port"]
-    print(f"humanoid-stack demo: HRP-2 in the web viewer at http://{host}:{port}  (Ctrl-C to stop)", flush=True)
+    print(
+        f"humanoid-stack demo: HRP-2 plans and climbs the stairs; web viewer at http://{host}:{port}  (Ctrl-C to stop)",
+        flush=True,
+    )
     return run_nodes(node_set, duration=args.duration)

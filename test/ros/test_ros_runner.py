@@ -43,19 +43,36 @@ def test_shipped_node_sets_load(name):
         assert entry in NODE_CLASSES
 
 
-@pytest.mark.parametrize("name", ["sim", "demo"])
+@pytest.mark.parametrize("name", ["sim", "standing"])
 def test_simulator_node_sets_load(name):
-    """sim and demo run the simulator (HRP-2 on flat); demo adds the viewer following it."""
+    """sim and standing run the simulator (HRP-2 on flat); standing adds the viewer following it."""
     node_set = load_node_set(name)
     assert node_set.nodes == (["simulator"] if name == "sim" else ["simulator", "viewer"])
     sim = node_set.parameters["simulator"]["ros__parameters"]
     assert sim["scene"] == "flat" and sim["robot"] in ("", "hrp2")
-    if name == "demo":
+    if name == "standing":
         viewer = node_set.parameters["viewer"]["ros__parameters"]
         assert (viewer["robot"], viewer["scene"], viewer["joint_state_source"]) == ("hrp2", "flat", False)
         assert "/contacts" in viewer["marker_topics"] and sim["push"]["link"] == "BODY"
     for entry in node_set.nodes:
         assert entry in NODE_CLASSES
+
+
+@pytest.mark.parametrize("name, scene", [("demo", "stairs"), ("execute_sim", "flat")])
+def test_execution_node_sets_connect_the_planner_the_bridge_and_the_whole_body_controller(name, scene):
+    """demo (the stairs) and execute_sim (a flat walk on request): the planner's ~/motion is the
+    bridge's motion topic, the bridge sends to the simulator's whole-body controller, one scene."""
+    node_set = load_node_set(name)
+    assert node_set.nodes == ["simulator", "viewer", "contact_planner", "robot_bridge"]
+    p = {n: node_set.parameters[n]["ros__parameters"] for n in node_set.nodes}
+    assert p["simulator"]["controller"] == "whole_body_controller"
+    assert (p["robot_bridge"]["controller_type"], p["robot_bridge"]["controller"]) == (
+        "whole_body",
+        "whole_body_controller",
+    )
+    assert p["robot_bridge"]["motion_topic"] == "/contact_planner/motion"
+    assert p["simulator"]["scene"] == p["viewer"]["scene"] == p["contact_planner"]["scene"] == scene
+    assert "/contact_planner/stances" in p["viewer"]["marker_topics"]
 
 
 NODE_SET_FILES = sorted(p for p in (REPO / "config").glob("*.yaml") if UP_KEY in (yaml.safe_load(p.read_text()) or {}))

@@ -1,6 +1,6 @@
 """HRP-2 standing on 'flat' under PD in the full simulator (docs/simulator.md
 "Validation"): over 10 s the soles do not slip (< 0.1 mm), the base settles (< 1 mm after 2 s),
-penetration stays < 0.1 mm and every solve converges; a 250 N push (config/demo.yaml) sways it
+penetration stays < 0.1 mm and every solve converges; a 250 N push (config/standing.yaml) sways it
 and it recovers; a head-yaw JointTrajectory is tracked. The 10 s run is the session fixture
 `hrp2_standing_10s` (conftest.py)."""
 
@@ -30,7 +30,7 @@ def test_standing_penetration_bounded(hrp2_standing_10s):
 
 
 def test_demo_push_sways_and_recovers():
-    """config/demo.yaml claims: 250 N for 0.1 s forward on BODY makes HRP-2 (flat, PD) sway
+    """config/standing.yaml claims: 250 N for 0.1 s forward on BODY makes HRP-2 (flat, PD) sway
     ~17 mm and come back. Pushed at t = 0.5 s, watched for 3.5 s: the sway is 5–50 mm, the
     robot ends within 2 mm of its pre-push base position, the soles do not slide (< 1 mm) and
     both stay in contact (bounds chosen: a fall moves the base by decimetres)."""

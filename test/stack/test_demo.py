@@ -1,7 +1,11 @@
-"""`humanoid-stack demo --duration 6 --port N` (what `make demo` runs): the URL answers HTTP 200,
-the simulator's /joint_states (HRP-2 standing near half-sitting under PD) and /contacts (force
-arrows) arrive in this (another) process, exactly one node publishes /robot_description, and the
-command exits 0 by itself.
+"""What `make demo` and `make demo-standing` run, started as a user starts them, with real DDS:
+
+- `humanoid-stack demo --duration D --port N` (config/demo.yaml): the URL answers HTTP 200 at once,
+  the contact planner plans the stairs and publishes its stances, the robot bridge accepts the plan
+  and the simulator's whole-body controller executes it (its status tracking, never holding) while
+  HRP-2's base moves forward, each stage a line of the log, and the command exits 0 by itself;
+- `humanoid-stack up standing` (config/standing.yaml): HRP-2 standing near half-sitting under PD,
+  /contacts with force arrows, exactly one /robot_description publisher.
 
 The listener runs in a child process (`demo_listener.py`): rclpy / Fast DDS once segfaulted in its
 `spin_once`, which in-process ended the whole pytest session. A listener killed by SIGSEGV is one
@@ -21,37 +25,27 @@ from support.ros_up import free_port  # noqa: E402
 
 pytestmark = pytest.mark.ros
 
-DURATION = 6.0  # [s] demo run time (chosen: the first scripted push of config/demo.yaml, at 2 s, and the recovery)
+STANDING = 6.0  # [s] run time (chosen: the first scripted push of config/standing.yaml, at 2 s, and the recovery)
+DEMO = 75.0  # [s] run time (chosen: the stairs planned in ~25 s on a loaded 2-core machine, then the climb begins)
 STANDING_TOL = 0.05  # [rad] PD sag and the scripted push stay well inside this (chosen; a fall is > 0.3)
 STARTUP = 90.0  # [s] generous bound for imports + viser start on a loaded 2-core CI machine (chosen)
 ATTEMPTS = 2  # a listener crashed by SIGSEGV in rclpy / Fast DDS is retried once (chosen)
 
 
-def listen(repo_root, tmp_path, attempt):
-    port = free_port()
-    log, out = tmp_path / f"demo{attempt}.log", tmp_path / f"seen{attempt}.json"
-    child = subprocess.run(
-        [
-            sys.executable,
-            str(repo_root / "test" / "support" / "demo_listener.py"),
-            str(port),
-            str(DURATION),
-            str(STARTUP),
-        ]
-        + [str(log), str(out)],
-        cwd=repo_root,
-        capture_output=True,
-        text=True,
-        timeout=STARTUP + DURATION + 120,
-    )
-    return child, log, out
-
-
-def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
-    from humanoid_model.robot import load_robot
-
+def listen(repo_root, tmp_path, duration, command):
+    """(the listener's result, its log text, what it saw) of ``command`` (with ``{port}``)."""
     for attempt in range(ATTEMPTS):
-        child, log, out = listen(repo_root, tmp_path, attempt)
+        port = free_port()
+        log, out = tmp_path / f"run{attempt}.log", tmp_path / f"seen{attempt}.json"
+        words = [w.format(port=port) for w in command]
+        child = subprocess.run(
+            [sys.executable, str(repo_root / "test" / "support" / "demo_listener.py"), str(port), str(duration)]
+            + [str(STARTUP), str(log), str(out), *words],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            timeout=STARTUP + duration + 120,
+        )
         if child.returncode != -signal.SIGSEGV:
             break
         warnings.warn(
@@ -59,7 +53,30 @@ def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
         )
     text = log.read_text() if log.exists() else ""
     assert child.returncode == 0, f"listener rc {child.returncode}\n{child.stderr[-3000:]}\n{text[-3000:]}"
-    seen = json.loads(out.read_text())
+    return text, json.loads(out.read_text())
+
+
+def test_demo_plans_checks_and_climbs_the_stairs(repo_root, tmp_path):
+    text, seen = listen(repo_root, tmp_path, DEMO, ["demo", "--duration", str(DEMO), "--port", "{port}"])
+    assert seen["rc"] == 0, text[-3000:]
+    assert seen["url"].rstrip("/") in text.splitlines()[0]  # the URL is the first line
+    assert seen["status"] == 200, text[-3000:]
+    assert seen["description_publishers"] == 1
+    assert seen["stances"] >= 1 + 2 * 16, text[-3000:]  # the stairs' 17 stances drawn (docs/planning.md)
+    # the plan checked by the bridge and executed by the whole-body controller, never held
+    assert seen["motion"] is not None and seen["states"], text[-3000:]
+    assert "holding" not in seen["states"] and "refused" not in seen["states"], (seen["motion"], text[-3000:])
+    assert seen["motion"]["time"] > 1.0, seen["motion"]
+    for stage in ("planning scene 'stairs'", "plan: 17 stances", "executing", "whole_body_controller"):
+        assert stage in text, (stage, text[-3000:])
+    assert seen["contacts"] and "forces" in seen["contact_namespaces"]
+
+
+def test_standing_serves_publishes_and_exits_0(repo_root, tmp_path):
+    from humanoid_model.robot import load_robot
+
+    command = ["up", "standing", "--duration", str(STANDING), "--set", "viewer.port={port}"]
+    text, seen = listen(repo_root, tmp_path, STANDING, command)
     assert seen["rc"] == 0, text[-3000:]
     assert seen["url"].rstrip("/") in text  # the URL is printed
     assert seen["status"] == 200, text[-3000:]
@@ -72,3 +89,9 @@ def test_demo_serves_publishes_and_exits_0(repo_root, tmp_path):
     np.testing.assert_allclose(seen["last_positions"], expected, atol=STANDING_TOL)
     assert seen["contacts"], "no /contacts message arrived"
     assert "forces" in seen["contact_namespaces"]
+
+
+def test_make_demo_runs_the_demo_command():
+    """`make demo` runs `humanoid-stack demo`; the standing set is `make demo-standing`."""
+    out = subprocess.run(["make", "-n", "demo", "demo-standing"], capture_output=True, text=True, check=True).stdout
+    assert "humanoid-stack demo" in out and "humanoid-stack up standing" in out

@@ -148,7 +148,7 @@ def test_view_launch_nodes_and_arguments(setup_kwargs):
 
 def test_sim_launch_nodes_and_arguments():
     """sim.launch.py: the simulator alone by default (it publishes /robot_description: no state
-    publisher), with config/sim.yaml; viewer:=true adds the viewer following it (demo.yaml)."""
+    publisher), with config/sim.yaml; viewer:=true adds the viewer following it (standing.yaml)."""
     description, launch = load_description(REPO / "launch" / "sim.launch.py")
     defaults = default_arguments(description, launch)
     assert defaults == {"viewer": "false", "rviz": "false"}
@@ -158,7 +158,7 @@ def test_sim_launch_nodes_and_arguments():
     both = active_nodes(description, launch, {**defaults, "viewer": "true"})
     assert [n.name for n in both] == ["simulator", "viewer"]
     viewer_file = share_path(both[1].parameters[0], launch, defaults)
-    assert viewer_file == REPO / "config" / "demo.yaml"
+    assert viewer_file == REPO / "config" / "standing.yaml"
     assert yaml.safe_load(viewer_file.read_text())["viewer"]["ros__parameters"]["joint_state_source"] is False
 
 

@@ -1,6 +1,7 @@
-"""Child process of test_demo.py: starts `humanoid-stack demo`, listens to /joint_states and
-/contacts, polls the viewer's URL, and writes what it saw as JSON (argv: port, duration, startup
-bound, log path, output path).
+"""Child process of test_demo.py: starts a node set (`humanoid-stack demo` or `up standing`), listens
+to /joint_states, /contacts, /odom, the planner's stances and the whole-body controller's status,
+polls the viewer's URL, and writes what it saw as JSON (argv: port, duration, startup bound, log
+path, output path, then the command's words after `humanoid-stack`).
 
 It runs apart from pytest because rclpy / Fast DDS can segfault in `spin_once` here (about once in
 four fresh-clone runs, never reproduced in isolation): in a child process such a crash is one failed
@@ -16,7 +17,9 @@ import urllib.request
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
+from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from visualization_msgs.msg import MarkerArray
 
 
@@ -28,7 +31,7 @@ def http_status(url):
         return None
 
 
-def main(port, duration, startup, log_path, out_path):
+def main(port, duration, startup, log_path, out_path, command):
     url = f"http://127.0.0.1:{port}/"
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -37,12 +40,16 @@ def main(port, duration, startup, log_path, out_path):
     node.create_subscription(JointState, "/joint_states", received.append, 10)
     contacts = []
     node.create_subscription(MarkerArray, "/contacts", contacts.append, 10)
+    odom, stances, motion = [], [], []
+    node.create_subscription(Odometry, "/odom", lambda m: odom.append(m.pose.pose.position.x), 10)
+    node.create_subscription(MarkerArray, "/contact_planner/stances", stances.append, 1)
+    node.create_subscription(String, "/whole_body_controller/status", lambda m: motion.append(json.loads(m.data)), 10)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     status, description_publishers = None, {0}
     with open(log_path, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "humanoid_stack", "demo", "--duration", str(duration), "--port", str(port)],
+            [sys.executable, "-m", "humanoid_stack", *command],
             env=dict(os.environ),
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -71,10 +78,14 @@ def main(port, duration, startup, log_path, out_path):
         "description_publishers": max(description_publishers),
         "contact_namespaces": sorted({m.ns for arr in contacts for m in arr.markers}),
         "contacts": len(contacts),
+        "odom_x": [odom[0], odom[-1]] if odom else [],
+        "stances": len(stances[-1].markers) if stances else 0,
+        "motion": motion[-1] if motion else None,
+        "states": sorted({x["state"] for x in motion}),
     }
     with open(out_path, "w") as f:
         json.dump(result, f)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5])
+    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6:])

@@ -5,7 +5,9 @@ world (a swing foot, a hand before its contact, the base's orientation).
     e = (p_ref − p, log₃(R_ref Rᵀ))  (the rotation error as a world rotation vector)
 
 ``mask`` (6,) keeps some rows: (1, 1, 1, 0, 0, 0) the position only, (0, 0, 0, 1, 1, 1) the
-orientation only.
+orientation only. ``max_error`` bounds the error the PD acts on (its position and rotation parts
+scaled down to those norms): a frame that something holds back pulls the rest of the robot no
+harder than that error would.
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ __all__ = ["FrameTask"]
 class FrameTask(Task):
     """Frame ``fid`` of the controller's model tracks a placement (rows of ``mask``)."""
 
-    def __init__(self, name: str, fid: int, weight=1.0, kp=100.0, kd=None, mask=(1, 1, 1, 1, 1, 1)):
+    def __init__(self, name: str, fid: int, weight=1.0, kp=100.0, kd=None, mask=(1, 1, 1, 1, 1, 1), max_error=None):
         self.name, self.fid = name, int(fid)
+        #: (position [m], rotation [rad]) the PD acts on at most: a frame held back (a foot against a
+        #: step's edge) pulls no harder than that error would (None: no bound)
+        self.max_error = max_error
         self.weight, self.kp = float(weight), float(kp)
         self.kd = critical_damping(kp) if kd is None else float(kd)
         self.rows_kept = np.flatnonzero(np.asarray(mask, bool))
@@ -47,8 +52,19 @@ class FrameTask(Task):
     def error(self, dyn) -> np.ndarray:
         return self._error(dyn)[self.rows_kept]
 
+    def _bounded(self, e):
+        if self.max_error is None:
+            return e
+        out = e.copy()
+        for part, bound in ((slice(0, 3), self.max_error[0]), (slice(3, 6), self.max_error[1])):
+            norm = np.linalg.norm(e[part])
+            if norm > bound:
+                out[part] *= bound / norm
+        return out
+
     def rows(self, dyn):
         J, drift = dyn.frame(self.fid)
-        a = self.acceleration + self.kp * self._error(dyn) + self.kd * (self.velocity - dyn.frame_velocity(self.fid))
+        e = self._bounded(self._error(dyn))
+        a = self.acceleration + self.kp * e + self.kd * (self.velocity - dyn.frame_velocity(self.fid))
         k = self.rows_kept
         return J[k], (a - drift)[k]
