@@ -16,8 +16,8 @@ import urllib.error
 import urllib.request
 
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
 from nav_msgs.msg import Odometry
+from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from visualization_msgs.msg import MarkerArray
