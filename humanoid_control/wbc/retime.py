@@ -13,9 +13,10 @@ feet on one floor: the wrench fixes their centre of pressure), the largest r ≤
     tangential force within the friction pyramid,
 
 by bisection down to `R_MIN` (a sample that fails even at `R_MIN` fails statically, within the
-margins: slowing cannot help it, and it keeps its rate). The rates are then spread (each
-sample takes the least rate within `WINDOW` around it, so a slow-down begins before the place
-that needs it) and the samples get the new times t'_{k+1} = t'_k + (t_{k+1} − t_k) / r_k.
+margins: slowing cannot help it, and it keeps its rate). The rates are then lowered to the
+largest envelope whose slope stays within `SLEW` (a forward and a backward pass: a slow-down
+begins before the place that needs it, and the rate never jumps, which would itself accelerate
+the motion) and the samples get the new times t'_{k+1} = t'_k + (t_{k+1} − t_k) / r_k.
 
 Where the contacts are not in one plane (a hand on a table, feet on two steps) the wrench does not
 fix each contact's centre of pressure: the test is then whether forces in the contacts' friction
@@ -29,11 +30,11 @@ import numpy as np
 
 from humanoid_control.wbc.support import Support
 
-__all__ = ["balance_rates", "retime", "R_MIN", "SLACK", "WINDOW"]
+__all__ = ["balance_rates", "retime", "R_MIN", "SLACK", "SLEW"]
 
 R_MIN = 0.2  # (chosen) the slowest rate: a motion at most 5 times slower
 SLACK = 0.002  # [m] (chosen) CoP slack left to the controller's tracking inside its region
-WINDOW = 0.5  # [s] (chosen) a slow-down begins this long before the sample that needs it
+SLEW = 1.0  # [1/s] (chosen) the rate changes by at most this per second: from 1 to 0.5 over 0.5 s
 BISECTION = 12  # steps of the rate's bisection: 2⁻¹² of the range
 
 
@@ -60,8 +61,9 @@ def balance_rates(reference, controller) -> np.ndarray:
 
 
 def retime(reference, rates):
-    """A `MotionReference` of the same samples at new times (module docstring): each rate the
-    least within `WINDOW` around its sample; the contact phases' times and ramps mapped too."""
+    """A `MotionReference` of the same samples at new times (module docstring): the rates
+    lowered to an envelope that changes by at most `SLEW` per second; the contact phases' times
+    and ramps mapped too."""
     from dataclasses import replace
 
     from humanoid_control.wbc.reference import MotionReference
@@ -69,7 +71,11 @@ def retime(reference, rates):
     t = reference.t
     if np.all(rates >= 1.0):
         return reference
-    spread = np.array([rates[(t >= tk - WINDOW) & (t <= tk + WINDOW)].min() for tk in t])
+    spread = np.array(rates, float)  # the largest envelope below the rates whose slope is within SLEW
+    for k in range(1, len(t)):
+        spread[k] = min(spread[k], spread[k - 1] + SLEW * (t[k] - t[k - 1]))
+    for k in range(len(t) - 2, -1, -1):
+        spread[k] = min(spread[k], spread[k + 1] + SLEW * (t[k + 1] - t[k]))
     dt = np.diff(t) / spread[:-1]
     new_t = np.concatenate([[t[0]], t[0] + np.cumsum(dt)])
 

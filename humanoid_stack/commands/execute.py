@@ -134,6 +134,7 @@ def run(args) -> int:
                 mininterval=0.5,
                 bar_format="{l_bar}{bar}| {n:.1f}/{total} s [{elapsed}<{remaining}]",
             )
+        t = min(t, bar.total)  # the last step may end a sample past the rounded total
         bar.update(round(t - last[0], 3))
         last[0] = t
 

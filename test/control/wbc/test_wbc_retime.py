@@ -15,7 +15,7 @@ import pytest
 
 from humanoid_control.wbc.controller import WholeBodyController
 from humanoid_control.wbc.reference import ContactPhase, MotionReference
-from humanoid_control.wbc.retime import R_MIN, SLACK, WINDOW, balance_rates, retime
+from humanoid_control.wbc.retime import R_MIN, SLACK, SLEW, balance_rates, retime
 from humanoid_model.robot import load_robot
 
 DT = 0.01  # [s] between samples
@@ -93,9 +93,9 @@ def test_a_retimed_motion_is_longer_and_keeps_its_samples_and_its_contact(robot,
     assert np.array_equal(slow.phases[0].polygon, ref.phases[0].polygon)
 
 
-def test_retiming_slows_every_sample_within_the_window_of_a_slow_one_and_maps_the_phases(robot, ctrl):
+def test_retiming_lowers_the_rates_to_an_envelope_of_bounded_slope_and_maps_the_phases(robot, ctrl):
     model = ctrl.model
-    step = 0.125  # binary fractions: the window's ends fall exactly on samples
+    step = 0.125  # binary fractions: exact sums
     t = np.arange(0.0, 4.0 + step / 2, step)
     q = np.tile(robot.q(), (len(t), 1))
     phases = [
@@ -106,16 +106,18 @@ def test_retiming_slows_every_sample_within_the_window_of_a_slow_one_and_maps_th
     ref = MotionReference(model, t, q, phases, _frames(ctrl))
     rates = np.ones(len(t))
     rates[t == 2.0] = 0.5
-    assert WINDOW == 0.5
+    assert SLEW == 1.0
     slow = retime(ref, rates)
-    # the intervals starting at 1.5, 1.625, ..., 2.5 take twice as long: 9 x 0.125 s more
-    expected = np.concatenate([[0.0], np.cumsum(np.where((t[:-1] >= 1.5) & (t[:-1] <= 2.5), 2 * step, step))])
+    # the envelope by hand: 0.5 at t = 2, rising by 1 per second either side: 1 - (0.5 - |t - 2|)
+    envelope = np.minimum(1.0, 0.5 + np.abs(t - 2.0))
+    expected = np.concatenate([[0.0], np.cumsum(step / envelope[:-1])])
     assert np.allclose(slow.t, expected, rtol=0, atol=1e-12)
-    assert slow.duration == pytest.approx(4.0 + 9 * step, abs=1e-12)
     lift, land = slow.phases[1], slow.phases[2]
-    assert (lift.start, lift.end, lift.ramp_out) == (-np.inf, 1.0, 0.25)  # before the window: as it was
-    assert land.start == pytest.approx(2.5, abs=1e-12)  # 1.5 + 4 x 0.25
-    assert land.ramp_in == pytest.approx(0.5, abs=1e-12) and land.end == np.inf
+    assert (lift.start, lift.end, lift.ramp_out) == (-np.inf, 1.0, 0.25)  # before the slow-down: as it was
+    assert land.start == pytest.approx(expected[t == 2.0][0], abs=1e-12)
+    ramp_end = expected[t == 2.25][0]
+    assert land.ramp_in == pytest.approx(ramp_end - land.start, abs=1e-12) and land.end == np.inf
+    assert land.ramp_in == pytest.approx(0.125 / 0.5 + 0.125 / 0.625, abs=1e-12)
 
 
 def test_a_static_reference_is_not_retimed(robot, ctrl):
