@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from support import REPO
 
-LIBRARIES = ("humanoid_model", "humanoid_sim", "humanoid_planner", "humanoid_control", "humanoid_viewer", "humanoid_execution")
+LIBRARIES = (
+    "humanoid_model",
+    "humanoid_sim",
+    "humanoid_planner",
+    "humanoid_control",
+    "humanoid_viewer",
+    "humanoid_execution",
+)
 ROS = {"rclpy", "rcl_interfaces", "builtin_interfaces", "tf2_msgs", "launch", "launch_ros"}
 NODE_MODULES = ("state_publisher", "viewer", "gait_generator", "simulator")
 
