@@ -30,16 +30,21 @@ real-time factor of the acceptance motions executed in closed loop in the simula
    0.11 and quadprog 0.1.14 (cold, dual active-set methods; optional, not in requirements.txt) on
    the same QPs, captured on the sway states by calling `humanoid_control.wbc.problem.build` as
    the controller does; timed is the solver call only (the matrices already in its form).
-4. Closed loop: `humanoid_execution.run.execute` (no recording) on the HRP-2 walk
-   (`humanoid-stack walk --steps 6 --step-length 0.2`), the flat-walk contact plan
-   (`plan flat --goal 0.8,0`), the stairs plan and the can-on-the-table plan (`plan stairs`,
-   `plan table_can`), all planned with `--joint-speed 60 --base-speed 0.3
-   --base-rotation-speed 30` into a temporary folder at the start (``--quick``: the walk and the
-   flat plan only): the motion's duration, the simulated time (the motion and 1 s standing, or
-   until a fall), wall time, real-time factor, the controller's median cycle, the simulator's
-   median step (`run.log.step_time`), the shares of the wall time in the controller's cycles and
-   in the simulator's steps (the rest: the loop's contact measurements, the executor, the log),
-   success.
+4. Closed loop: `humanoid_execution.run.execute` (no recording) on the acceptance motions, made
+   as the tests make them (test/execution/) into a temporary folder at the start: the HRP-2 walk
+   (`humanoid-stack walk --steps 6 --step-length 0.2`), the same walk pushed sideways with 60 N
+   for 0.1 s at 4.2 s, the flat-walk contact plan (`plan flat --goal 0.8,0`) and the
+   can-on-the-table plan (`plan table_can`) at `--joint-speed 60 --base-speed 0.3
+   --base-rotation-speed 30`, the stairs plan at `--joint-speed 45 --base-speed 0.25
+   --base-rotation-speed 25 --dt 0.01` (the caps of `make demo`), BIP's gait (`gait --robot bip
+   --phase walk --params urdf --cyclic-steps 3`) (``--quick``: the walks and the flat plan only).
+   Two tables: the timing (the motion's duration, the simulated time: the motion and 1 s standing
+   or until a fall, wall time, real-time factor, the controller's median cycle, the simulator's
+   median step `run.log.step_time`, the shares of the wall time in the controller's cycles and in
+   the simulator's steps, the rest being the loop's contact measurements, the executor and the
+   log) and the report of each run (success, the CoM's tracking error, the worst landing and final
+   contact errors, the smallest CoP margin, the largest force-to-cone ratio, the largest torque
+   ratio and the share of cycles at a limit, the late and early contacts).
 
 Single-threaded BLAS. Timings are wall clock on whatever machine runs it (not a test); without
 TSID (`make peer-tsid`, benchmarks/README.md) its rows say "skipped".
@@ -80,12 +85,17 @@ MOTIONS = ("still", "sway")
 SWAY = (0.03, 0.5)  # [m], [Hz] the CoM reference's sideways sway, y = A (1 - cos 2πft) / 2
 CAPTURED = 500  # QPs captured per case for the solver comparison
 SPEEDS = ["--joint-speed", "60", "--base-speed", "0.3", "--base-rotation-speed", "30"]
+STAIRS_SPEEDS = ["--joint-speed", "45", "--base-speed", "0.25", "--base-rotation-speed", "25", "--dt", "0.01"]
+WALK = ["walk", "--steps", "6", "--step-length", "0.2"]
+GAIT = ["gait", "--robot", "bip", "--phase", "walk", "--params", "urdf", "--cyclic-steps", "3"]
 MOTION_FILES = {  # name: (file, humanoid-stack arguments, in --quick)
-    "walk (6 steps of 0.2 m)": ("walk.json", ["walk", "--steps", "6", "--step-length", "0.2"], True),
+    "walk (6 steps of 0.2 m)": ("walk.json", WALK, True),
     "flat plan (goal 0.8, 0)": ("flat.json", ["plan", "flat", "--goal", "0.8,0", *SPEEDS, "--quiet"], True),
-    "stairs plan": ("stairs.json", ["plan", "stairs", *SPEEDS, "--quiet"], False),
+    "stairs plan": ("stairs.json", ["plan", "stairs", *STAIRS_SPEEDS, "--quiet"], False),
     "can on the table plan": ("table_can.json", ["plan", "table_can", *SPEEDS, "--quiet"], False),
+    "BIP gait (3 cyclic steps)": ("gait.json", GAIT, False),
 }
+PUSHED = {"walk pushed 60 N sideways": ("walk (6 steps of 0.2 m)", 4.2, (0.0, 60.0, 0.0), 0.1)}  # test_execute_walk
 
 
 def header(*cells) -> None:
@@ -503,10 +513,10 @@ def make_motions(folder: Path, quick: bool) -> dict:
 
 
 def closed_loop_table(quick: bool) -> list:
-    from humanoid_execution.run import RunSettings, execute
+    from humanoid_execution.run import Push, RunSettings, execute
 
     print("\n## 4. Closed loop in the simulator (whole-body controller at 1 kHz, dt = 1 ms)\n")
-    rows = []
+    rows, reports = [], {}
     with tempfile.TemporaryDirectory(prefix="wbc-bench-") as tmp:
         motions = make_motions(Path(tmp), quick)
         header(
@@ -521,7 +531,11 @@ def closed_loop_table(quick: bool) -> list:
             "simulator share of wall",
             "success",
         )
-        for name, path in motions.items():
+        cases = [(name, path, RunSettings()) for name, path in motions.items()]
+        for name, (source, t, force, duration) in PUSHED.items():
+            if source in motions:
+                cases.append((name, motions[source], RunSettings(pushes=[Push(t, force, duration)])))
+        for name, path, settings in cases:
             if path is None:
                 print(f"| {name} | not made (see the progress lines) | | | | | | | | |")
                 continue
@@ -532,8 +546,9 @@ def closed_loop_table(quick: bool) -> list:
                     shown[0] = t
                     log(f"... {name}: {t:.1f} / {end:.1f} s simulated")
 
-            run = execute(path, RunSettings(), progress=progress)
+            run = execute(path, settings, progress=progress)
             r = run.report
+            reports[name] = r
             step = 1e6 * float(np.median(run.log.step_time))
             share, sim_share = (
                 float(np.sum(getattr(run.log, k))) / r.run_time if r.run_time > 0 else float("nan")
@@ -558,9 +573,44 @@ def closed_loop_table(quick: bool) -> list:
                     "simulator_share": sim_share,
                     "success": bool(r.success),
                     "reason": r.reason,
+                    "report": r.as_dict(),
                 }
             )
+    report_table(reports)
     return rows
+
+
+def _worst(contacts, kind) -> str:
+    """The largest position error [mm] and angle error [deg] of the contacts of ``kind``."""
+    rows = [c for c in contacts if c.kind == kind]
+    if not rows:
+        return "-"
+    return f"{max(c.position_error for c in rows) * 1e3:.1f} mm, {np.degrees(max(c.angle_error for c in rows)):.1f}°"
+
+
+def report_table(reports: dict) -> None:
+    """Each run's report (`humanoid_control.wbc.report.ExecutionReport`), one row per motion."""
+    print("\n### What each run did (its report)\n")
+    header(
+        "motion",
+        "success",
+        "CoM RMS / max [mm]",
+        "worst landing",
+        "worst final contact",
+        "smallest CoP margin [mm]",
+        "largest force-to-cone ratio",
+        "largest torque / limit",
+        "cycles at a torque limit",
+        "late / early contacts",
+    )
+    for name, r in reports.items():
+        ok = "yes" if r.success else f"no: {r.reason}"
+        print(
+            f"| {name} | {ok} | {r.com_rms * 1e3:.1f} / {r.com_max * 1e3:.1f} | {_worst(r.contacts, 'landing')} | "
+            f"{_worst(r.contacts, 'final')} | {r.min_cop_margin * 1e3:.1f} ({r.min_cop_location}) | "
+            f"{r.max_cone_ratio:.2f} ({r.max_cone_location}) | {r.max_torque_ratio * 100:.0f} % | "
+            f"{r.saturated_share * 100:.1f} % | {len(r.late_contacts)} / {len(r.early_contacts)} |"
+        )
 
 
 def main():

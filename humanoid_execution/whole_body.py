@@ -48,7 +48,7 @@ class WholeBodyMotion:
         reference, plan_time [s] along the file's own timing, duration and nominal_duration [s],
         late and early contacts}: what the robot bridge monitors."""
         ex, ref = self.executor, self.reference
-        elapsed = float(ex.clock - ref.start)
+        elapsed = min(float(ex.clock - ref.start), float(ref.duration))  # the executor's clock runs on after the end
         plan_time = float(np.interp(ex.clock, ref.t, ref.nominal_t) - ref.nominal_t[0])
         return {
             "id": self.id,

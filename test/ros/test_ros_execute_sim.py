@@ -5,7 +5,9 @@ simulator's whole-body controller, which walks the robot there in the simulator'
 its progress. Before that (the bridge in dry run, then switched to sending), each unsafe class of
 motion is refused by the bridge before anything moves: a joint beyond its limit, a NaN, a start far
 from where the robot stands, a plan of another robot, a plan with unclear segments, and a bare
-joint trajectory (a whole-body controller needs the contact schedule)."""
+joint trajectory (a whole-body controller needs the contact schedule); a motion that is not JSON or
+is another robot's, sent to the simulator's controller past the bridge, is refused there in one
+line and the node runs on."""
 
 import copy
 import json
@@ -69,6 +71,7 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     node.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 100)
     node.create_subscription(String, "/contact_planner/motion", lambda m: plans.append(m.data), 1)
     motion_pub = node.create_publisher(String, "/contact_planner/motion", 1)
+    wbc_pub = node.create_publisher(String, "/whole_body_controller/motion", 1)
     traj_pub = node.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 1)
     plan = node.create_client(GetPlan, "/contact_planner/plan")
     bridge_parameters = node.create_client(SetParameters, "/robot_bridge/set_parameters")
@@ -99,7 +102,13 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
         traj_pub.publish(traj)
         assert spin_until(lambda: len(_bridge_errors(diags)) > before), "a bare joint trajectory"
         refusals["trajectory"] = _bridge_errors(diags)[-1]
-        before_walk = (list(status), odom[-1].pose.pose.position.x)
+        # straight to the simulator's controller, past the bridge: refused in one line, the node runs on
+        for text in ("{not json", json.dumps(_unsafe(good)["robot"])):
+            seen = len(status)
+            wbc_pub.publish(String(data=text))
+            assert spin_until(lambda seen=seen: len(status) > seen), text[:20]
+        direct = list(status)
+        before_walk = (odom[-1].pose.pose.position.x, len(status))
         # now for real: the bridge sends the checked plan, the simulated robot walks it
         assert spin_until(bridge_parameters.service_is_ready)
         request = SetParameters.Request(parameters=[Parameter("dry_run", value=False).to_parameter_msg()])
@@ -114,7 +123,10 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
         client.close()
     assert len(answer.plan.poses) >= 5, out[-3000:]
     # nothing reached the controller while the unsafe motions were refused, nor did the robot move
-    assert before_walk[0] == [] and abs(before_walk[1]) < 0.01, before_walk
+    assert abs(before_walk[0]) < 0.01, before_walk
+    assert [s["state"] for s in direct] == ["refused", "refused"], direct
+    assert "not JSON" in direct[0]["reason"] and "'bip'" in direct[1]["reason"], direct
+    assert all("\n" not in s["reason"] for s in direct), direct
     assert "RLEG_JOINT3" in refusals["limit"] and "limit" in refusals["limit"], refusals["limit"]
     assert "finite" in refusals["nan"], refusals["nan"]
     assert "start" in refusals["start"], refusals["start"]
@@ -122,7 +134,7 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     assert "unclear_segments" in refusals["unclear"], refusals["unclear"]
     assert "whole motion" in refusals["trajectory"], refusals["trajectory"]
     # the walk: the controller reported it done without a hold, and the base ends at the plan's end
-    states = [s["state"] for s in status]
+    states = [s["state"] for s in status[before_walk[1] :]]
     assert states[-1] == "done" and "holding" not in states, (status[-1], out[-3000:])
     assert status[-1]["plan_time"] == pytest.approx(status[-1]["nominal_duration"], abs=0.01)
     assert end_x == pytest.approx(answer.plan.poses[-1].pose.position.x, abs=0.02)

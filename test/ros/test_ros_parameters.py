@@ -131,7 +131,7 @@ def test_simulator_refuses_negative(name):
         (
             {"controller": "nope"},
             r"parameter controller must be one of joint_trajectory_controller, forward_position_controller, "
-            r"forward_effort_controller; value 'nope'$",
+            r"forward_effort_controller, whole_body_controller; value 'nope'$",
         ),
         ({"push.force": [1.0, 2.0]}, r"parameter push.force must be 3 finite numbers \[N\]; value \[1.0, 2.0\]$"),
         ({"push.torque": [0, 0, math.nan]}, r"parameter push.torque must be 3 finite numbers \[N·m\]; value"),

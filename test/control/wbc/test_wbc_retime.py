@@ -38,9 +38,10 @@ def _frames(ctrl):
     return {name: fid for name, (_, fid) in ctrl.locations.items()}
 
 
-def _sliding(robot, ctrl, peak):
+def _sliding(robot, ctrl, peak, offset=0.0):
     """(reference, t, c̈_x (N,), (c − p) (3,)): the robot sliding with peak acceleration ``peak``
-    [m/s²] over 2 s on its left sole, which touches with a polygon centred below the CoM."""
+    [m/s²] over 2 s on its left sole, which touches with a polygon centred below the CoM, or
+    ``offset`` [m] behind it along x (the CoM that much nearer the polygon's front edge)."""
     model = ctrl.model
     data = model.createData()
     q0 = robot.q()
@@ -50,7 +51,7 @@ def _sliding(robot, ctrl, peak):
     sole = data.oMf[fid]
     assert np.allclose(sole.rotation, np.eye(3), atol=1e-12)  # the sole's frame has the world's axes
     d = c - sole.translation
-    polygon = np.array([[-HALF, -0.2], [HALF, -0.2], [HALF, 0.2], [-HALF, 0.2]]) + d[:2]
+    polygon = np.array([[-HALF, -0.2], [HALF, -0.2], [HALF, 0.2], [-HALF, 0.2]]) + d[:2] - [offset, 0.0]
     t = np.arange(0.0, 2.0 + DT / 2, DT)
     x = peak / W**2 * np.sin(W * t)
     q = np.tile(q0, (len(t), 1))
@@ -60,8 +61,8 @@ def _sliding(robot, ctrl, peak):
     return ref, t, -peak * np.sin(W * t), d
 
 
-def _expected_rates(ctrl, acc, d):
-    limit = HALF - ctrl.settings.cop_margin - SLACK
+def _expected_rates(ctrl, acc, d, slack=SLACK):
+    limit = HALF - ctrl.settings.cop_margin - slack
     with np.errstate(divide="ignore"):
         r = np.sqrt(limit * G / (d[2] * np.abs(acc)))
     return np.clip(r, R_MIN, 1.0), d[2] * np.abs(acc) / G / limit  # rates, CoP shift over its limit
@@ -134,14 +135,37 @@ def test_rates_never_go_below_r_min_and_a_sample_hopeless_even_then_keeps_its_ra
     ref, t, acc, d = _sliding(robot, ctrl, peak=20.0)  # too fast at places even 5 times slower
     rates = balance_rates(ref, ctrl)
     expected, excess = _expected_rates(ctrl, acc, d)
+    bare, bare_excess = _expected_rates(ctrl, acc, d, slack=0.0)  # the second try, without SLACK
     assert np.all(rates >= R_MIN)
-    hopeless = excess * R_MIN**2 > 1 + 1e-2  # the CoP leaves even at R_MIN: slowing cannot help
+    hopeless = bare_excess * R_MIN**2 > 1 + 1e-2  # the CoP leaves even at R_MIN: slowing cannot help
     helped = (excess > 1 + 1e-2) & (excess * R_MIN**2 < 1 - 1e-2)
-    assert hopeless.sum() > 20 and helped.sum() > 20
+    barely = (excess * R_MIN**2 > 1 + 1e-2) & (bare_excess * R_MIN**2 < 1 - 1e-2)  # only without SLACK
+    assert hopeless.sum() > 20 and helped.sum() > 20 and barely.sum() >= 2
     assert np.all(rates[hopeless] == 1.0)
     inner = np.zeros(len(t), bool)
     inner[2:-2] = True
     assert np.allclose(rates[helped & inner], expected[helped & inner], rtol=0, atol=5e-4)
+    assert np.allclose(rates[barely & inner], bare[barely & inner], rtol=0, atol=5e-4)
+
+
+def test_a_sample_whose_static_cop_is_within_the_slack_of_the_edge_is_slowed_without_the_slack(robot, ctrl):
+    """The CoM SLACK / 2 from the front edge of the sole's polygon shrunk by the CoP margin: no
+    rate keeps the CoP SLACK inside, so the rate is the one that keeps it inside the shrunk
+    polygon, r* = sqrt((SLACK / 2) g / ((c − p)_z |c̈_x|)) while the CoP moves forward (c̈_x < 0);
+    moving backward it has the whole polygon and keeps rate 1."""
+    room = SLACK / 2
+    offset = HALF - ctrl.settings.cop_margin - room
+    ref, t, acc, d = _sliding(robot, ctrl, peak=0.1, offset=offset)
+    rates = balance_rates(ref, ctrl)
+    with np.errstate(divide="ignore"):
+        expected = np.clip(np.sqrt(room * G / (d[2] * np.abs(acc))), R_MIN, 1.0)
+    inner = np.zeros(len(t), bool)
+    inner[2:-2] = True
+    forward = inner & (acc < 0)
+    slowed = forward & (expected < 1 - 1e-2)
+    assert slowed.sum() > 30 and expected[forward].min() > R_MIN  # r* = 0.55 at the peak
+    assert np.allclose(rates[forward], expected[forward], rtol=0, atol=5e-4)
+    assert np.all(rates[inner & (acc > 0)] == 1.0)
 
 
 # ---------------------------------------------------------------------- contacts in two planes

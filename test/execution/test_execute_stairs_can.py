@@ -1,0 +1,64 @@
+"""The thesis's scenes executed by HRP-2 in closed loop (docs/execution.md):
+
+- the stairs (five 15 cm steps, Escande 2008, §5.4.2): HRP-2 ends standing with both feet on the
+  top step;
+- the can on the table (Escande 2008, §5.4.1): the planned hand contact on the table is made within
+  1 cm of its placement, and the robot does not fall.
+
+Plans with brisk caps (the controller slows them where their dynamics need it); the stairs plan is
+the session's (conftest.py)."""
+
+import numpy as np
+import pytest
+
+from humanoid_execution.run import RunSettings, execute
+from humanoid_model.scene import load_scene
+from humanoid_stack.cli import main
+
+CAN = ["table_can", "--joint-speed", "60", "--base-speed", "0.3", "--base-rotation-speed", "30"]
+HAND_TOL = 0.01  # [m] the planned hand contact made within 1 cm (acceptance item)
+
+
+def _report(run):
+    print("\n".join(run.report.lines()))
+    return run
+
+
+@pytest.fixture(scope="module")
+def stairs(stairs_plan):
+    return _report(execute(stairs_plan, RunSettings()))
+
+
+@pytest.fixture(scope="module")
+def can(tmp_path_factory):
+    out = tmp_path_factory.mktemp("can") / "PLAN.json"
+    assert main(["plan", *CAN, "--quiet", "--output", str(out)]) == 0
+    return _report(execute(out, RunSettings()))
+
+
+@pytest.mark.slow
+@pytest.mark.spec("001", "A18")
+def test_hrp2_climbs_the_stairs_and_ends_standing_with_both_feet_on_the_top_step(stairs):
+    report = stairs.report
+    assert report.success, report.reason
+    top = load_scene("stairs").surface("step5_top")
+    finals = [c for c in report.contacts if c.kind == "final"]
+    assert {c.location for c in finals} == {"l_sole", "r_sole"}
+    assert {c.surface for c in finals} == {"step5_top"}
+    for c in finals:
+        assert c.position_error <= 0.01, c
+        assert top.contains(c.measured), c  # the measured sole point is over the top step's tread
+        assert c.measured[2] == pytest.approx(top.vertices[0][2], abs=0.005)
+    base = stairs.world.q[:3]
+    assert base[2] > top.vertices[0][2] + 0.5  # standing up there (HRP-2's base ~0.65 m above its soles)
+
+
+@pytest.mark.slow
+@pytest.mark.spec("001", "A17")
+def test_the_planned_hand_contact_on_the_table_is_made_within_a_centimetre(can):
+    report = can.report
+    assert report.success, report.reason
+    hands = [c for c in report.contacts if c.kind == "landing" and c.location == "r_hand"]
+    assert len(hands) == 1 and hands[0].surface == "table_top"
+    assert hands[0].position_error <= HAND_TOL, hands[0]
+    assert np.isfinite(hands[0].angle_error)
