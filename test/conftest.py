@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.ros_harness import RosHarness
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(100 + os.getpid() % 100))
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
@@ -132,6 +133,53 @@ def flat_walk_plan(robot, tmp_path_factory):
     doc = plan_document(result)
     path = write_plan(tmp_path_factory.mktemp("plan") / "PLAN.json", doc)
     return {"result": result, "doc": doc, "path": path}
+
+
+# the closed-loop execution tests' plans (test/execution/), with brisk caps: the whole-body
+# controller slows them where their dynamics need it (`humanoid_control.wbc.retime`, docs/execution.md)
+EXECUTION_FLAT = [
+    "flat",
+    "--goal",
+    "0.8,0",
+    "--joint-speed",
+    "60",
+    "--base-speed",
+    "0.3",
+    "--base-rotation-speed",
+    "30",
+]
+# the stairs (Escande 2008, §5.4.2) at the caps of `make demo` (config/demo.yaml), sampled every 10 ms
+EXECUTION_STAIRS = [
+    "stairs",
+    "--joint-speed",
+    "45",
+    "--base-speed",
+    "0.25",
+    "--base-rotation-speed",
+    "25",
+    "--dt",
+    "0.01",
+]
+
+
+def _cli_plan(tmp_path_factory, name, argv):
+    from humanoid_stack.cli import main
+
+    out = tmp_path_factory.mktemp(name) / "PLAN.json"
+    assert main(["plan", *argv, "--quiet", "--output", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def flat_plan(tmp_path_factory):
+    """`humanoid-stack plan flat --goal 0.8,0` at 60 deg/s, 0.3 m/s, 30 deg/s -> its PLAN.json path."""
+    return _cli_plan(tmp_path_factory, "flat", EXECUTION_FLAT)
+
+
+@pytest.fixture(scope="session")
+def stairs_plan(tmp_path_factory):
+    """`humanoid-stack plan stairs` at 45 deg/s, 0.25 m/s, 25 deg/s, 10 ms -> its PLAN.json path."""
+    return _cli_plan(tmp_path_factory, "stairs", EXECUTION_STAIRS)
 
 
 @pytest.fixture(scope="session")
@@ -267,45 +315,6 @@ def session():
 def venv_bin() -> Path:
     """Folder of the interpreter running the tests (holds the humanoid-stack console script)."""
     return Path(sys.executable).parent
-
-
-class RosHarness:
-    """One private rclpy context + executor for a test: add nodes, spin until a condition holds."""
-
-    def __init__(self, timeout: float, period: float, domain_id: int | None = None):
-        import rclpy
-        from rclpy.executors import SingleThreadedExecutor
-
-        self._rclpy = rclpy
-        self.timeout, self.period = timeout, period
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain_id)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.nodes = []
-
-    def add(self, node):
-        self.nodes.append(node)
-        self.executor.add_node(node)
-        return node
-
-    def spin_until(self, cond, timeout=None) -> bool:
-        import time
-
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        while time.monotonic() < deadline:
-            self.executor.spin_once(timeout_sec=self.period)
-            if cond():
-                return True
-        return False
-
-    def close(self):
-        for node in reversed(self.nodes):
-            if hasattr(node, "close"):
-                node.close()
-            self.executor.remove_node(node)
-            node.destroy_node()
-        self.executor.shutdown()
-        self._rclpy.shutdown(context=self.context)
 
 
 @pytest.fixture

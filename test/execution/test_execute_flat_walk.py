@@ -8,7 +8,7 @@ closed loop by HRP-2 in the simulator (`humanoid_execution.run.execute`, docs/ex
   position-controlled robot), the same plan makes HRP-2 fall: what the controller is for.
 
 The plan uses brisk caps (60 deg/s, 0.3 m/s, 30 deg/s; the controller slows it where its dynamics
-need it) so that one run takes ~25 s; the plan is the session's (conftest.py), the run the module's."""
+need it) so that one run takes ~25 s; the plan is the session's (test/conftest.py), the run the module's."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """Model error on the flat walk (0.8 m): the five seeds of `test.support.model_error`
 (~25 s of closed loop each). The flat walk and the stairs are separate files so that two test
-workers run them side by side. The plan is the session's (conftest.py)."""
+workers run them side by side. The plan is the session's (test/conftest.py)."""
 
 import pytest
 from support.model_error import SEEDS, check_model_error_run

@@ -1,6 +1,6 @@
 """Model error on the stairs: the last two of the five seeds of `test.support.model_error`
 (the first three in test_execute_model_error_stairs.py). The plan is the session's
-(conftest.py)."""
+(test/conftest.py)."""
 
 import pytest
 from support.model_error import SEEDS, check_model_error_run

@@ -6,7 +6,7 @@
   1 cm of its placement, and the robot does not fall.
 
 Plans with brisk caps (the controller slows them where their dynamics need it); the stairs plan is
-the session's (conftest.py)."""
+the session's (test/conftest.py)."""
 
 import numpy as np
 import pytest

@@ -115,7 +115,8 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
         done = bridge_parameters.call_async(request)
         assert spin_until(done.done) and done.result().results[0].successful
         motion_pub.publish(String(data=good_text))
-        ended = spin_until(lambda: status and status[-1]["state"] in ("done", "holding", "refused"))
+        walk = before_walk[1]  # the walk's statuses come after the two refusals
+        ended = spin_until(lambda: len(status) > walk and status[-1]["state"] in ("done", "holding", "refused"))
         assert ended, (status[-1:], _bridge_errors(diags)[-3:])
         end_x = odom[-1].pose.pose.position.x
     finally:

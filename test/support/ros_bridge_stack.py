@@ -7,7 +7,6 @@ import math
 
 import rclpy
 from builtin_interfaces.msg import Duration
-from conftest import RosHarness
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -17,6 +16,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_ros.robot_bridge import RobotBridgeNode
 from humanoid_ros.simulator import SimulatorNode
+from support.ros_harness import RosHarness
 
 TIMEOUT = 30.0  # [s] wall bound of any wait (chosen: loaded 2-core machine)
 RATE = 100.0  # [Hz] bridge control loop in these tests (the default)
