@@ -29,6 +29,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -258,7 +259,6 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     import rclpy
     from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-    from rclpy.task import Future
 
     try:  # the default context, so that node classes need no context argument
         rclpy.init(args=["humanoid-stack-up", *node_set.ros_args()])
@@ -279,8 +279,15 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
             executor.add_node(nodes[-1])
         if duration is None:
             executor.spin()
-        else:  # a future that never completes: spin until the timeout
-            executor.spin_until_future_complete(Future(), timeout_sec=float(duration))
+        else:  # spin, and a timer thread ends the spin after ``duration`` (spin_until_future_complete
+            # polls its future in every wait of the executor: a busy share of the process's GIL)
+            ender = threading.Timer(float(duration), executor.shutdown)
+            ender.daemon = True
+            ender.start()
+            try:
+                executor.spin()
+            finally:
+                ender.cancel()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except HumanoidStackError:

@@ -87,7 +87,8 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
         future = plan.call_async(request)
         assert spin_until(future.done), "no answer to the plan request"
         answer = future.result()
-        assert spin_until(lambda: plans), "no plan on /contact_planner/motion"
+        if not spin_until(lambda: plans):
+            raise AssertionError(f"no plan on /contact_planner/motion\n{stop(proc)[-4000:]}")
         good_text = plans[-1]  # (this node hears its own publications on that topic too)
         good = json.loads(good_text)
         # each unsafe class, published as the planner publishes a plan: refused in one line
