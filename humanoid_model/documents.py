@@ -18,7 +18,15 @@ import yaml
 
 from humanoid_model import files
 
-__all__ = ["LANGUAGES", "read_text", "parse_text", "read_document", "read_json_lines", "IncompleteLine"]
+__all__ = [
+    "LANGUAGES",
+    "read_text",
+    "parse_text",
+    "parse_message",
+    "read_document",
+    "read_json_lines",
+    "IncompleteLine",
+]
 
 LANGUAGES = ("YAML", "JSON")
 
@@ -50,6 +58,15 @@ def parse_text(text: str, language: str, path, kind: str, error: type[Exception]
     except RecursionError:
         raise error(f"{where}: nested too deeply to be a {kind} (the {language} reader's recursion limit)") from None
     raise ValueError(f"parse_text: 'language' must be one of {LANGUAGES}; value {language!r}")
+
+
+def parse_message(text: str, source: str, kind: str, error: type[Exception], max_bytes: int):
+    """The decoded JSON document of a message's ``text`` received on ``source`` (a topic): ``error``
+    in one line when it is longer than ``max_bytes`` (a ``kind``'s bound) or not valid JSON
+    (`parse_text`)."""
+    if len(text) > max_bytes:
+        raise error(f"{source}: {len(text)} bytes, more than the {max_bytes} of a {kind}")
+    return parse_text(text, "JSON", source, kind, error)
 
 
 def read_document(path: Path, kind: str, error: type[Exception], language: str = "YAML"):

@@ -66,6 +66,7 @@ from humanoid_control.bridge import (
 )
 from humanoid_control.bridge.plan_files import PLAN_MAX_BYTES
 from humanoid_control.exceptions import BridgeError
+from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_ros.common import diagnostic_array, duration, run_node, seconds
 from humanoid_ros.robot_bridge_parameters import CONTROLLER_TYPES, DEFAULT_CONTROLLERS, NODE_NAME, PARAMETERS
@@ -417,12 +418,7 @@ class RobotBridgeNode(Node):
         """A motion document (std_msgs/String, JSON): checked as a plan file, then executed."""
         source = self.resolve_topic_name(self.p["motion_topic"])
         try:
-            if len(msg.data) > PLAN_MAX_BYTES:
-                raise BridgeError(f"{source}: {len(msg.data)} bytes, more than the {PLAN_MAX_BYTES} of a plan file")
-            try:
-                doc = json.loads(msg.data)
-            except ValueError as exc:
-                raise BridgeError(f"{source}: not JSON ({exc})") from None
+            doc = parse_message(msg.data, source, "plan file", BridgeError, PLAN_MAX_BYTES)
             traj, notes = plan_trajectory(
                 doc,
                 source,

@@ -58,6 +58,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_control.exceptions import ControlError
 from humanoid_execution.whole_body import WholeBodyMotion
+from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_model.tf_tree import KinematicTree, description_with_uris
 from humanoid_ros.common import (
@@ -378,12 +379,7 @@ class SimulatorNode(Node):
             return
         ident, source = "", TOPICS[c]
         try:
-            if len(msg.data) > MOTION_MAX_BYTES:
-                raise ControlError(f"{source}: {len(msg.data)} bytes, more than the {MOTION_MAX_BYTES} of a motion")
-            try:
-                doc = json.loads(msg.data)
-            except ValueError as exc:
-                raise ControlError(f"{source}: not JSON ({exc})") from None
+            doc = parse_message(msg.data, source, "motion", ControlError, MOTION_MAX_BYTES)
             if isinstance(doc, dict) and isinstance(doc.get("motion"), dict):
                 ident, source = str(doc.get("id", "")), str(doc.get("source") or source)
                 doc = doc["motion"]

@@ -127,7 +127,7 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     # nothing reached the controller while the unsafe motions were refused, nor did the robot move
     assert abs(before_walk[0]) < 0.01, before_walk
     assert [s["state"] for s in direct] == ["refused", "refused"], direct
-    assert "not JSON" in direct[0]["reason"] and "'bip'" in direct[1]["reason"], direct
+    assert "not valid JSON" in direct[0]["reason"] and "'bip'" in direct[1]["reason"], direct
     assert all("\n" not in s["reason"] for s in direct), direct
     assert "RLEG_JOINT3" in refusals["limit"] and "limit" in refusals["limit"], refusals["limit"]
     assert "finite" in refusals["nan"], refusals["nan"]
