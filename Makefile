@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+IFSTAMP := $(VENV)/.interfaces
 DEMO_ARGS ?=
 
 .PHONY: all venv demo demo-standing demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
@@ -24,7 +25,7 @@ help:
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
 
-venv: $(STAMP)
+venv: $(STAMP) $(IFSTAMP)
 
 # A sourced ROS 2 (rclpy importable) wins over the PyPI wheels: the venv then sees system site packages.
 $(STAMP): requirements.txt requirements-ros.txt setup.py setup.cfg pyproject.toml
@@ -44,6 +45,11 @@ $(STAMP): requirements.txt requirements-ros.txt setup.py setup.cfg pyproject.tom
 	$(VPY) -m pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
+# The ROS 2 interface packages (interfaces/: the project's, and tf2_msgs and control_msgs where no sourced
+# ROS 2 has them) built with colcon into the venv; the script skips an unchanged tree (docs/ros.md, "Interfaces").
+$(IFSTAMP): $(STAMP) tools/build_interfaces.py $(shell find interfaces -type f 2>/dev/null)
+	$(VPY) tools/build_interfaces.py
+
 # Browser tests need Debian's chromium; install it only when missing.
 chromium:
 	@if command -v chromium >/dev/null 2>&1; then :; \
@@ -51,15 +57,15 @@ chromium:
 	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "ERROR: chromium is missing and installing it needs root. Run: sudo apt-get install -y chromium" >&2; exit 1; fi
 
-demo: $(STAMP)
+demo: $(STAMP) $(IFSTAMP)
 	$(VENV)/bin/humanoid-stack demo $(DEMO_ARGS)
 
 # HRP-2 standing under PD on 'flat', pushed every 4 s, in the web viewer
-demo-standing: $(STAMP)
+demo-standing: $(STAMP) $(IFSTAMP)
 	$(VENV)/bin/humanoid-stack up standing $(DEMO_ARGS)
 
 # BIP walking the optimal start -> cyclic -> stop sequence (Chessé 2002) in the web viewer
-demo-gait: $(STAMP)
+demo-gait: $(STAMP) $(IFSTAMP)
 	@mkdir -p build
 	$(VENV)/bin/humanoid-stack gait --robot bip --phase walk --params urdf --output build/GAIT.json
 	$(VENV)/bin/humanoid-stack view bip --replay build/GAIT.json $(DEMO_ARGS)
@@ -74,17 +80,17 @@ lint: $(STAMP)
 # Two passes: the library tests on two pytest-xdist workers (one per core; a file's tests stay on
 # one worker, so its module fixtures are built once), then the ROS and browser tests serially (real
 # DDS nodes, headless Chromium and their waits stay one at a time, as before).
-test: $(STAMP) chromium lint
+test: $(STAMP) $(IFSTAMP) chromium lint
 	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile -m "not ros and not browser" test
 	cd $(CURDIR) && $(VPY) -m pytest -q --durations=15 -m "ros or browser" test
 
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(IFSTAMP)
 	$(VPY) -m pytest -q -m "not slow and not browser and not ros" test
 
 # Every benchmark that runs without arguments, with its defaults. A script that needs arguments
 # says so in a line `NEEDS_ARGUMENTS = "..."` (kinematics_compare.py: --before REV) and is listed
 # as skipped: run it by hand. Peers that are not installed print a "skipped" row (benchmarks/README.md).
-bench: $(STAMP)
+bench: $(STAMP) $(IFSTAMP)
 	@for b in benchmarks/*.py; do \
 	  needs=$$(sed -n 's/^NEEDS_ARGUMENTS = "\(.*\)".*/\1/p' $$b); \
 	  if [ -n "$$needs" ]; then echo "== $$b: skipped, needs $$needs (run it by hand)"; continue; fi; \

@@ -15,7 +15,7 @@ import setuptools
 from support import REPO
 
 PACKAGE = "humanoid_stack"
-SKIP = {".git", ".venv", "build", "install", "log", "__pycache__", ".pytest_cache", "node_modules"}
+SKIP = {".git", ".venv", "interfaces", "build", "install", "log", "__pycache__", ".pytest_cache", "node_modules"}
 
 
 def nodes_of_setup_py():
