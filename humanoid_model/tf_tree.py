@@ -185,6 +185,43 @@ class KinematicTree:
         return list(self._static)
 
 
+BASE_LINK = "base_link"
+"""REP 105 / REP 120 name of the frame fixed to the robot's base (here: the root link's frame)."""
+
+
+def robot_frames(root_link: str, contact_locations: dict, link_names) -> list[Transform]:
+    """The REP 120 frames the URDF lacks, as constant transforms (for /tf_static).
+
+    * ``base_link`` on the root link (identity), unless the URDF has a link of that name;
+    * one frame per contact location, named as the location (``r_sole``, ``l_sole``, ``r_hand``,
+      ...: REP 120's sole names for the soles), on its body at its reference point: z along the
+      inward normal (for a sole: up, into the foot, as REP 120's ``*_sole``), x along its tangent.
+
+    ``contact_locations``: name -> `humanoid_model.contact_location.ContactLocation`;
+    ``link_names``: the URDF's link names (a frame of an existing link's name is not added).
+    """
+    links = set(link_names)
+    out = []
+    if BASE_LINK not in links:
+        out.append(Transform(root_link, BASE_LINK, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])))
+    for name, loc in sorted(contact_locations.items()):
+        if name in links:
+            continue
+        z = np.asarray(loc.normal, dtype=float)
+        x = np.asarray(loc.tangent, dtype=float)
+        rotation = np.column_stack([x, np.cross(z, x), z])
+        quat = pin.Quaternion(rotation)
+        quat.normalize()
+        out.append(Transform(loc.body, name, np.asarray(loc.point, dtype=float).copy(), quat.coeffs().copy()))
+    return out
+
+
+def static_frames(tree: KinematicTree, contact_locations: dict) -> list[Transform]:
+    """Everything /tf_static carries for a robot: ``tree``'s fixed joints and `robot_frames`."""
+    links = [f.name for f in tree.model.frames if f.type == pin.FrameType.BODY]
+    return tree.static_transforms() + robot_frames(tree.root_link, contact_locations, links)
+
+
 _MESH_ATTR = re.compile(r'(<mesh\b[^>]*?\bfilename\s*=\s*)(["\'])(.*?)\2', re.S)
 
 

@@ -11,8 +11,8 @@ others are read at start only.
 
 Topics
     publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
-               root link frame), /robot_description (transient local), /tf and /tf_static (when
-               tf2_msgs imports), /free_bodies (nav_msgs/Odometry, one message per free body of the
+               root link frame), /robot_description (transient local), /tf and /tf_static (with
+               base_link and the contact frames), /free_bodies (nav_msgs/Odometry, one message per free body of the
                scene: child_frame_id = its name, pose in odom, twist in its own frame; what the
                web viewer draws them from), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
                /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
@@ -60,7 +60,7 @@ from humanoid_control.exceptions import ControlError
 from humanoid_execution.whole_body import WholeBodyMotion
 from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import HumanoidStackError
-from humanoid_model.tf_tree import KinematicTree, description_with_uris
+from humanoid_model.tf_tree import KinematicTree, description_with_uris, static_frames
 from humanoid_ros.common import (
     LATCHED,
     TFMessage,
@@ -148,7 +148,8 @@ class SimulatorNode(Node):
         if TFMessage is not None:
             self.tf_pub = self.create_publisher(TFMessage, "/tf", 10)
             static = self.create_publisher(TFMessage, "/tf_static", LATCHED)
-            static.publish(TFMessage(transforms=self.tf_messages(self.tree.static_transforms(), 0.0)))
+            frames = static_frames(self.tree, self.robot.contact_locations)
+            static.publish(TFMessage(transforms=self.tf_messages(frames, 0.0)))
 
         self.create_subscription(JointTrajectory, TOPICS["joint_trajectory_controller"], self._on_trajectory, 10)
         self.create_subscription(Float64MultiArray, TOPICS["forward_position_controller"], self._on_position, 10)

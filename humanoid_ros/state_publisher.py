@@ -5,9 +5,12 @@ Parameters: `PARAMETERS` below (docs/ros.md, "state_publisher"), all read at sta
 Topics
     publishes  /robot_description  std_msgs/String, reliable + transient local (late subscribers
                                    get it), URDF text with mesh paths as file:// URIs
-               /tf                 tf2_msgs/TFMessage (only when tf2_msgs imports): odom -> root link
-                                   and every movable joint, from Pinocchio forward kinematics
-               /tf_static          tf2_msgs/TFMessage, transient local: every fixed joint
+               /tf                 tf2_msgs/TFMessage: odom -> root link and every movable joint, from
+                                   Pinocchio forward kinematics (`make` builds tf2_msgs when no ROS 2
+                                   is sourced)
+               /tf_static          tf2_msgs/TFMessage, transient local: every fixed joint, `base_link` on
+                                   the root link and one frame per contact location (REP 120 `r_sole`,
+                                   `l_sole`, ...; `humanoid_model.tf_tree.robot_frames`)
     subscribes /joint_states       sensor_msgs/JointState: unknown names are logged once and ignored
                /odom               nav_msgs/Odometry: base pose (else the posture's base pose)
 
@@ -25,7 +28,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from humanoid_model.tf_tree import KinematicTree, Transform, description_with_uris
+from humanoid_model.tf_tree import KinematicTree, Transform, description_with_uris, static_frames
 from humanoid_ros.common import LATCHED, TFMessage, WarnOnce, run_node, transform_stamped_list
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -103,7 +106,8 @@ class StatePublisherNode(Node):
         if TFMessage is not None:
             self.tf_publisher = self.create_publisher(TFMessage, "/tf", 10)
             static = self.create_publisher(TFMessage, "/tf_static", LATCHED)
-            static.publish(TFMessage(transforms=self.stamped_transforms(self.tree.static_transforms())))
+            frames = static_frames(self.tree, self.robot.contact_locations)
+            static.publish(TFMessage(transforms=self.stamped_transforms(frames)))
             self.create_timer(1.0 / p["publish_frequency"], self._publish_tf)
         else:
             self.get_logger().info(

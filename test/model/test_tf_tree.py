@@ -134,3 +134,36 @@ def test_description_uses_file_uris(tmp_path):
     out = description_with_uris(text)
     assert f'filename="{Path(mesh).as_uri()}"' in out and "a%20b.stl" in out
     assert 'filename="package://p/m.dae"' in out
+
+
+def test_rep120_frames_sit_on_their_contact_locations():
+    """base_link is the root link's frame; each contact location's frame has its origin at the
+    location's point and its z axis along the inward normal, x along the tangent (world check by
+    Pinocchio forward kinematics at a non-trivial posture)."""
+    from humanoid_model.robot import load_robot
+    from humanoid_model.tf_tree import BASE_LINK, robot_frames
+
+    robot = load_robot("hrp2")
+    tree = KinematicTree(robot.model)
+    links = [f.name for f in robot.model.frames if f.type == pin.FrameType.BODY]
+    extra = {t.child: t for t in robot_frames(tree.root_link, robot.contact_locations, links)}
+    assert set(extra) == {BASE_LINK, *robot.contact_locations}
+    assert extra[BASE_LINK].parent == tree.root_link
+    np.testing.assert_allclose(extra[BASE_LINK].homogeneous(), np.eye(4))
+    q = robot.q()
+    q[robot.joint_index_q("RLEG_JOINT3")] += 0.4
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    for name in ("r_sole", "l_hand"):
+        loc = robot.contact_locations[name]
+        body = data.oMf[robot.model.getFrameId(loc.body)].homogeneous
+        world = body @ extra[name].homogeneous()
+        np.testing.assert_allclose(world[:3, 3], body[:3, :3] @ loc.point + body[:3, 3], atol=1e-12)
+        np.testing.assert_allclose(world[:3, 2], body[:3, :3] @ loc.normal, atol=1e-12)
+        np.testing.assert_allclose(world[:3, 0], body[:3, :3] @ loc.tangent, atol=1e-12)
+
+
+def test_a_urdf_base_link_is_not_published_twice():
+    from humanoid_model.tf_tree import robot_frames
+
+    assert robot_frames("base_link", {}, ["base_link", "l1"]) == []

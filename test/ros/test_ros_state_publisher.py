@@ -209,3 +209,57 @@ def test_frame_prefix_renames_the_urdf_frames_and_keeps_odom(context):
     finally:
         plain.destroy_node()
         phantom.destroy_node()
+
+
+def test_tf_and_tf_static_carry_every_link_base_link_and_the_soles(context, robot):
+    """A TF consumer's view: the union of /tf and /tf_static (received over DDS) names every URDF
+    link, base_link and the contact frames, each once, with odom as the only root; composing the
+    received transforms gives Pinocchio's pose of r_sole's point."""
+    import pinocchio as pin
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+
+    node = make_state_publisher(context)
+    listener = rclpy.create_node("test_tf_listener", context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    executor.add_node(listener)
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    edges = {}
+
+    def keep(msg):
+        for t in msg.transforms:
+            edges[t.child_frame_id] = t
+
+    listener.create_subscription(TFMessage, "/tf", keep, 10)
+    listener.create_subscription(TFMessage, "/tf_static", keep, latched)
+    links = {f.name for f in robot.model.frames if f.type == pin.FrameType.BODY}
+    wanted = links | {"base_link", *robot.contact_locations}
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not wanted <= set(edges) and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.05)
+        assert set(edges) == wanted
+        parents = {t.header.frame_id for t in edges.values()}
+        assert parents - set(edges) == {"odom"}
+
+        def world(frame):
+            if frame == "odom":
+                return np.eye(4)
+            t = edges[frame].transform
+            r, p = t.rotation, t.translation
+            out = np.eye(4)
+            out[:3, :3] = pin.Quaternion(r.w, r.x, r.y, r.z).toRotationMatrix()
+            out[:3, 3] = [p.x, p.y, p.z]
+            return world(edges[frame].header.frame_id) @ out
+
+        q = node.configuration()
+        data = robot.model.createData()
+        pin.framesForwardKinematics(robot.model, data, q)
+        loc = robot.contact_locations["r_sole"]
+        body = data.oMf[robot.model.getFrameId(loc.body)]
+        np.testing.assert_allclose(world("r_sole")[:3, 3], body.act(loc.point), atol=1e-9)
+        np.testing.assert_allclose(world("base_link"), world(node.tree.root_link), atol=1e-12)
+    finally:
+        listener.destroy_node()
+        node.destroy_node()
