@@ -185,7 +185,9 @@ def _public(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter, ftol, c
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     x0 = np.clip(np.asarray(x0, float).ravel(), lower, upper)
     constraints = [
-        {"type": kind, "fun": c, "jac": J} for kind, c, J in (("eq", c_eq, J_eq), ("ineq", c_ineq, J_ineq)) if c is not None
+        {"type": kind, "fun": c, "jac": J}
+        for kind, c, J in (("eq", c_eq, J_eq), ("ineq", c_ineq, J_ineq))
+        if c is not None
     ]
 
     def stop(intermediate_result):  # minimize passes an OptimizeResult to a parameter of this name
