@@ -1,4 +1,4 @@
-"""Benchmarks of the posture generator, four sections (all by default):
+"""Benchmarks of the posture generator, five sections (all by default):
 
 --solvers     the full solve, SciPy SLSQP (`solver.solve`, the choice) against IPOPT (below);
 --projection  the projection alone (`newton_projection.NewtonProjector`: feet, CoM, hand, no criterion) on the
@@ -12,7 +12,11 @@
               (benchmarks/contact_walk.py's problem, VBFP and BFP) recorded by
               `call_log.recording`, plus the standalone problems of --solvers;
 --collision   the fridge reach (Escande 2008, §4.6; test/planner/posture/test_posture_collision.py) with
-              capsules and with STP-BVs, direct and two-stage solves.
+              capsules and with STP-BVs, direct and two-stage solves;
+--slsqp       SLSQP's two paths (posture/solver/slsqp.py): SciPy's private routine driven directly (the
+              fast path, when its import-time check passed) and scipy.optimize.minimize(method="SLSQP")
+              (the public path), alternated in one run: the full solve of the --solvers problems, and
+              every posture-generator call of the contact planner's 0.8 m walk (VBFP and BFP).
 
 --solvers: SLSQP against IPOPT through casadi with the same numeric callbacks (values and
 analytic Jacobians from `PostureProblem`, limited-memory Hessian), on HRP-2 standing on the flat
@@ -27,7 +31,7 @@ Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's option
 tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (posture/solver/two_phase.py), no output.
 
 Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
-      [--calls] [--collision] [--hpp-python .venv-hpp/bin/python]
+      [--calls] [--collision] [--slsqp] [--hpp-python .venv-hpp/bin/python]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded.
 """
 
@@ -287,6 +291,64 @@ def collision_table(robot, floor):
             )
 
 
+def slsqp_paths_table(robot, floor, repeats):
+    """The fast and the public SLSQP path (posture/solver/slsqp.py), alternated per repeat: the
+    full solve of each --solvers problem (median wall and CPU time), and the 0.8 m walk's
+    posture-generator calls (median CPU time of a call over every repeat's calls, median of each
+    walk's summed call CPU time; ``repeats // 4`` walks per path, at least 2, after one warm-up)."""
+    from contextlib import nullcontext
+
+    from contact_walk import run as walk
+
+    from humanoid_planner.posture import CallLog, recording
+    from humanoid_planner.posture.solver import slsqp
+
+    paths = [slsqp.FAST, slsqp.PUBLIC] if slsqp.ROUTINE is not None else [slsqp.PUBLIC]
+
+    def on(path):
+        return slsqp.public_path() if path == slsqp.PUBLIC else nullcontext()
+
+    print(f"\n# SLSQP paths, {platform.processor() or platform.machine()}, the import-time check chose: {slsqp.PATH}")
+    print("| problem | path | outcome | iterations (phase 1 + 2) | runs | wall median [ms] | CPU median [ms] |")
+    print("|---|---|---|---|---|---|---|")
+    s = PostureSolverSettings()
+    for name, make in problems(robot, floor):
+        wall, cpu, last = {p: [] for p in paths}, {p: [] for p in paths}, {}
+        for _ in range(repeats):
+            for path in paths:
+                pb = make()
+                with on(path):
+                    t = time.perf_counter()
+                    last[path] = solve(pb, s)
+                wall[path].append(time.perf_counter() - t)
+                cpu[path].append(last[path].cpu_time)
+        for path in paths:
+            r = last[path]
+            print(
+                f"| {name} | {path} | {r.outcome.name} | {r.phase1_iterations} + {r.iterations} | {repeats} | "
+                f"{1e3 * np.median(wall[path]):.2f} | {1e3 * np.median(cpu[path]):.2f} |"
+            )
+    walks = max(2, repeats // 4)
+    print("\n| 0.8 m walk | path | plan found | walks | PG calls | call CPU median [ms] | walk's PG CPU median [s] |")
+    print("|---|---|---|---|---|---|---|")
+    for alg in ("vbfp", "bfp"):
+        walk(robot, floor, 0.8, alg, 6)  # warm-up (numba's caches, the first createData)
+        calls, totals, found, counts = {p: [] for p in paths}, {p: [] for p in paths}, {}, {}
+        for _ in range(walks):
+            for path in paths:
+                log = CallLog()
+                with on(path), recording(log):
+                    found[path] = walk(robot, floor, 0.8, alg, 6).success
+                calls[path] += [c.cpu_time for c in log.calls]
+                totals[path].append(sum(c.cpu_time for c in log.calls))
+                counts[path] = len(log.calls)
+        for path in paths:
+            print(
+                f"| {alg} | {path} | {found[path]} | {walks} | {counts[path]} | {1e3 * np.median(calls[path]):.2f} | "
+                f"{np.median(totals[path]):.3f} |"
+            )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=20)
@@ -294,12 +356,13 @@ def main(argv=None) -> int:
     ap.add_argument("--projection", action="store_true")
     ap.add_argument("--calls", action="store_true")
     ap.add_argument("--collision", action="store_true")
+    ap.add_argument("--slsqp", action="store_true")
     ap.add_argument(
         "--hpp-python",
         help="HPP's interpreter for --projection (default: $HPP_PYTHON, else .venv-hpp/bin/python if it exists)",
     )
     args = ap.parse_args(argv)
-    every = not (args.solvers or args.projection or args.calls or args.collision)
+    every = not (args.solvers or args.projection or args.calls or args.collision or args.slsqp)
     robot = load_robot("hrp2")
     floor = load_scene("flat").surface("floor")
     if every or args.solvers:
@@ -311,6 +374,8 @@ def main(argv=None) -> int:
     if every or args.collision:
         sys.path.insert(0, str(ROOT / "test"))
         collision_table(robot, floor)
+    if every or args.slsqp:
+        slsqp_paths_table(robot, floor, args.repeats)
     return 0
 
 

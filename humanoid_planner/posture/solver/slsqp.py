@@ -1,8 +1,11 @@
-"""SLSQP without `scipy.optimize.minimize`'s per-call and per-evaluation wrapping: the same
-compiled routine (SciPy's ``_slsqplib.slsqp``, Kraft's algorithm; SciPy 1.16+ and the project's
-pin, requirements.txt), driven by the loop `scipy.optimize._slsqp_py._minimize_slsqp` runs, with
-the problem's functions called directly.
+"""SLSQP for the posture generator: SciPy's compiled routine driven without
+`scipy.optimize.minimize`'s per-call and per-evaluation wrapping (the fast path), or, where that
+private routine is missing or misbehaves, `scipy.optimize.minimize(method="SLSQP")` on the same
+problem (the public path).
 
+**The fast path** calls SciPy's private ``scipy.optimize._slsqplib.slsqp`` (Kraft's algorithm, the
+C routine with a state dict of SciPy 1.16+, the project's pin: requirements.txt) in the loop
+`scipy.optimize._slsqp_py._minimize_slsqp` runs, with the problem's functions called directly.
 Why: in the contact planner's posture-generator calls, `minimize`'s machinery (its checks of the
 arguments, ``ScalarFunction``'s caching, the constraint dicts' ``atleast_1d`` copies, an
 ``OptimizeResult`` per iterate for the callback) cost about as much Python time as the problem's
@@ -10,26 +13,47 @@ own evaluations (docs/posture_generator.md "Speed"). The iterates are the same b
 the routine, its state, its work sizes and its start evaluations are SciPy's, and
 ``test_slsqp.py`` compares every iterate with `minimize` on a posture problem.
 
+**The guard.** A private routine may change in any SciPy release (SciPy 1.16 replaced the
+Fortran one and its signature). At import, `select` checks that the routine exists and that the
+loop below solves a small problem of known solution with it (`CHECK_SOLUTION`: an equality, an
+active inequality, an active bound, unbounded variables; status 0, the point to 1e-8, one callback
+per iteration, at most `CHECK_CALLS` routine calls); any failure (missing, an exception from a
+changed signature or state, a wrong point) makes every call take the public path. The choice is
+logged once (logger ``humanoid_planner.posture.solver.slsqp``: INFO for the fast path, WARNING
+with the reason for the public one); `ROUTINE` holds it (None: the public path) and `PATH` names it.
+`public_path()` forces the public path for a block (tests, the benchmark).
+
 `minimize_slsqp(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter, ftol, callback)`:
 ``f(x)`` the criterion, ``g(x)`` its gradient; ``c_eq``/``c_ineq`` the equality (= 0) and
 inequality (>= 0, SciPy's sign) rows and ``J_eq``/``J_ineq`` their Jacobians (None: no such rows);
 ``lower``/``upper`` (n,) with infinities where unbounded; ``callback(x)`` after each major
 iteration, True to stop (exit status `STOPPED`). Returns an `SlsqpResult` (x, status, nit,
-message), with SciPy's exit modes and messages.
+message), with SciPy's exit modes and messages, on either path.
 """
 
 from __future__ import annotations
 
+import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import Bounds, minimize
 
-try:  # SciPy >= 1.16: the C routine with a state dict (the loop below is that version's)
-    from scipy.optimize._slsqplib import slsqp as _slsqp
-except ImportError as e:  # pragma: no cover - the project pins scipy (requirements.txt)
-    raise ImportError(f"humanoid_planner.posture.solver.slsqp needs SciPy >= 1.16 (its C SLSQP routine): {e}") from e
+__all__ = [
+    "CHECK_SOLUTION",
+    "EXIT_MODES",
+    "PATH",
+    "ROUTINE",
+    "STOPPED",
+    "SlsqpResult",
+    "minimize_slsqp",
+    "private_routine",
+    "public_path",
+    "select",
+]
 
-__all__ = ["EXIT_MODES", "STOPPED", "SlsqpResult", "minimize_slsqp"]
+_log = logging.getLogger(__name__)
 
 STOPPED = 99  #: the exit status when the callback stopped the run (SciPy's `minimize` gives 99 too)
 EXIT_MODES = {
@@ -46,6 +70,12 @@ EXIT_MODES = {
     9: "Iteration limit reached",
     STOPPED: "stopped by the callback",
 }
+FAST, PUBLIC = "SciPy's private SLSQP routine", 'scipy.optimize.minimize(method="SLSQP")'
+CHECK_SOLUTION = np.array([0.25, 0.75, 3.0])  #: the check problem's minimiser (`_check_problem`)
+CHECK_CALLS = 1000  #: routine calls after which the check gives up (a changed routine that never ends)
+
+ROUTINE = None  #: the private routine when `select`'s check passed, else None (the public path)
+PATH = PUBLIC  #: the path `minimize_slsqp` takes (`FAST` or `PUBLIC`)
 
 
 @dataclass
@@ -60,7 +90,16 @@ class SlsqpResult:
 
 
 def minimize_slsqp(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter: int, ftol: float, callback=None):
-    """Minimise ``f`` from ``x0`` under the rows and bounds (module docstring)."""
+    """Minimise ``f`` from ``x0`` under the rows and bounds (module docstring), on the path `select` chose."""
+    args = (f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter, ftol, callback)
+    if ROUTINE is None:
+        return _public(*args)
+    return _driven(ROUTINE, *args)
+
+
+def _driven(routine, f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter, ftol, callback=None, calls=None):
+    """The fast path: ``routine`` (SciPy 1.16+'s C SLSQP) in `_minimize_slsqp`'s loop; ``calls``
+    (None: no cap) bounds the routine calls, for the check only."""
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     x = np.clip(np.asarray(x0, float).ravel(), lower, upper)
     n = x.size
@@ -117,8 +156,10 @@ def minimize_slsqp(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter: 
     normals(x)
     values(x)
     previous = 0
+    count = 0
     while True:
-        _slsqp(state, fx, gx, C, d, x, mult, xl, xu, buffer, indices)
+        routine(state, fx, gx, C, d, x, mult, xl, xu, buffer, indices)
+        count += 1
         status = int(state["mode"])
         if status == 1:
             fx = float(f(x))
@@ -131,5 +172,108 @@ def minimize_slsqp(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter: 
             break
         if abs(status) != 1:
             break
+        if calls is not None and count >= calls:
+            raise RuntimeError(f"no exit after {count} routine calls (mode {status})")
         previous = state["iter"]
     return SlsqpResult(x, status, int(state["iter"]), EXIT_MODES.get(status, f"exit mode {status}"))
+
+
+def _public(f, g, c_eq, J_eq, c_ineq, J_ineq, x0, lower, upper, maxiter, ftol, callback=None):
+    """The public path: `scipy.optimize.minimize(method="SLSQP")` with the same criterion,
+    gradient, rows, Jacobians, bounds, ``maxiter`` and ``ftol``; the callback's True becomes a
+    StopIteration (SciPy's exit status 99, `STOPPED`)."""
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    x0 = np.clip(np.asarray(x0, float).ravel(), lower, upper)
+    constraints = [
+        {"type": kind, "fun": c, "jac": J}
+        for kind, c, J in (("eq", c_eq, J_eq), ("ineq", c_ineq, J_ineq))
+        if c is not None
+    ]
+
+    def stop(intermediate_result):  # minimize passes an OptimizeResult to a parameter of this name
+        if callback(intermediate_result.x.copy()):
+            raise StopIteration
+
+    res = minimize(
+        f,
+        x0,
+        jac=g,
+        method="SLSQP",
+        bounds=Bounds(lower, upper),
+        constraints=constraints,
+        options={"maxiter": int(maxiter), "ftol": ftol},
+        callback=None if callback is None else stop,
+    )
+    status = int(res.status)
+    return SlsqpResult(np.asarray(res.x, float), status, int(res.nit), EXIT_MODES.get(status, str(res.message)))
+
+
+def _check_problem():
+    """`_driven`'s arguments but the routine for the check: min (x0 - 1)^4 + (x1 - 2)^2 + x2^2
+    s.t. x0 + x1 = 1, x0 >= 0.25, x2 >= 3 (a bound), x0, x1 unbounded, from (3, -4, 5). On the
+    line x0 + x1 = 1 the criterion is (x0 - 1)^4 + (x0 + 1)^2 + x2^2, whose x0-derivative
+    4 (x0 - 1)^3 + 2 (x0 + 1) is positive from x0 = 0.25 on (0.8125 there): the inequality and the
+    bound are active, the minimiser `CHECK_SOLUTION` (0.25, 0.75, 3). The quartic term makes
+    SLSQP iterate (its line search and quasi-Newton updates), not solve one QP."""
+    return (
+        lambda x: (x[0] - 1.0) ** 4 + (x[1] - 2.0) ** 2 + x[2] ** 2,
+        lambda x: np.array([4.0 * (x[0] - 1.0) ** 3, 2.0 * (x[1] - 2.0), 2.0 * x[2]]),
+        lambda x: np.array([x[0] + x[1] - 1.0]),
+        lambda x: np.array([[1.0, 1.0, 0.0]]),
+        lambda x: np.array([x[0] - 0.25]),
+        lambda x: np.array([[1.0, 0.0, 0.0]]),
+        np.array([3.0, -4.0, 5.0]),
+        np.array([-np.inf, -np.inf, 3.0]),
+        np.full(3, np.inf),
+        50,
+        1e-12,
+    )
+
+
+def private_routine():
+    """``(routine, reason)``: SciPy's private SLSQP routine and "checked" when it exists and
+    `_driven` solves the check problem (`_check_problem`) with it; else None and why not."""
+    try:
+        from scipy.optimize._slsqplib import slsqp as routine
+    except ImportError as e:
+        return None, f"no private routine scipy.optimize._slsqplib.slsqp ({e})"
+    iterations = []
+    try:
+        res = _driven(routine, *_check_problem(), callback=lambda x: iterations.append(x) and False, calls=CHECK_CALLS)
+    except Exception as e:  # noqa: BLE001 - any change of its signature, state or work arrays
+        return None, f"the private routine failed on the check problem: {type(e).__name__}: {e}"
+    if res.status != 0 or len(iterations) != res.nit or not np.allclose(res.x, CHECK_SOLUTION, rtol=0.0, atol=1e-8):
+        return None, (
+            f"the private routine solved the check problem wrong: status {res.status}, {res.nit} iterations, "
+            f"{len(iterations)} callbacks, x {np.array2string(res.x, precision=9)}"
+        )
+    return routine, "checked"
+
+
+def select() -> str:
+    """Check the private routine (`private_routine`), set `ROUTINE` and `PATH` from it, log the
+    path once and return it. Run at import."""
+    global ROUTINE, PATH
+    ROUTINE, reason = private_routine()
+    PATH = PUBLIC if ROUTINE is None else FAST
+    if ROUTINE is None:
+        _log.warning("SLSQP through %s: %s", PUBLIC, reason)
+    else:
+        _log.info("SLSQP through %s (%s on a problem of known solution)", FAST, reason)
+    return PATH
+
+
+@contextmanager
+def public_path():
+    """A block in which `minimize_slsqp` takes the public path whatever `select` found (tests, the
+    benchmark); not for threads that solve at the same time."""
+    global ROUTINE, PATH
+    saved = ROUTINE, PATH
+    ROUTINE, PATH = None, PUBLIC
+    try:
+        yield
+    finally:
+        ROUTINE, PATH = saved
+
+
+select()
