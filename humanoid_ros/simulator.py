@@ -12,8 +12,8 @@ others are read at start only.
 Topics
     publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
                root link frame), /robot_description (transient local), /tf and /tf_static (with
-               base_link and the contact frames), /free_bodies (nav_msgs/Odometry, one message per free body of the
-               scene: child_frame_id = its name, pose in odom, twist in its own frame; what the
+               base_link and the contact frames), /free_bodies (nav_msgs/Odometry, one message per
+               free body of the scene: child_frame_id = its name, pose in odom, twist in its own frame; what the
                web viewer draws them from), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
                /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
                /diagnostics (step time, real-time factor, solver iterations, residuals,
@@ -25,6 +25,10 @@ Topics
                order), ~/external_wrench (WrenchStamped: frame_id = link, world-frame wrench at
                the link origin, for external_wrench_duration), ~/haptic_pointer (PoseStamped, odom
                frame: the haptic pointer)
+Actions    /joint_trajectory_controller/follow_joint_trajectory (control_msgs/FollowJointTrajectory, as
+           joint_trajectory_controller: the goal's trajectory with the topic's semantics, feedback at
+           50 Hz, path and goal tolerances, a cancel holds the measured positions, a refusal's reason
+           in the result; `humanoid_ros.follow_joint_trajectory`)
 Services   ~/reset (Trigger: rebuild the world at t = 0), ~/pause (SetBool), ~/step (Trigger: one
            step while paused), ~/haptic_attach, ~/haptic_touch (Trigger: couple the body of
            parameter haptic.body), ~/haptic_release (Trigger); docs/haptics.md
@@ -72,6 +76,7 @@ from humanoid_ros.common import (
     stamp,
     transform_stamped_list,
 )
+from humanoid_ros.follow_joint_trajectory import FollowJointTrajectoryServer, goal_points
 from humanoid_ros.simulator_parameters import CONTROLLERS, NODE_NAME, PARAMETERS, TOPICS
 from humanoid_sim.runtime import diagnostics
 from humanoid_sim.runtime.commands import TrajectoryPoint
@@ -81,6 +86,7 @@ from humanoid_sim.stages.haptics import HapticSettings
 
 __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
 
+FOLLOW_JOINT_TRAJECTORY = "/joint_trajectory_controller/follow_joint_trajectory"  # the controller's action
 WBC_STATUS = "/whole_body_controller/status"  # std_msgs/String, JSON: `WholeBodyMotion.status`
 WBC_STOP = "/whole_body_controller/stop"  # std_msgs/String: a safe hold, with its reason
 WBC_STATUS_RATE = 10.0  # [Hz] (chosen) the whole-body controller's status, wall clock
@@ -91,6 +97,43 @@ POINT_STYLE = ((0.015, 0.015, 0.015), (1.0, 0.9, 0.1, 1.0))  # spheres of 1.5 cm
 ARROW_STYLE = ((0.01, 0.02, 0.0), (0.9, 0.1, 0.1, 1.0))  # shaft 1 cm, head 2 cm, red
 CONE_STYLE = ((1.0, 1.0, 1.0), (0.2, 0.5, 1.0, 0.4))  # triangles in world units, translucent blue
 SOLE_STYLE = ((1.0, 1.0, 1.0), (0.35, 0.35, 0.35, 1.0))  # FEM soles' deformed surface, dark grey
+
+
+class _ActionTrajectories:
+    """The FollowJointTrajectory backend of the simulator: the goal is a joint_trajectory_controller
+    command (`SimulationSession.command_trajectory`), its progress the session's, a cancel holds."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def start(self, goal):
+        node, c = self.node, "joint_trajectory_controller"
+        if node.p["controller"] != c:
+            raise HumanoidStackError(f"the active controller is {node.p['controller']} (parameter controller), not {c}")
+        names, points = goal_points(goal.trajectory)
+        points = [TrajectoryPoint(q, t, v) for q, v, t in points]
+        with node.stepper.lock:
+            try:
+                trajectory = node.session.command_trajectory(
+                    names, points, seconds(goal.trajectory.header.stamp), FOLLOW_JOINT_TRAJECTORY
+                )
+            except HumanoidStackError as exc:
+                node._reject(exc)
+                raise
+        node.accepted += 1
+        node.last_command_time = node.session.world.t
+        return trajectory, names
+
+    def progress(self, run):
+        with self.node.stepper.lock:
+            return self.node.session.trajectory_progress(*run)
+
+    def verdict(self, run):
+        return None
+
+    def stop(self, run):
+        with self.node.stepper.lock:
+            self.node.session.hold()
 
 
 class SimulatorNode(Node):
@@ -152,6 +195,9 @@ class SimulatorNode(Node):
             static.publish(TFMessage(transforms=self.tf_messages(frames, 0.0)))
 
         self.create_subscription(JointTrajectory, TOPICS["joint_trajectory_controller"], self._on_trajectory, 10)
+        self.trajectory_action = FollowJointTrajectoryServer(
+            self, FOLLOW_JOINT_TRAJECTORY, _ActionTrajectories(self), "follow_joint_trajectory"
+        )
         self.create_subscription(Float64MultiArray, TOPICS["forward_position_controller"], self._on_position, 10)
         self.create_subscription(Float64MultiArray, TOPICS["forward_effort_controller"], self._on_effort, 10)
         # the whole-body controller: motions in, its status out, a stop (docs/execution.md)

@@ -114,6 +114,23 @@ class Outputs:
     haptic: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class TrajectoryProgress:
+    """Where a joint trajectory started by `SimulationSession.command_trajectory` stands:
+    ``elapsed`` [s] since its start (negative before a future start), its ``duration`` [s], the
+    ``desired`` and ``actual`` positions [rad] and velocities [rad/s] of ``names``, and ``current``:
+    False once another command replaced it."""
+
+    names: list
+    elapsed: float
+    duration: float
+    desired: np.ndarray
+    desired_velocity: np.ndarray
+    actual: np.ndarray
+    actual_velocity: np.ndarray
+    current: bool
+
+
 class SimulationSession:
     """One simulated world and its schedules (module docstring). ``scene``: a loaded
     `humanoid_model.scene.Scene`; ``robot``: a loaded `Robot`; ``source`` names the user in
@@ -292,7 +309,7 @@ class SimulationSession:
             )
 
     def command_trajectory(self, joint_names, points, stamp: float, topic: str = "trajectory"):
-        """Start a joint trajectory (`humanoid_sim.runtime.commands.build_trajectory`: ros2_control
+        """Start a joint trajectory and return it (`humanoid_sim.runtime.commands.build_trajectory`: ros2_control
         semantics from the current set-point, the measured positions when torque-controlled);
         stamp [s] on the simulation clock, 0 = now. `CommandError` keeps the previous command."""
         from humanoid_sim.runtime.commands import build_trajectory
@@ -305,6 +322,31 @@ class SimulationSession:
             joint_names, points, r.joint_names, r.q_lower, r.q_upper, current, stamp, w.t, topic=topic, v_max=r.v_max
         )
         act.set_trajectory(traj, start)
+        return traj
+
+    def trajectory_progress(self, trajectory, names) -> TrajectoryProgress:
+        """`TrajectoryProgress` of ``trajectory`` (what `command_trajectory` returned) for the
+        joints ``names`` (a subset of the robot's) at the current simulated time."""
+        w, act = self.world, self.world.actuator
+        cols = [self.robot.joint_names.index(n) for n in names]
+        elapsed = w.t - act.trajectory_start if act.trajectory is trajectory else np.nan
+        q_d, v_d = trajectory.sample(max(elapsed, 0.0) if np.isfinite(elapsed) else trajectory.t[-1])
+        return TrajectoryProgress(
+            list(names),
+            float(elapsed),
+            float(trajectory.t[-1]),
+            q_d[cols],
+            v_d[cols],
+            w.q[w.act_q][cols],
+            w.v[w.act_v][cols],
+            act.trajectory is trajectory,
+        )
+
+    def hold(self):
+        """Hold the measured joint positions (PD, zero velocity): what joint_trajectory_controller does
+        when a goal is cancelled or aborted."""
+        w = self.world
+        w.actuator.set_position(w.q[w.act_q].copy())
 
     def command_positions(self, values, topic: str = "positions"):
         """Hold the position set-points ``values`` (n,) [rad], robot joint order, checked."""
