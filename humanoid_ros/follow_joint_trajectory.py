@@ -15,7 +15,10 @@ Every goal is accepted, so that a refusal reaches the client with its reason: th
 * at the end (``elapsed >= duration``), with every goal tolerance met (goal ``goal_tolerance``,
   position; <= 0: not checked) the goal succeeds; otherwise it waits up to
   ``goal_time_tolerance`` and aborts with GOAL_TOLERANCE_VIOLATED;
-* the backend's own verdict (`TrajectoryVerdict`: an execution monitor's failure) aborts;
+* a backend that judges its execution itself (`verdict` not None: the robot bridge's execution
+  monitor) ends the goal with its verdict instead of these tolerances: succeeded, or aborted
+  with its reason (GOAL_TOLERANCE_VIOLATED when it names the goal tolerance, else
+  PATH_TOLERANCE_VIOLATED: FollowJointTrajectory has no code for a watchdog's stop);
 * a cancel holds (the backend's `stop`) and ends the goal as cancelled; a newer goal, or another
   command that replaced the trajectory, aborts the older goal ("preempted").
 
@@ -47,9 +50,10 @@ PERIOD = 0.02
 
 @dataclass(frozen=True)
 class TrajectoryVerdict:
-    """A backend's own end of a goal: ``failed`` with ``reason`` (an execution monitor's)."""
+    """A backend that judges its own execution (the robot bridge's execution monitor): ``state``
+    "running", "succeeded" or "aborted", with the ``reason``."""
 
-    failed: bool
+    state: str
     reason: str = ""
 
 
@@ -58,7 +62,8 @@ class TrajectoryBackend(Protocol):
     `HumanoidStackError` with the reason to refuse it); ``progress(handle)`` returns a
     `humanoid_sim.runtime.session.TrajectoryProgress`-like object (names, elapsed, duration,
     desired, desired_velocity, actual, actual_velocity, current) and may raise nothing;
-    ``verdict(handle)`` a `TrajectoryVerdict` or None; ``stop(handle)`` holds."""
+    ``verdict(handle)`` a `TrajectoryVerdict`, or None to let the server judge by the goal's
+    tolerances; ``stop(handle)`` holds."""
 
     def start(self, goal): ...
 
@@ -149,8 +154,10 @@ class FollowJointTrajectoryServer:
             handle.abort()
         if self.active is handle:
             self.active = None
-        log = self.node.get_logger().info if code == Result.SUCCESSFUL else self.node.get_logger().warning
-        log(f"{self.what} goal: {text}")
+        if code == Result.SUCCESSFUL:  # (rclpy refuses two severities from one call site)
+            self.node.get_logger().info(f"{self.what} goal: {text}")
+        else:
+            self.node.get_logger().warning(f"{self.what} goal: {text}")
         return Result(error_code=code, error_string=text)
 
     async def _execute(self, handle):
@@ -176,9 +183,12 @@ class FollowJointTrajectoryServer:
                 self.backend.stop(run)
                 return self._end(handle, Result.SUCCESSFUL, "cancelled: holding the measured positions", "cancel")
             verdict = self.backend.verdict(run)
-            if verdict is not None and verdict.failed:
-                self.backend.stop(run)
-                return self._end(handle, Result.PATH_TOLERANCE_VIOLATED, f"aborted: {verdict.reason}")
+            if verdict is not None and verdict.state == "succeeded":
+                return self._end(handle, Result.SUCCESSFUL, f"succeeded: {verdict.reason or 'goal reached'}", "succeed")
+            if verdict is not None and verdict.state == "aborted":
+                goal_side = "goal tolerance" in verdict.reason or "goal_tolerance" in verdict.reason
+                code = Result.GOAL_TOLERANCE_VIOLATED if goal_side else Result.PATH_TOLERANCE_VIOLATED
+                return self._end(handle, code, f"aborted: {verdict.reason}")
             p = self.backend.progress(run)
             if not p.current:
                 return self._end(handle, Result.INVALID_GOAL, "preempted: another command replaced the trajectory")
@@ -192,6 +202,8 @@ class FollowJointTrajectoryServer:
                     index=int(np.searchsorted(times, max(p.elapsed, 0.0), side="right")),
                 )
             )
+            if verdict is not None:
+                continue  # the backend judges
             if p.elapsed < p.duration:
                 if np.any(np.abs(error) > path_tol):
                     self.backend.stop(run)

@@ -7,14 +7,17 @@ controllers, after checking them (docs/real_robot.md).
 
 Parameters: `PARAMETERS` of `humanoid_ros.robot_bridge_parameters` (docs/ros.md, "robot_bridge").
 
+Actions    ~/follow_joint_trajectory (control_msgs/FollowJointTrajectory, server): a goal as ~/trajectory;
+           the validator's refusal or the execution monitor's verdict is the result
+           (`humanoid_ros.robot_bridge_action`); a cancel stops and holds
 Topics
     subscribes ~/trajectory (trajectory_msgs/JointTrajectory, URDF joint names): validate, then
                execute; /joint_states (the robot's measured joints; `joint_map` renames them)
     publishes  <controller>/joint_trajectory (JointTrajectory) or <controller>/commands
                (std_msgs/Float64MultiArray, streamed at `rate` with the bridge interpolating),
                /diagnostics (every refusal, stop and end of motion, with the reason)
-    action     <controller>/follow_joint_trajectory (control_msgs/FollowJointTrajectory), when
-               control_msgs imports (a system ROS 2; not among the PyPI wheels)
+    action     <controller>/follow_joint_trajectory (control_msgs/FollowJointTrajectory, client; `make`
+               builds control_msgs when no ROS 2 is sourced)
 Services   ~/stop (Trigger: end the motion and hold the last commanded set-point now; nothing is
            sent when nothing was ever commanded), ~/validate (Trigger: dry run on the last received
            trajectory, report to the log and /diagnostics), ~/execute_file (Trigger: load the plan
@@ -335,6 +338,13 @@ class RobotBridgeNode(Node):
         if self.mode == "whole_body":
             self.create_subscription(String, f"/{self.controller}/status", self._on_status, 10, callback_group=states)
         self.create_service(Trigger, "~/stop", self._on_stop, callback_group=stop)
+        self.trajectory_action = None
+        if action_available():
+            from humanoid_ros.follow_joint_trajectory import FollowJointTrajectoryServer
+            from humanoid_ros.robot_bridge_action import SOURCE, BridgeTrajectories
+
+            backend = BridgeTrajectories(self.bridge_executor, trajectory_from_msg)
+            self.trajectory_action = FollowJointTrajectoryServer(self, SOURCE, backend, "robot bridge")
         self.create_service(Trigger, "~/validate", self._on_validate, callback_group=requests)
         self.create_service(Trigger, "~/execute_file", self._on_execute_file, callback_group=requests)
         self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply))

@@ -131,6 +131,8 @@ class Execution:
     id: str = ""  #: the motion's tag in the whole-body controller's status
     progress: dict | None = None  #: the whole-body controller's last status of this motion
     done_at: float | None = None  #: ``clock`` when the whole-body controller said it was done
+    #: how it ended: ("succeeded" or "aborted", the reason); None while it executes
+    outcome: tuple[str, str] | None = None
 
 
 class BridgeOutputs(Protocol):
@@ -388,6 +390,7 @@ class BridgeExecutor:
             self.outputs.diagnose("ok", text, values)
             return True, text
         if self.execution is not None:  # preempt: the new one replaces it
+            self.execution.outcome = ("aborted", f"preempted by {source}")
             self.outputs.cancel(self.execution)
             self.outputs.log("warning", f"{source} preempts the trajectory from {self.execution.source}")
         sent = report.trajectory
@@ -462,6 +465,8 @@ class BridgeExecutor:
                 self.outputs.log("warning", text)
                 return text
             source = self.execution.source if self.execution is not None else "nothing"
+            if self.execution is not None:
+                self.execution.outcome = ("aborted", reason)
             held = self.hold(measured)
             self._stops += 1
             if self.execution is not None or held is not None:
@@ -493,6 +498,15 @@ class BridgeExecutor:
                 self.stop(f"the whole-body controller: {state}: {status.get('reason') or 'no reason given'}", ex)
             elif state == "done" and ex.done_at is None:
                 ex.done_at = self.clock()
+
+    def desired(self, ex: Execution) -> tuple[float, dict[str, float]]:
+        """(the time along ``ex`` [s], its commanded positions at that time): what a
+        FollowJointTrajectory server reports as desired (0 and the first point before a
+        whole-body controller reports)."""
+        with self._lock:
+            t = self._motion_time(ex) or 0.0
+            traj = ex.trajectory
+            return t, dict(zip(traj.joint_names, sample(traj, min(max(t, 0.0), traj.duration))))
 
     def _motion_time(self, ex) -> float | None:
         """The time along the motion: the whole-body controller's (its ``plan_time``, then the time
@@ -533,6 +547,7 @@ class BridgeExecutor:
                 if status.state == "succeeded":
                     traj = ex.trajectory
                     self.setpoint = dict(zip(traj.joint_names, (float(x) for x in traj.positions[-1])))
+                    ex.outcome = ("succeeded", status.reason)
                     self.execution = None
                     self.state = "idle"
                     text = f"{ex.source}: succeeded ({status.reason})" if status.reason else f"{ex.source}: succeeded"

@@ -90,8 +90,9 @@ def paused_motion(stack):
 
 def stop_age(s, n0, timeout=30.0) -> float:
     """The state's age [s] the bridge reported when its watchdog stopped (after diagnostic n0)."""
-    d = s.wait_diag(n0, "s old")
-    assert "stopped" in d.message, d.message
+    # the stop's diagnostic (a ~/validate report on the stale state also says "s old")
+    assert s.spin_until(lambda: any("stopped" in d.message and "s old" in d.message for d in s.diags[n0:]), timeout)
+    d = next(d for d in s.diags[n0:] if "stopped" in d.message and "s old" in d.message)
     return float(re.search(r"/joint_states is ([0-9.]+) s old", d.message).group(1))
 
 

@@ -25,6 +25,7 @@ STATE_TIMEOUT = 2.0  # [s] the bridge's watchdog in these tests (default 0.2 s; 
 # bridge would stop safely mid-motion; the watchdog itself is tested at 0.5 s in
 # test_ros_bridge.py::test_stale_joint_states_stop_and_hold)
 TOPIC = "/joint_trajectory_controller/joint_trajectory"
+CONTROLLER_TYPE = "joint_trajectory"  # what the tests record on TOPIC (`auto` takes the simulator's action)
 
 SPACE = """\
 name: space
@@ -66,7 +67,14 @@ class Stack(RosHarness):
         )
         self.sim = self.add(SimulatorNode(context=self.context, parameter_overrides=sim))
         bridge = _merged(
-            {"robot": robot, "use_sim_time": True, "state_timeout": STATE_TIMEOUT, "rate": RATE}, bridge_params
+            {
+                "robot": robot,
+                "use_sim_time": True,
+                "state_timeout": STATE_TIMEOUT,
+                "rate": RATE,
+                "controller_type": CONTROLLER_TYPE,
+            },
+            bridge_params,
         )
         self.bridge = self.add(RobotBridgeNode(context=self.context, parameter_overrides=bridge))
         self.client = self.add(rclpy.create_node("bridge_test_client", context=self.context))
