@@ -38,7 +38,7 @@ from humanoid_control.bridge.limits import JointLimits
 from humanoid_control.bridge.trajectory import Trajectory, sample
 from humanoid_control.exceptions import BridgeError
 
-__all__ = ["time_optimal", "ToppResult", "PATH_TOL", "MAX_SAMPLES", "GRID_MIN", "UNBOUNDED"]
+__all__ = ["time_optimal", "ToppResult", "PATH_TOL", "MAX_SAMPLES", "GRID_MIN", "SCALES", "UNBOUNDED"]
 
 #: [rad] or [m] (chosen: the bridge's default start_tolerance, MoveIt's allowed_start_tolerance: the
 #: gap the bridge already accepts between a motion and the robot) largest distance between a
@@ -47,9 +47,13 @@ PATH_TOL = 0.01
 #: (chosen) most commands a retimed motion may have: 30 min at 100 Hz (48 MB for 30 joints); a
 #: longer time-optimal motion is refused in one line rather than filling memory
 MAX_SAMPLES = 180_000
-#: (chosen) fewest TOPP-RA grid points: toppra's own default (100) left BIP's double support 3 %
-#: slower than 400 points, which cost 35 ms; the grid also holds every point of the trajectory
-GRID_MIN = 200
+#: (chosen) TOPP-RA grid points per unit share of the duration and of the motion (`_grid`):
+#: toppra's own default (100 in all) left BIP's double support 3 % slower than 400, which cost 35 ms
+GRID_MIN = 100
+#: (chosen) the fractions of the limits TOPP-RA is given, one after the other until its motion
+#: passes every check: it holds the limits at its grid points, and between them may pass them by
+#: a little (measured: 1e-4 of the speed limit on a single-joint cubic, 200 grid points)
+SCALES = (1.0, 0.99, 0.95)
 #: (chosen) the limit given to TOPP-RA for a joint without one (inf): a finite number it can
 #: compute with, 1e6 rad/s or rad/s², far beyond any joint
 UNBOUNDED = 1e6
@@ -92,10 +96,14 @@ class ToppResult:
         self.trajectory, self.path_error, self.solve_s, self.grid = trajectory, path_error, solve_s, grid
 
 
-def _grid(times: np.ndarray) -> np.ndarray:
-    """The trajectory's points, each segment split evenly so that there are at least `GRID_MIN`."""
+def _grid(times: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The trajectory's points, each segment split evenly into parts in proportion to both its share
+    of the duration and its share of the motion (largest joint travel): about 2 x `GRID_MIN` in all,
+    so that a short, fast segment is resolved as finely as a long, slow one."""
     h = np.diff(times)
-    per = np.maximum(1, np.ceil(GRID_MIN * h / (times[-1] - times[0])).astype(int))
+    travel = np.abs(np.diff(positions, axis=0)).max(axis=1)
+    share = h / h.sum() + (travel / travel.sum() if travel.sum() > 0 else 0.0)
+    per = np.maximum(1, np.ceil(GRID_MIN * share).astype(int))
     parts = [np.linspace(a, b, k + 1)[:-1] for a, b, k in zip(times[:-1], times[1:], per)]
     return np.concatenate([*parts, times[-1:]])
 
@@ -104,10 +112,10 @@ def _finite(x: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(x), x, UNBOUNDED)
 
 
-def time_optimal(traj: Trajectory, limits: JointLimits, period: float) -> ToppResult:
+def time_optimal(traj: Trajectory, limits: JointLimits, period: float, scale: float = 1.0) -> ToppResult:
     """The time-optimal retiming of ``traj`` (every joint of ``limits``, in its order: the
-    trajectory `validate` builds) within ``limits.v_max`` and ``limits.a_max``, never faster than
-    given, sampled every ``period`` [s] (module docstring). A `BridgeError` (one line, "topp: ...")
+    trajectory `validate` builds) within ``scale`` x ``limits.v_max`` and ``limits.a_max``, never
+    faster than given, sampled every ``period`` [s] (module docstring). A `BridgeError` (one line, "topp: ...")
     when TOPP-RA finds no parameterisation, when the result would need more than `MAX_SAMPLES`
     commands, or when it leaves the given path by more than `PATH_TOL`."""
     import toppra.algorithm as algorithm
@@ -124,8 +132,8 @@ def time_optimal(traj: Trajectory, limits: JointLimits, period: float) -> ToppRe
     else:
         spline = CubicSpline(s, P)  # not-a-knot: the s column stays linear
     cols = np.array([limits.index[j] for j in traj.joint_names], dtype=int)
-    v = np.append(_finite(limits.v_max[cols]), 1.0)
-    a = np.append(_finite(limits.a_max[cols]), UNBOUNDED)
+    v = np.append(_finite(scale * limits.v_max[cols]), 1.0)
+    a = np.append(_finite(scale * limits.a_max[cols]), UNBOUNDED)
     path = _Path(spline)
     t0 = time.perf_counter()
     bounds = [
@@ -135,7 +143,7 @@ def time_optimal(traj: Trajectory, limits: JointLimits, period: float) -> ToppRe
     solver = algorithm.TOPPRA(
         bounds,
         path,
-        gridpoints=_grid(s),
+        gridpoints=_grid(s, traj.positions),
         parametrizer="ParametrizeConstAccel",
     )
     result = solver.compute_trajectory(0.0, 0.0)

@@ -80,23 +80,25 @@ def fill_joints(
 def _time_optimal(full, limits, settings, ctx, dynamic_of, notes) -> tuple[Trajectory, float, str]:
     """(``full`` retimed time-optimally, new duration / old, "time-optimal"), or, when TOPP-RA
     fails or its motion fails a check, (the uniform stretch, its factor, "uniform") with a note."""
-    from humanoid_control.bridge.topp import time_optimal
+    from humanoid_control.bridge.topp import SCALES, time_optimal
 
-    try:
-        res = time_optimal(full, limits, settings.command_period)
-    except BridgeError as exc:
-        why = str(exc)
-    else:
+    for scale in SCALES:
+        try:
+            res = time_optimal(full, limits, settings.command_period, scale)
+        except BridgeError as exc:
+            why = str(exc)
+            break
         out = res.trajectory
         refused = dynamic_of(out) + PositionLimits().run(out, ctx)
         if not refused:
+            at = f" within x{scale:g} of the limits" if scale != 1.0 else ""
             notes.append(
-                f"topp: {out.n_points} commands every {settings.command_period:g} s (linear interpolation), "
+                f"topp: {out.n_points} commands every {settings.command_period:g} s (linear interpolation){at}, "
                 f"duration {out.duration:.6g} s instead of {full.duration:.6g} s, at most {res.path_error:.3g} rad "
                 "from the given path"
             )
             return out, out.duration / full.duration, "time-optimal"
-        why = f"topp: the time-optimal motion fails a check: {refused[0].message}"
+        why = f"topp: the time-optimal motion fails a check at x{scale:g} of the limits: {refused[0].message}"
     notes.append(f"{why}; the uniform stretch is used instead")
     return (*retime(full, limits), "uniform")
 
