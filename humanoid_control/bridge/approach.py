@@ -78,7 +78,7 @@ def prepend_approach(traj: Trajectory, q0, limits: JointLimits, settings: Bridge
     duration [s]), with the profile of ``settings.approach_profile``."""
     if settings.approach_profile == "jerk_limited":
         t, P, V = jerk_limited_approach(q0, traj.positions[0], limits, settings)
-        return _prepend(traj, t[:-1], P[:-1], V[:-1]), float(t[-1])
+        return _prepend(traj, t, P[:-1], V[:-1]), float(t[-1])
     T = approach_duration(q0, traj.positions[0], limits, settings, traj.velocities is not None)
     return prepend_rest(traj, q0, T), T
 
