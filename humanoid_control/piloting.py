@@ -61,6 +61,7 @@ from humanoid_control.pilot_devices import (
     gizmo_target,
     speed_spheres,
 )
+from humanoid_control.pilot_jerk import JerkFilter
 from humanoid_control.pilot_limits import (
     ACCELERATION,
     POSITION_MARGIN,
@@ -210,7 +211,8 @@ class PilotState:
     ``tracking`` one of `TRACKING_STATES` (`tracking_state`); ``errors`` {gizmo frame: (position
     error [m], rotation error [rad])} against its goal (inverse mode, else empty); ``scale`` the
     part of the solver's step the joint limits let through (1: all of it; `StepLimiter`);
-    ``fault`` why the cycle held the last configuration ("" when it did not)."""
+    ``fault`` why the cycle held the last configuration ("" when it did not); ``command`` the jerk
+    filter's joint positions to send (``joint_names`` order; `JerkFilter`), None when it is off."""
 
     q: np.ndarray
     report: object
@@ -226,6 +228,7 @@ class PilotState:
     errors: dict = field(default_factory=dict)
     scale: float = 1.0
     fault: str = ""
+    command: np.ndarray | None = None
 
 
 class PilotSession:
@@ -252,6 +255,7 @@ class PilotSession:
         tolerance: [m] the residual that counts as reached (``tracking``, `tracking_state`).
         acceleration: [rad/s²] or [m/s²] every joint's acceleration limit (`ACCELERATION`); the
             speed limits are the URDF's (`speed_limits`).
+        jerk: [rad/s³] the jerk limit of the command filter (`humanoid_control.pilot_jerk`), None: off.
     """
 
     def __init__(
@@ -266,6 +270,7 @@ class PilotSession:
         corrections=CORRECTIONS,
         tolerance=TRACKING_TOLERANCE,
         acceleration=ACCELERATION,
+        jerk=None,
     ):
         s = self.structure = structure
         if solver not in SOLVERS:
@@ -290,6 +295,7 @@ class PilotSession:
             acceleration, "pilot", "acceleration", minimum=0.0, strict=True, unit="rad/s²", error=KinematicsError
         )
         self.limiter = StepLimiter(s.model, speed_limits(s), accel, 1.0 / self.rate)
+        self.jerk_filter = None if jerk is None else JerkFilter.for_structure(s, accel, jerk, self.rate)
         self._lock = threading.RLock()
         self._data = s.model.createData()
         self.com = balance_tasks(s)
@@ -467,6 +473,8 @@ class PilotSession:
             self.set_control("inverse")  # the rest posture and the frames: here
             if here is None:
                 self.limiter.reset()  # at rest there
+                if self.jerk_filter is not None:
+                    self.jerk_filter.reset(self.q)
             else:
                 self.q = here
 
@@ -626,5 +634,6 @@ class PilotSession:
                 errors=errors,
                 scale=scale,
                 fault=fault,
+                command=None if self.jerk_filter is None else self.jerk_filter.update(q),
             )
             return self.state

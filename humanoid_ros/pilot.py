@@ -207,6 +207,7 @@ class PilotNode(Node):
             max_step=None,
             corrections=0,
             tolerance=self.p["tolerance"],
+            jerk=self.p["max_jerk"] if self.p["jerk_filter"] else None,
         )
         self.session.warm_up()  # the process's first solve (~1 s) here, not in the first cycle
 
@@ -408,7 +409,11 @@ class PilotNode(Node):
 
     # ------------------------------------------------------------------ outputs
     def positions(self) -> list[float]:
-        """The commanded joint positions, URDF joint order (the structure's 1-DOF joints)."""
+        """The commanded joint positions, URDF joint order (the structure's 1-DOF joints): the jerk
+        filter's when it is on (`jerk_filter`)."""
+        state = self.session.state
+        if state is not None and state.command is not None:
+            return [float(x) for x in state.command]
         return [float(x) for x in self.q[self.iq]]
 
     def _publish(self, state):

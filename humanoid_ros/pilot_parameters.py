@@ -8,6 +8,7 @@ A separate module because the table is large; the tests read it without rclpy.
 from __future__ import annotations
 
 from humanoid_control.kinematics import SOLVERS
+from humanoid_control.pilot_jerk import PILOT_JERK
 from humanoid_control.piloting import COMMAND_FRAMES, TRACKING_TOLERANCE
 from humanoid_ros.parameters import Parameter, ParameterTable
 
@@ -110,6 +111,24 @@ PARAMETERS = ParameterTable(
             minimum=0.0,
             exclusive_minimum=True,
             maximum=1000.0,
+        ),
+        Parameter(
+            "jerk_filter",
+            "bool",
+            False,
+            "filter the commands sent with a jerk-limited time-optimal move toward each cycle's command "
+            "(Ruckig online, `humanoid_control.pilot_jerk`): the acceleration ramps instead of stepping; off: "
+            "the commands are the solved ones",
+        ),
+        Parameter(
+            "max_jerk",
+            "double",
+            PILOT_JERK,
+            "jerk limit of the command filter (chosen: the 10 rad/s² acceleration limit in 0.1 s, "
+            "`humanoid_control.pilot_jerk.PILOT_JERK`)",
+            unit="rad/s³",
+            minimum=0.0,
+            exclusive_minimum=True,
         ),
         Parameter(
             "output",

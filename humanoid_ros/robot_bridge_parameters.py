@@ -17,6 +17,7 @@ from humanoid_control.bridge import (
     STATE_TIMEOUT,
     BridgeSettings,
 )
+from humanoid_control.bridge.settings import APPROACH_PROFILES, POLICIES
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 __all__ = ["NODE_NAME", "PARAMETERS", "CONTROLLER_TYPES", "DEFAULT_CONTROLLERS"]
@@ -101,9 +102,10 @@ PARAMETERS = ParameterTable(
             "policy",
             "string",
             _S.policy,
-            "a trajectory beyond a velocity or acceleration limit: `refuse` it, or `retime` it (time "
-            "stretched until every limit holds; the factor is reported)",
-            choices=("refuse", "retime"),
+            "a trajectory beyond a velocity or acceleration limit: `refuse` it, `retime` it (time "
+            "stretched until every limit holds; the factor is reported), or `topp` it (time-optimal along its "
+            "path, TOPP-RA, commands every 1 / `rate`; the uniform stretch when that fails a check, with a note)",
+            choices=POLICIES,
             dynamic=True,
         ),
         Parameter(
@@ -135,6 +137,23 @@ PARAMETERS = ParameterTable(
             _S.approach_speed,
             "rad/s",
             "peak joint speed of the approach segment (chosen)",
+            dynamic=True,
+        ),
+        Parameter(
+            "approach_profile",
+            "string",
+            _S.approach_profile,
+            "the approach segment: `cubic` (one cubic or linear segment) or `jerk_limited` (Ruckig: time-optimal "
+            "within `approach_speed`, the acceleration limit and `approach_jerk`, commands every 1 / `rate`)",
+            choices=APPROACH_PROFILES,
+            dynamic=True,
+        ),
+        _positive(
+            "approach_jerk",
+            _S.approach_jerk,
+            "rad/s³",
+            "jerk limit of the jerk-limited approach (chosen: the default acceleration limit in 0.1 s, "
+            "`humanoid_control.bridge.settings.APPROACH_JERK`)",
             dynamic=True,
         ),
         Parameter(

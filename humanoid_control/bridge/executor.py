@@ -105,8 +105,12 @@ class ExecutorSettings:
     @classmethod
     def from_values(cls, values: Mapping) -> ExecutorSettings:
         """The settings of a mapping that names every field, and every `BridgeSettings` field for
-        ``validation`` (the robot bridge node's parameters)."""
+        ``validation`` (the robot bridge node's parameters); ``command_period`` may be given as
+        ``rate`` [Hz] instead (the node's control rate)."""
         own = {f.name: values[f.name] for f in dataclasses.fields(cls) if f.name != "validation"}
+        values = dict(values)
+        if "command_period" not in values:
+            values["command_period"] = 1.0 / values["rate"]
         checks = {f.name: values[f.name] for f in dataclasses.fields(BridgeSettings)}
         return cls(validation=BridgeSettings(**checks), **own)
 

@@ -9,12 +9,17 @@ Order (docs/bridge.md):
    holding their set-point (``hold``: what the controller was last commanded; else their current
    position); time stretched by 1 / ``speed_scale``; accelerations dropped
    (the controller then runs the cubic that is checked here, not a quintic);
-4. with the ``retime`` policy, a velocity or acceleration excess stretches time (`retime`);
-5. the approach segment is prepended (``approach``, at its own speed, not stretched), or, when the
-   first point is at t > 0, the current position at t = 0 (the controller interpolates from where
-   the robot is, as ros2_control's joint_trajectory_controller does);
+4. with the ``retime`` policy, a velocity or acceleration excess stretches time (`retime`); with
+   ``topp``, it retimes the motion time-optimally along its path (`topp.time_optimal`, sampled
+   every ``command_period``), and when that fails or its result fails a velocity, acceleration or
+   position check, the uniform stretch is used instead, with a note saying why;
+5. the approach segment is prepended (``approach``, at its own speed, not stretched; its profile
+   ``approach_profile``, `approach`), or, when the first point is at t > 0, the current position
+   at t = 0 (the controller interpolates from where the robot is, as ros2_control's
+   joint_trajectory_controller does);
 6. motion checks (`checks.MOTION_CHECKS`) on that trajectory, along its interpolation; with
-   ``retime``, an excess left at the junction of a prepended segment stretches the whole again.
+   ``retime`` or ``topp``, an excess left at the junction of a prepended segment stretches the
+   whole again (uniformly).
 
 Point indices in refusals of step 4 count the points of the trajectory to send; a note says when
 a point was prepended (index 0 is then the current position).
@@ -26,6 +31,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from humanoid_control.bridge.approach import approach_duration, prepend_approach, prepend_rest
 from humanoid_control.bridge.checks import (
     INPUT_CHECKS,
     AccelerationLimits,
@@ -40,6 +46,7 @@ from humanoid_control.bridge.report import ValidationReport
 from humanoid_control.bridge.retime import retime, scale_time
 from humanoid_control.bridge.settings import BridgeSettings
 from humanoid_control.bridge.trajectory import Trajectory
+from humanoid_control.exceptions import BridgeError
 
 __all__ = ["validate", "approach_duration", "fill_joints"]
 
@@ -70,23 +77,30 @@ def fill_joints(
     return Trajectory(names, traj.times.copy(), P, V, None, traj.source)
 
 
-def approach_duration(start, goal, limits: JointLimits, settings: BridgeSettings, cubic: bool) -> float:
-    """Duration [s] of a rest-to-rest move start -> goal whose peak speed is at most
-    min(approach_speed, v_max) and peak acceleration at most a_max on every joint: cubic with zero
-    end velocities (peak speed 1.5 d / T, acceleration 6 d / T²) or linear (speed d / T, velocity
-    step 2 d / T² at the start, `bounds`)."""
-    d = np.abs(np.asarray(goal, float) - np.asarray(start, float))
-    vmax = np.minimum(settings.approach_speed, limits.v_max)
-    k_v, k_a = (1.5, 6.0) if cubic else (1.0, 2.0)
-    return float(max(np.max(k_v * d / vmax), np.max(np.sqrt(k_a * d / limits.a_max)), 1e-3))
+def _time_optimal(full, limits, settings, ctx, dynamic_of, notes) -> tuple[Trajectory, float, str]:
+    """(``full`` retimed time-optimally, new duration / old, "time-optimal"), or, when TOPP-RA
+    fails or its motion fails a check, (the uniform stretch, its factor, "uniform") with a note."""
+    from humanoid_control.bridge.topp import SCALES, time_optimal
 
-
-def _prepend(traj: Trajectory, q0, duration: float) -> Trajectory:
-    """``traj`` after a segment from ``q0`` (at rest, t = 0) lasting ``duration`` [s]."""
-    times = np.concatenate([[0.0], traj.times - traj.times[0] + duration])
-    P = np.vstack([q0, traj.positions])
-    V = None if traj.velocities is None else np.vstack([np.zeros_like(q0), traj.velocities])
-    return traj.with_(times=times, positions=P, velocities=V, accelerations=None)
+    for scale in SCALES:
+        try:
+            res = time_optimal(full, limits, settings.command_period, scale)
+        except BridgeError as exc:
+            why = str(exc)
+            break
+        out = res.trajectory
+        refused = dynamic_of(out) + PositionLimits().run(out, ctx)
+        if not refused:
+            at = f" within x{scale:g} of the limits" if scale != 1.0 else ""
+            notes.append(
+                f"topp: {out.n_points} commands every {settings.command_period:g} s (linear interpolation){at}, "
+                f"duration {out.duration:.6g} s instead of {full.duration:.6g} s, at most {res.path_error:.3g} rad "
+                "from the given path"
+            )
+            return out, out.duration / full.duration, "time-optimal"
+        why = f"topp: the time-optimal motion fails a check at x{scale:g} of the limits: {refused[0].message}"
+    notes.append(f"{why}; the uniform stretch is used instead")
+    return (*retime(full, limits), "uniform")
 
 
 def validate(
@@ -130,24 +144,25 @@ def validate(
     def dynamic_of(tr):
         return VelocityLimits().run(tr, ctx) + AccelerationLimits().run(tr, ctx)
 
-    stretch = 1.0
+    stretch, how = 1.0, "uniform"
     if settings.policy == "retime" and dynamic_of(full):
         full, stretch = retime(full, limits)  # the motion itself, before any approach segment
+    elif settings.policy == "topp" and dynamic_of(full):
+        full, stretch, how = _time_optimal(full, limits, settings, ctx, dynamic_of, notes)
     if current is None:
         notes.append("current joint positions unknown: the start state is not checked")
     else:
         # named joints start from where they are; the others stay at their set-point
         q0 = np.where([n in named for n in limits.names], _held(limits.names, current, None), full.positions[0])
         if start:
-            T = approach_duration(q0, full.positions[0], limits, settings, full.velocities is not None)
-            full = _prepend(full, q0, T)
+            full, T = prepend_approach(full, q0, limits, settings)
             notes.append(
-                f"approach segment of {T:.6g} s prepended from the current position "
+                f"approach segment ({settings.approach_profile}) of {T:.6g} s prepended from the current position "
                 f"(largest start error {max(abs(r.value - current[r.joint]) for r in start):.6g} rad); "
                 "point indices count it as point 0"
             )
         elif full.times[0] > 0:
-            full = _prepend(full, q0, full.times[0])
+            full = prepend_rest(full, q0, full.times[0])
             notes.append("current position prepended at t = 0 (first point at t > 0); point indices count it as 0")
 
     unbounded = [n for n, v in zip(limits.names, limits.v_max) if not np.isfinite(v)]
@@ -155,13 +170,15 @@ def validate(
         notes.append(f"no velocity limit (URDF velocity 0) for: {', '.join(unbounded)}")
     refusals = PositionLimits().run(full, ctx)
     dynamic = dynamic_of(full)
-    if dynamic and settings.policy == "retime":  # left: the junction with the prepended segment
+    if dynamic and settings.policy in ("retime", "topp"):  # left: the junction with the prepended segment
         full, again = retime(full, limits)
         stretch *= again
+        how = "uniform" if how == "uniform" else f"{how}, then x{again:.6g} uniform"
         dynamic = dynamic_of(full)
     if stretch != 1.0:
+        what = "time stretched" if how == "uniform" else "duration"
         notes.append(
-            f"retimed: time stretched x{stretch:.6g} (uniform) so that every velocity and acceleration limit holds; "
+            f"retimed: {what} x{stretch:.6g} ({how}) so that every velocity and acceleration limit holds; "
             f"duration {full.duration:.6g} s"
         )
     refusals += dynamic

@@ -281,8 +281,11 @@ def test_settings_from_the_node_parameters_and_their_checks():
         "start_tolerance": 0.02,
         "approach": True,
         "approach_speed": 0.1,
+        "approach_profile": "jerk_limited",
+        "approach_jerk": 50.0,
         "self_collision": False,
         "speed_scale": 0.5,
+        "rate": 50.0,
         "robot": "ignored",
     }
     st = ExecutorSettings.from_values(values)
@@ -293,6 +296,9 @@ def test_settings_from_the_node_parameters_and_their_checks():
         start_tolerance=0.02,
         approach=True,
         approach_speed=0.1,
+        approach_profile="jerk_limited",
+        approach_jerk=50.0,
+        command_period=0.02,
         self_collision=False,
         speed_scale=0.5,
     )
