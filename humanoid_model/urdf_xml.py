@@ -285,9 +285,7 @@ class UrdfTree:
         if axis is not None:
             ET.SubElement(e, "axis", xyz=vector_text(axis))
         if limit is not None:
-            ET.SubElement(
-                e, "limit", **dict(zip(("lower", "upper", "effort", "velocity"), map(_number, limit)))
-            )
+            ET.SubElement(e, "limit", **dict(zip(("lower", "upper", "effort", "velocity"), map(_number, limit))))
         self.joints[name] = UrdfJointElement(e)
         return self.joints[name]
 
