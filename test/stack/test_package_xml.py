@@ -33,7 +33,7 @@ ROSDEP_KEY = {
 }
 # module -> PyPI distribution (requirements.txt)
 PIP_ONLY = {"viser": "viser", "websockets": "websockets", "casadi": "casadi", "proxsuite": "proxsuite"}
-ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros")
+ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros", "xacro")
 # optional modules: imported inside a function, with a fallback when absent (not installed by make)
 OPTIONAL = {"gmsh": "humanoid_sim.soles.mesh: the structured generator is the default (docs/soles.md)"}
 
