@@ -3,7 +3,8 @@ of them: robots, scenes, the file formats, and what every package shares.
 
 - robots: `robot` (`load_robot` -> `Robot`, `robot_from_urdf_text`, joint angles),
   `urdf_description` (the one URDF and sidecar reader), `urdf_xml` (the one editable URDF),
-  `xacro_file` (xacro robot files), `srdf` (SRDF postures and exclusions), `mesh_paths`, `contact_location` (`ContactLocation`), `collision_geometry`,
+  `xacro_file` (xacro robot files), `srdf` (SRDF postures and exclusions), `mesh_paths`,
+  `contact_location` (`ContactLocation`), `collision_geometry`,
   `collision_rules`, `sole_spec`, `spherical_joints`, `flexible_ankle`, `tf_tree` (the state
   publisher's core), `dynmodel/` (the dynamic-model generator);
 - scenes: `scene` (`load_scene` -> `Scene`), `scene_types`, `scene_fields`, `scene_params`,
