@@ -20,11 +20,10 @@ which no public source gives): chosen, see `SPRINGS`.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import numpy as np
 
 from humanoid_model.exceptions import ModelError
+from humanoid_model.urdf_xml import UrdfLink, UrdfTree, element_origin
 
 __all__ = ["SPRINGS", "PLATE_MASS", "flexible_urdf", "flexible_contacts", "FEET"]
 
@@ -35,90 +34,72 @@ PLATE_MASS = 0.3  # [kg] sole plate below the bushes (chosen: a 23 × 13 × 2 cm
 # 5 cm off the plate centre (14 N m) within 7 mrad.
 SPRINGS = {"FLEX_Z": (5.0e5, 1.5e3), "FLEX_X": (2.0e4, 200.0), "FLEX_Y": (2.0e4, 200.0)}
 AXES = {
-    "FLEX_Z": ("prismatic", "0 0 1", 0.02),
-    "FLEX_X": ("revolute", "1 0 0", 0.5),
-    "FLEX_Y": ("revolute", "0 1 0", 0.5),
+    "FLEX_Z": ("prismatic", (0, 0, 1), 0.02),
+    "FLEX_X": ("revolute", (1, 0, 0), 0.5),
+    "FLEX_Y": ("revolute", (0, 1, 0), 0.5),
 }
 FEET = {"hrp2": ("RLEG_LINK5", "LLEG_LINK5")}  # robots with the variant: their foot links
 
 
-def _xyz(el) -> np.ndarray:
-    o = el.find("origin")
-    return np.array([float(x) for x in o.get("xyz", "0 0 0").split()]) if o is not None else np.zeros(3)
-
-
-def _fmt(v) -> str:
-    return " ".join(f"{x:.9g}" for x in v)
-
-
-def _plate(link):
+def _plate(link: UrdfLink):
     """(the plate's collision/visual elements, its top centre in the foot frame): the lowest box."""
     boxes = []
-    for el in list(link.findall("collision")) + list(link.findall("visual")):
+    for el in link.geometry():
         b = el.find("geometry/box")
         if b is not None:
             size = np.array([float(x) for x in b.get("size").split()])
-            boxes.append((_xyz(el)[2] - size[2] / 2, el, _xyz(el) + [0, 0, size[2] / 2]))
+            xyz = element_origin(el)[0]
+            boxes.append((xyz[2] - size[2] / 2, el, xyz + [0, 0, size[2] / 2], size))
     if not boxes:
-        raise ModelError(f"flexible ankle: foot link '{link.get('name')}' has no box to use as the sole plate")
+        raise ModelError(f"flexible ankle: foot link '{link.name}' has no box to use as the sole plate")
     low = min(b[0] for b in boxes)
     plate = [b for b in boxes if abs(b[0] - low) < 1e-9]
-    return [b[1] for b in plate], plate[0][2]
+    return [b[1] for b in plate], plate[0][2], plate[0][3]
 
 
 def flexible_urdf(urdf_text: str, feet) -> tuple[str, dict[str, np.ndarray], dict[str, tuple[float, float]]]:
     """(URDF text with the flexible ankles, foot link -> plate origin (3,) in the foot frame [m],
-    joint name -> (stiffness, damping)) for the foot links ``feet`` (module docstring)."""
-    root = ET.fromstring(urdf_text)
-    links = {link.get("name"): link for link in root.findall("link")}
+    joint name -> (stiffness, damping)) for the foot links ``feet`` (module docstring). The URDF is
+    edited through `humanoid_model.urdf_xml.UrdfTree`."""
+    tree = UrdfTree.from_text(urdf_text)
     origins, springs = {}, {}
     for foot in feet:
-        link = links.get(foot)
-        if link is None:
+        if foot not in tree.links:
             raise ModelError(f"flexible ankle: no foot link '{foot}' in the URDF")
-        elements, o = _plate(link)
+        link = tree.links[foot]
+        elements, o, size = _plate(link)
         origins[foot] = o
-        plate = ET.SubElement(root, "link", name=f"{foot}_PLATE")
-        inertial = link.find("inertial")
-        if inertial is not None:
-            mass = inertial.find("mass")
-            mass.set("value", f"{float(mass.get('value')) - PLATE_MASS:.9g}")
-        size = np.array([float(x) for x in elements[0].find("geometry/box").get("size").split()])
-        I = (
-            PLATE_MASS
-            / 12.0
-            * np.array([size[1] ** 2 + size[2] ** 2, size[0] ** 2 + size[2] ** 2, size[0] ** 2 + size[1] ** 2])
-        )
-        pi = ET.SubElement(plate, "inertial")
-        c = _xyz(elements[0]) - o
-        ET.SubElement(pi, "origin", xyz=_fmt(c), rpy="0 0 0")
-        ET.SubElement(pi, "mass", value=f"{PLATE_MASS:.9g}")
-        ET.SubElement(pi, "inertia", ixx=f"{I[0]:.9g}", ixy="0", ixz="0", iyy=f"{I[1]:.9g}", iyz="0", izz=f"{I[2]:.9g}")
+        box_centre = element_origin(elements[0])[0]
+        if link.mass is not None:
+            link.mass = link.mass - PLATE_MASS
+        moments = np.array([size[1] ** 2 + size[2] ** 2, size[0] ** 2 + size[2] ** 2, size[0] ** 2 + size[1] ** 2])
+        plate = tree.add_link(f"{foot}_PLATE", mass=PLATE_MASS, com=box_centre - o, inertia=PLATE_MASS / 12.0 * moments)
         for el in elements:
-            link.remove(el)
-            el.find("origin").set("xyz", _fmt(_xyz(el) - o))
-            plate.append(el)
+            link.move_geometry(el, plate, offset=o)
+        fixed_below = [  # fixed frames at the plate's level (the sole frames) follow the plate
+            j
+            for j in tree.joints.values()
+            if j.type == "fixed" and j.parent == foot and j.xyz[2] <= o[2] - 1e-9 and not j.child.endswith("_FT")
+        ]
         parent = foot
         for k, name in enumerate(("FLEX_Z", "FLEX_X", "FLEX_Y")):
-            child = f"{foot}_PLATE" if name == "FLEX_Y" else f"{foot}_{name}_LINK"
-            if name != "FLEX_Y":
-                ET.SubElement(root, "link", name=child)
+            child = plate.name if name == "FLEX_Y" else tree.add_link(f"{foot}_{name}_LINK").name
             kind, axis, lim = AXES[name]
-            j = ET.SubElement(root, "joint", name=f"{foot}_{name}", type=kind)
-            ET.SubElement(j, "parent", link=parent)
-            ET.SubElement(j, "child", link=child)
-            ET.SubElement(j, "origin", xyz=_fmt(o if k == 0 else np.zeros(3)), rpy="0 0 0")
-            ET.SubElement(j, "axis", xyz=axis)
-            ET.SubElement(j, "limit", lower=f"{-lim}", upper=f"{lim}", effort="1e4", velocity="100")
+            tree.add_joint(
+                f"{foot}_{name}",
+                kind,
+                parent,
+                child,
+                xyz=o if k == 0 else np.zeros(3),
+                axis=axis,
+                limit=(-lim, lim, 1e4, 100),
+            )
             springs[f"{foot}_{name}"] = SPRINGS[name]
             parent = child
-        for j in root.findall("joint"):  # fixed frames at the plate's level follow the plate
-            if j.get("type") == "fixed" and j.find("parent").get("link") == foot:
-                xyz = _xyz(j)
-                if xyz[2] <= o[2] - 1e-9 and not j.find("child").get("link").endswith("_FT"):
-                    j.find("parent").set("link", f"{foot}_PLATE")
-                    j.find("origin").set("xyz", _fmt(xyz - o))
-    return ET.tostring(root, encoding="unicode"), origins, springs
+        for j in fixed_below:
+            j.parent = plate.name
+            j.xyz = j.xyz - o
+    return tree.to_text(), origins, springs
 
 
 def flexible_contacts(contacts: dict, origins: dict) -> dict:

@@ -27,20 +27,25 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.collision_geometry import geometry_z_range
+from humanoid_model.collision_rules import CollisionRules
 from humanoid_model.contact_location import ContactLocation, contact_from_yaml, default_sole_contacts
 from humanoid_model.exceptions import ModelError
 from humanoid_model.flexible_ankle import FEET, flexible_contacts, flexible_urdf
-from humanoid_model.mesh_paths import resolve_urdf_paths
+from humanoid_model.mesh_paths import resolve_urdf_paths, resolve_urdf_text_paths
 from humanoid_model.sole_spec import read_soles
 from humanoid_model.spherical_joints import merge_spherical, read_spherical
+from humanoid_model.srdf import find_srdf, read_srdf
 from humanoid_model.urdf_description import (  # noqa: F401 (available_robots: re-exported)
     Sidecar,
     available_robots,
     read_once,
     read_sidecar,
+    read_urdf,
     resolve_robot_path,
+    sidecar_path,
 )
 from humanoid_model.validation import finite_number, finite_vector, message
+from humanoid_model.xacro_file import robot_stem
 
 ROOT_JOINT = "root_joint"
 
@@ -50,7 +55,7 @@ class Robot:
     """A humanoid model with its geometry, limits, postures and contact locations."""
 
     name: str
-    urdf_path: Path
+    urdf_path: Path | None  #: the robot's file (None for a robot built from URDF text without a file)
     urdf_text: str  #: URDF XML with every mesh path made absolute
     model: pin.Model
     collision_model: pin.GeometryModel
@@ -64,6 +69,10 @@ class Robot:
     springs: dict = field(default_factory=dict)  #: passive joint -> (stiffness, damping) (`flexible_ankle`)
     #: ball joints (`humanoid_model.spherical_joints.SphericalMerge`: the URDF model and the angle maps), or None
     spherical: object = None
+    #: mimic joints: name -> (mimicked joint, multiplier, offset); Pinocchio's ``JointModelMimic``, no q or v of its own
+    mimic: dict = field(default_factory=dict)
+    #: the robot's collision rules: its SRDF's exclusions, then its sidecar's ``collision:`` section
+    collision: CollisionRules = field(default_factory=CollisionRules)
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -73,8 +82,19 @@ class Robot:
 
     @property
     def joint_names(self) -> list[str]:
-        """Actuated joint names in model order (no ``universe``, no root joint)."""
-        return [n for n in self.model.names[1:] if n != ROOT_JOINT]
+        """Actuated joint names in model order (no ``universe``, no root joint, no mimic joint)."""
+        return [n for n in self.model.names[1:] if n != ROOT_JOINT and n not in self.mimic]
+
+    def check_no_mimic(self, user: str) -> None:
+        """`ModelError` naming ``user`` (what cannot run this robot) when the robot has mimic
+        joints: Pinocchio 4.1's ABA, ``computeMinverse`` and ``computeAllTerms`` refuse them, so the
+        simulator and the whole-body controller do too, in one line, before they start."""
+        if self.mimic:
+            pairs = ", ".join(f"{j} follows {m[0]}" for j, m in self.mimic.items())
+            raise ModelError(
+                f"robot '{self.name}': {user} does not support mimic joints ({pairs}): "
+                "Pinocchio 4.1's forward dynamics (ABA) refuses them"
+            )
 
     @property
     def dof_names(self) -> list[str]:
@@ -273,38 +293,71 @@ def check_joint_count(n: int, source) -> None:
 
 
 def load_robot(name_or_urdf_path, planar: bool = False, ankle: str = "rigid") -> Robot:
-    """Load a shipped robot by name (``hrp2``, ``bip``) or any URDF file.
+    """Load a shipped robot by name (``hrp2``, ``bip``), a URDF file or a xacro file.
 
     Args:
-        name_or_urdf_path: shipped robot name or path to a URDF file.
+        name_or_urdf_path: shipped robot name, path to a URDF file, or path to a xacro file
+            optionally followed by its arguments, ``"FILE.urdf.xacro name:=value ..."``
+            (`humanoid_model.xacro_file`).
         planar: lock the joints listed under ``planar.locked_joints`` in the robot's YAML (for BIP,
             the lateral joints), giving the sagittal model. The root stays a free flyer.
         ankle: ``rigid`` (default) or ``flexible``: HRP-2's passive 3-DOF spring-damper ankles
             (`humanoid_model.flexible_ankle`, Chardonnet 2009, eq. (4.3)); ``robot.springs`` holds their constants.
 
-    The URDF and its sidecar are read once (`humanoid_model.urdf_description.read_once`).
+    The URDF and its sidecar are read once (`humanoid_model.urdf_description.read_once`); the
+    robot's SRDF, when there is one, gives postures and collision exclusions (`humanoid_model.srdf`).
     """
     with read_once():
-        return _load_robot(name_or_urdf_path, planar, ankle)
+        path = resolve_robot_path(name_or_urdf_path)
+        desc = read_urdf(path)
+        srdf_path = find_srdf(path, desc.name)
+        srdf = read_srdf(srdf_path, desc) if srdf_path is not None else None
+        return _build(path, robot_stem(path), resolve_urdf_paths(path), read_sidecar(path), srdf, planar, ankle)
 
 
-def _load_robot(name_or_urdf_path, planar: bool, ankle: str) -> Robot:
-    path = resolve_robot_path(name_or_urdf_path)
-    urdf_text = resolve_urdf_paths(path)
-    sidecar = read_sidecar(path)
+def robot_from_urdf_text(
+    urdf_text: str, name: str | None = None, base: Path | None = None, like=None, planar: bool = False
+) -> Robot:
+    """A `Robot` from URDF XML text, as a ROS node receives it on ``/robot_description``.
+
+    Mesh paths are resolved by `humanoid_model.mesh_paths.resolve_urdf_text_paths` (``package://``
+    in ``ROS_PACKAGE_PATH`` / ``AMENT_PREFIX_PATH`` / the ament index and in the folders above
+    ``base``; relative paths from ``base``). ``like``: a robot name or file (as `load_robot` takes)
+    whose sidecar and SRDF give the postures, contacts, sensors and collision rules (a shipped
+    robot's description published by ``robot_state_publisher``); without it the robot has the
+    ``zero`` posture and the default sole contacts, as a URDF file without a sidecar. ``name``:
+    default the URDF's ``<robot name>``. The robot's ``urdf_path`` is ``like``'s file, else None."""
+    with read_once():
+        if "<" not in str(urdf_text):
+            raise ModelError("<urdf string>: not URDF XML text (a robot name or file goes to load_robot)")
+        desc = read_urdf(str(urdf_text))
+        text = resolve_urdf_text_paths(urdf_text, base)
+        path = sidecar = srdf = None
+        if like is not None:
+            path = resolve_robot_path(like)
+            sidecar = read_sidecar(path)
+            srdf_path = find_srdf(path, read_urdf(path).name)
+            srdf = read_srdf(srdf_path, desc) if srdf_path is not None else None
+        return _build(path, name or desc.name, text, sidecar, srdf, planar, "rigid", source="<urdf string>")
+
+
+def _build(path, name, urdf_text, sidecar, srdf, planar: bool, ankle: str, source=None) -> Robot:
+    """The `Robot` of URDF text whose meshes are resolved, with its sidecar and SRDF (None when absent)."""
+    source = source or path
     springs = {}
     if ankle not in ("rigid", "flexible"):
         raise ModelError(message("load_robot", "ankle", "'rigid' or 'flexible'", ankle))
     if ankle == "flexible":
-        if path.stem not in FEET or planar:
-            raise ModelError(message("load_robot", "ankle", f"'rigid' for {path.stem} (planar={planar})", ankle))
-        urdf_text, origins, springs = flexible_urdf(urdf_text, FEET[path.stem])
+        if name not in FEET or planar:
+            raise ModelError(message("load_robot", "ankle", f"'rigid' for {name} (planar={planar})", ankle))
+        urdf_text, origins, springs = flexible_urdf(urdf_text, FEET[name])
         if sidecar is not None:
             sidecar = dataclasses.replace(sidecar, contacts=flexible_contacts(dict(sidecar.contacts), origins))
+    mimic = read_urdf(urdf_text).mimic_joints
     try:
-        model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer())
+        model = pin.buildModelFromXML(urdf_text, pin.JointModelFreeFlyer(), bool(mimic))
     except (RuntimeError, ValueError) as exc:
-        raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
+        raise ModelError(f"{source}: Pinocchio cannot parse this URDF: {exc}") from exc
     balls = read_spherical(sidecar.spherical, str(sidecar.path)) if sidecar is not None else ()
     merge = None
     if balls:  # the sidecar's ball joints: the URDF model's postures and armature, then one joint per triple
@@ -318,22 +371,25 @@ def _load_robot(name_or_urdf_path, planar: bool, ankle: str) -> Robot:
         collision = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.COLLISION)
         visual = pin.buildGeomFromUrdfString(model, urdf_text, pin.GeometryType.VISUAL)
     except (RuntimeError, ValueError) as exc:
-        raise ModelError(f"{path}: Pinocchio cannot parse this URDF: {exc}") from exc
-    check_joint_count(model.nv - 6, path)
+        raise ModelError(f"{source}: Pinocchio cannot parse this URDF: {exc}") from exc
+    check_joint_count(model.nv - 6, source)
     # Pinocchio names the free flyer "root_joint" (checked here so a future change is caught).
     if model.names[1] != ROOT_JOINT:
-        raise ModelError(f"{path}: expected the free-flyer joint to be named '{ROOT_JOINT}'")
+        raise ModelError(f"{source}: expected the free-flyer joint to be named '{ROOT_JOINT}'")
 
-    name = path.stem
+    postures = _srdf_postures(model, collision, srdf)
+    rules = srdf.collision if srdf is not None else CollisionRules()
     if sidecar is not None:
         spec_path = sidecar.path
         if merge is None:
-            postures = {k: _posture_q(model, v, spec_path, k) for k, v in sidecar.postures.items()}
+            postures.update({k: _posture_q(model, v, spec_path, k) for k, v in sidecar.postures.items()})
         else:  # written with the URDF's angles (a ball joint's three), converted to quaternions
-            postures = {
-                k: merge.configuration(_posture_q(merge.urdf_model, v, spec_path, k))
-                for k, v in sidecar.postures.items()
-            }
+            postures.update(
+                {
+                    k: merge.configuration(_posture_q(merge.urdf_model, v, spec_path, k))
+                    for k, v in sidecar.postures.items()
+                }
+            )
         postures.setdefault("zero", _zero_posture(model, collision))
         default = sidecar.default_posture or next(iter(postures))
         if default not in postures:
@@ -343,10 +399,11 @@ def _load_robot(name_or_urdf_path, planar: bool, ankle: str) -> Robot:
         if merge is None:  # (with ball joints: set on the URDF model, carried over by the merge)
             _set_armature(model, sidecar.armature, spec_path)
         soles = read_soles(sidecar.soles, contacts, str(spec_path))
+        rules = rules.merged(sidecar.collision)
     else:
-        postures = {"zero": _zero_posture(model, collision)}
-        default = "zero"
-        contacts = default_sole_contacts(model, collision, postures["zero"], path)
+        default = next(iter(postures), "zero")  # the SRDF's first group state, else zero
+        postures.setdefault("zero", _zero_posture(model, collision))
+        contacts = default_sole_contacts(model, collision, postures["zero"], source)
         sensors = {}
         soles = {}
 
@@ -364,10 +421,26 @@ def _load_robot(name_or_urdf_path, planar: bool, ankle: str) -> Robot:
         soles=soles,
         springs=springs,
         spherical=merge,
+        mimic=dict(mimic),
+        collision=rules,
     )
     if planar:
-        robot = _planar_reduction(robot, sidecar, path.with_suffix(".yaml"))
+        robot = _planar_reduction(robot, sidecar, sidecar_path(path) if path is not None else source)
     return robot
+
+
+def _srdf_postures(model, collision, srdf) -> dict[str, np.ndarray]:
+    """The SRDF's group states as configurations (`humanoid_model.srdf`); a group state without a
+    base pose stands on the ground (its lowest collision point at z = 0, as ``zero``)."""
+    postures = {}
+    for name, spec in (srdf.postures if srdf is not None else {}).items():
+        q = _posture_q(
+            model, {"joints": spec["joints"], "base": spec["base"] or [0, 0, 0, 0, 0, 0, 1]}, srdf.path, name
+        )
+        if spec["base"] is None and len(collision.geometryObjects):
+            q[2] -= geometry_z_range(model, collision, q)[0]
+        postures[name] = q
+    return postures
 
 
 # ---------------------------------------------------------------------- sidecar sections
@@ -384,6 +457,8 @@ def _posture_q(model: pin.Model, spec, path: Path, name: str) -> np.ndarray:
         if not model.existJointName(joint) or joint == ROOT_JOINT:
             raise ModelError(f"{where}.joints: unknown joint '{joint}'")
         j = model.joints[model.getJointId(joint)]
+        if j.nv == 0:
+            raise ModelError(f"{where}.joints.{joint}: a mimic joint follows the joint it mimics: set that one")
         angle = finite_number(value, str(path), f"postures.{name}.joints.{joint}", unit="[rad]", error=ModelError)
         if not set_joint_angle(q, j, angle):
             raise ModelError(f"{where}.joints.{joint}: only 1-DOF joints can be set by angle")

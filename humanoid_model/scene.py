@@ -531,7 +531,7 @@ class _Loader(FieldReader):
 def _robot_description(urdf: Path) -> UrdfDescription:
     """The robot's URDF as parsed by the shared reader; a broken URDF is a `SceneError`."""
     try:
-        return read_urdf(Path(urdf))
+        return read_urdf(urdf if isinstance(urdf, Path) else Path(urdf))  # (a xacro path keeps its arguments)
     except ModelError as exc:
         raise SceneError(f"cannot read the robot's URDF: {exc}") from None
 

@@ -59,7 +59,9 @@ from humanoid_model import files
 from humanoid_model.collision_rules import CollisionRules, read_collision_rules
 from humanoid_model.exceptions import ModelError, UnknownRobotError
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
+from humanoid_model.srdf import find_srdf, read_srdf
 from humanoid_model.validation import message
+from humanoid_model.xacro_file import XACRO_SUFFIX, expand, is_xacro, robot_stem, split_robot_argument, with_arguments
 from humanoid_model.yaml_file import read_yaml
 
 __all__ = [
@@ -73,6 +75,8 @@ __all__ = [
     "UrdfJoint",
     "UrdfDescription",
     "read_urdf",
+    "urdf_file_text",
+    "sidecar_path",
     "available_robots",
     "resolve_robot_path",
     "Sidecar",
@@ -136,6 +140,8 @@ class UrdfJoint:
     velocity: float | None = None
     damping: float = 0.0  #: ``<dynamics damping>``: viscous friction [N·m·s/rad] or [N·s/m]
     friction: float = 0.0  #: ``<dynamics friction>``: Coulomb (dry) friction [N·m] or [N]
+    #: ``<mimic joint multiplier offset>``: (mimicked joint, multiplier, offset): q = multiplier q_joint + offset
+    mimic: tuple[str, float, float] | None = None
 
     @property
     def movable(self) -> bool:
@@ -170,6 +176,12 @@ class UrdfDescription:
         return list(self.links)
 
     @property
+    def mimic_joints(self) -> dict[str, tuple[str, float, float]]:
+        """``{joint: (mimicked joint, multiplier, offset)}`` of the movable joints with a ``<mimic>``
+        (a fixed joint's ``<mimic>`` moves nothing and is left out)."""
+        return {j.name: j.mimic for j in self.joints if j.mimic is not None and j.movable}
+
+    @property
     def movable_joints(self) -> list[UrdfJoint]:
         """The joints that are neither fixed nor floating, in declaration order."""
         return [j for j in self.joints if j.movable]
@@ -196,19 +208,25 @@ def available_robots() -> list[str]:
 
 
 def resolve_robot_path(name_or_path, base: Path | None = None, context: str | None = None, error=UnknownRobotError):
-    """Path of an existing URDF file (relative to ``base`` first, when given) or of a shipped
-    robot's URDF, by the rule of `humanoid_model.paths.resolve`; else ``error`` (default
-    `UnknownRobotError`; message prefixed with ``context``)."""
-    return resolve(
+    """Path of an existing URDF or xacro file (relative to ``base`` first, when given) or of a
+    shipped robot's URDF, by the rule of `humanoid_model.paths.resolve`; else ``error`` (default
+    `UnknownRobotError`; message prefixed with ``context``). A xacro file may be followed by its
+    arguments, ``"FILE.urdf.xacro name:=value ..."`` (`humanoid_model.xacro_file`): the path
+    returned carries them."""
+    args = dict(getattr(name_or_path, "xacro_args", ()))
+    if not isinstance(name_or_path, Path):
+        name_or_path, args = split_robot_argument(str(name_or_path), error)
+    path = resolve(
         name_or_path,
         shipped_files(urdf_dir(), ".urdf"),
         "robot",
-        (".urdf",),
+        (".urdf", XACRO_SUFFIX),
         error,
         file_kind="URDF file",
         base=base,
         context=context,
     )
+    return with_arguments(path, args)
 
 
 # The reads of the current `read_once` block: (kind, absolute path) -> what was read (None outside one)
@@ -234,7 +252,7 @@ def read_once() -> Iterator[None]:
         _READS.reset(token)
 
 
-def _read_once(kind: str, path: Path, read: Callable):
+def _read_once(kind, path: Path, read: Callable):
     """``read()``, or the current `read_once` block's earlier result for (``kind``, ``path``)."""
     reads = _READS.get()
     if reads is None:
@@ -250,15 +268,21 @@ def read_urdf(urdf) -> UrdfDescription:
     ``robot_description``). Descriptions are cached by source and text (a changed file is
     parsed again); inside a `read_once` block a file is read once."""
     if isinstance(urdf, Path) or (isinstance(urdf, str) and "<" not in urdf):
-        path = Path(urdf)
-        return _read_once("urdf", path, lambda: _read_urdf_file(path))
+        path = urdf if isinstance(urdf, Path) else Path(urdf)  # (an XacroPath keeps its arguments)
+        return _read_once(("urdf", getattr(path, "xacro_args", ())), path, lambda: _read_urdf_file(path))
     return _parse(str(urdf), "<urdf string>")
 
 
-def _read_urdf_file(path: Path) -> UrdfDescription:
+def urdf_file_text(path: Path) -> str:
+    """The URDF text of a robot file: a URDF as written, a xacro file expanded
+    (`humanoid_model.xacro_file.expand`, with the arguments an `XacroPath` carries)."""
     if not path.exists():
         raise ModelError(f"{path}: URDF file not found")
-    return _parse(files.read_text(path, "URDF file", ModelError), str(path))
+    return expand(path) if is_xacro(path) else files.read_text(path, "URDF file", ModelError)
+
+
+def _read_urdf_file(path: Path) -> UrdfDescription:
+    return _parse(urdf_file_text(path), str(path))
 
 
 def _numbers(text, n, where, attr, src) -> list[float]:
@@ -382,6 +406,12 @@ def _joint(je, links, src) -> UrdfJoint:
             if value < 0:
                 raise ModelError(f"{src}: {where} <dynamics {a}='{de.get(a)}'>: must be >= 0")
             limit[a] = value
+    me = je.find("mimic")
+    if me is not None:
+        if not me.get("joint"):
+            raise ModelError(f"{src}: {where} <mimic>: missing attribute 'joint'")
+        w = f"{where} <mimic>"
+        limit["mimic"] = (me.get("joint"), _scalar(me, "multiplier", w, src, 1.0), _scalar(me, "offset", w, src, 0.0))
     return UrdfJoint(name, jtype, ends[0], ends[1], xyz, rpy, axis, **limit)
 
 
@@ -415,6 +445,9 @@ def _parse(text: str, src: str) -> UrdfDescription:
             raise ModelError(f"{src}: <joint name='{name}'> is declared twice")
         seen.add(name)
         joints.append(_joint(je, links, src))
+    for j in joints:
+        if j.mimic is not None and j.mimic[0] not in seen:
+            raise ModelError(f"{src}: <joint name='{j.name}'> <mimic joint='{j.mimic[0]}'>: no such joint")
     return UrdfDescription(
         robot_name, MappingProxyType(links), tuple(joints), _root_link(robot_name, links, joints, src), src, root
     )
@@ -497,11 +530,14 @@ class Sidecar:
 
 
 def world_collision_rules(robot, scene=None) -> CollisionRules:
-    """The collision rules of ``robot``'s sidecar (none without one), then ``scene``'s (its masks
-    replace the sidecar's for the same name): what the simulator's pair filter and the planner's
-    self-collision pairs both apply."""
+    """The robot's collision rules (a `humanoid_model.robot.Robot`'s ``collision``: its SRDF's
+    exclusions and its sidecar's section; for another object with a ``urdf_path``, its sidecar's),
+    then ``scene``'s (its masks replace the robot's for the same name): what the simulator's pair
+    filter, the planner's self-collision pairs and the bridge's self-collision check apply."""
     rules = CollisionRules()
-    if robot is not None and getattr(robot, "urdf_path", None) is not None:
+    if isinstance(getattr(robot, "collision", None), CollisionRules):
+        rules = robot.collision
+    elif robot is not None and getattr(robot, "urdf_path", None) is not None:
         sidecar = read_sidecar(robot.urdf_path)
         if sidecar is not None:
             rules = sidecar.collision
@@ -513,11 +549,17 @@ def read_sidecar(urdf_path) -> Sidecar | None:
     a `read_once` block; its sections are shared then: read them, never change them).
 
     Raises `ModelError` for malformed YAML, a top level or a section that is not a mapping."""
-    return _read_once("sidecar", Path(urdf_path).with_suffix(".yaml"), lambda: _read_sidecar_file(urdf_path))
+    return _read_once("sidecar", sidecar_path(urdf_path), lambda: _read_sidecar_file(urdf_path))
+
+
+def sidecar_path(urdf_path) -> Path:
+    """Where the sidecar of a robot file is: ``NAME.yaml`` beside ``NAME.urdf`` or ``NAME.urdf.xacro``."""
+    path = Path(urdf_path)
+    return path.parent / f"{robot_stem(path)}.yaml"
 
 
 def _read_sidecar_file(urdf_path) -> Sidecar | None:
-    path = Path(urdf_path).with_suffix(".yaml")
+    path = sidecar_path(urdf_path)
     if not path.is_file():
         return None
     data = read_yaml(path, "robot sidecar YAML file", ModelError) or {}
@@ -533,7 +575,7 @@ def _read_sidecar_file(urdf_path) -> Sidecar | None:
     planar = section("planar")
     collision = CollisionRules()
     if data.get("collision") is not None:  # link names checked here: the section is only the simulator's
-        links = read_urdf(Path(urdf_path)).link_names
+        links = read_urdf(urdf_path if isinstance(urdf_path, Path) else Path(urdf_path)).link_names
         collision = read_collision_rules(data["collision"], links, str(path), "collision", ModelError)
     return Sidecar(
         path=path,
@@ -550,6 +592,12 @@ def _read_sidecar_file(urdf_path) -> Sidecar | None:
 
 
 def posture_names(urdf_path) -> list[str]:
-    """The posture names of the robot of ``urdf_path`` (``zero`` alone without a sidecar)."""
-    sidecar = read_sidecar(urdf_path)
-    return [ZERO_POSTURE] if sidecar is None else sidecar.posture_names
+    """The posture names of the robot of ``urdf_path``: its SRDF's group states
+    (`humanoid_model.srdf`, named as the project names postures), its sidecar's, and ``zero``."""
+    path = urdf_path if isinstance(urdf_path, Path) else Path(urdf_path)
+    desc = read_urdf(path)
+    srdf = find_srdf(path, desc.name)
+    names = list(read_srdf(srdf, desc).postures) if srdf is not None else []
+    sidecar = read_sidecar(path)
+    names += [n for n in (sidecar.posture_names if sidecar is not None else [ZERO_POSTURE]) if n not in names]
+    return names + ([] if ZERO_POSTURE in names else [ZERO_POSTURE])

@@ -166,7 +166,7 @@ class World:
                 if spec is not scene.robot:
                     scene = dataclasses.replace(scene, robot=spec)
             elif scene.robot is not None:
-                rob = load_robot(str(scene.robot.urdf_path), ankle=scene.robot.ankle)
+                rob = load_robot(scene.robot.urdf_path, ankle=scene.robot.ankle)  # (a xacro path keeps its arguments)
             return cls(scene, rob, solver=solver, dt=dt, **kw)
 
     def __init__(
@@ -228,6 +228,8 @@ class World:
         scene, robot = self.scene, self.robot
         if robot is not None:
             robot.check_floating_inertia()  # a massless floating robot has no defined motion
+            if hasattr(robot, "check_no_mimic"):
+                robot.check_no_mimic("the simulator")
             model = pin.Model(robot.model)
             self.arm0 = np.array(model.armature)
         else:

@@ -22,7 +22,7 @@ import humanoid_model.coal_import  # noqa: F401  (coal's box constant set before
 from humanoid_control.bridge.report import refusal
 from humanoid_model.collision_rules import DEFAULT_MASK, masks_collide
 from humanoid_model.robot import set_joint_angle
-from humanoid_model.urdf_description import read_sidecar
+from humanoid_model.urdf_description import world_collision_rules
 
 __all__ = ["SelfCollisionModel", "self_collisions"]
 
@@ -36,8 +36,7 @@ class SelfCollisionModel:
         frames = model.frames
         link = [frames[g.parentFrame].name for g in geom.geometryObjects]
         joint_of = [g.parentJoint for g in geom.geometryObjects]
-        sidecar = read_sidecar(robot.urdf_path)
-        rules = sidecar.collision if sidecar is not None else None
+        rules = world_collision_rules(robot)
         masks = rules.masks if rules else {}
         include = rules.include if rules else frozenset()
         exclude = rules.exclude if rules else frozenset()

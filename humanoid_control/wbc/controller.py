@@ -110,6 +110,8 @@ class WholeBodyController:
 
     def __init__(self, robot, settings: WbcSettings | None = None, model: pin.Model | None = None):
         self.robot, self.settings = robot, settings or WbcSettings()
+        if hasattr(robot, "check_no_mimic"):
+            robot.check_no_mimic("the whole-body controller")
         s = self.settings
         model = pin.Model(model if model is not None else robot.model)
         self.locations = {}

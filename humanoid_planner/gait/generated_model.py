@@ -37,16 +37,15 @@ from __future__ import annotations
 
 import functools
 import math
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
 
 from humanoid_model.exceptions import ModelError, UnknownRobotError
-from humanoid_model.files import read_text
 from humanoid_model.paths import resolve, shipped_files, urdf_dir
 from humanoid_model.urdf_description import read_sidecar
+from humanoid_model.urdf_xml import UrdfTree
 from humanoid_model.yaml_file import read_yaml
 
 from .model import DS_FORCES, DS_TORQUES, SS_TORQUES, PlanarBody, PlanarTree
@@ -69,16 +68,12 @@ def _rot(axis, angle):
     return np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
 
 
-def _floats(text, default):
-    return np.array([float(x) for x in text.split()]) if text else np.array(default, float)
-
-
 def planar_urdf(path) -> tuple[str, dict]:
     """The URDF text of the sagittal model of `path` and its YAML document.
 
     Locked joints (``planar.locked_joints``) become fixed at the default posture's angle (the
     rotation is folded into the joint origin); a ``planar`` base joint about y named `BASE`
-    carries the root link."""
+    carries the root link. The URDF is edited through `humanoid_model.urdf_xml.UrdfTree`."""
     from humanoid_model.dynmodel.urdf import rpy_matrix
 
     sidecar = read_sidecar(path)
@@ -86,46 +81,29 @@ def planar_urdf(path) -> tuple[str, dict]:
         raise ModelError(f"{path.with_suffix('.yaml')}: no 'planar: {{locked_joints: ...}}' for a planar gait model")
     doc = read_yaml(sidecar.path, "robot sidecar YAML file", ModelError)
     posture = (sidecar.postures.get(sidecar.default_posture) or {}).get("joints", {}) or {}
-    root = ET.fromstring(read_text(path, "URDF file", ModelError))
-    joints = {j.get("name"): j for j in root.findall("joint")}
+    tree = UrdfTree.from_file(path)
     for name in sidecar.planar_locked_joints:
-        if name not in joints:
+        if name not in tree.joints:
             raise ModelError(f"{sidecar.path}: planar.locked_joints: unknown joint '{name}'")
-        j = joints[name]
+        j = tree.joints[name]
         angle = float(posture.get(name, 0.0))
         if angle:
             import pinocchio as pin
 
-            o = j.find("origin")
-            R = rpy_matrix(_floats(o.get("rpy") if o is not None else "", (0, 0, 0)))
-            axis = _floats(j.find("axis").get("xyz") if j.find("axis") is not None else "", (1, 0, 0))
-            rpy = pin.rpy.matrixToRpy(R @ _rot(axis, angle))
-            if o is None:
-                o = ET.SubElement(j, "origin")
-            o.set("rpy", " ".join(repr(float(x)) for x in rpy))
-        j.set("type", "fixed")
-    children = {j.find("child").get("link") for j in joints.values()}
-    roots = [lk.get("name") for lk in root.findall("link") if lk.get("name") not in children]
-    ET.SubElement(root, "link", name=BASE + "_world")
-    base = ET.SubElement(root, "joint", name=BASE, type="planar")
-    ET.SubElement(base, "parent", link=BASE + "_world")
-    ET.SubElement(base, "child", link=roots[0])
-    ET.SubElement(base, "axis", xyz="0 1 0")
-    return ET.tostring(root, encoding="unicode"), doc
+            j.rpy = pin.rpy.matrixToRpy(rpy_matrix(j.rpy) @ _rot(j.axis, angle))
+        j.type = "fixed"
+    roots = tree.root_links
+    tree.add_link(BASE + "_world")
+    tree.add_joint(BASE, "planar", BASE + "_world", roots[0], axis=(0, 1, 0))
+    return tree.to_text(), doc
 
 
 def _fixed_chain(urdf_text: str) -> dict:
     """child link -> (parent link, origin xyz, origin rotation) of every fixed joint."""
     from humanoid_model.dynmodel.urdf import rpy_matrix
 
-    out = {}
-    for j in ET.fromstring(urdf_text).findall("joint"):
-        if j.get("type") == "fixed":
-            o = j.find("origin")
-            xyz = _floats(o.get("xyz") if o is not None else "", (0, 0, 0))
-            R = rpy_matrix(_floats(o.get("rpy") if o is not None else "", (0, 0, 0)))
-            out[j.find("child").get("link")] = (j.find("parent").get("link"), xyz, R)
-    return out
+    tree = UrdfTree.from_text(urdf_text)
+    return {j.child: (j.parent, j.xyz, rpy_matrix(j.rpy)) for j in tree.joints.values() if j.type == "fixed"}
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ PIP_ONLY = {
     "toppra": "toppra",
     "ruckig": "ruckig",
 }
-ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros")
+ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros", "xacro")
 # optional modules: imported inside a function, with a fallback when absent (not installed by make)
 OPTIONAL = {"gmsh": "humanoid_sim.soles.mesh: the structured generator is the default (docs/soles.md)"}
 
