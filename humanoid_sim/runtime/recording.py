@@ -27,10 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.files import check_output
 from humanoid_model.formats.recording import RecordingWriter
 from humanoid_model.validation import message
 
-__all__ = ["FORMATS", "Recorder", "record_run", "format_of"]
+__all__ = ["FORMATS", "Recorder", "record_run", "format_of", "check_recording_output"]
 
 FORMATS = ("jsonl", "mcap")  # JSON Lines (humanoid_model.formats.recording), rosbag2 MCAP (formats.bag)
 
@@ -43,6 +44,19 @@ def format_of(path, record_format: str | None = None) -> str:
     if record_format not in FORMATS:
         raise ConfigError(message("recording", "record_format", f"one of {', '.join(FORMATS)}", record_format))
     return record_format
+
+
+def check_recording_output(path, record_format: str | None = None) -> str:
+    """The format (`format_of`) of a recording written to ``path``, after `ConfigError` in one line
+    when it cannot be: its folder is missing (`humanoid_model.files.check_output`'s wording), a
+    JSON Lines stream on a directory, or a bag on anything that exists (a bag is a new folder, as
+    for ``ros2 bag record -o``). Nothing is created."""
+    fmt = format_of(path, record_format)
+    p = Path(path)
+    if fmt == "mcap" and (p.exists() or p.is_symlink()):
+        raise ConfigError(f"{path}: exists already: a bag is written as a new folder (remove it or give another name)")
+    check_output(p, "recording", ConfigError, regular=False)  # a stream: a FIFO or /dev/null will do
+    return fmt
 
 
 class Recorder:

@@ -83,10 +83,9 @@ INTERRUPTED = "the recording holds the frames written so far, without its end li
 
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
-    from humanoid_model.files import check_output
     from humanoid_model.scene import load_scene, parse_set_args
     from humanoid_model.validation import finite_number, integer, message
-    from humanoid_sim.runtime.recording import format_of, record_run
+    from humanoid_sim.runtime.recording import check_recording_output, record_run
     from humanoid_sim.world import MAX_DT, World
 
     source = "command line"
@@ -110,11 +109,7 @@ def run(args) -> int:
         )
     if args.solver is not None and not args.solver.strip():
         raise ConfigError(message(source, "--solver", "a solver name", args.solver))
-    record_format = format_of(args.output, args.record_format)
-    if record_format == "jsonl":
-        check_output(args.output, "recording", ConfigError, regular=False)  # a stream: a FIFO or /dev/null will do
-    else:
-        check_bag_output(args.output)
+    record_format = check_recording_output(args.output, args.record_format)
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
     robot = args.robot
@@ -154,19 +149,3 @@ def run(args) -> int:
         f"({s['iterations_total'] / max(steps, 1):.1f} iterations/step)"
     )
     return 0
-
-
-def check_bag_output(path) -> None:
-    """`ConfigError` in one line when a bag cannot be written at ``path``: its folder is missing or
-    ``path`` exists (a bag is a new folder). Nothing is created."""
-    from pathlib import Path
-
-    from humanoid_model.exceptions import ConfigError
-    from humanoid_model.validation import message
-
-    p = Path(path)
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(message("command line", "--output", f"a name in an existing folder ({folder})", str(path)))
-    if p.exists() or p.is_symlink():
-        raise ConfigError(message("command line", "--output", "a new bag folder (remove the old one first)", str(path)))
