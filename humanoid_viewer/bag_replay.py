@@ -42,7 +42,7 @@ from humanoid_viewer.exceptions import RecordingError
 
 __all__ = ["BagRecording", "load_bag_recording", "bag_document", "BLOCK", "CACHED_BLOCKS", "HOLD"]
 
-BLOCK = 64  # frames decoded together (chosen: one read of about a chunk of our bags)
+BLOCK = 200  # frames decoded together (chosen: the HOLD look-back a quarter of a window at 100 Hz)
 CACHED_BLOCKS = 3  # windows kept (chosen: the one shown, the one before, the next)
 HOLD = 0.5  # [s] (chosen) how far before a window a held message (a slower /odom, a subset of joints) is looked for
 

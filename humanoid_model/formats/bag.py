@@ -102,7 +102,7 @@ class BagWriter:
     naming the field 'output'."""
 
     def __init__(self, path, error=ConfigError):
-        from rosbags.rosbag2 import StoragePlugin, Writer
+        from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
         self.path, self._error_class = Path(path), error
         folder = self.path.parent if str(self.path.parent) else Path(".")
@@ -117,6 +117,7 @@ class BagWriter:
         self._t_last = 0.0
         try:
             self._writer = Writer(self.path, version=VERSION, storage_plugin=StoragePlugin.MCAP)
+            self._writer.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)  # MCAP's zstd chunks
             self._writer.open()
         except Exception as exc:  # rosbags' WriterError, OSError
             raise self._error(exc) from None
