@@ -66,6 +66,8 @@ def is_bag(path) -> bool:
         return (p / "metadata.yaml").is_file()
     if p.suffix == ".mcap":
         return True
+    if not p.is_file():  # a FIFO or a device is never opened here (the JSON readers refuse it in one line)
+        return False
     try:
         with open(p, "rb") as f:
             return f.read(len(_MAGIC)) == _MAGIC
@@ -252,6 +254,8 @@ class BagReader:
         self.decoded = 0  # messages decoded so far (the reader seeks: a window decodes its own)
         if not self.path.exists():
             raise self._fail("no such file or folder")
+        if not (self.path.is_dir() or self.path.is_file()):
+            raise self._fail("not a folder nor a regular file (a FIFO or a device is not read)")
         try:
             self._reader = AnyReader([self.path], default_typestore=bm.typestore())
             self._reader.open()
