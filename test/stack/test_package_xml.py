@@ -32,7 +32,13 @@ ROSDEP_KEY = {
     "coal": "coal",
 }
 # module -> PyPI distribution (requirements.txt)
-PIP_ONLY = {"viser": "viser", "websockets": "websockets", "casadi": "casadi", "proxsuite": "proxsuite"}
+PIP_ONLY = {
+    "viser": "viser",
+    "websockets": "websockets",
+    "casadi": "casadi",
+    "proxsuite": "proxsuite",
+    "rosbags": "rosbags",
+}
 ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros")
 # optional modules: imported inside a function, with a fallback when absent (not installed by make)
 OPTIONAL = {"gmsh": "humanoid_sim.soles.mesh: the structured generator is the default (docs/soles.md)"}
