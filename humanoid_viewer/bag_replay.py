@@ -14,7 +14,8 @@ What a frame is made of (each topic optional except /joint_states):
 
 * the timeline: one frame per /joint_states message, at its log time (from the first one's);
 * the joints: every /joint_states message up to the frame (a joint keeps its last value, so
-  several publishers of subsets combine), matched to the robot's joints by name; names the robot
+  several publishers of subsets combine), matched to the robot's joints by name (a robot with ball
+  joints: the URDF's revolute triples, turned into the ball joints' quaternions); names the robot
   does not have are reported once to ``warn`` and ignored; joints never given keep the default
   posture;
 * the base: the last /odom pose, else the last /tf transform whose child is the robot's root link
@@ -78,8 +79,12 @@ class BagRecording:
         self.t = self._log_t - self._log_t[0]
         if np.any(np.diff(self.t) < 0):
             raise RecordingError(f"{self.source}: field '{JOINT_STATES}': log times decrease")
-        self.tree = KinematicTree(robot.model)
-        self._q0 = robot.q()
+        # a robot with ball joints: /joint_states names the URDF's revolute triples (the simulator
+        # node's and the bag writer's), mapped back to the ball joints' quaternions
+        self._merge = robot.spherical
+        self._nq = int(robot.model.nq)
+        self.tree = KinematicTree(robot.model if self._merge is None else self._merge.urdf_model)
+        self._q0 = robot.q() if self._merge is None else self._merge.angles(robot.q())
         self._known = set(self.tree.joint_names)
         self._warn, self._unknown_reported = warn, False
         topics = reader.topics
@@ -98,7 +103,7 @@ class BagRecording:
     @property
     def nq(self) -> int:
         """Values per configuration (the robot's nq)."""
-        return int(self.tree.model.nq)
+        return self._nq
 
     @property
     def duration(self) -> float:
@@ -179,6 +184,8 @@ class BagRecording:
 
     def _frame_of(self, state):
         q, _ = self.tree.configuration(self._q0, state.joints, state.base)
+        if self._merge is not None:
+            q = self._merge.configuration(q)
         contacts = (state.contacts or []) if self.has_contacts else None
         return q, dict(state.bodies), contacts, dict(state.soles)
 
