@@ -273,7 +273,7 @@ class BagReader:
 
     @staticmethod
     def _why(exc) -> str:
-        text = " ".join(str(exc).split()) or type(exc).__name__
+        text = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
         if "magic" in text.lower() or "footer" in text.lower() or "Unexpected EOF" in text or "short read" in text:
             return f"the MCAP file is truncated or damaged ({text}): a recording cut off before it was closed"
         return text
