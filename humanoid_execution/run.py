@@ -73,7 +73,8 @@ class RunSettings:
     extra_time [s] after the motion; model_error and seed: every mass of the controller's model
     off by a random factor within ±model_error (`humanoid_execution.model_error`); pushes;
     allow_unconverged: execute a gait with an unconverged phase; wbc and execution: the
-    controller's and the executor's settings; record_every: recorded steps; retime: slow a plan
+    controller's and the executor's settings; record_every: recorded steps; record_format: the
+    recording's (`humanoid_sim.runtime.recording.FORMATS`; None: by the output's name); retime: slow a plan
     where its dynamics need it (`humanoid_control.wbc.retime`); gait: how a gait is walked in 3-D
     (`humanoid_execution.lateral.GaitSettings`)."""
 
@@ -87,6 +88,7 @@ class RunSettings:
     wbc: WbcSettings | None = None
     execution: ExecutionSettings | None = None
     record_every: int = 10
+    record_format: str | None = None
     retime: bool = True
     gait: GaitSettings | None = None
 
@@ -218,7 +220,7 @@ def execute(
     path_or_doc, settings: RunSettings | None = None, output=None, progress: Callable | None = None, src=None
 ) -> Execution:
     """Run a motion file (or decoded document) in closed loop (module docstring) and report.
-    ``output``: a recording (JSON Lines, `humanoid_sim.runtime.recording`) of the run, with a
+    ``output``: a recording (JSON Lines or a bag, `humanoid_sim.runtime.recording`) of the run, with a
     contact plan's stances (`humanoid_execution.plan_recording`);
     ``progress(t, end)``: called every 100 steps with the simulated time and the run's end [s]."""
     from humanoid_sim.runtime.closed_loop import ClosedLoop
@@ -251,7 +253,7 @@ def execute(
     recorder = None
     if output is not None:  # a contact plan's stances in the header, on the run's clock
         plan = recorded_plan(doc, src, reference, world.t)
-        recorder = Recorder(world, output, every=s.record_every, plan=plan)
+        recorder = Recorder(world, output, every=s.record_every, plan=plan, format=s.record_format)
     try:
         log = loop.run(
             duration,

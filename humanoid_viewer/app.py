@@ -546,16 +546,16 @@ class Viewer:
 
     # ------------------------------------------------------------------ replay
     def load_replay(self, recording) -> None:
-        """Show a `humanoid_viewer.replay.Recording`: adds a timeline, play/pause and speed
-        (`humanoid_viewer.replay_player.ReplayPlayer`, ``viewer.replay``)."""
-        if recording.q is not None:
+        """Show a `humanoid_viewer.replay.Recording` (or a `humanoid_viewer.bag_replay.BagRecording`):
+        adds a timeline, play/pause and speed (`humanoid_viewer.replay_player.ReplayPlayer`, ``viewer.replay``)."""
+        if recording.nq is not None:
             if self.robot is None:
                 raise ViewerError(
                     f"{recording.source}: the recording holds robot configurations but the viewer has no robot"
                 )
-            if recording.q.shape[1] != self.robot.model.nq:
+            if recording.nq != self.robot.model.nq:
                 raise ViewerError(
-                    f"{recording.source}: configurations have {recording.q.shape[1]} values, "
+                    f"{recording.source}: configurations have {recording.nq} values, "
                     f"robot '{self.robot.name}' has nq = {self.robot.model.nq}"
                 )
         self._replay.load(recording, self.server.gui)

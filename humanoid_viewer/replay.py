@@ -98,6 +98,22 @@ class Recording:
         i = int(np.searchsorted(self.t, time, side="right")) - 1
         return min(max(i, 0), len(self.t) - 1)
 
+    @property
+    def nq(self) -> int | None:
+        """Values per robot configuration, or None (free bodies only)."""
+        return None if self.q is None else int(self.q.shape[1])
+
+    def frame(self, i: int):
+        """(q (nq,) or None, free bodies name -> (position, quaternion xyzw), contacts (a list of
+        `RecordedContact`, or None when not recorded), soles name -> (triangles, points)) of step
+        ``i``: what the replay player draws (`humanoid_viewer.bag_replay.BagRecording` has the same)."""
+        return (
+            None if self.q is None else self.q[i],
+            {name: (pos[i], quat[i]) for name, (pos, quat) in self.bodies.items()},
+            None if self.contacts is None else self.contacts[i],
+            {name: (tri, pts[i]) for name, (tri, pts) in self.soles.items()},
+        )
+
 
 # ---------------------------------------------------------------------- robot configurations
 def _err(src, fieldname, msg) -> RecordingError:

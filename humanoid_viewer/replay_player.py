@@ -198,14 +198,15 @@ class ReplayPlayer:
         if rec is None:
             raise ViewerError("show_index: no replay loaded")
         i = int(min(max(i, 0), len(rec) - 1))
+        q, bodies, contacts, soles = rec.frame(i)
         with self._lock:
             self._index = i
-            if rec.q is not None:
-                self._viewer.set_q(rec.q[i])
-            for name, (pos, quat) in rec.bodies.items():
-                self._viewer.set_body_pose(name, pos[i], quat[i])
-            self._draw_contacts(i)
-            self._draw_soles(i)
+            if q is not None:
+                self._viewer.set_q(q)
+            for name, (pos, quat) in bodies.items():
+                self._viewer.set_body_pose(name, pos, quat)
+            self._draw_contacts(contacts)
+            self._draw_soles(soles)
             self._syncing = True
             try:
                 self._timeline.value = float(np.clip(rec.t[i], self._timeline.min, self._timeline.max))
@@ -229,21 +230,22 @@ class ReplayPlayer:
         """(k, 2, 3) start/end points [m] of the force arrows of step ``i`` (default: current)."""
         rec = self._recording
         i = self._index if i is None else i
-        if rec is None or rec.contacts is None:
+        if rec is None:
             return np.zeros((0, 2, 3))
-        return contact_segments(rec.contacts[i], self.force_scale)
+        return contact_segments(rec.frame(i)[2], self.force_scale)
 
     def _remove_contacts(self):
         for h in self._contact_handles.values():
             h.remove()
         self._contact_handles = {}
 
-    def _draw_soles(self, i):
-        """The FEM soles' deformed surfaces of step ``i`` (one mesh per sole, replaced each step)."""
+    def _draw_soles(self, soles):
+        """The FEM soles' deformed surfaces of a step (name -> (triangles, points); one mesh per
+        sole, replaced each step)."""
         scene = self._viewer.server.scene
-        for name, (tri, pts) in self._recording.soles.items():
+        for name, (tri, pts) in soles.items():
             self._sole_handles[name] = scene.add_mesh_simple(
-                f"/replay/soles/{name}", vertices=pts[i], faces=tri, color=SOLE_COLOR, flat_shading=True
+                f"/replay/soles/{name}", vertices=pts, faces=tri, color=SOLE_COLOR, flat_shading=True
             )
 
     @property
@@ -252,9 +254,9 @@ class ReplayPlayer:
         with self._lock:
             return dict(self._sole_handles)
 
-    def _draw_contacts(self, i):
+    def _draw_contacts(self, contacts):
         self._remove_contacts()
-        seg = self.contact_segments(i)
+        seg = contact_segments(contacts, self.force_scale)
         if not len(seg):
             return
         scene = self._viewer.server.scene

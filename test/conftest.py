@@ -182,6 +182,32 @@ def stairs_plan(tmp_path_factory):
     return _cli_plan(tmp_path_factory, "stairs", EXECUTION_STAIRS)
 
 
+# HRP-2 standing on flat, recorded by `humanoid-stack simulate` (docs/recording.md): a short run, every
+# 10th step of 1 ms, as a rosbag2 bag (MCAP) and as JSON Lines (the same deterministic run)
+STAND_DURATION, STAND_DT, STAND_EVERY = 1.0, 1e-3, 10
+
+
+def _stand_run(tmp_path_factory, name, *extra):
+    from humanoid_stack.cli import main
+
+    out = tmp_path_factory.mktemp("stand") / name
+    argv = ["simulate", "flat", "--duration", str(STAND_DURATION), "--dt", str(STAND_DT)]
+    assert main([*argv, "--record-every", str(STAND_EVERY), "--quiet", "--output", str(out), *extra]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def hrp2_stand_bag(tmp_path_factory):
+    """(the bag folder, (duration [s], dt [s], record_every)) of HRP-2 standing on flat."""
+    return _stand_run(tmp_path_factory, "stand"), (STAND_DURATION, STAND_DT, STAND_EVERY)
+
+
+@pytest.fixture(scope="session")
+def hrp2_stand_jsonl(tmp_path_factory):
+    """The same run as `hrp2_stand_bag`, recorded as JSON Lines."""
+    return _stand_run(tmp_path_factory, "stand.jsonl")
+
+
 @pytest.fixture(scope="session")
 def scene_plan():
     """Factory: ``scene_plan(name)`` -> (`humanoid_planner.contact.ScenePlanning`, `Plan`): the

@@ -6,6 +6,9 @@ the bridge's stricter rules) it checks on what the reader returns.
 
 - `recording`: the simulator recording (``humanoid-stack simulate --output RUN.jsonl``, format
   ``humanoid_stack.sim_recording/2``, JSON Lines; /1, one document, still read), docs/recording.md;
+- `bag` (with `bag_messages`): the simulator recording as a rosbag2 bag with MCAP storage
+  (``humanoid-stack simulate --output RUN``, the pure-Python ``rosbags`` library, no rclpy),
+  docs/recording.md; its reader seeks, and reads any bag with /joint_states;
 - `trajectory`: the joint trajectory files GAIT.json (``humanoid-stack gait``, docs/gait.md) and
   WALK.json (``humanoid-stack walk``, docs/walking.md);
 - `plan`: the contact planner's PLAN.json (``humanoid-stack plan``, format

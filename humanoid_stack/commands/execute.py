@@ -22,17 +22,18 @@ given; the motion must start where the scene puts the robot. The report gives su
 reason (a fall, a safe hold), each contact made and held at the end against its planned placement,
 the CoM's tracking error (RMS, max), the smallest centre-of-pressure margin, the largest
 force-to-cone ratio, torque saturation, the controller's cycle time and the run's real-time factor.
---output writes a recording that 'view --replay' plays; --json the report as JSON.
+--output writes a recording that 'view --replay' plays (a rosbag2 bag folder with MCAP storage, or
+JSON Lines for OUTPUT.jsonl or --record-format jsonl; docs/recording.md); --json the report as JSON.
 
 Exit status: 0 the motion was done, 1 it was not (a fall or a safe hold: the reason is printed),
 2 bad input (one line), 130 Ctrl-C (the recording keeps the frames written so far).
 
 examples:
   humanoid-stack plan flat --goal 0.8,0 --output PLAN.json
-  humanoid-stack execute PLAN.json --output RUN.jsonl
+  humanoid-stack execute PLAN.json --output RUN          # the bag RUN/RUN.mcap (RUN.jsonl: JSON Lines)
   humanoid-stack walk --steps 6 --output WALK.json && humanoid-stack execute WALK.json --push 4.2,0,60,0
   humanoid-stack execute PLAN.json --controller pd         # the trajectory alone: HRP-2 falls
-  humanoid-stack view --replay RUN.jsonl
+  humanoid-stack view --replay RUN
 """
 
 INTERRUPTED = "the recording holds the frames written so far, without its end line"
@@ -42,7 +43,15 @@ def add_arguments(parser):
     parser.add_argument("motion", metavar="FILE", help="PLAN.json, WALK.json or GAIT.json")
     parser.add_argument("--scene", default=None, help="scene name or file (default: the motion's; flat for a walk)")
     parser.add_argument("--controller", default="wbc", choices=("wbc", "pd"), help="controller (default wbc)")
-    parser.add_argument("--output", "-o", default=None, metavar="RUN.jsonl", help="recording (JSON Lines)")
+    parser.add_argument(
+        "--output", "-o", default=None, metavar="OUTPUT", help="recording: a bag folder (mcap) or RUN.jsonl (jsonl)"
+    )
+    parser.add_argument(
+        "--record-format",
+        choices=("mcap", "jsonl"),
+        default=None,
+        help="recording format (default: jsonl when OUTPUT ends in .jsonl, else mcap; docs/recording.md)",
+    )
     parser.add_argument("--json", default=None, metavar="REPORT.json", help="write the report as JSON")
     parser.add_argument(
         "--push",
@@ -92,8 +101,9 @@ def run(args) -> int:
 
     from humanoid_execution.run import RunSettings, execute
     from humanoid_model.exceptions import ConfigError
-    from humanoid_model.files import check_input, check_output, clear_output, write_text
+    from humanoid_model.files import check_input, clear_output, write_text
     from humanoid_model.validation import finite_number, integer
+    from humanoid_sim.runtime.recording import check_recording_output
 
     source = "command line"
     check_input(args.motion, "motion file", ConfigError)
@@ -102,8 +112,9 @@ def run(args) -> int:
     finite_number(args.extra_time, source, "--extra-time", minimum=0.0, maximum=60.0, unit="s")
     integer(args.record_every, source, "--record-every", minimum=1, maximum=1000)
     pushes = [_push(p) for p in args.push]
+    record_format = None
     if args.output is not None:
-        check_output(args.output, "recording", ConfigError, regular=False)
+        record_format = check_recording_output(args.output, args.record_format)
     if args.json is not None:
         clear_output(args.json, "report", ConfigError)
     settings = RunSettings(
@@ -115,6 +126,7 @@ def run(args) -> int:
         pushes=pushes,
         allow_unconverged=args.allow_unconverged,
         record_every=args.record_every,
+        record_format=record_format,
         retime=not args.no_retime,
     )
     bar = None

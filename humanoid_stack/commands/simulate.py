@@ -1,17 +1,25 @@
-"""`humanoid-stack simulate`: headless simulator run streamed to a JSON Lines recording (docs/recording.md)."""
+"""`humanoid-stack simulate`: headless simulator run recorded as a rosbag2 bag (MCAP) or a JSON Lines
+stream (docs/recording.md)."""
 
 from __future__ import annotations
 
-HELP = "run the physics simulator headless on a scene and write a JSON Lines recording"
+HELP = "run the physics simulator headless on a scene and write a recording (rosbag2 MCAP or JSON Lines)"
 DESCRIPTION = """\
 Run the simulator (humanoid_sim.World) on a scene as fast as possible, with a progress bar,
-and stream a JSON Lines recording to disk as it runs (constant memory, however long the run):
+and write a recording as it runs (constant memory, however long the run).
+
+--record-format mcap (the default unless OUTPUT ends in .jsonl) writes a rosbag2 bag, the folder
+OUTPUT/ with OUTPUT.mcap and metadata.yaml, that ROS tools read (ros2 bag play, RViz, Foxglove):
+/joint_states, /odom, /tf and /tf_static, /free_bodies, /imu, /<sensor>/wrench, /contacts
+(MarkerArray), stamped with the simulated time; OUTPUT must not exist yet.
+
+--record-format jsonl (the default for OUTPUT.jsonl) streams a JSON Lines recording:
 a header line, then one line per recorded frame (times, poses and velocities of every free body
 and of the robot base, joint positions/velocities/torques, contacts: points, normals, forces,
 gaps), then an end line with the timing statistics. A run cut off (Ctrl-C: exit 130, one line; killed)
 keeps every frame written so far and has no end line, which is how a reader tells it from a
-complete run ('view --replay' warns). Format: docs/recording.md. Replay it with
-'humanoid-stack view --replay RUN.jsonl'. The output's folder must exist.
+complete run ('view --replay' warns). Formats: docs/recording.md. Replay either with
+'humanoid-stack view --replay OUTPUT'. The output's folder must exist.
 
 Bounds: at most 10,000,000 steps (--duration / --dt) and 150,000 recorded frames (steps /
 --record-every), so that a run ends and its recording stays readable (docs/recording.md).
@@ -21,6 +29,7 @@ scene's (held in its posture by the PD actuators), or --robot NAME, or none for 
 free bodies only.
 
 examples:
+  humanoid-stack simulate flat --duration 2 --output stand          # the bag stand/stand.mcap
   humanoid-stack simulate sphere_drop --duration 1 --output drop.jsonl
   humanoid-stack simulate incline --set incline.angle_deg=25 --output slide.jsonl
   humanoid-stack simulate flat --duration 10 --record-every 10 --solver nsgs --output stand.jsonl
@@ -53,7 +62,15 @@ def add_arguments(parser):
     )
     parser.add_argument("--no-contacts", action="store_true", help="do not record contacts")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--output", "-o", required=True, metavar="RUN.jsonl", help="output file (JSON Lines)")
+    parser.add_argument(
+        "--output", "-o", required=True, metavar="OUTPUT", help="output: a bag folder (mcap) or RUN.jsonl (jsonl)"
+    )
+    parser.add_argument(
+        "--record-format",
+        choices=("mcap", "jsonl"),
+        default=None,
+        help="recording format (default: jsonl when OUTPUT ends in .jsonl, else mcap)",
+    )
 
 
 #: (chosen) steps of a run at most: 10,000 s at the default 1 ms step
@@ -66,10 +83,9 @@ INTERRUPTED = "the recording holds the frames written so far, without its end li
 
 def run(args) -> int:
     from humanoid_model.exceptions import ConfigError
-    from humanoid_model.files import check_output
     from humanoid_model.scene import load_scene, parse_set_args
     from humanoid_model.validation import finite_number, integer, message
-    from humanoid_sim.runtime.recording import record_run
+    from humanoid_sim.runtime.recording import check_recording_output, record_run
     from humanoid_sim.world import MAX_DT, World
 
     source = "command line"
@@ -93,7 +109,7 @@ def run(args) -> int:
         )
     if args.solver is not None and not args.solver.strip():
         raise ConfigError(message(source, "--solver", "a solver name", args.solver))
-    check_output(args.output, "recording", ConfigError, regular=False)  # a stream: a FIFO or /dev/null will do
+    record_format = check_recording_output(args.output, args.record_format)
     overrides = parse_set_args(args.set)
     scene = load_scene(args.scene, overrides)
     robot = args.robot
@@ -117,7 +133,7 @@ def run(args) -> int:
 
     try:
         contacts, report = not args.no_contacts, progress if bar is not None else None
-        path = record_run(world, steps, args.output, every=args.record_every, contacts=contacts, progress=report)
+        path = record_run(world, steps, args.output, args.record_every, contacts, progress=report, format=record_format)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()

@@ -9,7 +9,9 @@ its URDF geometry with a posture selector, one slider per joint and a "show robo
 the scene (ground, bodies, free bodies, planner surfaces). No ROS is needed.
 
 With --replay FILE it replays a recording: a 'humanoid-stack simulate' or 'execute' recording
-(JSON Lines; a run cut off replays up to its last complete frame, with a warning; an executed
+(a rosbag2 bag, read by seeking in bounded memory, or any bag with /joint_states and optionally
+/odom or /tf for the base, its joints matched to the robot's by name; or JSON Lines, where a run
+cut off replays up to its last complete frame, with a warning; an executed
 plan's stances are drawn as a plan's, at their times in the run), a contact plan
 ('humanoid-stack plan' PLAN.json: the motion, and the stances' contact frames and support
 polygons with a stance selector that shows each witness posture), or any JSON with times
@@ -27,6 +29,7 @@ examples:
   humanoid-stack view bip --port 8081
   humanoid-stack view hrp2 --scene incline --set incline.angle_deg=25
   humanoid-stack view hrp2 --replay run.jsonl
+  humanoid-stack view hrp2 --replay run            # a bag folder (or run/run.mcap)
   humanoid-stack view hrp2 --host 0.0.0.0 --allow-origin https://robot.example
 """
 
@@ -62,7 +65,7 @@ def add_arguments(parser):
         "--replay",
         default=None,
         metavar="FILE",
-        help="recording to replay (simulate's JSON Lines, or JSON; formats in docs/viewer.md)",
+        help="recording to replay (a rosbag2 bag, simulate's JSON Lines, or JSON; docs/recording.md, docs/viewer.md)",
     )
     add_server_arguments(parser)
 
@@ -118,8 +121,10 @@ def run(args) -> int:
 
     check_server_arguments(args)
 
+    from humanoid_model.formats.bag import is_bag
     from humanoid_model.scene import parse_set_args
     from humanoid_viewer.app import Viewer
+    from humanoid_viewer.bag_replay import bag_document, load_bag_recording
     from humanoid_viewer.replay import parse_recording, read_recording_document
 
     overrides = parse_set_args(args.set)
@@ -127,7 +132,11 @@ def run(args) -> int:
     def warn(text):
         print(f"humanoid-stack view: warning: {text}", file=sys.stderr, flush=True)
 
-    doc = read_recording_document(args.replay, warn) if args.replay else None
+    bag = args.replay is not None and is_bag(args.replay)
+    if bag:  # a rosbag2 bag: replayed by seeking (humanoid_viewer.bag_replay)
+        doc = bag_document(args.replay)
+    else:
+        doc = read_recording_document(args.replay, warn) if args.replay else None
     scene_arg = args.scene
     if scene_arg is None and isinstance(doc, dict) and isinstance(doc.get("scene"), str):
         scene_arg = doc["scene"]
@@ -142,7 +151,10 @@ def run(args) -> int:
 
         robot = load_robot(robot_arg)
 
-    recording = parse_recording(doc, robot, args.replay) if doc is not None else None
+    if bag:
+        recording = load_bag_recording(args.replay, robot, warn)
+    else:
+        recording = parse_recording(doc, robot, args.replay) if doc is not None else None
     from humanoid_viewer.serving import exposure_warning
 
     exposure = exposure_warning(args.host, args.allow_origin)

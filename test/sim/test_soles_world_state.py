@@ -110,3 +110,23 @@ def test_a_recording_holds_the_deformed_sole_surfaces_and_the_viewer_draws_them(
         props = v.replay.sole_handles["r_sole"]._impl.props
         np.testing.assert_allclose(props.vertices, pts, atol=1e-6)  # float32 in the page
         np.testing.assert_array_equal(props.faces, tri)
+
+
+def test_a_bag_recording_carries_the_deformed_soles(tmp_path):
+    """The bag (`--record-format mcap`) holds each FEM sole as a TRIANGLE_LIST of /contacts (ns
+    "soles"); its replay gives the triangles' corners of the world's deformed surface."""
+    from humanoid_sim.runtime.recording import record_run
+    from humanoid_viewer.bag_replay import load_bag_recording
+
+    robot = load_robot("hrp2")
+    w = World.from_scene("flat", robot=robot, soles=coarse_specs(robot))
+    path = record_run(w, 200, tmp_path / "run", every=100, format="mcap")
+    rec = load_bag_recording(path, robot)
+    assert len(rec) == 3
+    _, _, contacts, soles = rec.frame(2)
+    now = w.soles.surface_points(w.model, w.q)
+    triangles = w.soles.surface_triangles()
+    assert set(soles) == set(now) == {"r_sole", "l_sole"} and contacts
+    for name, (tri, pts) in soles.items():
+        corners = now[name][np.array(triangles[name]["triangles"]).reshape(-1)]
+        np.testing.assert_allclose(pts[tri.reshape(-1)], corners, atol=1e-12)

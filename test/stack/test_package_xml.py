@@ -39,6 +39,7 @@ PIP_ONLY = {
     "proxsuite": "proxsuite",
     "toppra": "toppra",
     "ruckig": "ruckig",
+    "rosbags": "rosbags",
 }
 ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros", "xacro")
 # optional modules: imported inside a function, with a fallback when absent (not installed by make)
