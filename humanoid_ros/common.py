@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 
 import rclpy
 from builtin_interfaces.msg import Duration, Time
@@ -35,6 +36,7 @@ except ImportError:  # pragma: no cover - depends on the install
     TFMessage = None
 
 __all__ = [
+    "ThreadWork",
     "LATCHED",
     "TFMessage",
     "WarnOnce",
@@ -142,6 +144,33 @@ class WarnOnce:
     def keys(self) -> frozenset[str]:
         """Keys of the warnings logged so far."""
         return frozenset(self._keys)
+
+
+class ThreadWork:
+    """Long work off the executor: ``await ThreadWork(node).run(fn, *args)`` in a coroutine callback
+    runs ``fn(*args)`` in a daemon thread and resumes with its result (or raises its exception); the
+    thread wakes the node's executor through a guard condition when done, so a single-threaded
+    executor keeps serving the node's other callbacks meanwhile. The callback needs a reentrant
+    callback group (rclpy keeps a coroutine's group taken until it ends)."""
+
+    def __init__(self, node, name: str = "work"):
+        self.name = name
+        self._wake = node.create_guard_condition(lambda: None)
+
+    def _target(self, future, fn, args):
+        try:
+            future.set_result(fn(*args))
+        except Exception as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            future.set_exception(exc)
+        finally:
+            self._wake.trigger()
+
+    async def run(self, fn, *args):
+        from rclpy.task import Future
+
+        future = Future()
+        threading.Thread(target=self._target, args=(future, fn, args), name=self.name, daemon=True).start()
+        return await future
 
 
 def run_node(node_factory, name: str, args=None) -> int:

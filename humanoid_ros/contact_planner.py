@@ -2,24 +2,27 @@
 (docs/planning.md, docs/ros.md).
 
     ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
-    ros2 service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
+    ros2 action send_goal /contact_planner/plan humanoid_stack_interfaces/action/PlanContacts
+        "{goal: {header: {frame_id: odom}, pose: {position: {x: 0.8}}}}"      (one line)
 
 Parameters: `PARAMETERS` below (docs/ros.md, "contact_planner"); the planning ones are dynamic,
 read by each request.
 
-Services
-    ~/plan       nav_msgs/GetPlan: start = the request's start pose (a header frame_id given: the
-                 scene posture placed at its x, y and heading), else with `start_from` odom the
-                 current pose (the latest /odom), with `start_from` state the measured state (the
-                 latest /odom pose and /joint_states joints; refused before both arrived), else the
-                 scene's; goal = the goal pose's x, y (a
-                 zero goal without frame_id: the problem's own), the region's half-width the
-                 request's tolerance (0: the problem's default); a scene with its own planning
-                 section plans its own start and goal (a given start or goal is refused with the
-                 reason: send a zero goal and no start frame). Answers the root (base) pose of
-                 each stance's witness posture as a Path. GetPlan has no success field: no plan (time
-                 limit, empty list, a busy node, bad input) answers an empty Path, the reason goes
-                 to the log and /diagnostics, and the node stays up.
+Actions
+    ~/plan       humanoid_stack_interfaces/PlanContacts: start = the goal's start pose (a header
+                 frame_id given: the scene posture placed at its x, y and heading), else with
+                 `start_from` odom the current pose (the latest /odom), with `start_from` state the
+                 measured state (the latest /odom pose and /joint_states joints; refused before both
+                 arrived), else the scene's; goal = the goal pose's x, y (a zero goal without
+                 frame_id: the problem's own), the region's half-width `goal_tolerance` (0: the
+                 problem's default); a scene with its own planning section plans its own start and
+                 goal (a given start or goal is refused with the reason). Feedback during the
+                 search (nodes generated and expanded, best potential, time); a cancel ends the
+                 search. The result: `success`, the reason or a summary in `message`, the joint
+                 trajectory, the base motion (MultiDOFJointTrajectory of `root_joint`), the stances,
+                 the contact schedule, the statistics and the PLAN.json document
+                 (`humanoid_ros.plan_messages`). No plan (time limit, empty list, a busy node, bad
+                 input) aborts with the reason, also on the log and /diagnostics; the node stays up.
 Topics
     publishes ~/stances (visualization_msgs/MarkerArray: per stance its contact frames' axes and
               support polygon, ns "stance_K"), ~/trajectory (trajectory_msgs/JointTrajectory: the
@@ -33,10 +36,10 @@ Topics
               state), /joint_states (sensor_msgs/JointState: the measured joints, the start with
               `start_from` state)
 
-Planning runs in a worker thread: the service callback is a coroutine that awaits it, and the
-thread wakes the executor through a guard condition when done, so the node keeps answering (its
+Planning runs in a worker thread: the action's execute callback is a coroutine that awaits it, and
+the thread wakes the executor through a guard condition when done, so the node keeps answering (its
 parameter services, a second ~/plan refused as busy) while it plans, even on a single-threaded
-executor. The service has a reentrant callback group of its own: rclpy keeps a callback's group
+executor. The action has a reentrant callback group of its own: rclpy keeps a callback's group
 taken until its coroutine ends, and the default mutually exclusive group would block the rest.
 ROS glue only: the problem, the search, the motion and the plan document are
 `humanoid_planner.planning`'s; the marker geometry is `humanoid_model.formats.plan`'s.
@@ -52,11 +55,11 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Point, PoseStamped
+from humanoid_stack_interfaces.action import PlanContacts
 from nav_msgs.msg import Odometry, Path
-from nav_msgs.srv import GetPlan
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -64,8 +67,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_planner.exceptions import PlanningError
-from humanoid_ros.common import WarnOnce, diagnostic_array, duration, run_node
+from humanoid_ros.common import ThreadWork, WarnOnce, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
+from humanoid_ros.plan_messages import plan_result
 
 __all__ = ["NODE_NAME", "PARAMETERS", "ContactPlannerNode", "main"]
 
@@ -227,7 +231,7 @@ class ContactPlannerNode(Node):
         self.joints: dict[str, float] = {}  # the latest /joint_states positions of the robot's joints
         self.warn_once = WarnOnce(self.get_logger())
         self._busy = threading.Lock()
-        self._wake = self.create_guard_condition(lambda: None)
+        self.work = ThreadWork(self, "contact-planner")
         self.markers_pub = self.create_publisher(MarkerArray, "~/stances", 1)
         self.traj_pub = self.create_publisher(JointTrajectory, "~/trajectory", 1)
         self.motion_pub = self.create_publisher(String, "~/motion", 1)
@@ -236,8 +240,16 @@ class ContactPlannerNode(Node):
         self.create_subscription(Odometry, "/odom", self._on_odom, 10)
         self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10)
         # its own reentrant group: the default (mutually exclusive) group would stay taken while the
-        # service's coroutine awaits the plan, blocking every other callback of the node
-        self.create_service(GetPlan, "~/plan", self._on_plan, callback_group=ReentrantCallbackGroup())
+        # action's coroutine awaits the plan, blocking every other callback of the node
+        self.plan_action = ActionServer(
+            self,
+            PlanContacts,
+            "~/plan",
+            execute_callback=self._on_plan_goal,
+            goal_callback=lambda goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda handle: CancelResponse.ACCEPT,
+            callback_group=ReentrantCallbackGroup(),
+        )
         self._start_timer = None
         if self.p["plan_on_start"]:
             self._start_timer = self.create_timer(
@@ -290,8 +302,9 @@ class ContactPlannerNode(Node):
         return placed(scene_start_q(self.scene, self.robot), *pose)
 
     # ------------------------------------------------------------------ planning (worker thread)
-    def _plan(self, goal, start_q, radius):
-        """The plan document of one request (runs in the worker thread)."""
+    def _plan(self, goal, start_q, radius, handle=None):
+        """The plan document of one request (runs in the worker thread); ``handle``: the action goal
+        that gets the search's progress as feedback, and whose cancel ends the search."""
         from humanoid_model.formats.plan import write_plan
         from humanoid_planner.motion import MotionSettings
         from humanoid_planner.planning import plan_document, problem_for, run
@@ -318,6 +331,18 @@ class ContactPlannerNode(Node):
         last = [0.0]
 
         def progress(pr):
+            if handle is not None:
+                if handle.is_cancel_requested:
+                    raise PlanningError("cancelled by the client during the search")
+                handle.publish_feedback(
+                    PlanContacts.Feedback(
+                        stage="search",
+                        generated_nodes=pr.generated,
+                        expanded_nodes=pr.expanded,
+                        best_potential=float(pr.best),
+                        elapsed=float(pr.elapsed),
+                    )
+                )
             if pr.elapsed - last[0] >= PROGRESS_PERIOD:
                 last[0] = pr.elapsed
                 self.get_logger().info(
@@ -330,14 +355,6 @@ class ContactPlannerNode(Node):
             write_plan(p["output"], doc)
         return doc
 
-    def _worker(self, future: Future, *args):
-        try:
-            future.set_result(self._plan(*args))
-        except Exception as exc:  # noqa: BLE001 - reported to the caller, the node stays up
-            future.set_exception(exc)
-        finally:
-            self._wake.trigger()
-
     async def _plan_on_start(self):
         """`plan_on_start`: the scene's problem once, when the start it needs is known."""
         if self._start_timer is None:
@@ -349,39 +366,43 @@ class ContactPlannerNode(Node):
         self.get_logger().info(
             f"planning scene '{self.scene.name}' at start (plan_on_start), from the {self.p['start_from']}"
         )
-        await self._on_plan(GetPlan.Request(), GetPlan.Response())
+        await self._run_plan(PoseStamped(), PoseStamped(), 0.0)
 
-    # ------------------------------------------------------------------ service
-    async def _on_plan(self, request, response):
+    # ------------------------------------------------------------------ action
+    async def _on_plan_goal(self, handle):
+        """~/plan (PlanContacts): plan, then succeed with the plan, or abort with the reason."""
+        result = await self._run_plan(handle.request.start, handle.request.goal, handle.request.goal_tolerance, handle)
+        if result.success:
+            handle.succeed()
+        elif handle.is_cancel_requested:
+            handle.canceled()
+        else:
+            handle.abort()
+        return result
+
+    async def _run_plan(self, start, goal_pose, tolerance, handle=None) -> PlanContacts.Result:
         frame = self.p["frame_id"]
-        response.plan = Path()
-        response.plan.header.frame_id = frame
         if not self._busy.acquire(blocking=False):
-            self._report(DiagnosticStatus.WARN, "busy: a plan is already running; request refused")
-            return response
+            return self._refuse(DiagnosticStatus.WARN, "busy: a plan is already running; request refused")
         try:
             from humanoid_planner.planning import check_frame
 
-            g = request.goal.pose.position
-            goal = (g.x, g.y) if request.goal.header.frame_id or (g.x, g.y) != (0.0, 0.0) else None
-            radius = float(request.tolerance) if request.tolerance > 0 else None
+            g = goal_pose.pose.position
+            goal = (g.x, g.y) if goal_pose.header.frame_id or (g.x, g.y) != (0.0, 0.0) else None
+            radius = float(tolerance) if tolerance > 0 else None
             try:
-                check_frame(request.goal.header.frame_id, frame, "~/plan goal")
-                start_q = self._start_q(request.start)
+                if not math.isfinite(float(tolerance)):
+                    raise PlanningError(f"~/plan: field 'goal_tolerance' must be finite; value {tolerance}")
+                check_frame(goal_pose.header.frame_id, frame, "~/plan goal")
+                start_q = self._start_q(start)
             except HumanoidStackError as exc:
-                self._report(DiagnosticStatus.ERROR, str(exc))
-                return response
-            future = Future()
+                return self._refuse(DiagnosticStatus.ERROR, str(exc))
             t0 = time.monotonic()
-            threading.Thread(
-                target=self._worker, args=(future, goal, start_q, radius), name="contact-planner", daemon=True
-            ).start()
             try:
-                doc = await future
+                doc = await self.work.run(self._plan, goal, start_q, radius, handle)
             except Exception as exc:  # noqa: BLE001 - the node must stay up
                 text = str(exc) if isinstance(exc, HumanoidStackError) else f"internal error: {exc!r}"
-                self._report(DiagnosticStatus.ERROR, text)
-                return response
+                return self._refuse(DiagnosticStatus.ERROR, text)
         finally:
             self._busy.release()
         self.last = doc
@@ -393,20 +414,26 @@ class ContactPlannerNode(Node):
             "pg_calls": st["pg_calls"]["calls"],
             "time_s": f"{time.monotonic() - t0:.3f}",
         }
+        stamp = self.get_clock().now().to_msg()
         if not doc["success"]:
-            self._report(DiagnosticStatus.WARN, f"no plan: {doc['reason']}", values)
-            return response
+            text = f"no plan: {doc['reason']}"
+            self._report(DiagnosticStatus.WARN, text, values)
+            return plan_result(doc, frame, stamp, self.robot.contact_locations, text)
         m = doc["trajectory"]
         unclear = m["unclear_segments"]
         motion = not unclear or self.p["publish_unclear_motion"]
         self._publish(doc, frame, motion)
-        response.plan.poses = [self._pose(row, frame) for row in (s["witness_q"] for s in doc["stances"])]
         text = f"plan: {len(doc['stances'])} stances, motion {m['t'][-1]:.2f} s"
         if unclear:
             text += f"; segments {unclear} projected without collision rows (may touch)"
             text += "" if motion else ": not published on ~/trajectory (parameter publish_unclear_motion)"
         self._report(DiagnosticStatus.WARN if unclear else DiagnosticStatus.OK, text, values)
-        return response
+        return plan_result(doc, frame, stamp, self.robot.contact_locations, text)
+
+    def _refuse(self, level, text) -> PlanContacts.Result:
+        """A request that gives no plan: reported (log, /diagnostics) and answered with the reason."""
+        self._report(level, text)
+        return PlanContacts.Result(success=False, message=text)
 
     # ------------------------------------------------------------------ outputs
     def _report(self, level, text, values=None):

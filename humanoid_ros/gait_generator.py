@@ -3,15 +3,17 @@
 Parameters: `PARAMETERS` below (docs/ros.md, "gait_generator"); all dynamic, read by each
 request (defaults = the BIP cyclic step, Chessé 2002, §III.3.2.8).
 
-Services
-    ~/generate   std_srvs/Trigger: solves `phase` with the current parameters; success + a summary
-                 message, or failure with the reason (the node stays up)
-    ~/plan_walk  nav_msgs/GetPlan: goal distance d = goal.x - start.x [m]; a walk from rest to
-                 rest (`humanoid_planner.gait.phase_sequence.plan_walk`: start, n cyclic steps, pre-stop DS,
-                 stop) whose feet advance (n + 1) step lengths, n = round(d / step) - 1 >= 1, within
-                 the request's tolerance (default half a step).  The Path holds the base (pelvis)
-                 poses.  GetPlan has no success field: a failure returns an empty Path, the reason
-                 goes to the log and /diagnostics
+Actions
+    ~/generate   humanoid_stack_interfaces/GenerateGait: with `distance` > 0 a walk from rest to
+                 rest (`humanoid_planner.gait.phase_sequence.plan_walk`: start, n cyclic steps,
+                 pre-stop DS, stop) whose feet advance (n + 1) step lengths, n = round(d / step) - 1
+                 >= 1, within `tolerance` (0: half a step); else the goal's `phase` (empty: the
+                 parameter `phase`) with the current parameters. The solve runs in a worker thread
+                 (the node keeps answering; one at a time, a second goal is refused as busy);
+                 feedback names the stage. The result: success, a summary or the reason, the joint
+                 trajectory, the pelvis as a MultiDOFJointTrajectory (x shifted by `start_x`), the
+                 feet's contact schedule and the energy (`humanoid_ros.gait_messages`). A failure
+                 aborts with the reason, also on the log and /diagnostics; the node stays up.
 Topics
     publishes ~/trajectory (trajectory_msgs/JointTrajectory, BIP URDF joint names),
               /diagnostics (diagnostic_msgs/DiagnosticArray: energies, residuals, status)
@@ -19,19 +21,20 @@ Topics
 
 from __future__ import annotations
 
+import math
 import sys
+import threading
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from geometry_msgs.msg import PoseStamped
-from nav_msgs.msg import Path
-from nav_msgs.srv import GetPlan
+from humanoid_stack_interfaces.action import GenerateGait
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_planner.gait.phase_sequence import PHASE_CHOICES
-from humanoid_ros.common import diagnostic_array, duration, run_node
+from humanoid_ros.common import ThreadWork, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 NODE_NAME = "gait_generator"
@@ -107,8 +110,18 @@ class GaitGeneratorNode(Node):
         self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self.p.update))
         self.traj_pub = self.create_publisher(JointTrajectory, "~/trajectory", 1)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
-        self.create_service(Trigger, "~/generate", self._on_generate)
-        self.create_service(GetPlan, "~/plan_walk", self._on_plan_walk)
+        self.work = ThreadWork(self, "gait-generator")
+        self._busy = threading.Lock()
+        self.generate_action = ActionServer(
+            self,
+            GenerateGait,
+            "~/generate",
+            execute_callback=self._on_generate,
+            goal_callback=lambda goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda handle: CancelResponse.REJECT,  # a solve runs to its end
+            callback_group=ReentrantCallbackGroup(),
+        )
+        self.robot = None  # BIP, loaded with the first goal (the contact schedule's kinematics)
         self.last = None
 
     # ----------------------------------------------------------------------------------------
@@ -166,54 +179,57 @@ class GaitGeneratorNode(Node):
         return f"internal error: {exc!r}"
 
     # ----------------------------------------------------------------------------------------
-    def _on_generate(self, request, response):
+    def _gait(self, phase: str, distance: float, tolerance: float):
+        """The gait data of a goal (runs in the worker thread)."""
+        from humanoid_model.robot import load_robot
+        from humanoid_planner.gait.phase_sequence import generate_gait, plan_walk
+
+        if self.robot is None:
+            self.robot = load_robot("bip")
+        if distance > 0:
+            tol = tolerance if tolerance > 0 else None
+            return plan_walk(distance, tol, progress=self._progress, field="distance", **self._settings())
+        return generate_gait(phase, progress=self._progress, **self._settings())
+
+    async def _on_generate(self, handle):
+        from humanoid_ros.gait_messages import gait_result
+
+        goal = handle.request
+        if not self._busy.acquire(blocking=False):
+            return self._refuse(handle, "busy: a gait is already being generated; request refused")
         try:
-            data = self._solve(self.p["phase"])
-        except Exception as exc:  # noqa: BLE001 - the node must stay up
-            response.success, response.message = False, self._fail(exc, "gait generation")
-            return response
+            phase = goal.phase or self.p["phase"]
+            numbers = {"distance": goal.distance, "tolerance": goal.tolerance, "start_x": goal.start_x}
+            bad = [f"field '{k}' must be finite; value {v}" for k, v in numbers.items() if not math.isfinite(v)]
+            if bad:
+                return self._refuse(handle, bad[0])
+            if goal.distance > 0 and goal.phase not in ("", "walk"):
+                return self._refuse(
+                    handle, f"a distance walks: field 'phase' must be '' or 'walk'; value {goal.phase!r}"
+                )
+            handle.publish_feedback(GenerateGait.Feedback(stage=f"solving {'walk' if goal.distance > 0 else phase}"))
+            try:
+                data = await self.work.run(self._gait, phase, float(goal.distance), float(goal.tolerance))
+            except Exception as exc:  # noqa: BLE001 - the node must stay up
+                return self._refuse(handle, self._fail(exc, "gait generation"))
+        finally:
+            self._busy.release()
         self.last = data
         self._publish(data)
-        self._diagnose(DiagnosticStatus.OK, "solved", data)
-        response.success = True
-        response.message = f"{len(data['phases'])} phase(s), total energy {data['total_energy']:.1f} J"
-        return response
+        text = f"{len(data['phases'])} phase(s), total energy {data['total_energy']:.1f} J"
+        if goal.distance > 0:
+            text = f"walk of {data['distance']:.3f} m (goal {goal.distance:.3f} m): " + text
+        self._diagnose(DiagnosticStatus.OK, text, data)
+        stamp = self.get_clock().now().to_msg()
+        result = gait_result(data, self.robot, goal.frame_id or "odom", stamp, float(goal.start_x), text)
+        handle.succeed()
+        return result
 
-    def _on_plan_walk(self, request, response):
-        from humanoid_planner.gait.phase_sequence import plan_walk
-
-        start, goal = request.start.pose.position, request.goal.pose.position
-        frame = request.goal.header.frame_id or "odom"
-        dist = goal.x - start.x
-        try:
-            data = plan_walk(
-                dist,
-                request.tolerance if request.tolerance > 0 else None,
-                progress=self._progress,
-                field="goal.pose.position.x",
-                **self._settings(),
-            )
-        except Exception as exc:  # noqa: BLE001 - the node must stay up
-            self._fail(exc, "plan_walk")
-            response.plan = Path()
-            response.plan.header.frame_id = frame
-            return response
-        self.last = data
-        self._publish(data)
-        self._diagnose(DiagnosticStatus.OK, f"walk of {data['distance']:.3f} m planned (goal {dist:.3f} m)", data)
-        path = Path()
-        path.header.frame_id = frame
-        for b in data["trajectory"]["base_pose"]:
-            ps = PoseStamped()
-            ps.header.frame_id = frame
-            ps.pose.position.x = float(b[0] + start.x)
-            ps.pose.position.y = float(b[1] + start.y)
-            ps.pose.position.z = float(b[2])
-            ps.pose.orientation.x, ps.pose.orientation.y = float(b[3]), float(b[4])
-            ps.pose.orientation.z, ps.pose.orientation.w = float(b[5]), float(b[6])
-            path.poses.append(ps)
-        response.plan = path
-        return response
+    def _refuse(self, handle, text: str) -> GenerateGait.Result:
+        self.get_logger().error(text)
+        self._diagnose(DiagnosticStatus.ERROR, text)
+        handle.abort()
+        return GenerateGait.Result(success=False, message=text)
 
 
 def main(args=None) -> int:

@@ -14,7 +14,9 @@ import pytest
 pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed")  # noqa: E402
+from action_msgs.msg import GoalStatus  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from support.plan_client import PlanClient, goal  # noqa: E402
 
 TIMEOUT = 120.0  # [s] a flat-walk plan on a loaded 2-core machine (a few seconds unloaded)
 STEPS = 3  # projections per transition: the motion's checks are test_motion's; here only its transport
@@ -35,10 +37,46 @@ def _short_motion_planner(ctx, **params):
     return ContactPlannerNode(context=ctx, parameter_overrides=[Parameter(k, value=v) for k, v in values.items()])
 
 
+def assert_result_matches_the_document(answer, doc):
+    """The action's result carries the plan document's motion: the joint trajectory, the base as a
+    MultiDOFJointTrajectory of root_joint, the stances' contacts, a contact schedule covering the
+    motion whose first phase holds the first stance's contacts, and the statistics."""
+    import json
+
+    t = np.asarray(doc["trajectory"]["t"])
+    rows = np.asarray(doc["trajectory"]["q"])
+    assert json.loads(answer.plan_document) == json.loads(json.dumps(doc))
+    assert list(answer.trajectory.joint_names) == doc["trajectory"]["joint_names"]
+    assert len(answer.trajectory.points) == len(answer.base_motion.points) == len(rows)
+    np.testing.assert_allclose(answer.trajectory.points[-1].positions, rows[-1, 7:], atol=1e-12)
+    assert list(answer.base_motion.joint_names) == ["root_joint"]
+    for point, row in zip(answer.base_motion.points[:: max(1, len(rows) // 20)], rows[:: max(1, len(rows) // 20)]):
+        tr = point.transforms[0]
+        got = [tr.translation.x, tr.translation.y, tr.translation.z, tr.rotation.x, tr.rotation.y, tr.rotation.z]
+        np.testing.assert_allclose(got + [tr.rotation.w], row[:7], atol=1e-12)
+    end = answer.trajectory.points[-1].time_from_start
+    assert end.sec + 1e-9 * end.nanosec == pytest.approx(t[-1] - t[0], abs=1e-9)
+    for stance, s in zip(answer.stances, doc["stances"]):
+        assert [c.location for c in stance.contacts] == [c["location"] for c in s["contacts"]]
+        for c, d in zip(stance.contacts, s["contacts"]):
+            assert [c.pose.position.x, c.pose.position.y, c.pose.position.z] == pytest.approx(d["position"], abs=1e-12)
+    phases = answer.contact_schedule.phases
+    seconds = [(p.start.sec + 1e-9 * p.start.nanosec, p.end.sec + 1e-9 * p.end.nanosec) for p in phases]
+    assert seconds[0][0] == 0.0 and seconds[-1][1] == pytest.approx(t[-1] - t[0], abs=1e-9)
+    assert all(b[0] == pytest.approx(a[1], abs=1e-9) for a, b in zip(seconds, seconds[1:]))  # consecutive
+    first = {c["location"] for c in doc["stances"][0]["contacts"]}
+    assert {c.location for c in phases[0].contacts} == first
+    assert all(len(p.contacts) >= 1 for p in phases)  # a walk always stands on a foot
+    changes = sum(1 for tr in doc["transitions"])  # each transition adds or releases one contact
+    assert len(phases) == changes + 1
+    st = answer.statistics
+    assert (st.generated_nodes, st.expanded_nodes) == (doc["stats"]["nodes_generated"], doc["stats"]["nodes_expanded"])
+    assert st.motion_duration == pytest.approx(t[-1] - t[0], abs=1e-9)
+
+
 def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     from diagnostic_msgs.msg import DiagnosticArray
     from nav_msgs.msg import Path
-    from nav_msgs.srv import GetPlan
     from rcl_interfaces.srv import GetParameters
     from trajectory_msgs.msg import JointTrajectory
     from visualization_msgs.msg import Marker, MarkerArray
@@ -51,9 +89,9 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)
     client.create_subscription(Path, "/contact_planner/base_path", paths.append, 1)
     client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
-    plan = client.create_client(GetPlan, "/contact_planner/plan")
+    plan = PlanClient(client)
     params = client.create_client(GetParameters, "/contact_planner/get_parameters")
-    assert spin_until(lambda: plan.service_is_ready() and params.service_is_ready())
+    assert spin_until(lambda: plan.ready() and params.service_is_ready())
 
     # the plan, and while it runs: the parameter service answers, a second plan is refused as busy.
     # The planning thread waits for `release` before it plans: the flat walk plans in well under a
@@ -61,35 +99,38 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     # failed run alone, and passed in the loaded full suite)
     import threading
 
-    release, worker = threading.Event(), node._worker
+    release, plan_in_thread = threading.Event(), node._plan
 
-    def held_worker(*args):
+    def held_plan(*args):
         release.wait(TIMEOUT)
-        worker(*args)
+        return plan_in_thread(*args)
 
-    node._worker = held_worker
-    request = GetPlan.Request()
-    request.goal.pose.position.x = 0.4  # the flat walk of test_contact_plan
-    first = plan.call_async(request)
+    node._plan = held_plan
+    request = goal(0.4)  # the flat walk of test_contact_plan
+    first = plan.send(request)
     assert spin_until(lambda: node.busy)
-    second = plan.call_async(request)
+    second = plan.send(request)
     got = params.call_async(GetParameters.Request(names=["algorithm"]))
     assert spin_until(lambda: second.done() and got.done())
     assert node.busy and not first.done()  # both answered while the plan still runs
     release.set()
     assert spin_until(first.done)
     assert got.result().values[0].string_value == ""  # the problem's own algorithm
-    assert len(second.result().plan.poses) == 0
+    assert not second.result().success and "busy" in second.result().message
+    assert second.status() == GoalStatus.STATUS_ABORTED
 
     doc = node.last
     assert doc["algorithm"] == "vbfp"  # the walk problem's
     assert doc["success"], doc["reason"]
-    poses = first.result().plan.poses
+    answer = first.result()
+    assert answer.success and first.status() == GoalStatus.STATUS_SUCCEEDED
+    assert first.feedback and first.feedback[-1].stage == "search"  # progress during the search
+    poses = [s.base_pose for s in answer.stances]
     assert len(poses) == len(doc["stances"]) >= 5
-    for ps, s in zip(poses, doc["stances"]):
-        p = ps.pose.position
-        assert [p.x, p.y, p.z] == pytest.approx(s["witness_q"][:3], abs=1e-9) and ps.header.frame_id == "odom"
-    assert poses[-1].pose.position.x > 0.3  # the base ends near the 0.4 m goal (it starts at 0)
+    for pose, s in zip(poses, doc["stances"]):
+        assert [pose.position.x, pose.position.y, pose.position.z] == pytest.approx(s["witness_q"][:3], abs=1e-9)
+    assert poses[-1].position.x > 0.3  # the base ends near the 0.4 m goal (it starts at 0)
+    assert_result_matches_the_document(answer, doc)
 
     assert spin_until(lambda: markers and trajs and paths)
     arr = markers[-1].markers
@@ -112,11 +153,11 @@ def test_plan_publishes_stances_and_motion_and_answers_while_planning(ros):
     assert paths[-1].poses[-1].pose.position.x == pytest.approx(rows[-1, 0], abs=1e-12)
     assert diags[-1].status[0].message.startswith("plan: ")
 
-    # a time limit the search cannot meet: empty Path, the reason on /diagnostics, node still up
+    # a time limit the search cannot meet: aborted with the reason, also on /diagnostics, node still up
     node.set_parameters([Parameter("time_limit", value=1e-9)])
     n0 = len(diags)
-    out = plan.call_async(request)
-    assert spin_until(out.done) and len(out.result().plan.poses) == 0
+    out = plan.send(request)
+    assert spin_until(out.done) and not out.result().success and "time limit" in out.result().message
     assert spin_until(lambda: len(diags) > n0)
     assert "no plan: time limit" in diags[-1].status[0].message
     assert not node.busy
@@ -213,24 +254,20 @@ def test_the_request_tolerance_is_the_goal_region_and_the_parameters_reach_the_p
     the goal point); the ``robot``, ``algorithm`` and ``seed`` parameters are the plan's; the
     plan's last CoM lies within that region about the request's goal."""
     import pinocchio as pin
-    from nav_msgs.srv import GetPlan
 
     ctx, add, spin_until = ros
     node = add(_short_motion_planner(ctx, robot="hrp2", algorithm="bfp", seed=2))
     client = add(rclpy.create_node("planner_client_region", context=ctx))
-    plan = client.create_client(GetPlan, "/contact_planner/plan")
-    assert spin_until(plan.service_is_ready)
-    request = GetPlan.Request()
-    request.goal.pose.position.x = 0.3
-    request.tolerance = 0.15
-    out = plan.call_async(request)
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
+    out = plan.send(goal(0.3, tolerance=0.15))
     assert spin_until(out.done)
     doc = node.last
     assert doc["success"], doc["reason"]
     assert (doc["robot"], doc["algorithm"], doc["seed"]) == ("hrp2", "bfp", 2)
     assert doc["goal"]["point"] == [0.3, 0.0]
-    assert doc["goal"]["com_half_width"] == pytest.approx(0.15, rel=1e-6)  # GetPlan's tolerance is a float32
-    assert len(out.result().plan.poses) == len(doc["stances"])
+    assert doc["goal"]["com_half_width"] == 0.15
+    assert len(out.result().stances) == len(doc["stances"])
     q = np.asarray(doc["goal_q"])
     g = pin.centerOfMass(node.robot.model, node.robot.model.createData(), q)
     assert abs(g[0] - 0.3) <= 0.15 + 1e-6 and abs(g[1]) <= 0.15 + 1e-6
@@ -243,7 +280,6 @@ def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
     segments and the parameter; with ``publish_unclear_motion`` the same plan's motion is published."""
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from nav_msgs.msg import Path
-    from nav_msgs.srv import GetPlan
     from trajectory_msgs.msg import JointTrajectory
 
     ctx, add, spin_until = ros
@@ -253,38 +289,37 @@ def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
     client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)
     client.create_subscription(Path, "/contact_planner/base_path", paths.append, 1)
     client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
-    plan = client.create_client(GetPlan, "/contact_planner/plan")
-    assert spin_until(plan.service_is_ready)
-    request = GetPlan.Request()
-    request.goal.pose.position.x = 0.4
-    out = plan.call_async(request)
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
+    request = goal(0.4)
+    out = plan.send(request)
     assert spin_until(lambda: out.done() and paths and diags)
     doc = node.last
     unclear = doc["trajectory"]["unclear_segments"]
     assert doc["success"] and unclear == list(range(-1, len(doc["stances"])))  # -1: the lead-in
-    assert len(out.result().plan.poses) == len(doc["stances"])
+    assert len(out.result().stances) == len(doc["stances"])
+    assert list(out.result().statistics.unclear_segments) == [k for k in unclear if k >= 0]
     status = diags[-1].status[0]
     assert status.level == DiagnosticStatus.WARN
     assert f"segments {unclear}" in status.message and "publish_unclear_motion" in status.message
     spin_until(lambda: trajs, timeout=0.5)
     assert trajs == []
     node.set_parameters([Parameter("publish_unclear_motion", value=True)])
-    out = plan.call_async(request)
+    out = plan.send(request)
     assert spin_until(lambda: out.done() and trajs)
     assert len(trajs[-1].points) == len(node.last["trajectory"]["t"])
 
 
 # --------------------------------------------------------------------------- hostile input
 def _client(ctx, add, spin_until, name):
-    """A second DDS participant: its GetPlan client and the /diagnostics it receives."""
+    """A second DDS participant: its ~/plan action client and the /diagnostics it receives."""
     from diagnostic_msgs.msg import DiagnosticArray
-    from nav_msgs.srv import GetPlan
 
     client = add(rclpy.create_node(name, context=ctx))
     diags = []
     client.create_subscription(DiagnosticArray, "/diagnostics", diags.append, 10)
-    plan = client.create_client(GetPlan, "/contact_planner/plan")
-    assert spin_until(plan.service_is_ready)
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
     return client, plan, diags
 
 
@@ -294,7 +329,6 @@ def test_output_cannot_be_redirected_at_run_time(ros, tmp_path):
     node was started with (written whole: JSON that reads back)."""
     import json
 
-    from nav_msgs.srv import GetPlan
     from rcl_interfaces.msg import Parameter as ParameterMsg
     from rcl_interfaces.msg import ParameterType, ParameterValue
     from rcl_interfaces.srv import SetParameters
@@ -311,9 +345,7 @@ def test_output_cannot_be_redirected_at_run_time(ros, tmp_path):
     assert spin_until(answer.done)
     result = answer.result().results[0]
     assert not result.successful and "read-only" in result.reason, result.reason
-    request = GetPlan.Request()
-    request.goal.pose.position.x = 0.4
-    out = plan.call_async(request)
+    out = plan.send(goal(0.4))
     assert spin_until(out.done)
     assert victim.read_text() == "the user's file\n"
     assert "time limit" in json.loads(plan_file.read_text())["reason"]  # the 1e-9 s search: no plan
@@ -333,13 +365,11 @@ def test_a_bad_start_quaternion_or_a_pose_in_another_frame_is_refused(ros, case,
     other than the planning frame (`frame_id`, odom) or empty: refused before any search, an empty
     Path and the reason on /diagnostics (ERROR, one line naming the field)."""
     from diagnostic_msgs.msg import DiagnosticStatus
-    from nav_msgs.srv import GetPlan
 
     ctx, add, spin_until = ros
     node = add(_short_motion_planner(ctx, time_limit=1e-9))  # accepted by mistake: a quick "no plan"
     _, plan, diags = _client(ctx, add, spin_until, "planner_client_refusals")
-    request = GetPlan.Request()
-    request.goal.pose.position.x = 0.4
+    request = goal(0.4)
     request.start.header.frame_id = "odom"
     request.start.pose.orientation.w = 1.0
     if case == "zero-quaternion":
@@ -350,9 +380,10 @@ def test_a_bad_start_quaternion_or_a_pose_in_another_frame_is_refused(ros, case,
         request.goal.header.frame_id = "map"
     else:
         request.start.header.frame_id = "base_link"
-    out = plan.call_async(request)
+    out = plan.send(request)
     assert spin_until(lambda: out.done() and diags)
-    assert len(out.result().plan.poses) == 0
+    assert not out.result().success and out.status() == GoalStatus.STATUS_ABORTED
+    assert out.result().message == diags[-1].status[0].message  # the reason, in the result too
     status = diags[-1].status[0]
     assert status.level == DiagnosticStatus.ERROR and "\n" not in status.message, status.message
     for w in words:

@@ -20,7 +20,7 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed"
 from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
-from nav_msgs.srv import GetPlan  # noqa: E402
+from support.plan_client import PlanClient, goal  # noqa: E402
 from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
@@ -73,18 +73,16 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     motion_pub = node.create_publisher(String, "/contact_planner/motion", 1)
     wbc_pub = node.create_publisher(String, "/whole_body_controller/motion", 1)
     traj_pub = node.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 1)
-    plan = node.create_client(GetPlan, "/contact_planner/plan")
+    plan = PlanClient(node)
     bridge_parameters = node.create_client(SetParameters, "/robot_bridge/set_parameters")
     sets = [f"viewer.port={port}", "robot_bridge.dry_run=true"]  # the plan is checked, not sent, at first
     proc = start_up(repo_root, "execute_sim", "--duration", str(TIMEOUT), *(a for x in sets for a in ("--set", x)))
     spin_until = spinner(executor, proc, TIMEOUT)
     answer, refusals, before_walk = None, {}, None
     try:
-        assert spin_until(plan.service_is_ready), "no /contact_planner/plan service"
+        assert spin_until(plan.ready), "no /contact_planner/plan action"
         assert spin_until(lambda: odom), "no /odom"
-        request = GetPlan.Request()
-        request.goal.pose.position.x = GOAL_X
-        future = plan.call_async(request)
+        future = plan.send(goal(GOAL_X))
         assert spin_until(future.done), "no answer to the plan request"
         answer = future.result()
         if not spin_until(lambda: plans):
@@ -123,7 +121,7 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     finally:
         out = stop(proc, sigterm=answer is not None)
         client.close()
-    assert len(answer.plan.poses) >= 5, out[-3000:]
+    assert answer.success and len(answer.stances) >= 5, out[-3000:]
     # nothing reached the controller while the unsafe motions were refused, nor did the robot move
     assert abs(before_walk[0]) < 0.01, before_walk
     assert [s["state"] for s in direct] == ["refused", "refused"], direct
@@ -139,6 +137,6 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     states = [s["state"] for s in status[before_walk[1] :]]
     assert states[-1] == "done" and "holding" not in states, (status[-1], out[-3000:])
     assert status[-1]["plan_time"] == pytest.approx(status[-1]["nominal_duration"], abs=0.01)
-    assert end_x == pytest.approx(answer.plan.poses[-1].pose.position.x, abs=0.02)
+    assert end_x == pytest.approx(answer.stances[-1].base_pose.position.x, abs=0.02)
     assert odom[-1].pose.pose.position.z > 0.5  # standing: HRP-2's base at ~0.65 m
     assert proc.returncode == 0 and "Traceback" not in out, out[-3000:]

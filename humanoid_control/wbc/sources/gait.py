@@ -30,7 +30,7 @@ from humanoid_control.exceptions import ControlError
 from humanoid_control.wbc.reference import ContactPhase, MotionReference
 from humanoid_control.wbc.sources.common import RAMP, check_robot, configurations, increasing
 
-__all__ = ["gait_reference", "gait_phases", "front_foot_flat_times", "FLAT"]
+__all__ = ["gait_reference", "gait_phases", "gait_spans", "front_foot_flat_times", "FLAT"]
 
 LEGS = ("l", "r")
 FLAT = 1e-3  # [m] (chosen) a front foot whose toe and heel are this close in height is flat (0.2 deg on BIP's sole)
@@ -51,7 +51,7 @@ def _segments(kind: str, root: str, leg: str, t0: float, t1: float, flat: float 
     return [(f"{leg}_heel", t0, flat), (f"{leg}_sole", flat, t1)]
 
 
-def _spans(phases: list, src: str) -> list[tuple]:
+def gait_spans(phases: list, src: str) -> list[tuple]:
     """(start, end, kind, root leg) of each of a GAIT.json's ``phases``, checked."""
     spans = []
     for i, ph in enumerate(phases):
@@ -77,7 +77,7 @@ def gait_phases(phases: list, src: str, flat: dict | None = None) -> list[Contac
     """The contact phases of a GAIT.json's ``phases`` (module docstring); ``flat``: phase index ->
     the time [s] its front foot is flat, for the double supports (`front_foot_flat_times`; absent:
     flat from the start)."""
-    spans = _spans(phases, src)
+    spans = gait_spans(phases, src)
     flat = flat or {}
     out = []
     first, last = spans[0][0], spans[-1][1]
@@ -118,7 +118,7 @@ def gait_reference(doc: dict, samples, src: str, robot, controller) -> MotionRef
     t, joints, base = increasing(samples.t, samples.joint_positions, samples.base_pose)
     q = configurations(src, model, samples.joint_names, joints, base)
     feet = all(f"{leg}_{part}" in frames for leg in LEGS for part in ("toe", "heel"))
-    flat = front_foot_flat_times(model, frames, t, q, _spans(phases, src)) if feet else None
+    flat = front_foot_flat_times(model, frames, t, q, gait_spans(phases, src)) if feet else None
     schedule = gait_phases(phases, src, flat)
     missing = sorted({ph.location for ph in schedule} - set(frames))
     if missing:
