@@ -3,7 +3,8 @@ the web viewer drawing its stances.
 
     ros2 launch humanoid_stack planning.launch.py
     ros2 launch humanoid_stack planning.launch.py viewer:=false trajectory:=/robot_bridge/trajectory
-    ros2 service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
+    ros2 action send_goal /contact_planner/plan humanoid_stack_interfaces/action/PlanContacts \
+        "{goal: {pose: {position: {x: 0.8}}}}"
 
 ``trajectory:=TOPIC`` remaps the planner's motion (``~/trajectory``, a JointTrajectory): to a
 running robot bridge's ``/robot_bridge/trajectory`` it is checked and sent to the robot or the

@@ -1,4 +1,4 @@
-"""The checks of a planning request's inputs (the `contact_planner` node's GetPlan poses and
+"""The checks of a planning request's inputs (the `contact_planner` node's ~/plan goal poses and
 /joint_states): a pose must be in the planning frame, finite, with a unit quaternion; the measured
 joints kept are the robot's own. Each refusal is a `PlanningError` in one line naming the field.
 """

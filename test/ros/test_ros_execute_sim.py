@@ -20,10 +20,10 @@ rclpy = pytest.importorskip("rclpy", reason="rclpy (ROS 2 wheels) not installed"
 from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
-from support.plan_client import PlanClient, goal  # noqa: E402
 from rcl_interfaces.srv import SetParameters  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
+from support.plan_client import PlanClient, goal  # noqa: E402
 from support.ros_up import Client, free_port, spinner, start_up, stop  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 

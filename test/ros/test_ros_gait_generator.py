@@ -28,10 +28,10 @@ def seconds(d):
 
 def test_generate_a_phase_a_walk_and_failures(ros):
     from diagnostic_msgs.msg import DiagnosticArray
+    from humanoid_stack_interfaces.action import GenerateGait
     from trajectory_msgs.msg import JointTrajectory
 
     from humanoid_ros.gait_generator import GaitGeneratorNode
-    from humanoid_stack_interfaces.action import GenerateGait
 
     ctx, add, spin_until = ros
     node = add(GaitGeneratorNode(context=ctx, parameter_overrides=[Parameter("phase", value="ds")]))
