@@ -409,3 +409,23 @@ def test_joint_states_keep_only_the_robots_joints_and_log_unknown_names_once(ros
     assert set(node.joints) == {joint}
     logged = [line for line in capfd.readouterr().err.splitlines() if "intruder_" in line]
     assert len(logged) == 1 and len(logged[0]) < 1000, logged[:3]
+
+
+def test_a_plan_cancelled_during_its_search_ends_cancelled_and_the_node_plans_again(ros):
+    """A goal 20 m away keeps the search busy; a cancel after its first feedback ends the search
+    (CANCELED, the reason in the message), and the next goal plans."""
+    ctx, add, spin_until = ros
+    node = add(_short_motion_planner(ctx, time_limit=600.0))
+    client = add(rclpy.create_node("planner_client_cancel", context=ctx))
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
+    far = plan.send(goal(20.0))
+    assert spin_until(lambda: far.feedback)  # the search is running
+    cancelled = far.sent.result().cancel_goal_async()
+    assert spin_until(lambda: cancelled.done() and far.done())
+    assert far.status() == GoalStatus.STATUS_CANCELED
+    assert not far.result().success and "cancelled" in far.result().message
+    assert not node.busy
+    near = plan.send(goal(0.4))
+    assert spin_until(near.done)
+    assert near.result().success, near.result().message
