@@ -11,28 +11,15 @@ goal succeeds at once with the validator's report ("would execute"), and nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from humanoid_control.exceptions import BridgeError
 from humanoid_ros.follow_joint_trajectory import TrajectoryVerdict
+from humanoid_sim.runtime.session import TrajectoryProgress
 
 __all__ = ["BridgeTrajectories", "SOURCE"]
 
 SOURCE = "~/follow_joint_trajectory"
-
-
-@dataclass(frozen=True)
-class _Progress:
-    names: list
-    elapsed: float
-    duration: float
-    desired: np.ndarray
-    desired_velocity: np.ndarray
-    actual: np.ndarray
-    actual_velocity: np.ndarray
-    current: bool = True
 
 
 class BridgeTrajectories:
@@ -68,7 +55,7 @@ class BridgeTrajectories:
         d = np.array([desired[n] for n in names])
         a = np.array([measured.get(n, np.nan) for n in names])
         zero = np.zeros(len(names))
-        return _Progress(names, t, ex.trajectory.duration, d, zero, a, zero)
+        return TrajectoryProgress(names, t, ex.trajectory.duration, d, zero, a, zero, True)
 
     def stop(self, run):
         ex = run[0]

@@ -40,6 +40,7 @@ from humanoid_model.formats.bag import JOINT_STATES, BagReader
 from humanoid_model.formats.recording import RecordedContact, read_plan
 from humanoid_model.tf_tree import KinematicTree
 from humanoid_viewer.exceptions import RecordingError
+from humanoid_viewer.replay import index_at
 
 __all__ = ["BagRecording", "load_bag_recording", "bag_document", "BLOCK", "CACHED_BLOCKS", "HOLD"]
 
@@ -111,8 +112,7 @@ class BagRecording:
 
     def index_at(self, time: float) -> int:
         """Index of the last frame at or before ``time`` [s] (clamped)."""
-        i = int(np.searchsorted(self.t, time, side="right")) - 1
-        return min(max(i, 0), len(self.t) - 1)
+        return index_at(self.t, time)
 
     def frame(self, i: int):
         """(q (nq,), free bodies name -> (position, quaternion xyzw), contacts (a list of

@@ -56,6 +56,17 @@ from humanoid_viewer.exceptions import RecordingError, RecordingWarning
 BASE_BODY_NAMES = ("base", "base_link", "root_joint", "robot")
 
 
+def _duration(t) -> float:
+    return float(t[-1] - t[0]) if len(t) else 0.0
+
+
+def index_at(t, time: float) -> int:
+    """Index of the last of the times ``t`` at or before ``time`` [s] (clamped to them): the frame a
+    replay shows at ``time`` (`Recording` and `humanoid_viewer.bag_replay.BagRecording`)."""
+    i = int(np.searchsorted(t, time, side="right")) - 1
+    return min(max(i, 0), len(t) - 1)
+
+
 @dataclass
 class Recording:
     """A replay: N times, robot configurations, free-body poses and contacts.
@@ -88,15 +99,11 @@ class Recording:
     def __len__(self) -> int:
         return len(self.t)
 
-    @property
-    def duration(self) -> float:
-        """Last time minus first time [s]."""
-        return float(self.t[-1] - self.t[0]) if len(self.t) else 0.0
+    duration = property(lambda self: _duration(self.t), doc="Last time minus first time [s].")
 
     def index_at(self, time: float) -> int:
         """Index of the last recorded step at or before ``time`` (clamped to the recording)."""
-        i = int(np.searchsorted(self.t, time, side="right")) - 1
-        return min(max(i, 0), len(self.t) - 1)
+        return index_at(self.t, time)
 
     @property
     def nq(self) -> int | None:
