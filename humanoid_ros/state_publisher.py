@@ -130,7 +130,7 @@ class StatePublisherNode(Node):
             f"robot '{self.robot.name}' ({len(self.robot.joint_names)} joints, posture "
             f"'{posture or self.robot.default_posture}'), root link '{self.tree.root_link}'"
             + (f", frames prefixed '{self.frame_prefix}'" if self.frame_prefix else "")
-            + (", publishing robot_description" if p["publish_robot_description"] else "")
+            + (f", publishing {self.resolve_topic_name('robot_description')}" if p["publish_robot_description"] else "")
         )
 
     # ------------------------------------------------------------------ inputs
