@@ -2,6 +2,10 @@
 /diagnostics, warn-once logging.
 
     LATCHED                   QoS of /robot_description and /tf_static (reliable, transient local)
+    SENSOR_QOS                QoS of the subscriptions to measurements (joint_states, odom, imu, ...):
+                              best effort, so reliable and best-effort publishers both reach them
+    namespace_frame_prefix    the frame prefix of a node in a namespace ("/r1" -> "r1/")
+    prefix_frames             transforms with their frames prefixed (the fixed frame kept)
     TFMessage                 tf2_msgs/TFMessage, or None when tf2_msgs is not installed (the PyPI
                               ROS 2 wheels lack it: nodes then skip /tf and /tf_static)
     run_node(factory, name)   the `main()` of every node executable: init, spin, clean exit
@@ -20,13 +24,14 @@ from __future__ import annotations
 import math
 import sys
 import threading
+from dataclasses import replace
 
 import rclpy
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
 from humanoid_model.exceptions import HumanoidStackError
 
@@ -38,11 +43,14 @@ except ImportError:  # pragma: no cover - depends on the install
 __all__ = [
     "ThreadWork",
     "LATCHED",
+    "SENSOR_QOS",
     "TFMessage",
     "WarnOnce",
     "diagnostic_array",
     "duration",
+    "namespace_frame_prefix",
     "odometry",
+    "prefix_frames",
     "run_node",
     "seconds",
     "stamp",
@@ -52,6 +60,14 @@ __all__ = [
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 """QoS of /robot_description and /tf_static (same as robot_state_publisher's): late subscribers
 get the last message."""
+
+SENSOR_QOS = qos_profile_sensor_data
+"""QoS of every subscription to a measurement stream (joint_states, odom, free_bodies, imu, F/T
+wrenches): rclpy's sensor-data profile (best effort, keep last 5, volatile). A best-effort
+subscription matches reliable and best-effort publishers alike (a reliable one would ignore a
+best-effort driver's topic), and only the newest message matters to its readers: the state
+publisher, the viewer and the pilot keep the latest, the robot bridge's watchdog ages the newest
+and stops a motion when it grows stale (docs/ros.md "Quality of service")."""
 
 _NANO = 1_000_000_000  # nanoseconds per second
 
@@ -91,6 +107,29 @@ def odometry(stamp_msg, frame_id: str, child_frame_id: str, position, quaternion
     lin.x, lin.y, lin.z = map(float, twist[:3])
     ang.x, ang.y, ang.z = map(float, twist[3:])
     return od
+
+
+def namespace_frame_prefix(namespace: str, frame_prefix: str = "") -> str:
+    """The prefix of the frames a node publishes: ``frame_prefix`` when given, else the node's
+    ``namespace`` without its leading slash and with a trailing one ("/r1" -> "r1/", "/" -> ""),
+    so that robots in two namespaces publish distinct frames on the global /tf."""
+    if frame_prefix:
+        return frame_prefix
+    ns = namespace.strip("/")
+    return f"{ns}/" if ns else ""
+
+
+def prefix_frames(transforms, prefix: str, fixed_frame: str) -> list:
+    """`humanoid_model.tf_tree.Transform` records with ``prefix`` before every frame name but
+    ``fixed_frame`` (odom: the world frame that robots share, as `robot_state_publisher`'s
+    frame_prefix leaves the frames it does not publish)."""
+    if not prefix:
+        return list(transforms)
+
+    def name(frame):
+        return frame if frame == fixed_frame else prefix + frame
+
+    return [replace(tf, parent=name(tf.parent), child=name(tf.child)) for tf in transforms]
 
 
 def transform_stamped_list(transforms, stamp_msg) -> list:

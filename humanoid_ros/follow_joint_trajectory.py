@@ -1,7 +1,7 @@
 """A `control_msgs/FollowJointTrajectory` action server over a trajectory backend: what the
 simulator (as ros2_control's joint_trajectory_controller) and the robot bridge (its input) share.
 
-    server = FollowJointTrajectoryServer(node, "/joint_trajectory_controller/follow_joint_trajectory",
+    server = FollowJointTrajectoryServer(node, "joint_trajectory_controller/follow_joint_trajectory",
                                          backend, joint_names=robot.joint_names)
 
 Every goal is accepted, so that a refusal reaches the client with its reason: the backend's

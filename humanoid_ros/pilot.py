@@ -7,18 +7,18 @@ absolute pose targets; the solved joints go to the simulator's or a robot's cont
 
 Parameters: `PARAMETERS` of `humanoid_ros.pilot_parameters` (docs/ros.md, "pilot").
 
-Topics
+Topics (relative names, moved by the node's namespace; /diagnostics is global)
     subscribes ~/twist (geometry_msgs/Twist: an incremental 6-DOF mouse, e.g. spacenav's
                /spacenav/twist), ~/joy (sensor_msgs/Joy: axes -> twist through `joy_axes`),
                ~/target (geometry_msgs/PoseStamped: absolute target, frame_id world/odom or ""),
-               /joint_states (sensor_msgs/JointState: the measured robot; `start_from: measured`
+               joint_states (sensor_msgs/JointState, best effort: the measured robot; `start_from: measured`
                starts from it, /diagnostics reports the command's lead over it),
                `view_topic` (geometry_msgs/PoseStamped: the camera whose axes `command_frame: view`
-               uses; the web viewer node publishes its browser's camera on /viewer/camera)
+               uses; the web viewer node publishes its browser's camera on viewer/camera)
     publishes  ~/joint_states (sensor_msgs/JointState: the commanded configuration, the "phantom"
                robot: a second state publisher with `frame_prefix: phantom/` on it, docs/piloting.md),
-               /<controller>/joint_trajectory (trajectory_msgs/JointTrajectory, one point at
-               1/rate) or /<controller>/commands (std_msgs/Float64MultiArray, URDF joint order),
+               <controller>/joint_trajectory (trajectory_msgs/JointTrajectory, one point at
+               1/rate) or <controller>/commands (std_msgs/Float64MultiArray, URDF joint order),
                ~/markers (visualization_msgs/MarkerArray: target axes, driven frame, dexterity
                text), /diagnostics (residual per level, target error, dexterity)
 Services   ~/reset (std_srvs/Trigger: back to the structure's initial configuration and target, or
@@ -69,7 +69,7 @@ from humanoid_control.pilot_limits import finite_configuration
 from humanoid_control.piloting import HeldTwist, PilotSession, speed_spheres
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_model.validation import did_you_mean
-from humanoid_ros.common import diagnostic_array, duration, run_node
+from humanoid_ros.common import SENSOR_QOS, diagnostic_array, duration, run_node
 from humanoid_ros.pilot_parameters import DEFAULT_CONTROLLERS, NODE_NAME, OUTPUTS, PARAMETERS
 
 __all__ = [
@@ -222,13 +222,13 @@ class PilotNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "~/markers", 10)
         self.traj_pub = self.fwd_pub = None
         if self.output == "joint_trajectory":
-            self.traj_pub = self.create_publisher(JointTrajectory, f"/{self.controller}/joint_trajectory", 10)
+            self.traj_pub = self.create_publisher(JointTrajectory, f"{self.controller}/joint_trajectory", 10)
         elif self.output == "forward_position":
-            self.fwd_pub = self.create_publisher(Float64MultiArray, f"/{self.controller}/commands", 10)
+            self.fwd_pub = self.create_publisher(Float64MultiArray, f"{self.controller}/commands", 10)
         self.create_subscription(Twist, "~/twist", self._on_twist, 10)
         self.create_subscription(Joy, "~/joy", self._on_joy, 10)
         self.create_subscription(PoseStamped, "~/target", self._on_target, 10)
-        self.create_subscription(JointState, "/joint_states", self._on_measured, 10)
+        self.create_subscription(JointState, "joint_states", self._on_measured, SENSOR_QOS)
         self.camera = None
         self.create_subscription(PoseStamped, self.p["view_topic"], self._on_camera, 10)
         self.phantom_pub = self.create_publisher(JointState, "~/joint_states", 10)
@@ -241,7 +241,7 @@ class PilotNode(Node):
         self.timer = self.create_timer(self.dt, self._cycle, clock=steady)
         self.diag_timer = self.create_timer(self.p["diagnostics_period"], self._diagnose_state, clock=steady)
         topic = "commands" if self.fwd_pub else "joint_trajectory"
-        where = f"/{self.controller}/{topic}" if self.controller else "none"
+        where = self.resolve_topic_name(f"{self.controller}/{topic}") if self.controller else "none"
         self.get_logger().info(
             f"structure '{s.name}' ({len(s.joint_names)} joints, closures: {', '.join(s.closures) or 'none'}), "
             f"frame {frame} ({self.p['mode']}, {self.p['command_frame']} axes), {self.p['rate']:g} Hz, output {where}"
@@ -336,7 +336,7 @@ class PilotNode(Node):
         """The measured robot: its positions of the structure's joints (others ignored); the
         first one starts the node when `start_from` is measured."""
         if len(msg.position) != len(msg.name):
-            self._refuse(f"/joint_states: {len(msg.name)} names but {len(msg.position)} positions")
+            self._refuse(f"joint_states: {len(msg.name)} names but {len(msg.position)} positions")
             return
         got = self.session.known_joints(msg.name, msg.position)
         if not got:
@@ -362,7 +362,7 @@ class PilotNode(Node):
     # ------------------------------------------------------------------ cycle
     def _cycle(self):
         if self.waiting:
-            self.get_logger().info("start_from measured: waiting for /joint_states", once=True)
+            self.get_logger().info("start_from measured: waiting for joint_states", once=True)
             return
         try:
             p = self.p

@@ -74,7 +74,7 @@ PARAMETERS = ParameterTable(
         Parameter(
             "view_topic",
             "string",
-            "/viewer/camera",
+            "viewer/camera",
             "geometry_msgs/PoseStamped of the camera whose axes `command_frame: view` uses (frame world or "
             "odom): the web viewer node publishes its browser's camera there",
             non_empty=True,
@@ -142,7 +142,8 @@ PARAMETERS = ParameterTable(
             "controller",
             "string",
             "",
-            'controller name (topic prefix); `""` = the simulator\'s name for the output: '
+            "controller name (topic prefix, relative: in the node's namespace); `\"\"` = the simulator's name "
+            "for the output: "
             "`joint_trajectory_controller`, or `forward_position_controller`",
         ),
         Parameter(

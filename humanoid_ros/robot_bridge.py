@@ -10,9 +10,10 @@ Parameters: `PARAMETERS` of `humanoid_ros.robot_bridge_parameters` (docs/ros.md,
 Actions    ~/follow_joint_trajectory (control_msgs/FollowJointTrajectory, server): a goal as ~/trajectory;
            the validator's refusal or the execution monitor's verdict is the result
            (`humanoid_ros.robot_bridge_action`); a cancel stops and holds
-Topics
+Topics (relative names, moved by the node's namespace; /diagnostics is global)
     subscribes ~/trajectory (trajectory_msgs/JointTrajectory, URDF joint names): validate, then
-               execute; /joint_states (the robot's measured joints; `joint_map` renames them)
+               execute; joint_states (the robot's measured joints, best effort: reliable and
+               best-effort publishers both reach it; `joint_map` renames them)
     publishes  <controller>/joint_trajectory (JointTrajectory) or <controller>/commands
                (std_msgs/Float64MultiArray, streamed at `rate` with the bridge interpolating),
                /diagnostics (every refusal, stop and end of motion, with the reason)
@@ -71,7 +72,7 @@ from humanoid_control.bridge.plan_files import PLAN_MAX_BYTES
 from humanoid_control.exceptions import BridgeError
 from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
-from humanoid_ros.common import diagnostic_array, duration, run_node, seconds
+from humanoid_ros.common import SENSOR_QOS, diagnostic_array, duration, run_node, seconds
 from humanoid_ros.robot_bridge_parameters import CONTROLLER_TYPES, DEFAULT_CONTROLLERS, NODE_NAME, PARAMETERS
 
 try:  # control_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
@@ -310,7 +311,7 @@ class RobotBridgeNode(Node):
             steady=time.monotonic,
             settings=ExecutorSettings.from_values(self.p),
             robot=self.robot,
-            state_name="/joint_states",
+            state_name=self.resolve_topic_name("joint_states"),
             controller=self.controller,
         )
         self.last_received: Trajectory | None = None
@@ -319,24 +320,24 @@ class RobotBridgeNode(Node):
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.traj_pub = self.fwd_pub = self.action_client = self.motion_pub = self.wbc_stop_pub = None
         if self.mode == "forward_position":
-            self.fwd_pub = self.create_publisher(Float64MultiArray, f"/{self.controller}/commands", 10)
+            self.fwd_pub = self.create_publisher(Float64MultiArray, f"{self.controller}/commands", 10)
         elif self.mode == "whole_body":
-            self.motion_pub = self.create_publisher(String, f"/{self.controller}/motion", 1)
-            self.wbc_stop_pub = self.create_publisher(String, f"/{self.controller}/stop", 10)
+            self.motion_pub = self.create_publisher(String, f"{self.controller}/motion", 1)
+            self.wbc_stop_pub = self.create_publisher(String, f"{self.controller}/stop", 10)
         else:
-            self.traj_pub = self.create_publisher(JointTrajectory, f"/{self.controller}/joint_trajectory", 10)
+            self.traj_pub = self.create_publisher(JointTrajectory, f"{self.controller}/joint_trajectory", 10)
             if action_available():
                 self.action_client = ActionClient(
-                    self, FollowJointTrajectory, f"/{self.controller}/follow_joint_trajectory"
+                    self, FollowJointTrajectory, f"{self.controller}/follow_joint_trajectory"
                 )
         # the measured state and ~/stop beside the requests (with a multi-threaded executor): a long
         # request delays neither; the watchdog needs no callback group at all (its own thread, below)
         states, stop, requests = (MutuallyExclusiveCallbackGroup() for _ in range(3))
-        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10, callback_group=states)
+        self.create_subscription(JointState, "joint_states", self._on_joint_states, SENSOR_QOS, callback_group=states)
         self.create_subscription(JointTrajectory, "~/trajectory", self._on_trajectory, 10, callback_group=requests)
         self.create_subscription(String, self.p["motion_topic"], self._on_motion, 1, callback_group=requests)
         if self.mode == "whole_body":
-            self.create_subscription(String, f"/{self.controller}/status", self._on_status, 10, callback_group=states)
+            self.create_subscription(String, f"{self.controller}/status", self._on_status, 10, callback_group=states)
         self.create_service(Trigger, "~/stop", self._on_stop, callback_group=stop)
         self.trajectory_action = None
         if action_available():
@@ -413,7 +414,7 @@ class RobotBridgeNode(Node):
         try:
             self.bridge_executor.measure([self.unrename.get(n, n) for n in msg.name], list(msg.position))
         except Exception as exc:  # noqa: BLE001 - a malformed message must not stop the node
-            self.get_logger().warning(f"/joint_states: message ignored: {exc!r}")
+            self.get_logger().warning(f"{self.bridge_executor.state_name}: message ignored: {exc!r}")
 
     def _on_trajectory(self, msg):
         try:
@@ -447,7 +448,7 @@ class RobotBridgeNode(Node):
         try:
             status = json.loads(msg.data)
         except ValueError:
-            self.get_logger().warning(f"/{self.controller}/status: not JSON, ignored")
+            self.get_logger().warning(f"{self.resolve_topic_name(self.controller + '/status')}: not JSON, ignored")
             return
         self.bridge_executor.progress(status)
 

@@ -66,7 +66,8 @@ PARAMETERS = ParameterTable(
             "controller",
             "string",
             "",
-            'controller name (topic prefix); `""` = the simulator\'s name for the type: '
+            "controller name (topic prefix, relative: in the node's namespace; a leading `/` makes it absolute); "
+            '`""` = the simulator\'s name for the type: '
             "`joint_trajectory_controller`, `forward_position_controller` or `whole_body_controller`",
         ),
         Parameter(
@@ -80,7 +81,7 @@ PARAMETERS = ParameterTable(
             "joint_map",
             "string_array",
             [],
-            "joint renaming, `URDF_NAME=ROBOT_NAME` entries: outgoing commands use ROBOT_NAME, /joint_states "
+            "joint renaming, `URDF_NAME=ROBOT_NAME` entries: outgoing commands use ROBOT_NAME, joint_states "
             "is read back to URDF names; unlisted joints keep their name",
         ),
         Parameter(
@@ -88,7 +89,7 @@ PARAMETERS = ParameterTable(
             "string",
             "~/motion",
             "topic of the motions to execute (std_msgs/String: a PLAN.json, WALK.json or GAIT.json document, "
-            "checked as a plan file; e.g. `/contact_planner/motion`)",
+            "checked as a plan file; e.g. `contact_planner/motion`)",
             non_empty=True,
         ),
         _positive(

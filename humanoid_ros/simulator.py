@@ -9,23 +9,25 @@ Parameters: `PARAMETERS` of `humanoid_ros.simulator_parameters` (docs/ros.md, "s
 `real_time_factor`, `controller` and `external_wrench_duration` may change at run time, the
 others are read at start only.
 
-Topics
-    publishes  /clock (rosgraph_msgs/Clock), /joint_states, /odom (odom -> root link, twist in the
-               root link frame), /robot_description (transient local), /tf and /tf_static (with
-               base_link and the contact frames), /free_bodies (nav_msgs/Odometry, one message per
+Topics (relative names, moved by the node's namespace; /clock, /tf, /tf_static and /diagnostics
+are global by ROS convention, and the frames get the namespace as prefix: docs/ros.md
+"Namespaces and remapping")
+    publishes  /clock (rosgraph_msgs/Clock: every step, or at clock_rate), joint_states, odom (odom ->
+               root link, twist in the root link frame), robot_description (transient local), /tf and
+               /tf_static (with base_link and the contact frames), free_bodies (nav_msgs/Odometry, one message per
                free body of the scene: child_frame_id = its name, pose in odom, twist in its own frame; what the
                web viewer draws them from), /contacts (MarkerArray: ns "points", "forces", "cones", "soles"),
-               /<sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), /imu,
+               <sensor>/wrench (WrenchStamped per F/T sensor, in the sensor frame), imu,
                /diagnostics (step time, real-time factor, solver iterations, residuals,
                penetration, rejected commands), ~/haptic_force (WrenchStamped, odom frame: the
                wrench the haptic device renders, at publish_rate while a body is coupled)
-    subscribes /joint_trajectory_controller/joint_trajectory (JointTrajectory, ros2_control
-               semantics: `humanoid_sim.runtime.commands`), /forward_position_controller/commands,
-               /forward_effort_controller/commands (Float64MultiArray, all joints in /joint_states
+    subscribes joint_trajectory_controller/joint_trajectory (JointTrajectory, ros2_control
+               semantics: `humanoid_sim.runtime.commands`), forward_position_controller/commands,
+               forward_effort_controller/commands (Float64MultiArray, all joints in joint_states
                order), ~/external_wrench (WrenchStamped: frame_id = link, world-frame wrench at
                the link origin, for external_wrench_duration), ~/haptic_pointer (PoseStamped, odom
                frame: the haptic pointer)
-Actions    /joint_trajectory_controller/follow_joint_trajectory (control_msgs/FollowJointTrajectory, as
+Actions    joint_trajectory_controller/follow_joint_trajectory (control_msgs/FollowJointTrajectory, as
            joint_trajectory_controller: the goal's trajectory with the topic's semantics, feedback at
            50 Hz, path and goal tolerances, a cancel holds the measured positions, a refusal's reason
            in the result; `humanoid_ros.follow_joint_trajectory`)
@@ -70,7 +72,9 @@ from humanoid_ros.common import (
     TFMessage,
     WarnOnce,
     diagnostic_array,
+    namespace_frame_prefix,
     odometry,
+    prefix_frames,
     run_node,
     seconds,
     stamp,
@@ -86,9 +90,9 @@ from humanoid_sim.stages.haptics import HapticSettings
 
 __all__ = ["SimulatorNode", "main", "NODE_NAME", "PARAMETERS", "CONTROLLERS", "TOPICS"]
 
-FOLLOW_JOINT_TRAJECTORY = "/joint_trajectory_controller/follow_joint_trajectory"  # the controller's action
-WBC_STATUS = "/whole_body_controller/status"  # std_msgs/String, JSON: `WholeBodyMotion.status`
-WBC_STOP = "/whole_body_controller/stop"  # std_msgs/String: a safe hold, with its reason
+FOLLOW_JOINT_TRAJECTORY = "joint_trajectory_controller/follow_joint_trajectory"  # the controller's action
+WBC_STATUS = "whole_body_controller/status"  # std_msgs/String, JSON: `WholeBodyMotion.status`
+WBC_STOP = "whole_body_controller/stop"  # std_msgs/String: a safe hold, with its reason
 WBC_STATUS_RATE = 10.0  # [Hz] (chosen) the whole-body controller's status, wall clock
 MOTION_MAX_BYTES = 16 * 1024 * 1024  # (chosen) a motion message's size: twice the robot bridge's plan file bound
 
@@ -114,8 +118,9 @@ class _ActionTrajectories:
         points = [TrajectoryPoint(q, t, v) for q, v, t in points]
         with node.stepper.lock:
             try:
+                source = node.resolve_topic_name(FOLLOW_JOINT_TRAJECTORY)
                 trajectory = node.session.command_trajectory(
-                    names, points, seconds(goal.trajectory.header.stamp), FOLLOW_JOINT_TRAJECTORY
+                    names, points, seconds(goal.trajectory.header.stamp), source
                 )
             except HumanoidStackError as exc:
                 node._reject(exc)
@@ -175,17 +180,19 @@ class SimulatorNode(Node):
         )
 
         self.tree = KinematicTree(self.robot.model)
-        self.description_pub = self.create_publisher(String, "/robot_description", LATCHED)
+        self.frame_prefix = namespace_frame_prefix(self.get_namespace(), self.p["frame_prefix"])
+        """The prefix of the robot's frames (parameter frame_prefix, or the namespace's)."""
+        self.description_pub = self.create_publisher(String, "robot_description", LATCHED)
         self.description_pub.publish(String(data=description_with_uris(self.robot.urdf_text)))
         self.clock_pub = self.create_publisher(Clock, "/clock", 10)
-        self.joint_pub = self.create_publisher(JointState, "/joint_states", 10)
-        self.odom_pub = self.create_publisher(Odometry, "/odom", 10)
-        self.free_bodies_pub = self.create_publisher(Odometry, "/free_bodies", 10)
-        self.contacts_pub = self.create_publisher(MarkerArray, "/contacts", 10)
-        self.imu_pub = self.create_publisher(Imu, "/imu", 10)
+        self.joint_pub = self.create_publisher(JointState, "joint_states", 10)
+        self.odom_pub = self.create_publisher(Odometry, "odom", 10)
+        self.free_bodies_pub = self.create_publisher(Odometry, "free_bodies", 10)
+        self.contacts_pub = self.create_publisher(MarkerArray, "contacts", 10)
+        self.imu_pub = self.create_publisher(Imu, "imu", 10)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.ft_pubs = {
-            name: self.create_publisher(WrenchStamped, f"/{name}/wrench", 10) for name in self.session.sensors.ft
+            name: self.create_publisher(WrenchStamped, f"{name}/wrench", 10) for name in self.session.sensors.ft
         }
         self.tf_pub = None
         if TFMessage is not None:
@@ -194,6 +201,8 @@ class SimulatorNode(Node):
             frames = static_frames(self.tree, self.robot.contact_locations)
             static.publish(TFMessage(transforms=self.tf_messages(frames, 0.0)))
 
+        self.topics = {c: self.resolve_topic_name(topic) for c, topic in TOPICS.items()}
+        """Each controller's command topic, resolved in the node's namespace (the sources of refusals)."""
         self.create_subscription(JointTrajectory, TOPICS["joint_trajectory_controller"], self._on_trajectory, 10)
         self.trajectory_action = FollowJointTrajectoryServer(
             self, FOLLOW_JOINT_TRAJECTORY, _ActionTrajectories(self), "follow_joint_trajectory"
@@ -223,7 +232,8 @@ class SimulatorNode(Node):
         self.get_logger().info(
             f"robot '{self.robot.name}' on scene '{self.session.scene.name}', dt {world.dt * 1e3:g} ms, solver "
             f"{world.solver.name}, controller {self.p['controller']}, real-time factor "
-            f"{self.p['real_time_factor']:g}, publishing /robot_description"
+            f"{self.p['real_time_factor']:g}, publishing {self.resolve_topic_name('robot_description')}"
+            + (f", frames prefixed '{self.frame_prefix}'" if self.frame_prefix else "")
         )
 
     # ------------------------------------------------------------------ state
@@ -279,6 +289,8 @@ class SimulatorNode(Node):
 
     def _publish(self, out):
         """Messages of the session's `Outputs` (called by the stepper, outside its lock)."""
+        if out.clock:
+            self.clock_pub.publish(Clock(clock=stamp(out.t)))
         if out.state is not None:
             self._publish_state(out.t, out.state)
         if out.contacts is not None:
@@ -292,8 +304,7 @@ class SimulatorNode(Node):
             self.haptic_pub.publish(msg)
 
     def _publish_state(self, t, out):
-        st, now = out.state, stamp(t)
-        self.clock_pub.publish(Clock(clock=now))
+        st, now, prefix = out.state, stamp(t), self.frame_prefix
         js = JointState()
         js.header.stamp = now
         names, position, velocity, effort = out.joint_state
@@ -304,7 +315,7 @@ class SimulatorNode(Node):
         self.joint_pub.publish(js)
         base, odom = st.bodies[self.robot.name], self.tree.odom_frame
         root = self.tree.root_link  # the free-flyer velocity is in the root link frame
-        self.odom_pub.publish(odometry(now, odom, root, base.position, base.quaternion, out.base_velocity))
+        self.odom_pub.publish(odometry(now, odom, prefix + root, base.position, base.quaternion, out.base_velocity))
         for name, (position, quaternion, twist) in out.free_bodies.items():
             self.free_bodies_pub.publish(odometry(now, odom, name, position, quaternion, twist))
         if self.tf_pub is not None:
@@ -313,7 +324,7 @@ class SimulatorNode(Node):
         for name, (frame, force, torque) in out.force_torque.items():
             msg = WrenchStamped()
             msg.header.stamp = now
-            msg.header.frame_id = frame
+            msg.header.frame_id = prefix + frame
             msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = map(float, force)
             msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = map(float, torque)
             self.ft_pubs[name].publish(msg)
@@ -321,7 +332,7 @@ class SimulatorNode(Node):
             imu = out.imu
             msg = Imu()
             msg.header.stamp = now
-            msg.header.frame_id = out.imu_frame
+            msg.header.frame_id = prefix + out.imu_frame
             o = msg.orientation
             o.x, o.y, o.z, o.w = map(float, imu["orientation"])
             a, g = msg.angular_velocity, msg.linear_acceleration
@@ -331,11 +342,12 @@ class SimulatorNode(Node):
 
     def tf_messages(self, transforms, t: float) -> list:
         """TransformStamped messages of ``transforms`` (`humanoid_model.tf_tree` transforms) at
-        simulated time t [s], as the node publishes them on /tf and /tf_static."""
-        return transform_stamped_list(transforms, stamp(t))
+        simulated time t [s], as the node publishes them on /tf and /tf_static (frames prefixed
+        with `frame_prefix`, odom kept)."""
+        return transform_stamped_list(prefix_frames(transforms, self.frame_prefix, self.tree.odom_frame), stamp(t))
 
     def _publish_contacts(self, t, cm):
-        """/contacts: DELETEALL, then the points, force arrows and friction cones of
+        """contacts: DELETEALL, then the points, force arrows and friction cones of
         `humanoid_sim.runtime.markers.ContactMarkers` ``cm``, in the odom frame."""
         now, frame = stamp(t), self.tree.odom_frame
 
@@ -384,7 +396,8 @@ class SimulatorNode(Node):
             return True
         self.warn_once(
             f"inactive-{controller}",
-            f"{TOPICS[controller]}: ignored, the active controller is {self.p['controller']} (parameter controller)",
+            f"{self.topics[controller]}: ignored, the active controller is {self.p['controller']} "
+            "(parameter controller)",
         )
         return False
 
@@ -407,15 +420,15 @@ class SimulatorNode(Node):
         c = "joint_trajectory_controller"
         points = [TrajectoryPoint(p.positions, seconds(p.time_from_start), p.velocities) for p in msg.points]
         stamp = seconds(msg.header.stamp)
-        self._command(lambda: self.session.command_trajectory(msg.joint_names, points, stamp, TOPICS[c]), c)
+        self._command(lambda: self.session.command_trajectory(msg.joint_names, points, stamp, self.topics[c]), c)
 
     def _on_position(self, msg):
         c = "forward_position_controller"
-        self._command(lambda: self.session.command_positions(msg.data, TOPICS[c]), c)
+        self._command(lambda: self.session.command_positions(msg.data, self.topics[c]), c)
 
     def _on_effort(self, msg):
         c = "forward_effort_controller"
-        self._command(lambda: self.session.command_efforts(msg.data, TOPICS[c]), c)
+        self._command(lambda: self.session.command_efforts(msg.data, self.topics[c]), c)
 
     def _on_motion(self, msg):
         """A motion for the whole-body controller (std_msgs/String: JSON ``{"id", "source",
@@ -424,7 +437,7 @@ class SimulatorNode(Node):
         c = "whole_body_controller"
         if not self._active(c):
             return
-        ident, source = "", TOPICS[c]
+        ident, source = "", self.topics[c]
         try:
             doc = parse_message(msg.data, source, "motion", ControlError, MOTION_MAX_BYTES)
             if isinstance(doc, dict) and isinstance(doc.get("motion"), dict):
@@ -456,7 +469,7 @@ class SimulatorNode(Node):
             self.get_logger().warning(f"whole_body_controller: stop: {msg.data or 'stop requested'}")
 
     def _publish_motion_status(self):
-        """/whole_body_controller/status: the running motion's `WholeBodyMotion.status` (JSON); a
+        """whole_body_controller/status: the running motion's `WholeBodyMotion.status` (JSON); a
         change of its state is logged (the motion's stages in the node's log)."""
         motion = self.motion
         if motion is None or not self.context.ok():

@@ -27,12 +27,12 @@ CONTROLLERS = (
 whole-body controller (a torque controller in the simulator's loop, `humanoid_execution.whole_body`)."""
 
 TOPICS = {
-    "joint_trajectory_controller": "/joint_trajectory_controller/joint_trajectory",
-    "forward_position_controller": "/forward_position_controller/commands",
-    "forward_effort_controller": "/forward_effort_controller/commands",
-    "whole_body_controller": "/whole_body_controller/motion",
+    "joint_trajectory_controller": "joint_trajectory_controller/joint_trajectory",
+    "forward_position_controller": "forward_position_controller/commands",
+    "forward_effort_controller": "forward_effort_controller/commands",
+    "whole_body_controller": "whole_body_controller/motion",
 }
-"""Command topic of each controller."""
+"""Command topic of each controller (relative: in the node's namespace)."""
 
 
 def _positive(name, default, unit, description, **kw):
@@ -89,7 +89,15 @@ PARAMETERS = ParameterTable(
             "publish_rate",
             50.0,
             "Hz",
-            "rate in simulated time of /clock, /joint_states, /odom, /free_bodies, /tf, F/T wrenches and /imu (chosen)",
+            "rate in simulated time of joint_states, odom, free_bodies, /tf, F/T wrenches and imu (chosen)",
+        ),
+        _non_negative(
+            "clock_rate",
+            0.0,
+            "Hz",
+            "rate in simulated time of /clock; 0 = every step, so that the timers of a `use_sim_time` node fire "
+            "at their own rate (chosen: a thinned clock slows their timers; it costs about 0.14 ms a step, "
+            'docs/ros.md "/clock"); a positive rate thins it to every round(1 / (clock_rate · dt)) steps',
         ),
         _positive(
             "contacts_rate",
@@ -199,6 +207,14 @@ PARAMETERS = ParameterTable(
             "haptics: touch mode, the force on the body = −weight × rendered force (the thesis's arbitrary "
             "weight, Chardonnet 2009, §3.4; 1 = Newton's third law)",
             dynamic=True,
+        ),
+        Parameter(
+            "frame_prefix",
+            "string",
+            "",
+            "prepended to the robot's frame names in /tf, /tf_static and the frame ids of odom, imu and the F/T "
+            'wrenches (`odom` stays as is); `""` = the node\'s namespace (`/r1` -> `r1/`; none in the root '
+            'namespace: docs/ros.md "Namespaces and remapping")',
         ),
         _positive(
             "contact_force_scale",

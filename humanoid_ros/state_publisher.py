@@ -2,8 +2,9 @@
 
 Parameters: `PARAMETERS` below (docs/ros.md, "state_publisher"), all read at start only.
 
-Topics
-    publishes  /robot_description  std_msgs/String, reliable + transient local (late subscribers
+Topics (relative names: a namespace moves them; /tf and /tf_static are global, docs/ros.md
+"Namespaces and remapping")
+    publishes  robot_description   std_msgs/String, reliable + transient local (late subscribers
                                    get it), URDF text with mesh paths as file:// URIs
                /tf                 tf2_msgs/TFMessage: odom -> root link and every movable joint, from
                                    Pinocchio forward kinematics (`make` builds tf2_msgs when no ROS 2
@@ -11,8 +12,9 @@ Topics
                /tf_static          tf2_msgs/TFMessage, transient local: every fixed joint, `base_link` on
                                    the root link and one frame per contact location (REP 120 `r_sole`,
                                    `l_sole`, ...; `humanoid_model.tf_tree.robot_frames`)
-    subscribes /joint_states       sensor_msgs/JointState: unknown names are logged once and ignored
-               /odom               nav_msgs/Odometry: base pose (else the posture's base pose)
+    subscribes joint_states        sensor_msgs/JointState: unknown names are logged once and ignored
+               odom                nav_msgs/Odometry: base pose (else the posture's base pose)
+               (both best effort, `humanoid_ros.common.SENSOR_QOS`: reliable publishers reach them too)
 
 The kinematics are in `humanoid_model.tf_tree` (ROS-free); this module is ROS glue only.
 """
@@ -20,7 +22,6 @@ The kinematics are in `humanoid_model.tf_tree` (ROS-free); this module is ROS gl
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
 import numpy as np
 from nav_msgs.msg import Odometry
@@ -29,7 +30,16 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from humanoid_model.tf_tree import KinematicTree, Transform, description_with_uris, static_frames
-from humanoid_ros.common import LATCHED, TFMessage, WarnOnce, run_node, transform_stamped_list
+from humanoid_ros.common import (
+    LATCHED,
+    SENSOR_QOS,
+    TFMessage,
+    WarnOnce,
+    namespace_frame_prefix,
+    prefix_frames,
+    run_node,
+    transform_stamped_list,
+)
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 NODE_NAME = "state_publisher"
@@ -42,14 +52,14 @@ PARAMETERS = ParameterTable(
             "posture",
             "string",
             "",
-            "posture for joints no /joint_states has set yet and for the base until /odom arrives "
+            "posture for joints no joint_states message has set yet and for the base until odom arrives "
             '(`""` = the robot\'s default posture)',
         ),
         Parameter(
             "publish_robot_description",
             "bool",
             True,
-            "publish /robot_description. **Exactly one node publishes it**: the simulator when it runs "
+            "publish robot_description. **Exactly one node publishes it**: the simulator when it runs "
             "(its parameter files set this `false`), otherwise the state publisher",
         ),
         Parameter(
@@ -67,8 +77,9 @@ PARAMETERS = ParameterTable(
             "",
             "prepended to every URDF frame name in /tf and /tf_static (`odom` stays as is), as ROS's "
             "`robot_state_publisher`: a second state publisher with `frame_prefix: phantom/` and "
-            "`-r /joint_states:=/pilot/joint_states` shows the pilot's commanded robot beside the "
-            "measured one (RViz RobotModel display, TF prefix `phantom`; docs/piloting.md)",
+            "`-r joint_states:=pilot/joint_states` shows the pilot's commanded robot beside the "
+            'measured one (RViz RobotModel display, TF prefix `phantom`; docs/piloting.md). `""` = the '
+            'node\'s namespace (`/r1` -> `r1/`; none in the root namespace: docs/ros.md "Namespaces and remapping")',
         ),
     ],
 )
@@ -82,7 +93,8 @@ class StatePublisherNode(Node):
         super().__init__(NODE_NAME, **kwargs)
         p = PARAMETERS.declare(self)
         posture = p["posture"]
-        self.frame_prefix = p["frame_prefix"]
+        self.frame_prefix = namespace_frame_prefix(self.get_namespace(), p["frame_prefix"])
+        """The prefix of the URDF frames on /tf and /tf_static (parameter frame_prefix, or the namespace's)."""
 
         from humanoid_model.robot import load_robot  # heavy import (pinocchio) after rclpy set-up
 
@@ -96,11 +108,11 @@ class StatePublisherNode(Node):
 
         self.description_publisher = None
         if p["publish_robot_description"]:
-            self.description_publisher = self.create_publisher(String, "/robot_description", LATCHED)
+            self.description_publisher = self.create_publisher(String, "robot_description", LATCHED)
             self.description_publisher.publish(String(data=description_with_uris(self.robot.urdf_text)))
 
-        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10)
-        self.create_subscription(Odometry, "/odom", self._on_odom, 10)
+        self.create_subscription(JointState, "joint_states", self._on_joint_states, SENSOR_QOS)
+        self.create_subscription(Odometry, "odom", self._on_odom, SENSOR_QOS)
 
         self.tf_publisher = None
         if TFMessage is not None:
@@ -117,7 +129,8 @@ class StatePublisherNode(Node):
         self.get_logger().info(
             f"robot '{self.robot.name}' ({len(self.robot.joint_names)} joints, posture "
             f"'{posture or self.robot.default_posture}'), root link '{self.tree.root_link}'"
-            + (", publishing /robot_description" if p["publish_robot_description"] else "")
+            + (f", frames prefixed '{self.frame_prefix}'" if self.frame_prefix else "")
+            + (f", publishing {self.resolve_topic_name('robot_description')}" if p["publish_robot_description"] else "")
         )
 
     # ------------------------------------------------------------------ inputs
@@ -126,14 +139,14 @@ class StatePublisherNode(Node):
         if len(positions) != len(names):
             self.warn_once(
                 "length",
-                f"/joint_states: {len(names)} names but {len(positions)} positions; messages like this are ignored",
+                f"joint_states: {len(names)} names but {len(positions)} positions; messages like this are ignored",
             )
             return
         _, skipped = self.tree.configuration(self._q_default, dict(zip(names, positions)))
         for name in skipped:
             self.warn_once(
                 f"joint:{name}",
-                f"/joint_states: ignoring joint '{name}' "
+                f"joint_states: ignoring joint '{name}' "
                 f"(not a 1-DoF joint of robot '{self.robot.name}', or not finite)",
             )
         skipped = set(skipped)
@@ -143,7 +156,7 @@ class StatePublisherNode(Node):
         p, o = msg.pose.pose.position, msg.pose.pose.orientation
         pose = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w], dtype=float)
         if not np.all(np.isfinite(pose)) or np.linalg.norm(pose[3:]) < 1e-9:
-            self.warn_once("odom", f"/odom: ignoring an invalid pose {pose.tolist()}")
+            self.warn_once("odom", f"odom: ignoring an invalid pose {pose.tolist()}")
             return
         self._base_pose = pose
 
@@ -159,16 +172,9 @@ class StatePublisherNode(Node):
 
     def stamped_transforms(self, transforms: list[Transform]) -> list:
         """The TransformStamped list a /tf (or /tf_static) message carries for `transforms`,
-        stamped with the node's clock now, URDF frames prefixed with ``frame_prefix``."""
-        if self.frame_prefix:
-            transforms = [self._prefixed(t) for t in transforms]
+        stamped with the node's clock now, URDF frames prefixed with `frame_prefix`."""
+        transforms = prefix_frames(transforms, self.frame_prefix, self.tree.odom_frame)
         return transform_stamped_list(transforms, self.get_clock().now().to_msg())
-
-    def _prefixed(self, tf: Transform) -> Transform:
-        def name(frame):
-            return frame if frame == self.tree.odom_frame else self.frame_prefix + frame
-
-        return replace(tf, parent=name(tf.parent), child=name(tf.child))
 
     def _publish_tf(self) -> None:
         self.tf_publisher.publish(TFMessage(transforms=self.stamped_transforms(self.current_transforms())))

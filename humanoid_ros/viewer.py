@@ -2,21 +2,24 @@
 
 Parameters: `PARAMETERS` below (docs/ros.md, "viewer"), all read at start only.
 `joint_state_source` true: the viewer's posture selector and sliders drive the robot and the node
-PUBLISHES /joint_states at 30 Hz (like joint_state_publisher_gui); false: the node FOLLOWS
-/joint_states, /odom and /free_bodies.
+PUBLISHES joint_states at 30 Hz (like joint_state_publisher_gui); false: the node FOLLOWS
+joint_states, odom and free_bodies.
 
-Topics
-    publishes  /joint_states  sensor_msgs/JointState (joint_state_source true)
-    subscribes /joint_states  sensor_msgs/JointState (joint_state_source false): unknown names ignored
-               /odom          nav_msgs/Odometry (joint_state_source false): base pose
-               /free_bodies   nav_msgs/Odometry (joint_state_source false): the pose of the scene's
+Topics (relative names, moved by the node's namespace)
+    publishes  joint_states   sensor_msgs/JointState (joint_state_source true)
+    subscribes joint_states   sensor_msgs/JointState (joint_state_source false): unknown names ignored
+               odom           nav_msgs/Odometry (joint_state_source false): base pose
+               free_bodies    nav_msgs/Odometry (joint_state_source false): the pose of the scene's
                               free body named by child_frame_id (the simulator's; unknown names ignored)
-               marker_topics  visualization_msgs/MarkerArray
+               marker_topics  visualization_msgs/MarkerArray (reliable: a lost message could drop a
+                              planner's stances, published once)
                phantom_topic  sensor_msgs/JointState: the commanded robot (the pilot's
-                              /pilot/joint_states), drawn translucent over the measured one
+                              pilot/joint_states), drawn translucent over the measured one
+               (the state topics are best effort, `humanoid_ros.common.SENSOR_QOS`: reliable and
+               best-effort publishers both reach them)
     publishes  ~/camera       geometry_msgs/PoseStamped (odom): a browser's camera pose whenever it moves
                               (axes x right, y down, z into the screen): the pilot's `view` command axes
-    haptic_device (a simulator node name, e.g. /simulator): the page gets a draggable haptic pointer;
+    haptic_device (a simulator node name, e.g. simulator): the page gets a draggable haptic pointer;
                publishes <haptic_device>/haptic_pointer (geometry_msgs/PoseStamped, odom) at 30 Hz,
                its attach / touch / release buttons call <haptic_device>/haptic_ACTION
                (std_srvs/Trigger); docs/haptics.md
@@ -41,7 +44,7 @@ from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
 from humanoid_model.exceptions import HumanoidStackError
-from humanoid_ros.common import WarnOnce, run_node
+from humanoid_ros.common import SENSOR_QOS, WarnOnce, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 NODE_NAME = "viewer"
@@ -75,13 +78,13 @@ PARAMETERS = ParameterTable(
             "joint_state_source",
             "bool",
             False,
-            "true: the viewer's posture selector and sliders publish /joint_states (like "
-            "`joint_state_publisher_gui`); false: the viewer follows /joint_states and /odom",
+            "true: the viewer's posture selector and sliders publish joint_states (like "
+            "`joint_state_publisher_gui`); false: the viewer follows joint_states and odom",
         ),
         Parameter(
             "marker_topics",
             "string_array",
-            ["/contacts", "/contact_planner/stances"],
+            ["contacts", "contact_planner/stances"],
             "visualization_msgs/MarkerArray topics drawn in the viewer (each topic's markers are keyed by "
             '(ns, id) separately; `""` entries are skipped)',
         ),
@@ -90,7 +93,7 @@ PARAMETERS = ParameterTable(
             "string",
             "",
             'the simulator node whose haptic interface a draggable pointer in the page drives (`""` = no '
-            "pointer; e.g. `/simulator`): PoseStamped on `<name>/haptic_pointer` at 30 Hz, attach / touch / "
+            "pointer; e.g. `simulator`): PoseStamped on `<name>/haptic_pointer` at 30 Hz, attach / touch / "
             "release buttons calling `<name>/haptic_attach` ... (docs/haptics.md)",
         ),
         Parameter(
@@ -104,7 +107,7 @@ PARAMETERS = ParameterTable(
         Parameter(
             "phantom_topic",
             "string",
-            "/pilot/joint_states",
+            "pilot/joint_states",
             'sensor_msgs/JointState of a commanded robot, drawn as a translucent "phantom" over the '
             "measured one (the `pilot` node's commanded configuration; nothing is drawn until a message "
             'arrives; `""` = none)',
@@ -152,14 +155,14 @@ class ViewerNode(Node):
         """Logs each bad-input warning once; `warn_once.keys` are the reported keys."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         if self.joint_state_source:
-            self.joint_state_pub = self.create_publisher(JointState, "/joint_states", reliable)
+            self.joint_state_pub = self.create_publisher(JointState, "joint_states", reliable)
             self.create_timer(1.0 / RATE, self._publish_joint_states)
         else:
-            self.create_subscription(JointState, "/joint_states", self._on_joint_states, reliable)
-            self.create_subscription(Odometry, "/odom", self._on_odom, reliable)
-            self.create_subscription(Odometry, "/free_bodies", self._on_free_body, reliable)
+            self.create_subscription(JointState, "joint_states", self._on_joint_states, SENSOR_QOS)
+            self.create_subscription(Odometry, "odom", self._on_odom, SENSOR_QOS)
+            self.create_subscription(Odometry, "free_bodies", self._on_free_body, SENSOR_QOS)
         if p["phantom_topic"]:
-            self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, reliable)
+            self.create_subscription(JointState, p["phantom_topic"], self._on_phantom, SENSOR_QOS)
         if not self.joint_state_source or p["phantom_topic"]:
             self.create_timer(1.0 / RATE, self._redraw)
         self.camera_pub = self.create_publisher(PoseStamped, "~/camera", 10)
@@ -192,7 +195,7 @@ class ViewerNode(Node):
     def _on_joint_states(self, msg: JointState):
         if len(msg.position) != len(msg.name):
             self.warn_once(
-                "js-len", f"/joint_states: {len(msg.name)} names but {len(msg.position)} positions; message ignored"
+                "js-len", f"joint_states: {len(msg.name)} names but {len(msg.position)} positions; message ignored"
             )
             return
         with self._lock:
@@ -222,7 +225,7 @@ class ViewerNode(Node):
             bodies, self._pending_bodies = self._pending_bodies, {}
         for name, (position, quaternion) in bodies.items():
             if not self.viewer.set_body_pose(name, position, quaternion):
-                self.warn_once(f"body-{name}", f"/free_bodies: the scene drawn has no free body {name!r}; ignored")
+                self.warn_once(f"body-{name}", f"free_bodies: the scene drawn has no free body {name!r}; ignored")
         if self.viewer.robot is None:
             return
         if phantom is not None:

@@ -17,7 +17,10 @@ key holding a plain list is rejected by rcl's YAML parser)::
 
 The runner initialises rclpy with ``--ros-args --params-file FILE`` plus one
 ``-p NODE:PARAM:=VALUE`` per ``--set NODE.PARAM=VALUE`` override: exactly the parameters a launch
-file would pass, applied by rcl when each node declares them. The nodes spin in a
+file would pass, applied by rcl when each node declares them. ``--namespace NS`` adds
+``-r __ns:=/NS`` (every node of the set in NS) and reads a copy of FILE whose sections are the
+namespaced nodes', with the overrides in it (`humanoid_stack.namespaces`); each
+``--remap FROM:=TO`` adds ``-r FROM:=TO``. The nodes spin in a
 `MultiThreadedExecutor`; Ctrl-C (SIGINT) or the end of ``duration`` stops them and returns 0.
 
 Nothing here is imported by the libraries; rclpy is imported only inside `run_nodes`.
@@ -64,12 +67,23 @@ class NodeSet:
     nodes: list[str]  # entries of the nodes list
     parameters: dict  # the whole YAML mapping
     overrides: list[tuple[str, str, object]] = field(default_factory=list)  # (node, param, value)
+    namespace: str = "/"  # absolute (`humanoid_stack.namespaces.check_namespace`); "/" = the root
+    remaps: list[tuple[str, str]] = field(default_factory=list)  # ([NODE:]FROM, TO)
 
-    def ros_args(self) -> list[str]:
-        """rcl arguments: the parameter file, then the --set overrides (which win)."""
-        args = ["--ros-args", "--params-file", str(self.path)]
-        for node, param, value in self.overrides:
-            args += ["-p", f"{node}:{param}:={_yaml_scalar(value)}"]
+    def ros_args(self, namespaced_file=None) -> list[str]:
+        """rcl arguments: the parameter file, then the --set overrides (which win), the namespace
+        and the remappings. In a namespace, ``namespaced_file`` is the parameter file's copy for it
+        (`humanoid_stack.namespaces.namespaced_parameter_file`, the overrides written in)."""
+        if self.namespace != "/":
+            if namespaced_file is None:
+                raise ValueError("a node set in a namespace reads the namespaced copy of its parameter file")
+            args = ["--ros-args", "--params-file", str(namespaced_file), "-r", f"__ns:={self.namespace}"]
+        else:
+            args = ["--ros-args", "--params-file", str(self.path)]
+            for node, param, value in self.overrides:
+                args += ["-p", f"{node}:{param}:={_yaml_scalar(value)}"]
+        for source, target in self.remaps:
+            args += ["-r", f"{source}:={target}"]
         return args
 
 
@@ -107,9 +121,16 @@ def resolve_params_file(name_or_path: str) -> Path:
     )
 
 
-def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
-    """Read and check a parameter file and the ``--set NODE.PARAM=VALUE`` overrides."""
+def load_node_set(
+    name_or_path: str, sets: list[str] | None = None, namespace: str = "", remaps: list[str] | None = None
+) -> NodeSet:
+    """Read and check a parameter file, the ``--set NODE.PARAM=VALUE`` overrides, the
+    ``--namespace`` and the ``--remap FROM:=TO`` rules (`humanoid_stack.namespaces`)."""
     from humanoid_model.yaml_file import read_yaml
+    from humanoid_stack.namespaces import check_namespace, check_remap
+
+    namespace = check_namespace(namespace)
+    remap_rules = [check_remap(r) for r in remaps or []]
 
     path = resolve_params_file(name_or_path)
     data = read_yaml(path, "parameter file", ConfigError)
@@ -131,7 +152,7 @@ def load_node_set(name_or_path: str, sets: list[str] | None = None) -> NodeSet:
                 f"{path}: {UP_KEY}.ros__parameters.nodes: unknown node '{entry}'; registered "
                 f"nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')"
             )
-    node_set = NodeSet(path=path, nodes=list(nodes), parameters=data)
+    node_set = NodeSet(path=path, nodes=list(nodes), parameters=data, namespace=namespace, remaps=remap_rules)
     for item in sets or []:
         node_set.overrides.append(parse_set(item, path, data))
     check_against_tables(node_set)
@@ -257,13 +278,28 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
         print(f"humanoid-stack: {note}", flush=True)
 
     import rclpy
+
+    from humanoid_stack.namespaces import namespaced_parameter_file
+
+    copy = None
+    if node_set.namespace != "/":
+        copy = namespaced_parameter_file(node_set.path, node_set.namespace, node_set.overrides)
+    try:
+        return _spin(node_set, classes, node_set.ros_args(copy), duration, rclpy)
+    finally:
+        if copy is not None:
+            copy.unlink(missing_ok=True)
+
+
+def _spin(node_set: NodeSet, classes, ros_args: list[str], duration: float | None, rclpy) -> int:
+    """`run_nodes` once the arguments are known: init, build the nodes, spin, tear down."""
     from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 
     try:  # the default context, so that node classes need no context argument
-        rclpy.init(args=["humanoid-stack-up", *node_set.ros_args()])
+        rclpy.init(args=["humanoid-stack-up", *ros_args])
     except Exception as exc:  # rcl rejects the parameter file or an override
-        raise ConfigError(f"{node_set.path}: rclpy/rcl rejected the arguments {node_set.ros_args()}: {exc}") from None
+        raise ConfigError(f"{node_set.path}: rclpy/rcl rejected the arguments {ros_args}: {exc}") from None
     executor = MultiThreadedExecutor()
     nodes = []
     try:

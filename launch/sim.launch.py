@@ -8,6 +8,14 @@ Parameters come from config/sim.yaml (the same file `humanoid-stack up sim` read
 `humanoid_stack_up` entry is the runner's node list and is ignored here). The simulator publishes
 /robot_description and /tf, so no state publisher is started. The viewer takes its parameters
 from config/standing.yaml (it follows /joint_states and /odom and draws /contacts there).
+
+    ros2 launch humanoid_stack sim.launch.py namespace:=r1 scene:=incline viewer:=true use_sim_time:=true
+
+Arguments ``robot`` and ``scene`` override the simulator's (``robot:=""``: the scene's robot; the
+viewer takes ``scene`` too), ``use_sim_time`` the viewer's, and ``namespace`` moves the simulator
+and the viewer (their topics, e.g. /r1/joint_states, and the frames on /tf: r1/...); the parameter
+file's sections then apply to the namespaced nodes (`humanoid_stack.namespaces.launch_parameters`).
+RViz2 stays in the root namespace.
 """
 
 from launch.actions import DeclareLaunchArgument
@@ -16,6 +24,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
+from humanoid_stack.namespaces import launch_parameters
 from launch import LaunchDescription
 
 PACKAGE = "humanoid_stack"
@@ -26,16 +35,35 @@ def generate_launch_description():
     params = PathJoinSubstitution([share, "config", "sim.yaml"])
     viewer_params = PathJoinSubstitution([share, "config", "standing.yaml"])
     rviz_config = PathJoinSubstitution([share, "rviz", "humanoid.rviz"])
+    namespace, scene = LaunchConfiguration("namespace"), LaunchConfiguration("scene")
     return LaunchDescription(
         [
             DeclareLaunchArgument("viewer", default_value="false", description="start the web viewer"),
             DeclareLaunchArgument("rviz", default_value="false", description="start RViz2 with rviz/humanoid.rviz"),
-            Node(package=PACKAGE, executable="simulator", name="simulator", parameters=[params], output="screen"),
+            DeclareLaunchArgument("robot", default_value="", description='the simulated robot ("": the scene\'s)'),
+            DeclareLaunchArgument("scene", default_value="flat", description="the scene (name or file)"),
+            DeclareLaunchArgument("use_sim_time", default_value="false", description="the viewer follows /clock"),
+            DeclareLaunchArgument("namespace", default_value="", description="namespace of the nodes"),
+            Node(
+                package=PACKAGE,
+                executable="simulator",
+                name="simulator",
+                namespace=namespace,
+                parameters=[
+                    launch_parameters(params, namespace),
+                    {"robot": LaunchConfiguration("robot"), "scene": scene},
+                ],
+                output="screen",
+            ),
             Node(
                 package=PACKAGE,
                 executable="viewer",
                 name="viewer",
-                parameters=[viewer_params],
+                namespace=namespace,
+                parameters=[
+                    launch_parameters(viewer_params, namespace),
+                    {"scene": scene, "use_sim_time": LaunchConfiguration("use_sim_time")},
+                ],
                 output="screen",
                 condition=IfCondition(LaunchConfiguration("viewer")),
             ),

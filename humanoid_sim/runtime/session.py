@@ -14,7 +14,8 @@ thread-safe: its user serialises the calls (the stepper's lock).
 
 Outputs are decimated in steps: the state (joints, base, F/T sensors, IMU) every
 round(1 / (publish_rate · dt)) steps, the contact markers every round(1 / (contacts_rate · dt))
-steps (at least every step), counted from the world's build.
+steps (at least every step), the clock every step (clock_rate 0) or every
+round(1 / (clock_rate · dt)) steps, counted from the world's build.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class SessionSettings:
     [N·m·s/rad]: `humanoid_sim.stages.actuators.apply_gain_groups`; push_*: the scripted push
     (`humanoid_sim.stages.wrenches.PushSchedule`; push_link "" = none), force [N] and torque [N·m] in
     the world frame, start, duration and period [s]; publish_rate and contacts_rate [Hz of
-    simulated time]: output decimation; diagnostics_period [s wall clock]; contact_force_scale
+    simulated time]: output decimation; clock_rate [Hz of simulated time]: the clock's, 0 = every
+    step; diagnostics_period [s wall clock]; contact_force_scale
     [m/N]: marker length per newton.
     """
 
@@ -69,6 +71,7 @@ class SessionSettings:
     push_period: float = 0.0
     publish_rate: float = 50.0
     contacts_rate: float = 10.0
+    clock_rate: float = 0.0
     diagnostics_period: float = 1.0
     contact_force_scale: float = FORCE_SCALE
 
@@ -106,12 +109,14 @@ class StateOutput:
 class Outputs:
     """What is due after a step at simulated time ``t`` [s]: ``state`` and ``contacts``
     (`humanoid_sim.runtime.markers.ContactMarkers`), each None when not due; ``haptic`` (6,) the haptic
-    device's rendered wrench [N, N·m] (world frame), due with the state while a body is coupled."""
+    device's rendered wrench [N, N·m] (world frame), due with the state while a body is coupled;
+    ``clock``: whether the simulated time is due (`SessionSettings.clock_rate`)."""
 
     t: float
     state: StateOutput | None = None
     contacts: ContactMarkers | None = None
     haptic: np.ndarray | None = None
+    clock: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,6 +210,7 @@ class SimulationSession:
         self._imu_frame = frames[sensors.imu_frame].name if sensors.imu_frame is not None else None
         self._every_state = _every(s.publish_rate, world.dt)
         self._every_contacts = _every(s.contacts_rate, world.dt)
+        self._every_clock = _every(s.clock_rate, world.dt) if s.clock_rate > 0 else 1
         self.steps = 0
         self.monitor = PhysicsMonitor(s.diagnostics_period, s.solver_max_iterations, time.monotonic())
         self.controller = self.measurement = None  # `attach_controller`
@@ -259,7 +265,7 @@ class SimulationSession:
         state = self.state_output() if force or k % self._every_state == 0 else None
         contacts = self.contact_markers() if force or k % self._every_contacts == 0 else None
         haptic = self.haptic_feedback() if state is not None else None
-        return Outputs(w.t, state, contacts, haptic)
+        return Outputs(w.t, state, contacts, haptic, force or k % self._every_clock == 0)
 
     def state_output(self) -> StateOutput:
         """The `StateOutput` now (sensor readings of the last step)."""

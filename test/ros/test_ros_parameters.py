@@ -40,6 +40,8 @@ SIMULATOR_TODAY = {
     "real_time_factor": (1.0, True),
     "publish_rate": (50.0, False),
     "contacts_rate": (10.0, False),
+    "clock_rate": (0.0, False),
+    "frame_prefix": ("", False),
     "diagnostics_period": (1.0, False),
     "controller": ("joint_trajectory_controller", True),
     "gravity_compensation": (False, False),
@@ -75,6 +77,7 @@ POSITIVE = (  # the node refuses <= 0
 )
 NON_NEGATIVE = (
     "real_time_factor",
+    "clock_rate",
     "push.start",
     "push.period",
     "haptic.angular_stiffness",

@@ -210,6 +210,9 @@ def test_every_node_executable_is_registered_for_up():
         ),
         (["up", "sim", "--set", "simulator.push.start=-1"], "parameter push.start must be >= 0 [s]; value -1"),
         (["demo", "--set", "viewer.prot=1"], "node 'viewer' has no parameter 'prot' (did you mean 'port'?)"),
+        (["up", "view", "--namespace", "1robot"], "--namespace '1robot': not a ROS namespace"),
+        (["up", "view", "--namespace", "r1/"], "--namespace 'r1/': not a ROS namespace"),
+        (["up", "view", "--remap", "joint_states"], "--remap 'joint_states': expected [NODE:]FROM:=TO"),
     ],
 )
 def test_cli_errors_exit_2(argv, message, capsys):
@@ -287,6 +290,43 @@ def test_up_runs_and_stops_after_duration(tmp_path, repo_root):
     )
     assert result.returncode == 0, result.stderr
     assert "robot 'bip'" in result.stderr and "publishing /robot_description" in result.stderr
+
+
+@pytest.mark.ros
+def test_up_namespace_moves_the_nodes_with_their_file_and_overrides(tmp_path, repo_root):
+    """`up FILE --namespace r1 --remap robot_description:=description` in another process: the
+    state publisher is /r1/state_publisher; its file section applies (robot bip, not the default
+    hrp2), a --set override too (frame_prefix x/ on /tf), and its description comes on
+    /r1/description, nothing on /robot_description."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+    from support.ros_up import Client, spinner, start_up, stop
+    from tf2_msgs.msg import TFMessage
+
+    path = state_publisher_only(tmp_path, publish_frequency=20.0)
+    args = ("--namespace", "r1", "--remap", "robot_description:=description", "--duration", "60")
+    proc = start_up(repo_root, str(path), *args, "--set", "state_publisher.frame_prefix=x/")
+    client = Client("namespace_check")
+    try:
+        latched = QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+        )
+        description, tf = [], []
+        client.node.create_subscription(String, "/r1/description", description.append, latched)
+        client.node.create_subscription(TFMessage, "/tf", tf.append, 10)
+        spin_until = spinner(client.executor, proc, 90.0)
+        assert spin_until(lambda: description and tf)
+        assert '<robot name="bip"' in description[0].data
+        children = {t.child_frame_id for msg in tf for t in msg.transforms}
+        assert children and all(c.startswith("x/") for c in children)
+        assert "/r1/state_publisher" in [
+            ns.rstrip("/") + "/" + name for name, ns in client.node.get_node_names_and_namespaces()
+        ]
+        assert client.node.count_publishers("/robot_description") == 0
+    finally:
+        client.close()
+        out = stop(proc)
+    assert "in namespace /r1" in out and "Traceback" not in out
 
 
 @pytest.mark.ros

@@ -73,13 +73,13 @@ def diag_values(msg):
 
 
 def test_every_start_only_parameter_reaches_the_session_with_the_same_default():
-    """The node hands its start-only parameters (but robot and scene) to the library as
+    """The node hands its start-only parameters (but robot, scene and its own frame_prefix) to the library as
     `SessionSettings` ("push.link" -> push_link); the table's defaults are the settings' defaults."""
     import dataclasses
 
     from humanoid_sim.runtime.session import SessionSettings
 
-    start_only = {p.name.replace(".", "_") for p in PARAMETERS if not p.dynamic} - {"robot", "scene"}
+    start_only = {p.name.replace(".", "_") for p in PARAMETERS if not p.dynamic} - {"robot", "scene", "frame_prefix"}
     assert start_only == {f.name for f in dataclasses.fields(SessionSettings)}
     assert SessionSettings.from_parameters(PARAMETERS.defaults()) == SessionSettings()
 

@@ -36,6 +36,20 @@ def test_session_outputs_follow_the_publish_and_contacts_rates(session):
     np.testing.assert_allclose(out.contacts.arrows[:, 0], out.contacts.points)
 
 
+@pytest.mark.parametrize(("clock_rate", "every"), [(0.0, 1), (250.0, 4), (50.0, 20)])
+def test_session_clock_is_due_every_step_or_at_clock_rate(session, clock_rate, every):
+    """The clock is due every step by default (clock_rate 0), else every round(1 / (rate · dt))
+    steps, independent of the state's rate; ``force`` makes it due."""
+    s = session(dt=1e-3, publish_rate=50.0, clock_rate=clock_rate)
+    due = []
+    for k in range(1, 41):
+        s.step()
+        if s.outputs().clock:
+            due.append(k)
+    assert due == [k for k in range(1, 41) if k % every == 0]
+    assert s.outputs(force=True).clock
+
+
 def test_session_reset_rebuilds_the_world_at_t0_with_the_same_settings(session):
     s = session(gains_groups=("RLEG",), gains_kp=(1000.0,), gains_kv=(10.0,))
     for _ in range(30):

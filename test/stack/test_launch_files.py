@@ -98,6 +98,17 @@ def default_arguments(description, launch):
     return {a.name: a.default_value for a in entities_of(description, launch, "DeclareLaunchArgument")}
 
 
+def files(node, launch, arguments):
+    """The parameter files a node reads (its dict parameters left out)."""
+    return [share_path(p, launch, arguments) for p in node.parameters if not isinstance(p, dict)]
+
+
+def given(node, launch, arguments):
+    """The dict parameters of a node, their substitutions evaluated."""
+    context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
+    return {k: launch.evaluate(v, context) for p in node.parameters if isinstance(p, dict) for k, v in p.items()}
+
+
 def test_there_are_launch_files():
     assert REPO / "launch" / "view.launch.py" in LAUNCH_FILES
     assert REPO / "launch" / "sim.launch.py" in LAUNCH_FILES
@@ -132,7 +143,7 @@ def test_launch_file_names_installed_executables_and_files(path, setup_kwargs):
 def test_view_launch_nodes_and_arguments(setup_kwargs):
     description, launch = load_description(REPO / "launch" / "view.launch.py")
     defaults = default_arguments(description, launch)
-    assert defaults == {"rviz": "false", "viewer": "true"}
+    assert defaults == {"rviz": "false", "viewer": "true", "robot": "hrp2", "use_sim_time": "false", "namespace": ""}
     names = [n.name for n in active_nodes(description, launch, defaults)]
     assert names == ["state_publisher", "viewer"]
     with_rviz = active_nodes(description, launch, {**defaults, "rviz": "true", "viewer": "false"})
@@ -143,7 +154,10 @@ def test_view_launch_nodes_and_arguments(setup_kwargs):
     assert config == REPO / "rviz" / "humanoid.rviz" and config.is_file()
     assert f"share/{PACKAGE}/rviz/humanoid.rviz" in installed_files(setup_kwargs)
     for node in with_rviz[:1] + active_nodes(description, launch, defaults)[1:]:
-        assert [share_path(p, launch, defaults) for p in node.parameters] == [REPO / "config" / "view.yaml"]
+        assert files(node, launch, defaults) == [REPO / "config" / "view.yaml"]
+        assert given(node, launch, defaults) == {"robot": "hrp2", "use_sim_time": "false"}
+    view = yaml.safe_load((REPO / "config" / "view.yaml").read_text())
+    assert view["state_publisher"]["ros__parameters"]["robot"] == view["viewer"]["ros__parameters"]["robot"] == "hrp2"
 
 
 def test_sim_launch_nodes_and_arguments():
@@ -151,13 +165,26 @@ def test_sim_launch_nodes_and_arguments():
     publisher), with config/sim.yaml; viewer:=true adds the viewer following it (standing.yaml)."""
     description, launch = load_description(REPO / "launch" / "sim.launch.py")
     defaults = default_arguments(description, launch)
-    assert defaults == {"viewer": "false", "rviz": "false"}
+    assert defaults == {
+        "viewer": "false",
+        "rviz": "false",
+        "robot": "",
+        "scene": "flat",
+        "use_sim_time": "false",
+        "namespace": "",
+    }
+    sim_file = yaml.safe_load((REPO / "config" / "sim.yaml").read_text())["simulator"]["ros__parameters"]
+    assert (sim_file["robot"], sim_file["scene"]) == (defaults["robot"], defaults["scene"])  # the file's values
     nodes = active_nodes(description, launch, defaults)
     assert [n.name for n in nodes] == ["simulator"]
-    assert [share_path(p, launch, defaults) for p in nodes[0].parameters] == [REPO / "config" / "sim.yaml"]
+    assert files(nodes[0], launch, defaults) == [REPO / "config" / "sim.yaml"]
+    arguments = {**defaults, "viewer": "true", "robot": "bip", "scene": "incline", "use_sim_time": "true"}
+    sim, viewer = active_nodes(description, launch, arguments)
+    assert given(sim, launch, arguments) == {"robot": "bip", "scene": "incline"}
+    assert given(viewer, launch, arguments) == {"scene": "incline", "use_sim_time": "true"}
     both = active_nodes(description, launch, {**defaults, "viewer": "true"})
     assert [n.name for n in both] == ["simulator", "viewer"]
-    viewer_file = share_path(both[1].parameters[0], launch, defaults)
+    [viewer_file] = files(both[1], launch, defaults)
     assert viewer_file == REPO / "config" / "standing.yaml"
     assert yaml.safe_load(viewer_file.read_text())["viewer"]["ros__parameters"]["joint_state_source"] is False
 
@@ -168,7 +195,7 @@ def test_bridge_launch_nodes_and_arguments():
     starts the simulator and the bridge with config/bridge_sim.yaml instead."""
     description, launch = load_description(REPO / "launch" / "bridge.launch.py")
     defaults = default_arguments(description, launch)
-    assert defaults == {"sim": "false", "joint_states": "/joint_states"}
+    assert defaults == {"sim": "false", "joint_states": "joint_states", "namespace": ""}
     nodes = active_nodes(description, launch, defaults)
     assert [(n.name, n.executable) for n in nodes] == [("robot_bridge", "robot_bridge")]
     config = share_path(nodes[0].parameters[0], launch, defaults)
@@ -177,7 +204,7 @@ def test_bridge_launch_nodes_and_arguments():
     assert real["dry_run"] is True and real["speed_scale"] == 0.25
     context = launch.EvaluationContext({PACKAGE: REPO}, {**defaults, "joint_states": "/hrp2/joint_states"})
     [(src, dst)] = nodes[0].remappings
-    assert src == "/joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
+    assert src == "joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
     sim = active_nodes(description, launch, {**defaults, "sim": "true"})
     assert [n.name for n in sim] == ["simulator", "robot_bridge"]
     for node in sim:
@@ -213,7 +240,7 @@ def test_pilot_launch_nodes_and_arguments():
     the joint_states argument's topic."""
     description, launch = load_description(REPO / "launch" / "pilot.launch.py")
     defaults = default_arguments(description, launch)
-    assert defaults == {"sim": "true", "viewer": "true", "joint_states": "/joint_states"}
+    assert defaults == {"sim": "true", "viewer": "true", "joint_states": "joint_states", "namespace": ""}
     config = REPO / "config" / "pilot_sim.yaml"
     nodes = active_nodes(description, launch, defaults)
     assert [(n.name, n.executable) for n in nodes] == [
@@ -239,7 +266,35 @@ def test_pilot_launch_nodes_and_arguments():
     context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
     for node in real:
         [(src, dst)] = node.remappings
-        assert src == "/joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
+        assert src == "joint_states" and launch.evaluate(dst, context) == "/hrp2/joint_states"
+
+
+@pytest.mark.parametrize("path", LAUNCH_FILES, ids=lambda p: p.name)
+def test_namespace_argument_moves_the_nodes_and_their_parameter_sections(path):
+    """With namespace:=r1 every humanoid_stack node of the file is in r1, and the parameter file it
+    reads is a copy whose section /r1/NODE holds what the shipped file's NODE section holds (rcl
+    matches sections on the namespaced name); without it, the shipped file itself."""
+    description, launch = load_description(path)
+    defaults = default_arguments(description, launch)
+    if "namespace" not in defaults:
+        pytest.skip(f"{path.name} has no namespace argument")
+    arguments = {**defaults, "namespace": "r1"}
+    context = launch.EvaluationContext({PACKAGE: REPO}, arguments)
+    for value in ("true", "false"):  # every node, whatever the conditions
+        args = {k: (value if v in ("true", "false") else v) for k, v in arguments.items()}
+        for node in active_nodes(description, launch, args):
+            if node.package != PACKAGE:
+                continue
+            assert launch.evaluate(node.namespace, context) == "r1"
+            for params in node.parameters:
+                if isinstance(params, dict):
+                    continue
+                shipped = files(node, launch, {**args, "namespace": ""})[0]
+                copy = share_path(params, launch, args)
+                assert copy != shipped and shipped.parent == REPO / "config"
+                original = yaml.safe_load(shipped.read_text())[node.name]
+                assert yaml.safe_load(copy.read_text())[f"/r1/{node.name}"] == original
+                copy.unlink()
 
 
 def test_stubs_do_not_leak():

@@ -35,6 +35,7 @@ class Node(Recorded):
         self.package = package
         self.executable = executable
         self.name = name
+        self.namespace = namespace
         self.parameters = list(parameters or [])
         self.arguments = list(arguments or [])
         self.remappings = list(remappings or [])
