@@ -14,7 +14,9 @@ in a constructor, in a lifecycle transition called by a service of the node itse
 
 ``like`` gives the robot what a URDF alone does not say (postures, contact locations, collision
 rules): a shipped robot name or a URDF file (`humanoid_model.robot.robot_from_urdf_text`); ``""``
-takes the description's own ``<robot name>`` when a shipped robot has that name, else none.
+takes the description's own ``<robot name>`` when a shipped robot has that name, else none. The
+pilot takes a kinematic structure of the text instead (`structure_like`: a NAME.kin.yaml's frames,
+closures and sources).
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from std_msgs.msg import String
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_ros.common import LATCHED
 
-__all__ = ["ROBOT_DESCRIPTION", "read_robot_description", "robot_from_description", "shipped_like"]
+__all__ = [
+    "ROBOT_DESCRIPTION",
+    "read_robot_description",
+    "robot_from_description",
+    "shipped_like",
+    "structure_like",
+]
 
 ROBOT_DESCRIPTION = "/robot_description"
 """The topic the simulator and the state publisher publish the robot's URDF on."""
@@ -88,6 +96,27 @@ def shipped_like(text: str, like: str) -> str | None:
     except HumanoidStackError:
         return None  # robot_from_urdf_text reports what is wrong with the text
     return own if own in shipped_files(urdf_dir(), ".urdf") else None
+
+
+def structure_like(text: str, like: str) -> str:
+    """The kinematic structure (`humanoid_control.kinematics.load_structure`'s name or file) for
+    description ``text``: ``like`` when given, else the shipped structure of the URDF's own
+    ``<robot name>``; `ConfigError` when there is none."""
+    if like:
+        return like
+    from humanoid_control.kinematics.structure import shipped_structures
+    from humanoid_model.urdf_description import read_urdf
+
+    try:
+        own = read_urdf(text).name
+    except HumanoidStackError as exc:
+        raise ConfigError(f"the robot of {ROBOT_DESCRIPTION}: {exc}") from None
+    if own not in shipped_structures():
+        raise ConfigError(
+            f"the robot of {ROBOT_DESCRIPTION} is {own!r}, which has no shipped kinematic structure: set robot_like "
+            f"to a NAME.kin.yaml (shipped: {', '.join(shipped_structures())})"
+        )
+    return own
 
 
 def robot_from_description(node, timeout: float, like: str = "", topic: str = ROBOT_DESCRIPTION):
