@@ -79,4 +79,3 @@ def test_disarm_while_idle_sends_nothing():
     n = len(s.out.sent())
     assert s.ex.disarm("deactivated", REFUSAL) == ""
     assert len(s.out.sent()) == n and not s.ex.armed
-
