@@ -178,7 +178,7 @@ class PilotNode(Node):
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.p = PARAMETERS.declare(self)
-        self.structure = s = self._structure()
+        self.structure = s = self._read_structure()
         frame = self.frame = self.p["frame"]
         if not s.model.existFrame(frame):
             names = [f.name for f in s.model.frames]
@@ -244,9 +244,7 @@ class PilotNode(Node):
             f"frame {frame} ({self.p['mode']}, {self.p['command_frame']} axes), {self.p['rate']:g} Hz, output {where}"
         )
 
-    # ------------------------------------------------------------------ the session's state
-    @property
-    def _structure(self):
+    def _read_structure(self):
         """The kinematic structure of `robot`, or of the robot of /robot_description (`robot` "")
         with the sidecar of `robot_like` (`humanoid_ros.robot_description`)."""
         if self.p["robot"]:
@@ -254,6 +252,7 @@ class PilotNode(Node):
                 return load_structure(self.p["robot"])
             except HumanoidStackError as exc:
                 raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
+
         from humanoid_ros.robot_description import read_robot_description, structure_like
 
         text = read_robot_description(self, self.p["robot_description_timeout"])
@@ -265,6 +264,8 @@ class PilotNode(Node):
                 f"node '{NODE_NAME}': the robot of /robot_description with structure {like!r}: {exc}"
             ) from None
 
+    # ------------------------------------------------------------------ the session's state
+    @property
     def q(self) -> np.ndarray:
         """The commanded configuration (nq,)."""
         return self.session.q
