@@ -178,10 +178,7 @@ class PilotNode(Node):
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.p = PARAMETERS.declare(self)
-        try:
-            self.structure = s = load_structure(self.p["robot"])
-        except HumanoidStackError as exc:
-            raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
+        self.structure = s = self._read_structure()
         frame = self.frame = self.p["frame"]
         if not s.model.existFrame(frame):
             names = [f.name for f in s.model.frames]
@@ -246,6 +243,26 @@ class PilotNode(Node):
             f"structure '{s.name}' ({len(s.joint_names)} joints, closures: {', '.join(s.closures) or 'none'}), "
             f"frame {frame} ({self.p['mode']}, {self.p['command_frame']} axes), {self.p['rate']:g} Hz, output {where}"
         )
+
+    def _read_structure(self):
+        """The kinematic structure of `robot`, or of the robot of /robot_description (`robot` "")
+        with the sidecar of `robot_like` (`humanoid_ros.robot_description`)."""
+        if self.p["robot"]:
+            try:
+                return load_structure(self.p["robot"])
+            except HumanoidStackError as exc:
+                raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
+
+        from humanoid_ros.robot_description import read_robot_description, structure_like
+
+        text = read_robot_description(self, self.p["robot_description_timeout"])
+        like = structure_like(text, self.p["robot_like"])
+        try:
+            return load_structure(like, urdf_text=text)
+        except HumanoidStackError as exc:
+            raise ConfigError(
+                f"node '{NODE_NAME}': the robot of /robot_description with structure {like!r}: {exc}"
+            ) from None
 
     # ------------------------------------------------------------------ the session's state
     @property

@@ -32,8 +32,26 @@ PARAMETERS = ParameterTable(
             "string",
             "hrp2",
             "kinematic structure: a shipped name (`urdf/kinematics/NAME.kin.yaml`: hrp2, hybrid_planar, macdac, "
-            "cross_delta, redundant_6r) or a path to a NAME.kin.yaml sidecar (docs/kinematics.md)",
-            non_empty=True,
+            'cross_delta, redundant_6r) or a path to a NAME.kin.yaml sidecar (docs/kinematics.md); `""` = the '
+            "robot of the latched `/robot_description` at the start, with the sidecar of `robot_like`",
+        ),
+        Parameter(
+            "robot_like",
+            "string",
+            "",
+            'with `robot` `""`: the kinematic structure (shipped name or NAME.kin.yaml) whose frames, closures, '
+            'sources and initial posture apply to the described robot; `""` = the structure of the description\'s '
+            "robot name (hrp2)",
+        ),
+        Parameter(
+            "robot_description_timeout",
+            "double",
+            10.0,
+            'with `robot` `""`: longest wait for `/robot_description` at the start (chosen: a simulator started '
+            "beside the pilot publishes it within a few seconds on a loaded machine)",
+            unit="s",
+            minimum=0.0,
+            exclusive_minimum=True,
         ),
         Parameter(
             "frame",

@@ -4,6 +4,16 @@ controllers, after checking them (docs/real_robot.md).
     humanoid-stack up bridge_sim                    # config/bridge_sim.yaml: the simulator stands in
     ros2 launch humanoid_stack bridge.launch.py     # config/bridge.yaml: a real robot
     ros2 run humanoid_stack robot_bridge --ros-args -p robot:=hrp2 -p dry_run:=true
+    humanoid-stack lifecycle robot_bridge configure     # then activate: it sends nothing before
+
+Lifecycle (a managed node, `rclpy.lifecycle`; `humanoid-stack up` configures and activates it):
+`configure` loads the robot (`robot`, or the latched /robot_description when `robot` is "") and its
+limits and creates the executor and the topics, services and actions below; `activate` arms the
+executor and starts the control loop and watchdog thread; before it, and after `deactivate`, every
+trajectory, motion, file and goal is refused with the reason "not active" and nothing is sent.
+`deactivate` during a motion stops it and holds its commanded set-point (an idle bridge sends
+nothing: the controller keeps its own last set-point), then disarms and ends the thread; `cleanup`
+and `shutdown` release the robot, the executor and the topics.
 
 Parameters: `PARAMETERS` of `humanoid_ros.robot_bridge_parameters` (docs/ros.md, "robot_bridge").
 
@@ -51,7 +61,7 @@ import time
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
@@ -73,6 +83,7 @@ from humanoid_control.exceptions import BridgeError
 from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_ros.common import SENSOR_QOS, diagnostic_array, duration, run_node, seconds
+from humanoid_ros.lifecycle import Created, transition
 from humanoid_ros.robot_bridge_parameters import CONTROLLER_TYPES, DEFAULT_CONTROLLERS, NODE_NAME, PARAMETERS
 
 try:  # control_msgs is not among the PyPI ROS 2 wheels; a system ROS 2 has it.
@@ -262,21 +273,86 @@ class _NodeOutputs:
         self.node._diagnose(_LEVELS[level], text, values)
 
 
-class RobotBridgeNode(Node):
+NOT_ACTIVE = "not active: the robot bridge is inactive (activate it: humanoid-stack lifecycle robot_bridge activate)"
+"""Why a motion is refused before `activate` and after `deactivate`."""
+
+
+class RobotBridgeNode(LifecycleNode):
     """The robot bridge node (see the module docstring): ROS glue around a
-    `humanoid_control.bridge.BridgeExecutor` (``bridge_executor``). `limits` are the robot's
-    `JointLimits`, `last_received` the last trajectory received, `published` the number of
-    commands published; `measured`, `execution` and `state` are the executor's (tests read them)."""
+    `humanoid_control.bridge.BridgeExecutor` (``bridge_executor``, None until configured). `limits`
+    are the robot's `JointLimits`, `last_received` the last trajectory received, `published` the
+    number of commands published; `measured`, `execution` and `state` are the executor's (tests read
+    them); ``transition_error`` the reason of the last failed transition."""
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.p = PARAMETERS.declare(self)
-        from humanoid_model import load_robot
+        self.robot = self.bridge_executor = self.ticker = self._created = None
+        self.transition_error = ""
+        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply))
+        self.get_logger().info("unconfigured: configure and activate it to execute motions")
 
-        try:
-            self.robot = load_robot(self.p["robot"])
-        except HumanoidStackError as exc:
-            raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
+    # ------------------------------------------------------------------ lifecycle
+    def on_configure(self, state):
+        created = Created(self)
+        result = transition(self, "configure", self._configure)
+        if self.transition_error:
+            created.release()
+            self.robot = self.bridge_executor = None
+            return result
+        self._created = created
+        return super().on_configure(state)
+
+    def on_activate(self, state):
+        self.bridge_executor.arm()
+        # the loop and the watchdog, while active only: the steady clock (a stalled /clock must not
+        # stop them), and a thread of their own (no callback of the node's executor can delay them)
+        self.ticker = Ticker(
+            self.bridge_executor.tick, 1.0 / self.p["rate"], name=f"{NODE_NAME}-watchdog", on_error=self._on_tick_error
+        ).start()
+        self.get_logger().info("active: motions are checked and sent")
+        return super().on_activate(state)
+
+    def on_deactivate(self, state):
+        self._disarm("deactivated")
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state):
+        self._release()
+        return super().on_cleanup(state)
+
+    def on_shutdown(self, state):
+        self._disarm("shut down")
+        self._release()
+        return super().on_shutdown(state)
+
+    def _disarm(self, reason: str):
+        """Stop and hold a motion in progress, refuse what comes next, end the control loop."""
+        if self.bridge_executor is not None and self.bridge_executor.armed:
+            text = self.bridge_executor.disarm(reason, NOT_ACTIVE)
+            self.get_logger().info(f"inactive: {text or 'nothing executing'}; motions are refused")
+        if self.ticker is not None:
+            self.ticker.close()
+            self.ticker = None
+
+    def _release(self):
+        if self._created is not None:
+            self._created.release()
+        self.robot = self.bridge_executor = self._created = None
+
+    def _configure(self):
+        """The robot, its limits, the executor (disarmed) and the node's inputs and outputs."""
+        if not self.p["robot"]:
+            from humanoid_ros.robot_description import robot_from_description
+
+            self.robot = robot_from_description(self, self.p["robot_description_timeout"], self.p["robot_like"])
+        else:
+            from humanoid_model import load_robot
+
+            try:
+                self.robot = load_robot(self.p["robot"])
+            except HumanoidStackError as exc:
+                raise ConfigError(f"node '{NODE_NAME}': parameter robot: {exc}") from None
         self.limits = JointLimits.from_robot(self.robot, a_max_default=self.p["max_acceleration"])
         names = self.robot.joint_names
         self.rename = parse_joint_map(self.p["joint_map"])
@@ -313,6 +389,8 @@ class RobotBridgeNode(Node):
             robot=self.robot,
             state_name=self.resolve_topic_name("joint_states"),
             controller=self.controller,
+            armed=False,
+            refusal=NOT_ACTIVE,
         )
         self.last_received: Trajectory | None = None
         self.published = 0
@@ -348,12 +426,6 @@ class RobotBridgeNode(Node):
             self.trajectory_action = FollowJointTrajectoryServer(self, SOURCE, backend, "robot bridge")
         self.create_service(Trigger, "~/validate", self._on_validate, callback_group=requests)
         self.create_service(Trigger, "~/execute_file", self._on_execute_file, callback_group=requests)
-        self.add_on_set_parameters_callback(PARAMETERS.on_set_parameters(lambda: self.p, self._apply))
-        # the loop and the watchdog: the steady clock (a stalled /clock must not stop them), and a
-        # thread of their own (no callback of the node's executor can delay them)
-        self.ticker = Ticker(
-            self.bridge_executor.tick, 1.0 / self.p["rate"], name=f"{NODE_NAME}-watchdog", on_error=self._on_tick_error
-        ).start()
         self.get_logger().info(
             f"robot '{self.robot.name}' ({len(names)} joints), controller {self.controller} ({self.mode}"
             f"{', action client' if self.action_client else ''}), policy {self.p['policy']}, speed_scale "
@@ -361,11 +433,15 @@ class RobotBridgeNode(Node):
         )
 
     def close(self):
-        """Stop the control loop's thread (`run_node` and `humanoid-stack up` call this before
-        destroying the node)."""
-        ticker = getattr(self, "ticker", None)
-        if ticker is not None:
-            ticker.close()
+        """Stop and hold a motion in progress and stop the control loop's thread (`run_node` and
+        `humanoid-stack up` call this before destroying the node; `up` deactivates it first)."""
+        try:
+            self._disarm("the node is closing")
+        except Exception as exc:  # noqa: BLE001 - the context may be shut down already (Ctrl-C)
+            self.get_logger().warning(f"close: the hold was not sent: {exc!r}")
+        finally:
+            if self.ticker is not None:
+                self.ticker.close()
 
     def destroy_node(self):
         self.close()
@@ -377,24 +453,25 @@ class RobotBridgeNode(Node):
     # ------------------------------------------------------------------ the executor's state
     @property
     def measured(self) -> dict[str, float]:
-        """The latest /joint_states positions by URDF name."""
-        return self.bridge_executor.measured
+        """The latest /joint_states positions by URDF name ({} until configured)."""
+        return self.bridge_executor.measured if self.bridge_executor is not None else {}
 
     @property
     def execution(self) -> Execution | None:
         """The motion in progress (None when idle)."""
-        return self.bridge_executor.execution
+        return self.bridge_executor.execution if self.bridge_executor is not None else None
 
     @property
     def state(self) -> str:
-        """idle, executing or holding."""
-        return self.bridge_executor.state
+        """idle, executing or holding (unconfigured before configure)."""
+        return self.bridge_executor.state if self.bridge_executor is not None else "unconfigured"
 
     # ------------------------------------------------------------------ helpers
     def _apply(self, updates: dict):
         """Dynamic parameters: the executor's settings follow."""
         self.p.update(updates)
-        self.bridge_executor.settings = ExecutorSettings.from_values(self.p)
+        if self.bridge_executor is not None:
+            self.bridge_executor.settings = ExecutorSettings.from_values(self.p)
 
     def _now(self) -> float:
         """Node clock [s] (ROS time: the simulator's /clock with use_sim_time)."""

@@ -52,7 +52,30 @@ def _positive(name, default, unit, description, **kw):
 PARAMETERS = ParameterTable(
     NODE_NAME,
     [
-        Parameter("robot", "string", "hrp2", "shipped robot name or URDF path: joint names and limits", non_empty=True),
+        Parameter(
+            "robot",
+            "string",
+            "hrp2",
+            'shipped robot name or URDF path: joint names and limits, read at configure; `""` = the robot of the '
+            "latched `/robot_description` (a simulator's or a state publisher's)",
+        ),
+        Parameter(
+            "robot_like",
+            "string",
+            "",
+            'with `robot` `""`: the shipped robot (or URDF file) whose sidecar and SRDF give the described robot '
+            'its postures, contacts and collision rules; `""` = the shipped robot of the description\'s name, if any',
+        ),
+        Parameter(
+            "robot_description_timeout",
+            "double",
+            10.0,
+            'with `robot` `""`: longest wait for `/robot_description` at configure (chosen: a simulator started '
+            "beside the bridge publishes it within a few seconds on a loaded machine)",
+            unit="s",
+            minimum=0.0,
+            exclusive_minimum=True,
+        ),
         Parameter(
             "controller_type",
             "string",

@@ -20,8 +20,17 @@ The runner initialises rclpy with ``--ros-args --params-file FILE`` plus one
 file would pass, applied by rcl when each node declares them. ``--namespace NS`` adds
 ``-r __ns:=/NS`` (every node of the set in NS) and reads a copy of FILE whose sections are the
 namespaced nodes', with the overrides in it (`humanoid_stack.namespaces`); each
-``--remap FROM:=TO`` adds ``-r FROM:=TO``. The nodes spin in a
-`MultiThreadedExecutor`; Ctrl-C (SIGINT) or the end of ``duration`` stops them and returns 0.
+``--remap FROM:=TO`` adds ``-r FROM:=TO``. The nodes spin in a `MultiThreadedExecutor`; Ctrl-C
+(SIGINT), SIGTERM or the end of ``duration`` stops them and returns 0.
+
+Lifecycle (managed) nodes (the robot bridge) are configured and activated once every node is
+constructed, in the order of the list (a failed transition stops the start with the node's reason,
+exit 2), unless the node set's ``lifecycle`` (``humanoid_stack_up.ros__parameters.lifecycle``) or
+``--lifecycle`` says ``inactive`` (configured only) or ``unconfigured``; their services then take
+the transitions (`humanoid-stack lifecycle`). At the stop, while the executor still spins and the
+context is valid (the runner handles SIGINT and SIGTERM itself, not rclpy), the active ones are
+deactivated (the bridge stops and holds a motion in progress), then every managed node is shut
+down, closed and destroyed.
 
 Nothing here is imported by the libraries; rclpy is imported only inside `run_nodes`.
 """
@@ -39,6 +48,9 @@ from pathlib import Path
 import yaml
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+
+LIFECYCLE_STATES = ("active", "inactive", "unconfigured")
+"""States `up` may leave its lifecycle nodes in (`humanoid_ros.lifecycle.STATES`, without importing rclpy)."""
 
 UP_KEY = "humanoid_stack_up"
 """Top-level key (pseudo-node) of a parameter file whose ``nodes`` parameter lists the nodes to start."""
@@ -61,7 +73,8 @@ _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 @dataclass
 class NodeSet:
-    """A parsed parameter file: which node classes to start and the rcl arguments to pass."""
+    """A parsed parameter file: which node classes to start, the rcl arguments to pass and the
+    lifecycle state its managed nodes are brought to (`humanoid_ros.lifecycle.STATES`)."""
 
     path: Path
     nodes: list[str]  # entries of the nodes list
@@ -69,6 +82,7 @@ class NodeSet:
     overrides: list[tuple[str, str, object]] = field(default_factory=list)  # (node, param, value)
     namespace: str = "/"  # absolute (`humanoid_stack.namespaces.check_namespace`); "/" = the root
     remaps: list[tuple[str, str]] = field(default_factory=list)  # ([NODE:]FROM, TO)
+    lifecycle: str = "active"
 
     def ros_args(self, namespaced_file=None) -> list[str]:
         """rcl arguments: the parameter file, then the --set overrides (which win), the namespace
@@ -93,6 +107,14 @@ def add_run_options(parser, set_help: str = "override one node parameter (VALUE 
         "--duration", type=float, default=None, metavar="S", help="stop after S seconds [s] (default: run until Ctrl-C)"
     )
     parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE", help=set_help)
+    parser.add_argument(
+        "--lifecycle",
+        choices=LIFECYCLE_STATES,
+        default=None,
+        help="the state the lifecycle nodes (robot_bridge) are brought to at the start: active (default, or the "
+        "node set's humanoid_stack_up.lifecycle), inactive (configured: it refuses motions until activated) or "
+        "unconfigured; 'humanoid-stack lifecycle NODE TRANSITION' then drives them",
+    )
 
 
 def check_duration(duration: float | None) -> None:
@@ -152,7 +174,15 @@ def load_node_set(
                 f"{path}: {UP_KEY}.ros__parameters.nodes: unknown node '{entry}'; registered "
                 f"nodes: {', '.join(NODE_CLASSES)} (or give 'module:Class')"
             )
-    node_set = NodeSet(path=path, nodes=list(nodes), parameters=data, namespace=namespace, remaps=remap_rules)
+    lifecycle = up.get("lifecycle", "active")
+    if lifecycle not in LIFECYCLE_STATES:
+        raise ConfigError(
+            f"{path}: field {UP_KEY}.ros__parameters.lifecycle must be one of {', '.join(LIFECYCLE_STATES)}; "
+            f"value {lifecycle!r}"
+        )
+    node_set = NodeSet(
+        path=path, nodes=list(nodes), parameters=data, namespace=namespace, remaps=remap_rules, lifecycle=lifecycle
+    )
     for item in sets or []:
         node_set.overrides.append(parse_set(item, path, data))
     check_against_tables(node_set)
@@ -266,12 +296,15 @@ def localhost_by_default(env) -> str:
     )
 
 
-def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
-    """Start every node of `node_set` in one process and spin them until Ctrl-C or `duration` [s].
+def run_nodes(node_set: NodeSet, duration: float | None = None, lifecycle: str | None = None) -> int:
+    """Start every node of `node_set` in one process, bring its lifecycle nodes to ``lifecycle``
+    (default: the node set's) and spin them until Ctrl-C, SIGTERM or `duration` [s] (module
+    docstring).
 
     Returns 0 on a clean stop. Uses rclpy's default context, so call it once per process.
     """
     classes = [node_class(entry) for entry in node_set.nodes]  # fail before touching rclpy
+    target = lifecycle or node_set.lifecycle
 
     note = localhost_by_default(os.environ)
     if note:
@@ -285,23 +318,28 @@ def run_nodes(node_set: NodeSet, duration: float | None = None) -> int:
     if node_set.namespace != "/":
         copy = namespaced_parameter_file(node_set.path, node_set.namespace, node_set.overrides)
     try:
-        return _spin(node_set, classes, node_set.ros_args(copy), duration, rclpy)
+        return _spin(node_set, classes, node_set.ros_args(copy), duration, rclpy, target)
     finally:
         if copy is not None:
             copy.unlink(missing_ok=True)
 
 
-def _spin(node_set: NodeSet, classes, ros_args: list[str], duration: float | None, rclpy) -> int:
-    """`run_nodes` once the arguments are known: init, build the nodes, spin, tear down."""
+def _spin(node_set: NodeSet, classes, ros_args: list[str], duration: float | None, rclpy, target: str) -> int:
+    """`run_nodes` once the arguments are known: init, build the nodes, bring the lifecycle nodes
+    to ``target``, spin, tear down."""
     from rclpy.exceptions import ParameterException
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.executors import MultiThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
 
-    try:  # the default context, so that node classes need no context argument
-        rclpy.init(args=["humanoid-stack-up", *ros_args])
+    from humanoid_ros.lifecycle import bring_to, is_lifecycle
+
+    try:  # the default context, so that node classes need no context argument; the signals are ours
+        rclpy.init(args=["humanoid-stack-up", *ros_args], signal_handler_options=SignalHandlerOptions.NO)
     except Exception as exc:  # rcl rejects the parameter file or an override
         raise ConfigError(f"{node_set.path}: rclpy/rcl rejected the arguments {ros_args}: {exc}") from None
     executor = MultiThreadedExecutor()
-    nodes = []
+    nodes, stop, spinner = [], _Stop(), None
+    previous = stop.install()
     try:
         for entry, cls in zip(node_set.nodes, classes):
             try:
@@ -309,46 +347,131 @@ def _spin(node_set: NodeSet, classes, ros_args: list[str], duration: float | Non
             except ParameterException as exc:  # e.g. a parameter of the wrong type in the file
                 raise ConfigError(f"{node_set.path}: node '{entry}': {type(exc).__name__}: {exc}") from None
             except HumanoidStackError as exc:  # bad parameter value, e.g. an unknown robot
-                text = str(exc)  # node errors already start with "node '<name>': "
-                prefix = "" if text.startswith(f"node '{entry}': ") else f"node '{entry}': "
-                raise type(exc)(f"{node_set.path}: {prefix}{text}") from None
+                raise type(exc)(_in_file(node_set, entry, exc)) from None
             executor.add_node(nodes[-1])
-        if duration is None:
-            executor.spin()
-        else:  # spin, and a timer thread ends the spin after ``duration`` (spin_until_future_complete
-            # polls its future in every wait of the executor: a busy share of the process's GIL)
-            ender = threading.Timer(float(duration), executor.shutdown)
-            ender.daemon = True
-            ender.start()
-            try:
-                executor.spin()
-            finally:
-                ender.cancel()
-    except (KeyboardInterrupt, ExternalShutdownException):
+        for entry, node in zip(node_set.nodes, nodes):
+            if is_lifecycle(node):
+                try:
+                    bring_to(node, target)
+                except HumanoidStackError as exc:
+                    raise type(exc)(_in_file(node_set, entry, exc)) from None
+                print(f"humanoid-stack up: {node.get_name()}: {target}", flush=True)
+        spinner = stop.spin(executor)
+        stop.wait(duration)
+    except KeyboardInterrupt:
         pass
     except HumanoidStackError:
         raise
     except Exception:
-        # Ctrl-C while the nodes start: rclpy's SIGINT handler shut the context down and an rcl
+        # the context shut down while the nodes start (a node's constructor, or rcl, did): an rcl
         # call raised RCLError ("context is not valid"): a requested stop, not a crash.
         if rclpy.ok():
             raise
     finally:
-        for node in reversed(nodes):
-            close = getattr(node, "close", None)
-            try:
-                if callable(close):
-                    close()
-            except Exception as exc:  # a failing close must not hide the others
-                print(f"humanoid-stack up: {node.get_name()}: close failed: {exc}", file=sys.stderr)
-            executor.remove_node(node)
-            node.destroy_node()
-        executor.shutdown()
-        rclpy.try_shutdown()
+        stop.stopping = True
+        _stop_nodes(nodes, executor, spinner, rclpy)
+        stop.restore(previous)
+    if stop.failure is not None:
+        raise stop.failure
     return 0
 
 
+def _in_file(node_set: NodeSet, entry: str, exc: Exception) -> str:
+    text = str(exc)  # node errors already start with "node '<name>': "
+    prefix = "" if text.startswith(f"node '{entry}': ") else f"node '{entry}': "
+    return f"{node_set.path}: {prefix}{text}"
+
+
+class _Stop:
+    """The stop of `run_nodes`: SIGINT and SIGTERM set it (during the start they interrupt it, as
+    Ctrl-C does), the executor spins in a thread of its own meanwhile, and an exception it raises
+    is kept (``failure``) and stops the set too."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.started = self.stopping = False
+        self.failure: BaseException | None = None
+
+    def install(self) -> dict:
+        import signal
+
+        previous = {}
+        if threading.current_thread() is not threading.main_thread():
+            return previous  # signals reach the main thread only: its handlers stay
+        for name in self.SIGNALS:
+            number = getattr(signal, name)
+            previous[number] = signal.signal(number, self._on_signal)
+        return previous
+
+    def restore(self, previous: dict) -> None:
+        import signal
+
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+    def _on_signal(self, signum, frame):
+        self.event.set()
+        if not self.started and not self.stopping:
+            raise KeyboardInterrupt  # during the start: stop it where it is
+
+    def spin(self, executor) -> threading.Thread:
+        from rclpy.executors import ExternalShutdownException
+
+        def run():
+            try:
+                executor.spin()
+            except ExternalShutdownException:
+                pass
+            except Exception as exc:  # noqa: BLE001 - re-raised by run_nodes after the clean stop
+                import rclpy
+
+                if rclpy.ok():
+                    self.failure = exc
+            finally:
+                self.event.set()
+
+        thread = threading.Thread(target=run, name="humanoid-stack-up-executor", daemon=True)
+        self.started = True
+        thread.start()
+        return thread
+
+    def wait(self, duration: float | None) -> None:
+        self.event.wait(None if duration is None else float(duration))
+
+
+def _stop_nodes(nodes, executor, spinner, rclpy) -> None:
+    """Deactivate the active lifecycle nodes while the executor still spins, stop it, then shut
+    down, close and destroy every node (a failure of one is printed and the others go on)."""
+    from humanoid_ros.lifecycle import is_lifecycle, state_of
+
+    def attempt(node, what, call):
+        try:
+            call()
+        except Exception as exc:  # a failing step must not hide the others
+            print(f"humanoid-stack up: {node.get_name()}: {what} failed: {exc}", file=sys.stderr)
+
+    if rclpy.ok():
+        for node in reversed(nodes):
+            if is_lifecycle(node) and state_of(node) == "active":
+                attempt(node, "deactivate", node.trigger_deactivate)
+    executor.shutdown()
+    if spinner is not None:
+        spinner.join(10.0)
+    for node in reversed(nodes):
+        if is_lifecycle(node) and rclpy.ok() and state_of(node) in ("unconfigured", "inactive", "active"):
+            attempt(node, "shutdown", node.trigger_shutdown)
+        close = getattr(node, "close", None)
+        if callable(close):
+            attempt(node, "close", close)
+        executor.remove_node(node)
+        node.destroy_node()
+    rclpy.try_shutdown()
+
+
 __all__ = [
+    "LIFECYCLE_STATES",
     "NODE_CLASSES",
     "UP_KEY",
     "NodeSet",

@@ -8,7 +8,10 @@ it arrives, and every control period while it runs (docs/bridge.md, "Execution")
     executor.stop("operator")                     # hold the commanded set-point now
 
 States (``state``): ``idle`` (nothing sent yet, or the last motion succeeded), ``executing`` (a
-motion runs: ``execution`` is set) and ``holding`` (a stop held a set-point).
+motion runs: ``execution`` is set) and ``holding`` (a stop held a set-point). Apart from them the
+executor is armed or not (``armed``, the robot bridge node's lifecycle: active or not): `disarm`
+stops a motion in progress and holds its commanded set-point, then refuses every submission with
+the reason it was given and sends nothing more (no hold, no stream) until `arm`.
 
 * `submit` refuses a trajectory while one executes (unless ``preempt``: the valid new one replaces
   it, the old goal is cancelled), and one that `validate` refuses against the measured state;
@@ -219,6 +222,8 @@ class BridgeExecutor:
         robot: the `humanoid_model.robot.Robot`, for ``validation.self_collision``.
         state_name: how messages name the measured state (the node: "/joint_states").
         controller: how messages name the controller (the node: its controller's name).
+        armed: whether it sends (default True); else it refuses every motion with ``refusal``
+            until `arm` (the robot bridge node starts disarmed: its lifecycle's inactive state).
 
     ``measured`` {joint: position} holds the newest finite measurement of each robot joint (other
     names are not kept), `joint_age` the age of each; ``setpoint`` {joint: position} the last
@@ -235,6 +240,8 @@ class BridgeExecutor:
         robot=None,
         state_name: str = "the joint states",
         controller: str = "the controller",
+        armed: bool = True,
+        refusal: str = "not active: the executor is disarmed",
     ):
         self.limits, self.outputs, self.robot = limits, outputs, robot
         self.clock, self.steady = clock, steady
@@ -248,6 +255,28 @@ class BridgeExecutor:
         self._stops = 0  # stops so far: a submission validated across a stop is not sent
         self._motions = 0  # motions sent to a whole-body controller (their tags)
         self._lock = threading.RLock()  # one transition at a time, whichever thread calls
+        self.refusal = None if armed else refusal  # why a motion is refused while disarmed (None: armed)
+
+    # ------------------------------------------------------------------ arming
+    @property
+    def armed(self) -> bool:
+        """Whether motions are accepted and anything is sent (`arm`, `disarm`)."""
+        return self.refusal is None
+
+    def arm(self) -> None:
+        """Accept motions and send again (the node's lifecycle activation)."""
+        with self._lock:
+            self.refusal = None
+
+    def disarm(self, reason: str, refusal: str = "not active: the executor is disarmed") -> str:
+        """Stop the motion in progress, if any (`stop` with ``reason``: it holds the commanded
+        set-point), then refuse every motion with ``refusal`` and send nothing until `arm` -> the
+        stop's text ("" when nothing executed: nothing is sent then, the controller keeps its own
+        last set-point). One transition under the lock: no motion starts in between."""
+        with self._lock:
+            text = self.stop(reason) if self.execution is not None else ""
+            self.refusal = refusal
+            return text
 
     # ------------------------------------------------------------------ measured state
     def measure(self, names, positions) -> None:
@@ -375,6 +404,8 @@ class BridgeExecutor:
             return False, self.refuse(text)
 
     def _busy(self, source) -> str:
+        if not self.armed:
+            return f"{source}: {self.refusal}"
         if self.execution is not None and not self.settings.preempt:
             return (
                 f"{source}: a trajectory from {self.execution.source} is executing (set preempt to replace it, "
@@ -444,7 +475,7 @@ class BridgeExecutor:
         measured positions, a joint never measured at that set-point; the goal is cancelled. With
         no motion: the last set-point again, so a second hold keeps the first."""
         with self._lock:
-            if self.settings.dry_run:
+            if self.settings.dry_run or not self.armed:
                 return None
             held = self._setpoint_now()
             if held is None:
@@ -484,6 +515,8 @@ class BridgeExecutor:
                 text = f"stopped ({source} executing): {reason}; nothing commanded yet: nothing sent"
             if self.settings.dry_run:
                 text = f"stopped: {reason} (dry run: nothing published)"
+            elif not self.armed:
+                text = f"stopped: {reason} ({self.refusal}: nothing sent)"
             self.outputs.log("error", text)
             self.outputs.diagnose("error", text, {"reason": reason})
             return text

@@ -184,14 +184,19 @@ class KinematicStructure:
 
 
 # ----------------------------------------------------------------------------------- loading
-def load_structure(path_or_name) -> KinematicStructure:
+def load_structure(path_or_name, urdf_text: str | None = None) -> KinematicStructure:
     """The structure of a sidecar file ``NAME.kin.yaml`` or a shipped name (``hrp2``:
-    ``urdf/kinematics/hrp2.kin.yaml``). Errors are `KinematicsError` naming the file and field."""
+    ``urdf/kinematics/hrp2.kin.yaml``). Errors are `KinematicsError` naming the file and field.
+    ``urdf_text``: the robot's URDF text (a node's /robot_description) instead of the sidecar's
+    ``urdf`` file, which then gives only the posture that ``initial`` may name."""
     path = resolve(
         path_or_name, shipped_structures(), "kinematic structure", (SUFFIX, ".yaml"), KinematicsError,
         file_kind="kinematic sidecar file",
     )  # fmt: skip
-    return build_structure(read_kin_sidecar(path))
+    side = read_kin_sidecar(path)
+    if urdf_text is None:
+        return build_structure(side)
+    return build_structure(side, urdf_text, postures=_urdf_path(side) if isinstance(side.initial, str) else None)
 
 
 def _urdf_path(side: KinSidecar) -> Path:
@@ -203,11 +208,12 @@ def _urdf_path(side: KinSidecar) -> Path:
         raise KinematicsError(str(exc)) from None
 
 
-def build_structure(side: KinSidecar, urdf_text: str | None = None) -> KinematicStructure:
+def build_structure(side: KinSidecar, urdf_text: str | None = None, postures: Path | None = None) -> KinematicStructure:
     """The structure of a checked sidecar (``urdf_text`` instead of its file when given: the MAD
-    converter's output in memory)."""
+    converter's output in memory; ``postures``: then the URDF file whose sidecar has the posture
+    that ``initial`` names)."""
     src = side.source
-    urdf_path = None
+    urdf_path = postures
     try:  # the project's one validated reader first (inertials, depth, nesting), as load_robot
         if urdf_text is None:
             urdf_path = _urdf_path(side)

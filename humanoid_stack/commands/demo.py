@@ -50,4 +50,4 @@ def run(args) -> int:
         f"humanoid-stack demo: HRP-2 plans and climbs the stairs; web viewer at http://{host}:{port}  (Ctrl-C to stop)",
         flush=True,
     )
-    return run_nodes(node_set, duration=args.duration)
+    return run_nodes(node_set, duration=args.duration, lifecycle=args.lifecycle)

@@ -66,4 +66,4 @@ def run(args) -> int:
         + (f" for {args.duration:g} s" if args.duration else " (Ctrl-C to stop)"),
         flush=True,
     )
-    return run_nodes(node_set, duration=args.duration)
+    return run_nodes(node_set, duration=args.duration, lifecycle=args.lifecycle)

@@ -28,7 +28,7 @@ from builtin_interfaces.msg import Duration  # noqa: E402
 from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
-from support.ros_bridge_stack import RATE, STATE_TIMEOUT, Stack, settle  # noqa: E402
+from support.ros_bridge_stack import RATE, STATE_TIMEOUT, Stack, active_bridge, settle  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from humanoid_control.bridge import sample  # noqa: E402
@@ -383,9 +383,7 @@ def test_action_import_guard(ros_harness):
     assert robot_bridge.FollowJointTrajectory is None
     h = ros_harness()
     with pytest.raises(ConfigError, match="control_msgs"):
-        RobotBridgeNode(
-            context=h.context, parameter_overrides=[Parameter("controller_type", value="follow_joint_trajectory")]
-        )
-    node = h.add(RobotBridgeNode(context=h.context))
+        active_bridge(h, [Parameter("controller_type", value="follow_joint_trajectory")])
+    node = active_bridge(h)
     assert node.action_client is None and node._send_mode() == "joint_trajectory"
     assert node.controller == "joint_trajectory_controller"

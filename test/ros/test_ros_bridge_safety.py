@@ -32,13 +32,13 @@ from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.task import Future  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
-from support.ros_bridge_stack import RATE, Stack, settle  # noqa: E402
+from support.ros_bridge_stack import RATE, Stack, active_bridge, settle  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from humanoid_control.bridge.checks import LISTED  # noqa: E402
 from humanoid_control.exceptions import BridgeError  # noqa: E402
 from humanoid_ros import robot_bridge  # noqa: E402
-from humanoid_ros.robot_bridge import RobotBridgeNode, trajectory_from_msg  # noqa: E402
+from humanoid_ros.robot_bridge import trajectory_from_msg  # noqa: E402
 
 J0 = "RARM_JOINT0"
 WATCHDOG = 0.5  # [s] state_timeout in these tests (chosen: short, yet 50 control periods)
@@ -268,12 +268,7 @@ def test_a_failed_goal_of_a_replaced_motion_leaves_the_new_one_running(ros_harne
         pass
 
     h = ros_harness()
-    node = h.add(
-        RobotBridgeNode(
-            context=h.context,
-            parameter_overrides=[Parameter("preempt", value=True), Parameter("state_timeout", value=60.0)],
-        )
-    )
+    node = active_bridge(h, [Parameter("preempt", value=True), Parameter("state_timeout", value=60.0)])
     monkeypatch.setattr(robot_bridge, "FollowJointTrajectory", SimpleNamespace(Goal=Goal))
     monkeypatch.setattr(robot_bridge, "JointTolerance", SimpleNamespace)
     futures = []

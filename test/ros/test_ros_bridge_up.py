@@ -2,7 +2,8 @@
 standing on `flat` under PD, in gravity) and the robot bridge in another process, driven from this
 one as a user would: a head motion published on /robot_bridge/trajectory executes and the head
 follows; a trajectory that does not start at the measured position is refused with the reason on
-/diagnostics; SIGTERM ends the node set cleanly."""
+/diagnostics; `up` activated the bridge (a lifecycle node) at the start, and SIGTERM during a
+motion deactivates it, which stops the motion and holds, before the node set ends cleanly."""
 
 import time
 
@@ -22,12 +23,12 @@ HEAD = "HEAD_JOINT1"  # head pitch
 DELTA = 0.1  # [rad] head motion in 1 s (0.1 rad/s, far inside its limits)
 
 
-def head_motion(start: float, first: float) -> JointTrajectory:
-    """HEAD from `first` (t = 0) to start + DELTA (t = 1 s), velocities 0 at both ends."""
+def head_motion(start: float, first: float, seconds: int = 1) -> JointTrajectory:
+    """HEAD from `first` (t = 0) to start + DELTA (t = `seconds`), velocities 0 at both ends."""
     msg = JointTrajectory(joint_names=[HEAD])
     msg.points = [
         JointTrajectoryPoint(positions=[first], velocities=[0.0], time_from_start=Duration(sec=0)),
-        JointTrajectoryPoint(positions=[start + DELTA], velocities=[0.0], time_from_start=Duration(sec=1)),
+        JointTrajectoryPoint(positions=[start + DELTA], velocities=[0.0], time_from_start=Duration(sec=seconds)),
     ]
     return msg
 
@@ -53,7 +54,7 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
     def diag(text, n0):
         return next((d for d in diags[n0:] if text in d.message), None)
 
-    refused = executed = followed = None
+    refused = executed = followed = moving = None
     try:
         assert spin_until(lambda: states and pub.get_subscription_count())
         time.sleep(1.0)  # let the standing robot settle (PD sag)
@@ -67,11 +68,86 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         pub.publish(head_motion(start, start))
         executed = spin_until(lambda: diag("succeeded", n0) is not None)
         followed = abs(head() - (start + DELTA))
+        n0 = len(diags)
+        start = head()
+        pub.publish(head_motion(start, start, seconds=20))  # still executing at the SIGTERM
+        moving = spin_until(lambda: diag("executing", n0) is not None)
     finally:
         out = stop(proc, sigterm=followed is not None)
         client.close()
     assert "start_state" in refused, refused
     assert executed, [d.message for d in diags] + [out[-3000:]]
     assert followed < 0.05, followed  # the bridge's goal tolerance (config/bridge_sim.yaml: default)
+    assert "humanoid-stack up: robot_bridge: active" in out, out[-3000:]
+    assert moving, [d.message for d in diags]
+    assert "deactivated; holding the commanded position" in out, out[-3000:]  # the deactivate at the SIGTERM
     assert proc.returncode == 0, out[-3000:]
     assert "Traceback" not in out, out[-3000:]
+
+
+def test_up_inactive_refuses_until_the_lifecycle_command_activates_the_bridge(repo_root):
+    """`up bridge_sim --lifecycle inactive`: the bridge refuses a motion with "not active";
+    `humanoid-stack lifecycle robot_bridge activate` (its ~/change_state service from another
+    process) arms it and the same motion executes; `state` reports it; a node that does not exist
+    is a one-line error, exit 2."""
+    import subprocess
+    import sys
+
+    def lifecycle(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "humanoid_stack", "lifecycle", *args],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    client = Client("test_up_lifecycle")
+    node, executor = client.node, client.executor
+    states, diags = [], []
+    node.create_subscription(JointState, "/joint_states", states.append, 10)
+    node.create_subscription(
+        DiagnosticArray,
+        "/diagnostics",
+        lambda m: diags.extend(s for s in m.status if s.name.startswith("robot_bridge")),
+        100,
+    )
+    pub = node.create_publisher(JointTrajectory, "/robot_bridge/trajectory", 10)
+    proc = start_up(repo_root, "bridge_sim", "--duration", "90", "--lifecycle", "inactive")
+    spin_until = spinner(executor, proc, TIMEOUT)
+
+    def head():
+        return dict(zip(states[-1].name, states[-1].position))[HEAD]
+
+    def diag(text, n0):
+        return next((d for d in diags[n0:] if text in d.message), None)
+
+    refused = before = activated = after = executed = missing = None
+    try:
+        assert spin_until(lambda: states and pub.get_subscription_count())
+        time.sleep(1.0)
+        executor.spin_once(timeout_sec=0.05)
+        start = head()
+        pub.publish(head_motion(start, start))
+        assert spin_until(lambda: diag("refused", 0) is not None)
+        refused = diag("refused", 0).message
+        before = lifecycle("robot_bridge", "state")
+        activated = lifecycle("robot_bridge", "activate")
+        after = lifecycle("/robot_bridge", "state")
+        n0 = len(diags)
+        executor.spin_once(timeout_sec=0.05)
+        start = head()
+        pub.publish(head_motion(start, start))
+        executed = spin_until(lambda: diag("succeeded", n0) is not None)
+        missing = lifecycle("no_such_node", "state", "--timeout", "1")
+    finally:
+        out = stop(proc, sigterm=executed is not None)
+        client.close()
+    assert "not active" in refused, refused
+    assert before.returncode == 0 and before.stdout.strip() == "/robot_bridge: inactive", before
+    assert activated.returncode == 0 and activated.stdout.strip() == "/robot_bridge: active", activated
+    assert after.stdout.strip() == "/robot_bridge: active", after
+    assert executed, [d.message for d in diags] + [out[-3000:]]
+    assert missing.returncode == 2 and "no lifecycle node /no_such_node answers" in missing.stderr, missing
+    assert "Traceback" not in missing.stderr + out, out[-3000:]
+    assert proc.returncode == 0, out[-3000:]

@@ -14,6 +14,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from humanoid_ros.lifecycle import bring_to
 from humanoid_ros.robot_bridge import RobotBridgeNode
 from humanoid_ros.simulator import SimulatorNode
 from support.ros_harness import RosHarness
@@ -38,6 +39,14 @@ robot:
 """
 
 
+def active_bridge(harness, params=()) -> RobotBridgeNode:
+    """A robot bridge on ``harness`` (its context and executor), configured and activated as
+    `humanoid-stack up` does (`humanoid_ros.lifecycle.bring_to`: ConfigError when it fails)."""
+    node = harness.add(RobotBridgeNode(context=harness.context, parameter_overrides=list(params)))
+    bring_to(node, "active")
+    return node
+
+
 def _merged(defaults, overrides):
     """Parameters: ``defaults`` (name -> value) replaced by the ``overrides`` of the same name."""
     values = dict(defaults)
@@ -51,10 +60,20 @@ class Stack(RosHarness):
     robot (scene overrides); `scene`: a shipped scene instead of the robot floating in `SPACE`;
     `topic`: the controller topic the client records into `commands` (a `/commands` topic carries
     Float64MultiArray). `states` keeps the simulator's /joint_states (every joint, finite: not
-    what a test publishes there itself)."""
+    what a test publishes there itself). `lifecycle`: the bridge's lifecycle state after the start
+    (`humanoid_ros.lifecycle.STATES`; the tests of its motions need it active)."""
 
     def __init__(
-        self, tmp, robot="hrp2", domain_offset=0, bridge_params=(), sim_params=(), joints=None, topic=TOPIC, scene=None
+        self,
+        tmp,
+        robot="hrp2",
+        domain_offset=0,
+        bridge_params=(),
+        sim_params=(),
+        joints=None,
+        topic=TOPIC,
+        scene=None,
+        lifecycle="active",
     ):
         import os
 
@@ -77,6 +96,7 @@ class Stack(RosHarness):
             bridge_params,
         )
         self.bridge = self.add(RobotBridgeNode(context=self.context, parameter_overrides=bridge))
+        bring_to(self.bridge, lifecycle)
         self.client = self.add(rclpy.create_node("bridge_test_client", context=self.context))
         self.commands, self.states, self.diags = [], [], []
         command_type = Float64MultiArray if topic.endswith("/commands") else JointTrajectory

@@ -121,3 +121,27 @@ def test_hrp2_structure_frames_are_the_robot_contact_locations():
         M = s.placement(s.q0, foot)
         assert abs(M.translation[2]) < 1e-3 and np.allclose(M.rotation, np.eye(3), atol=1e-9)
     assert s.sources == {"r_hand": ["none", "mouse"], "l_hand": ["none", "mouse"]} and s.driven_frames() == {}
+
+
+def test_a_structure_of_urdf_text_takes_the_texts_joints_and_the_sidecars_frames_and_posture():
+    """`load_structure(name, urdf_text=...)` (the pilot's robot from /robot_description): the
+    sidecar's frames, closures and initial posture applied to the given URDF text, whose joint
+    limits are the ones used (a limit edited in the text shows), not the file's."""
+    import pinocchio as pin
+
+    robot = load_robot("hrp2")
+    text = robot.urdf_text
+    joint = "HEAD_JOINT1"
+    tag = f'<joint name="{joint}"'
+    start = text.index(tag)
+    limit = text.index("<limit", start)
+    end = text.index("/>", limit)
+    text = text[:limit] + '<limit lower="-0.1" upper="0.25" effort="10" velocity="1"' + text[end:]
+    from_file, from_text = load_structure("hrp2"), load_structure("hrp2", urdf_text=text)
+    assert list(from_text.closures) == list(from_file.closures) == ["r_foot", "l_foot"]
+    assert [f.name for f in from_text.model.frames] == [f.name for f in from_file.model.frames]
+    assert np.allclose(from_text.q0, from_file.q0)  # hrp2.kin.yaml's initial: half-sitting of urdf/hrp2.yaml
+    i = from_text.model.joints[from_text.model.getJointId(joint)].idx_q
+    assert from_text.model.upperPositionLimit[i] == pytest.approx(0.25)
+    assert from_file.model.upperPositionLimit[i] != pytest.approx(0.25)
+    assert pin.neutral(from_text.model).shape == (37,)
