@@ -26,6 +26,7 @@ COMMANDS = [
     "pilot",
     "mad2urdf",
     "up",
+    "ros",
 ]
 
 
