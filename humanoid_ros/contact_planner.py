@@ -3,6 +3,8 @@
 
     ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
     ros2 service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
+    .venv/bin/contact_planner --ros-args -p scene:=flat                 # the same on the default install
+    humanoid-stack ros service call /contact_planner/plan nav_msgs/srv/GetPlan "{goal: {pose: {position: {x: 0.8}}}}"
 
 Parameters: `PARAMETERS` below (docs/ros.md, "contact_planner"); the planning ones are dynamic,
 read by each request.
