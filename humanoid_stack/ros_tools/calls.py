@@ -15,6 +15,7 @@ from humanoid_stack.ros_tools.topic import resolve_name
 
 __all__ = ["service_call", "send_goal", "STATUS_NAMES"]
 
+FEEDBACK_TIME = 0.2  # [s] spin after the result, for the feedback published just before it (chosen)
 CANCEL_TIME = 2.0  # [s] longest wait for the server to answer the cancel of an interrupted goal (chosen)
 
 #: action_msgs/GoalStatus codes by name, as `ros2 action send_goal` prints them
@@ -69,6 +70,12 @@ def _send_goal(ros, client, cls, name, goal, args) -> int:
         lambda: _missing(ros, name, cls, "action", args.server_timeout),
     )
 
+    if args.feedback:  # the server's feedback publisher matched before the goal goes, or the first feedback is lost
+        ros.wait_until(
+            lambda: ros.node.count_publishers(f"{name}/_action/feedback") > 0,
+            args.server_timeout,
+            f"action {name}: no feedback publisher after {args.server_timeout:g} s",
+        )
     early = []  # feedback that came before the goal's acceptance: printed after it
 
     def feedback(msg):
@@ -100,6 +107,7 @@ def _send_goal(ros, client, cls, name, goal, args) -> int:
         with contextlib.suppress(RosToolError):  # no answer to the cancel: the first error is the one to report
             ros.wait_until(cancel.done, CANCEL_TIME, "no answer to the cancel")
         raise
+    ros.spin_for(FEEDBACK_TIME)  # feedback still on its way (a topic: no order with the result's service)
     print("Result:")
     print(to_yaml(answer.result), end="")
     status = STATUS_NAMES.get(answer.status, str(answer.status))
