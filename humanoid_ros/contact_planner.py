@@ -2,8 +2,10 @@
 (docs/planning.md, docs/ros.md).
 
     ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
-    ros2 action send_goal /contact_planner/plan humanoid_stack_interfaces/action/PlanContacts
-        "{goal: {header: {frame_id: odom}, pose: {position: {x: 0.8}}}}"      (one line)
+    .venv/bin/contact_planner --ros-args -p scene:=flat                 # the same on the default install
+
+A plan request is a ~/plan action goal (`ros2 action send_goal`, or `humanoid-stack ros action
+send_goal` on the default install: the command lines are in docs/planning.md).
 
 Parameters: `PARAMETERS` below (docs/ros.md, "contact_planner"); the planning ones are dynamic,
 read by each request.

@@ -4,6 +4,8 @@ absolute pose targets; the solved joints go to the simulator's or a robot's cont
 
     ros2 run humanoid_stack pilot --ros-args -p robot:=hrp2 -p frame:=r_hand
     ros2 topic pub -r 20 /pilot/twist geometry_msgs/msg/Twist "{linear: {x: 0.5}}"
+    .venv/bin/pilot --ros-args -p robot:=hrp2 -p frame:=r_hand         # the same on the default install
+    humanoid-stack ros topic pub -r 20 /pilot/twist geometry_msgs/msg/Twist "{linear: {x: 0.5}}"
 
 Parameters: `PARAMETERS` of `humanoid_ros.pilot_parameters` (docs/ros.md, "pilot").
 

@@ -2,8 +2,9 @@
 controllers, after checking them (docs/real_robot.md).
 
     humanoid-stack up bridge_sim                    # config/bridge_sim.yaml: the simulator stands in
-    ros2 launch humanoid_stack bridge.launch.py     # config/bridge.yaml: a real robot
+    ros2 launch humanoid_stack bridge.launch.py     # config/bridge.yaml: a real robot (humanoid-stack up bridge)
     ros2 run humanoid_stack robot_bridge --ros-args -p robot:=hrp2 -p dry_run:=true
+    .venv/bin/robot_bridge --ros-args -p robot:=hrp2 -p dry_run:=true   # the same on the default install
     humanoid-stack lifecycle robot_bridge configure     # then activate: it sends nothing before
 
 Lifecycle (a managed node, `rclpy.lifecycle`; `humanoid-stack up` configures and activates it):

@@ -2,8 +2,9 @@
 controller topics (docs/ros.md, "simulator").
 
     humanoid-stack up sim                         # config/sim.yaml
-    ros2 launch humanoid_stack sim.launch.py
+    ros2 launch humanoid_stack sim.launch.py      # a system ROS 2; without one: humanoid-stack up sim
     ros2 run humanoid_stack simulator --ros-args -p scene:=flat -p real_time_factor:=0.0
+    .venv/bin/simulator --ros-args -p scene:=flat -p real_time_factor:=0.0   # the same on the default install
 
 Parameters: `PARAMETERS` of `humanoid_ros.simulator_parameters` (docs/ros.md, "simulator");
 `real_time_factor`, `controller` and `external_wrench_duration` may change at run time, the

@@ -27,6 +27,7 @@ COMMANDS = [
     "mad2urdf",
     "up",
     "lifecycle",
+    "ros",
 ]
 
 
