@@ -4,8 +4,8 @@
     ros2 run humanoid_stack contact_planner --ros-args -p scene:=flat
     .venv/bin/contact_planner --ros-args -p scene:=flat                 # the same on the default install
 
-A plan request is a ~/plan action goal (`ros2 action send_goal`, or `humanoid-stack ros action
-send_goal` on the default install: the command lines are in docs/planning.md).
+A plan request is a goal of the ~/plan action; docs/planning.md gives the command lines, with a
+system ROS 2 and on the default install.
 
 Parameters: `PARAMETERS` below (docs/ros.md, "contact_planner"); the planning ones are dynamic,
 read by each request.
@@ -69,7 +69,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_planner.exceptions import PlanningError
-from humanoid_ros.common import ThreadWork, WarnOnce, diagnostic_array, duration, run_node
+from humanoid_ros.common import SENSOR_QOS, ThreadWork, WarnOnce, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 from humanoid_ros.plan_messages import plan_result
 
@@ -239,8 +239,8 @@ class ContactPlannerNode(Node):
         self.motion_pub = self.create_publisher(String, "~/motion", 1)
         self.base_pub = self.create_publisher(Path, "~/base_path", 1)
         self.diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
-        self.create_subscription(Odometry, "/odom", self._on_odom, 10)
-        self.create_subscription(JointState, "/joint_states", self._on_joint_states, 10)
+        self.create_subscription(Odometry, "odom", self._on_odom, SENSOR_QOS)
+        self.create_subscription(JointState, "joint_states", self._on_joint_states, SENSOR_QOS)
         # its own reentrant group: the default (mutually exclusive) group would stay taken while the
         # action's coroutine awaits the plan, blocking every other callback of the node
         self.plan_action = ActionServer(

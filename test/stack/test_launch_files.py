@@ -224,7 +224,7 @@ def test_planning_launch_nodes_and_arguments():
     for node in nodes:
         assert [share_path(p, launch, defaults) for p in node.parameters] == [config]
     data = yaml.safe_load(config.read_text())
-    assert data["viewer"]["ros__parameters"]["marker_topics"] == ["/contact_planner/stances"]
+    assert data["viewer"]["ros__parameters"]["marker_topics"] == ["contact_planner/stances"]
     assert data["humanoid_stack_up"]["ros__parameters"]["nodes"] == ["state_publisher", "viewer", "contact_planner"]
     alone = active_nodes(description, launch, {**defaults, "viewer": "false", "trajectory": "/robot_bridge/trajectory"})
     assert [n.name for n in alone] == ["contact_planner"]
@@ -252,7 +252,7 @@ def test_pilot_launch_nodes_and_arguments():
         assert [share_path(p, launch, defaults) for p in node.parameters] == [config]
     data = yaml.safe_load(config.read_text())
     assert data["pilot"]["ros__parameters"]["controller"] == data["simulator"]["ros__parameters"]["controller"]
-    assert "/pilot/markers" in data["viewer"]["ros__parameters"]["marker_topics"]
+    assert "pilot/markers" in data["viewer"]["ros__parameters"]["marker_topics"]
     assert [n.name for n in active_nodes(description, launch, {**defaults, "viewer": "false"})] == [
         "simulator",
         "pilot",
