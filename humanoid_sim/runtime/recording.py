@@ -38,9 +38,10 @@ FORMATS = ("jsonl", "mcap")  # JSON Lines (humanoid_model.formats.recording), ro
 
 def format_of(path, record_format: str | None = None) -> str:
     """The recording format of the output ``path``: ``record_format`` when given (one of
-    `FORMATS`), else ``jsonl`` for a name ending in .jsonl and ``mcap`` (a bag folder) otherwise."""
+    `FORMATS`), else ``jsonl`` for a name ending in .jsonl or .json (a JSON file is what such a name
+    promises) and ``mcap`` (a bag folder) otherwise."""
     if record_format is None:
-        return "jsonl" if str(path).endswith(".jsonl") else "mcap"
+        return "jsonl" if str(path).endswith((".jsonl", ".json")) else "mcap"
     if record_format not in FORMATS:
         raise ConfigError(message("recording", "record_format", f"one of {', '.join(FORMATS)}", record_format))
     return record_format

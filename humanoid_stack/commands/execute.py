@@ -50,7 +50,7 @@ def add_arguments(parser):
         "--record-format",
         choices=("mcap", "jsonl"),
         default=None,
-        help="recording format (default: jsonl when OUTPUT ends in .jsonl, else mcap; docs/recording.md)",
+        help="recording format (default: jsonl when OUTPUT ends in .jsonl or .json, else mcap; docs/recording.md)",
     )
     parser.add_argument("--json", default=None, metavar="REPORT.json", help="write the report as JSON")
     parser.add_argument(

@@ -8,7 +8,7 @@ DESCRIPTION = """\
 Run the simulator (humanoid_sim.World) on a scene as fast as possible, with a progress bar,
 and write a recording as it runs (constant memory, however long the run).
 
---record-format mcap (the default unless OUTPUT ends in .jsonl) writes a rosbag2 bag, the folder
+--record-format mcap (the default unless OUTPUT ends in .jsonl or .json) writes a rosbag2 bag, the folder
 OUTPUT/ with OUTPUT.mcap and metadata.yaml, that ROS tools read (ros2 bag play, RViz, Foxglove):
 /joint_states, /odom, /tf and /tf_static, /free_bodies, /imu, /<sensor>/wrench, /contacts
 (MarkerArray), stamped with the simulated time; OUTPUT must not exist yet.
@@ -69,7 +69,7 @@ def add_arguments(parser):
         "--record-format",
         choices=("mcap", "jsonl"),
         default=None,
-        help="recording format (default: jsonl when OUTPUT ends in .jsonl, else mcap)",
+        help="recording format (default: jsonl when OUTPUT ends in .jsonl or .json, else mcap)",
     )
 
 
