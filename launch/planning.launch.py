@@ -9,7 +9,8 @@ the web viewer drawing its stances.
 ``trajectory:=TOPIC`` remaps the planner's motion (``~/trajectory``, a JointTrajectory): to a
 running robot bridge's ``/robot_bridge/trajectory`` it is checked and sent to the robot or the
 simulator (docs/real_robot.md). The parameter file is the one `humanoid-stack up planning` reads
-(its `humanoid_stack_up` entry is the runner's node list and is ignored here).
+(its `humanoid_stack_up` entry is the runner's node list and is ignored here). ``namespace``
+puts the three nodes in it (the remapped ``trajectory`` topic is given as an absolute name).
 """
 
 from launch.actions import DeclareLaunchArgument
@@ -18,6 +19,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
+from humanoid_stack.namespaces import launch_parameters
 from launch import LaunchDescription
 
 PACKAGE = "humanoid_stack"
@@ -27,6 +29,8 @@ def generate_launch_description():
     share = FindPackageShare(PACKAGE)
     params = PathJoinSubstitution([share, "config", "planning.yaml"])
     viewer = IfCondition(LaunchConfiguration("viewer"))
+    namespace = LaunchConfiguration("namespace")
+    params = launch_parameters(params, namespace)
     return LaunchDescription(
         [
             DeclareLaunchArgument(
@@ -37,10 +41,12 @@ def generate_launch_description():
             DeclareLaunchArgument(
                 "viewer", default_value="true", description="the state publisher and the web viewer with the stances"
             ),
+            DeclareLaunchArgument("namespace", default_value="", description="namespace of the nodes"),
             Node(
                 package=PACKAGE,
                 executable="contact_planner",
                 name="contact_planner",
+                namespace=namespace,
                 parameters=[params],
                 remappings=[("/contact_planner/trajectory", LaunchConfiguration("trajectory"))],
                 output="screen",
@@ -49,6 +55,7 @@ def generate_launch_description():
                 package=PACKAGE,
                 executable="state_publisher",
                 name="state_publisher",
+                namespace=namespace,
                 parameters=[params],
                 output="screen",
                 condition=viewer,
@@ -57,6 +64,7 @@ def generate_launch_description():
                 package=PACKAGE,
                 executable="viewer",
                 name="viewer",
+                namespace=namespace,
                 parameters=[params],
                 output="screen",
                 condition=viewer,

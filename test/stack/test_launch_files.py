@@ -217,12 +217,12 @@ def test_planning_launch_nodes_and_arguments():
     and the web viewer of the same file, which draws the planner's stances."""
     description, launch = load_description(REPO / "launch" / "planning.launch.py")
     defaults = default_arguments(description, launch)
-    assert defaults == {"trajectory": "/contact_planner/trajectory", "viewer": "true"}
+    assert defaults == {"trajectory": "/contact_planner/trajectory", "viewer": "true", "namespace": ""}
     nodes = active_nodes(description, launch, defaults)
     assert [n.name for n in nodes] == ["contact_planner", "state_publisher", "viewer"]
     config = REPO / "config" / "planning.yaml"
     for node in nodes:
-        assert [share_path(p, launch, defaults) for p in node.parameters] == [config]
+        assert files(node, launch, defaults) == [config]
     data = yaml.safe_load(config.read_text())
     assert data["viewer"]["ros__parameters"]["marker_topics"] == ["contact_planner/stances"]
     assert data["humanoid_stack_up"]["ros__parameters"]["nodes"] == ["state_publisher", "viewer", "contact_planner"]
