@@ -135,7 +135,7 @@ def test_up_execute_sim_refuses_unsafe_motions_then_walks_a_planned_flat_walk(re
     assert "whole motion" in refusals["trajectory"], refusals["trajectory"]
     # the walk: the controller reported it done without a hold, and the base ends at the plan's end
     states = [s["state"] for s in status[before_walk[1] :]]
-    assert states[-1] == "done" and "holding" not in states, (status[-1], out[-3000:])
+    assert states[-1] == "done" and "holding" not in states, (status[-1], _bridge_errors(diags)[-3:], out[-3000:])
     assert status[-1]["plan_time"] == pytest.approx(status[-1]["nominal_duration"], abs=0.01)
     assert end_x == pytest.approx(answer.stances[-1].base_pose.position.x, abs=0.02)
     assert odom[-1].pose.pose.position.z > 0.5  # standing: HRP-2's base at ~0.65 m

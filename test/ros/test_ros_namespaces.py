@@ -102,12 +102,14 @@ def best_effort_joint_states(h, node_name):
 def test_a_best_effort_joint_states_publisher_reaches_the_state_publisher_and_the_bridge(harness):
     """A driver publishing joint_states best effort (as many do) is heard: a reliable
     subscription would not match it."""
+    from humanoid_ros.lifecycle import bring_to
     from humanoid_ros.robot_bridge import RobotBridgeNode
     from humanoid_ros.state_publisher import StatePublisherNode
 
     h = harness
     sp = h.add(StatePublisherNode(context=h.context, parameter_overrides=[Parameter("robot", value="hrp2")]))
     bridge = h.add(RobotBridgeNode(context=h.context, parameter_overrides=[Parameter("dry_run", value=True)]))
+    bring_to(bridge, "inactive")  # configured: its subscriptions exist (a lifecycle node makes them at configure)
     client, pub = best_effort_joint_states(h, "best_effort_driver")
     assert h.spin_until(lambda: pub.get_subscription_count() == 2)
     msg = JointState(name=[HEAD], position=[0.25])
