@@ -53,7 +53,7 @@ def test_simulator_node_sets_load(name):
     if name == "standing":
         viewer = node_set.parameters["viewer"]["ros__parameters"]
         assert (viewer["robot"], viewer["scene"], viewer["joint_state_source"]) == ("hrp2", "flat", False)
-        assert "/contacts" in viewer["marker_topics"] and sim["push"]["link"] == "BODY"
+        assert "contacts" in viewer["marker_topics"] and sim["push"]["link"] == "BODY"
     for entry in node_set.nodes:
         assert entry in NODE_CLASSES
 
@@ -70,9 +70,10 @@ def test_execution_node_sets_connect_the_planner_the_bridge_and_the_whole_body_c
         "whole_body",
         "whole_body_controller",
     )
-    assert p["robot_bridge"]["motion_topic"] == "/contact_planner/motion"
+    # relative: in the set's namespace, as the planner's ~/motion (/NS/contact_planner/motion)
+    assert p["robot_bridge"]["motion_topic"] == "contact_planner/motion"
     assert p["simulator"]["scene"] == p["viewer"]["scene"] == p["contact_planner"]["scene"] == scene
-    assert "/contact_planner/stances" in p["viewer"]["marker_topics"]
+    assert "contact_planner/stances" in p["viewer"]["marker_topics"]
 
 
 NODE_SET_FILES = sorted(p for p in (REPO / "config").glob("*.yaml") if UP_KEY in (yaml.safe_load(p.read_text()) or {}))
