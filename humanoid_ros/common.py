@@ -189,11 +189,13 @@ class ThreadWork:
     """Long work off the executor: ``await ThreadWork(node).run(fn, *args)`` in a coroutine callback
     runs ``fn(*args)`` in a daemon thread and resumes with its result (or raises its exception); the
     thread wakes the node's executor through a guard condition when done, so a single-threaded
-    executor keeps serving the node's other callbacks meanwhile. The callback needs a reentrant
-    callback group (rclpy keeps a coroutine's group taken until it ends)."""
+    executor keeps serving the node's other callbacks meanwhile. Under a multi-threaded executor
+    (`humanoid-stack up`) the callback already has a thread of its own: ``fn`` runs there. The
+    callback needs a reentrant callback group (rclpy keeps a coroutine's group taken until it ends)."""
 
     def __init__(self, node, name: str = "work"):
         self.name = name
+        self._node = node
         self._wake = node.create_guard_condition(lambda: None)
 
     def _target(self, future, fn, args):
@@ -205,8 +207,15 @@ class ThreadWork:
             self._wake.trigger()
 
     async def run(self, fn, *args):
+        from rclpy.executors import MultiThreadedExecutor
         from rclpy.task import Future
 
+        if isinstance(self._node.executor, MultiThreadedExecutor):
+            # this callback runs in one of the executor's threads: block it. Awaiting a future there
+            # is polled (rclpy yields a pending task at every wait, and the multi-threaded executor
+            # keeps each yield in a list it scans every time: the one-process node sets of `up`
+            # slowed down the longer a plan ran)
+            return fn(*args)
         future = Future()
         threading.Thread(target=self._target, args=(future, fn, args), name=self.name, daemon=True).start()
         return await future

@@ -23,11 +23,14 @@ Every goal is accepted, so that a refusal reaches the client with its reason: th
   command that replaced the trajectory, aborts the older goal ("preempted").
 
 The coroutine awaits a future that a timer of the node completes, so a single-threaded executor
-keeps serving the node's other callbacks while a goal runs.
+keeps serving the node's other callbacks while a goal runs; under a multi-threaded executor
+(`humanoid-stack up`) the goal's own thread sleeps between checks instead (an awaited future is
+polled there: `humanoid_ros.common.ThreadWork`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,6 +38,7 @@ import numpy as np
 from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.task import Future
 from trajectory_msgs.msg import JointTrajectoryPoint
 
@@ -116,10 +120,12 @@ class FollowJointTrajectoryServer:
         self.node = node
         self.backend = backend
         self.what = what
+        self.period = period
         self.active = None  # the goal handle being executed
         self._waiting: list[Future] = []
         group = ReentrantCallbackGroup()
-        self._timer = node.create_timer(period, self._wake, callback_group=group)
+        self._group = group
+        self._timer = None  # made by the first goal under a single-threaded executor (`_tick`)
         self.server = ActionServer(
             node,
             FollowJointTrajectory,
@@ -132,7 +138,8 @@ class FollowJointTrajectoryServer:
 
     def destroy(self):
         self.server.destroy()
-        self.node.destroy_timer(self._timer)
+        if self._timer is not None:
+            self.node.destroy_timer(self._timer)
 
     def _wake(self):
         waiting, self._waiting = self._waiting, []
@@ -141,6 +148,11 @@ class FollowJointTrajectoryServer:
                 future.set_result(None)
 
     async def _tick(self):
+        if isinstance(self.node.executor, MultiThreadedExecutor):
+            time.sleep(self.period)  # a thread of the executor's own: no polled await (`common.ThreadWork`)
+            return
+        if self._timer is None:
+            self._timer = self.node.create_timer(self.period, self._wake, callback_group=self._group)
         future = Future()
         self._waiting.append(future)
         await future

@@ -337,7 +337,7 @@ def _spin(node_set: NodeSet, classes, ros_args: list[str], duration: float | Non
         rclpy.init(args=["humanoid-stack-up", *ros_args], signal_handler_options=SignalHandlerOptions.NO)
     except Exception as exc:  # rcl rejects the parameter file or an override
         raise ConfigError(f"{node_set.path}: rclpy/rcl rejected the arguments {ros_args}: {exc}") from None
-    executor = MultiThreadedExecutor()
+    executor = MultiThreadedExecutor(num_threads=EXECUTOR_THREADS)
     nodes, stop, spinner = [], _Stop(), None
     previous = stop.install()
     try:
@@ -380,6 +380,11 @@ def _in_file(node_set: NodeSet, entry: str, exc: Exception) -> str:
     text = str(exc)  # node errors already start with "node '<name>': "
     prefix = "" if text.startswith(f"node '{entry}': ") else f"node '{entry}': "
     return f"{node_set.path}: {prefix}{text}"
+
+
+EXECUTOR_THREADS = 8
+"""Threads of `up`'s executor (chosen: a plan, a gait solve and each FollowJointTrajectory goal hold
+one for their whole run, `humanoid_ros.common.ThreadWork`; rclpy's default is the core count)."""
 
 
 class _Stop:
