@@ -320,9 +320,13 @@ def test_up_namespace_moves_the_nodes_with_their_file_and_overrides(tmp_path, re
         assert '<robot name="bip"' in description[0].data
         children = {t.child_frame_id for msg in tf for t in msg.transforms}
         assert children and all(c.startswith("x/") for c in children)
-        assert "/r1/state_publisher" in [
-            ns.rstrip("/") + "/" + name for name, ns in client.node.get_node_names_and_namespaces()
-        ]
+        # the graph's node names arrive by discovery, after the topics' first messages: wait for them
+        assert spin_until(
+            lambda: (
+                "/r1/state_publisher"
+                in [ns.rstrip("/") + "/" + name for name, ns in client.node.get_node_names_and_namespaces()]
+            )
+        )
         assert client.node.count_publishers("/robot_description") == 0
     finally:
         client.close()
