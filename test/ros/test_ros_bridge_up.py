@@ -33,11 +33,60 @@ def head_motion(start: float, first: float, seconds: int = 1) -> JointTrajectory
     return msg
 
 
+STALE = "the start state is unknown"  # the bridge's refusal while its /joint_states are older than state_timeout
+RESENDS = 3  # a motion refused only for a stale state is sent again at most this often (chosen, below)
+
+
+def send_until_decided(pub, spin_until, diags, motion) -> str | None:
+    """Publish ``motion`` on /robot_bridge/trajectory and wait for the bridge's verdict on it: the
+    message of its "succeeded" or "refused" diagnostic (None: none came). A refusal for a stale
+    state is the watchdog doing its work (the simulator and the bridge share one process and its
+    GIL, and a loaded machine can hold the bridge's /joint_states past state_timeout); the same
+    motion is then sent again, at most RESENDS times, so that the test is about execution."""
+    verdict = None
+    for _ in range(RESENDS):
+        n0 = len(diags)
+
+        def decided(n0=n0):
+            return next((d.message for d in diags[n0:] if "succeeded" in d.message or "refused" in d.message), None)
+
+        pub.publish(motion)
+        if not spin_until(lambda: decided() is not None):
+            return None
+        verdict = decided()
+        if STALE not in verdict:
+            return verdict
+    return verdict
+
+
+def report(diags, gaps, out) -> str:
+    """A failure's context: every bridge diagnostic, the longest gap between two /joint_states this
+    client received (wall) and the end of the node set's output."""
+    gap = max(gaps, default=float("nan"))
+    return "\n".join([d.message for d in diags] + [f"longest /joint_states gap here: {gap:.3f} s", out[-3000:]])
+
+
+def gap_recorder(states):
+    """A /joint_states callback that keeps the messages in ``states`` and returns (callback, gaps):
+    the wall-clock gaps [s] between consecutive messages."""
+    gaps, last = [], []
+
+    def on_state(msg):
+        now = time.monotonic()
+        if last:
+            gaps.append(now - last[0])
+        last[:] = [now]
+        states.append(msg)
+
+    return on_state, gaps
+
+
 def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_root):
     client = Client("test_up_bridge_sim")
     node, executor = client.node, client.executor
     states, diags = [], []
-    node.create_subscription(JointState, "/joint_states", states.append, 10)
+    on_state, gaps = gap_recorder(states)
+    node.create_subscription(JointState, "/joint_states", on_state, 10)
     node.create_subscription(
         DiagnosticArray,
         "/diagnostics",
@@ -63,10 +112,8 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         pub.publish(head_motion(start, start + 0.05))  # 0.05 rad off the measured head: start_state
         assert spin_until(lambda: diag("refused", 0) is not None)
         refused = diag("refused", 0).message
-        n0 = len(diags)
         start = head()
-        pub.publish(head_motion(start, start))
-        executed = spin_until(lambda: diag("succeeded", n0) is not None)
+        executed = send_until_decided(pub, spin_until, diags, head_motion(start, start))
         followed = abs(head() - (start + DELTA))
         n0 = len(diags)
         start = head()
@@ -76,10 +123,10 @@ def test_up_bridge_sim_executes_a_head_motion_and_refuses_a_wrong_start(repo_roo
         out = stop(proc, sigterm=followed is not None)
         client.close()
     assert "start_state" in refused, refused
-    assert executed, [d.message for d in diags] + [out[-3000:]]
+    assert executed and "succeeded" in executed, report(diags, gaps, out)
     assert followed < 0.05, followed  # the bridge's goal tolerance (config/bridge_sim.yaml: default)
     assert "humanoid-stack up: robot_bridge: active" in out, out[-3000:]
-    assert moving, [d.message for d in diags]
+    assert moving, report(diags, gaps, out)
     assert "deactivated; holding the commanded position" in out, out[-3000:]  # the deactivate at the SIGTERM
     assert proc.returncode == 0, out[-3000:]
     assert "Traceback" not in out, out[-3000:]
@@ -105,7 +152,8 @@ def test_up_inactive_refuses_until_the_lifecycle_command_activates_the_bridge(re
     client = Client("test_up_lifecycle")
     node, executor = client.node, client.executor
     states, diags = [], []
-    node.create_subscription(JointState, "/joint_states", states.append, 10)
+    on_state, gaps = gap_recorder(states)
+    node.create_subscription(JointState, "/joint_states", on_state, 10)
     node.create_subscription(
         DiagnosticArray,
         "/diagnostics",
@@ -134,11 +182,9 @@ def test_up_inactive_refuses_until_the_lifecycle_command_activates_the_bridge(re
         before = lifecycle("robot_bridge", "state")
         activated = lifecycle("robot_bridge", "activate")
         after = lifecycle("/robot_bridge", "state")
-        n0 = len(diags)
         executor.spin_once(timeout_sec=0.05)
         start = head()
-        pub.publish(head_motion(start, start))
-        executed = spin_until(lambda: diag("succeeded", n0) is not None)
+        executed = send_until_decided(pub, spin_until, diags, head_motion(start, start))
         missing = lifecycle("no_such_node", "state", "--timeout", "1")
     finally:
         out = stop(proc, sigterm=executed is not None)
@@ -147,7 +193,7 @@ def test_up_inactive_refuses_until_the_lifecycle_command_activates_the_bridge(re
     assert before.returncode == 0 and before.stdout.strip() == "/robot_bridge: inactive", before
     assert activated.returncode == 0 and activated.stdout.strip() == "/robot_bridge: active", activated
     assert after.stdout.strip() == "/robot_bridge: active", after
-    assert executed, [d.message for d in diags] + [out[-3000:]]
+    assert executed and "succeeded" in executed, report(diags, gaps, out)
     assert missing.returncode == 2 and "no lifecycle node /no_such_node answers" in missing.stderr, missing
     assert "Traceback" not in missing.stderr + out, out[-3000:]
     assert proc.returncode == 0, out[-3000:]
