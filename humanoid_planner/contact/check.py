@@ -47,7 +47,7 @@ from .boxes import clip_polygon
 from .feasibility import HORIZONTAL
 from .node import ADDED, RELEASED
 
-__all__ = ["check_plan", "motion_problems", "witness_errors"]
+__all__ = ["check_plan", "motion_problems", "start_collisions", "witness_errors"]
 
 POSITION_TOL = 1e-5  #: m, chosen (module docstring)
 ANGLE_TOL = 1e-4  #: rad, chosen (module docstring)
@@ -251,6 +251,13 @@ def check_plan(planner, plan) -> list[str]:
         if v.size and v.max() > planner.s.solver.tolerance * 10:
             out.append(f"goal posture: goal task {t.name} violated by {v.max():.2e}")
     return out
+
+
+def start_collisions(planner, q, contacts) -> list[str]:
+    """The collisions of the start posture ``q`` of ``planner``'s problem: its robot's geometries
+    inside an obstacle or overlapping each other by more than ``POSITION_TOL`` (the pairs of the
+    start stance's ``contacts`` left out; no margins asked). An empty list: none."""
+    return _Collisions(planner).problems(q, contacts, "start posture", margins=False)
 
 
 def motion_problems(planner, motion, stride: int = 1) -> list[str]:

@@ -230,7 +230,7 @@ class ContactPlanner:
         lazy = self.s.algorithm == "vbfp"
         res = self.feas.transition(stance.contacts, stance.contacts, q)
         root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
-        expanded = 0
+        expanded = dropped = 0
         best = np.inf
 
         def done(success, nodes, goal_q, reason=""):
@@ -265,6 +265,18 @@ class ContactPlanner:
             for c in gen.expand(n, lazy):
                 if c.potential < self.s.threshold:
                     heapq.heappush(heap, (c.potential, c.index, c))
+                else:
+                    dropped += 1
             if progress is not None:
                 progress(Progress(gen.generated, expanded, best, time.perf_counter() - start))
-        return done(False, [], None, "list empty: no stance sequence under the threshold M")
+        return done(False, [], None, _exhausted(expanded, gen.generated, dropped, self.s.threshold))
+
+
+def _exhausted(expanded: int, generated: int, dropped: int, threshold: float) -> str:
+    """The reason of a search whose list ran empty (Escande 2008, §5.3.2: no stance sequence under
+    the threshold M): what it explored, and whether M cut children off."""
+    cut = f"; {dropped} children at or above the threshold M = {threshold:.4g} were dropped" if dropped else ""
+    return (
+        f"list empty: no stance sequence under the threshold M ({expanded} stances expanded, {generated} "
+        f"nodes generated{cut}; every other candidate failed its posture-generator call)"
+    )

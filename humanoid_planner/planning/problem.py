@@ -9,7 +9,9 @@ the goal for the plan file; build a new one per search (the planner's statistics
 override given as None, such as the ``plan`` command's ``--algorithm`` and ``--time-limit``
 left out, keeps the problem's own): the scene's name in ``PROBLEMS``, else the scene's own
 ``planning:`` section (docs/scenes.md, `humanoid_planner.contact.scene_problem`); a scene with
-neither is a `PlanningError` naming the ones that exist.
+neither is a `PlanningError` naming the ones that exist. The problem built is then checked
+(`input_checks.check_problem`): a start posture in collision, a goal region inside an obstacle
+or a goal contact with no surface to go to is a `PlanningError` in one line, before any search.
 
 Builders (each documents its goal and numbers):
 
@@ -40,6 +42,8 @@ from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import ComRegion, Obstacle, PointRegion
+
+from .input_checks import check_problem
 
 __all__ = [
     "PROBLEMS",
@@ -235,4 +239,6 @@ def problem_for(scene, robot, goal=None, start_q=None, goal_radius=None, **overr
             f"scene '{scene.name}': no planning problem defined for it (no 'planning' section, "
             f"docs/scenes.md); scenes with one: {', '.join(sorted(PROBLEMS))} and those with a planning section"
         )
-    return builder(scene, robot, goal, start_q=start_q, goal_radius=goal_radius, **overrides)
+    problem = builder(scene, robot, goal, start_q=start_q, goal_radius=goal_radius, **overrides)
+    check_problem(problem)
+    return problem
