@@ -39,6 +39,7 @@ class Support:
         self.mass = float(sum(i.mass for i in self.model.inertias))
         self.g = self.model.gravity.linear.copy()
         self.mu = controller.settings.mu
+        self._regions = {}  # (location, id(phase)) -> (phase, region): the phase kept, so its id stays its own
 
     def test(self, held, k: int):
         """A function r -> whether the contacts ``held`` can make the wrench of sample k at rate r."""
@@ -66,10 +67,16 @@ class Support:
 
     # ------------------------------------------------------------------ geometry
     def _region(self, name, k):
+        """The CoP region (m, 2) of contact ``name`` at sample k: its phase's touching polygon (or
+        its whole surface) shrunk by the margins; one shrink per phase (the tests of every sample
+        of a phase ask the same)."""
         ph = self.ref.phase_at(name, float(self.ref.t[k]))
-        polygon = ph.polygon if ph is not None and ph.polygon is not None else self.ctrl.surface(name)
-        margin = self.ctrl.settings.cop_margin + self.slack
-        return shrink(polygon, margin) if len(polygon) >= 3 else polygon
+        key = (name, id(ph))
+        if key not in self._regions:
+            polygon = ph.polygon if ph is not None and ph.polygon is not None else self.ctrl.surface(name)
+            margin = self.ctrl.settings.cop_margin + self.slack
+            self._regions[key] = (ph, shrink(polygon, margin) if len(polygon) >= 3 else polygon)
+        return self._regions[key][1]
 
     def _plane(self, held, k):
         """(R, p, region) of the held contacts' common plane at sample k: its frame and the convex
