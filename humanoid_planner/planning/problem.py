@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from humanoid_model.start_posture import scene_robot_q, start_posture_name
+from humanoid_model.start_posture import scene_robot_q, spec_for_robot, start_posture_name
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
@@ -131,6 +131,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         "forbidden": (("hand", "floor"),),
         "max_expanded": 10_000,
         "threshold": potential(behind),
+        "reach": 0.0,  # per location: the chain's length (`Feasibility.reach`), any robot's height
     }
     settings.update({k: v for k, v in overrides.items() if v is not None})  # None: the problem's own
     seed = int(settings.get("seed", 0) or 0)
@@ -176,11 +177,17 @@ def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **ove
 def scene_start_q(scene, robot) -> np.ndarray:
     """The scene's robot configuration (`humanoid_model.start_posture.scene_robot_q`, as the
     simulator places a robot on rigid soles): its posture (default: the robot's), joint overrides,
-    and the base pose of the scene. `PlanningError` for a posture ``robot`` does not have."""
-    posture = start_posture_name(robot, scene.robot)
+    and the base pose of the scene; for a robot other than the scene's, the entry of
+    `spec_for_robot` (the scene's posture if the robot has one of that name, else its default; the
+    overrides of the joints it has), as the simulator does. `PlanningError` for a posture
+    ``robot`` does not have."""
+    spec = scene.robot
+    if spec is not None and (robot.urdf_path is None or spec.urdf_path.resolve() != robot.urdf_path.resolve()):
+        spec = spec_for_robot(spec, robot)  # another robot: the scene's posture if it has it, else its default
+    posture = start_posture_name(robot, spec)
     if posture not in robot.postures:
         raise PlanningError(f"scene '{scene.name}': robot posture {posture!r} unknown to '{robot.name}'")
-    return scene_robot_q(robot, scene.robot)
+    return scene_robot_q(robot, spec)
 
 
 def placed(q, x: float, y: float, yaw: float) -> np.ndarray:
