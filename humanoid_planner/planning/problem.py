@@ -45,6 +45,7 @@ __all__ = [
     "PROBLEMS",
     "PlanningProblem",
     "measured",
+    "missing_contacts",
     "placed",
     "problem_for",
     "scene_problem",
@@ -97,6 +98,17 @@ def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
     return out
 
 
+def missing_contacts(robot, where: str, names) -> str:
+    """The one-line reason why ``robot`` cannot plan ``where``: it lacks the contact locations
+    ``names`` (what it has, or why it has none, and how to declare them)."""
+    have = ", ".join(robot.contact_locations)
+    why = f"it has {have}" if have else "it has none (no sole or hand frames, no foot collision geometry on both sides)"
+    return (
+        f"{where}: robot '{robot.name}' needs contact locations {' and '.join(names)}; {why}: declare them in "
+        f"'contacts:' of {robot.name}.yaml beside its URDF (docs/robots.md \"How to bring a new robot\")"
+    )
+
+
 def _settings(overrides: dict) -> PlannerSettings:
     known = {f.name for f in fields(PlannerSettings)}
     return replace(PlannerSettings(), **{k: v for k, v in overrides.items() if k in known})
@@ -113,7 +125,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         raise PlanningError(f"walk problem: goal (x, y) finite and goal_radius > 0 [m] required; {gx}, {gy}, {radius}")
     soles = tuple(n for n in ("l_sole", "r_sole") if n in robot.contact_locations)
     if len(soles) != 2:
-        raise PlanningError(f"walk problem: robot '{robot.name}' needs contact locations l_sole and r_sole")
+        raise PlanningError(missing_contacts(robot, "walk problem", ("l_sole", "r_sole")))
     hands = tuple(n for n in ("l_hand", "r_hand") if n in robot.contact_locations)
     L, m = robot.contact_locations, robot.model
     (x0, x1), (y0, y1) = WALK_REGION
