@@ -19,7 +19,9 @@ Builders (each documents its goal and numbers):
   generalised to any point (the goal regions are that test's, chosen there). Locations: soles
   and hands, hands forbidden on the floor. Potential: the mixed attractive potential toward
   (x, y). Threshold M: the potential of a root 1 m farther from the goal than the start (bounds
-  the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Used for
+  the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Reach: per
+  location (`Feasibility.reach`, the chain's length + 0.1 m), so a robot taller than HRP-2
+  (Talos's pelvis 1.02 m up) finds footholds; HRP-2 plans the same walk as with the 1 m default. Used for
   ``flat`` (default goal (0.4, 0): the test's problem). The start stance: the soles where the
   start posture has them on a surface (`start_contacts`). Obstacles: the scene's static bodies
   (`posture.Obstacle.from_scene`; none on ``flat``), as for every scene problem.
