@@ -15,8 +15,9 @@ configuration ``q``, the robot's ``zero`` posture; right: y <= 0):
   geometry on each side: G1's ankle links, whose four contact spheres span its sole).
 * **hands** ``l_hand`` / ``r_hand`` (kind ``hand``): from a frame whose name holds ``palm``, else
   ``hand``, else ``gripper`` (the one nearest the root in the kinematic tree when several match);
-  the point its origin, the inward normal its +z (a palm frame's z points out of the palm in the
-  ROS convention for tool frames, so the hand pushes along -z), the tangent its +x, the hull the
+  the point its origin, the inward normal its -z (a hand or tool frame's z points out of the palm,
+  the approach direction of the ROS convention for tool frames, so the hand pushes along +z,
+  where a sole frame's +z points into the foot), the tangent its +x, the hull the
   `DEFAULT_HAND` square centred there: a small patch, a rough default; declare the palm face in the
   sidecar for real work.
 
@@ -77,9 +78,9 @@ def _has_geometry(collision, model, fid: int) -> bool:
     return any(g.parentFrame == fid for g in collision.geometryObjects)
 
 
-def _location(model, fid: int, name: str, kind: str, hull_2d: np.ndarray) -> ContactLocation | None:
-    """The location of frame ``fid`` (its xy plane, +z inward, +x tangent, ``hull_2d`` in its x, y)
-    expressed in the link fixed at its joint."""
+def _location(model, fid: int, name: str, kind: str, hull_2d: np.ndarray, inward: float = 1.0):
+    """The location of frame ``fid`` (its xy plane, ``inward`` times its +z the inward normal, +x
+    tangent, ``hull_2d`` in its x, y) expressed in the link fixed at its joint; None without a link."""
     f = model.frames[fid]
     body = _body_frame(model, f.parentJoint)
     if body is None:
@@ -90,7 +91,7 @@ def _location(model, fid: int, name: str, kind: str, hull_2d: np.ndarray) -> Con
         name=name,
         body=model.frames[body].name,
         point=M.translation.copy(),
-        normal=M.rotation[:, 2].copy(),
+        normal=inward * M.rotation[:, 2],
         tangent=M.rotation[:, 0].copy(),
         hull=(M.rotation @ hull.T).T + M.translation,
         kind=kind,
@@ -139,7 +140,7 @@ def automatic_contacts(model, collision, q) -> dict[str, ContactLocation]:
         for pattern in HAND_PATTERNS:
             fid = find_frame(model, data, pattern, side)
             if fid is not None:
-                loc = _location(model, fid, f"{side}_hand", "hand", _rectangle((-half, -half), (half, half)))
+                loc = _location(model, fid, f"{side}_hand", "hand", _rectangle((-half, -half), (half, half)), -1.0)
                 if loc is not None:
                     out[loc.name] = loc
                 break

@@ -94,7 +94,7 @@ def test_sole_frames_without_foot_geometry_get_the_default_rectangle(tmp_path):
     np.testing.assert_allclose(c.hull.mean(axis=0), SOLE_AT, atol=1e-12)
 
 
-def test_hands_sit_at_the_palm_frames_pushing_along_their_z(tmp_path):
+def test_hands_sit_at_the_palm_frames_pushing_along_their_z_out_of_the_palm(tmp_path):
     robot = _load(tmp_path, _urdf())
     data = robot.model.createData()
     q = robot.q("zero")
@@ -105,8 +105,8 @@ def test_hands_sit_at_the_palm_frames_pushing_along_their_z(tmp_path):
         palm = data.oMf[robot.model.getFrameId(f"{name}_palm")]
         body = data.oMf[robot.model.getFrameId(c.body)]
         np.testing.assert_allclose(body.act(c.point), palm.translation, atol=1e-12)
-        np.testing.assert_allclose(body.rotation @ c.normal, palm.rotation[:, 2], atol=1e-12)
-        np.testing.assert_allclose(body.rotation @ c.normal, [0, 0, -1], atol=1e-12)  # the palm frame is flipped
+        np.testing.assert_allclose(body.rotation @ c.normal, -palm.rotation[:, 2], atol=1e-12)
+        np.testing.assert_allclose(body.rotation @ c.normal, [0, 0, 1], atol=1e-12)  # z out of the palm: down
         assert np.ptp(c.hull, axis=0).max() == pytest.approx(DEFAULT_HAND)
     armless = tmp_path / "armless"
     armless.mkdir()
