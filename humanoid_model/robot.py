@@ -327,7 +327,7 @@ def robot_from_urdf_text(
     ``base``; relative paths from ``base``). ``like``: a robot name or file (as `load_robot` takes)
     whose sidecar and SRDF give the postures, contacts, sensors and collision rules (a shipped
     robot's description published by ``robot_state_publisher``); without it the robot has the
-    ``zero`` posture and the default sole contacts, as a URDF file without a sidecar. ``name``:
+    ``zero`` posture and the contacts found from its frames, as a URDF file without a sidecar. ``name``:
     default the URDF's ``<robot name>``. The robot's ``urdf_path`` is ``like``'s file, else None."""
     with read_once():
         if "<" not in str(urdf_text):
