@@ -10,11 +10,12 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
 * ``package://PKG/...`` and relative mesh paths are resolved without ament, by looking for a
   folder ``PKG`` beside or above the URDF, in ``ROS_PACKAGE_PATH`` / ``AMENT_PREFIX_PATH`` and in
   the ament index when it is importable (`humanoid_model.mesh_paths`);
-* a ``NAME.yaml`` next to ``NAME.urdf`` is used when present; otherwise default sole contact
-  locations are derived from the two lowest links' collision geometry (left and right of the
-  sagittal plane; none when the geometry is not on both sides: a robot without feet, e.g. an arm
-  or a chain, is valid and simulates; `humanoid_model.contact_location`), and the ``zero`` posture
-  puts the lowest collision point on z = 0 (`humanoid_model.collision_geometry`).
+* a ``NAME.yaml`` next to ``NAME.urdf`` is used when present; where it declares no ``contacts:``
+  (or there is none) the soles and hands come from the sole and hand frames
+  (`humanoid_model.frame_contacts`), else the soles from the two lowest links' collision geometry
+  (left and right of the sagittal plane; none when the geometry is not on both sides: a robot
+  without feet, e.g. an arm or a chain, is valid and simulates; `humanoid_model.contact_location`),
+  and the ``zero`` posture puts the lowest collision point on z = 0 (`humanoid_model.collision_geometry`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from humanoid_model.collision_rules import CollisionRules
 from humanoid_model.contact_location import ContactLocation, contact_from_yaml, default_sole_contacts
 from humanoid_model.exceptions import ModelError
 from humanoid_model.flexible_ankle import FEET, flexible_contacts, flexible_urdf
+from humanoid_model.frame_contacts import automatic_contacts
 from humanoid_model.mesh_paths import resolve_urdf_paths, resolve_urdf_text_paths
 from humanoid_model.sole_spec import read_soles
 from humanoid_model.spherical_joints import merge_spherical, read_spherical
@@ -325,7 +327,7 @@ def robot_from_urdf_text(
     ``base``; relative paths from ``base``). ``like``: a robot name or file (as `load_robot` takes)
     whose sidecar and SRDF give the postures, contacts, sensors and collision rules (a shipped
     robot's description published by ``robot_state_publisher``); without it the robot has the
-    ``zero`` posture and the default sole contacts, as a URDF file without a sidecar. ``name``:
+    ``zero`` posture and the contacts found from its frames, as a URDF file without a sidecar. ``name``:
     default the URDF's ``<robot name>``. The robot's ``urdf_path`` is ``like``'s file, else None."""
     with read_once():
         if "<" not in str(urdf_text):
@@ -395,6 +397,8 @@ def _build(path, name, urdf_text, sidecar, srdf, planar: bool, ankle: str, sourc
         if default not in postures:
             raise ModelError(f"{spec_path}: default_posture '{default}' is not among postures ({', '.join(postures)})")
         contacts = {k: contact_from_yaml(model, v, spec_path, k) for k, v in sidecar.contacts.items()}
+        if not sidecar.contacts:  # a sidecar without a contacts section: the automatic ones
+            contacts = found_contacts(model, collision, postures["zero"], source)
         sensors = dict(sidecar.sensors)
         if merge is None:  # (with ball joints: set on the URDF model, carried over by the merge)
             _set_armature(model, sidecar.armature, spec_path)
@@ -403,7 +407,7 @@ def _build(path, name, urdf_text, sidecar, srdf, planar: bool, ankle: str, sourc
     else:
         default = next(iter(postures), "zero")  # the SRDF's first group state, else zero
         postures.setdefault("zero", _zero_posture(model, collision))
-        contacts = default_sole_contacts(model, collision, postures["zero"], source)
+        contacts = found_contacts(model, collision, postures["zero"], source)
         sensors = {}
         soles = {}
 
@@ -427,6 +431,17 @@ def _build(path, name, urdf_text, sidecar, srdf, planar: bool, ankle: str, sourc
     if planar:
         robot = _planar_reduction(robot, sidecar, sidecar_path(path) if path is not None else source)
     return robot
+
+
+def found_contacts(model, collision, q, source) -> dict:
+    """The contact locations of a robot whose sidecar declares none (docs/robots.md "How to bring a
+    new robot"): the soles and hands of its frames (`humanoid_model.frame_contacts`), the soles
+    from the lowest collision geometry on each side where it has no sole frames
+    (`default_sole_contacts`)."""
+    contacts = automatic_contacts(model, collision, q)
+    if "l_sole" not in contacts:
+        contacts = {**default_sole_contacts(model, collision, q, source), **contacts}
+    return contacts
 
 
 def _srdf_postures(model, collision, srdf) -> dict[str, np.ndarray]:

@@ -19,7 +19,8 @@ Users and where they differ (each keeps its rule):
   place of the scene's gets the entry of `spec_for_robot` (the scene's posture if it knows it, the
   overrides of the joints it has, the scene's placement).
 * `humanoid_planner.planning.problem.scene_start_q` (walk problems, the contact-planner node): no
-  lift; a posture the robot does not have is a `PlanningError`.
+  lift; a robot given in place of the scene's gets the entry of `spec_for_robot`, as in the
+  simulator; a posture the scene's own robot does not have is a `PlanningError`.
 * `humanoid_planner.contact.scene_problem.start_configuration` (scene planning sections): no lift;
   a robot other than the scene's (another URDF) starts at its default posture without the
   overrides, placed by the scene.

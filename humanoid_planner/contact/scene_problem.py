@@ -106,6 +106,12 @@ def _key_posture(robot, k, where) -> np.ndarray:
 
 def _location(robot, name: str, where: str):
     loc = robot.contact_locations.get(name)
+    if loc is None and not robot.contact_locations:
+        raise PlanningError(
+            f"{where}: robot '{robot.name}' has no contact locations (no sole or hand frames, no foot collision "
+            f"geometry on both sides): declare them in 'contacts:' of {robot.name}.yaml beside its URDF "
+            '(docs/robots.md "How to bring a new robot")'
+        )
     if loc is None:
         raise PlanningError(
             f"{where}: robot '{robot.name}' has no contact location {name!r} "

@@ -21,7 +21,9 @@ Builders (each documents its goal and numbers):
   generalised to any point (the goal regions are that test's, chosen there). Locations: soles
   and hands, hands forbidden on the floor. Potential: the mixed attractive potential toward
   (x, y). Threshold M: the potential of a root 1 m farther from the goal than the start (bounds
-  the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Used for
+  the search behind the robot; the test's 0.5 for its 0.4 m goal is about this). Reach: per
+  location (`Feasibility.reach`, the chain's length + 0.1 m), so a robot taller than HRP-2
+  (Talos's pelvis 1.02 m up) finds footholds; HRP-2 plans the same walk as with the 1 m default. Used for
   ``flat`` (default goal (0.4, 0): the test's problem). The start stance: the soles where the
   start posture has them on a surface (`start_contacts`). Obstacles: the scene's static bodies
   (`posture.Obstacle.from_scene`; none on ``flat``), as for every scene problem.
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from humanoid_model.start_posture import scene_robot_q, start_posture_name
+from humanoid_model.start_posture import scene_robot_q, spec_for_robot, start_posture_name
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
 from humanoid_planner.exceptions import PlanningError
@@ -49,6 +51,7 @@ __all__ = [
     "PROBLEMS",
     "PlanningProblem",
     "measured",
+    "missing_contacts",
     "placed",
     "problem_for",
     "scene_problem",
@@ -101,6 +104,17 @@ def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
     return out
 
 
+def missing_contacts(robot, where: str, names) -> str:
+    """The one-line reason why ``robot`` cannot plan ``where``: it lacks the contact locations
+    ``names`` (what it has, or why it has none, and how to declare them)."""
+    have = ", ".join(robot.contact_locations)
+    why = f"it has {have}" if have else "it has none (no sole or hand frames, no foot collision geometry on both sides)"
+    return (
+        f"{where}: robot '{robot.name}' needs contact locations {' and '.join(names)}; {why}: declare them in "
+        f"'contacts:' of {robot.name}.yaml beside its URDF (docs/robots.md \"How to bring a new robot\")"
+    )
+
+
 def _settings(overrides: dict) -> PlannerSettings:
     known = {f.name for f in fields(PlannerSettings)}
     return replace(PlannerSettings(), **{k: v for k, v in overrides.items() if k in known})
@@ -117,7 +131,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         raise PlanningError(f"walk problem: goal (x, y) finite and goal_radius > 0 [m] required; {gx}, {gy}, {radius}")
     soles = tuple(n for n in ("l_sole", "r_sole") if n in robot.contact_locations)
     if len(soles) != 2:
-        raise PlanningError(f"walk problem: robot '{robot.name}' needs contact locations l_sole and r_sole")
+        raise PlanningError(missing_contacts(robot, "walk problem", ("l_sole", "r_sole")))
     hands = tuple(n for n in ("l_hand", "r_hand") if n in robot.contact_locations)
     L, m = robot.contact_locations, robot.model
     (x0, x1), (y0, y1) = WALK_REGION
@@ -135,6 +149,7 @@ def walk_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **over
         "forbidden": (("hand", "floor"),),
         "max_expanded": 10_000,
         "threshold": potential(behind),
+        "reach": 0.0,  # per location: the chain's length (`Feasibility.reach`), any robot's height
     }
     settings.update({k: v for k, v in overrides.items() if v is not None})  # None: the problem's own
     seed = int(settings.get("seed", 0) or 0)
@@ -180,11 +195,17 @@ def scene_problem(scene, robot, goal=None, start_q=None, goal_radius=None, **ove
 def scene_start_q(scene, robot) -> np.ndarray:
     """The scene's robot configuration (`humanoid_model.start_posture.scene_robot_q`, as the
     simulator places a robot on rigid soles): its posture (default: the robot's), joint overrides,
-    and the base pose of the scene. `PlanningError` for a posture ``robot`` does not have."""
-    posture = start_posture_name(robot, scene.robot)
+    and the base pose of the scene; for a robot other than the scene's, the entry of
+    `spec_for_robot` (the scene's posture if the robot has one of that name, else its default; the
+    overrides of the joints it has), as the simulator does. `PlanningError` for a posture
+    ``robot`` does not have."""
+    spec = scene.robot
+    if spec is not None and (robot.urdf_path is None or spec.urdf_path.resolve() != robot.urdf_path.resolve()):
+        spec = spec_for_robot(spec, robot)  # another robot: the scene's posture if it has it, else its default
+    posture = start_posture_name(robot, spec)
     if posture not in robot.postures:
         raise PlanningError(f"scene '{scene.name}': robot posture {posture!r} unknown to '{robot.name}'")
-    return scene_robot_q(robot, scene.robot)
+    return scene_robot_q(robot, spec)
 
 
 def placed(q, x: float, y: float, yaw: float) -> np.ndarray:

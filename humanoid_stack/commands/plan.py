@@ -35,8 +35,9 @@ the posture generator's iteration counts (solver.max_iterations, ...) <= 10000.
 Scenes with a planning problem: flat (walk to --goal X,Y, default 0.4,0) and every scene with a
 planning section (table_can, stairs, under_table, chair_table, glass: docs/scenes.md).
 --set KEY=VALUE overrides one planner setting (docs/contact_planner.md "Numbers chosen"; the value is
-JSON: numbers, true/false, strings in quotes). A scene's settings for one robot (BIP on the
-stairs) are in its planning section's robot_settings.
+JSON: numbers, true/false, strings in quotes). A scene's settings for one robot (HRP-2's
+thesis settings on the stairs) are in its planning section's robot_settings; any other robot gets
+the section's own (docs/robots.md "How to bring a new robot").
 
 examples:
   humanoid-stack plan flat --goal 0.8,0 --output PLAN.json --stats

@@ -174,8 +174,8 @@ def _erd_robots_dir():
 def test_example_robot_data_humanoids_load_with_sole_contacts(rel, n_joints, sole_len):
     robot = load_robot(_erd_robots_dir() / rel)
     assert len(robot.joint_names) == n_joints
-    assert set(robot.contact_locations) == {"l_sole", "r_sole"}
-    for c in robot.contact_locations.values():
+    assert set(robot.contact_locations) == {"l_sole", "r_sole", "l_hand", "r_hand"}  # hands: their hand frames
+    for c in (robot.contact_locations["l_sole"], robot.contact_locations["r_sole"]):
         extent = c.hull.max(axis=0) - c.hull.min(axis=0)
         assert extent[0] > 0.1 and extent[1] > 0.03
         if sole_len:

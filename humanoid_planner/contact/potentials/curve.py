@@ -83,9 +83,11 @@ class RoundedPolyline:
             r = min(r_dev, 0.5 * min(L[i - 1], L[i]) / np.tan(half))
             if r <= 0:
                 continue
-            t = r * np.tan(half)
             n = u_out - (u_out @ u_in) * u_in
+            if np.linalg.norm(n) < 1e-12:  # a reversal whose dot product rounded off -1: no plane, a sharp corner
+                continue
             n /= np.linalg.norm(n)
+            t = r * np.tan(half)
             cut[i] = t
             arcs[i] = (P[i] - t * u_in + r * n, n, u_in, r, alpha)
         s = 0.0

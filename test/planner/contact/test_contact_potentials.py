@@ -167,6 +167,20 @@ def test_rounded_curve_closest_point_matches_brute_force():
         assert np.allclose(curve.point(pr.s), pr.m, atol=1e-9)
 
 
+def test_a_curve_that_turns_back_exactly_keeps_its_turning_point():
+    """A guide whose points go and come back along one line (a sole's positions when a key
+    posture steps back, the dot product of the two directions rounding off -1): no arc can round
+    a reversal, so the curve passes through the turning point and stays finite, at both lengths'
+    sum; the corner after it (90 deg) is still rounded."""
+    P = np.array([[0.3, 0.38, -0.22], [1.262, 0.751, -0.22], [0.3, 0.38, -0.22], [0.3, 0.38, 0.28]])
+    curve = RoundedPolyline(P, max_deviation=0.1)
+    L = float(np.linalg.norm(P[1] - P[0]))
+    np.testing.assert_allclose(curve.point(L), P[1], atol=1e-12)
+    np.testing.assert_allclose(curve.point(L + 0.2), P[1] + (P[0] - P[1]) * 0.2 / L, atol=1e-12)  # straight back
+    pts = np.array([curve.point(s) for s in np.linspace(0, curve.length, 501)])
+    assert np.all(np.isfinite(pts)) and 2 * L < curve.length < 2 * L + 0.5
+
+
 @pytest.mark.spec("001", "A16")
 def test_rounded_guide_is_c1_across_the_corner_bisector_and_progress_is_monotone(robot):
     """Points crossing the bisector of the root's 90 deg corner at 5 cm inside it (within the arc
