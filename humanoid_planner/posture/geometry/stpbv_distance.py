@@ -214,7 +214,7 @@ def _support(k, Rk, tk, uw, g):
         # the centre direction -w in the (A, B) plane: angle in [0, arc]
         ca = -(wx * A[q, 0] + wy * A[q, 1] + wz * A[q, 2]) / wn
         cb = -(wx * B[q, 0] + wy * B[q, 1] + wz * B[q, 2]) / wn
-        ang = np.arctan2(cb, ca)
+        ang = math.atan2(cb, ca)
         viol = abs(ue) - half[q]
         if -ang > viol:
             viol = -ang
