@@ -44,8 +44,8 @@ class Trace(CallLog):
         self.lines = []
 
     def record(self, result, label=""):
-        digest = hashlib.sha256(result.q.tobytes()).hexdigest()[:16]
-        self.lines.append(f"{label} {result.outcome.name} {digest}")
+        key = hashlib.sha256(result.q.tobytes()).hexdigest()[:16]
+        self.lines.append(f"{label} {result.outcome.name} {key}")
 
 scene, expanded = sys.argv[1], int(sys.argv[2])
 problem = problem_for(load_scene(scene), load_robot("hrp2"), max_expanded=expanded)
