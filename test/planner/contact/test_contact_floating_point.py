@@ -80,6 +80,7 @@ def _trace(scene: str, expanded: int, env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scene", "expanded"), [("under_table", 20), ("table_can", 200)])
 def test_search_is_the_same_on_another_floating_point_path(scene, expanded, tmp_path):
     default = _trace(scene, expanded, {})
