@@ -21,6 +21,7 @@ frames in ``urdf/NAME.yaml`` (format in DEVELOPERS.md). Any other URDF works too
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -273,7 +274,7 @@ def set_joint_angle(q: np.ndarray, joint, angle: float) -> bool:
 def joint_angle(q: np.ndarray, joint) -> float:
     """The position of the 1-DOF joint ``joint`` in ``q`` [rad] or [m] (inverse of `set_joint_angle`)."""
     if joint.nq == 2:
-        return float(np.arctan2(q[joint.idx_q + 1], q[joint.idx_q]))
+        return math.atan2(q[joint.idx_q + 1], q[joint.idx_q])  # libm: the same bits on every processor
     return float(q[joint.idx_q])
 
 

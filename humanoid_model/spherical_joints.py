@@ -29,6 +29,7 @@ relative to their own joint: exact at zero angles only; they carry nothing).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -139,12 +140,12 @@ def euler_angles(R, axes) -> np.ndarray:
     s = float(np.sign(np.linalg.det(B)))  # a left-handed triple: a3 -> −a3, θ3 -> −θ3
     B = B * np.array([1.0, 1.0, s])
     Rp = B.T @ np.asarray(R, float) @ B  # = Rx(θ1) Ry(θ2) Rz(s θ3)
-    t2 = np.arcsin(np.clip(Rp[0, 2], -1.0, 1.0))
+    t2 = math.asin(min(max(float(Rp[0, 2]), -1.0), 1.0))  # libm: the same bits on every processor
     if abs(Rp[0, 2]) < 1.0 - 1e-12:
-        t1 = np.arctan2(-Rp[1, 2], Rp[2, 2])
-        t3 = np.arctan2(-Rp[0, 1], Rp[0, 0])
+        t1 = math.atan2(-Rp[1, 2], Rp[2, 2])
+        t3 = math.atan2(-Rp[0, 1], Rp[0, 0])
     else:  # gimbal lock: the first and last axes line up
-        t1, t3 = np.arctan2(Rp[2, 1], Rp[1, 1]), 0.0
+        t1, t3 = math.atan2(Rp[2, 1], Rp[1, 1]), 0.0
     return np.array([t1, t2, s * t3])
 
 

@@ -35,6 +35,8 @@ trajectory, `motion`) extend the returned list.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 from scipy.spatial import ConvexHull, QhullError
@@ -82,7 +84,7 @@ def witness_errors(robot, surfaces, q, contact, deformable: bool = False) -> tup
     err = float(np.linalg.norm(M.act(np.asarray(loc.point, float)) - E))
     if deformable:
         cosines = np.clip([R_env[:, 2] @ R_rob[:, 2], R_env[:, 0] @ R_rob[:, 0]], -1.0, 1.0)
-        return err, float(np.max(np.arccos(cosines)))
+        return err, max(math.acos(c) for c in cosines)  # libm: the same bits on every processor
     return err, float(np.linalg.norm(pin.log3(R_env.T @ R_rob)))
 
 

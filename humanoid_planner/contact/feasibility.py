@@ -104,6 +104,7 @@ the scenes' surfaces are exactly horizontal or vertical, this only absorbs round
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -549,5 +550,5 @@ class Feasibility(CollisionPairs):
             rf = self.robot_frame(name)
             M = self._data.oMf[self.model.getFrameId(rf.body)]
             rel, d = M.act(rf.point) - surf.centroid, M.rotation @ rf.d
-            out.append(Contact(name, surface, rel @ t, rel @ s, np.arctan2(d @ s, d @ t)))
+            out.append(Contact(name, surface, rel @ t, rel @ s, math.atan2(d @ s, d @ t)))  # libm: same bits everywhere
         return out

@@ -43,6 +43,7 @@ samples about an end link to it and to the roadmap beyond).
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,13 +76,13 @@ def vmf(rng, mean, kappa: float, n: int) -> np.ndarray:
     p = len(mu)
     b = (p - 1) / (2 * kappa + np.sqrt(4 * kappa**2 + (p - 1) ** 2))
     x0 = (1 - b) / (1 + b)
-    c = kappa * x0 + (p - 1) * np.log(1 - x0**2)
+    c = kappa * x0 + (p - 1) * math.log(1 - x0**2)  # libm, not numpy's per-processor loops (`curve`)
     out = np.empty((n, p))
     for i in range(n):
         while True:
             z = rng.beta((p - 1) / 2, (p - 1) / 2)
             w = (1 - (1 + b) * z) / (1 - (1 - b) * z)
-            if kappa * w + (p - 1) * np.log(1 - x0 * w) - c >= np.log(rng.uniform()):
+            if kappa * w + (p - 1) * math.log(1 - x0 * w) - c >= math.log(rng.uniform()):
                 break
         v = rng.normal(size=p)
         v -= (v @ mu) * mu

@@ -35,6 +35,7 @@ Builders (each documents its goal and numbers):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
@@ -215,7 +216,7 @@ def placed(q, x: float, y: float, yaw: float) -> np.ndarray:
 
     q = np.asarray(q, float).copy()
     R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
-    turn = pin.utils.rotate("z", yaw - np.arctan2(R[1, 0], R[0, 0]))
+    turn = pin.utils.rotate("z", yaw - math.atan2(R[1, 0], R[0, 0]))  # libm: the same bits on every processor
     quat = pin.Quaternion(turn @ R).normalized()
     q[:2] = (x, y)
     q[3:7] = (quat.x, quat.y, quat.z, quat.w)

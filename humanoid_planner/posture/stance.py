@@ -6,6 +6,7 @@ stability (`force_stability`) are added by the caller where wanted (docs/posture
 
 from __future__ import annotations
 
+import math
 from math import comb
 
 import numpy as np
@@ -53,6 +54,6 @@ def contacts_at(model, locations: dict, q, names, surface) -> list:
         p, t = M.act(loc.point), M.rotation @ loc.tangent
         e1, e2, _ = surface.rotation.T
         rel = p - surface.centroid
-        theta = float(np.arctan2(t @ e2, t @ e1))
+        theta = math.atan2(t @ e2, t @ e1)  # libm: same bits everywhere
         out.append((name, EnvironmentFrame.on_surface(surface, rel @ e1, rel @ e2, theta), surface))
     return out

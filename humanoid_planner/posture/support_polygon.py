@@ -6,6 +6,8 @@ projected on the horizontal plane, and the convex hull of all those points, coun
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from humanoid_model.planar_polygon import clip, convex_hull
@@ -40,7 +42,8 @@ def _ordered(points: np.ndarray, normal: np.ndarray) -> np.ndarray:
     c = points.mean(axis=0)
     t = points[0] - c if np.linalg.norm(points[0] - c) > 0 else np.cross(normal, [1.0, 0.0, 0.0])
     s = np.cross(normal, t)
-    return points[np.argsort(np.arctan2((points - c) @ s, (points - c) @ t))]
+    angles = [math.atan2(a, b) for a, b in zip((points - c) @ s, (points - c) @ t)]  # libm (`contact.potentials.curve`)
+    return points[np.argsort(angles, kind="stable")]
 
 
 def support_polygon(contacts) -> np.ndarray:

@@ -17,6 +17,12 @@ point is unique, and D and s are C¹, within the distance r of the curve from th
 insides (where the bisector of an unrounded corner makes m jump); ds/dy jumps by the factor
 r/rho (rho the distance to the arc's centre) where an arc meets a segment off the curve: the
 progress gradient is continuous only on the curve itself (docs/contact_planner.md, "Potentials").
+
+**Same bits everywhere**: the corners' angles, radii and tangent lengths are computed with the C
+library's scalar functions (`math`), not numpy's: numpy's arccos and tan loops run other code on a
+processor with AVX-512 than on one without, and their results differ in the last bit (the
+under-table scene's body potentials: one arc angle by 7e-18 rad), which the search then
+amplifies into another plan (docs/contact_planner.md "Same plan on every machine").
 """
 
 from __future__ import annotations
@@ -74,20 +80,20 @@ class RoundedPolyline:
         arcs = {}
         for i in range(1, k - 1):
             u_in, u_out = U[i - 1], U[i]
-            alpha = float(np.arccos(np.clip(u_in @ u_out, -1.0, 1.0)))
+            alpha = math.acos(min(max(float(u_in @ u_out), -1.0), 1.0))  # libm: "Same bits everywhere"
             if alpha < _STRAIGHT:
                 continue
             half = alpha / 2
-            bulge = 1.0 / np.cos(half) - 1.0 if half < np.pi / 2 - 1e-12 else np.inf
+            bulge = 1.0 / math.cos(half) - 1.0 if half < math.pi / 2 - 1e-12 else np.inf
             r_dev = self.max_deviation / bulge if bulge > 0 else np.inf
-            r = min(r_dev, 0.5 * min(L[i - 1], L[i]) / np.tan(half))
+            r = min(r_dev, 0.5 * min(L[i - 1], L[i]) / math.tan(half))
             if r <= 0:
                 continue
             n = u_out - (u_out @ u_in) * u_in
             if np.linalg.norm(n) < 1e-12:  # a reversal whose dot product rounded off -1: no plane, a sharp corner
                 continue
             n /= np.linalg.norm(n)
-            t = r * np.tan(half)
+            t = r * math.tan(half)
             cut[i] = t
             arcs[i] = (P[i] - t * u_in + r * n, n, u_in, r, alpha)
         s = 0.0
@@ -116,7 +122,7 @@ class RoundedPolyline:
                 _, C, n, u_in, r, alpha, s0 = p
                 if s <= s0 + r * alpha + 1e-15:
                     phi = (s - s0) / r
-                    return C + r * (-np.cos(phi) * n + np.sin(phi) * u_in)
+                    return C + r * (-math.cos(phi) * n + math.sin(phi) * u_in)
         return self.points[-1].copy()
 
     def _arrays(self):

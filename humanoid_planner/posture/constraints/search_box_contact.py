@@ -132,7 +132,7 @@ class SearchBoxContact(PostureConstraint):
         u, w = c * self.t + s * self.s, -s * self.t + c * self.s
         (d,), (Jd,) = vector_jacobian(self.model, data, self.fid, self.robot_frame.d[None], J6)
         x, y = d @ u, d @ w
-        return float(np.arctan2(y, x)), (x * (w @ Jd) - y * (u @ Jd)) / (x * x + y * y)
+        return math.atan2(y, x), (x * (w @ Jd) - y * (u @ Jd)) / (x * x + y * y)  # libm: same bits everywhere
 
     def parameters(self, q, data) -> tuple[float, float, float]:
         """(x [m], y [m], theta [rad]) of the contact at ``q`` (``data`` updated at q)."""

@@ -35,6 +35,7 @@ has no face. A single point gives a ball of radius r (a sphere obstacle, or a de
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,8 +119,8 @@ def _first_hit(M, a, b, radius, rho, P, skip):
     ok[list(skip)] = False
     if not ok.any():
         return np.inf, -1
-    psi = np.arctan2(beta[ok], alpha[ok])
-    delta = np.arccos(np.clip(ratio[ok], -1.0, 1.0))
+    psi = np.array([math.atan2(b, a) for b, a in zip(beta[ok], alpha[ok])])  # libm, as below
+    delta = np.array([math.acos(v) for v in np.clip(ratio[ok], -1.0, 1.0)])  # libm: the same bits on every processor
     # roots phi = psi +- delta; the crossing from inside has f' = -gamma sin(phi - psi) > 0: phi = psi - delta
     phi = np.mod(psi - delta, 2.0 * np.pi)
     phi = np.where(phi < 1e-12, phi + 2.0 * np.pi, phi)

@@ -45,6 +45,8 @@ strictly convex (Thm 4.3.3, Escande 2008, §4.3.2).
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -101,7 +103,7 @@ class StpBVPack:
                 a /= np.linalg.norm(a)
                 b = np.cross(e, a)
                 cg = v.centres[g] - m
-                ang = np.arctan2(cg @ b, cg @ a)
+                ang = math.atan2(cg @ b, cg @ a)  # libm: the same bits on every processor
                 if ang < 0:  # the arc goes the other way about the edge
                     b, ang = -b, -ang
                 M.append(m), E.append(e), A.append(a), B.append(b), arc.append(ang)
@@ -212,7 +214,7 @@ def _support(k, Rk, tk, uw, g):
         # the centre direction -w in the (A, B) plane: angle in [0, arc]
         ca = -(wx * A[q, 0] + wy * A[q, 1] + wz * A[q, 2]) / wn
         cb = -(wx * B[q, 0] + wy * B[q, 1] + wz * B[q, 2]) / wn
-        ang = np.arctan2(cb, ca)
+        ang = math.atan2(cb, ca)
         viol = abs(ue) - half[q]
         if -ang > viol:
             viol = -ang
