@@ -97,6 +97,7 @@ from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
+from .manifold_path import PLAN_TIME, StanceRows, plan_on_stance
 from .segments import Segment, coincide, lead_in_segment, plan_segments
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples, spline_path
@@ -107,6 +108,7 @@ __all__ = [
     "DRIFT",
     "POSE_FREEDOM",
     "POSITION_FREEDOM",
+    "PlannedSegment",
     "REFINEMENTS",
     "TASK_TOLERANCE",
     "Motion",
@@ -157,6 +159,7 @@ class MotionSettings:
     task_tolerance: float = TASK_TOLERANCE
     clearance: float = CLEARANCE
     collision: bool = True
+    plan_time: float = PLAN_TIME
 
     def __post_init__(self):
         src, E = "motion settings", PlanningError
@@ -166,6 +169,7 @@ class MotionSettings:
         finite_number(self.joint_speed, src, "joint_speed", MIN_SPEED, unit="rad/s", error=E)
         finite_number(self.base_speed, src, "base_speed", MIN_SPEED, unit="m/s", error=E)
         finite_number(self.base_rotation_speed, src, "base_rotation_speed", MIN_SPEED, unit="rad/s", error=E)
+        finite_number(self.plan_time, src, "plan_time", 0.0, unit="s", error=E)
         if not (np.isfinite(self.clearance) and self.clearance >= 0):
             raise PlanningError(
                 "motion settings: field 'clearance' must be a finite share of the margins >= 0; "
@@ -190,6 +194,8 @@ class Motion:
     #: `LEAD_IN` (-1) for the lead-in
     unclear: list = field(default_factory=list)
     lead_in: Segment | None = None
+    #: the segments whose path was planned on the stance manifold (`PlannedSegment`, found or not)
+    planned: list = field(default_factory=list)
 
     def windows(self) -> list[tuple[Segment, float, float]]:
         """(segment, start [s], end [s]) of every sampled segment in time order: the lead-in over
@@ -198,6 +204,25 @@ class Motion:
         lead = [(self.lead_in, 0.0, self.witness_times[0])] if self.lead_in is not None else []
         w = self.witness_times
         return lead + [(seg, w[k], w[k + 1]) for k, seg in enumerate(self.segments)]
+
+
+@dataclass(frozen=True)
+class PlannedSegment:
+    """A segment the path planner was asked for (`manifold_path`): its ``index``, whether a path
+    was ``found`` (and kept: its spline within the bounds), the wall ``time`` [s], the planner's
+    ``states`` and, when none, the ``reason``."""
+
+    index: int
+    found: bool
+    time: float
+    states: int
+    reason: str = ""
+
+    def summary(self, knots: int = 0) -> str:
+        """One line: what the planner gave (``knots`` of the path found)."""
+        if self.found:
+            return f"path planned in {self.time:.1f} s ({self.states} states, {knots} knots)"
+        return f"no planned path in {self.time:.1f} s: {self.reason}"
 
 
 def _pose(feas, data, name, q):
@@ -306,7 +331,9 @@ def task_error(feas, q, data=None) -> float:
     return worst
 
 
-def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndarray, bool]:
+def _knots(
+    feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None
+) -> tuple[np.ndarray, bool]:
     """The projections of segment ``seg``: k - 1 at u = j / k, then one more at the middle of every
     piece whose chord midpoint lets a held contact drift by more than ``s.drift``, a task's rows
     by more than ``s.task_tolerance`` or a collision pair within ``s.clearance`` of its margin
@@ -318,15 +345,73 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndar
     thesis = body_paths(feas, seg, s)
     lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis
     pathless = [{}] if thesis else []  # the moving bodies interpolated, no path (the last try of each kind)
-    attempts = [(p, True) for p in [*_fallbacks(lifted), *_bent(lifted), *pathless]] if s.collision else []
-    # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
-    attempts += [(p, False) for p in [*_fallbacks(thesis), *pathless]]
-    for p, collision in attempts[:-1]:
+    for p in [*_fallbacks(lifted), *_bent(lifted), *pathless] if s.collision else []:
         try:
-            return _knots_on(feas, seg, s, stats, p, collision), collision
+            return _knots_on(feas, seg, s, stats, p, True), True
         except PlanningError:
             pass  # the next fallback
-    return _knots_on(feas, seg, s, stats, *attempts[-1]), False
+    if s.collision and s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
+        knots = _planned(feas, seg, s, planned, progress)
+        if knots is not None:
+            return knots, True
+    # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
+    attempts = [*_fallbacks(thesis), *pathless]
+    for p in attempts[:-1]:
+        try:
+            return _knots_on(feas, seg, s, stats, p, False), False
+        except PlanningError:
+            pass  # the next fallback
+    return _knots_on(feas, seg, s, stats, attempts[-1], False), False
+
+
+def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> np.ndarray | None:
+    """The knots of segment ``seg`` on a path planned on its stance manifold (`plan_on_stance`,
+    ``s.plan_time`` seconds at most) and refined like the projections' (`_settled`), or None when
+    no path is found or its spline cannot be kept within the bounds; ``planned`` gets a
+    `PlannedSegment`, ``progress`` (a callable or None) a line at the start and at the end."""
+    if progress is not None:
+        progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
+    found = plan_on_stance(feas, seg, s.plan_time)
+    knots, reason, t0 = None, found.reason, time.perf_counter()
+    if found.knots is not None:
+        try:
+            knots = _settled(feas, seg, s, found.knots)
+        except PlanningError as e:
+            reason = str(e)
+    done = PlannedSegment(seg.index, knots is not None, found.time + time.perf_counter() - t0, found.states, reason)
+    planned.append(done)
+    if progress is not None:
+        progress(f"motion: segment {seg.index}: {done.summary(0 if knots is None else len(knots))}")
+    return knots
+
+
+def _settled(feas, seg: Segment, s: MotionSettings, knots) -> np.ndarray:
+    """``knots`` (a planned path's) with a projection (`StanceRows.project`: Gauss-Newton on the
+    contacts' and tasks' rows) of the chord midpoint of every piece whose spline (`_spline_pieces`)
+    leaves the drift, task or clearance bounds, in rounds (at most ``s.refinements``); then, like
+    `_knots_on`, `PlanningError` when the spline still leaves twice the drift and task bounds or
+    lets the capsules touch, or a midpoint cannot be projected onto a valid state."""
+    model, rows, data = feas.model, StanceRows(feas, seg), feas.model.createData()
+    ends = [seg.q_start, seg.q_end]
+    drift = max(s.drift, *(contact_drift(feas, seg.fixed, q, data) for q in ends))
+    task = max(s.task_tolerance, *(task_error(feas, q, data) for q in ends))
+    knots = list(knots)
+    for _ in range(s.refinements):
+        bad = list(_spline_pieces(feas, seg, s, knots, data, (drift, task, s.clearance))[0])
+        if not bad:
+            return np.array(knots)
+        for i in reversed(bad):
+            q = rows.project(pin.interpolate(model, knots[i], knots[i + 1], 0.5))
+            if q is None or not rows.valid(q, share=s.clearance):
+                raise PlanningError(f"motion: segment {seg.index}: a planned knot's refinement is not valid")
+            knots.insert(i + 1, q)
+    i = next(_spline_pieces(feas, seg, s, knots, data, (2 * drift, 2 * task, 0.0))[0], None)
+    if i is not None:
+        raise PlanningError(
+            f"motion: segment {seg.index} piece {i}: the planned path's spline touches an obstacle or the "
+            f"robot itself, or leaves twice the drift or task bounds, after {s.refinements} refinements"
+        )
+    return np.array(knots)
 
 
 def _fallbacks(paths: dict) -> list[dict]:
@@ -448,14 +533,15 @@ def _off(feas, seg: Segment, q, data, drift: float, task: float, share: float | 
 
 
 def generate_motion(
-    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None
+    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None, progress=None
 ) -> Motion:
     """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
     ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None; ``stats``
     a `contact.feasibility.Stats` to log the projections into (default a new one; a caller's
     keeps them when a projection fails and `PlanningError` ends the motion); ``start_q`` (nq,)
     the start posture the plan was searched from: the motion then starts there, with the lead-in
-    to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness)."""
+    to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness);
+    ``progress`` a callable given a line when a segment's path is planned (`manifold_path`)."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
@@ -463,9 +549,13 @@ def generate_motion(
     stats = Stats() if stats is None else stats
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
-    unclear = []
+    unclear, planned = [], []
     for seg in [lead, *segs] if lead is not None else segs:
-        k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
+        k, clear = (
+            _knots(feas, seg, s, stats, planned, progress)
+            if s.steps > 1
+            else (np.array([seg.q_start, seg.q_end]), False)
+        )
         if not clear:
             unclear.append(seg.index)
         left = MAX_SAMPLES - sum(len(x) for x in ts)  # the samples the motion may still take
@@ -492,4 +582,5 @@ def generate_motion(
         time.perf_counter() - start,
         unclear,
         lead,
+        planned,
     )
