@@ -91,16 +91,20 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     return scene, robot, settings
 
 
-def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False, start_q=None) -> dict:
+def motion_check(
+    planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False, start_q=None, plan_time=None
+) -> dict:
     """The plan's motion (default `MotionSettings`; from ``start_q`` with the lead-in when given) and
     its checks at every sample, its collisions at every ``stride``-th (module docstring);
     ``{"motion": reason}`` when a projection fails.
     ``compare``: also the thesis's motion (``MotionSettings(collision=False)``: projections without
-    collision rows, the paths not lifted nor bent), its build time and collisions."""
+    collision rows, the paths not lifted nor bent), its build time and collisions. ``plan_time``: the
+    path planner's time per segment (`MotionSettings.plan_time`; 0 turns it off; None the default)."""
     m_ = planner.robot.model
     feas = planner.feas
     try:
-        mo = generate_motion(feas, plan.nodes, plan.goal_q, start_q=start_q, progress=print)
+        settings = MotionSettings() if plan_time is None else MotionSettings(plan_time=plan_time)
+        mo = generate_motion(feas, plan.nodes, plan.goal_q, settings, start_q=start_q, progress=print)
     except PlanningError as e:
         return {"motion": str(e)}
     data = m_.createData()
@@ -155,6 +159,7 @@ def run(
     stride: int = COLLISION_STRIDE,
     compare: bool = False,
     plans: Path | None = None,
+    plan_time: float | None = None,
 ) -> dict:
     scene_name, robot_name, extra = parse_case(case)
     scene = load_scene(scene_name)
@@ -180,7 +185,7 @@ def run(
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_bytes(pickle.dumps((plan, wall, cpu)))
     problems = check_plan(sp.planner, plan) if plan.success else []
-    moved = motion_check(sp.planner, plan, stride, compare, sp.start_q) if motion and plan.success else {}
+    moved = motion_check(sp.planner, plan, stride, compare, sp.start_q, plan_time) if motion and plan.success else {}
     ok = [c.cpu_time for c in log.calls if c.outcome.name == "SUCCESS"]
     return {
         "scene": case,
@@ -246,6 +251,11 @@ def main(argv=None):
         help="with --motion: also the thesis's motion (projections without collision rows) and its collisions",
     )
     ap.add_argument("--plans", type=Path, help="keep the plans found in this folder and reuse them (module docstring)")
+    ap.add_argument(
+        "--plan-time",
+        type=float,
+        help="with --motion: the path planner's seconds per segment (MotionSettings.plan_time; 0: off)",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     rows = []
@@ -267,6 +277,7 @@ def main(argv=None):
                     a.collision_stride,
                     a.compare_thesis_motion,
                     a.plans,
+                    a.plan_time,
                 )
             except PlanningError as e:  # a setting the case refuses (VBFP with random candidates): a row, not a crash
                 print(f"| {case} | {alg} | not run |  |  |  |  |  |  |  |  | {e} |", flush=True)

@@ -67,10 +67,16 @@ PLAN_CHECKS = 30_000  #: (chosen) the planner's state checks on one segment at m
 SEED = 7001  #: (chosen) plus the segment's index: OMPL's seed for the segment
 SHARE = 0.5  #: (chosen) the share of the collision margins every state keeps (module docstring)
 DELTA = 0.05  #: OMPL's geodesic step (tangent norm), its default
+RANGE = 0.3  #: (chosen) BKPIECE1's longest motion (tangent norm; module docstring)
 WIDEN = 0.5  #: [rad or m] (chosen) the sampling box around the two witnesses (module docstring)
 SIMPLIFY = 5.0  #: [s] (chosen) OMPL's path simplification at most
 TOLERANCE = 1e-6  #: [m] the constraint rows, as the posture generator's
 NEWTON_STEPS = 20  #: (chosen) OMPL's Newton steps of a projection at most (a geodesic step takes 2-4)
+#: (chosen) the inequality rows' slack in a valid state (m of the CoM's 2 cm margin, rad of a deformable
+#: contact's 0.1 rad): the witnesses often sit on a bound (the potential pulls the CoM to the polygon's
+#: margin), and the projection meets the equality rows (the CoM's segment) to `TOLERANCE` only
+SLACK = 1e-4
+ON_MANIFOLD = 1e-5  #: [m] (chosen) the equality rows of a valid state: ten times `TOLERANCE`
 SURFACE_SLACK = 1e-3  #: [m] (chosen) a moving body's hull below its surface's plane at most
 BASE_WIDEN = 0.3  #: [m or rad] (chosen) the base's sampling box around the witnesses'
 
@@ -132,12 +138,15 @@ class StanceRows:
         f = np.concatenate(vals) if vals else np.zeros(0)
         return (f, np.vstack(jacs)) if jacobian else f
 
-    def valid(self, q, share: float = SHARE, tolerance: float = TOLERANCE) -> bool:
+    def valid(self, q, share: float = SHARE, tolerance: float = SLACK) -> bool:
         """Whether ``q`` (on the manifold) is a valid state (module docstring, "Validity")."""
         j = q[7:]
         if np.any(j < self.lo - 1e-9) or np.any(j > self.hi + 1e-9):
             return False
         self.update(q)
+        f = self.equalities(q)
+        if f.size and np.max(np.abs(f)) > ON_MANIFOLD:  # OMPL checks some states its projection did not reach
+            return False
         for c, m in zip(self.cons, self.eq):
             if not m.all() and np.any(c.evaluate(q, self.data)[0][~m] > tolerance):
                 return False
@@ -193,7 +202,7 @@ def plan_on_stance(
     delta: float = DELTA,
     widen: float = WIDEN,
     simplify: float = SIMPLIFY,
-    algorithm: str = "BKPIECE1",
+    range_: float = RANGE,
 ) -> ManifoldPath:
     """A path of segment ``seg`` (a `segments.Segment`) from ``q_start`` to ``q_end`` on its stance
     manifold, valid at every state and geodesic step (module docstring); ``feas`` the planner's
@@ -280,7 +289,8 @@ def plan_on_stance(
     start.copy([0.0] * n)
     goal.copy([float(v) for v in pin.difference(model, q_ref, seg.q_end)] + [1.0])
     setup.setStartAndGoalStates(start, goal, 1e-6)
-    planner = getattr(og, algorithm)(si)
+    planner = og.BKPIECE1(si)
+    planner.setRange(float(range_))
     setup.setPlanner(planner)
     deadline = time.perf_counter() + float(time_limit)
     setup.solve(
@@ -290,7 +300,7 @@ def plan_on_stance(
     planner.getPlannerData(data)
     states = int(data.numVertices())
     if not setup.haveExactSolutionPath():
-        spent = f"{checks[0]} state checks" if checks[0] >= max_checks else f"{time_limit:g} s"
+        spent = f"{max_checks} state checks" if checks[0] >= max_checks else f"{time_limit:g} s"
         return ManifoldPath(None, f"no path in {spent}", time.perf_counter() - t0, states)
     setup.simplifySolution(float(simplify))
     path = setup.getSolutionPath()
