@@ -3,51 +3,58 @@ fallback for the segments whose projections cannot keep clear (`generate`, "Coll
 
 The thesis projects interpolated configurations and corrects the colliding paths by hand
 (Escande 2008, §7.1.2); some segments of the scenes' plans find no clear projection at all (a sole
-crossing the other shank on BIP's stairs, the bodies under the table). Here the path is planned:
-bidirectional RRT-Connect (Kuffner and LaValle 2000) on the manifold Q_s of the segment's held
-contacts, by OMPL (``ompl`` 2.0.1 from PyPI, its Python bindings) with its projected state space
-(Kingston, Moll and Kavraki 2019: every sample and every step of a geodesic projected on the
-manifold by Newton steps on the constraint's rows and its Jacobian).
+crossing the other shank on BIP's stairs, the bodies under the table). Here the path is planned
+on the manifold of the segment's held contacts by OMPL (``ompl`` 2.0.1 from PyPI, its Python
+bindings): its projected state space (Kingston, Moll and Kavraki 2019: every sample and every
+step of a geodesic projected on the manifold by Newton steps on the constraint's rows and their
+Jacobian) and its bidirectional planner BKPIECE1 (Sucan and Kavraki 2009: two trees, one from
+each witness, grown from the cells of a projection of the explored space and joined).
 
-**Why OMPL.** Its Python bindings accept a Python subclass of ``ob.Constraint`` (the function and
-the Jacobian written in numpy) and a Python validity checker; RRT-Connect, the projected space's
-geodesics, the path simplifier (shortcuts) and the nearest-neighbour structures are then the
-library's, tested code. The posture generator's projection (`stance_projection`, SLSQP with the
-collision rounds: 10-50 ms a call) would be the projection operator of a planner of our own, and
-an RRT takes thousands of projections; Newton steps on the equality rows take ~1 ms on HRP-2.
+**Why OMPL, and why BKPIECE1.** OMPL's Python bindings take a Python subclass of ``ob.Constraint``
+(the rows and their Jacobian in numpy) and a Python validity checker; the planners, the projected
+space's geodesics, the path simplifier (shortcuts) and the nearest-neighbour structures are then
+the library's tested code. A planner of our own with the posture generator's projection
+(`stance_projection`: SLSQP with the collision rounds, 10-50 ms a call) as its projection operator
+would spend that on each of its thousands of projections; Newton steps on the equality rows
+take ~0.2 ms on HRP-2. RRT-Connect, first tried: OMPL's constrained ``interpolate`` computes the
+whole geodesic to each random sample before cutting it at the planner's range, ~120 constraint
+evaluations per checked state on HRP-2 (45 tree states in 20 s on the test's plate case, no path
+in 60 s on BIP's stairs segment 5 with its CoM free); BKPIECE1 extends existing states by short
+motions, ~3 evaluations per checked state (the plate case in 5 s, BIP's segment in 4 s).
 
-**The manifold.** Ambient coordinates x (nv,): the tangent increment from the segment's start
-witness, q = integrate(q_start, x) (the free flyer's quaternion has no global chart). The
-constraint's rows are the equality rows of the segment's held contacts (`Feasibility.strong`:
-a strong contact's 6, a deformable one's 3) and of the scene's tasks (the glass's vertical hand);
-Jacobian J(q) dIntegrate(q_start, x). OMPL holds the rows to ``tolerance`` (1e-6 m).
+**The manifold.** Ambient coordinates (x, s), x (nv,) the tangent increment from the segment's
+start witness, q = integrate(q_start, x) (the free flyer's quaternion has no global chart), s in
+[0, 1]. The rows: the equality rows of the segment's held contacts (`Feasibility.strong`: a strong
+contact's 6, a deformable one's 3) and of the scene's tasks (the glass's vertical hand), and,
+under the "com" stability, the CoM's horizontal position on the segment between the witnesses'
+CoMs, c(q) = c0 + clip(s, 0, 1) (c1 - c0). Both witnesses are stable, so is that segment (the
+support polygon with its margin is convex): the planned states are stable by construction, where
+a CoM left free leaves a single support's narrow polygon on most random steps (BIP's segment 5:
+no path in 60 s). OMPL holds the rows to `TOLERANCE` (1e-6).
 
-**Validity** (every state, every geodesic step ``delta`` apart): the joint bounds (the planner's,
-its joint margin in); the inequality rows of the contacts and tasks (a deformable contact's
-angles) and the stability rows of the held contacts (`Feasibility.stability`, CoM in the support
-polygon with the planner's margin) within ``tolerance``; the capsules ``share`` (0.9) of their
-margins from the obstacles and from each other (`Feasibility.intrudes`, the pairs the segment's
-contacts imply left out: the witnesses meet the margins to the solver's tolerance, so a share
-just under 1 admits them); the hull points of a moving (leaving or arriving) contact's body not
-below its surface's plane by more than 1 mm (its body-obstacle pair is left out of the collision
-checks, which would otherwise let it dig into the surface it leaves or lands on). The
-force-based stability is not supported (no scene uses it): the planner then reports a failure.
+**Validity** (every state, every geodesic step `DELTA` apart): the stance's equality rows within
+`ON_MANIFOLD` (OMPL checks some states its projection did not reach: 65% of them on the glass
+scene's segment 5); the joint bounds (the planner's, its joint margin in); the inequality rows of
+the contacts and tasks (a deformable contact's angles) and the stability rows of the held
+contacts (`Feasibility.stability`) within `SLACK`; the capsules `SHARE` (half) of their margins
+from the obstacles and from each other (`Feasibility.intrudes`, the pairs the segment's contacts
+imply left out; the motion's own clearance, `generate.CLEARANCE`); the hull points of a moving
+(leaving or arriving) contact's body not more than `SURFACE_SLACK` below its surface's plane over
+its polygon (its body-obstacle pair is left out of the collision checks, which would otherwise
+let it dig into the surface it leaves or lands on). The force-based stability is not supported
+(no scene uses it): the planner then reports a failure.
 
-**Sampling.** OMPL's uniform samples of the ambient box, projected: the box is each coordinate's
-range between the two witnesses widened by ``widen`` (0.5 rad / m, chosen: a detour of a limb
-about an obstacle), clipped to the joint bounds; the base is bounded likewise. Deterministic: the
-seed is `SEED` plus the segment's index (OMPL's generator seeds every sampler and planner made
-after it), and the planner stops at the first solution or after ``time_limit`` seconds (a
-segment that needs it all may end otherwise on a faster machine).
+**Sampling and bounds.** OMPL's samples of the ambient box, projected: each joint's range
+between the two witnesses widened by `WIDEN` and clipped to the joint bounds, the base's widened
+by `BASE_WIDEN`. Deterministic: OMPL's seed is `SEED` plus the segment's index, and the planner
+stops at its first path or after ``max_checks`` state checks (`PLAN_CHECKS`), whichever comes
+first with ``time_limit`` seconds (`PLAN_TIME`, the bound on a slow machine: there the result may
+differ).
 
-**The result** is the simplified path (OMPL's shortcuts, ``simplify`` seconds at most),
-interpolated at ``delta`` along its geodesics (OMPL's ``interpolate``): the knots of the time
-law, which `generate` refines and checks like any other segment's (the spline's drift under
-1 mm, its capsules apart).
-
-Numbers (chosen): ``time_limit`` 30 s a segment (`PLAN_TIME`: 4 to 6 segments of the scenes' plans
-need it, bounding the motion's extra time to minutes); ``delta`` 0.05 (OMPL's default geodesic
-step in the tangent norm, rad or m); ``simplify`` 5 s.
+**The result** is the simplified path (OMPL's shortcuts, at most `SIMPLIFY` seconds),
+interpolated at `DELTA` along its geodesics: the knots of the time law, which `generate` refines
+(projections of chord midpoints, `StanceRows.project`) and checks like any other segment's (the
+spline's held contacts within twice the 0.5 mm drift bound, its capsules apart).
 """
 
 from __future__ import annotations
