@@ -62,11 +62,15 @@ into a thigh and a sole 15 mm into the other shin (`contact.motion_problems`). A
 path is lifted (`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin
 along it (`_lifted`), and where the projections cannot follow it clear, bent sideways
 (`BodyPath.offset`, `BENDS`, position alone: the stairs' crossing steps, a sole passing the
-other shin, need 0.10 and 0.20 m), then without any path. The last fallbacks are the thesis's
-projections without collision rows, on the thesis's paths, then on none (on the under-table plan
-as one machine plans it, its segment 12, the right sole leaving the floor in the crawl, fails on
-every path, and is followed without one); `Motion.unclear` lists the segments made so
-(``collision`` False: all of them).
+other shin, need 0.10 and 0.20 m), then without any path. Then a path is planned on the segment's stance
+manifold (`manifold_path`: OMPL's projected state space and BKPIECE1, at most ``plan_time``
+seconds, `PLAN_TIME`; 0 skips it), its knots refined by projections of chord midpoints and
+checked like the projections' (`_settled`); `Motion.planned` lists the segments it was asked for
+(`PlannedSegment`: found or not, time, reason) and ``progress`` gets a line for each. The last
+fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
+none (on the under-table plan as one machine plans it, its segment 12, the right sole leaving the
+floor in the crawl, fails on every path, and is followed without one); `Motion.unclear` lists the
+segments made so (``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (Escande 2008, §7.3.3: its chair motion's 1,539 posture
 generations); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline
@@ -145,7 +149,8 @@ class MotionSettings:
     """``steps`` k per segment; ``dt`` [s]; caps ``joint_speed`` [rad/s], ``base_speed`` [m/s],
     ``base_rotation_speed`` [rad/s]; ``approach`` [m] and ``fraction`` of the body paths; ``drift``
     [m], ``task_tolerance``, ``clearance`` (a share of the collision margins) and ``refinements`` of
-    the extra projections (module docstring)."""
+    the extra projections; ``plan_time`` [s] the path planner's time on a segment the projections
+    cannot keep clear (`manifold_path`; 0: none) (module docstring)."""
 
     steps: int = 20
     dt: float = 0.005

@@ -300,9 +300,7 @@ def plan_on_stance(
     planner.setRange(float(range_))
     setup.setPlanner(planner)
     deadline = time.perf_counter() + float(time_limit)
-    setup.solve(
-        ob.PlannerTerminationCondition(lambda: checks[0] >= max_checks or time.perf_counter() > deadline)
-    )
+    setup.solve(ob.PlannerTerminationCondition(lambda: checks[0] >= max_checks or time.perf_counter() > deadline))
     data = ob.PlannerData(si)
     planner.getPlannerData(data)
     states = int(data.numVertices())
