@@ -526,7 +526,7 @@ def _fallback_knots(feas, seg, moving, posed, failure):
     assert set(paths) == {moving} and paths[moving].orientation is posed
     with pytest.raises(PlanningError, match=failure):
         gen._knots_on(feas, seg, s, Stats(), paths, True)
-    knots, clear = gen._knots(feas, seg, s, Stats())
+    knots, clear = gen._knots(feas, seg, s, Stats(), [])
     assert clear  # a fallback with the collision rows, not the last one without them
     assert len(knots) >= s.steps + 1
     assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3
