@@ -30,7 +30,8 @@ under the "com" stability, the CoM's horizontal position on the segment between 
 CoMs, c(q) = c0 + clip(s, 0, 1) (c1 - c0). Both witnesses are stable, so is that segment (the
 support polygon with its margin is convex): the planned states are stable by construction, where
 a CoM left free leaves a single support's narrow polygon on most random steps (BIP's segment 5,
-RRT-Connect: no path in 60 s with the CoM free, a path in 33 s with it on the segment). OMPL holds the rows to `TOLERANCE` (1e-6).
+RRT-Connect: no path in 60 s with the CoM free, a path in 33 s with it on the segment). OMPL
+holds the rows to `TOLERANCE` (1e-6).
 
 **Validity** (every state, every geodesic step `DELTA` apart): the stance's equality rows within
 `ON_MANIFOLD` (OMPL checks some states its projection did not reach: 65% of them on the glass
@@ -59,6 +60,7 @@ spline's held contacts within twice the 0.5 mm drift bound, its capsules apart).
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 
@@ -213,7 +215,17 @@ def plan_on_stance(
 ) -> ManifoldPath:
     """A path of segment ``seg`` (a `segments.Segment`) from ``q_start`` to ``q_end`` on its stance
     manifold, valid at every state and geodesic step (module docstring); ``feas`` the planner's
-    `Feasibility`; ``seed`` default `SEED` + the segment's index."""
+    `Feasibility`; the planner stops after ``time_limit`` [s] or ``max_checks`` state checks;
+    ``seed`` default `SEED` + the segment's index; ``delta``, ``widen``, ``simplify`` and ``range_``
+    the module's `DELTA`, `WIDEN`, `SIMPLIFY` and `RANGE`."""
+    try:
+        return _plan(feas, seg, time_limit, max_checks, seed, delta, widen, simplify, range_)
+    finally:  # OMPL's objects and the constraint's class sit in reference cycles: freed now, not at exit
+        gc.collect()  # (where nanobind would report them as leaks)
+
+
+def _plan(feas, seg, time_limit, max_checks, seed, delta, widen, simplify, range_) -> ManifoldPath:
+    """`plan_on_stance`."""
     from ompl import base as ob
     from ompl import geometric as og
     from ompl import util as ou
