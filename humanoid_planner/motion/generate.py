@@ -64,7 +64,8 @@ along it (`_lifted`), and where the projections cannot follow it clear, bent sid
 (`BodyPath.offset`, `BENDS`, position alone: the stairs' crossing steps, a sole passing the
 other shin, need 0.10 and 0.20 m), then without any path. Then a path is planned on the segment's stance
 manifold (`manifold_path`: OMPL's projected state space and BKPIECE1, at most ``plan_time``
-seconds, `PLAN_TIME`; 0 skips it), its knots refined by projections of chord midpoints and
+seconds, `PLAN_TIME`; 0 skips it) between the ends of the moving bodies' 2 cm normal leave and
+approach (`_approaches`), its knots refined by projections of chord midpoints and
 checked like the projections' (`_settled`); `Motion.planned` lists the segments it was asked for
 (`PlannedSegment`: found or not, time, reason) and ``progress`` gets a line for each. The last
 fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
@@ -376,11 +377,13 @@ def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> 
     `PlannedSegment`, ``progress`` (a callable or None) a line at the start and at the end."""
     if progress is not None:
         progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
-    found = plan_on_stance(feas, seg, s.plan_time)
+    lead, tail = _approaches(feas, seg, s)
+    inner = replace(seg, q_start=lead[-1], q_end=tail[0])
+    found = plan_on_stance(feas, inner, s.plan_time)
     knots, reason, t0 = None, found.reason, time.perf_counter()
     if found.knots is not None:
         try:
-            knots = _settled(feas, seg, s, found.knots)
+            knots = _settled(feas, seg, s, [*lead, *found.knots[1:-1], *tail])
         except PlanningError as e:
             reason = str(e)
     done = PlannedSegment(seg.index, knots is not None, found.time + time.perf_counter() - t0, found.states, reason)
@@ -388,6 +391,31 @@ def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> 
     if progress is not None:
         progress(f"motion: segment {seg.index}: {done.summary(0 if knots is None else len(knots))}")
     return knots
+
+
+def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
+    """(lead, tail): the projections (with the collision rows) of the moving bodies' straight
+    leave and approach along their surfaces' normals (`BodyPath`: ``s.approach``, the first and
+    last ``s.fraction`` of the segment, the body's pose where `body_paths` gives it, else or where
+    that fails its position alone, ``s.steps * s.fraction`` projections each),
+    from ``q_start`` and to ``q_end``; the planner then joins the lifted ends, the moving bodies
+    clear of their surfaces. ``[q_start]``, ``[q_end]`` where nothing leaves or arrives, or where a
+    projection fails (the planner then starts on the surfaces)."""
+    thesis = body_paths(feas, seg, s)
+    u0 = max((bp.s_leave for bp in thesis.values()), default=0.0)
+    u1 = min((bp.s_arrive for bp in thesis.values()), default=1.0)
+    count = max(1, round(s.steps * s.fraction))
+    for paths in _fallbacks(thesis)[:2]:  # the pose (a sole kept flat) where allowed, then the position
+        lead, tail, log = [seg.q_start], [seg.q_end], Stats()
+        try:
+            for u in np.linspace(0.0, u0, count + 1)[1:] if u0 > 0 else []:
+                lead.append(_project(feas, seg, paths, u, [lead[-1]], log, f"leave at u = {u:.3g}"))
+            for u in np.linspace(1.0, u1, count + 1)[1:] if u1 < 1 else []:
+                tail.insert(0, _project(feas, seg, paths, u, [tail[0]], log, f"approach at u = {u:.3g}"))
+            return lead, tail
+        except PlanningError:
+            pass
+    return [seg.q_start], [seg.q_end]
 
 
 def _settled(feas, seg: Segment, s: MotionSettings, knots) -> np.ndarray:
