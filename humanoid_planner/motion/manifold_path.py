@@ -148,7 +148,8 @@ class StanceRows:
         return (f, np.vstack(jacs)) if jacobian else f
 
     def valid(self, q, share: float = SHARE, tolerance: float = SLACK) -> bool:
-        """Whether ``q`` (on the manifold) is a valid state (module docstring, "Validity")."""
+        """Whether ``q`` is a valid state: on the manifold, within the bounds, clear (module docstring,
+        "Validity"); ``share`` of the collision margins, ``tolerance`` on the inequality rows."""
         j = q[7:]
         if np.any(j < self.lo - 1e-9) or np.any(j > self.hi + 1e-9):
             return False
