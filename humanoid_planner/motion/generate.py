@@ -400,11 +400,12 @@ def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
     that fails its position alone, ``s.steps * s.fraction`` projections each),
     from ``q_start`` and to ``q_end``; the planner then joins the lifted ends, the moving bodies
     clear of their surfaces. ``[q_start]``, ``[q_end]`` where nothing leaves or arrives, or where a
-    projection fails (the planner then starts on the surfaces)."""
+    projection fails or its end is not a valid state of the planner (`StanceRows.valid`: a sole
+    tilted into its surface by a position-only leave), the planner then starting on the surfaces."""
     thesis = body_paths(feas, seg, s)
     u0 = max((bp.s_leave for bp in thesis.values()), default=0.0)
     u1 = min((bp.s_arrive for bp in thesis.values()), default=1.0)
-    count = max(1, round(s.steps * s.fraction))
+    count, rows = max(1, round(s.steps * s.fraction)), StanceRows(feas, seg)
     for paths in _fallbacks(thesis)[:2]:  # the pose (a sole kept flat) where allowed, then the position
         lead, tail, log = [seg.q_start], [seg.q_end], Stats()
         try:
@@ -412,9 +413,10 @@ def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
                 lead.append(_project(feas, seg, paths, u, [lead[-1]], log, f"leave at u = {u:.3g}"))
             for u in np.linspace(1.0, u1, count + 1)[1:] if u1 < 1 else []:
                 tail.insert(0, _project(feas, seg, paths, u, [tail[0]], log, f"approach at u = {u:.3g}"))
-            return lead, tail
         except PlanningError:
-            pass
+            continue
+        if rows.valid(lead[-1]) and rows.valid(tail[0]):  # not a sole tilted into its surface
+            return lead, tail
     return [seg.q_start], [seg.q_end]
 
 
