@@ -10,7 +10,8 @@ planner's own rows: every sample keeps both soles within 1 mm of their place at 
 (Pinocchio's forward kinematics), the robot's joint limits (the URDF's), the CoM over the soles'
 rectangle, and every fifth is clear of the plate, of the ground and of itself (`motion_problems`); the
 segment is not listed as unclear. A planner given too few state checks fails with its reason and
-the segment is then unclear (the thesis's projections).
+the segment is then unclear (the thesis's projections). On the flat walk's first step, planned,
+the sole leaves and lands along the floor's normal and never goes below the floor.
 """
 
 from pathlib import Path
@@ -152,3 +153,37 @@ def test_a_witness_inside_an_obstacle_is_refused_at_once(plate):
     assert any("plate" in p for p in motion_problems(problem.planner, _samples_motion(seg, inside[None])))
     found = plan_on_stance(feas, Segment(0, seg.q_start, inside, seg.fixed))
     assert found.knots is None and found.reason == "the end witness is not a valid state"
+
+
+def test_a_planned_step_leaves_and_lands_along_the_floor_normal_and_never_dips_into_the_floor(
+    flat_walk_plan, monkeypatch
+):
+    """The flat walk's first step (the right sole leaves the floor and lands 0.2 m ahead, the left
+    sole held), its projections made to fail: the planned path starts and ends with the sole's
+    2 cm normal leave and approach (its point moves < 1 mm sideways until it is first 2 cm up,
+    and from when it is last 2 cm up), no point of the right sole's outline goes below the floor, the left sole
+    stays within 1 mm of its place (forward kinematics), and the samples are clear."""
+    r = flat_walk_plan["result"]
+    robot, feas, nodes = r.planner.robot, r.planner.feas, r.plan.nodes
+    assert (nodes[1].kind, nodes[1].changed.location, nodes[2].kind) == ("released", "r_sole", "added")
+    _failing_projections(monkeypatch)
+    motion = generate_motion(feas, nodes[1:3], None)
+    assert motion.unclear == [] and [(p.index, p.found) for p in motion.planned] == [(0, True)]
+    model, data = robot.model, robot.model.createData()
+    sole, held = robot.contact_locations["r_sole"], robot.contact_locations["l_sole"]
+    points, lowest, left = [], np.inf, []
+    for q in motion.q:
+        pin.framesForwardKinematics(model, data, q)
+        M = data.oMf[model.getFrameId(sole.body)]
+        points.append(M.act(np.asarray(sole.point, float)))
+        lowest = min(lowest, float(np.min((np.asarray(sole.hull, float) @ M.rotation.T + M.translation)[:, 2])))
+        left.append(data.oMf[model.getFrameId(held.body)].act(np.asarray(held.point, float)))
+    points, left = np.array(points), np.array(left)
+    assert lowest > -1e-3
+    assert np.linalg.norm(left - left[0], axis=1).max() < 1e-3
+    for run in (points, points[::-1]):  # from the start, and back from the end
+        first = int(np.argmax(run[:, 2] - run[0, 2] >= 0.02 - 1e-4))  # the sole's point first 2 cm up
+        assert first > 0
+        assert np.linalg.norm(run[: first + 1, :2] - run[0, :2], axis=1).max() < 1e-3
+    assert np.linalg.norm(points[-1][:2] - points[0][:2]) > 0.1  # the sole did step forward
+    assert motion_problems(r.planner, motion, stride=STRIDE) == []
