@@ -372,21 +372,29 @@ def _knots(
 
 def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> np.ndarray | None:
     """The knots of segment ``seg`` on a path planned on its stance manifold (`plan_on_stance`,
-    ``s.plan_time`` seconds at most) and refined like the projections' (`_settled`), or None when
-    no path is found or its spline cannot be kept within the bounds; ``planned`` gets a
-    `PlannedSegment`, ``progress`` (a callable or None) a line at the start and at the end."""
+    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (`_approaches`), and
+    refined like the projections' (`_settled`); planned again from the witnesses themselves when
+    that path's spline cannot be kept within the bounds (the chair's segment 20: a refinement
+    between the approach's knots leaves the valid states); None when no path is found or kept;
+    ``planned`` gets a `PlannedSegment`, ``progress`` (a callable or None) a line at the start and
+    at the end."""
     if progress is not None:
         progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
+    t0 = time.perf_counter()
     lead, tail = _approaches(feas, seg, s)
-    inner = replace(seg, q_start=lead[-1], q_end=tail[0])
-    found = plan_on_stance(feas, inner, s.plan_time)
-    knots, reason, t0 = None, found.reason, time.perf_counter()
-    if found.knots is not None:
+    tries = [(lead, tail)] + ([([seg.q_start], [seg.q_end])] if len(lead) + len(tail) > 2 else [])
+    knots = None
+    for lead, tail in tries:  # from the lifted ends; from the witnesses when that path's spline fails
+        found = plan_on_stance(feas, replace(seg, q_start=lead[-1], q_end=tail[0]), s.plan_time)
+        reason = found.reason
+        if found.knots is None:
+            break
         try:
             knots = _settled(feas, seg, s, [*lead, *found.knots[1:-1], *tail])
+            break
         except PlanningError as e:
             reason = str(e)
-    done = PlannedSegment(seg.index, knots is not None, found.time + time.perf_counter() - t0, found.states, reason)
+    done = PlannedSegment(seg.index, knots is not None, time.perf_counter() - t0, found.states, reason)
     planned.append(done)
     if progress is not None:
         progress(f"motion: segment {seg.index}: {done.summary(0 if knots is None else len(knots))}")
