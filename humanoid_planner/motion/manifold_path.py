@@ -49,8 +49,8 @@ let it dig into the surface it leaves or lands on). The force-based stability is
 between the two witnesses widened by `WIDEN` and clipped to the joint bounds, the base's widened
 by `BASE_WIDEN`. Deterministic: OMPL's seed is `SEED` plus the segment's index, and the planner
 stops at its first path or after ``max_checks`` state checks (`PLAN_CHECKS`), whichever comes
-first with ``time_limit`` seconds (`PLAN_TIME`, twice what the checks take here: the bound on a
-slow machine, where the result may then differ).
+first with ``time_limit`` seconds (`PLAN_TIME`: about twice what the checks take on a loaded
+2-core machine, 13-22 s alone; the bound on a slow machine, where the result may then differ).
 
 **The result** is the simplified path (OMPL's shortcuts, at most `SIMPLIFY` seconds),
 interpolated at `DELTA` along its geodesics: the knots of the time law, which `generate` refines
