@@ -29,11 +29,14 @@ tasks, the vertical-axis bound at every sample (max |n.i|,
 robot geometry inside an obstacle or overlapping another) at every ``--collision-stride``-th
 sample (default 5), and the segments projected without collision rows (`Motion.unclear`);
 ``--compare-thesis-motion`` adds the same for the thesis's motion (no collision rows) of the
-same plan, in the same run.
+same plan, in the same run. ``--plans DIR`` keeps each plan found (its nodes and goal posture,
+pickled as ``DIR/<case>-<algorithm>.pkl``) and, when that file is already there, reads it instead of
+searching again: the motion of a plan is then regenerated alone (the search columns come from the
+file's run, the motion's from this one).
 
 Run:  .venv/bin/python benchmarks/contact_scenes.py [--scenes table_can stairs ...]
           [--algorithms bfp bfp-thesis vbfp] [--time-limit 600] [--workers 1] [--seed 0] [--motion]
-          [--collision-stride 5] [--compare-thesis-motion] [--json OUT.json]
+          [--collision-stride 5] [--compare-thesis-motion] [--plans DIR] [--json OUT.json]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded per PG
 call; the CPU column is load-independent.
 """
@@ -43,6 +46,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -87,16 +91,20 @@ def parse_case(case: str) -> tuple[str, str, dict]:
     return scene, robot, settings
 
 
-def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False, start_q=None) -> dict:
+def motion_check(
+    planner, plan, stride: int = COLLISION_STRIDE, compare: bool = False, start_q=None, plan_time=None
+) -> dict:
     """The plan's motion (default `MotionSettings`; from ``start_q`` with the lead-in when given) and
     its checks at every sample, its collisions at every ``stride``-th (module docstring);
     ``{"motion": reason}`` when a projection fails.
     ``compare``: also the thesis's motion (``MotionSettings(collision=False)``: projections without
-    collision rows, the paths not lifted nor bent), its build time and collisions."""
+    collision rows, the paths not lifted nor bent), its build time and collisions. ``plan_time``: the
+    path planner's time per segment (`MotionSettings.plan_time`; 0 turns it off; None the default)."""
     m_ = planner.robot.model
     feas = planner.feas
     try:
-        mo = generate_motion(feas, plan.nodes, plan.goal_q, start_q=start_q)
+        settings = MotionSettings() if plan_time is None else MotionSettings(plan_time=plan_time)
+        mo = generate_motion(feas, plan.nodes, plan.goal_q, settings, start_q=start_q, progress=print)
     except PlanningError as e:
         return {"motion": str(e)}
     data = m_.createData()
@@ -133,6 +141,7 @@ def motion_check(planner, plan, stride: int = COLLISION_STRIDE, compare: bool = 
         "projections": {f"{p}/{o}": n for (p, o), n in mo.stats.calls.items()},
         "motion_vertical": axes,
         "unclear_segments": list(mo.unclear),
+        "planned_segments": [(p.index, p.found, round(p.time, 1), p.states) for p in mo.planned],
         "collisions": len(collisions),
         "collision_examples": collisions[:3],
         "collision_stride": stride,
@@ -149,6 +158,8 @@ def run(
     motion: bool = False,
     stride: int = COLLISION_STRIDE,
     compare: bool = False,
+    plans: Path | None = None,
+    plan_time: float | None = None,
 ) -> dict:
     scene_name, robot_name, extra = parse_case(case)
     scene = load_scene(scene_name)
@@ -162,12 +173,19 @@ def run(
     settings = {"time_limit": time_limit, "workers": workers, "seed": seed, **extra, **ALGORITHMS[algorithm]}
     sp = scene_planning(scene, robot, **settings)
     log = CallLog()
-    t0, c0 = time.perf_counter(), time.process_time()
-    with recording(log):
-        plan = sp.plan()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    kept = plans / f"{case.replace('/', '_')}-{algorithm}.pkl" if plans is not None else None
+    if kept is not None and kept.exists():  # a plan found before: regenerate its motion alone
+        plan, wall, cpu = pickle.loads(kept.read_bytes())
+    else:
+        t0, c0 = time.perf_counter(), time.process_time()
+        with recording(log):
+            plan = sp.plan()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if kept is not None and plan.success:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_bytes(pickle.dumps((plan, wall, cpu)))
     problems = check_plan(sp.planner, plan) if plan.success else []
-    moved = motion_check(sp.planner, plan, stride, compare, sp.start_q) if motion and plan.success else {}
+    moved = motion_check(sp.planner, plan, stride, compare, sp.start_q, plan_time) if motion and plan.success else {}
     ok = [c.cpu_time for c in log.calls if c.outcome.name == "SUCCESS"]
     return {
         "scene": case,
@@ -232,6 +250,12 @@ def main(argv=None):
         action="store_true",
         help="with --motion: also the thesis's motion (projections without collision rows) and its collisions",
     )
+    ap.add_argument("--plans", type=Path, help="keep the plans found in this folder and reuse them (module docstring)")
+    ap.add_argument(
+        "--plan-time",
+        type=float,
+        help="with --motion: the path planner's seconds per segment (MotionSettings.plan_time; 0: off)",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     rows = []
@@ -244,7 +268,16 @@ def main(argv=None):
         for alg in a.algorithms:
             try:
                 r = run(
-                    case, alg, a.time_limit, a.workers, a.seed, a.motion, a.collision_stride, a.compare_thesis_motion
+                    case,
+                    alg,
+                    a.time_limit,
+                    a.workers,
+                    a.seed,
+                    a.motion,
+                    a.collision_stride,
+                    a.compare_thesis_motion,
+                    a.plans,
+                    a.plan_time,
                 )
             except PlanningError as e:  # a setting the case refuses (VBFP with random candidates): a row, not a crash
                 print(f"| {case} | {alg} | not run |  |  |  |  |  |  |  |  | {e} |", flush=True)
@@ -286,6 +319,7 @@ def main(argv=None):
                 f"  motion collisions (every {r['collision_stride']}th sample, motion_problems): {r['collisions']} "
                 f"{r['collision_examples']}; segments projected without collision rows: {r['unclear_segments']}"
             )
+            print(f"  paths planned on the stance manifold (segment, found, s, states): {r['planned_segments']}")
             if "thesis_collisions" in r:
                 print(
                     f"  thesis's motion (no collision rows): built in {r['thesis_motion_cpu_s']} s, collisions "

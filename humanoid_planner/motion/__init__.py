@@ -2,13 +2,15 @@
 the lead-in from the start posture) and the bodies that make or break contacts (`segments`),
 their Cartesian paths with 2 cm normal approach and leave segments (`body_path`), the
 posture-generator projection of interpolated configurations on the segment's stance
-(`stance_projection`), the sinusoidal time law with speed caps (`time_law`), and
+(`stance_projection`), the path planned on the stance manifold where those projections cannot
+keep clear (`manifold_path`), the sinusoidal time law with speed caps (`time_law`), and
 `generate_motion` that chains them into a trajectory of full configurations at the control
 period. No ROS imports. docs/planning.md.
 """
 
 from .body_path import BodyPath
-from .generate import Motion, MotionSettings, body_paths, contact_drift, generate_motion, task_error
+from .generate import Motion, MotionSettings, PlannedSegment, body_paths, contact_drift, generate_motion, task_error
+from .manifold_path import ManifoldPath, plan_on_stance
 from .segments import LEAD_IN, Segment, lead_in_segment, plan_segments
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples
@@ -16,14 +18,17 @@ from .time_law import piece_costs, sinusoidal_samples
 __all__ = [
     "LEAD_IN",
     "BodyPath",
+    "ManifoldPath",
     "Motion",
     "MotionSettings",
+    "PlannedSegment",
     "Segment",
     "body_paths",
     "contact_drift",
     "generate_motion",
     "lead_in_segment",
     "piece_costs",
+    "plan_on_stance",
     "plan_segments",
     "project_on_stance",
     "sinusoidal_samples",

@@ -62,11 +62,16 @@ into a thigh and a sole 15 mm into the other shin (`contact.motion_problems`). A
 path is lifted (`BodyPath.lift`, `LIFTS`) until its capsule clears the obstacles by the margin
 along it (`_lifted`), and where the projections cannot follow it clear, bent sideways
 (`BodyPath.offset`, `BENDS`, position alone: the stairs' crossing steps, a sole passing the
-other shin, need 0.10 and 0.20 m), then without any path. The last fallbacks are the thesis's
-projections without collision rows, on the thesis's paths, then on none (on the under-table plan
-as one machine plans it, its segment 12, the right sole leaving the floor in the crawl, fails on
-every path, and is followed without one); `Motion.unclear` lists the segments made so
-(``collision`` False: all of them).
+other shin, need 0.10 and 0.20 m), then without any path. Then a path is planned on the segment's stance
+manifold (`manifold_path`: OMPL's projected state space and BKPIECE1, at most ``plan_time``
+seconds, `PLAN_TIME`; 0 skips it) between the ends of the moving bodies' 2 cm normal leave and
+approach (`_approaches`), its knots refined by projections of chord midpoints and
+checked like the projections' (`_settled`); `Motion.planned` lists the segments it was asked for
+(`PlannedSegment`: found or not, time, reason) and ``progress`` gets a line for each. The last
+fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
+none (on the under-table plan as one machine plans it, its segment 12, the right sole leaving the
+floor in the crawl, fails on every path, and is followed without one); `Motion.unclear` lists the
+segments made so (``collision`` False: all of them).
 
 Numbers: k = 20, the thesis's k_i (Escande 2008, §7.3.3: its chair motion's 1,539 posture
 generations); ``drift`` 0.5 mm and ``refinements`` 4 (chosen: half the 1 mm bound, so the spline
@@ -97,6 +102,7 @@ from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
+from .manifold_path import PLAN_TIME, StanceRows, plan_on_stance
 from .segments import Segment, coincide, lead_in_segment, plan_segments
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples, spline_path
@@ -107,6 +113,7 @@ __all__ = [
     "DRIFT",
     "POSE_FREEDOM",
     "POSITION_FREEDOM",
+    "PlannedSegment",
     "REFINEMENTS",
     "TASK_TOLERANCE",
     "Motion",
@@ -143,7 +150,8 @@ class MotionSettings:
     """``steps`` k per segment; ``dt`` [s]; caps ``joint_speed`` [rad/s], ``base_speed`` [m/s],
     ``base_rotation_speed`` [rad/s]; ``approach`` [m] and ``fraction`` of the body paths; ``drift``
     [m], ``task_tolerance``, ``clearance`` (a share of the collision margins) and ``refinements`` of
-    the extra projections (module docstring)."""
+    the extra projections; ``plan_time`` [s] the path planner's time on a segment the projections
+    cannot keep clear (`manifold_path`; 0: none) (module docstring)."""
 
     steps: int = 20
     dt: float = 0.005
@@ -157,6 +165,7 @@ class MotionSettings:
     task_tolerance: float = TASK_TOLERANCE
     clearance: float = CLEARANCE
     collision: bool = True
+    plan_time: float = PLAN_TIME
 
     def __post_init__(self):
         src, E = "motion settings", PlanningError
@@ -166,6 +175,7 @@ class MotionSettings:
         finite_number(self.joint_speed, src, "joint_speed", MIN_SPEED, unit="rad/s", error=E)
         finite_number(self.base_speed, src, "base_speed", MIN_SPEED, unit="m/s", error=E)
         finite_number(self.base_rotation_speed, src, "base_rotation_speed", MIN_SPEED, unit="rad/s", error=E)
+        finite_number(self.plan_time, src, "plan_time", 0.0, unit="s", error=E)
         if not (np.isfinite(self.clearance) and self.clearance >= 0):
             raise PlanningError(
                 "motion settings: field 'clearance' must be a finite share of the margins >= 0; "
@@ -190,6 +200,8 @@ class Motion:
     #: `LEAD_IN` (-1) for the lead-in
     unclear: list = field(default_factory=list)
     lead_in: Segment | None = None
+    #: the segments whose path was planned on the stance manifold (`PlannedSegment`, found or not)
+    planned: list = field(default_factory=list)
 
     def windows(self) -> list[tuple[Segment, float, float]]:
         """(segment, start [s], end [s]) of every sampled segment in time order: the lead-in over
@@ -198,6 +210,25 @@ class Motion:
         lead = [(self.lead_in, 0.0, self.witness_times[0])] if self.lead_in is not None else []
         w = self.witness_times
         return lead + [(seg, w[k], w[k + 1]) for k, seg in enumerate(self.segments)]
+
+
+@dataclass(frozen=True)
+class PlannedSegment:
+    """A segment the path planner was asked for (`manifold_path`): its ``index``, whether a path
+    was ``found`` (and kept: its spline within the bounds), the wall ``time`` [s], the planner's
+    ``states`` and, when none, the ``reason``."""
+
+    index: int
+    found: bool
+    time: float
+    states: int
+    reason: str = ""
+
+    def summary(self, knots: int = 0) -> str:
+        """One line: what the planner gave (``knots`` of the path found)."""
+        if self.found:
+            return f"path planned in {self.time:.1f} s ({self.states} states, {knots} knots)"
+        return f"no planned path in {self.time:.1f} s: {self.reason}"
 
 
 def _pose(feas, data, name, q):
@@ -306,7 +337,9 @@ def task_error(feas, q, data=None) -> float:
     return worst
 
 
-def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndarray, bool]:
+def _knots(
+    feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None
+) -> tuple[np.ndarray, bool]:
     """The projections of segment ``seg``: k - 1 at u = j / k, then one more at the middle of every
     piece whose chord midpoint lets a held contact drift by more than ``s.drift``, a task's rows
     by more than ``s.task_tolerance`` or a collision pair within ``s.clearance`` of its margin
@@ -318,15 +351,110 @@ def _knots(feas, seg: Segment, s: MotionSettings, stats: Stats) -> tuple[np.ndar
     thesis = body_paths(feas, seg, s)
     lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis
     pathless = [{}] if thesis else []  # the moving bodies interpolated, no path (the last try of each kind)
-    attempts = [(p, True) for p in [*_fallbacks(lifted), *_bent(lifted), *pathless]] if s.collision else []
-    # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
-    attempts += [(p, False) for p in [*_fallbacks(thesis), *pathless]]
-    for p, collision in attempts[:-1]:
+    for p in [*_fallbacks(lifted), *_bent(lifted), *pathless] if s.collision else []:
         try:
-            return _knots_on(feas, seg, s, stats, p, collision), collision
+            return _knots_on(feas, seg, s, stats, p, True), True
         except PlanningError:
             pass  # the next fallback
-    return _knots_on(feas, seg, s, stats, *attempts[-1]), False
+    if s.collision and s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
+        knots = _planned(feas, seg, s, planned, progress)
+        if knots is not None:
+            return knots, True
+    # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
+    attempts = [*_fallbacks(thesis), *pathless]
+    for p in attempts[:-1]:
+        try:
+            return _knots_on(feas, seg, s, stats, p, False), False
+        except PlanningError:
+            pass  # the next fallback
+    return _knots_on(feas, seg, s, stats, attempts[-1], False), False
+
+
+def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> np.ndarray | None:
+    """The knots of segment ``seg`` on a path planned on its stance manifold (`plan_on_stance`,
+    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (`_approaches`), and
+    refined like the projections' (`_settled`); planned again from the witnesses themselves when
+    that path's spline cannot be kept within the bounds (the chair's segment 20: a refinement
+    between the approach's knots leaves the valid states); None when no path is found or kept;
+    ``planned`` gets a `PlannedSegment`, ``progress`` (a callable or None) a line at the start and
+    at the end."""
+    if progress is not None:
+        progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
+    t0 = time.perf_counter()
+    lead, tail = _approaches(feas, seg, s)
+    tries = [(lead, tail)] + ([([seg.q_start], [seg.q_end])] if len(lead) + len(tail) > 2 else [])
+    knots = None
+    for lead, tail in tries:  # from the lifted ends; from the witnesses when that path's spline fails
+        found = plan_on_stance(feas, replace(seg, q_start=lead[-1], q_end=tail[0]), s.plan_time)
+        reason = found.reason
+        if found.knots is None:
+            break
+        try:
+            knots = _settled(feas, seg, s, [*lead, *found.knots[1:-1], *tail])
+            break
+        except PlanningError as e:
+            reason = str(e)
+    done = PlannedSegment(seg.index, knots is not None, time.perf_counter() - t0, found.states, reason)
+    planned.append(done)
+    if progress is not None:
+        progress(f"motion: segment {seg.index}: {done.summary(0 if knots is None else len(knots))}")
+    return knots
+
+
+def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
+    """(lead, tail): the projections (with the collision rows) of the moving bodies' straight
+    leave and approach along their surfaces' normals (`BodyPath`: ``s.approach``, the first and
+    last ``s.fraction`` of the segment, the body's pose where `body_paths` gives it, else or where
+    that fails its position alone, ``s.steps * s.fraction`` projections each),
+    from ``q_start`` and to ``q_end``; the planner then joins the lifted ends, the moving bodies
+    clear of their surfaces. ``[q_start]``, ``[q_end]`` where nothing leaves or arrives, or where a
+    projection fails or its end is not a valid state of the planner (`StanceRows.valid`: a sole
+    tilted into its surface by a position-only leave), the planner then starting on the surfaces."""
+    thesis = body_paths(feas, seg, s)
+    u0 = max((bp.s_leave for bp in thesis.values()), default=0.0)
+    u1 = min((bp.s_arrive for bp in thesis.values()), default=1.0)
+    count, rows = max(1, round(s.steps * s.fraction)), StanceRows(feas, seg)
+    for paths in _fallbacks(thesis)[:2]:  # the pose (a sole kept flat) where allowed, then the position
+        lead, tail, log = [seg.q_start], [seg.q_end], Stats()
+        try:
+            for u in np.linspace(0.0, u0, count + 1)[1:] if u0 > 0 else []:
+                lead.append(_project(feas, seg, paths, u, [lead[-1]], log, f"leave at u = {u:.3g}"))
+            for u in np.linspace(1.0, u1, count + 1)[1:] if u1 < 1 else []:
+                tail.insert(0, _project(feas, seg, paths, u, [tail[0]], log, f"approach at u = {u:.3g}"))
+        except PlanningError:
+            continue
+        if rows.valid(lead[-1]) and rows.valid(tail[0]):  # not a sole tilted into its surface
+            return lead, tail
+    return [seg.q_start], [seg.q_end]
+
+
+def _settled(feas, seg: Segment, s: MotionSettings, knots) -> np.ndarray:
+    """``knots`` (a planned path's) with a projection (`StanceRows.project`: Gauss-Newton on the
+    contacts' and tasks' rows) of the chord midpoint of every piece whose spline (`_spline_pieces`)
+    leaves the drift, task or clearance bounds, in rounds (at most ``s.refinements``); then, like
+    `_knots_on`, `PlanningError` when the spline still leaves twice the drift and task bounds or
+    lets the capsules touch, or a midpoint cannot be projected onto a valid state."""
+    model, rows, data = feas.model, StanceRows(feas, seg), feas.model.createData()
+    ends = [seg.q_start, seg.q_end]
+    drift = max(s.drift, *(contact_drift(feas, seg.fixed, q, data) for q in ends))
+    task = max(s.task_tolerance, *(task_error(feas, q, data) for q in ends))
+    knots = list(knots)
+    for _ in range(s.refinements):
+        bad = list(_spline_pieces(feas, seg, s, knots, data, (drift, task, s.clearance))[0])
+        if not bad:
+            return np.array(knots)
+        for i in reversed(bad):
+            q = rows.project(pin.interpolate(model, knots[i], knots[i + 1], 0.5))
+            if q is None or not rows.valid(q, share=s.clearance):
+                raise PlanningError(f"motion: segment {seg.index}: a planned knot's refinement is not valid")
+            knots.insert(i + 1, q)
+    i = next(_spline_pieces(feas, seg, s, knots, data, (2 * drift, 2 * task, 0.0))[0], None)
+    if i is not None:
+        raise PlanningError(
+            f"motion: segment {seg.index} piece {i}: the planned path's spline touches an obstacle or the "
+            f"robot itself, or leaves twice the drift or task bounds, after {s.refinements} refinements"
+        )
+    return np.array(knots)
 
 
 def _fallbacks(paths: dict) -> list[dict]:
@@ -448,14 +576,15 @@ def _off(feas, seg: Segment, q, data, drift: float, task: float, share: float | 
 
 
 def generate_motion(
-    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None
+    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None, progress=None
 ) -> Motion:
     """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
     ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None; ``stats``
     a `contact.feasibility.Stats` to log the projections into (default a new one; a caller's
     keeps them when a projection fails and `PlanningError` ends the motion); ``start_q`` (nq,)
     the start posture the plan was searched from: the motion then starts there, with the lead-in
-    to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness)."""
+    to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness);
+    ``progress`` a callable given a line when a segment's path is planned (`manifold_path`)."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
@@ -463,9 +592,13 @@ def generate_motion(
     stats = Stats() if stats is None else stats
     ts, qs, knots, witness = [], [], [], []
     t_end = 0.0
-    unclear = []
+    unclear, planned = [], []
     for seg in [lead, *segs] if lead is not None else segs:
-        k, clear = _knots(feas, seg, s, stats) if s.steps > 1 else (np.array([seg.q_start, seg.q_end]), False)
+        k, clear = (
+            _knots(feas, seg, s, stats, planned, progress)
+            if s.steps > 1
+            else (np.array([seg.q_start, seg.q_end]), False)
+        )
         if not clear:
             unclear.append(seg.index)
         left = MAX_SAMPLES - sum(len(x) for x in ts)  # the samples the motion may still take
@@ -492,4 +625,5 @@ def generate_motion(
         time.perf_counter() - start,
         unclear,
         lead,
+        planned,
     )

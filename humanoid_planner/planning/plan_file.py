@@ -24,6 +24,7 @@ trajectory, and still the statistics. `humanoid_model.formats.plan.write_plan` w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -95,6 +96,7 @@ def _stats(result) -> dict:
         "stances": len(plan.nodes),
         "search_time": float(plan.time),
         "motion_time": float(motion.time) if motion is not None else 0.0,
+        "motion_planned_segments": [dataclasses.asdict(p) for p in motion.planned] if motion is not None else [],
         "total_time": float(result.time),
         "pg_calls": histogram_document(result.stat_entries("all")),
         "pg_calls_search": histogram_document(result.stat_entries("search")),

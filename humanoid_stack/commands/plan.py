@@ -84,6 +84,13 @@ def add_arguments(parser):
         help="project the motion without collision rows (the thesis's projections: faster, may touch obstacles)",
     )
     parser.add_argument(
+        "--plan-time",
+        type=float,
+        metavar="S",
+        help="seconds of the path planner on a segment the projections cannot keep clear "
+        '(docs/planning.md, "Motion"; default 60, 0: none)',
+    )
+    parser.add_argument(
         "--joint-speed",
         type=float,
         default=10.0,
@@ -198,6 +205,8 @@ def _check(args):
     finite_number(args.dt, source, "--dt", MIN_DT, MAX_DT, unit="s", error=E)
     finite_number(args.joint_speed, source, "--joint-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E)
     finite_number(args.base_speed, source, "--base-speed", MIN_SPEED, unit="m/s", error=E)
+    if args.plan_time is not None:
+        finite_number(args.plan_time, source, "--plan-time", 0.0, unit="s", error=E)
     finite_number(
         args.base_rotation_speed, source, "--base-rotation-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E
     )
@@ -211,6 +220,7 @@ def _check(args):
         base_speed=args.base_speed,
         base_rotation_speed=math.radians(args.base_rotation_speed),
         collision=not args.no_motion_collision,
+        **({} if args.plan_time is None else {"plan_time": args.plan_time}),
     )
     return given, settings, motion
 
@@ -279,6 +289,8 @@ def run(args) -> int:
             'rows (no clear path found: the motion may touch there; docs/planning.md, "Motion")',
             file=sys.stderr,
         )
+    for p in m.planned:
+        print(f"motion: segment {p.index}: {p.summary()}")
     print(
         f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded, "
         f"search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), computed in {m.time:.2f} s"

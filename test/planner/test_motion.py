@@ -419,7 +419,8 @@ def test_a_goal_posture_equal_to_the_last_witness_needs_no_projection(walk):
 
 def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is_not(walk, monkeypatch):
     """SLSQP's exit 8 at a point meeting every constraint is taken (the motion goes on); the same
-    exit with a violated constraint is retried once and ends the motion."""
+    exit with a violated constraint is retried once and ends the motion (the path planner off: it
+    would plan that segment instead)."""
     import dataclasses
 
     from humanoid_planner.exceptions import PlanningError
@@ -442,8 +443,8 @@ def test_a_feasible_line_search_failure_is_a_projection_and_an_infeasible_one_is
     m = generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
     assert len(m.knots[0]) == 4 and sum(m.stats.calls.values()) == 2  # both taken at once, no retry
     monkeypatch.setattr(generate, "project_on_stance", failing(False))
-    with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):
-        generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3))
+    with pytest.raises(PlanningError, match="LINE_SEARCH_FAILURE"):  # without the path planner (step 7)
+        generate_motion(feas, r.plan.nodes[:2], None, MotionSettings(steps=3, plan_time=0.0))
 
 
 @pytest.mark.spec("001", "A22")
@@ -525,7 +526,7 @@ def _fallback_knots(feas, seg, moving, posed, failure):
     assert set(paths) == {moving} and paths[moving].orientation is posed
     with pytest.raises(PlanningError, match=failure):
         gen._knots_on(feas, seg, s, Stats(), paths, True)
-    knots, clear = gen._knots(feas, seg, s, Stats())
+    knots, clear = gen._knots(feas, seg, s, Stats(), [])
     assert clear  # a fallback with the collision rows, not the last one without them
     assert len(knots) >= s.steps + 1
     assert max(contact_drift(feas, seg.fixed, q) for q in knots) < 1e-3

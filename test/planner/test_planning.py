@@ -16,6 +16,7 @@ import pytest
 
 from humanoid_model.exceptions import PlanningError
 from humanoid_model.formats.plan import FORMAT, parse_contact_plan
+from humanoid_planner.motion import PlannedSegment
 from humanoid_planner.planning import format_histogram, histogram
 from humanoid_planner.posture import Outcome
 from humanoid_stack.cli import main
@@ -136,14 +137,22 @@ def test_cli_plan_warns_naming_the_segments_projected_without_collision_rows(tmp
     def unclear(*args, **kwargs):
         m = real(*args, **kwargs)
         m.unclear = [1, 3]
+        m.planned = [PlannedSegment(1, False, 2.5, 40, "no path in 30000 state checks")]
         return m
 
     monkeypatch.setattr(run_module, "generate_motion", unclear)
     out = tmp_path / "PLAN.json"
     assert main(["plan", "flat", "--steps", "2", "--joint-speed", "90", "--quiet", "-o", str(out)]) == 0
-    err = capsys.readouterr().err.strip()
+    captured = capsys.readouterr()
+    err, out_text = captured.err.strip(), captured.out
     assert err.startswith("humanoid-stack plan: warning: segments [1, 3]") and "\n" not in err
-    assert json.loads(out.read_text())["trajectory"]["unclear_segments"] == [1, 3]
+    doc = json.loads(out.read_text())
+    assert doc["trajectory"]["unclear_segments"] == [1, 3]
+    # the path planner's segments: a line each, and PLAN.json's statistics
+    assert "motion: segment 1: no planned path in 2.5 s: no path in 30000 state checks" in out_text
+    assert doc["stats"]["motion_planned_segments"] == [
+        {"index": 1, "found": False, "time": 2.5, "states": 40, "reason": "no path in 30000 state checks"}
+    ]
 
 
 def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_stats(tmp_path, capsys):
@@ -165,6 +174,7 @@ def test_cli_plan_without_a_plan_exits_1_with_the_reason_and_still_writes_the_st
         (["--goal", "1,x"], "option '--goal' must be X,Y"),
         (["--time-limit", "0"], "option '--time-limit' must be a finite number > 0"),
         (["--steps", "0"], "option '--steps' must be an integer >= 1"),
+        (["--plan-time", "-1"], "option '--plan-time' must be a finite number >= 0"),
         (["--robot", "nobot"], "nobot"),
         (["--output", "/nonexistent/dir/PLAN.json"], "option '--output': folder '/nonexistent/dir' does not exist"),
         (["--set", "reac=0"], "unknown planner setting 'reac' (did you mean 'reach'?)"),

@@ -40,6 +40,7 @@ PIP_ONLY = {
     "toppra": "toppra",
     "ruckig": "ruckig",
     "rosbags": "rosbags",
+    "ompl": "ompl",
 }
 ROS_MODULES = ("rclpy", "ament_index_python", "launch", "launch_ros", "xacro")
 # optional modules: imported inside a function, with a fallback when absent (not installed by make)
