@@ -1,7 +1,8 @@
 """Shared pytest set-up.
 
-DDS isolation: every test session gets its own ROS_DOMAIN_ID (derived from the process id) and
-discovery limited to localhost, so concurrent runs on one machine never see each other.
+DDS isolation: every test session gets its own ROS_DOMAIN_ID (derived from the process id; each
+pytest-xdist worker its own, 10 apart) and discovery limited to localhost, so concurrent runs on
+one machine never see each other.
 """
 
 import os
@@ -13,6 +14,9 @@ import pytest
 from support.ros_harness import RosHarness
 
 os.environ.setdefault("ROS_DOMAIN_ID", str(100 + os.getpid() % 100))
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw"):  # a pytest-xdist worker: the session's domain + 10 per worker (the stacks add up to 7)
+    os.environ["ROS_DOMAIN_ID"] = str((int(os.environ["ROS_DOMAIN_ID"]) + 10 * (int(_WORKER[2:]) + 1)) % 226)
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".venv" / "numba_cache"))
