@@ -412,14 +412,15 @@ def test_joint_states_keep_only_the_robots_joints_and_log_unknown_names_once(ros
 
 
 def test_a_plan_cancelled_during_its_search_ends_cancelled_and_the_node_plans_again(ros):
-    """A goal 20 m away keeps the search busy; a cancel after its first feedback ends the search
-    (CANCELED, the reason in the message), and the next goal plans."""
+    """A goal 2.9 m away (the 6 m floor's far edge; a goal off the floor is refused before any
+    search) keeps the search busy; a cancel after its first feedback ends the search (CANCELED,
+    the reason in the message), and the next goal plans."""
     ctx, add, spin_until = ros
     node = add(_short_motion_planner(ctx, time_limit=600.0))
     client = add(rclpy.create_node("planner_client_cancel", context=ctx))
     plan = PlanClient(client)
     assert spin_until(plan.ready)
-    far = plan.send(goal(20.0))
+    far = plan.send(goal(2.9))
     assert spin_until(lambda: far.feedback)  # the search is running
     cancelled = far.sent.result().cancel_goal_async()
     assert spin_until(lambda: cancelled.done() and far.done())
