@@ -432,7 +432,9 @@ class _Stop:
             except Exception as exc:  # noqa: BLE001 - re-raised by run_nodes after the clean stop
                 import rclpy
 
-                if rclpy.ok():
+                # once the stop destroys the nodes, a wait may still touch one of their guard
+                # conditions (rclpy's InvalidHandle, "destruction was requested"): the stop's, not a failure
+                if rclpy.ok() and not self.stopping:
                     self.failure = exc
             finally:
                 self.event.set()
