@@ -49,7 +49,7 @@ from .potentials import (
 from .search import ContactPlanner, Plan, PlannerSettings
 from .stance import Stance
 
-__all__ = ["ScenePlanning", "scene_planning", "start_configuration"]
+__all__ = ["ScenePlanning", "missing_contacts", "scene_planning", "start_configuration"]
 
 
 @dataclass
@@ -104,14 +104,21 @@ def _key_posture(robot, k, where) -> np.ndarray:
     return scene_robot_q(robot, guide)
 
 
+def missing_contacts(robot, where: str, names) -> str:
+    """The one-line reason why ``robot`` cannot plan ``where``: it lacks the contact locations
+    ``names`` (what it has, or why it has none, and how to declare them)."""
+    have = ", ".join(robot.contact_locations)
+    why = f"it has {have}" if have else "it has none (no sole or hand frames, no foot collision geometry on both sides)"
+    return (
+        f"{where}: robot '{robot.name}' needs contact locations {' and '.join(names)}; {why}: declare them in "
+        f"'contacts:' of {robot.name}.yaml beside its URDF (docs/robots.md \"How to bring a new robot\")"
+    )
+
+
 def _location(robot, name: str, where: str):
     loc = robot.contact_locations.get(name)
     if loc is None and not robot.contact_locations:
-        raise PlanningError(
-            f"{where}: robot '{robot.name}' has no contact locations (no sole or hand frames, no foot collision "
-            f"geometry on both sides): declare them in 'contacts:' of {robot.name}.yaml beside its URDF "
-            '(docs/robots.md "How to bring a new robot")'
-        )
+        raise PlanningError(missing_contacts(robot, where, (name,)))
     if loc is None:
         raise PlanningError(
             f"{where}: robot '{robot.name}' has no contact location {name!r} "

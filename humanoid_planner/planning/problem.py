@@ -43,6 +43,7 @@ import numpy as np
 from humanoid_model.start_posture import scene_robot_q, spec_for_robot, start_posture_name
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.contact import ContactPlanner, MixedPotential, PlannerSettings, Stance
+from humanoid_planner.contact.scene_problem import missing_contacts
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import ComRegion, Obstacle, PointRegion
 
@@ -52,7 +53,6 @@ __all__ = [
     "PROBLEMS",
     "PlanningProblem",
     "measured",
-    "missing_contacts",
     "placed",
     "problem_for",
     "scene_problem",
@@ -103,17 +103,6 @@ def start_contacts(feas, q, locations) -> list[tuple[str, str]]:
                 out.append((name, sname))
                 break
     return out
-
-
-def missing_contacts(robot, where: str, names) -> str:
-    """The one-line reason why ``robot`` cannot plan ``where``: it lacks the contact locations
-    ``names`` (what it has, or why it has none, and how to declare them)."""
-    have = ", ".join(robot.contact_locations)
-    why = f"it has {have}" if have else "it has none (no sole or hand frames, no foot collision geometry on both sides)"
-    return (
-        f"{where}: robot '{robot.name}' needs contact locations {' and '.join(names)}; {why}: declare them in "
-        f"'contacts:' of {robot.name}.yaml beside its URDF (docs/robots.md \"How to bring a new robot\")"
-    )
 
 
 def _settings(overrides: dict) -> PlannerSettings:
