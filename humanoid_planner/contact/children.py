@@ -64,7 +64,7 @@ from .node import ADDED, RELEASED, Node
 from .parallel import JobRunner
 from .stance import Contact
 
-__all__ = ["ChildGenerator", "box_job", "pair_job", "random_candidates", "removal_job"]
+__all__ = ["ChildGenerator", "box_job", "forbidden_pair", "pair_job", "random_candidates", "removal_job"]
 
 DISC_SIDES = 32  #: the candidate sphere's disc on a surface as a polygon of this many sides (chosen: < 0.5 % area)
 MAX_DRAWS = 20  #: draws per random candidate before giving up on the rest (chosen, module docstring)
@@ -159,6 +159,13 @@ def pair_job(feas, stance, location, surface, q, lazy, reach, theta_range, max_c
     return found
 
 
+def forbidden_pair(forbidden, name: str, location, surface: str) -> bool:
+    """Whether contact location ``name`` (its `ContactLocation` ``location``) may not touch
+    ``surface``: an entry of ``forbidden`` ((who, surface) pairs, `PlannerSettings.forbidden`)
+    names the location, its kind or its body, with the surface's name."""
+    return any(s == surface and a in (name, location.kind, location.body) for a, s in forbidden)
+
+
 class ChildGenerator:
     """1-neighbours of nodes for a `feasibility.Feasibility` ``feas``, a `registry.StanceRegistry`
     ``registry``, the ``potential`` (a `potentials.Potential`) and a `search.PlannerSettings`;
@@ -176,10 +183,8 @@ class ChildGenerator:
         return Node(stance, q.copy(), u, parent, kind, changed, box, self.generated, parent.depth + 1)
 
     def forbidden(self, location: str, surface: str) -> bool:
-        """Whether (location, surface) is forbidden: a forbidden entry names the location, its kind
-        or its body, with the surface name."""
-        loc = self.feas.locations[location]
-        return any(s == surface and a in (location, loc.kind, loc.body) for a, s in self.s.forbidden)
+        """Whether (location, surface) is forbidden (`forbidden_pair`)."""
+        return forbidden_pair(self.s.forbidden, location, self.feas.locations[location], surface)
 
     def pairs(self, n: Node) -> list[tuple[str, str]]:
         bodies = {self.feas.locations[c.location].body for c in n.stance}

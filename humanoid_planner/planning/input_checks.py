@@ -27,6 +27,7 @@ import numpy as np
 from humanoid_model.coal_import import coal
 from humanoid_planner.contact.boxes import clip_polygon
 from humanoid_planner.contact.check import start_collisions
+from humanoid_planner.contact.children import forbidden_pair
 from humanoid_planner.exceptions import PlanningError
 
 __all__ = ["COVER_GRID", "COVER_HEIGHT", "check_problem", "clip_to_box"]
@@ -91,11 +92,10 @@ def _goal_contact_has_room(scene, planner, name, task):
     b = task.bounds
     box = (b.get("x", (-np.inf, np.inf)), b.get("y", (-np.inf, np.inf)))
     zlo, zhi = b.get("z", (-np.inf, np.inf))
-    kind = planner.robot.contact_locations[name].kind
-    body = planner.robot.contact_locations[name].body
+    loc = planner.robot.contact_locations[name]
     met, covered = [], []
     for s in planner.surfaces.values():
-        if any(surf == s.name and a in (name, kind, body) for a, surf in planner.s.forbidden):
+        if forbidden_pair(planner.s.forbidden, name, loc, s.name):
             continue
         if abs(float(s.normal[2])) < 0.5:  # a wall: the region's (x, y) box says nothing of it
             continue
@@ -107,17 +107,16 @@ def _goal_contact_has_room(scene, planner, name, task):
             continue
         met.append(s.name)
         lo, hi = part.min(axis=0), part.max(axis=0)
-        grid = [
-            (x, y)
+        on_plane = [
+            (x, y, _height(s, (x, y)))
             for x in np.linspace(lo[0], hi[0], COVER_GRID)
             for y in np.linspace(lo[1], hi[1], COVER_GRID)
-            if s.contains((x, y, _height(s, (x, y))), tol=1e-6)
-        ] or [tuple(part.mean(axis=0))]
+        ]
+        grid = [p for p in on_plane if s.contains(p, tol=1e-6)] or [(*part.mean(axis=0), z)]
         blocking = [o for o in planner.feas.obstacles if o.name != s.body]
         by = set()
-        for x, y in grid:
-            p = (x, y, _height(s, (x, y)) + COVER_HEIGHT)
-            hit = next((o.name for o in blocking if _inside(o, p)), None)
+        for x, y, h in grid:
+            hit = next((o.name for o in blocking if _inside(o, (x, y, h + COVER_HEIGHT))), None)
             if hit is None:
                 break
             by.add(hit)
