@@ -357,7 +357,7 @@ def _knots(
         except PlanningError:
             pass  # the next fallback
     if s.collision and s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
-        knots = _planned(feas, seg, s, planned, progress)
+        knots = _planned(feas, seg, s, thesis, planned, progress)
         if knots is not None:
             return knots, True
     # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
@@ -370,9 +370,10 @@ def _knots(
     return _knots_on(feas, seg, s, stats, attempts[-1], False), False
 
 
-def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> np.ndarray | None:
+def _planned(feas, seg: Segment, s: MotionSettings, thesis: dict, planned: list, progress) -> np.ndarray | None:
     """The knots of segment ``seg`` on a path planned on its stance manifold (`plan_on_stance`,
-    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (`_approaches`), and
+    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (`_approaches`, on
+    ``thesis``: the segment's `body_paths`), and
     refined like the projections' (`_settled`); planned again from the witnesses themselves when
     that path's spline cannot be kept within the bounds (the chair's segment 20: a refinement
     between the approach's knots leaves the valid states); None when no path is found or kept;
@@ -381,7 +382,7 @@ def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> 
     if progress is not None:
         progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
     t0 = time.perf_counter()
-    lead, tail = _approaches(feas, seg, s)
+    lead, tail = _approaches(feas, seg, s, thesis)
     tries = [(lead, tail)] + ([([seg.q_start], [seg.q_end])] if len(lead) + len(tail) > 2 else [])
     knots = None
     for lead, tail in tries:  # from the lifted ends; from the witnesses when that path's spline fails
@@ -401,7 +402,7 @@ def _planned(feas, seg: Segment, s: MotionSettings, planned: list, progress) -> 
     return knots
 
 
-def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
+def _approaches(feas, seg: Segment, s: MotionSettings, thesis: dict) -> tuple[list, list]:
     """(lead, tail): the projections (with the collision rows) of the moving bodies' straight
     leave and approach along their surfaces' normals (`BodyPath`: ``s.approach``, the first and
     last ``s.fraction`` of the segment, the body's pose where `body_paths` gives it, else or where
@@ -410,7 +411,6 @@ def _approaches(feas, seg: Segment, s: MotionSettings) -> tuple[list, list]:
     clear of their surfaces. ``[q_start]``, ``[q_end]`` where nothing leaves or arrives, or where a
     projection fails or its end is not a valid state of the planner (`StanceRows.valid`: a sole
     tilted into its surface by a position-only leave), the planner then starting on the surfaces."""
-    thesis = body_paths(feas, seg, s)
     u0 = max((bp.s_leave for bp in thesis.values()), default=0.0)
     u1 = min((bp.s_arrive for bp in thesis.values()), default=1.0)
     count, rows = max(1, round(s.steps * s.fraction)), StanceRows(feas, seg)
