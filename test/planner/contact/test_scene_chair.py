@@ -6,8 +6,9 @@ seat, then a walk on the soles alone) and by the motion: every segment clear of 
 table and the robot itself (`motion_problems` on the URDF geometry at every 25th sample; the
 segment the projections cannot keep clear is planned on its stance manifold,
 `humanoid_planner.motion.manifold_path`), the held contacts within 1 mm of their contacts at every
-sample (Pinocchio's forward kinematics). One plan per run (conftest ``scene_plan``)."""
+5th sample (Pinocchio's forward kinematics). One plan per run (conftest ``scene_plan``)."""
 
+import numpy as np
 import pinocchio as pin
 import pytest
 
@@ -56,8 +57,8 @@ def test_the_stand_up_motion_is_clear_and_holds_its_contacts(chair):
     m, data = robot.model, robot.model.createData()
     worst = 0.0
     for seg, t0, t1 in motion.windows():
-        inside = [i for i in range(0, len(motion.t), STRIDE // 5) if t0 - 1e-9 <= motion.t[i] <= t1 + 1e-9]
-        for i in inside:
+        window = np.flatnonzero((motion.t >= t0 - 1e-9) & (motion.t <= t1 + 1e-9))
+        for i in window[:: STRIDE // 5]:
             pin.framesForwardKinematics(m, data, motion.q[i])
             for c in seg.fixed:  # the contact point of the location against the contact's point E on its surface
                 loc = feas.locations[c.location]
