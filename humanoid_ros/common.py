@@ -161,6 +161,17 @@ def diagnostic_array(
     return arr
 
 
+def destroy_actions(node) -> None:
+    """Destroy the action servers and clients of ``node``. rclpy's ``Node.destroy_node`` leaves
+    them (they are waitables): a node destroyed in a process that goes on would keep answering
+    discovery as a server that never replies (a client then sends its goal there and waits)."""
+    from rclpy.action import ActionClient, ActionServer
+
+    for waitable in list(node.waitables):
+        if isinstance(waitable, (ActionServer, ActionClient)):
+            waitable.destroy()
+
+
 class WarnOnce:
     """Logs each warning once per key (a bad message repeated at 1 kHz must not flood the log).
 

@@ -69,7 +69,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
 from humanoid_planner.exceptions import PlanningError
-from humanoid_ros.common import SENSOR_QOS, ThreadWork, WarnOnce, diagnostic_array, duration, run_node
+from humanoid_ros.common import SENSOR_QOS, ThreadWork, WarnOnce, destroy_actions, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 from humanoid_ros.plan_messages import plan_result
 
@@ -257,6 +257,10 @@ class ContactPlannerNode(Node):
             self._start_timer = self.create_timer(
                 START_POLL, self._plan_on_start, callback_group=ReentrantCallbackGroup()
             )
+
+    def destroy_node(self):
+        destroy_actions(self)
+        return super().destroy_node()
 
     @property
     def busy(self) -> bool:

@@ -34,7 +34,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from humanoid_model.exceptions import HumanoidStackError
 from humanoid_planner.gait.phase_sequence import PHASE_CHOICES
-from humanoid_ros.common import ThreadWork, diagnostic_array, duration, run_node
+from humanoid_ros.common import ThreadWork, destroy_actions, diagnostic_array, duration, run_node
 from humanoid_ros.parameters import Parameter, ParameterTable
 
 NODE_NAME = "gait_generator"
@@ -125,6 +125,10 @@ class GaitGeneratorNode(Node):
         self.last = None
 
     # ----------------------------------------------------------------------------------------
+    def destroy_node(self):
+        destroy_actions(self)
+        return super().destroy_node()
+
     def _settings(self) -> dict:
         """Problem settings of `make_problem` / `plan_walk` from the current parameters."""
         p = self.p

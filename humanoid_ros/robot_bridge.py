@@ -83,7 +83,7 @@ from humanoid_control.bridge.plan_files import PLAN_MAX_BYTES
 from humanoid_control.exceptions import BridgeError
 from humanoid_model.documents import parse_message
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
-from humanoid_ros.common import SENSOR_QOS, diagnostic_array, duration, run_node, seconds
+from humanoid_ros.common import SENSOR_QOS, destroy_actions, diagnostic_array, duration, run_node, seconds
 from humanoid_ros.lifecycle import Created, transition
 from humanoid_ros.robot_bridge_parameters import CONTROLLER_TYPES, DEFAULT_CONTROLLERS, NODE_NAME, PARAMETERS
 
@@ -446,6 +446,7 @@ class RobotBridgeNode(LifecycleNode):
 
     def destroy_node(self):
         self.close()
+        destroy_actions(self)
         return super().destroy_node()
 
     def _on_tick_error(self, exc):

@@ -72,6 +72,7 @@ from humanoid_ros.common import (
     LATCHED,
     TFMessage,
     WarnOnce,
+    destroy_actions,
     diagnostic_array,
     namespace_frame_prefix,
     odometry,
@@ -571,6 +572,7 @@ class SimulatorNode(Node):
 
     def destroy_node(self):
         self.close()
+        destroy_actions(self)
         return super().destroy_node()
 
 

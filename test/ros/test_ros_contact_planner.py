@@ -430,3 +430,25 @@ def test_a_plan_cancelled_during_its_search_ends_cancelled_and_the_node_plans_ag
     near = plan.send(goal(0.4))
     assert spin_until(near.done)
     assert near.result().success, near.result().message
+
+
+def test_a_destroyed_planner_leaves_no_action_server_behind(ros):
+    """rclpy's destroy_node leaves a node's actions: a planner destroyed after a cancelled goal
+    would still answer discovery as a ~/plan server that never replies, and the next client in the
+    process (another planner's) would send its goal there. After destroy_node the graph has none."""
+    ctx, add, spin_until = ros
+    node = _short_motion_planner(ctx, time_limit=600.0)
+    client = add(rclpy.create_node("planner_client_destroy", context=ctx))
+    harness_executor = client.executor
+    harness_executor.add_node(node)
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
+    far = plan.send(goal(2.9))
+    assert spin_until(lambda: far.feedback)
+    cancelled = far.sent.result().cancel_goal_async()
+    assert spin_until(lambda: cancelled.done() and far.done())
+    harness_executor.remove_node(node)
+    node.destroy_node()
+    feedback = "/contact_planner/plan/_action/feedback"
+    assert spin_until(lambda: client.count_publishers(feedback) == 0, timeout=10.0)
+    assert not plan.ready()
