@@ -38,7 +38,6 @@ from planning import CASES  # noqa: E402
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_model.exceptions import HumanoidStackError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
-from humanoid_model.scene_geometry import Pose  # noqa: E402
 from humanoid_planner.motion import MotionSettings  # noqa: E402
 from humanoid_planner.planning import problem_for  # noqa: E402
 from humanoid_planner.planning import run as plan_run  # noqa: E402
@@ -53,16 +52,7 @@ def perturbed(scene, i: int):
     rng = np.random.default_rng(1000 + i)
     dx, dy = rng.uniform(-SHIFT, SHIFT, 2)
     yaw = rng.uniform(-TURN, TURN)
-    c, s = np.cos(yaw), np.sin(yaw)
-    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    r = scene.robot
-    if r.base is not None:
-        base = r.base
-        moved = Pose.from_matrix(base.xyz + np.array([dx, dy, 0.0]), turn @ base.rotation)
-        return replace(scene, robot=replace(r, base=moved)), (dx, dy, yaw)
-    p = r.placement
-    moved = Pose.from_matrix(p.xyz + np.array([dx, dy, 0.0]), turn @ p.rotation)
-    return replace(scene, robot=replace(r, placement=moved)), (dx, dy, yaw)
+    return replace(scene, robot=scene.robot.moved(dx, dy, yaw)), (dx, dy, yaw)
 
 
 def _random_candidates(scene, robot, goal) -> bool:

@@ -8,7 +8,7 @@ timed wrenches (`Wrench`) and the robot (`RobotSpec`). `humanoid_model.scene` re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -230,6 +230,16 @@ class RobotSpec:
     #: ((t [s], posture, {joint: angle [rad]}), ...): keyframes of the PD set-point, eased between them (cubic, at
     #: rest at each), held after the last
     motion: tuple = ()
+
+    def moved(self, dx: float, dy: float, yaw: float) -> RobotSpec:
+        """This robot shifted by (``dx``, ``dy``) [m] and turned by ``yaw`` [rad] about the world's
+        vertical through its placement's (or absolute base pose's) origin."""
+        c, s = np.cos(yaw), np.sin(yaw)
+        turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        shift = np.array([dx, dy, 0.0])
+        if self.base is not None:
+            return replace(self, base=Pose.from_matrix(self.base.xyz + shift, turn @ self.base.rotation))
+        return replace(self, placement=Pose.from_matrix(self.placement.xyz + shift, turn @ self.placement.rotation))
 
     def base_pose(self, posture_base) -> Array:
         """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""

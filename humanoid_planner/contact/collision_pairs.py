@@ -170,7 +170,7 @@ class CollisionPairs:
         if rows is None:
             if len(self._collision_rows) >= MAX_CACHED:
                 self._collision_rows.clear()
-            name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin:.4f}"
+            name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin!r}"
             rows = EnvironmentCollision(
                 self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude, name=name
             )

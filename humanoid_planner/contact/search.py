@@ -228,7 +228,7 @@ class ContactPlanner:
         registry = StanceRegistry(self.s.metric)
         gen = ChildGenerator(self.feas, registry, self.potential, self.s, runner)
         lazy = self.s.algorithm == "vbfp"
-        res = self.feas.transition(stance.contacts, stance.contacts, q)
+        res = self.feas.start(stance.contacts, q)
         root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
         expanded = dropped = 0
         best = np.inf

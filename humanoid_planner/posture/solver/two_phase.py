@@ -18,11 +18,15 @@ nothing, and the per-iteration callbacks through casadi cost more than SLSQP's d
 consistent but dependent ones stop it at once with "Singular matrix C in LSQ subproblem" (exit
 mode 6). A sitting stance makes them: the thigh and the sole of one leg in strong contact fix
 both ends of a chain whose three joints between them (knee, two ankle joints) cannot move the
-foot in six directions, so 3 of its 12 rows are dependent. Phase 2 is then run again from the
-same start with a linearly independent subset of the equality rows (QR with column pivoting of
-their Jacobian there; pivots under ``RANK_TOLERANCE`` 1e-9 of the largest count as dependent,
-chosen: on the sitting stance the pivots fall from 3e-2 to 2e-16, nothing in between) and
-without the others. The result is still judged on every row. The left-out rows are implied by
+foot in six directions, so 3 of its 12 rows are dependent. Round-off often hides it: the same
+stance with the robot moved by a millimetre gives SLSQP a tiny pivot instead of a zero one, and
+it answers with strides of radians (the shoulders flung to their limits) or no progress. So the
+rank is tested before phase 2 (QR with column pivoting of the equality rows' Jacobian at its
+start; pivots under ``RANK_TOLERANCE`` 1e-9 of the largest count as dependent, chosen: on the
+sitting stance the pivots fall from 1.5e-2 to 1e-16, nothing in between), and phase 2 runs with
+a linearly independent subset of the equality rows and without the others when the rank is short
+there, or again from the same start with that subset when SLSQP reports the singular matrix
+later. The result is still judged on every row. The left-out rows are implied by
 the others to first order only: where the rank changes nearby (a sitting stance: 7 of 24 rows
 dependent at the start), the solution leaves them off by up to 4e-4; when that is at most
 ``SUBSET_DRIFT`` 1e-2 (chosen, as the planner's polish) the point is projected on every row
@@ -191,15 +195,21 @@ def _solve(problem: PostureProblem, settings: PostureSolverSettings | None, x0) 
         if t > s.tolerance:
             return result(Outcome.INFEASIBLE_INEQUALITIES, x, 0, f"phase 1: max inequality {t:.3g} > {s.tolerance:g}")
 
-    res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq & ~problem.band))  # "Band rows"
-    it2, message = int(res.nit), str(res.message)
-    if res.status == SINGULAR_EQUALITIES and eq.any() and not stall.stopped:
-        # dependent equality rows (module docstring, "Rank-deficient equalities"): again from the
-        # same start with an independent subset as equalities, the others as bands
-        keep = _independent(problem, x, eq)
+    keep = _independent(problem, x, eq) if eq.any() else eq
+    if keep.sum() == eq.sum():
+        res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq & ~problem.band))  # "Band rows"
+        it2, message = int(res.nit), str(res.message)
+        subset = res.status == SINGULAR_EQUALITIES and eq.any() and not stall.stopped
+        if subset:
+            keep = _independent(problem, x, eq)
+    else:
+        it2, message, subset = 0, "dependent at the start", True
+    if subset:
+        # dependent equality rows (module docstring, "Rank-deficient equalities"): from the start
+        # with an independent subset as equalities, the band rows kept
         res, stall = _phase2(problem, x, s, _constraints(problem, keep, ineq))
         it2 += int(res.nit)
-        message = f"{int(eq.sum() - keep.sum())} dependent equality rows left out after {message!r}: {res.message}"
+        message = f"{int(eq.sum() - keep.sum())} dependent equality rows left out ({message}): {res.message}"
         v = float(np.max(problem.violations(problem.at(res.x).c), initial=0.0))
         if res.status == 0 and not stall.stopped and not problem.extra_slices and s.tolerance < v <= SUBSET_DRIFT:
             pr = NewtonProjector(
