@@ -36,11 +36,22 @@ stairs plan ~3 times slower (PG calls 2.3 times slower at the median); lazily th
 about what they cost without self-collision
 (docs/contact_planner.md "Environment collision and stability").
 
-Numbers chosen: ``SEATED`` the kinds whose adjacent capsule (HRP-2's pelvis) rests on the
-contact's surface too; ``MAX_CACHED`` 512 row sets kept per planner (a few MB).
+**Start clearance** (`keep_start_clearance`, called by the search before it starts): a pair the
+start posture already has inside ``collision_margin`` (a robot placed a few millimetres nearer a
+chair leg than the margin) keeps the clearance it has there as its margin for the whole search
+and its motion: with the full margin the start stance's band rows and that pair's row cannot all
+hold, and the search would end at its root though nothing touches. A deviation (the thesis
+starts from a given feasible node, Escande 2008, §5.3.2); `check.check_plan` still tests the
+real geometry against every obstacle. The clearance is rounded up to ``CLEARANCE_STEP``.
+
+Numbers chosen: ``CLEARANCE_STEP`` 1e-4 m (pairs share row sets); ``SEATED`` the kinds whose
+adjacent capsule (HRP-2's pelvis) rests on the contact's surface too; ``MAX_CACHED`` 512 row sets
+kept per planner (a few MB).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pinocchio as pin
@@ -56,6 +67,7 @@ __all__ = ["CollisionPairs", "MAX_CACHED", "SEATED"]
 
 SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `CollisionPairs._environment` (chosen: a few MB)
+CLEARANCE_STEP = 1e-4  #: m, grid of the start's clearance inside its margin (`keep_start_clearance`; chosen)
 
 
 class CollisionPairs:
@@ -92,6 +104,9 @@ class CollisionPairs:
         #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
         #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
         self.overshoot = self._overshoot() if self.obstacles else {}
+        #: (capsule body, obstacle) -> how far [m] inside its margin the search's start posture has
+        #: the pair (`keep_start_clearance`): its margin is lowered by that much for the search
+        self.start_clearance = {}
         self._body_capsule = {c.joint: c for c in self.capsules}  # joint id -> its capsule (`placed_clear`)
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
 
@@ -268,11 +283,26 @@ class CollisionPairs:
             gap = min(gap, d - (self.collision_margin - over.get(pair, 0.0)))
         return float(gap)
 
+    def keep_start_clearance(self, q, touching) -> None:
+        """Let the pairs the start posture ``q`` has inside ``collision_margin`` keep the clearance
+        they have there (module docstring, "Start clearance"), ``touching`` the start stance's
+        (location, surface) pairs."""
+        self.start_clearance = {}
+        if not self.obstacles:
+            return
+        step = CLEARANCE_STEP
+        gaps = self._env_gaps(q, self._skipped(touching), self._seated_overshoot(touching))
+        inside = {p: self.collision_margin - g for p, g in gaps.items() if g < self.collision_margin}
+        self.start_clearance = {p: math.ceil(d / step) * step for p, d in inside.items()}
+
     def _seated_overshoot(self, touching) -> dict:
-        """The pairs of ``overshoot`` against an obstacle a `SEATED` contact of ``touching`` rests on
-        (module docstring)."""
+        """Pair -> how much its margin is lowered [m]: the pairs of ``overshoot`` against an obstacle
+        a `SEATED` contact of ``touching`` rests on (module docstring), plus ``start_clearance``."""
         seats = {self.surfaces[s].body for loc, s in touching if self.locations[loc].kind in SEATED}
-        return {p: d for p, d in self.overshoot.items() if p[1] in seats}
+        out = {p: d for p, d in self.overshoot.items() if p[1] in seats}
+        for p, d in self.start_clearance.items():
+            out[p] = out.get(p, 0.0) + d
+        return out
 
     def _collision(self, active: set, skip: set, active_self: set, over: dict) -> list:
         out = self._self(frozenset(active_self)) if active_self else []

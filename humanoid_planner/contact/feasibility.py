@@ -13,11 +13,6 @@ logged by outcome.
   inequalities but the two direction rows, so an unreachable pair fails in phase 1 (§3.2.1). The
   stance's contacts are relaxed to a 1 mm band (`posture.Relaxed`), or phase 1 would not see them.
 - ``goal(stance, tasks, q0)``: Q_s + T_final (§5.3.2.1).
-- ``start(contacts, q0)``: the search's root, ``transition`` on the start stance, except that an
-  obstacle pair the start already has inside ``collision_margin`` keeps the clearance it has as
-  its margin (a deviation: the thesis starts from a given feasible node, §5.3.2). A robot placed a
-  few millimetres nearer a chair leg than the margin is where it is; with the full margin the
-  contacts' bands and that pair's row cannot all hold and the plan would end at its start.
 
 Every call also carries, for each constraint with equality rows, those rows relaxed to a band
 |c_i| <= ``band`` as inequalities (`posture.WithBand`): the thesis's fast-fail rule (§3.2.1), so
@@ -154,7 +149,6 @@ HORIZONTAL = 0.05  #: rad, a surface within this of horizontal carries weight un
 ROOT_MOTION = 0.1  #: m, the root's own motion in `Feasibility.reach` (chosen, docs/contact_planner.md)
 MAX_COLLISION_ROUNDS = 3  #: PG calls of one request when the collision check adds pairs (chosen)
 SELF_ACTIVATION = 0.0  #: m, self-collision pairs closer at the warm start enter a PG call (chosen, docstring)
-CLEARANCE_STEP = 1e-4  #: m, grid of the clearance a start keeps in its margin (`start`; chosen: pairs share rows)
 RESTART_SLACK = 0.03  #: m, pairs this far outside their margin join a request started over (`_run`, docstring)
 PLACED_SLACK = 1e-3  #: m, `Feasibility.placed_clear` lets candidates this much inside the margin (chosen, docstring)
 
@@ -391,7 +385,6 @@ class Feasibility(CollisionPairs):
         stats=None,
         label="",
         stalls=False,
-        keep_clearance=False,
     ) -> PostureResult:
         """One request: the PG on ``constraints`` (+ the environment collision rows, module
         docstring) from ``q0``, each PG call logged under ``purpose``. The collision rounds go on from
@@ -400,17 +393,10 @@ class Feasibility(CollisionPairs):
         ``RESTART_SLACK`` of its margin there (module docstring, "Lazy rounds"). ``criterion``: True
         the planner's (`criterion`), False none, else the caller's (`project`); ``band``: the band
         rows; ``stats`` (default `stats`) and ``label`` (`posture.solver.call_log`) record the calls;
-        ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS;
-        ``keep_clearance``: a pair closer than its margin at ``q0`` keeps the distance it has there
-        as its margin (`start`)."""
+        ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
         q0 = self.clipped(q0)
         skip = self._skipped(touching) if self.obstacles else set()
         over = self._seated_overshoot(touching) if self.obstacles else {}
-        if keep_clearance and self.obstacles:
-            gaps = self._env_gaps(q0, skip, over)
-            inside = {p: self.collision_margin - g for p, g in gaps.items() if g < self.collision_margin}
-            step = CLEARANCE_STEP
-            over = {**over, **{p: over.get(p, 0.0) + math.ceil(d / step) * step for p, d in inside.items()}}
         active = self._pairs_within(q0, skip, self.activation, over) if self.obstacles else set()
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if band and self.band > 0:  # extended constraints (the force stability) keep their rows as they are
@@ -488,24 +474,14 @@ class Feasibility(CollisionPairs):
     def _unstable(q0) -> PostureResult:
         return PostureResult(Outcome.INFEASIBLE_INEQUALITIES, np.array(q0, float), np.inf, False, message="unstable")
 
-    def transition(self, geometric, stable, q0, purpose: str = "transition") -> PostureResult:
+    def transition(self, geometric, stable, q0, purpose: str = "transition", criterion=True) -> PostureResult:
+        """Q^geom of ``geometric`` ∩ Q^stab of ``stable`` from ``q0`` (module docstring); ``criterion``
+        as `_run`'s (True the planner's, False none)."""
         stab = self.stability(stable)
         if stab is None:
             return self._unstable(q0)
         cons = [self.strong(c) for c in geometric] + [stab] + self.tasks
-        return self._run(purpose, cons, q0, touching=[c.pair for c in geometric])
-
-    def start(self, contacts, q0) -> PostureResult:
-        """The search's root: ``q0`` projected on its stance ``contacts`` as `transition` does, except
-        that an obstacle pair closer than ``collision_margin`` at ``q0`` keeps the clearance it has
-        there as its margin. A robot placed a few millimetres nearer a chair leg than the margin
-        stands where it stands: with the full margin the contacts' band rows and the pair's row
-        cannot all hold (phase 1 fails), though nothing touches. Its children get the full margin."""
-        stab = self.stability(contacts)
-        if stab is None:
-            return self._unstable(q0)
-        cons = [self.strong(c) for c in contacts] + [stab] + self.tasks
-        return self._run("start", cons, q0, touching=[c.pair for c in contacts], keep_clearance=True)
+        return self._run(purpose, cons, q0, criterion=criterion, touching=[c.pair for c in geometric])
 
     def addition(self, stance, location: str, box, q0) -> tuple[PostureResult, Contact | None]:
         """The new contact of ``location`` in ``box`` (a `boxes.Box`) with ``stance`` stable; the

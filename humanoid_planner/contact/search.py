@@ -10,7 +10,13 @@
 
 `ContactPlanner(robot, surfaces, goal_tasks, potential, settings)`; ``plan(stance, q)`` returns a
 `Plan` (success, the nodes root to goal, the goal posture, counts, the PG statistics). The root's
-witness is the PG projection of ``q`` on the initial stance. The search also stops (failure) at
+witness is the PG projection of ``q`` on the initial stance (`_root`): with the planner's
+criterion, else without one (from a start already on its stance the criterion's descent may leave
+the feasible set and stall there: the glass scene's start moved by 4 mm ended 0.78 away); when
+both fail and the start has obstacle pairs inside the collision margin, both again with the
+clearance the start has kept for the whole search and its motion
+(`CollisionPairs.keep_start_clearance`: a seated start moved by 3 mm brings a shin inside a chair
+leg's margin, and no posture then holds the contacts' bands and that pair's row). The search also stops (failure) at
 ``max_expanded`` expanded nodes or ``time_limit`` seconds. ``plan(..., progress=f)`` calls
 ``f(Progress)`` after each expansion (the `plan` command's progress line).
 
@@ -56,7 +62,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import PostureSolverSettings
+from humanoid_planner.posture import PostureResult, PostureSolverSettings
 
 from .children import ChildGenerator
 from .feasibility import Feasibility, Stats
@@ -219,16 +225,35 @@ class ContactPlanner:
     def plan(self, stance: Stance, q, progress=None) -> Plan:
         """Plan from ``stance`` with the start posture ``q`` (module docstring); children are
         evaluated on ``settings.workers`` processes."""
-        with JobRunner(self.feas, self.s.workers) as runner:
-            return self._plan(stance, q, progress, runner)
-
-    def _plan(self, stance: Stance, q, progress, runner) -> Plan:
         start = time.perf_counter()
         self.feas.stats = Stats()
+        res = self._root(stance, q)  # before the workers copy the planner: it may set the start's clearance
+        with JobRunner(self.feas, self.s.workers) as runner:
+            return self._plan(stance, res, start, progress, runner)
+
+    def _root(self, stance: Stance, q) -> PostureResult:
+        """The root's witness (module docstring): ``q`` projected on ``stance`` with the planner's
+        criterion, else without it; else, when the start has obstacle pairs inside the collision
+        margin, both again with the clearance it has kept for the whole search."""
+        pairs = [c.pair for c in stance.contacts]
+        self.feas.start_clearance = {}
+        for clearance in (False, True):
+            if clearance:
+                self.feas.keep_start_clearance(q, pairs)
+                if not self.feas.start_clearance:
+                    break
+            res = self.feas.transition(stance.contacts, stance.contacts, q)
+            if not res.success:
+                res = self.feas.transition(stance.contacts, stance.contacts, q, purpose="start", criterion=False)
+            if res.success:
+                return res
+        self.feas.start_clearance = {}
+        return res
+
+    def _plan(self, stance: Stance, res: PostureResult, start: float, progress, runner) -> Plan:
         registry = StanceRegistry(self.s.metric)
         gen = ChildGenerator(self.feas, registry, self.potential, self.s, runner)
         lazy = self.s.algorithm == "vbfp"
-        res = self.feas.start(stance.contacts, q)
         root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
         expanded = dropped = 0
         best = np.inf
