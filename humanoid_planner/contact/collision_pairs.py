@@ -134,7 +134,7 @@ class CollisionPairs:
         level with the surface stays the margin away, and the box stays clear of it while its roll
         about the capsule's axis is under 0.2 rad (its edge then dips 9.7 mm); `check.check_plan`
         tests the real box. Applied only against an obstacle a thigh of the request rests on
-        (`_seated_overshoot`: a contact of the stance or the one being added or released): applied
+        (`_lowered_margins`: a contact of the stance or the one being added or released): applied
         always, a crouch over the glass scene's seat with no thigh on it dips the right thigh's real
         box 3.8 mm into the seat (nothing bounds the roll there), and `check_plan` refuses the
         plan."""
@@ -247,7 +247,7 @@ class CollisionPairs:
         than ``share`` x its own margin (0 for the pairs closer at the default posture: any overlap).
         The motion refines where its path between projections does so (`motion.generate`)."""
         if self.obstacles:
-            skip, over = self._skipped(touching), self._seated_overshoot(touching)
+            skip, over = self._skipped(touching), self._lowered_margins(touching)
             if self._below(self._env_gaps(q, skip, over), share * self.collision_margin):
                 return True
         full = self.self_collision
@@ -268,7 +268,7 @@ class CollisionPairs:
         cap = self._body_capsule.get(m.frames[fid].parentJoint)
         if cap is None:
             return np.inf
-        skip, over = self._skipped(touching), self._seated_overshoot(touching)
+        skip, over = self._skipped(touching), self._lowered_margins(touching)
         oMj = pin.SE3(np.asarray(R, float), np.asarray(p, float)) * m.frames[fid].placement.inverse()
         Rc, centre = capsule_frame(cap)
         frame = coal.Transform3s(oMj.rotation @ Rc, oMj.act(centre))
@@ -291,11 +291,11 @@ class CollisionPairs:
         if not self.obstacles:
             return
         step = CLEARANCE_STEP
-        gaps = self._env_gaps(q, self._skipped(touching), self._seated_overshoot(touching))
+        gaps = self._env_gaps(q, self._skipped(touching), self._lowered_margins(touching))
         inside = {p: self.collision_margin - g for p, g in gaps.items() if g < self.collision_margin}
         self.start_clearance = {p: math.ceil(d / step) * step for p, d in inside.items()}
 
-    def _seated_overshoot(self, touching) -> dict:
+    def _lowered_margins(self, touching) -> dict:
         """Pair -> how much its margin is lowered [m]: the pairs of ``overshoot`` against an obstacle
         a `SEATED` contact of ``touching`` rests on (module docstring), plus ``start_clearance``."""
         seats = {self.surfaces[s].body for loc, s in touching if self.locations[loc].kind in SEATED}

@@ -396,7 +396,7 @@ class Feasibility(CollisionPairs):
         ``stalls``: a feasible line-search failure is taken (`accepted`), not only SUCCESS."""
         q0 = self.clipped(q0)
         skip = self._skipped(touching) if self.obstacles else set()
-        over = self._seated_overshoot(touching) if self.obstacles else {}
+        over = self._lowered_margins(touching) if self.obstacles else {}
         active = self._pairs_within(q0, skip, self.activation, over) if self.obstacles else set()
         active_self = self._self_within(q0, SELF_ACTIVATION, slack=False)
         if band and self.band > 0:  # extended constraints (the force stability) keep their rows as they are
