@@ -447,7 +447,11 @@ class RobotBridgeNode(LifecycleNode):
     def destroy_node(self):
         self.close()
         destroy_actions(self)
-        return super().destroy_node()
+        out = super().destroy_node()
+        # rclpy's LifecycleNode leaves its state machine, which holds the node's handle: the node,
+        # with its lifecycle services, would stay in the graph of a process that goes on
+        self._state_machine.destroy_when_not_in_use()
+        return out
 
     def _on_tick_error(self, exc):
         self.get_logger().error(f"control loop: {exc!r}")

@@ -168,3 +168,29 @@ def test_a_missing_robot_description_times_out_with_a_clear_error():
             PilotNode(context=h.context, parameter_overrides=params)
     finally:
         h.close()
+
+
+def test_a_destroyed_bridge_leaves_no_lifecycle_service_behind(ros_harness):
+    """rclpy's LifecycleNode keeps its state machine, which holds the node's handle, past
+    destroy_node: a bridge destroyed in a process that goes on stayed in the graph with its
+    ~/change_state, and a lifecycle client started later could send its request there and wait.
+    After destroy_node the graph has neither the node nor its services."""
+    h = ros_harness(timeout=20.0)
+    h.add(StatePublisherNode(context=h.context, parameter_overrides=[Parameter("robot", value="bip")]))
+    probe = h.add(rclpy.create_node("lifecycle_probe", context=h.context))
+    bridge = RobotBridgeNode(context=h.context, parameter_overrides=[Parameter("robot", value="")])
+    h.executor.add_node(bridge)
+    bring_to(bridge, "active")
+
+    lifecycle = ("change_state", "get_state", "get_available_states", "get_available_transitions")
+
+    def bridge_services():
+        return [n for n, _ in probe.get_service_names_and_types() if n.rsplit("/", 1)[-1] in lifecycle]
+
+    assert h.spin_until(lambda: "/robot_bridge/change_state" in bridge_services())
+    h.executor.remove_node(bridge)
+    bridge.destroy_node()
+    assert h.spin_until(lambda: not bridge_services() and "robot_bridge" not in probe.get_node_names()), (
+        bridge_services(),
+        probe.get_node_names(),
+    )
