@@ -20,6 +20,7 @@ from humanoid_model.scene_geometry import (
     box_inertia,
     cylinder_inertia,
     polygon_centroid,
+    rpy_to_matrix,
     sphere_inertia,
 )
 
@@ -234,12 +235,14 @@ class RobotSpec:
     def moved(self, dx: float, dy: float, yaw: float) -> RobotSpec:
         """This robot shifted by (``dx``, ``dy``) [m] and turned by ``yaw`` [rad] about the world's
         vertical through its placement's (or absolute base pose's) origin."""
-        c, s = np.cos(yaw), np.sin(yaw)
-        turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        shift = np.array([dx, dy, 0.0])
+        turn, shift = rpy_to_matrix((0.0, 0.0, yaw)), np.array([dx, dy, 0.0])
+
+        def move(pose: Pose) -> Pose:
+            return Pose.from_matrix(pose.xyz + shift, turn @ pose.rotation)
+
         if self.base is not None:
-            return replace(self, base=Pose.from_matrix(self.base.xyz + shift, turn @ self.base.rotation))
-        return replace(self, placement=Pose.from_matrix(self.placement.xyz + shift, turn @ self.placement.rotation))
+            return replace(self, base=move(self.base))
+        return replace(self, placement=move(self.placement))
 
     def base_pose(self, posture_base) -> Array:
         """World base pose (7,) xyz + quat xyzw, from the posture's base pose (7,)."""
