@@ -375,16 +375,7 @@ class Feasibility(CollisionPairs):
         return q0
 
     def _run(
-        self,
-        purpose: str,
-        constraints,
-        q0,
-        criterion=True,
-        touching=(),
-        band=True,
-        stats=None,
-        label="",
-        stalls=False,
+        self, purpose: str, constraints, q0, criterion=True, touching=(), band=True, stats=None, label="", stalls=False
     ) -> PostureResult:
         """One request: the PG on ``constraints`` (+ the environment collision rows, module
         docstring) from ``q0``, each PG call logged under ``purpose``. The collision rounds go on from

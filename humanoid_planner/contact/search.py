@@ -235,20 +235,23 @@ class ContactPlanner:
         """The root's witness (module docstring): ``q`` projected on ``stance`` with the planner's
         criterion, else without it; else, when the start has obstacle pairs inside the collision
         margin, both again with the clearance it has kept for the whole search."""
-        pairs = [c.pair for c in stance.contacts]
         self.feas.start_clearance = {}
-        for clearance in (False, True):
-            if clearance:
-                self.feas.keep_start_clearance(q, pairs)
-                if not self.feas.start_clearance:
-                    break
-            res = self.feas.transition(stance.contacts, stance.contacts, q)
+        res = self._project_start(stance, q)
+        if res.success:
+            return res
+        self.feas.keep_start_clearance(q, [c.pair for c in stance.contacts])
+        if self.feas.start_clearance:
+            res = self._project_start(stance, q)
             if not res.success:
-                res = self.feas.transition(stance.contacts, stance.contacts, q, purpose="start", criterion=False)
-            if res.success:
-                return res
-        self.feas.start_clearance = {}
+                self.feas.start_clearance = {}
         return res
+
+    def _project_start(self, stance: Stance, q) -> PostureResult:
+        """``q`` on ``stance`` with the planner's criterion, else without one."""
+        res = self.feas.transition(stance.contacts, stance.contacts, q)
+        if res.success:
+            return res
+        return self.feas.transition(stance.contacts, stance.contacts, q, purpose="start", criterion=False)
 
     def _plan(self, stance: Stance, res: PostureResult, start: float, progress, runner) -> Plan:
         registry = StanceRegistry(self.s.metric)

@@ -196,14 +196,12 @@ def _solve(problem: PostureProblem, settings: PostureSolverSettings | None, x0) 
             return result(Outcome.INFEASIBLE_INEQUALITIES, x, 0, f"phase 1: max inequality {t:.3g} > {s.tolerance:g}")
 
     keep = _independent(problem, x, eq) if eq.any() else eq
-    if keep.sum() == eq.sum():
+    if keep.sum() < eq.sum():
+        it2, message, subset = 0, "dependent at the start", True
+    else:
         res, stall = _phase2(problem, x, s, _constraints(problem, eq, ineq & ~problem.band))  # "Band rows"
         it2, message = int(res.nit), str(res.message)
         subset = res.status == SINGULAR_EQUALITIES and eq.any() and not stall.stopped
-        if subset:
-            keep = _independent(problem, x, eq)
-    else:
-        it2, message, subset = 0, "dependent at the start", True
     if subset:
         # dependent equality rows (module docstring, "Rank-deficient equalities"): from the start
         # with an independent subset as equalities, the band rows kept
