@@ -20,6 +20,7 @@ foot).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,9 +55,9 @@ class ContactPhase:
         f = 1.0
         if self.ramp_in > 0:
             f = min(f, (t - self.start) / self.ramp_in)
-        if self.ramp_out > 0 and np.isfinite(self.end):
+        if self.ramp_out > 0 and math.isfinite(self.end):
             f = min(f, (self.end - t) / self.ramp_out)
-        return float(np.clip(f, 0.0, 1.0))
+        return float(min(max(f, 0.0), 1.0))  # np.clip's value, without its cost on every control cycle
 
 
 @dataclass
@@ -149,6 +150,7 @@ class MotionReference:
         for name, (R, p) in placements.items():
             vel, acc = frame_derivatives(t, R, p)
             self.frames[name] = (R, p, vel, acc)
+        self._pack()
         for ph in self.phases:  # a phase without a planned placement: where the reference puts it
             if ph.placement is None and ph.location in self.locations:
                 ph.placement = self.sample(min(max(ph.start, t[0]), t[-1])).frames[ph.location][0]
@@ -196,24 +198,55 @@ class MotionReference:
         later = [ph for ph in self.phases if ph.location == location and ph.start > t]
         return min(later, key=lambda ph: ph.start) if later else None
 
+    def _pack(self) -> None:
+        """Put the interpolated columns side by side in one array, ``_stack`` (N, D): v, a, the
+        CoM's position, velocity and acceleration, then each frame's position, velocity and
+        acceleration; the attributes (``v``, ``com``, ``frames``' arrays, ...) become views of its
+        columns, so that a change made in place (`humanoid_execution.lateral` lifts the swing feet)
+        is the stack's too. `sample` then interpolates every column in one numpy expression instead
+        of one per array (twenty on the stairs): element by element the same arithmetic."""
+        parts = {"v": self.v, "a": self.a, "com": self.com, "com_v": self.com_v, "com_a": self.com_a}
+        for name, (_, p, vel, acc) in self.frames.items():
+            parts.update({(name, 1): p, (name, 2): vel, (name, 3): acc})
+        self._stack = np.concatenate([np.asarray(x, float).reshape(len(self.t), -1) for x in parts.values()], axis=1)
+        self._cols, col = {}, 0
+        for key, x in parts.items():
+            width = x.shape[1]
+            self._cols[key] = slice(col, col + width)
+            col += width
+        view = {key: self._stack[:, sl] for key, sl in self._cols.items()}
+        self.v, self.a, self.com, self.com_v, self.com_a = (view[k] for k in ("v", "a", "com", "com_v", "com_a"))
+        for name, (R, *_) in self.frames.items():
+            self.frames[name] = (R, view[(name, 1)], view[(name, 2)], view[(name, 3)])
+        self._rotation_steps = (-1, {})  # (k, each frame's log₃(R_kᵀ R_{k+1})): the last interval's
+
+    def _rotation_step(self, k: int) -> dict:
+        """Each frame's rotation vector log₃(R_kᵀ R_{k+1}) over interval k, kept while the
+        controller's cycles stay in that interval (a plan sampled every 10 ms: ten 1 ms cycles)."""
+        last, steps = self._rotation_steps
+        if last != k:
+            steps = {name: pin.log3(R[k].T @ R[k + 1]) for name, (R, *_) in self.frames.items()}
+            self._rotation_steps = (k, steps)
+        return steps
+
     def sample(self, t: float) -> ReferenceSample:
         """The reference at time t [s] (held at its ends, with zero speed and acceleration outside)."""
         k, s = self._index(t)
         inside = self.t[0] <= t <= self.t[-1]
         model = self.model
         q = pin.interpolate(model, self.q[k], self.q[k + 1], s)
-
-        def lerp(x):
-            return (1.0 - s) * x[k] + s * x[k + 1]
-
+        x = (1.0 - s) * self._stack[k] + s * self._stack[k + 1]  # every column's linear interpolation
+        cols = self._cols
         zero6 = np.zeros(6)
-        v = lerp(self.v)[6:] if inside else np.zeros(model.nv - 6)
-        a = lerp(self.a)[6:] if inside else np.zeros(model.nv - 6)
-        com = (lerp(self.com), lerp(self.com_v) if inside else np.zeros(3), lerp(self.com_a) if inside else np.zeros(3))
+        v = x[cols["v"]][6:] if inside else np.zeros(model.nv - 6)
+        a = x[cols["a"]][6:] if inside else np.zeros(model.nv - 6)
+        com = (x[cols["com"]], x[cols["com_v"]] if inside else np.zeros(3), x[cols["com_a"]] if inside else np.zeros(3))
         frames = {}
-        for name, (R, p, vel, acc) in self.frames.items():
-            Rk = R[k] @ pin.exp3(s * pin.log3(R[k].T @ R[k + 1]))
-            M = pin.SE3(Rk, lerp(p))
-            frames[name] = (M, lerp(vel) if inside else zero6, lerp(acc) if inside else zero6)
+        steps = self._rotation_step(k)
+        for name, (R, *_) in self.frames.items():
+            Rk = R[k] @ pin.exp3(s * steps[name])
+            M = pin.SE3(Rk, x[cols[(name, 1)]])
+            vel, acc = (x[cols[(name, 2)]], x[cols[(name, 3)]]) if inside else (zero6, zero6)
+            frames[name] = (M, vel, acc)
         base = frames.pop("__base__")
         return ReferenceSample(t, q, v, a, base, com, frames, self.active(t))
