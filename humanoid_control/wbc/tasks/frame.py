@@ -12,6 +12,8 @@ harder than that error would.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 
@@ -56,10 +58,10 @@ class FrameTask(Task):
         if self.max_error is None:
             return e
         out = e.copy()
-        for part, bound in ((slice(0, 3), self.max_error[0]), (slice(3, 6), self.max_error[1])):
-            norm = np.linalg.norm(e[part])
+        for part, bound in ((out[:3], self.max_error[0]), (out[3:], self.max_error[1])):
+            norm = math.sqrt(part.dot(part))  # np.linalg.norm's formula, without its overhead each cycle
             if norm > bound:
-                out[part] *= bound / norm
+                part *= bound / norm
         return out
 
     def rows(self, dyn):
