@@ -220,8 +220,8 @@ def _location_loads(
     geom_a, geom_b, b_static, f_local, frames, mu, points, geom_link, allowed, masks, rot, trans, origin, axes,
     normal, corner, edge, n_edges, min_load,
 ):  # fmt: skip
-    """The measurements of `ContactMeasurement.read` from one step's contacts, compiled (a Python
-    version costs ~60 µs of numpy calls per step, as much as a tenth of the closed loop's step):
+    """The measurements of `ContactMeasurement.read` from one step's contacts, compiled (the numpy
+    version took ~90 µs of a ~950 µs stairs cycle on the 2-core VM; `read` with this kernel, ~25 µs):
     ``out`` (n_locations, 3): each location's normal force, CoP margin and cone ratio (NaN where it
     carries less than ``min_load`` [N]), and ``load`` (n_links,): the normal force of the contacts
     of links that are not allowed to touch. Contacts: geometries ``geom_a``, ``geom_b`` (static
