@@ -63,8 +63,8 @@ class ScenePlanning:
     start: Stance
     key_postures: np.ndarray  #: (k, nq) the guide's configurations, start first (k = 1: no guide)
 
-    def plan(self, progress=None) -> Plan:
-        return self.planner.plan(self.start, self.start_q, progress)
+    def plan(self, progress=None, path_check=None) -> Plan:
+        return self.planner.plan(self.start, self.start_q, progress, path_check)
 
 
 def _posture(robot, name: str, joints: dict, where: str) -> str:

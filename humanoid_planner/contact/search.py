@@ -20,6 +20,19 @@ leg's margin, and no posture then holds the contacts' bands and that pair's row)
 ``max_expanded`` expanded nodes or ``time_limit`` seconds. ``plan(..., progress=f)`` calls
 ``f(Progress)`` after each expansion (the `plan` command's progress line).
 
+**Path check** (ours; `plan(..., path_check=...)`, `motion.path_check`): the thesis's witnesses
+prove each transition at two postures, not the motion between them (§5.3.1.3), and a plan found
+can hold a transition no clear motion joins (the glass scene's right sole stepping around a chair
+leg). With a path check, a plan found is checked segment by segment before it is returned; the
+first segment without a clear motion cuts its transition: the child node and every node found
+from it are dropped from the list when popped (for Contacts-VBFP the cut node's next brothers
+are generated, as its expansion would have), and the search goes on. When `CUT_FATHER` (2) sons of
+one node are cut, the node is cut too: the trap is then its own posture, not a placement of its
+sons (the glass scene's right sole released behind the chair's front leg, the left sole in front
+of it: five placements of the right sole in front of the chair failed in turn, each after the
+path planner's 30,000 state checks). A goal segment without one only fails the goal test of its
+node, which is then expanded. ``Plan.cut`` counts the cut nodes.
+
 **Crowding** (``crowding``, off by default; our addition, not the thesis's): a node popped from the
 list gets ``crowding`` times the number of already expanded nodes with the same contact
 locations whose root lies within ``crowding_radius`` of its own added to its potential; when
@@ -72,7 +85,11 @@ from .registry import StanceRegistry
 from .settings_check import check_setting
 from .stance import Stance, StanceMetric
 
-__all__ = ["ContactPlanner", "Plan", "PlannerSettings", "Progress"]
+__all__ = ["CUT_FATHER", "ContactPlanner", "Plan", "PlannerSettings", "Progress"]
+
+#: (chosen) sons of one node cut by the path check after which the node itself is cut (module
+#: docstring, "Path check")
+CUT_FATHER = 2
 
 
 class _Crowding:
@@ -162,6 +179,7 @@ class Plan:
     time: float
     stats: Stats
     reason: str = ""
+    cut: int = 0  #: transitions cut by the path check (`ContactPlanner.plan`)
 
     @property
     def stances(self) -> list[Stance]:
@@ -222,14 +240,28 @@ class ContactPlanner:
             deformable_angle=self.s.deformable_angle,
         )
 
-    def plan(self, stance: Stance, q, progress=None) -> Plan:
+    def plan(self, stance: Stance, q, progress=None, path_check=None) -> Plan:
         """Plan from ``stance`` with the start posture ``q`` (module docstring); children are
-        evaluated on ``settings.workers`` processes."""
+        evaluated on ``settings.workers`` processes. ``path_check(nodes, goal_q)``: the index of the
+        first segment of a plan found without a clear motion, or None (`motion.path_check`): a plan
+        it rejects is not returned, its transition is cut and the search goes on (module docstring,
+        "Path check")."""
         start = time.perf_counter()
         self.feas.stats = Stats()
         res = self._root(stance, q)  # before the workers copy the planner: it may set the start's clearance
         with JobRunner(self.feas, self.s.workers) as runner:
-            return self._plan(stance, res, start, progress, runner)
+            return self._plan(stance, res, start, progress, runner, path_check)
+
+    def _push(self, heap: list, children) -> int:
+        """``children`` into ``heap`` by potential, those at or above the threshold M left out;
+        how many were left out."""
+        dropped = 0
+        for c in children:
+            if c.potential < self.s.threshold:
+                heapq.heappush(heap, (c.potential, c.index, c))
+            else:
+                dropped += 1
+        return dropped
 
     def _root(self, stance: Stance, q) -> PostureResult:
         """The root's witness (module docstring): ``q`` projected on ``stance`` with the planner's
@@ -253,17 +285,21 @@ class ContactPlanner:
             return res
         return self.feas.transition(stance.contacts, stance.contacts, q, purpose="start", criterion=False)
 
-    def _plan(self, stance: Stance, res: PostureResult, start: float, progress, runner) -> Plan:
+    def _plan(self, stance: Stance, res: PostureResult, start: float, progress, runner, path_check) -> Plan:
         registry = StanceRegistry(self.s.metric)
         gen = ChildGenerator(self.feas, registry, self.potential, self.s, runner)
         lazy = self.s.algorithm == "vbfp"
         root = Node(stance, res.q.copy(), self.potential.total(stance, res.q))
         expanded = dropped = 0
         best = np.inf
+        cut: set[Node] = set()  # the nodes whose transition has no clear motion (path_check)
+        failed: dict[Node, int] = {}  # node -> its sons cut
 
         def done(success, nodes, goal_q, reason=""):
+            if cut and not success:
+                reason += f" ({len(cut)} transitions cut by the path check)"
             elapsed = time.perf_counter() - start
-            return Plan(success, nodes, goal_q, gen.generated, expanded, elapsed, self.feas.stats, reason)
+            return Plan(success, nodes, goal_q, gen.generated, expanded, elapsed, self.feas.stats, reason, len(cut))
 
         if not res.success:
             return done(False, [], None, f"initial stance infeasible: {res.outcome.name}")
@@ -276,6 +312,8 @@ class ContactPlanner:
             if time.perf_counter() - start > self.s.time_limit:
                 return done(False, [], None, f"time limit {self.s.time_limit} s")
             key, index, n = heapq.heappop(heap)
+            if cut and _behind(n, cut):
+                continue
             if crowd.weight:
                 now = n.potential + crowd.penalty(n)
                 if now > key and heap and now > heap[0][0]:  # crowded since it was pushed: back, later
@@ -287,17 +325,35 @@ class ContactPlanner:
             ):
                 g = self.feas.goal(n.stance.contacts, self.goal_tasks, n.q)
                 if g.success:
-                    return done(True, n.path(), g.q.copy())
+                    path = n.path()
+                    bad = None if path_check is None else path_check(path, g.q)
+                    if bad is None:
+                        return done(True, path, g.q.copy())
+                    if bad < len(path) - 1:  # a transition without a clear motion: cut, with all behind it
+                        cut.add(path[bad + 1])
+                        father = path[bad]
+                        failed[father] = failed.get(father, 0) + 1
+                        if failed[father] >= CUT_FATHER and father.parent is not None:
+                            cut.add(father)  # its sons keep failing there: the trap is the father's posture
+                        if path[bad + 1] is n and lazy:  # n's own next brothers, as its expansion would
+                            dropped += self._push(heap, gen.brothers(n))
+                        continue
+                    # the goal segment: n's goal posture has no clear motion, n is expanded
             expanded += 1
             best = min(best, n.potential)
-            for c in gen.expand(n, lazy):
-                if c.potential < self.s.threshold:
-                    heapq.heappush(heap, (c.potential, c.index, c))
-                else:
-                    dropped += 1
+            dropped += self._push(heap, gen.expand(n, lazy))
             if progress is not None:
                 progress(Progress(gen.generated, expanded, best, time.perf_counter() - start))
         return done(False, [], None, _exhausted(expanded, gen.generated, dropped, self.s.threshold))
+
+
+def _behind(n: Node, cut: set) -> bool:
+    """Whether ``n`` or one of its ancestors is in ``cut``."""
+    while n is not None:
+        if n in cut:
+            return True
+        n = n.parent
+    return False
 
 
 def _exhausted(expanded: int, generated: int, dropped: int, threshold: float) -> str:

@@ -3,14 +3,16 @@ the lead-in from the start posture) and the bodies that make or break contacts (
 their Cartesian paths with 2 cm normal approach and leave segments (`body_path`), the
 posture-generator projection of interpolated configurations on the segment's stance
 (`stance_projection`), the path planned on the stance manifold where those projections cannot
-keep clear (`manifold_path`), the sinusoidal time law with speed caps (`time_law`), and
-`generate_motion` that chains them into a trajectory of full configurations at the control
-period. No ROS imports. docs/planning.md.
+keep clear (`manifold_path`), the check of a plan's segments during the search (`path_check`),
+the sinusoidal time law with speed caps (`time_law`), and `generate_motion` that chains them
+into a trajectory of full configurations at the control period. No ROS imports.
+docs/planning.md.
 """
 
 from .body_path import BodyPath
 from .generate import Motion, MotionSettings, PlannedSegment, body_paths, contact_drift, generate_motion, task_error
 from .manifold_path import ManifoldPath, plan_on_stance
+from .path_check import CutSegment, SegmentCheck
 from .segments import LEAD_IN, Segment, lead_in_segment, plan_segments
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples
@@ -18,11 +20,13 @@ from .time_law import piece_costs, sinusoidal_samples
 __all__ = [
     "LEAD_IN",
     "BodyPath",
+    "CutSegment",
     "ManifoldPath",
     "Motion",
     "MotionSettings",
     "PlannedSegment",
     "Segment",
+    "SegmentCheck",
     "body_paths",
     "contact_drift",
     "generate_motion",

@@ -119,9 +119,11 @@ __all__ = [
     "Motion",
     "MotionSettings",
     "body_paths",
+    "clear_knots",
     "contact_drift",
     "freedom",
     "generate_motion",
+    "segment_key",
     "task_error",
 ]
 
@@ -223,12 +225,25 @@ class PlannedSegment:
     time: float
     states: int
     reason: str = ""
+    knots: int = 0  #: the knots of the path kept (0 when none)
 
-    def summary(self, knots: int = 0) -> str:
-        """One line: what the planner gave (``knots`` of the path found)."""
+    def summary(self) -> str:
+        """One line: what the planner gave."""
         if self.found:
-            return f"path planned in {self.time:.1f} s ({self.states} states, {knots} knots)"
+            return f"path planned in {self.time:.1f} s ({self.states} states, {self.knots} knots)"
         return f"no planned path in {self.time:.1f} s: {self.reason}"
+
+
+def segment_key(seg: Segment) -> tuple:
+    """What makes two segments the same motion problem: their end postures (bytes) and contacts
+    (held, leaving, arriving); not their index."""
+    return (
+        np.asarray(seg.q_start, float).tobytes(),
+        np.asarray(seg.q_end, float).tobytes(),
+        seg.fixed,
+        seg.leaving,
+        seg.arriving,
+    )
 
 
 def _pose(feas, data, name, q):
@@ -337,6 +352,28 @@ def task_error(feas, q, data=None) -> float:
     return worst
 
 
+def clear_knots(feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None) -> np.ndarray | None:
+    """The knots of segment ``seg`` kept clear of the obstacles and of the robot itself (module
+    docstring, "Collision"): the projections with their collision rows on the lifted, then the
+    thesis's, then the bent body paths, then none (`_knots_on`), then a path planned on the
+    stance manifold (``s.plan_time`` > 0, `_planned`); None when none of them keeps clear.
+    ``stats``, ``planned`` and ``progress`` as `_knots`'."""
+    model = feas.model
+    if coincide(model, seg.q_start, seg.q_end):
+        return np.array([seg.q_start, seg.q_end])  # nothing moves (a goal posture that is the last witness)
+    thesis = body_paths(feas, seg, s)
+    lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()}
+    pathless = [{}] if thesis else []  # the moving bodies interpolated, no path (the last try of each kind)
+    for p in [*_fallbacks(lifted), *_bent(lifted), *pathless]:
+        try:
+            return _knots_on(feas, seg, s, stats, p, True)
+        except PlanningError:
+            pass  # the next fallback
+    if s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
+        return _planned(feas, seg, s, thesis, planned, progress)
+    return None
+
+
 def _knots(
     feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None
 ) -> tuple[np.ndarray, bool]:
@@ -344,24 +381,18 @@ def _knots(
     piece whose chord midpoint lets a held contact drift by more than ``s.drift``, a task's rows
     by more than ``s.task_tolerance`` or a collision pair within ``s.clearance`` of its margin
     (recursively, at most ``s.refinements`` halvings), then the same test on the time law's spline
-    through them (module docstring); and whether they kept their collision rows."""
+    through them (module docstring); and whether they kept their collision rows (`clear_knots`,
+    else the last resort below)."""
     model = feas.model
     if coincide(model, seg.q_start, seg.q_end):
         return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
-    thesis = body_paths(feas, seg, s)
-    lifted = {name: _lifted(feas, seg, name, bp) for name, bp in thesis.items()} if s.collision else thesis
-    pathless = [{}] if thesis else []  # the moving bodies interpolated, no path (the last try of each kind)
-    for p in [*_fallbacks(lifted), *_bent(lifted), *pathless] if s.collision else []:
-        try:
-            return _knots_on(feas, seg, s, stats, p, True), True
-        except PlanningError:
-            pass  # the next fallback
-    if s.collision and s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
-        knots = _planned(feas, seg, s, thesis, planned, progress)
+    if s.collision:
+        knots = clear_knots(feas, seg, s, stats, planned, progress)
         if knots is not None:
             return knots, True
     # the last resort: the thesis's projections (no collision rows) on the thesis's paths, then on none
-    attempts = [*_fallbacks(thesis), *pathless]
+    thesis = body_paths(feas, seg, s)
+    attempts = [*_fallbacks(thesis), *([{}] if thesis else [])]
     for p in attempts[:-1]:
         try:
             return _knots_on(feas, seg, s, stats, p, False), False
@@ -395,10 +426,11 @@ def _planned(feas, seg: Segment, s: MotionSettings, thesis: dict, planned: list,
             break
         except PlanningError as e:
             reason = str(e)
-    done = PlannedSegment(seg.index, knots is not None, time.perf_counter() - t0, found.states, reason)
+    count = 0 if knots is None else len(knots)
+    done = PlannedSegment(seg.index, knots is not None, time.perf_counter() - t0, found.states, reason, count)
     planned.append(done)
     if progress is not None:
-        progress(f"motion: segment {seg.index}: {done.summary(0 if knots is None else len(knots))}")
+        progress(f"motion: segment {seg.index}: {done.summary()}")
     return knots
 
 
@@ -576,7 +608,14 @@ def _off(feas, seg: Segment, q, data, drift: float, task: float, share: float | 
 
 
 def generate_motion(
-    feas, nodes, goal_q=None, settings: MotionSettings | None = None, stats=None, start_q=None, progress=None
+    feas,
+    nodes,
+    goal_q=None,
+    settings: MotionSettings | None = None,
+    stats=None,
+    start_q=None,
+    progress=None,
+    known: dict | None = None,
 ) -> Motion:
     """The motion of a plan: ``feas`` the planner's `Feasibility` (robot, surfaces, margin, tasks),
     ``nodes`` root -> last (`contact.Node`), ``goal_q`` the goal posture (nq,) or None; ``stats``
@@ -584,7 +623,9 @@ def generate_motion(
     keeps them when a projection fails and `PlanningError` ends the motion); ``start_q`` (nq,)
     the start posture the plan was searched from: the motion then starts there, with the lead-in
     to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness);
-    ``progress`` a callable given a line when a segment's path is planned (`manifold_path`)."""
+    ``progress`` a callable given a line when a segment's path is planned (`manifold_path`);
+    ``known``: `segment_key` -> (knots, `PlannedSegment` list) of segments already kept clear by
+    `clear_knots` with the same settings (`path_check.SegmentCheck.known`), taken as they are."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
@@ -594,11 +635,16 @@ def generate_motion(
     t_end = 0.0
     unclear, planned = [], []
     for seg in [lead, *segs] if lead is not None else segs:
-        k, clear = (
-            _knots(feas, seg, s, stats, planned, progress)
-            if s.steps > 1
-            else (np.array([seg.q_start, seg.q_end]), False)
-        )
+        found = None if known is None or s.steps <= 1 else known.get(segment_key(seg))
+        if found is not None:
+            k, clear = found[0], True
+            planned.extend(found[1])
+        else:
+            k, clear = (
+                _knots(feas, seg, s, stats, planned, progress)
+                if s.steps > 1
+                else (np.array([seg.q_start, seg.q_end]), False)
+            )
         if not clear:
             unclear.append(seg.index)
         left = MAX_SAMPLES - sum(len(x) for x in ts)  # the samples the motion may still take

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from humanoid_planner.contact.feasibility import Stats
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.motion import Motion, MotionSettings, generate_motion
+from humanoid_planner.motion import Motion, MotionSettings, SegmentCheck, generate_motion
 
 from .problem import PlanningProblem
 from .stats import entries
@@ -50,16 +50,25 @@ class PlanningResult:
         return out
 
 
-def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress=None) -> PlanningResult:
+def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress=None, notes=None) -> PlanningResult:
     """Plan ``problem`` (``progress``: called with the search's `contact.Progress` after each
-    expansion), then generate the motion with ``motion`` settings."""
+    expansion), then generate the motion with ``motion`` settings. With the motion's collision
+    rows on (the default), the search checks the motion of each plan it finds and cuts the
+    transitions without a clear one (`motion.path_check`; ``notes``: called with its lines, a
+    path planned or a transition cut); the motion keeps the knots it found."""
     start = time.perf_counter()
     planner = problem.planner
-    plan = planner.plan(problem.start, problem.start_q, progress=progress)
-    result, reason, stats = None, plan.reason, Stats()
+    motion = motion or MotionSettings()
+    check = SegmentCheck(planner.feas, motion, notes) if motion.collision and motion.steps > 1 else None
+    plan = planner.plan(problem.start, problem.start_q, progress=progress, path_check=check)
+    result, reason = None, plan.reason
+    stats = check.stats if check is not None else Stats()
     if plan.success:
         try:
-            result = generate_motion(planner.feas, plan.nodes, plan.goal_q, motion, stats, start_q=problem.start_q)
+            known = check.known if check is not None else None
+            result = generate_motion(
+                planner.feas, plan.nodes, plan.goal_q, motion, stats, start_q=problem.start_q, known=known
+            )
         except PlanningError as exc:
             reason = str(exc)
     return PlanningResult(problem, planner, plan, result, reason, time.perf_counter() - start, stats)

@@ -244,6 +244,15 @@ class ProgressLine:
             self.last = p.elapsed
             print(self.text, file=self.stream, flush=True)
 
+    def note(self, text: str):
+        """A line of its own (the path check's) above the progress line."""
+        if self.tty:
+            print("\r\033[K" + text, file=self.stream, flush=True)
+            if self.text:
+                print(self.text, end="", file=self.stream, flush=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
     def end(self):
         if self.tty and self.text:
             print(file=self.stream, flush=True)
@@ -271,7 +280,7 @@ def run(args) -> int:
     given.setdefault("time_limit", None)
     problem = problem_for(scene, robot, goal, **{**given, **settings})
     line = ProgressLine(sys.stdout)
-    result = plan_run(problem, motion, progress=None if args.quiet else line)
+    result = plan_run(problem, motion, progress=None if args.quiet else line, notes=None if args.quiet else line.note)
     line.end()
     out = write_plan(args.output, plan_document(result))
     plan = result.plan

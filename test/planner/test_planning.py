@@ -151,7 +151,7 @@ def test_cli_plan_warns_naming_the_segments_projected_without_collision_rows(tmp
     # the path planner's segments: a line each, and PLAN.json's statistics
     assert "motion: segment 1: no planned path in 2.5 s: no path in 30000 state checks" in out_text
     assert doc["stats"]["motion_planned_segments"] == [
-        {"index": 1, "found": False, "time": 2.5, "states": 40, "reason": "no path in 30000 state checks"}
+        {"index": 1, "found": False, "time": 2.5, "states": 40, "reason": "no path in 30000 state checks", "knots": 0}
     ]
 
 

@@ -1,0 +1,73 @@
+"""The motion of a contact plan's transitions checked during the search: a plan whose segment has no
+clear motion is not returned, its transition is cut and the search goes on.
+
+The thesis's planner proves each transition by its witness postures alone and corrects the
+colliding paths between them by hand (Escande 2008, §5.3.1.3, §7.1.2); a plan can then hold a
+transition that no clear motion joins (the glass scene's right sole stepping from behind the
+chair's front leg to in front of it, the standing left sole leaving no room to pass: every
+projection crosses the leg, and the path planner finds no path). The search (`contact.search`)
+calls a `SegmentCheck` on each plan it would return, root to the goal posture; the first segment
+without a clear motion (`generate.clear_knots`: the projections with their collision rows on
+every body path, then the path planned on the stance manifold) cuts its transition: the child
+node and everything found from it leave the search, which goes on with the rest of its list
+(a lazy check, as a lazy PRM checks an edge only on a candidate path: Bohlin and Kavraki 2000).
+The goal segment cuts only the goal test of its node, which is then expanded.
+
+The knots of the clear segments are kept (``known``, by `generate.segment_key`) for the motion
+(`generate_motion(..., known=...)`), which does not compute them again; ``stats`` logs every
+projection the check made, those of the cut segments included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from humanoid_planner.contact.feasibility import Stats
+
+from .generate import MotionSettings, clear_knots, segment_key
+from .segments import plan_segments
+
+__all__ = ["CutSegment", "SegmentCheck"]
+
+
+@dataclass(frozen=True)
+class CutSegment:
+    """A segment the check found without a clear motion: its ``index`` in the plan it was checked
+    in and the path planner's `PlannedSegment` records (``planned``: its time and reason)."""
+
+    index: int
+    planned: tuple = ()
+
+
+class SegmentCheck:
+    """``check(nodes, goal_q)``: the index of the first segment of the plan ``nodes`` (root to
+    last) and ``goal_q`` without a clear motion, None when every one has one (module docstring);
+    ``feas`` the planner's `Feasibility`, ``settings`` the motion's (`MotionSettings`),
+    ``progress`` a callable given a line when a path is planned and when a segment is cut."""
+
+    def __init__(self, feas, settings: MotionSettings | None = None, progress=None):
+        self.feas = feas
+        self.settings = settings or MotionSettings()
+        self.progress = progress
+        self.stats = Stats()
+        self.known: dict = {}  #: segment_key -> (knots, [PlannedSegment]) of the clear segments
+        self.cut: list[CutSegment] = []  #: the segments found without a clear motion, in order
+        self._unclear: set = set()
+
+    def __call__(self, nodes, goal_q) -> int | None:
+        for seg in plan_segments(nodes, goal_q):
+            key = segment_key(seg)
+            if key in self.known:
+                continue
+            if key in self._unclear:
+                return seg.index
+            planned: list = []
+            knots = clear_knots(self.feas, seg, self.settings, self.stats, planned, self.progress)
+            if knots is None:
+                self._unclear.add(key)
+                self.cut.append(CutSegment(seg.index, tuple(planned)))
+                if self.progress is not None:
+                    self.progress(f"motion check: segment {seg.index} has no clear motion: its transition is cut")
+                return seg.index
+            self.known[key] = (knots, planned)
+        return None
