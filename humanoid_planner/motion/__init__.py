@@ -10,8 +10,8 @@ docs/planning.md.
 """
 
 from .body_path import BodyPath
-from .generate import Motion, MotionSettings, PlannedSegment, body_paths, contact_drift, generate_motion, task_error
-from .manifold_path import ManifoldPath, plan_on_stance
+from .generate import Motion, MotionSettings, body_paths, contact_drift, generate_motion, task_error
+from .manifold_path import ManifoldPath, PlannedSegment, plan_on_stance
 from .path_check import CutSegment, SegmentCheck
 from .segments import LEAD_IN, Segment, lead_in_segment, plan_segments
 from .stance_projection import project_on_stance

@@ -102,8 +102,8 @@ from humanoid_planner.posture import kinematics as kin
 from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
-from .manifold_path import PLAN_TIME, StanceRows, plan_on_stance
-from .segments import Segment, coincide, lead_in_segment, plan_segments
+from .manifold_path import PLAN_TIME, PlannedSegment, StanceRows, plan_on_stance
+from .segments import Segment, coincide, lead_in_segment, plan_segments, segment_key
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples, spline_path
 
@@ -113,7 +113,6 @@ __all__ = [
     "DRIFT",
     "POSE_FREEDOM",
     "POSITION_FREEDOM",
-    "PlannedSegment",
     "REFINEMENTS",
     "TASK_TOLERANCE",
     "Motion",
@@ -123,7 +122,6 @@ __all__ = [
     "contact_drift",
     "freedom",
     "generate_motion",
-    "segment_key",
     "task_error",
 ]
 
@@ -212,38 +210,6 @@ class Motion:
         lead = [(self.lead_in, 0.0, self.witness_times[0])] if self.lead_in is not None else []
         w = self.witness_times
         return lead + [(seg, w[k], w[k + 1]) for k, seg in enumerate(self.segments)]
-
-
-@dataclass(frozen=True)
-class PlannedSegment:
-    """A segment the path planner was asked for (`manifold_path`): its ``index``, whether a path
-    was ``found`` (and kept: its spline within the bounds), the wall ``time`` [s], the planner's
-    ``states`` and, when none, the ``reason``."""
-
-    index: int
-    found: bool
-    time: float
-    states: int
-    reason: str = ""
-    knots: int = 0  #: the knots of the path kept (0 when none)
-
-    def summary(self) -> str:
-        """One line: what the planner gave."""
-        if self.found:
-            return f"path planned in {self.time:.1f} s ({self.states} states, {self.knots} knots)"
-        return f"no planned path in {self.time:.1f} s: {self.reason}"
-
-
-def segment_key(seg: Segment) -> tuple:
-    """What makes two segments the same motion problem: their end postures (bytes) and contacts
-    (held, leaving, arriving); not their index."""
-    return (
-        np.asarray(seg.q_start, float).tobytes(),
-        np.asarray(seg.q_end, float).tobytes(),
-        seg.fixed,
-        seg.leaving,
-        seg.arriving,
-    )
 
 
 def _pose(feas, data, name, q):

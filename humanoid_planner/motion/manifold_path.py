@@ -69,7 +69,7 @@ import pinocchio as pin
 
 from humanoid_planner.posture import kinematics as kin
 
-__all__ = ["PLAN_CHECKS", "PLAN_TIME", "SEED", "ManifoldPath", "StanceRows", "plan_on_stance"]
+__all__ = ["PLAN_CHECKS", "PLAN_TIME", "SEED", "ManifoldPath", "PlannedSegment", "StanceRows", "plan_on_stance"]
 
 PLAN_TIME = 120.0  #: [s] (chosen) the planner's time on one segment at most, for slow machines (module docstring)
 PLAN_CHECKS = 30_000  #: (chosen) the planner's state checks on one segment at most (module docstring)
@@ -99,6 +99,26 @@ class ManifoldPath:
     reason: str = ""
     time: float = 0.0
     states: int = 0
+
+
+@dataclass(frozen=True)
+class PlannedSegment:
+    """A segment the path planner was asked for (`manifold_path`): its ``index``, whether a path
+    was ``found`` (and kept: its spline within the bounds), the wall ``time`` [s], the planner's
+    ``states`` and, when none, the ``reason``."""
+
+    index: int
+    found: bool
+    time: float
+    states: int
+    reason: str = ""
+    knots: int = 0  #: the knots of the path kept (0 when none)
+
+    def summary(self) -> str:
+        """One line: what the planner gave."""
+        if self.found:
+            return f"path planned in {self.time:.1f} s ({self.states} states, {self.knots} knots)"
+        return f"no planned path in {self.time:.1f} s: {self.reason}"
 
 
 class StanceRows:

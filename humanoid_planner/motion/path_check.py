@@ -13,7 +13,7 @@ node and everything found from it leave the search, which goes on with the rest 
 (a lazy check, as a lazy PRM checks an edge only on a candidate path: Bohlin and Kavraki 2000).
 The goal segment cuts only the goal test of its node, which is then expanded.
 
-The knots of the clear segments are kept (``known``, by `generate.segment_key`) for the motion
+The knots of the clear segments are kept (``known``, by `segments.segment_key`) for the motion
 (`generate_motion(..., known=...)`), which does not compute them again; ``stats`` logs every
 projection the check made, those of the cut segments included.
 """
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from humanoid_planner.contact.feasibility import Stats
 
-from .generate import MotionSettings, clear_knots, segment_key
-from .segments import plan_segments
+from .generate import MotionSettings, clear_knots
+from .segments import plan_segments, segment_key
 
 __all__ = ["CutSegment", "SegmentCheck"]
 

@@ -28,7 +28,7 @@ from humanoid_model.validation import finite_vector
 from humanoid_planner.contact.node import ADDED, RELEASED
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["LEAD_IN", "Segment", "coincide", "lead_in_segment", "plan_segments"]
+__all__ = ["LEAD_IN", "Segment", "coincide", "lead_in_segment", "plan_segments", "segment_key"]
 
 LEAD_IN = -1  # the index of the lead-in segment (start posture -> root witness; module docstring)
 
@@ -103,3 +103,15 @@ def coincide(model, a, b) -> bool:
     """Whether configurations ``a`` and ``b`` (nq,) are the same posture: their difference in the
     tangent space is 0 to 1e-12 (nothing to move between them)."""
     return bool(np.allclose(pin.difference(model, a, b), 0.0, rtol=0.0, atol=1e-12))
+
+
+def segment_key(seg: Segment) -> tuple:
+    """What makes two segments the same motion problem: their end postures (bytes) and contacts
+    (held, leaving, arriving); not their index."""
+    return (
+        np.asarray(seg.q_start, float).tobytes(),
+        np.asarray(seg.q_end, float).tobytes(),
+        seg.fixed,
+        seg.leaving,
+        seg.arriving,
+    )
