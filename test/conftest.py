@@ -233,6 +233,29 @@ def scene_plan():
 
 
 @pytest.fixture(scope="session")
+def checked_scene_plan():
+    """Factory: ``checked_scene_plan(name)`` -> (`ScenePlanning`, `Plan`, `SegmentCheck`): as
+    `scene_plan`, with the search's path check as the plan command runs it (docs/planning.md
+    "Motion", step 8): the plan's segments have clear motions, whose knots the check keeps
+    (``generate_motion(..., known=check.known)``). Made once per session and shared; read-only."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.contact import scene_planning
+    from humanoid_planner.contact.check import witness_collisions
+    from humanoid_planner.motion import SegmentCheck
+
+    made = {}
+
+    def get(name: str):
+        if name not in made:
+            sp = scene_planning(load_scene(name))
+            check = SegmentCheck(sp.planner.feas, collide=witness_collisions(sp.planner))
+            made[name] = (sp, sp.plan(path_check=check), check)
+        return made[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def box_on_floor():
     """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
     dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'

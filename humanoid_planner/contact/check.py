@@ -49,7 +49,7 @@ from .boxes import clip_polygon
 from .feasibility import HORIZONTAL
 from .node import ADDED, RELEASED
 
-__all__ = ["check_plan", "motion_problems", "start_collisions", "witness_errors"]
+__all__ = ["check_plan", "motion_problems", "start_collisions", "witness_collisions", "witness_errors"]
 
 POSITION_TOL = 1e-5  #: m, chosen (module docstring)
 ANGLE_TOL = 1e-4  #: rad, chosen (module docstring)
@@ -253,6 +253,15 @@ def check_plan(planner, plan) -> list[str]:
         if v.size and v.max() > planner.s.solver.tolerance * 10:
             out.append(f"goal posture: goal task {t.name} violated by {v.max():.2e}")
     return out
+
+
+def witness_collisions(planner):
+    """``collide(q, geometric) -> list[str]``: the collisions `check_plan` finds at a witness
+    posture ``q`` holding the contacts ``geometric`` (its geometries inside an obstacle, the
+    contacts' pairs left out, or two of them closer than their self-collision margin); for the
+    search's path check (`motion.path_check`)."""
+    collisions = _Collisions(planner)
+    return lambda q, geometric: collisions.problems(q, geometric, "witness")
 
 
 def start_collisions(planner, q, contacts) -> list[str]:

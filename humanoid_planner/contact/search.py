@@ -31,7 +31,11 @@ one node are cut, the node is cut too: the trap is then its own posture, not a p
 sons (the glass scene's right sole released behind the chair's front leg, the left sole in front
 of it: five placements of the right sole in front of the chair failed in turn, each after the
 path planner's 30,000 state checks). A goal segment without one only fails the goal test of its
-node, which is then expanded. ``Plan.cut`` counts the cut nodes.
+node, which is then expanded. ``Plan.cut`` counts the cut nodes. A search with a path check that
+ends without a plan (time limit, node limit, list empty) returns the first plan it found, as
+without the check, with a ``reason`` that says so: its motion then has the segments without a
+clear motion (`motion.generate`'s last resort, `Motion.unclear`) that the robot bridge refuses
+(the under-table crawl: no other plan within its 600 s).
 
 **Crowding** (``crowding``, off by default; our addition, not the thesis's): a node popped from the
 list gets ``crowding`` times the number of already expanded nodes with the same contact
@@ -295,9 +299,14 @@ class ContactPlanner:
         cut: set[Node] = set()  # the nodes whose transition has no clear motion (path_check)
         failed: dict[Node, int] = {}  # node -> its sons cut
 
+        rejected = None  # (nodes, goal posture) of the first plan the path check rejected
+
         def done(success, nodes, goal_q, reason=""):
             if cut and not success:
                 reason += f" ({len(cut)} transitions cut by the path check)"
+                if rejected is not None:  # the first plan found, as without the check (module docstring)
+                    success, (nodes, goal_q) = True, rejected
+                    reason = f"no plan with a clear motion: {reason}; the first plan found is returned"
             elapsed = time.perf_counter() - start
             return Plan(success, nodes, goal_q, gen.generated, expanded, elapsed, self.feas.stats, reason, len(cut))
 
@@ -329,6 +338,7 @@ class ContactPlanner:
                     bad = None if path_check is None else path_check(path, g.q)
                     if bad is None:
                         return done(True, path, g.q.copy())
+                    rejected = rejected or (path, g.q.copy())
                     if bad < len(path) - 1:  # a transition without a clear motion: cut, with all behind it
                         cut.add(path[bad + 1])
                         father = path[bad]

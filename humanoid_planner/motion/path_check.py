@@ -11,7 +11,11 @@ without a clear motion (`generate.clear_knots`: the projections with their colli
 every body path, then the path planned on the stance manifold) cuts its transition: the child
 node and everything found from it leave the search, which goes on with the rest of its list
 (a lazy check, as a lazy PRM checks an edge only on a candidate path: Bohlin and Kavraki 2000).
-The goal segment cuts only the goal test of its node, which is then expanded.
+The goal segment cuts only the goal test of its node, which is then expanded. A segment whose end
+witness has a collision on the robot's own geometry (`contact.check.witness_collisions`, the test of
+`check_plan`; the search keeps the capsules' margins, and a seated thigh's margin is lowered by its
+capsule's overshoot, so a free thigh rolled over the seat can dip its box into it: 8.4 mm on a plan
+of the glass scene) is cut the same way.
 
 The knots of the clear segments are kept (``known``, by `segments.segment_key`) for the motion
 (`generate_motion(..., known=...)`), which does not compute them again; ``stats`` logs every
@@ -43,10 +47,14 @@ class SegmentCheck:
     """``check(nodes, goal_q)``: the index of the first segment of the plan ``nodes`` (root to
     last) and ``goal_q`` without a clear motion, None when every one has one (module docstring);
     ``feas`` the planner's `Feasibility`, ``settings`` the motion's (`MotionSettings`),
-    ``progress`` a callable given a line when a path is planned and when a segment is cut."""
+    ``progress`` a callable given a line when a path is planned and when a segment is cut;
+    ``collide(q, geometric)``: the collisions of a witness posture on the robot's own geometry
+    (`contact.check.witness_collisions`), or None: a segment whose end posture has one is cut
+    too (module docstring)."""
 
-    def __init__(self, feas, settings: MotionSettings | None = None, progress=None):
+    def __init__(self, feas, settings: MotionSettings | None = None, progress=None, collide=None):
         self.feas = feas
+        self.collide = collide
         self.settings = settings or MotionSettings()
         self.progress = progress
         self.stats = Stats()
@@ -55,6 +63,7 @@ class SegmentCheck:
         self._unclear: set = set()
 
     def __call__(self, nodes, goal_q) -> int | None:
+        nodes = list(nodes)
         for seg in plan_segments(nodes, goal_q):
             key = segment_key(seg)
             if key in self.known:
@@ -62,12 +71,25 @@ class SegmentCheck:
             if key in self._unclear:
                 return seg.index
             planned: list = []
-            knots = clear_knots(self.feas, seg, self.settings, self.stats, planned, self.progress)
+            found = self._collisions(nodes, seg)
+            knots = None if found else clear_knots(self.feas, seg, self.settings, self.stats, planned, self.progress)
             if knots is None:
                 self._unclear.add(key)
                 self.cut.append(CutSegment(seg.index, tuple(planned)))
                 if self.progress is not None:
-                    self.progress(f"motion check: segment {seg.index} has no clear motion: its transition is cut")
+                    why = found[0] if found else "no clear motion"
+                    self.progress(f"motion check: segment {seg.index}: {why}: its transition is cut")
                 return seg.index
             self.known[key] = (knots, planned)
         return None
+
+    def _collisions(self, nodes, seg) -> list[str]:
+        """The collisions (`collide`) of the end posture of segment ``seg``: the next node's witness
+        with the contacts of the larger of its stance and its father's, the goal posture with the
+        last stance's; none without ``collide``."""
+        if self.collide is None:
+            return []
+        a = nodes[seg.index]
+        b = nodes[seg.index + 1] if seg.index + 1 < len(nodes) else a
+        larger = b if len(b.stance) > len(a.stance) else a
+        return self.collide(seg.q_end, larger.stance.contacts)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from humanoid_planner.contact.check import witness_collisions
 from humanoid_planner.contact.feasibility import Stats
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.motion import Motion, MotionSettings, SegmentCheck, generate_motion
@@ -59,7 +60,9 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     start = time.perf_counter()
     planner = problem.planner
     motion = motion or MotionSettings()
-    check = SegmentCheck(planner.feas, motion, notes) if motion.collision and motion.steps > 1 else None
+    check = None
+    if motion.collision and motion.steps > 1:
+        check = SegmentCheck(planner.feas, motion, notes, witness_collisions(planner))
     plan = planner.plan(problem.start, problem.start_q, progress=progress, path_check=check)
     result, reason = None, plan.reason
     stats = check.stats if check is not None else Stats()

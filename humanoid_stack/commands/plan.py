@@ -292,6 +292,8 @@ def run(args) -> int:
         print(f"humanoid-stack plan: no plan: {result.reason} (statistics in {out})", file=sys.stderr)
         return 1
     m = result.motion
+    if plan.reason:  # the search found no plan with a clear motion and returned its first one
+        print(f"humanoid-stack plan: warning: {plan.reason}", file=sys.stderr)
     if m.unclear and motion.collision:
         print(
             f"humanoid-stack plan: warning: segments {m.unclear} of the motion were projected without collision "

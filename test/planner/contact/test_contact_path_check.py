@@ -1,7 +1,8 @@
 """The search's path check (humanoid_planner/contact/search.py, "Path check";
 humanoid_planner/motion/path_check.py): a plan whose segment the check rejects is not returned, its
 transition is cut with everything found from it, and the search goes on; a rejected goal segment
-fails only its node's goal test. On the flat walk of test_contact_plan.py (HRP-2, 0.4 m, VBFP),
+fails only its node's goal test; a search that ends without a plan the check accepts returns the
+first plan it found. On the flat walk of test_contact_plan.py (HRP-2, 0.4 m, VBFP),
 with checks that reject chosen segments, and with the real `SegmentCheck`, whose clear knots the
 motion takes as they are."""
 
@@ -62,13 +63,6 @@ def test_a_rejected_goal_segment_fails_only_that_goal_test(walk):
     assert check_plan(planner, plan) == []
 
 
-def test_a_check_that_rejects_every_first_step_leaves_no_plan_and_says_so(robot, floor):
-    planner, start, _ = _plan(robot, floor, "vbfp")
-    plan = planner.plan(start, robot.q(), path_check=lambda nodes, goal_q: 0)
-    assert not plan.success and plan.cut >= 1
-    assert f"{plan.cut} transitions cut by the path check" in plan.reason
-
-
 def test_the_motion_takes_the_checked_knots_as_they_are(walk):
     planner, start, first = walk
     settings = MotionSettings()
@@ -80,3 +74,32 @@ def test_the_motion_takes_the_checked_knots_as_they_are(walk):
     assert again.unclear == fresh.unclear == []
     assert np.array_equal(again.t, fresh.t) and np.array_equal(again.q, fresh.q)
     assert again.stats.total_calls == 0 < fresh.stats.total_calls  # nothing projected again
+
+
+def test_a_search_that_ends_without_a_clear_plan_returns_its_first_plan_and_says_so(walk):
+    """Every plan rejected at its first step until the node limit: the first plan found comes
+    back, as without the check, with the reason."""
+    planner, start, first = walk
+    plan = planner.plan(start, planner.robot.q(), path_check=lambda nodes, goal_q: 0)
+    assert plan.success and plan.cut >= 1
+    assert plan.reason.startswith("no plan with a clear motion: ") and "the first plan found is returned" in plan.reason
+    assert [n.stance.contacts for n in plan.nodes] == [n.stance.contacts for n in first.nodes]
+    assert np.array_equal(plan.goal_q, first.goal_q)
+
+
+def test_a_witness_in_collision_cuts_its_transition_before_any_projection(walk):
+    """The check's collision test of the end postures (`contact.check.witness_collisions` in the
+    plan command): here a stub that finds one at node 2's witness."""
+    planner, start, first = walk
+    lines = []
+
+    def collide(q, geometric):
+        return ["witness: geometry X penetrates obstacle Y by 0.0084 m"] if np.array_equal(q, first.nodes[2].q) else []
+
+    check = SegmentCheck(planner.feas, MotionSettings(), lines.append, collide)
+    assert check(first.nodes, first.goal_q) == 1
+    assert [c.index for c in check.cut] == [1] and len(check.known) == 1  # segment 0 checked and kept
+    assert lines == [
+        "motion check: segment 1: witness: geometry X penetrates obstacle Y by 0.0084 m: its transition is cut"
+    ]
+    assert check(first.nodes, first.goal_q) == 1 and len(lines) == 1  # remembered, not checked again

@@ -6,7 +6,9 @@ seat, then a walk on the soles alone) and by the motion: every segment clear of 
 table and the robot itself (`motion_problems` on the URDF geometry at every 25th sample; the
 segment the projections cannot keep clear is planned on its stance manifold,
 `humanoid_planner.motion.manifold_path`), the held contacts within 1 mm of their contacts at every
-5th sample (Pinocchio's forward kinematics). One plan per run (conftest ``scene_plan``)."""
+5th sample (Pinocchio's forward kinematics). Planned as the plan command plans, with the search's
+path check (docs/planning.md "Motion", step 8), whose clear knots the motion takes. One plan per
+run (conftest ``checked_scene_plan``)."""
 
 import numpy as np
 import pinocchio as pin
@@ -21,10 +23,10 @@ STRIDE = 25  # samples between two collision checks of the motion (chosen: ~5,00
 
 
 @pytest.fixture(scope="module")
-def chair(scene_plan):
-    sp, plan = scene_plan("chair_table")
+def chair(checked_scene_plan):
+    sp, plan, check = checked_scene_plan("chair_table")
     assert plan.success, plan.reason
-    motion = generate_motion(sp.planner.feas, plan.nodes, plan.goal_q, start_q=sp.start_q)
+    motion = generate_motion(sp.planner.feas, plan.nodes, plan.goal_q, start_q=sp.start_q, known=check.known)
     return sp, plan, motion
 
 
