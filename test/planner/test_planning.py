@@ -311,3 +311,23 @@ def test_progress_line_rewrites_a_terminal_and_prints_once_per_second_elsewhere(
         line(p)
     line.end()
     assert term.getvalue().count("\r") == 5 and term.getvalue().endswith("2.2 s\n")
+
+
+def test_a_note_prints_its_own_line_and_the_terminal_line_comes_back_below_it():
+    """The path check's lines (`ProgressLine.note`): a line of their own in a log; on a terminal
+    the progress line is cleared, the note printed, and the progress line drawn again."""
+    from humanoid_planner.contact.search import Progress
+    from humanoid_stack.commands.plan import ProgressLine
+
+    log = _Stream(tty=False)
+    line = ProgressLine(log)
+    line(Progress(3, 1, 0.5, 0.0))
+    line.note("motion check: segment 5: no clear motion: its transition is cut")
+    assert log.getvalue().splitlines()[-1] == "motion check: segment 5: no clear motion: its transition is cut"
+    term = _Stream(tty=True)
+    line = ProgressLine(term)
+    line(Progress(3, 1, 0.5, 0.0))
+    line.note("cut")
+    line.end()
+    shown = term.getvalue()
+    assert shown.endswith("\r\033[Kcut\nnodes 3 generated, 1 expanded; best potential 0.5; 0.0 s\n")
