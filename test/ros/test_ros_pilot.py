@@ -150,11 +150,17 @@ def hold_until(h, publish, done, period=0.05, timeout=20.0) -> bool:
     return done()
 
 
-def settle(h, pilot):
-    """Until the held command timed out and the solver met the target (5 more cycles)."""
+def settle(h, pilot, received=None):
+    """Until the held command timed out and the solver met the target (5 more cycles), then until
+    ``received`` (the probe's list of the pilot's output messages) holds 2 more: the last one was
+    published after those cycles (the probe's callbacks run in the same executor, after the
+    pilot's; on a loaded machine the last one read could be a cycle or more older)."""
     spin(h, 0.3)  # > command_timeout: the target stopped
     c = pilot.cycles
     assert h.spin_until(lambda: pilot.cycles >= c + 5 and pilot.state == "tracking")
+    if received is not None:
+        k = len(received)
+        assert h.spin_until(lambda: len(received) >= k + 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,7 +204,7 @@ def test_twist_moves_the_hand_by_the_integrated_amount_feet_welded(ros_harness, 
     # held until MOVING cycles moved the target (a loaded machine runs fewer cycles per second)
     assert hold_until(h, lambda: probe.twist.publish(msg), lambda: pilot.moving_cycles >= MOVING)
     held = time.monotonic() - t0
-    settle(h, pilot)
+    settle(h, pilot, probe.commands)
     n = pilot.moving_cycles
     # never more cycles than the time the command lives (held, + the 0.1 s command timeout) allows
     assert MOVING <= n <= (held + 0.1) * RATE + 2, f"{n} cycles moved the target for a {held:.2f} s command"
@@ -367,7 +373,7 @@ def test_joystick_axes_drive_the_hand_through_the_forward_position_controller(ro
     P0 = placements(names, probe.forward[-1].data)
     joy = Joy(axes=[0.0, 0.0, 0.0, 0.0, -0.8, 0.0])
     hold_command(h, probe, lambda: probe.joy.publish(joy), 0.5)
-    settle(h, pilot)
+    settle(h, pilot, probe.forward)
     spin(h, 0.1)
     n = pilot.moving_cycles
     assert n >= 1 and n / RATE <= 0.9  # fewer cycles on a loaded machine, never more than 0.5 s + timeout
