@@ -64,7 +64,6 @@ from humanoid_model.exceptions import PlanningError  # noqa: E402
 from humanoid_model.planning_spec import PlanningSpec  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
 from humanoid_planner.contact import check_plan, motion_problems, scene_planning  # noqa: E402
-from humanoid_planner.contact.check import witness_collisions  # noqa: E402
 from humanoid_planner.motion import MotionSettings, SegmentCheck, contact_drift, generate_motion  # noqa: E402
 from humanoid_planner.posture import KeepVertical  # noqa: E402
 from humanoid_planner.posture import kinematics as kin  # noqa: E402
@@ -182,8 +181,8 @@ def run(
     log = CallLog()
     suffix = "-checked" if path_check else ""
     kept = plans / f"{case.replace('/', '_')}-{algorithm}{suffix}.pkl" if plans is not None else None
-    settings = MotionSettings() if plan_time is None else MotionSettings(plan_time=plan_time)
-    check = SegmentCheck(sp.planner.feas, settings, print, witness_collisions(sp.planner)) if path_check else None
+    motion_settings = MotionSettings() if plan_time is None else MotionSettings(plan_time=plan_time)
+    check = SegmentCheck.of(sp.planner, motion_settings, print) if path_check else None
     if kept is not None and kept.exists():  # a plan found before: regenerate its motion alone
         plan, wall, cpu = pickle.loads(kept.read_bytes())
     else:

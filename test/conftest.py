@@ -240,7 +240,6 @@ def checked_scene_plan():
     (``generate_motion(..., known=check.known)``). Made once per session and shared; read-only."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
-    from humanoid_planner.contact.check import witness_collisions
     from humanoid_planner.motion import SegmentCheck
 
     made = {}
@@ -248,7 +247,7 @@ def checked_scene_plan():
     def get(name: str):
         if name not in made:
             sp = scene_planning(load_scene(name))
-            check = SegmentCheck(sp.planner.feas, collide=witness_collisions(sp.planner))
+            check = SegmentCheck.of(sp.planner)
             made[name] = (sp, sp.plan(path_check=check), check)
         return made[name]
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from humanoid_planner.contact.check import witness_collisions
 from humanoid_planner.contact.feasibility import Stats
 
 from .generate import MotionSettings, clear_knots
@@ -61,6 +62,12 @@ class SegmentCheck:
         self.known: dict = {}  #: segment_key -> (knots, [PlannedSegment]) of the clear segments
         self.cut: list[CutSegment] = []  #: the segments found without a clear motion, in order
         self._unclear: set = set()
+
+    @classmethod
+    def of(cls, planner, settings: MotionSettings | None = None, progress=None) -> SegmentCheck:
+        """The check the plan command runs for ``planner`` (a `contact.ContactPlanner`): its
+        `Feasibility`, and the witnesses tested on its robot's geometry (`witness_collisions`)."""
+        return cls(planner.feas, settings, progress, witness_collisions(planner))
 
     def __call__(self, nodes, goal_q) -> int | None:
         nodes = list(nodes)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from humanoid_planner.contact.check import witness_collisions
 from humanoid_planner.contact.feasibility import Stats
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.motion import Motion, MotionSettings, SegmentCheck, generate_motion
@@ -62,7 +61,7 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     motion = motion or MotionSettings()
     check = None
     if motion.collision and motion.steps > 1:
-        check = SegmentCheck(planner.feas, motion, notes, witness_collisions(planner))
+        check = SegmentCheck.of(planner, motion, notes)
     plan = planner.plan(problem.start, problem.start_q, progress=progress, path_check=check)
     result, reason = None, plan.reason
     stats = check.stats if check is not None else Stats()
