@@ -104,7 +104,7 @@ def motion_check(
     ``compare``: also the thesis's motion (``MotionSettings(collision=False)``: projections without
     collision rows, the paths not lifted nor bent), its build time and collisions. ``plan_time``: the
     path planner's time per segment (`MotionSettings.plan_time`; 0 turns it off; None the default);
-    ``known``: the path check's clear segments (`SegmentCheck.known`), taken as they are."""
+    ``known``: the path check's segments (`SegmentCheck.for_motion`): clear ones taken as they are."""
     m_ = planner.robot.model
     feas = planner.feas
     try:
@@ -194,7 +194,7 @@ def run(
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_bytes(pickle.dumps((plan, wall, cpu)))
     problems = check_plan(sp.planner, plan) if plan.success else []
-    known = check.known if check is not None else None
+    known = check.for_motion() if check is not None else None
     moved = {}
     if motion and plan.success:
         moved = motion_check(sp.planner, plan, stride, compare, sp.start_q, plan_time, known)

@@ -44,6 +44,20 @@ hold, and the search would end at its root though nothing touches. A deviation (
 starts from a given feasible node, Escande 2008, §5.3.2); `check.check_plan` still tests the
 real geometry against every obstacle. The clearance is rounded up to ``CLEARANCE_STEP``.
 
+**Free thigh over a seat.** The overshoot lowering holds for the pairs of every `SEATED` body
+against a seat a thigh of the request rests on, the free thigh's included (the crouch over the
+chair leaves it free above the seat it will rest on). Nothing bounds that free thigh's roll about
+its capsule's axis, and a rolled box dips its edge below its face (a glass witness: 8.4 mm into
+the seat, which `check.check_plan` refuses). Those pairs therefore also keep the body's own
+collision geometry (`posture.body_shapes`: HRP-2's thigh box) ``SEATED_GEOMETRY_MARGIN`` from the
+seat: one more pair per free thigh, keyed ``(GEOMETRY + body, obstacle)`` among the capsule pairs
+(activated, checked and restarted as they are: its distance is multiplied by ``collision_margin /
+SEATED_GEOMETRY_MARGIN`` so that the capsules' thresholds apply to it; `seated_geometry_gaps`
+gives it in metres). Our rule: the thesis bounds bodies by their STP-BVs only (Escande 2008,
+§4.4). Measured with the path check (docs/planning.md "Motion", step 8): with it no witness of the
+chair and glass searches is cut for a collision (five of the glass's eight cuts were); kept at the
+full 1 cm margin instead, the chair search took 152 s instead of 79 s (another plan, one cut).
+
 Numbers chosen: ``CLEARANCE_STEP`` 1e-4 m (pairs share row sets); ``SEATED`` the kinds whose
 adjacent capsule (HRP-2's pelvis) rests on the contact's surface too; ``MAX_CACHED`` 512 row sets
 kept per planner (a few MB).
@@ -60,13 +74,18 @@ from humanoid_model.coal_import import coal
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.posture import EnvironmentCollision, robot_capsules
 from humanoid_planner.posture import kinematics as kin
+from humanoid_planner.posture.constraints.environment_collision import body_shapes
 from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.geometry.capsules import capsule_frame
 
-__all__ = ["CollisionPairs", "MAX_CACHED", "SEATED"]
+__all__ = ["CollisionPairs", "GEOMETRY", "MAX_CACHED", "SEATED"]
 
 SEATED = ("thigh",)  #: location kinds whose adjacent capsule rests on the contact's surface too (sitting)
 MAX_CACHED = 512  #: collision row sets kept by `CollisionPairs._environment` (chosen: a few MB)
+GEOMETRY = "geometry:"  #: key prefix of a pair measured on a body's own geometry (module docstring)
+#: m, a free seated body's own geometry from a seat (module docstring; chosen: touching is what
+#: `check.check_plan` refuses, and 1 mm is 1000 times the posture generator's tolerance)
+SEATED_GEOMETRY_MARGIN = 0.001
 CLEARANCE_STEP = 1e-4  #: m, grid of the start's clearance inside its margin (`keep_start_clearance`; chosen)
 
 
@@ -104,6 +123,14 @@ class CollisionPairs:
         #: (capsule body, obstacle) -> how far [m] the capsule of a `SEATED` location's body reaches
         #: past the location's contact face, against the obstacles carrying a surface (`_overshoot`)
         self.overshoot = self._overshoot() if self.obstacles else {}
+        #: the joints of `overshoot`'s pairs, measured on their own geometry when free over a seat
+        #: (module docstring, "Free thigh over a seat")
+        self._seated_bodies = sorted({b for b, _ in self.overshoot})
+        #: their margin [m] (``SEATED_GEOMETRY_MARGIN``, at most ``collision_margin``) and the
+        #: factor that puts their distances on the capsules' scale (module docstring)
+        self._seated_margin = min(SEATED_GEOMETRY_MARGIN, self.collision_margin)
+        self._seated_scale = self.collision_margin / self._seated_margin if self._seated_margin > 0 else 1.0
+        self._collision_model = robot.collision_model
         #: (capsule body, obstacle) -> how far [m] inside its margin the search's start posture has
         #: the pair (`keep_start_clearance`): its margin is lowered by that much for the search
         self.start_clearance = {}
@@ -177,31 +204,79 @@ class CollisionPairs:
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
         return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}}
 
-    def _environment(self, exclude: frozenset, margin: float) -> EnvironmentCollision:
-        """The capsule-obstacle rows without the pairs ``exclude``, built once per pair set (a
-        build costs ~3 ms: coal shapes and capsule frames; at most ``MAX_CACHED`` kept)."""
-        key = (exclude, margin)
+    def _environment(self, exclude: frozenset, margin: float, geometry: bool = False) -> EnvironmentCollision:
+        """The capsule-obstacle rows without the pairs ``exclude`` (``geometry``: the rows of the
+        seated bodies' own geometry, `_seated_bodies`, keys without their `GEOMETRY` prefix), built
+        once per pair set (a build costs ~3 ms: coal shapes and capsule frames; at most
+        ``MAX_CACHED`` kept)."""
+        key = (exclude, margin, geometry)
         rows = self._collision_rows.get(key)
         if rows is None:
             if len(self._collision_rows) >= MAX_CACHED:
                 self._collision_rows.clear()
             name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin!r}"
+            shapes = body_shapes(self.model, self._collision_model, self._seated_bodies) if geometry else None
             rows = EnvironmentCollision(
-                self.model, self.obstacles, capsules=self.capsules, margin=margin, exclude=exclude, name=name
+                self.model,
+                self.obstacles,
+                capsules=self.capsules,
+                margin=margin,
+                exclude=exclude,
+                name=f"seated_geometry_{name}" if geometry else name,
+                shapes=shapes,
             )
             self._collision_rows[key] = rows
         return rows
 
+    def _free_seated(self, skip: set, over: dict) -> set:
+        """The (body, obstacle) pairs of `overshoot` lowered in ``over`` and not in ``skip``: a
+        seated kind's body free over a seat (module docstring, "Free thigh over a seat")."""
+        return {p for p in over if p in self.overshoot and p not in skip}
+
     def _env_gaps(self, q, skip: set, over: dict) -> dict:
         """(capsule body, obstacle) pair not in ``skip`` -> its distance at ``q`` plus its overshoot
-        in ``over`` [m] (one evaluation of every pair; `_pairs_within` thresholds it)."""
+        in ``over`` [m] (one evaluation of every pair; `_pairs_within` thresholds it); and each
+        free seated body's own geometry, keyed ``(GEOMETRY + body, obstacle)``, its distance put on
+        the capsules' scale (module docstring)."""
         full = self._environment(frozenset(skip), self.collision_margin)
-        if not full.dim:
+        free = self._free_seated(skip, over)
+        if not (full.dim or free):
             return {}
         kin.update(self.model, self._data, np.asarray(q, float))
-        d = full.distances(self._data)[0]
-        pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
-        return {p: float(di) + over.get(p, 0.0) for p, di in zip(pairs, d)}
+        out = {}
+        if full.dim:
+            d = full.distances(self._data)[0]
+            pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
+            out = {p: float(di) + over.get(p, 0.0) for p, di in zip(pairs, d)}
+        for (body, obstacle), d in self._geometry_distances(free).items():
+            p = (GEOMETRY + body, obstacle)
+            out[p] = d * self._seated_scale + over.get(p, 0.0)
+        return out
+
+    def _geometry_distances(self, free: set) -> dict:
+        """(body, obstacle) of ``free`` -> the distance [m] of the body's own collision geometry (the
+        closest of its objects) from the obstacle, at the kinematics of ``self._data``."""
+        if not free:
+            return {}
+        rows = self._environment(self._every_geometry_pair() - frozenset(free), self.collision_margin, True)
+        out = {}
+        for (i, k), d in zip(rows.pairs, rows.distances(self._data)[0]):
+            p = (rows.bodies[i].body, self.obstacles[k].name)
+            out[p] = min(out.get(p, np.inf), float(d))
+        return out
+
+    def seated_geometry_gaps(self, q, touching) -> dict:
+        """(body, obstacle) -> the distance [m] at ``q`` of each free seated body's own collision
+        geometry from a seat a `SEATED` contact of ``touching`` [(location, surface)] rests on (module
+        docstring, "Free thigh over a seat"): the pairs kept ``SEATED_GEOMETRY_MARGIN`` apart."""
+        if not self.obstacles:
+            return {}
+        free = self._free_seated(self._skipped(touching), self._lowered_margins(touching))
+        kin.update(self.model, self._data, np.asarray(q, float))
+        return self._geometry_distances(free)
+
+    def _every_geometry_pair(self) -> frozenset:
+        return frozenset((b, o.name) for b in self._seated_bodies for o in self.obstacles)
 
     @staticmethod
     def _below(gaps: dict, distance: float) -> set:
@@ -311,5 +386,12 @@ class CollisionPairs:
         every = {(c.body, o.name) for c in self.capsules for o in self.obstacles}
         for depth in sorted({over.get(p, 0.0) for p in active}):  # one row set per margin
             group = {p for p in active if over.get(p, 0.0) == depth}
-            out = out + [self._environment(frozenset(every - group), self.collision_margin - depth)]
+            plain = {p for p in group if not p[0].startswith(GEOMETRY)}
+            own = {(p[0][len(GEOMETRY) :], p[1]) for p in group - plain}
+            if plain:
+                out = out + [self._environment(frozenset(every - plain), self.collision_margin - depth)]
+            if own:
+                excluded = self._every_geometry_pair() - own
+                margin = (self.collision_margin - depth) / self._seated_scale
+                out = out + [self._environment(excluded, margin, True)]
         return out

@@ -341,18 +341,19 @@ def clear_knots(feas, seg: Segment, s: MotionSettings, stats: Stats, planned: li
 
 
 def _knots(
-    feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None
+    feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None, tried: bool = False
 ) -> tuple[np.ndarray, bool]:
     """The projections of segment ``seg``: k - 1 at u = j / k, then one more at the middle of every
     piece whose chord midpoint lets a held contact drift by more than ``s.drift``, a task's rows
     by more than ``s.task_tolerance`` or a collision pair within ``s.clearance`` of its margin
     (recursively, at most ``s.refinements`` halvings), then the same test on the time law's spline
     through them (module docstring); and whether they kept their collision rows (`clear_knots`,
-    else the last resort below)."""
+    else the last resort below; ``tried``: `clear_knots` already failed on it, the last resort at
+    once)."""
     model = feas.model
     if coincide(model, seg.q_start, seg.q_end):
         return np.array([seg.q_start, seg.q_end]), True  # nothing moves (a goal posture that is the last witness)
-    if s.collision:
+    if s.collision and not tried:
         knots = clear_knots(feas, seg, s, stats, planned, progress)
         if knots is not None:
             return knots, True
@@ -591,7 +592,8 @@ def generate_motion(
     to the root's witness (`segments.lead_in_segment`; None: it starts at the root's witness);
     ``progress`` a callable given a line when a segment's path is planned (`manifold_path`);
     ``known``: `segment_key` -> (knots, `PlannedSegment` list) of segments already kept clear by
-    `clear_knots` with the same settings (`path_check.SegmentCheck.known`), taken as they are."""
+    `clear_knots` with the same settings, taken as they are, or (None, list) of segments it failed
+    on, which go to the last resort at once (`path_check.SegmentCheck.for_motion`)."""
     s = settings or MotionSettings()
     start = time.perf_counter()
     segs = plan_segments(nodes, goal_q)
@@ -603,11 +605,12 @@ def generate_motion(
     for seg in [lead, *segs] if lead is not None else segs:
         found = None if known is None or s.steps <= 1 else known.get(segment_key(seg))
         if found is not None:
-            k, clear = found[0], True
             planned.extend(found[1])
+        if found is not None and found[0] is not None:
+            k, clear = found[0], True
         else:
             k, clear = (
-                _knots(feas, seg, s, stats, planned, progress)
+                _knots(feas, seg, s, stats, planned, progress, tried=found is not None)
                 if s.steps > 1
                 else (np.array([seg.q_start, seg.q_end]), False)
             )

@@ -13,13 +13,15 @@ node and everything found from it leave the search, which goes on with the rest 
 (a lazy check, as a lazy PRM checks an edge only on a candidate path: Bohlin and Kavraki 2000).
 The goal segment cuts only the goal test of its node, which is then expanded. A segment whose end
 witness has a collision on the robot's own geometry (`contact.check.witness_collisions`, the test of
-`check_plan`; the search keeps the capsules' margins, and a seated thigh's margin is lowered by its
-capsule's overshoot, so a free thigh rolled over the seat can dip its box into it: 8.4 mm on a plan
-of the glass scene) is cut the same way.
+`check_plan`; the search keeps the capsules' margins, which contain the geometry but for the
+lowered ones: a seated thigh's, and the free thigh's box over the seat, which the search keeps
+off the seat by its own rows, `contact.collision_pairs`) is cut the same way.
 
 The knots of the clear segments are kept (``known``, by `segments.segment_key`) for the motion
-(`generate_motion(..., known=...)`), which does not compute them again; ``stats`` logs every
-projection the check made, those of the cut segments included.
+(`generate_motion(..., known=check.for_motion())`), which does not compute them again, nor tries
+again the segments `clear_knots` failed on (a search that returns its first plan unchecked: their
+thesis projections are then made at once); ``stats`` logs every projection the check made, those
+of the cut segments included.
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ class SegmentCheck:
         self.progress = progress
         self.stats = Stats()
         self.known: dict = {}  #: segment_key -> (knots, [PlannedSegment]) of the clear segments
+        #: segment_key -> [PlannedSegment] of the segments `clear_knots` found no clear knots for
+        self.unclear: dict = {}
         self.cut: list[CutSegment] = []  #: the segments found without a clear motion, in order
-        self._unclear: set = set()
+        self._collided: set = set()  # segment_key of the segments cut for their end witness
 
     @classmethod
     def of(cls, planner, settings: MotionSettings | None = None, progress=None) -> SegmentCheck:
@@ -75,13 +79,16 @@ class SegmentCheck:
             key = segment_key(seg)
             if key in self.known:
                 continue
-            if key in self._unclear:
+            if key in self.unclear or key in self._collided:
                 return seg.index
             planned: list = []
             found = self._collisions(nodes, seg)
             knots = None if found else clear_knots(self.feas, seg, self.settings, self.stats, planned, self.progress)
             if knots is None:
-                self._unclear.add(key)
+                if found:
+                    self._collided.add(key)
+                else:
+                    self.unclear[key] = planned
                 self.cut.append(CutSegment(seg.index, tuple(planned)))
                 if self.progress is not None:
                     why = found[0] if found else "no clear motion"
@@ -89,6 +96,11 @@ class SegmentCheck:
                 return seg.index
             self.known[key] = (knots, planned)
         return None
+
+    def for_motion(self) -> dict:
+        """`generate_motion`'s ``known``: segment_key -> (knots, [PlannedSegment]) of the clear
+        segments, and (None, [PlannedSegment]) of those `clear_knots` failed on."""
+        return {**{k: (None, p) for k, p in self.unclear.items()}, **self.known}
 
     def _collisions(self, nodes, seg) -> list[str]:
         """The collisions (`collide`) of the end posture of segment ``seg``: the next node's witness

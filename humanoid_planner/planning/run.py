@@ -67,7 +67,7 @@ def run(problem: PlanningProblem, motion: MotionSettings | None = None, progress
     stats = check.stats if check is not None else Stats()
     if plan.success:
         try:
-            known = check.known if check is not None else None
+            known = check.for_motion() if check is not None else None
             result = generate_motion(
                 planner.feas, plan.nodes, plan.goal_q, motion, stats, start_q=problem.start_q, known=known
             )

@@ -14,9 +14,15 @@ Theorem 4.3.3),
 so the gradient jumps when the capsule axis becomes parallel to a box face (the STP-BV version,
 `stpbv_environment_collision`, is C^1 there; docs/posture_generator.md compares them). Bodies meant to
 touch an obstacle (a hand on a shelf) must have their pairs in ``exclude``.
+
+``shapes`` measures other convex shapes of the bodies instead of the capsules (`BodyShape`, e.g. a
+body's own collision geometry by `body_shapes`), with the same rows and Jacobian; the contact
+planner keeps a free thigh's real box clear of a seat with it (`contact.collision_pairs`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -27,16 +33,37 @@ from .. import kinematics as kin
 from ..base import INEQUALITY, PostureConstraint
 from ..geometry.capsules import capsule_frame, robot_capsules
 from ..geometry.obstacles import body_obstacle_pairs
-from ..geometry.pair_distances import PairDistances
+from ..geometry.pair_distances import PairDistances, convex_shape
 from .self_collision import DEFAULT_MARGIN
 
-__all__ = ["EnvironmentCollision"]
+__all__ = ["BodyShape", "EnvironmentCollision", "body_shapes"]
+
+
+class BodyShape(NamedTuple):
+    """A convex coal ``shape`` at ``placement`` (`pin.SE3`) in the frame of joint ``joint`` (its id)
+    named ``body``."""
+
+    body: str
+    joint: int
+    placement: object
+    shape: object
+
+
+def body_shapes(model, collision_model, joints) -> list[BodyShape]:
+    """The collision geometry objects of ``collision_model`` attached to the joints named
+    ``joints``, each as its convex shape (`geometry.pair_distances.convex_shape`)."""
+    names = set(joints)
+    return [
+        BodyShape(model.names[g.parentJoint], int(g.parentJoint), g.placement, convex_shape(g.geometry))
+        for g in collision_model.geometryObjects
+        if model.names[g.parentJoint] in names
+    ]
 
 
 class EnvironmentCollision(PostureConstraint):
-    """Capsules of ``model``'s ``collision_model`` (or given ``capsules``) at least ``margin`` [m] from
-    each of ``obstacles``; ``exclude``: (body, obstacle name) pairs not checked (body = the joint name
-    of a capsule)."""
+    """Capsules of ``model``'s ``collision_model`` (or given ``capsules``, or the convex ``shapes``
+    [`BodyShape`]) at least ``margin`` [m] from each of ``obstacles``; ``exclude``: (body, obstacle
+    name) pairs not checked (body = the joint name of a capsule or shape)."""
 
     equations = "(3.47) with the gradient (3.56), Escande 2008, §3.4.2"
 
@@ -49,23 +76,27 @@ class EnvironmentCollision(PostureConstraint):
         capsules=None,
         exclude=(),
         name: str = "environment_collision",
+        shapes=None,
     ):
         self.model = model
         self.name = name
         self.margin = float(margin)
-        self.capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
+        if shapes is None:
+            capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
+            shapes = [
+                BodyShape(c.body, c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length))
+                for c in capsules
+            ]
+        self.bodies = list(shapes)
         self.obstacles = list(obstacles)
-        self.pairs = body_obstacle_pairs(self.capsules, self.obstacles, exclude)
+        self.pairs = body_obstacle_pairs(self.bodies, self.obstacles, exclude)
         self.dim = len(self.pairs)
         self.kinds = (INEQUALITY,) * self.dim
-        nc = len(self.capsules)
-        shapes = [
-            (f"capsule:{i}:{c.body}", c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length))
-            for i, c in enumerate(self.capsules)
-        ]
-        shapes += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
-        self._pair_distances = PairDistances(shapes, self.pairs + [0, nc])
-        self._joints = np.array([c.joint for c in self.capsules], int)[self.pairs[:, 0]]
+        nb = len(self.bodies)
+        objects = [(f"body:{i}:{b.body}", b.joint, b.placement, b.shape) for i, b in enumerate(self.bodies)]
+        objects += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
+        self._pair_distances = PairDistances(objects, self.pairs + [0, nb])
+        self._joints = np.array([b.joint for b in self.bodies], int)[self.pairs[:, 0]]
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit

@@ -43,25 +43,16 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.coal_import import coal
 from humanoid_model.collision_rules import CollisionRules, self_pair_by_default
 
 from .. import kinematics as kin
 from ..base import INEQUALITY, PostureConstraint
-from ..geometry.capsules import capsule_world, enclosing_points, robot_capsules
-from ..geometry.pair_distances import PairDistances
+from ..geometry.capsules import capsule_world, robot_capsules
+from ..geometry.pair_distances import PairDistances, convex_shape
 from ..geometry.segment_distance import capsule_distances
 from .self_collision import DEFAULT_MARGIN
 
 __all__ = ["GeometrySelfCollision", "geometry_pairs"]
-
-
-def _hull(points):
-    """coal's convex polytope of ``points`` (k, 3) [m] (qhull)."""
-    vertices = coal.StdVec_Vec3s()
-    for p in np.asarray(points, float):
-        vertices.append(p)
-    return coal.Convex.convexHull(vertices, False, "Qt")
 
 
 class GeometrySelfCollision(PostureConstraint):
@@ -97,11 +88,9 @@ class GeometrySelfCollision(PostureConstraint):
 
     def _coal(self):
         """coal's shapes (a box itself, any other geometry the convex hull of its
-        `geometry.capsules.enclosing_points`, module docstring) and their `PairDistances` (row k: pair k)."""
-        self._shapes = [
-            g.geometry if isinstance(g.geometry, coal.Box) else _hull(enclosing_points(g.geometry))
-            for g in self.collision_model.geometryObjects
-        ]
+        `geometry.capsules.enclosing_points`: `geometry.pair_distances.convex_shape`) and their
+        `PairDistances` (row k: pair k)."""
+        self._shapes = [convex_shape(g.geometry) for g in self.collision_model.geometryObjects]
         objs = self.collision_model.geometryObjects
         self._distances = PairDistances(
             [(g.name, g.parentJoint, g.placement, shape) for g, shape in zip(objs, self._shapes)], self.pairs

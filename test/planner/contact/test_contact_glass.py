@@ -17,9 +17,11 @@ The plan itself (minutes) is in benchmarks/contact_scenes.py and docs/contact_pl
 import pinocchio as pin
 import pytest
 
+from humanoid_model.coal_import import coal
 from humanoid_model.scene import load_scene
 from humanoid_planner.contact import Stance, scene_planning
 from humanoid_planner.contact.check import check_plan
+from humanoid_planner.contact.collision_pairs import SEATED_GEOMETRY_MARGIN
 from humanoid_planner.contact.node import ADDED, Node
 from humanoid_planner.contact.search import Plan
 
@@ -85,3 +87,53 @@ def test_first_thigh_on_the_seat_with_both_feet_on_the_floor():
         assert not f.transition(geometric.contacts, stable.contacts, sitting).success
     finally:
         f.overshoot = overshoot
+
+
+def _box_distance(sp, q) -> float:
+    """coal's distance [m] of the right thigh's own collision geometry (the URDF box) from the
+    seat at ``q``, apart from the planner's rows."""
+    robot, f = sp.robot, sp.planner.feas
+    m, cm = robot.model, robot.collision_model
+    data, gdata = m.createData(), pin.GeometryData(cm)
+    pin.framesForwardKinematics(m, data, q)
+    pin.updateGeometryPlacements(m, data, cm, gdata)
+    seat = next(o for o in f.obstacles if o.name == "chair_seat")
+    joint, out = m.getJointId("RLEG_JOINT2"), []
+    for k, g in enumerate(cm.geometryObjects):
+        if g.parentJoint == joint:
+            T = coal.Transform3s(gdata.oMg[k].rotation, gdata.oMg[k].translation)
+            out.append(
+                coal.distance(g.geometry, T, seat.shape, seat.transform, coal.DistanceRequest(), coal.DistanceResult())
+            )
+    return min(out)
+
+
+def test_a_free_thigh_keeps_its_own_box_off_the_seat():
+    """A free thigh over the seat the other thigh rests on: its capsule's margin is lowered by the
+    overshoot (above), which holds the box's face level with the seat the margin away but not a
+    rolled box's edge. The first-thigh request's solution with the free right thigh rolled 0.5 rad
+    about its hip's roll axis and the robot lowered 1 cm: its capsule still clears its lowered
+    margin while its box is 8.7 mm inside the seat (coal on the URDF box). The planner measures
+    that box (`seated_geometry_gaps`: coal's distance) and the request projected from there keeps
+    it `SEATED_GEOMETRY_MARGIN` off the seat."""
+    sp = scene_planning(load_scene("glass"), self_collision=False)
+    crouch, sitting, soles, thighs = _sitting_stances(sp)
+    f, m = sp.planner.feas, sp.robot.model
+    geometric, stable = Stance(soles + thighs[:1]), Stance(soles)
+    assert thighs[0].location == "l_thigh"  # the right thigh is the free one
+    touching = [c.pair for c in geometric.contacts]
+    res = f.transition(geometric.contacts, stable.contacts, sitting)
+    assert res.success, res.outcome
+    q = res.q.copy()
+    q[m.joints[m.getJointId("RLEG_JOINT1")].idx_q] -= 0.5
+    q[2] -= 0.01
+    data = m.createData()
+    pin.framesForwardKinematics(m, data, q)
+    M = data.oMf[m.getFrameId(sp.robot.contact_locations["r_thigh"].body)]
+    assert f.body_gap("r_thigh", M.rotation, M.translation, touching) >= 0  # the capsule rule holds
+    dipped = _box_distance(sp, q)
+    assert dipped < -0.005  # the box is inside the seat
+    assert f.seated_geometry_gaps(q, touching) == {("RLEG_JOINT2", "chair_seat"): pytest.approx(dipped, abs=1e-9)}
+    again = f.transition(geometric.contacts, stable.contacts, q)
+    assert again.success, again.outcome
+    assert _box_distance(sp, again.q) >= SEATED_GEOMETRY_MARGIN - f.settings.tolerance

@@ -11,7 +11,7 @@ import pytest
 from test_contact_plan import _plan
 
 from humanoid_planner.contact import check_plan
-from humanoid_planner.motion import MotionSettings, SegmentCheck, generate_motion
+from humanoid_planner.motion import MotionSettings, SegmentCheck, generate, generate_motion, path_check
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,25 @@ def test_the_motion_takes_the_checked_knots_as_they_are(walk):
     assert again.unclear == fresh.unclear == []
     assert np.array_equal(again.t, fresh.t) and np.array_equal(again.q, fresh.q)
     assert again.stats.total_calls == 0 < fresh.stats.total_calls  # nothing projected again
+
+
+def test_the_motion_does_not_try_again_the_segments_the_check_found_unclear(walk, monkeypatch):
+    """A segment `clear_knots` failed on in the check (here: stubbed to fail on segment 1) goes
+    to the thesis's projections at once in the motion; the clear ones are taken as they are, the
+    unchecked ones behind it are tried."""
+    planner, start, first = walk
+    settings = MotionSettings()
+    real = generate.clear_knots
+    monkeypatch.setattr(
+        path_check, "clear_knots", lambda feas, seg, *a: None if seg.index == 1 else real(feas, seg, *a)
+    )
+    check = SegmentCheck(planner.feas, settings)
+    assert check(first.nodes, first.goal_q) == 1 and list(check.unclear) and len(check.known) == 1
+    tried = []
+    monkeypatch.setattr(generate, "clear_knots", lambda feas, seg, *a: tried.append(seg.index) or real(feas, seg, *a))
+    motion = generate_motion(planner.feas, first.nodes, first.goal_q, settings, known=check.for_motion())
+    assert motion.unclear == [1]
+    assert tried == list(range(2, len(first.nodes)))  # the goal segment's index is len(nodes) - 1
 
 
 def test_a_search_that_ends_without_a_clear_plan_returns_its_first_plan_and_says_so(walk):

@@ -26,7 +26,7 @@ STRIDE = 25  # samples between two collision checks of the motion (chosen: ~5,00
 def chair(checked_scene_plan):
     sp, plan, check = checked_scene_plan("chair_table")
     assert plan.success, plan.reason
-    motion = generate_motion(sp.planner.feas, plan.nodes, plan.goal_q, start_q=sp.start_q, known=check.known)
+    motion = generate_motion(sp.planner.feas, plan.nodes, plan.goal_q, start_q=sp.start_q, known=check.for_motion())
     return sp, plan, motion
 
 

@@ -176,7 +176,7 @@ def test_collision_jacobians_match_central_differences_where_witness_points_are_
         unique = (cos < np.cos(np.radians(3))) | (np.linalg.norm(u, axis=1) < 1e-9) | (np.linalg.norm(w, axis=1) < 1e-9)
         # capsule vs box: unique witness points unless the axis is parallel to a face (within 3 deg);
         # penetrating rows are left out too (coal's EPA depth is iterative, not exact)
-        ue = np.array([A[ec.capsules[i].joint] for i in ec.pairs[:, 0]])
+        ue = np.array([A[ec.bodies[i].joint] for i in ec.pairs[:, 0]])
         ue /= np.maximum(np.linalg.norm(ue, axis=1), 1e-300)[:, None]
         off_faces = np.all(np.abs(ue) > np.sin(np.radians(3)), axis=1)  # the shelf's faces are axis-aligned
         apart = ec.distances(d)[0] > 0
