@@ -88,17 +88,24 @@ class WalkingIK:
 
 
 def solve_walking_ik(
-    com, feet: dict, robot: str = "hrp2", structure=None, progress=None, hold: str = "com"
+    com, feet: dict, robot: str = "hrp2", structure=None, progress=None, hold: str = "com", rotations=None
 ) -> WalkingIK:
-    """Whole-body IK along ``com`` (K, 3) [m] and ``feet`` {'r', 'l': (K, 3) sole centres [m],
-    flat soles}. ``robot`` names the kinematic structure (``load_structure``), or pass one.
-    ``hold``: "com" follows the 3-D ``com``; "waist" follows its x-y and keeps the waist at its
-    initial height (``com``'s z is then not used)."""
+    """Whole-body IK along ``com`` (K, 3) [m] and ``feet`` {'r', 'l': (K, 3) sole centres [m]},
+    the soles flat and along x, or turned as ``rotations`` {'r', 'l': (K, 3, 3)} say (a dynamic
+    motion's footholds, `humanoid_planner.motion.dynamic`). ``robot`` names the kinematic
+    structure (``load_structure``), or pass one. ``hold``: "com" follows the 3-D ``com``; "waist"
+    follows its x-y and keeps the waist at its initial height (``com``'s z is then not used)."""
     if hold not in ("com", "waist"):
         raise ControlError(f"walking ik: field 'hold' must be com or waist; value {hold!r}")
     com = finite_rows(com, 3, "walking ik", "com", error=ControlError)
     K = com.shape[0]
     feet = {k: finite_rows(feet.get(k), 3, "walking ik", f"feet.{k}", rows=K, error=ControlError) for k in SOLES}
+    turned = {k: np.tile(np.eye(3), (K, 1, 1)) for k in SOLES}
+    for k, R in (rotations or {}).items():
+        R = np.asarray(R, float)
+        if k not in SOLES or R.shape != (K, 3, 3) or not np.all(np.isfinite(R)):
+            raise ControlError(f"walking ik: field 'rotations.{k}' must be ({K}, 3, 3) finite rotations of 'r' or 'l'")
+        turned[k] = R
     s = structure if structure is not None else load_structure(robot)
     for w in WELDS:
         if w in s.closures:
@@ -116,7 +123,7 @@ def solve_walking_ik(
     ferr, frot, cerr, tilt, iters, wz = (np.empty(K) for _ in range(6))
     for k in range(K):
         for f, T in soles.items():
-            T.set_target(pin.SE3(np.eye(3), feet[f][k]))
+            T.set_target(pin.SE3(turned[f][k], feet[f][k]))
         ctask.set_target(com[k, :cdim])
         for it in range(1, MAX_ITERATIONS + 1):  # noqa: B007 (the count is reported)
             q, _ = prioritized.solve(s, q, *tasks, settings=SETTINGS)

@@ -5,8 +5,9 @@ posture-generator projection of interpolated configurations on the segment's sta
 (`stance_projection`), the path planned on the stance manifold where those projections cannot
 keep clear (`manifold_path`), the check of a plan's segments during the search (`path_check`),
 the sinusoidal time law with speed caps (`time_law`), and `generate_motion` that chains them
-into a trajectory of full configurations at the control period. No ROS imports.
-docs/planning.md.
+into a trajectory of full configurations at the control period; and the plan's dynamic motion
+at robot speed (`centroidal`: the centroidal trajectory through its stances; `dynamic`: with the
+swing paths), imported from their modules (they load CasADi). No ROS imports. docs/planning.md.
 """
 
 from .body_path import BodyPath

@@ -17,7 +17,7 @@ import numpy as np
 
 from humanoid_planner.exceptions import PlanningError
 
-__all__ = ["swing_profile", "SWING_STYLES", "WALKGEN_MODULATION"]
+__all__ = ["swing_profile", "swing_path", "SWING_STYLES", "WALKGEN_MODULATION"]
 
 #: fraction of the single support during which the walkGenJrl generator moves the swing foot horizontally
 #: (its ``m_ModulationSupportCoefficient``, the "vertical landing" of its 2005 change log)
@@ -43,3 +43,18 @@ def swing_profile(tau, style: str = "smooth") -> tuple[np.ndarray, np.ndarray]:
     if style not in SWING_STYLES:
         raise PlanningError(f"walk: field 'swing' must be one of {', '.join(SWING_STYLES)}; value {style!r}")
     return SWING_STYLES[style](np.clip(np.asarray(tau, float), 0.0, 1.0))
+
+
+def swing_path(a, b, tau, height: float) -> np.ndarray:
+    """(n, 3) positions [m] of a sole swinging from ``a`` (3,) to ``b`` (3,) at ``tau`` (n,) in
+    [0, 1] with the ``smooth`` profile: horizontally by the quintic progress, vertically a sin² lift
+    of ``height`` [m] on top of the height change, which the same quintic makes over the first half
+    of the swing going up and over the second half going down (the sole clears a riser's edge
+    before passing over it; a contact plan's dynamic motion, `humanoid_planner.motion.dynamic`)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    tau = np.clip(np.asarray(tau, float), 0.0, 1.0)
+    s, h = swing_profile(tau)
+    rise = swing_profile(2 * tau if b[2] >= a[2] else 2 * tau - 1)[0]
+    out = a + s[:, None] * (b - a)
+    out[:, 2] = a[2] + rise * (b[2] - a[2]) + height * h
+    return out

@@ -42,6 +42,7 @@ the section's own (docs/robots.md "How to bring a new robot").
 examples:
   humanoid-stack plan flat --goal 0.8,0 --output PLAN.json --stats
   humanoid-stack plan flat --algorithm bfp --time-limit 30
+  humanoid-stack plan flat --goal 0.8,0 --dynamic WALK.json && humanoid-stack execute WALK.json
   humanoid-stack plan stairs --robot bip --set density=8 --set seed=3
   humanoid-stack view --replay PLAN.json
 """
@@ -71,6 +72,13 @@ def add_arguments(parser):
     )
     parser.add_argument("--output", "-o", default="PLAN.json", metavar="FILE", help="plan file (default PLAN.json)")
     parser.add_argument("--stats", action="store_true", help="print the posture-generator calls by outcome code")
+    parser.add_argument(
+        "--dynamic",
+        default=None,
+        metavar="FILE",
+        help="also write the plan's dynamic walk at robot speed to FILE, a WALK.json for execute (HRP-2, stances "
+        'on the soles: docs/planning.md, "Dynamic motion")',
+    )
     parser.add_argument(
         "--steps",
         type=int,
@@ -210,9 +218,12 @@ def _check(args):
     finite_number(
         args.base_rotation_speed, source, "--base-rotation-speed", math.degrees(MIN_SPEED), unit="deg/s", error=E
     )
-    folder = Path(args.output).parent
-    if not folder.is_dir():
-        raise ConfigError(f"plan: option '--output': folder '{folder}' does not exist")
+    for option, path in (("--output", args.output), ("--dynamic", args.dynamic)):
+        folder = Path(path).parent if path is not None else Path(".")
+        if not folder.is_dir():
+            raise ConfigError(f"plan: option '{option}': folder '{folder}' does not exist")
+    if args.dynamic is not None and args.robot not in (None, "hrp2"):
+        raise ConfigError(f"plan: option '--dynamic': only hrp2 has a walking structure; value --robot {args.robot}")
     motion = MotionSettings(
         steps=args.steps,
         dt=args.dt,
@@ -266,6 +277,8 @@ def run(args) -> int:
     given, settings, motion = _check(args)
     goal = parse_goal(args.goal) if args.goal is not None else None
     clear_output(args.output, "plan file", ConfigError)  # no older PLAN.json left to be taken for this run's
+    if args.dynamic is not None:
+        clear_output(args.dynamic, "WALK.json", ConfigError)
 
     from humanoid_model.formats.plan import write_plan
     from humanoid_model.robot import load_robot
@@ -305,5 +318,30 @@ def run(args) -> int:
     print(
         f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded, "
         f"search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), computed in {m.time:.2f} s"
+    )
+    return _dynamic(args, problem, result, scene.name) if args.dynamic is not None else 0
+
+
+def _dynamic(args, problem, result, scene: str) -> int:
+    """Write the plan's dynamic walk (`humanoid_execution.dynamic_walk`) to ``args.dynamic``."""
+    import sys
+    import time
+
+    from humanoid_execution.dynamic_walk import dynamic_walk
+    from humanoid_model.exceptions import PlanningError
+    from humanoid_model.formats.trajectory import write_trajectory_file
+
+    start = time.perf_counter()
+    try:
+        walk = dynamic_walk(problem.planner, result.plan, problem.start_q, progress=None if args.quiet else print)
+    except PlanningError as exc:
+        print(f"humanoid-stack plan: no dynamic walk: {exc}", file=sys.stderr)
+        return 1
+    walk.doc["scene"] = scene
+    out = write_trajectory_file(args.dynamic, walk.doc, "WALK.json", ConfigError)
+    print(
+        f"wrote {out}: dynamic walk {walk.motion.duration:.2f} s long ({len(walk.motion.t)} postures), computed in "
+        f"{time.perf_counter() - start:.2f} s; largest IK error: sole {1e3 * walk.ik.foot_error.max():.3f} mm, "
+        f"CoM {1e3 * walk.ik.com_error.max():.3f} mm"
     )
     return 0
