@@ -36,7 +36,7 @@ ends without a plan (time limit, node limit, list empty) returns the first plan 
 without the check, with a ``reason`` that says so: its motion then has the segments without a
 clear motion (`motion.generate`'s last resort, `Motion.unclear`) that the robot bridge refuses
 (the under-table crawl: no plan the check accepts within its 600 s; the glass scene found one
-after 8 cuts, at 586 s of its 600 s). ``time_limit`` bounds the whole search, its checks
+after 3 cuts, in 229 s). ``time_limit`` bounds the whole search, its checks
 included.
 
 **Crowding** (``crowding``, off by default; our addition, not the thesis's): a node popped from the
