@@ -67,9 +67,7 @@ def dynamic_walk(
     durations = c.durations
     extra = {
         "source": "dynamic",
-        "parameters": {
-            "t_ds": float(min(durations[0], *durations[2::2])) if len(durations) > 2 else float(durations[0])
-        },
+        "parameters": {"t_ds": float(min(durations[::2]))},  # the shortest stance on both soles
         "footsteps": [
             {
                 "index": i,

@@ -126,10 +126,11 @@ class CollisionPairs:
         #: the joints of `overshoot`'s pairs, measured on their own geometry when free over a seat
         #: (module docstring, "Free thigh over a seat")
         self._seated_bodies = sorted({b for b, _ in self.overshoot})
-        #: their margin [m] (``SEATED_GEOMETRY_MARGIN``, at most ``collision_margin``) and the
-        #: factor that puts their distances on the capsules' scale (module docstring)
-        self._seated_margin = min(SEATED_GEOMETRY_MARGIN, self.collision_margin)
-        self._seated_scale = self.collision_margin / self._seated_margin if self._seated_margin > 0 else 1.0
+        self._geometry_pairs = frozenset((b, o.name) for b in self._seated_bodies for o in self.obstacles)
+        #: the factor that puts their distances on the capsules' scale: ``collision_margin`` over
+        #: their margin, ``SEATED_GEOMETRY_MARGIN`` at most ``collision_margin`` (module docstring)
+        seated = min(SEATED_GEOMETRY_MARGIN, self.collision_margin)
+        self._seated_scale = self.collision_margin / seated if seated > 0 else 1.0
         self._collision_model = robot.collision_model
         #: (capsule body, obstacle) -> how far [m] inside its margin the search's start posture has
         #: the pair (`keep_start_clearance`): its margin is lowered by that much for the search
@@ -258,7 +259,7 @@ class CollisionPairs:
         closest of its objects) from the obstacle, at the kinematics of ``self._data``."""
         if not free:
             return {}
-        rows = self._environment(self._every_geometry_pair() - frozenset(free), self.collision_margin, True)
+        rows = self._environment(self._geometry_pairs - frozenset(free), self.collision_margin, True)
         out = {}
         for (i, k), d in zip(rows.pairs, rows.distances(self._data)[0]):
             p = (rows.bodies[i].body, self.obstacles[k].name)
@@ -274,9 +275,6 @@ class CollisionPairs:
         free = self._free_seated(self._skipped(touching), self._lowered_margins(touching))
         kin.update(self.model, self._data, np.asarray(q, float))
         return self._geometry_distances(free)
-
-    def _every_geometry_pair(self) -> frozenset:
-        return frozenset((b, o.name) for b in self._seated_bodies for o in self.obstacles)
 
     @staticmethod
     def _below(gaps: dict, distance: float) -> set:
@@ -391,7 +389,7 @@ class CollisionPairs:
             if plain:
                 out = out + [self._environment(frozenset(every - plain), self.collision_margin - depth)]
             if own:
-                excluded = self._every_geometry_pair() - own
+                excluded = self._geometry_pairs - own
                 margin = (self.collision_margin - depth) / self._seated_scale
                 out = out + [self._environment(excluded, margin, True)]
         return out

@@ -74,6 +74,7 @@ __all__ = [
     "dynamics_residual",
     "optimise_centroidal",
     "phases_from_plan",
+    "swinging",
 ]
 
 GRAVITY = np.array([0.0, 0.0, -9.81])  #: m/s², as the simulator's (`humanoid_sim`)
@@ -189,11 +190,22 @@ class CentroidalMotion:
         return ts, self.c[k] + self.v[k] * tau + 0.5 * a * tau**2, self.v[k] + a * tau, a
 
 
-def _corners_frame(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit tangents (3,) orthogonal to the unit normal ``n``."""
+def _pyramid(sc: SupportContact) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """``(n, t1, t2, mu')`` of a contact's inner friction pyramid: its unit normal, two unit
+    tangents orthogonal to it and mu / sqrt(2) (module docstring, "Constraints")."""
+    n = np.asarray(sc.normal, float)
     t1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
     t1 /= np.linalg.norm(t1)
-    return t1, np.cross(n, t1)
+    return n, t1, np.cross(n, t1), sc.friction / math.sqrt(2.0)
+
+
+def swinging(held: list, j: int) -> list[str]:
+    """The locations that swing during stance ``j`` of a plan whose stances hold the locations
+    ``held`` (a container of names per stance): held in stances j - 1 and j + 1, not in j (module
+    docstring, "Phases"); sorted."""
+    if not 0 < j < len(held) - 1:
+        return []
+    return sorted(set(held[j - 1]) & set(held[j + 1]) - set(held[j]))
 
 
 def phases_from_plan(feas, nodes, settings: CentroidalSettings | None = None, start_q=None) -> list[CentroidalPhase]:
@@ -225,19 +237,14 @@ def phases_from_plan(feas, nodes, settings: CentroidalSettings | None = None, st
         height = float(c0[2]) - lowest
     out = []
     for j, (node, held) in enumerate(zip(nodes, placed)):
+        swings = tuple((placed[j - 1][n][0].mean(0), placed[j + 1][n][0].mean(0)) for n in swinging(placed, j))
         t_min = s.min_phase
-        if 0 < j < len(nodes) - 1:
-            for name in set(placed[j - 1]) & set(placed[j + 1]) - set(held):  # a swing
-                travel = float(np.linalg.norm(placed[j + 1][name][0].mean(0) - placed[j - 1][name][0].mean(0)))
-                t_min = max(t_min, s.min_swing, travel / s.max_swing_speed)
+        for a, b in swings:
+            t_min = max(t_min, s.min_swing, float(np.linalg.norm(b - a)) / s.max_swing_speed)
         contacts = tuple(
             SupportContact(name, hull, normal, float(feas.surfaces[c.surface].friction))
             for name, (hull, normal, c) in sorted(held.items())
         )
-        swings = ()
-        if 0 < j < len(nodes) - 1:
-            moving = sorted(set(placed[j - 1]) & set(placed[j + 1]) - set(held))
-            swings = tuple((placed[j - 1][n][0].mean(0), placed[j + 1][n][0].mean(0)) for n in moving)
         com = pin.centerOfMass(model, data, np.asarray(node.q, float)).copy()
         stand = np.nan
         if start_q is not None:
@@ -319,7 +326,7 @@ class _Transcription:
             ubg.extend(np.broadcast_to(hi, expr.shape[0]))
 
         T = var(P, [ph.t_min for ph in phases], [ph.t_max for ph in phases], [ph.t_min for ph in phases])
-        heights = [[ph.stand] if np.isfinite(ph.stand) else [float(ph.com[2])] for ph in phases]
+        heights = [ph.stand if np.isfinite(ph.stand) else float(ph.com[2]) for ph in phases]
         path = np.linspace(c0, c_end, N * P + 1)
         self.points, self.sizes = [], []
         cost, last = ca.sum1(T), None
@@ -329,16 +336,12 @@ class _Transcription:
             h = T[j] / N
             pts = np.vstack([sc.corners for sc in ph.contacts])
             n_j = len(pts)
-            near = [z for zs in heights[max(j - 1, 0) : j + 2] for z in zs]
+            near = heights[max(j - 1, 0) : j + 2]
             lo = np.concatenate([pts[:, :2].min(axis=0) - s.com_box, [min(near) - s.com_height]])
             hi = np.concatenate([pts[:, :2].max(axis=0) + s.com_box, [max(near) + s.com_height]])
             normals = np.vstack([np.tile(sc.normal, (len(sc.corners), 1)) for sc in ph.contacts])
             centres = [np.asarray(sc.corners, float).mean(axis=0) for sc in ph.contacts]
-            cones = []
-            for sc in ph.contacts:
-                t1, t2 = _corners_frame(np.asarray(sc.normal, float))
-                mu = sc.friction / math.sqrt(2.0)
-                cones += [(np.asarray(sc.normal, float), t1, t2, mu)] * len(sc.corners)
+            cones = [_pyramid(sc) for sc in ph.contacts for _ in sc.corners]
             for i in range(N):
                 k = j * N + i
                 F = ca.reshape(var(3 * n_j, -ca.inf, ca.inf, (normals / n_j).ravel()), 3, n_j)
@@ -435,25 +438,18 @@ def dynamics_residual(motion: CentroidalMotion, substeps: int = 16) -> dict:
     integrated apart (RK4, ``substeps`` per interval; the forces constant over each): ``c`` [m],
     ``v`` [m/s], ``L`` [N m s]; and the friction pyramids' largest violation ``friction`` [N]."""
     out = {"c": 0.0, "v": 0.0, "L": 0.0, "friction": 0.0}
-    m = motion.mass
     for k in range(len(motion.t) - 1):
         F, Pk = motion.forces[k], motion.points[k]
         h = (motion.t[k + 1] - motion.t[k]) / substeps
-        a = F.sum(axis=0) / m + GRAVITY
+        a = motion.acceleration(k)
         c, v, L = motion.c[k].copy(), motion.v[k].copy(), motion.L[k].copy()
-
         for _ in range(substeps):
             c, v, L = _rk4(c, v, L, h, a, Pk, F)
         out["c"] = max(out["c"], float(np.abs(c - motion.c[k + 1]).max()))
         out["v"] = max(out["v"], float(np.abs(v - motion.v[k + 1]).max()))
         out["L"] = max(out["L"], float(np.abs(L - motion.L[k + 1]).max()))
-        row = 0
-        for sc in motion.phases[motion.phase_of[k]].contacts:
-            n = np.asarray(sc.normal, float)
-            t1, t2 = _corners_frame(n)
-            mu = sc.friction / math.sqrt(2.0)
-            for f in F[row : row + len(sc.corners)]:
-                fn = float(n @ f)
-                out["friction"] = max(out["friction"], -fn, abs(float(t1 @ f)) - mu * fn, abs(float(t2 @ f)) - mu * fn)
-            row += len(sc.corners)
+        cones = [_pyramid(sc) for sc in motion.phases[motion.phase_of[k]].contacts for _ in sc.corners]
+        for f, (n, t1, t2, mu) in zip(F, cones, strict=True):
+            fn = float(n @ f)
+            out["friction"] = max(out["friction"], -fn, abs(float(t1 @ f)) - mu * fn, abs(float(t2 @ f)) - mu * fn)
     return out

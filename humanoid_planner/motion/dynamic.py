@@ -18,7 +18,7 @@ the next (walks, stairs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
@@ -27,7 +27,7 @@ from humanoid_model.validation import finite_number
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.walking_pattern.swing import swing_path, swing_profile
 
-from .centroidal import CentroidalMotion, CentroidalSettings, optimise_centroidal, phases_from_plan
+from .centroidal import CentroidalMotion, CentroidalSettings, optimise_centroidal, phases_from_plan, swinging
 
 __all__ = ["ContactMove", "DynamicMotion", "dynamic_motion"]
 
@@ -59,7 +59,6 @@ class DynamicMotion:
     frames: dict
     moves: list
     centroidal: CentroidalMotion
-    placements: list = field(default_factory=list)  #: per stance, location -> its `pin.SE3`
 
     @property
     def duration(self) -> float:
@@ -95,16 +94,21 @@ def dynamic_motion(
     step_height = finite_number(step_height, "dynamic motion", "step_height", minimum=0.0, error=PlanningError)
     nodes = list(nodes)
     placed = _placements(feas, nodes)
-    first, last = set(placed[0]), set(placed[-1])
+    first = set(placed[0])
     for j, held in enumerate(placed):
-        for name in set(held) - first:
-            if not any(name in p for p in placed[:j]):
-                raise PlanningError(
-                    f"dynamic motion: location {name!r} is first held at stance {j}; only locations held "
-                    f"from the start and moved from one placement to the next have a path (module docstring)"
-                )
-    for name in first - last:
+        for name in sorted(set(held) - first):
+            raise PlanningError(
+                f"dynamic motion: location {name!r} is first held at stance {j}; only locations held "
+                f"from the start and moved from one placement to the next have a path (module docstring)"
+            )
+    for name in sorted(first - set(placed[-1])):
         raise PlanningError(f"dynamic motion: location {name!r} is released for good; the plan must end holding it")
+    for j, held in enumerate(placed):  # checked before the optimisation: a swing lasts one stance here
+        for name in sorted(first - set(held) - set(swinging(placed, j))):
+            raise PlanningError(
+                f"dynamic motion: location {name!r} is free over more than one stance (stance {j}); "
+                f"a swing lasts one stance here"
+            )
     phases = phases_from_plan(feas, nodes, settings, start_q)
     start_com = None
     if start_q is not None:
@@ -112,21 +116,13 @@ def dynamic_motion(
     centroidal = optimise_centroidal(phases, mass, settings, start_com=start_com)
     t, com, vel, acc = centroidal.sample(dt)
     starts = np.concatenate([[0.0], np.cumsum(centroidal.durations)])
-    moves = []
-    for j in range(1, len(nodes) - 1):
-        for name in sorted(set(placed[j - 1]) & set(placed[j + 1]) - set(placed[j])):
-            moves.append(
-                ContactMove(name, float(starts[j]), float(starts[j + 1]), placed[j - 1][name], placed[j + 1][name])
-            )
-    for j, held in enumerate(placed):  # a swing must be one stance long (walks, stairs)
-        for name in first - set(held):
-            if j == 0 or j == len(placed) - 1 or name not in placed[j - 1] or name not in placed[j + 1]:
-                raise PlanningError(
-                    f"dynamic motion: location {name!r} is free over more than one stance (stance {j}); "
-                    f"a swing lasts one stance here"
-                )
+    moves = [
+        ContactMove(name, float(starts[j]), float(starts[j + 1]), placed[j - 1][name], placed[j + 1][name])
+        for j in range(len(nodes))
+        for name in swinging(placed, j)
+    ]
     frames = {name: _path(t, placed[0][name], [m for m in moves if m.location == name], step_height) for name in first}
-    return DynamicMotion(t, com, vel, acc, frames, moves, centroidal, placed)
+    return DynamicMotion(t, com, vel, acc, frames, moves, centroidal)
 
 
 def _path(t, start: pin.SE3, moves, step_height: float) -> tuple[np.ndarray, np.ndarray]:
