@@ -255,6 +255,19 @@ def checked_scene_plan():
 
 
 @pytest.fixture(scope="session")
+def overhead_lift():
+    """HRP-2's overhead lift of the 8.4 kg object (Chardonnet 2009, §5.2.2.3), optimised once per worker
+    (about 6 s): (chain, postures, result) of `humanoid_planner.lifting`."""
+    from humanoid_model.robot import load_robot
+    from humanoid_planner.lifting.overhead import optimise_lift, thesis_postures
+    from humanoid_planner.lifting.sagittal import CarriedObject, sagittal_chain
+
+    chain = sagittal_chain(load_robot("hrp2"), CarriedObject(8.4, 0.15, 0.3))
+    postures = thesis_postures(chain)
+    return chain, postures, optimise_lift(chain, postures)
+
+
+@pytest.fixture(scope="session")
 def box_on_floor():
     """Factory: ``box_on_floor(z, copies=1, mass=1.0, size=(0.2, 0.2, 0.1), dt=1e-3)`` ->
     dict(W, J, MinvJt, m): a box of `mass` [kg] and `size` (a, b, c) [m] (defaults: the peers'

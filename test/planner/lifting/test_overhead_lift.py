@@ -19,7 +19,7 @@ from humanoid_planner.lifting.overhead import (
     static_torques,
     thesis_postures,
 )
-from humanoid_planner.lifting.sagittal import CarriedObject, sagittal_chain
+from humanoid_planner.lifting.sagittal import CarriedObject
 
 OBJECT = CarriedObject(8.4, 0.15, 0.3)  # §5.2.2.3: 8.4 kg, 0.15 m wide, 0.3 m high
 T_MAX = 3.0  # [s] t_m (§5.2.2.3)
@@ -32,14 +32,13 @@ def hrp2():
 
 
 @pytest.fixture(scope="module")
-def chain(hrp2):
-    return sagittal_chain(hrp2, OBJECT)
+def chain(overhead_lift):
+    return overhead_lift[0]
 
 
 @pytest.fixture(scope="module")
-def lift(chain):
-    postures = thesis_postures(chain)
-    return postures, optimise_lift(chain, postures)
+def lift(overhead_lift):
+    return overhead_lift[1:]
 
 
 def _with_payload(robot, chain):
