@@ -4,9 +4,11 @@ simulator ... the robot lifts the object without falling"; no stabiliser, §4.17
 
 The simulated HRP-2 carries the object as mass and inertia on its hands at the grasp points (half on
 each, the optimiser's model, §5.2.2.2). It starts on `flat` in the lift's start posture, with its
-feet flat where the sagittal model puts them. The simulator's PD actuators hold that posture for
-``settle`` seconds, follow the lift's joint trajectory sampled every ``sample`` seconds (the robot
-bridge's way), then hold the end posture for ``after`` seconds.
+feet flat where the sagittal model puts them. Its PD actuators are stiffened as for an open-loop
+walking plan (`humanoid_control.walking_ik.WALK_GAIN_SCALE`; the default 10 Hz gains leave the loaded
+joints 8 deg short of the end posture, measured). They hold the start posture for ``settle``
+seconds, follow the lift's joint trajectory sampled every ``sample`` seconds (the robot bridge's
+way), then hold the end posture for ``after`` seconds.
 
 Measured at every step (`LiftPlayback`):
 - how far each foot slides and lifts [m] and tilts [rad];
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from humanoid_control.walking_ik import WALK_GAIN_SCALE, stiffen
 from humanoid_model.robot import load_robot
 from humanoid_planner.lifting.overhead import LiftResult
 from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain, sagittal_chain
@@ -97,6 +100,7 @@ def play_lift(
     sample: float = 0.005,
     nominal: float = 0.2,
     gravity_compensation: bool = False,
+    gain_scale: float = WALK_GAIN_SCALE,
 ) -> LiftPlayback:
     """Play `result` in the simulator (module docstring) and measure it."""
     from humanoid_sim.stages.actuators import JointTrajectory
@@ -109,6 +113,7 @@ def play_lift(
     q0 = chain.configuration(result.theta[0])
     world.q[:nq], world.q_start[:nq] = q0, q0
     world.v[:], world.v_start[:] = 0.0, 0.0
+    stiffen(world.actuator, gain_scale)
     world.actuator.set_position(q0[7:])
     t, theta, _thd, _thdd = result.sample(sample)
     Q = np.array([chain.configuration(th)[7:] for th in theta])
@@ -120,6 +125,7 @@ def play_lift(
     effort = model.effortLimit[world.act_v]
     sagittal = [act_v.index(model.joints[j].idx_v) for grp in chain.ids for j in grp]
     heel, toe = chain.foot_x
+    links = {f.name for f in model.frames if f.type == pin.FrameType.BODY}
     slide = lift = tilt = track = 0.0
     cop, cop_time = np.inf, 0.0
     over = np.zeros(len(sagittal))
@@ -140,10 +146,10 @@ def play_lift(
             d = data.oMf[f].translation - p0
             slide, lift = max(slide, float(np.hypot(d[0], d[1]))), max(lift, float(d[2]))
             tilt = max(tilt, float(np.arccos(np.clip(data.oMf[f].rotation[2, 2], -1.0, 1.0))))
-        points, forces = world.contact_forces_world()
-        fz = forces[:, 2].sum() if len(forces) else 0.0
+        floor = [c for c in world.contact_list() if c["body_b"] not in links]  # not the robot's self-contacts
+        fz = sum(c["force"][2] for c in floor)
         if fz > 0:
-            x = float(points[:, 0] @ forces[:, 2] / fz)
+            x = sum(c["point"][0] * c["force"][2] for c in floor) / fz
             if min(x - heel, toe - x) < cop:
                 cop, cop_time = min(x - heel, toe - x), world.t - steps_settle * world.dt
         if k >= steps_settle:
