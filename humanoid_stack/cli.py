@@ -21,6 +21,7 @@ COMMANDS = [
     "plan",
     "gait",
     "walk",
+    "lift",
     "execute",
     "dynmodel",
     "pilot",

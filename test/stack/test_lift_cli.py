@@ -1,0 +1,41 @@
+"""`humanoid-stack lift` (docs/lifting.md): the overhead lift optimised, measured and written as a joint
+trajectory the viewer's replay reads; bad options are one line and exit 2."""
+
+import json
+
+import numpy as np
+import pytest
+
+from humanoid_control.bridge.plan_files import load_plan
+from humanoid_model.robot import load_robot
+from humanoid_stack.cli import main
+
+
+def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, capsys):
+    out = tmp_path / "LIFT.json"
+    assert main(["lift", "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "t_f" in text and "(5.25)" in text and "wrote" in text
+    doc = json.loads(out.read_text())
+    t = np.array(doc["trajectory"]["t"])
+    assert t[-1] == pytest.approx(doc["lift"]["t_f"]) and t[-1] <= 3.0
+    assert np.allclose(np.diff(t), 0.005, atol=1e-3)
+    q = np.array(doc["trajectory"]["joint_positions"])
+    names = doc["joint_names"]
+    knee = names.index("LLEG_JOINT3")
+    # from the upright start to the deep crouch (the thesis's end, knee about 135 deg)
+    assert q[0, knee] < np.radians(60) and q[-1, knee] > np.radians(130)
+    assert np.allclose(q[:, knee], q[:, names.index("RLEG_JOINT3")])  # symmetric
+    traj, _notes = load_plan(out, load_robot("hrp2"))  # the robot bridge reads it as a joint trajectory
+    assert len(traj.times) == len(t)
+
+
+@pytest.mark.parametrize(
+    "argv, field",
+    [(["--mass", "-1"], "--mass"), (["--mass", "nan"], "--mass"), (["--t-max", "0"], "--t-max")],
+)
+def test_lift_refuses_bad_options_in_one_line(tmp_path, capsys, argv, field):
+    assert main(["lift", *argv, "--output", str(tmp_path / "LIFT.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0] and "Traceback" not in err[0]
+    assert not (tmp_path / "LIFT.json").exists()
