@@ -99,8 +99,9 @@ class LiftSettings:
     t_min: float = 0.3  # [s] the shortest transition tried
     control_points: int = 10  # B-spline coefficients per joint (4 free after the fixed ends)
     samples: int = 41  # constraint and cost instants, t_f / (samples - 1) apart
-    limit_margin: float = 0.01  # (5.25)-(5.26) imposed at 99 % at the samples, so that they hold between
-    # them (measured: 0.7 % over the limit between 41 samples without it)
+    # (5.25)-(5.26) and the wrist loads are imposed at 99 % at the samples, so that they hold between them
+    # (measured: 0.7 % over the limit between 41 samples without it)
+    limit_margin: float = 0.01
     zmp_margin: float = 0.02  # [m] from the heel and the toe
     friction: float = 0.4  # feet on the floor (§3.1.6.1)
     hand_moment: float = 5.0  # [N m] wrist sensor, about the lateral axis (§5.2.2.3)
@@ -217,8 +218,8 @@ def _sample_terms(chain: SagittalChain, s: LiftSettings):
         hand,  # the wrist sensors
     )
     m = 1.0 - s.limit_margin
-    lo = np.concatenate([np.full(2 * n, -m), np.zeros(4), -np.ones(3)])
-    hi = np.concatenate([np.full(2 * n, m), np.full(4, np.inf), np.ones(3)])
+    lo = np.concatenate([np.full(2 * n, -m), np.zeros(4), np.full(3, -m)])
+    hi = np.concatenate([np.full(2 * n, m), np.full(4, np.inf), np.full(3, m)])
     return ca.Function("lift_terms", [th, thd, thdd], [g, power]), lo, hi
 
 

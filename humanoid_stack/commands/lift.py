@@ -34,6 +34,7 @@ def add_arguments(parser):
     parser.add_argument("--width", type=float, default=0.15, metavar="M", help="object width [m] (default 0.15)")
     parser.add_argument("--height", type=float, default=0.3, metavar="M", help="object height [m] (default 0.3)")
     parser.add_argument("--t-max", type=float, default=3.0, metavar="S", help="longest transition t_m [s] (3)")
+    parser.add_argument("--samples", type=int, default=41, metavar="N", help="constraint instants, 5..400 (default 41)")
     parser.add_argument("--rate", type=int, default=200, choices=RATES, help="trajectory rate [Hz] (default 200)")
     parser.add_argument("--play", action="store_true", help="also play the lift in the simulator")
     parser.add_argument("--output", "-o", default="LIFT.json", help="output JSON file (its folder must exist)")
@@ -60,11 +61,27 @@ def run(args) -> int:
     postures = thesis_postures(chain)
     for name, r in postures.residual.items():
         print(f"{name} posture: {1000 * max(r['hip'], r['shoulder'], r['object']):.1f} mm from the thesis's points")
-    settings = LiftSettings(t_max=t_max, t_min=min(LiftSettings().t_min, t_max))
+    if not 5 <= args.samples <= 400:
+        raise ConfigError(f"lift: option '--samples' must be in 5..400; value {args.samples}")
+    settings = LiftSettings(t_max=t_max, t_min=min(LiftSettings().t_min, t_max), samples=args.samples)
     print("optimising the lift (IPOPT) ...", flush=True)
     lift = optimise_lift(chain, postures, settings)
     print(f"t_f {lift.t_f:.3f} s, E_r {lift.energy:.1f} J, {lift.iterations} iterations in {lift.seconds:.1f} s")
-    print("\n".join(check_lift(chain, lift, settings).lines()), flush=True)
+    check = check_lift(chain, lift, settings)
+    print("\n".join(check.lines()), flush=True)
+    over = [
+        n
+        for n, bad in (
+            ("(5.25)", check.motor > 1),
+            ("(5.26)", check.torque > 1),
+            ("wrist", max(check.hand) > 1),
+            ("ZMP", check.zmp_margin < 0),
+            ("slip", check.slip >= 1),
+        )
+        if bad
+    ]
+    if over:
+        print(f"warning: {', '.join(over)} exceeded between the optimiser's instants: try more --samples", flush=True)
     t, theta, _thd, _thdd = lift.sample(1.0 / args.rate)
     q = np.array([chain.configuration(th) for th in theta])
     model = robot.model

@@ -32,7 +32,12 @@ def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, ca
 
 @pytest.mark.parametrize(
     "argv, field",
-    [(["--mass", "-1"], "--mass"), (["--mass", "nan"], "--mass"), (["--t-max", "0"], "--t-max")],
+    [
+        (["--mass", "-1"], "--mass"),
+        (["--mass", "nan"], "--mass"),
+        (["--t-max", "0"], "--t-max"),
+        (["--samples", "2"], "--samples"),
+    ],
 )
 def test_lift_refuses_bad_options_in_one_line(tmp_path, capsys, argv, field):
     assert main(["lift", *argv, "--output", str(tmp_path / "LIFT.json")]) == 2
