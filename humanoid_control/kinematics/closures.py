@@ -18,7 +18,7 @@ import pinocchio as pin
 
 from humanoid_control.kinematics.frame_rows import POSE, POSITION, FrameConstraint
 
-__all__ = ["Weld", "Ball", "make_closure"]
+__all__ = ["Weld", "Ball", "make_closure", "closure_gap", "loops"]
 
 
 class _Closure(FrameConstraint):
@@ -68,3 +68,29 @@ class Ball(_Closure):
 def make_closure(structure, name, kind, frame_a, frame_b, anchor=None):
     """A `Weld` (``kind`` "weld") or a `Ball` ("ball") of ``structure``."""
     return {"weld": Weld, "ball": Ball}[kind](structure, name, frame_a, frame_b, anchor)
+
+
+def loops(structure) -> list:
+    """The closures of ``structure`` between two of its frames: its kinematic loops (a weld or ball to
+    a world placement, a foot on the ground, is not one)."""
+    return [c for c in structure.closures.values() if c.fb is not None]
+
+
+def closure_gap(structure, q, data, closures=None) -> float:
+    """The largest error of ``closures`` (default: all of ``structure``'s) at ``q`` [m]: the distance
+    between the two frames' origins, and for a weld also their relative rotation angle times the
+    structure's ``length_scale`` (``data``: a Pinocchio data of the structure's model, overwritten
+    by the forward kinematics)."""
+    closures = list(structure.closures.values()) if closures is None else closures
+    if not closures:
+        return 0.0
+    pin.framesForwardKinematics(structure.model, data, q)
+    worst = 0.0
+    for c in closures:
+        a = data.oMf[c.fa]
+        b = c.anchor if c.fb is None else data.oMf[c.fb]
+        worst = max(worst, float(np.linalg.norm(a.translation - b.translation)))
+        if c.dim == 6:
+            angle = float(np.linalg.norm(pin.log3(b.rotation.T @ a.rotation)))
+            worst = max(worst, structure.length_scale * angle)
+    return worst

@@ -12,6 +12,15 @@ the thesis's sweep stopping at the common ancestor, Flückiger 1998, §5.5.3.2):
     POSITION     e = pa - pb,  J = (v + ω×pa)[a's joints] - (v + ω×pb)[b's joints]  (world axes)
     ORIENTATION  e = log3(R),  J = Jlog3(R) · Raᵀ·ω(D)
 
+and the first-order rows of the thesis's scheme (Flückiger 1998, §3.4.2.1: the plain Jacobian of the
+frame, the error taken as a small displacement), where Jlog6 and Jlog3 are replaced by the identity:
+
+    POSE_FIRST_ORDER         e = log6(M),  J = Ad(oMa⁻¹)·D
+    ORIENTATION_FIRST_ORDER  e = log3(R),  J = Raᵀ·ω(D)
+
+A first-order row is blind to the error components outside the frame Jacobian's range: a command along
+them moves nothing, exactly (the exact rows couple them with the other components at second order).
+
 which are `closures` and `targets`' formulas (Ad(oMa⁻¹)·D = J_a - Ad(aMb)·J_b in LOCAL axes). The
 log3/log6/Jlog3/Jlog6 kernels follow Pinocchio's implementation branch for branch
 (``spatial/log.hxx``: the renormalised rotation, Taylor expansions below ε^(1/3) and ε^(1/4), the
@@ -34,10 +43,12 @@ from numba import njit
 from humanoid_control.kinematics.base import Constraint
 
 __all__ = [
-    "FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "support_columns", "placements_view", "se3_row",
+    "FrameConstraint", "FrameRows", "POSE", "POSITION", "ORIENTATION", "POSE_FIRST_ORDER",
+    "ORIENTATION_FIRST_ORDER", "support_columns", "placements_view", "se3_row",
 ]  # fmt: skip
 
 POSE, POSITION, ORIENTATION = 0, 1, 2
+POSE_FIRST_ORDER, ORIENTATION_FIRST_ORDER = 3, 4
 _EPS = np.finfo(float).eps
 _PREC2 = _EPS ** (1.0 / 3.0)  # Pinocchio's TaylorSeriesExpansion<double>::precision<2>()
 _PREC3 = _EPS ** (1.0 / 4.0)  # precision<3>()
@@ -380,9 +391,9 @@ def _rows(Jw, F, ia, ib, ref, kind, support, start, J, e):
                 for i in range(3):
                     L[i, j] = d * (Ra[0, i] * vx + Ra[1, i] * vy + Ra[2, i] * vz)
                     L[3 + i, j] = d * (Ra[0, i] * Jw[3, j] + Ra[1, i] * Jw[4, j] + Ra[2, i] * Jw[5, j])
-        if kind[k] == ORIENTATION:
+        if kind[k] == ORIENTATION or kind[k] == ORIENTATION_FIRST_ORDER:
             w, theta = _log3(R)
-            A = _jlog3(theta, w)
+            A = _jlog3(theta, w) if kind[k] == ORIENTATION else np.eye(3)
             for i in range(3):
                 e[a0 + i] = w[i]
                 for j in range(nv):
@@ -390,6 +401,11 @@ def _rows(Jw, F, ia, ib, ref, kind, support, start, J, e):
             continue
         p = _mul(Rb.T, (pa - pb).reshape((3, 1)))[:, 0]
         e[a0 : a0 + 6] = _log6(R, p)
+        if kind[k] == POSE_FIRST_ORDER:
+            for i in range(6):
+                for j in range(nv):
+                    J[a0 + i, j] = L[i, j]
+            continue
         A, B = _jlog6(R, p)
         for i in range(3):
             for j in range(nv):

@@ -7,6 +7,11 @@ increments into the target (`FrameTarget.move`) and the solver closes the gap.
     pose:         e = log6(T⁻¹·M) (frame axes), J = Jlog6 · J_LOCAL
     position:     e = p - p*, J = J_LOCAL_WORLD_ALIGNED[:3]
     orientation:  e = log3(R*ᵀ·R), J = Jlog3 · J_LOCAL[3:]
+With ``first_order=True`` a pose or orientation target has the thesis's first-order rows (J = J_LOCAL,
+J_LOCAL[3:]; `frame_rows`): a command along directions the frame cannot move in (out of a planar
+robot's plane, along the left null space of its Jacobian) then moves nothing, exactly, as in the
+thesis (Flückiger 1998, §6.3.1); with the exact rows it moves the joints at second order. The exact
+rows converge quadratically on large errors: they are the default.
 A NaN or infinite target is refused with a `KinematicsError` (the solver keeps its last target).
 """
 
@@ -16,27 +21,40 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.exceptions import KinematicsError
-from humanoid_control.kinematics.frame_rows import ORIENTATION, POSE, POSITION, FrameConstraint
+from humanoid_control.kinematics.frame_rows import (
+    ORIENTATION,
+    ORIENTATION_FIRST_ORDER,
+    POSE,
+    POSE_FIRST_ORDER,
+    POSITION,
+    FrameConstraint,
+)
 from humanoid_model.validation import finite_rows, finite_vector
 
 __all__ = ["FrameTarget", "MODES", "moved"]
 
 MODES = {"pose": 6, "position": 3, "orientation": 3}
 _KIND = {"pose": POSE, "position": POSITION, "orientation": ORIENTATION}
+_FIRST_ORDER = {"pose": POSE_FIRST_ORDER, "position": POSITION, "orientation": ORIENTATION_FIRST_ORDER}
 
 
 class FrameTarget(FrameConstraint):
     """Frame ``frame`` of ``structure`` follows ``target`` (a ``pin.SE3``; for ``position`` a (3,)
     point [m] also works, for ``orientation`` a (3, 3) rotation). Default target: the frame's
     placement at the structure's initial configuration. Rows evaluated by
-    `humanoid_control.kinematics.frame_rows`."""
+    `humanoid_control.kinematics.frame_rows`; ``first_order``: the thesis's first-order rows (module
+    docstring)."""
 
-    def __init__(self, structure, frame: str, target=None, mode: str = "pose", weight=1.0, level=2, gain=1.0):
+    def __init__(
+        self, structure, frame: str, target=None, mode: str = "pose", weight=1.0, level=2, gain=1.0, first_order=False
+    ):
         if mode not in MODES:
             raise KinematicsError(
                 f"frame target '{frame}': field 'mode' must be one of {', '.join(MODES)}; value {mode!r}"
             )
-        self.name, self.mode, self.dim, self.row_kind = frame, mode, MODES[mode], _KIND[mode]
+        self.name, self.mode, self.dim = frame, mode, MODES[mode]
+        self.first_order = bool(first_order)
+        self.row_kind = (_FIRST_ORDER if self.first_order else _KIND)[mode]
         self.level, self.weight, self.gain = int(level), float(weight), float(gain)
         self.model = structure.model
         self.fid = self.fa = structure.frame_id(frame, f"frame target '{frame}'")

@@ -60,9 +60,9 @@ def _pinocchio_rows(s, c, data):
         J = pin.getFrameJacobian(m, data, c.fid, LOCAL)
         if c.mode == "pose":
             E = c.target.actInv(M)
-            return pin.log6(E).vector, pin.Jlog6(E) @ J
+            return pin.log6(E).vector, (np.eye(6) if c.first_order else pin.Jlog6(E)) @ J
         R = c.target.rotation.T @ M.rotation
-        return pin.log3(R), pin.Jlog3(R) @ J[3:]
+        return pin.log3(R), (np.eye(3) if c.first_order else pin.Jlog3(R)) @ J[3:]
     if isinstance(c, Weld):
         oMa, Ja = data.oMf[c.fa], pin.getFrameJacobian(m, data, c.fa, LOCAL)
         if c.fb is None:
@@ -88,6 +88,8 @@ def _frame_constraints(s, rng, scale):
         FrameTarget(s, "r_hand", target, mode="pose"),
         FrameTarget(s, "l_hand", target, mode="position"),
         FrameTarget(s, "r_sole", target, mode="orientation"),
+        FrameTarget(s, "l_hand", target, mode="pose", first_order=True),
+        FrameTarget(s, "l_sole", target, mode="orientation", first_order=True),
     ]
 
 

@@ -84,17 +84,24 @@ def _second_order(step):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_hybrid_out_of_plane_commands_give_no_motion(solver):
     """A 6-D command on frame 9 with only z, rx, ry components gives no motion (the components a
-    robot cannot produce move nothing, Flückiger 1998, §6.3.1). The rows are the exact derivative
-    of log6 (Jlog6·J), which couples an out-of-plane error with in-plane motion at second order,
-    so dq = O(|command|²) instead of exactly 0 (the thesis's plain Jacobian has zero out-of-plane
-    rows): checked as a second-order term, < 1e-9 rad for a 1e-5 command (docs/kinematics.md,
-    deviations)."""
+    robot cannot produce move nothing, Flückiger 1998, §6.3.1). With the thesis's first-order rows
+    (``FrameTarget(first_order=True)``: the plain frame Jacobian, whose out-of-plane rows are zero)
+    the whole command, 1 cm and 0.036 rad, moves the joints by < 1e-9 rad. The exact rows (Jlog6·J,
+    the default) couple an out-of-plane error with in-plane motion at second order: checked as
+    such, < 1e-9 rad for a 1e-5 command (docs/kinematics.md, deviations)."""
     s, q = _closed("hybrid_planar")
+    command = np.array([0, 0, 1.0, 2.0, -3.0, 0])
+    first = FrameTarget(s, "frame9", first_order=True)
+    first.set_target(_frame(s, q, "frame9"))
+    first.move(command * 0.01, frame="tool")
+    assert np.linalg.norm(pin.difference(s.model, q, SOLVERS[solver](s, q, first)[0])) < 1e-9
     tool = FrameTarget(s, "frame9")
+    tool.set_target(first.target)
+    assert np.linalg.norm(pin.difference(s.model, q, SOLVERS[solver](s, q, tool)[0])) > 1e-4  # 0.67 mrad
 
     def step(x):
         tool.set_target(_frame(s, q, "frame9"))
-        tool.move(np.array([0, 0, 1.0, 2.0, -3.0, 0]) * x, frame="tool")
+        tool.move(command * x, frame="tool")
         return np.linalg.norm(pin.difference(s.model, q, SOLVERS[solver](s, q, tool)[0]))
 
     _second_order(step)
@@ -107,20 +114,20 @@ def test_hybrid_absolute_tracking_of_ten_10mm_steps(solver):
     open loop, Flückiger 1998, §5.5.3.1, and drifts): tool Δx = 100 ± 0.01 mm. Loop gap < 0.01 mm
     throughout: with one step per frame the first 10 mm frame leaves 0.0125 mm (second order), so
     the prioritized solver is run with one loop correction per frame
-    (PrioritizedSettings.loop_corrections) and the thesis method is checked against its own
-    one-step gap, 0.013 mm."""
+    at its default settings, which correct the loops after a step that leaves them open by more
+    than 1e-6 m (PrioritizedSettings.loop_tolerance), and the thesis method is checked against its
+    own one-step gap, 0.013 mm."""
     s, q = _closed("hybrid_planar")
     tool = FrameTarget(s, "frame9", mode="position")
     start = _frame(s, q, "frame9").translation
-    settings = prioritized.PrioritizedSettings(loop_corrections=1)
     for k in range(10):
         tool.set_target(start + [0.01 * (k + 1), 0, 0])
         if solver == "svd":
             q, _ = svd.solve(s, q, tool)
             assert _gap(s, q)[0] < 1.3e-5
         else:
-            q, _ = prioritized.solve(s, q, tool, settings=settings)
-            assert _gap(s, q)[0] < 1e-5
+            q, _ = prioritized.solve(s, q, tool)
+            assert _gap(s, q)[0] < 1e-6
     for _ in range(2):  # the display keeps cycling with the last target
         q, _ = SOLVERS[solver](s, q, tool)
     dx = (_frame(s, q, "frame9").translation - start) * 1e3
@@ -149,26 +156,31 @@ def test_hybrid_direct_mode_loop_stays_closed(solver):
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_macdac_left_null_command_gives_no_motion(solver):
     """The 5-DOF MacDac arm piloted by a 6-DOF device (Flückiger 1998, §6.3.1; macdac.mad of
-    Appendix B): a 6-D command along the left null direction of its Jacobian gives no motion
-    (second order, as on the hybrid robot); joints 3 and 4 start at their limits and are accepted
-    there."""
+    Appendix B): a 6-D command along the left null direction of its Jacobian gives no motion. With
+    the thesis's first-order rows, a command of norm 0.037 moves the joints by < 1e-9 rad; with the
+    exact rows, at second order (as on the hybrid robot). Joints 3 and 4 start at their limits and
+    are accepted there."""
     s = _load("macdac")
     q = s.q0.copy()
     for j in ("joint3", "joint4"):
         iq = s.joint_index(j)[0]
         k = list(s.lim_q).index(iq)
         assert min(abs(q[iq] - s.lower[k]), abs(q[iq] - s.upper[k])) < 1e-9
-    tool = FrameTarget(s, "frame6")
     M = _frame(s, q, "frame6")
-    w = np.diag(tool.row_scale)
-    u = np.linalg.svd(w @ tool.jacobian(q, s.compute(q)))[0][:, -1]  # left null direction of the rows
-    twist = np.linalg.solve(w, u)
+    for first_order in (True, False):
+        tool = FrameTarget(s, "frame6", first_order=first_order)
+        w = np.diag(tool.row_scale)
+        u = np.linalg.svd(w @ tool.jacobian(q, s.compute(q)))[0][:, -1]  # left null direction of the rows
+        twist = np.linalg.solve(w, u)
 
-    def step(x):
-        tool.set_target(M * pin.exp6(pin.Motion(twist * x)))
-        return np.linalg.norm(pin.difference(s.model, q, SOLVERS[solver](s, q, tool)[0]))
+        def step(x, tool=tool, twist=twist):
+            tool.set_target(M * pin.exp6(pin.Motion(twist * x)))
+            return np.linalg.norm(pin.difference(s.model, q, SOLVERS[solver](s, q, tool)[0]))
 
-    _second_order(step)
+        if first_order:
+            assert step(0.037 / np.linalg.norm(twist)) < 1e-9
+        else:
+            _second_order(step)
 
 
 def _cross_delta_motion(solve, command, absolute=True):
