@@ -9,6 +9,7 @@ import pytest
 from humanoid_control.bridge.plan_files import load_plan
 from humanoid_model.robot import load_robot
 from humanoid_stack.cli import main
+from humanoid_viewer.replay import load_recording
 
 
 def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, capsys):
@@ -26,8 +27,15 @@ def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, ca
     # from the upright start to the deep crouch (the thesis's end, knee about 135 deg)
     assert q[0, knee] < np.radians(60) and q[-1, knee] > np.radians(130)
     assert np.allclose(q[:, knee], q[:, names.index("RLEG_JOINT3")])  # symmetric
-    traj, _notes = load_plan(out, load_robot("hrp2"))  # the robot bridge reads it as a joint trajectory
+    hrp2 = load_robot("hrp2")
+    traj, _notes = load_plan(out, hrp2)  # the robot bridge reads it as a joint trajectory
     assert len(traj.times) == len(t)
+    replay = load_recording(out, hrp2)  # and the viewer's replay, with the feet where the lift put them
+    assert len(replay.t) == len(t) and replay.q.shape[1] == hrp2.model.nq
+    assert names == hrp2.joint_names  # the model's order: the replay's joint part is the file's rows
+    assert np.allclose(replay.q[:, 7:], q) and np.allclose(
+        replay.q[:, :3], np.array(doc["trajectory"]["base_pose"])[:, :3]
+    )
 
 
 @pytest.mark.parametrize(
