@@ -76,12 +76,11 @@ def loops(structure) -> list:
     return [c for c in structure.closures.values() if c.fb is not None]
 
 
-def closure_gap(structure, q, data, closures=None) -> float:
-    """The largest error of ``closures`` (default: all of ``structure``'s) at ``q`` [m]: the distance
-    between the two frames' origins, and for a weld also their relative rotation angle times the
-    structure's ``length_scale`` (``data``: a Pinocchio data of the structure's model, overwritten
-    by the forward kinematics)."""
-    closures = list(structure.closures.values()) if closures is None else closures
+def closure_gap(structure, q, data, closures) -> float:
+    """The largest error of ``closures`` (of ``structure``) at ``q`` [m]: the distance between the two
+    frames' origins, and for a weld also their relative rotation angle times the structure's
+    ``length_scale`` (``data``: a Pinocchio data of the structure's model, overwritten by the forward
+    kinematics)."""
     if not closures:
         return 0.0
     pin.framesForwardKinematics(structure.model, data, q)

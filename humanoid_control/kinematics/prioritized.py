@@ -174,8 +174,8 @@ class _Plan:
         ]
         self.sat = np.zeros(structure.lim_v.size, np.int64)  # scratch of `cycle` (its outputs)
         self.du = np.empty(structure.model.nv)
-        self.gap_data = structure.model.createData()  # scratch of `closure_gap`
-        self.loops = None  # the structure's loops (`closures.loops`), found on the first cycle
+        self.loops = loops(structure)  # the structure's loops (`closures.loops`) and `closure_gap`'s scratch
+        self.gap_data = structure.model.createData() if self.loops else None
         self.const = (
             np.concatenate([t.row_scale for t in order], dtype=float),
             np.array([t.weight for t in order], float),
@@ -248,21 +248,18 @@ def solve(structure, q, *tasks, settings: PrioritizedSettings | None = None) -> 
     )  # fmt: skip
     saturated = [plan.names.get(i, str(i)) for i in sat[:nsat].tolist()] if nsat else []
     q_new = pin.integrate(model, q, dq)
-    if plan.loops is None:
-        plan.loops = loops(structure)
-    if structure.closures and (st.loop_corrections or (st.loop_tolerance and plan.loops)):
+    auto = AUTO_CORRECTIONS if st.loop_tolerance and plan.loops else 0
+    if structure.closures and (st.loop_corrections or auto):
         once = replace(st, loop_corrections=0, loop_tolerance=0.0)
-        corrected = 0
+        corrected = st.loop_corrections
         for _ in range(st.loop_corrections):
             q_new, _ = solve(structure, q_new, settings=once)
-            corrected += 1
-        auto = 0
-        while st.loop_tolerance and auto < AUTO_CORRECTIONS:
-            if not plan.loops or closure_gap(structure, q_new, plan.gap_data, plan.loops) <= st.loop_tolerance:
+        for _ in range(auto):
+            if closure_gap(structure, q_new, plan.gap_data, plan.loops) <= st.loop_tolerance:
                 break
             q_new, _ = solve(structure, q_new, settings=once)
-            auto += 1
-        if corrected or auto:
+            corrected += 1
+        if corrected:
             dq = pin.difference(model, q, q_new)
     return q_new, SolveReport(
         dq=dq, saturated=saturated, clamp_iterations=iterations if nsat else 0, solver="prioritized",
