@@ -30,7 +30,7 @@ from humanoid_planner.lifting.overhead import (  # noqa: E402
     static_torques,
     thesis_postures,
 )
-from humanoid_planner.lifting.sagittal import CarriedObject, sagittal_chain  # noqa: E402
+from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--mass", type=float, default=8.4, help="the object's mass [kg] (thesis: 8.4, also 23.4)")
     args = ap.parse_args(argv)
-    chain = sagittal_chain(load_robot("hrp2"), CarriedObject(args.mass, 0.15, 0.3))
+    chain = SagittalChain(load_robot("hrp2"), CarriedObject(args.mass, 0.15, 0.3))
     postures = thesis_postures(chain)
     times, res = [], None
     for _ in range(args.reps):

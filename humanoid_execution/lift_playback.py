@@ -33,8 +33,8 @@ import pinocchio as pin
 
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, stiffen
 from humanoid_model.robot import load_robot
-from humanoid_planner.lifting.overhead import LiftResult
-from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain, sagittal_chain
+from humanoid_planner.lifting.overhead import NOMINAL, LiftResult
+from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
 
 __all__ = ["LiftPlayback", "carrying", "play_lift"]
 
@@ -80,7 +80,7 @@ def carrying(robot_name: str, carried: CarriedObject, chain: SagittalChain | Non
     """The robot loaded anew with `carried` on its hands: half its mass at each grasp point, with half
     its inertia (the optimiser's model of the object, §5.2.2.2)."""
     robot = load_robot(robot_name)
-    chain = chain or sagittal_chain(robot, carried)
+    chain = chain or SagittalChain(robot, carried)
     model = robot.model
     half = carried.inertia / 2
     for name in chain.joints.hand:
@@ -98,7 +98,7 @@ def play_lift(
     settle: float = 0.5,
     after: float = 1.5,
     sample: float = 0.005,
-    nominal: float = 0.2,
+    nominal: float = NOMINAL,
     gravity_compensation: bool = False,
     gain_scale: float = WALK_GAIN_SCALE,
 ) -> LiftPlayback:

@@ -260,9 +260,9 @@ def overhead_lift():
     (about 6 s): (chain, postures, result) of `humanoid_planner.lifting`."""
     from humanoid_model.robot import load_robot
     from humanoid_planner.lifting.overhead import optimise_lift, thesis_postures
-    from humanoid_planner.lifting.sagittal import CarriedObject, sagittal_chain
+    from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
 
-    chain = sagittal_chain(load_robot("hrp2"), CarriedObject(8.4, 0.15, 0.3))
+    chain = SagittalChain(load_robot("hrp2"), CarriedObject(8.4, 0.15, 0.3))
     postures = thesis_postures(chain)
     return chain, postures, optimise_lift(chain, postures)
 

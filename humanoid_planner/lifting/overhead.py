@@ -53,6 +53,7 @@ from .sagittal import SagittalChain
 
 __all__ = [
     "LiftPoint",
+    "NOMINAL",
     "LiftPostures",
     "LiftSettings",
     "LiftResult",
@@ -65,6 +66,9 @@ __all__ = [
     "LiftCheck",
     "lift_energy",
 ]
+
+
+NOMINAL = 0.2  # the motors' nominal output over their maximum torque (§5.2.2.3: "below 20 %")
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ class LiftSettings:
     hand_moment: float = 5.0  # [N m] wrist sensor, about the lateral axis (§5.2.2.3)
     hand_along: float = 200.0  # [N] wrist sensor, along the hand (§5.2.2.3)
     hand_across: float = 100.0  # [N] wrist sensor, across the hand (§5.2.2.3)
-    nominal: float = 0.2  # nominal output / maximum torque (§5.2.2.3: "below 20 %")
+    nominal: float = NOMINAL
     dry_speed: float = 0.05  # [rad/s] ε of the smooth sign tanh(q̇ / ε)
     tolerance: float = 1e-8
     max_iterations: int = 500
@@ -116,29 +120,31 @@ class LiftSettings:
 
 @dataclass
 class LiftResult:
-    """An optimised lift: t_f [s], the B-spline coefficients (control_points x 7), the energy [J],
-    IPOPT's status, iterations and time [s], and the trajectory at the constraint samples."""
+    """An optimised lift: t_f [s], the joint B-spline over normalised time s = t / t_f, the energy [J],
+    IPOPT's status, iterations and time [s], and the optimiser's normalised instants ``samples``."""
 
     t_f: float
-    coefficients: np.ndarray
+    spline: BSpline
     energy: float
     status: str
     success: bool
     iterations: int
     seconds: float
-    times: np.ndarray
-    theta: np.ndarray
-    theta_d: np.ndarray
-    theta_dd: np.ndarray
-    spline: object = None
+    samples: np.ndarray
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """The B-spline coefficients (control_points x 7)."""
+        return self.spline.c
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The path's postures at the optimiser's instants (samples x 7; the same for any t_f)."""
+        return self.spline(self.samples)
 
     def retimed(self, t_f: float) -> LiftResult:
-        """The same path played in `t_f` seconds (the trajectory fields at the same normalised samples)."""
-        u = self.times / self.t_f
-        b = self.spline
-        return replace(
-            self, t_f=float(t_f), times=u * t_f, theta=b(u, 0), theta_d=b(u, 1) / t_f, theta_dd=b(u, 2) / t_f**2
-        )
+        """The same path played in `t_f` seconds."""
+        return replace(self, t_f=float(t_f))
 
     def sample(self, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(t, θ, θ̇, θ̈) every `dt` seconds from 0 to t_f."""
@@ -148,7 +154,9 @@ class LiftResult:
         return t, b(s, 0), b(s, 1) / self.t_f, b(s, 2) / self.t_f**2
 
 
-def _basis(n_ctrl: int, s: np.ndarray, degree: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _basis(n_ctrl: int, s: np.ndarray, degree: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The clamped B-spline basis of `n_ctrl` coefficients at `s`: values, first and second derivatives
+    (len(s) x n_ctrl each) and the knots."""
     inner = np.linspace(0.0, 1.0, n_ctrl - degree + 1)
     knots = np.concatenate([[0.0] * degree, inner, [1.0] * degree])
     eye = np.eye(n_ctrl)
@@ -166,7 +174,6 @@ def thesis_postures(chain: SagittalChain, start: LiftPoint = THESIS_START, end: 
     grasp = chain.f_points["grasp"](th)
     f = ca.Function("pts", [th], [ca.vertcat(o[:, 2], o[:, 4], grasp, chain.f_object_angle(th))])
     out, res = [], {}
-    guess = np.zeros(chain.n)
     for name, p in (("start", start), ("end", end)):
         target = np.array([*p.hip, *p.shoulder, *p.object])
         scale = np.array([1, 1, 1, 1, 1, 1, 0.1])  # 0.1 rad weighs like 1 cm
@@ -176,7 +183,7 @@ def thesis_postures(chain: SagittalChain, start: LiftPoint = THESIS_START, end: 
 
         best = None
         for knee in (0.3, 1.2, 2.2):  # a few starts: the deep crouch is far from the upright one
-            x0 = np.clip(guess + np.array([-knee / 2, knee, -knee / 2, 0, 0, 0, 0]), chain.lower, chain.upper)
+            x0 = np.clip(np.array([-knee / 2, knee, -knee / 2, 0, 0, 0, 0]), chain.lower, chain.upper)
             sol = least_squares(r, x0, bounds=(chain.lower, chain.upper), xtol=1e-12, ftol=1e-12)
             if best is None or sol.cost < best.cost:
                 best = sol
@@ -274,18 +281,7 @@ def optimise_lift(
     t_f = float(xs[-1])
     spline = BSpline(knots, coeffs, 3)
     res = LiftResult(
-        t_f,
-        coeffs,
-        float(sol["f"]),
-        st["return_status"],
-        bool(st["success"]),
-        int(st["iter_count"]),
-        seconds,
-        sv * t_f,
-        B0 @ coeffs,
-        B1 @ coeffs / t_f,
-        B2 @ coeffs / t_f**2,
-        spline,
+        t_f, spline, float(sol["f"]), st["return_status"], bool(st["success"]), int(st["iter_count"]), seconds, sv
     )
     if not res.success:
         gv = np.array(sol["g"]).ravel()

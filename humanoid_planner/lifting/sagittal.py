@@ -33,7 +33,7 @@ from humanoid_model.robot import Robot, set_joint_angle
 from ..gait.model import PlanarBody, PlanarTree
 from ..gait.params import SagittalSegment
 
-__all__ = ["CarriedObject", "SagittalJoints", "SagittalChain", "HRP2_SAGITTAL", "sagittal_chain"]
+__all__ = ["CarriedObject", "SagittalJoints", "SagittalChain", "HRP2_SAGITTAL"]
 
 G = 9.81  # [m/s^2]
 
@@ -94,10 +94,11 @@ def _sagittal_inertia(Y: pin.Inertia) -> tuple[float, float, float, float]:
 
 
 class SagittalChain:
-    """The symmetric sagittal model of `robot` (see the module docstring). Coordinates: the seven URDF
-    joint angles ``theta`` (one per entry of ``joints.names``, the same on both sides)."""
+    """The symmetric sagittal model of `robot` carrying `carried` (None: nothing in the hands; see the
+    module docstring). Coordinates: the seven URDF joint angles ``theta`` (one per entry of
+    ``joints.names``, the same on both sides)."""
 
-    def __init__(self, robot: Robot, joints: SagittalJoints = HRP2_SAGITTAL, carried: CarriedObject | None = None):
+    def __init__(self, robot: Robot, carried: CarriedObject | None = None, joints: SagittalJoints = HRP2_SAGITTAL):
         model = robot.model
         self.robot, self.joints = robot, joints
         self.carried = carried or CarriedObject(0.0, 0.0, 0.0)
@@ -176,11 +177,10 @@ class SagittalChain:
         self.ids = ids
         jt = [(k - 1, k, joints.labels[k], True, 0.0) for k in range(n)]
         self.tree = PlanarTree(f"{robot.name}_sagittal", bodies, jt, points, [], g=G)
-        self.effort = np.array([model.effortLimit[model.joints[g[0]].idx_v] for g in ids])
-        self.velocity = np.array([model.velocityLimit[model.joints[g[0]].idx_v] for g in ids])
+        iv = [model.joints[g[0]].idx_v for g in ids]  # one motor of each joint (both sides alike)
+        self.effort, self.velocity = model.effortLimit[iv], model.velocityLimit[iv]
         # joint friction per motor, the URDF's <dynamics damping friction>: viscous [N m s/rad], dry [N m]
-        self.viscous = np.array([model.damping[model.joints[g[0]].idx_v] for g in ids])
-        self.dry = np.array([model.friction[model.joints[g[0]].idx_v] for g in ids])
+        self.viscous, self.dry = model.damping[iv], model.friction[iv]
         self.lower = np.array([max(model.lowerPositionLimit[model.joints[j].idx_q] for j in g) for g in ids])
         self.upper = np.array([min(model.upperPositionLimit[model.joints[j].idx_q] for j in g) for g in ids])
         self.total_mass = sum(b.seg.mass for b in bodies) + foot_mass
@@ -208,16 +208,12 @@ class SagittalChain:
             c = coms[:, i]
             J = ca.jacobian(c, th)
             acc = J @ thdd + ca.jacobian(J @ thd, th) @ thd
-            f = b.seg.mass * ca.vertcat(acc[0], acc[1] + G)
+            f = b.seg.mass * ca.vertcat(acc[0], acc[1] + G)  # what moves the body against gravity
             fx, fy = fx + f[0], fy + f[1]
             mo = mo + c[0] * f[1] - c[1] * f[0] + b.seg.I_c * a[i]
         fm, fxm = self.foot
         fy, mo = fy + fm * G, mo + fxm * fm * G
-        hand = tree.bodies[-1]
-        ch = coms[:, n - 1]
-        Jh = ca.jacobian(ch, th)
-        ah = Jh @ thdd + ca.jacobian(Jh @ thd, th) @ thd
-        fh = hand.seg.mass * ca.vertcat(ah[0], ah[1] + G)  # force the forearm exerts on the hand (+ object)
+        hand, ch, fh = tree.bodies[-1], c, f  # the last body: the force the forearm exerts on the hand (+ object)
         ps = tree.f_points["sensor"](q)
         mh = (ch[0] - ps[0]) * fh[1] - (ch[1] - ps[1]) * fh[0] + hand.seg.I_c * a[n - 1]
         ax = ca.vertcat(
@@ -226,12 +222,11 @@ class SagittalChain:
         )
         along = fh[0] * ax[0] + fh[1] * ax[1]
         across = -fh[0] * ax[1] + fh[1] * ax[0]
-        side = 2.0 if self.sides[-1] == 2 else 1.0
         args = [th, thd, thdd]
         self.f_tau = ca.Function("tau", args, [tau], ["theta", "theta_d", "theta_dd"], ["tau"])
         self.f_reaction = ca.Function("reaction", args, [ca.vertcat(fx, fy, mo)])
         self.f_zmp = ca.Function("zmp", args, [mo / fy])
-        self.f_hand = ca.Function("hand", args, [ca.vertcat(along, across, mh) / side])
+        self.f_hand = ca.Function("hand", args, [ca.vertcat(along, across, mh) / self.sides[-1]])
         self.f_points = {k: ca.Function(k, [th], [f(q)]) for k, f in tree.f_points.items()}
         self.f_origins = ca.Function("origins", [th], [tree.f_origins(q)])
         self.f_com = ca.Function("com", [th], [tree.f_com(q)])
@@ -266,8 +261,3 @@ class SagittalChain:
 
     def point(self, name: str, theta) -> np.ndarray:
         return np.array(self.f_points[name](theta)).ravel()
-
-
-def sagittal_chain(robot: Robot, carried: CarriedObject | None = None, joints: SagittalJoints = HRP2_SAGITTAL):
-    """The `SagittalChain` of `robot` carrying `carried` (None: nothing in the hands)."""
-    return SagittalChain(robot, joints, carried)

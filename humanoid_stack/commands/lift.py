@@ -49,7 +49,7 @@ def run(args) -> int:
     from humanoid_model.formats.trajectory import trajectory_samples, walk_document, write_trajectory_file
     from humanoid_model.validation import finite_number
     from humanoid_planner.lifting.overhead import LiftSettings, check_lift, optimise_lift, thesis_postures
-    from humanoid_planner.lifting.sagittal import CarriedObject, sagittal_chain
+    from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
 
     mass = finite_number(args.mass, "lift", "--mass", minimum=0.0, maximum=MAX_MASS, unit="kg")
     width = finite_number(args.width, "lift", "--width", minimum=0.0, maximum=1.0, unit="m")
@@ -57,7 +57,7 @@ def run(args) -> int:
     t_max = finite_number(args.t_max, "lift", "--t-max", minimum=0.0, strict=True, maximum=60.0, unit="s")
     clear_output(args.output, "LIFT.json", ConfigError)
     robot = load_robot("hrp2")
-    chain = sagittal_chain(robot, CarriedObject(mass, width, height))
+    chain = SagittalChain(robot, CarriedObject(mass, width, height))
     postures = thesis_postures(chain)
     for name, r in postures.residual.items():
         print(f"{name} posture: {1000 * max(r['hip'], r['shoulder'], r['object']):.1f} mm from the thesis's points")

@@ -9,8 +9,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+from humanoid_execution.lift_playback import carrying
 from humanoid_model.exceptions import PlanningError
-from humanoid_model.robot import load_robot
 from humanoid_planner.lifting.overhead import (
     LiftSettings,
     check_lift,
@@ -19,16 +19,9 @@ from humanoid_planner.lifting.overhead import (
     static_torques,
     thesis_postures,
 )
-from humanoid_planner.lifting.sagittal import CarriedObject
 
-OBJECT = CarriedObject(8.4, 0.15, 0.3)  # §5.2.2.3: 8.4 kg, 0.15 m wide, 0.3 m high
 T_MAX = 3.0  # [s] t_m (§5.2.2.3)
 QUASI_STATIC = 10.0  # [s] the thesis's quasi-static variant (§5.2.2.3: "about 10 s")
-
-
-@pytest.fixture(scope="module")
-def hrp2():
-    return load_robot("hrp2")
 
 
 @pytest.fixture(scope="module")
@@ -41,20 +34,7 @@ def lift(overhead_lift):
     return overhead_lift[1:]
 
 
-def _with_payload(robot, chain):
-    """HRP-2's Pinocchio model with half the object at each hand's grasp point (its inertia split too)."""
-    model = robot.model.copy()
-    for name in chain.joints.hand:
-        loc = robot.contact_locations[name]
-        frame = model.frames[model.getFrameId(loc.body)]
-        at = frame.placement.act(np.asarray(loc.point, dtype=float))
-        half = OBJECT.inertia / 2
-        inertia = np.diag([half, half, half])
-        model.inertias[frame.parentJoint] += pin.Inertia(OBJECT.mass / 2, at, inertia)
-    return model
-
-
-def _three_d(robot, model, chain, th, thd, thdd):
+def _three_d(model, chain, th, thd, thdd):
     """Per-joint torques summed over both sides, the ground ZMP x and the left wrist joint's wrench
     (world axes, about the sensor point) of the symmetric motion with the feet fixed, from RNEA."""
     data = model.createData()
@@ -96,13 +76,13 @@ def _three_d(robot, model, chain, th, thd, thdd):
 
 
 @pytest.mark.spec("000", "F2")
-def test_the_sagittal_model_is_hrp2s_rnea_for_a_symmetric_motion_with_the_object_in_the_hands(hrp2, chain):
-    model = _with_payload(hrp2, chain)
+def test_the_sagittal_model_is_hrp2s_rnea_for_a_symmetric_motion_with_the_object_in_the_hands(chain):
+    model = carrying("hrp2", chain.carried, chain).model  # the 3-D robot, half the object on each hand
     rng = np.random.default_rng(3)
     for _ in range(3):
         th = rng.uniform(chain.lower, chain.upper) * 0.6
         thd, thdd = rng.normal(size=7), 3 * rng.normal(size=7)
-        sums, zmp, force, moment, q = _three_d(hrp2, model, chain, th, thd, thdd)
+        sums, zmp, force, moment, q = _three_d(model, chain, th, thd, thdd)
         assert chain.tau(th, thd, thdd) == pytest.approx(sums, abs=1e-9)
         assert float(chain.f_zmp(th, thd, thdd)) == pytest.approx(zmp, abs=1e-9)
         along, across, m = np.array(chain.f_hand(th, thd, thdd)).ravel()
