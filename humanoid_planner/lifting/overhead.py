@@ -330,6 +330,11 @@ class LiftCheck:
     joint_margin: float
     static_over_nominal: np.ndarray
 
+    def exceeded(self) -> list[str]:
+        """The limits this check found exceeded: "(5.25)", "(5.26)", "wrist", "ZMP", "slip"."""
+        bad = (self.motor > 1, self.torque > 1, max(self.hand) > 1, self.zmp_margin < 0, self.slip >= 1)
+        return [name for name, b in zip(("(5.25)", "(5.26)", "wrist", "ZMP", "slip"), bad, strict=True) if b]
+
     def lines(self) -> list[str]:
         return [
             f"(5.25) |q'/q'M + G/GM| max {self.motor:.3f}; (5.26) |G|/GM max {self.torque:.3f}",
