@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 IFSTAMP := $(VENV)/.interfaces
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-standing demo-gait test test-fast lint chromium bench bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
+.PHONY: all venv demo demo-standing demo-gait test test-fast lint chromium bench bench-check peers bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
 all: venv
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo "make lint       - ruff (lint + format check), import-linter contracts and tools/check_product.py (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
+	@echo "make bench-check - the docs' speed and scaling ratios against their recorded bands (~2 min; exit 1 outside; not in make test)"
 	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
 	@echo "make peer-tsid  - build TSID 1.10.0 against pin 4.1.0 and add it to .venv (peer of benchmarks/wbc.py; not in make test)"
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
@@ -103,6 +104,19 @@ bench: $(STAMP) $(IFSTAMP)
 	  if [ -n "$$needs" ]; then echo "== $$b: skipped, needs $$needs (run it by hand)"; continue; fi; \
 	  echo "== $$b"; $(VPY) $$b || exit 1; \
 	done
+
+# The peers extra of setup.py (MuJoCo, pink, quadprog), the side-by-side references of the benchmarks.
+PEERS := $(VENV)/.peers
+peers: $(PEERS)
+$(PEERS): $(STAMP) setup.py
+	$(VPY) -m pip install -q --no-build-isolation -e '.[peers]'
+	@touch $@
+
+# The speed and scaling claims of the docs, each a ratio measured in one run, against the bands
+# recorded in benchmarks/bands.yaml (tools/bench_check.py): about 2 minutes, a table, exit 1 when a
+# ratio leaves its band. Not part of make test: timings on a shared machine are noisy.
+bench-check: $(STAMP) $(IFSTAMP) $(PEERS)
+	$(VPY) tools/bench_check.py
 
 # The Crocoddyl peer of the gait benchmark (benchmarks/gait.py) in its own venv: crocoddyl 3.2.1 needs pin 4.0.0,
 # the project pins 4.1.0 (requirements-crocoddyl.txt). Not part of make test or make bench.

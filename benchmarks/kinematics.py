@@ -19,7 +19,7 @@ interpreter ``--pink-python`` (default: $PINK_PYTHON, else ``.venv-pink/bin/pyth
 exists, else this one: the ``peers`` extra installs pink here); without pink its row says
 "skipped" and how to install it.
 
-Run:  .venv/bin/python benchmarks/kinematics.py [--episodes 20] [--starts 100] [--pink-python PY]
+Run:  .venv/bin/python benchmarks/kinematics.py [--episodes 20] [--starts 100] [--pink-python PY] [--json OUT.json]
       (quick: --episodes 4 --starts 10)
 Timings are wall-clock on whatever machine runs it (not a test).
 """
@@ -32,6 +32,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # single-threaded, as the peers' runners
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -164,6 +165,7 @@ def main():
     ap.add_argument(
         "--pink-python", default=pink_python(), help="pink's interpreter (default $PINK_PYTHON, .venv-pink, this)"
     )
+    ap.add_argument("--json", default=None, help="also write the HRP-2 rows and the ratios to pink to this file")
     a = ap.parse_args()
     print(
         f"python {platform.python_version()}, numpy {np.__version__}, pinocchio {pin.__version__}, "
@@ -194,6 +196,16 @@ def main():
                 f"\n{name} / pink, same run: median cycle {r['median'] / peer['median']:.2f}x, "
                 f"p90 {r['p90'] / peer['p90']:.2f}x, projection time {r['proj_ms'] / peer['proj_ms']:.2f}x"
             )
+    if a.json:
+        doc = {
+            "benchmark": "kinematics",
+            "hrp2": {n: {k: r[k] for k in ("median", "p90", "proj_ms")} for n, r in rows.items()},
+        }
+        doc["ratios"] = {"prioritized/svd": rows["prioritized"]["median"] / rows["svd (thesis)"]["median"]}
+        if "median" in peer:
+            doc["ratios"]["prioritized/pink"] = rows["prioritized"]["median"] / peer["median"]
+            doc["ratios"]["prioritized/pink projection"] = rows["prioritized"]["proj_ms"] / peer["proj_ms"]
+        Path(a.json).write_text(json.dumps(doc, indent=1, default=float))
     verdict = "meets" if rows["prioritized"]["median"] <= TARGET_US else "misses"
     faster = (
         ""

@@ -21,7 +21,7 @@ Printed: per-cycle time of the whole loop (median, p90, p99, max) against the 40
 each robot's solver time (median). Wall-clock on whatever machine runs it; not a test (the suite
 never asserts a time).
 
-Run:  .venv/bin/python benchmarks/kinematics_realtime.py [--cycles 500]
+Run:  .venv/bin/python benchmarks/kinematics_realtime.py [--cycles 500] [--json OUT.json]
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 os.environ.setdefault("ROS_DOMAIN_ID", "77")
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -80,6 +82,7 @@ def scene():
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cycles", type=int, default=500, help="cycles to time (default 500)")
+    ap.add_argument("--json", default=None, help="also write the cycle's percentiles [ms] and its median / budget")
     args = ap.parse_args(argv)
 
     import rclpy
@@ -165,6 +168,10 @@ def main(argv=None) -> int:
         m = sum(t.dim for t in prioritized.tasks_of(s, tasks))
         u = np.array(solve_us[name][warm:])
         print(f"| {name} | {m}x{s.model.nv} | {np.median(u):.0f} | {np.percentile(u, 90):.0f} |")
+    if args.json:
+        doc = {"benchmark": "kinematics_realtime", "cycle_ms": {"median": p[0], "p90": p[1], "p99": p[2]}}
+        doc["median/budget"] = p[0] / BUDGET_MS
+        Path(args.json).write_text(json.dumps(doc, indent=1, default=float))
     return 0
 
 

@@ -31,7 +31,7 @@ Both start from half-sitting (its inequalities hold: no phase 1). IPOPT's option
 tol 1e-8, constr_viol_tol 1e-6 (the solver's tolerance), max_iter 100 (posture/solver/two_phase.py), no output.
 
 Run:  .venv/bin/python benchmarks/posture_solvers.py [--repeats 20] [--solvers] [--projection]
-      [--calls] [--collision] [--slsqp] [--hpp-python .venv-hpp/bin/python]
+      [--calls] [--collision] [--slsqp] [--hpp-python .venv-hpp/bin/python] [--json OUT.json]
 Timings are wall-clock on whatever machine runs it (not a test); OpenBLAS single-threaded.
 """
 
@@ -43,6 +43,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # single-threaded, as solve() runs itself
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -143,6 +144,8 @@ def problems(robot, floor):
 
 
 def solvers_table(robot, floor, repeats):
+    """Print the SLSQP/IPOPT table; return {problem: {solver: median time [ms]}}."""
+    out = {}
     print(f"# posture solvers on HRP-2, {platform.processor() or platform.machine()}, {repeats} repeats, median")
     print("| problem | solver | outcome | iterations | evaluations | max violation | time [ms] |")
     print("|---|---|---|---|---|---|---|")
@@ -159,21 +162,27 @@ def solvers_table(robot, floor, repeats):
             f"| {name} | SLSQP | {last.outcome.name} | {last.iterations} | {ev} | "
             f"{last.max_violation:.1e} | {1e3 * np.median(times):.1f} |"
         )
+        out[name] = {"SLSQP": 1e3 * float(np.median(times))}
         times = []
         for _ in range(repeats):
             pb = make()
             dt, status, it, viol, _keep = ipopt_solve(pb, s.max_iterations)
             times.append(dt)
         print(f"| {name} | IPOPT | {status} | {it} | {pb.evaluations} | {viol:.1e} | {1e3 * np.median(times):.1f} |")
+        out[name]["IPOPT"] = 1e3 * float(np.median(times))
+        out[name]["SLSQP/IPOPT"] = out[name]["SLSQP"] / out[name]["IPOPT"]
+    return out
 
 
 def projection_table(robot, floor, hpp_python=None):
     """Our projection on the common IK problem, then HPP's, measured in the same run; HPP's
-    interpreter ``hpp_python`` (None: $HPP_PYTHON, else ``.venv-hpp/bin/python`` if it exists)."""
+    interpreter ``hpp_python`` (None: $HPP_PYTHON, else ``.venv-hpp/bin/python`` if it exists).
+    Returns the median times [ms] by row ("built once 1e-06", "per call 1e-06", ..., "HPP" when it ran)."""
     from humanoid_planner.posture import NewtonProjectionSettings, NewtonProjector, newton_project
 
     common = CommonProblem(robot, floor)
     m = robot.model
+    out = {}
     print(f"\n# projection on the common IK problem (HRP-2, {ik_problem.STARTS} seeded starts, its independent check)")
     print("| solver | tolerance | success (check) | iterations median / max | time median [ms] | p90 [ms] |")
     print("|---|---|---|---|---|---|")
@@ -191,12 +200,19 @@ def projection_table(robot, floor, hpp_python=None):
                 its.append(res.iterations)
                 ok += bool(res.success and common.check(res.q))
             label = "ours, NewtonProjector built once" if prebuilt else "ours, built per call"
+            out[f"{'built once' if prebuilt else 'per call'} {tol:g}"] = 1e3 * float(np.median(times))
             print(
                 f"| {label} | {tol:g} | {ok}/{ik_problem.STARTS} | {np.median(its):.0f} / {max(its)} | "
                 f"{1e3 * np.median(times):.3f} | {1e3 * np.percentile(times, 90):.3f} |"
             )
     hpp_python = hpp_python or run_peer.interpreter("HPP_PYTHON", ".venv-hpp")
-    print(hpp_row(run_peer.run("hpp", "projection_hpp.py", hpp_python, ["--starts", ik_problem.STARTS])))
+    peer = run_peer.run("hpp", "projection_hpp.py", hpp_python, ["--starts", ik_problem.STARTS])
+    print(hpp_row(peer))
+    if "rows" in peer:
+        out["HPP"] = peer["rows"][0]["projection_ms"]
+        out["built once 0.0001 / HPP"] = out["built once 0.0001"] / out["HPP"]
+    out["built once 1e-06 / per call"] = out["built once 1e-06"] / out["per call 1e-06"]
+    return out
 
 
 def hpp_row(result: dict) -> str:
@@ -361,14 +377,16 @@ def main(argv=None) -> int:
         "--hpp-python",
         help="HPP's interpreter for --projection (default: $HPP_PYTHON, else .venv-hpp/bin/python if it exists)",
     )
+    ap.add_argument("--json", default=None, help="also write the --solvers and --projection medians [ms] to this file")
     args = ap.parse_args(argv)
+    doc = {"benchmark": "posture_solvers"}
     every = not (args.solvers or args.projection or args.calls or args.collision or args.slsqp)
     robot = load_robot("hrp2")
     floor = load_scene("flat").surface("floor")
     if every or args.solvers:
-        solvers_table(robot, floor, args.repeats)
+        doc["solvers"] = solvers_table(robot, floor, args.repeats)
     if every or args.projection:
-        projection_table(robot, floor, args.hpp_python)
+        doc["projection"] = projection_table(robot, floor, args.hpp_python)
     if every or args.calls:
         calls_table(robot, floor)
     if every or args.collision:
@@ -376,6 +394,8 @@ def main(argv=None) -> int:
         collision_table(robot, floor)
     if every or args.slsqp:
         slsqp_paths_table(robot, floor, args.repeats)
+    if args.json:
+        Path(args.json).write_text(json.dumps(doc, indent=1))
     return 0
 
 
