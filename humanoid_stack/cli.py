@@ -23,6 +23,7 @@ COMMANDS = [
     "walk",
     "lift",
     "execute",
+    "sweep",
     "dynmodel",
     "pilot",
     "mad2urdf",
