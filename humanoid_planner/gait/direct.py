@@ -83,73 +83,68 @@ def physical_angles_expr(tree: PlanarTree, p, kind: str, q):
     return _leg_expr(q[1] + math.pi, q[0] + math.pi, -p.foot.gamma_p, q[5], tn) + _leg_expr(q[2], q[3], q[4], q[5], tn)
 
 
+def bip_phase_terms(tree: PlanarTree, p, phase: Phase, w: Weights, q, v):
+    """BIP's phase terms for :class:`PhaseProblemBuilder`: the effort weights, the heel closure
+    vector (DS; zero in SS), the flattening penalty 1/2 r_a delta^2 (DS), the inequalities h <= 0
+    (joint ranges and speeds, the feet above the ground) and the URDF joint angles (wrapped near
+    the phase's start). A planar mechanism other than BIP passes its own ``p.phase_terms``."""
+    W = w.torque_w() + (w.force_w() if phase.kind == "ds" else [])
+    closure = ca.SX.zeros(2)
+    pen_flat = 0
+    if phase.kind == "ds":
+        closure = tree.point_expr["heel"] - ca.DM([phase.step_length - p.foot.l_pied, 0.0])
+        delta = q[5] + math.pi - p.foot.beta_p  # Chessé 2002, eq. (III.20b)
+        pen_flat = 0.5 * w.r_a * delta**2
+    hs = []
+    ang = ca.vertcat(*physical_angles_expr(tree, p, phase.kind, q))
+    # wrap offsets from the initial state (the map is affine, offsets are constant 2 pi k)
+    a0 = np.array(ca.Function("ang", [q], [ang])(phase.q0)).ravel()
+    ang = ang - ca.DM(2 * math.pi * np.round(a0 / (2 * math.pi)))
+    angv = ca.jacobian(ang, q) @ v
+    for i, nm in enumerate(["hip_pitch", "knee", "ankle_pitch"] * 2):
+        lo, hi = w.limits[nm]
+        hs += [(ang[i] - hi) / w.s_angle, (lo - ang[i]) / w.s_angle]
+        hs += [(angv[i] - w.vel_limits[nm]) / w.s_vel, (-w.vel_limits[nm] - angv[i]) / w.s_vel]
+    # anti-collision: feet points above the ground (the envelope is the ground, chosen)
+    for pn in ["rear_heel", "toe"] if phase.kind == "ds" else ["swing_heel", "swing_toe"]:
+        hs.append(-tree.point_expr[pn][1] / w.s_dist)
+    return W, closure, pen_flat, hs, ang
+
+
 class PhaseProblemBuilder:
-    """CasADi functions of the running cost and the penalty terms of one phase."""
+    """CasADi functions of the running cost and the penalty terms of one phase: the effort, the
+    closure penalty 1/2 r_d gamma10 |closure|^2, the robot's other penalties (``p.phase_terms``,
+    BIP's by default: `bip_phase_terms`) and the exterior penalty of the inequalities h <= 0."""
 
     def __init__(self, tree: PlanarTree, p, phase: Phase, w: Weights):
         self.tree, self.p, self.phase, self.w = tree, p, phase, w
-        n, m = tree.n, tree.m
-        q = ca.SX.sym("q", n)
-        v = ca.SX.sym("v", n)
-        u = ca.SX.sym("u", m)
-        W = ca.DM(w.torque_w() + (w.force_w() if phase.kind == "ds" else []))
+        q = ca.SX.sym("q", tree.n)
+        v = ca.SX.sym("v", tree.n)
+        u = ca.SX.sym("u", tree.m)
+        terms = getattr(p, "phase_terms", None) or (lambda *a: bip_phase_terms(tree, p, *a))
+        W, closure, pen_flat, hs, ang = terms(phase, w, q, v)
+        W = ca.DM(W)
         effort = 0.5 * ca.sum1(W * u**2)
-        pen_closure = 0
-        pen_flat = 0
-        closure = ca.SX.zeros(2)
-        if phase.kind == "ds":
-            target = ca.DM([phase.step_length - p.foot.l_pied, 0.0])
-            closure = tree.point_expr["heel"] - target
-            pen_closure = 0.5 * w.r_d * w.gamma10 * ca.sumsqr(closure)
-            delta = q[5] + math.pi - p.foot.beta_p  # Chessé 2002, eq. (III.20b)
-            pen_flat = 0.5 * w.r_a * delta**2
-        # inequality penalties h <= 0
-        hs = []
-        ang = physical_angles_expr(tree, p, phase.kind, q)
-        # wrap offsets from the initial state (the map is affine, offsets are constant 2 pi k)
-        f_ang = ca.Function("ang", [q], [ca.vertcat(*ang)])
-        a0 = np.array(f_ang(phase.q0)).ravel()
-        off = 2 * math.pi * np.round(a0 / (2 * math.pi))
-        names = ["hip_pitch", "knee", "ankle_pitch"] * 2
-        angv = ca.jacobian(ca.vertcat(*ang), q) @ v
-        for i, nm in enumerate(names):
-            lo, hi = w.limits[nm]
-            hs.append((ang[i] - off[i] - hi) / w.s_angle)
-            hs.append((lo - (ang[i] - off[i])) / w.s_angle)
-            hs.append((angv[i] - w.vel_limits[nm]) / w.s_vel)
-            hs.append((-w.vel_limits[nm] - angv[i]) / w.s_vel)
-        # anti-collision: feet points above the ground (the envelope is the ground, chosen)
-        pts = ["rear_heel", "toe"] if phase.kind == "ds" else ["swing_heel", "swing_toe"]
-        for pn in pts:
-            hs.append(-tree.point_expr[pn][1] / w.s_dist)
+        pen_closure = 0.5 * w.r_d * w.gamma10 * ca.sumsqr(closure)
+        angv = ca.jacobian(ang, q) @ v
         hvec = ca.vertcat(*hs)
-        hplus = ca.fmax(hvec, 0)
-        pen_ineq = 0.5 * w.r_h * ca.sumsqr(hplus)
-        lr = effort + pen_closure + pen_flat + pen_ineq
+        pen_ineq = 0.5 * w.r_h * ca.sumsqr(ca.fmax(hvec, 0))
         lr_smooth = effort + pen_closure + pen_flat  # + 1/2 r_h |s|^2 with slacks s >= h+
+        # the tree's point expressions are in tree.q_sym/v_sym, q/v here are fresh: substitute
+        xs, xt = ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym)
+
+        def sub(e):
+            return ca.substitute(e, xs, xt)
+
         args = [tree.q_sym, tree.v_sym, u]
-        sub = (ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
-        self.f_l_smooth = ca.Function("l_smooth", args, [ca.substitute(lr_smooth, *sub)])
-        self.f_h = ca.Function("h", [tree.q_sym, tree.v_sym], [ca.substitute(hvec, *sub)])
+        self.f_l_smooth = ca.Function("l_smooth", args, [sub(lr_smooth)])
+        self.f_h = ca.Function("h", [tree.q_sym, tree.v_sym], [sub(hvec)])
         self.nh = hvec.shape[0]
-        # tree.q_sym/v_sym were used in point_expr; q/v here are fresh: substitute
-        lr = ca.substitute(lr, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
-        self.f_l = ca.Function("l_r", args, [lr])
-        self.f_parts = ca.Function(
-            "parts",
-            args,
-            [
-                ca.substitute(e, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))
-                for e in (effort, pen_closure, pen_flat, pen_ineq)
-            ],
-        )
-        self.f_closure = ca.Function("closure", [tree.q_sym], [closure])
-        self.f_ang = ca.Function("phys", [tree.q_sym], [ca.substitute(ca.vertcat(*ang), q, tree.q_sym) - ca.DM(off)])
-        self.f_angv = ca.Function(
-            "physv",
-            [tree.q_sym, tree.v_sym],
-            [ca.substitute(angv, ca.vertcat(q, v), ca.vertcat(tree.q_sym, tree.v_sym))],
-        )
+        self.f_l = ca.Function("l_r", args, [sub(lr_smooth + pen_ineq)])
+        self.f_parts = ca.Function("parts", args, [sub(e) for e in (effort, pen_closure, pen_flat, pen_ineq)])
+        self.f_closure = ca.Function("closure", [tree.q_sym], [sub(closure)])
+        self.f_ang = ca.Function("phys", [tree.q_sym], [sub(ang)])
+        self.f_angv = ca.Function("physv", [tree.q_sym, tree.v_sym], [sub(angv)])
         self.W = np.array(W).ravel()
 
 
@@ -259,14 +254,15 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         ubg.append(np.full(N + 1, np.inf))
 
     stance_rows = None
-    if phase.kind == "ss":
+    bip = getattr(p, "phase_terms", None) is None
+    if bip and phase.kind == "ss":
         stance_rows = sum(len(r) for r in lbg)
         # stance-foot unilaterality through the bound of the thesis (Chessé 2002, §III.3.2.8: "NB2
         # saturated at 6 N"; our reading: NB2 >= 6 N, and NB1 >= 0). NB1, NB2 are affine in the
         # stance-ankle torque, so this is the thesis's bound on a reparameterised ankle control.
         ineq(F[0, :], w.ss_heel_min)
         ineq(F[1, :], w.ss_toe_min)
-    if w.enforce_contacts:
+    if bip and w.enforce_contacts:
         # extension: friction cones and the rear-toe unilaterality in the NLP (the thesis checks them
         # afterwards, Chessé 2002, §II.4.6)
         if phase.kind == "ds":
@@ -321,15 +317,10 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         for blk, val0, val1 in ((bQ, phase.q0, phase.q1), (bV, phase.v0, phase.v1)):
             lbx[idx(blk, 0, i, n)] = ubx[idx(blk, 0, i, n)] = val0[i]
             lbx[idx(blk, N, i, n)] = ubx[idx(blk, N, i, n)] = val1[i]
+    bounds = [(-w.tau_max, w.tau_max)] * tree.n_tau + force_bounds(tree, p, phase, w)
     for k in range(N + 1):
-        for i in range(tree.n_tau):
-            lbx[idx(bU, k, i, m)] = -w.tau_max
-            ubx[idx(bU, k, i, m)] = w.tau_max
-        if phase.kind == "ds":
-            lbx[idx(bU, k, 6, m)] = 0.0
-            lbx[idx(bU, k, 7, m)] = 0.0
-            if w.toe_force_cap() is not None:
-                ubx[idx(bU, k, 7, m)] = w.toe_force_cap()
+        for i, (lo, hi) in enumerate(bounds):
+            lbx[idx(bU, k, i, m)], ubx[idx(bU, k, i, m)] = lo, hi
     # initial guess: a solution on the same number of nodes (re-timed), or the Hermite guess
     if init is not None and init.q.shape == (N + 1, n):
         qg, vg, ag, ug = init.q, init.v, init.a, init.u
@@ -340,16 +331,13 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
             Mk = tree.M(qg[k])
             rhs = Mk @ ag[k] + np.array(tree.f_bias(qg[k], vg[k])).ravel()
             Bk = tree.B(qg[k])
-            if phase.kind == "ds":
+            if tree.n_f:
                 # weighted least squares with the cost weights
                 Wd = np.sqrt(bld.W)
                 sol = np.linalg.lstsq(Bk / Wd, rhs, rcond=None)[0] / Wd
             else:
                 sol = np.linalg.lstsq(Bk, rhs, rcond=None)[0]
             ug[k] = sol
-        ug[:, : tree.n_tau] = np.clip(ug[:, : tree.n_tau], -w.tau_max, w.tau_max)
-        if phase.kind == "ds":
-            ug[:, 6:8] = np.maximum(ug[:, 6:8], 0.0)
     x0 = np.concatenate([qg.ravel(), vg.ravel(), ag.ravel(), ug.ravel()])
     hg = np.array(bld.f_h.map(N + 1)(qg.T, vg.T))
     x0 = np.concatenate([x0, np.maximum(hg, 0.0).T.ravel()])
@@ -369,6 +357,19 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         bld,
         stance_rows,
     )
+
+
+def force_bounds(tree: PlanarTree, p, phase: Phase, w: Weights) -> list:
+    """(lower, upper) of each released contact force of ``tree`` [N]: BIP's DS FB1, FB2 >= 0
+    (eqs. (II.37)-(II.38)) and the toe cap of the weight set; another mechanism's
+    ``p.force_bounds(phase, w)``."""
+    own = getattr(p, "force_bounds", None)
+    if own is not None:
+        return list(own(phase, w))
+    if phase.kind != "ds":
+        return []
+    cap = w.toe_force_cap()
+    return [(0.0, np.inf), (0.0, np.inf if cap is None else cap), (-np.inf, np.inf)]
 
 
 def ipopt_options(verbose: bool, max_iter: int, tol: float) -> dict:
@@ -432,12 +433,21 @@ def solve_direct(
     return sol
 
 
+def joint_power(tree: PlanarTree, sol: PhaseSolution) -> tuple[np.ndarray, float]:
+    """The motors' absolute power sum |tau_j phi_j'| at the nodes [W] and its integral, the energy
+    J_e [J] that the thesis reports (Chessé 2002, §II.3.2; phi_j' the joints' relative rates)."""
+    power = np.sum(np.abs((sol.v @ tree.S_act.T) * sol.u[:, : tree.n_tau]), axis=1)
+    return power, float(np.trapezoid(power, sol.t))
+
+
 def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
     """Ground reactions of the non-released support (Chessé 2002, §III.3.2.6-7), as functions of
     (q, v, a, u).  DS: rear-toe (N_A2, T_A2) from the whole-body Newton equation (III.23).  SS:
     stance-foot heel and toe normal forces (NB1, NB2) and the tangential force, from the Newton
     equation of the moving bodies and the moment balance of the static stance foot about its
-    heel (Annex D, with the foot geometry of :mod:`params`)."""
+    heel (Annex D, with the foot geometry of :mod:`params`).  Another mechanism (``p.phase_terms``,
+    RABBIT and the five-bar): the (normal, tangential) force at its root pivot in every phase
+    (Chessé 2002, eqs. (III.17)-(III.18))."""
     q, v = tree.q_sym, tree.v_sym
     a = ca.SX.sym("a", tree.n)
     u = ca.SX.sym("u", tree.m)
@@ -448,9 +458,12 @@ def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:
         Jc = ca.jacobian(ci, q)
         acc = Jc @ a + ca.jacobian(Jc @ v, q) @ v
         Pm = Pm + b.seg.mass * (acc - ca.DM([0.0, -tree.g]))
-    if kind == "ds":
-        # force of the ground on the moving system at the rear toe
-        F = Pm - ca.vertcat(u[8], u[6] + u[7])
+    if kind == "ds" or getattr(p, "phase_terms", None) is not None:
+        # force of the ground on the moving system at the root pivot (BIP's rear toe): the whole
+        # body's Newton equation less the released forces, (normal, tangential)
+        F = Pm
+        for j, (_name, d) in enumerate(tree.force_points):
+            F = F - u[tree.n_tau + j] * ca.DM(list(d))
         out = ca.vertcat(F[1], F[0])
     else:
         R = Pm  # force of the stance foot on the stance shank

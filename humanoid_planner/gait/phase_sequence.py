@@ -24,7 +24,7 @@ from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
 from .cost import Weights
-from .direct import Phase, PhaseSolution, contact_forces_function, solve_direct
+from .direct import Phase, PhaseSolution, contact_forces_function, joint_power, solve_direct
 from .model import ds_model, ss_model
 from .params import BipParams, get_params
 
@@ -138,10 +138,8 @@ class GaitProblem:
         K = len(sol.t)
         cf = contact_forces_function(tree, self.params, ph.kind)
         F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel() for k in range(K)])
-        rel_rates = sol.v @ tree.S_act.T
         tau = sol.u[:, : tree.n_tau]
-        power = np.sum(np.abs(rel_rates * tau), axis=1)
-        energy = float(np.trapezoid(power, sol.t))
+        power, energy = joint_power(tree, sol)
         out = {
             "energy": energy,
             "duration": ph.duration,
