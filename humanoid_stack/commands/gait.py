@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-HELP = "optimal gait generator (BIP, closed chain in double support): solve phases, write GAIT.json"
+import math
+
+HELP = "optimal gait generator (BIP, RABBIT, the five-bar; closed chains): solve phases, write GAIT.json"
 DESCRIPTION = """Optimal walking of the sagittal BIP biped (Chessé 2002; docs/gait.md).
+
+--robot rabbit: RABBIT's cyclic step from the thesis's data, --phase ds, ss or cyclic;
+--robot five_bar: the bilateral five-bar's rest-to-rest transfers, --phase small, large or
+transfers (both). These take no other option but --output and --verbose.
 
 Phases: start (SS from rest), cyclic (DS + SS), stop (pre-stop DS + SS to rest), walk (all five),
 ds / ss (one cyclic phase). Methods: direct (collocation + IPOPT) or pmp (indirect, the cyclic
@@ -29,8 +35,14 @@ INTERRUPTED = "no GAIT.json written (one left at the output path by an earlier r
 def add_arguments(parser):
     from humanoid_planner.bounds import MAX_CYCLIC_STEPS
 
-    parser.add_argument("--robot", default="bip", help="robot (only 'bip' has a gait model)")
-    parser.add_argument("--phase", default="walk", choices=["start", "cyclic", "stop", "walk", "ds", "ss"])
+    parser.add_argument("--robot", default="bip", help="robot: bip, rabbit or five_bar (the thesis's three)")
+    parser.add_argument(
+        "--phase",
+        default=None,
+        choices=["start", "cyclic", "stop", "walk", "ds", "ss", "small", "large", "transfers"],
+        help="bip: start, cyclic, stop, walk (default), ds, ss; rabbit: ds, ss, cyclic (default); "
+        "five_bar: small, large, transfers (default)",
+    )
     parser.add_argument(
         "--step-length", type=float, default=None, metavar="M", help="step length LPAS, toe to toe [m] (default 0.5)"
     )
@@ -75,6 +87,7 @@ def run(args) -> int:
     from humanoid_model.validation import integer
     from humanoid_planner.bounds import MAX_CYCLIC_STEPS
     from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.gait.chesse_robots import PHASES
     from humanoid_planner.gait.phase_sequence import (
         gait_json,
         make_problem,
@@ -83,8 +96,13 @@ def run(args) -> int:
     )
     from humanoid_planner.gait.plots import check_plot_dir
 
+    if args.robot in PHASES:
+        return _run_chain(args)
     if args.robot != "bip":
-        raise ConfigError(f"gait: option '--robot' = {args.robot!r}: only 'bip' has a gait model")
+        raise ConfigError(f"gait: option '--robot' = {args.robot!r}: expected bip, {' or '.join(PHASES)}")
+    args.phase = args.phase or "walk"
+    if args.phase not in ("start", "cyclic", "stop", "walk", "ds", "ss"):
+        raise ConfigError(f"gait: option '--phase' = {args.phase!r} is not a phase of bip")
     if args.cyclic_steps is not None:
         integer(args.cyclic_steps, "command line", "--cyclic-steps", minimum=1, maximum=MAX_CYCLIC_STEPS)
         if args.phase != "walk" or args.method != "direct":
@@ -130,6 +148,48 @@ def run(args) -> int:
 
         files = write_plots(pb, sols, args.plot)
         print(f"wrote {len(files)} plot(s) into {args.plot}")
+    if bad:
+        print(f"warning: solver did not converge for {bad}")
+        return 1
+    return 0
+
+
+def _run_chain(args) -> int:
+    """RABBIT's step or the five-bar's transfers (humanoid_planner.gait.chesse_robots)."""
+    from humanoid_model.exceptions import ConfigError
+    from humanoid_model.files import clear_output
+    from humanoid_model.formats.trajectory import write_trajectory_file
+    from humanoid_planner.exceptions import PlanningError
+    from humanoid_planner.gait.chesse_robots import PHASES, ChainProblem
+
+    phases = PHASES[args.robot]
+    args.phase = args.phase or phases[-1]
+    if args.phase not in phases:
+        raise ConfigError(f"gait: option '--phase' = {args.phase!r}: {args.robot} has {', '.join(phases)}")
+    given = [o for o, v in (("--step-length", args.step_length), ("--ds", args.ds), ("--ss", args.ss)) if v is not None]
+    given += [o for o, v in (("--cyclic-steps", args.cyclic_steps), ("--plot", args.plot)) if v is not None]
+    given += [o for o, v in (("--method", args.method != "direct"), ("--params", args.params != "thesis")) if v]
+    given += ["--thesis-contacts"] if args.thesis_contacts else []
+    if given:
+        raise ConfigError(f"gait: option '{given[0]}' is for bip; {args.robot} takes --phase, --output, --verbose")
+    clear_output(args.output, "GAIT.json", ConfigError)
+    pb = ChainProblem(args.robot)
+    sols = pb.solve(args.phase, progress=lambda msg: print(msg, flush=True))
+    data = pb.gait_json(sols)
+    out = write_trajectory_file(args.output, data, "GAIT.json", PlanningError)
+    print(f"wrote {out}: {len(sols)} phase(s), total energy {data['total_energy']:.1f} J")
+    for s in sols:
+        c = s.checks
+        line = f"  {s.phase.name:15s} {s.phase.duration:.3f} s  energy {c['energy']:7.2f} J  "
+        line += f"closure {1e3 * c['closure_residual_max']:.4f} mm  root normal {c['root_normal_min']:.0f}"
+        line += f"..{c['root_normal_max']:.0f} N (weight {c['weight']:.1f} N)"
+        line += f"  |tangential| max {c['root_tangential_max']:.0f} N"
+        if "trunk_excursion_max" in c:
+            line += f"  trunk {math.degrees(c['trunk_excursion_max']):.2f} deg"
+        if "cut_normal_min" in c:
+            line += f"  cut normal min {c['cut_normal_min']:.0f} N"
+        print(line)
+    bad = [s.phase.name for s in sols if not s.success]
     if bad:
         print(f"warning: solver did not converge for {bad}")
         return 1

@@ -1,0 +1,151 @@
+"""RABBIT's cyclic step and the five-bar's transfers solved by the gait generator's direct method
+(`humanoid_planner.gait.chesse_robots`) against Chessé 2002's results (§III.2.4, §III.3.1.6;
+acceptance items 003 A9, A14, A15, A18). The thesis numbers the solution does not reach are
+expected failures whose reason gives the measured values (docs/gait.md, "RABBIT and the
+bilateral five-bar")."""
+
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from support import REPO
+
+from humanoid_planner.gait.chesse_robots import ChainProblem
+
+
+@pytest.fixture(scope="module")
+def rabbit():
+    pb = ChainProblem("rabbit")
+    ds, ss = pb.solve("cyclic")
+    assert ds.success and ss.success
+    return pb, ds, ss
+
+
+@pytest.fixture(scope="module")
+def five_bar():
+    pb = ChainProblem("five_bar")
+    small, large = pb.solve("transfers")
+    assert small.success and large.success
+    return pb, small, large
+
+
+@pytest.mark.spec("003", "A9")
+def test_rabbit_ds_closure_residual_is_below_half_a_millimetre(rabbit):
+    """RABBIT's DS at r_d = 150: max |O5O5'| <= 0.5 mm (the thesis's ~0.1 mm, Chessé 2002, §III.3.1.6)."""
+    assert rabbit[1].checks["closure_residual_max"] <= 0.5e-3  # thesis ~0.1 mm at r_d = 150
+
+
+@pytest.mark.spec("003", "A9")
+def test_five_bar_closure_residual_is_below_0_2_mm(five_bar):
+    """The five-bar's transfers at r_d = 150: max |O5O5'| <= 0.2 mm (the thesis's ~0.05 mm, Chessé 2002, §III.2.4)."""
+    for sol in five_bar[1:]:
+        assert sol.checks["closure_residual_max"] <= 0.2e-3  # thesis ~0.05 mm at r_d = 150
+
+
+@pytest.mark.spec("003", "A14")
+def test_rabbit_single_support_costs_more_energy_than_double_support(rabbit):
+    """RABBIT: E_SS > E_DS (the thesis's 18.2 J > 6.7 J, Chessé 2002, §III.3.1.6)."""
+    assert rabbit[2].checks["energy"] > rabbit[1].checks["energy"]
+
+
+@pytest.mark.spec("003", "A14")
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 11.8 J (1.76 x the thesis's 6.7 J): both bent knees (53 deg rear, 36 deg front) carry "
+    "the weight with about 33 N m while turning at the 1.2-3.1 rad/s the thesis's hip velocities impose",
+)
+def test_rabbit_ds_energy_is_within_25_percent_of_6_7_j(rabbit):
+    """RABBIT's DS energy J_e within 25 % of the thesis's 6.7 J (expected failure: measured 11.8 J)."""
+    assert rabbit[1].checks["energy"] == pytest.approx(6.7, rel=0.25)
+
+
+SS_REASON = (
+    "measured: the optimum lowers the hip from 0.70 to 0.62 m while the swing foot skims the ground, the "
+    "stance knee flexing 50 -> 77 -> 53 deg under about 100 N m: 184.6 J (10 x the thesis's 18.2 J), stance "
+    "normal force -381..603 N, tangential up to 275 N, trunk 21 deg"
+)
+
+
+@pytest.mark.spec("003", "A14")
+@pytest.mark.xfail(strict=True, reason=SS_REASON)
+def test_rabbit_ss_energy_is_within_25_percent_of_18_2_j(rabbit):
+    """RABBIT's SS energy J_e within 25 % of the thesis's 18.2 J (expected failure: measured 184.6 J)."""
+    assert rabbit[2].checks["energy"] == pytest.approx(18.2, rel=0.25)
+
+
+@pytest.mark.spec("003", "A18")
+@pytest.mark.xfail(strict=True, reason=SS_REASON)
+def test_rabbit_ss_stance_normal_force_stays_within_15_percent_of_the_weight(rabbit):
+    """RABBIT's SS stance normal force within 15 % of the weight, 392 N, throughout (expected failure: -381..603 N)."""
+    c = rabbit[2].checks
+    assert c["weight"] == pytest.approx(392.4)  # 40 kg, Table III-2
+    assert 0.85 * c["weight"] <= c["root_normal_min"] and c["root_normal_max"] <= 1.15 * c["weight"]
+
+
+@pytest.mark.spec("003", "A18")
+@pytest.mark.xfail(strict=True, reason=SS_REASON)
+def test_rabbit_ss_stance_tangential_force_is_small(rabbit):
+    """RABBIT's SS stance tangential force under a tenth of the normal (expected failure: up to 275 N)."""
+    # "small": under a tenth of the normal force (chosen; the thesis: "negligible")
+    assert rabbit[2].checks["root_friction_ratio_max"] < 0.1
+
+
+@pytest.mark.spec("003", "A18")
+def test_rabbit_ds_keeps_both_feet_pushing_and_the_trunk_still(rabbit):
+    """RABBIT's DS: both normal forces positive, tangential/normal < 0.3, the trunk turning under 1 deg ("imperceptible")."""
+    c = rabbit[1].checks
+    assert c["root_normal_min"] > 0.0 and c["cut_normal_min"] > 0.0  # rear and front foot (measured 138, 189 N)
+    assert c["root_friction_ratio_max"] < 0.3  # tangential much smaller than normal (measured 0.25)
+    assert math.degrees(c["trunk_excursion_max"]) < 1.0  # "imperceptible" (chosen: under 1 deg)
+
+
+@pytest.mark.spec("003", "A15")
+def test_five_bar_large_transfer_costs_over_three_times_the_small_one(five_bar):
+    """The five-bar's large transfer costs over 3 x the small one's energy (the thesis's 40.7 / 12.0 J)."""
+    _pb, small, large = five_bar
+    assert large.checks["energy"] > 3.0 * small.checks["energy"]  # thesis 40.7 / 12.0 = 3.4
+
+
+def test_five_bar_transfers_are_symmetric_rest_to_rest(five_bar):
+    pb, small, large = five_bar
+    tree = pb.model.tree("transfer")
+    mid = pb.model.target[0] / 2
+    for sol in (small, large):
+        a, b = tree.point("o3", sol.q[0]), tree.point("o3", sol.q[-1])
+        assert a[0] + b[0] == pytest.approx(2 * mid, abs=1e-12) and a[1] == pytest.approx(b[1], abs=1e-12)
+        assert np.abs(sol.v[[0, -1]]).max() == 0.0
+
+
+def test_gait_json_places_the_urdf_feet_where_the_solution_does(rabbit, tmp_path):
+    """GAIT.json's joint angles and root pose put Pinocchio's RABBIT feet on the solution's points."""
+    pb, ds, ss = rabbit
+    doc = pb.gait_json([ds, ss])
+    model = pin.buildModelFromUrdf(str(REPO / "urdf" / "rabbit.urdf"), pin.JointModelFreeFlyer())
+    data = model.createData()
+    names = doc["joint_names"]
+    traj = doc["trajectory"]
+    for k in (0, len(ds.t) // 2, len(ds.t) - 1, len(ds.t) + len(ss.t) // 2):
+        q = pin.neutral(model)
+        q[:7] = traj["base_pose"][k]
+        for name, angle in zip(names, traj["joint_positions"][k]):
+            q[model.joints[model.getJointId(name)].idx_q] = angle
+        pin.framesForwardKinematics(model, data, q)
+        feet = {s: data.oMf[model.getFrameId(f"{s}_foot")].translation for s in "lr"}
+        if k < len(ds.t):  # DS: the rear (left) foot at the origin, the front at LPAS
+            np.testing.assert_allclose(feet["l"][[0, 2]], [0.0, 0.0], atol=1e-9)
+            np.testing.assert_allclose(feet["r"][[0, 2]], [0.45, 0.0], atol=ds.checks["closure_residual_max"] + 1e-9)
+        else:  # SS: the right foot is the stance foot at x = LPAS
+            np.testing.assert_allclose(feet["r"][[0, 2]], [0.45, 0.0], atol=1e-9)
+
+
+def test_gait_command_solves_the_five_bar_and_refuses_bip_options(tmp_path, capsys):
+    from humanoid_stack.cli import main
+
+    out = tmp_path / "FIVE_BAR.json"
+    assert main(["gait", "--robot", "five_bar", "--phase", "small", "--output", str(out)]) == 0
+    assert "five_bar_small" in capsys.readouterr().out and out.exists()
+    assert main(["gait", "--robot", "rabbit", "--phase", "walk", "--output", str(out)]) == 2
+    assert "rabbit has ds, ss, cyclic" in capsys.readouterr().err
+    assert main(["gait", "--robot", "rabbit", "--ds", "0.2", "--output", str(out)]) == 2
+    assert "'--ds' is for bip" in capsys.readouterr().err
