@@ -33,7 +33,7 @@ import casadi as ca
 import numpy as np
 
 from humanoid_model.exceptions import ConfigError
-from humanoid_model.formats.trajectory import gait_document, gait_phase, trajectory_samples
+from humanoid_model.formats.trajectory import gait_document, trajectory_samples
 from humanoid_model.urdf_description import read_urdf, resolve_robot_path
 from humanoid_planner.exceptions import PlanningError
 
@@ -42,6 +42,7 @@ from .cost import Weights
 from .direct import Phase, PhaseSolution, contact_forces_function, joint_power, solve_direct
 from .model import PlanarBody, PlanarTree
 from .params import G, SagittalSegment
+from .phase_sequence import phase_entry
 
 ROBOTS = ("rabbit", "five_bar")
 PHASES = {"rabbit": ("ds", "ss", "cyclic"), "five_bar": ("small", "large", "transfers")}
@@ -415,32 +416,12 @@ class ChainProblem:
         root pose at every node, one phase after the other."""
         phases, t_all, joints, base = [], [], [], []
         t0 = 0.0
-        for s in sols:
-            tree = self.model.tree(s.phase.kind)
-            phases.append(
-                gait_phase(
-                    name=s.phase.name,
-                    kind=s.phase.kind,
-                    method="direct",
-                    duration=s.phase.duration,
-                    t_start=t0,
-                    t=s.t,
-                    coordinates=tree.coordinate_names,
-                    q=s.q,
-                    qd=s.v,
-                    tau_names=tree.control_names[: tree.n_tau],
-                    tau=s.u[:, : tree.n_tau],
-                    contact_forces=s.forces,
-                    energy=s.checks["energy"],
-                    closure_residual_max=s.checks["closure_residual_max"],
-                    root_leg=s.phase.root_leg,
-                    origin_x=s.phase.origin_x,
-                    checks=s.checks,
-                    converged=s.success,
-                )
-            )
+        for n, s in enumerate(sols):
+            phases.append(phase_entry(self.model.tree(s.phase.kind), s, "direct", t0))
             model = ChainModel(self.robot, rear=s.phase.root_leg) if s.phase.root_leg != self.model.rear else self.model
             for k, q in enumerate(s.q):
+                if n > 0 and k == 0:
+                    continue  # the first node of a phase repeats the previous phase's last one
                 t_all.append(t0 + s.t[k])
                 joints.append([float(a) for a in model.urdf_angles(q)])
                 base.append(model.base_pose(q, s.phase.origin_x))

@@ -280,28 +280,7 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
         all_t += ts[start:].tolist()
         all_pos += [[j[n] for n in names] for j in joints[start:]]
         all_base += bases[start:]
-        phases.append(
-            gait_phase(
-                name=ph.name,
-                kind=ph.kind,
-                method=method,
-                duration=ph.duration,
-                t_start=T0,
-                t=s.t,
-                coordinates=tree.coordinate_names,
-                q=s.q,
-                qd=s.v,
-                tau_names=tree.control_names[: tree.n_tau],
-                tau=s.u[:, : tree.n_tau],
-                contact_forces=s.forces,
-                energy=s.checks["energy"],
-                closure_residual_max=s.checks["closure_residual_max"],
-                root_leg=ph.root_leg,
-                origin_x=ph.origin_x,
-                checks=s.checks,
-                converged=s.success,
-            )
-        )
+        phases.append(phase_entry(tree, s, method, T0))
         T0 += ph.duration
     return gait_document(
         robot="bip",
@@ -311,6 +290,32 @@ def gait_json(problem: GaitProblem, sols, method: str = "direct") -> dict:
         total_energy=float(sum(s.checks["energy"] for s in sols)),
         joint_names=names,
         trajectory=trajectory_samples(all_t, all_pos, all_base),
+    )
+
+
+def phase_entry(tree, sol: PhaseSolution, method: str, t_start: float) -> dict:
+    """The GAIT.json ``phases[]`` entry of one solved phase on ``tree`` starting at ``t_start`` [s]
+    (`humanoid_model.formats.trajectory.gait_phase`), for BIP and the other mechanisms alike."""
+    ph = sol.phase
+    return gait_phase(
+        name=ph.name,
+        kind=ph.kind,
+        method=method,
+        duration=ph.duration,
+        t_start=t_start,
+        t=sol.t,
+        coordinates=tree.coordinate_names,
+        q=sol.q,
+        qd=sol.v,
+        tau_names=tree.control_names[: tree.n_tau],
+        tau=sol.u[:, : tree.n_tau],
+        contact_forces=sol.forces,
+        energy=sol.checks["energy"],
+        closure_residual_max=sol.checks["closure_residual_max"],
+        root_leg=ph.root_leg,
+        origin_x=ph.origin_x,
+        checks=sol.checks,
+        converged=sol.success,
     )
 
 

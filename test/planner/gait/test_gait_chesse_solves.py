@@ -14,20 +14,21 @@ from support import REPO
 from humanoid_planner.gait.chesse_robots import ChainProblem
 
 
+def _solved(robot, which):
+    pb = ChainProblem(robot)
+    sols = pb.solve(which)
+    assert all(s.success for s in sols)
+    return pb, *sols
+
+
 @pytest.fixture(scope="module")
 def rabbit():
-    pb = ChainProblem("rabbit")
-    ds, ss = pb.solve("cyclic")
-    assert ds.success and ss.success
-    return pb, ds, ss
+    return _solved("rabbit", "cyclic")  # (problem, DS, SS)
 
 
 @pytest.fixture(scope="module")
 def five_bar():
-    pb = ChainProblem("five_bar")
-    small, large = pb.solve("transfers")
-    assert small.success and large.success
-    return pb, small, large
+    return _solved("five_bar", "transfers")  # (problem, small, large)
 
 
 @pytest.mark.spec("003", "A9")
@@ -125,7 +126,7 @@ def test_gait_json_places_the_urdf_feet_where_the_solution_does(rabbit, tmp_path
     data = model.createData()
     names = doc["joint_names"]
     traj = doc["trajectory"]
-    for k in (0, len(ds.t) // 2, len(ds.t) - 1, len(ds.t) + len(ss.t) // 2):
+    for k in (0, len(ds.t) // 2, len(ds.t) - 1, len(ds.t) - 1 + len(ss.t) // 2):
         q = pin.neutral(model)
         q[:7] = traj["base_pose"][k]
         for name, angle in zip(names, traj["joint_positions"][k]):
