@@ -12,19 +12,22 @@ contacts of the start stance stay on their surfaces (the supports are at least 3
 the scenes start). Numbers chosen: ±5 mm and ±2 deg ("a few millimetres and degrees").
 
     .venv/bin/python benchmarks/planning_robustness.py [--cases table_can stairs ...] [--seeds 10]
-        [--perturbations 10] [--time-limit S] [--motion] [--json OUT.json]
+        [--perturbations 10] [--time-limit S] [--motion] [--workers N | --address HOST:PORT] [--json OUT.json]
 
 The cases are `benchmarks/planning.py`'s (`CASES`), each with its scene's algorithm and time limit
-unless ``--time-limit`` is given. Wall-clock times on whatever machine runs it, one run at a time.
+unless ``--time-limit`` is given. Each run is a ``plan`` job of the sweep engine
+(`humanoid_execution.sweep`, docs/sweeps.md; the perturbation as its ``start_shift``): one at a time in
+this process by default, so that a search's time is its own; ``--workers N`` runs N at a time on an
+embedded local Ray, ``--address`` on a Ray cluster. Wall-clock times on whatever machine runs it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
-import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -35,12 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from planning import CASES  # noqa: E402
 
+from humanoid_execution.sweep.jobs import job, run_jobs  # noqa: E402
 from humanoid_model import load_robot  # noqa: E402
-from humanoid_model.exceptions import HumanoidStackError  # noqa: E402
 from humanoid_model.scene import load_scene  # noqa: E402
-from humanoid_planner.motion import MotionSettings  # noqa: E402
 from humanoid_planner.planning import problem_for  # noqa: E402
-from humanoid_planner.planning import run as plan_run  # noqa: E402
 
 SHIFT = 0.005  # [m] the start's horizontal shift bound (chosen)
 TURN = np.radians(2.0)  # [rad] the start's yaw bound (chosen)
@@ -60,27 +61,14 @@ def _random_candidates(scene, robot, goal) -> bool:
     return problem_for(scene, robot, goal).settings.candidates == "random"
 
 
-def one_run(scene, robot, goal, seed, time_limit, motion):
-    """A row: success, search time, nodes, the reason of a failure, the unclear segments."""
-    t0 = time.perf_counter()
-    try:
-        problem = problem_for(scene, robot, goal, time_limit=time_limit, seed=seed)
-    except HumanoidStackError as exc:
-        return {"success": False, "time": 0.0, "reason": f"refused: {exc}", "unclear": None, "generated": 0}
-    if motion:
-        result = plan_run(problem, MotionSettings())
-        plan, ok, reason = result.plan, result.success, result.reason
-        unclear = list(result.motion.unclear) if result.motion is not None else None
-    else:
-        plan = problem.planner.plan(problem.start, problem.start_q)
-        ok, reason, unclear = plan.success, plan.reason, None
-    return {
-        "success": bool(ok),
-        "time": plan.time if plan is not None else time.perf_counter() - t0,
-        "generated": int(plan.generated),
-        "reason": "" if ok else reason,
-        "unclear": unclear,
-    }
+def row(outcome) -> dict:
+    """A run's row from its plan job: success, search time, nodes, the reason of a failure (a refused
+    problem: its error), the unclear segments."""
+    if not outcome.ok:
+        return {"success": False, "time": 0.0, "reason": f"refused: {outcome.error}", "unclear": None, "generated": 0}
+    r = outcome.value
+    keys = ("success", "generated", "reason", "unclear")
+    return {"time": r["search_s"], **{k: r[k] for k in keys}}
 
 
 def main(argv=None):
@@ -90,31 +78,47 @@ def main(argv=None):
     ap.add_argument("--perturbations", type=int, default=10, help="perturbed starts, seed 0 (default 10)")
     ap.add_argument("--time-limit", type=float, default=None, help="search time limit [s] (default: the scene's)")
     ap.add_argument("--motion", action="store_true", help="also make each plan's motion (counts unclear segments)")
+    ap.add_argument("--workers", type=int, default=1, help="searches at a time (default 1: in this process)")
+    ap.add_argument("--address", default=None, help="a Ray cluster's HOST:PORT to run the searches on")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
     args = ap.parse_args(argv)
     known = {c[0]: c for c in CASES}
     unknown = [c for c in args.cases if c not in known]
     if unknown:
         ap.error(f"unknown case {unknown[0]!r}; cases: {', '.join(known)}")
-    results = {}
+    runs, jobs, notes = [], [], {}
     for label in args.cases:
         _, scene_name, robot_name, goal = known[label]
         scene = load_scene(scene_name)
         robot = load_robot(robot_name or (scene.robot.name if scene.robot is not None else "hrp2"))
-        rows = []
         seeds = args.seeds if _random_candidates(scene, robot, goal) else min(args.seeds, 1)
-        if seeds < args.seeds:
-            print(f"  {label}: search boxes, no random candidates: one seed (the others plan the same)", flush=True)
-        runs = [("seed", k, scene) for k in range(seeds)]
-        runs += [("perturbation", i, perturbed(scene, i)[0]) for i in range(args.perturbations)]
-        for kind, k, sc in runs:
-            seed = k if kind == "seed" else 0
-            row = {"kind": kind, "index": k, **one_run(sc, robot, goal, seed, args.time_limit, args.motion)}
-            rows.append(row)
-            status = "ok" if row["success"] else f"FAILED ({row['reason']})"
-            extra = f", unclear {row['unclear']}" if row["unclear"] else ""
-            print(f"  {label} {kind} {k}: {status}, {row['time']:.1f} s, {row['generated']} nodes{extra}", flush=True)
-        results[label] = rows
+        if seeds < args.seeds:  # printed before the case's first run
+            notes[label] = f"  {label}: search boxes, no random candidates: one seed (the others plan the same)"
+        base = {"scene": scene_name, "robot": robot_name, "goal": goal, "time_limit": args.time_limit}
+        base["motion"] = args.motion
+        for k in range(seeds):
+            runs.append((label, "seed", k))
+            jobs.append(job("plan", {**base, "seed": k}))
+        for i in range(args.perturbations):
+            dx, dy, yaw = perturbed(scene, i)[1]
+            runs.append((label, "perturbation", i))
+            jobs.append(job("plan", {**base, "start_shift": [dx, dy, math.degrees(yaw)]}))
+
+    def report(i, outcome):
+        label, kind, k = runs[i]
+        if label in notes:
+            print(notes.pop(label), flush=True)
+        r = row(outcome)
+        status = "ok" if r["success"] else f"FAILED ({r['reason']})"
+        extra = f", unclear {r['unclear']}" if r["unclear"] else ""
+        print(f"  {label} {kind} {k}: {status}, {r['time']:.1f} s, {r['generated']} nodes{extra}", flush=True)
+
+    serial = args.workers == 1 and args.address is None
+    options = {"workers": args.workers, "address": args.address, "serial": serial, "progress": False}
+    outcomes = run_jobs("plan", jobs, on_result=report, **options)
+    results = {label: [] for label in args.cases}
+    for (label, kind, k), outcome in zip(runs, outcomes, strict=True):
+        results[label].append({"kind": kind, "index": k, **row(outcome)})
     print_table(results, args)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1))

@@ -14,7 +14,8 @@ D5: the sole materials E in {1, 3, 10} MPa x nu in {0.01, 0.25, 0.4, 0.49}, the 
 (Chardonnet 2009, §4.4.1): the peak vertical acceleration of the base (the hips' centre) when HRP-2,
 all joints at zero, drops from 1 cm, and the torso-inclination error when the torso is tilted
 slowly to 15.3 deg with the legs vertical; plus (--d5-walk) the D4 walk's strike peak per material.
-The runs are independent: they go to a process pool over the cores (--jobs).
+The runs are independent: they go to Ray tasks over the cores (--jobs CPUs of an embedded local Ray,
+`humanoid_execution.sweep.tasks`, docs/sweeps.md).
 
     .venv/bin/python benchmarks/walking.py [--steps 6] [--cases rigid,flexible,sole,pads] [--d5] [--d5-walk]
         [--no-d4] [--jobs N] [--generator walkgen2008|smooth] [--gains walk|jsk] [--json OUT.json]
@@ -31,12 +32,12 @@ import dataclasses
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pinocchio as pin
 
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiffen
+from humanoid_execution.sweep.tasks import cluster, run_tasks
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
@@ -224,17 +225,19 @@ def _d5_one(material):
 
 
 def d5(jobs: int, walk_args=None) -> dict:
-    """The D5 sweep in a process pool; ``walk_args`` (pattern, joints, `Servo`) adds the D4 walk per material."""
+    """The D5 sweep as Ray tasks on ``jobs`` CPUs; ``walk_args`` (pattern, joints, `Servo`) adds the D4 walk per
+    material."""
     mats = [None] + [(E, nu) for E in E_SWEEP for nu in NU_SWEEP]
     out = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for mat, peak, tilt in pool.map(_d5_one, mats):
+    with cluster(jobs):
+        for o in run_tasks(_d5_one, [(mat,) for mat in mats], workers=jobs, progress=False):
+            mat, peak, tilt = o.result()
             out[mat] = {"drop_peak": peak, "tilt": tilt}
         if walk_args is not None:
             pattern, joints, servo = walk_args
-            futs = {mat: pool.submit(run_case, "sole", pattern, joints, servo, mat) for mat in mats[1:]}
-            for mat, f in futs.items():
-                out[mat]["walk_peak"] = f.result()["peak_acc"]
+            walks = [("sole", pattern, joints, servo, mat) for mat in mats[1:]]
+            for mat, o in zip(mats[1:], run_tasks(run_case, walks, workers=jobs, progress=False), strict=True):
+                out[mat]["walk_peak"] = o.result()["peak_acc"]
     return out
 
 
@@ -275,7 +278,7 @@ def main(argv=None) -> int:
     ap.add_argument("--step-length", type=float, default=None, help="[m] (default 0.15 walkgen2008, 0.2 smooth)")
     ap.add_argument("--generator", default="walkgen2008", choices=("walkgen2008", "smooth"))
     ap.add_argument("--cases", default="rigid,flexible,sole,pads")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count(), help="worker processes (default: the cores)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count(), help="Ray's CPUs (default: the cores)")
     ap.add_argument("--d5", action="store_true", help="run the D5 material sweep too")
     ap.add_argument("--d5-walk", action="store_true", help="add the walk per material to D5 (12 sole walks)")
     ap.add_argument("--no-d4", action="store_true", help="skip the D4 walks")
@@ -303,9 +306,8 @@ def main(argv=None) -> int:
     rows, report = [], {}
     if not a.no_d4:
         cases = a.cases.split(",")
-        with ProcessPoolExecutor(max_workers=min(a.jobs, len(cases))) as pool:
-            n = len(cases)
-            rows = list(pool.map(run_case, cases, [pattern] * n, [joints] * n, [servo] * n))
+        runs = [(case, pattern, joints, servo) for case in cases]
+        rows = [o.result() for o in run_tasks(run_case, runs, workers=min(a.jobs, len(cases)), progress=False)]
         print_d4(rows)
         report["d4"] = rows
     if a.d5 or a.d5_walk:

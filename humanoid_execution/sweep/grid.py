@@ -22,17 +22,15 @@ import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
-from humanoid_execution.sweep.jobs import KINDS
+from humanoid_execution.sweep.jobs import GROUPS, KINDS, job
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import did_you_mean, message
 
-__all__ = ["Sweep", "read_sweep", "sweep_from_dict", "MAX_JOBS", "GROUPS"]
+__all__ = ["Sweep", "read_sweep", "sweep_from_dict", "MAX_JOBS"]
 
 #: (chosen) jobs of one sweep at most: a grid past this is a typo more often than a plan (10,000 runs
 #: of 2 s of HRP-2 are about 10 hours on 2 cores)
 MAX_JOBS = 10_000
-#: a dotted axis's prefix -> the job's mapping it fills
-GROUPS = {"scene": "scene_overrides", "planner": "planner", "solver": "solver_settings"}
 KEYS = ("kind", "description", "base", "axes")
 
 
@@ -72,7 +70,7 @@ def _mapping(value, source, name) -> dict:
 
 class _Checker:
     def __init__(self, kind: str, source: str, folder: Path):
-        self.spec, self.source, self.folder = KINDS[kind], source, folder
+        self.kind, self.spec, self.source, self.folder = kind, KINDS[kind], source, folder
 
     def value(self, name: str, value, where: str):
         """One argument's value checked (``where``: its field in messages)."""
@@ -96,7 +94,8 @@ class _Checker:
     def file(self, name: str, value: str) -> str:
         """The file a ``scene`` or ``motion`` argument names (`humanoid_model.paths.resolve`: a
         file relative to the sweep file's folder, else to the working directory, else a shipped
-        scene), as an absolute path; `ConfigError` when there is none."""
+        scene), as an absolute path, a shipped scene by its name (each machine of a cluster finds its
+        own); `ConfigError` when there is none."""
         from humanoid_model.paths import resolve, scenes_dir, shipped_files
 
         if name == "scene":
@@ -104,7 +103,8 @@ class _Checker:
         else:
             shipped, suffixes = {}, (".json",)
         where = f"{self.source}: field '{name}'"
-        return str(resolve(value, shipped, name, suffixes, ConfigError, f"{name} file", self.folder, where))
+        path = resolve(value, shipped, name, suffixes, ConfigError, f"{name} file", self.folder, where)
+        return value if value in shipped and path == shipped[value].resolve() else str(path)
 
     def _grouped(self, prefix, key, value, where):
         if not key or any(not part for part in key.split(".")):
@@ -161,16 +161,6 @@ def sweep_from_dict(doc, source: str, folder: Path) -> Sweep:
 
 
 def _job(spec, values: dict, check: _Checker) -> dict:
-    """The complete argument set of one grid point: the defaults, the values (files as absolute
-    paths), the dotted groups."""
-    job = {name: arg.default for name, arg in spec.arguments.items()}
-    job.update({group: {} for prefix, group in GROUPS.items() if prefix in spec.groups})
-    for name, value in values.items():
-        prefix, dot, key = name.partition(".")
-        if dot and prefix in GROUPS:
-            job[GROUPS[prefix]][key] = value
-        elif value is not None and spec.arguments[name].path:
-            job[name] = check.file(name, value)
-        else:
-            job[name] = value
-    return job
+    """The complete argument set of one grid point (`jobs.job`), its files as absolute paths."""
+    files = {k: check.file(k, v) for k, v in values.items() if k in spec.arguments and spec.arguments[k].path and v}
+    return job(check.kind, {**values, **files})

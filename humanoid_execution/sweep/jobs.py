@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import finite_number, finite_vector, integer, message
 
-__all__ = ["JobKind", "KINDS", "run_jobs", "simulate_job", "plan_job", "execute_job"]
+__all__ = ["JobKind", "KINDS", "GROUPS", "job", "run_jobs", "simulate_job", "plan_job", "execute_job"]
 
 #: (chosen) base heights sampled every this many simulator steps for ``fell`` (10 ms at 1 ms)
 FALL_EVERY = 10
@@ -292,6 +292,28 @@ KINDS: dict[str, JobKind] = {
         required=("motion",),
     ),
 }
+
+
+#: a dotted argument's prefix -> the job's mapping it fills
+GROUPS = {"scene": "scene_overrides", "planner": "planner", "solver": "solver_settings"}
+
+
+def job(kind: str, values: dict) -> dict:
+    """The complete argument set of a ``kind`` job: its defaults, then ``values`` (checked by the
+    caller: `humanoid_execution.sweep.grid`, or a script's own); a dotted name (``scene.PATH``,
+    ``planner.KEY``, ``solver.KEY``) goes to its group's mapping."""
+    spec = KINDS[kind]
+    out = {name: arg.default for name, arg in spec.arguments.items()}
+    out.update({group: {} for prefix, group in GROUPS.items() if prefix in spec.groups})
+    for name, value in values.items():
+        prefix, dot, key = name.partition(".")
+        if dot and prefix in GROUPS:
+            out[GROUPS[prefix]][key] = value
+        elif name in spec.arguments:
+            out[name] = value
+        else:
+            raise ConfigError(message(f"{kind} job", name, f"one of {', '.join(spec.arguments)}", value))
+    return out
 
 
 def run_jobs(kind: str, jobs: Sequence[dict], **options) -> list:

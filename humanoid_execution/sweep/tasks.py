@@ -85,10 +85,18 @@ def cluster(workers: int | None = None, address: str | None = None):
         if address is not None:
             ray.init(address=address, **options)
         else:
-            # the workers import what this process imports (a script's folder, a test's)
-            path = os.pathsep.join(p for p in sys.path if p)
-            env = {"env_vars": {"PYTHONPATH": path}}
-            ray.init(num_cpus=workers or os.cpu_count() or 1, runtime_env=env, **options)
+            # the workers import what this process imports (a script's folder, a test's): Ray's
+            # processes inherit the environment at their start (a runtime_env would start its own
+            # workers, seconds later)
+            before = os.environ.get("PYTHONPATH")
+            os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+            try:
+                ray.init(num_cpus=workers or os.cpu_count() or 1, **options)
+            finally:
+                if before is None:
+                    del os.environ["PYTHONPATH"]
+                else:
+                    os.environ["PYTHONPATH"] = before
     except Exception as exc:  # Ray's own errors (ConnectionError, RuntimeError, ...)
         where = f"the cluster at {address!r}" if address is not None else "a local Ray"
         raise SweepError(f"sweep: cannot start {where}: {error_text(exc)}") from None
