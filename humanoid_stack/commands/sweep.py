@@ -23,7 +23,7 @@ Exit status: 0 every job ran, 1 some failed (each named on stderr; the table has
 examples:
   humanoid-stack sweep config/sweeps/hrp2_standing.yaml --output standing.csv
   humanoid-stack sweep config/sweeps/hrp2_standing.yaml --workers 8 --output standing.parquet
-  humanoid-stack sweep SWEEP.yaml --address 10.0.0.2:6379      # a cluster started with 'ray start'
+  humanoid-stack sweep SWEEP.yaml --address head-node:6379     # a cluster started with 'ray start'
   humanoid-stack sweep SWEEP.yaml --serial                      # no Ray: one job after another
 """
 
