@@ -110,12 +110,13 @@ class JobKind:
 
 
 def _fall(q, h0: float, ground: float) -> bool:
-    """The closed loop's fall rules on a free-flyer configuration ``q`` (base xyz, quaternion xyzw)."""
-    from humanoid_sim.runtime.closed_loop import FALL_HEIGHT, FALL_TILT
+    """The closed loop's fall rules (`humanoid_sim.runtime.closed_loop.base_fall`) on a free-flyer
+    configuration ``q`` (base xyz, quaternion xyzw)."""
+    from humanoid_sim.runtime.closed_loop import base_fall
 
     x, y = q[3], q[4]
-    tilt = math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * (x * x + y * y))))
-    return tilt > FALL_TILT or q[2] - ground < FALL_HEIGHT * h0
+    tilt = math.acos(max(-1.0, min(1.0, 1.0 - 2.0 * (x * x + y * y))))  # R[2, 2] of the quaternion
+    return bool(base_fall(q[2], ground, tilt, h0))
 
 
 def simulate_job(job: dict) -> dict:

@@ -45,11 +45,33 @@ from numba import njit
 
 from humanoid_model.planar_polygon import convex_hull
 
-__all__ = ["ClosedLoop", "ClosedLoopLog", "ContactMeasurement", "FALL_TILT", "FALL_HEIGHT", "FALL_TOUCH", "MIN_LOAD"]
+__all__ = [
+    "ClosedLoop",
+    "ClosedLoopLog",
+    "ContactMeasurement",
+    "base_fall",
+    "FALL_TILT",
+    "FALL_HEIGHT",
+    "FALL_TOUCH",
+    "MIN_LOAD",
+]
 
 FALL_TILT = math.radians(60.0)  # (chosen) a base tilted more has fallen (the plans' bases lean < 30 deg)
 FALL_HEIGHT = 0.5  # (chosen) a base lower than half its start height has fallen (HRP-2 kneels at ~0.6)
 FALL_TOUCH = 0.05  # [s] (chosen) a link outside the motion's contacts touching this long: a fall, not a graze
+
+
+def base_fall(z: float, ground: float, tilt: float, h0: float | None) -> str:
+    """The base's fall rules: why a base at height ``z`` [m] over a ground at ``ground`` [m], its z axis
+    ``tilt`` [rad] off the vertical, has fallen (tilted beyond `FALL_TILT`, or lower than `FALL_HEIGHT`
+    of its start height ``h0`` above the ground; None: not checked), or "" when it has not."""
+    if tilt > FALL_TILT:
+        return f"the base tilted {math.degrees(tilt):.0f} deg (more than {math.degrees(FALL_TILT):.0f})"
+    if h0 is not None and z - ground < FALL_HEIGHT * h0:
+        return f"the base dropped to {z:.3f} m (below {FALL_HEIGHT:g} of its start height)"
+    return ""
+
+
 MIN_LOAD = 0.1  # (chosen) of the weight: a location carrying less does not hold the robot (a foot touching down)
 
 
@@ -309,10 +331,9 @@ class ClosedLoop:
         self.h0 = None
 
     def _fall(self, log, base, tilt, others) -> str:
-        if tilt > FALL_TILT:
-            return f"the base tilted {math.degrees(tilt):.0f} deg (more than {math.degrees(FALL_TILT):.0f})"
-        if self.h0 is not None and base[2] - self._ground < FALL_HEIGHT * self.h0:
-            return f"the base dropped to {base[2]:.3f} m (below {FALL_HEIGHT:g} of its start height)"
+        reason = base_fall(base[2], self._ground, tilt, self.h0)
+        if reason:
+            return reason
         if others:
             self._touch_time += self.world.dt
             if self._touch_time >= FALL_TOUCH:
