@@ -19,6 +19,7 @@ fails that job alone, in its row.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +72,7 @@ def _mapping(value, source, name) -> dict:
 class _Checker:
     def __init__(self, kind: str, source: str, folder: Path):
         self.kind, self.spec, self.source, self.folder = kind, KINDS[kind], source, folder
+        self.files = {}  #: (argument, value) -> the file it names (`file`), found once per sweep
 
     def value(self, name: str, value, where: str):
         """One argument's value checked (``where``: its field in messages)."""
@@ -88,7 +90,7 @@ class _Checker:
             return None
         value = arg.check(value, self.source, where)
         if arg.path:
-            self.file(name, value)
+            self.files[(name, value)] = self.file(name, value)
         return value
 
     def file(self, name: str, value: str) -> str:
@@ -146,9 +148,7 @@ def sweep_from_dict(doc, source: str, folder: Path) -> Sweep:
         if name in base:
             raise ConfigError(f"{source}: field 'axes.{name}': also in base; an argument is in one or the other")
         axes[name] = [check.value(name, v, f"axes.{name}[{i}]") for i, v in enumerate(values)]
-    count = 1
-    for values in axes.values():
-        count *= len(values)
+    count = math.prod(len(values) for values in axes.values())
     if count > MAX_JOBS:
         raise ConfigError(message(source, "axes", f"a grid of at most {MAX_JOBS} jobs", f"{count} jobs"))
     spec = KINDS[kind]
@@ -161,6 +161,7 @@ def sweep_from_dict(doc, source: str, folder: Path) -> Sweep:
 
 
 def _job(spec, values: dict, check: _Checker) -> dict:
-    """The complete argument set of one grid point (`jobs.job`), its files as absolute paths."""
-    files = {k: check.file(k, v) for k, v in values.items() if k in spec.arguments and spec.arguments[k].path and v}
+    """The complete argument set of one grid point (`jobs.job`), its files as absolute paths (found
+    when their values were checked)."""
+    files = {k: check.files[(k, v)] for k, v in values.items() if k in spec.arguments and spec.arguments[k].path and v}
     return job(check.kind, {**values, **files})
