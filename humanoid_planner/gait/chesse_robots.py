@@ -39,7 +39,7 @@ from humanoid_planner.exceptions import PlanningError
 
 from .boundary import rabbit_ds_boundary_state
 from .cost import Weights
-from .direct import Phase, PhaseSolution, contact_forces_function, joint_power, solve_direct
+from .direct import Phase, PhaseSolution, contact_forces, joint_power, range_rows, solve_direct, wrapped_angles
 from .model import PlanarBody, PlanarTree
 from .params import G, SagittalSegment
 from .phase_sequence import phase_entry
@@ -240,14 +240,9 @@ class ChainModel:
         tree = self.tree(phase.kind)
         W = w.torque_w() + (w.force_w() if tree.n_f else [])
         closure = tree.point_expr[self.cut] - ca.DM(list(self.target)) if tree.n_f else ca.SX.zeros(2)
-        ang = ca.vertcat(*self.urdf_angles(q))
-        a0 = np.array(ca.Function("ang", [q], [ang])(phase.q0)).ravel()
-        ang = ang - ca.DM(2 * math.pi * np.round(a0 / (2 * math.pi)))
-        angv = ca.jacobian(ang, q) @ v
-        hs = []
-        for i, j in enumerate(self.desc.movable_joints):
-            hs += [(ang[i] - j.upper) / w.s_angle, (j.lower - ang[i]) / w.s_angle]
-            hs += [(angv[i] - j.velocity) / w.s_vel, (-j.velocity - angv[i]) / w.s_vel]
+        ang = wrapped_angles(ca.vertcat(*self.urdf_angles(q)), q, phase.q0)
+        bounds = [(j.lower, j.upper, j.velocity) for j in self.desc.movable_joints]
+        hs = range_rows(ang, ca.jacobian(ang, q) @ v, bounds, w)
         if phase.kind == "ss":  # anti-collision of the swing foot (Chessé 2002, eq. (II.13))
             hs.append(-tree.point_expr[self.cut][1] / w.s_dist)
         return W, closure, 0, hs, ang
@@ -373,8 +368,7 @@ class ChainProblem:
         ph = sol.phase
         tree = self.model.tree(ph.kind)
         power, energy = joint_power(tree, sol)
-        cf = contact_forces_function(tree, self.model, ph.kind)
-        F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel() for k in range(len(sol.t))])
+        F = contact_forces(tree, self.model, sol)
         cut = self.model.cut
         residual = (
             [np.linalg.norm(tree.point(cut, q) - np.array(self.model.target)) for q in sol.q] if tree.n_f else [0.0]

@@ -83,6 +83,23 @@ def physical_angles_expr(tree: PlanarTree, p, kind: str, q):
     return _leg_expr(q[1] + math.pi, q[0] + math.pi, -p.foot.gamma_p, q[5], tn) + _leg_expr(q[2], q[3], q[4], q[5], tn)
 
 
+def wrapped_angles(ang, q, q0):
+    """The joint-angle expressions ``ang`` of ``q`` less the multiples of 2 pi they have at the
+    phase's start ``q0`` (the map is affine: the offsets are constant 2 pi k)."""
+    a0 = np.array(ca.Function("ang", [q], [ang])(q0)).ravel()
+    return ang - ca.DM(2 * math.pi * np.round(a0 / (2 * math.pi)))
+
+
+def range_rows(ang, angv, bounds, w: Weights) -> list:
+    """The inequalities h <= 0 of joint ranges and speeds: per angle of ``ang`` (rates ``angv``) its
+    ``bounds`` (lower, upper [rad], speed limit [rad/s]), scaled by ``w.s_angle`` and ``w.s_vel``."""
+    hs = []
+    for i, (lo, hi, vmax) in enumerate(bounds):
+        hs += [(ang[i] - hi) / w.s_angle, (lo - ang[i]) / w.s_angle]
+        hs += [(angv[i] - vmax) / w.s_vel, (-vmax - angv[i]) / w.s_vel]
+    return hs
+
+
 def bip_phase_terms(tree: PlanarTree, p, phase: Phase, w: Weights, q, v):
     """BIP's phase terms for :class:`PhaseProblemBuilder`: the effort weights, the heel closure
     vector (DS; zero in SS), the flattening penalty 1/2 r_a delta^2 (DS), the inequalities h <= 0
@@ -95,16 +112,9 @@ def bip_phase_terms(tree: PlanarTree, p, phase: Phase, w: Weights, q, v):
         closure = tree.point_expr["heel"] - ca.DM([phase.step_length - p.foot.l_pied, 0.0])
         delta = q[5] + math.pi - p.foot.beta_p  # Chessé 2002, eq. (III.20b)
         pen_flat = 0.5 * w.r_a * delta**2
-    hs = []
-    ang = ca.vertcat(*physical_angles_expr(tree, p, phase.kind, q))
-    # wrap offsets from the initial state (the map is affine, offsets are constant 2 pi k)
-    a0 = np.array(ca.Function("ang", [q], [ang])(phase.q0)).ravel()
-    ang = ang - ca.DM(2 * math.pi * np.round(a0 / (2 * math.pi)))
-    angv = ca.jacobian(ang, q) @ v
-    for i, nm in enumerate(["hip_pitch", "knee", "ankle_pitch"] * 2):
-        lo, hi = w.limits[nm]
-        hs += [(ang[i] - hi) / w.s_angle, (lo - ang[i]) / w.s_angle]
-        hs += [(angv[i] - w.vel_limits[nm]) / w.s_vel, (-w.vel_limits[nm] - angv[i]) / w.s_vel]
+    ang = wrapped_angles(ca.vertcat(*physical_angles_expr(tree, p, phase.kind, q)), q, phase.q0)
+    names = ["hip_pitch", "knee", "ankle_pitch"] * 2
+    hs = range_rows(ang, ca.jacobian(ang, q) @ v, [(*w.limits[nm], w.vel_limits[nm]) for nm in names], w)
     # anti-collision: feet points above the ground (the envelope is the ground, chosen)
     for pn in ["rear_heel", "toe"] if phase.kind == "ds" else ["swing_heel", "swing_toe"]:
         hs.append(-tree.point_expr[pn][1] / w.s_dist)
@@ -438,6 +448,12 @@ def joint_power(tree: PlanarTree, sol: PhaseSolution) -> tuple[np.ndarray, float
     J_e [J] that the thesis reports (Chessé 2002, §II.3.2; phi_j' the joints' relative rates)."""
     power = np.sum(np.abs((sol.v @ tree.S_act.T) * sol.u[:, : tree.n_tau]), axis=1)
     return power, float(np.trapezoid(power, sol.t))
+
+
+def contact_forces(tree: PlanarTree, p, sol: PhaseSolution) -> np.ndarray:
+    """`contact_forces_function` at every node of ``sol`` [N]: one row per node."""
+    cf = contact_forces_function(tree, p, sol.phase.kind)
+    return np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel() for k in range(len(sol.t))])
 
 
 def contact_forces_function(tree: PlanarTree, p, kind: str) -> ca.Function:

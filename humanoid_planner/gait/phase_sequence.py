@@ -24,7 +24,7 @@ from humanoid_planner.exceptions import PlanningError
 
 from . import boundary as bd
 from .cost import Weights
-from .direct import Phase, PhaseSolution, contact_forces_function, joint_power, solve_direct
+from .direct import Phase, PhaseSolution, contact_forces, joint_power, solve_direct
 from .model import ds_model, ss_model
 from .params import BipParams, get_params
 
@@ -136,8 +136,7 @@ class GaitProblem:
         ph = sol.phase
         tree = self.tree(ph.kind)
         K = len(sol.t)
-        cf = contact_forces_function(tree, self.params, ph.kind)
-        F = np.array([np.array(cf(sol.q[k], sol.v[k], sol.a[k], sol.u[k])).ravel() for k in range(K)])
+        F = contact_forces(tree, self.params, sol)
         tau = sol.u[:, : tree.n_tau]
         power, energy = joint_power(tree, sol)
         out = {
