@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from humanoid_model.exceptions import ConfigError  # noqa: E402
+from humanoid_model.validation import message  # noqa: E402
 from humanoid_model.yaml_file import read_yaml  # noqa: E402
 
 BANDS = ROOT / "benchmarks" / "bands.yaml"
@@ -66,7 +67,7 @@ def _field(doc: dict, key: str, where: str, kind=None):
         raise ConfigError(f"{where}: field '{key}' is missing")
     value = doc[key]
     if kind is not None and not isinstance(value, kind):
-        raise ConfigError(f"{where}: field '{key}' must be {kind.__name__}; value {value!r}")
+        raise ConfigError(message(where, key, f"a {kind.__name__}", value))
     return value
 
 
@@ -86,13 +87,13 @@ def load_bands(path: Path) -> tuple[dict[str, Run], list[Check]]:
         where = f"{path}: check {i + 1}"
         band = _field(spec, "band", where, list)
         if len(band) != 2 or not all(b is None or isinstance(b, (int, float)) for b in band):
-            raise ConfigError(f"{where}: field 'band' must be [low, high] (numbers or null); value {band!r}")
+            raise ConfigError(message(where, "band", "[low, high] (numbers or null)", band))
         run = _field(spec, "run", where, str)
         if run not in runs:
-            raise ConfigError(f"{where}: field 'run' must name one of {sorted(runs)}; value {run!r}")
+            raise ConfigError(message(where, "run", f"one of {sorted(runs)}", run))
         over = spec.get("over")
         if not (over is None or isinstance(over, list) or isinstance(over, (int, float)) and over > 0):
-            raise ConfigError(f"{where}: field 'over' must be a key path or a positive number; value {over!r}")
+            raise ConfigError(message(where, "over", "a key path or a positive number", over))
         checks.append(
             Check(
                 name=_field(spec, "name", where, str),
@@ -189,7 +190,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|")
     for c in checks:
         value, verdict = evaluate(c, *docs[c.run])
-        bad += verdict in ("OUTSIDE",) or verdict.startswith("ERROR")
+        bad += verdict == "OUTSIDE" or verdict.startswith("ERROR")
         shown = "" if value is None else f"{value:.3g}"
         print(f"| {c.name} | {shown} | {_band(c)} | {verdict} | {c.claim} |")
         rows.append({"check": c.name, "value": value, "low": c.low, "high": c.high, "verdict": verdict})

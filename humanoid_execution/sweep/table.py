@@ -99,11 +99,11 @@ def write_plot(path, sweep, table: list[dict]) -> Path:
     names = KINDS[sweep.kind].plotted
     fig, panels = plt.subplots(len(names), 1, figsize=(max(6.0, 0.25 * len(table) + 2), 2.2 * len(names)), sharex=True)
     x = [r["job"] for r in table]
+    failed = [r["job"] for r in table if r["status"] != "ok"]
     for ax, name in zip(panels, names, strict=True):
         ok = [(r["job"], float(r[name])) for r in table if r["status"] == "ok" and r.get(name) is not None]
         if ok:
             ax.plot(*zip(*ok, strict=True), "o", color="tab:blue")
-        failed = [r["job"] for r in table if r["status"] != "ok"]
         if failed:
             ax.plot(
                 failed, [0.03] * len(failed), "x", color="tab:red", label="failed", transform=ax.get_xaxis_transform()

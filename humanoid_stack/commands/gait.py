@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+BIP_PHASES = ("start", "cyclic", "stop", "walk", "ds", "ss")
 HELP = "optimal gait generator (BIP, RABBIT, the five-bar; closed chains): solve phases, write GAIT.json"
 DESCRIPTION = """Optimal walking of the sagittal BIP biped (Chessé 2002; docs/gait.md).
 
@@ -39,7 +40,7 @@ def add_arguments(parser):
     parser.add_argument(
         "--phase",
         default=None,
-        choices=["start", "cyclic", "stop", "walk", "ds", "ss", "small", "large", "transfers"],
+        choices=[*BIP_PHASES, "small", "large", "transfers"],
         help="bip: start, cyclic, stop, walk (default), ds, ss; rabbit: ds, ss, cyclic (default); "
         "five_bar: small, large, transfers (default)",
     )
@@ -101,7 +102,7 @@ def run(args) -> int:
     if args.robot != "bip":
         raise ConfigError(f"gait: option '--robot' = {args.robot!r}: expected bip, {' or '.join(PHASES)}")
     args.phase = args.phase or "walk"
-    if args.phase not in ("start", "cyclic", "stop", "walk", "ds", "ss"):
+    if args.phase not in BIP_PHASES:
         raise ConfigError(f"gait: option '--phase' = {args.phase!r} is not a phase of bip")
     if args.cyclic_steps is not None:
         integer(args.cyclic_steps, "command line", "--cyclic-steps", minimum=1, maximum=MAX_CYCLIC_STEPS)

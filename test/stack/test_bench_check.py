@@ -87,7 +87,7 @@ def test_a_failing_benchmark_is_an_error_with_its_last_line(tmp_path, capsys):
 @pytest.mark.parametrize(
     "checks, message",
     [
-        ("- {name: a, run: other, value: [a], band: [0, 1], claim: x}\n", "field 'run' must name one of ['fake']"),
+        ("- {name: a, run: other, value: [a], band: [0, 1], claim: x}\n", "field 'run' must be one of ['fake']"),
         ("- {name: a, run: fake, value: [a], band: [0], claim: x}\n", "field 'band' must be [low, high]"),
         ("- {name: a, run: fake, value: [a], over: -1, band: [0, 1], claim: x}\n", "field 'over' must be"),
         ("- {name: a, run: fake, value: [a], band: [0, 1]}\n", "field 'claim' is missing"),
