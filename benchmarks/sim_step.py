@@ -13,6 +13,9 @@ pair set, the robot settled for 300 steps first):
   flexible   `load_robot("hrp2", ankle="flexible")` (6 passive spring joints, docs/soles.md §5),
              8 points; the column "/ rigid" is each row's ratio to the rigid 8-point nsgs_newton
              step of the same repetition;
+  Talos      example-robot-data's talos_reduced (mesh links as convex hulls, mesh feet) on 'flat', when the
+             `robots` extra is installed; "no separation bounds": every mobile pair the broad phase keeps
+             goes to coal (`humanoid_sim.collision.separation`, off), the step before those bounds;
   avatar     the human avatar on 'avatar_standing' (docs/avatar.md): its 8 ball joints as
              quaternion joints, against the same URDF read without its sidecar (each ball joint
              three revolute joints with massless links, all angles zero: the thesis's comparison,
@@ -46,10 +49,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pinocchio as pin  # noqa: E402
 
+from humanoid_model.paths import example_robot  # noqa: E402
 from humanoid_sim.step_stats import STAGES  # noqa: E402
 from humanoid_sim.world import World  # noqa: E402
 
 DT = 1e-3
+TALOS = "talos_data/robots/talos_reduced.urdf"  # example-robot-data (the `robots` extra)
 
 
 def make_world(points, solver, soles=None, robot=None, scene="flat"):
@@ -307,6 +312,14 @@ def main():
     configs["avatar, ball joints as 24 revolute joints, nsgs_newton"] = make_world(
         0, "nsgs_newton", robot=load_robot(avatar_triples(tmp)), scene="avatar_standing"
     )
+    talos = example_robot(TALOS)  # mesh links (convex hulls): about 120 self pairs pass the broad phase
+    if talos is not None:
+        configs["Talos (mesh links), nsgs_newton"] = make_world(0, "nsgs_newton", robot=str(talos))
+        before = make_world(0, "nsgs_newton", robot=str(talos))
+        before.detector.separation = None
+        configs["Talos (mesh links), nsgs_newton, no separation bounds"] = before
+    else:
+        print("example-robot-data not installed: no Talos rows (optional extra: pip install .[robots]).")
     base_world = configs["8 points, nsgs_newton"]
     peers = {
         "pin loop (no collision), ADMM, 8 points": PinLoop(base_world, "admm"),

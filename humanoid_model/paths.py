@@ -18,7 +18,7 @@ from pathlib import Path
 
 PACKAGE = "humanoid_stack"
 
-__all__ = ["share_dir", "urdf_dir", "config_dir", "scenes_dir", "shipped_files", "resolve"]
+__all__ = ["share_dir", "urdf_dir", "config_dir", "scenes_dir", "shipped_files", "resolve", "example_robot"]
 
 
 @cache
@@ -51,6 +51,19 @@ def config_dir() -> Path:
 def scenes_dir() -> Path:
     """The shipped scenes (``NAME.yaml``)."""
     return share_dir() / "config" / "scenes"
+
+
+def example_robot(rel: str) -> Path | None:
+    """``robots/REL`` of the installed example-robot-data (the optional ``robots`` extra: Talos, G1, ...), or
+    None without it (or without that file)."""
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = Path(dist.locate_file(f"cmeel.prefix/share/example-robot-data/robots/{rel}"))
+    return path if path.is_file() else None
 
 
 def shipped_files(folder: Path, suffix: str) -> dict[str, Path]:

@@ -26,6 +26,7 @@ from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_bro
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
 from humanoid_sim.collision.mesh import MeshPatches
 from humanoid_sim.collision.narrow_phase import NarrowPhase, _assemble
+from humanoid_sim.collision.separation import SeparationBounds
 
 __all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
 
@@ -130,6 +131,9 @@ class CollisionDetector:
         self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
         self.narrow = NarrowPhase(self.margin, self.patch_points)  # coal's queries, patch points
         self.meshes = MeshPatches(static, self.static_tf, self.narrow, self.margin)  # static triangle meshes
+        # mobile pairs found apart, skipped while provably beyond their margin (`separation`; None: every
+        # pair the broad phase keeps goes to the narrow phase)
+        self.separation = SeparationBounds(self.rad)
         self.mat_mu_default = default_friction
         self.mat_e_default = default_restitution
         # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
@@ -189,6 +193,12 @@ class CollisionDetector:
         )
         if self.static_blocked is not None and ms.shape[1]:  # collision filtering (None by default)
             ms = ms[:, ~self.static_blocked[ms[0], ms[1]]]
+        separation = self.separation
+        if separation is not None:
+            separation.advance(R, p)
+            if mpairs.shape[0]:
+                margins = self.margin if still else np.maximum(self.margin, sweep[mpairs[:, 0]] + sweep[mpairs[:, 1]])
+                mpairs = mpairs[separation.to_test(mpairs, margins)]
         if ms.shape[1] == 0 and mpairs.shape[0] == 0:
             return ContactBatch.empty()
         mobile, static = self.mobile, self.static
@@ -225,6 +235,8 @@ class CollisionDetector:
                         boxes = (R[ga], p[ga], self.half[ga], R[gb], p[gb], self.half[gb])
                 out = patch(s1, T1, s2, T2, boxes)
                 patches = () if out is None else (out,)
+                if out is None and not st and separation is not None:
+                    separation.record(ga, gb, self.narrow.res.distance_lower_bound + req.security_margin)
             for P1, P2, ncoal, h, mode, pl in patches:
                 P1s.append(P1)
                 P2s.append(P2)
