@@ -20,6 +20,7 @@ distance and of the bound.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 __all__ = ["SAFETY", "SeparationBounds"]
 
@@ -35,17 +36,16 @@ class SeparationBounds:
         self.radius = np.asarray(radius, float)
         n = self.radius.shape[0]
         self.bound = np.full((n, n), -np.inf)
-        self._R = self._p = None
+        self._R, self._p = np.zeros((n, 3, 3)), np.zeros((n, 3))
+        self._placed = False  # placements of a previous call are in _R, _p
+        self._known = False  # some bound is finite
+        self._moved = np.zeros(n)
 
     def advance(self, R, p) -> None:
         """Lower every bound by the motion of its two shapes since the last call: R (n, 3, 3), p (n, 3)
         the shapes' world placements now."""
-        if self._R is not None:
-            turned = np.linalg.norm((R - self._R).reshape(p.shape[0], 9), axis=1)
-            moved = np.linalg.norm(p - self._p, axis=1) + turned * self.radius
-            if moved.any():
-                self.bound -= moved[:, None] + moved[None, :]
-        self._R, self._p = R.copy(), p.copy()
+        _advance(R, p, self._R, self._p, self.radius, self.bound, self._moved, self._placed and self._known)
+        self._placed = True
 
     def to_test(self, pairs, margins) -> np.ndarray:
         """Mask of the mobile ``pairs`` (k, 2) that may be within their activation ``margins`` (k,) [m]
@@ -59,3 +59,30 @@ class SeparationBounds:
         reach = np.linalg.norm(self._p[a] - self._p[b]) + self.radius[a] + self.radius[b]
         if distance_bound <= reach:
             self.bound[a, b] = self.bound[b, a] = distance_bound
+            self._known = True
+
+
+@njit(cache=True)
+def _advance(R, p, R0, p0, radius, bound, moved, lower):
+    """``lower``: each shape's motion from (R0, p0) to (R, p) into ``moved`` and every finite bound lowered by
+    its two shapes'; then (R, p) copied into (R0, p0)."""
+    n = p.shape[0]
+    if lower:
+        for k in range(n):
+            dp = 0.0
+            for i in range(3):
+                dp += (p[k, i] - p0[k, i]) ** 2
+            dr = 0.0
+            for i in range(3):
+                for j in range(3):
+                    dr += (R[k, i, j] - R0[k, i, j]) ** 2
+            moved[k] = np.sqrt(dp) + np.sqrt(dr) * radius[k]
+        for a in range(n):
+            for b in range(n):
+                if bound[a, b] > -np.inf:
+                    bound[a, b] -= moved[a] + moved[b]
+    for k in range(n):
+        for i in range(3):
+            p0[k, i] = p[k, i]
+            for j in range(3):
+                R0[k, i, j] = R[k, i, j]
