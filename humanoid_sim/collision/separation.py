@@ -37,15 +37,13 @@ class SeparationBounds:
         n = self.radius.shape[0]
         self.bound = np.full((n, n), -np.inf)
         self._R, self._p = np.zeros((n, 3, 3)), np.zeros((n, 3))
-        self._placed = False  # placements of a previous call are in _R, _p
-        self._known = False  # some bound is finite
+        self._known = False  # some bound is finite (recorded after an `advance`, so _R, _p hold its placements)
         self._moved = np.zeros(n)
 
     def advance(self, R, p) -> None:
         """Lower every bound by the motion of its two shapes since the last call: R (n, 3, 3), p (n, 3)
         the shapes' world placements now."""
-        _advance(R, p, self._R, self._p, self.radius, self.bound, self._moved, self._placed and self._known)
-        self._placed = True
+        _advance(R, p, self._R, self._p, self.radius, self.bound, self._moved, self._known)
 
     def to_test(self, pairs, margins) -> np.ndarray:
         """Mask of the mobile ``pairs`` (k, 2) that may be within their activation ``margins`` (k,) [m]
