@@ -241,9 +241,10 @@ def test_preempt_replaces_the_executing_motion(idle):
     assert abs(s.joints()[J0] - first_goal) > 0.3
 
 
-# [rad] (chosen) the hold against the simulated controller's command at the pause: the bridge's motion
-# clock and the simulator's differ by the /clock period and the transport (<= 20 ms) at 0.2 rad/s
-CUT = 0.005
+# [rad] (chosen) the hold against the simulated controller's command at the pause, beyond the motion's
+# change over the measured transport lag: the bridge's clock at the stop trails the simulator's by up to
+# one /clock period and its transport (<= 20 ms) at about 0.3 rad/s
+CUT = 0.006
 
 
 def test_stale_joint_states_stop_and_hold(idle):
@@ -257,6 +258,9 @@ def test_stale_joint_states_stop_and_hold(idle):
     s.wait_diag(n0, "executing")
     s.spin(1.0)
     start = s.sim.world.actuator.trajectory_start  # [s] simulated time the controller started the motion
+    # [s] the transport of the trajectory: the controller starts it on receipt (header.stamp zero), this
+    # long after the bridge's own start (both on the simulated clock; 40 ms measured on a loaded 2-core CI)
+    lag = start - s.bridge.execution.start
     assert s.call(s.pause, SetBool.Request(data=True)).success
     try:
         d = s.wait_diag(n0, "/joint_states is")
@@ -267,8 +271,12 @@ def test_stale_joint_states_stop_and_hold(idle):
         assert age >= 0.5  # > 0.5 exactly; the message prints it to the ms ("0.500 s old" once)
         assert len(s.commands) == c0 + 2  # the motion, then the hold
         hold = dict(zip(s.commands[-1].joint_names, s.commands[-1].points[0].positions))
-        commanded = dict(zip(s.names, sample(trajectory_of(s.commands[c0]), s.sim.world.t - start)))
-        assert hold[J0] == pytest.approx(commanded[J0], abs=CUT)
+        motion = trajectory_of(s.commands[c0])
+        commanded = dict(zip(s.names, sample(motion, s.sim.world.t - start)))
+        # the bridge's motion clock runs ahead of the controller's by the lag: the hold may be as far
+        # along as the motion goes over it
+        ahead = dict(zip(s.names, sample(motion, s.sim.world.t - start + max(lag, 0.0))))
+        assert hold[J0] == pytest.approx(commanded[J0], abs=CUT + abs(ahead[J0] - commanded[J0])), lag
     finally:
         assert s.call(s.pause, SetBool.Request(data=False)).success
     s.spin(QUIET)

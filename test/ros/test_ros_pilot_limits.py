@@ -143,7 +143,10 @@ SETTLE = 25  # cycles after the flood (1 s at 25 Hz): a robot thrown by it would
 class Pacer:
     """Runs the pilot's cycle every 1/SIM_RATE of SIMULATED time (`run`): its timer is cancelled,
     so a simulator slower than the wall clock (a loaded test machine) receives the commands at the
-    rate they are meant for (each is to be reached in 1/rate of its own time)."""
+    rate they are meant for (each is to be reached in 1/rate of its own time). A simulator that
+    jumps ahead (several steps in one callback) gets one cycle, and the next 1/SIM_RATE later, as a
+    late timer skips the periods it missed: cycles run back to back to catch up would each move the
+    set-point by a period's worth within a few milliseconds (2.2 times a joint's limit measured)."""
 
     def __init__(self, h, pilot, sim):
         self.h, self.pilot, self.sim = h, pilot, sim
@@ -156,7 +159,7 @@ class Pacer:
         while time.monotonic() < end:
             self.h.executor.spin_once(timeout_sec=0.002)
             if self.sim.world.t >= self.next_t:
-                self.next_t += 1.0 / SIM_RATE
+                self.next_t = max(self.next_t, self.sim.world.t) + 1.0 / SIM_RATE
                 self.pilot._cycle()
                 if until():
                     return True
