@@ -41,8 +41,10 @@ Topics
 Planning runs in a worker thread: the action's execute callback is a coroutine that awaits it, and
 the thread wakes the executor through a guard condition when done, so the node keeps answering (its
 parameter services, a second ~/plan refused as busy) while it plans, even on a single-threaded
-executor. The action has a reentrant callback group of its own: rclpy keeps a callback's group
-taken until its coroutine ends, and the default mutually exclusive group would block the rest.
+executor. The thread waits on a child process that plans (`plan_in_process`, the default), so that
+the search does not share the interpreter with the other nodes of an `up` process. The action
+has a reentrant callback group of its own: rclpy keeps a callback's group taken until its
+coroutine ends, and the default mutually exclusive group would block the rest.
 ROS glue only: the problem, the search, the motion and the plan document are
 `humanoid_planner.planning`'s; the marker geometry is `humanoid_model.formats.plan`'s.
 """
@@ -177,6 +179,15 @@ PARAMETERS = ParameterTable(
             exclusive_minimum=True,
             dynamic=True,
         ),
+        Parameter(
+            "plan_in_process",
+            "bool",
+            True,
+            "plan in a child process of its own (`humanoid_planner.planning.process`: the node's process, which "
+            "`humanoid-stack up` shares with the simulator, keeps its interpreter; 2-5 s to start the child); "
+            "false: in a thread of the node's process",
+            dynamic=True,
+        ),
         Parameter("frame_id", "string", "odom", "frame of the paths and markers (the stack's world)", non_empty=True),
         Parameter(
             "plan_on_start",
@@ -223,6 +234,7 @@ class ContactPlannerNode(Node):
 
         self.scene = load_scene(self.p["scene"])
         name = self.p["robot"] or (self.scene.robot.name if self.scene.robot is not None else "hrp2")
+        self.robot_name = name  # as `load_robot` takes it (a name or a URDF)
         self.robot = load_robot(name)
         try:
             problem_for(self.scene, self.robot)  # the scene has a problem for this robot
@@ -313,19 +325,9 @@ class ContactPlannerNode(Node):
         that gets the search's progress as feedback, and whose cancel ends the search."""
         from humanoid_model.formats.plan import write_plan
         from humanoid_planner.motion import MotionSettings
-        from humanoid_planner.planning import plan_document, problem_for, run
+        from humanoid_planner.planning.process import PlanRequest, plan_in_process, plan_request
 
         p = dict(self.p)
-        problem = problem_for(
-            self.scene,
-            self.robot,
-            goal,
-            start_q=start_q,
-            goal_radius=radius,
-            algorithm=p["algorithm"] or None,
-            time_limit=p["time_limit"],
-            seed=p["seed"],
-        )
         motion = MotionSettings(
             steps=p["interpolation_steps"],
             dt=p["dt"],
@@ -356,7 +358,16 @@ class ContactPlannerNode(Node):
                     f"best potential {pr.best:.4g}, {pr.elapsed:.1f} s"
                 )
 
-        doc = plan_document(run(problem, motion, progress))
+        request = PlanRequest(
+            scene=p["scene"],
+            robot=self.robot_name,
+            goal=goal,
+            start_q=start_q,
+            goal_radius=radius,
+            overrides={"algorithm": p["algorithm"] or None, "time_limit": p["time_limit"], "seed": p["seed"]},
+            motion=motion,
+        )
+        doc = (plan_in_process if p["plan_in_process"] else plan_request)(request, progress)
         if p["output"]:
             write_plan(p["output"], doc)
         return doc

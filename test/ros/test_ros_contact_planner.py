@@ -213,18 +213,18 @@ def test_start_is_the_request_pose_else_odom_else_the_scene(ros):
 def test_scene_problems_are_planned_among_the_scene_bodies(ros, monkeypatch):
     """The node on the stairs (a scene with its own planning section) builds its problem with the
     scene's steps as obstacles and the scene's own algorithm (random candidates: BFP): the problem
-    its plan call hands to the search, captured (1e-9 s limit: no plan, after the root's PG call)."""
-    import humanoid_planner.planning as planning
+    its plan call hands to the search, captured (1e-9 s limit: no plan, after the root's PG call;
+    planned in the node's process, where the capture sees it)."""
+    import humanoid_planner.planning.problem as problem
     from humanoid_ros.contact_planner import ContactPlannerNode
 
     ctx, add, _ = ros
+    overrides = {"scene": "stairs", "time_limit": 1e-9, "plan_in_process": False}
     node = add(
-        ContactPlannerNode(
-            context=ctx, parameter_overrides=[Parameter("scene", value="stairs"), Parameter("time_limit", value=1e-9)]
-        )
+        ContactPlannerNode(context=ctx, parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()])
     )
-    built, real = [], planning.problem_for
-    monkeypatch.setattr(planning, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
+    built, real = [], problem.problem_for
+    monkeypatch.setattr(problem, "problem_for", lambda *a, **k: built.append(real(*a, **k)) or built[-1])
     doc = node._plan(None, None, None)
     assert not doc["success"] and "time limit" in doc["reason"]
     assert [o.name for o in built[0].planner.feas.obstacles] == [f"step{i}" for i in range(1, 6)] + ["ground"]
