@@ -146,7 +146,8 @@ class Pacer:
     rate they are meant for (each is to be reached in 1/rate of its own time). A simulator that
     jumps ahead (several steps in one callback) gets one cycle, and the next 1/SIM_RATE later, as a
     late timer skips the periods it missed: cycles run back to back to catch up would each move the
-    set-point by a period's worth within a few milliseconds (2.2 times a joint's limit measured)."""
+    set-point by a period's worth within a few milliseconds (a wrist at 2.2 times its limit on a loaded CI;
+    6.5 times with a 4 s backlog made on purpose, 0.76 with this pacing)."""
 
     def __init__(self, h, pilot, sim):
         self.h, self.pilot, self.sim = h, pilot, sim
