@@ -26,7 +26,9 @@ detection, the usual Pinocchio time-stepping loop (crba, nonLinearEffects, Chole
 sole-corner Jacobians, dense G = J M⁻¹ Jᵀ, pin.ADMMConstraintSolver / PGSConstraintSolver,
 integrate), with the same robot, gains and implicit PD damping, 8 points; "MuJoCo" (only when
 `import mujoco` works: optional extra ``peers``, benchmarks/README.md) = mj_step on the same URDF, meshes stripped,
-free joint, floor plane, the same sole boxes (`MujocoLoop`), pyramidal and elliptic cones.
+free joint, floor plane, the same sole boxes (`MujocoLoop`), pyramidal and elliptic cones; with Talos
+also MuJoCo on Talos's own collision meshes (hulls) and our step's self pairs ("Talos meshes"), and
+the ratio of our Talos step to it, repetition by repetition (target: at most 5).
 All configurations run interleaved in every repetition (the machine is noisy); the table gives
 the median over repetitions of each repetition's median step time, and ratios to the pin-loop
 ADMM step measured in the same repetition. Stage times are per-step medians [µs] (they need
@@ -197,19 +199,28 @@ class MujocoLoop:
     same coal boxes, placements and friction as our step). Same half-sitting start, PD gains
     (K_p as a position actuator, K_v as joint damping, which MuJoCo's Euler integrator treats
     implicitly, as our M̃ = M + dt K_v does), armature, dt; joint limits and URDF joint
-    friction/damping off. ``cone``: "pyramidal" (MuJoCo's default) or "elliptic"."""
+    friction/damping off. ``cone``: "pyramidal" (MuJoCo's default) or "elliptic". ``meshes``: the
+    URDF's own collision geometry kept instead (its meshes as MuJoCo's convex hulls), every geom
+    colliding with the floor, and with another body's geoms only where our step's collision pair
+    set (`CollisionDetector.mobile_pairs`) has that body pair (MuJoCo's default, every non-adjacent
+    pair, makes Talos's hulls of links two apart overlap at rest: the robot collapses); no sole
+    boxes added: the Talos peer row, the same meshes as our step."""
 
-    def __init__(self, world, cone):
+    def __init__(self, world, cone, meshes=False):
         import xml.etree.ElementTree as ET
 
         import mujoco
 
+        from humanoid_model.mesh_paths import resolve_urdf_paths
+
         self.mj = mujoco
-        root = ET.parse(world.robot.urdf_path).getroot()
+        root = ET.fromstring(resolve_urdf_paths(world.robot.urdf_path))
         for link in root.findall("link"):
-            for tag in ("visual", "collision"):
+            for tag in ("visual",) if meshes else ("visual", "collision"):
                 for e in link.findall(tag):
                     link.remove(e)
+        if meshes:  # MuJoCo's URDF reader: keep the absolute mesh paths, hulls for collision
+            ET.SubElement(ET.SubElement(root, "mujoco"), "compiler", strippath="false", fusestatic="false")
         spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
         spec.option.timestep = DT
         spec.option.cone = getattr(mujoco.mjtCone, "mjCONE_" + cone.upper())
@@ -218,9 +229,15 @@ class MujocoLoop:
         batch = world.last.batch
         mu = float(batch.mu[0])
         spec.worldbody.add_geom(
-            type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], friction=[mu, 0.005, 0.0001], contype=0, conaffinity=1
+            type=mujoco.mjtGeom.mjGEOM_PLANE,
+            size=[0, 0, 1],
+            friction=[mu, 0.005, 0.0001],
+            contype=1 if meshes else 0,
+            conaffinity=1,
         )
-        for gi in sorted(set(batch.geom_a.tolist())):
+        if meshes:
+            self._self_pairs(spec, world)
+        for gi in [] if meshes else sorted(set(batch.geom_a.tolist())):
             g = world.mobile[gi]
             body = spec.body(g.body)
             if body is None:
@@ -270,6 +287,23 @@ class MujocoLoop:
         self.d.qpos[:] = self.qpos0
         self.d.ctrl[:] = self.ctrl
         self.mj.mj_step(m, self.d, nstep=300)  # settle, as the Worlds
+
+    def _self_pairs(self, spec, world):
+        """Robot geoms collide with the floor (conaffinity) and, as explicit pairs, with the geoms of
+        the bodies our step pairs them with."""
+        geoms = {}
+        for body in spec.bodies:
+            if body == spec.worldbody:  # the floor
+                continue
+            for k, g in enumerate(body.geoms):
+                g.name = f"{body.name}/{k}"
+                g.contype, g.conaffinity = 0, 1
+                geoms.setdefault(body.name, []).append(g.name)
+        bodies = {tuple(sorted((world.mobile[a].body, world.mobile[b].body))) for a, b in world.detector.mobile_pairs}
+        for a, b in sorted(bodies):
+            for ga in geoms.get(a, []):
+                for gb in geoms.get(b, []):
+                    spec.add_pair(geomname1=ga, geomname2=gb)
 
     def run(self, steps):
         mj, m, d = self.mj, self.m, self.d
@@ -330,6 +364,10 @@ def main():
 
         for cone in ("pyramidal", "elliptic"):
             peers[f"MuJoCo {mujoco.__version__}, {cone} cone, sole boxes"] = MujocoLoop(base_world, cone)
+        if talos is not None:
+            talos_world = configs["Talos (mesh links), nsgs_newton"]
+            for cone in ("pyramidal", "elliptic"):
+                peers[f"MuJoCo {mujoco.__version__}, {cone} cone, Talos meshes"] = MujocoLoop(talos_world, cone, True)
         mj_note = None
     except ImportError:
         mj_note = "MuJoCo not installed: no MuJoCo rows (optional extra: pip install .[peers])."
@@ -384,6 +422,11 @@ def report(configs, peers, args, mj_note):
         )
     if mj_note:
         print(mj_note)
+    ours = "Talos (mesh links), nsgs_newton"
+    for k in [k for k in rows if "Talos meshes" in k and ours in rows]:  # same repetition, ratio of medians
+        ratio = statistics.median(r["median_us"] / m["median_us"] for r, m in zip(rows[ours], rows[k]))
+        out[k]["ours_talos_over_this"] = ratio
+        print(f"Talos with its meshes: ours / {k}: {ratio:.1f} (target <= 5)")
     doc = {"benchmark": "sim_step", "steps": args.steps, "reps": args.reps, "results": out}
     print(json.dumps(doc))
     if args.json:
