@@ -7,7 +7,7 @@ import coal
 import numpy as np
 import pinocchio as pin
 import pytest
-from scipy.optimize import minimize, nnls
+from scipy.optimize import minimize
 from scipy.spatial import ConvexHull
 
 from humanoid_planner.exceptions import PlanningError
@@ -18,6 +18,7 @@ from humanoid_planner.posture.geometry.stpbv import (
     point_circle_max_distance,
 )
 from humanoid_planner.posture.geometry.stpbv_build import build_stpbv, enclosing_ball
+from humanoid_planner.posture.geometry.stpbv_certificate import is_support_point
 from humanoid_planner.posture.geometry.stpbv_distance import StpBVPack, pair_distances, support_point
 
 
@@ -280,7 +281,7 @@ def test_association_meets_the_voronoi_condition():
     steps, each query warm-started from the previous one (the thesis's incremental V-Clip): at
     every witness point the normal lies in the Voronoi region (normal cone) of the smooth feature
     reached: each witness is the volume's support point along its normal, certified independently of
-    the feature tests by the KKT conditions of min u . c over K (`_kkt_support`), so the condition
+    the feature tests by the KKT conditions of min u . c over K (`is_support_point`), so the condition
     is violated in 0 % of the queries (the exact association needs no correction step); the
     distances stay optimal ((I - n n^T)(a - b) ~ 0)."""
     P = _ellipsoid_cloud(162, seed=5, axes=(0.2, 0.2, 0.2))
@@ -299,18 +300,6 @@ def test_association_meets_the_voronoi_condition():
             n = nn
             queries += 1
             for body, u, x in ((1, -nn[0], a[0]), (0, nn[0], b[0])):
-                bad += not _kkt_support(vol, Rs[body].T @ u, Rs[body].T @ (x - ts[body]))
+                bad += not is_support_point(vol, Rs[body].T @ u, Rs[body].T @ (x - ts[body]))
             assert np.linalg.norm((a[0] - b[0]) - d[0] * nn[0]) <= 1e-9
     assert queries == 300 and bad == 0
-
-
-def _kkt_support(vol, u, x) -> bool:
-    """Whether ``x`` is the support point of ``vol`` in direction ``u`` (its frame), certified from the
-    vertices alone: x = c + R u with c in K (|c - P_i| <= R - r for all i) minimising u . c over K,
-    i.e. u a non-negative combination of the active (P_i - c) (KKT, solved by NNLS)."""
-    c = x - vol.R * u
-    dist = np.linalg.norm(vol.vertices - c, axis=1)
-    if dist.max() > vol.rho + 1e-9:
-        return False
-    active = vol.vertices[dist >= vol.rho - 1e-7] - c
-    return len(active) > 0 and nnls(active.T / vol.rho, u)[1] <= 1e-6
