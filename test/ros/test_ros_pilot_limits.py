@@ -6,8 +6,8 @@ loopback (conftest isolates the DDS domain), HRP-2's right hand driven.
   error report both raise does not raise.
 - With the simulator (HRP-2 standing on `flat` in gravity, under its joint trajectory
   controller): a target with the hand turned by pi, then a flood of targets alternating every
-  cycle, and the robot stays standing, its measured joint speeds within the URDF limits plus
-  `SPEED_TOLERANCE`.
+  cycle, and the robot stays standing, its measured joint speeds (over 10 ms) within the URDF
+  limits plus `SPEED_TOLERANCE`.
 """
 
 import math
@@ -132,6 +132,11 @@ SIM_RATE = 25.0  # [Hz] the pilot's rate in `up pilot_sim` (config/pilot_sim.yam
 #: impacts. Measured: at most 0.77-0.85 of the limit (RARM_JOINT1) with the bounded pilot; 3.1
 #: times it (RARM_JOINT3, 7.0 rad/s) with the unbounded one
 SPEED_TOLERANCE = 0.25
+# A joint's speed is its displacement between consecutive /joint_states over their stamps' interval
+# (10 ms of simulated time at the simulator's publish_rate 100 Hz here): a URDF velocity limit bounds
+# the actuator's motion, and the instantaneous velocity the simulator reports jumps at the soles'
+# contact impacts (the right ankle's pitch, RLEG_JOINT4: 1.11 times its limit in one run, 1.72 once on a
+# loaded 2-core CI) while its 10 ms displacements stay below 0.49 times it (measured in the same run)
 #: [m] (chosen) a base below this has fallen: HRP-2 lying on `flat` has its base at 0.03-0.18 m
 #: (measured); the pilot's commands crouch it to 0.38 m in this test (half-sitting 0.647)
 FALLEN = 0.25
@@ -171,8 +176,8 @@ def test_the_simulated_robot_stays_standing_with_joint_speeds_within_the_limits(
     """HRP-2 standing on `flat` in gravity under the simulator's joint trajectory controller, the
     pilot at 25 Hz (as `up pilot_sim`): the hand turned by pi about its own z axis, reached; then a
     target every cycle alternating 0.3 and 0.5 m forward (the docs' example pose). The robot does
-    not fall (`FALLEN`, `TILTED`) and every measured joint speed stays within its URDF limit plus
-    `SPEED_TOLERANCE`; no command rejected."""
+    not fall (`FALLEN`, `TILTED`) and every measured joint speed (its displacement between
+    consecutive /joint_states) stays within its URDF limit plus `SPEED_TOLERANCE`; no command rejected."""
     from humanoid_control.pilot_limits import speed_limits
     from humanoid_ros.simulator import SimulatorNode
 
@@ -213,8 +218,12 @@ def test_the_simulated_robot_stays_standing_with_joint_speeds_within_the_limits(
     pacer.run(lambda: not standing() or pilot.cycles >= c + SETTLE)
     assert standing(), fell()
     ratio, joint = 0.0, ""
-    for m in probe.states:
-        for n, v in zip(m.name, m.velocity):
+    for m0, m1 in zip(probe.states, probe.states[1:]):  # each joint's speed over 10 ms (see SPEED_TOLERANCE)
+        dt = (m1.header.stamp.sec - m0.header.stamp.sec) + 1e-9 * (m1.header.stamp.nanosec - m0.header.stamp.nanosec)
+        if dt <= 0.0:
+            continue
+        for n, a, b in zip(m0.name, m0.position, m1.position):
+            v = (b - a) / dt
             if n in v_max and abs(v) / v_max[n] > ratio:
                 ratio, joint = abs(v) / v_max[n], f"{n} at {v:.3f} rad/s (limit {v_max[n]:.3f})"
     assert ratio <= 1.0 + SPEED_TOLERANCE, f"measured {joint}: {ratio:.3f} times the limit"
