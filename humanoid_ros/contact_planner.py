@@ -367,7 +367,10 @@ class ContactPlannerNode(Node):
             overrides={"algorithm": p["algorithm"] or None, "time_limit": p["time_limit"], "seed": p["seed"]},
             motion=motion,
         )
-        doc = (plan_in_process if p["plan_in_process"] else plan_request)(request, progress)
+        if p["plan_in_process"]:
+            doc = plan_in_process(request, progress)
+        else:  # the node's scene and robot, loaded at start
+            doc = plan_request(request, progress, self.scene, self.robot)
         if p["output"]:
             write_plan(p["output"], doc)
         return doc

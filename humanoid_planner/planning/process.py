@@ -43,8 +43,9 @@ class PlanRequest:
     motion: MotionSettings | None = None
 
 
-def plan_request(request: PlanRequest, progress=None) -> dict:
-    """The PLAN.json document of ``request``, planned in this process (``progress``: as `run`'s)."""
+def plan_request(request: PlanRequest, progress=None, scene=None, robot=None) -> dict:
+    """The PLAN.json document of ``request``, planned in this process (``progress``: as `run`'s);
+    ``scene``, ``robot``: the request's, already loaded (default: loaded here by name)."""
     from humanoid_model.robot import load_robot
     from humanoid_model.scene import load_scene
 
@@ -53,8 +54,8 @@ def plan_request(request: PlanRequest, progress=None) -> dict:
     from .run import run
 
     problem = problem_for(
-        load_scene(request.scene),
-        load_robot(request.robot),
+        scene if scene is not None else load_scene(request.scene),
+        robot if robot is not None else load_robot(request.robot),
         request.goal,
         start_q=request.start_q,
         goal_radius=request.goal_radius,
@@ -92,11 +93,9 @@ def plan_in_process(request: PlanRequest, progress=None) -> dict:
     child.close()
     try:
         while True:
-            if not parent.poll(POLL):
-                if not proc.is_alive() and not parent.poll():
-                    raise PlanningError(f"the planning process ended without a result (exit code {proc.exitcode})")
+            if not parent.poll(POLL) and proc.is_alive():
                 continue
-            try:
+            try:  # a child that ended without a message leaves the pipe at its end: EOFError
                 kind, value = parent.recv()
             except EOFError:
                 proc.join(CANCEL_GRACE)
