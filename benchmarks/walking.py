@@ -34,15 +34,14 @@ import os
 import time
 
 import numpy as np
-import pinocchio as pin
 
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiffen
+from humanoid_execution.sole_tilt import torso_tilt
 from humanoid_execution.sweep.tasks import cluster, run_tasks
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.runtime.plan_replay import replay, strike_peaks
-from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] Chardonnet 2009, §4.4.2, §4.6
@@ -57,8 +56,6 @@ DROP_TIME = 0.12  # [s] touchdown at ~45 ms, the first compression and rebound (
 #: leg joints 0-5 P [N·m/rad], all D 500 [N·m·s/rad]; chest pitch/yaw P 8000 / 13080 (--gains jsk; the thesis does not
 #: give its gains)
 JSK_LEG_P, JSK_CHEST_P, JSK_D = (1800.0, 21500.0, 8250.0, 18450.0, 4840.0, 3750.0), (8000.0, 13080.0), 500.0
-TILT = np.deg2rad(15.3)  # [rad] Chardonnet 2009, §4.4.1
-TILT_SETTLE, TILT_RAMP, TILT_HOLD = 0.5, 2.0, 2.0  # [s] standing, "little by little" (no time given; chosen), held
 
 
 def soles_with(layers, resolution=None) -> list:
@@ -179,45 +176,12 @@ def drop_peak(material) -> float:
 
 
 def tilt_error(material) -> dict:
-    """D5 tilt: HRP-2 standing on 'flat' at all joints zero, settled for ``TILT_SETTLE``, then the chest
-    pitch (CHEST_JOINT1) driven slowly to 15.3 deg (Chardonnet 2009, §4.4.1; the legs stay vertical)
-    under the walking PD gains; returns, as changes from the settled stance to the mean over the last
-    ``TILT_HOLD`` [deg]: ``end`` the torso's (CHEST_LINK1) inclination beyond the commanded 15.3 deg,
-    and ``feet`` the feet's forward pitch (the soles' share of it: the legs are stiff); ``max`` the
-    largest torso error of the ramp and hold (``material`` None: rigid feet)."""
-    from humanoid_model.scene import load_scene
-
-    sc = load_scene("flat")
-    sc = dataclasses.replace(sc, robot=dataclasses.replace(sc.robot, posture="zero"))
+    """D5 tilt (`humanoid_execution.sole_tilt.torso_tilt`) on 8-node soles of ``material`` (E, nu) (None:
+    rigid feet): ``end`` the torso's error over the hold, ``feet`` the feet's pitch, ``max`` the largest
+    error [deg]."""
     soles = "rigid" if material is None else soles_with([SoleLayer(0.02, *material)], (0.074, 0.13, 0.01))
-    w = World(sc, load_robot("hrp2"), soles=soles)
-    stiffen(w.actuator)
-    names = w.robot.joint_names
-    q0 = w.q[w.act_q].copy()
-    t = np.linspace(0.0, TILT_SETTLE + TILT_RAMP + TILT_HOLD, 401)
-    P = np.tile(q0, (len(t), 1))
-    ramp = np.clip((t - TILT_SETTLE) / TILT_RAMP, 0.0, 1.0)
-    P[:, names.index("CHEST_JOINT1")] = q0[names.index("CHEST_JOINT1")] + TILT * ramp * ramp * (3 - 2 * ramp)
-    w.actuator.set_trajectory(JointTrajectory(t, P), t_start=w.t)
-    m, d = w.model, w.model.createData()
-    chest = m.getFrameId("CHEST_LINK1")
-    feet = [m.getFrameId(n) for n in ("RLEG_SOLE", "LLEG_SOLE")]
-    err, pitch = [], []
-    for k in range(round(t[-1] / w.dt)):
-        w.step(1)
-        pin.framesForwardKinematics(m, d, w.q)
-        zc = d.oMf[chest].rotation[:, 2]
-        tau = np.clip(((k + 1) * w.dt - TILT_SETTLE) / TILT_RAMP, 0.0, 1.0)
-        err.append(np.arctan2(np.linalg.norm(zc[:2]), zc[2]) - TILT * tau * tau * (3 - 2 * tau))
-        pitch.append(np.mean([np.arcsin(-d.oMf[f].rotation[2, 0]) for f in feet]))
-    n, n0 = round(TILT_HOLD / w.dt), round(TILT_SETTLE / w.dt)
-    err, pitch = np.degrees(err), np.degrees(pitch)
-    ref_err, ref_pitch = err[n0 - 200 : n0].mean(), pitch[n0 - 200 : n0].mean()
-    return {
-        "end": float(err[-n:].mean() - ref_err),
-        "feet": float(pitch[-n:].mean() - ref_pitch),
-        "max": float(np.abs(err[n0:] - ref_err).max()),
-    }
+    r = torso_tilt(soles)
+    return {"end": r.error, "feet": r.feet_pitch, "max": r.max_error}
 
 
 def _d5_one(material):

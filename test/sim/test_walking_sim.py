@@ -5,15 +5,18 @@ world's joint trajectory controller (PD at three times the standing gains' natur
 `humanoid_sim.runtime.plan_replay`. It does not fall, its feet land near their footprints, and the shock
 at the foot strikes is attenuated in the thesis's order (Chardonnet 2009, §4.4.2): rigid
 feet > flexible ankles > soles, with the soles' torso trace the rigid one lifted by the sole
-thickness. Bounds and measured values: docs/walking.md."""
+thickness, and the flexible ankles ring after each touchdown where rigid ankles do not (D7). Bounds and
+measured values: docs/walking.md."""
 
 import dataclasses
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 from humanoid_control.walking_ik import solve_walking_ik, stiffen
 from humanoid_model import load_robot
+from humanoid_model.flexible_ankle import PLATE_MASS
 from humanoid_model.scene import load_scene
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.runtime.plan_replay import replay, strike_peaks
@@ -27,6 +30,7 @@ SOLE_THICKNESS = 0.02  # [m] the thesis's 22 x 13 x 2 cm block, Chardonnet 2009,
 # Chardonnet 2009, §4.4.2)
 TRACE_TOLERANCE = 0.003
 CASES = ("rigid", "flexible", "sole")
+OSCILLATION_WINDOW = 0.25  # [s] after a strike: the flexible ankle's oscillation dies within ~150 ms (measured)
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +125,50 @@ def test_sole_torso_trace_is_the_rigid_one_lifted_by_the_sole(plan, walks):
     m = (t >= pattern.steps[0].t_lift) & (t <= pattern.steps[-1].t_land + pattern.params.t_ds)
     diff = sole.torso_z[m] - rigid.torso_z[m]
     assert np.abs(diff - SOLE_THICKNESS).max() < TRACE_TOLERANCE
+
+
+def _touchdown_lobes(rec, strike, half_band):
+    """The torso CoM's vertical velocity in [strike, strike + OSCILLATION_WINDOW], minus its centred mean over the
+    one-spring period 2 max(half_band) / 1.2 (a high-pass that keeps the ankle mode): the peaks |v| of the
+    consecutive lobes (between zero crossings) from the largest complete one while each lasts a half period
+    within ``half_band`` (lo, hi) [s]."""
+    n = round(2 * half_band[1] / 1.2 / rec.dt)
+    hp = rec.torso_vz - np.convolve(rec.torso_vz, np.ones(n) / n, mode="same")
+    k = int(np.searchsorted(rec.t, strike))
+    seg = hp[k : k + round(OSCILLATION_WINDOW / rec.dt)]
+    bounds = np.r_[0, np.nonzero(np.sign(seg[1:]) != np.sign(seg[:-1]))[0] + 1, len(seg)]
+    lobes = [((b - a) * rec.dt, float(np.abs(seg[a:b]).max())) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    i = 1 + int(np.argmax([p for _, p in lobes[1:-1]]))  # complete lobes only
+    run = []
+    while i < len(lobes) - 1 and half_band[0] <= lobes[i][0] <= half_band[1]:
+        run.append(lobes[i][1])
+        i += 1
+    return run
+
+
+@pytest.mark.spec("000", "D7")
+def test_flexible_ankles_ring_and_decay_after_each_touchdown_and_rigid_ankles_do_not(plan, walks):
+    """Walking touchdowns (Chardonnet 2009, §4.4.2; acceptance test 000 D7): after each strike the flexible
+    ankle's torso oscillates in the vertical mode of the body on its ankle springs, at least 3 half periods
+    each shorter in amplitude than the one before; the rigid ankles show no such oscillation. A half period of
+    that mode lies between the body on two springs in parallel (double support, the legs rigid:
+    π √((m − 2 m_plate) / 2 k_z) = 23.5 ms) and on one spring (single support, π √((m − m_plate) / k_z) =
+    33.3 ms), lengthened by the legs' PD compliance: the band is [23.5, 1.2 x 33.3] ms (1.2 chosen).
+    Measured: flexible 4 and 6 decaying half periods of 26-32 ms (20.3 -> 1.8 and 23.4 -> 0.4 mm/s),
+    rigid none (its largest lobe lasts 16-20 ms and the next ones are irregular)."""
+    robot = load_robot("hrp2", ankle="flexible")
+    k_z = robot.springs["RLEG_LINK5_FLEX_Z"][0]
+    m = pin.computeTotalMass(robot.model)
+    band = (np.pi * np.sqrt((m - 2 * PLATE_MASS) / (2 * k_z)), 1.2 * np.pi * np.sqrt((m - PLATE_MASS) / k_z))
+    pattern = plan[0]
+    steps = pattern.steps
+    for case, ringing in (("flexible", True), ("rigid", False)):
+        rec = walks[case][0]
+        strikes, _ = strike_peaks(rec, [s.t_lift for s in steps], pattern.params.t_ss, [s.foot for s in steps])
+        for strike in strikes:
+            run = _touchdown_lobes(rec, strike, band)
+            if ringing:
+                assert len(run) >= 3, (strike, run)
+                assert all(b < a for a, b in zip(run, run[1:], strict=False)), (strike, run)
+            else:
+                assert len(run) < 3, (strike, run)
