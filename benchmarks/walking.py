@@ -5,7 +5,8 @@ D4: HRP-2 executes one walking plan, by default the thesis's generator's setting
 (`WalkParameters.walkgen_2008`: 6 steps of 0.15 m, 0.78 s single + 0.02 s double support, 5.8 s from
 the first weight shift to the end), with rigid feet, flexible ankles, FEM soles (E = 3 MPa,
 nu = 0.4) and two-layer pad soles (1.5 cm at 3 MPa over 0.5 cm at 1 MPa, nu = 0.25), the same PD joint
-trajectory controller in all four (`humanoid_control.walking_ik.stiffen`, or --gains jsk), and prints the peak vertical
+trajectory controller in all four (`humanoid_control.walking_ik.stiffen`, or --gains jsk; --controller wbc: the
+whole-body controller in closed loop, `humanoid_execution.walk_record`), and prints the peak vertical
 acceleration of the torso's centre of mass at the foot strikes against the thesis's
 50 / 30 / 5 / 2 m/s² (Chardonnet 2009, §4.4.2 and §4.6), the torso's vertical oscillation and the
 offset of each trace from the rigid one.
@@ -18,7 +19,8 @@ The runs are independent: they go to Ray tasks over the cores (--jobs CPUs of an
 `humanoid_execution.sweep.tasks`, docs/sweeps.md).
 
     .venv/bin/python benchmarks/walking.py [--steps 6] [--cases rigid,flexible,sole,pads] [--d5] [--d5-walk]
-        [--no-d4] [--jobs N] [--generator walkgen2008|smooth] [--gains walk|jsk] [--json OUT.json]
+        [--no-d4] [--jobs N] [--generator walkgen2008|smooth] [--gains walk|jsk] [--controller pd|wbc]
+        [--json OUT.json]
 
 Acceleration and strikes: `humanoid_sim.runtime.plan_replay` (the torso CoM's vertical velocity differentiated
 over one 1 ms step, raw; the strike window [-20 ms, +150 ms]); also averaged over 5 ms (HRP-2's control
@@ -35,9 +37,10 @@ import time
 
 import numpy as np
 
-from humanoid_control.walking_ik import WALK_GAIN_SCALE, solve_walking_ik, stiffen
+from humanoid_control.walking_ik import WALK_GAIN_SCALE, plan_json, solve_walking_ik, stiffen
 from humanoid_execution.sole_tilt import torso_tilt
 from humanoid_execution.sweep.tasks import cluster, run_tasks
+from humanoid_execution.walk_record import walk_in_closed_loop
 from humanoid_model import load_robot
 from humanoid_model.sole_spec import SoleLayer
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
@@ -117,16 +120,32 @@ def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=
         w.actuator.effort_max = np.full_like(w.actuator.effort_max, np.inf)
     t0 = time.perf_counter()
     rec = replay(w, pattern.t, np.column_stack(list(joints.values())), list(joints))
-    wall = time.perf_counter() - t0
+    steps = pattern.steps
+    return measure(case, material, w, rec, time.perf_counter() - t0, steps, pattern.params, pattern.feet)
+
+
+def run_case_wbc(case: str, doc: dict, pattern, material=None) -> dict:
+    """Execute the WALK.json ``doc`` of ``pattern`` with the whole-body controller (closed loop,
+    `humanoid_execution.walk_record`) in the world of ``case``."""
+    w = world_for(case, material)
+    t0 = time.perf_counter()
+    rec, report = walk_in_closed_loop(w, doc)
+    out = measure(case, material, w, rec, time.perf_counter() - t0, pattern.steps, pattern.params, pattern.feet)
+    out["report"] = report.reason
+    return out
+
+
+def measure(case, material, w, rec, wall, steps, params, feet_plan) -> dict:
+    """The D4 row of a run's `ReplayRecord` ``rec`` (its world ``w``, ``wall`` seconds)."""
     fell_at = rec.fell_at(FALLEN)
-    steps, t_ss = pattern.steps, pattern.params.t_ss
+    t_ss = params.t_ss
     lifts, feet = [s.t_lift for s in steps], [s.foot for s in steps]
     strikes, peaks = strike_peaks(rec, lifts, t_ss, feet, until=fell_at)
     n_avg = max(1, int(round(AVERAGE / w.dt)))
     avg = dataclasses.replace(rec, torso_vz=np.convolve(rec.torso_vz, np.ones(n_avg) / n_avg, mode="same"))
     _, peaks_avg = strike_peaks(avg, lifts, t_ss, feet, until=fell_at)
     t = rec.t
-    walking = (t >= steps[0].t_lift) & (t <= min(steps[-1].t_land + pattern.params.t_ds, t[-1]))
+    walking = (t >= steps[0].t_lift) & (t <= min(steps[-1].t_land + params.t_ds, t[-1]))
     ok = peaks[np.isfinite(peaks)]
     return {
         "case": case,
@@ -137,11 +156,12 @@ def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=
         "strike_peaks": ok.tolist(),
         "strike_delay": [a - s.t_land for a, s in zip(strikes, steps, strict=True)],
         "torso_ptp": float(np.ptp(rec.torso_z[walking])),
+        "tilt_max": float(np.degrees(rec.tilt.max())),
         "base_min": float(rec.base_z.min()),
         "fell_at": fell_at,
         "strikes_counted": int(ok.size),
         "foot_end_error": [
-            float(np.linalg.norm(rec.soles[-1, i, :2] - pattern.feet[f][-1, :2])) for i, f in enumerate("rl")
+            float(np.linalg.norm(rec.soles[-1, i, :2] - feet_plan[f][-1, :2])) for i, f in enumerate("rl")
         ],
         "unconverged": int(w.stats()["unconverged_solves"]),
         "wall_s": wall,
@@ -252,6 +272,9 @@ def main(argv=None) -> int:
     ap.add_argument("--servo-scale", type=float, default=1.0, help="with --gains jsk: P and D times this")
     ap.add_argument("--implicit-pd", action="store_true", help="integrate the servos' stiffness implicitly")
     ap.add_argument("--no-saturation", action="store_true", help="no effort limit (diagnostic)")
+    ap.add_argument(
+        "--controller", default="pd", choices=("pd", "wbc"), help="pd: the plan's joints (default); wbc: closed loop"
+    )
     a = ap.parse_args(argv)
     servo = Servo(a.gains, a.gain_scale, a.servo_scale, a.implicit_pd, not a.no_saturation)
     if a.generator == "walkgen2008":
@@ -270,8 +293,12 @@ def main(argv=None) -> int:
     rows, report = [], {}
     if not a.no_d4:
         cases = a.cases.split(",")
-        runs = [(case, pattern, joints, servo) for case in cases]
-        rows = [o.result() for o in run_tasks(run_case, runs, workers=min(a.jobs, len(cases)), progress=False)]
+        if a.controller == "wbc":
+            doc = plan_json("hrp2", pattern.t, ik, pattern.summary())
+            runs, fn = [(case, doc, pattern) for case in cases], run_case_wbc
+        else:
+            runs, fn = [(case, pattern, joints, servo) for case in cases], run_case
+        rows = [o.result() for o in run_tasks(fn, runs, workers=min(a.jobs, len(cases)), progress=False)]
         print_d4(rows)
         report["d4"] = rows
     if a.d5 or a.d5_walk:
@@ -295,9 +322,9 @@ def print_d4(rows) -> None:
     print(
         "\n| case | thesis [m/s²] | peak at strikes [m/s²] | median strike peak | 5 ms mean peak | torso z p-p [mm] "
         "| mean z - rigid [mm] | (z - rigid) p-p [mm] | fell at [s] | strikes counted | feet end error [mm] "
-        "| max strike delay [s] | unconverged solves |"
+        "| max strike delay [s] | unconverged solves | waist tilt max [deg] |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         off, dev = "-", "-"
         if rigid and r["fell_at"] is None and rigid["fell_at"] is None:
@@ -305,10 +332,11 @@ def print_d4(rows) -> None:
             diff = np.asarray(r["z"][i0 : i1 + 1]) - np.asarray(rigid["z"][i0 : i1 + 1])
             off, dev = f"{1e3 * diff.mean():+.1f}", f"{1e3 * np.ptp(diff):.2f}"
         print(
-            f"| {r['case']} | {THESIS[r['case']]:.0f} | {r['peak_acc']:.1f} | {r['median_strike_peak']:.1f} | "
-            f"{r['peak_acc_5ms']:.1f} | {1e3 * r['torso_ptp']:.1f} | {off} | {dev} | {r['fell_at']} | "
+            f"| {r['case']} | {THESIS[r['case']]:.0f} | {r['peak_acc']:.2f} | {r['median_strike_peak']:.2f} | "
+            f"{r['peak_acc_5ms']:.2f} | {1e3 * r['torso_ptp']:.1f} | {off} | {dev} | {r['fell_at']} | "
             f"{r['strikes_counted']} | "
-            f"{1e3 * max(r['foot_end_error']):.0f} | {np.nanmax(r['strike_delay']):.2f} | {r['unconverged']} |"
+            f"{1e3 * max(r['foot_end_error']):.0f} | {np.nanmax(r['strike_delay']):.2f} | {r['unconverged']} | "
+            f"{r['tilt_max']:.2f} |"
         )
     peaks = [r["peak_acc"] for r in rows]
     order = all(x > y for x, y in zip(peaks, peaks[1:], strict=False))

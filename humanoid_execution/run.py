@@ -37,6 +37,7 @@ from humanoid_execution.model_error import perturbed_masses
 from humanoid_execution.plan_recording import recorded_plan
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.formats.detect import read_format_file
+from humanoid_model.start_posture import sole_lift
 from humanoid_model.validation import finite_number, message
 
 __all__ = [
@@ -178,6 +179,7 @@ def controller_for(world, doc: dict, src: str, settings: RunSettings | None = No
     reference = motion_reference(doc, src, robot, controller, scene, s.allow_unconverged, s.retime)
     if is_gait(doc):
         reference = lateral_balance(reference, controller, s.gait)
+    reference.raise_by(sole_lift(world.sole_specs))  # on FEM soles the robot stands their thickness higher
     _check_start(world, reference, src)
     executor = MotionExecutor(controller, reference, s.execution) if s.controller == "wbc" else None
     return controller, executor, reference

@@ -155,6 +155,20 @@ class MotionReference:
             if ph.placement is None and ph.location in self.locations:
                 ph.placement = self.sample(min(max(ph.start, t[0]), t[-1])).frames[ph.location][0]
 
+    def raise_by(self, dz: float) -> None:
+        """Move the whole motion up by ``dz`` [m], in place: its configurations' base height, the CoM,
+        every frame and every phase's planned placement. A motion planned for rigid feet runs so on a
+        robot whose FEM soles hold it their thickness higher (`humanoid_model.start_posture.sole_lift`)."""
+        if dz == 0.0:
+            return
+        self.q[:, 2] += dz
+        self.com[:, 2] += dz  # views of the packed columns (`_pack`): sample() sees the change
+        for _, p, _, _ in self.frames.values():
+            p[:, 2] += dz
+        for ph in self.phases:
+            if ph.placement is not None:
+                ph.placement = pin.SE3(ph.placement.rotation, ph.placement.translation + np.array([0.0, 0.0, dz]))
+
     @property
     def duration(self) -> float:
         return float(self.t[-1] - self.t[0])

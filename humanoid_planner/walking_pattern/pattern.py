@@ -41,6 +41,24 @@ class WalkPattern:
     feet: dict = field(default_factory=dict)
     support: np.ndarray = None
 
+    def summary(self) -> dict:
+        """The pattern as WALK.json keeps it under ``walking`` (docs/walking.md): the parameters, each
+        footstep's foot, target, lift-off and landing, the CoM, the ZMP (reference and planned), the
+        feet and the support."""
+        p = self.params
+        return {
+            "parameters": {k: getattr(p, k) for k in p.__dataclass_fields__},
+            "footsteps": [
+                {"index": s.index, "foot": s.foot, "target": list(s.target), "t_lift": s.t_lift, "t_land": s.t_land}
+                for s in self.steps
+            ],
+            "com": self.com.tolist(),
+            "zmp_ref": self.zmp_ref.tolist(),
+            "zmp": self.zmp.tolist(),
+            "feet": {k: v.tolist() for k, v in self.feet.items()},
+            "support": self.support.tolist(),
+        }
+
     def polygon(self, k: int) -> np.ndarray:
         """Support polygon (counter-clockwise (m, 2) [m]) at sample ``k``."""
         s = self.support[k]

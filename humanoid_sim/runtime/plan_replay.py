@@ -23,7 +23,17 @@ import pinocchio as pin
 
 from humanoid_sim.stages.actuators import JointTrajectory
 
-__all__ = ["ReplayRecord", "replay", "strike_peaks", "TORSO", "SOLES", "WINDOW", "STRIKE_HEIGHT", "FALLEN"]
+__all__ = [
+    "ReplayRecord",
+    "WalkRecorder",
+    "replay",
+    "strike_peaks",
+    "TORSO",
+    "SOLES",
+    "WINDOW",
+    "STRIKE_HEIGHT",
+    "FALLEN",
+]
 
 TORSO = "BODY"  # HRP-2's waist link
 SOLES = (("RLEG_SOLE", "r_sole"), ("LLEG_SOLE", "l_sole"))  # (frame, contact location) right, left
@@ -61,6 +71,46 @@ class ReplayRecord:
         return float(self.t[k[0]]) if k.size else None
 
 
+class WalkRecorder:
+    """The measures of a `ReplayRecord`, one row per call, from ``world``'s state at the call: after
+    each `World.step` in `replay`, or as a closed loop's ``before_step`` hook (then the row of step k
+    is the state after step k − 1: `humanoid_execution.walk_record`)."""
+
+    def __init__(self, world):
+        self.world = world
+        m = world.model
+        self.model, self.data = m, m.createData()
+        self.body = m.getFrameId(TORSO)
+        self.jid = m.frames[self.body].parentJoint
+        self.lever = m.inertias[self.jid].lever
+        self.soles = [m.getFrameId(f) for f, _ in SOLES]
+        self.hulls = []
+        for _, name in SOLES:
+            loc = world.robot.contact_locations[name]
+            self.hulls.append((m.getFrameId(loc.body), np.asarray(loc.hull, float)))
+        self.rows = {k: [] for k in ("t", "base_z", "torso_z", "torso_vz", "soles", "sole_low", "tilt")}
+
+    def __call__(self, world=None) -> None:
+        w = self.world
+        m, d, rows = self.model, self.data, self.rows
+        rows["t"].append(w.t)
+        pin.forwardKinematics(m, d, w.q, w.v)
+        pin.updateFramePlacements(m, d)
+        M, v = d.oMi[self.jid], pin.getVelocity(m, d, self.jid, pin.LOCAL_WORLD_ALIGNED)
+        rows["base_z"].append(w.q[2])
+        rows["torso_z"].append(d.oMf[self.body].translation[2])
+        rows["torso_vz"].append(v.linear[2] + np.cross(v.angular, M.rotation @ self.lever)[2])
+        rows["soles"].append([np.r_[d.oMf[f].translation, pin.log3(d.oMf[f].rotation)] for f in self.soles])
+        rows["sole_low"].append([(d.oMf[f].rotation[2] @ h.T).min() + d.oMf[f].translation[2] for f, h in self.hulls])
+        zb = d.oMf[self.body].rotation[:, 2]
+        rows["tilt"].append(np.arctan2(np.linalg.norm(zb[:2]), zb[2]))
+
+    def record(self, stopped: bool = False) -> ReplayRecord:
+        return ReplayRecord(
+            dt=self.world.dt, stopped=stopped, **{k: np.asarray(v, float) for k, v in self.rows.items()}
+        )
+
+
 def replay(world, t, positions, joint_names, t_end=None) -> ReplayRecord:
     """Follow ``positions`` (K, len(joint_names)) [rad] sampled at ``t`` (K,) [s] with the world's PD
     trajectory controller (its gains as set), the robot's other joints (a flexible ankle's springs)
@@ -70,39 +120,14 @@ def replay(world, t, positions, joint_names, t_end=None) -> ReplayRecord:
     P = np.zeros((len(t), len(names)))
     P[:, [names.index(n) for n in joint_names]] = np.asarray(positions, float)
     world.actuator.set_trajectory(JointTrajectory(np.asarray(t, float), P), t_start=world.t)
-    m, d = world.model, world.model.createData()
-    body = m.getFrameId(TORSO)
-    jid = m.frames[body].parentJoint
-    lever = m.inertias[jid].lever
-    soles = [m.getFrameId(f) for f, _ in SOLES]
-    hulls = []
-    for _, name in SOLES:
-        loc = world.robot.contact_locations[name]
-        hulls.append((m.getFrameId(loc.body), np.asarray(loc.hull, float)))
+    rec = WalkRecorder(world)
     K = int(round((t[-1] if t_end is None else t_end) / world.dt))
-    rows = {k: [] for k in ("t", "base_z", "torso_z", "torso_vz", "soles", "sole_low", "tilt")}
-    stopped = False
     for _ in range(K):
         world.step(1)
-        rows["t"].append(world.t)
-        pin.forwardKinematics(m, d, world.q, world.v)
-        pin.updateFramePlacements(m, d)
-        M, v = d.oMi[jid], pin.getVelocity(m, d, jid, pin.LOCAL_WORLD_ALIGNED)
-        rows["base_z"].append(world.q[2])
-        rows["torso_z"].append(d.oMf[body].translation[2])
-        rows["torso_vz"].append(v.linear[2] + np.cross(v.angular, M.rotation @ lever)[2])
-        rows["soles"].append([np.r_[d.oMf[f].translation, pin.log3(d.oMf[f].rotation)] for f in soles])
-        rows["sole_low"].append([(d.oMf[f].rotation[2] @ h.T).min() + d.oMf[f].translation[2] for f, h in hulls])
-        zb = d.oMf[body].rotation[:, 2]
-        rows["tilt"].append(np.arctan2(np.linalg.norm(zb[:2]), zb[2]))
+        rec()
         if world.q[2] < FALLEN:
-            stopped = True
-            break
-    return ReplayRecord(
-        dt=world.dt,
-        stopped=stopped,
-        **{k: np.asarray(v, float) for k, v in rows.items()},
-    )
+            return rec.record(stopped=True)
+    return rec.record()
 
 
 def strike_peaks(rec: ReplayRecord, lifts, t_ss: float, feet, window=WINDOW, until=None):

@@ -84,18 +84,7 @@ def run(args) -> int:
     ik = solve_walking_ik(
         pattern.com, pattern.feet, robot=args.robot, progress=lambda m: print(m, flush=True), hold=params.hold
     )
-    extra = {
-        "parameters": {k: getattr(params, k) for k in params.__dataclass_fields__},
-        "footsteps": [
-            {"index": s.index, "foot": s.foot, "target": list(s.target), "t_lift": s.t_lift, "t_land": s.t_land}
-            for s in pattern.steps
-        ],
-        "com": pattern.com.tolist(),
-        "zmp_ref": pattern.zmp_ref.tolist(),
-        "zmp": pattern.zmp.tolist(),
-        "feet": {k: v.tolist() for k, v in pattern.feet.items()},
-        "support": pattern.support.tolist(),
-    }
+    extra = pattern.summary()
     out = write_trajectory_file(args.output, plan_json(args.robot, pattern.t, ik, extra), "WALK.json", ConfigError)
     print(
         f"wrote {out}: {len(pattern.t)} points at {args.rate} Hz; max sole error {1e3 * ik.foot_error.max():.4f} mm, "
