@@ -42,13 +42,13 @@ from humanoid_execution.sole_tilt import torso_tilt
 from humanoid_execution.sweep.tasks import cluster, run_tasks
 from humanoid_execution.walk_record import walk_in_closed_loop
 from humanoid_model import load_robot
-from humanoid_model.sole_spec import SoleLayer
+from humanoid_model.sole_spec import PAD_LAYERS, SoleLayer
 from humanoid_planner.walking_pattern import WalkParameters, foot_geometry, plan_pattern
 from humanoid_sim.runtime.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] Chardonnet 2009, §4.4.2, §4.6
-PADS = (SoleLayer(0.015, 3e6, 0.25), SoleLayer(0.005, 1e6, 0.25))  # Chardonnet 2009, §4.6; thicknesses chosen (docs)
+PADS = PAD_LAYERS  # Chardonnet 2009, §4.6; thicknesses chosen (humanoid_model.sole_spec)
 E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] Chardonnet 2009, §4.4.1
 NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # the range of Chardonnet 2009, §4.4.1, at its ends and two points between
 FALLEN = 0.55  # [m] base height below which HRP-2 has fallen (planned >= 0.64 m; chosen)

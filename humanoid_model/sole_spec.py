@@ -27,7 +27,7 @@ import numpy as np
 from humanoid_model.exceptions import ModelError
 from humanoid_model.validation import finite_number, finite_vector, message
 
-__all__ = ["SoleLayer", "SoleSpec", "read_soles", "SOLE_MODELS"]
+__all__ = ["SoleLayer", "SoleSpec", "read_soles", "SOLE_MODELS", "PAD_LAYERS"]
 
 SOLE_MODELS = ("rigid", "fem")  # the values of a scene's robot.soles (rigid: the default)
 
@@ -39,6 +39,12 @@ class SoleLayer:
     thickness: float
     E: float
     nu: float
+
+
+#: The thesis's two-layer pad sole (Chardonnet 2009, §4.6: a 3 MPa top layer over 1 MPa pads, ν = 0.25) as two full
+#: layers, top first; the thicknesses are not given: 1.5 cm + 0.5 cm (chosen: the simple sole's 2 cm in all; with
+#: 1 cm + 1 cm HRP-2 falls in the walking benchmark, docs/walking.md "Pad soles")
+PAD_LAYERS = (SoleLayer(0.015, 3e6, 0.25), SoleLayer(0.005, 1e6, 0.25))
 
 
 @dataclass(frozen=True)
