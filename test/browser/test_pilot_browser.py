@@ -31,7 +31,9 @@ MIN_MOVED_FRACTION = 0.15  # chosen: the arm sweeps across much of its box (32 %
 MIN_CONTRAST = 1.5  # chosen: arm fraction / soles fraction (measured 0.32 / 0.034 on a quiet machine: the
 # ankles' edges enter the soles' box as the knees bend to keep the CoM and the shadow under the robot moves;
 # loaded 2-core CI runs measured 0.296 / 0.139 and 0.279 / 0.149, ratios 2.1 and 1.87; a robot redrawn
-# whole, not its arm, changes both boxes alike: a ratio near 1). The soles' box is no test of a steady
+# whole, not its arm, changes both boxes alike: a ratio near 1, as a 'before' shot taken before the server's
+# initial state was drawn gave once: 0.344 / 0.398, its panel empty and the robot lit otherwise; the screenshots
+# are now retried until the panel is drawn, `rendered_screenshot(..., panel=True)`). The soles' box is no test of a steady
 # camera: BACKGROUND is
 BACKGROUND = (60, 450, 300, 600)  # [px] u0, v0, u1, v1: ground grid far from the robot and its shadow, right
 # of the page's axes icon (u 15-52, v 552-590), which a loaded CI drew in one screenshot only (1.4 % of the old
@@ -87,9 +89,9 @@ def _settled_screenshot(app, q, eye, target, cam, out, attempts: int = 3) -> np.
     picture would make the still soles look changed."""
     right = _box(project(_points(app, "r", q), eye, target, cam.fov, WIDTH, HEIGHT))
     soles = _soles_box(app, q, eye, target, cam)
-    shot = rendered_screenshot(app.viewer.url, out)
+    shot = rendered_screenshot(app.viewer.url, out, panel=True)
     for _ in range(attempts - 1):
-        again = rendered_screenshot(app.viewer.url, out)
+        again = rendered_screenshot(app.viewer.url, out, panel=True)
         if max(_changed(shot, again, soles), _changed(shot, again, right)) * MIN_CONTRAST <= MIN_MOVED_FRACTION:
             return again
         shot = again
@@ -122,12 +124,14 @@ def test_gizmo_message_moves_the_robot_in_headless_chromium(tmp_path):
             time.sleep(0.05)
         assert reached, "the solver did not bring the hand to the gizmo"
         q1 = app.session.q.copy()
-        after = rendered_screenshot(app.viewer.url, outdir / "pilot_after.png")
+        after = rendered_screenshot(app.viewer.url, outdir / "pilot_after.png", panel=True)
         if (
             _changed(before, after, _soles_box(app, q1, eye, target, cam)) * MIN_CONTRAST > MIN_MOVED_FRACTION
             or _changed(before, after, BACKGROUND) >= MAX_BACKGROUND_CHANGE
         ):
-            after = rendered_screenshot(app.viewer.url, outdir / "pilot_after.png")  # once more: a late draw
+            after = rendered_screenshot(
+                app.viewer.url, outdir / "pilot_after.png", panel=True
+            )  # once more: a late draw
 
     right = _box(np.vstack([project(_points(app, "r", q), eye, target, cam.fov, WIDTH, HEIGHT) for q in (q0, q1)]))
     soles = _soles_box(app, q1, eye, target, cam)

@@ -53,14 +53,22 @@ def screenshot(url: str, out: Path) -> np.ndarray:
     return np.asarray(Image.open(out).convert("RGB"), dtype=np.int16)
 
 
-def rendered_screenshot(url: str, out: Path, attempts: int = 3) -> np.ndarray:
+PANEL = (470, 60, 780, 120)  # [px] u0, v0, u1, v1: the top of viser's control panel below its "Connected" header
+
+
+def rendered_screenshot(url: str, out: Path, attempts: int = 3, panel: bool = False) -> np.ndarray:
     """`screenshot`, taken again (at most ``attempts`` times) while its lower-left quarter, where the
     initial camera always shows the ground grid, is one uniform colour: under load headless
     Chromium sometimes shoots before WebGL drew the scene (a white 3-D view beside the HTML
-    panel). The checks below hold on the image it ends with."""
+    panel). With ``panel`` (a page whose server adds GUI controls) also while the top of the
+    control panel (`PANEL`) is blank: a loaded CI shot the pilot's page before the server's initial
+    state was applied (the panel empty, the robot lit differently), and two such shots agree.
+    The checks below hold on the image it ends with."""
+    u0, v0, u1, v1 = PANEL
     for _ in range(attempts):
         img = screenshot(url, out)
-        if np.ptp(img[HEIGHT // 2 :, : WIDTH // 2]) > PIXEL_DIFF:
+        drawn = np.ptp(img[HEIGHT // 2 :, : WIDTH // 2]) > PIXEL_DIFF
+        if drawn and (not panel or np.ptp(img[v0:v1, u0:u1]) > PIXEL_DIFF):
             break
     return img
 
