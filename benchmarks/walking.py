@@ -48,7 +48,6 @@ from humanoid_sim.runtime.plan_replay import replay, strike_peaks
 from humanoid_sim.world import World
 
 THESIS = {"rigid": 50.0, "flexible": 30.0, "sole": 5.0, "pads": 2.0}  # [m/s²] Chardonnet 2009, §4.4.2, §4.6
-PADS = PAD_LAYERS  # Chardonnet 2009, §4.6; thicknesses chosen (humanoid_model.sole_spec)
 E_SWEEP = (1e6, 3e6, 10e6)  # [Pa] Chardonnet 2009, §4.4.1
 NU_SWEEP = (0.01, 0.25, 0.4, 0.49)  # the range of Chardonnet 2009, §4.4.1, at its ends and two points between
 FALLEN = 0.55  # [m] base height below which HRP-2 has fallen (planned >= 0.64 m; chosen)
@@ -82,7 +81,7 @@ def world_for(case: str, material=None, implicit_pd: bool = False) -> World:
             return World.from_scene("flat", soles="fem", implicit_pd=implicit_pd)
         return World.from_scene("flat", soles=soles_with([SoleLayer(0.02, *material)]), implicit_pd=implicit_pd)
     if case == "pads":
-        return World.from_scene("flat", soles=soles_with(PADS), implicit_pd=implicit_pd)
+        return World.from_scene("flat", soles=soles_with(PAD_LAYERS), implicit_pd=implicit_pd)
     raise SystemExit(f"walking benchmark: unknown case {case!r}; choose among {', '.join(THESIS)}")
 
 
@@ -120,8 +119,7 @@ def run_case(case: str, pattern, joints: dict, servo: Servo = Servo(), material=
         w.actuator.effort_max = np.full_like(w.actuator.effort_max, np.inf)
     t0 = time.perf_counter()
     rec = replay(w, pattern.t, np.column_stack(list(joints.values())), list(joints))
-    steps = pattern.steps
-    return measure(case, material, w, rec, time.perf_counter() - t0, steps, pattern.params, pattern.feet)
+    return measure(case, material, w, rec, time.perf_counter() - t0, pattern)
 
 
 def run_case_wbc(case: str, doc: dict, pattern, material=None) -> dict:
@@ -130,13 +128,14 @@ def run_case_wbc(case: str, doc: dict, pattern, material=None) -> dict:
     w = world_for(case, material)
     t0 = time.perf_counter()
     rec, report = walk_in_closed_loop(w, doc)
-    out = measure(case, material, w, rec, time.perf_counter() - t0, pattern.steps, pattern.params, pattern.feet)
+    out = measure(case, material, w, rec, time.perf_counter() - t0, pattern)
     out["report"] = report.reason
     return out
 
 
-def measure(case, material, w, rec, wall, steps, params, feet_plan) -> dict:
-    """The D4 row of a run's `ReplayRecord` ``rec`` (its world ``w``, ``wall`` seconds)."""
+def measure(case, material, w, rec, wall, pattern) -> dict:
+    """The D4 row of a run's `ReplayRecord` ``rec`` of ``pattern`` (its world ``w``, ``wall`` seconds)."""
+    steps, params = pattern.steps, pattern.params
     fell_at = rec.fell_at(FALLEN)
     t_ss = params.t_ss
     lifts, feet = [s.t_lift for s in steps], [s.foot for s in steps]
@@ -161,7 +160,7 @@ def measure(case, material, w, rec, wall, steps, params, feet_plan) -> dict:
         "fell_at": fell_at,
         "strikes_counted": int(ok.size),
         "foot_end_error": [
-            float(np.linalg.norm(rec.soles[-1, i, :2] - feet_plan[f][-1, :2])) for i, f in enumerate("rl")
+            float(np.linalg.norm(rec.soles[-1, i, :2] - pattern.feet[f][-1, :2])) for i, f in enumerate("rl")
         ],
         "unconverged": int(w.stats()["unconverged_solves"]),
         "wall_s": wall,

@@ -219,18 +219,29 @@ def _push(world, push: Push, default_link: str):
 
 
 def execute(
-    path_or_doc, settings: RunSettings | None = None, output=None, progress: Callable | None = None, src=None
+    path_or_doc,
+    settings: RunSettings | None = None,
+    output=None,
+    progress: Callable | None = None,
+    src=None,
+    world=None,
+    before_step: Callable | None = None,
 ) -> Execution:
     """Run a motion file (or decoded document) in closed loop (module docstring) and report.
     ``output``: a recording (JSON Lines or a bag, `humanoid_sim.runtime.recording`) of the run, with a
     contact plan's stances (`humanoid_execution.plan_recording`);
-    ``progress(t, end)``: called every 100 steps with the simulated time and the run's end [s]."""
+    ``progress(t, end)``: called every 100 steps with the simulated time and the run's end [s];
+    ``world``: run in this world as it is (other soles, another robot variant) instead of the scene's;
+    ``before_step(world)``: called before each simulator step, after the scripted pushes."""
     from humanoid_sim.runtime.closed_loop import ClosedLoop
     from humanoid_sim.runtime.recording import Recorder
 
     s = settings or RunSettings()
     doc, src = _motion_document(path_or_doc, src)  # decoded once: a plan's stances go into the recording
-    world, controller, executor, reference = prepare(doc, s, src)
+    if world is None:
+        world, controller, executor, reference = prepare(doc, s, src)
+    else:
+        controller, executor, reference = controller_for(world, doc, src, s)
     robot = world.robot
     used = sorted({ph.location for ph in reference.phases})
     loop = ClosedLoop(world, executor, {n: robot.contact_locations[n] for n in used})
@@ -238,9 +249,9 @@ def execute(
         _pd_follow(world, reference)
     extra = finite_number(s.extra_time, "execute", "extra_time", minimum=0.0, unit="s")
     duration = reference.duration + extra + world.dt  # the last cycle reads the reference's end
-    hooks = [_push(world, p, base_link(robot)) for p in s.pushes]
+    hooks = [_push(world, p, base_link(robot)) for p in s.pushes] + ([before_step] if before_step else [])
 
-    def before_step(w):
+    def run_hooks(w):
         for h in hooks:
             h(w)
 
@@ -262,7 +273,7 @@ def execute(
             recorder=recorder,
             progress=(lambda t: progress(t, duration)) if progress is not None else None,
             done=done,
-            before_step=before_step if hooks else None,
+            before_step=run_hooks if hooks else None,
         )
     finally:
         if recorder is not None:

@@ -7,31 +7,28 @@ compares the feet so under the one controller that keeps balance.
     rec, report = walk_in_closed_loop(world, doc)
     strikes, peaks = walk_strike_peaks(rec, doc)
 
-The controller is the one `humanoid-stack execute` builds (`humanoid_execution.run.controller_for`:
-the reference raised onto FEM soles); a row is recorded before each simulator step (the state after
-the previous one).
+The run is `humanoid-stack execute`'s (`humanoid_execution.run.execute` in the given world: the
+reference raised onto FEM soles); a row is recorded before each simulator step (the state after the
+previous one).
 """
 
 from __future__ import annotations
 
-from humanoid_control.wbc.report import execution_report
-from humanoid_execution.run import RunSettings, controller_for
-from humanoid_sim.runtime.closed_loop import ClosedLoop
+import dataclasses
+
+from humanoid_execution.run import RunSettings, execute
 from humanoid_sim.runtime.plan_replay import WalkRecorder, strike_peaks
 
 SETTLE = 0.5  # [s] run after the walk's end (chosen: the last strike's window and the stance after it)
 
 
 def walk_in_closed_loop(world, doc: dict, settings: RunSettings | None = None, src: str = "WALK.json"):
-    """(`ReplayRecord`, `ExecutionReport`) of the walk ``doc`` run by the whole-body controller in
-    ``world`` for its duration plus `SETTLE`."""
-    _, executor, reference = controller_for(world, doc, src, settings)
-    used = sorted({ph.location for ph in reference.phases})
-    loop = ClosedLoop(world, executor, {n: world.robot.contact_locations[n] for n in used})
+    """(`ReplayRecord`, `ExecutionReport`) of the walk ``doc`` run by `execute` (the whole-body controller)
+    in ``world`` for its duration plus `SETTLE` (``settings``' other fields as given)."""
     rec = WalkRecorder(world)
-    log = loop.run(reference.duration + SETTLE, before_step=rec)
-    report = execution_report(executor, log)
-    return rec.record(stopped=not report.success), report
+    s = dataclasses.replace(settings or RunSettings(), extra_time=SETTLE)
+    run = execute(doc, s, src=src, world=world, before_step=rec)
+    return rec.record(stopped=not run.report.success), run.report
 
 
 def walk_strike_peaks(rec, doc: dict):

@@ -1,6 +1,7 @@
 """A walk planned for rigid feet executed by the whole-body controller on FEM soles (`robot: {soles:
 fem}`): the simulator raises the robot by the soles' 2 cm, and `execute` raises the motion's reference
-with it (`MotionReference.raise_by`), so the feet land on schedule where they were planned. Without it
+with it (`MotionReference.raise_by`), so the feet land on schedule where they were planned. One run, executed
+in the scene file's world and recorded, serves the landing and the record checks. Without it
 the controller holds the CoM 2 cm low and lowers each swing foot 2 cm into the ground: contacts 90 ms
 early and landings 20 mm off (measured on the 6-step walk). The walk is measured as the
 shock-attenuation benchmark measures it (`humanoid_execution.walk_record`)."""
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 from support import REPO
 
-from humanoid_execution.run import RunSettings, execute
+from humanoid_control.wbc.controller import WbcSettings, WholeBodyController
+from humanoid_control.wbc.sources import motion_reference
 from humanoid_execution.walk_record import walk_in_closed_loop, walk_strike_peaks
 from humanoid_model import load_robot
 from humanoid_model.scene import load_scene
@@ -38,12 +40,20 @@ def soles_scene(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def walked(walk_file, soles_scene):
+    """(world, ReplayRecord, ExecutionReport) of the walk executed (`execute`, through `walk_in_closed_loop`) in
+    the scene file's world: HRP-2 on its FEM soles."""
+    world = World.from_scene(load_scene(str(soles_scene)))
+    rec, report = walk_in_closed_loop(world, json.loads(walk_file.read_text()))
+    return world, rec, report
+
+
 @pytest.mark.slow
-def test_a_rigid_feet_walk_lands_on_schedule_on_fem_soles(walk_file, soles_scene):
-    run = execute(walk_file, RunSettings(scene=str(soles_scene)))
-    report = run.report
+def test_a_rigid_feet_walk_lands_on_schedule_on_fem_soles(walked):
+    world, _, report = walked
     assert report.success, report.reason
-    assert sole_lift(run.world.sole_specs) == pytest.approx(0.02)  # the robot does stand on its soles
+    assert sole_lift(world.sole_specs) == pytest.approx(0.02)  # the robot does stand on its soles
     assert not report.early_contacts and not report.late_contacts
     landings = [c for c in report.contacts if c.kind == "landing"]
     assert len(landings) == 2
@@ -52,9 +62,6 @@ def test_a_rigid_feet_walk_lands_on_schedule_on_fem_soles(walk_file, soles_scene
 
 def test_raise_by_moves_every_part_of_a_reference(walk_file):
     """The configurations, the CoM, each frame and each phase's placement move up together."""
-    from humanoid_control.wbc.controller import WbcSettings, WholeBodyController
-    from humanoid_control.wbc.sources import motion_reference
-
     doc = json.loads(walk_file.read_text())
     robot = load_robot("hrp2")
     ctrl = WholeBodyController(robot, WbcSettings())
@@ -73,15 +80,12 @@ def test_raise_by_moves_every_part_of_a_reference(walk_file):
 
 
 @pytest.mark.slow
-def test_the_closed_loop_walk_record_finds_every_strike(walk_file):
-    """`walk_in_closed_loop` on FEM soles: a row per simulator step, both strikes detected, the torso 2 cm above
-    the rigid feet's height (the soles keep their shape) and a soft landing (no impact under the controller:
-    peaks below g; measured 0.2 m/s²)."""
-    doc = json.loads(walk_file.read_text())
-    world = World(load_scene("flat"), load_robot("hrp2"), soles="fem")
-    rec, report = walk_in_closed_loop(world, doc)
+def test_the_closed_loop_walk_record_finds_every_strike(walked, walk_file):
+    """`walk_in_closed_loop` on FEM soles: a row per simulator step, both strikes detected, and a soft landing (no
+    impact under the controller: peaks below g; measured 0.2 m/s²)."""
+    world, rec, report = walked
     assert report.success, report.reason
     assert np.allclose(np.diff(rec.t), world.dt)
-    strikes, peaks = walk_strike_peaks(rec, doc)
+    strikes, peaks = walk_strike_peaks(rec, json.loads(walk_file.read_text()))
     assert np.isfinite(strikes).all() and len(strikes) == 2
     assert (peaks < 9.81).all(), peaks
