@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 IFSTAMP := $(VENV)/.interfaces
 DEMO_ARGS ?=
 
-.PHONY: all venv demo demo-standing demo-gait test test-fast lint chromium bench bench-check peers bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
+.PHONY: all venv demo demo-standing demo-gait test test-fast test-long lint chromium bench bench-check peers bench-crocoddyl venv-crocoddyl peer-tsid clean clean-numba help
 all: venv
 
 help:
@@ -17,6 +17,7 @@ help:
 	@echo "make demo-standing - HRP-2 standing and pushed in the simulator (web viewer)"
 	@echo "make test       - install (first time, incl. chromium) and run the test suite"
 	@echo "make test-fast  - tests without the slow/browser/ROS integration ones"
+	@echo "make test-long  - the robustness repeats make test leaves out (the model-error stairs seeds 2-4, ~25 min; not in make test)"
 	@echo "make lint       - ruff (lint + format check), import-linter contracts and tools/check_product.py (part of make test)"
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
@@ -94,11 +95,16 @@ lint: $(STAMP)
 TEST_ENV := $(shell grep -q -m1 -w avx2 /proc/cpuinfo 2>/dev/null && echo OPENBLAS_CORETYPE=Haswell) PYTHONDONTWRITEBYTECODE=
 
 test: $(STAMP) $(IFSTAMP) chromium lint
-	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile -m "not ros and not browser" test
+	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile -m "not ros and not browser and not long" test
 	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -m "ros or browser" test
 
 test-fast: $(STAMP) $(IFSTAMP)
-	$(VPY) -m pytest -q -m "not slow and not browser and not ros" test
+	$(VPY) -m pytest -q -m "not slow and not browser and not ros and not long" test
+
+# The repeats of the robustness checks that make test leaves out (marker `long`: the model-error
+# stairs seeds beyond the first two, about 7 min of CPU each on 2 shared cores).
+test-long: $(STAMP) $(IFSTAMP)
+	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -n 2 -m long test
 
 # Every benchmark that runs without arguments, with its defaults. A script that needs arguments
 # says so in a line `NEEDS_ARGUMENTS = "..."` (kinematics_compare.py: --before REV) and is listed
