@@ -247,6 +247,14 @@ class ChainModel:
             hs.append(-tree.point_expr[self.cut][1] / w.s_dist)
         return W, closure, 0, hs, ang
 
+    @property
+    def root_on_ground(self) -> bool:
+        """RABBIT's root pivot is a foot resting on the ground (the DS rear foot, the SS stance foot):
+        its reaction is unilateral and inside the friction cone ``Weights.friction`` in the NLP
+        (`direct.build_phase_nlp`); without them the SS optimum pulled the ground (-381 N) with
+        275 N of tangential force (docs/gait.md). The five-bar's base joint is a bilateral hinge."""
+        return self.robot == "rabbit"
+
     def force_bounds(self, phase: Phase, w: Weights) -> list:
         """RABBIT's front foot pushes only, F_O5y >= 0 (eq. (I.34)); the five-bar's base joint is
         bilateral."""

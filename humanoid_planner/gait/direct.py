@@ -298,6 +298,12 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
             Nt = F[0, :] + F[1, :]
             ineq(w.friction * Nt - F[2, :], 0.0)
             ineq(w.friction * Nt + F[2, :], 0.0)
+    if not bip and getattr(p, "root_on_ground", False):
+        # a root pivot that is a foot on the ground (RABBIT's rear foot in DS, its stance foot in SS):
+        # the ground only pushes it, inside the NLP's friction cone (the reaction of eqs. (III.17)-(III.18))
+        ineq(F[0, :], 0.0)
+        ineq(w.friction * F[0, :] - F[1, :], 0.0)
+        ineq(w.friction * F[0, :] + F[1, :], 0.0)
     # exterior penalty 1/2 r_h (h+)^2 written smoothly with slacks: min 1/2 r_h s^2, s >= h, s >= 0
     # has the same value as the penalty at the optimum (the inequalities h <= 0 themselves are
     # never imposed)
