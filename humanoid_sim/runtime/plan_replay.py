@@ -28,6 +28,7 @@ __all__ = [
     "WalkRecorder",
     "replay",
     "strike_peaks",
+    "strike_peak_times",
     "TORSO",
     "SOLES",
     "WINDOW",
@@ -128,6 +129,18 @@ def replay(world, t, positions, joint_names, t_end=None) -> ReplayRecord:
         if world.q[2] < FALLEN:
             return rec.record(stopped=True)
     return rec.record()
+
+
+def strike_peak_times(rec: ReplayRecord, strikes, window=WINDOW) -> np.ndarray:
+    """For each strike (``strikes`` [s] from `strike_peaks`, NaN: none): the time [s] of the peak
+    |torso acceleration| in ``window`` about it (NaN where there was no strike), to set beside the
+    plan's landing or a controller's contact switch."""
+    acc, t = np.abs(rec.torso_acc), rec.t
+    out = []
+    for s in strikes:
+        m = (t >= s + window[0]) & (t <= s + window[1]) if np.isfinite(s) else np.zeros(t.size, bool)
+        out.append(float(t[m][np.argmax(acc[m])]) if m.any() else float("nan"))
+    return np.array(out)
 
 
 def strike_peaks(rec: ReplayRecord, lifts, t_ss: float, feet, window=WINDOW, until=None):
