@@ -172,10 +172,11 @@ class Stack(RosHarness):
         assert all(r.successful for r in results), [r.reason for r in results]
 
 
-def settle(stack, threshold=1e-8, timeout=15.0):
+def settle(stack, threshold=1e-8, timeout=30.0):
     """Wait until the joints move less than `threshold` [rad] between two /joint_states 0.1 s apart
     (1e-8: with 1e-7 a joint still settling from the previous motion drifted 1.3e-6 rad over the
-    0.5 s "does not move" watch, above its 1e-6)."""
+    0.5 s "does not move" watch, above its 1e-6). ``timeout`` [s] of wall time: 30 s, since a loaded
+    machine once ran the stand-in 5 times slower than real time and 15 s did not settle it."""
 
     def still():
         before = stack.joints()
