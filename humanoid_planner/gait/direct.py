@@ -263,6 +263,10 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         lbg.append(np.full(N + 1, lo))
         ubg.append(np.full(N + 1, np.inf))
 
+    def cone(normal, tangential):  # |tangential| <= friction x normal, at every node
+        ineq(w.friction * normal - tangential, 0.0)
+        ineq(w.friction * normal + tangential, 0.0)
+
     stance_rows = None
     bip = getattr(p, "phase_terms", None) is None
     if bip and phase.kind == "ss":
@@ -278,10 +282,8 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
         if phase.kind == "ds":
             N_A, T_A = F[0, :], F[1, :]
             ineq(N_A, 0.0)
-            ineq(w.friction * N_A - T_A, 0.0)
-            ineq(w.friction * N_A + T_A, 0.0)
-            ineq(w.friction * (U[6, :] + U[7, :]) - U[8, :], 0.0)
-            ineq(w.friction * (U[6, :] + U[7, :]) + U[8, :], 0.0)
+            cone(N_A, T_A)
+            cone(U[6, :] + U[7, :], U[8, :])
             if w.toe_contact_eps is not None:
                 # complementarity of the front toe: no force where the toe is off the ground
                 # (Chessé 2002, §II.4.2), relaxed to height * FB2 <= eps (cost.Weights.toe_contact_eps)
@@ -295,15 +297,12 @@ def build_phase_nlp(tree: PlanarTree, p, phase: Phase, w: Weights, t: np.ndarray
                     lbg.append(np.zeros(N))
                     ubg.append(np.full(N, np.inf))
         else:
-            Nt = F[0, :] + F[1, :]
-            ineq(w.friction * Nt - F[2, :], 0.0)
-            ineq(w.friction * Nt + F[2, :], 0.0)
+            cone(F[0, :] + F[1, :], F[2, :])
     if not bip and getattr(p, "root_on_ground", False):
         # a root pivot that is a foot on the ground (RABBIT's rear foot in DS, its stance foot in SS):
         # the ground only pushes it, inside the NLP's friction cone (the reaction of eqs. (III.17)-(III.18))
         ineq(F[0, :], 0.0)
-        ineq(w.friction * F[0, :] - F[1, :], 0.0)
-        ineq(w.friction * F[0, :] + F[1, :], 0.0)
+        cone(F[0, :], F[1, :])
     # exterior penalty 1/2 r_h (h+)^2 written smoothly with slacks: min 1/2 r_h s^2, s >= h, s >= 0
     # has the same value as the penalty at the optimum (the inequalities h <= 0 themselves are
     # never imposed)

@@ -131,16 +131,22 @@ def replay(world, t, positions, joint_names, t_end=None) -> ReplayRecord:
     return rec.record()
 
 
+def _window_peak(acc, t, s: float, window) -> tuple[float, float]:
+    """(the largest ``acc``, its time [s]) in ``window`` about the strike at ``s`` [s]; NaNs when ``s`` is
+    NaN or the window holds no sample."""
+    m = (t >= s + window[0]) & (t <= s + window[1]) if np.isfinite(s) else np.zeros(t.size, bool)
+    if not m.any():
+        return float("nan"), float("nan")
+    k = np.flatnonzero(m)[np.argmax(acc[m])]
+    return float(acc[k]), float(t[k])
+
+
 def strike_peak_times(rec: ReplayRecord, strikes, window=WINDOW) -> np.ndarray:
     """For each strike (``strikes`` [s] from `strike_peaks`, NaN: none): the time [s] of the peak
     |torso acceleration| in ``window`` about it (NaN where there was no strike), to set beside the
     plan's landing or a controller's contact switch."""
-    acc, t = np.abs(rec.torso_acc), rec.t
-    out = []
-    for s in strikes:
-        m = (t >= s + window[0]) & (t <= s + window[1]) if np.isfinite(s) else np.zeros(t.size, bool)
-        out.append(float(t[m][np.argmax(acc[m])]) if m.any() else float("nan"))
-    return np.array(out)
+    acc = np.abs(rec.torso_acc)
+    return np.array([_window_peak(acc, rec.t, s, window)[1] for s in strikes])
 
 
 def strike_peaks(rec: ReplayRecord, lifts, t_ss: float, feet, window=WINDOW, until=None):
@@ -154,7 +160,6 @@ def strike_peaks(rec: ReplayRecord, lifts, t_ss: float, feet, window=WINDOW, unt
         k = np.nonzero((t >= lift + t_ss / 2) & (low[:, i] < low[0, i] + STRIKE_HEIGHT))[0]
         s = float(t[k[0]]) if k.size else float("nan")
         strikes.append(s)
-        m = (t >= s + window[0]) & (t <= s + window[1])
         late = until is not None and s + window[1] > until
-        peaks.append(float(acc[m].max()) if k.size and m.any() and not late else float("nan"))
+        peaks.append(float("nan") if late else _window_peak(acc, t, s, window)[0])
     return np.array(strikes), np.array(peaks)
