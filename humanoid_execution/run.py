@@ -50,11 +50,13 @@ __all__ = [
     "base_link",
     "CONTROLLERS",
     "START_TOLERANCE",
+    "MAX_GAIN_SCALE",
 ]
 
 CONTROLLERS = ("wbc", "pd")
 START_TOLERANCE = (0.05, np.radians(10.0))  # (chosen) [m], [rad] base pose of the motion's start vs the scene's robot
 EXTRA_TIME = 1.0  # [s] (chosen) the robot stands this long after the motion's end before the report
+MAX_GAIN_SCALE = 10.0  # (chosen) 100 Hz servos from the 10 Hz default: omega * dt = 0.63 at the 1 ms step
 HOLD_SHOWN = 2.0  # [s] (chosen) a safe hold is simulated this long (the robot must stand), then the run ends
 
 
@@ -77,7 +79,11 @@ class RunSettings:
     controller's and the executor's settings; record_every: recorded steps; record_format: the
     recording's (`humanoid_sim.runtime.recording.FORMATS`; None: by the output's name); retime: slow a plan
     where its dynamics need it (`humanoid_control.wbc.retime`); gait: how a gait is walked in 3-D
-    (`humanoid_execution.lateral.GaitSettings`)."""
+    (`humanoid_execution.lateral.GaitSettings`); gain_scale: the ``pd`` controller's PD actuators
+    stiffened by this factor of their natural frequency (`humanoid_control.walking_ik.stiffen`; 1: the
+    world's gains); through_touches: a robot link touching the environment outside the motion's
+    contacts does not end the run (only a base fall does: `humanoid_sim.runtime.closed_loop`); until
+    [s]: end the run at this time after the motion's start (None: its end plus ``extra_time``)."""
 
     controller: str = "wbc"
     scene: str | None = None
@@ -92,6 +98,9 @@ class RunSettings:
     record_format: str | None = None
     retime: bool = True
     gait: GaitSettings | None = None
+    gain_scale: float = 1.0
+    through_touches: bool = False
+    until: float | None = None
 
 
 @dataclass
@@ -185,10 +194,14 @@ def controller_for(world, doc: dict, src: str, settings: RunSettings | None = No
     return controller, executor, reference
 
 
-def _pd_follow(world, reference) -> None:
-    """The joint trajectory followed by the world's PD actuators (the robot bridge's way)."""
+def _pd_follow(world, reference, gain_scale: float = 1.0) -> None:
+    """The joint trajectory followed by the world's PD actuators (the robot bridge's way), stiffened
+    by ``gain_scale``."""
+    from humanoid_control.walking_ik import stiffen
     from humanoid_sim.stages.actuators import JointTrajectory
 
+    if gain_scale != 1.0:
+        stiffen(world.actuator, gain_scale)
     q = reference.q[:, 7:]
     world.actuator.set_trajectory(JointTrajectory(reference.t - reference.t[0], q), t_start=world.t)
 
@@ -237,6 +250,10 @@ def execute(
     from humanoid_sim.runtime.recording import Recorder
 
     s = settings or RunSettings()
+    finite_number(s.gain_scale, "execute", "gain_scale", minimum=0.0, strict=True, maximum=MAX_GAIN_SCALE)
+    if s.gain_scale != 1.0 and s.controller != "pd":
+        expected = "1 with the wbc controller (it commands torques)"
+        raise ConfigError(message("execute", "gain_scale", expected, s.gain_scale))
     doc, src = _motion_document(path_or_doc, src)  # decoded once: a plan's stances go into the recording
     if world is None:
         world, controller, executor, reference = prepare(doc, s, src)
@@ -244,11 +261,15 @@ def execute(
         controller, executor, reference = controller_for(world, doc, src, s)
     robot = world.robot
     used = sorted({ph.location for ph in reference.phases})
-    loop = ClosedLoop(world, executor, {n: robot.contact_locations[n] for n in used})
+    loop = ClosedLoop(
+        world, executor, {n: robot.contact_locations[n] for n in used}, fall_on_touch=not s.through_touches
+    )
     if executor is None:
-        _pd_follow(world, reference)
+        _pd_follow(world, reference, s.gain_scale)
     extra = finite_number(s.extra_time, "execute", "extra_time", minimum=0.0, unit="s")
     duration = reference.duration + extra + world.dt  # the last cycle reads the reference's end
+    if s.until is not None:
+        duration = min(duration, finite_number(s.until, "execute", "until", minimum=0.0, strict=True, unit="s"))
     hooks = [_push(world, p, base_link(robot)) for p in s.pushes] + ([before_step] if before_step else [])
 
     def run_hooks(w):

@@ -16,6 +16,13 @@ contacts it made and broke):
 - the CoM against the reference's CoM at the executor's clock: RMS and largest error [m];
 - the smallest centre-of-pressure margin [m] over the loaded contacts (its location and time);
 - the largest force-to-cone ratio (1: a contact slides);
+- each contact while its phase holds it (its planned placement, on the reference's clock): how far its
+  frame lifts off along the surface's normal and slides in the surface's plane, largest of each [m]
+  (a foot that slips or lifts where the plan stands on it);
+- the base's rotation away from the reference's, as a rotation vector in the world's axes: the
+  largest |component| about each axis [rad] (about x, the walking direction of a plan facing +x:
+  a sideways fall);
+- the other robot links that touched the environment (each link's first touch: time and bodies);
 - torque saturation: the largest |τ|/τ_max and the share of cycles with a joint at its limit;
 - the late and early contacts, the controller's median and largest cycle time and its unsolved
   QPs, the run's wall time and real-time factor.
@@ -28,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["ContactCheck", "ExecutionReport", "execution_report", "SATURATED"]
+__all__ = ["ContactCheck", "HeldCheck", "ExecutionReport", "execution_report", "SATURATED"]
 
 SATURATED = 0.999  # (chosen) a joint at this fraction of its torque limit is saturated
 
@@ -47,6 +54,24 @@ class ContactCheck:
     measured: list
     position_error: float
     angle_error: float
+
+
+@dataclass
+class HeldCheck:
+    """How far ``location`` moved from its planned placement on ``surface`` while its phase held it
+    (reference times ``start`` to ``end`` [s]; -inf: from the motion's start): the largest ``lift``
+    along the surface's normal [m] at run time ``lift_t`` [s], the largest ``slide`` in its plane [m] at
+    ``slide_t`` [s], that slide as a world vector ``slide_vector`` (3,) [m]."""
+
+    location: str
+    surface: str
+    start: float
+    end: float
+    lift: float
+    lift_t: float
+    slide: float
+    slide_t: float
+    slide_vector: list
 
 
 @dataclass
@@ -74,6 +99,9 @@ class ExecutionReport:
     cycle_median: float = float("nan")
     cycle_max: float = float("nan")
     unsolved: int = 0
+    held: list = field(default_factory=list)
+    base_rotation_max: list = field(default_factory=lambda: [float("nan")] * 3)
+    touches: list = field(default_factory=list)
 
     @property
     def realtime_factor(self) -> float:
@@ -104,6 +132,21 @@ class ExecutionReport:
             late = ", ".join(f"{n} {w:.2f} s late" for n, w in self.late_contacts)
             early = ", ".join(f"{n} {w:.2f} s early" for n, w in self.early_contacts)
             out.append(f"  contacts off schedule: {'; '.join(x for x in (late, early) if x)}")
+        if self.held:
+            out.append("  contacts while held (largest lift; largest slide, its x and y):")
+            for h in self.held:
+                span = f"{max(h.start, 0.0):.2f}-{h.end:.2f} s"
+                out.append(
+                    f"    {h.location:10s} on {h.surface or '-':12s} {span:>15s}: lift {h.lift * 1e3:5.1f} mm at "
+                    f"{h.lift_t:.2f} s; slide {h.slide * 1e3:5.1f} mm ({h.slide_vector[0] * 1e3:+.1f}, "
+                    f"{h.slide_vector[1] * 1e3:+.1f}) at {h.slide_t:.2f} s"
+                )
+        if np.all(np.isfinite(self.base_rotation_max)):
+            x, y, z = np.degrees(self.base_rotation_max)
+            out.append(f"  base rotation from the plan: largest about x {x:.1f} deg, y {y:.1f} deg, z {z:.1f} deg")
+        if self.touches:
+            touched = ", ".join(f"{link} on {'/'.join(bodies) or '?'} at {t:.2f} s" for t, link, bodies in self.touches)
+            out.append(f"  other links touching: {touched}")
         out.append("  contacts (position error, angle error):")
         for c in self.contacts:
             out.append(
@@ -126,6 +169,48 @@ def _check(phase, kind: str, t: float, measured: pin.SE3) -> ContactCheck:
         float(np.linalg.norm(measured.translation - planned.translation)),
         angle,
     )
+
+
+def _held(ref, locations, t, clocks, points) -> list:
+    """A `HeldCheck` per phase of a logged location with a placement, over the cycles whose reference
+    clock is in the phase; ``points`` (n, n_locations, 3) the locations' measured contact points."""
+    out = []
+    for ph in ref.phases:
+        if ph.placement is None or ph.location not in locations:
+            continue
+        k = np.flatnonzero((clocks >= ph.start) & (clocks <= ph.end))
+        if k.size == 0:
+            continue
+        d = points[k, locations.index(ph.location)] - ph.placement.translation
+        normal = ph.placement.rotation[:, 2]
+        lift = d @ normal
+        slide = d - lift[:, None] * normal
+        i, j = int(np.argmax(lift)), int(np.argmax(np.linalg.norm(slide, axis=1)))
+        out.append(
+            HeldCheck(
+                ph.location,
+                ph.surface or "",
+                float(ph.start),
+                float(ph.end),
+                float(max(lift[i], 0.0)),
+                float(t[k[i]]),
+                float(np.linalg.norm(slide[j])),
+                float(t[k[j]]),
+                slide[j].tolist(),
+            )
+        )
+    return out
+
+
+def _base_rotation(ref, clocks, quats) -> list:
+    """The largest |component| about each world axis of the rotation vector log(R Rᵣ^T) from the
+    reference's base orientation (its sample at or before each clock) to the measured one [rad]."""
+    from scipy.spatial.transform import Rotation
+
+    k = np.clip(np.searchsorted(ref.t, clocks, side="right") - 1, 0, len(ref.t) - 1)
+    planned = Rotation.from_quat(ref.q[k, 3:7])
+    w = (Rotation.from_quat(quats) * planned.inv()).as_rotvec()
+    return np.abs(w).max(axis=0).tolist()
 
 
 def execution_report(executor, log, run_time: float | None = None) -> ExecutionReport:
@@ -170,6 +255,13 @@ def execution_report(executor, log, run_time: float | None = None) -> ExecutionR
         report.saturated_share = float(np.mean(A["torque_ratio"] >= SATURATED))
         report.cycle_median, report.cycle_max = float(np.median(cycle)), float(cycle.max())
         report.unsolved = int(np.count_nonzero(~A["solved"].astype(bool)))
+        points = np.asarray(getattr(log, "contact_points", []))
+        if points.shape[:1] == (n,):
+            report.held = _held(ref, log.locations, A["t"][: len(clocks)], clocks, points[: len(clocks)])
+        quats = np.asarray(getattr(log, "orientation", []))
+        if quats.shape[:1] == (n,):
+            report.base_rotation_max = _base_rotation(ref, clocks, quats[: len(clocks)])
+    report.touches = [[float(t), link, list(bodies)] for t, link, bodies in getattr(log, "touches", [])]
     report.late_contacts = list(executor.late_contacts)
     report.early_contacts = list(executor.early_contacts)
     for ev in executor.events:

@@ -24,13 +24,17 @@ Measurements per step (after the step, from its contacts):
   location's surface (positive inside, [m], as `humanoid_model.planar_polygon.signed_distance`) and
   its force-to-cone ratio ‖f_t‖ / (μ f_n) of the resultant (1: on the friction cone's boundary:
   the location slides);
-- the largest torque-to-limit ratio |τ_j| / τ_max,j of the applied torques.
+- the largest torque-to-limit ratio |τ_j| / τ_max,j of the applied torques;
+- the base's orientation and each location's contact point (3,) in the world [m];
+- the first time each other robot link carries at least `MIN_LOAD` on the environment, and on
+  what (``touches``: (t, link, the bodies it touches)).
 
 A fall ends the run (``fell``, ``fall_reason``): the base tilted beyond `FALL_TILT`, its height
 below `FALL_HEIGHT` of its start height above its lowest contact, or a robot link other than the
 locations' links (and the ``allowed`` links) carrying at least `MIN_LOAD` of the weight on the
 environment for `FALL_TOUCH` seconds (a knee on the floor; a finger grazing the table is not a
-fall).
+fall). With ``fall_on_touch=False`` only the base's rules end a run: a robot played through its
+falls, whose touches are then what the run shows (a leg against a table).
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ class ClosedLoopLog:
     t: list = field(default_factory=list)
     com: list = field(default_factory=list)
     base: list = field(default_factory=list)
+    orientation: list = field(default_factory=list)  # the base's quaternion (x, y, z, w)
+    contact_points: list = field(default_factory=list)  # (n_locations, 3) each location's contact point [m]
     tilt: list = field(default_factory=list)
     forces: list = field(default_factory=list)
     cop_margin: list = field(default_factory=list)
@@ -92,6 +98,7 @@ class ClosedLoopLog:
     solved: list = field(default_factory=list)
     cycle_time: list = field(default_factory=list)
     step_time: list = field(default_factory=list)
+    touches: list = field(default_factory=list)  # (t [s], link, [bodies]) at each other link's first touch
     fell: bool = False
     fall_reason: str = ""
     wall_time: float = 0.0
@@ -104,6 +111,8 @@ class ClosedLoopLog:
                 "t",
                 "com",
                 "base",
+                "orientation",
+                "contact_points",
                 "tilt",
                 "forces",
                 "cop_margin",
@@ -197,6 +206,12 @@ class ContactMeasurement:
         forces, margins, cones, others = self._contacts()
         self.forces = forces
         return com, forces, margins, cones, others
+
+    def origins(self) -> np.ndarray:
+        """(n_locations, 3) each location's contact point (its contact frame's origin, ``point`` on its
+        link) in the world [m], as of the last `read`."""
+        pts = [self.data.oMf[self._fid[n]].act(self.locations[n].point) for n in self.names]
+        return np.array(pts, float).reshape(len(self.names), 3)
 
     def _contacts(self):
         """(per location: normal force, CoP margin, cone ratio; the other links touching)."""
@@ -316,10 +331,12 @@ def _location_loads(
 class ClosedLoop:
     """``controller`` in the loop of ``world`` (module docstring). ``locations``: contact
     location name -> `humanoid_model.contact_location.ContactLocation` of the world's robot;
-    ``allowed``: further robot links that may touch the environment without counting as a fall."""
+    ``allowed``: further robot links that may touch the environment without counting as a fall;
+    ``fall_on_touch``: False lets the other links touch without ending the run (module docstring)."""
 
-    def __init__(self, world, controller, locations: dict, allowed=()):
+    def __init__(self, world, controller, locations: dict, allowed=(), fall_on_touch: bool = True):
         self.measurement = ContactMeasurement(world, locations, allowed)
+        self.fall_on_touch = bool(fall_on_touch)
         self.world, self.controller = world, controller
         robot = world.robot
         self.nq, self.nv = robot.model.nq, robot.model.nv
@@ -328,13 +345,22 @@ class ClosedLoop:
         if controller is not None:
             world.actuator.set_torque(np.zeros(world.n_act))
         self._touch_time = 0.0
+        self._touched: set = set()
         self.h0 = None
+
+    def _note_touches(self, log, others) -> None:
+        """Log each other link's first touch: (time, link, the bodies it touches)."""
+        for link in sorted(others - self._touched):
+            self._touched.add(link)
+            pairs = [(c["body_a"], c["body_b"]) for c in self.world.contact_list()]
+            bodies = sorted({b for a, b in pairs if a == link} | {a for a, b in pairs if b == link})
+            log.touches.append((float(self.world.t), link, bodies))
 
     def _fall(self, log, base, tilt, others) -> str:
         reason = base_fall(base[2], self._ground, tilt, self.h0)
         if reason:
             return reason
-        if others:
+        if others and self.fall_on_touch:
             self._touch_time += self.world.dt
             if self._touch_time >= FALL_TOUCH:
                 return f"{sorted(others)} touched the environment"
@@ -376,6 +402,8 @@ class ClosedLoop:
             log.t.append(w.t)
             log.com.append(com)
             log.base.append(q[:3].copy())
+            log.orientation.append(q[3:7].copy())
+            log.contact_points.append(meas.origins())
             log.tilt.append(tilt)
             log.forces.append([forces[n] for n in self.names])
             log.cop_margin.append([margins[n] for n in self.names])
@@ -384,6 +412,8 @@ class ClosedLoop:
             log.solved.append(bool(getattr(cmd, "solved", True)))
             log.cycle_time.append(float(getattr(cmd, "cycle_time", 0.0)))
             log.step_time.append(step_time)
+            if others:
+                self._note_touches(log, others)
             reason = self._fall(log, q[:3], tilt, others)
             if reason:
                 log.fell, log.fall_reason = True, f"fell at t = {w.t:.3f} s: {reason}"

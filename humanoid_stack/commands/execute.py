@@ -15,13 +15,20 @@ limits; tasks: the CoM, the base's orientation, the moving contacts, the posture
 contact schedule follows the measured state: a contact made early or late is handled, a contact is
 unloaded before it is broken. A contact plan is slowed where its dynamics would need more than the
 support gives. --controller pd instead sends the joint trajectory alone to the simulator's PD
-actuators, the way the robot bridge drives a position-controlled robot: no balance.
+actuators, the way the robot bridge drives a position-controlled robot: no balance (--gain-scale
+stiffens them: 3 is the walking plans' servos).
+
+A robot link outside the motion's contacts loaded on the environment for 50 ms is a fall and ends
+the run; --through-touches lets the run go on (only the base's fall ends it) to show what happens
+next, a leg against a table say. --until T ends the run T seconds after the motion's start.
 
 The scene is the motion's (PLAN.json's; flat for WALK.json and GAIT.json) unless --scene is
 given; the motion must start where the scene puts the robot. The report gives success or the
 reason (a fall, a safe hold), each contact made and held at the end against its planned placement,
 the CoM's tracking error (RMS, max), the smallest centre-of-pressure margin, the largest
-force-to-cone ratio, torque saturation, the controller's cycle time and the run's real-time factor.
+force-to-cone ratio, torque saturation, how far each contact lifted and slid while the plan held
+it, the base's rotation away from the plan, the other links that touched the environment, the
+controller's cycle time and the run's real-time factor.
 --output writes a recording that 'view --replay' plays (a rosbag2 bag folder with MCAP storage, or
 JSON Lines for OUTPUT.jsonl or --record-format jsonl; docs/recording.md); --json the report as JSON.
 
@@ -33,6 +40,8 @@ examples:
   humanoid-stack execute PLAN.json --output RUN          # the bag RUN/RUN.mcap (RUN.jsonl: JSON Lines)
   humanoid-stack walk --steps 6 --output WALK.json && humanoid-stack execute WALK.json --push 4.2,0,60,0
   humanoid-stack execute PLAN.json --controller pd         # the trajectory alone: HRP-2 falls
+  humanoid-stack plan table_can -o CAN.json && humanoid-stack execute CAN.json --controller pd \
+      --gain-scale 3 --no-retime --through-touches --until 72     # the unsafe reach (docs/execution.md)
   humanoid-stack view --replay RUN
 """
 
@@ -75,6 +84,21 @@ def add_arguments(parser):
     parser.add_argument("--record-every", type=int, default=10, metavar="N", help="record every N steps (default 10)")
     parser.add_argument("--no-retime", action="store_true", help="follow a plan at its own timing, never slowed")
     parser.add_argument(
+        "--gain-scale",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="--controller pd: the PD servos' natural frequency times S (0 < S <= 10; default 1: 10 Hz)",
+    )
+    parser.add_argument(
+        "--through-touches",
+        action="store_true",
+        help="a link touching the environment outside the motion's contacts does not end the run",
+    )
+    parser.add_argument(
+        "--until", type=float, default=None, metavar="T", help="end the run T [s] after the motion's start"
+    )
+    parser.add_argument(
         "--allow-unconverged", action="store_true", help="execute a gait with a phase its solver did not converge on"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -99,10 +123,10 @@ def _push(text: str):
 def run(args) -> int:
     import json
 
-    from humanoid_execution.run import RunSettings, execute
+    from humanoid_execution.run import MAX_GAIN_SCALE, RunSettings, execute
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.files import check_input, clear_output, write_text
-    from humanoid_model.validation import finite_number, integer
+    from humanoid_model.validation import finite_number, integer, message
     from humanoid_sim.runtime.recording import check_recording_output
 
     source = "command line"
@@ -111,6 +135,12 @@ def run(args) -> int:
     integer(args.seed, source, "--seed", minimum=0, maximum=2**32 - 1)
     finite_number(args.extra_time, source, "--extra-time", minimum=0.0, maximum=60.0, unit="s")
     integer(args.record_every, source, "--record-every", minimum=1, maximum=1000)
+    finite_number(args.gain_scale, source, "--gain-scale", minimum=0.0, strict=True, maximum=MAX_GAIN_SCALE)
+    if args.gain_scale != 1.0 and args.controller != "pd":
+        expected = "1 with --controller wbc (it commands torques)"
+        raise ConfigError(message(source, "--gain-scale", expected, args.gain_scale))
+    if args.until is not None:
+        finite_number(args.until, source, "--until", minimum=0.0, strict=True, unit="s")
     pushes = [_push(p) for p in args.push]
     record_format = None
     if args.output is not None:
@@ -128,6 +158,9 @@ def run(args) -> int:
         record_every=args.record_every,
         record_format=record_format,
         retime=not args.no_retime,
+        gain_scale=args.gain_scale,
+        through_touches=args.through_touches,
+        until=args.until,
     )
     bar = None
     last = [0.0]

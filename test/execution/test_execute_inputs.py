@@ -66,6 +66,11 @@ def test_a_plan_of_another_scene_is_one_line_and_exit_2(plan, tmp_path, capsys):
         (["--push", "1,2"], "--push"),
         (["--model-error", "2"], "--model-error"),
         (["--seed", "-1"], "--seed"),
+        (["--controller", "pd", "--gain-scale", "0"], "--gain-scale"),
+        (["--controller", "pd", "--gain-scale", "11"], "--gain-scale"),
+        (["--gain-scale", "3"], "1 with --controller wbc"),  # the controller commands torques, not a PD
+        (["--until", "-1"], "--until"),
+        (["--until", "nan"], "--until"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(plan, tmp_path, argv, text, capsys):
