@@ -279,7 +279,7 @@ def stick_step(W, vfree, mu, f, v, merit, boundary, rounds, fnew, vnew):
             i = 3 * c
             fn = fnew[i]
             nt = np.sqrt(fnew[i + 1] ** 2 + fnew[i + 2] ** 2)
-            if nt <= mu[c] * fn:
+            if fn >= 0.0 and nt <= mu[c] * fn:  # in the cone (at μ = 0, nt <= μ fn holds for fn < 0 too)
                 continue
             if kind[c] == 2 and fn > 0.0 and nt > 0.0:
                 sc = mu[c] * fn / nt  # on the boundary up to rounding: put it there

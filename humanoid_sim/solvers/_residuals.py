@@ -16,10 +16,11 @@ CONE_EDGE = 1.0 - 1e-9  # a force with ‖f_t‖ ≥ μ f_n · CONE_EDGE counts 
 @njit(cache=True)
 def proj_cone(f, mu, out):
     """out = Euclidean projection of f = (n, t1, t2) on the Coulomb cone ‖t‖ ≤ μ n
-    (out may be f itself)."""
+    (out may be f itself). A negative normal is never inside, also for μ = 0 (the half-line
+    t = 0, n ≥ 0), where nt ≤ μ n reads 0 ≤ −0."""
     n = f[0]
     nt = np.sqrt(f[1] * f[1] + f[2] * f[2])
-    if nt <= mu * n:
+    if nt <= mu * n and n >= 0.0:
         out[0], out[1], out[2] = f[0], f[1], f[2]
     elif mu * nt <= -n:
         out[0], out[1], out[2] = 0.0, 0.0, 0.0

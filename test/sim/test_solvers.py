@@ -346,6 +346,25 @@ def test_solvers_agree_with_each_other_and_pinocchio(random_solutions):
             assert np.allclose(res[name].impulses, ref.impulses, atol=1e-3 * scale_f), name
 
 
+@pytest.mark.parametrize("name", EXACT)
+def test_a_frictionless_contact_moving_apart_is_solved_with_no_force_and_a_zero_natural_map(name):
+    """μ = 0 (a joint-limit row, a frictionless pair): the cone is the half-line t = 0, n ≥ 0, and
+    a negative normal projects to 0 (the test nt ≤ μ n alone reads 0 ≤ −0 there and kept it)."""
+    from humanoid_sim.solvers._residuals import natural_map, proj_cone
+
+    out = np.empty(3)
+    proj_cone(np.array([-2.0, 0.0, 0.0]), 0.0, out)
+    assert np.all(out == 0.0)
+    proj_cone(np.array([2.0, 0.5, 0.0]), 0.0, out)
+    assert np.array_equal(out, [2.0, 0.0, 0.0])
+    W = np.diag([0.8, 0.8, 0.8])  # [m/s per N]
+    prob = ContactProblem(W, np.array([6.5, 0.0, 0.0]), np.array([0.0]))  # moving apart at 6.5 m/s
+    res = get_solver(name).solve(prob, settings=TIGHT)
+    assert np.all(res.impulses == 0.0)
+    assert res.residuals["natural_map"] == 0.0
+    assert natural_map(W, np.array([0.0]), res.impulses, res.velocities) == 0.0
+
+
 def test_lemke_frictionless_matches_gauss_seidel_with_zero_friction():
     prob = random_problem(7, mu=0.0)
     lem = get_solver("lemke_lcp").solve(prob, settings=SolverSettings(frictionless=True))
