@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from humanoid_sim.stages.contacts import gap_term
+from humanoid_sim.stages.contacts import BETA
 
 __all__ = ["JointLimitRows", "LimitRows", "LIMIT_MARGIN"]
 
@@ -30,6 +30,33 @@ def _limits_clear(q, iq, lo, hi, margin):
         if x - lo[i] < margin or hi[i] - x < margin:
             return False
     return True
+
+
+@njit(cache=True)
+def _active_limits(q, iq, iv, lo, hi, margin, nv, dt, beta):
+    """The limits within ``margin`` at q, lower ones first, each in joint order: (joint indices
+    (k,), signs (k,) +1 lower / −1 upper, gap terms (k,) [rad/s] as `contacts.gap_term`, Jacobian
+    rows (k, nv) ±e at each joint's velocity index iv)."""
+    n = lo.shape[0]
+    k = 0
+    for i in range(n):
+        x = q[iq[i]]
+        k += (x - lo[i] < margin) + (hi[i] - x < margin)
+    idx = np.empty(k, np.int64)
+    sign = np.empty(k)
+    gaps = np.empty(k)
+    rows = np.zeros((k, nv))
+    j = 0
+    for side in range(2):
+        s = 1.0 if side == 0 else -1.0
+        for i in range(n):
+            g = q[iq[i]] - lo[i] if side == 0 else hi[i] - q[iq[i]]
+            if g < margin:
+                idx[j], sign[j] = i, s
+                gaps[j] = (g if g >= 0.0 else beta * g) / dt
+                rows[j, iv[i]] = s
+                j += 1
+    return idx, sign, gaps, rows
 
 
 @dataclass(slots=True)
@@ -73,22 +100,13 @@ class JointLimitRows:
         forces are forgotten)."""
         if _limits_clear(q, self.act_q, self.q_lower, self.q_upper, LIMIT_MARGIN):
             return self._none()
-        qa = q[self.act_q]
-        lo = qa - self.q_lower
-        hi = self.q_upper - qa
-        if min(lo.min(), hi.min()) >= LIMIT_MARGIN:
+        idx, sign, gaps, rows = _active_limits(
+            q, self.act_q, self.act_v, self.q_lower, self.q_upper, LIMIT_MARGIN, self.nv_robot, self.dt, BETA
+        )
+        if idx.size == 0:
             return self._none()
-        il = np.flatnonzero(lo < LIMIT_MARGIN)
-        iu = np.flatnonzero(hi < LIMIT_MARGIN)
-        if il.size == 0 and iu.size == 0:
-            return self._none()
-        idx = np.concatenate([il, iu])
-        sign = np.concatenate([np.ones(il.size), -np.ones(iu.size)])
-        gaps = np.concatenate([lo[il], hi[iu]])
-        rows = np.zeros((idx.size, self.nv_robot))
-        rows[np.arange(idx.size), self.act_v[idx]] = sign
-        keys = [(self.names[i], "lower") for i in il.tolist()] + [(self.names[i], "upper") for i in iu.tolist()]
-        return LimitRows(idx, rows, gap_term(gaps, self.dt), keys, sign)
+        keys = [(self.names[i], "lower" if s > 0 else "upper") for i, s in zip(idx.tolist(), sign.tolist())]
+        return LimitRows(idx, rows, gaps, keys, sign)
 
     def _none(self):
         self._previous = {}
