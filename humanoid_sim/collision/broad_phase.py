@@ -2,13 +2,15 @@
 be within the activation margin, in numba (one compiled call on the hot path, `_placed_broad`).
 
 Bounding spheres of the mobile shapes are tested against the environment's half-spaces (with the
-exact support distance for boxes, spheres and cylinders) and against its finite shapes' bounding
-spheres; mobile–mobile pairs of the candidate list get a sphere test, then a world-AABB test. A
-pair's margin is max(margin, its sweep): the distance its shapes can travel in the step
-(speculative activation, `humanoid_sim.stages.impacts.SweptMargins`).
+exact support distance for boxes, spheres, cylinders and convex hulls: a hull whose bounding sphere
+reaches the margin is tested by its lowest vertex, the distance coal's convex–half-space query
+computes) and against its finite shapes' bounding spheres; mobile–mobile pairs of the candidate
+list get a sphere test, then a world-AABB test. A pair's margin is max(margin, its sweep): the
+distance its shapes can travel in the step (speculative activation,
+`humanoid_sim.stages.impacts.SweptMargins`).
 
-Shape kinds (`_kind`): 0 box, 1 sphere, 2 cylinder, 3 other (bounding sphere only); `_half`
-gives the half sides the tests use.
+Shape kinds (`_kind`): 0 box, 1 sphere, 2 cylinder, 3 other (bounding sphere, and the vertices of
+a convex hull, `_hull_vertices`); `_half` gives the half sides the tests use.
 """
 
 from __future__ import annotations
@@ -41,9 +43,14 @@ def _placements(oR, op, joint, PR, Pp):
 
 
 @njit(cache=True)
-def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sweep):
+def _broad(
+    p, R, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r,
+    pairs, sweep,
+):  # fmt: skip
     # sweep (n,): per shape the distance it can travel this step (speculative activation,
-    # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep)
+    # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep);
+    # hull_v (total, 3), hull_start (n + 1,): each shape's convex-hull vertices in its own frame
+    # (rows hull_start[k]..hull_start[k + 1]; none for the other shapes)
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)
@@ -64,6 +71,13 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
                 e = cyl_r[k] * np.sqrt(max(1.0 - na * na, 0.0)) + half[k, 2] * na
             else:
                 e = rad[k]
+                if d - e <= mk and hull_start[k + 1] > hull_start[k]:  # the sphere reaches: the lowest vertex
+                    ux = nx * R[k, 0, 0] + ny * R[k, 1, 0] + nz * R[k, 2, 0]  # n in the shape's frame
+                    uy = nx * R[k, 0, 1] + ny * R[k, 1, 1] + nz * R[k, 2, 1]
+                    uz = nx * R[k, 0, 2] + ny * R[k, 1, 2] + nz * R[k, 2, 2]
+                    e = -np.inf
+                    for v in range(hull_start[k], hull_start[k + 1]):
+                        e = max(e, -(ux * hull_v[v, 0] + uy * hull_v[v, 1] + uz * hull_v[v, 2]))
             if d - e <= mk:
                 ms[cnt] = k
                 ss[cnt] = hs_idx[h]
@@ -104,14 +118,16 @@ def _broad(p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fi
 
 @njit(cache=True)
 def _placed_broad(
-    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
-):
+    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx,
+    fin_c, fin_r, pairs, sw,
+):  # fmt: skip
     """`_placements` then `_broad` (one dispatch on the hot path): (R, p, (mobile, static) (2, k)
     of the mobile–static candidates, mobile pairs)."""
     R, p = _placements(oR, op, joint, PR, Pp)
     ms, ss, mp = _broad(
-        p, R, margin, kind, half, cyl_r, rad, box_ext, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs, sw
-    )
+        p, R, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r,
+        pairs, sw,
+    )  # fmt: skip
     both = np.empty((2, ms.shape[0]), np.int64)
     both[0], both[1] = ms, ss
     return R, p, both, mp
@@ -126,6 +142,13 @@ def _kind(shape) -> int:
     if isinstance(shape, coal.Cylinder):
         return 2
     return 3
+
+
+def _hull_vertices(shape) -> np.ndarray:
+    """(k, 3) a convex hull's vertices in its own frame [m]; (0, 3) for any other shape."""
+    if isinstance(shape, coal.ConvexBase):
+        return np.asarray(shape.points(), float).reshape(-1, 3)
+    return np.zeros((0, 3))
 
 
 def _half(shape) -> list:

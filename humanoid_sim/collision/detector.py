@@ -22,7 +22,7 @@ import numpy as np
 
 from humanoid_model.coal_import import coal
 from humanoid_sim.collision.batch import ContactBatch
-from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_broad, _placements
+from humanoid_sim.collision.broad_phase import _broad, _half, _hull_vertices, _kind, _placed_broad, _placements
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
 from humanoid_sim.collision.mesh import MeshPatches
 from humanoid_sim.collision.narrow_phase import NarrowPhase, _assemble
@@ -89,6 +89,10 @@ class CollisionDetector:
             elif isinstance(g.shape, coal.Cylinder):
                 self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
         self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0 for g in mobile])
+        # convex hulls' vertices, for the exact half-space test of `_broad` (rows hull_start[k]..[k + 1])
+        hulls = [_hull_vertices(g.shape) for g in mobile]
+        self.hull_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *hulls]))
+        self.hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
         # per-point gaps (`_assemble`, `_entry`): the shapes' kinds (4: half-space), half sides
         # and radii, mobile then static
         self.rr = np.array(
@@ -119,6 +123,8 @@ class CollisionDetector:
             self.cyl_r,
             self.rad,
             self.box_ext,
+            self.hull_v,
+            self.hull_start,
             self.hs_idx,
             self.hs_n,
             self.hs_d,

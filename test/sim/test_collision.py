@@ -442,3 +442,42 @@ def test_detector_against_a_hand_built_halfspace():
     np.testing.assert_allclose(b.gaps, 0.002, atol=TOL)
     np.testing.assert_allclose(b.mu, 0.5)
     _same_set(b.points[:, :2], _box_corners(p[1], (0.05, 0.05), 0.0))
+
+
+def test_a_convex_hull_reaches_the_narrow_phase_against_a_plane_exactly_when_coal_finds_it_within_the_margin():
+    """The broad phase tests a convex hull against a half-space by its lowest vertex, coal's own
+    convex–half-space distance: over random poses of an elongated hull (a foot's proportions), the
+    pairs it keeps are those coal reports within the margin, to 1e-9 m; its bounding sphere alone
+    would keep many more."""
+    from humanoid_sim.collision.geometry import convex_hull
+
+    rng = np.random.default_rng(3)
+    import trimesh
+
+    tm = trimesh.convex.convex_hull(rng.normal(size=(200, 3)) * [0.11, 0.07, 0.04])  # [m]
+    mesh = coal.BVHModelOBBRSS()
+    mesh.beginModel(len(tm.faces), len(tm.vertices))
+    mesh.addVertices(np.asarray(tm.vertices, float))
+    mesh.addTriangles(np.asarray(tm.faces, np.int64))
+    mesh.endModel()
+    hull = convex_hull(mesh)
+    radius = bounding_radius(hull)
+    plane = StaticGeom("ground", halfspace(), np.eye(3), np.zeros(3), np.inf, True, 0.4, 0.0)
+    geom = MobileGeom("hull", "body", 1, 0, hull, np.eye(3), np.zeros(3), radius)
+    det = CollisionDetector([geom], [plane], np.zeros((0, 2), np.int64))
+    req, res = coal.CollisionRequest(), coal.CollisionResult()
+    req.security_margin = det.margin
+    kept = sphere = 0
+    for _ in range(400):
+        R = pin.exp3(rng.normal(size=3))
+        p = np.array([0.0, 0.0, rng.uniform(-0.02, radius)])
+        mobile, _, _ = det.broad_phase(p[None], R[None])
+        res.clear()
+        found = coal.collide(hull, coal.Transform3s(R, p), plane.shape, coal.Transform3s(), req, res)
+        lowest = float((np.asarray(hull.points()) @ R.T + p)[:, 2].min())
+        candidate = mobile.size > 0
+        if abs(lowest - det.margin) > 1e-9:
+            assert candidate == found == (lowest <= det.margin), (lowest, candidate, found)
+        kept += candidate
+        sphere += p[2] - radius <= det.margin
+    assert kept < sphere  # the sphere test alone keeps more
