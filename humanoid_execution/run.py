@@ -254,6 +254,7 @@ def execute(
     if s.gain_scale != 1.0 and s.controller != "pd":
         expected = "1 with the wbc controller (it commands torques)"
         raise ConfigError(message("execute", "gain_scale", expected, s.gain_scale))
+    until = None if s.until is None else finite_number(s.until, "execute", "until", minimum=0.0, strict=True, unit="s")
     doc, src = _motion_document(path_or_doc, src)  # decoded once: a plan's stances go into the recording
     if world is None:
         world, controller, executor, reference = prepare(doc, s, src)
@@ -268,8 +269,8 @@ def execute(
         _pd_follow(world, reference, s.gain_scale)
     extra = finite_number(s.extra_time, "execute", "extra_time", minimum=0.0, unit="s")
     duration = reference.duration + extra + world.dt  # the last cycle reads the reference's end
-    if s.until is not None:
-        duration = min(duration, finite_number(s.until, "execute", "until", minimum=0.0, strict=True, unit="s"))
+    if until is not None:
+        duration = min(duration, until)
     hooks = [_push(world, p, base_link(robot)) for p in s.pushes] + ([before_step] if before_step else [])
 
     def run_hooks(w):

@@ -203,6 +203,9 @@ class ContactMeasurement:
         q = self.world.q[: self.nq]
         com = pin.centerOfMass(self.model, self.data, q, False).copy()
         pin.updateFramePlacements(self.model, self.data)
+        for i, n in enumerate(self.names):
+            M = self.data.oMf[self._fid[n]]
+            self._rotation[i], self._translation[i] = M.rotation, M.translation
         forces, margins, cones, others = self._contacts()
         self.forces = forces
         return com, forces, margins, cones, others
@@ -210,8 +213,7 @@ class ContactMeasurement:
     def origins(self) -> np.ndarray:
         """(n_locations, 3) each location's contact point (its contact frame's origin, ``point`` on its
         link) in the world [m], as of the last `read`."""
-        pts = [self.data.oMf[self._fid[n]].act(self.locations[n].point) for n in self.names]
-        return np.array(pts, float).reshape(len(self.names), 3)
+        return np.einsum("kij,kj->ki", self._rotation, self._origin) + self._translation
 
     def _contacts(self):
         """(per location: normal force, CoP margin, cone ratio; the other links touching)."""
@@ -222,9 +224,6 @@ class ContactMeasurement:
         if last is None or last.m == 0:
             return forces, margins, cones, set()
         b = last.batch
-        for i, n in enumerate(self.names):
-            M = self.data.oMf[self._fid[n]]
-            self._rotation[i], self._translation[i] = M.rotation, M.translation
         out, load = _location_loads(
             b.geom_a,
             b.geom_b,
