@@ -165,23 +165,10 @@ class CollisionDetector:
         world rotations (njoints, 3, 3) and positions (njoints, 3)."""
         return _placements(oMi_R, oMi_p, self.joint, self.PR, self.Pp)
 
-    def _extent(self, R):
-        """(n_mobile, n_hs) support extent of each mobile shape along each half-space's inward
-        direction −n: the exact distance from the shape's origin plane to its lowest point for
-        boxes (Σ |n·R e_i| h_i), spheres (r) and cylinders (r √(1 − (n·a)²) + h |n·a|); the
-        bounding radius for other shapes. Centre signed distance minus extent = exact gap."""
-        proj = np.abs(np.einsum("kij,hi->khj", R, self.hs_n))  # |n · R e_j|
-        ext = np.einsum("khj,kj->kh", proj, self.half)  # boxes
-        na = proj[:, :, 2]
-        cyl = self.cyl_r[:, None] * np.sqrt(np.maximum(1.0 - na * na, 0.0)) + self.half[:, 2:3] * na
-        ext = np.where(self.kind[:, None] == 2, cyl, ext)
-        ext = np.where(self.kind[:, None] == 1, self.rad[:, None], ext)
-        return np.where(self.kind[:, None] == 3, self.rad[:, None], ext)
-
     def broad_phase(self, p, R, sweep=None):
         """Candidate pairs: (mobile, static) index arrays and (k, 2) mobile pairs (numba kernel
-        `_broad`). Half-spaces: the exact support distance of the shape (`_extent`, same
-        formulas); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
+        `_broad`). Half-spaces: the exact support distance of the shape (boxes, spheres, cylinders,
+        a convex hull's lowest vertex); finite static shapes: bounding spheres; mobile pairs: bounding spheres, then
         world AABBs (|R| times the shape's half extents). sweep: see `detect`."""
         sweep = self._still if sweep is None else sweep
         return _broad(np.ascontiguousarray(p), np.ascontiguousarray(R), *self._broad_args, sweep)
