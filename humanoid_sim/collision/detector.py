@@ -24,13 +24,22 @@ from humanoid_model.coal_import import coal
 from humanoid_sim.collision.batch import ContactBatch
 from humanoid_sim.collision.broad_phase import _broad, _half, _hull_vertices, _kind, _placed_broad, _placements
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
+from humanoid_sim.collision.hull_plane import hull_plane_patches
 from humanoid_sim.collision.mesh import MeshPatches
-from humanoid_sim.collision.narrow_phase import NarrowPhase, _assemble
+from humanoid_sim.collision.narrow_phase import PATCH_MAX_POINTS, PATCH_TOLERANCE, NarrowPhase, _assemble
 from humanoid_sim.collision.separation import SeparationBounds
 
 __all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
 
 DEFAULT_MARGIN = 0.005  # [m] activation margin (chosen, see module docstring)
+
+
+def _box_corners(box) -> np.ndarray:
+    """(8, 3) a coal box's corners in its own frame [m], in the order coal lists them for a support
+    set (`hull_plane`: where two corners tie for the patch's first point, the earlier)."""
+    h = np.asarray(box.halfSide, float)
+    signs = [(1, 1, 1), (-1, 1, 1), (-1, -1, 1), (1, -1, 1), (1, 1, -1), (-1, 1, -1), (-1, -1, -1), (1, -1, -1)]
+    return np.array(signs, float) * h
 
 
 def _combine(a, b, default):
@@ -93,6 +102,20 @@ class CollisionDetector:
         hulls = [_hull_vertices(g.shape) for g in mobile]
         self.hull_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *hulls]))
         self.hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
+        # polytope–half-space pairs get their patches in one compiled call (`hull_plane`): the
+        # vertices of the mobile convex hulls and boxes (rows patch_start[k]..[k + 1]), and each
+        # static half-space's world plane n·y <= d
+        polys = [_box_corners(g.shape) if isinstance(g.shape, coal.Box) else h for g, h in zip(mobile, hulls)]
+        self.patch_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *polys]))
+        self.patch_start = np.concatenate([[0], np.cumsum([len(v) for v in polys])]).astype(np.int64)
+        self._polytope = np.diff(self.patch_start) > 0
+        self._plane = np.array([s.halfspace for s in static], bool)
+        self.plane_n = np.zeros((len(static), 3))
+        self.plane_d = np.zeros(len(static))
+        for k, s in enumerate(static):
+            if s.halfspace:
+                self.plane_n[k] = np.asarray(s.R, float) @ np.asarray(s.shape.n, float)
+                self.plane_d[k] = float(s.shape.d) + self.plane_n[k] @ np.asarray(s.p, float)
         # per-point gaps (`_assemble`, `_entry`): the shapes' kinds (4: half-space), half sides
         # and radii, mobile then static
         self.rr = np.array(
@@ -147,6 +170,8 @@ class CollisionDetector:
         self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static] for A in mobile]
         self._mu_mm = [[_combine(A.friction, B.friction, default_friction) for B in mobile] for A in mobile]
         self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile] for A in mobile]
+        self._mu_ms_a = np.array(self._mu_ms, float).reshape(len(mobile), len(static))
+        self._e_ms_a = np.array(self._e_ms, float).reshape(len(mobile), len(static))
 
     # ------------------------------------------------------------------ placements
     def joint_placements(self, data):
@@ -192,8 +217,17 @@ class CollisionDetector:
             if mpairs.shape[0]:
                 margins = self.margin if still else np.maximum(self.margin, sweep[mpairs[:, 0]] + sweep[mpairs[:, 1]])
                 mpairs = mpairs[separation.to_test(mpairs, margins)]
-        if ms.shape[1] == 0 and mpairs.shape[0] == 0:
-            return ContactBatch.empty()
+        # hulls and boxes on half-spaces: their patches in one compiled call (`hull_plane`); ms
+        # keeps the pairs for coal
+        pts, I, F, N, ms = hull_plane_patches(
+            ms, self._polytope, self._plane, self.margin, self._still if still else sweep, R, p,
+            self.patch_v, self.patch_start, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
+            PATCH_TOLERANCE, PATCH_MAX_POINTS,
+        )  # fmt: skip
+        if ms.shape[1] == 0 and mpairs.shape[0] == 0 and not self.patch_points:  # the patches alone
+            if I.shape[0] == 0:
+                return ContactBatch.empty()
+            return self._batch(pts, pts, I, F, N, R, p)
         mobile, static = self.mobile, self.static
         Tr = coal.Transform3s
         # the surviving pairs, mobile–static then mobile–mobile, as one list for one narrow-phase
@@ -211,6 +245,22 @@ class CollisionDetector:
         P1s, P2s, nrm, ints, flts = [], [], [], [], []
         same = True  # every pair gave P1 is P2 (patch points)
         req, patch = self.narrow.req, self.narrow.patch
+        if I.shape[0]:  # the compiled patches first
+            if self.patch_points:  # perimeter points (`NarrowPhase.finish`), pair by pair
+                off = 0
+                for row, f, n in zip(I.tolist(), F.tolist(), N):
+                    P = self.narrow.finish(pts[off : off + row[3]], n, f[0])[0]
+                    off += row[3]
+                    P1s.append(P)
+                    nrm.append(n)
+                    ints.append((*row[:3], P.shape[0], 1))
+                    flts.append(f)
+            else:
+                P1s.append(pts)
+                nrm.extend(N)
+                ints.extend(I.tolist())
+                flts.extend(F.tolist())
+            P2s.extend(P1s)
         meshes = self.meshes
         mesh = meshes.triangles
         kind, skind = self.kind, self.skind
@@ -242,22 +292,13 @@ class CollisionDetector:
         if not ints:
             return ContactBatch.empty()
         A = np.concatenate(P1s)
-        out = _assemble(
-            A,
-            A if same else np.concatenate(P2s),
-            np.array(ints, np.int64),
-            np.array(flts, float),
-            np.array(nrm),
-            R,
-            p,
-            kind,
-            self.half,
-            self.rr,
-            self.sR,
-            self.sp,
-            skind,
-            self.shalf,
-            self.srr,
+        return self._batch(
+            A, A if same else np.concatenate(P2s), np.array(ints, np.int64), np.array(flts, float), np.array(nrm), R, p
         )
-        I3, bs, points, normals, F3 = out
+
+    def _batch(self, A, B, I, F, N, R, p) -> ContactBatch:
+        """The `ContactBatch` of the per-pair rows (`_assemble`)."""
+        I3, bs, points, normals, F3 = _assemble(
+            A, B, I, F, N, R, p, self.kind, self.half, self.rr, self.sR, self.sp, self.skind, self.shalf, self.srr
+        )
         return ContactBatch(I3[0], I3[1], bs, points, normals, F3[0], F3[1], F3[2], I3[2])

@@ -481,3 +481,122 @@ def test_a_convex_hull_reaches_the_narrow_phase_against_a_plane_exactly_when_coa
         kept += candidate
         sphere += p[2] - radius <= det.margin
     assert kept < sphere  # the sphere test alone keeps more
+
+
+def _sole_hull(bottom_xy, height=0.04):
+    """A sole-like convex hull: the polygon ``bottom_xy`` (k, 2) [m] at z = 0 and its copy 0.8 times
+    as large at z = height (coal's qhull build of the prism's points)."""
+    from humanoid_sim.collision.geometry import convex_hull
+
+    bottom = np.column_stack([bottom_xy, np.zeros(len(bottom_xy))])
+    top = np.column_stack([0.8 * bottom_xy, np.full(len(bottom_xy), height)])
+    V = np.vstack([bottom, top])
+    import trimesh
+
+    tm = trimesh.convex.convex_hull(V)
+    mesh = coal.BVHModelOBBRSS()
+    mesh.beginModel(len(tm.faces), len(tm.vertices))
+    mesh.addVertices(np.asarray(tm.vertices, float))
+    mesh.addTriangles(np.asarray(tm.faces, np.int64))
+    mesh.endModel()
+    return convex_hull(mesh)
+
+
+def _patches_against_coal(hull, floor, poses=300, seed=7, patch_points=0):
+    """Detect a hull on the half-space ``floor`` with the compiled patches (`hull_plane`) and
+    through coal alone, over ``poses`` poses from exactly flat to 0.3 rad tilts, 3 mm deep to 6 mm apart;
+    asserts the same pairs found and the same points in coal's order (a patch of 3 points or
+    more; exactly flat, two vertices may tie for the first), each with the same normal and gap; ``patch_points``: the detectors' perimeter points
+    (`NarrowPhase.finish`). Returns (poses in contact, largest patch)."""
+    geom = MobileGeom("hull", "body", 1, 0, hull, np.eye(3), np.zeros(3), bounding_radius(hull))
+    fast = CollisionDetector([geom], [floor], np.zeros((0, 2), np.int64), patch_points=patch_points)
+    ref = CollisionDetector([geom], [floor], np.zeros((0, 2), np.int64), patch_points=patch_points)
+    ref._polytope[:] = False  # every pair through coal
+    rng = np.random.default_rng(seed)
+    n, o = floor.R[:, 2], floor.p
+    V = fast.patch_v  # the hull's vertices, a box's corners
+    found = largest = 0
+    for k in range(poses):
+        R = floor.R @ pin.exp3(rng.normal(size=3) * [0.0, 1e-4, 3e-3, 1e-2, 0.3][k % 5])  # 0: exactly flat
+        p = o + rng.normal(size=3)  # up to a few metres from the floor frame
+        p += n * (-((V @ R.T) @ n).min() - (p - o) @ n + rng.uniform(-0.003, 0.006))
+        Rs, ps = np.stack([np.eye(3), R]), np.stack([np.zeros(3), p])
+        b, c = fast.detect(Rs, ps), ref.detect(Rs, ps)
+        assert (b.m > 0) == (c.m > 0)
+        if not b.m:
+            continue
+        found += 1
+        largest = max(largest, c.m)
+        assert b.m == c.m
+        match = np.linalg.norm(b.points[:, None] - c.points[None], axis=2).argmin(axis=1)
+        assert sorted(match) == list(range(c.m))
+        if c.m >= 3:  # coal's order (a segment's is coal's vertex enumeration), from the same
+            # vertex unless two tie for the least y (the exactly flat poses)
+            assert list((match - match[0]) % c.m) == list(range(c.m))
+            assert match[0] == 0 or k % 5 == 0
+        np.testing.assert_allclose(b.points, c.points[match], atol=1e-12)
+        np.testing.assert_allclose(b.normals, c.normals[match], atol=1e-12)
+        np.testing.assert_allclose(b.gaps, c.gaps[match], atol=1e-12)
+    return found, largest
+
+
+@pytest.mark.parametrize("sole", ["box", "rectangle", "hexagon, edges split", "16-gon"])
+def test_hull_on_plane_patches_are_coals_polygons(sole):
+    """The compiled hull–half-space patches (`hull_plane`) against coal's (collide, then
+    computeContactPatch), over 300 poses per sole (a box, and hulls of sole shapes) from exactly flat to 0.3 rad tilts, 3 mm deep to
+    6 mm apart, on a floor tilted 10 deg (`_patches_against_coal`). A polygon of more vertices than a
+    patch keeps (the 16-gon) goes to coal unchanged."""
+    a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    bottoms = {
+        "rectangle": np.array([[0.11, 0.07], [-0.09, 0.07], [-0.09, -0.07], [0.11, -0.07]]),
+        # a hexagon with two edges split at points 1 µm outside them (a mesh's nearly collinear vertices)
+        "hexagon, edges split": np.array(
+            [
+                [0.12, 0.0],
+                [0.11, 0.030001],
+                [0.1, 0.06],
+                [-0.08, 0.06],
+                [-0.1, 0.0],
+                [-0.08, -0.06],
+                [0.01, -0.060001],
+                [0.1, -0.06],
+            ]
+        ),
+        "16-gon": 0.08 * np.column_stack([np.cos(a), np.sin(a)]),
+    }
+    hull = coal.Box(0.2, 0.14, 0.04) if sole == "box" else _sole_hull(bottoms[sole])
+    bottoms["box"] = bottoms["rectangle"]
+    floor = StaticGeom(
+        "floor",
+        halfspace(),
+        pin.exp3(np.array([np.radians(10.0), 0.0, 0.0])),
+        np.array([0, 0, 0.05]),
+        np.inf,
+        True,
+        0.4,
+        0,
+    )
+    found, sizes = _patches_against_coal(hull, floor)
+    assert found > 100
+    # the flat poses: the sole's vertices (the 16-gon's through coal, kept to PATCH_MAX_POINTS = 8)
+    assert sizes == min(len(bottoms[sole]), 8)
+
+
+def test_talos_soles_on_the_floor_give_coals_patches():
+    """The same comparison on Talos's two sole meshes (example-robot-data, 156-vertex hulls) on the
+    flat floor, with the patches as they are and with 8 points on each (the benchmark's 16-point
+    standing set)."""
+    from support.robot_data import TALOS, erd_robot
+
+    if erd_robot(TALOS) is None:
+        pytest.skip("example-robot-data (the robots extra) is not installed")
+    w = World.from_scene("flat", robot=str(erd_robot(TALOS)))
+    det = w.detector
+    soles = [g for g in det.mobile if w.model.names[g.joint] in ("leg_left_6_joint", "leg_right_6_joint")]
+    assert len(soles) == 2 and all(isinstance(g.shape, coal.ConvexBase) for g in soles)
+    floor = next(s for s in det.static if s.halfspace)
+    for k, g in enumerate(soles):
+        found, largest = _patches_against_coal(g.shape, floor, poses=400, seed=k)
+        assert found > 150 and largest >= 6
+        found, largest = _patches_against_coal(g.shape, floor, poses=200, seed=k, patch_points=8)
+        assert found > 75 and largest == 8
