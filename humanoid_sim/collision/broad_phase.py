@@ -10,7 +10,7 @@ distance its shapes can travel in the step (speculative activation,
 `humanoid_sim.stages.impacts.SweptMargins`).
 
 Shape kinds (`_kind`): 0 box, 1 sphere, 2 cylinder, 3 other (bounding sphere, and the vertices of
-a convex hull, `_hull_vertices`); `_half` gives the half sides the tests use.
+a convex hull, `_polytope_vertices`); `_half` gives the half sides the tests use.
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ def _broad(
 ):  # fmt: skip
     # sweep (n,): per shape the distance it can travel this step (speculative activation,
     # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep);
-    # hull_v (total, 3), hull_start (n + 1,): each shape's convex-hull vertices in its own frame
-    # (rows hull_start[k]..hull_start[k + 1]; none for the other shapes)
+    # hull_v (total, 3), hull_start (n + 1,): each shape's vertices in its own frame (rows
+    # hull_start[k]..hull_start[k + 1], `_polytope_vertices`: a hull's, a box's corners; read here
+    # for the hulls, kind 3, only)
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)
@@ -144,10 +145,17 @@ def _kind(shape) -> int:
     return 3
 
 
-def _hull_vertices(shape) -> np.ndarray:
-    """(k, 3) a convex hull's vertices in its own frame [m]; (0, 3) for any other shape."""
+_BOX_SIGNS = [(1, 1, 1), (-1, 1, 1), (-1, -1, 1), (1, -1, 1), (1, 1, -1), (-1, 1, -1), (-1, -1, -1), (1, -1, -1)]
+
+
+def _polytope_vertices(shape) -> np.ndarray:
+    """(k, 3) a convex hull's vertices or a box's 8 corners in its own frame [m], the corners in
+    the order coal lists them for a support set (`hull_plane`: where two tie for a patch's first
+    point, the earlier); (0, 3) for any other shape."""
     if isinstance(shape, coal.ConvexBase):
         return np.asarray(shape.points(), float).reshape(-1, 3)
+    if isinstance(shape, coal.Box):
+        return np.array(_BOX_SIGNS, float) * np.asarray(shape.halfSide, float)
     return np.zeros((0, 3))
 
 

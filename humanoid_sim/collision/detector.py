@@ -22,7 +22,7 @@ import numpy as np
 
 from humanoid_model.coal_import import coal
 from humanoid_sim.collision.batch import ContactBatch
-from humanoid_sim.collision.broad_phase import _broad, _half, _hull_vertices, _kind, _placed_broad, _placements
+from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_broad, _placements, _polytope_vertices
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
 from humanoid_sim.collision.hull_plane import hull_plane_patches
 from humanoid_sim.collision.mesh import MeshPatches
@@ -32,14 +32,6 @@ from humanoid_sim.collision.separation import SeparationBounds
 __all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
 
 DEFAULT_MARGIN = 0.005  # [m] activation margin (chosen, see module docstring)
-
-
-def _box_corners(box) -> np.ndarray:
-    """(8, 3) a coal box's corners in its own frame [m], in the order coal lists them for a support
-    set (`hull_plane`: where two corners tie for the patch's first point, the earlier)."""
-    h = np.asarray(box.halfSide, float)
-    signs = [(1, 1, 1), (-1, 1, 1), (-1, -1, 1), (1, -1, 1), (1, 1, -1), (-1, 1, -1), (-1, -1, -1), (1, -1, -1)]
-    return np.array(signs, float) * h
 
 
 def _combine(a, b, default):
@@ -98,17 +90,13 @@ class CollisionDetector:
             elif isinstance(g.shape, coal.Cylinder):
                 self.box_ext[k] = [g.shape.radius, g.shape.radius, g.shape.halfLength]
         self.cyl_r = np.array([float(g.shape.radius) if isinstance(g.shape, coal.Cylinder) else 0.0 for g in mobile])
-        # convex hulls' vertices, for the exact half-space test of `_broad` (rows hull_start[k]..[k + 1])
-        hulls = [_hull_vertices(g.shape) for g in mobile]
-        self.hull_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *hulls]))
-        self.hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
-        # polytope–half-space pairs get their patches in one compiled call (`hull_plane`): the
-        # vertices of the mobile convex hulls and boxes (rows patch_start[k]..[k + 1]), and each
-        # static half-space's world plane n·y <= d
-        polys = [_box_corners(g.shape) if isinstance(g.shape, coal.Box) else h for g, h in zip(mobile, hulls)]
-        self.patch_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *polys]))
-        self.patch_start = np.concatenate([[0], np.cumsum([len(v) for v in polys])]).astype(np.int64)
-        self._polytope = np.diff(self.patch_start) > 0
+        # the convex hulls' vertices and the boxes' corners (rows hull_start[k]..[k + 1]): the exact
+        # half-space test of `_broad` (hulls), the patches of `hull_plane` (hulls and boxes)
+        polys = [_polytope_vertices(g.shape) for g in mobile]
+        self.hull_v = np.ascontiguousarray(np.concatenate([np.zeros((0, 3)), *polys]))
+        self.hull_start = np.concatenate([[0], np.cumsum([len(v) for v in polys])]).astype(np.int64)
+        self._polytope = np.diff(self.hull_start) > 0
+        # each static half-space's world plane n·y <= d (`_broad`, `hull_plane`)
         self._plane = np.array([s.halfspace for s in static], bool)
         self.plane_n = np.zeros((len(static), 3))
         self.plane_d = np.zeros(len(static))
@@ -132,8 +120,8 @@ class CollisionDetector:
         fin = [i for i, s in enumerate(static) if not s.halfspace]
         self.hs_idx = np.array(hs, np.int64)
         self.mobile_pairs = np.ascontiguousarray(self.mobile_pairs)
-        self.hs_n = np.array([static[i].R[:, 2] for i in hs]).reshape(-1, 3)
-        self.hs_d = np.array([static[i].R[:, 2] @ static[i].p for i in hs])
+        self.hs_n = self.plane_n[self.hs_idx]
+        self.hs_d = self.plane_d[self.hs_idx]
         self.fin_idx = np.array(fin, np.int64)
         self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
         self.fin_r = np.array([static[i].radius for i in fin])
@@ -166,12 +154,13 @@ class CollisionDetector:
         self.mat_mu_default = default_friction
         self.mat_e_default = default_restitution
         # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
-        self._mu_ms = [[_combine(A.friction, S.friction, default_friction) for S in static] for A in mobile]
-        self._e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static] for A in mobile]
+        mu_ms = [[_combine(A.friction, S.friction, default_friction) for S in static] for A in mobile]
+        e_ms = [[_combine(A.restitution, S.restitution, default_restitution) for S in static] for A in mobile]
+        self._mu_ms_a = np.array(mu_ms, float).reshape(len(mobile), len(static))  # `hull_plane`
+        self._e_ms_a = np.array(e_ms, float).reshape(len(mobile), len(static))
+        self._mu_ms, self._e_ms = self._mu_ms_a.tolist(), self._e_ms_a.tolist()
         self._mu_mm = [[_combine(A.friction, B.friction, default_friction) for B in mobile] for A in mobile]
         self._e_mm = [[_combine(A.restitution, B.restitution, default_restitution) for B in mobile] for A in mobile]
-        self._mu_ms_a = np.array(self._mu_ms, float).reshape(len(mobile), len(static))
-        self._e_ms_a = np.array(self._e_ms, float).reshape(len(mobile), len(static))
 
     # ------------------------------------------------------------------ placements
     def joint_placements(self, data):
@@ -221,7 +210,7 @@ class CollisionDetector:
         # keeps the pairs for coal
         pts, I, F, N, ms = hull_plane_patches(
             ms, self._polytope, self._plane, self.margin, self._still if still else sweep, R, p,
-            self.patch_v, self.patch_start, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
+            self.hull_v, self.hull_start, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
             PATCH_TOLERANCE, PATCH_MAX_POINTS,
         )  # fmt: skip
         if ms.shape[1] == 0 and mpairs.shape[0] == 0 and not self.patch_points:  # the patches alone

@@ -8,10 +8,10 @@ polygon of the vertices within the tolerance of the lowest, projected on the mid
 that vertex and the plane. A box is the hull of its 8 corners (HRP-2's soles).
 `hull_plane_patches` computes the patches of every such pair of a step at once, so that the
 collision stage no longer calls coal for them (collide, patch, one ``getPoint`` per vertex, a
-transform per pair). It returns coal's points (as a set: its polygon starts at another vertex, and
-the warm start matches contacts by position, not by rank), normal and half-depth, to round-off
-(`test_collision.py` compares them over random poses). The polygon is Andrew's monotone chain in
-the kernel (`humanoid_model.planar_polygon.convex_hull` is the same for Python callers).
+transform per pair). It returns coal's points in coal's order (the Gauss–Seidel sweeps follow the
+contacts' order), its normal and half-depth, to round-off (`test_collision.py` compares them over
+random poses). The polygon is Andrew's monotone chain in the kernel
+(`humanoid_model.planar_polygon.convex_hull` is the same for Python callers).
 
 A patch of more than ``max_points`` vertices is left to coal: `NarrowPhase.finish` then keeps
 ``PATCH_MAX_POINTS`` of coal's vertices by rank.
@@ -23,6 +23,19 @@ import numpy as np
 from numba import njit
 
 __all__ = ["hull_plane_patches"]
+
+
+@njit(cache=True)
+def _push(x, y, out, h, k, floor):
+    """Append point k to the chain out[:h] after popping the points that would not make a left
+    turn (none below index ``floor``); returns the new length."""
+    while h >= floor + 2:
+        a, b = out[h - 2], out[h - 1]
+        if (x[b] - x[a]) * (y[k] - y[a]) - (y[b] - y[a]) * (x[k] - x[a]) > 0.0:
+            break
+        h -= 1
+    out[h] = k
+    return h + 1
 
 
 @njit(cache=True)
@@ -44,24 +57,10 @@ def _hull_2d(x, y, idx, out):
         return 1
     h = 0
     for i in range(n):  # lower hull
-        k = idx[i]
-        while h >= 2:
-            a, b = out[h - 2], out[h - 1]
-            if (x[b] - x[a]) * (y[k] - y[a]) - (y[b] - y[a]) * (x[k] - x[a]) > 0.0:
-                break
-            h -= 1
-        out[h] = k
-        h += 1
-    lower = h + 1
+        h = _push(x, y, out, h, idx[i], 0)
+    lower = h - 1  # the upper hull keeps the lower one's last point
     for i in range(n - 2, -1, -1):  # upper hull
-        k = idx[i]
-        while h >= lower:
-            a, b = out[h - 2], out[h - 1]
-            if (x[b] - x[a]) * (y[k] - y[a]) - (y[b] - y[a]) * (x[k] - x[a]) > 0.0:
-                break
-            h -= 1
-        out[h] = k
-        h += 1
+        h = _push(x, y, out, h, idx[i], lower)
     h -= 1  # the last point is the first
     if h == 2 and x[out[0]] == x[out[1]] and y[out[0]] == y[out[1]]:
         return 1
@@ -157,7 +156,7 @@ def hull_plane_patches(
             continue
         # counter-clockwise about the patch normal from the vertex of least y, coal's order (the
         # Gauss–Seidel sweeps follow the contacts' order: the solvers converge as they did with
-        # coal's patches; a box's corners are listed in coal's order, `_box_corners`), each vertex
+        # coal's patches; a box's corners are listed in coal's order, `_polytope_vertices`), each vertex
         # moved along the normal onto the mid-plane n·y = d_plane + d / 2
         first = 0
         for j in range(1, nh):

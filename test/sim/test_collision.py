@@ -514,7 +514,7 @@ def _patches_against_coal(hull, floor, poses=300, seed=7, patch_points=0):
     ref._polytope[:] = False  # every pair through coal
     rng = np.random.default_rng(seed)
     n, o = floor.R[:, 2], floor.p
-    V = fast.patch_v  # the hull's vertices, a box's corners
+    V = fast.hull_v  # the hull's vertices, a box's corners
     found = largest = 0
     for k in range(poses):
         R = floor.R @ pin.exp3(rng.normal(size=3) * [0.0, 1e-4, 3e-3, 1e-2, 0.3][k % 5])  # 0: exactly flat
