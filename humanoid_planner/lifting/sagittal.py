@@ -137,8 +137,10 @@ class SagittalChain:
         self.ground = float(hull[:, 2].min())
         self.origin = np.array([pos[0][0], self.ground])  # the world origin of the chain: under the ankle
         self.foot_x = (float(hull[:, 0].min() - pos[0][0]), float(hull[:, 0].max() - pos[0][0]))
-        foot_mass, fx, _fz, _ = _sagittal_inertia(lumps[0])
+        foot_mass, fx, fz, foot_inertia = _sagittal_inertia(lumps[0])
         self.foot = (foot_mass, fx - pos[0][0])
+        # the feet at rest: their centre of mass (x, z) in the chain's frame and inertia about it
+        self.foot_com, self.foot_inertia = np.array([fx - pos[0][0], fz - self.ground]), foot_inertia
         hand = robot.contact_locations[joints.hand[0]]
         hand_frame = data.oMf[model.getFrameId(hand.body)]
         grasp = hand_frame.act(hand.point)

@@ -1,0 +1,130 @@
+"""The dynamic box lift's preliminary motion on HRP-2 (Chardonnet 2009, §5.2.1, (5.9)–(5.24);
+`humanoid_planner.lifting.box_lift`): the robot's momenta at the impact measured by Pinocchio on the
+three-dimensional robot, the hands and feet still, the ZMP and the load sharing before the impact."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from humanoid_model import load_robot
+from humanoid_planner.exceptions import PlanningError
+from humanoid_planner.lifting.box_hold import hold_margins
+from humanoid_planner.lifting.box_lift import FOOT_FRICTION, BoxLiftSettings, hold_reserve, plan_box_lift
+from humanoid_planner.lifting.cam import cam_profile
+from humanoid_planner.lifting.sagittal import SagittalChain
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return SagittalChain(load_robot("hrp2"))
+
+
+@pytest.fixture(scope="module")
+def motion(chain):
+    return plan_box_lift(chain)
+
+
+def _velocity(chain, theta, theta_d, eps=1e-6):
+    """HRP-2's configuration and generalised velocity (central differences of the feet-fixed
+    configurations) for the sagittal angles and rates."""
+    model = chain.robot.model
+    q_minus, q_plus = chain.configuration(theta - eps * theta_d), chain.configuration(theta + eps * theta_d)
+    return chain.configuration(theta), pin.difference(model, q_minus, q_plus) / (2 * eps)
+
+
+def test_pinocchio_measures_the_designs_momenta_at_the_impact_and_still_hands_and_feet(chain, motion):
+    """At every tenth sample and at the impact, on the three-dimensional HRP-2 (Pinocchio's centroidal
+    momentum and frame velocities): the linear momentum is the robot's mass times the cam's speed
+    along the lift direction (5.16); at the impact, the velocity and the angular momentum are the
+    impact design's (5.10)–(5.14); the grasp points and the soles do not move (§5.2.1.4: the hands
+    stay on the box, the feet on the floor)."""
+    model, data = chain.robot.model, chain.robot.model.createData()
+    d = motion.design
+    m_total = pin.computeTotalMass(model)
+    m_feet = chain.foot[0]
+    u = d.direction
+    _, V, _ = cam_profile(motion.t / motion.t_f, motion.settings.ramp)
+    frames = [model.getFrameId(chain.robot.contact_locations[n].body) for n in (*chain.joints.hand, *chain.joints.sole)]
+    points = [chain.robot.contact_locations[n].point for n in (*chain.joints.hand, *chain.joints.sole)]
+    samples = [*range(0, len(motion.t), 10), len(motion.t) - 1]
+    for i in samples:
+        q, v = _velocity(chain, motion.theta[i], motion.theta_d[i])
+        pin.forwardKinematics(model, data, q, v)
+        hg = pin.computeCentroidalMomentum(model, data, q, v)
+        speed = motion.alpha / motion.t_f * V[i]
+        np.testing.assert_allclose(hg.linear, (m_total - m_feet) * speed * np.array([u[0], 0.0, u[1]]), atol=1e-6)
+        pin.updateFramePlacements(model, data)
+        for f, p in zip(frames, points):
+            vf = pin.getFrameVelocity(model, data, f, pin.LOCAL)
+            assert np.max(np.abs(vf.linear + np.cross(vf.angular, p))) < 1e-6
+    assert speed == pytest.approx(d.robot_velocity, rel=1e-12)
+    # the angular momentum about the whole robot's centre of mass G (the feet at rest): h_r + (D - G) x m_r v_r
+    g = pin.centerOfMass(model, data, q)[[0, 2]]  # the chain's frame is the world's x, z (feet at the origin)
+    com_r = (m_total * g - m_feet * chain.foot_com) / (m_total - m_feet)
+    m_r = m_total - m_feet
+    lever = com_r - g
+    expected = d.robot_momentum + m_r * d.robot_velocity * (lever[0] * u[1] - lever[1] * u[0])
+    assert -hg.angular[1] == pytest.approx(expected, abs=1e-6)
+
+
+def _feet(chain, motion, force):
+    """The feet's share (f_px, f_pz, centre of pressure x) of the wrench the motion needs, the box
+    taking the hands' ``force`` (f_hx, f_hz, τ_h) at every sample."""
+    out = []
+    cx, cz = motion.grasp
+    for i, (fx, fz, tau) in enumerate(force):
+        nx, nz, mo = np.array(chain.f_reaction(motion.theta[i], motion.theta_d[i], motion.theta_dd[i])).ravel()
+        px, pz = nx + fx, nz + fz
+        out.append((px, pz, (mo - cz * fx + cx * fz + tau) / pz))
+    return np.array(out)
+
+
+def test_before_the_impact_the_zmp_stays_over_the_feet_and_box_and_a_hand_force_holds_the_box(chain, motion):
+    """Before the impact (§4.16, F1; §5.2.1.5): the ZMP of the robot and the box on the floor stays
+    between the heels and the box's far face; at every sample a hand force keeps the four box
+    conditions (5.19)–(5.22) with margin ≥ 0 while the feet take the rest inside their friction cone
+    (μ 0.4) with their centre of pressure inside the soles (5.23)–(5.24): checked on the force
+    `hold_reserve` returns, with the feet's share recomputed from the robot's needed wrench. With the
+    thesis's mostly linear cam (ramp 1/4) the same motion needs more than the box and the feet give."""
+    heel, toe = chain.foot_x
+    assert np.all(motion.support_zmp > motion.support[0]) and np.all(motion.support_zmp < motion.support[1])
+    assert motion.support == (heel, motion.box_x + motion.settings.box.depth)
+    reserve, force = hold_reserve(chain, motion)
+    assert np.all(reserve >= 0)
+    box = motion.settings.box
+    margins = hold_margins(box, force[:, :2], force[:, 2], motion.grasp[0] - motion.box_x, motion.grasp[1])
+    assert np.all(margins >= -1e-9)
+    feet = _feet(chain, motion, force)
+    assert np.all(feet[:, 1] > 0)
+    assert np.all(np.abs(feet[:, 0]) <= FOOT_FRICTION * feet[:, 1] + 1e-9)
+    assert np.all((feet[:, 2] >= heel - 1e-9) & (feet[:, 2] <= toe + 1e-9))
+    linear = plan_box_lift(chain, BoxLiftSettings(ramp=0.25))
+    assert hold_reserve(chain, linear)[0].min() < 0 and linear.support_zmp.max() > linear.support[1]
+
+
+def test_the_motion_stays_within_hrp2s_joint_velocity_and_effort_limits(chain, motion):
+    """Every sample within the URDF's joint limits, velocity limits and efforts (the torques per side,
+    from the sagittal inverse dynamics that test_overhead_lift checks against Pinocchio's RNEA); the
+    inverse kinematics to 1e-9; the path's duration is the cam's half, t_f / 2, in 5 ms samples."""
+    assert motion.ik_residual < 1e-9
+    assert np.all((motion.theta >= chain.lower - 1e-12) & (motion.theta <= chain.upper + 1e-12))
+    assert np.all(np.abs(motion.theta_d) <= chain.velocity)
+    tau = np.array([chain.tau(*x) for x in zip(motion.theta, motion.theta_d, motion.theta_dd)])
+    assert np.all(np.abs(tau) / np.array(chain.sides) <= chain.effort)
+    assert motion.t[-1] == pytest.approx(motion.t_f / 2, abs=1e-12)
+    assert np.diff(motion.t).max() <= motion.settings.sample + 1e-12
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(box_gap=0.6), "cannot take the impact posture"),
+        (dict(lean=np.radians(30.0)), "cannot follow the preliminary motion"),
+        (dict(elbow=1.0), "outside the joint's limits"),
+        (dict(path=0.0), "path must be"),
+        (dict(lean=0.0), "lean must be"),
+    ],
+)
+def test_an_impossible_lift_says_why(chain, settings, message):
+    with pytest.raises(PlanningError, match=message):
+        plan_box_lift(chain, BoxLiftSettings(**settings))
