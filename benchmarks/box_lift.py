@@ -4,7 +4,8 @@ leaves the feet still and the cam-profile path to it, at the defaults and with o
 a time. Prints a Markdown table: the impact's speed, the motion's duration, the largest joint torque
 and speed over the URDF's limits, the ZMP of robot and box against the feet-and-box support, the
 least hold reserve (`hold_reserve`: ≥ 0 when some hand force keeps (5.19)–(5.24)), and the planning
-time.
+time; then, for three swing durations after the impact, the ZMP against the feet and the box's
+height gain.
 
     .venv/bin/python benchmarks/box_lift.py [--reps 3]
 
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from humanoid_model import load_robot  # noqa: E402
 from humanoid_planner.exceptions import PlanningError  # noqa: E402
 from humanoid_planner.lifting.box_lift import BoxLiftSettings, hold_reserve, plan_box_lift  # noqa: E402
+from humanoid_planner.lifting.box_swing import carrying_chain, plan_box_swing  # noqa: E402
 from humanoid_planner.lifting.sagittal import SagittalChain  # noqa: E402
 
 CASES = [
@@ -70,6 +72,19 @@ def main(argv=None) -> int:
             f"| {name} | {motion.design.robot_velocity:.2f} | {motion.t[-1]:.3f} | {torque:.2f} | {speed:.2f} "
             f"| {zmp.min():.3f} to {zmp.max():.3f} ({lo:.2f} to {hi:.2f}) | {reserve.min():.1f} "
             f"| {1e3 * statistics.median(times):.0f} |"
+        )
+    motion = plan_box_lift(chain)
+    carrying = carrying_chain(chain, motion)
+    heel, toe = chain.foot_x
+    feet = f"feet: {heel:.2f} to {toe:.2f}"
+    print(f"\n| swing [s] | ZMP after the impact [m] ({feet}) | at the impact | box's height gain |")
+    print("|---|---|---|---|")
+    for duration in (1.0, 0.5, 0.3):
+        swing = plan_box_swing(chain, motion, duration, carrying=carrying)
+        gain = carrying.point("grasp", swing.theta[-1])[1] - motion.grasp[1]
+        print(
+            f"| {duration} | {swing.zmp.min():.3f} to {swing.zmp.max():.3f} | {swing.zmp[0]:.3f} "
+            f"(foot centre {motion.design.pivot[0]:.3f}) | {100 * gain:.1f} cm |"
         )
     return 0
 

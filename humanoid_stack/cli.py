@@ -22,6 +22,7 @@ COMMANDS = [
     "gait",
     "walk",
     "lift",
+    "box-lift",
     "execute",
     "sweep",
     "dynmodel",
@@ -34,10 +35,11 @@ COMMANDS = [
 
 
 def _load(name):
+    module = f"humanoid_stack.commands.{name.replace('-', '_')}"  # box-lift: commands/box_lift.py
     try:
-        return importlib.import_module(f"humanoid_stack.commands.{name}")
+        return importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name == f"humanoid_stack.commands.{name}":
+        if exc.name == module:
             return None  # not implemented in this version
         raise
 

@@ -54,7 +54,7 @@ Two measures of the motion before the impact:
   soles (a linear programme). A reserve ≥ 0 at every sample: some sharing keeps the box and the feet
   still; the thesis's simulation shows its hand force inside that set (Fig. 5.21).
 
-Not modelled here: the motion after the impact and the lift played in the simulator.
+The motion after the impact is `box_swing`'s. Not built yet: the lift played in the simulator.
 
 Frame: the chain's, x forward from the ankle, z up from the sole.
 """
@@ -63,7 +63,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import casadi as ca
 import numpy as np
 from scipy.optimize import least_squares
 
@@ -72,6 +71,7 @@ from humanoid_planner.exceptions import PlanningError
 from .box_hold import THESIS_BOX, THESIS_HAND_HEIGHT, Box
 from .cam import cam_profile
 from .impact import ImpactDesign, design_impact
+from .lift_tasks import LiftTasks
 from .sagittal import G, SagittalChain
 
 __all__ = ["BoxLiftSettings", "BoxLiftMotion", "hold_reserve", "impact_posture", "plan_box_lift"]
@@ -82,7 +82,6 @@ FOOT_FRICTION = 0.4  #: μ_p of (5.23), the floor's (Chardonnet 2009, §3.1.6.1)
 _MOVED = (0, 1, 2, 4, 5)  # ankle, knee, hip, shoulder, elbow
 _POSED = (0, 1, 2, 4)  # the impact posture's unknowns: the elbow is set (`BoxLiftSettings.elbow`)
 _ELBOW = 5
-_WAIST = 2  # the waist is the chain's body after the hip joint
 
 
 @dataclass(frozen=True)
@@ -143,37 +142,6 @@ class BoxLiftMotion:
     support: tuple
 
 
-class _Kinematics:
-    """CasADi functions of the chain's angles: the robot's moving centre of mass, the waist's pitch,
-    the grasp point, their Jacobians and the angular momentum about the moving centre of mass."""
-
-    def __init__(self, chain: SagittalChain):
-        n = chain.n
-        th, thd = ca.SX.sym("theta", n), ca.SX.sym("theta_d", n)
-        L = np.tril(np.ones((n, n)))
-        q, v = L @ (chain.sign * th), L @ (chain.sign * thd)
-        tree = chain.tree
-        m = np.array([b.seg.mass for b in tree.bodies])
-        coms = tree.f_coms(q)
-        c = coms @ ca.DM(m) / m.sum()
-        task = ca.vertcat(c, q[_WAIST], chain.f_points["grasp"](th))
-        J = ca.jacobian(task, th)
-        h = 0
-        for i, b in enumerate(tree.bodies):
-            ci = coms[:, i]
-            vi = ca.jacobian(ci, th) @ thd
-            d = ci - c
-            h = h + b.seg.I_c * v[i] + m[i] * (d[0] * vi[1] - d[1] * vi[0])
-        self.mass = float(m.sum())
-        self.task = ca.Function("task", [th], [task])
-        self.jac = ca.Function("task_jacobian", [th], [J])
-        self.jdot_v = ca.Function("jdot_v", [th, thd], [ca.jacobian(J @ thd, th) @ thd])
-        self.momentum = ca.Function("momentum", [th, thd], [h])
-        # the locked robot's inertia about its moving centre of mass
-        inertia = sum(b.seg.I_c + m[i] * ca.sumsqr(coms[:, i] - c) for i, b in enumerate(tree.bodies))
-        self.inertia = ca.Function("inertia", [th], [inertia])
-
-
 def _at_rest(chain: SagittalChain, s: BoxLiftSettings, grasp: np.ndarray):
     """(mass, centre of mass, inertia about it) of the bodies the robot locks onto: the box and the
     feet (both sides)."""
@@ -184,7 +152,7 @@ def _at_rest(chain: SagittalChain, s: BoxLiftSettings, grasp: np.ndarray):
     return m, c, fi + fm * float((fc - c) @ (fc - c)) + s.box_inertia + mo * float((grasp - c) @ (grasp - c))
 
 
-def _locked_com(kin: _Kinematics, chain: SagittalChain, s: BoxLiftSettings, grasp, theta) -> np.ndarray:
+def _locked_com(kin: LiftTasks, chain: SagittalChain, s: BoxLiftSettings, grasp, theta) -> np.ndarray:
     m_o, c_o, _ = _at_rest(chain, s, grasp)
     c_r = np.array(kin.task(theta)).ravel()[:2]
     return (kin.mass * c_r + m_o * c_o) / (kin.mass + m_o)
@@ -199,7 +167,7 @@ def _grasp_point(chain: SagittalChain, s: BoxLiftSettings) -> tuple[np.ndarray, 
 def impact_posture(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) -> np.ndarray:
     """The seven angles at the impact (module docstring, step 1); `PlanningError` if the robot cannot
     take it within its joint limits."""
-    kin = _Kinematics(chain)
+    kin = LiftTasks(chain)
     grasp, _ = _grasp_point(chain, s)
     pivot = np.array([0.5 * sum(chain.foot_x), 0.0])
     moved = list(_POSED)
@@ -236,7 +204,7 @@ def impact_posture(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings())
 
 def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) -> BoxLiftMotion:
     """The preliminary motion of the dynamic box lift up to the impact (module docstring)."""
-    kin = _Kinematics(chain)
+    kin = LiftTasks(chain)
     grasp, box_x = _grasp_point(chain, s)
     impact = impact_posture(chain, s)
     pivot = np.array([0.5 * sum(chain.foot_x), 0.0])
@@ -247,7 +215,7 @@ def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) 
     moved = list(_MOVED)
 
     def rates(theta, task_rate):
-        J = np.array(kin.jac(theta))[:, moved]
+        J = np.array(kin.jacobian(theta))[:, moved]
         out = np.zeros(chain.n)
         out[moved] = np.linalg.solve(J, task_rate)
         return out
@@ -289,7 +257,7 @@ def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) 
             r = np.array(kin.task(x)).ravel() - pos[i]
             if np.max(np.abs(r)) < 1e-12:
                 break
-            J = np.array(kin.jac(x))[:, moved]
+            J = np.array(kin.jacobian(x))[:, moved]
             x[moved] -= np.linalg.solve(J, r)
         worst = max(worst, float(np.max(np.abs(np.array(kin.task(x)).ravel() - pos[i]))))
         theta[i] = x
@@ -307,7 +275,7 @@ def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) 
             f"box lift: the preliminary motion leaves joint {chain.joints.labels[j]!r}'s limits at t = "
             f"{t[bad[0]]:.3f} s ({theta[bad[0], j]:.3f} rad); try a shorter path"
         )
-    jc = np.array(kin.jac(theta[-1]))[:2]
+    jc = np.array(kin.jacobian(theta[-1]))[:2]
     velocity_error = float(np.max(np.abs(jc @ theta_d[-1] - v_imp * u)))
     momentum_error = float(kin.momentum(theta[-1], theta_d[-1])) - design.robot_momentum
     zmp = _support_zmp(chain, s, grasp, theta, theta_d, theta_dd)

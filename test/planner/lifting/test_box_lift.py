@@ -10,6 +10,7 @@ from humanoid_model import load_robot
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.lifting.box_hold import hold_margins
 from humanoid_planner.lifting.box_lift import FOOT_FRICTION, BoxLiftSettings, hold_reserve, plan_box_lift
+from humanoid_planner.lifting.box_swing import carrying_chain, plan_box_swing
 from humanoid_planner.lifting.cam import cam_profile
 from humanoid_planner.lifting.sagittal import SagittalChain
 
@@ -22,6 +23,16 @@ def chain():
 @pytest.fixture(scope="module")
 def motion(chain):
     return plan_box_lift(chain)
+
+
+@pytest.fixture(scope="module")
+def carrying(chain, motion):
+    return carrying_chain(chain, motion)
+
+
+@pytest.fixture(scope="module")
+def swing(chain, motion, carrying):
+    return plan_box_swing(chain, motion, carrying=carrying)
 
 
 def _velocity(chain, theta, theta_d, eps=1e-6):
@@ -128,3 +139,42 @@ def test_the_motion_stays_within_hrp2s_joint_velocity_and_effort_limits(chain, m
 def test_an_impossible_lift_says_why(chain, settings, message):
     with pytest.raises(PlanningError, match=message):
         plan_box_lift(chain, BoxLiftSettings(**settings))
+
+
+def test_after_the_impact_the_zmp_starts_at_the_foot_centre_and_stays_inside_the_feet(chain, motion, swing, carrying):
+    """After the impact (§4.16, F1: "inside the foot after"; §5.2.1.3, the centre of percussion at the
+    foot centre): the ZMP of the robot carrying the box starts within 5 mm of the foot centre and stays
+    between heel and toe through the 1 s swing, joints within their limits and efforts. The same swing
+    in 0.3 s puts it outside the feet."""
+    heel, toe = chain.foot_x
+    assert abs(swing.zmp[0] - motion.design.pivot[0]) < 0.005
+    assert np.all((swing.zmp > heel) & (swing.zmp < toe))
+    tau = np.array([carrying.tau(*x) for x in zip(swing.theta, swing.theta_d, swing.theta_dd)])
+    assert np.all(np.abs(tau) / np.array(chain.sides) <= chain.effort)
+    assert np.all(np.abs(swing.theta_d) <= chain.velocity)
+    assert swing.ik_residual < 1e-9
+    fast = plan_box_swing(chain, motion, 0.3, carrying=carrying)
+    assert fast.zmp.min() < heel or fast.zmp.max() > toe
+
+
+def test_the_swing_ends_at_rest_with_robot_and_box_over_the_foot_centre_by_pinocchio(chain, motion, swing):
+    """At the swing's end, on the three-dimensional HRP-2 (Pinocchio's centre of mass, the box at the
+    hands' grasp points): the centre of mass of robot and box stands above the foot centre at the
+    pendulum's length (§5.2.1.2), and the box is off the floor."""
+    model, data = chain.robot.model, chain.robot.model.createData()
+    q = chain.configuration(swing.theta[-1])
+    pin.framesForwardKinematics(model, data, q)
+    hands = [chain.robot.contact_locations[n] for n in chain.joints.hand]
+    grasp = np.mean([data.oMf[model.getFrameId(h.body)].act(h.point) for h in hands], axis=0)[[0, 2]]
+    m_robot, m_box = pin.computeTotalMass(model), motion.settings.box.mass
+    com = (m_robot * pin.centerOfMass(model, data, q)[[0, 2]] + m_box * grasp) / (m_robot + m_box)
+    d = motion.design
+    np.testing.assert_allclose(com, d.pivot + [0.0, d.arm], atol=1e-6)
+    assert grasp[1] > motion.grasp[1] + 0.03
+    assert np.max(np.abs(swing.theta_d[-1])) < 1e-12 and swing.lean[-1] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("duration, message", [(0.0, "duration must be"), (5.0, "does not rise monotonically")])
+def test_an_impossible_swing_says_why(chain, motion, carrying, duration, message):
+    with pytest.raises(PlanningError, match=message):
+        plan_box_swing(chain, motion, duration, carrying=carrying)
