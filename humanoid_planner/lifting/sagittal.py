@@ -258,6 +258,18 @@ class SagittalChain:
     def ankle_height(self) -> float:
         return float(self.tree.bodies[0].attach[1])
 
+    def trajectory_document(self, t, theta) -> dict:
+        """The WALK.json document (`humanoid_model.formats.trajectory`) of the robot's full
+        configurations for the sagittal angles ``theta`` (k, 7) at the times ``t`` (k,) [s]."""
+        from humanoid_model.formats.trajectory import trajectory_samples, walk_document
+
+        robot, model = self.robot, self.robot.model
+        q = np.array([self.configuration(th) for th in theta])
+        cols = [model.joints[model.getJointId(n)].idx_q for n in robot.joint_names]
+        return walk_document(
+            robot=robot.name, joint_names=robot.joint_names, trajectory=trajectory_samples(t, q[:, cols], q[:, :7])
+        )
+
     def tau(self, theta, theta_d, theta_dd) -> np.ndarray:
         return np.array(self.f_tau(theta, theta_d, theta_dd)).ravel()
 

@@ -41,7 +41,7 @@ def run(args) -> int:
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.files import clear_output
-    from humanoid_model.formats.trajectory import trajectory_samples, walk_document, write_trajectory_file
+    from humanoid_model.formats.trajectory import write_trajectory_file
     from humanoid_model.validation import finite_number
     from humanoid_planner.lifting.box_lift import BoxLiftSettings, hold_reserve, plan_box_lift
     from humanoid_planner.lifting.box_swing import carrying_chain, plan_box_swing
@@ -75,12 +75,7 @@ def run(args) -> int:
     print(f"  the box ends {100 * gain:.1f} cm off the floor")
     t = np.concatenate([motion.t, motion.t[-1] + swing.t[1:]])
     theta = np.vstack([motion.theta, swing.theta[1:]])
-    q = np.array([chain.configuration(th) for th in theta])
-    model = robot.model
-    cols = [model.joints[model.getJointId(n)].idx_q for n in robot.joint_names]
-    doc = walk_document(
-        robot="hrp2", joint_names=robot.joint_names, trajectory=trajectory_samples(t, q[:, cols], q[:, :7])
-    )
+    doc = chain.trajectory_document(t, theta)
     doc["box_lift"] = {
         "box": {"mass": settings.box.mass, "depth": settings.box.depth, "friction": settings.box.friction},
         "grasp": motion.grasp.tolist(),

@@ -41,12 +41,11 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import numpy as np
 
     from humanoid_model import load_robot
     from humanoid_model.exceptions import ConfigError
     from humanoid_model.files import clear_output
-    from humanoid_model.formats.trajectory import trajectory_samples, walk_document, write_trajectory_file
+    from humanoid_model.formats.trajectory import write_trajectory_file
     from humanoid_model.validation import finite_number, integer
     from humanoid_planner.lifting.overhead import LiftSettings, check_lift, optimise_lift, thesis_postures
     from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
@@ -72,12 +71,7 @@ def run(args) -> int:
     if over:
         print(f"warning: {', '.join(over)} exceeded between the optimiser's instants: try more --samples", flush=True)
     t, theta, _thd, _thdd = lift.sample(1.0 / args.rate)
-    q = np.array([chain.configuration(th) for th in theta])
-    model = robot.model
-    cols = [model.joints[model.getJointId(n)].idx_q for n in robot.joint_names]
-    doc = walk_document(
-        robot="hrp2", joint_names=robot.joint_names, trajectory=trajectory_samples(t, q[:, cols], q[:, :7])
-    )
+    doc = chain.trajectory_document(t, theta)
     doc["lift"] = {
         "object": {"mass": mass, "width": width, "height": height},
         "t_f": lift.t_f,
