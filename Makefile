@@ -22,7 +22,7 @@ help:
 	@echo "make demo-gait  - BIP walking its optimal gait (solved, then replayed in the web viewer)"
 	@echo "make bench      - run benchmarks/ that need no arguments (prints tables)"
 	@echo "make bench-check - the docs' speed and scaling ratios against their recorded bands (~2 min; exit 1 outside; not in make test)"
-	@echo "make bench-crocoddyl - the BIP cyclic step against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
+	@echo "make bench-crocoddyl - the BIP cyclic step and the dynamic walk against Crocoddyl (its own venv, .venv-crocoddyl; not in make test)"
 	@echo "make peer-tsid  - build TSID 1.10.0 against pin 4.1.0 and add it to .venv (peer of benchmarks/wbc.py; not in make test)"
 	@echo "make clean-numba - drop the numba cache (needed after editing a kernel that others call from another file)"
 	@echo "make clean      - remove .venv and build outputs"
@@ -140,6 +140,7 @@ venv-crocoddyl: .venv-crocoddyl/.installed
 
 bench-crocoddyl: $(STAMP) venv-crocoddyl
 	$(VPY) benchmarks/gait.py --crocoddyl
+	$(VPY) benchmarks/dynamic_walk.py --goals 0.8 --reps 1 --no-execute --crocoddyl
 
 # TSID 1.10.0, the peer of benchmarks/wbc.py, built from source and added to .venv (not part of make test or make
 # bench). libtsid has no binary for this platform, and PyPI's binary of tsid's Python bindings is built against

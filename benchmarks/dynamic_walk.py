@@ -4,7 +4,12 @@ centroidal trajectory and its walking IK, timed, then executed by the whole-body
 the simulator. Prints a Markdown table beside the thesis's 4-step walk (10.8 s of motion, about
 90 s to generate) and the quasi-static motion of the same plan (the plan command's defaults).
 
-    .venv/bin/python benchmarks/dynamic_walk.py [--goals 0.8 1.2] [--reps 3] [--no-execute]
+    .venv/bin/python benchmarks/dynamic_walk.py [--goals 0.8 1.2] [--reps 3] [--no-execute] [--crocoddyl]
+
+``--crocoddyl`` (after ``make venv-crocoddyl``) also solves each walk as whole-body optimal control in
+Crocoddyl (``benchmarks/peers/walk_problem.py``: the same footsteps, durations and swing paths, our
+centre of mass as its target) and prints a second table: its time, iterations and how far its
+motion stays from ours.
 
 Timings are wall-clock on whatever machine runs it (not a test): the median of ``--reps`` runs.
 """
@@ -37,7 +42,9 @@ def main() -> int:
     ap.add_argument("--goals", type=float, nargs="+", default=[0.8], help="walk lengths [m] (default 0.8: 4 steps)")
     ap.add_argument("--reps", type=int, default=3, help="timed repetitions (median)")
     ap.add_argument("--no-execute", action="store_true", help="do not run the walks in the simulator")
+    ap.add_argument("--crocoddyl", action="store_true", help="also solve each walk in Crocoddyl (make venv-crocoddyl)")
     args = ap.parse_args()
+    peer_rows = []
     robot = load_robot("hrp2")
     mass = float(sum(i.mass for i in robot.model.inertias))
     rows = []
@@ -68,6 +75,8 @@ def main() -> int:
             run = (
                 f"{fell}; CoM {1e3 * rms:.1f} mm RMS ({1e3 * worst:.1f} max); torques {100 * r.max_torque_ratio:.0f} %"
             )
+        if args.crocoddyl:
+            peer_rows += _crocoddyl_rows(robot, walk, goal, statistics.median(gen))
         rows.append(
             f"| {goal} | {len(plan.nodes)} / {steps} | {quasi.t[-1]:.1f} | **{walk.motion.duration:.2f}** | "
             f"{statistics.median(opt):.2f} ({c.iterations} it.) | **{statistics.median(gen):.2f}** | "
@@ -85,7 +94,35 @@ def main() -> int:
         f"about {THESIS['generation']:.0f} s; its CoM 'close' to the planned one (F4: within 2 cm RMS)"
     )
     print(f"(mass {mass:.2f} kg; median of {args.reps} runs; {np.__name__} {np.__version__})")
+    if peer_rows:
+        print(
+            "\n| goal [m] | solver | generation [s] | iterations | stop | CoM from ours, RMS / max [mm] "
+            "| swing sole / held sole off target [mm] | torque / effort | friction cone residual [N] |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        print("\n".join(peer_rows))
     return 0
+
+
+def _crocoddyl_rows(robot, walk, goal, ours_seconds) -> list[str]:
+    """The comparison rows of one walk: ours, then Crocoddyl at the example's weights and at 100 times
+    its tracking weights (benchmarks/peers/walk_problem.py)."""
+    from benchmarks.peers.walk_problem import com_difference, run_peer, walk_spec
+    from humanoid_execution.dynamic_walk import FEET
+
+    feet = {loc: robot.contact_locations[loc].body for loc in FEET}
+    rows = [f"| {goal} | ours: centroidal (IPOPT) + walking IK | {ours_seconds:.2f} | | | 0 / 0 | 0.001 (IK) | | |"]
+    for tracking in (1.0, 100.0):
+        spec = walk_spec(robot, walk, feet, tracking)
+        r = run_peer(spec)
+        rms, worst = com_difference(spec, r)
+        rows.append(
+            f"| {goal} | Crocoddyl BoxFDDP, tracking x{tracking:g} | {r['seconds']:.2f} | {r['iterations']} "
+            f"| {r['stop']:.1e} | {1e3 * rms:.1f} / {1e3 * worst:.1f} "
+            f"| {1e3 * r['swing_error']:.1f} / {1e3 * r['held_error']:.1f} | {r['torque_ratio']:.2f} "
+            f"| {r['cone_residual']:.3f} |"
+        )
+    return rows
 
 
 if __name__ == "__main__":
