@@ -25,6 +25,7 @@ from humanoid_sim.collision.batch import ContactBatch
 from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_broad, _placements, _polytope_vertices
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
 from humanoid_sim.collision.hull_plane import hull_plane_patches
+from humanoid_sim.collision.joint_frames import oMi_view
 from humanoid_sim.collision.mesh import MeshPatches
 from humanoid_sim.collision.narrow_phase import PATCH_MAX_POINTS, PATCH_TOLERANCE, NarrowPhase, _assemble
 from humanoid_sim.collision.separation import SeparationBounds
@@ -76,6 +77,7 @@ class CollisionDetector:
         self._geom_joints = np.unique(self.joint).tolist()  # joints that carry geometry
         # joint placements buffer of `joint_placements`: a row per joint up to the last with geometry
         self._H = np.tile(np.eye(4), (int(self.joint.max(initial=0)) + 1, 1, 1))
+        self._oMi = (None, None)  # (the Data last read, `joint_frames.oMi_view` of it or None)
         self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
         self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
         self.rad = np.array([g.radius for g in mobile])
@@ -166,12 +168,21 @@ class CollisionDetector:
     def joint_placements(self, data):
         """World rotations (k, 3, 3) and positions (k, 3) [m] of the joints 0..k−1 (k − 1: the
         last joint with geometry), from ``data.oMi`` (after forward kinematics): the input of
-        `detect`. Only the joints that carry geometry are filled (the other rows are stale); the
-        arrays are views of one buffer that the next call rewrites."""
-        oMi = data.oMi.tolist()  # one conversion: indexing the StdVec per joint is slower
+        `detect`. Read through `joint_frames.oMi_view` (else only the joints that carry geometry
+        are filled, the other rows stale); the arrays are views of one buffer that the next call rewrites."""
         H = self._H
-        for j in self._geom_joints:
-            H[j] = oMi[j].homogeneous
+        read, view = self._oMi
+        if read is not data:  # a Data not seen last call: its view (kept with a reference to it)
+            view = oMi_view(data)
+            self._oMi = (data, view)
+        if view is not None:  # every joint up to the last with geometry: two strided copies
+            k = H.shape[0]
+            H[:, :3, :3] = view[0][:k]
+            H[:, :3, 3] = view[1][:k]
+        else:
+            oMi = data.oMi.tolist()  # one conversion: indexing the StdVec per joint is slower
+            for j in self._geom_joints:
+                H[j] = oMi[j].homogeneous
         return H[:, :3, :3], H[:, :3, 3]
 
     def placements(self, oMi_R, oMi_p):
