@@ -212,11 +212,8 @@ class CollisionDetector:
         if self.static_blocked is not None and ms.shape[1]:  # collision filtering (None by default)
             ms = ms[:, ~self.static_blocked[ms[0], ms[1]]]
         separation = self.separation
-        if separation is not None:
-            separation.advance(R, p)
-            if mpairs.shape[0]:
-                margins = self.margin if still else np.maximum(self.margin, sweep[mpairs[:, 0]] + sweep[mpairs[:, 1]])
-                mpairs = mpairs[separation.to_test(mpairs, margins)]
+        if separation is not None:  # advance the bounds, keep the pairs they do not rule out
+            mpairs = separation.advance_select(R, p, mpairs, self.margin, sweep)
         # hulls and boxes on half-spaces: their patches in one compiled call (`hull_plane`); ms
         # keeps the pairs for coal
         pts, I, F, N, ms = hull_plane_patches(
