@@ -13,14 +13,16 @@ from numba import njit
 
 from ._active_set import STICK_ROUNDS, has_sliding, newton_step, stick_step
 from ._local import local_matrix, local_update
-from ._residuals import cheap_residuals, natural_map, proj_cone, true_residuals
-from .base import SolverResult, SolverSettings, residuals
+from ._residuals import cheap_residuals, natural_map, proj_cone, true_residuals, velocity_residuals
+from .base import SolverResult, SolverSettings, residual_dict
 
 STICK_EVERY = 4  # active-set step after sweeps 1 and 2, then after every sweep that follows
 # an accepted step, else every 4th sweep (our choice, measured)
 NEWTON_STEP_MAX_ROWS = 96  # newton_step (dense least squares, O(n³)) only up to 32 contacts (ours:
 # 198 rows took 0.3 s per step at 66 contacts on the 2-core VM, measured)
 TIME_BUDGET_CHUNK = 4  # [sweeps] a time budget is checked between chunks of this many sweeps (ours)
+SLIDE_TOL = 1e-6  # [m/s] `base.residuals`'s default sliding threshold, for the returned residuals
+_DEFAULTS = SolverSettings()  # settings=None (read only: built once, not per solve)
 
 
 @njit(cache=True)
@@ -198,7 +200,7 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
     enables the active-set steps. The iteration budget runs inside numba; a time budget runs the
     kernel in chunks of TIME_BUDGET_CHUNK sweeps and stops at the deadline, keeping the best
     iterate."""
-    s = settings or SolverSettings()
+    s = settings or _DEFAULTS
     t0 = time.perf_counter()
     n = problem.v_free.shape[0]
     f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
@@ -220,9 +222,11 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
                 break
     # v = W f + v_free by the compiled kernel, not BLAS: OpenBLAS runs a product of 96 × 96 and
     # more on two threads (its size threshold), which costs more than it saves on a busy machine
+    # (with `base.residuals`'s kernel at that v, in the same compiled call)
     v = np.empty(n)
-    true_residuals(problem.W_eff, problem.v_free, problem.mu, f, v)
-    res = residuals(problem, f, v)
+    o = np.empty(7)
+    velocity_residuals(problem.W_eff, problem.v_free, problem.mu, f, v, SLIDE_TOL, o)
+    res = residual_dict(o)
     res["relative_change"] = float(stats[5])
     return SolverResult(
         f,

@@ -110,3 +110,11 @@ def residual_kernel(W, mu, f, v, slide_tol, out):
     out[0], out[1], out[2], out[3], out[4] = comp, pen, cone, dis, slip
     out[5] = natural_map(W, mu, f, v)
     out[6] = nsl
+
+
+@njit(cache=True)
+def velocity_residuals(W, vfree, mu, f, v, slide_tol, out):
+    """v ← W f + v_free (`true_residuals`), then out = `residual_kernel` at (f, v): one compiled
+    call for a solver's returned iterate."""
+    true_residuals(W, vfree, mu, f, v)
+    residual_kernel(W, mu, f, v, slide_tol, out)

@@ -30,10 +30,10 @@ import numpy as np
 from humanoid_model.exceptions import SolverError
 from humanoid_model.validation import message
 
-from ._conditioning import scan_problem, singular_block_compliance
+from ._conditioning import scan_problem, singular_block_compliance, with_compliance
 from ._residuals import residual_kernel
 
-__all__ = ["ContactProblem", "SolverSettings", "SolverResult", "ContactSolver", "residuals"]
+__all__ = ["ContactProblem", "SolverSettings", "SolverResult", "ContactSolver", "residuals", "residual_dict"]
 
 
 def _per_contact(value, m: int) -> np.ndarray:
@@ -122,7 +122,7 @@ class ContactProblem:
         self = cls.__new__(cls)
         self.W, self.v_free, self.mu = W, v_free, np.ascontiguousarray(mu, dtype=float)
         self.restitution, self.compliance, self.source = None, compliance, source
-        W_eff = W if compliance is None else np.ascontiguousarray(W + np.diag(compliance))
+        W_eff = W if compliance is None else with_compliance(W, compliance)  # = W + np.diag(compliance)
         # compliance only adds to the diagonal: a block singular in W_eff is singular in W
         self.W_eff = _invertible_blocks(W_eff) if singular else W_eff
         return self
@@ -246,12 +246,18 @@ def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> di
     v = np.ascontiguousarray(v, dtype=float).reshape(-1)
     o = np.empty(7)
     residual_kernel(problem.W_eff, problem.mu, f, v, slide_tol, o)
+    return residual_dict(o)
+
+
+def residual_dict(o: np.ndarray) -> dict:
+    """The dict of `residuals` from the kernel's output row o (7,) (`_residuals.residual_kernel`)."""
+    comp, pen, cone, dis, slip, nat, sliding = o.tolist()
     return {
-        "complementarity": float(o[0]),
-        "penetration": float(o[1]),
-        "cone": float(o[2]),
-        "dissipation": float(o[3]),
-        "slip_force": float(o[4]),
-        "natural_map": float(o[5]),
-        "sliding_contacts": int(o[6]),
+        "complementarity": comp,
+        "penetration": pen,
+        "cone": cone,
+        "dissipation": dis,
+        "slip_force": slip,
+        "natural_map": nat,
+        "sliding_contacts": int(sliding),
     }
