@@ -35,6 +35,22 @@ def _block_from_lower(M, c0, n):
     return B
 
 
+@njit(cache=True)
+def _jacobian_with_limits(Jw, masks, F, P, ja, jb, cols, rows):
+    """J of a group whose contacts (`_rel_jac`'s arguments) are followed by joint-limit rows
+    ``rows`` (k, nv_robot) (the robot's columns first in ``cols``): 3 rows per limit, the first
+    its Jacobian row, the two tangential ones zero (as np.vstack of the contacts' J and those
+    rows, one compiled call)."""
+    Jc = _rel_jac(Jw, masks, F, P, ja, jb, cols)
+    m3 = Jc.shape[0]
+    J = np.zeros((m3 + 3 * rows.shape[0], cols.shape[0]))
+    J[:m3] = Jc
+    for i in range(rows.shape[0]):
+        for c in range(rows.shape[1]):
+            J[m3 + 3 * i, c] = rows[i, c]
+    return J
+
+
 @dataclass(slots=True)
 class GroupSystem:
     """The velocity-level problem data of one collision group (k rows = 3 per contact, then 3
@@ -112,7 +128,13 @@ class GroupDelassus:
         single = contacts.single
         for g in contacts.groups:
             ncols = g.cols.shape[0]
-            if single:
+            with_lim = limits is not None and 0 in g.trees
+            if single and with_lim:  # the joint-limit rows (robot tree: its columns first in g.cols) in the kernel
+                idx, nc = slice(None), b.m
+                J = _jacobian_with_limits(
+                    Jw, self.masks, contacts.frames, b.points, contacts.joint_a, contacts.joint_b, g.cols, limits.rows
+                )
+            elif single:
                 idx, nc = slice(None), b.m
                 J = _rel_jac(Jw, self.masks, contacts.frames, b.points, contacts.joint_a, contacts.joint_b, g.cols)
             else:
@@ -131,8 +153,7 @@ class GroupDelassus:
                     if nc
                     else np.zeros((0, ncols))
                 )
-            with_lim = limits is not None and 0 in g.trees
-            if with_lim:  # joint-limit rows (robot tree: its columns come first in g.cols)
+            if with_lim and not single:  # joint-limit rows (robot tree: its columns come first in g.cols)
                 Jl = np.zeros((3 * limits.k, ncols))
                 Jl[0::3, : self.nv_robot] = limits.rows
                 J = np.vstack([J, Jl])

@@ -31,6 +31,7 @@ solve keeps. The speed such a correction can leave is below 2|g|dt (a 20 µm hop
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from humanoid_sim.solvers import ContactProblem
 from humanoid_sim.stages.contacts import BETA
@@ -38,6 +39,26 @@ from humanoid_sim.stages.contacts import BETA
 __all__ = ["solve", "ContactSolve"]
 
 SOURCE = "world step"  # names the problems in solver errors
+
+
+@njit(cache=True)
+def _limit_rows(vfree, nc, mu_c, warm_c, lim_gap, lim_warm):
+    """A group with joint-limit rows after its nc contacts: vfree's limit normal rows += their gap
+    terms (in place), and (μ (nc + k,): the contacts' then 0, the warm start (3 nc + 3 k,): the
+    contacts' forces then each limit's previous force on its normal row, the smallest limit gap
+    term) — the numpy expressions of `ContactSolve.__call__` in one compiled call."""
+    k = lim_gap.shape[0]
+    for i in range(k):
+        vfree[3 * nc + 3 * i] += lim_gap[i]
+    mu = np.zeros(nc + k)
+    mu[:nc] = mu_c
+    wg = np.zeros(3 * (nc + k))
+    for i in range(nc):
+        for r in range(3):
+            wg[3 * i + r] = warm_c[i, r]
+    for i in range(k):
+        wg[3 * nc + 3 * i] = lim_warm[i]
+    return mu, wg, lim_gap.min()
 
 
 class ContactSolve:
@@ -50,6 +71,7 @@ class ContactSolve:
         self.split_speed = float(split_speed)
         self._split_gap = -self.split_speed * self.dt / BETA  # [m] the contact gap whose term is −split_speed
         self.splits = 0  # groups solved twice (split penetration correction) since construction
+        self._compliance: dict = {}  # (nc, k) -> the compliance rows of a group with k limits (read only)
 
     def __call__(self, systems, contacts, warm, limits, limit_warm, dv, stats):
         """Solve every group of a step. contacts: the `humanoid_sim.stages.contacts.StepContacts`;
@@ -78,18 +100,20 @@ class ContactSolve:
                 vfree[0 : 3 * nc : 3] += gap
                 if contacts.min_gap < self._split_gap:  # some contact of the step needs a split
                     deepest = gap.min()
-            wg = warm[0][idx].reshape(-1) if nc else np.zeros(0)
             if s.limits:
                 k = limits.k
-                vfree[3 * nc :: 3] += limits.gap
-                deepest = min(deepest, limits.gap.min())
-                mu = np.concatenate([mu, np.zeros(k)])
-                comp = np.zeros(s.J.shape[0])
-                comp[3 * nc + 1 :: 3] = 1.0  # tangential rows of a limit: no Jacobian, no force
-                comp[3 * nc + 2 :: 3] = 1.0
-                wl = np.zeros(3 * k)
-                wl[0::3] = limit_warm
-                wg = np.concatenate([wg, wl])
+                mu, wg, lim_min = _limit_rows(
+                    vfree, nc, mu, warm[0][idx] if nc else np.zeros((0, 3)), limits.gap, limit_warm
+                )
+                deepest = min(deepest, lim_min)
+                comp = self._compliance.get((nc, k))
+                if comp is None:
+                    comp = np.zeros(s.J.shape[0])
+                    comp[3 * nc + 1 :: 3] = 1.0  # tangential rows of a limit: no Jacobian, no force
+                    comp[3 * nc + 2 :: 3] = 1.0
+                    self._compliance[(nc, k)] = comp
+            else:
+                wg = warm[0][idx].reshape(-1) if nc else np.zeros(0)
             v_position = None
             if deepest < -self.split_speed:  # split: the physical problem without the push-out terms
                 v_position = vfree
@@ -142,7 +166,7 @@ def solve(world, systems, contacts, warm, limits):
     if world.impacts is not None:
         world.impacts(systems, contacts.batch, dv, stats)
     joint_limits = world.limits
-    limit_warm = joint_limits.warm(limits) if limits is not None else None
+    limit_warm = np.array(joint_limits.warm(limits)) if limits is not None else None
     forces, f_limits, iterations, dv_position = world.solve(systems, contacts, warm, limits, limit_warm, dv, stats)
     if limits is not None:
         joint_limits.remember(limits, f_limits)
