@@ -403,7 +403,7 @@ class World:
             tau, damp = actuators(self, q, v)
         with timers.free:
             vf, M = free(self, q, v, tau)
-        if not math.isfinite(vf.sum()):  # NaN/inf in q, v or tau ends here; caught before the contact stages
+        if not math.isfinite(np.add.reduce(vf)):  # = vf.sum(); NaN/inf in q, v or tau ends here, before the contacts
             raise self._non_finite_start(q, v, tau, vf)
         with timers.collision:
             batch, R, p = collision(self, vf)
@@ -416,7 +416,7 @@ class World:
         with timers.integration:
             qnew, vnew = integration(self, q, v, vf, dv, dv_position, cs, damp)
         step_time = perf_counter() - timers.kinematics.t0
-        if not math.isfinite(vnew.sum()):  # q integrates a finite v from a finite q: finite
+        if not math.isfinite(np.add.reduce(vnew)):  # (= vnew.sum()) q integrates a finite v from a finite q: finite
             raise self._non_finite_end(dv, qnew, vnew)
         self.q, self.v = qnew, vnew
         self.q_start, self.v_start = q, v

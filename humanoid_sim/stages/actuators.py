@@ -236,13 +236,15 @@ class PDActuator:
         if self.mode == "torque":
             tau = self.tau_cmd.copy()
             damp = np.zeros_like(tau)
+        elif self.balls is None:  # the whole law (friction and saturation too) in one compiled call
+            return _pd_torque(
+                self.R, self.kp, self.kv, self.implicit_dt, self.q_d, self.v_d, self.tau_ff, q, v,
+                self.mu_v, self.mu_d, self.effort_max,
+            )  # fmt: skip
         else:
             kv = self.kv + self.implicit_dt * self.kp if np.count_nonzero(self.implicit_dt) else self.kv
-            if self.balls is None:
-                tau, damp = _pd_law(self.R, self.kp, kv, self.q_d, self.v_d, self.tau_ff, q, v)
-            else:
-                e, vd = _ball_errors(q, self.q_d, self.v_d, self.dof_q, self.balls)
-                tau, damp = _pd_law(self.R, self.kp, kv, e, vd, self.tau_ff, np.zeros_like(e), v)
+            e, vd = _ball_errors(q, self.q_d, self.v_d, self.dof_q, self.balls)
+            tau, damp = _pd_law(self.R, self.kp, kv, e, vd, self.tau_ff, np.zeros_like(e), v)
         if np.count_nonzero(self.mu_v) or np.count_nonzero(self.mu_d):  # = .any(), 5x faster
             tau += self.mu_v * v + self.mu_d * np.sign(v)
         sat = np.abs(tau) > self.effort_max
@@ -262,6 +264,34 @@ def _pd_law(R, kp, kv, q_d, v_d, tau_ff, q, v):
     for i in range(n):
         tau[i] = R[i] * (kp[i] * (q_d[i] - q[i]) + kv[i] * (v_d[i] - v[i])) + tau_ff[i]
         damp[i] = R[i] * kv[i]
+    return tau, damp
+
+
+@njit(cache=True)
+def _pd_torque(R, kp, kv, implicit_dt, q_d, v_d, tau_ff, q, v, mu_v, mu_d, effort_max):
+    """`PDActuator.torque` of 1-DOF joints in PD mode, element by element with the numpy
+    expressions' arithmetic: the law's velocity gain K_v + implicit_dt K_p when some implicit_dt
+    is nonzero (else K_v), `_pd_law`, plus μ_v q̇ + μ_d sign(q̇) when some friction is nonzero,
+    then the saturation at ±effort_max (saturated joints get no implicit damping)."""
+    n = q.shape[0]
+    implicit = False
+    friction = False
+    for i in range(n):
+        implicit = implicit or implicit_dt[i] != 0.0
+        friction = friction or mu_v[i] != 0.0 or mu_d[i] != 0.0
+    tau = np.empty(n)
+    damp = np.empty(n)
+    for i in range(n):
+        k = kv[i] + implicit_dt[i] * kp[i] if implicit else kv[i]
+        x = R[i] * (kp[i] * (q_d[i] - q[i]) + k * (v_d[i] - v[i])) + tau_ff[i]
+        if friction:
+            x += mu_v[i] * v[i] + mu_d[i] * np.sign(v[i])
+        d = R[i] * k
+        if abs(x) > effort_max[i]:  # np.clip's bound on that side
+            x = effort_max[i] if x > 0.0 else -effort_max[i]
+            d = 0.0
+        tau[i] = x
+        damp[i] = d
     return tau, damp
 
 
