@@ -1,5 +1,6 @@
 """Broad phase of the collision stage: the mobile shapes' world placements and the pairs that may
-be within the activation margin, in numba (one compiled call on the hot path, `_placed_broad`).
+be within the activation margin, in numba (on the hot path inside the detector's one compiled call,
+`humanoid_sim.collision.compiled_step`).
 
 Bounding spheres of the mobile shapes are tested against the environment's half-spaces (with the
 exact support distance for boxes, spheres, cylinders and convex hulls: a hull whose bounding sphere
@@ -115,23 +116,6 @@ def _broad(
                 break
         keep[i] = ok
     return ms[:cnt], ss[:cnt], pairs[keep]
-
-
-@njit(cache=True)
-def _placed_broad(
-    oR, op, joint, PR, Pp, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx,
-    fin_c, fin_r, pairs, sw,
-):  # fmt: skip
-    """`_placements` then `_broad` (one dispatch on the hot path): (R, p, (mobile, static) (2, k)
-    of the mobile–static candidates, mobile pairs)."""
-    R, p = _placements(oR, op, joint, PR, Pp)
-    ms, ss, mp = _broad(
-        p, R, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r,
-        pairs, sw,
-    )  # fmt: skip
-    both = np.empty((2, ms.shape[0]), np.int64)
-    both[0], both[1] = ms, ss
-    return R, p, both, mp
 
 
 def _kind(shape) -> int:

@@ -22,13 +22,13 @@ import numpy as np
 
 from humanoid_model.coal_import import coal
 from humanoid_sim.collision.batch import ContactBatch
-from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placed_broad, _placements, _polytope_vertices
+from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placements, _polytope_vertices
+from humanoid_sim.collision.compiled_step import buffers, detect_compiled
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
-from humanoid_sim.collision.hull_plane import hull_plane_patches
 from humanoid_sim.collision.joint_frames import oMi_view
 from humanoid_sim.collision.mesh import MeshPatches
 from humanoid_sim.collision.narrow_phase import PATCH_MAX_POINTS, PATCH_TOLERANCE, NarrowPhase, _assemble
-from humanoid_sim.collision.separation import SeparationBounds
+from humanoid_sim.collision.separation import SAFETY, SeparationBounds
 
 __all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
 
@@ -127,7 +127,7 @@ class CollisionDetector:
         self.fin_idx = np.array(fin, np.int64)
         self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
         self.fin_r = np.array([static[i].radius for i in fin])
-        # the broad phase's arrays in the order `_broad` / `_placed_broad` take them (fixed for
+        # the broad phase's arrays in the order `_broad` / `detect_compiled` take them (fixed for
         # the detector's life): one tuple for both compiled calls
         self._broad_args = (
             self.margin,
@@ -147,12 +147,20 @@ class CollisionDetector:
             self.mobile_pairs,
         )
         self._still = np.zeros(len(mobile))  # no sweep: every pair within ``margin`` (`detect`)
+        # `detect`'s stand-ins for the separation bounds' arrays when there are none
+        self._R0, self._p0, self._b0, self._m0 = np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros((0, 0)), np.zeros(0)
         self.static_tf = [coal.Transform3s(s.R, s.p) for s in static]
         self.narrow = NarrowPhase(self.margin, self.patch_points)  # coal's queries, patch points
         self.meshes = MeshPatches(static, self.static_tf, self.narrow, self.margin)  # static triangle meshes
         # mobile pairs found apart, skipped while provably beyond their margin (`separation`; None: every
         # pair the broad phase keeps goes to the narrow phase)
         self.separation = SeparationBounds(self.rad)
+        # the output buffers of the compiled part of `detect` (`compiled_step`), sized by the most
+        # candidates, mobile pairs and patch points a step can have
+        n_fixed = len(static)
+        n_points = int(self._plane.sum()) * sum(min(len(v), PATCH_MAX_POINTS) for v in polys)
+        self._out = buffers(len(mobile), len(mobile) * n_fixed, self.mobile_pairs.shape[0], n_points)
+        self._blocked = np.zeros((len(mobile), n_fixed), bool) if self.static_blocked is None else self.static_blocked
         self.mat_mu_default = default_friction
         self.mat_e_default = default_restitution
         # pair materials, fixed for the detector's life (nested lists: cheap per-pair lookups)
@@ -204,27 +212,29 @@ class CollisionDetector:
         the distance [m] each mobile shape can travel this step (`humanoid_sim.stages.impacts.SweptMargins`,
         speculative contacts): a mobile–static pair is then active within max(margin, sweep), a
         mobile pair within max(margin, sum of both sweeps)."""
-        # = placements() then broad_phase(), one compiled call
+        # one compiled call (`compiled_step`): placements() then broad_phase(), the collision filter
+        # (static_blocked, None by default), the separation bounds (advanced; the pairs they do not
+        # rule out kept), the patches of hulls and boxes on half-spaces (`hull_plane`: ms keeps the
+        # pairs for coal), and the batch when those patches are all the contacts
         still = sweep is None
-        R, p, ms, mpairs = _placed_broad(
-            oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep
-        )
-        if self.static_blocked is not None and ms.shape[1]:  # collision filtering (None by default)
-            ms = ms[:, ~self.static_blocked[ms[0], ms[1]]]
         separation = self.separation
-        if separation is not None:  # advance the bounds, keep the pairs they do not rule out
-            mpairs = separation.advance_select(R, p, mpairs, self.margin, sweep)
-        # hulls and boxes on half-spaces: their patches in one compiled call (`hull_plane`); ms
-        # keeps the pairs for coal
-        pts, I, F, N, ms = hull_plane_patches(
-            ms, self._polytope, self._plane, self.margin, self._still if still else sweep, R, p,
-            self.hull_v, self.hull_start, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
-            PATCH_TOLERANCE, PATCH_MAX_POINTS,
+        sep = (self._R0, self._p0, self.rad, self._b0, self._m0, False) if separation is None else (
+            separation._R, separation._p, separation.radius, separation.bound, separation._moved, separation._known
         )  # fmt: skip
-        if ms.shape[1] == 0 and mpairs.shape[0] == 0 and not self.patch_points:  # the patches alone
-            if I.shape[0] == 0:
-                return ContactBatch.empty()
-            return self._batch(pts, pts, I, F, N, R, p)
+        out = self._out
+        done, nr, nq, npts, nI, I3, BS, PT, NN, F3 = detect_compiled(
+            oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep,
+            self._blocked, self.static_blocked is not None, *sep, separation is not None, still, SAFETY,
+            self._polytope, self._plane, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
+            PATCH_TOLERANCE, PATCH_MAX_POINTS, not self.patch_points,
+            self.rr, self.sR, self.sp, self.skind, self.shalf, self.srr, *out,
+        )  # fmt: skip
+        if done:  # the patches alone
+            return ContactBatch(I3[0], I3[1], BS, PT, NN, F3[0], F3[1], F3[2], I3[2])
+        R, p, ms, mpairs = out[0], out[1], out[2][:, :nr], out[3][:nq]
+        pts, I, F, N = out[4][:npts], out[5][:nI], out[6][:nI], out[7][:nI]
+        if nr == 0 and nq == 0 and not self.patch_points:  # no patch either
+            return ContactBatch.empty()
         mobile, static = self.mobile, self.static
         Tr = coal.Transform3s
         # the surviving pairs, mobile–static then mobile–mobile, as one list for one narrow-phase

@@ -50,16 +50,6 @@ class SeparationBounds:
         (a float for all) and so need the narrow phase."""
         return self.bound[pairs[:, 0], pairs[:, 1]] <= np.asarray(margins) + SAFETY
 
-    def advance_select(self, R, p, pairs, margin: float, sweep) -> np.ndarray:
-        """`advance` to (R, p), then the rows of ``pairs`` (k, 2) that `to_test` keeps, with each
-        pair's margin max(``margin``, sweep[a] + sweep[b]) (``sweep`` None: ``margin``): one compiled
-        call, a new array."""
-        still = sweep is None
-        return _advance_select(
-            R, p, self._R, self._p, self.radius, self.bound, self._moved, self._known,
-            pairs, margin, self.radius if still else sweep, still, SAFETY,
-        )  # fmt: skip
-
     def record(self, a: int, b: int, distance_bound: float) -> None:
         """The narrow phase found shapes a and b apart, at least ``distance_bound`` [m] (at the placements of
         the last `advance`). A bound above |p_a − p_b| + r_a + r_b, which no two shapes within their bounding
@@ -98,7 +88,8 @@ def _advance(R, p, R0, p0, radius, bound, moved, lower):
 
 @njit(cache=True)
 def _advance_select(R, p, R0, p0, radius, bound, moved, lower, pairs, margin, sweep, still, safety):
-    """`_advance`, then the rows of ``pairs`` whose bound is at most the pair's margin plus ``safety``:
+    """`_advance`, then the rows of ``pairs`` whose bound is at most the pair's margin plus ``safety``
+    (the detector's compiled step, `humanoid_sim.collision.compiled_step`):
     ``margin``, or with ``still`` False max(margin, sweep[a] + sweep[b]) (the arithmetic of
     `SeparationBounds.to_test` on the detector's margins)."""
     _advance(R, p, R0, p0, radius, bound, moved, lower)
