@@ -81,8 +81,9 @@ class StepSummary:
 
 
 class StepStats:
-    """Accumulates the statistics of `World.step` (module docstring). The World calls the stage
-    timers, `record_solve`, `record_impact` and `end_step`; readers call `summary` or `drain`."""
+    """Accumulates the statistics of `World.step` (module docstring). The World calls
+    `record_stages` (or the stage timers), `record_solve`, `record_impact` and `end_step`; readers
+    call `summary` or `drain`."""
 
     def __init__(self, stages=STAGES):
         self.stages = tuple(stages)
@@ -116,6 +117,16 @@ class StepStats:
         ``capacity`` of them (the latest ones); None or 0 stops keeping them."""
         self._samples = np.zeros((int(capacity), 1 + len(self.stages))) if capacity else None
         self._n_samples = 0
+
+    def record_stages(self, stamps):
+        """The stage times of one step from ``stamps``: the `perf_counter` reading [s] at the start of
+        each stage, then one at the end of the last (what the stage timers record, without their
+        context-manager calls: `World._step` uses this)."""
+        row, total = self._row, self._total
+        for i in range(len(row)):
+            d = stamps[i + 1] - stamps[i]
+            row[i] = d
+            total[i] += d
 
     def record_solve(self, result):
         """One contact solve (a `SolverResult`): convergence and the residual maxima."""

@@ -392,37 +392,40 @@ class World:
         return self
 
     def _step(self):
-        """One step: the stages in order, each in its `StepStats` timer (module docstring)."""
+        """One step: the stages in order, each timed by a `perf_counter` reading at its start (the
+        free stage's includes its finiteness check), recorded by `StepStats.record_stages`
+        (module docstring)."""
         q, v = self.q, self.v
-        timers = self.step_stats.timers
         if self.wrenches.until:
             self.wrenches.expire(self.t, self.dt)
-        with timers.kinematics:  # the step's wall time starts with this stage (timers.kinematics.t0)
-            kinematics(self, q)
-        with timers.actuators:
-            tau, damp = actuators(self, q, v)
-        with timers.free:
-            vf, M = free(self, q, v, tau)
+        t0 = perf_counter()  # the step's wall time starts with the kinematics stage
+        kinematics(self, q)
+        t1 = perf_counter()
+        tau, damp = actuators(self, q, v)
+        t2 = perf_counter()
+        vf, M = free(self, q, v, tau)
         if not math.isfinite(np.add.reduce(vf)):  # = vf.sum(); NaN/inf in q, v or tau ends here, before the contacts
             raise self._non_finite_start(q, v, tau, vf)
-        with timers.collision:
-            batch, R, p = collision(self, vf)
-        with timers.contacts:
-            cs, warm, lim = contacts(self, batch, R, p, q)
-        with timers.delassus:
-            systems = delassus(self, cs, lim, M, vf)
-        with timers.solve:
-            forces, iterations, dv, dv_position = solve(self, systems, cs, warm, lim)
-        with timers.integration:
-            qnew, vnew = integration(self, q, v, vf, dv, dv_position, cs, damp)
-        step_time = perf_counter() - timers.kinematics.t0
+        t3 = perf_counter()
+        batch, R, p = collision(self, vf)
+        t4 = perf_counter()
+        cs, warm, lim = contacts(self, batch, R, p, q)
+        t5 = perf_counter()
+        systems = delassus(self, cs, lim, M, vf)
+        t6 = perf_counter()
+        forces, iterations, dv, dv_position = solve(self, systems, cs, warm, lim)
+        t7 = perf_counter()
+        qnew, vnew = integration(self, q, v, vf, dv, dv_position, cs, damp)
+        t8 = perf_counter()
         if not math.isfinite(np.add.reduce(vnew)):  # (= vnew.sum()) q integrates a finite v from a finite q: finite
             raise self._non_finite_end(dv, qnew, vnew)
         self.q, self.v = qnew, vnew
         self.q_start, self.v_start = q, v
         self.t += self.dt
         self.steps += 1
-        self.step_stats.end_step(step_time, iterations, cs.min_gap)
+        stats = self.step_stats
+        stats.record_stages((t0, t1, t2, t3, t4, t5, t6, t7, t8))
+        stats.end_step(t8 - t0, iterations, cs.min_gap)
         self.last = StepResult(batch, cs.frames, forces, cs.groups, self.limit_torques, iterations)
 
     def _non_finite_start(self, q, v, tau, vf) -> NonFiniteStateError:
