@@ -27,8 +27,9 @@ _DEFAULTS = SolverSettings()  # settings=None (read only: built once, not per so
 
 @njit(cache=True)
 def gs_solve(
-    mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone, newton_tol, newton_maxit, stats, accel=False
-):
+    mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone, newton_tol, newton_maxit, stats, accel,
+    v_out, res_out,
+):  # fmt: skip
     """Block GS sweeps from f (warm start, modified in place). Returned iterate: the last one
     when converged; when a budget runs out, the last one unless its natural-map residual is
     more than twice the smallest seen, in which case the best one (our rule: deterministic for
@@ -39,7 +40,9 @@ def gs_solve(
     `stick_step` with, then without boundary contacts, then `newton_step`;
     a step is kept only when it lowers the natural-map residual.
     stats (out): [sweeps, converged, comp, pen, cone, rel, newton_iterations_total,
-    accepted sticking-block steps]."""
+    accepted sticking-block steps]; v_out (out, n): W f + v_free at the returned f, and res_out
+    (out, 7): `base.residuals`'s kernel there (`_residuals.velocity_residuals`, sliding threshold
+    SLIDE_TOL)."""
     n = vfree.shape[0]
     m = n // 3
     Winv = np.empty((m, 3, 3))
@@ -192,6 +195,9 @@ def gs_solve(
     stats[5] = brel
     stats[6] = newt
     stats[7] = nacc
+    # v = W f + v_free by the compiled kernel, not BLAS: OpenBLAS runs a product of 96 × 96 and
+    # more on two threads (its size threshold), which costs more than it saves on a busy machine
+    velocity_residuals(W, vfree, mu, f, v_out, SLIDE_TOL, res_out)
 
 
 def run_gs(mode, name, problem, warm_start, settings, accel=False):
@@ -205,29 +211,27 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
     n = problem.v_free.shape[0]
     f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
     stats = np.zeros(8)
+    v = np.empty(n)  # W f + v_free at the returned f, and the residuals there: filled by gs_solve
+    o = np.empty(7)
     args = (problem.W_eff, problem.v_free, problem.mu)
     tols = (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol, s.newton_max_iterations)
     if s.time_budget is None:
-        gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel)
-        sweeps, conv, nacc = int(stats[0]), bool(stats[1]), int(stats[7])
+        gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel, v, o)
+        st = stats.tolist()
+        sweeps, conv, nacc = int(st[0]), bool(st[1]), int(st[7])
     else:
         sweeps, conv, nacc = 0, False, 0
         while sweeps < s.max_iterations:
             k = min(TIME_BUDGET_CHUNK, s.max_iterations - sweeps)
-            gs_solve(mode, *args, f, k, *tols, stats, accel)
+            gs_solve(mode, *args, f, k, *tols, stats, accel, v, o)
             sweeps += int(stats[0])
             nacc += int(stats[7])
             conv = bool(stats[1])
             if conv or time.perf_counter() - t0 > s.time_budget:
                 break
-    # v = W f + v_free by the compiled kernel, not BLAS: OpenBLAS runs a product of 96 × 96 and
-    # more on two threads (its size threshold), which costs more than it saves on a busy machine
-    # (with `base.residuals`'s kernel at that v, in the same compiled call)
-    v = np.empty(n)
-    o = np.empty(7)
-    velocity_residuals(problem.W_eff, problem.v_free, problem.mu, f, v, SLIDE_TOL, o)
+        st = stats.tolist()
     res = residual_dict(o)
-    res["relative_change"] = float(stats[5])
+    res["relative_change"] = st[5]
     return SolverResult(
         f,
         v,
@@ -236,5 +240,5 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
         conv,
         time.perf_counter() - t0,
         name,
-        {"newton_iterations": int(stats[6]), "stick_steps": nacc},
+        {"newton_iterations": int(st[6]), "stick_steps": nacc},
     )

@@ -351,7 +351,10 @@ class StepContacts:
     def add_tree_group(self, tree: int, cols):
         """Give ``tree`` a group of its own when no contact put it in one (the robot's
         joint-limit rows need one); then recompute ``single``."""
-        if not any(tree in g.trees for g in self.groups):
+        for g in self.groups:  # (a loop: any() of a generator costs more for one or two groups)
+            if tree in g.trees:
+                break
+        else:
             self.groups.append(Group(np.zeros(0, np.int64), [tree], cols))
         self.single = len(self.groups) == 1 and self.groups[0].contacts.shape[0] == self.batch.m
 
