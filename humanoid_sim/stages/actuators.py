@@ -498,7 +498,17 @@ class Actuation:
 
     def applied(self, damp, v, v_next):
         """The torque applied over the step (n,) [N·m]: explicit part minus K_v (q̇ᵗ⁺¹ − q̇ᵗ)."""
-        return self.tau_explicit - damp * (v_next[self._v] - v[self._v])
+        return _applied(self.tau_explicit, damp, v_next, v, self._v.start)
+
+
+@njit(cache=True)
+def _applied(tau, damp, v_next, v, start):
+    """tau − damp (v_next − v) over the actuated velocities from ``start`` (contiguous), element by
+    element as the numpy expression: a new array."""
+    out = np.empty(tau.shape[0])
+    for i in range(tau.shape[0]):
+        out[i] = tau[i] - damp[i] * (v_next[start + i] - v[start + i])
+    return out
 
 
 def actuators(world, q, v):

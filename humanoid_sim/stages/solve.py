@@ -42,6 +42,22 @@ SOURCE = "world step"  # names the problems in solver errors
 
 
 @njit(cache=True)
+def _add_gap_terms(vfree, gap, deep):
+    """vfree's normal rows += the contacts' gap terms (in place, as vfree[0:3 nc:3] += gap); returns
+    gap.min() when ``deep`` (some contact of the step needs a split), else 0."""
+    for i in range(gap.shape[0]):
+        vfree[3 * i] += gap[i]
+    return gap.min() if deep else 0.0
+
+
+@njit(cache=True)
+def _add_scaled(dv, dt, u):
+    """dv += dt u (in place, as numpy's dv += dt * u: the product rounded, then the sum)."""
+    for i in range(dv.shape[0]):
+        dv[i] += dt * u[i]
+
+
+@njit(cache=True)
 def _limit_rows(vfree, nc, mu_c, warm_c, lim_gap, lim_warm):
     """A group with joint-limit rows after its nc contacts: vfree's limit normal rows += their gap
     terms (in place), and (μ (nc + k,): the contacts' then 0, the warm start (3 nc + 3 k,): the
@@ -96,10 +112,8 @@ class ContactSolve:
             comp = None
             deepest = 0.0  # most negative gap term of the group (a penetration's correction)
             gap = contacts.gap[idx] if nc else np.zeros(0)
-            if nc:
-                vfree[0 : 3 * nc : 3] += gap
-                if contacts.min_gap < self._split_gap:  # some contact of the step needs a split
-                    deepest = gap.min()
+            if nc:  # deepest: only when some contact of the step needs a split
+                deepest = _add_gap_terms(vfree, gap, contacts.min_gap < self._split_gap)
             if s.limits:
                 k = limits.k
                 mu, wg, lim_min = _limit_rows(
@@ -137,7 +151,7 @@ class ContactSolve:
             if s.limits:
                 f_limits = f[3 * nc :: 3]
             if s.group.cols.shape[0] == dv.shape[0]:  # the group spans every column, in order
-                dv += self.dt * (s.X @ f)
+                _add_scaled(dv, self.dt, s.X @ f)  # dv += dt (X f), X f by BLAS as before
             else:
                 dv[s.group.cols] += self.dt * (s.X @ f)
             if v_position is not None:
