@@ -3,8 +3,9 @@ iterations, unconverged solves, impacts, residual maxima and the deepest penetra
 since the last `StepStats.drain()` in bounded memory.
 
     stats = world.step_stats
-    with stats.timers.collision:         # one stage of World.step: a perf_counter pair
+    with stats.timers.collision:         # one stage: a perf_counter pair
         ...
+    stats.record_stages(stamps)          # World.step: every stage from one reading at each start
     summary = stats.drain()              # StepSummary since the last drain, then reset
     world.stats()                        # the same summary as a dict, without resetting
 
