@@ -71,7 +71,7 @@ from humanoid_planner.exceptions import PlanningError
 from .box_hold import THESIS_BOX, THESIS_HAND_HEIGHT, Box
 from .cam import cam_profile
 from .impact import ImpactDesign, design_impact
-from .lift_tasks import LiftTasks
+from .lift_tasks import LiftTasks, outside_limits
 from .sagittal import G, SagittalChain
 
 __all__ = ["BoxLiftSettings", "BoxLiftMotion", "hold_reserve", "impact_posture", "plan_box_lift"]
@@ -120,8 +120,8 @@ class BoxLiftMotion:
     ``theta``, ``theta_d``, ``theta_dd`` (k, 7) the chain's angles [rad] and their rates; ``t_f``,
     ``alpha`` [m] and ``beta`` [rad] of (5.15)–(5.18); ``grasp`` (2,) [m] the hands' point on the box;
     ``box_x``: the box's near face [m]; ``ik_residual``: the largest inverse-kinematics residual [m or
-    rad] over the samples; ``velocity_error`` and ``momentum_error``: the robot's velocity [m/s] and
-    angular momentum [kg m²/s] at the impact sample minus the design's."""
+    rad] over the samples; ``support_zmp`` (k,) [m] and ``support`` (heel, box's far face) [m]: the
+    ZMP of robot and box on the floor and its bounds."""
 
     settings: BoxLiftSettings
     design: ImpactDesign
@@ -136,8 +136,6 @@ class BoxLiftMotion:
     grasp: np.ndarray
     box_x: float
     ik_residual: float
-    velocity_error: float
-    momentum_error: float
     support_zmp: np.ndarray
     support: tuple
 
@@ -164,12 +162,19 @@ def _grasp_point(chain: SagittalChain, s: BoxLiftSettings) -> tuple[np.ndarray, 
     return np.array([box_x + s.box.com_x, s.hand_height]), box_x
 
 
-def impact_posture(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) -> np.ndarray:
-    """The seven angles at the impact (module docstring, step 1); `PlanningError` if the robot cannot
-    take it within its joint limits."""
-    kin = LiftTasks(chain)
+def _foot_centre(chain: SagittalChain) -> np.ndarray:
+    """B: the middle of the sole's heel-to-toe extent, on the floor."""
+    return np.array([0.5 * sum(chain.foot_x), 0.0])
+
+
+def impact_posture(
+    chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings(), tasks: LiftTasks | None = None
+) -> np.ndarray:
+    """The seven angles at the impact (module docstring, step 1); ``tasks``: `LiftTasks` of
+    ``chain`` if already built. `PlanningError` if the robot cannot take it within its joint limits."""
+    kin = tasks or LiftTasks(chain)
     grasp, _ = _grasp_point(chain, s)
-    pivot = np.array([0.5 * sum(chain.foot_x), 0.0])
+    pivot = _foot_centre(chain)
     moved = list(_POSED)
     lo, hi = chain.lower[moved], chain.upper[moved]
     if not chain.lower[_ELBOW] <= s.elbow <= chain.upper[_ELBOW]:
@@ -206,8 +211,8 @@ def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) 
     """The preliminary motion of the dynamic box lift up to the impact (module docstring)."""
     kin = LiftTasks(chain)
     grasp, box_x = _grasp_point(chain, s)
-    impact = impact_posture(chain, s)
-    pivot = np.array([0.5 * sum(chain.foot_x), 0.0])
+    impact = impact_posture(chain, s, kin)
+    pivot = _foot_centre(chain)
     c_r = np.array(kin.task(impact)).ravel()[:2]
     m_o, c_o, i_o = _at_rest(chain, s, grasp)
     design = design_impact(kin.mass, c_r, float(kin.inertia(impact)), m_o, c_o, i_o, pivot, g=G)
@@ -248,41 +253,26 @@ def plan_box_lift(chain: SagittalChain, s: BoxLiftSettings = BoxLiftSettings()) 
     rate = np.column_stack([u[0] * alpha * V, u[1] * alpha * V, beta * V, 0 * t, 0 * t]) / t_f
     acc = np.column_stack([u[0] * alpha * A, u[1] * alpha * A, beta * A, 0 * t, 0 * t]) / t_f**2
 
-    theta = np.zeros((k + 1, chain.n))
-    theta_d, theta_dd = np.zeros_like(theta), np.zeros_like(theta)
-    x = impact.copy()
-    worst = 0.0
-    for i in range(k, -1, -1):  # from the impact back to the start: each solve starts from its neighbour
-        for _ in range(50):
-            r = np.array(kin.task(x)).ravel() - pos[i]
-            if np.max(np.abs(r)) < 1e-12:
-                break
-            J = np.array(kin.jacobian(x))[:, moved]
-            x[moved] -= np.linalg.solve(J, r)
-        worst = max(worst, float(np.max(np.abs(np.array(kin.task(x)).ravel() - pos[i]))))
-        theta[i] = x
-        theta_d[i] = rates(x, rate[i])
-        theta_dd[i] = rates(x, acc[i] - np.array(kin.jdot_v(x, theta_d[i])).ravel())
+    # from the impact back to the start: each sample's solve starts from its neighbour's
+    back = slice(None, None, -1)
+    theta, theta_d, theta_dd, worst = kin.follow(impact, pos[back], rate[back], acc[back], range(5), _MOVED)
+    theta, theta_d, theta_dd = theta[back], theta_d[back], theta_dd[back]
     if not worst < 1e-9:
         raise PlanningError(
             f"box lift: the inverse kinematics cannot follow the preliminary motion's path (residual {worst:.3g}); "
             "try a shorter path"
         )
-    bad = np.flatnonzero(np.any((theta < chain.lower - 1e-9) | (theta > chain.upper + 1e-9), axis=1))
-    if bad.size:
-        j = int(np.argmax(np.any((theta[bad[0]] < chain.lower) | (theta[bad[0]] > chain.upper), axis=0)))
+    bad = outside_limits(chain, theta)
+    if bad is not None:
+        i, j = bad
         raise PlanningError(
             f"box lift: the preliminary motion leaves joint {chain.joints.labels[j]!r}'s limits at t = "
-            f"{t[bad[0]]:.3f} s ({theta[bad[0], j]:.3f} rad); try a shorter path"
+            f"{t[i]:.3f} s ({theta[i, j]:.3f} rad); try a shorter path"
         )
-    jc = np.array(kin.jacobian(theta[-1]))[:2]
-    velocity_error = float(np.max(np.abs(jc @ theta_d[-1] - v_imp * u)))
-    momentum_error = float(kin.momentum(theta[-1], theta_d[-1])) - design.robot_momentum
     zmp = _support_zmp(chain, s, grasp, theta, theta_d, theta_dd)
     support = (chain.foot_x[0], box_x + s.box.depth)
     return BoxLiftMotion(
-        s, design, impact, t_f, alpha, beta, t, theta, theta_d, theta_dd, grasp, box_x, worst,
-        velocity_error, momentum_error, zmp, support,
+        s, design, impact, t_f, alpha, beta, t, theta, theta_d, theta_dd, grasp, box_x, worst, zmp, support,
     )  # fmt: skip
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from humanoid_planner.exceptions import PlanningError
 
 from .box_lift import BoxLiftMotion
-from .lift_tasks import LiftTasks
+from .lift_tasks import LiftTasks, outside_limits
 from .sagittal import CarriedObject, G, SagittalChain
 
 __all__ = ["SWING_DURATION", "BoxSwing", "carrying_chain", "plan_box_swing"]
@@ -108,27 +108,14 @@ def plan_box_swing(
     target = np.column_stack([pos, waist0 + d.lean - th])
     rate = np.column_stack([vel, -thd])
     accel = np.column_stack([acc, -thdd])
-    theta = np.tile(motion.impact, (n + 1, 1))
-    theta_d, theta_dd = np.zeros_like(theta), np.zeros_like(theta)
-    x = motion.impact.copy()
-    worst = 0.0
-    for i in range(n + 1):
-        for _ in range(50):
-            r = np.array(tasks.task(x)).ravel()[:3] - target[i]
-            if np.max(np.abs(r)) < 1e-12:
-                break
-            J = np.array(tasks.jacobian(x))[:3, _LEGS]
-            x[_LEGS] -= np.linalg.solve(J, r)
-        worst = max(worst, float(np.max(np.abs(np.array(tasks.task(x)).ravel()[:3] - target[i]))))
-        J = np.array(tasks.jacobian(x))[:3, _LEGS]
-        theta[i] = x
-        theta_d[i, _LEGS] = np.linalg.solve(J, rate[i])
-        theta_dd[i, _LEGS] = np.linalg.solve(J, accel[i] - np.array(tasks.jdot_v(x, theta_d[i])).ravel()[:3])
+    theta, theta_d, theta_dd, worst = tasks.follow(motion.impact, target, rate, accel, range(3), _LEGS)
     if not worst < 1e-9:
         raise PlanningError(f"box swing: the legs cannot follow the pendulum (residual {worst:.3g})")
-    bad = np.any((theta < chain.lower - 1e-9) | (theta > chain.upper + 1e-9), axis=0)
-    if bad.any():
-        j = int(np.argmax(bad))
-        raise PlanningError(f"box swing: joint {chain.joints.labels[j]!r} leaves its limits during the swing")
+    bad = outside_limits(chain, theta)
+    if bad is not None:
+        raise PlanningError(
+            f"box swing: joint {chain.joints.labels[bad[1]]!r} leaves its limits during the swing, at "
+            f"{t[bad[0]]:.3f} s after the impact"
+        )
     zmp = np.array([float(carrying.f_zmp(*x)) for x in zip(theta, theta_d, theta_dd)])
     return BoxSwing(t, theta, theta_d, theta_dd, th, zmp, worst)

@@ -178,3 +178,17 @@ def test_the_swing_ends_at_rest_with_robot_and_box_over_the_foot_centre_by_pinoc
 def test_an_impossible_swing_says_why(chain, motion, carrying, duration, message):
     with pytest.raises(PlanningError, match=message):
         plan_box_swing(chain, motion, duration, carrying=carrying)
+
+
+def test_the_limits_check_names_the_first_sample_and_its_joint(chain):
+    """`outside_limits` (the box lift's and the swing's joint-limit check): the first sample with a joint
+    past its limit, and that joint; none within 1e-9 rad of the limits."""
+    from humanoid_planner.lifting.lift_tasks import outside_limits
+
+    theta = np.tile(np.clip(np.zeros(chain.n), chain.lower, chain.upper), (5, 1))
+    assert outside_limits(chain, theta) is None
+    theta[1, :] = chain.upper + 5e-10
+    assert outside_limits(chain, theta) is None
+    theta[3, 4] = chain.lower[4] - 0.01  # the shoulder
+    theta[4, 1] = chain.upper[1] + 0.01
+    assert outside_limits(chain, theta) == (3, 4)
