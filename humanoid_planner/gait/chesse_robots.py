@@ -21,7 +21,7 @@ eqs. (III.6)-(III.7), (III.14)-(III.15)), the criterion the weighted squared tor
   F_O5y, F_O5x at the cut (bilateral: no bound), the closure O5' -> (L, 0).
 
 The reported energy is J_e = integral of sum |tau_j phi_j'| dt over the motors (Chessé 2002,
-§II.3.2), the ground or base reaction at the root pivot that of eqs. (III.17)-(III.18).
+§II.3.3, the formula of §III.2.5), the ground or base reaction at the root pivot that of eqs. (III.17)-(III.18).
 """
 
 from __future__ import annotations
@@ -39,7 +39,17 @@ from humanoid_planner.exceptions import PlanningError
 
 from .boundary import rabbit_ds_boundary_state
 from .cost import Weights
-from .direct import Phase, PhaseSolution, contact_forces, joint_power, range_rows, solve_direct, wrapped_angles
+from .direct import (
+    Phase,
+    PhaseSolution,
+    build_phase_nlp,
+    contact_forces,
+    ipopt_options,
+    joint_power,
+    range_rows,
+    solve_direct,
+    wrapped_angles,
+)
 from .model import PlanarBody, PlanarTree
 from .params import G, SagittalSegment
 from .phase_sequence import phase_entry
@@ -69,6 +79,12 @@ FIVE_BAR_AMPLITUDE = {"small": 0.1, "large": 0.3}  # [m] half the load's travel 
 # the five-bar 42 x 10 ms
 DEFAULT_N = {"ds": 21, "ss": 42, "transfer": 42}
 CLOSURE_GAMMA = 2.0e4  # [1/m^2] closure scaling: BIP's (cost.Weights.gamma10), not re-chosen
+# ChainProblem.minimum_energy (a measurement, not the thesis's criterion): the weight of the squared
+# torques beside J_e (chosen: only regularises the arcs where a motor does no work; 1e-2, 1e-3 and
+# 1e-4 give RABBIT's SS minimum to 0.1 J) and the bound on each component of O5O5' (the thesis's
+# ~0.1 mm at r_d = 150, Chessé 2002, §III.3.1.6)
+ENERGY_REG = 1.0e-4
+ENERGY_CLOSURE_TOL = 1.0e-4  # [m]
 
 
 @dataclass(frozen=True)
@@ -369,6 +385,69 @@ class ChainProblem:
                 progress(f"solving {ph.name} ({ph.duration} s) ...")
             sols.append(self.solve_phase(ph))
         return sols
+
+    def minimum_energy(self, sol: PhaseSolution, reg: float = ENERGY_REG) -> PhaseSolution:
+        """The phase of ``sol`` re-solved for the energy J_e itself, warm-started from ``sol``: how
+        low J_e can go with the phase's boundary states, duration and nodes. Not the thesis's
+        criterion (it minimises squared torques, eq. (III.15)): a measurement (docs/gait.md). J_e
+        in slack form (P_j >= |tau_j phi_j'|, min the trapezoidal integral of sum P_j) plus ``reg``
+        times the penalised criterion; the penalised inequalities (joint ranges and speeds, the
+        swing foot above the ground) become hard (their slacks 0), the closure |O5O5'| a bound of
+        ENERGY_CLOSURE_TOL per component; the torque box, the unilateral root reaction and its
+        cone stay. A local optimum, like every solve here."""
+        ph, w = sol.phase, self.weights
+        tree = self.model.tree(ph.kind)
+        nlp = build_phase_nlp(tree, self.model, ph, w, sol.t, init=sol)
+        n, m, N1, k = tree.n, tree.m, len(sol.t), tree.n_tau
+        bQ, bV, _bA, bU, bS = nlp.blocks
+        nx = nlp.x.shape[0]
+        Q = ca.reshape(nlp.x[bQ : bQ + n * N1], n, N1)
+        P = (ca.DM(tree.S_act) @ ca.reshape(nlp.x[bV : bV + n * N1], n, N1)) * nlp.U[:k, :]
+        Pa = ca.MX.sym("P", k, N1)
+        dt = np.diff(sol.t)
+        wts = np.concatenate([dt, [0.0]]) / 2 + np.concatenate([[0.0], dt]) / 2
+        g, lbg, ubg = [nlp.g, ca.vec(Pa - P), ca.vec(Pa + P)], [nlp.lbg], [nlp.ubg]
+        lbg += [np.zeros(2 * k * N1)]
+        ubg += [np.full(2 * k * N1, np.inf)]
+        if tree.n_f:
+            closure = ca.Function("closure", [tree.q_sym], [tree.point_expr[self.model.cut] - ca.DM(self.model.target)])
+            g.append(ca.vec(closure.map(N1)(Q)))
+            lbg.append(np.full(2 * N1, -ENERGY_CLOSURE_TOL))
+            ubg.append(np.full(2 * N1, ENERGY_CLOSURE_TOL))
+        ubx = nlp.ubx.copy()
+        ubx[bS:] = 0.0
+        x0 = np.clip(nlp.x0, nlp.lbx, ubx)
+        p0 = np.abs(np.array(ca.Function("p", [nlp.x], [P])(x0))).T.ravel()
+        solver = ca.nlpsol(
+            "energy_" + ph.name,
+            "ipopt",
+            {"x": ca.vertcat(nlp.x, ca.vec(Pa)), "f": ca.sum1(Pa) @ ca.DM(wts) + reg * nlp.J, "g": ca.vertcat(*g)},
+            ipopt_options(False, 3000, 1e-6),
+        )
+        res = solver(
+            x0=np.concatenate([x0, p0]),
+            lbx=np.concatenate([nlp.lbx, np.zeros(k * N1)]),
+            ubx=np.concatenate([ubx, np.full(k * N1, np.inf)]),
+            lbg=np.concatenate(lbg),
+            ubg=np.concatenate(ubg),
+        )
+        st = solver.stats()
+        q, v, a, u = nlp.unpack(np.array(res["x"]).ravel()[:nx], n, m)
+        out = PhaseSolution(
+            phase=ph,
+            t=sol.t,
+            q=q,
+            v=v,
+            a=a,
+            u=u,
+            cost=float(res["f"]),
+            solve_time=0.0,
+            iterations=int(st.get("iter_count", -1)),
+            status=str(st.get("return_status")),
+            success=bool(st.get("success")),
+        )
+        out.checks = self.check(out)
+        return out
 
     def check(self, sol: PhaseSolution) -> dict:
         """Energy J_e, closure residual, the reaction at the root pivot (normal, tangential) and,

@@ -450,7 +450,7 @@ def solve_direct(
 
 def joint_power(tree: PlanarTree, sol: PhaseSolution) -> tuple[np.ndarray, float]:
     """The motors' absolute power sum |tau_j phi_j'| at the nodes [W] and its integral, the energy
-    J_e [J] that the thesis reports (Chessé 2002, §II.3.2; phi_j' the joints' relative rates)."""
+    J_e [J] that the thesis reports (Chessé 2002, §II.3.3 and §III.2.5; phi_j' the joints' relative rates)."""
     power = np.sum(np.abs((sol.v @ tree.S_act.T) * sol.u[:, : tree.n_tau]), axis=1)
     return power, float(np.trapezoid(power, sol.t))
 
