@@ -389,7 +389,10 @@ class ChainProblem:
     def minimum_energy(self, sol: PhaseSolution, reg: float = ENERGY_REG) -> PhaseSolution:
         """The phase of ``sol`` re-solved for the energy J_e itself, warm-started from ``sol``: how
         low J_e can go with the phase's boundary states, duration and nodes. Not the thesis's
-        criterion (it minimises squared torques, eq. (III.15)): a measurement (docs/gait.md). J_e
+        criterion (it minimises squared torques, eq. (III.15)): a measurement (docs/gait.md), to be
+        read with ``checks["energy_intervals"]``, as the motors may alternate between no torque and
+        no rate at the nodes (the five-bar's small transfer: 0.0 J at the nodes, 3.1 J by the
+        intervals' work). J_e
         in slack form (P_j >= |tau_j phi_j'|, min the trapezoidal integral of sum P_j) plus ``reg``
         times the penalised criterion; the penalised inequalities (joint ranges and speeds, the
         swing foot above the ground) become hard (their slacks 0), the closure |O5O5'| a bound of
@@ -460,8 +463,13 @@ class ChainProblem:
         residual = (
             [np.linalg.norm(tree.point(cut, q) - np.array(self.model.target)) for q in sol.q] if tree.n_f else [0.0]
         )
+        phi, tau = sol.q @ tree.S_act.T, sol.u[:, : tree.n_tau]
         out = {
             "energy": energy,
+            # the same energy from each interval's work, sum |mean tau x joint increment|: a motion
+            # whose motors alternate between no torque and no rate at the nodes (the least-energy
+            # solves of `minimum_energy`) has a node power near 0 but not this work
+            "energy_intervals": float(np.abs((tau[1:] + tau[:-1]) / 2 * np.diff(phi, axis=0)).sum()),
             "duration": ph.duration,
             "mean_power": energy / ph.duration,
             "cost": sol.cost,

@@ -84,7 +84,7 @@ def test_rabbit_ss_energy_is_within_25_percent_of_18_2_j(rabbit):
 def test_rabbit_least_energy_ss_stays_above_the_thesis_18_2_j(rabbit):
     """RABBIT's phases re-solved for J_e itself (`ChainProblem.minimum_energy`: the same boundary
     states, duration, nodes, joint ranges, swing-foot clearance, torque box and unilateral stance
-    foot): the SS's least energy, measured 61.1 J, stays above the thesis's 18.2 J + 25 %, so under
+    foot): the SS's least energy, measured 61.1 J at the nodes (92.1 J by the intervals' work), stays above the thesis's 18.2 J + 25 %, so under
     our reading of the SS problem no motion the solver finds reaches the thesis's energy (docs/gait.md);
     the DS's, measured 7.5 J, is below its squared-torque optimum's 11.8 J with the closure kept."""
     pb, ds, ss = rabbit
@@ -92,7 +92,8 @@ def test_rabbit_least_energy_ss_stays_above_the_thesis_18_2_j(rabbit):
     assert low_ds.success and low_ss.success
     assert low_ds.checks["energy"] < ds.checks["energy"] and low_ds.checks["closure_residual_max"] <= 0.5e-3
     assert low_ss.checks["energy"] < ss.checks["energy"]
-    assert low_ss.checks["energy"] > 1.25 * 18.2  # measured 61.1 J
+    assert low_ss.checks["energy"] > 1.25 * 18.2  # measured 61.1 J at the nodes
+    assert low_ss.checks["energy_intervals"] > 1.25 * 18.2  # measured 92.1 J by the intervals' work
 
 
 @pytest.mark.spec("003", "A18")
