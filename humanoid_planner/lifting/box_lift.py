@@ -54,7 +54,8 @@ Two measures of the motion before the impact:
   soles (a linear programme). A reserve ≥ 0 at every sample: some sharing keeps the box and the feet
   still; the thesis's simulation shows its hand force inside that set (Fig. 5.21).
 
-The motion after the impact is `box_swing`'s. Not built yet: the lift played in the simulator.
+The motion after the impact is `box_swing`'s; `humanoid_execution.box_lift_playback` plays both in the
+simulator.
 
 Frame: the chain's, x forward from the ankle, z up from the sole.
 """
