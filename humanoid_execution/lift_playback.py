@@ -36,7 +36,7 @@ from humanoid_model.robot import load_robot
 from humanoid_planner.lifting.overhead import NOMINAL, LiftResult
 from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
 
-__all__ = ["LiftPlayback", "carrying", "play_lift"]
+__all__ = ["LiftPlayback", "carrying", "foot_motion", "play_lift"]
 
 SCENE = "flat"
 FALLEN_LIFT = 0.01  # [m] (chosen) a foot raised this much off the floor has lost its support
@@ -74,6 +74,17 @@ class LiftPlayback:
             f"{np.degrees(self.end_error):.2f} deg from the end posture at the end; the object at "
             f"{self.object_height:.3f} m",
         ]
+
+
+def foot_motion(data, feet, start) -> tuple[float, float, float]:
+    """(slide [m], lift [m], tilt [rad]): the largest horizontal move, rise and tilt of the frames
+    ``feet`` from their ``start`` positions (``data`` after ``pin.framesForwardKinematics``)."""
+    slide = lift = tilt = 0.0
+    for f, p0 in zip(feet, start, strict=True):
+        d = data.oMf[f].translation - p0
+        slide, lift = max(slide, float(np.hypot(d[0], d[1]))), max(lift, float(d[2]))
+        tilt = max(tilt, float(np.arccos(np.clip(data.oMf[f].rotation[2, 2], -1.0, 1.0))))
+    return slide, lift, tilt
 
 
 def carrying(robot_name: str, carried: CarriedObject, chain: SagittalChain | None = None):
@@ -142,10 +153,8 @@ def play_lift(
         world.step()
         q = world.q[:nq]
         pin.framesForwardKinematics(model, data, q)
-        for f, p0 in zip(feet, start, strict=True):
-            d = data.oMf[f].translation - p0
-            slide, lift = max(slide, float(np.hypot(d[0], d[1]))), max(lift, float(d[2]))
-            tilt = max(tilt, float(np.arccos(np.clip(data.oMf[f].rotation[2, 2], -1.0, 1.0))))
+        s, li, ti = foot_motion(data, feet, start)
+        slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
         floor = [c for c in world.contact_list() if c["body_b"] not in links]  # not the robot's self-contacts
         fz = sum(c["force"][2] for c in floor)
         if fz > 0:

@@ -17,7 +17,7 @@ the model, the geometry and the stages' objects, holds the state and hands out t
 kinematics      `stages.kinematics`: joint placements and world Jacobians
 actuators       `stages.actuators`: PD / torque / trajectory (`Actuation`, implicit damping),
                 scene and user wrenches (`stages.wrenches`), the haptic coupling, eq. 3.64
-                (`stages.haptics`, while a device is connected)
+                (`stages.haptics`, while a device is connected), the grasps (`stages.grasp`)
 free            `stages.free`: ``pin.crba`` and q̇_free = q̇ + dt M̃⁻¹(τ − b)
 collision       `stages.collision`: the `humanoid_sim.collision` detector -> `ContactBatch`,
                 each shape's margin widened to its travel in the step
@@ -208,6 +208,7 @@ class World:
         self._build_actuators(gains, gravity_compensation, joint_limits, implicit_pd)
         self.wrenches = Wrenches(self.model, scene.wrenches, self.tree_cols)
         self.haptics = None  # `humanoid_sim.stages.haptics.HapticDevice` while one is connected (`connect_haptics`)
+        self.grasps = None  # `humanoid_sim.stages.grasp.Grasps` from the first `grasp` on
         self.contacts = ContactStage(
             self.geom_joint, self.geom_tree, len(self.static), self.tree_cols, merge_groups, dt
         )
@@ -383,6 +384,31 @@ class World:
     def disconnect_haptics(self):
         """Remove the haptic device: the world steps as one that never had one."""
         self.haptics = None
+
+    def grasp(self, link: str, body: str, point=(0, 0, 0), body_point=None, stiffness=1e4, angular_stiffness=0.0):
+        """Hold ``body`` with ``link`` from the next step (`humanoid_sim.stages.grasp`): a spring-damper
+        of ``stiffness`` [N/m] (and ``angular_stiffness`` [N·m/rad], 0: a point grasp) between
+        ``point`` on the link (its frame [m]) and ``body_point`` on the body (its frame [m]; None:
+        where the link's point is now), equal and opposite wrenches on both. Returns its
+        `humanoid_sim.stages.grasp.Grasp` (``wrench``: the force and torque on the body after each
+        step). `CommandError` for an unknown link or body, a bad point or gain, or too stiff a
+        spring for ``dt``."""
+        from humanoid_sim.stages.grasp import Grasps
+
+        grasps = self.grasps if self.grasps is not None else Grasps(self)
+        made = grasps.add(link, body, point, body_point, stiffness, angular_stiffness)
+        self.grasps = grasps
+        return made
+
+    def release(self, link: str | None = None, body: str | None = None):
+        """Let go the grasps of ``link`` (None: every grasp), of ``body`` only if given.
+        `CommandError` if ``link`` holds nothing."""
+        if self.grasps is not None:
+            self.grasps.release(link, body)
+        elif link is not None:
+            from humanoid_sim.stages.grasp import Grasps
+
+            Grasps(self).release(link, body)  # the error
 
     # ------------------------------------------------------------------ step
     def step(self, n: int = 1):

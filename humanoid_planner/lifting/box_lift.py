@@ -54,7 +54,8 @@ Two measures of the motion before the impact:
   soles (a linear programme). A reserve ≥ 0 at every sample: some sharing keeps the box and the feet
   still; the thesis's simulation shows its hand force inside that set (Fig. 5.21).
 
-The motion after the impact is `box_swing`'s. Not built yet: the lift played in the simulator.
+The motion after the impact is `box_swing`'s; `humanoid_execution.box_lift_playback` plays both in the
+simulator.
 
 Frame: the chain's, x forward from the ankle, z up from the sole.
 """
@@ -286,12 +287,21 @@ def _support_zmp(chain, s, grasp, theta, theta_d, theta_dd) -> np.ndarray:
     return out
 
 
-def hold_reserve(chain: SagittalChain, motion: BoxLiftMotion, foot_friction: float = FOOT_FRICTION):
+def hold_reserve(
+    chain: SagittalChain,
+    motion: BoxLiftMotion,
+    foot_friction: float = FOOT_FRICTION,
+    hand_moment: bool = True,
+    feet_margin: bool = False,
+):
     """(k,) the largest least margin [N] of (5.19)–(5.22) over the hands' forces that, with the feet
     within (5.23)–(5.24) and their centre of pressure inside the soles, give the robot the floor's
     and the box's wrench its motion needs, at each sample (module docstring; the tipping margins
     [N·m] divided by the box's depth), and (k, 3) the hands' force (f_hx, f_hz, τ_h) that has it.
-    -inf where no sharing exists even with negative margins (the feet alone cannot)."""
+    -inf where no sharing exists even with negative margins (the feet alone cannot).
+    ``hand_moment`` False: τ_h = 0, the hands hold the box at points (a point grasp). ``feet_margin``:
+    the feet's conditions keep the same margin too (friction [N], centre of pressure [N·m] over the
+    sole's length), so that the sharing loads the feet as well as the box."""
     from scipy.optimize import linprog
 
     s = motion.settings
@@ -315,10 +325,16 @@ def hold_reserve(chain: SagittalChain, motion: BoxLiftMotion, foot_friction: flo
         [0, 0, 0, z_h / d, (d - x_h) / d, -1 / d, 1],  # r <= tau_e2 / d  (5.21)
         [0, 0, 0, 0, 1, 0, 1],  # r <= w - f_hz  (5.22)
     ], dtype=float)  # fmt: skip
+    if feet_margin:
+        A_ub[0:2, 6] = 1.0
+        A_ub[2:4, 6] = [toe - heel, toe - heel]
+        A_ub[2:4] /= toe - heel
     b_ub = np.array([0, 0, 0, 0, box.friction * w, box.friction * w, w * box.com_x / d, w * (d - box.com_x) / d, w])
     # the robot's needed wrench = the feet's + the box's on the hands (-f_h at the grasp point, -tau_h)
     A_eq = np.array([[1, 0, 0, -1, 0, 0, 0], [0, 1, 0, 0, -1, 0, 0], [0, 0, 1, cz, -cx, -1, 0]], dtype=float)
     bounds = [(None, None)] * 7
+    if not hand_moment:
+        bounds[5] = (0.0, 0.0)
     for i in range(k):
         need = np.array(chain.f_reaction(motion.theta[i], motion.theta_d[i], motion.theta_dd[i])).ravel()
         sol = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=need, bounds=bounds, method="highs")

@@ -7,7 +7,8 @@ MuJoCo's ``mj_step``):
 - `kinematics`: joint placements and world Jacobians;
 - `actuators`: the step's generalised forces: the PD / torque / trajectory actuator (`PDActuator`,
   `Actuation`), plus `wrenches` (scene and user wrenches, `PushSchedule`) and `haptics` (a haptic
-  device's coupling, with `admittance` for a compliant robot);
+  device's coupling, with `admittance` for a compliant robot) and `grasp` (bodies held by a
+  spring-damper, `World.grasp`);
 - `free`: the free velocity q̇_free = q̇ + dt M̃⁻¹(τ − b);
 - `collision`: the point contacts (`humanoid_sim.collision`), each shape's margin widened to its
   travel in the step (`impacts.SweptMargins`), plus the FEM soles' contacts;

@@ -516,9 +516,10 @@ def actuators(world, q, v):
     the actuation's implicit damping for `Actuation.applied`, None without a robot). τ is the
     actuator's explicit torque (`Actuation`), plus the scene's and the user's wrenches as Jᵀw
     (`humanoid_sim.stages.wrenches.Wrenches`), plus the haptic coupling's J_eᵀ f_e (eq. 3.64,
-    `humanoid_sim.stages.haptics.HapticDevice`, while one is connected and coupled). Reads
-    ``world.model``, ``world.data`` (after the kinematics stage), ``world.t``,
-    ``world.actuation``, ``world.wrenches``, ``world.masks`` and ``world.haptics``."""
+    `humanoid_sim.stages.haptics.HapticDevice`, while one is connected and coupled), plus the
+    grasps' (`humanoid_sim.stages.grasp.Grasps`). Reads ``world.model``, ``world.data`` (after the
+    kinematics stage), ``world.t``, ``world.actuation``, ``world.wrenches``, ``world.masks``,
+    ``world.haptics`` and ``world.grasps``."""
     model, data, t = world.model, world.data, world.t
     tau = np.zeros(model.nv)
     actuation = world.actuation
@@ -533,4 +534,7 @@ def actuators(world, q, v):
         ext = haptics(data, v)
         if ext is not None:
             tau += ext
+    grasps = world.grasps
+    if grasps is not None and grasps.couplings:  # hands holding bodies (`humanoid_sim.stages.grasp`)
+        tau += grasps(data, v)
     return tau, damp

@@ -17,7 +17,7 @@ def integration(world, q, v, vf, dv, dv_position, contacts, damp):
     stage); contacts: the step's `StepContacts`; damp: the actuation's implicit damping (actuators
     stage). Sets ``world.tau_applied`` (with a robot). Reads ``world.model``, ``world.dt``,
     ``world.flyers``, ``world.momentum``, ``world.tree_cols``, ``world.wrenches``,
-    ``world.haptics``, ``world.t`` and ``world.actuation``."""
+    ``world.haptics``, ``world.grasps``, ``world.t`` and ``world.actuation``."""
     model, dt, flyers = world.model, world.dt, world.flyers
     vnew = vf + dv
     # a split penetration correction moves the positions only (`humanoid_sim.stages.solve`)
@@ -30,6 +30,9 @@ def integration(world, q, v, vf, dv, dv_position, contacts, damp):
         haptics = world.haptics
         if haptics is not None and haptics.active:
             pushed |= haptics.trees
+        grasps = world.grasps
+        if grasps is not None and grasps.couplings:
+            pushed |= grasps.trees
         free = momentum.free_trees(contacts.tree_a, contacts.tree_b, pushed)
         if free:
             vnew = momentum.project(free, q, v, qnew, vnew)

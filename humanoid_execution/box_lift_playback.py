@@ -1,0 +1,322 @@
+"""The dynamic box lift (`humanoid_planner.lifting.box_lift`, `box_swing`) played in the simulator,
+as the thesis played it (Chardonnet 2009, §5.2.1.6: the preliminary motion, the impact and the
+swing, "played in our simulator"; §4.16, F1), without a stabiliser.
+
+The scene is `config/scenes/box_lift.yaml`: HRP-2 on the floor, its ankles above the origin, and the
+thesis's box (4.5 kg, μ_o 0.4, d_o 0.3 m, §5.2.1.6) as a free body on the floor, its near face where
+the plan puts it. The hands hold the box from the start: each hand's grasp point is coupled to the
+box's side by a stiff spring-damper (`humanoid_sim.World.grasp`). The thesis does not describe its
+grasp: this coupling is our model (docs/lifting.md, "The box lift played"). It is a point grasp
+(no moment at the hands, as the least-force analysis of docs/lifting.md assumes) of stiffness
+`GRASP_STIFFNESS`.
+
+The robot starts in the preliminary motion's first posture, its PD actuators stiffened as for the
+overhead lift (`humanoid_control.walking_ik.WALK_GAIN_SCALE`, `lift_playback`). They hold it for
+``settle`` seconds, follow the preliminary motion then the swing, sampled every 5 ms (HRP-2's
+control period, §5.2.3), with the samples' joint velocities, then hold the end posture for
+``after`` seconds. PD alone does not play it (measured, docs/lifting.md); two feedforwards do:
+
+- **the joint torques** (`feedforward`): τ = M a + b − J_hᵀ f_h − J_fᵀ w_f of the planned motion
+  (velocities and accelerations by central differences of the 5 ms samples), with the planned hand
+  force f_h and the feet taking the rest of the base's wrench (least-norm wrenches). Before the
+  impact f_h is `box_lift.hold_reserve`'s point-grasp force with the feet's conditions keeping the
+  same margin as the box's (``feet_margin``: the sharing that loads the feet as well as the box);
+  from the impact on each hand carries half the box, m_o (g − a) at the grasp. The differences run
+  through the impact: its velocity jump enters the accelerations of the samples around it, and the
+  box's jump from rest enters the hands' force (the impact's impulse, spread over 10 ms);
+- **the hands' force control**: each grasp's set-point on the box is offset by the planned force on
+  the box over k, so that the coupling pushes with the planned force where the hand is where planned.
+  The hand–foot sharing is statically indeterminate (`hold_reserve`): without this the robot, its
+  centre of mass past its toes, pivots about them onto the box.
+
+Measured at every step (`BoxLiftPlayback`):
+- the grasps' force and moment on the box (both hands) and its four margins (5.19)–(5.22)
+  (`box_hold.hold_margins`) from the grasp on to the impact: the settle and the preliminary motion;
+- how far the box's centre moves before the impact (it must stay on the floor);
+- the centre of pressure of the floor's forces on the feet and the box, as the distance inside the
+  support (from the heel to the box's far face) before the impact, and of the feet's alone inside the
+  feet (heel to toe) after it (negative: outside);
+- how far each foot slides and lifts [m] and tilts [rad] (`lift_playback.foot_motion`);
+- the box's rise at the end [m] and whether the robot fell (a foot lifted more than
+  `lift_playback.FALLEN_LIFT`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from humanoid_control.walking_ik import WALK_GAIN_SCALE, stiffen
+from humanoid_execution.lift_playback import FALLEN_LIFT, foot_motion
+from humanoid_model.robot import load_robot
+from humanoid_planner.lifting.box_hold import hold_margins
+from humanoid_planner.lifting.box_lift import BoxLiftSettings, hold_reserve, plan_box_lift
+from humanoid_planner.lifting.box_swing import SWING_DURATION, plan_box_swing
+from humanoid_planner.lifting.sagittal import SagittalChain
+
+__all__ = ["GRASP_STIFFNESS", "IMPACT_WINDOW", "BoxLiftPlayback", "feedforward", "play_box_lift"]
+
+SCENE = "box_lift"
+BOX = "box"
+IMPACT_WINDOW = 0.015  # [s] (chosen) the impact's transient, measured apart: the feet rock for 14 ms after it
+GRASP_STIFFNESS = 5e4  # [N/m] per hand (chosen: the largest planned force, 413 N on two hands, stretches it 4 mm;
+#   2e4 and 1e5 measure the same, docs/lifting.md)
+
+
+@dataclass
+class BoxLiftPlayback:
+    """What a played box lift measured (module docstring). ``t_impact``: the impact's time from the
+    motion's start [s]; ``force`` (k, 3): the grasps' (f_x, f_z, τ) on the box at each step from the
+    grasp to the impact [N, N·m] (τ positive from x to z, `box_hold`), ``margins`` (k, 4) theirs;
+    ``box_moved``: the box centre's largest distance from its start before the impact [m];
+    ``cop_before``, ``cop_impact`` (within `IMPACT_WINDOW` after the impact), ``cop_after`` (after
+    that): the least CoP margin [m]; ``unloaded``: the steps after the impact with no force on the
+    feet; ``trace`` (steps, 5): time from the motion's start [s], the feet's slide and lift so far
+    [m], the step's CoP margin [m] (nan: none), the box's height [m]; ``slide``, ``lift`` [m], ``tilt`` [rad]:
+    the feet's largest; ``box_rise``: the box centre's height gain at the end [m]."""
+
+    t_impact: float
+    duration: float
+    force: np.ndarray
+    margins: np.ndarray
+    box_moved: float
+    cop_before: float
+    cop_impact: float
+    unloaded: int
+    cop_after: float
+    slide: float
+    lift: float
+    tilt: float
+    box_rise: float
+    fallen: bool
+    trace: np.ndarray
+
+    def lines(self) -> list[str]:
+        worst = self.margins.min(axis=0)
+        return [
+            f"{'FELL' if self.fallen else 'stood'}: {self.duration:.2f} s simulated, impact at {self.t_impact:.3f} s",
+            "hand force on the box before the impact: down up to "
+            f"{-self.force[:, 1].min():.0f} N, |f_x| up to {np.abs(self.force[:, 0]).max():.0f} N; least margins "
+            f"slip {worst[0]:.1f} N, tip back {worst[1]:.2f} N m, tip forward {worst[2]:.2f} N m, "
+            f"lift-off {worst[3]:.1f} N",
+            f"box moved {1000 * self.box_moved:.2f} mm before the impact; rose {100 * self.box_rise:.1f} cm at the end",
+            f"CoP margin: {1000 * self.cop_before:.0f} mm (feet and box, before), "
+            f"{1000 * self.cop_impact:.1f} mm (feet, {1000 * IMPACT_WINDOW:.0f} ms after the impact; "
+            f"{self.unloaded} steps without a foot force), {1000 * self.cop_after:.0f} mm (feet, after that)",
+            f"feet: slide {1000 * self.slide:.2f} mm, lift {1000 * self.lift:.2f} mm, "
+            f"tilt {np.degrees(self.tilt):.2f} deg",
+        ]
+
+
+def _cop_margin(contacts, bodies, lo, hi) -> float | None:
+    """The least distance [m] of the x of the centre of pressure of ``contacts`` on ``bodies`` inside
+    [lo, hi] (None without a normal force)."""
+    sel = [c for c in contacts if c["body_a"] in bodies]
+    fz = sum(c["force"][2] for c in sel)
+    if fz <= 0:
+        return None
+    x = sum(c["point"][0] * c["force"][2] for c in sel) / fz
+    return min(x - lo, hi - x)
+
+
+def _finite_rates(model, qs, h):
+    """(v, a) (k, nv) of the configurations ``qs`` (k, nq) sampled every ``h`` [s] (central
+    differences on the configuration space, one-sided at the ends)."""
+    k = len(qs)
+    v = np.zeros((k, model.nv))
+    for i in range(k):
+        lo, hi = max(i - 1, 0), min(i + 1, k - 1)
+        v[i] = pin.difference(model, qs[lo], qs[hi]) / ((hi - lo) * h)
+    a = np.gradient(v, h, axis=0)
+    return v, a
+
+
+def _point_jacobian(model, data, q, frame, point):
+    """(3, nv) world Jacobian of ``point`` (frame coordinates [m]) of ``frame``."""
+    J = pin.computeFrameJacobian(model, data, q, frame, pin.LOCAL_WORLD_ALIGNED)
+    r = data.oMf[frame].rotation @ np.asarray(point, float)
+    return J[:3] - pin.skew(r) @ J[3:]
+
+
+def feedforward(model, qs, v, a, hands, hand_forces, feet) -> np.ndarray:
+    """(k, nv − 6) the joint torques of the motion (qs, v, a) with ``hand_forces`` (k, 3) the force
+    on the robot at each of ``hands`` ((frame, point) pairs; the same force on each) and the feet
+    (frames) taking the rest of the wrench the base needs (least-norm wrenches):
+    τ = (M a + b − J_hᵀ f_h − J_fᵀ w_f) below the base's six rows."""
+    data = model.createData()
+    out = np.zeros((len(qs), model.nv - 6))
+    for i, (q, vi, ai) in enumerate(zip(qs, v, a, strict=True)):
+        tau = pin.rnea(model, data, q, vi, ai).copy()
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        for frame, point in hands:
+            tau -= _point_jacobian(model, data, q, frame, point).T @ hand_forces[i]
+        Jf = np.vstack([pin.getFrameJacobian(model, data, f, pin.LOCAL_WORLD_ALIGNED) for f in feet])
+        w = np.linalg.lstsq(Jf[:, :6].T, tau[:6], rcond=None)[0]
+        out[i] = (tau - Jf.T @ w)[6:]
+    return out
+
+
+def play_box_lift(
+    settings: BoxLiftSettings | None = None,
+    swing: float = SWING_DURATION,
+    robot_name: str = "hrp2",
+    settle: float = 0.5,
+    after: float = 1.0,
+    stiffness: float = GRASP_STIFFNESS,
+    gain_scale: float = WALK_GAIN_SCALE,
+    feed_forward: bool = True,
+    force_control: bool = True,
+    velocities: bool = True,
+    impulse: bool = True,
+) -> BoxLiftPlayback:
+    """Plan the box lift (`plan_box_lift`, `plan_box_swing`), play it in the simulator and measure
+    it (module docstring). ``feed_forward``, ``force_control``, ``velocities``, ``impulse``: the
+    joint torques, the hands' force control, the samples' velocities and the impact's impulse
+    (module docstring), each on by default; off, they measure what each does."""
+    from humanoid_sim.stages.actuators import JointTrajectory
+    from humanoid_sim.world import World
+
+    settings = settings or BoxLiftSettings()
+    robot = load_robot(robot_name)
+    chain = SagittalChain(robot)
+    motion = plan_box_lift(chain, settings)
+    after_impact = plan_box_swing(chain, motion, swing)
+    t_imp = float(motion.t[-1])
+    t = np.concatenate([motion.t, t_imp + after_impact.t[1:]])
+    theta = np.vstack([motion.theta, after_impact.theta[1:]])
+    box = settings.box
+    overrides = {"box.mass": box.mass, "box.friction": box.friction, "box.depth": box.depth}
+    overrides |= {"box.height": 2.0 * settings.hand_height, "box.near": motion.box_x}
+    world = World.from_scene(SCENE, robot=robot, overrides=overrides)
+    model = robot.model
+    nq = model.nq
+    q0 = chain.configuration(theta[0])
+    world.q[:nq], world.q_start[:nq] = q0, q0
+    world.v[:], world.v_start[:] = 0.0, 0.0
+    stiffen(world.actuator, gain_scale)
+    world.actuator.set_position(q0[7:])
+    full = np.array([chain.configuration(th) for th in theta])
+    Q = full[:, 7:]
+    h = settings.sample
+    n_pre = len(motion.t)
+    _reserve, planned = hold_reserve(chain, motion, hand_moment=False, feet_margin=True)  # (f_hx, f_hz, 0) on the box
+    if impulse:  # one pass through the impact: its velocity jump spread over the samples around it
+        v, acc = _finite_rates(model, full, h)
+    else:  # each phase apart: no jump
+        pre, post = _finite_rates(model, full[:n_pre], h), _finite_rates(model, full[n_pre - 1 :], h)
+        v, acc = np.vstack([pre[0], post[0][1:]]), np.vstack([pre[1], post[1][1:]])
+    hand_locs = [robot.contact_locations[n] for n in chain.joints.hand]
+    hands = [(model.getFrameId(loc.body), np.asarray(loc.point, float)) for loc in hand_locs]
+    feet = [model.getFrameId(robot.contact_locations[n].body) for n in chain.joints.sole]
+    on_robot = np.zeros((len(t), 3))
+    on_robot[:n_pre, [0, 2]] = -0.5 * planned[:, :2]
+    # from the impact on each hand carries half the box: m_o (g − a) at the grasp, the box a point mass
+    # at rest up to the impact (with ``impulse`` its velocity jump is in a: central differences)
+    data = model.createData()
+    v_box = np.zeros((len(t), 3))
+    frame, point = hands[0]
+    for i in range(n_pre if impulse else n_pre - 1, len(t)):
+        pin.forwardKinematics(model, data, full[i], v[i])
+        pin.updateFramePlacements(model, data)
+        vf = pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
+        v_box[i] = vf.linear + np.cross(vf.angular, data.oMf[frame].rotation @ point)
+    a_box = np.gradient(v_box if impulse else v_box[n_pre - 1 :], h, axis=0)
+    a_box = a_box[n_pre - 1 :] if impulse else a_box
+    gravity = np.array([0.0, 0.0, -9.81])
+    on_robot[n_pre - 1 :] = 0.5 * box.mass * (gravity - a_box)
+    tau_ff = feedforward(model, full, v, acc, hands, on_robot, feet) if feed_forward else np.zeros_like(Q)
+    grasps, rest = [], []
+    pin.framesForwardKinematics(model, data, q0)
+    box_pose = world.body_state(BOX)
+    qx, qy, qz, qw = box_pose.quaternion
+    R0 = pin.Quaternion(qw, qx, qy, qz).toRotationMatrix()
+    for loc, (frame, point) in zip(hand_locs, hands, strict=True):
+        rest.append(R0.T @ (data.oMf[frame].act(point) - np.asarray(box_pose.position)))
+        grasps.append(world.grasp(loc.body, BOX, point=point, body_point=rest[-1], stiffness=stiffness))
+    # the hands' force control: each grasp's set-point on the box is offset by the planned force on
+    # the box over k, so that k (x_a − x_b) is that force where the hand is where planned
+    offset = (-on_robot / stiffness) @ R0 if force_control else np.zeros_like(on_robot)
+
+    def hold(i):
+        for g, r in zip(grasps, rest, strict=True):
+            g.point_b = r - offset[i]
+
+    sole_links = {model.frames[f].name for f in feet}
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q0)
+    start = [data.oMf[f].translation.copy() for f in feet]
+    box_q = world.body_joint[BOX]
+    box_at = world.model.joints[box_q].idx_q
+    box0 = world.q[box_at : box_at + 3].copy()
+    heel, toe = chain.foot_x
+    far = motion.box_x + box.depth
+    x_h, z_h = float(motion.grasp[0] - motion.box_x), float(motion.grasp[1])
+    slide = lift = tilt = moved = 0.0
+    cop_before = cop_impact = cop_after = np.inf
+    unloaded = 0
+    force, trace = [], []
+    fallen = False
+    steps_settle = int(round(settle / world.dt))
+    steps = steps_settle + int(round((t[-1] + after) / world.dt))
+    begin = None
+    act = world.actuator
+    act.tau_ff = tau_ff[0].copy()
+    hold(0)
+    for k in range(steps):
+        if begin is not None:
+            i = min(len(t) - 1, int((world.t - begin) / h + 1e-9))
+            act.tau_ff = tau_ff[i].copy()
+            hold(i)
+        if k == steps_settle:
+            begin = world.t
+            world.actuator.set_trajectory(JointTrajectory(t, Q, v[:, 6:] if velocities else None), t_start=begin)
+        world.step()
+        before = begin is None or world.t - begin <= t_imp + 0.5 * world.dt
+        pin.framesForwardKinematics(model, data, world.q[:nq])
+        s, li, ti = foot_motion(data, feet, start)
+        slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
+        contacts = world.contact_list()
+        if before:
+            w = sum(g.wrench for g in grasps)
+            force.append((w[0], w[2], -w[4]))
+            moved = max(moved, float(np.linalg.norm(world.q[box_at : box_at + 3] - box0)))
+            m = _cop_margin(contacts, sole_links | {BOX}, heel, far)
+            if m is not None:
+                cop_before = min(cop_before, m)
+        else:
+            m = _cop_margin(contacts, sole_links, heel, toe)
+            transient = world.t - begin <= t_imp + IMPACT_WINDOW + 0.5 * world.dt
+            if m is None:
+                unloaded += 1
+            elif transient:
+                cop_impact = min(cop_impact, m)
+            else:
+                cop_after = min(cop_after, m)
+        cop_now = m if m is not None else np.nan
+        trace.append((world.t - settle, s, li, cop_now, world.q[box_at + 2]))
+        if lift > FALLEN_LIFT:
+            fallen = True
+            break
+    force = np.array(force)
+    margins = hold_margins(box, force[:, :2], force[:, 2], x_h, z_h)
+    rise = float(world.q[box_at + 2] - box0[2])
+    return BoxLiftPlayback(
+        t_imp,
+        world.t,
+        force,
+        margins,
+        moved,
+        cop_before,
+        cop_impact,
+        unloaded,
+        cop_after,
+        slide,
+        lift,
+        tilt,
+        rise,
+        fallen,
+        np.array(trace),
+    )
