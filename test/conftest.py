@@ -181,6 +181,27 @@ def flat_plan(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def on_top_step():
+    """A check of an execution report (`humanoid_control.wbc.report`) of the stairs: both soles'
+    final contacts on the top step's tread, each within 1 cm of its planned placement."""
+    from humanoid_model.scene import load_scene
+
+    top = load_scene("stairs").surface("step5_top")
+
+    def check(report):
+        finals = [c for c in report.contacts if c.kind == "final"]
+        assert {c.location for c in finals} == {"l_sole", "r_sole"}
+        assert {c.surface for c in finals} == {"step5_top"}
+        for c in finals:
+            assert c.position_error <= 0.01, c
+            assert top.contains(c.measured), c  # the measured sole point is over the top step's tread
+            assert c.measured[2] == pytest.approx(top.vertices[0][2], abs=0.005)
+        return top
+
+    return check
+
+
+@pytest.fixture(scope="session")
 def stairs_plan(tmp_path_factory):
     """`humanoid-stack plan stairs` at 45 deg/s, 0.25 m/s, 25 deg/s, 10 ms -> its PLAN.json path."""
     return _cli_plan(tmp_path_factory, "stairs", EXECUTION_STAIRS)

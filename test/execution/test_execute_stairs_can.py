@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from humanoid_execution.run import RunSettings, execute
-from humanoid_model.scene import load_scene
 from humanoid_stack.cli import main
 
 CAN = ["table_can", "--joint-speed", "60", "--base-speed", "0.3", "--base-rotation-speed", "30"]
@@ -38,17 +37,10 @@ def can(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.spec("001", "A18")
-def test_hrp2_climbs_the_stairs_and_ends_standing_with_both_feet_on_the_top_step(stairs):
+def test_hrp2_climbs_the_stairs_and_ends_standing_with_both_feet_on_the_top_step(stairs, on_top_step):
     report = stairs.report
     assert report.success, report.reason
-    top = load_scene("stairs").surface("step5_top")
-    finals = [c for c in report.contacts if c.kind == "final"]
-    assert {c.location for c in finals} == {"l_sole", "r_sole"}
-    assert {c.surface for c in finals} == {"step5_top"}
-    for c in finals:
-        assert c.position_error <= 0.01, c
-        assert top.contains(c.measured), c  # the measured sole point is over the top step's tread
-        assert c.measured[2] == pytest.approx(top.vertices[0][2], abs=0.005)
+    top = on_top_step(report)
     base = stairs.world.q[:3]
     assert base[2] > top.vertices[0][2] + 0.5  # standing up there (HRP-2's base ~0.65 m above its soles)
 
