@@ -2,7 +2,8 @@
 case, the plan's quasi-static motion at the thesis's caps (10 deg/s), the retimed motion's
 duration, their ratio, the retiming's computing time and the CoP margins it used, in one run.
 
-    .venv/bin/python benchmarks/time_optimal.py [--cases flat stairs table_can] [--margins 0.02 0.035]
+    .venv/bin/python benchmarks/time_optimal.py [--cases flat stairs table_can flat_talos flat_g1]
+                                                [--margins 0.02 0.035]
 
 Printed, not asserted (the execution in the simulator is test/execution/test_stairs_time_optimal.py).
 """
@@ -12,10 +13,12 @@ from __future__ import annotations
 import argparse
 import time
 
-CASES = {
-    "flat": ("flat", ["--goal", "0.8,0"]),
-    "stairs": ("stairs", []),
-    "table_can": ("table_can", []),
+CASES = {  # name: (scene, goal, robot: None the scene's, else example-robot-data's path)
+    "flat": ("flat", (0.8, 0.0), None),
+    "stairs": ("stairs", None, None),
+    "table_can": ("table_can", None, None),
+    "flat_talos": ("flat", (0.2, 0.0), "talos_data/robots/talos_reduced.urdf"),
+    "flat_g1": ("flat", (0.2, 0.0), "g1_description/urdf/g1_29dof_rev_1_0.urdf"),
 }
 
 
@@ -25,6 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--margins", nargs="+", type=float, default=[0.02, 0.035], help="the planner's CoM margin [m]")
     args = ap.parse_args(argv)
 
+    from humanoid_model.paths import example_robot
     from humanoid_model.robot import load_robot
     from humanoid_model.scene import load_scene
     from humanoid_planner.motion import MotionSettings
@@ -33,10 +37,16 @@ def main(argv=None) -> int:
 
     rows = []
     for case in args.cases:
-        scene_name, extra = CASES[case]
-        goal = tuple(float(x) for x in extra[1].split(",")) if extra else None
+        scene_name, goal, erd = CASES[case]
         scene = load_scene(scene_name)
-        robot = load_robot(scene.robot.name if scene.robot is not None else "hrp2")
+        if erd is not None:
+            path = example_robot(erd)
+            if path is None:
+                print(f"{case}: skipped (the robots extra, example-robot-data, is not installed)")
+                continue
+            robot = load_robot(str(path))
+        else:
+            robot = load_robot(scene.robot.name if scene.robot is not None else "hrp2")
         for margin in args.margins:
             start = time.perf_counter()
             result = run(problem_for(scene, robot, goal, margin=margin), MotionSettings())

@@ -8,15 +8,14 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from scipy.optimize import linprog
+from support.contact_wrench import held_drift, worst_wrench
 
 from humanoid_model.exceptions import PlanningError
-from humanoid_model.formats.plan import parse_contact_plan
 from humanoid_model.scene import load_scene
 from humanoid_planner.motion.contact_topp import (
     SegmentPath,
     ToppSettings,
     contact_wrench_cone,
-    held_segments,
     retime_plan,
 )
 
@@ -73,12 +72,6 @@ def retimed(flat_walk_plan, robot):
     return doc, retime_plan(doc, robot, load_scene("flat"), SETTINGS)
 
 
-def _cone(held, margin):
-    from humanoid_planner.motion.contact_topp import _segment_cone
-
-    return _segment_cone(held, load_scene("flat"), ToppSettings(cop_margin=margin))
-
-
 def test_the_retimed_walk_is_faster_and_starts_and_ends_each_transition_at_rest(retimed, robot):
     doc, r = retimed
     assert r.after < r.before  # the thesis's caps (10 deg/s); the plan's CoM 2 cm from its soles' edges
@@ -98,44 +91,15 @@ def test_the_retimed_walk_needs_a_contact_wrench_its_soles_can_give(retimed, rob
     momentum) the wrench the motion needs lies in the held soles' cone, the soles' full area with
     the friction pyramid the retiming used (it kept a 2 cm CoP margin: room for the sampling)."""
     _, r = retimed
-    m, d = robot.model, robot.model.createData()
-    mass = pin.computeTotalMass(m)
-    plan = parse_contact_plan(r.doc, "retimed", PlanningError)
-    t, q = np.asarray(plan.trajectory_t), np.asarray(plan.trajectory_q)
-    h = t[1] - t[0]
-    worst, checked = -np.inf, 0
-    for a, b, held in held_segments(plan):
-        F, c0 = _cone(held, 0.0)
-        for k in np.nonzero((t > a) & (t < b))[0]:
-            if k == 0 or k == len(t) - 1:
-                continue
-            v = pin.difference(m, q[k - 1], q[k + 1]) / (2 * h)
-            acc = (pin.difference(m, q[k], q[k + 1]) - pin.difference(m, q[k - 1], q[k])) / h**2
-            pin.computeCentroidalMomentumTimeVariation(m, d, q[k], v, acc)
-            f = d.dhg.linear - mass * m.gravity.linear
-            w = np.concatenate([f, d.dhg.angular + np.cross(d.com[0] - c0, f)])
-            worst = max(worst, float((F @ w).max()) / (mass * 9.81))
-            checked += 1
-    assert checked > 0.9 * len(t)
+    worst, checked = worst_wrench(r.doc, robot, load_scene("flat"))
+    assert checked > 0.9 * len(r.doc["trajectory"]["t"])
     assert worst <= 0.0
 
 
 def test_the_held_soles_stay_where_the_plan_put_them(retimed, robot):
     """The path is the plan's, smoothed at the projections' spacing: each held sole within 1 mm of
     its placement at every sample."""
-    _, r = retimed
-    m, d = robot.model, robot.model.createData()
-    plan = parse_contact_plan(r.doc, "retimed", PlanningError)
-    t, q = np.asarray(plan.trajectory_t), np.asarray(plan.trajectory_q)
-    worst = 0.0
-    for a, b, held in held_segments(plan):
-        for k in np.nonzero((t >= a) & (t <= b))[0]:
-            pin.framesForwardKinematics(m, d, q[k])
-            for c in held:
-                loc = robot.contact_locations[c.location]
-                point = d.oMf[m.getFrameId(loc.body)].act(np.asarray(loc.point, float))
-                worst = max(worst, float(np.linalg.norm(point - c.position)))
-    assert worst < 1e-3
+    assert held_drift(retimed[1].doc, robot) < 1e-3
 
 
 def test_a_segment_path_goes_through_its_end_postures_and_is_c2(robot):
