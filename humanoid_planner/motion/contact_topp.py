@@ -53,6 +53,8 @@ __all__ = [
     "contact_wrench_cone",
     "retime_plan",
     "held_segments",
+    "stance_cone",
+    "SegmentPath",
 ]
 
 SOURCE = "time-optimal motion"
@@ -225,7 +227,10 @@ def _touching(contact, surface) -> np.ndarray:
     return part
 
 
-def _segment_cone(held, scene, settings):
+def stance_cone(held, scene, settings) -> tuple[np.ndarray, np.ndarray]:
+    """The face form F (k, 6) of the contact wrench cone of the ``held`` contacts (`PlanContact`)
+    in ``scene`` with the settings' CoP margin and friction, and the point (3,) its torques are
+    about (the centre of the shrunk corners): F w <= 0 for w = (force, torque about that point)."""
     contacts, corners_all = [], []
     for c in held:
         surface = scene.surface(c.surface)
@@ -349,7 +354,7 @@ def _retime_with_margins(model, data, path, held, scene, settings):
     for i, margin in enumerate(margins):
         st = replace(settings, cop_margin=margin)
         try:
-            return _retime_segment(model, data, path, _segment_cone(held, scene, st), st), margin
+            return _retime_segment(model, data, path, stance_cone(held, scene, st), st), margin
         except PlanningError:
             if i == len(margins) - 1:
                 raise

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from humanoid_model.exceptions import PlanningError
 from humanoid_model.formats.plan import parse_contact_plan
-from humanoid_planner.motion.contact_topp import ToppSettings, _segment_cone, held_segments
+from humanoid_planner.motion.contact_topp import ToppSettings, held_segments, stance_cone
 
 
 def worst_wrench(doc, robot, scene, cop_margin: float = 0.0) -> tuple[float, int]:
@@ -22,7 +22,7 @@ def worst_wrench(doc, robot, scene, cop_margin: float = 0.0) -> tuple[float, int
     h = t[1] - t[0]
     worst, checked = -np.inf, 0
     for a, b, held in held_segments(plan):
-        F, c0 = _segment_cone(held, scene, ToppSettings(cop_margin=cop_margin))
+        F, c0 = stance_cone(held, scene, ToppSettings(cop_margin=cop_margin))
         for k in np.nonzero((t > a) & (t < b))[0]:
             if k == 0 or k == len(t) - 1:
                 continue
