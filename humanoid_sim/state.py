@@ -77,7 +77,10 @@ class WorldSnapshot:
     per-step memory; warm_start: (keys, forces, local) of the last contacts; limits: the joint
     limits' previous forces and torques; wrenches: the user wrenches and their end times;
     tau_applied: the last applied torques; nq, nv: the model sizes it fits; soles: the FEM soles'
-    surface displacements (`humanoid_sim.soles.world_coupling.FemSoles.memory`) or None."""
+    surface displacements (`humanoid_sim.soles.world_coupling.FemSoles.memory`) or None; grasps:
+    the grasps (`humanoid_sim.stages.grasp.Grasps.memory`: bodies, points, rest orientation,
+    gains, last wrench), None in a world that never grasped (and in snapshots saved before grasps
+    were part of the state)."""
 
     t: float
     steps: int
@@ -95,3 +98,4 @@ class WorldSnapshot:
     nq: int
     nv: int
     soles: list | None = None
+    grasps: list | None = None

@@ -568,12 +568,14 @@ class World:
             nq=self.model.nq,
             nv=self.model.nv,
             soles=self.soles.memory() if self.soles is not None else None,
+            grasps=self.grasps.memory() if self.grasps is not None else None,
         )
 
     def set_state(self, snapshot: WorldSnapshot) -> None:
         """Restore a `get_state` snapshot of this world (or of a world built the same way); the
-        next steps repeat the original ones bit for bit. `ConfigError` for a snapshot of another
-        model, before anything changes."""
+        next steps repeat the original ones bit for bit. The snapshot's grasps replace this world's
+        (none for a snapshot without grasps). `ConfigError` for a snapshot of another model or one
+        whose grasps name a body this world does not have, before anything changes."""
         s = snapshot
         if not isinstance(s, WorldSnapshot) or (s.nq, s.nv) != (self.model.nq, self.model.nv):
             got = f"nq, nv = {s.nq}, {s.nv}" if isinstance(s, WorldSnapshot) else type(s).__name__
@@ -583,6 +585,9 @@ class World:
             raise ConfigError("world: set_state: the snapshot's world and this one differ in having a robot")
         if (s.soles is None) != (self.soles is None):
             raise ConfigError("world: set_state: the snapshot's world and this one differ in having FEM soles")
+        from humanoid_sim.stages.grasp import Grasps
+
+        grasps = Grasps.restored(self, getattr(s, "grasps", None))  # None: a snapshot from before grasps were saved
         if self.soles is not None:
             self.soles.restore(s.soles)
         self.t, self.steps = s.t, s.steps
@@ -598,6 +603,7 @@ class World:
             self.limits.restore(s.limits)
         self.wrenches.user, self.wrenches.until = deepcopy(s.wrenches)
         self.tau_applied = np.array(s.tau_applied)
+        self.grasps = grasps
         self.last = None
 
     def stats(self) -> dict:

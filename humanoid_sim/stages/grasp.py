@@ -21,6 +21,10 @@ The rest offset is zero: body b's grasp point is where body a's is at the grasp 
 coupling is explicit (the state at the start of the step, like any external wrench): a stiffness
 with √(k/m)·dt above `haptics.MAX_OMEGA_DT` is refused (too stiff a coupling diverges).
 
+A world's grasps are part of its saved state (`World.get_state`: `Grasps.memory`, one dict per
+grasp; `World.set_state`: `Grasps.restored`), so a run saved while a hand holds a body replays bit
+for bit in a world that never grasped it.
+
 Units: SI, world frame; ``wrench`` of a `Grasp` is (force, torque) on body b at ``point`` (world).
 """
 
@@ -31,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
-from humanoid_model.validation import finite_number, finite_vector, message
+from humanoid_model.exceptions import ConfigError
+from humanoid_model.validation import finite_number, finite_rows, finite_vector, message
 from humanoid_sim.exceptions import CommandError
 from humanoid_sim.stages.haptics import MAX_OMEGA_DT, effective_inertia
 
@@ -70,10 +75,10 @@ class Grasps:
         self.data = world.model.createData()  # scratch for the effective masses
         self.couplings: dict[tuple[str, str], Grasp] = {}
 
-    def _body(self, name, field_name):
+    def _body(self, name, field_name, source=SOURCE, error=CommandError):
         model = self.model
         if not isinstance(name, str) or model.getFrameId(name) >= len(model.frames):
-            raise CommandError(message(SOURCE, field_name, "a free body or robot link name", name))
+            raise error(message(source, field_name, "a free body or robot link name", name))
         fid = model.getFrameId(name)
         return fid, model.frames[fid].parentJoint
 
@@ -113,6 +118,71 @@ class Grasps:
                   oMa.rotation.T @ oMb.rotation, gains)  # fmt: skip
         self.couplings[(a, b)] = g
         return g
+
+    def memory(self) -> list[dict]:
+        """What the next steps depend on (copies), one dict per grasp in the order they act:
+        ``link`` and ``body`` (names of bodies a and b), ``point_a`` and ``point_b`` (each body's
+        frame [m]), ``R_rest`` (3, 3), ``gains`` (k, c, k_r, c_r) and the last step's ``wrench``
+        and ``point`` (`Grasp`)."""
+        return [
+            {
+                "link": g.a,
+                "body": g.b,
+                "point_a": g.point_a.copy(),
+                "point_b": g.point_b.copy(),
+                "R_rest": g.R_rest.copy(),
+                "gains": tuple(float(x) for x in g.gains),
+                "wrench": np.array(g.wrench, float),
+                "point": np.array(g.point, float),
+            }
+            for g in self.couplings.values()
+        ]
+
+    @classmethod
+    def restored(cls, world, memory) -> Grasps | None:
+        """The grasps of a `memory` rebuilt on ``world`` (None for None: a snapshot without
+        grasps). `ConfigError`, nothing built, for a memory that is not a list of such dicts or
+        names a body ``world`` does not have."""
+        if memory is None:
+            return None
+        src = "world: set_state"
+        if not isinstance(memory, (list, tuple)):
+            raise ConfigError(message(src, "grasps", "a list of grasps (Grasps.memory)", memory))
+        grasps = cls(world)
+        keys = ("link", "body", "point_a", "point_b", "R_rest", "gains", "wrench", "point")
+        for i, m in enumerate(memory):
+            name = f"grasps[{i}]"
+            if not isinstance(m, dict) or set(m) != set(keys):
+                raise ConfigError(message(src, name, f"a dict of {', '.join(keys)}", m))
+            kw = dict(source=src, error=ConfigError)
+            fa, ja = grasps._body(m["link"], f"{name}.link", **kw)
+            fb, jb = grasps._body(m["body"], f"{name}.body", **kw)
+            if ja == jb:
+                raise ConfigError(
+                    message(src, f"{name}.body", f"a body that does not move with {m['link']!r}", m["body"])
+                )
+            gains = finite_vector(m["gains"], 4, field=f"{name}.gains", **kw)
+            if np.any(gains < 0) or gains[0] <= 0:
+                raise ConfigError(
+                    message(src, f"{name}.gains", "(k, c, k_r, c_r) with k > 0 and none negative", m["gains"])
+                )
+            a, b = m["link"], m["body"]
+            g = Grasp(
+                a,
+                b,
+                (fa, fb),
+                (ja, jb),
+                (world.wrenches.tree_of(a), world.wrenches.tree_of(b)),
+                (world.masks[ja], world.masks[jb]),
+                finite_vector(m["point_a"], 3, field=f"{name}.point_a", **kw),
+                finite_vector(m["point_b"], 3, field=f"{name}.point_b", **kw),
+                finite_rows(m["R_rest"], 3, rows=3, field=f"{name}.R_rest", **kw),
+                tuple(float(x) for x in gains),
+                finite_vector(m["wrench"], 6, field=f"{name}.wrench", **kw),
+                finite_vector(m["point"], 3, field=f"{name}.point", **kw),
+            )
+            grasps.couplings[(a, b)] = g
+        return grasps
 
     def release(self, a: str | None = None, b: str | None = None):
         """Remove the grasps of body ``a`` (None: every one), on body ``b`` only if given.

@@ -1,12 +1,15 @@
 """`World.get_state` / `World.set_state`: a run can be saved (pickled), restored,
-branched and replayed bit for bit; a snapshot of another world is refused."""
+branched and replayed bit for bit, grasps included; a snapshot of another world is refused."""
 
+import dataclasses
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from humanoid_model.exceptions import ConfigError
+from humanoid_model.scene import scene_from_dict
 from humanoid_sim.stages.actuators import JointTrajectory
 from humanoid_sim.world import World
 
@@ -85,3 +88,92 @@ def test_a_snapshot_of_another_world_is_refused_before_anything_changes(hrp2_run
     with pytest.raises(ConfigError, match="got dict"):
         w.set_state({"t": 0.0})
     assert drop.t == t and np.array_equal(drop.q, q)
+
+
+# ------------------------------------------------------------------ grasps
+N, M = 100, 400  # steps before the snapshot and replayed after it (chosen: the bob still swinging)
+
+
+def _hang():
+    """A 2 kg bob near a point of a 50 kg slab on the floor (as in test_grasp_coupling.py), no grasp."""
+    doc = {
+        "name": "hang",
+        "gravity": [0, 0, -9.81],
+        "ground": {"height": 0.0, "friction": 0.4},
+        "free_bodies": [
+            {"name": "slab", "shape": "box", "size": [0.6, 0.6, 0.1], "mass": 50.0, "pose": {"xyz": [0, 0, 0.05]}},
+            {"name": "bob", "shape": "box", "size": [0.1, 0.1, 0.1], "mass": 2.0, "pose": {"xyz": [0.5, 0, 0.5]}},
+        ],
+        "collision": {"exclude": [["bob", "slab"]]},
+    }
+    return World(scene_from_dict(doc, Path("hang.yaml")))
+
+
+@pytest.fixture(scope="module")
+def hang_run():
+    """The bob held by the slab (point and rotational spring, a point off the bob's centre) and
+    pushed sideways: snapshot after N steps, then M more steps recorded."""
+    w = _hang()
+    w.grasp(
+        "slab", "bob", point=[0.5, 0.0, 0.45], body_point=[0.02, 0.0, -0.03], stiffness=2000.0, angular_stiffness=2.0
+    )
+    w.apply_wrench("bob", force=(15.0, 5.0, 0.0), point=(0.0, 0.05, 0.0), duration=0.05)
+    w.step(N)
+    snap = w.get_state()
+    first = run(w, M)
+    return w, snap, first
+
+
+def test_a_world_that_never_grasped_replays_a_held_body_bit_for_bit(hang_run):
+    _, snap, (q1, v1) = hang_run
+    assert np.abs(v1[-1]).max() > 1e-3  # still moving: the grasp's damper and spring act all along
+    fresh = _hang()
+    assert fresh.grasps is None
+    fresh.set_state(pickle.loads(pickle.dumps(snap)))
+    q2, v2 = run(fresh, M)
+    assert np.array_equal(q1, q2) and np.array_equal(v1, v2)
+    # without the grasp the bob falls: the grasp was what held it
+    free = _hang()
+    free.set_state(dataclasses.replace(snap, grasps=None))
+    q3, _ = run(free, M)
+    assert not np.array_equal(q1, q3)
+
+
+def test_set_state_replaces_the_world_s_grasps(hang_run):
+    w, snap, (q1, v1) = hang_run
+    w.release()  # let go, then restore: held again
+    w.set_state(snap)
+    q2, v2 = run(w, M)
+    assert np.array_equal(q1, q2) and np.array_equal(v1, v2)
+    other = _hang()
+    other.grasp("slab", "bob", point=[0.0, 0.3, 0.1], stiffness=500.0)  # another grasp: replaced
+    other.set_state(snap)
+    assert list(other.grasps.couplings) == [("slab", "bob")]
+    q3, v3 = run(other, M)
+    assert np.array_equal(q1, q3) and np.array_equal(v1, v3)
+    before = _hang().get_state()  # a snapshot without grasps lets go of the world's
+    other.set_state(before)
+    assert other.grasps is None
+
+
+def test_a_snapshot_saved_before_grasps_were_state_restores_without_grasps(hang_run):
+    _, snap, _ = hang_run
+    old = dataclasses.replace(snap)
+    del old.grasps  # an older pickle has no such attribute: the class default None
+    w = _hang()
+    w.grasp("slab", "bob", point=[0.5, 0.0, 0.45], stiffness=2000.0)
+    w.set_state(pickle.loads(pickle.dumps(old)))
+    assert w.grasps is None
+
+
+def test_a_snapshot_whose_grasp_names_an_unknown_body_is_refused_before_anything_changes(hang_run):
+    _, snap, _ = hang_run
+    bad = dataclasses.replace(snap, grasps=[dict(snap.grasps[0], body="crate")])
+    w = _hang()
+    t, q = w.t, w.q.copy()
+    with pytest.raises(ConfigError) as err:
+        w.set_state(bad)
+    text = str(err.value)
+    assert "\n" not in text
+    assert text == ("world: set_state: field 'grasps[0].body' must be a free body or robot link name; value 'crate'")
+    assert w.t == t and np.array_equal(w.q, q) and w.grasps is None
