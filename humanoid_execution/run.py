@@ -83,7 +83,9 @@ class RunSettings:
     stiffened by this factor of their natural frequency (`humanoid_control.walking_ik.stiffen`; 1: the
     world's gains); through_touches: a robot link touching the environment outside the motion's
     contacts does not end the run (only a base fall does: `humanoid_sim.runtime.closed_loop`); until
-    [s]: end the run at this time after the motion's start (None: its end plus ``extra_time``)."""
+    [s]: end the run at this time after the motion's start (None: its end plus ``extra_time``); robot:
+    the robot that executes it, a shipped name or a URDF file (None: the motion's ``robot`` field,
+    a shipped robot); its name must be the motion's."""
 
     controller: str = "wbc"
     scene: str | None = None
@@ -101,6 +103,7 @@ class RunSettings:
     gain_scale: float = 1.0
     through_touches: bool = False
     until: float | None = None
+    robot: str | None = None
 
 
 @dataclass
@@ -164,6 +167,8 @@ def prepare(path_or_doc, settings: RunSettings | None = None, src: str | None = 
     if isinstance(planned, str) and planned and Path(planned).stem != scene.name:
         raise ControlError(f"{src}: the motion was planned in scene {planned!r}, not in {scene.name!r}")
     robot_name = doc.get("robot") if isinstance(doc.get("robot"), str) and doc.get("robot") else None
+    if s.robot is not None:
+        robot_name = s.robot  # the motion's robot field is checked against it (`controller_for`)
     if is_gait(doc):
         scene = gait_start_scene(scene, doc, src)
     world = World.from_scene(scene, robot=robot_name)

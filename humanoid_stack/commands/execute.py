@@ -99,6 +99,13 @@ def add_arguments(parser):
         "--until", type=float, default=None, metavar="T", help="end the run T [s] after the motion's start"
     )
     parser.add_argument(
+        "--robot",
+        default=None,
+        metavar="ROBOT",
+        help="the robot that executes the motion: a shipped name or a URDF file, its name the motion's "
+        "(default: the motion's robot, a shipped one; a plan of example-robot-data's Talos needs its URDF here)",
+    )
+    parser.add_argument(
         "--allow-unconverged", action="store_true", help="execute a gait with a phase its solver did not converge on"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -161,6 +168,7 @@ def run(args) -> int:
         gain_scale=args.gain_scale,
         through_touches=args.through_touches,
         until=args.until,
+        robot=args.robot,
     )
     bar = None
     last = [0.0]

@@ -71,6 +71,8 @@ def test_a_plan_of_another_scene_is_one_line_and_exit_2(plan, tmp_path, capsys):
         (["--gain-scale", "3"], "1 with --controller wbc"),  # the controller commands torques, not a PD
         (["--until", "-1"], "--until"),
         (["--until", "nan"], "--until"),
+        (["--robot", "bip"], "field 'robot' must be 'bip' (the robot executing it); value 'hrp2'"),
+        (["--robot", "no_such_robot"], "unknown robot 'no_such_robot'"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(plan, tmp_path, argv, text, capsys):
