@@ -4,6 +4,8 @@ corners, and the flat walk's plan retimed, checked on its own samples: the conta
 needs (Pinocchio's centroidal momentum, finite differences of the retimed postures) inside the held
 soles' cone, the held soles still, the path the plan's, at rest at every contact event."""
 
+import json
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -130,3 +132,18 @@ def test_bad_settings_and_plans_are_refused(flat_walk_plan, robot):
     far = {**doc, "stances": [{**s, "contacts": [away(c) for c in s["contacts"]]} for s in doc["stances"]]}
     with pytest.raises(PlanningError, match="cannot carry"):
         retime_plan(far, robot, load_scene("flat"))
+
+
+def test_the_command_writes_the_quasi_static_plan_and_exits_1_when_the_retiming_fails(tmp_path, monkeypatch, capsys):
+    import humanoid_planner.motion.contact_topp as topp
+    from humanoid_stack.cli import main
+
+    def fail(*args, **kwargs):
+        raise PlanningError("time-optimal motion: the contacts cannot carry the motion (a test)")
+
+    monkeypatch.setattr(topp, "retime_plan", fail)
+    out = tmp_path / "PLAN.json"
+    assert main(["plan", "flat", "--goal", "0.2,0", "--time-optimal", "--quiet", "--output", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "no time-optimal motion (the quasi-static one written)" in err and "cannot carry" in err
+    assert "time_optimal" not in json.loads(out.read_text())["stats"]
