@@ -44,3 +44,12 @@ def test_box_lift_refuses_bad_options_in_one_line(tmp_path, capsys, argv, field)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0] and "Traceback" not in err[0]
     assert not (tmp_path / "B.json").exists()
+
+
+@pytest.mark.spec("000", "F1")
+def test_box_lift_play_plays_it_in_the_simulator_and_prints_the_measures(tmp_path, capsys):
+    """--play: the lift played with the box as a body (docs/lifting.md, "The box lift played"):
+    the robot stands, every hold margin before the impact is >= 0, the box rises."""
+    assert main(["box-lift", "--play", "--output", str(tmp_path / "B.json")]) == 0
+    out = capsys.readouterr().out
+    assert "stood:" in out and "least margins" in out and "rose" in out
