@@ -17,19 +17,21 @@ of the obstacles as planned) and finds the fastest s(t) along it such that at ev
 
 With q̇ = q′ ṡ and q̈ = q′ s̈ + q″ ṡ², ḣ_G = A_G q′ s̈ + (A_G q″ + Ȧ_G(q, q′) q′) ṡ²: the
 constraint is linear in (s̈, ṡ²), the canonical form of TOPP-RA (Pham and Pham 2018, the
-``toppra`` package), solved segment by segment. A segment is one transition of the plan
-(Escande 2008, §7.1): its held contacts do not change and it starts and ends at rest (the plan's
-contact events have zero speed), so the retimed motion makes and breaks each contact at rest,
-as planned. The path parameter is the plan's own time, its postures are interpolated
-(`pinocchio.interpolate`) at the new times, every ``dt``.
+``toppra`` package; its interpolation scheme, each interval's s̈ checked at both ends), solved
+piece by piece (`held_segments`: the lead-in, each transition of the plan, Escande 2008, §7.1, and
+the end). A piece's held contacts do not change and it starts and ends at rest (the plan's contact
+events have zero speed), so the retimed motion makes and breaks each contact at rest, as planned.
+The path parameter is the path's length (`SegmentPath`: the plan's postures smoothed at the
+projections' spacing, a C² spline); the retimed postures are sampled every ``dt`` on TOPP-RA's
+exact s(t) (a parabola per grid interval).
 
 A piece whose postures stand so close to their support's edge that the fastest timing its cone
 allows is slower than the plan's keeps the plan's timing: the retimed motion is never slower than
 the quasi-static one.
 
-The cone is built once per segment in face form (the facets through the origin of the convex
-hull of its generators and the origin, Qhull); the wrench is taken about the centre of the
-segment's contact corners.
+The cone is built once per piece in face form (the facets through the origin of the convex hull
+of its generators and the origin, Qhull); the wrench is taken about the centre of the piece's
+contact corners. Not checked: the joints' torques and accelerations (docs/planning.md, "Limits").
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ class ToppSettings:
 @dataclass
 class ContactRetime:
     """The result of `retime_plan`: the new ``doc`` (a PLAN.json document), the durations before
-    and after [s], the computing ``time`` [s], and per segment its held locations and duration."""
+    and after [s], the computing ``time`` [s], a `SegmentTiming` per piece, and the ``settings``."""
 
     doc: dict
     before: float
