@@ -180,6 +180,15 @@ PARAMETERS = ParameterTable(
             dynamic=True,
         ),
         Parameter(
+            "time_optimal",
+            "bool",
+            False,
+            "retime each plan's motion along its path as fast as each stance's contacts carry it (TOPP-RA under "
+            'the contact wrench cones; docs/planning.md, "Time-optimal motion"); a plan it cannot retime keeps '
+            "its quasi-static motion, with a warning",
+            dynamic=True,
+        ),
+        Parameter(
             "plan_in_process",
             "bool",
             True,
@@ -371,9 +380,23 @@ class ContactPlannerNode(Node):
             doc = plan_in_process(request, progress)
         else:  # the node's scene and robot, loaded at start
             doc = plan_request(request, progress, self.scene, self.robot)
+        if p["time_optimal"] and doc.get("success"):
+            doc = self._time_optimal(doc, p["interpolation_steps"])
         if p["output"]:
             write_plan(p["output"], doc)
         return doc
+
+    def _time_optimal(self, doc: dict, knots: int) -> dict:
+        """The plan retimed (`humanoid_planner.motion.contact_topp`), or as it is with a warning."""
+        from humanoid_planner.motion.contact_topp import ToppSettings, retime_plan
+
+        try:
+            r = retime_plan(doc, self.robot, self.scene, ToppSettings(knots=knots))
+        except PlanningError as exc:
+            self.get_logger().warning(f"no time-optimal motion (the quasi-static one kept): {exc}")
+            return doc
+        self.get_logger().info(f"time-optimal motion: {r.before:.2f} s -> {r.after:.2f} s in {r.time:.2f} s")
+        return r.doc
 
     async def _plan_on_start(self):
         """`plan_on_start`: the scene's problem once, when the start it needs is known."""

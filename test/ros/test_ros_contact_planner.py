@@ -310,6 +310,28 @@ def test_a_motion_with_unclear_segments_is_not_published_unless_asked(ros):
     assert len(trajs[-1].points) == len(node.last["trajectory"]["t"])
 
 
+def test_time_optimal_publishes_the_retimed_motion(ros):
+    """``time_optimal`` (docs/planning.md, "Time-optimal motion"): the node's plan carries the motion
+    retimed by `retime_plan` (its statistics say so, shorter than the quasi-static one), and the
+    published JointTrajectory is that motion."""
+    from trajectory_msgs.msg import JointTrajectory
+
+    ctx, add, spin_until = ros
+    node = add(_short_motion_planner(ctx, time_optimal=True))
+    client = add(rclpy.create_node("planner_client_time_optimal", context=ctx))
+    trajs = []
+    client.create_subscription(JointTrajectory, "/contact_planner/trajectory", trajs.append, 1)
+    plan = PlanClient(client)
+    assert spin_until(plan.ready)
+    out = plan.send(goal(0.4))
+    assert spin_until(lambda: out.done() and trajs)
+    doc = node.last
+    stats = doc["stats"]["time_optimal"]
+    assert doc["success"] and stats["duration"] < stats["quasi_static_duration"]
+    assert doc["trajectory"]["t"][-1] - doc["trajectory"]["t"][0] == pytest.approx(stats["duration"], abs=0.01)
+    assert len(trajs[-1].points) == len(doc["trajectory"]["t"])
+
+
 # --------------------------------------------------------------------------- hostile input
 def _client(ctx, add, spin_until, name):
     """A second DDS participant: its ~/plan action client and the /diagnostics it receives."""
