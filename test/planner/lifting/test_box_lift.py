@@ -192,3 +192,26 @@ def test_the_limits_check_names_the_first_sample_and_its_joint(chain):
     theta[3, 4] = chain.lower[4] - 0.01  # the shoulder
     theta[4, 1] = chain.upper[1] + 0.01
     assert outside_limits(chain, theta) == (3, 4)
+
+
+def test_a_point_grasp_that_loads_the_feet_keeps_the_box_and_feet_conditions_with_less_reserve(chain, motion):
+    """`hold_reserve(hand_moment=False, feet_margin=True)`, the sharing the played lift feeds
+    forward (docs/lifting.md, "The box lift played"): no moment at the hands; the box's four
+    conditions and the feet's (friction, CoP inside the soles, recomputed from the robot's needed
+    wrench) all keep the returned margin; each restriction can only lower the optimum."""
+    heel, toe = chain.foot_x
+    full, _ = hold_reserve(chain, motion)
+    point, _ = hold_reserve(chain, motion, hand_moment=False)
+    both, force = hold_reserve(chain, motion, hand_moment=False, feet_margin=True)
+    assert np.all(point <= full + 1e-6) and np.all(both <= point + 1e-6)
+    assert np.all(both >= 0)
+    assert np.abs(force[:, 2]).max() < 1e-9
+    box = motion.settings.box
+    margins = hold_margins(box, force[:, :2], force[:, 2], motion.grasp[0] - motion.box_x, motion.grasp[1])
+    scale = np.array([1.0, box.depth, box.depth, 1.0])  # the tipping margins [N m] over the depth [N]
+    assert np.all(margins / scale >= both[:, None] - 1e-6)
+    feet = _feet(chain, motion, force)
+    length = toe - heel
+    assert np.all(FOOT_FRICTION * feet[:, 1] - np.abs(feet[:, 0]) >= both - 1e-6)
+    assert np.all((feet[:, 2] - heel) * feet[:, 1] / length >= both - 1e-6)
+    assert np.all((toe - feet[:, 2]) * feet[:, 1] / length >= both - 1e-6)
