@@ -36,20 +36,8 @@ def test_talos_climbs_the_stairs_to_the_top_step(talos_stairs):
 
 
 def test_taloss_walk_retimed_needs_a_contact_wrench_its_soles_can_give(talos_walk):
-    """`plan --time-optimal` on another robot (docs/planning.md, "Time-optimal motion"): faster than
-    planned, every 5 ms sample's contact wrench in the held soles' cone (or no farther out than the
-    quasi-static plan's own), the soles held within 1 mm."""
-    from support.contact_wrench import held_drift, worst_wrench
+    """`plan --time-optimal` on another robot (docs/planning.md, "Time-optimal motion"):
+    `check_retimed_walk`."""
+    from support.contact_wrench import check_retimed_walk
 
-    from humanoid_model.scene import load_scene
-    from humanoid_planner.motion.contact_topp import retime_plan
-    from humanoid_planner.planning import plan_document
-
-    robot = talos_walk.problem.robot
-    r = retime_plan(plan_document(talos_walk), robot, load_scene("flat"))
-    assert r.after < r.before
-    # a piece kept at the plan's timing keeps the plan's own support (Talos's quasi-static walk
-    # itself asks 1.6 % of its weight outside its soles' cone at a sample)
-    own = max(0.0, worst_wrench(plan_document(talos_walk), robot, load_scene("flat"))[0])
-    assert worst_wrench(r.doc, robot, load_scene("flat"))[0] <= own + 1e-3
-    assert held_drift(r.doc, robot) < 1e-3
+    check_retimed_walk(talos_walk)

@@ -50,3 +50,21 @@ def held_drift(doc, robot) -> float:
                 point = d.oMf[m.getFrameId(loc.body)].act(np.asarray(loc.point, float))
                 worst = max(worst, float(np.linalg.norm(point - c.position)))
     return worst
+
+
+def check_retimed_walk(result) -> None:
+    """A flat walk's planning ``result`` retimed (`retime_plan`): faster than planned, every 5 ms
+    sample's contact wrench in the held soles' cone or no farther out than the quasi-static plan's
+    own (a piece kept at the plan's timing keeps the plan's support: Talos's quasi-static walk
+    itself asks 1.6 % of its weight outside its soles' cone at a sample), the soles held within 1 mm."""
+    from humanoid_model.scene import load_scene
+    from humanoid_planner.motion.contact_topp import retime_plan
+    from humanoid_planner.planning import plan_document
+
+    robot, flat = result.problem.robot, load_scene("flat")
+    doc = plan_document(result)
+    r = retime_plan(doc, robot, flat)
+    assert r.after < r.before
+    own = max(0.0, worst_wrench(doc, robot, flat)[0])
+    assert worst_wrench(r.doc, robot, flat)[0] <= own + 1e-3
+    assert held_drift(r.doc, robot) < 1e-3
