@@ -16,9 +16,18 @@ from humanoid_model.collision_geometry import extent_points
 from humanoid_model.exceptions import ModelError
 from humanoid_model.validation import finite_number, finite_rows, finite_vector
 
-__all__ = ["CONTACT_KINDS", "DISC_SIDES", "ContactLocation", "contact_from_yaml", "default_sole_contacts"]
+__all__ = [
+    "CONTACT_KINDS",
+    "DISC_SIDES",
+    "ON_SURFACE",
+    "ContactLocation",
+    "contact_from_yaml",
+    "default_sole_contacts",
+    "touching_polygon",
+]
 
 CONTACT_KINDS = ("sole", "hand", "hand_side", "knee", "thigh", "forearm", "heel", "toe")
+ON_SURFACE = 0.01  # [m] (chosen) a planned contact frame farther from its surface's plane is not on it
 DISC_SIDES = (
     16  #: sides of the polygon inscribed in a disc hull (`ContactLocation.with_disc`; chosen: 2 % of the area off)
 )
@@ -157,3 +166,24 @@ def _joint_body_frame(model, jid) -> int:
         ):
             return fid
     raise ModelError(f"no body frame at joint '{model.names[jid]}'")
+
+
+def touching_polygon(contact, surface, hull, src: str, error=ModelError) -> np.ndarray:
+    """The part (k, 2) of a location's surface ``hull`` (k, 2, its contact frame [m]) that lies on
+    the scene's ``surface`` when placed as the plan's ``contact`` says (its ``rotation`` and
+    ``position``; the planner's support polygon clips the contacts the same way, Escande 2008,
+    §5.3.1: a foot may overhang a step's edge). ``error`` with one line for a contact frame farther
+    than `ON_SURFACE` from the surface's plane, or a hull that does not overlap the surface."""
+    from humanoid_model.planar_polygon import clip, convex_hull
+
+    R, p = contact.rotation, np.asarray(contact.position, float)
+    local = (np.asarray(surface.vertices, float) - p) @ R  # the surface in the contact frame
+    if np.max(np.abs(local[:, 2])) > ON_SURFACE:
+        raise error(
+            f"{src}: contact {contact.location!r} is not on surface {contact.surface!r}: its frame is "
+            f"{np.max(np.abs(local[:, 2])) * 1e3:.0f} mm from the surface's plane"
+        )
+    part = clip(hull, convex_hull(local[:, :2]))
+    if len(part) < 3:
+        raise error(f"{src}: contact {contact.location!r} does not lie on surface {contact.surface!r}")
+    return part

@@ -43,8 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from humanoid_model.contact_location import touching_polygon
 from humanoid_model.exceptions import PlanningError
-from humanoid_model.planar_polygon import clip, convex_hull, shrink
+from humanoid_model.planar_polygon import convex_hull, shrink
 from humanoid_model.validation import finite_number
 
 __all__ = [
@@ -157,8 +158,8 @@ class SegmentPath:
     (Escande 2008, §7.3.3, k = 20) joined by geodesics, a corner at each. A time law at rest does
     not feel them, a fast one does (measured on the stairs plan at 90 deg/s, 10 ms samples: CoM
     accelerations of 0.2 m/s² RMS about their running mean, up to 8 m/s²). So δ is first smoothed
-    by a Savitzky-Golay filter (cubic) one knot spacing wide, the end postures kept. ``t`` maps s
-    back to the plan's time."""
+    by a Savitzky-Golay filter (cubic) one knot spacing wide, the end postures kept. ``t`` (the
+    plan's time at each ``s``) maps the plan's times onto the path."""
 
     EPS = 1e-5  # [rad or m] (chosen) the step of the derivatives' central differences
 
@@ -198,9 +199,6 @@ class SegmentPath:
         ahead = np.array([pin.difference(m, a, b) for a, b in zip(q, qp, strict=True)])
         return q, d1, (ahead - back) / (e * e)
 
-    def plan_time(self, s) -> np.ndarray:
-        return np.interp(s, self.s, self.t)
-
 
 def held_segments(plan) -> list[tuple[float, float, list]]:
     """(start, end, held contacts) of each piece of a parsed plan's motion: the lead-in from the
@@ -220,15 +218,6 @@ def held_segments(plan) -> list[tuple[float, float, list]]:
     return out
 
 
-def _touching(contact, surface) -> np.ndarray:
-    """World corners (k, 3) of the contact's hull that lie on the surface."""
-    R, p = contact.rotation, np.asarray(contact.position, float)
-    hull = (np.asarray(contact.hull, float) - p) @ R
-    local = (np.asarray(surface.vertices, float) - p) @ R
-    part = clip(convex_hull(hull[:, :2]), convex_hull(local[:, :2]))
-    return part
-
-
 def stance_cone(held, scene, settings) -> tuple[np.ndarray, np.ndarray]:
     """The face form F (k, 6) of the contact wrench cone of the ``held`` contacts (`PlanContact`)
     in ``scene`` with the settings' CoP margin and friction, and the point (3,) its torques are
@@ -236,11 +225,9 @@ def stance_cone(held, scene, settings) -> tuple[np.ndarray, np.ndarray]:
     contacts, corners_all = [], []
     for c in held:
         surface = scene.surface(c.surface)
-        part = _touching(c, surface)
-        if len(part) < 3:
-            raise PlanningError(f"{SOURCE}: contact {c.location!r} does not lie on surface {c.surface!r}")
-        inner = shrink(part, settings.cop_margin)
         R, p = c.rotation, np.asarray(c.position, float)
+        hull = convex_hull(((np.asarray(c.hull, float) - p) @ R)[:, :2])  # the plan's hull, contact frame
+        inner = shrink(touching_polygon(c, surface, hull, SOURCE, PlanningError), settings.cop_margin)
         world = p + np.column_stack([inner, np.zeros(len(inner))]) @ R.T
         mu = settings.mu if surface.friction is None else min(float(surface.friction), settings.mu)
         contacts.append((world, R[:, 2], mu))
@@ -313,32 +300,36 @@ def _retime_segment(model, data, path, cone, settings) -> Profile:
     finally:
         log.setLevel(level)
     if sd is None or not np.all(np.isfinite(sd)):
-        bad = _first_infeasible(A, B, C, F, xmax)
+        bad = _first_infeasible(C, F)
         raise PlanningError(
             f"{SOURCE}: the contacts cannot carry the motion at {100 * s[bad] / s[-1]:.0f} % of the segment "
             f"(the static wrench leaves the contact wrench cone by {max(0.0, float((F @ C[bad]).max())):.3g}); "
             "lower cop_margin or raise friction_scale"
         )
-    return Profile(s, np.maximum(sd, 0.0))
+    return Profile.of(s, np.maximum(sd, 0.0))
 
 
 @dataclass(frozen=True)
 class Profile:
-    """TOPP-RA's answer on one segment: the path parameter ``s`` (n,) [s of the plan] at its grid
-    points and the path speed ``sd`` (n,) there; between grid points s̈ is constant (the
-    discretisation x_{i+1} = x_i + 2 Δs_i u_i), so s(t) is a parabola per interval."""
+    """TOPP-RA's answer on one segment: the path parameter ``s`` (n,) [rad or m, `SegmentPath`] at
+    its grid points, the path speed ``sd`` (n,) there and the ``times`` (n,) [s] it reaches them
+    from the segment's start; between grid points s̈ is constant (the discretisation
+    x_{i+1} = x_i + 2 Δs_i u_i), so s(t) is a parabola per interval."""
 
     s: np.ndarray
     sd: np.ndarray
+    times: np.ndarray
 
-    def times(self) -> np.ndarray:
-        """The time (n,) [s] at each grid point from the segment's start."""
-        dt = 2.0 * np.diff(self.s) / np.maximum(self.sd[:-1] + self.sd[1:], 1e-12)
-        return np.concatenate([[0.0], np.cumsum(dt)])
+    @classmethod
+    def of(cls, s, sd) -> Profile:
+        """The profile of the speeds ``sd`` at ``s``, its times from the trapezoid rule (exact for a
+        constant s̈ per interval)."""
+        dt = 2.0 * np.diff(s) / np.maximum(sd[:-1] + sd[1:], 1e-12)
+        return cls(s, sd, np.concatenate([[0.0], np.cumsum(dt)]))
 
     def at(self, tau) -> tuple[np.ndarray, np.ndarray]:
         """(s, ṡ) at the times ``tau`` [s] from the segment's start (exact: uniform s̈ per interval)."""
-        tg = self.times()
+        tg = self.times
         tau = np.clip(np.asarray(tau, float), 0.0, tg[-1])
         i = np.clip(np.searchsorted(tg, tau, side="right") - 1, 0, len(tg) - 2)
         h = tg[i + 1] - tg[i]
@@ -363,9 +354,9 @@ def _retime_with_margins(model, data, path, held, scene, settings):
     raise AssertionError("unreachable")
 
 
-def _first_infeasible(A, B, C, F, xmax) -> int:
-    viol = (C @ F.T).max(axis=1)
-    return int(np.argmax(viol))
+def _first_infeasible(C, F) -> int:
+    """The grid point whose static wrench ``C`` leaves the cone ``F`` the most."""
+    return int(np.argmax((C @ F.T).max(axis=1)))
 
 
 def retime_plan(doc: dict, robot, scene, settings: ToppSettings | None = None, progress=None) -> ContactRetime:
@@ -399,9 +390,9 @@ def retime_plan(doc: dict, robot, scene, settings: ToppSettings | None = None, p
         if k1 > k0:
             path = SegmentPath(model, t[k0 : k1 + 1], q[k0 : k1 + 1], settings.grid, settings.knots)
             prof, margin = _retime_with_margins(model, data, path, held, scene, settings)
-            if prof.times()[-1] < b - a:
+            if prof.times[-1] < b - a:
                 pieces.append((new, a, b, (prof, path)))
-                new += float(prof.times()[-1])
+                new += float(prof.times[-1])
             else:  # its postures stand too close to the edge to move faster than planned: as planned
                 pieces.append((new, a, b, None))
                 new += b - a
@@ -464,7 +455,7 @@ def _new_time(pieces, x: float) -> float:
             if seg is None:
                 return n0 + min(x, o1) - o0
             prof, path = seg
-            return n0 + float(np.interp(np.interp(x, path.t, path.s), prof.s, prof.times()))
+            return n0 + float(np.interp(np.interp(x, path.t, path.s), prof.s, prof.times))
     return 0.0
 
 

@@ -24,12 +24,9 @@ import pinocchio as pin
 from humanoid_control.exceptions import ControlError
 from humanoid_control.wbc.reference import ContactPhase, MotionReference
 from humanoid_control.wbc.sources.common import RAMP, check_robot, configurations
-from humanoid_model.planar_polygon import clip, convex_hull
+from humanoid_model.contact_location import touching_polygon as _touching
 
 __all__ = ["plan_reference", "plan_phases"]
-
-
-ON_SURFACE = 0.01  # [m] (chosen) a planned contact frame farther from its surface's plane is not on it
 
 
 def _placement(contact) -> pin.SE3:
@@ -37,20 +34,8 @@ def _placement(contact) -> pin.SE3:
 
 
 def touching_polygon(contact, surface, hull, src: str) -> np.ndarray:
-    """The part (k, 2) of a location's surface ``hull`` (its contact frame [m]) that lies on the
-    scene's ``surface`` when placed as the plan's ``contact`` says (the planner's support polygon
-    clips the contacts the same way, Escande 2008, §5.3.1: a foot may overhang a step's edge)."""
-    R, p = contact.rotation, np.asarray(contact.position, float)
-    local = (np.asarray(surface.vertices, float) - p) @ R  # the surface in the contact frame
-    if np.max(np.abs(local[:, 2])) > ON_SURFACE:
-        raise ControlError(
-            f"{src}: contact {contact.location!r} is not on surface {contact.surface!r}: its frame is "
-            f"{np.max(np.abs(local[:, 2])) * 1e3:.0f} mm from the surface's plane"
-        )
-    part = clip(hull, convex_hull(local[:, :2]))
-    if len(part) < 3:
-        raise ControlError(f"{src}: contact {contact.location!r} does not lie on surface {contact.surface!r}")
-    return part
+    """`humanoid_model.contact_location.touching_polygon` with the controller's error."""
+    return _touching(contact, surface, hull, src, ControlError)
 
 
 def plan_phases(plan, src: str, locations, scene=None, hulls=None) -> list[ContactPhase]:
