@@ -395,7 +395,8 @@ class ContactPlannerNode(Node):
         except PlanningError as exc:
             self.get_logger().warning(f"no time-optimal motion (the quasi-static one kept): {exc}")
             return doc
-        self.get_logger().info(f"time-optimal motion: {r.before:.2f} s -> {r.after:.2f} s in {r.time:.2f} s")
+        for line in r.lines():
+            self.get_logger().info(line)
         return r.doc
 
     async def _plan_on_start(self):

@@ -118,6 +118,27 @@ class ContactRetime:
     segments: list
     settings: ToppSettings
 
+    def lines(self) -> list[str]:
+        """The summary: the durations, then each piece retimed with a smaller CoP margin or kept at
+        the plan's timing."""
+        out = [
+            f"time-optimal motion: {self.before:.2f} s -> {self.after:.2f} s "
+            f"({self.before / self.after:.1f} times faster), computed in {self.time:.2f} s"
+        ]
+        for g in self.segments:
+            if g.margin is not None and g.margin < self.settings.cop_margin:
+                out.append(
+                    f"time-optimal motion: {g.start:.2f}-{g.end:.2f} s of the quasi-static motion kept a CoP margin "
+                    f"of {1e3 * g.margin:.0f} mm (its postures stand that close to the support's edge)"
+                )
+        for g in self.segments:
+            if g.margin is None:
+                out.append(
+                    f"time-optimal motion: {g.start:.2f}-{g.end:.2f} s kept the quasi-static timing (its postures "
+                    "stand too close to the support's edge to move faster)"
+                )
+        return out
+
 
 def contact_wrench_cone(contacts, mu_scale: float, center) -> np.ndarray:
     """The face form F (k, 6) of the wrench cone {w = (f, τ about ``center``)} that forces at the

@@ -301,10 +301,16 @@ def run(args) -> int:
     line = ProgressLine(sys.stdout)
     result = plan_run(problem, motion, progress=None if args.quiet else line, notes=None if args.quiet else line.note)
     line.end()
-    doc = plan_document(result)
-    retimed = _time_optimal(args, doc, robot, scene, motion) if args.time_optimal and result.success else None
-    if retimed is not None and not isinstance(retimed, str):
-        doc = retimed.doc
+    doc, retimed, no_retime = plan_document(result), None, None
+    if args.time_optimal and result.success:
+        from humanoid_model.exceptions import PlanningError
+        from humanoid_planner.motion.contact_topp import ToppSettings, retime_plan
+
+        try:
+            retimed = retime_plan(doc, robot, scene, ToppSettings(knots=motion.steps))
+            doc = retimed.doc
+        except PlanningError as exc:
+            no_retime = str(exc)
     out = write_plan(args.output, doc)
     plan = result.plan
     if args.stats:
@@ -329,38 +335,14 @@ def run(args) -> int:
         f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded, "
         f"search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), computed in {m.time:.2f} s"
     )
-    if isinstance(retimed, str):
-        print(f"humanoid-stack plan: no time-optimal motion (the quasi-static one written): {retimed}", file=sys.stderr)
+    if no_retime is not None:
+        print(
+            f"humanoid-stack plan: no time-optimal motion (the quasi-static one written): {no_retime}", file=sys.stderr
+        )
         return 1
     if retimed is not None:
-        small = [g for g in retimed.segments if g.margin is not None and g.margin < retimed.settings.cop_margin]
-        kept = [g for g in retimed.segments if g.margin is None]
-        print(
-            f"time-optimal motion: {retimed.before:.2f} s -> {retimed.after:.2f} s "
-            f"({retimed.before / retimed.after:.1f} times faster), computed in {retimed.time:.2f} s"
-        )
-        for g in small:
-            print(
-                f"time-optimal motion: {g.start:.2f}-{g.end:.2f} s of the quasi-static motion kept a CoP margin of "
-                f"{1e3 * g.margin:.0f} mm (its postures stand that close to the support's edge)"
-            )
-        for g in kept:
-            print(
-                f"time-optimal motion: {g.start:.2f}-{g.end:.2f} s kept the quasi-static timing (its postures stand "
-                "too close to the support's edge to move faster)"
-            )
+        print("\n".join(retimed.lines()))
     return _dynamic(args, problem, result, scene.name) if args.dynamic is not None else 0
-
-
-def _time_optimal(args, doc, robot, scene, motion):
-    """The plan document retimed (`humanoid_planner.motion.contact_topp`), or the reason it is not."""
-    from humanoid_model.exceptions import PlanningError
-    from humanoid_planner.motion.contact_topp import ToppSettings, retime_plan
-
-    try:
-        return retime_plan(doc, robot, scene, ToppSettings(knots=motion.steps))
-    except PlanningError as exc:
-        return str(exc)
 
 
 def _dynamic(args, problem, result, scene: str) -> int:
