@@ -43,6 +43,8 @@ Measured at every step (`BoxLiftPlayback`):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +77,8 @@ class BoxLiftPlayback:
     that): the least CoP margin [m]; ``unloaded``: the steps after the impact with no force on the
     feet; ``trace`` (steps, 5): time from the motion's start [s], the feet's slide and lift so far
     [m], the step's CoP margin [m] (nan: none), the box's height [m]; ``slide``, ``lift`` [m], ``tilt`` [rad]:
-    the feet's largest; ``box_rise``: the box centre's height gain at the end [m]."""
+    the feet's largest; ``box_rise``: the box centre's height gain at the end [m]; ``scene_overrides``:
+    the `SCENE` parameters the run set (the box's mass, friction, size and place, from the plan)."""
 
     t_impact: float
     duration: float
@@ -92,6 +95,7 @@ class BoxLiftPlayback:
     box_rise: float
     fallen: bool
     trace: np.ndarray
+    scene_overrides: dict
 
     def lines(self) -> list[str]:
         worst = self.margins.min(axis=0)
@@ -171,11 +175,14 @@ def play_box_lift(
     force_control: bool = True,
     velocities: bool = True,
     impulse: bool = True,
+    record: Callable | None = None,
 ) -> BoxLiftPlayback:
     """Plan the box lift (`plan_box_lift`, `plan_box_swing`), play it in the simulator and measure
     it (module docstring). ``feed_forward``, ``force_control``, ``velocities``, ``impulse``: the
     joint torques, the hands' force control, the samples' velocities and the impact's impulse
-    (module docstring), each on by default; off, they measure what each does."""
+    (module docstring), each on by default; off, they measure what each does. ``record``: called
+    with the world once it is set up, it returns a `humanoid_sim.runtime.recording.Recorder` that
+    records the run (the box included; closed at the end, also on an error)."""
     from humanoid_sim.stages.actuators import JointTrajectory
     from humanoid_sim.world import World
 
@@ -265,41 +272,44 @@ def play_box_lift(
     act = world.actuator
     act.tau_ff = tau_ff[0].copy()
     hold(0)
-    for k in range(steps):
-        if begin is not None:
-            i = min(len(t) - 1, int((world.t - begin) / h + 1e-9))
-            act.tau_ff = tau_ff[i].copy()
-            hold(i)
-        if k == steps_settle:
-            begin = world.t
-            world.actuator.set_trajectory(JointTrajectory(t, Q, v[:, 6:] if velocities else None), t_start=begin)
-        world.step()
-        before = begin is None or world.t - begin <= t_imp + 0.5 * world.dt
-        pin.framesForwardKinematics(model, data, world.q[:nq])
-        s, li, ti = foot_motion(data, feet, start)
-        slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
-        contacts = world.contact_list()
-        if before:
-            w = sum(g.wrench for g in grasps)
-            force.append((w[0], w[2], -w[4]))
-            moved = max(moved, float(np.linalg.norm(world.q[box_at : box_at + 3] - box0)))
-            m = _cop_margin(contacts, sole_links | {BOX}, heel, far)
-            if m is not None:
-                cop_before = min(cop_before, m)
-        else:
-            m = _cop_margin(contacts, sole_links, heel, toe)
-            transient = world.t - begin <= t_imp + IMPACT_WINDOW + 0.5 * world.dt
-            if m is None:
-                unloaded += 1
-            elif transient:
-                cop_impact = min(cop_impact, m)
+    with record(world) if record is not None else nullcontext() as rec:
+        for k in range(steps):
+            if begin is not None:
+                i = min(len(t) - 1, int((world.t - begin) / h + 1e-9))
+                act.tau_ff = tau_ff[i].copy()
+                hold(i)
+            if k == steps_settle:
+                begin = world.t
+                world.actuator.set_trajectory(JointTrajectory(t, Q, v[:, 6:] if velocities else None), t_start=begin)
+            world.step()
+            if rec is not None:
+                rec.maybe_record()
+            before = begin is None or world.t - begin <= t_imp + 0.5 * world.dt
+            pin.framesForwardKinematics(model, data, world.q[:nq])
+            s, li, ti = foot_motion(data, feet, start)
+            slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
+            contacts = world.contact_list()
+            if before:
+                w = sum(g.wrench for g in grasps)
+                force.append((w[0], w[2], -w[4]))
+                moved = max(moved, float(np.linalg.norm(world.q[box_at : box_at + 3] - box0)))
+                m = _cop_margin(contacts, sole_links | {BOX}, heel, far)
+                if m is not None:
+                    cop_before = min(cop_before, m)
             else:
-                cop_after = min(cop_after, m)
-        cop_now = m if m is not None else np.nan
-        trace.append((world.t - settle, s, li, cop_now, world.q[box_at + 2]))
-        if lift > FALLEN_LIFT:
-            fallen = True
-            break
+                m = _cop_margin(contacts, sole_links, heel, toe)
+                transient = world.t - begin <= t_imp + IMPACT_WINDOW + 0.5 * world.dt
+                if m is None:
+                    unloaded += 1
+                elif transient:
+                    cop_impact = min(cop_impact, m)
+                else:
+                    cop_after = min(cop_after, m)
+            cop_now = m if m is not None else np.nan
+            trace.append((world.t - settle, s, li, cop_now, world.q[box_at + 2]))
+            if lift > FALLEN_LIFT:
+                fallen = True
+                break
     force = np.array(force)
     margins = hold_margins(box, force[:, :2], force[:, 2], x_h, z_h)
     rise = float(world.q[box_at + 2] - box0[2])
@@ -319,4 +329,5 @@ def play_box_lift(
         rise,
         fallen,
         np.array(trace),
+        overrides,
     )

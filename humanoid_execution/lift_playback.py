@@ -26,6 +26,8 @@ torques hold the waist, not the feet, so on a standing robot they push the legs 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,8 +114,11 @@ def play_lift(
     nominal: float = NOMINAL,
     gravity_compensation: bool = False,
     gain_scale: float = WALK_GAIN_SCALE,
+    record: Callable | None = None,
 ) -> LiftPlayback:
-    """Play `result` in the simulator (module docstring) and measure it."""
+    """Play `result` in the simulator (module docstring) and measure it. ``record``: called with the
+    world once it is set up, it returns a `humanoid_sim.runtime.recording.Recorder` that records the
+    run (closed at the end, also on an error)."""
     from humanoid_sim.stages.actuators import JointTrajectory
     from humanoid_sim.world import World
 
@@ -146,31 +151,34 @@ def play_lift(
     steps_settle = int(round(settle / world.dt))
     steps = steps_settle + int(round((result.t_f + after) / world.dt))
     begin = None
-    for k in range(steps):
-        if k == steps_settle:
-            begin = world.t
-            world.actuator.set_trajectory(JointTrajectory(t, Q), t_start=begin)
-        world.step()
-        q = world.q[:nq]
-        pin.framesForwardKinematics(model, data, q)
-        s, li, ti = foot_motion(data, feet, start)
-        slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
-        floor = [c for c in world.contact_list() if c["body_b"] not in links]  # not the robot's self-contacts
-        fz = sum(c["force"][2] for c in floor)
-        if fz > 0:
-            x = sum(c["point"][0] * c["force"][2] for c in floor) / fz
-            if min(x - heel, toe - x) < cop:
-                cop, cop_time = min(x - heel, toe - x), world.t - steps_settle * world.dt
-        if k >= steps_settle:
-            ratio = np.abs(world.tau_applied[sagittal]) / effort[sagittal]
-            over = np.maximum(over, ratio / nominal)
-            run = np.where(ratio > nominal, run + world.dt, 0.0)
-            longest = max(longest, float(run.max()))
-            ref = Q[min(len(t) - 1, int(round((world.t - begin) / sample)))]
-            track = max(track, float(np.max(np.abs(world.q[world.act_q][sagittal] - ref[sagittal]))))
-        if lift > FALLEN_LIFT:
-            fallen = True
-            break
+    with record(world) if record is not None else nullcontext() as rec:
+        for k in range(steps):
+            if k == steps_settle:
+                begin = world.t
+                world.actuator.set_trajectory(JointTrajectory(t, Q), t_start=begin)
+            world.step()
+            if rec is not None:
+                rec.maybe_record()
+            q = world.q[:nq]
+            pin.framesForwardKinematics(model, data, q)
+            s, li, ti = foot_motion(data, feet, start)
+            slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
+            floor = [c for c in world.contact_list() if c["body_b"] not in links]  # not the robot's self-contacts
+            fz = sum(c["force"][2] for c in floor)
+            if fz > 0:
+                x = sum(c["point"][0] * c["force"][2] for c in floor) / fz
+                if min(x - heel, toe - x) < cop:
+                    cop, cop_time = min(x - heel, toe - x), world.t - steps_settle * world.dt
+            if k >= steps_settle:
+                ratio = np.abs(world.tau_applied[sagittal]) / effort[sagittal]
+                over = np.maximum(over, ratio / nominal)
+                run = np.where(ratio > nominal, run + world.dt, 0.0)
+                longest = max(longest, float(run.max()))
+                ref = Q[min(len(t) - 1, int(round((world.t - begin) / sample)))]
+                track = max(track, float(np.max(np.abs(world.q[world.act_q][sagittal] - ref[sagittal]))))
+            if lift > FALLEN_LIFT:
+                fallen = True
+                break
     end = float(np.max(np.abs(world.q[world.act_q][sagittal] - Q[-1][sagittal])))
     hands = [robot.contact_locations[n] for n in chain.joints.hand]
     height = float(np.mean([data.oMf[model.getFrameId(h.body)].act(np.asarray(h.point, float))[2] for h in hands]))

@@ -5,6 +5,8 @@ measured and written as a joint trajectory (BOXLIFT.json, the WALK.json layout t
 
 from __future__ import annotations
 
+from humanoid_stack.commands.play_record import add_record_arguments, recorder
+
 HELP = "dynamic box lift (HRP-2, Chardonnet 2009 §5.2.1): impact design and cam-profile motion; BOXLIFT.json"
 DESCRIPTION = """HRP-2 leans on a 4.5 kg box standing ahead of its feet, too far for a static lift, and
 lifts it in one swing (method, choices and numbers: docs/lifting.md).
@@ -25,11 +27,14 @@ grasp, our model), the joints' torques and the hands' force fed forward from the
 hand force on the box against (5.19)-(5.22) at every step before the impact, the box's motion, the
 centre of pressure of the feet (and box) before, just after and after the impact, the feet's slide,
 lift and tilt. The exit code is then also 1 if the robot falls or a hold margin is negative.
+--record RUN writes the simulated run (the box included) as a recording, a bag folder or RUN.jsonl
+(docs/recording.md), which `humanoid-stack view --replay RUN` plays; with other --lean or --path the
+command prints the --set the viewer needs to draw the box where the run put it.
 
 example:
   humanoid-stack box-lift --output BOXLIFT.json
   humanoid-stack box-lift --lean 8 --swing 1.5
-  humanoid-stack box-lift --play
+  humanoid-stack box-lift --play --record lift.jsonl
 """
 
 
@@ -41,6 +46,7 @@ def add_arguments(parser):
     parser.add_argument("--swing", type=float, default=1.0, metavar="S", help="swing from the impact to rest [s]")
     parser.add_argument("--output", "-o", default="BOXLIFT.json", help="output JSON file (its folder must exist)")
     parser.add_argument("--play", action="store_true", help="also play the lift in the simulator, the box a body")
+    add_record_arguments(parser)
 
 
 def run(args) -> int:
@@ -58,6 +64,7 @@ def run(args) -> int:
     lean = finite_number(args.lean, "box-lift", "--lean", minimum=0.0, maximum=45.0, strict=True, unit="deg")
     path = finite_number(args.path, "box-lift", "--path", minimum=0.0, maximum=0.5, strict=True, unit="m")
     swing_time = finite_number(args.swing, "box-lift", "--swing", minimum=0.0, maximum=10.0, strict=True, unit="s")
+    record = recorder(args, "box-lift")
     clear_output(args.output, "BOXLIFT.json", ConfigError)
     robot = load_robot("hrp2")
     chain = SagittalChain(robot)
@@ -99,9 +106,21 @@ def run(args) -> int:
         from humanoid_execution.box_lift_playback import play_box_lift
 
         print("playing it in the simulator ...", flush=True)
-        played = play_box_lift(settings, swing_time)
+        played = play_box_lift(settings, swing_time, record=record)
         print("\n".join(played.lines()))
+        if record is not None:
+            view = f"humanoid-stack view hrp2 --replay {args.record}{_viewer_sets(played)}"
+            print(f"wrote the run to {args.record}: {view}")
         ok = ok and not played.fallen and bool(played.margins.min() >= 0)
     if not ok:
         print("a measure failed: see the lines above")
     return 0 if ok else 1
+
+
+def _viewer_sets(played) -> str:
+    """The viewer's ``--set`` options that draw the box_lift scene's box as the run had it: its
+    parameters the run set to other values than the scene file's."""
+    from humanoid_model.scene import load_scene
+
+    defaults = load_scene("box_lift").params
+    return "".join(f" --set {k}={v:.6g}" for k, v in played.scene_overrides.items() if abs(v - defaults[k]) > 1e-9)

@@ -4,6 +4,8 @@ with IPOPT and written as a joint trajectory (LIFT.json, the WALK.json layout th
 
 from __future__ import annotations
 
+from humanoid_stack.commands.play_record import add_record_arguments, recorder
+
 HELP = "overhead lift of a heavy object (HRP-2, Chardonnet 2009 §5.2.2): B-splines optimised with IPOPT; LIFT.json"
 DESCRIPTION = """HRP-2 lifts an object held in both hands from arms down to arms up, crouching under it
 (method, constants and results: docs/lifting.md).
@@ -12,7 +14,8 @@ The thesis's end postures, a symmetric seven-joint sagittal model from the URDF,
 optimised with IPOPT for the actuators' energy under the DC-motor limits, the ZMP in the feet, the
 feet's friction and the wrist sensors' loads. The constraints are then measured every millisecond
 and printed. --play plays the lift in the simulator with the object on the hands and prints what
-happened; the exit code is 1 if the robot fell.
+happened; the exit code is 1 if the robot fell. --record RUN also writes the simulated run as a
+recording, a bag folder or RUN.jsonl (docs/recording.md), which `humanoid-stack view --replay RUN` plays.
 
 LIFT.json holds the full configurations at --rate (the WALK.json layout): `humanoid-stack view hrp2
 --replay LIFT.json` shows it (without the object). The output's folder must exist; a file already
@@ -21,6 +24,7 @@ at the output path is removed once the options are checked.
 example:
   humanoid-stack lift --output LIFT.json
   humanoid-stack lift --mass 8.4 --play --output LIFT.json
+  humanoid-stack lift --play --record lift_run.jsonl
 """
 
 RATES = (200, 1000)  # [Hz] HRP-2's 5 ms control period, or 1 ms
@@ -37,6 +41,7 @@ def add_arguments(parser):
     parser.add_argument("--samples", type=int, default=41, metavar="N", help="constraint instants, 5..400 (default 41)")
     parser.add_argument("--rate", type=int, default=200, choices=RATES, help="trajectory rate [Hz] (default 200)")
     parser.add_argument("--play", action="store_true", help="also play the lift in the simulator")
+    add_record_arguments(parser)
     parser.add_argument("--output", "-o", default="LIFT.json", help="output JSON file (its folder must exist)")
 
 
@@ -55,6 +60,7 @@ def run(args) -> int:
     height = finite_number(args.height, "lift", "--height", minimum=0.0, maximum=1.0, unit="m")
     t_max = finite_number(args.t_max, "lift", "--t-max", minimum=0.0, strict=True, maximum=60.0, unit="s")
     samples = integer(args.samples, "lift", "--samples", 5, maximum=400)
+    record = recorder(args, "lift")
     clear_output(args.output, "LIFT.json", ConfigError)
     robot = load_robot("hrp2")
     chain = SagittalChain(robot, CarriedObject(mass, width, height))
@@ -86,6 +92,8 @@ def run(args) -> int:
     from humanoid_execution.lift_playback import play_lift
 
     print("playing it in the simulator ...", flush=True)
-    played = play_lift(chain, lift)
+    played = play_lift(chain, lift, record=record)
     print("\n".join(played.lines()))
+    if record is not None:
+        print(f"wrote the run to {args.record}: humanoid-stack view hrp2 --replay {args.record}")
     return 1 if played.fallen else 0

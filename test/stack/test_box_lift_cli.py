@@ -37,19 +37,39 @@ def test_a_swing_too_fast_for_the_feet_exits_1(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "argv, field",
-    [(["--lean", "0"], "--lean"), (["--path", "nan"], "--path"), (["--swing", "-1"], "--swing")],
+    [
+        (["--lean", "0"], "--lean"),
+        (["--path", "nan"], "--path"),
+        (["--swing", "-1"], "--swing"),
+        (["--record", "RUN.jsonl"], "--record"),  # records the played run: needs --play
+        (["--play", "--record", "no_folder/RUN.jsonl"], "no_folder"),
+        (["--play", "--record", "RUN.jsonl", "--record-every", "0"], "--record-every"),
+    ],
 )
 def test_box_lift_refuses_bad_options_in_one_line(tmp_path, capsys, argv, field):
+    argv = [str(tmp_path / a) if a.endswith(".jsonl") else a for a in argv]
     assert main(["box-lift", *argv, "--output", str(tmp_path / "B.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0] and "Traceback" not in err[0]
-    assert not (tmp_path / "B.json").exists()
+    assert not (tmp_path / "B.json").exists() and not (tmp_path / "RUN.jsonl").exists()
 
 
 @pytest.mark.spec("000", "F1")
 def test_box_lift_play_plays_it_in_the_simulator_and_prints_the_measures(tmp_path, capsys):
     """--play: the lift played with the box as a body (docs/lifting.md, "The box lift played"):
-    the robot stands, every hold margin before the impact is >= 0, the box rises."""
-    assert main(["box-lift", "--play", "--output", str(tmp_path / "B.json")]) == 0
+    the robot stands, every hold margin before the impact is >= 0, the box rises. --record writes
+    the run, which the viewer's replay reads with the box: it stays put until the impact (settle
+    0.5 s + 0.476 s) and ends 4 cm higher (the played lift's rise)."""
+    run = tmp_path / "RUN.jsonl"
+    assert main(["box-lift", "--play", "--record", str(run), "--output", str(tmp_path / "B.json")]) == 0
     out = capsys.readouterr().out
     assert "stood:" in out and "least margins" in out and "rose" in out
+    assert f"humanoid-stack view hrp2 --replay {run}" in out
+    replay = load_recording(run, load_robot("hrp2"))
+    assert replay.robot == "hrp2" and replay.scene.endswith("box_lift.yaml")
+    assert replay.t[-1] == pytest.approx(0.5 + 0.476 + 1.0 + 1.0, abs=0.02) and np.allclose(np.diff(replay.t), 0.01)
+    box = replay.bodies["box"][0]  # (frames, 3) the box's centre [m]
+    still = replay.t < 0.5 + 0.47
+    assert np.abs(box[still] - box[0]).max() < 1e-3
+    assert box[-1, 2] - box[0, 2] == pytest.approx(0.041, abs=3e-3)
+    assert replay.q[0, 2] > 0.5  # the robot stands in the replay (its base's height)

@@ -38,6 +38,22 @@ def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, ca
     )
 
 
+def test_lift_play_records_the_simulated_run_for_the_viewer(tmp_path, capsys):
+    """--play --record: the run played in the simulator (docs/lifting.md) written as a recording the
+    viewer's replay reads: the robot does not fall (exit 0) and ends in the lift's crouch (the knee
+    above 130 deg, as in LIFT.json), 10 ms frames over settle + t_f + 1.5 s."""
+    run = tmp_path / "RUN.jsonl"
+    assert main(["lift", "--play", "--record", str(run), "--output", str(tmp_path / "LIFT.json")]) == 0
+    out = capsys.readouterr().out
+    assert f"humanoid-stack view hrp2 --replay {run}" in out
+    hrp2 = load_robot("hrp2")
+    replay = load_recording(run, hrp2)
+    t_f = json.loads((tmp_path / "LIFT.json").read_text())["lift"]["t_f"]
+    assert replay.t[-1] == pytest.approx(0.5 + t_f + 1.5, abs=0.02) and np.allclose(np.diff(replay.t), 0.01)
+    knee = hrp2.model.joints[hrp2.model.getJointId("LLEG_JOINT3")].idx_q
+    assert replay.q[0, knee] < np.radians(60) and replay.q[-1, knee] > np.radians(130)
+
+
 @pytest.mark.parametrize(
     "argv, field",
     [
@@ -45,6 +61,7 @@ def test_lift_writes_a_trajectory_from_the_start_to_the_end_posture(tmp_path, ca
         (["--mass", "nan"], "--mass"),
         (["--t-max", "0"], "--t-max"),
         (["--samples", "2"], "--samples"),
+        (["--record", "RUN.jsonl"], "--record"),  # records the played run: needs --play
     ],
 )
 def test_lift_refuses_bad_options_in_one_line(tmp_path, capsys, argv, field):
