@@ -13,17 +13,23 @@ grasp: this coupling is our model (docs/lifting.md, "The box lift played"). It i
 The robot starts in the preliminary motion's first posture, its PD actuators stiffened as for the
 overhead lift (`humanoid_control.walking_ik.WALK_GAIN_SCALE`, `lift_playback`). They hold it for
 ``settle`` seconds, follow the preliminary motion then the swing, sampled every 5 ms (HRP-2's
-control period, §5.2.3), with the samples' joint velocities, then hold the end posture for
+control period, §5.2.3; the preliminary motion at most that, so that a sample falls on the impact:
+4.96 ms at the defaults), with the samples' joint velocities, each sample's feedforward and grasp
+set-point from its time on, then hold the end posture for
 ``after`` seconds. PD alone does not play it (measured, docs/lifting.md); two feedforwards do:
 
 - **the joint torques** (`feedforward`): τ = M a + b − J_hᵀ f_h − J_fᵀ w_f of the planned motion
-  (velocities and accelerations by central differences of the 5 ms samples), with the planned hand
-  force f_h and the feet taking the rest of the base's wrench (least-norm wrenches). Before the
-  impact f_h is `box_lift.hold_reserve`'s point-grasp force with the feet's conditions keeping the
-  same margin as the box's (``feet_margin``: the sharing that loads the feet as well as the box);
-  from the impact on each hand carries half the box, m_o (g − a) at the grasp. The differences run
-  through the impact: its velocity jump enters the accelerations of the samples around it, and the
-  box's jump from rest enters the hands' force (the impact's impulse, spread over 10 ms);
+  (velocities and accelerations by finite differences of the samples, each phase apart), with the
+  planned hand force f_h and the feet taking the rest of the base's wrench (least-norm wrenches).
+  Before the impact f_h is `box_lift.hold_reserve`'s point-grasp force with the feet's conditions
+  keeping the same margin as the box's (``feet_margin``: the sharing that loads the feet as well as
+  the box); from the impact on each hand carries half the box, m_o (g − a) at the grasp. The
+  impact's velocity jump, the robot's and the box's from rest, is made over the first sample
+  interval after it (the impact's impulse, 5 ms): nothing decelerates before the impact (central
+  differences through it did, from the sample before: the feet's CoP then reached the heel 3 ms
+  before the impact and the feet carried no force for one step after it, measured). The
+  reference's velocities are central differences through the impact (a PD cannot follow a jump:
+  the one-sided velocities either side there make the feet slide 9-13 cm, measured);
 - **the hands' force control**: each grasp's set-point on the box is offset by the planned force on
   the box over k, so that the coupling pushes with the planned force where the hand is where planned.
   The hand–foot sharing is statically indeterminate (`hold_reserve`): without this the robot, its
@@ -35,7 +41,7 @@ Measured at every step (`BoxLiftPlayback`):
 - how far the box's centre moves before the impact (it must stay on the floor);
 - the centre of pressure of the floor's forces on the feet and the box, as the distance inside the
   support (from the heel to the box's far face) before the impact, and of the feet's alone inside the
-  feet (heel to toe) after it (negative: outside);
+  feet (heel to toe) after it (negative: outside), the heel and toe where the feet are at that step;
 - how far each foot slides and lifts [m] and tilts [rad] (`lift_playback.foot_motion`);
 - the box's rise at the end [m] and whether the robot fell (a foot lifted more than
   `lift_playback.FALLEN_LIFT`).
@@ -62,7 +68,7 @@ __all__ = ["GRASP_STIFFNESS", "IMPACT_WINDOW", "BoxLiftPlayback", "feedforward",
 
 SCENE = "box_lift"
 BOX = "box"
-IMPACT_WINDOW = 0.015  # [s] (chosen) the impact's transient, measured apart: the feet rock for 14 ms after it
+IMPACT_WINDOW = 0.015  # [s] (chosen) the impact's transient, reported apart: the feet rock on their heels for 5 ms
 GRASP_STIFFNESS = 5e4  # [N/m] per hand (chosen: the largest planned force, 413 N on two hands, stretches it 4 mm;
 #   2e4 and 1e5 measure the same, docs/lifting.md)
 
@@ -125,15 +131,15 @@ def _cop_margin(contacts, bodies, lo, hi) -> float | None:
     return min(x - lo, hi - x)
 
 
-def _finite_rates(model, qs, h):
-    """(v, a) (k, nv) of the configurations ``qs`` (k, nq) sampled every ``h`` [s] (central
+def _finite_rates(model, qs, t):
+    """(v, a) (k, nv) of the configurations ``qs`` (k, nq) at the times ``t`` (k,) [s] (central
     differences on the configuration space, one-sided at the ends)."""
     k = len(qs)
     v = np.zeros((k, model.nv))
     for i in range(k):
         lo, hi = max(i - 1, 0), min(i + 1, k - 1)
-        v[i] = pin.difference(model, qs[lo], qs[hi]) / ((hi - lo) * h)
-    a = np.gradient(v, h, axis=0)
+        v[i] = pin.difference(model, qs[lo], qs[hi]) / (t[hi] - t[lo])
+    a = np.gradient(v, t, axis=0)
     return v, a
 
 
@@ -207,34 +213,40 @@ def play_box_lift(
     world.actuator.set_position(q0[7:])
     full = np.array([chain.configuration(th) for th in theta])
     Q = full[:, 7:]
-    h = settings.sample
     n_pre = len(motion.t)
     _reserve, planned = hold_reserve(chain, motion, hand_moment=False, feet_margin=True)  # (f_hx, f_hz, 0) on the box
-    if impulse:  # one pass through the impact: its velocity jump spread over the samples around it
-        v, acc = _finite_rates(model, full, h)
-    else:  # each phase apart: no jump
-        pre, post = _finite_rates(model, full[:n_pre], h), _finite_rates(model, full[n_pre - 1 :], h)
-        v, acc = np.vstack([pre[0], post[0][1:]]), np.vstack([pre[1], post[1][1:]])
+    # The reference's velocities: central differences through the whole motion (at the impact's
+    # sample the mean of the velocities either side: a PD cannot follow a velocity jump). The feed-
+    # forward's accelerations: each phase's own (one-sided at the impact, so that nothing decelerates
+    # before it), the impact's velocity jump made over the first interval after it (``impulse``).
+    imp = n_pre - 1
+    v, _acc = _finite_rates(model, full, t)
+    pre, post = _finite_rates(model, full[: imp + 1], t[: imp + 1]), _finite_rates(model, full[imp:], t[imp:])
+    v_ff, acc = np.vstack([pre[0][:-1], post[0]]), np.vstack([pre[1][:-1], post[1]])
+    first = t[imp + 1] - t[imp]  # the first interval after the impact [s]
+    if impulse:
+        acc[imp] += (post[0][0] - pre[0][-1]) / first
     hand_locs = [robot.contact_locations[n] for n in chain.joints.hand]
     hands = [(model.getFrameId(loc.body), np.asarray(loc.point, float)) for loc in hand_locs]
     feet = [model.getFrameId(robot.contact_locations[n].body) for n in chain.joints.sole]
     on_robot = np.zeros((len(t), 3))
-    on_robot[:n_pre, [0, 2]] = -0.5 * planned[:, :2]
-    # from the impact on each hand carries half the box: m_o (g − a) at the grasp, the box a point mass
-    # at rest up to the impact (with ``impulse`` its velocity jump is in a: central differences)
+    on_robot[:imp, [0, 2]] = -0.5 * planned[:imp, :2]
+    # from the impact on each hand carries half the box, m_o (g − a) at the grasp, the box a point mass
+    # moving with the hands; with ``impulse`` its jump from rest is made over the first interval too
     data = model.createData()
-    v_box = np.zeros((len(t), 3))
+    v_box = np.zeros((len(t) - imp, 3))
     frame, point = hands[0]
-    for i in range(n_pre if impulse else n_pre - 1, len(t)):
-        pin.forwardKinematics(model, data, full[i], v[i])
+    for k, i in enumerate(range(imp, len(t))):
+        pin.forwardKinematics(model, data, full[i], v_ff[i])
         pin.updateFramePlacements(model, data)
         vf = pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
-        v_box[i] = vf.linear + np.cross(vf.angular, data.oMf[frame].rotation @ point)
-    a_box = np.gradient(v_box if impulse else v_box[n_pre - 1 :], h, axis=0)
-    a_box = a_box[n_pre - 1 :] if impulse else a_box
+        v_box[k] = vf.linear + np.cross(vf.angular, data.oMf[frame].rotation @ point)
+    a_box = np.gradient(v_box, t[imp:], axis=0)
+    if impulse:
+        a_box[0] += v_box[0] / first
     gravity = np.array([0.0, 0.0, -9.81])
-    on_robot[n_pre - 1 :] = 0.5 * box.mass * (gravity - a_box)
-    tau_ff = feedforward(model, full, v, acc, hands, on_robot, feet) if feed_forward else np.zeros_like(Q)
+    on_robot[imp:] = 0.5 * box.mass * (gravity - a_box)
+    tau_ff = feedforward(model, full, v_ff, acc, hands, on_robot, feet) if feed_forward else np.zeros_like(Q)
     grasps, rest = [], []
     pin.framesForwardKinematics(model, data, q0)
     box_pose = world.body_state(BOX)
@@ -258,7 +270,8 @@ def play_box_lift(
     box_q = world.body_joint[BOX]
     box_at = world.model.joints[box_q].idx_q
     box0 = world.q[box_at : box_at + 3].copy()
-    heel, toe = chain.foot_x
+    hulls = [np.asarray(robot.contact_locations[n].hull, float) for n in chain.joints.sole]
+    soles = list(zip(feet, hulls, strict=True))
     far = motion.box_x + box.depth
     x_h, z_h = float(motion.grasp[0] - motion.box_x), float(motion.grasp[1])
     slide = lift = tilt = moved = 0.0
@@ -275,7 +288,7 @@ def play_box_lift(
     with record(world) if record is not None else nullcontext() as rec:
         for k in range(steps):
             if begin is not None:
-                i = min(len(t) - 1, int((world.t - begin) / h + 1e-9))
+                i = int(np.searchsorted(t, world.t - begin + 1e-9, side="right")) - 1  # the sample in force
                 act.tau_ff = tau_ff[i].copy()
                 hold(i)
             if k == steps_settle:
@@ -289,6 +302,9 @@ def play_box_lift(
             s, li, ti = foot_motion(data, feet, start)
             slide, lift, tilt = max(slide, s), max(lift, li), max(tilt, ti)
             contacts = world.contact_list()
+            # the feet's heel and toe where the feet are now (they slide by a fraction of a millimetre)
+            xs = np.concatenate([[data.oMf[f].act(p)[0] for p in hull] for f, hull in soles])
+            heel, toe = float(xs.min()), float(xs.max())
             if before:
                 w = sum(g.wrench for g in grasps)
                 force.append((w[0], w[2], -w[4]))

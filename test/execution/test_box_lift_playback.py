@@ -6,9 +6,9 @@ forward from the plan (`humanoid_execution.box_lift_playback`). One playback (ab
 serves every measure; a second, without the hands' force control, shows the margins can fail.
 
 Thresholds (chosen): the feet move less than 1 mm (the overhead lift's playback test); the box moves
-less than 1 mm before the impact (it stays on the floor); after the impact the centre of pressure
-is measured apart over the impact's transient (`IMPACT_WINDOW`, 15 ms), where it reaches the edge
-of the feet within 1 mm for at most two steps of no foot force."""
+less than 1 mm before the impact (it stays on the floor); the centre of pressure inside the feet
+where they are at each step: during the impact's transient it sits on the heels' edge (the feet rock
+for 5 ms), so "inside" there allows 1 µm of round-off."""
 
 import numpy as np
 import pytest
@@ -61,12 +61,14 @@ def test_the_box_stays_on_the_floor_until_the_impact_and_is_lifted_after_it(play
 @pytest.mark.spec("000", "F1")
 def test_the_centre_of_pressure_stays_in_the_feet_and_box_before_and_in_the_feet_after(played):
     """Before the impact the floor's centre of pressure on the feet and the box stays inside them (heel
-    to the box's far face); after the impact's transient the feet's stays inside the feet."""
+    to the box's far face); after it the feet's stays inside the feet at every step, and every step
+    loads them. In the impact's transient (`IMPACT_WINDOW`) it sits on the heels' edge: the feet rock
+    (the played motion's sampling drift made it 0.2 mm outside with one unloaded step, and central
+    differences through the impact put it on the heels 3 ms before it)."""
     assert played.cop_before > 50 * MM
     assert played.cop_after > 50 * MM
-    # the impact's transient (15 ms): the feet rock on an edge, within 1 mm, at most two steps unloaded
     assert IMPACT_WINDOW <= 0.015
-    assert played.cop_impact > -1 * MM and played.unloaded <= 2
+    assert played.cop_impact >= -1e-6 and played.unloaded == 0
 
 
 @pytest.mark.spec("000", "F1")
