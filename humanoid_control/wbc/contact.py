@@ -23,6 +23,20 @@ Constraints on x = (a, f) per contact:
   the cone of coefficient μ: μ' = μ/√2, so its edges lie on the cone);
 - the total normal force Σ f_z ≤ f_max (a contact being loaded or unloaded has f_max ramped,
   `set_max_force`).
+
+The forces of several contacts that give the robot the same motion differ by internal forces (a
+squeeze between a hand on a table and the feet on the floor): the tasks do not see them, the QP's
+force regularisation chooses them. Each corner force is regularised in its pyramid's own scale,
+
+    f_z² + (f_x² + f_y²) / μ'²         (`force_weights`: 1/μ'², 1/μ'², 1 per corner)
+
+so that a force on a pyramid face costs as much for its tangential part as for its normal one: the
+least such cost spends friction only where the motion needs it, as Righetti et al. ("Optimal
+distribution of contact forces with inverse-dynamics control", IJRR 2013) weight the tangential
+forces to keep the contacts from slipping. With the plain ‖f‖² the least-norm forces of HRP-2
+leaning on a table with its right hand pushed the hand sideways to its pyramid's face (the feet's
+horizontal forces, 0.6 m below the hand, make the moment more cheaply than their normal forces
+would), and the hand slid 31 mm on the table (docs/execution.md).
 """
 
 from __future__ import annotations
@@ -91,6 +105,7 @@ class Contact:
             self.C[r : r + FRICTION_ROWS, 3 * i : 3 * i + 3] = faces
             self.lo[r], self.up[r] = self.f_min, INFINITY
         self.C[-1, 2::3] = 1.0
+        self.force_weights = np.tile([1.0 / m**2, 1.0 / m**2, 1.0], self.k)  # the regularisation's (module docstring)
         self.up[-1] = self.f_max
         self.axis = _line_axis(corners)  # the free rotation of a line contact (contact frame), or None
 

@@ -9,7 +9,7 @@
 The decision variables are the joint accelerations a (nv,) and the contacts' corner forces f
 (3k per contact, `humanoid_control.wbc.contact`). One QP (`humanoid_control.wbc.qp`):
 
-    minimise   Σ_tasks w ‖A a − b‖² + ε_a ‖a‖² + ε_f ‖f‖²
+    minimise   Σ_tasks w ‖A a − b‖² + ε_a ‖a‖² + ε_f Σ_corners (f_z² + ‖f_t‖²/μ'²)
     subject to M_u a + h_u = (J_cᵀ G)_u f                  (the floating base's six rows of the dynamics)
                J_c a = −J̇_c v − K_d v_c                     (each active contact held still)
                friction pyramids, normal bounds, total normal force ≤ f_max     (per contact)
@@ -19,7 +19,9 @@ The decision variables are the joint accelerations a (nv,) and the contacts' cor
 and the torques τ = M_a a + h_a − (J_cᵀ G)_a f. The tasks (`humanoid_control.wbc.tasks`): the
 CoM, the base's orientation, a frame task per contact location that is not in contact (a swing
 foot, a hand reaching its contact), the posture. A contact location is either a contact (held,
-with forces) or a frame task (moved), never both.
+with forces) or a frame task (moved), never both. The force regularisation weighs each corner's
+tangential force by its pyramid's 1/μ'² (μ' = μ/√2): it chooses the internal forces between the
+contacts, which the tasks do not see, away from the friction limits (`humanoid_control.wbc.contact`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 problem): x = (a, f), with a (nv,) the joint accelerations and f the active contacts' corner
 forces, one 3-D force per corner in its contact's frame.
 
-    H, g            Σ_tasks w AᵀA, −Σ w Aᵀb, plus the regularisations on a and f
+    H, g            Σ_tasks w AᵀA, −Σ w Aᵀb, plus the regularisations on a and f (each contact's
+                    corner forces weighted by its `Contact.force_weights`)
     A_eq x = b_eq   the floating base's rows of the dynamics, then 6 rows per contact
     lo ≤ C x ≤ up   each contact's force rows, then the actuated joints' torque rows
     box_lo ≤ x ≤ box_up    the actuated joints' acceleration bounds (the solver's box constraints)
@@ -32,7 +33,8 @@ class Layout:
         self.n_eq = 6 + 6 * len(contacts)
         self.n_rows = sum(c.n_rows for c in contacts)
         self.n_in = self.n_rows + n_act
-        self.H0 = np.diag(np.r_[np.full(nv, reg_a), np.full(self.nf, reg_f)])
+        weights = [c.force_weights for c in contacts]
+        self.H0 = np.diag(np.r_[np.full(nv, reg_a), reg_f * np.concatenate(weights) if weights else []])
         self.C0 = np.zeros((self.n_in, self.n))
         self.lo0 = np.empty(self.n_in)
         self.up0 = np.empty(self.n_in)

@@ -175,3 +175,23 @@ def test_a_line_contact_turns_freely_about_its_line_and_a_surface_is_held_still(
     for corners in (RECT, [[0.0, 0.0, 0.0]], [[0.05, -0.07, 0.0], [0.05, 0.07, 0.0]]):
         J, b = Contact("held", 0, corners, MU).motion_rows(dyn)
         assert np.array_equal(J, dyn.J) and np.allclose(b, held)
+
+
+def test_the_force_regularisation_costs_a_force_on_a_pyramid_face_as_much_tangentially_as_normally():
+    """Each corner's weights are (1/μ'², 1/μ'², 1), μ' = μ/√2: a force on a face (|f_x| = μ' f_z)
+    costs the same for its tangential and its normal part; the QP's Hessian carries them, scaled by
+    the force regularisation, after the accelerations' block."""
+    from humanoid_control.wbc.problem import Layout
+
+    c = Contact("s", 0, RECT, MU)
+    w = c.force_weights.reshape(c.k, 3)
+    assert np.allclose(w, [2.0 / MU**2, 2.0 / MU**2, 1.0], rtol=1e-12)
+    m = MU / np.sqrt(2.0)
+    f = np.array([m * 10.0, 0.0, 10.0])  # on the face |f_x| = μ' f_z
+    assert _accepts(Contact("p", 0, [0.0, 0.0, 0.0], MU), f)
+    assert np.isclose(w[0, 0] * f[0] ** 2, w[0, 2] * f[2] ** 2, rtol=1e-12)
+    point = Contact("p", 0, [0.0, 0.0, 0.0], 0.4)
+    layout = Layout([c, point], 8, 2, 1e-6, 1e-8)
+    assert np.allclose(
+        np.diag(layout.H0), np.r_[np.full(8, 1e-6), 1e-8 * c.force_weights, 1e-8 * np.array([12.5, 12.5, 1.0])]
+    )
