@@ -7,10 +7,13 @@ configuration ``q``, the robot's ``zero`` posture; right: y <= 0):
 * **soles** ``l_sole`` / ``r_sole``: from a frame whose name holds ``sole`` (``left_sole_link``,
   Talos, and most ROS humanoids), else from a frame whose name holds ``foot`` with no collision
   geometry of its own; the contact plane is the frame's xy plane, the inward normal its +z, the
-  tangent its +x, the point its origin. The rectangle (the hull) is the bounding box, in the
-  frame's x and y, of the collision geometry of the foot (the geometry attached to the frame's
-  joint), when that geometry reaches the plane within `SOLE_PLANE_TOLERANCE`; else the
-  `DEFAULT_SOLE` rectangle centred on the origin. A robot without such frames keeps the rule of
+  tangent its +x, the point its origin. The hull is the face the foot stands on: the convex hull,
+  in the frame's x and y, of the points of the foot's collision geometry (the geometry attached to
+  the frame's joint) within `SOLE_CONTACT_BAND` of its lowest point, when that point reaches the
+  plane within `SOLE_PLANE_TOLERANCE`; else the `DEFAULT_SOLE` rectangle centred on the origin.
+  A foot mesh's bounding box is not its sole: Talos's foot mesh spans 0.221 × 0.134 m, but on a
+  flat floor it touches with a 0.195 × 0.117 m face (its edges are rounded above it), and forces
+  put at the box's corners tip the foot over the face's edge. A robot without such frames keeps the rule of
   `humanoid_model.contact_location.default_sole_contacts` (the bottom face of the lowest collision
   geometry on each side: G1's ankle links, whose four contact spheres span its sole).
 * **hands** ``l_hand`` / ``r_hand`` (kind ``hand``): from a frame whose name holds ``palm``, else
@@ -35,12 +38,24 @@ import pinocchio as pin
 
 from humanoid_model.collision_geometry import extent_points
 from humanoid_model.contact_location import ContactLocation
+from humanoid_model.planar_polygon import convex_hull
 
-__all__ = ["DEFAULT_HAND", "DEFAULT_SOLE", "SOLE_PLANE_TOLERANCE", "automatic_contacts", "find_frame"]
+__all__ = [
+    "DEFAULT_HAND",
+    "DEFAULT_SOLE",
+    "SOLE_CONTACT_BAND",
+    "SOLE_PLANE_TOLERANCE",
+    "automatic_contacts",
+    "find_frame",
+]
 
 DEFAULT_SOLE = (0.20, 0.10)  #: m, length x width of a sole rectangle without foot geometry (chosen: a human-size foot)
 DEFAULT_HAND = 0.04  #: m, side of a hand's square patch (chosen: about a palm's centre)
-SOLE_PLANE_TOLERANCE = 0.01  #: m, the foot geometry's lowest point this close to the sole plane gives the rectangle
+SOLE_PLANE_TOLERANCE = 0.01  #: m, the foot geometry's lowest point this close to the sole plane gives the hull
+#: m, the foot geometry's points this close above its lowest point are the sole's face (chosen: a flat
+#: floor's contact patch by coal's patch tolerance, 1 mm, the simulator's `PATCH_TOLERANCE`: what touches
+#: when the foot stands flat; the geometry higher up, a rounded edge, touches only a tilted foot)
+SOLE_CONTACT_BAND = 0.001
 HAND_PATTERNS = ("palm", "hand", "gripper")  #: name parts of hand frames, in order of preference
 
 
@@ -103,16 +118,17 @@ def _rectangle(lo, hi) -> np.ndarray:
 
 
 def _sole_hull(model, collision, fid: int) -> np.ndarray:
-    """The sole rectangle in the sole frame's x, y (module docstring)."""
+    """The sole's face in the sole frame's x, y (module docstring): a convex polygon (k, 2)."""
     f = model.frames[fid]
     pts = [extent_points(g) for g in collision.geometryObjects if g.parentJoint == f.parentJoint]
     if pts:
         M = f.placement  # joint frame -> sole frame: R^T (p - t)
         local = (np.vstack(pts) - M.translation) @ M.rotation
-        if abs(local[:, 2].min()) <= SOLE_PLANE_TOLERANCE:
-            lo, hi = local[:, :2].min(axis=0), local[:, :2].max(axis=0)
-            if np.all(hi - lo > 1e-3):
-                return _rectangle(lo, hi)
+        lowest = local[:, 2].min()
+        if abs(lowest) <= SOLE_PLANE_TOLERANCE:
+            face = convex_hull(local[local[:, 2] <= lowest + SOLE_CONTACT_BAND, :2])
+            if len(face) >= 3 and np.all(np.ptp(face, axis=0) > 1e-3):
+                return face
     half = np.array(DEFAULT_SOLE) / 2
     return _rectangle(-half, half)
 

@@ -1,7 +1,7 @@
 """Contact locations found from a URDF's sole and hand frames when no sidecar declares them
-(`humanoid_model.frame_contacts`): the sole plane is the sole frame's, the rectangle the foot
-geometry's extent in it (computed here from the box sizes of the test URDF), or the documented
-default without foot geometry; hands at their palm frames; a sidecar's ``contacts:`` win."""
+(`humanoid_model.frame_contacts`): the sole plane is the sole frame's, the hull the face of the
+foot geometry that touches it (computed here from the box sizes of the test URDF; wider geometry
+above the face left out), or the documented default without foot geometry; hands at their palm frames; a sidecar's ``contacts:`` win."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model.frame_contacts import DEFAULT_HAND, DEFAULT_SOLE
+from humanoid_model.frame_contacts import DEFAULT_HAND, DEFAULT_SOLE, SOLE_CONTACT_BAND
 from humanoid_model.robot import load_robot
 
 INERTIAL = '<inertial><mass value="{m}"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
@@ -18,9 +18,17 @@ FOOT_BOX_AT = (0.03, 0.0, -0.04)  # its centre in the foot link
 SOLE_AT = (0.01, 0.0, -0.06)  # the sole frame in the foot link: on the box's bottom face
 
 
-def _urdf(foot_geometry: bool = True, palms: bool = True, sole_yaw: float = 0.0) -> str:
+ANKLE_PLATE = (0.30, 0.16, 0.01)  # [m] a plate wider than the sole, 2 mm above its face
+ANKLE_PLATE_AT = (0.03, 0.0, -0.053)
+
+
+def _urdf(foot_geometry: bool = True, palms: bool = True, sole_yaw: float = 0.0, plate: bool = False) -> str:
     box = " ".join(map(str, FOOT_BOX))
     at = " ".join(map(str, FOOT_BOX_AT))
+    plate_geo = (
+        f'<collision><origin xyz="{" ".join(map(str, ANKLE_PLATE_AT))}"/>'
+        f'<geometry><box size="{" ".join(map(str, ANKLE_PLATE))}"/></geometry></collision>'
+    )
     sole = " ".join(map(str, SOLE_AT))
     parts = [
         f'<link name="pelvis">{INERTIAL.format(m=10)}<collision><geometry><box size="0.2 0.3 0.1"/></geometry></collision></link>'
@@ -28,6 +36,7 @@ def _urdf(foot_geometry: bool = True, palms: bool = True, sole_yaw: float = 0.0)
     for side, y in (("left", 0.1), ("right", -0.1)):
         geo = (
             f'<collision><origin xyz="{at}"/><geometry><box size="{box}"/></geometry></collision>'
+            + (plate_geo if plate else "")
             if foot_geometry
             else ""
         )
@@ -76,6 +85,17 @@ def test_soles_lie_on_the_sole_frames_with_the_foot_box_extent(tmp_path):
         np.testing.assert_allclose(lo[:2], expect_lo[:2], atol=1e-9)
         np.testing.assert_allclose(hi[:2], expect_hi[:2], atol=1e-9)
         np.testing.assert_allclose(c.hull[:, 2], SOLE_AT[2], atol=1e-12)  # the box's bottom face
+
+
+def test_geometry_above_the_sole_face_does_not_widen_the_sole(tmp_path):
+    """A foot whose geometry is wider 2 mm above its face (a rounded mesh's upper contour, an
+    ankle plate) stands on its face alone: the hull is the face's, not the geometry's extent."""
+    assert ANKLE_PLATE_AT[2] - ANKLE_PLATE[2] / 2 - SOLE_AT[2] == pytest.approx(2 * SOLE_CONTACT_BAND)
+    robot = _load(tmp_path, _urdf(plate=True))
+    for side in ("l", "r"):
+        c = robot.contact_locations[f"{side}_sole"]
+        np.testing.assert_allclose(np.ptp(c.hull, axis=0)[:2], FOOT_BOX[:2], atol=1e-9)
+        np.testing.assert_allclose(c.hull[:, 2], SOLE_AT[2], atol=1e-12)
 
 
 def test_a_turned_sole_frame_turns_the_tangent_and_the_rectangle(tmp_path):
