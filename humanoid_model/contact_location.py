@@ -14,6 +14,7 @@ import pinocchio as pin
 
 from humanoid_model.collision_geometry import extent_points
 from humanoid_model.exceptions import ModelError
+from humanoid_model.planar_polygon import convex_hull
 from humanoid_model.validation import finite_number, finite_rows, finite_vector
 
 __all__ = [
@@ -21,8 +22,10 @@ __all__ = [
     "DISC_SIDES",
     "ON_SURFACE",
     "ContactLocation",
+    "SOLE_CONTACT_BAND",
     "contact_from_yaml",
     "default_sole_contacts",
+    "sole_face",
     "touching_polygon",
 ]
 
@@ -31,6 +34,22 @@ ON_SURFACE = 0.01  # [m] (chosen) a planned contact frame farther from its surfa
 DISC_SIDES = (
     16  #: sides of the polygon inscribed in a disc hull (`ContactLocation.with_disc`; chosen: 2 % of the area off)
 )
+
+
+#: m, a foot geometry's points this close above its lowest point are the sole's face (chosen: a flat
+#: floor's contact patch by coal's patch tolerance, 1 mm, the simulator's `PATCH_TOLERANCE`: what touches
+#: when the foot stands flat; the geometry higher up, a rounded edge or a sphere's side, touches only a
+#: tilted foot)
+SOLE_CONTACT_BAND = 0.001
+
+
+def sole_face(points) -> np.ndarray:
+    """The face a foot stands on, from the points (k, 3) [m] of its collision geometry in a frame whose
+    z is the sole's inward normal: the convex hull (m, 2) in x, y of the points within
+    `SOLE_CONTACT_BAND` of the lowest (a mesh's flat bottom, the bottom poles of contact spheres). A
+    foot's bounding box is not its sole: forces put at its corners tip the foot over the face's edge."""
+    pts = np.asarray(points, float)
+    return convex_hull(pts[pts[:, 2] <= pts[:, 2].min() + SOLE_CONTACT_BAND, :2])
 
 
 @dataclass(frozen=True)
@@ -117,9 +136,10 @@ def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLo
     """Sole contact locations from the lowest link's collision geometry on each side (y > 0, y <= 0);
     none (``{}``) when the collision geometry is not on both sides: a robot without feet.
 
-    The sole is the bottom face of the link-frame bounding box of that link's collision geometry,
-    with the inward normal +z of the link frame (valid for the usual humanoid convention where the
-    link frames are parallel to the world at the zero posture).
+    The sole is the face that link's collision geometry stands on (`sole_face` in the link frame: G1's
+    four contact spheres give the quadrilateral of their bottom poles, not the bounding box of the
+    spheres, 5-10 mm wider), with the inward normal +z of the link frame (valid for the usual humanoid
+    convention where the link frames are parallel to the world at the zero posture).
     """
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
@@ -139,9 +159,8 @@ def default_sole_contacts(model, collision, q, urdf_path) -> dict[str, ContactLo
     contacts = {}
     for side, (_, jid) in lowest.items():
         pts = np.vstack(per_joint_pts[jid])
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        z = lo[2]
-        hull = np.array([[lo[0], lo[1], z], [hi[0], lo[1], z], [hi[0], hi[1], z], [lo[0], hi[1], z]])
+        face = sole_face(pts)
+        hull = np.c_[face, np.full(len(face), pts[:, 2].min())]
         body = model.frames[_joint_body_frame(model, jid)].name
         # express in the body frame: a body frame attached to the joint with identity placement
         contacts[f"{side}_sole"] = ContactLocation(

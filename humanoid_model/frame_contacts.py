@@ -14,8 +14,8 @@ configuration ``q``, the robot's ``zero`` posture; right: y <= 0):
   A foot mesh's bounding box is not its sole: Talos's foot mesh spans 0.221 × 0.134 m, but on a
   flat floor it touches with a 0.195 × 0.117 m face (its edges are rounded above it), and forces
   put at the box's corners tip the foot over the face's edge. A robot without such frames keeps the rule of
-  `humanoid_model.contact_location.default_sole_contacts` (the bottom face of the lowest collision
-  geometry on each side: G1's ankle links, whose four contact spheres span its sole).
+  `humanoid_model.contact_location.default_sole_contacts` (the face the lowest collision geometry on
+  each side stands on: G1's ankle links, the bottom poles of their four contact spheres).
 * **hands** ``l_hand`` / ``r_hand`` (kind ``hand``): from a frame whose name holds ``palm``, else
   ``hand``, else ``gripper`` (the one nearest the root in the kinematic tree when several match);
   the point its origin, the inward normal its -z (a hand or tool frame's z points out of the palm,
@@ -37,8 +37,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.collision_geometry import extent_points
-from humanoid_model.contact_location import ContactLocation
-from humanoid_model.planar_polygon import convex_hull
+from humanoid_model.contact_location import SOLE_CONTACT_BAND, ContactLocation, sole_face
 
 __all__ = [
     "DEFAULT_HAND",
@@ -52,10 +51,6 @@ __all__ = [
 DEFAULT_SOLE = (0.20, 0.10)  #: m, length x width of a sole rectangle without foot geometry (chosen: a human-size foot)
 DEFAULT_HAND = 0.04  #: m, side of a hand's square patch (chosen: about a palm's centre)
 SOLE_PLANE_TOLERANCE = 0.01  #: m, the foot geometry's lowest point this close to the sole plane gives the hull
-#: m, the foot geometry's points this close above its lowest point are the sole's face (chosen: a flat
-#: floor's contact patch by coal's patch tolerance, 1 mm, the simulator's `PATCH_TOLERANCE`: what touches
-#: when the foot stands flat; the geometry higher up, a rounded edge, touches only a tilted foot)
-SOLE_CONTACT_BAND = 0.001
 HAND_PATTERNS = ("palm", "hand", "gripper")  #: name parts of hand frames, in order of preference
 
 
@@ -126,7 +121,7 @@ def _sole_hull(model, collision, fid: int) -> np.ndarray:
         local = (np.vstack(pts) - M.translation) @ M.rotation
         lowest = local[:, 2].min()
         if abs(lowest) <= SOLE_PLANE_TOLERANCE:
-            face = convex_hull(local[local[:, 2] <= lowest + SOLE_CONTACT_BAND, :2])
+            face = sole_face(local)
             if len(face) >= 3 and np.all(np.ptp(face, axis=0) > 1e-3):
                 return face
     half = np.array(DEFAULT_SOLE) / 2

@@ -9,7 +9,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from humanoid_model.frame_contacts import DEFAULT_HAND, DEFAULT_SOLE, SOLE_CONTACT_BAND
+from humanoid_model.contact_location import SOLE_CONTACT_BAND
+from humanoid_model.frame_contacts import DEFAULT_HAND, DEFAULT_SOLE
 from humanoid_model.robot import load_robot
 
 INERTIAL = '<inertial><mass value="{m}"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
@@ -145,3 +146,29 @@ def test_a_sidecar_with_contacts_wins_and_one_without_keeps_the_found_ones(tmp_p
     other.mkdir()
     robot = _load(other, _urdf(), sidecar="default_posture: zero\n")
     assert {"l_sole", "r_sole", "l_hand", "r_hand"} == set(robot.contact_locations)
+
+
+SPHERES = ((-0.05, 0.025), (-0.05, -0.025), (0.12, 0.03), (0.12, -0.03))  # [m] G1's ankle spheres' x, y
+SPHERE_Z, SPHERE_R = -0.03, 0.005  # [m] their centres' height in the ankle link, their radius
+
+
+def test_a_foot_on_contact_spheres_stands_on_their_bottom_poles(tmp_path):
+    """Without sole frames the sole is the face the lowest geometry stands on: four contact spheres
+    (G1's ankle links) give the quadrilateral of their bottom poles, not the spheres' bounding box
+    (5 mm wider on every side: the controller's forces there tipped G1's feet)."""
+    spheres = "".join(
+        f'<collision><origin xyz="{x} {y} {SPHERE_Z}"/><geometry><sphere radius="{SPHERE_R}"/></geometry></collision>'
+        for x, y in SPHERES
+    )
+    parts = [f'<link name="pelvis">{INERTIAL.format(m=10)}</link>']
+    for side, y in (("left", 0.1), ("right", -0.1)):
+        parts.append(
+            f"""<joint name="{side}_hip" type="revolute"><parent link="pelvis"/><child link="{side}_ankle_link"/>
+              <origin xyz="0 {y} -0.5"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="50" velocity="5"/></joint>
+            <link name="{side}_ankle_link">{INERTIAL.format(m=1)}{spheres}</link>"""
+        )
+    robot = _load(tmp_path, f'<?xml version="1.0"?><robot name="spheres">{"".join(parts)}</robot>')
+    for side in ("l", "r"):
+        c = robot.contact_locations[f"{side}_sole"]
+        assert sorted(map(tuple, np.round(c.hull[:, :2], 12))) == sorted(SPHERES)
+        np.testing.assert_allclose(c.hull[:, 2], SPHERE_Z - SPHERE_R, atol=1e-12)
