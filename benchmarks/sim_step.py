@@ -412,9 +412,8 @@ def report(configs, peers, args, mj_note):
             o["contacts"] = rs[0]["contacts"]
         out[k] = o
     print(
-        "| configuration | contacts | median step [µs] | / pin-loop ADMM | / rigid | / rigid 16 | CPU [µs] | CPU / rigid | "
-        + " | ".join(STAGES)
-        + " | solver iterations/step |"
+        "| configuration | contacts | median step [µs] | / pin-loop ADMM | / rigid | / rigid 16 | CPU [µs] "
+        "| CPU / rigid | " + " | ".join(STAGES) + " | solver iterations/step |"
     )
     print("|---|---|---|---|---|---|---|---|" + "---|" * len(STAGES) + "---|")
     for k, o in out.items():
