@@ -428,6 +428,9 @@ def report(configs, peers, args, mj_note):
         )
     if mj_note:
         print(mj_note)
+    fem = "FEM soles 16 nodes/sole, nsgs_newton"
+    if fem in out:
+        print(f"FEM soles, 16 nodes/sole / rigid 16 points: {out[fem]['ratio_to_rigid_16_points']:.2f} (target <= 2)")
     ours = "Talos (mesh links), nsgs_newton"
     for k in [k for k in rows if "Talos meshes" in k and ours in rows]:  # same repetition, ratio of medians
         ratio = statistics.median(r["median_us"] / m["median_us"] for r, m in zip(rows[ours], rows[k]))
