@@ -1,7 +1,9 @@
 """Flat-ground contact nodes of a sole (Chardonnet 2009, §4.5: a node is in contact when it is below
 the ground, and the contact force acts at that node). `flat_ground_nodes` checks its input;
-`nodes_under_plane` is its numba kernel, which the World step calls once per sole
-(`world_coupling.FemSoles.add_contacts`).
+`nodes_under_plane` is its numba kernel. `append_sole_contacts` is the World step's form
+(`world_coupling.FemSoles.add_contacts`): every sole's nodes on the ground plane, and the stone
+contacts found beforehand, appended to the step's contact arrays in one call, with the same
+arithmetic as `nodes_under_plane`.
 
     nodes, points, gaps = flat_ground_nodes(mesh, position, rotation, U=None, ground=0.0, margin=0.0)
 """
@@ -16,7 +18,7 @@ from humanoid_model.validation import finite_number, finite_vector, message
 
 from .mesh import SoleMesh
 
-__all__ = ["flat_ground_nodes", "nodes_under_plane"]
+__all__ = ["flat_ground_nodes", "nodes_under_plane", "append_sole_contacts"]
 
 SOURCE = "soles.flat_ground_nodes"
 
@@ -58,14 +60,70 @@ def nodes_under_plane(X, U, R, p, n, h, margin):
     gaps = np.empty(S)
     k = 0
     for i in range(S):
-        x0, x1, x2 = X[i, 0] + U[3 * i], X[i, 1] + U[3 * i + 1], X[i, 2] + U[3 * i + 2]
-        w0 = p[0] + (R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2)
-        w1 = p[1] + (R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2)
-        w2 = p[2] + (R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2)
-        g = n[0] * w0 + n[1] * w1 + n[2] * w2 - h
+        w0, w1, w2, g = _node_on_plane(X, U, i, R, p, n, h)
         if g <= margin:
             hit[k] = i
             points[k, 0], points[k, 1], points[k, 2] = w0, w1, w2
             gaps[k] = g
             k += 1
     return hit[:k].copy(), points[:k].copy(), gaps[:k].copy()
+
+
+@njit(cache=True, inline="always")
+def _node_on_plane(X, U, i, R, p, n, h):
+    """(world point (3 floats) [m], signed distance n·x − h [m]) of node i of X (S, 3) displaced by
+    U (3S,), placed at R, p."""
+    x0, x1, x2 = X[i, 0] + U[3 * i], X[i, 1] + U[3 * i + 1], X[i, 2] + U[3 * i + 2]
+    w0 = p[0] + (R[0, 0] * x0 + R[0, 1] * x1 + R[0, 2] * x2)
+    w1 = p[1] + (R[1, 0] * x0 + R[1, 1] * x1 + R[1, 2] * x2)
+    w2 = p[2] + (R[2, 0] * x0 + R[2, 1] * x1 + R[2, 2] * x2)
+    return w0, w1, w2, n[0] * w0 + n[1] * w1 + n[2] * w2 - h
+
+
+@njit(cache=True)
+def append_sole_contacts(batch, out, X, U, start, R, p, n, h, ground, margins, geoms, mus, stones, hit, counts):
+    """Write into ``out`` the contact arrays ``batch`` (geom_a, geom_b, b_static, points, normals,
+    gaps, mu, e, slot: the `ContactBatch` fields, m rows) with every sole's contacts appended, sole
+    by sole: first its nodes whose signed distance to the plane n·x = h is at most its margin (as
+    `nodes_under_plane`; none when ``ground`` < 0, the plane's static geometry otherwise), then its
+    stone contacts. out: the same 9 arrays with room for every node and stone contact.
+
+    X (ΣS, 3), U (3ΣS,) [m]: the soles' surface nodes and displacements, sole frame, sole j's rows
+    start[j] .. start[j + 1]; R (ns, 3, 3), p (ns, 3) [m]: the sole frames in the world; margins,
+    mus (ns,), geoms (ns,): per sole. stones: (f (E, 8) rows point, normal, gap, mu; i (E, 2) rows
+    geom_b, slot; rows (ns + 1,): sole j's rows rows[j] .. rows[j + 1]). A node contact has normal
+    n, slot its node row, no restitution.
+
+    Written too: hit (ΣS,), the node rows of sole j at start[j] .. start[j] + counts[0, j];
+    counts (2, ns): each sole's node contacts and all its contacts."""
+    geom_a, geom_b, b_static, points, normals, gaps, mu, e, slot = batch
+    o_ga, o_gb, o_bs, o_pt, o_nr, o_gp, o_mu, o_e, o_sl = out
+    sf, si, srows = stones
+    m = points.shape[0]
+    for r in range(m):
+        o_ga[r], o_gb[r], o_bs[r] = geom_a[r], geom_b[r], b_static[r]
+        for a in range(3):
+            o_pt[r, a], o_nr[r, a] = points[r, a], normals[r, a]
+        o_gp[r], o_mu[r], o_e[r], o_sl[r] = gaps[r], mu[r], e[r], slot[r]
+    r = m
+    for j in range(start.shape[0] - 1):
+        r0, k = r, 0
+        Xj, Uj = X[start[j] : start[j + 1]], U[3 * start[j] : 3 * start[j + 1]]
+        if ground >= 0:
+            for i in range(Xj.shape[0]):
+                w0, w1, w2, g = _node_on_plane(Xj, Uj, i, R[j], p[j], n, h)
+                if g <= margins[j]:
+                    hit[start[j] + k] = i
+                    k += 1
+                    o_pt[r, 0], o_pt[r, 1], o_pt[r, 2] = w0, w1, w2
+                    o_nr[r, 0], o_nr[r, 1], o_nr[r, 2] = n[0], n[1], n[2]
+                    o_gp[r], o_gb[r], o_sl[r], o_mu[r] = g, ground, i, mus[j]
+                    r += 1
+        for q in range(srows[j], srows[j + 1]):
+            for a in range(3):
+                o_pt[r, a], o_nr[r, a] = sf[q, a], sf[q, 3 + a]
+            o_gp[r], o_mu[r], o_gb[r], o_sl[r] = sf[q, 6], sf[q, 7], si[q, 0], si[q, 1]
+            r += 1
+        for t in range(r0, r):
+            o_ga[t], o_bs[t], o_e[t] = geoms[j], True, 0.0  # no impact law at a sole (§4.3.5)
+        counts[0, j], counts[1, j] = k, r - r0

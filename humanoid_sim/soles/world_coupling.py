@@ -45,10 +45,11 @@ import numpy as np
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_model.validation import message
+from humanoid_sim.collision.batch import ContactBatch
 
 from .coupling import add_coupling, node_loads
 from .fem import CondensedSole, node_dofs
-from .ground import nodes_under_plane
+from .ground import append_sole_contacts
 from .material import Layer, Material
 from .mesh import box_sole
 from .obstacles import box_vertices, face_vertex_contacts
@@ -95,11 +96,10 @@ class WorldSole:
     nodes: np.ndarray
     R: np.ndarray = None  # the sole frame's world orientation in the current step
     P: np.ndarray = None  # (k, len(nodes)) distribution weights of the contacts, None: each contact is a node
+    Pk: np.ndarray = None  # P ⊗ I₃ (3k, 3 len(nodes)): P on the node dofs (set and cleared with P)
     bottom: np.ndarray = None  # (T, 3) ground-face triangles, rows into the surface nodes
     radius: float = 0.0  # [m] bounding radius of the sole about its frame origin
     cache: dict = field(default_factory=dict)  # node set -> compliance gathers (`FemSoles._compliance`)
-    geom_nodes: np.ndarray = None  # (S,) geom, and mu_nodes (S,) mu: constants sliced per step
-    mu_nodes: np.ndarray = None
 
     def placement(self, oMi_R, oMi_p):
         """(R, p): the sole frame in the world from the joints' world placements."""
@@ -171,16 +171,21 @@ class FemSoles:
                 )
             )
         self.joints = np.array([s.joint for s in self.soles], np.int64)
-        # constant per-contact arrays, sliced by add_contacts: per node count S, the ground's normal
-        # and index (the ground is static geometry `self.ground`); per sole, its geometry and friction
-        self._const = {}
-        for s in self.soles:
-            S = len(s.X)
-            if S not in self._const:
-                n = self.n if self.ground is not None else np.zeros(3)
-                self._const[S] = (np.tile(n, (S, 1)), np.full(S, -1 if self.ground is None else self.ground))
-            s.geom_nodes = np.full(S, s.geom, np.int64)
-            s.mu_nodes = np.full(S, s.mu)
+        # constants of `add_contacts`: the soles' frames in their joints', surface nodes (stacked, sole
+        # j's rows _start[j] .. _start[j + 1]), geometries, frictions and margins; the ground plane
+        self._jR = np.array([s.jR for s in self.soles]).reshape(-1, 3, 3)
+        self._jp = np.array([s.jp for s in self.soles]).reshape(-1, 3, 1)
+        self._X = np.concatenate([s.X for s in self.soles]) if self.soles else np.zeros((0, 3))
+        self._start = np.cumsum([0] + [len(s.X) for s in self.soles]).astype(np.int64)
+        self._start_list = self._start.tolist()
+        self._geoms = np.array([s.geom for s in self.soles], np.int64)
+        self._mus = np.array([s.mu for s in self.soles], float)
+        self._margins = np.full(len(self.soles), self.margin)
+        self._ground = -1 if self.ground is None else int(self.ground)
+        self._n = self.n if self.ground is not None else np.zeros(3)
+        self._h = self.h if self.ground is not None else 0.0
+        z = np.zeros(len(self.soles) + 1, np.int64)
+        self._no_stones = (np.zeros((0, 8)), np.zeros((0, 2), np.int64), z)
 
     @property
     def thickness(self) -> float:
@@ -189,94 +194,83 @@ class FemSoles:
 
     # ------------------------------------------------------------------ 1. collision stage
     def add_contacts(self, batch, oMi_R, oMi_p, sweep=None):
-        """The step's `ContactBatch` with the soles' contacts appended (module docstring, 1): the
-        surface nodes on the flat ground, then the stones' vertices under the ground face
-        (`obstacles.py`, distributed by P). oMi_R, oMi_p: the joints' world placements
-        (`CollisionDetector.joint_placements`); sweep: None or (n_mobile,) travel of each shape in
-        the step [m] (widens the margin)."""
-        from humanoid_sim.collision.batch import ContactBatch
-
-        parts = []
-        m = batch.m
-        none = np.zeros(0, np.int64)
-        for s in self.soles:
-            R, p = s.placement(oMi_R, oMi_p)
-            s.R = R
-            margin = self.margin if sweep is None else max(self.margin, float(sweep[s.geom]))
-            if self.ground is not None:
-                hit, pts, gaps = nodes_under_plane(s.X, s.U, R, p, self.n, self.h, margin)
-            else:
-                hit, pts, gaps = none, np.zeros((0, 3)), np.zeros(0)
-            k_s = hit.shape[0]
-            const = self._const[len(s.X)]  # per-contact constants of the node contacts (sliced views)
-            part = [pts, None, gaps, const[1][:k_s], hit]
-            mu = s.mu_nodes[:k_s]
-            s.nodes, s.P = hit, None
-            if self.boxes:
-                part, mu = self._stones(s, R, p, margin, part, mu)
-            k_s = part[0].shape[0]
-            if part[1] is None:  # node contacts only: the ground's normal
-                part[1] = const[0][:k_s]
-            s.rows = np.arange(m, m + k_s)
-            m += k_s
-            if k_s:
-                parts.append((s, part, mu))
-        if not parts:
+        """The step's `ContactBatch` with the soles' contacts appended (module docstring, 1): per sole,
+        the surface nodes on the flat ground, then the stones' vertices under the ground face
+        (`obstacles.py`, distributed by P), in one kernel call (`ground.append_sole_contacts`).
+        oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
+        None or (n_mobile,) travel of each shape in the step [m] (widens the margin)."""
+        if not self.soles:
             return batch
-        k = m - batch.m
+        Rj = oMi_R[self.joints]
+        R = Rj @ self._jR  # the sole frames in the world (`WorldSole.placement`, the same products)
+        p = oMi_p[self.joints] + (Rj @ self._jp)[:, :, 0]
+        margins = self._margins if sweep is None else np.maximum(self.margin, sweep[self._geoms])
+        stones, found = self._no_stones, None
+        if self.boxes:
+            stones, found = self._stones(R, p, margins)
         slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
-        return ContactBatch(
-            np.concatenate([batch.geom_a] + [self._geoms(s, len(x[2])) for s, x, _ in parts]),
-            np.concatenate([batch.geom_b] + [x[3] for _, x, _ in parts]),
-            np.concatenate([batch.b_static, np.ones(k, bool)]),
-            np.concatenate([batch.points] + [x[0] for _, x, _ in parts]),
-            np.concatenate([batch.normals] + [x[1] for _, x, _ in parts]),
-            np.concatenate([batch.gaps] + [x[2] for _, x, _ in parts]),
-            np.concatenate([batch.mu] + [mu for _, _, mu in parts]),
-            np.concatenate([batch.e, np.zeros(k)]),  # no impact law at a sole (Chardonnet 2009, §4.3.5)
-            np.concatenate([slot] + [x[4] for _, x, _ in parts]),
-        )
+        fields = (batch.geom_a, batch.geom_b, batch.b_static, batch.points, batch.normals, batch.gaps)
+        m, ns = batch.m, len(self.soles)
+        cap = m + self._X.shape[0] + stones[0].shape[0]
+        i64 = np.int64
+        out = (np.empty(cap, i64), np.empty(cap, i64), np.empty(cap, bool), np.empty((cap, 3)), np.empty((cap, 3)))
+        out += (np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap, i64))
+        hit, counts = np.empty(self._X.shape[0], i64), np.empty((2, ns), i64)
+        U = np.concatenate([s.U for s in self.soles])
+        args = (self._X, U, self._start, R, p, self._n, self._h, self._ground, margins, self._geoms, self._mus)
+        append_sole_contacts(fields + (batch.mu, batch.e, slot), out, *args, stones, hit, counts)
+        nodes, contacts = counts.tolist()
+        for j, s in enumerate(self.soles):
+            s.R = R[j]
+            a = self._start_list[j]
+            s.nodes, s.P, s.Pk = hit[a : a + nodes[j]], None, None
+            if found is not None and found[j] is not None:
+                self._distribution(s, *found[j])
+            s.rows = np.arange(m, m + contacts[j])
+            m += contacts[j]
+        return batch if m == batch.m else ContactBatch(*(x[:m] for x in out))
+
+    def _stones(self, R, p, margins):
+        """(stones, found): the stones' vertices under each sole's deformed ground face
+        (`obstacles.py`) as the ``stones`` argument of `append_sole_contacts` (point, normal: the
+        sole's z axis, gap, mu; the box's static index, slot 1 000 000 (box + 1) + vertex), and per
+        sole None or its contacted triangles and barycentric weights (eqs 4.24–4.29)."""
+        f, i, rows, found = [], [], [0], []
+        for j, s in enumerate(self.soles):
+            Xd = s.X + s.U.reshape(-1, 3)
+            tris, weights = [], []
+            for k, Rb, pb, half in self.boxes:
+                if np.linalg.norm(pb - p[j]) > s.radius + np.linalg.norm(half) + margins[j]:
+                    continue
+                V = box_vertices(Rb, pb, half)
+                idx, tri, w, g = face_vertex_contacts((V - p[j]) @ R[j], Xd, s.bottom, margins[j])
+                if len(idx):
+                    c = len(idx)
+                    f.append(
+                        np.column_stack([V[idx], np.tile(R[j][:, 2], (c, 1)), g, np.full(c, self._mu_ms[s.geom][k])])
+                    )
+                    i.append(np.column_stack([np.full(c, k), 1_000_000 * (k + 1) + idx]))
+                    tris.append(tri)
+                    weights.append(w)
+            rows.append(rows[-1] + sum(len(t) for t in tris))
+            found.append((np.concatenate(tris), np.concatenate(weights)) if tris else None)
+        if not f:
+            return self._no_stones, None
+        return (np.concatenate(f), np.concatenate(i).astype(np.int64), np.array(rows, np.int64)), found
 
     @staticmethod
-    def _geoms(s, k):
-        """(k,) the geometry index of sole s (body A) for its k contacts."""
-        return s.geom_nodes[:k] if k <= len(s.geom_nodes) else np.full(k, s.geom, np.int64)
-
-    def _stones(self, s, R, p, margin, part, mu):
-        """(part, mu) with the stones' vertices under sole s's deformed ground face appended
-        (`obstacles.py`), and s.nodes, s.P set when there are some (P, eqs 4.27–4.29: identity
-        rows for the node contacts, barycentric rows for the stones). part: [points, normals
-        (None: the ground's), gaps, geom_b, slot] of the node contacts; mu their friction."""
-        hit = part[4]
-        Xd = s.X + s.U.reshape(-1, 3)
-        tris, weights = [], []
-        for k, Rb, pb, half in self.boxes:
-            if np.linalg.norm(pb - p) > s.radius + np.linalg.norm(half) + margin:
-                continue
-            V = box_vertices(Rb, pb, half)
-            idx, tri, w, g = face_vertex_contacts((V - p) @ R, Xd, s.bottom, margin)
-            if len(idx):
-                normals = np.tile(self.n, (len(hit), 1)) if part[1] is None else part[1]
-                part = [
-                    np.concatenate([part[0], V[idx]]),
-                    np.concatenate([normals, np.tile(R[:, 2], (len(idx), 1))]),
-                    np.concatenate([part[2], g]),
-                    np.concatenate([part[3], np.full(len(idx), k)]),
-                    np.concatenate([part[4], 1_000_000 * (k + 1) + idx]),
-                ]
-                mu = np.concatenate([mu, np.full(len(idx), float(self._mu_ms[s.geom][k]))])
-                tris.append(tri)
-                weights.append(w)
-        if tris:
-            tri, w = np.concatenate(tris), np.concatenate(weights)
-            nodes = np.unique(np.concatenate([hit, tri.ravel()]))
-            P = np.zeros((len(hit) + len(tri), len(nodes)))
-            P[np.arange(len(hit)), np.searchsorted(nodes, hit)] = 1.0
-            rows = len(hit) + np.arange(len(tri))
-            for j in range(3):
-                np.add.at(P, (rows, np.searchsorted(nodes, tri[:, j])), w[:, j])
-            s.nodes, s.P = nodes, P
-        return part, mu
+    def _distribution(s, tri, w):
+        """s.nodes and s.P of sole s with stone contacts on triangles tri (c, 3), weights w (c, 3)
+        after its node contacts s.nodes (P, eqs 4.27–4.29: identity rows for the node contacts,
+        barycentric rows for the stones)."""
+        hit = s.nodes
+        nodes = np.unique(np.concatenate([hit, tri.ravel()]))
+        P = np.zeros((len(hit) + len(tri), len(nodes)))
+        P[np.arange(len(hit)), np.searchsorted(nodes, hit)] = 1.0
+        rows = len(hit) + np.arange(len(tri))
+        for j in range(3):
+            np.add.at(P, (rows, np.searchsorted(nodes, tri[:, j])), w[:, j])
+        s.nodes, s.P, s.Pk = nodes, P, np.kron(P, np.eye(3))
 
     # ------------------------------------------------------------------ 2. before the solve
     @staticmethod
@@ -304,22 +298,20 @@ class FemSoles:
         """Add each sole's compliance and free term to its group's W and v_free, in place
         (module docstring, 2). systems: the step's `GroupSystem`s; contacts: its `StepContacts`."""
         for s in self.soles:
-            k = s.rows.shape[0]
-            if not k:
+            if not s.rows.shape[0]:
                 continue
+            first = int(s.rows[0])
             for g in systems:
-                if isinstance(g.index, slice):  # one group holds every contact, in batch order
-                    a = int(s.rows[0])
-                else:
-                    at = np.flatnonzero(np.isin(g.index[: g.nc], s.rows))
-                    if not at.shape[0]:
+                a = first  # one group holds every contact (index a slice), in batch order
+                if not isinstance(g.index, slice):  # the group's contacts ascend, the sole's rows among them
+                    rows = g.index[: g.nc]
+                    a = int(np.searchsorted(rows, first))
+                    if a == rows.shape[0] or rows[a] != first:
                         continue
-                    a = int(at[0])  # the group's contacts ascend: the sole's rows are contiguous
                 C, _, c = self._compliance(s)
                 Uc = s.U[c]
                 if s.P is not None:  # contacts between nodes: P K_c⁻¹ Pᵀ and P U (eqs 4.31–4.32)
-                    Pk = np.kron(s.P, np.eye(3))
-                    C, Uc = Pk @ C @ Pk.T, Pk @ Uc
+                    C, Uc = s.Pk @ C @ s.Pk.T, s.Pk @ Uc
                 # T C Tᵀ/dt and −T U_c/dt, T = blockdiag(F_i R), added block by block (`coupling.py`)
                 add_coupling(g.W, g.v_free, 3 * a, C, contacts.frames[self._span(s)], s.R, Uc, self.dt)
                 break
@@ -339,7 +331,7 @@ class FemSoles:
         virtual-work-consistent mapping, `distribution.py`)."""
         span = self._span(s)
         F = node_loads(forces[span], frames[span], s.R)  # Tᵀ f
-        return F if s.P is None else np.kron(s.P, np.eye(3)).T @ F
+        return F if s.P is None else s.Pk.T @ F
 
     # ------------------------------------------------------------------ outputs and state
     def node_forces(self, forces, frames) -> list[np.ndarray]:

@@ -6,7 +6,7 @@ import pytest
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_sim.soles import box_sole
-from humanoid_sim.soles.ground import flat_ground_nodes
+from humanoid_sim.soles.ground import append_sole_contacts, flat_ground_nodes, nodes_under_plane
 
 MESH = box_sole(resolution=0.02)
 
@@ -37,3 +37,46 @@ def test_bad_pose_is_refused():
         flat_ground_nodes(MESH, [0, 0, 0], 2 * np.eye(3))
     with pytest.raises(ConfigError, match="field 'position'"):
         flat_ground_nodes(MESH, [0, 0], np.eye(3))
+
+
+def test_the_step_kernel_appends_the_nodes_of_nodes_under_plane_bit_for_bit_then_the_stones():
+    """`append_sole_contacts` (the World step's form): the given rows copied, then per sole its
+    nodes on the plane (the same points and gaps as `nodes_under_plane`, to the bit) and its stone
+    rows."""
+    rng = np.random.default_rng(0)
+    X = MESH.nodes[MESH.surface_nodes]
+    S = len(X)
+    th = 0.05
+    Ry = np.array([[np.cos(th), 0, np.sin(th)], [0, 1, 0], [-np.sin(th), 0, np.cos(th)]])
+    R, p = np.stack([Ry, np.eye(3)]), np.array([[0.0, 0.1, 0.0075], [0.0, -0.1, 0.0199]])
+    U = 1e-4 * rng.standard_normal(2 * 3 * S)
+    n, h, margins = np.array([0.0, 0.0, 1.0]), 0.0, np.array([1e-3, 2e-3])
+    m = 3  # rows already in the batch
+    batch = (np.arange(m), np.arange(m), np.zeros(m, bool), rng.random((m, 3)), rng.random((m, 3)))
+    batch += (rng.random(m), rng.random(m), rng.random(m), np.arange(m))
+    stones = (rng.random((2, 8)), np.array([[4, 7], [5, 9]]), np.array([0, 0, 2]))  # two stone rows, sole 1
+    cap = m + 2 * S + 2
+    out = (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, bool), np.empty((cap, 3)))
+    out += (np.empty((cap, 3)), np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap, np.int64))
+    hit, counts = np.empty(2 * S, np.int64), np.empty((2, 2), np.int64)
+    start = np.array([0, S, 2 * S])
+    args = (np.vstack([X, X]), U, start, R, p, n, h, 0, margins, np.array([7, 8]), np.array([0.5, 0.6]))
+    append_sole_contacts(batch, out, *args, stones, hit, counts)
+    ga, gb, bs, pts, nrm, gaps, mu, e, slot = out
+    for a, b in zip(out, batch, strict=True):
+        assert np.array_equal(a[:m], b)
+    r = m
+    for j in range(2):
+        nodes, points, g = nodes_under_plane(X, U[3 * S * j : 3 * S * (j + 1)], R[j], p[j], n, h, margins[j])
+        k = len(nodes)
+        assert k and counts[0, j] == k and counts[1, j] == k + 2 * j
+        assert np.array_equal(hit[start[j] : start[j] + k], nodes) and np.array_equal(slot[r : r + k], nodes)
+        assert np.array_equal(pts[r : r + k], points) and np.array_equal(gaps[r : r + k], g)
+        assert np.all(nrm[r : r + k] == n) and np.all(gb[r : r + k] == 0) and np.all(mu[r : r + k] == 0.5 + 0.1 * j)
+        r += k
+    f = stones[0]
+    assert np.array_equal(pts[r : r + 2], f[:, :3]) and np.array_equal(nrm[r : r + 2], f[:, 3:6])
+    assert np.array_equal(gaps[r : r + 2], f[:, 6]) and np.array_equal(mu[r : r + 2], f[:, 7])
+    assert np.array_equal(gb[r : r + 2], [4, 5]) and np.array_equal(slot[r : r + 2], [7, 9])
+    assert np.array_equal(ga[m : r + 2], [7] * counts[1, 0] + [8] * counts[1, 1])
+    assert bs[m : r + 2].all() and not e[m : r + 2].any()
