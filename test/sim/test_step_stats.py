@@ -24,7 +24,9 @@ def test_step_stats_drain_returns_the_steps_since_the_last_drain_and_resets():
         "solve",
         "integration",
     }
-    assert 0 < sum(second.stage_time.values()) <= second.mean_step_time
+    # the stages tile the step: their times are differences of the same clock readings, so their sum
+    # equals the step's time up to the rounding of the sums (measured: one unit in the last place)
+    assert 0 < sum(second.stage_time.values()) <= second.mean_step_time * (1 + 1e-12)
 
 
 def test_step_stats_memory_is_bounded_and_samples_are_opt_in():
