@@ -58,6 +58,7 @@ import pinocchio as pin
 
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, stiffen
 from humanoid_execution.lift_playback import FALLEN_LIFT, foot_motion
+from humanoid_execution.motion_feedforward import feedforward, finite_rates
 from humanoid_model.robot import load_robot
 from humanoid_planner.lifting.box_hold import hold_margins
 from humanoid_planner.lifting.box_lift import BoxLiftSettings, hold_reserve, plan_box_lift
@@ -131,44 +132,6 @@ def _cop_margin(contacts, bodies, lo, hi) -> float | None:
     return min(x - lo, hi - x)
 
 
-def _finite_rates(model, qs, t):
-    """(v, a) (k, nv) of the configurations ``qs`` (k, nq) at the times ``t`` (k,) [s] (central
-    differences on the configuration space, one-sided at the ends)."""
-    k = len(qs)
-    v = np.zeros((k, model.nv))
-    for i in range(k):
-        lo, hi = max(i - 1, 0), min(i + 1, k - 1)
-        v[i] = pin.difference(model, qs[lo], qs[hi]) / (t[hi] - t[lo])
-    a = np.gradient(v, t, axis=0)
-    return v, a
-
-
-def _point_jacobian(model, data, q, frame, point):
-    """(3, nv) world Jacobian of ``point`` (frame coordinates [m]) of ``frame``."""
-    J = pin.computeFrameJacobian(model, data, q, frame, pin.LOCAL_WORLD_ALIGNED)
-    r = data.oMf[frame].rotation @ np.asarray(point, float)
-    return J[:3] - pin.skew(r) @ J[3:]
-
-
-def feedforward(model, qs, v, a, hands, hand_forces, feet) -> np.ndarray:
-    """(k, nv − 6) the joint torques of the motion (qs, v, a) with ``hand_forces`` (k, 3) the force
-    on the robot at each of ``hands`` ((frame, point) pairs; the same force on each) and the feet
-    (frames) taking the rest of the wrench the base needs (least-norm wrenches):
-    τ = (M a + b − J_hᵀ f_h − J_fᵀ w_f) below the base's six rows."""
-    data = model.createData()
-    out = np.zeros((len(qs), model.nv - 6))
-    for i, (q, vi, ai) in enumerate(zip(qs, v, a, strict=True)):
-        tau = pin.rnea(model, data, q, vi, ai).copy()
-        pin.computeJointJacobians(model, data, q)
-        pin.updateFramePlacements(model, data)
-        for frame, point in hands:
-            tau -= _point_jacobian(model, data, q, frame, point).T @ hand_forces[i]
-        Jf = np.vstack([pin.getFrameJacobian(model, data, f, pin.LOCAL_WORLD_ALIGNED) for f in feet])
-        w = np.linalg.lstsq(Jf[:, :6].T, tau[:6], rcond=None)[0]
-        out[i] = (tau - Jf.T @ w)[6:]
-    return out
-
-
 def play_box_lift(
     settings: BoxLiftSettings | None = None,
     swing: float = SWING_DURATION,
@@ -220,8 +183,8 @@ def play_box_lift(
     # forward's accelerations: each phase's own (one-sided at the impact, so that nothing decelerates
     # before it), the impact's velocity jump made over the first interval after it (``impulse``).
     imp = n_pre - 1
-    v, _acc = _finite_rates(model, full, t)
-    pre, post = _finite_rates(model, full[: imp + 1], t[: imp + 1]), _finite_rates(model, full[imp:], t[imp:])
+    v, _acc = finite_rates(model, full, t)
+    pre, post = finite_rates(model, full[: imp + 1], t[: imp + 1]), finite_rates(model, full[imp:], t[imp:])
     v_ff, acc = np.vstack([pre[0][:-1], post[0]]), np.vstack([pre[1][:-1], post[1]])
     first = t[imp + 1] - t[imp]  # the first interval after the impact [s]
     if impulse:

@@ -8,7 +8,12 @@ feet flat where the sagittal model puts them. Its PD actuators are stiffened as 
 walking plan (`humanoid_control.walking_ik.WALK_GAIN_SCALE`; the default 10 Hz gains leave the loaded
 joints 8 deg short of the end posture, measured). They hold the start posture for ``settle``
 seconds, follow the lift's joint trajectory sampled every ``sample`` seconds (the robot bridge's
-way), then hold the end posture for ``after`` seconds.
+way), then hold the end posture for ``after`` seconds. With ``feed_forward`` (the default) the
+servos also get the samples' joint velocities and the motion's joint torques
+(`humanoid_execution.motion_feedforward`: the inverse dynamics of the carrying robot, the feet
+taking the base's wrench), each sample's from its time on, as the box lift's playback does; without
+it the PD alone follows the positions, as the thesis describes its playback (§5.2.2.3), and the
+centre of pressure reaches the heel for a moment (docs/lifting.md).
 
 Measured at every step (`LiftPlayback`):
 - how far each foot slides and lifts [m] and tilts [rad];
@@ -34,6 +39,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_control.walking_ik import WALK_GAIN_SCALE, stiffen
+from humanoid_execution.motion_feedforward import feedforward, finite_rates
 from humanoid_model.robot import load_robot
 from humanoid_planner.lifting.overhead import NOMINAL, LiftResult
 from humanoid_planner.lifting.sagittal import CarriedObject, SagittalChain
@@ -115,10 +121,12 @@ def play_lift(
     gravity_compensation: bool = False,
     gain_scale: float = WALK_GAIN_SCALE,
     record: Callable | None = None,
+    feed_forward: bool = True,
 ) -> LiftPlayback:
     """Play `result` in the simulator (module docstring) and measure it. ``record``: called with the
     world once it is set up, it returns a `humanoid_sim.runtime.recording.Recorder` that records the
-    run (closed at the end, also on an error)."""
+    run (closed at the end, also on an error). ``feed_forward``: the samples' velocities and joint
+    torques fed to the servos (module docstring)."""
     from humanoid_sim.stages.actuators import JointTrajectory
     from humanoid_sim.world import World
 
@@ -132,8 +140,14 @@ def play_lift(
     stiffen(world.actuator, gain_scale)
     world.actuator.set_position(q0[7:])
     t, theta, _thd, _thdd = result.sample(sample)
-    Q = np.array([chain.configuration(th)[7:] for th in theta])
+    full = np.array([chain.configuration(th) for th in theta])
+    Q = full[:, 7:]
     feet = [model.getFrameId(robot.contact_locations[n].body) for n in chain.joints.sole]
+    v = tau_ff = None
+    if feed_forward:
+        v, acc = finite_rates(model, full, t)
+        tau_ff = feedforward(model, full, v, acc, [], np.zeros((len(t), 3)), feet)
+        world.actuator.tau_ff = tau_ff[0].copy()
     data = model.createData()
     pin.framesForwardKinematics(model, data, q0)
     start = [data.oMf[f].translation.copy() for f in feet]
@@ -155,7 +169,10 @@ def play_lift(
         for k in range(steps):
             if k == steps_settle:
                 begin = world.t
-                world.actuator.set_trajectory(JointTrajectory(t, Q), t_start=begin)
+                world.actuator.set_trajectory(JointTrajectory(t, Q, None if v is None else v[:, 6:]), t_start=begin)
+            if tau_ff is not None and begin is not None:  # the sample in force
+                i = int(np.searchsorted(t, world.t - begin + 1e-9, side="right")) - 1
+                world.actuator.tau_ff = tau_ff[min(i, len(t) - 1)].copy()
             world.step()
             if rec is not None:
                 rec.maybe_record()
