@@ -18,8 +18,8 @@ control period, §5.2.3; the preliminary motion at most that, so that a sample f
 set-point from its time on, then hold the end posture for
 ``after`` seconds. PD alone does not play it (measured, docs/lifting.md); two feedforwards do:
 
-- **the joint torques** (`feedforward`): τ = M a + b − J_hᵀ f_h − J_fᵀ w_f of the planned motion
-  (velocities and accelerations by finite differences of the samples, each phase apart), with the
+- **the joint torques** (`humanoid_execution.motion_feedforward`): τ = M a + b − J_hᵀ f_h − J_fᵀ w_f
+  of the planned motion (velocities and accelerations by finite differences of the samples, each phase apart), with the
   planned hand force f_h and the feet taking the rest of the base's wrench (least-norm wrenches).
   Before the impact f_h is `box_lift.hold_reserve`'s point-grasp force with the feet's conditions
   keeping the same margin as the box's (``feet_margin``: the sharing that loads the feet as well as
@@ -65,7 +65,7 @@ from humanoid_planner.lifting.box_lift import BoxLiftSettings, hold_reserve, pla
 from humanoid_planner.lifting.box_swing import SWING_DURATION, plan_box_swing
 from humanoid_planner.lifting.sagittal import SagittalChain
 
-__all__ = ["GRASP_STIFFNESS", "IMPACT_WINDOW", "BoxLiftPlayback", "feedforward", "play_box_lift"]
+__all__ = ["GRASP_STIFFNESS", "IMPACT_WINDOW", "BoxLiftPlayback", "play_box_lift"]
 
 SCENE = "box_lift"
 BOX = "box"
