@@ -14,7 +14,7 @@ import pinocchio as pin
 
 from humanoid_model.collision_geometry import extent_points
 from humanoid_model.exceptions import ModelError
-from humanoid_model.planar_polygon import convex_hull
+from humanoid_model.planar_polygon import clip, convex_hull
 from humanoid_model.validation import finite_number, finite_rows, finite_vector
 
 __all__ = [
@@ -193,8 +193,6 @@ def touching_polygon(contact, surface, hull, src: str, error=ModelError) -> np.n
     ``position``; the planner's support polygon clips the contacts the same way, Escande 2008,
     §5.3.1: a foot may overhang a step's edge). ``error`` with one line for a contact frame farther
     than `ON_SURFACE` from the surface's plane, or a hull that does not overlap the surface."""
-    from humanoid_model.planar_polygon import clip, convex_hull
-
     R, p = contact.rotation, np.asarray(contact.position, float)
     local = (np.asarray(surface.vertices, float) - p) @ R  # the surface in the contact frame
     if np.max(np.abs(local[:, 2])) > ON_SURFACE:

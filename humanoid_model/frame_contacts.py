@@ -9,7 +9,7 @@ configuration ``q``, the robot's ``zero`` posture; right: y <= 0):
   geometry of its own; the contact plane is the frame's xy plane, the inward normal its +z, the
   tangent its +x, the point its origin. The hull is the face the foot stands on: the convex hull,
   in the frame's x and y, of the points of the foot's collision geometry (the geometry attached to
-  the frame's joint) within `SOLE_CONTACT_BAND` of its lowest point, when that point reaches the
+  the frame's joint) within `contact_location.SOLE_CONTACT_BAND` of its lowest point, when that point reaches the
   plane within `SOLE_PLANE_TOLERANCE`; else the `DEFAULT_SOLE` rectangle centred on the origin.
   A foot mesh's bounding box is not its sole: Talos's foot mesh spans 0.221 × 0.134 m, but on a
   flat floor it touches with a 0.195 × 0.117 m face (its edges are rounded above it), and forces
@@ -37,12 +37,11 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.collision_geometry import extent_points
-from humanoid_model.contact_location import SOLE_CONTACT_BAND, ContactLocation, sole_face
+from humanoid_model.contact_location import ContactLocation, sole_face
 
 __all__ = [
     "DEFAULT_HAND",
     "DEFAULT_SOLE",
-    "SOLE_CONTACT_BAND",
     "SOLE_PLANE_TOLERANCE",
     "automatic_contacts",
     "find_frame",
