@@ -140,6 +140,7 @@ def play_lift(
     stiffen(world.actuator, gain_scale)
     world.actuator.set_position(q0[7:])
     t, theta, _thd, _thdd = result.sample(sample)
+    spacing = t[1] - t[0]  # the samples' own spacing: t_f over a whole number of intervals, about ``sample``
     full = np.array([chain.configuration(th) for th in theta])
     Q = full[:, 7:]
     feet = [model.getFrameId(robot.contact_locations[n].body) for n in chain.joints.sole]
@@ -191,7 +192,7 @@ def play_lift(
                 over = np.maximum(over, ratio / nominal)
                 run = np.where(ratio > nominal, run + world.dt, 0.0)
                 longest = max(longest, float(run.max()))
-                ref = Q[min(len(t) - 1, int(round((world.t - begin) / sample)))]
+                ref = Q[min(len(t) - 1, int(round((world.t - begin) / spacing)))]  # the nearest sample
                 track = max(track, float(np.max(np.abs(world.q[world.act_q][sagittal] - ref[sagittal]))))
             if lift > FALLEN_LIFT:
                 fallen = True
