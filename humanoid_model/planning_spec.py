@@ -47,6 +47,9 @@ SETTINGS = {
     "settle_releases": bool,
     "crowding": float,
     "crowding_radius": float,
+    "restarts": int,
+    "restart_expanded": int,
+    "restart_jitter": float,
 }
 #: gains of the guide and body potentials a scene may set (docs/contact_planner.md "Potentials")
 GAINS = ("a", "d0", "k", "max_deviation", "body_weight", "w_rot")

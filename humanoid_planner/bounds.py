@@ -22,6 +22,10 @@ MAX_TIME_LIMIT = 86_400.0
 MAX_SEED = 2**32 - 1
 #: the posture generator's iteration counts (defaults 100 and 50)
 MAX_SOLVER_ITERATIONS = 10_000
+#: restarts of a search (default 0; the under-table scene sets 7): a hundred searches is a sweep, not a plan
+MAX_RESTARTS = 100
+#: [rad] a restarted search's joint jitter (default 1e-3): a tenth of a radian is a new start, not a jitter
+MAX_RESTART_JITTER = 0.1
 
 # ---- the motion through a plan (MotionSettings)
 #: projections per transition: ten times the thesis's k = 20 (each is a posture-generator call per

@@ -50,6 +50,24 @@ a region after a few expansions there. The goal test and the potentials of the p
 unchanged. The under-table, chair and stairs scenes set it (0.05 per node, 0.05 m;
 docs/contact_planner.md "Numbers chosen" has the runs with and without it).
 
+**Restarts** (``restarts``, ``restart_expanded``, ``restart_jitter``; off by default; our addition,
+not the thesis's): a search that has expanded ``restart_expanded`` nodes without a plan (or whose
+list ran empty, or whose root was infeasible) starts again, at most ``restarts`` times, from a new
+root: the start posture with every joint moved by at most ``restart_jitter`` (uniform, drawn from a
+generator seeded by (``seed``, the restart's index)), projected on the start stance as the first
+root was. The last search gets the expansions the others left of ``max_expanded``; the time limit
+bounds them all and is never restarted, so a restart is decided by node counts alone and the plan
+is the same on every machine that makes the same searches. Why: a hard scene's best-first search
+fills a basin of the potential whose shape follows the root's last digits (under the table, a
+start turned by 1e-5 rad finds no plan in 300 s where 1e-7 to 3e-6 rad plan in seconds,
+docs/contact_planner.md "Robustness"), so its time to a plan is heavy-tailed: most searches that
+plan do so in a few hundred expansions and the others fill their basin for the whole time limit.
+Restarting such searches is the classic cure for heavy-tailed backtracking search (Gomes, Selman
+and Kautz 1998, "Boosting combinatorial search through randomization"). The jitter, 1e-3 rad
+(0.06 deg), is below what the joints' servos resolve and a hundred times the perturbations that
+change the under-table search. ``Plan.restarts`` counts the restarted searches; the counts of
+nodes are the sums over the searches.
+
 Numbers chosen (PlannerSettings): ``reach`` = 1.0 m, the thesis's sphere radius about the pelvis for
 stairs candidates (Escande 2008, §5.4.2), or 0 for a radius per location from the robot
 (`Feasibility.reach`: any robot); ``threshold`` M default inf (no bound: the caller sets it from its
@@ -79,6 +97,7 @@ import time
 from dataclasses import dataclass, field, fields
 
 import numpy as np
+import pinocchio as pin
 
 from humanoid_planner.exceptions import PlanningError
 from humanoid_planner.posture import PostureResult, PostureSolverSettings
@@ -153,6 +172,9 @@ class PlannerSettings:
     settle_releases: bool = False  #: a release child's potential at a posture of its own stance (`children`)
     crowding: float = 0.0  #: potential added per expanded node of the same locations nearby (module docstring; 0: off)
     crowding_radius: float = 0.05  #: m, root distance within which an expanded node crowds another
+    restarts: int = 0  #: searches started again from a jittered root when one expands ``restart_expanded`` nodes
+    restart_expanded: int = 0  #: expanded nodes of one search before a restart (0: no restart)
+    restart_jitter: float = 1e-3  #: rad, the joint jitter of a restarted search's start posture
 
     def __post_init__(self):
         for f in fields(self):  # every field's type and range (`settings_check`: the bounds)
@@ -186,6 +208,7 @@ class Plan:
     stats: Stats
     reason: str = ""
     cut: int = 0  #: transitions cut by the path check (`ContactPlanner.plan`)
+    restarts: int = 0  #: searches restarted before this one (`PlannerSettings.restarts`)
 
     @property
     def stances(self) -> list[Stance]:
@@ -251,12 +274,35 @@ class ContactPlanner:
         evaluated on ``settings.workers`` processes. ``path_check(nodes, goal_q)``: the index of the
         first segment of a plan found without a clear motion, or None (`motion.path_check`): a plan
         it rejects is not returned, its transition is cut and the search goes on (module docstring,
-        "Path check")."""
+        "Path check"). With ``restarts``, a search that expands ``restart_expanded`` nodes without a
+        plan starts again from a jittered root (module docstring, "Restarts")."""
         start = time.perf_counter()
         self.feas.stats = Stats()
-        res = self._root(stance, q)  # before the workers copy the planner: it may set the start's clearance
-        with JobRunner(self.feas, self.s.workers) as runner:
-            return self._plan(stance, res, start, progress, runner, path_check)
+        tries = 1 + (self.s.restarts if self.s.restart_expanded else 0)
+        tally = _Tally()
+        for k in range(tries):
+            budget = self.s.max_expanded - tally.expanded
+            last = k == tries - 1 or budget <= self.s.restart_expanded  # no expansion left for another
+            if not last:
+                budget = self.s.restart_expanded
+            # the root before the workers copy the planner: it may set the start's clearance
+            res = self._root(stance, q if k == 0 else self._jittered(q, k))
+            with JobRunner(self.feas, self.s.workers) as runner:
+                plan = self._plan(stance, res, start, progress, runner, path_check, budget, tally, last)
+            if plan.success or last or not tally.restartable:
+                plan.restarts = k
+                return plan
+        raise AssertionError("unreachable: the last try returns")  # pragma: no cover
+
+    def _jittered(self, q, k: int):
+        """The start posture ``q`` with each joint moved by at most ``restart_jitter`` (uniform, drawn
+        from the generator seeded by (``seed``, k)): the root of the k-th restart."""
+        m = self.feas.model
+        rng = np.random.default_rng((self.s.seed, k))
+        dv = np.zeros(m.nv)
+        dv[6:] = rng.uniform(-self.s.restart_jitter, self.s.restart_jitter, m.nv - 6)
+        q = pin.integrate(m, np.asarray(q, float), dv)
+        return np.clip(q, m.lowerPositionLimit, m.upperPositionLimit)
 
     def _push(self, heap: list, children) -> int:
         """``children`` into ``heap`` by potential, those at or above the threshold M left out;
@@ -291,7 +337,13 @@ class ContactPlanner:
             return res
         return self.feas.transition(stance.contacts, stance.contacts, q, purpose="start", criterion=False)
 
-    def _plan(self, stance: Stance, res: PostureResult, start: float, progress, runner, path_check) -> Plan:
+    def _plan(
+        self, stance: Stance, res: PostureResult, start: float, progress, runner, path_check, budget, tally, last
+    ) -> Plan:
+        """One search from the root witness ``res``, at most ``budget`` expansions; ``tally`` (a
+        `_Tally`) carries the counts and the first plan the path check rejected over the restarts,
+        and says whether this search may be restarted; the ``last`` search returns that plan when
+        it finds none (module docstring, "Path check")."""
         registry = StanceRegistry(self.s.metric)
         gen = ChildGenerator(self.feas, registry, self.potential, self.s, runner)
         lazy = self.s.algorithm == "vbfp"
@@ -300,26 +352,33 @@ class ContactPlanner:
         best = np.inf
         cut: set[Node] = set()  # the nodes whose transition has no clear motion (path_check)
         failed: dict[Node, int] = {}  # node -> its sons cut
+        tally.restartable = False
 
-        rejected = None  # (nodes, goal posture) of the first plan the path check rejected
-
-        def done(success, nodes, goal_q, reason=""):
-            if cut and not success:
-                reason += f" ({len(cut)} transitions cut by the path check)"
-                if rejected is not None:  # the first plan found, as without the check (module docstring)
-                    success, (nodes, goal_q) = True, rejected
+        def done(success, nodes, goal_q, reason="", restartable=False):
+            tally.add(gen.generated, expanded, len(cut))
+            tally.restartable = restartable and not success
+            if tally.cut and not success:
+                reason += f" ({tally.cut} transitions cut by the path check)"
+                if tally.rejected is not None and last:  # the first plan found, as without the check
+                    success, (nodes, goal_q) = True, tally.rejected
                     reason = f"no plan with a clear motion: {reason}; the first plan found is returned"
+            if tally.tries > 1 and not success:
+                reason += f" (in {tally.tries} searches, {tally.tries - 1} restarted)"
             elapsed = time.perf_counter() - start
-            return Plan(success, nodes, goal_q, gen.generated, expanded, elapsed, self.feas.stats, reason, len(cut))
+            return Plan(
+                success, nodes, goal_q, tally.generated, tally.expanded, elapsed, self.feas.stats, reason, tally.cut
+            )
 
         if not res.success:
-            return done(False, [], None, f"initial stance infeasible: {res.outcome.name}")
+            return done(False, [], None, f"initial stance infeasible: {res.outcome.name}", restartable=True)
         registry.add(stance)
         heap = [(root.potential, 0, root)]
         crowd = _Crowding(self.s.crowding, self.s.crowding_radius)
         while heap:
-            if expanded >= self.s.max_expanded:
-                return done(False, [], None, f"{expanded} nodes expanded (max_expanded)")
+            if expanded >= budget:
+                if last:
+                    return done(False, [], None, f"{tally.expanded + expanded} nodes expanded (max_expanded)")
+                return done(False, [], None, f"{expanded} nodes expanded (restart_expanded)", restartable=True)
             if time.perf_counter() - start > self.s.time_limit:
                 return done(False, [], None, f"time limit {self.s.time_limit} s")
             key, index, n = heapq.heappop(heap)
@@ -340,7 +399,7 @@ class ContactPlanner:
                     bad = None if path_check is None else path_check(path, g.q)
                     if bad is None:
                         return done(True, path, g.q.copy())
-                    rejected = rejected or (path, g.q.copy())
+                    tally.rejected = tally.rejected or (path, g.q.copy())
                     if bad < len(path) - 1:  # a transition without a clear motion: cut, with all behind it
                         cut.add(path[bad + 1])
                         father = path[bad]
@@ -355,8 +414,29 @@ class ContactPlanner:
             best = min(best, n.potential)
             dropped += self._push(heap, gen.expand(n, lazy))
             if progress is not None:
-                progress(Progress(gen.generated, expanded, best, time.perf_counter() - start))
-        return done(False, [], None, _exhausted(expanded, gen.generated, dropped, self.s.threshold))
+                elapsed = time.perf_counter() - start
+                progress(Progress(tally.generated + gen.generated, tally.expanded + expanded, best, elapsed))
+        reason = _exhausted(expanded, gen.generated, dropped, self.s.threshold)
+        return done(False, [], None, reason, restartable=True)
+
+
+class _Tally:
+    """What the searches of one `ContactPlanner.plan` have done so far (its restarts): nodes
+    ``generated`` and ``expanded``, transitions ``cut``, searches ``tries``, the first plan the path
+    check ``rejected`` ((nodes, goal posture) or None), and whether the last search may be restarted
+    (``restartable``: it stopped at its expansion budget, with an empty list or an infeasible root;
+    not at the time limit)."""
+
+    def __init__(self):
+        self.generated = self.expanded = self.cut = self.tries = 0
+        self.rejected = None
+        self.restartable = False
+
+    def add(self, generated: int, expanded: int, cut: int) -> None:
+        self.generated += generated
+        self.expanded += expanded
+        self.cut += cut
+        self.tries += 1
 
 
 def _behind(n: Node, cut: set) -> bool:

@@ -25,6 +25,8 @@ from humanoid_planner.bounds import (
     MAX_CANDIDATES,
     MAX_DENSITY,
     MAX_EXPANDED,
+    MAX_RESTART_JITTER,
+    MAX_RESTARTS,
     MAX_SEED,
     MAX_SOLVER_ITERATIONS,
     MAX_TIME_LIMIT,
@@ -183,6 +185,9 @@ RULES = {
     "settle_releases": _boolean,
     "crowding": _number(0.0),
     "crowding_radius": _number(0.0, strict=True, unit="m"),
+    "restarts": _integer(0, MAX_RESTARTS),
+    "restart_expanded": _integer(0, MAX_EXPANDED),
+    "restart_jitter": _number(0.0, MAX_RESTART_JITTER, unit="rad"),
 }
 
 

@@ -94,6 +94,7 @@ def _stats(result) -> dict:
         "nodes_generated": int(plan.generated),
         "nodes_expanded": int(plan.expanded),
         "transitions_cut": int(plan.cut),
+        "search_restarts": int(plan.restarts),
         "stances": len(plan.nodes),
         "search_time": float(plan.time),
         "motion_time": float(motion.time) if motion is not None else 0.0,

@@ -331,9 +331,11 @@ def run(args) -> int:
         )
     for p in m.planned:
         print(f"motion: segment {p.index}: {p.summary()}")
+    restarted = f" in {plan.restarts + 1} searches" if plan.restarts else ""
     print(
-        f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded, "
-        f"search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), computed in {m.time:.2f} s"
+        f"wrote {out}: {len(plan.nodes)} stances, {plan.generated} nodes generated, {plan.expanded} expanded"
+        f"{restarted}, search {plan.time:.2f} s; motion {m.t[-1]:.2f} s long ({len(m.t)} samples), "
+        f"computed in {m.time:.2f} s"
     )
     if no_retime is not None:
         print(
