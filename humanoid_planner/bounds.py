@@ -22,7 +22,7 @@ MAX_TIME_LIMIT = 86_400.0
 MAX_SEED = 2**32 - 1
 #: the posture generator's iteration counts (defaults 100 and 50)
 MAX_SOLVER_ITERATIONS = 10_000
-#: restarts of a search (default 0; the under-table scene sets 7): a hundred searches is a sweep, not a plan
+#: restarts of a search (default 0; the under-table scene sets 11): a hundred searches is a sweep, not a plan
 MAX_RESTARTS = 100
 #: [rad] a restarted search's joint jitter (default 1e-3): a tenth of a radian is a new start, not a jitter
 MAX_RESTART_JITTER = 0.1
