@@ -9,6 +9,7 @@ timed wrenches (`Wrench`) and the robot (`RobotSpec`). `humanoid_model.scene` re
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,12 @@ class StaticBody:
         return self.pose.rotation[:, 2]
 
 
+def _read_only(a: Array) -> Array:
+    """``a``, marked read-only (a value cached on a frozen object)."""
+    a.flags.writeable = False
+    return a
+
+
 @dataclass(frozen=True)
 class Surface:
     """A planner surface (Escande 2008, §5.3.1.1): a planar convex polygon.
@@ -112,22 +119,26 @@ class Surface:
     body: str | None = None
     friction: float = DEFAULT_FRICTION
 
-    @property
+    # The derived vectors below are computed once per surface and returned read-only: a surface
+    # is frozen, and the contact planner reads them some 10^4 times per scene (its frames, search
+    # boxes and support polygons).
+
+    @cached_property
     def centroid(self) -> Array:
-        """Area centroid of the polygon [m] (world)."""
-        return polygon_centroid(self.vertices, self.normal)
+        """Area centroid of the polygon [m] (world; read-only)."""
+        return _read_only(polygon_centroid(self.vertices, self.normal))
 
-    @property
+    @cached_property
     def tangent(self) -> Array:
-        """Unit projection of d0 on the surface plane (the theta = 0 direction d_E(0))."""
+        """Unit projection of d0 on the surface plane (the theta = 0 direction d_E(0); read-only)."""
         t = self.d0 - (self.d0 @ self.normal) * self.normal
-        return t / np.linalg.norm(t)
+        return _read_only(t / np.linalg.norm(t))
 
-    @property
+    @cached_property
     def rotation(self) -> Array:
-        """3x3 frame of the surface: columns (tangent, normal x tangent, normal)."""
+        """3x3 frame of the surface: columns (tangent, normal x tangent, normal) (read-only)."""
         t = self.tangent
-        return np.column_stack([t, np.cross(self.normal, t), self.normal])
+        return _read_only(np.column_stack([t, np.cross(self.normal, t), self.normal]))
 
     def contains(self, point, tol: float = 1e-9) -> bool:
         """Whether the projection of ``point`` on the plane lies inside the polygon, or less than

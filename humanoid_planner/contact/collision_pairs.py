@@ -74,7 +74,7 @@ from humanoid_model.coal_import import coal
 from humanoid_model.urdf_description import world_collision_rules
 from humanoid_planner.posture import EnvironmentCollision, robot_capsules
 from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.constraints.environment_collision import body_shapes
+from humanoid_planner.posture.constraints.environment_collision import body_shapes, capsule_shapes
 from humanoid_planner.posture.constraints.geometry_self_collision import GeometrySelfCollision
 from humanoid_planner.posture.geometry.capsules import capsule_frame
 
@@ -137,6 +137,7 @@ class CollisionPairs:
         self.start_clearance = {}
         self._body_capsule = {c.joint: c for c in self.capsules}  # joint id -> its capsule (`placed_clear`)
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
+        self._shapes = {}  # geometry (bool) -> the rows of every pair (`_every_pair`)
 
     def _adjacent_capsule(self, location: str) -> set:
         """The joint (as a one-element set, or empty) of the capsule adjacent above ``location``'s
@@ -203,7 +204,7 @@ class CollisionPairs:
         return out
 
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
-        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}}
+        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}, "_shapes": {}}
 
     def _environment(self, exclude: frozenset, margin: float, geometry: bool = False) -> EnvironmentCollision:
         """The capsule-obstacle rows without the pairs ``exclude`` (``geometry``: the rows of the
@@ -216,17 +217,24 @@ class CollisionPairs:
             if len(self._collision_rows) >= MAX_CACHED:
                 self._collision_rows.clear()
             name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin!r}"
-            shapes = body_shapes(self.model, self._collision_model, self._seated_bodies) if geometry else None
-            rows = EnvironmentCollision(
-                self.model,
-                self.obstacles,
-                capsules=self.capsules,
-                margin=margin,
-                exclude=exclude,
-                name=f"seated_geometry_{name}" if geometry else name,
-                shapes=shapes,
-            )
+            name = f"seated_geometry_{name}" if geometry else name
+            rows = self._every_pair(geometry).subset(exclude, margin, name)
+            rows.pair_keys = [(rows.bodies[i].body, self.obstacles[k].name) for i, k in rows.pairs]  # `_env_gaps`
             self._collision_rows[key] = rows
+        return rows
+
+    def _every_pair(self, geometry: bool) -> EnvironmentCollision:
+        """The rows of every (shape, obstacle) pair, made once, whose subsets `_environment` takes
+        (they share its shapes and its distance evaluation): the capsules', or with ``geometry``
+        the seated bodies' own convex hulls."""
+        rows = self._shapes.get(geometry)
+        if rows is None:
+            if geometry:
+                shapes = body_shapes(self.model, self._collision_model, self._seated_bodies)
+            else:
+                shapes = capsule_shapes(self.capsules)
+            rows = EnvironmentCollision(self.model, self.obstacles, margin=self.collision_margin, shapes=shapes)
+            self._shapes[geometry] = rows
         return rows
 
     def _free_seated(self, skip: set, over: dict) -> set:
@@ -247,8 +255,7 @@ class CollisionPairs:
         out = {}
         if full.dim:
             d = full.distances(self._data)[0]
-            pairs = [(self.capsules[i].body, self.obstacles[k].name) for i, k in full.pairs]
-            out = {p: float(di) + over.get(p, 0.0) for p, di in zip(pairs, d)}
+            out = {p: float(di) + over.get(p, 0.0) for p, di in zip(full.pair_keys, d)}
         for (body, obstacle), d in self._geometry_distances(free).items():
             p = (GEOMETRY + body, obstacle)
             out[p] = d * self._seated_scale + over.get(p, 0.0)

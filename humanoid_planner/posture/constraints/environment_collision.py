@@ -22,6 +22,7 @@ planner keeps a free thigh's real box clear of a seat with it (`contact.collisio
 
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..geometry.obstacles import body_obstacle_pairs
 from ..geometry.pair_distances import PairDistances, convex_shape
 from .self_collision import DEFAULT_MARGIN
 
-__all__ = ["BodyShape", "EnvironmentCollision", "body_shapes"]
+__all__ = ["BodyShape", "EnvironmentCollision", "body_shapes", "capsule_shapes"]
 
 
 class BodyShape(NamedTuple):
@@ -57,6 +58,15 @@ def body_shapes(model, collision_model, joints) -> list[BodyShape]:
         BodyShape(model.names[g.parentJoint], int(g.parentJoint), g.placement, convex_shape(g.geometry))
         for g in collision_model.geometryObjects
         if model.names[g.parentJoint] in names
+    ]
+
+
+def capsule_shapes(capsules) -> list[BodyShape]:
+    """The capsules (`geometry.capsules.Capsule`) as `BodyShape` s: coal capsules in their coal
+    frames (`capsule_frame`), what `EnvironmentCollision` measures; a caller that builds many
+    constraints on one robot passes them once as ``shapes``."""
+    return [
+        BodyShape(c.body, c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length)) for c in capsules
     ]
 
 
@@ -82,11 +92,7 @@ class EnvironmentCollision(PostureConstraint):
         self.name = name
         self.margin = float(margin)
         if shapes is None:
-            capsules = list(capsules) if capsules is not None else robot_capsules(model, collision_model)
-            shapes = [
-                BodyShape(c.body, c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length))
-                for c in capsules
-            ]
+            shapes = capsule_shapes(capsules if capsules is not None else robot_capsules(model, collision_model))
         self.bodies = list(shapes)
         self.obstacles = list(obstacles)
         self.pairs = body_obstacle_pairs(self.bodies, self.obstacles, exclude)
@@ -96,13 +102,31 @@ class EnvironmentCollision(PostureConstraint):
         objects = [(f"body:{i}:{b.body}", b.joint, b.placement, b.shape) for i, b in enumerate(self.bodies)]
         objects += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
         self._pair_distances = PairDistances(objects, self.pairs + [0, nb])
+        self._rows = None  # the rows of `_pair_distances` measured (None: all, in order)
         self._joints = np.array([b.joint for b in self.bodies], int)[self.pairs[:, 0]]
+
+    def subset(self, exclude=(), margin: float | None = None, name: str | None = None) -> EnvironmentCollision:
+        """These rows less the (body, obstacle name) pairs ``exclude``, with ``margin`` [m] and
+        ``name`` (None: these), sharing this constraint's distance evaluation: the same rows a
+        new constraint with that ``exclude`` would have, in the same order, without building
+        the shapes' Pinocchio geometry model again (~1 ms; the contact planner makes one per set
+        of active pairs)."""
+        skip = {tuple(p) for p in exclude}
+        keep = [r for r, (i, k) in enumerate(self.pairs) if (self.bodies[i].body, self.obstacles[k].name) not in skip]
+        out = copy.copy(self)
+        out.name = self.name if name is None else name
+        out.margin = self.margin if margin is None else float(margin)
+        out.pairs, out._joints = self.pairs[keep], self._joints[keep]
+        out._rows = [int(r) for r in (keep if self._rows is None else np.asarray(self._rows)[keep])]
+        out.dim = len(keep)
+        out.kinds = (INEQUALITY,) * out.dim
+        return out
 
     def distances(self, data) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
         vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``
         (`PairDistances`: coal in C++ through Pinocchio)."""
-        d, p, _, n = self._pair_distances(self.model, data, second_points=False)
+        d, p, _, n = self._pair_distances(self.model, data, rows=self._rows, second_points=False)
         return d, p, n
 
     def evaluate(self, q, data):
