@@ -65,9 +65,7 @@ def capsule_shapes(capsules) -> list[BodyShape]:
     """The capsules (`geometry.capsules.Capsule`) as `BodyShape` s: coal capsules in their coal
     frames (`capsule_frame`), what `EnvironmentCollision` measures; a caller that builds many
     constraints on one robot passes them once as ``shapes``."""
-    return [
-        BodyShape(c.body, c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length)) for c in capsules
-    ]
+    return [BodyShape(c.body, c.joint, pin.SE3(*capsule_frame(c)), coal.Capsule(c.radius, c.length)) for c in capsules]
 
 
 class EnvironmentCollision(PostureConstraint):
