@@ -137,7 +137,7 @@ class CollisionPairs:
         self.start_clearance = {}
         self._body_capsule = {c.joint: c for c in self.capsules}  # joint id -> its capsule (`placed_clear`)
         self._collision_rows = {}  # (excluded pairs, margin) -> EnvironmentCollision (`_environment`)
-        self._shapes = {}  # geometry (bool) -> the rows of every pair (`_every_pair`)
+        self._every = {}  # geometry (bool) -> the rows of every pair (`_every_pair`)
 
     def _adjacent_capsule(self, location: str) -> set:
         """The joint (as a one-element set, or empty) of the capsule adjacent above ``location``'s
@@ -204,13 +204,12 @@ class CollisionPairs:
         return out
 
     def __getstate__(self):  # worker processes (`parallel`) build their own collision rows
-        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}, "_shapes": {}}
+        return {**self.__dict__, "_collision_rows": {}, "_self_rows": {}, "_every": {}}
 
     def _environment(self, exclude: frozenset, margin: float, geometry: bool = False) -> EnvironmentCollision:
         """The capsule-obstacle rows without the pairs ``exclude`` (``geometry``: the rows of the
-        seated bodies' own geometry, `_seated_bodies`, keys without their `GEOMETRY` prefix), built
-        once per pair set (a build costs ~3 ms: coal shapes and capsule frames; at most
-        ``MAX_CACHED`` kept)."""
+        seated bodies' own geometry, `_seated_bodies`, keys without their `GEOMETRY` prefix): a
+        subset of `_every_pair`'s rows, made once per pair set (at most ``MAX_CACHED`` kept)."""
         key = (exclude, margin, geometry)
         rows = self._collision_rows.get(key)
         if rows is None:
@@ -219,7 +218,6 @@ class CollisionPairs:
             name = "environment_collision" if margin == self.collision_margin else f"environment_collision:{margin!r}"
             name = f"seated_geometry_{name}" if geometry else name
             rows = self._every_pair(geometry).subset(exclude, margin, name)
-            rows.pair_keys = [(rows.bodies[i].body, self.obstacles[k].name) for i, k in rows.pairs]  # `_env_gaps`
             self._collision_rows[key] = rows
         return rows
 
@@ -227,14 +225,14 @@ class CollisionPairs:
         """The rows of every (shape, obstacle) pair, made once, whose subsets `_environment` takes
         (they share its shapes and its distance evaluation): the capsules', or with ``geometry``
         the seated bodies' own convex hulls."""
-        rows = self._shapes.get(geometry)
+        rows = self._every.get(geometry)
         if rows is None:
             if geometry:
                 shapes = body_shapes(self.model, self._collision_model, self._seated_bodies)
             else:
                 shapes = capsule_shapes(self.capsules)
             rows = EnvironmentCollision(self.model, self.obstacles, margin=self.collision_margin, shapes=shapes)
-            self._shapes[geometry] = rows
+            self._every[geometry] = rows
         return rows
 
     def _free_seated(self, skip: set, over: dict) -> set:
@@ -255,7 +253,7 @@ class CollisionPairs:
         out = {}
         if full.dim:
             d = full.distances(self._data)[0]
-            out = {p: float(di) + over.get(p, 0.0) for p, di in zip(full.pair_keys, d)}
+            out = {p: float(di) + over.get(p, 0.0) for p, di in zip(full.pair_names, d)}
         for (body, obstacle), d in self._geometry_distances(free).items():
             p = (GEOMETRY + body, obstacle)
             out[p] = d * self._seated_scale + over.get(p, 0.0)
@@ -268,8 +266,7 @@ class CollisionPairs:
             return {}
         rows = self._environment(self._geometry_pairs - frozenset(free), self.collision_margin, True)
         out = {}
-        for (i, k), d in zip(rows.pairs, rows.distances(self._data)[0]):
-            p = (rows.bodies[i].body, self.obstacles[k].name)
+        for p, d in zip(rows.pair_names, rows.distances(self._data)[0]):
             out[p] = min(out.get(p, np.inf), float(d))
         return out
 

@@ -101,6 +101,8 @@ class EnvironmentCollision(PostureConstraint):
         objects += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
         self._pair_distances = PairDistances(objects, self.pairs + [0, nb])
         self._rows = None  # the rows of `_pair_distances` measured (None: all, in order)
+        #: (body, obstacle name) of each row
+        self.pair_names = [(self.bodies[i].body, self.obstacles[k].name) for i, k in self.pairs]
         self._joints = np.array([b.joint for b in self.bodies], int)[self.pairs[:, 0]]
 
     def subset(self, exclude=(), margin: float | None = None, name: str | None = None) -> EnvironmentCollision:
@@ -110,11 +112,12 @@ class EnvironmentCollision(PostureConstraint):
         the shapes' Pinocchio geometry model again (~1 ms; the contact planner makes one per set
         of active pairs)."""
         skip = {tuple(p) for p in exclude}
-        keep = [r for r, (i, k) in enumerate(self.pairs) if (self.bodies[i].body, self.obstacles[k].name) not in skip]
+        keep = [r for r, p in enumerate(self.pair_names) if p not in skip]
         out = copy.copy(self)
         out.name = self.name if name is None else name
         out.margin = self.margin if margin is None else float(margin)
         out.pairs, out._joints = self.pairs[keep], self._joints[keep]
+        out.pair_names = [self.pair_names[r] for r in keep]
         out._rows = [int(r) for r in (keep if self._rows is None else np.asarray(self._rows)[keep])]
         out.dim = len(keep)
         out.kinds = (INEQUALITY,) * out.dim
