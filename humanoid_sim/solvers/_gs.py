@@ -28,7 +28,7 @@ _DEFAULTS = SolverSettings()  # settings=None (read only: built once, not per so
 @njit(cache=True)
 def gs_solve(
     mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone, newton_tol, newton_maxit, stats, accel,
-    v_out, res_out,
+    v_out, res_out, stall_sweeps, stall_gain,
 ):  # fmt: skip
     """Block GS sweeps from f (warm start, modified in place). Returned iterate: the last one
     when converged; when a budget runs out, the last one unless its natural-map residual is
@@ -81,6 +81,7 @@ def gs_solve(
     last_acc = False
     fnew = np.empty(n)
     vnew = np.empty(n)
+    best_mark = best
     for it in range(max_iter):
         sweeps = it + 1
         dsum = 0.0
@@ -153,6 +154,10 @@ def gs_solve(
             fbest[:] = f
             bcomp, bpen, bcone, brel = comp, pen, cone, rel
             break
+        if stall_sweeps > 0 and sweeps % stall_sweeps == 0:
+            if best > (1.0 - stall_gain) * best_mark:
+                break  # stalled: return what a spent budget returns (`SolverSettings.stall_sweeps`)
+            best_mark = best
         if accel and (sweeps <= 2 or last_acc or sweeps - last_try >= STICK_EVERY) and it < max_iter - 1:
             last_try = sweeps
             if not exact:
@@ -216,14 +221,14 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
     args = (problem.W_eff, problem.v_free, problem.mu)
     tols = (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol, s.newton_max_iterations)
     if s.time_budget is None:
-        gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel, v, o)
+        gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel, v, o, s.stall_sweeps, s.stall_gain)
         st = stats.tolist()
         sweeps, conv, nacc = int(st[0]), bool(st[1]), int(st[7])
     else:
         sweeps, conv, nacc = 0, False, 0
         while sweeps < s.max_iterations:
             k = min(TIME_BUDGET_CHUNK, s.max_iterations - sweeps)
-            gs_solve(mode, *args, f, k, *tols, stats, accel, v, o)
+            gs_solve(mode, *args, f, k, *tols, stats, accel, v, o, 0, 0.0)  # chunks: the time budget decides
             sweeps += int(stats[0])
             nacc += int(stats[7])
             conv = bool(stats[1])

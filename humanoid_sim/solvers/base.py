@@ -157,6 +157,14 @@ class SolverSettings:
     tol_cone [N] on max(‖f_t‖ − μ f_n, −f_n). Convergence needs ALL of them (so a solver never
       stops on relative change alone).
     newton_tol / newton_max_iterations: Alart–Curnier local solver, ‖φ‖ relative to ρ_n‖v_loc‖.
+    stall_sweeps / stall_gain (the Gauss–Seidel family): every stall_sweeps sweeps the best
+      natural-map residual must have fallen by the fraction stall_gain, or the sweeps stop and
+      return what a spent budget returns (converged=False); 0 sweeps: never (and never under a
+      time budget). Ours, measured: on a hyperstatic rigid foot (5 contacts on one sole, W of
+      rank 6) the residual can stay at twice the tolerance for the whole 500-sweep budget, which
+      then cost 14 ms a step, about 1 % of the steps of HRP-2 climbing the stairs in closed loop
+      and a third of its simulation time. 1 % in 32 sweeps is a rate at which the budget would
+      lower the residual by less than 15 %.
     facets: polyhedral cone facets for `lemke_lcp` (default 8: Chardonnet 2009,
       §2.4.2.3, citing Duriez 2004, needs at least 8 facets to come within 10 % of the exact cone).
     frictionless: `lemke_lcp` solves the normal-only LCP.
@@ -170,6 +178,8 @@ class SolverSettings:
     tol_cone: float = 1e-9
     newton_tol: float = 1e-12
     newton_max_iterations: int = 30
+    stall_sweeps: int = 32
+    stall_gain: float = 1e-2
     facets: int = 8
     frictionless: bool = False
 

@@ -3,6 +3,8 @@ local convergence, residuals after every solve, agreement between solvers and wi
 ADMM/PGS, warm start, impact restitution, budgets, LCP sizes (§3.1.6.2), Lemke's degenerate-pivot
 guard on exactly tied ratio tests, bad input. Acceptance tests are marked `spec("000", ...)`."""
 
+from pathlib import Path
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -509,6 +511,36 @@ def test_budget_exceeded_returns_best_iterate(hrp2_standing, active_set):
     full = solver.solve(p, settings=TIGHT)
     # so the budgets above really cut it short
     assert full.converged and full.iterations > (1 if active_set else 4)
+
+
+def test_a_stalled_iteration_stops_early_with_what_the_spent_budget_returns():
+    """A hyperstatic rigid foot: 5 contacts on one sole (W of rank 6), a problem saved from HRP-2
+    climbing the stairs in closed loop, where the natural-map residual stays at about twice the
+    tolerance for the whole 500-sweep budget. The stall rule (`SolverSettings.stall_sweeps`)
+    stops it after at most two windows, with the same velocities and residual as the spent budget."""
+    d = np.load(Path(__file__).parent / "data" / "hyperstatic_foot.npz")
+    p = ContactProblem(d["W"], d["v_free"], d["mu"])
+    assert np.linalg.matrix_rank(p.W) == 6  # one rigid body
+    solver = get_solver("nsgs_newton")
+    spent = solver.solve(p, warm_start=d["warm_start"], settings=SolverSettings(stall_sweeps=0))
+    stalled = solver.solve(p, warm_start=d["warm_start"])
+    assert not spent.converged and spent.iterations == SolverSettings().max_iterations
+    assert not stalled.converged and stalled.iterations <= 2 * SolverSettings().stall_sweeps
+    assert stalled.residuals["natural_map"] <= spent.residuals["natural_map"] * (1 + 1e-6)
+    assert np.abs(stalled.velocities - spent.velocities).max() < 1e-12  # [m/s]
+
+
+@pytest.mark.parametrize("name", ["nsgs", "nsgs_newton", "projection"])
+def test_the_stall_rule_leaves_a_converging_solve_as_it_was(hrp2_standing, name):
+    """HRP-2 standing (8 corners, hyperstatic too) solved to the tight thresholds: the same sweeps
+    and the same impulses, bit for bit, with and without the stall rule."""
+    hs = hrp2_standing
+    p = ContactProblem(hs["W"], hs["vfree"], np.full(hs["m"], 0.4))
+    on = get_solver(name).solve(p, settings=TIGHT)
+    off = get_solver(name).solve(p, settings=TIGHT.with_(stall_sweeps=0))
+    assert on.converged and off.converged
+    assert on.iterations == off.iterations
+    assert np.array_equal(on.impulses, off.impulses)
 
 
 # ---------------------------------------------------------------- impact
