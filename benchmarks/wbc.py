@@ -1,5 +1,5 @@
 """Whole-body controller benchmark (humanoid_control.wbc): the cycle time on HRP-2 beside TSID on the
-same problem, the two solutions' agreement, the QP solver alone beside DAQP and quadprog, and the
+same problem, the two solutions' agreement, the QP solver alone beside ProxQP and quadprog, and the
 real-time factor of the acceptance motions executed in closed loop in the simulator.
 
     .venv/bin/python benchmarks/wbc.py [--cycles 2000] [--reps 5] [--quick] [--no-closed-loop] [--json OUT.json]
@@ -9,8 +9,8 @@ real-time factor of the acceptance motions executed in closed loop in the simula
    36 accelerations + 36 corner forces), or the soles only; references: the CoM and the base's
    orientation where they are, the posture half-sitting. Two motions, each over ``--cycles``
    states (at least 2000):
-     still  the robot at rest in half-sitting, the same QP every cycle (ProxQP's warm start then
-            starts at the solution: the controller's best case);
+     still  the robot at rest in half-sitting, the same QP every cycle (the hot start is then
+            the solution's active set: the controller's best case);
      sway   the CoM reference swaying sideways, y = A (1 − cos ωt) / 2 (A = 3 cm, 0.5 Hz), and the
             states of an ideal robot following the controller's own accelerations (semi-implicit
             Euler at dt = 1 ms, no simulator): every cycle's QP differs, as on a robot.
@@ -26,10 +26,12 @@ real-time factor of the acceptance motions executed in closed loop in the simula
    TSID's usual contact force regularisation (w = 1e-5 on each contact's wrench) and without it
    (w = 0: the forces then carry only TSID's Hessian regularisation, 1e-8, the controller's own
    ε_f): the distribution of the weight among the contacts is what the regularisations choose.
-3. The QP alone (the controller's `QPSolver`, ProxQP warm-started cycle to cycle) beside DAQP
-   0.11 and quadprog 0.1.14 (cold, dual active-set methods; optional, not in requirements.txt) on
-   the same QPs, captured on the sway states by calling `humanoid_control.wbc.problem.build` as
-   the controller does; timed is the solver call only (the matrices already in its form).
+3. The QP alone (the controller's `QPSolver`: DAQP 0.11 hot-started cycle to cycle from the last
+   active set) beside DAQP started cold, ProxQP 0.8 warm-started cycle to cycle (`ProxQPWarm`:
+   1e-6 residuals and duality gap, infeasibility thresholds 1e-9) and quadprog 0.1.14 (cold;
+   optional, not in requirements.txt) on the same QPs, captured on the sway states by calling
+   `humanoid_control.wbc.problem.build` as the controller does; timed is the solver call only
+   (the matrices already in its form).
 4. Closed loop: `humanoid_execution.run.execute` (no recording) on the acceptance motions, made
    as the tests make them (test/execution/) into a temporary folder at the start: the HRP-2 walk
    (`humanoid-stack walk --steps 6 --step-length 0.2`), the same walk pushed sideways with 60 N
@@ -255,7 +257,7 @@ def cycle_tables(robot, n: int, reps: int, tsid_note: str | None) -> dict:
         ratio = f"{ours[0] / peer[0]:.2f}x" if peer else ""
         it = np.median(case.iterations)
         print(
-            f"| {case.label} | {case.motion} | ours (ProxQP) | {ours[0] / 1e3:.3f} | {ours[1] / 1e3:.3f} | "
+            f"| {case.label} | {case.motion} | ours (DAQP) | {ours[0] / 1e3:.3f} | {ours[1] / 1e3:.3f} | "
             f"{ours[2] / 1e3:.3f} | {'yes' if ours[0] / 1e3 <= TARGET_MS else 'no'} | {ratio} | {it:.0f} | "
             f"{case.failed['ours']} |"
         )
@@ -275,7 +277,7 @@ def cycle_tables(robot, n: int, reps: int, tsid_note: str | None) -> dict:
     return out
 
 
-OURS, EXACT, TSID_REG, TSID_0 = "ours (ProxQP)", "our QP, exact (DAQP)", "TSID, w = 1e-5", "TSID, w = 0"
+OURS, EXACT, TSID_REG, TSID_0 = "ours (DAQP, hot start)", "our QP, DAQP cold", "TSID, w = 1e-5", "TSID, w = 0"
 TSID_MU = "TSID, w = 0, its pyramid for μ = 0.4"
 COMPARED = ((OURS, TSID_REG), (EXACT, TSID_0), (EXACT, TSID_MU), (OURS, EXACT))
 
@@ -295,10 +297,8 @@ def solutions(robot, case) -> dict:
             if k == 0 and f is not None:
                 forces = normal_forces(f, ctrl)
         out[name] = (taus, forces)
-    try:
-        import daqp
-    except ImportError:
-        return out
+    import daqp
+
     contacts = list(ctrl.contacts.values())
     s = ctrl.settings
     layout = Layout(contacts, ctrl.nv, ctrl.n_act, s.reg_acceleration, s.reg_force)
@@ -413,11 +413,38 @@ def quadprog_form(H, g, A, b, C, lo, up, box_lo, box_up):
     return (H, -g, np.vstack(rows).T.copy(), np.concatenate(rhs), len(b))
 
 
+class ProxQPWarm:
+    """ProxQP 0.8 (dense, box constraints), one solver per problem size warm-started from its last
+    solution, stopped on 1e-6 residuals and duality gap, infeasible only below 1e-9: the settings
+    a whole-body QP needs of it (its default 1e-4 infeasibility threshold refuses feasible
+    problems, and residuals alone stop short of the minimum)."""
+
+    def __init__(self):
+        self._solvers = {}
+
+    def solve(self, H, g, A, b, C, lo, up, box_lo, box_up):
+        import proxsuite
+
+        key = (H.shape[0], A.shape[0], C.shape[0])
+        qp = self._solvers.get(key)
+        if qp is None:
+            qp = self._solvers[key] = proxsuite.proxqp.dense.QP(*key, box_constraints=True)
+            st = qp.settings
+            st.eps_abs, st.eps_rel, st.max_iter = 1e-6, 0.0, 1000
+            st.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
+            st.check_duality_gap, st.eps_duality_gap_abs, st.eps_duality_gap_rel = True, 1e-6, 0.0
+            st.eps_primal_inf = st.eps_dual_inf = 1e-9
+            qp.init(H, g, A, b, C, lo, up, box_lo, box_up)
+        else:
+            qp.update(H, g, A, b, C, lo, up, box_lo, box_up)
+        qp.solve()
+        ok = qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED
+        return qp.results.x.copy(), ok
+
+
 def qp_table(robot, n: int, reps: int) -> list:
-    try:
-        import daqp
-    except ImportError:
-        daqp = None
+    import daqp
+
     try:
         import quadprog
     except ImportError:
@@ -430,9 +457,9 @@ def qp_table(robot, n: int, reps: int) -> list:
         "median [µs]",
         "p90 [µs]",
         "max [µs]",
-        "/ ProxQP",
-        "max abs Δa to ProxQP [rad/s²]",
-        "max abs Δτ to ProxQP [N·m]",
+        "/ ours",
+        "max abs Δa to ours [rad/s²]",
+        "max abs Δτ to ours [N·m]",
         "failed",
     )
     nv, n_act = robot.nv, robot.nv - 6
@@ -441,23 +468,24 @@ def qp_table(robot, n: int, reps: int) -> list:
         log(f"... QP capture: {label}")
         qps = capture(robot, contacts, n)
         size = f"{qps[0][0].shape[0]}, {qps[0][2].shape[0]}, {qps[0][4].shape[0]}"
-        solvers = {"ProxQP (QPSolver, warm start)": None}
-        if daqp is not None:
-            solvers["DAQP 0.11 (cold)"] = [daqp_form(*qp) for qp in qps]
+        solvers = {"ours: QPSolver (DAQP 0.11, hot start)": None, "DAQP 0.11 (cold)": [daqp_form(*qp) for qp in qps]}
+        solvers["ProxQP 0.8 (warm start)"] = "prox"
         if quadprog is not None:
             solvers["quadprog 0.1.14 (cold)"] = [quadprog_form(*qp) for qp in qps]
         times = {k: [] for k in solvers}
         x = {k: [None] * n for k in solvers}
         failed = dict.fromkeys(solvers, 0)
-        prox = QPSolver()
+        ours, prox = QPSolver(), ProxQPWarm()
         bounds = np.linspace(0, n, reps + 1).astype(int)
         for r in range(reps):
             for name, forms in solvers.items() if r % 2 == 0 else reversed(solvers.items()):
                 for k in range(bounds[r], bounds[r + 1]):
                     t0 = time.perf_counter()
                     if forms is None:
-                        res = prox.solve(*qps[k])
+                        res = ours.solve(*qps[k])
                         sol, ok = res.x, res.solved
+                    elif forms == "prox":
+                        sol, ok = prox.solve(*qps[k])
                     elif name.startswith("DAQP"):
                         sol, _, flag, _ = daqp.solve(*forms[k])
                         ok = flag == 1
@@ -469,8 +497,8 @@ def qp_table(robot, n: int, reps: int) -> list:
                     times[name].append(time.perf_counter() - t0)
                     x[name][k] = np.asarray(sol) if ok else None
                     failed[name] += not ok
-        ref = x["ProxQP (QPSolver, warm start)"]
-        base = stats_us(times["ProxQP (QPSolver, warm start)"])[0]
+        ref = x["ours: QPSolver (DAQP 0.11, hot start)"]
+        base = stats_us(times["ours: QPSolver (DAQP 0.11, hot start)"])[0]
         for name in solvers:
             st = stats_us(times[name])
             da, dtau = [], []
@@ -484,10 +512,9 @@ def qp_table(robot, n: int, reps: int) -> list:
                 f"{da:.2g} | {dtau:.2g} | {failed[name]} |"
             )
             out.append({"contacts": label, "solver": name, "us": st, "max_da": da, "max_dtau": dtau})
-    if daqp is None or quadprog is None:
-        missing = " and ".join(m for m, mod in (("daqp", daqp), ("quadprog", quadprog)) if mod is None)
-        install = ".venv/bin/pip install daqp==0.11.0 quadprog==0.1.14"
-        print(f"| | | {missing} | skipped: not installed ({install}) | | | | | | |")
+    if quadprog is None:
+        install = ".venv/bin/pip install quadprog==0.1.14"
+        print(f"| | | quadprog | skipped: not installed ({install}) | | | | | | |")
     return out
 
 

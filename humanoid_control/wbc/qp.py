@@ -1,83 +1,96 @@
-"""The whole-body QP's solver: a dense convex QP
+"""The whole-body QP's solver: a dense strictly convex QP
 
     minimise ½ xᵀ H x + gᵀ x   subject to   A x = b,   l ≤ C x ≤ u,   l_box ≤ x ≤ u_box
 
-solved by ProxQP (proxsuite's dense backend: Bambade et al., "PROX-QP: Yet another Quadratic
-Programming Solver for Robotics and beyond", RSS 2022), warm-started from the previous cycle's
-primal and dual solution while the problem's sizes stay the same (the active contacts change
-them: a new solver object is then built once and kept for the next time those sizes come back).
-A solve ends on the primal and dual residuals and the duality gap (residuals alone can stop short
-of the minimum), and a problem is declared infeasible only on far tighter thresholds than ProxQP's
-defaults (its 1e-4 calls feasible whole-body problems infeasible); a warm-started solve that
-fails is tried again from scratch.
+solved by DAQP (Arnström, Bemporad and Axehill, "A dual active-set solver for embedded quadratic
+programming using recursive LDLᵀ updates", IEEE TAC 2022): a dual active-set method, so the
+answer is the problem's minimiser to round-off (H is positive definite: the controller's
+regularisations), not a point within a residual tolerance. Each cycle starts from the active set
+of the last cycle that had the same sizes (the active contacts change them; one active set is
+kept per size): a controller's problems change little from one millisecond to the next, so a
+cycle usually ends after one iteration. A hot-started solve that fails is tried again from an
+empty active set.
+
+Rows with a bound of ±`INFINITY` or beyond have no bound on that side.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import daqp
 import numpy as np
-import proxsuite
 
-__all__ = ["QPSolver", "QPResult", "EPS_ABS", "MAX_ITER"]
+from humanoid_control.wbc.contact import INFINITY
 
-EPS_ABS = 1e-6  # (chosen) absolute primal and dual residual: 1e-6 N and m/s² on problems of ~1e3 N
-MAX_ITER = 1000  # (chosen) ProxQP iterations; a warm-started cycle takes a few, a cold one tens
-INFEASIBLE = 1e-9  # (chosen) ProxQP's infeasibility thresholds: far below the problem's scale (1e3 N)
+__all__ = ["QPSolver", "QPResult"]
+
+_DAQP_INF = 1e30  # DAQP's own infinity: a bound at or beyond it is absent (DAQP_INF in its C API)
+# DAQP's sense flags: 1 active (at its upper bound), 2 at its lower bound, 4 immutable; an
+# equality is 5, a hot start's row active at its lower bound 3
+_EQUALITY = 5
+_ACTIVE_UPPER, _ACTIVE_LOWER = 1, 3
+STATUS = {  # DAQP's exit flags (its C API's EXIT_*)
+    1: "optimal",
+    2: "soft_optimal",
+    -1: "infeasible",
+    -2: "cycling",
+    -3: "unbounded",
+    -4: "iteration_limit",
+    -5: "nonconvex",
+    -6: "overdetermined_initial",
+}
 
 
 @dataclass
 class QPResult:
-    """x, the solver's status (``solved``), iterations and solve time [s]."""
+    """x, whether it is the minimiser (``solved``), the solver's status and its iterations
+    (active-set changes)."""
 
     x: np.ndarray
     solved: bool
     status: str
     iterations: int
-    primal_residual: float
 
 
 class QPSolver:
-    """ProxQP dense solvers, one per (n, n_eq, n_in), each warm-started from its last solution."""
+    """DAQP, hot-started from the last active set of each problem size (module docstring)."""
 
-    def __init__(self, eps_abs: float = EPS_ABS, max_iter: int = MAX_ITER):
-        self.eps_abs, self.max_iter = float(eps_abs), int(max_iter)
-        self._solvers: dict[tuple[int, int, int], proxsuite.proxqp.dense.QP] = {}
+    def __init__(self):
+        self._active: dict[tuple[int, int, int], np.ndarray] = {}
 
     def solve(self, H, g, A, b, C, lo, up, box_lo, box_up) -> QPResult:
-        key = (H.shape[0], A.shape[0], C.shape[0])
-        qp = self._solvers.get(key)
-        warm = qp is not None
-        if qp is None:
-            qp = self._solvers[key] = self._new(key)
-            qp.init(H, g, A, b, C, lo, up, box_lo, box_up)
+        n, ne, ni = H.shape[0], A.shape[0], C.shape[0]
+        key = (n, ne, ni)
+        rows = np.empty((ne + ni, n))
+        rows[:ne] = A
+        rows[ne:] = C
+        upper = np.concatenate((box_up, b, up))
+        lower = np.concatenate((box_lo, b, lo))
+        upper[upper >= INFINITY] = _DAQP_INF
+        lower[lower <= -INFINITY] = -_DAQP_INF
+        last = self._active.get(key)
+        sense = np.zeros(n + ne + ni, np.int32) if last is None else last.copy()
+        sense[n : n + ne] = _EQUALITY
+        x, _, flag, info = daqp.solve(H, g, rows, upper, lower, sense)
+        iterations = int(info["iterations"])
+        if flag != 1 and last is not None:
+            sense[:] = 0
+            sense[n : n + ne] = _EQUALITY
+            x, _, flag, info = daqp.solve(H, g, rows, upper, lower, sense)
+            iterations += int(info["iterations"])
+        x = np.asarray(x, float)
+        if flag == 1:
+            lam = np.asarray(info["lam"])  # > 0 at an upper bound, < 0 at a lower one
+            active = np.zeros(n + ne + ni, np.int32)
+            active[lam > 0.0] = _ACTIVE_UPPER
+            active[lam < 0.0] = _ACTIVE_LOWER
+            active[n : n + ne] = 0
+            self._active[key] = active
         else:
-            qp.update(H, g, A, b, C, lo, up, box_lo, box_up)
-        qp.solve()
-        if warm and qp.results.info.status != proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED:
-            # a warm start far from this cycle's solution can stall or look infeasible on an
-            # ill-conditioned problem (a task asking far too much): solve it again from scratch
-            qp = self._solvers[key] = self._new(key)
-            qp.init(H, g, A, b, C, lo, up, box_lo, box_up)
-            qp.solve()
-        info = qp.results.info
-        status = info.status
-        solved = status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED
-        return QPResult(qp.results.x.copy(), bool(solved), status.name, int(info.iter), float(info.pri_res))
-
-    def _new(self, key):
-        qp = proxsuite.proxqp.dense.QP(*key, box_constraints=True)
-        qp.settings.eps_abs = self.eps_abs
-        qp.settings.eps_rel = 0.0
-        qp.settings.max_iter = self.max_iter
-        qp.settings.initial_guess = proxsuite.proxqp.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
-        qp.settings.check_duality_gap = True  # small residuals alone can stop short of the minimum
-        qp.settings.eps_duality_gap_abs = self.eps_abs
-        qp.settings.eps_duality_gap_rel = 0.0
-        qp.settings.eps_primal_inf = INFEASIBLE  # the default 1e-4 calls feasible problems infeasible
-        qp.settings.eps_dual_inf = INFEASIBLE
-        return qp
+            self._active.pop(key, None)
+        return QPResult(x, flag == 1, STATUS.get(flag, f"flag {flag}"), iterations)
 
     def reset(self) -> None:
-        """Forget the warm starts (a new motion, or after a failed solve)."""
-        self._solvers.clear()
+        """Forget the hot starts (a new motion, or after a failed solve)."""
+        self._active.clear()

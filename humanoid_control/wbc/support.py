@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from humanoid_control.wbc.qp import INFEASIBLE
 from humanoid_model.planar_polygon import convex_hull, shrink, signed_distance
 
 __all__ = ["Support", "COPLANAR"]
 
+INFEASIBLE = 1e-9  # (chosen) ProxQP's infeasibility thresholds here: far below a wrench's scale (1e3 N)
 COPLANAR = (0.005, np.radians(1.0))  # (chosen) [m], [rad]: contacts this close in offset and angle share a plane
 
 

@@ -18,7 +18,8 @@ from humanoid_model.planar_polygon import convex_hull, signed_distance
 from humanoid_model.robot import load_robot
 
 FEET = ("l_sole", "r_sole")
-EPS = 1e-5  # [N], [N·m], [m/s²]: the QP stops at residuals of 1e-6 (qp.EPS_ABS) on rows of ~1e2 N
+EPS = 1e-5  # [N], [N·m], [m/s²]: the QP's minimiser is exact to round-off; rows of ~1e2 N, the
+# dynamics recomputed by Pinocchio
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +213,7 @@ def test_a_task_asking_too_much_gets_torques_at_their_limits_not_beyond(robot):
 def test_a_task_asking_much_too_much_still_gets_a_solved_qp(robot):
     # the QP's constraints do not depend on the tasks, and the same state with the hand at rest is
     # solved: the problem is feasible (quadprog solves it, one joint at its torque limit, residuals
-    # 1e-9); ProxQP answers PROXQP_PRIMAL_INFEASIBLE (so does it at 50 m/s², not at 100 or 500)
+    # 1e-9; ProxQP at its default thresholds calls it primal infeasible)
     ctrl, q, v = _hand_pushed(robot, 0.0)
     assert ctrl.compute(q, v).solved
     ctrl, q, v = _hand_pushed(robot, 2000.0)
@@ -292,11 +293,11 @@ def test_an_unknown_location_is_a_control_error(robot):
 def test_an_unsolved_qp_gives_the_last_solved_torques_and_no_forces(robot, monkeypatch):
     ctrl, q, v = _standing(robot)
     n = ctrl.nv + sum(c.n_force for c in ctrl.contacts.values())
-    unsolved = QPResult(np.full(n, 7.0), False, "PROXQP_MAX_ITER_REACHED", 200, 1.0)
+    unsolved = QPResult(np.full(n, 7.0), False, "iteration_limit", 200)
     real = ctrl.qp.solve
     monkeypatch.setattr(ctrl.qp, "solve", lambda *args: unsolved)
     first = ctrl.compute(q, v)  # nothing solved yet: zero torques
-    assert not first.solved and first.status == "PROXQP_MAX_ITER_REACHED"
+    assert not first.solved and first.status == "iteration_limit"
     assert np.array_equal(first.tau, np.zeros(robot.model.nv - 6)) and first.forces == {}
     monkeypatch.setattr(ctrl.qp, "solve", real)
     good = ctrl.compute(q, v)
@@ -304,4 +305,4 @@ def test_an_unsolved_qp_gives_the_last_solved_torques_and_no_forces(robot, monke
     monkeypatch.setattr(ctrl.qp, "solve", lambda *args: unsolved)
     bad = ctrl.compute(q, v)
     assert not bad.solved and np.array_equal(bad.tau, good.tau) and np.array_equal(bad.a, np.zeros(ctrl.nv))
-    assert not ctrl.qp._solvers  # the warm starts forgotten
+    assert not ctrl.qp._active  # the hot starts forgotten

@@ -160,12 +160,12 @@ def test_repeated_unsolved_qps_start_a_safe_hold(robot, monkeypatch):
     ex, ctrl, q, v = _executor(robot, max_failures=3)
     _run(ex, q, v, 0.0, 0.25, TOUCH)
     n = ctrl.nv + sum(c.n_force for c in ctrl.contacts.values())
-    unsolved = QPResult(np.zeros(n), False, "PROXQP_MAX_ITER_REACHED", 200, 1.0)
+    unsolved = QPResult(np.zeros(n), False, "iteration_limit", 200)
     monkeypatch.setattr(ctrl.qp, "solve", lambda *args: unsolved)
     _run(ex, q, v, 0.375, 0.5, TOUCH)
     assert ex.state == "tracking"  # two failures
     _run(ex, q, v, 0.625, 0.625, TOUCH)
-    assert ex.state == "holding" and ex.reason == "the QP was not solved for 3 cycles (PROXQP_MAX_ITER_REACHED)"
+    assert ex.state == "holding" and ex.reason == "the QP was not solved for 3 cycles (iteration_limit)"
 
 
 def test_a_safe_hold_keeps_the_contacts_and_puts_the_com_above_their_corners(robot):
