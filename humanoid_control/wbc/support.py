@@ -17,6 +17,7 @@ whether corner forces in the contacts' friction pyramids make the wrench.
 
 from __future__ import annotations
 
+import daqp
 import numpy as np
 import pinocchio as pin
 
@@ -24,7 +25,7 @@ from humanoid_model.planar_polygon import convex_hull, shrink, signed_distance
 
 __all__ = ["Support", "COPLANAR"]
 
-INFEASIBLE = 1e-9  # (chosen) ProxQP's infeasibility thresholds here: far below a wrench's scale (1e3 N)
+_DAQP_INF = 1e30  # DAQP's infinity: a bound at or beyond it is absent
 COPLANAR = (0.005, np.radians(1.0))  # (chosen) [m], [rad]: contacts this close in offset and angle share a plane
 
 
@@ -52,10 +53,14 @@ class Support:
         if plane is not None:
             R, p, region = plane
 
+            d = c - p
+            Rt = R.T
+
             def one_plane(r):
                 f = -mass * g + r * r * dh[:3]  # the force the contacts must give [N], world
-                m_p = r * r * dh[3:] + np.cross(c - p, f)  # its moment about the plane's origin
-                return self._cop_ok(R.T @ f, R.T @ m_p, region)
+                # its moment about the plane's origin: r² L̇_G + d × f (np.cross's products, inline)
+                d_f = np.array([d[1] * f[2] - d[2] * f[1], d[2] * f[0] - d[0] * f[2], d[0] * f[1] - d[1] * f[0]])
+                return self._cop_ok(Rt @ f, Rt @ (r * r * dh[3:] + d_f), region)
 
             return one_plane
         corners = self._corners(held, k)
@@ -119,9 +124,8 @@ class Support:
 
     def _wrench_ok(self, contacts, c, f, m_g) -> bool:
         """Whether corner forces in the friction pyramids (mu/√2, normal parts >= 0) make the
-        force ``f`` and the moment ``m_g`` about the CoM ``c`` (world): a small QP."""
-        import proxsuite
-
+        force ``f`` and the moment ``m_g`` about the CoM ``c`` (world): a small QP (DAQP: its
+        answer is exact, so a feasible wrench is not refused at a solver's tolerance)."""
         n = 3 * sum(len(x) for _, _, x in contacts)
         A = np.zeros((6, n))
         C = np.zeros((5 * (n // 3), n))
@@ -135,15 +139,12 @@ class Support:
                 A[3:, col : col + 3] = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]]) @ R
                 C[5 * (col // 3) : 5 * (col // 3) + 5, col : col + 3] = faces
                 col += 3
-        lo = np.tile([0.0, -1e20, -1e20, -1e20, -1e20], n // 3)
-        up = np.tile([1e20, 0.0, 0.0, 0.0, 0.0], n // 3)
-        qp = proxsuite.proxqp.dense.QP(n, 6, C.shape[0])
-        qp.settings.eps_abs = 1e-6
-        qp.settings.max_iter = 500
-        qp.settings.eps_primal_inf = INFEASIBLE  # ProxQP's default 1e-4 refuses feasible wrenches
-        qp.settings.eps_dual_inf = INFEASIBLE
-        qp.init(np.eye(n) * 1e-6, np.zeros(n), A, np.r_[f, m_g], C, lo, up)
-        qp.solve()
-        solved = qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED
-        residual = float(np.max(np.abs(A @ qp.results.x - np.r_[f, m_g])))
+        k = C.shape[0]
+        upper = np.r_[f, m_g, np.tile([_DAQP_INF, 0.0, 0.0, 0.0, 0.0], n // 3)]
+        lower = np.r_[f, m_g, np.tile([0.0, -_DAQP_INF, -_DAQP_INF, -_DAQP_INF, -_DAQP_INF], n // 3)]
+        sense = np.zeros(6 + k, np.int32)
+        sense[:6] = 5  # DAQP's equality rows
+        x, _, flag, _ = daqp.solve(np.eye(n) * 1e-6, np.zeros(n), np.vstack([A, C]), upper, lower, sense)
+        solved = flag == 1
+        residual = float(np.max(np.abs(A @ np.asarray(x) - np.r_[f, m_g]))) if solved else np.inf
         return solved and residual <= 1e-3 * max(1.0, float(np.linalg.norm(f)))

@@ -28,11 +28,11 @@ angle 2πk/F in the contact's tangent plane), and f_n ≥ 0 (3.68). The pyramid 
 exact cone, so the forces found are admissible for the simulator's exact-cone contact law.
 
 Solver: DAQP through CasADi's ``conic`` interface (a dual active-set method for small dense QPs;
-CasADi is a core dependency, while quadprog is only in the peers extra, proxsuite is not installed
-and SciPy has no QP solver; CasADi's qpOASES failed its initialisation on HRP-2 on both feet, a
-problem DAQP solves with residual 2e-17): an active-set solution solves the KKT system of its
-active set exactly (round-off), which the residual check below confirms. Its inactive rows hold
-to DAQP's primal tolerance, set to 1e-12 (``PRIMAL_TOL``): at its default 1e-6 cone rows ended at
+CasADi is a core dependency, quadprog is only in the peers extra and SciPy has no QP solver;
+CasADi's qpOASES failed its initialisation on HRP-2 on both feet, a problem DAQP solves with
+residual 2e-17): an active-set solution solves the KKT system of its active set exactly
+(round-off), which the residual check below confirms. Its inactive rows hold to DAQP's primal
+tolerance, set to 1e-12 (``PRIMAL_TOL``): at its default 1e-6 cone rows ended at
 -1.2e-9 m g, which the 1e-9 check below refused, so two witnesses of the stairs plan with their
 CoM 2.6 cm inside their soles' hull were reported as unholdable. A stance has 3 force
 variables per hull point (24 for HRP-2 on two soles). The rows are scaled to weight units
