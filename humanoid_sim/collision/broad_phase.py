@@ -5,8 +5,11 @@ be within the activation margin, in numba (on the hot path inside the detector's
 Bounding spheres of the mobile shapes are tested against the environment's half-spaces (with the
 exact support distance for boxes, spheres, cylinders and convex hulls: a hull whose bounding sphere
 reaches the margin is tested by its lowest vertex, the distance coal's convex–half-space query
-computes) and against its finite shapes' bounding spheres; mobile–mobile pairs of the candidate
-list get a sphere test, then a world-AABB test. A pair's margin is max(margin, its sweep): the
+computes) and against its finite shapes' bounding spheres, then, for a box against a box, the
+separating-axis test of two oriented boxes (their 15 axes: a lower bound of their distance, so no
+pair within the margin is dropped; climbing stairs, 94 % of the sole–step pairs the spheres kept
+were coal queries that found nothing); mobile–mobile pairs of the candidate list get a sphere
+test, then a world-AABB test. A pair's margin is max(margin, its sweep): the
 distance its shapes can travel in the step (speculative activation,
 `humanoid_sim.stages.impacts.SweptMargins`).
 
@@ -20,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from humanoid_model.coal_import import coal
+from humanoid_sim.collision.separation import SAFETY
 
 __all__: list[str] = []  # kernels of `humanoid_sim.collision.detector.CollisionDetector`
 
@@ -44,15 +48,51 @@ def _placements(oR, op, joint, PR, Pp):
 
 
 @njit(cache=True)
+def _box_gap(Ra, ca, ha, Rb, cb, hb):
+    """The largest separation [m] of two oriented boxes (rotations R, centres c, half sides h)
+    along their 15 separating axes (3 + 3 face normals, 9 edge cross products): a lower bound of
+    their distance (≤ 0 when they overlap on every axis)."""
+    best = -np.inf
+    for side in range(2):
+        for i in range(3):
+            if side == 0:
+                ax, ay, az = Ra[0, i], Ra[1, i], Ra[2, i]
+            else:
+                ax, ay, az = Rb[0, i], Rb[1, i], Rb[2, i]
+            best = max(best, _axis_gap(ax, ay, az, Ra, ca, ha, Rb, cb, hb))
+    for i in range(3):
+        for j in range(3):
+            ux, uy, uz = Ra[0, i], Ra[1, i], Ra[2, i]
+            vx, vy, vz = Rb[0, j], Rb[1, j], Rb[2, j]
+            ax, ay, az = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+            norm = np.sqrt(ax * ax + ay * ay + az * az)
+            if norm > 1e-9:  # parallel edges: the face axes already cover them
+                best = max(best, _axis_gap(ax / norm, ay / norm, az / norm, Ra, ca, ha, Rb, cb, hb))
+    return best
+
+
+@njit(cache=True)
+def _axis_gap(ax, ay, az, Ra, ca, ha, Rb, cb, hb):
+    """The gap [m] between two boxes' projections on the unit axis a."""
+    ea = 0.0
+    eb = 0.0
+    for j in range(3):
+        ea += abs(ax * Ra[0, j] + ay * Ra[1, j] + az * Ra[2, j]) * ha[j]
+        eb += abs(ax * Rb[0, j] + ay * Rb[1, j] + az * Rb[2, j]) * hb[j]
+    return abs(ax * (cb[0] - ca[0]) + ay * (cb[1] - ca[1]) + az * (cb[2] - ca[2])) - ea - eb
+
+
+@njit(cache=True)
 def _broad(
     p, R, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r,
-    pairs, sweep,
+    fin_R, fin_half, pairs, sweep,
 ):  # fmt: skip
     # sweep (n,): per shape the distance it can travel this step (speculative activation,
     # `humanoid_sim.stages.impacts.SweptMargins`): a pair's margin is max(margin, the pair's sweep);
     # hull_v (total, 3), hull_start (n + 1,): each shape's vertices in its own frame (rows
     # hull_start[k]..hull_start[k + 1], `_polytope_vertices`: a hull's, a box's corners; read here
-    # for the hulls, kind 3, only)
+    # for the hulls, kind 3, only); fin_R, fin_half: the finite static shapes' rotations and half
+    # sides (fin_half[f, 0] < 0: not a box)
     n = p.shape[0]
     ms = np.empty(n * (hs_idx.shape[0] + fin_idx.shape[0]), np.int64)
     ss = np.empty_like(ms)
@@ -87,6 +127,9 @@ def _broad(
         for f in range(fin_idx.shape[0]):
             dx, dy, dz = p[k, 0] - fin_c[f, 0], p[k, 1] - fin_c[f, 1], p[k, 2] - fin_c[f, 2]
             if np.sqrt(dx * dx + dy * dy + dz * dz) - rad[k] - fin_r[f] <= mk:
+                box_box = kind[k] == 0 and fin_half[f, 0] >= 0.0
+                if box_box and _box_gap(R[k], p[k], half[k], fin_R[f], fin_c[f], fin_half[f]) > mk + SAFETY:
+                    continue  # apart by more than the margin along a separating axis
                 ms[cnt] = k
                 ss[cnt] = fin_idx[f]
                 cnt += 1

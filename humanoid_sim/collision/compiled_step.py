@@ -45,8 +45,8 @@ def buffers(n: int, n_candidates: int, n_pairs: int, n_points: int) -> tuple:
 @njit(cache=True)
 def detect_compiled(
     oR, op, joint, PR, Pp,
-    margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, pairs,
-    sweep, blocked, filtered,
+    margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, fin_R,
+    fin_half, pairs, sweep, blocked, filtered,
     sep_R, sep_p, sep_radius, bound, moved, known, separated, still, safety,
     polytope, plane, plane_n, plane_d, mu, e, tol, max_points, assemble,
     rr, sR, sp, skind, shalf, srr,
@@ -66,7 +66,7 @@ def detect_compiled(
     Rk, pk = _placements(oR, op, joint, PR, Pp)
     ms, ss, mp = _broad(
         pk, Rk, margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c,
-        fin_r, pairs, sweep,
+        fin_r, fin_R, fin_half, pairs, sweep,
     )  # fmt: skip
     both = np.empty((2, ms.shape[0]), np.int64)
     both[0], both[1] = ms, ss

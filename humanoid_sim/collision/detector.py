@@ -127,6 +127,9 @@ class CollisionDetector:
         self.fin_idx = np.array(fin, np.int64)
         self.fin_c = np.array([static[i].p for i in fin]).reshape(-1, 3)
         self.fin_r = np.array([static[i].radius for i in fin])
+        self.fin_R = np.array([np.asarray(static[i].R, float) for i in fin]).reshape(-1, 3, 3)
+        self.fin_half = np.array([_half(static[i].shape) if _kind(static[i].shape) == 0 else [-1.0] * 3 for i in fin])
+        self.fin_half = self.fin_half.reshape(-1, 3)
         # the broad phase's arrays in the order `_broad` / `detect_compiled` take them (fixed for
         # the detector's life): one tuple for both compiled calls
         self._broad_args = (
@@ -144,6 +147,8 @@ class CollisionDetector:
             self.fin_idx,
             self.fin_c,
             self.fin_r,
+            self.fin_R,
+            self.fin_half,
             self.mobile_pairs,
         )
         self._still = np.zeros(len(mobile))  # no sweep: every pair within ``margin`` (`detect`)

@@ -483,6 +483,43 @@ def test_a_convex_hull_reaches_the_narrow_phase_against_a_plane_exactly_when_coa
     assert kept < sphere  # the sphere test alone keeps more
 
 
+def test_a_box_reaches_the_narrow_phase_against_a_static_box_whenever_coal_finds_it_within_the_margin():
+    """A sole-sized box against a stair step (a static box): the broad phase's separating-axis test
+    (`broad_phase._box_gap`) is a lower bound of the boxes' distance, so every pose coal finds
+    within the margin is kept; it drops most of the poses the bounding spheres alone keep."""
+    from humanoid_sim.collision.broad_phase import _box_gap
+
+    rng = np.random.default_rng(5)
+    sole = coal.Box(0.24, 0.14, 0.02)  # [m] full sides
+    step = coal.Box(1.0, 0.3, 0.15)
+    Rs = pin.exp3(np.array([0.0, 0.0, 0.3]))
+    ps = np.array([0.1, -0.05, 0.075])
+    static = StaticGeom("step", step, Rs, ps, bounding_radius(step), False, 0.4, 0.0)
+    geom = MobileGeom("sole", "body", 1, 0, sole, np.eye(3), np.zeros(3), bounding_radius(sole))
+    det = CollisionDetector([geom], [static], np.zeros((0, 2), np.int64))
+    req, res = coal.CollisionRequest(), coal.CollisionResult()
+    req.security_margin = det.margin
+    found_n = kept = sphere = 0
+    for _ in range(2000):
+        R = pin.exp3(rng.normal(size=3) * 0.5)
+        p = ps + rng.uniform([-0.7, -0.4, -0.2], [0.7, 0.4, 0.3])
+        mobile, _, _ = det.broad_phase(p[None], R[None])
+        res.clear()
+        found = coal.collide(sole, coal.Transform3s(R, p), step, coal.Transform3s(Rs, ps), req, res)
+        assert mobile.size > 0 or not found, p  # no pair within the margin is dropped
+        gap = _box_gap(R, p, np.asarray(sole.halfSide), Rs, ps, np.asarray(step.halfSide))
+        if not found:
+            res.clear()
+            distance = coal.distance(sole, coal.Transform3s(R, p), step, coal.Transform3s(Rs, ps),
+                                     coal.DistanceRequest(), coal.DistanceResult())  # fmt: skip
+            assert gap <= distance + 1e-9  # a lower bound of the distance
+        found_n += found
+        kept += mobile.size > 0
+        sphere += np.linalg.norm(p - ps) - bounding_radius(sole) - bounding_radius(step) <= det.margin
+    assert found_n > 100  # the poses cover contact
+    assert kept < 0.6 * sphere  # the spheres alone keep many more
+
+
 def _sole_hull(bottom_xy, height=0.04):
     """A sole-like convex hull: the polygon ``bottom_xy`` (k, 2) [m] at z = 0 and its copy 0.8 times
     as large at z = height (coal's qhull build of the prism's points)."""
