@@ -253,6 +253,6 @@ def test_contacts_in_two_planes_are_slowed_to_the_rate_their_friction_pyramids_a
     # the module's QP (DAQP) and HiGHS's LP agree on which wrenches the pyramids carry: the rates
     # differ by the bisections' last step (at most 1e-4 measured); 1e-3 leaves room for the
     # differences' errors. A QP refusing feasible wrenches at its tolerance (ProxQP at its default
-    # 1e-4 infeasibility threshold) stops 0.003 to 0.005 early where the acceleration is positive
+    # 1e-4 infeasibility threshold) gives rates 0.003 to 0.005 lower where the acceleration is positive
     t, rates, lp = _two_plane_rates(robot, ctrl)
     assert np.allclose(rates, lp, rtol=0, atol=1e-3)
