@@ -36,7 +36,7 @@ PIP_ONLY = {
     "viser": "viser",
     "websockets": "websockets",
     "casadi": "casadi",
-    "proxsuite": "proxsuite",
+    "daqp": "daqp",
     "toppra": "toppra",
     "ruckig": "ruckig",
     "rosbags": "rosbags",
