@@ -69,15 +69,13 @@ class QPSolver:
         lower = np.concatenate((box_lo, b, lo))
         upper[upper >= INFINITY] = _DAQP_INF
         lower[lower <= -INFINITY] = -_DAQP_INF
+        cold = np.zeros(n + ne + ni, np.int32)
+        cold[n : n + ne] = _EQUALITY
         last = self._active.get(key)
-        sense = np.zeros(n + ne + ni, np.int32) if last is None else last.copy()
-        sense[n : n + ne] = _EQUALITY
-        x, _, flag, info = daqp.solve(H, g, rows, upper, lower, sense)
+        x, _, flag, info = daqp.solve(H, g, rows, upper, lower, cold if last is None else last | cold)
         iterations = int(info["iterations"])
         if flag != 1 and last is not None:
-            sense[:] = 0
-            sense[n : n + ne] = _EQUALITY
-            x, _, flag, info = daqp.solve(H, g, rows, upper, lower, sense)
+            x, _, flag, info = daqp.solve(H, g, rows, upper, lower, cold)
             iterations += int(info["iterations"])
         x = np.asarray(x, float)
         if flag == 1:

@@ -17,15 +17,15 @@ whether corner forces in the contacts' friction pyramids make the wrench.
 
 from __future__ import annotations
 
-import daqp
 import numpy as np
 import pinocchio as pin
 
+from humanoid_control.wbc.contact import INFINITY
+from humanoid_control.wbc.qp import QPSolver
 from humanoid_model.planar_polygon import convex_hull, shrink, signed_distance
 
 __all__ = ["Support", "COPLANAR"]
 
-_DAQP_INF = 1e30  # DAQP's infinity: a bound at or beyond it is absent
 COPLANAR = (0.005, np.radians(1.0))  # (chosen) [m], [rad]: contacts this close in offset and angle share a plane
 
 
@@ -124,8 +124,9 @@ class Support:
 
     def _wrench_ok(self, contacts, c, f, m_g) -> bool:
         """Whether corner forces in the friction pyramids (mu/√2, normal parts >= 0) make the
-        force ``f`` and the moment ``m_g`` about the CoM ``c`` (world): a small QP (DAQP: its
-        answer is exact, so a feasible wrench is not refused at a solver's tolerance)."""
+        force ``f`` and the moment ``m_g`` about the CoM ``c`` (world): a small QP (the controller's
+        `QPSolver`: its answer is exact, so a feasible wrench is not refused at a solver's
+        tolerance)."""
         n = 3 * sum(len(x) for _, _, x in contacts)
         A = np.zeros((6, n))
         C = np.zeros((5 * (n // 3), n))
@@ -139,12 +140,10 @@ class Support:
                 A[3:, col : col + 3] = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]]) @ R
                 C[5 * (col // 3) : 5 * (col // 3) + 5, col : col + 3] = faces
                 col += 3
-        k = C.shape[0]
-        upper = np.r_[f, m_g, np.tile([_DAQP_INF, 0.0, 0.0, 0.0, 0.0], n // 3)]
-        lower = np.r_[f, m_g, np.tile([0.0, -_DAQP_INF, -_DAQP_INF, -_DAQP_INF, -_DAQP_INF], n // 3)]
-        sense = np.zeros(6 + k, np.int32)
-        sense[:6] = 5  # DAQP's equality rows
-        x, _, flag, _ = daqp.solve(np.eye(n) * 1e-6, np.zeros(n), np.vstack([A, C]), upper, lower, sense)
-        solved = flag == 1
-        residual = float(np.max(np.abs(A @ np.asarray(x) - np.r_[f, m_g]))) if solved else np.inf
+        lo = np.tile([0.0, -INFINITY, -INFINITY, -INFINITY, -INFINITY], n // 3)
+        up = np.tile([INFINITY, 0.0, 0.0, 0.0, 0.0], n // 3)
+        free = np.full(n, INFINITY)
+        res = QPSolver().solve(np.eye(n) * 1e-6, np.zeros(n), A, np.r_[f, m_g], C, lo, up, -free, free)
+        solved = res.solved
+        residual = float(np.max(np.abs(A @ res.x - np.r_[f, m_g]))) if solved else np.inf
         return solved and residual <= 1e-3 * max(1.0, float(np.linalg.norm(f)))
