@@ -16,20 +16,55 @@ sensor, a callback) pauses the simulation, is kept in ``error`` (reported as ERR
 
 The simulator node (`humanoid_ros.simulator`) is this plus messages: it runs the world in a
 thread of its own so the ROS executor is never starved.
+
+GIL hand-over. A step releases the GIL at each BLAS product and QP solve (numpy's matmul, DAQP)
+and must get it back from whichever thread took it: by default a thread keeps it up to
+`sys.getswitchinterval` (5 ms) while another waits. Beside a busy thread (the ROS executor of
+`humanoid-stack up`) the whole-body controller's 0.5 ms update then took 17 ms, and in
+`up execute_sim` single steps took up to 2 s and /joint_states paused for seconds (measured). While
+a stepper runs, the process's switch interval is lowered to `SWITCH_INTERVAL` (restored when the
+last stepper closes).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 
 from humanoid_sim.runtime.pacing import Pacer
 
-__all__ = ["RealTimeStepper", "PAUSED_POLL", "CLOSE_TIMEOUT"]
+__all__ = ["RealTimeStepper", "PAUSED_POLL", "CLOSE_TIMEOUT", "SWITCH_INTERVAL"]
 
 PAUSED_POLL = 0.05  # [s] wall: how often a paused stepper looks at the clock for reports (chosen)
 CLOSE_TIMEOUT = 5.0  # [s] wall: longest wait for the thread to end in `close` (chosen)
+# [s] (chosen, measured) the GIL switch interval while a stepper runs (module docstring). In
+# `up execute_sim`'s flat walk: 5e-4 s kept every step under 0.1 s and /joint_states gaps under
+# 0.25 s (5 ms: 1-4 s gaps); 1e-4 s slowed the other nodes' start enough that the planner had no
+# /joint_states yet when asked
+SWITCH_INTERVAL = 5e-4
+
+_switch_lock = threading.Lock()
+_switch_users = 0
+_switch_saved = None
+
+
+def _lower_switch_interval() -> None:
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if _switch_users == 0:
+            _switch_saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_saved, SWITCH_INTERVAL))
+        _switch_users += 1
+
+
+def _restore_switch_interval() -> None:
+    global _switch_users
+    with _switch_lock:
+        _switch_users -= 1
+        if _switch_users == 0:
+            sys.setswitchinterval(_switch_saved)
 
 
 class RealTimeStepper:
@@ -65,10 +100,13 @@ class RealTimeStepper:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._started = False
 
     # ------------------------------------------------------------------ control
     def start(self):
-        """Start the stepping thread."""
+        """Start the stepping thread (and lower the GIL switch interval: module docstring)."""
+        _lower_switch_interval()
+        self._started = True
         self._thread.start()
 
     @property
@@ -82,6 +120,9 @@ class RealTimeStepper:
         self._wake.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=timeout)
+        if self._started:
+            self._started = False
+            _restore_switch_interval()
 
     def set_real_time_factor(self, real_time_factor: float):
         """Pace to a new factor from now on (0 = as fast as possible)."""

@@ -83,3 +83,26 @@ def test_stepper_pauses_on_a_failing_step_reports_the_error_and_reset_recovers(s
         assert until(lambda: s.world.t > 0.02) and stepper.alive
     finally:
         stepper.close()
+
+
+def test_a_running_stepper_lowers_the_gil_switch_interval_until_the_last_one_closes(session):
+    import sys
+
+    from humanoid_sim.runtime.realtime import SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    assert before > SWITCH_INTERVAL  # Python's default, 5 ms
+    first, _ = stepper_for(session())
+    second, _ = stepper_for(session())
+    first.start()
+    second.start()
+    try:
+        assert sys.getswitchinterval() == SWITCH_INTERVAL
+        first.close()
+        assert sys.getswitchinterval() == SWITCH_INTERVAL  # the second still runs
+        first.close()  # a second close changes nothing
+        assert sys.getswitchinterval() == SWITCH_INTERVAL
+    finally:
+        first.close()
+        second.close()
+    assert sys.getswitchinterval() == before
