@@ -31,13 +31,15 @@ class WholeBodyMotion:
         robot = world.robot
         used = sorted({ph.location for ph in self.reference.phases})
         self.locations = {n: robot.contact_locations[n] for n in used}
-        self._t0 = None
+        self._t0 = self._t = None
 
     def update(self, t, q, v, contact_forces):
         """The command of one control period (`humanoid_control.wbc.executor.MotionExecutor.update`)."""
         if self._t0 is None:
             self._t0 = float(t)
-        return self.executor.update(t, q, v, contact_forces)
+        command = self.executor.update(t, q, v, contact_forces)
+        self._t = float(t)
+        return command
 
     def stop(self, reason: str = "stop requested") -> None:
         """A safe hold from the next period (the robot stands where it is)."""
@@ -45,8 +47,10 @@ class WholeBodyMotion:
 
     def status(self) -> dict:
         """{id, source, state (tracking, waiting, done, holding), reason, time [s] along the
-        reference, plan_time [s] along the file's own timing, duration and nominal_duration [s],
-        late and early contacts}: what the robot bridge monitors."""
+        reference, plan_time [s] along the file's own timing, stamp [s] (the simulated instant of
+        that plan_time: the last update's; None before the first), duration and nominal_duration
+        [s], late and early contacts}: what the robot bridge monitors (it compares the measured
+        state of the instant ``stamp`` with the plan at ``plan_time``)."""
         ex, ref = self.executor, self.reference
         elapsed = min(float(ex.clock - ref.start), float(ref.duration))  # the executor's clock runs on after the end
         plan_time = float(np.interp(ex.clock, ref.t, ref.nominal_t) - ref.nominal_t[0])
@@ -57,6 +61,7 @@ class WholeBodyMotion:
             "reason": ex.reason,
             "time": elapsed,
             "plan_time": plan_time,
+            "stamp": self._t,
             "duration": float(ref.duration),
             "nominal_duration": float(ref.nominal_duration),
             "late": [[n, float(w)] for n, w in ex.late_contacts],

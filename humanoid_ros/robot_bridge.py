@@ -495,7 +495,8 @@ class RobotBridgeNode(LifecycleNode):
     # ------------------------------------------------------------------ inputs
     def _on_joint_states(self, msg):
         try:
-            self.bridge_executor.measure([self.unrename.get(n, n) for n in msg.name], list(msg.position))
+            stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec  # 0: unstamped, not kept
+            self.bridge_executor.measure([self.unrename.get(n, n) for n in msg.name], list(msg.position), stamp)
         except Exception as exc:  # noqa: BLE001 - a malformed message must not stop the node
             self.get_logger().warning(f"{self.bridge_executor.state_name}: message ignored: {exc!r}")
 

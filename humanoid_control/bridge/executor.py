@@ -2,7 +2,7 @@
 it arrives, and every control period while it runs (docs/bridge.md, "Execution").
 
     executor = BridgeExecutor(limits, outputs, clock=now, steady=time.monotonic, settings=ExecutorSettings())
-    executor.measure(names, positions)           # each measured joint state
+    executor.measure(names, positions, stamp)    # each measured joint state (stamp [s]: optional)
     accepted, text = executor.submit(traj, "~/trajectory")
     executor.tick()                               # every control period (`Ticker`: its own thread)
     executor.stop("operator")                     # hold the commanded set-point now
@@ -22,7 +22,9 @@ the reason it was given and sends nothing more (no hold, no stream) until `arm`.
 * `tick` (each control period, on the ``steady`` clock's schedule) stops and holds when a measured
   joint is older than ``state_timeout`` (the watchdog) or when the monitor aborts (path or goal
   tolerance); streams the positions at the motion's time to a forward position controller; ends
-  the motion when the monitor says it succeeded.
+  the motion when the monitor says it succeeded. A whole-body controller's status times the
+  monitor (its ``plan_time``); one stamped with its instant is checked against the measured state
+  of that instant (`measure`'s ``stamp``), not a newer one.
 * `stop` ends the motion and holds the last commanded set-point (`hold`): never the measured
   posture again, which a robot under gravity sags below (holding it at every stop would lower the
   robot stop after stop). When nothing was ever commanded it sends nothing.
@@ -42,10 +44,12 @@ its own thread beside any input.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -79,6 +83,10 @@ WHOLE_BODY_START = 30.0
 #: [s] (chosen: 10 periods of the simulator's 50 Hz /joint_states) watchdog: a measured state
 #: older than this stops a motion and refuses a new one
 STATE_TIMEOUT = 0.2
+#: [s] (chosen) how far back the stamped measurements are kept: a whole-body controller's status
+#: is compared with the measurement of its own instant (`BridgeExecutor.measure`), and a status
+#: reaches the bridge up to a few hundred milliseconds after the state it describes in one busy process
+MEASURED_SPAN = 2.0
 
 
 @dataclass
@@ -249,6 +257,7 @@ class BridgeExecutor:
         self.state_name, self.controller = state_name, controller
         self.measured: dict[str, float] = {}
         self._refreshed: dict[str, float] = {}  # joint -> steady time of its newest finite measurement
+        self._stamped: deque[tuple[float, dict[str, float]]] = deque()  # (stamp, measured then), MEASURED_SPAN
         self.execution: Execution | None = None
         self.setpoint: dict[str, float] | None = None
         self.state = "idle"
@@ -279,10 +288,13 @@ class BridgeExecutor:
             return text
 
     # ------------------------------------------------------------------ measured state
-    def measure(self, names, positions) -> None:
+    def measure(self, names, positions, stamp: float | None = None) -> None:
         """A measured joint state: ``names`` and their ``positions``. A message whose lengths differ
         is ignored; a name that is not a robot joint, or a non-finite position, is skipped; each
-        joint given a finite position is refreshed (its age restarts), and no other."""
+        joint given a finite position is refreshed (its age restarts), and no other. ``stamp``:
+        the instant the state was measured [s] (the message's header, on ``clock``'s time base);
+        the states of the last `MEASURED_SPAN` are kept so that a whole-body controller's status
+        stamped at an instant is checked against the state of that instant (`tick`)."""
         names, positions = list(names), list(positions)
         if len(names) != len(positions):
             return
@@ -300,6 +312,13 @@ class BridgeExecutor:
             self.measured.update(values)
             for n in values:
                 self._refreshed[n] = now
+            if stamp is not None and math.isfinite(stamp) and stamp > 0.0:
+                stamped = self._stamped
+                if stamped and stamp < stamped[-1][0]:  # time went back (a simulator reset): start again
+                    stamped.clear()
+                stamped.append((float(stamp), dict(self.measured)))
+                while stamp - stamped[0][0] > MEASURED_SPAN:
+                    stamped.popleft()
 
     @property
     def measured_at(self) -> float | None:
@@ -545,6 +564,26 @@ class BridgeExecutor:
             traj = ex.trajectory
             return t, dict(zip(traj.joint_names, sample(traj, min(max(t, 0.0), traj.duration))))
 
+    def _measured_for(self, ex: Execution) -> dict[str, float]:
+        """The measured state the monitor compares with the motion at `_motion_time`: a
+        whole-body controller's status that gives its ``stamp`` [s] (the instant of its
+        ``plan_time``) is compared with the stamped measurement nearest that instant, not with a
+        newer one (in one busy process a status arrives late, and the robot has moved on since);
+        otherwise, and after the controller said done, the newest."""
+        progress = ex.progress
+        if ex.mode != "whole_body" or ex.done_at is not None or progress is None or not self._stamped:
+            return dict(self.measured)
+        try:
+            at = float(progress.get("stamp"))
+        except (TypeError, ValueError):
+            return dict(self.measured)
+        if not math.isfinite(at):
+            return dict(self.measured)
+        stamped = self._stamped
+        i = bisect.bisect_left(stamped, at, key=lambda entry: entry[0])
+        near = [stamped[k] for k in (i - 1, i) if 0 <= k < len(stamped)]
+        return dict(min(near, key=lambda entry: abs(entry[0] - at))[1])
+
     def _motion_time(self, ex) -> float | None:
         """The time along the motion: the whole-body controller's (its ``plan_time``, then the time
         since it said done), else since the start; None while a whole-body controller has not
@@ -575,7 +614,7 @@ class BridgeExecutor:
                     if self.clock() - ex.start > WHOLE_BODY_START:
                         self.stop(f"{self.controller} did not report on the motion within {WHOLE_BODY_START:g} s")
                     return
-                status = ex.monitor.update(t, dict(self.measured))
+                status = ex.monitor.update(t, self._measured_for(ex))
                 if status.state == "aborted":
                     self.stop(status.reason, measured=True)
                     return

@@ -67,6 +67,8 @@ def test_a_walk_runs_in_the_sessions_loop_reports_its_progress_and_ends_done_whe
     assert np.all(np.diff(times) >= 0) and times[-1] == pytest.approx(statuses[-1]["duration"], abs=1e-3)
     assert statuses[-1]["plan_time"] == pytest.approx(statuses[-1]["nominal_duration"], abs=1e-3)
     assert {s["id"] for s in statuses} == {"w1"}
+    # the status's stamp: the simulated instant of the last update (the state the step started from)
+    assert statuses[-1]["stamp"] == pytest.approx(session.world.t - session.world.dt, abs=1e-9)
     end = walk_doc["trajectory"]["base_pose"][-1][:3]
     assert session.world.q[:2] == pytest.approx(end[:2], abs=0.01)  # the base where the walk puts it
     assert session.world.q[2] > 0.5 and _tilt(session.world) < np.radians(5)  # standing

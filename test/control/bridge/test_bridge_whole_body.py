@@ -54,6 +54,48 @@ def test_the_monitor_follows_the_controllers_progress_not_the_clock():
     assert s.ex.state == "holding" and "path tolerance" in s.out.of("diagnose")[-1][1]
 
 
+def _walked(s, traj, until, start=100.0, dt=0.02):
+    """Stamped measurements of the robot following ``traj`` exactly, every ``dt`` [s] up to plan
+    time ``until``, stamped from ``start`` on (the motion's clock)."""
+    for k in range(round(until / dt) + 1):
+        t = k * dt
+        pos = followed(traj, t)
+        s.ex.measure(list(pos), list(pos.values()), start + t)
+
+
+def test_a_late_status_is_checked_against_the_state_of_its_own_instant():
+    s = _stand()
+    traj = motion(goal=(0.8, -0.5), duration=2.0)  # joint a at up to 0.6 rad/s
+    s.ex.submit(traj, "~/motion", motion=DOC)
+    ex = s.ex.execution
+    _walked(s, traj, until=1.2)  # the robot is at plan time 1.2 s when the status of 0.4 s arrives
+    gap = abs(followed(traj, 1.2)["a"] - followed(traj, 0.4)["a"])
+    assert gap > 0.2  # beyond the path tolerance: the newest state would abort
+    s.ex.progress({"id": ex.id, "state": "tracking", "plan_time": 0.4, "stamp": 100.4})
+    s.ex.tick()
+    assert s.ex.state == "executing"
+    # without its stamp the status is compared with the newest state: the old way, an abort
+    s.ex.progress({"id": ex.id, "state": "tracking", "plan_time": 0.4})
+    s.ex.tick()
+    assert s.ex.state == "holding" and "path tolerance" in s.out.of("diagnose")[-1][1]
+
+
+def test_a_stamped_status_aborts_when_the_state_of_its_instant_is_off_the_plan():
+    s = _stand()
+    traj = motion(goal=(0.8, -0.5), duration=2.0)
+    s.ex.submit(traj, "~/motion", motion=DOC)
+    ex = s.ex.execution
+    for k in range(31):  # every 20 ms up to plan time 0.6 s, on the plan but at 0.4 s
+        t = 0.02 * k
+        pos = followed(traj, t)
+        if k == 20:
+            pos["b"] += 0.3  # 0.3 rad off the plan, past the 0.2 rad path tolerance
+        s.ex.measure(list(pos), list(pos.values()), 100.0 + t)
+    s.ex.progress({"id": ex.id, "state": "tracking", "plan_time": 0.4, "stamp": 100.4})
+    s.ex.tick()  # (the newest state, at 0.6 s, is within 0.1 rad of the plan at 0.4 s: no abort)
+    assert s.ex.state == "holding" and "path tolerance" in s.out.of("diagnose")[-1][1]
+
+
 def test_the_motion_succeeds_when_the_controller_is_done_and_the_goal_reached():
     s = _stand()
     traj = motion()
