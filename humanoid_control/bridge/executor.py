@@ -293,8 +293,9 @@ class BridgeExecutor:
         is ignored; a name that is not a robot joint, or a non-finite position, is skipped; each
         joint given a finite position is refreshed (its age restarts), and no other. ``stamp``:
         the instant the state was measured [s] (the message's header, on ``clock``'s time base);
-        the states of the last `MEASURED_SPAN` are kept so that a whole-body controller's status
-        stamped at an instant is checked against the state of that instant (`tick`)."""
+        while a whole-body motion executes, the states of the last `MEASURED_SPAN` are kept so that
+        its controller's status stamped at an instant is checked against the state of that instant
+        (`tick`)."""
         names, positions = list(names), list(positions)
         if len(names) != len(positions):
             return
@@ -312,7 +313,9 @@ class BridgeExecutor:
             self.measured.update(values)
             for n in values:
                 self._refreshed[n] = now
-            if stamp is not None and math.isfinite(stamp) and stamp > 0.0:
+            ex = self.execution  # kept only while a whole-body motion runs: its statuses are checked against them
+            whole_body = ex is not None and ex.mode == "whole_body"
+            if whole_body and stamp is not None and math.isfinite(stamp) and stamp > 0.0:
                 stamped = self._stamped
                 if stamped and stamp < stamped[-1][0]:  # time went back (a simulator reset): start again
                     stamped.clear()
@@ -570,16 +573,11 @@ class BridgeExecutor:
         ``plan_time``) is compared with the stamped measurement nearest that instant, not with a
         newer one (in one busy process a status arrives late, and the robot has moved on since);
         otherwise, and after the controller said done, the newest."""
-        progress = ex.progress
-        if ex.mode != "whole_body" or ex.done_at is not None or progress is None or not self._stamped:
-            return dict(self.measured)
-        try:
-            at = float(progress.get("stamp"))
-        except (TypeError, ValueError):
-            return dict(self.measured)
-        if not math.isfinite(at):
-            return dict(self.measured)
+        at = ex.progress.get("stamp") if ex.progress is not None else None
         stamped = self._stamped
+        usable = isinstance(at, (int, float)) and math.isfinite(at)
+        if ex.mode != "whole_body" or ex.done_at is not None or not usable or not stamped:
+            return dict(self.measured)
         i = bisect.bisect_left(stamped, at, key=lambda entry: entry[0])
         near = [stamped[k] for k in (i - 1, i) if 0 <= k < len(stamped)]
         return dict(min(near, key=lambda entry: abs(entry[0] - at))[1])
