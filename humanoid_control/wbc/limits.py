@@ -8,11 +8,29 @@ Acceleration/Torque Control of Robot Manipulators", RA-L 2018, simplified to its
     a ≤ min( (q̇_max − q̇) / h_v,  2 (q_max − q − h_p q̇) / h_p² ),   a ≥ the mirror image,
 
 with h_v the control period (the speed limit reached in one cycle at most) and h_p a braking
-horizon (chosen, `BRAKING_HORIZON`); a bound is never tighter than stopping the joint where it is
-(it always contains the acceleration that stops the joint in one cycle: the bounds stay ordered,
-and a joint already beyond its limit is only asked to stop), and at most ``a_max`` in size. The
-torques, |τ| ≤ τ_max with τ = M_a a + h_a − (J_cᵀ G)_a f, are rows of the QP
-(`humanoid_control.wbc.problem`).
+horizon (chosen, `BRAKING_HORIZON`). The braking term alone lets a joint pass its limit: at that
+bound the distance to the limit e obeys ë + (2/h_p) ė + (2/h_p²) e = 0, an oscillator of damping
+ratio 1/√2, and a joint driven at its bound from the speed limit V ends h_p V e^(−3π/4)/√2 =
+0.067 h_p V beyond it (0.061 rad for HRP-2's fastest joint, 9.14 rad/s). So a third term keeps
+the joint viable (Del Prete's condition, with the deceleration ``a_max``): after the cycle
+(semi-implicit Euler, v₁ = q̇ + a dt, q₁ = q + v₁ dt, as the simulator integrates) the joint must
+still be able to stop before its limit braking at a_max,
+
+    q₁ + v₁² / (2 a_max) ≤ q_max   ⇔   v₁ ≤ −a_max dt + √(a_max² dt² + 2 a_max (q_max − q)),
+
+a bound on a (and its mirror image at q_min). Braking at a_max from there, cycle by cycle, travels
+at most v₁²/(2 a_max) (the discrete sum is below the integral) and keeps the condition true at
+every later cycle, so a joint that starts inside its limits never passes them while the
+accelerations stay within the bounds. Away from the limits the braking term is the tighter one
+(a joint at 1 rad/s starts braking 0.1 rad before its limit, where viability asks 5 mm), so the
+third term only cuts the braking term's overshoot.
+
+A bound is never tighter than stopping the joint where it is (it always contains the
+acceleration that stops the joint in one cycle: the bounds stay ordered, and a joint already
+beyond its limit is only asked to stop), and at most ``a_max`` in size. The torques,
+|τ| ≤ τ_max with τ = M_a a + h_a − (J_cᵀ G)_a f, are rows of the QP
+(`humanoid_control.wbc.problem`): where they cannot give a_max, the QP's joint rows come first
+only as far as the torques allow.
 """
 
 from __future__ import annotations
@@ -42,8 +60,18 @@ class JointAccelerationBounds:
         drift = q + h * v
         hi = np.minimum((self.v_max - v) / dt, (2.0 / h**2) * (self.upper - drift))
         lo = np.maximum((-self.v_max - v) / dt, (2.0 / h**2) * (self.lower - drift))
+        # viability (module docstring): the next speed from which braking at a_max stops at the limit
+        hi = np.minimum(hi, (self._viable_speed(self.upper - q) - v) / dt)
+        lo = np.maximum(lo, (-self._viable_speed(q - self.lower) - v) / dt)
         # stopping the joint in one cycle is always allowed: the bounds stay ordered and feasible
         stop = np.minimum(np.maximum(-v / dt, -a_max), a_max)
         hi = np.minimum(np.maximum(hi, stop), a_max)
         lo = np.maximum(np.minimum(lo, stop), -a_max)
         return lo, hi
+
+    def _viable_speed(self, room):
+        """The largest speed v₁ >= 0 towards a limit ``room`` [rad] away (n,) with which the joint
+        can still stop there braking at ``a_max`` after one cycle (module docstring); 0 at or
+        beyond the limit."""
+        a, dt = self.a_max, self.dt
+        return np.maximum(-a * dt + np.sqrt(np.maximum(a * a * dt * dt + 2.0 * a * room, 0.0)), 0.0)
