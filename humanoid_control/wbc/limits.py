@@ -3,9 +3,10 @@ torques.
 
 Positions and speeds become acceleration bounds over a horizon (the bound that stops the joint at
 its limit, as in Del Prete, "Joint Position and Velocity Bounds in Discrete-Time
-Acceleration/Torque Control of Robot Manipulators", RA-L 2018, simplified to its two main terms):
+Acceleration/Torque Control of Robot Manipulators", RA-L 2018: a speed term, a braking term and
+the viability term below):
 
-    a ≤ min( (q̇_max − q̇) / h_v,  2 (q_max − q − h_p q̇) / h_p² ),   a ≥ the mirror image,
+    a ≤ min( (q̇_max − q̇) / h_v,  2 (q_max − q − h_p q̇) / h_p²,  viability ),   a ≥ the mirror image,
 
 with h_v the control period (the speed limit reached in one cycle at most) and h_p a braking
 horizon (chosen, `BRAKING_HORIZON`). The braking term alone lets a joint pass its limit: at that
@@ -29,8 +30,7 @@ A bound is never tighter than stopping the joint where it is (it always contains
 acceleration that stops the joint in one cycle: the bounds stay ordered, and a joint already
 beyond its limit is only asked to stop), and at most ``a_max`` in size. The torques,
 |τ| ≤ τ_max with τ = M_a a + h_a − (J_cᵀ G)_a f, are rows of the QP
-(`humanoid_control.wbc.problem`): where they cannot give a_max, the QP's joint rows come first
-only as far as the torques allow.
+(`humanoid_control.wbc.problem`); the guarantee above assumes the torques allow braking at a_max.
 """
 
 from __future__ import annotations
