@@ -14,6 +14,7 @@ limit: the integration below checks both, the second on a copy of the bounds wit
 import numpy as np
 import pytest
 
+from humanoid_control.exceptions import ControlError
 from humanoid_control.wbc.limits import JointAccelerationBounds
 from humanoid_model.robot import load_robot
 
@@ -156,3 +157,13 @@ def test_unbounded_joints_get_a_max_both_ways():
     b = JointAccelerationBounds([-np.inf, -1.0], [np.inf, 1.0], [np.inf, 2.0], DT, horizon=H, a_max=A_MAX)
     lo, hi = b.bounds(np.array([1e3, 0.0]), np.array([50.0, 0.0]))
     assert hi[0] == A_MAX and lo[0] == -A_MAX
+
+
+@pytest.mark.parametrize("field", ["dt", "horizon", "a_max"])
+@pytest.mark.parametrize("value", [0.0, -1.0, np.inf, np.nan])
+def test_a_period_horizon_or_deceleration_that_is_not_a_positive_number_is_refused(field, value):
+    """The braking and viability terms divide by them or take their square root: an infinite a_max
+    would give inf − inf in the viable speed."""
+    kw = {"dt": DT, "horizon": H, "a_max": A_MAX, field: value}
+    with pytest.raises(ControlError, match=f"field '{field}' must be a finite number > 0"):
+        JointAccelerationBounds([-1.0], [1.0], [2.0], kw.pop("dt"), **kw)
