@@ -445,7 +445,12 @@ class _Stop:
         return thread
 
     def wait(self, duration: float | None) -> None:
-        self.event.wait(None if duration is None else float(duration))
+        """Until a signal or the executor's end sets the stop, or ``duration`` [s] (None: forever),
+        in slices, so that a SIGINT the kernel delivers to another thread still ends it
+        (`humanoid_stack.interruptible`)."""
+        from humanoid_stack.interruptible import wait_interruptibly
+
+        wait_interruptibly(self.event, None if duration is None else float(duration))
 
 
 def _stop_nodes(nodes, executor, spinner, rclpy) -> None:

@@ -64,7 +64,8 @@ def run(args) -> int:
     import threading
 
     from humanoid_model.exceptions import ConfigError
-    from humanoid_stack.commands.view import CLOSE_TIMEOUT, check_server_arguments, close_within, wait_interruptibly
+    from humanoid_stack.commands.view import CLOSE_TIMEOUT, check_server_arguments, close_within
+    from humanoid_stack.interruptible import wait_interruptibly
 
     if not args.rate > 0 or args.rate > 1000:
         raise ConfigError(f"--rate must be in (0, 1000] [Hz], got {args.rate}")

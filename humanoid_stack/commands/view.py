@@ -123,6 +123,7 @@ def run(args) -> int:
 
     from humanoid_model.formats.bag import is_bag
     from humanoid_model.scene import parse_set_args
+    from humanoid_stack.interruptible import wait_interruptibly
     from humanoid_viewer.app import Viewer
     from humanoid_viewer.bag_replay import bag_document, load_bag_recording
     from humanoid_viewer.replay import parse_recording, read_recording_document
@@ -217,25 +218,6 @@ def close_within(viewer, timeout):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
-
-
-def wait_interruptibly(event, duration, poll=0.2):
-    """Wait for `duration` [s] (None: forever) in short slices so that Ctrl-C always ends the wait.
-
-    A single untimed `Event.wait()` blocks in a lock acquire that only a signal delivered to the
-    main thread interrupts; with viser's threads running, the kernel may deliver SIGINT to another
-    thread, and the wait then never returns (seen as a rare hang in the Ctrl-C test). A timed
-    slice returns to the interpreter, which then runs the pending KeyboardInterrupt. `poll` [s]
-    is chosen: short next to a human's Ctrl-C, negligible CPU.
-    """
-    import time
-
-    deadline = None if duration is None else time.monotonic() + duration
-    while not event.is_set():
-        left = poll if deadline is None else min(poll, deadline - time.monotonic())
-        if left <= 0:
-            return
-        event.wait(left)
 
 
 def _load_scene(name, overrides=None):

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 import urllib.request
 from pathlib import Path
@@ -830,58 +829,6 @@ def test_cli_view_set_overrides_the_scene(monkeypatch, capsys):
     assert main(argv + ["--set", "incline.angel_deg=25"]) == 2
     err = capsys.readouterr().err
     assert "did you mean 'incline.angle_deg'" in err and "Traceback" not in err
-
-
-def test_view_wait_ends_on_ctrl_c_delivered_to_another_thread(tmp_path):
-    """`view` waits in short slices: a SIGINT that the kernel delivers to one of viser's threads
-    (not the main thread) still stops it. A plain untimed Event.wait() hangs in that case (the
-    cause of a rare timeout of test_cli_view_serves_and_ctrl_c_exits_0 on a loaded machine)."""
-    code = textwrap.dedent("""
-        import signal, sys, threading, time
-        from humanoid_stack.commands.view import wait_interruptibly
-
-        # Only the thread of delivery is under test: undo a SIGINT state inherited from the test
-        # process (a blocked or ignored SIGINT would swallow the signal in any case).
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-        def poke():
-            time.sleep(0.3)
-            signal.pthread_kill(threading.get_ident(), signal.SIGINT)   # SIGINT to this thread
-
-        threading.Thread(target=poke, daemon=True).start()
-        try:
-            wait_interruptibly(threading.Event(), None)
-        except KeyboardInterrupt:
-            sys.exit(0)
-        sys.exit(1)
-    """)
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-
-
-def test_view_wait_slices_and_returns():
-    """The wait asks for slices of at most `poll` and ends at the duration, or when the event is set
-    (a stand-in event records the requested waits; --duration itself: test_cli_view_replay_with_duration)."""
-    from humanoid_stack.commands.view import wait_interruptibly
-
-    class Recorder:
-        def __init__(self, set_after):
-            self.waits, self.set_after = [], set_after
-
-        def is_set(self):
-            return len(self.waits) >= self.set_after
-
-        def wait(self, t):
-            self.waits.append(t)
-            time.sleep(t)
-
-    forever = Recorder(set_after=3)
-    wait_interruptibly(forever, None, poll=0.01)
-    assert forever.waits == [0.01, 0.01, 0.01]
-    bounded = Recorder(set_after=10**9)
-    wait_interruptibly(bounded, 0.05, poll=0.01)
-    assert bounded.waits and max(bounded.waits) <= 0.01 and sum(bounded.waits) <= 0.05 + 1e-12
 
 
 def test_view_exit_does_not_hang_on_a_stuck_web_server():
