@@ -48,6 +48,7 @@ from pathlib import Path
 import yaml
 
 from humanoid_model.exceptions import ConfigError, HumanoidStackError
+from humanoid_stack.interruptible import wait_interruptibly
 
 LIFECYCLE_STATES = ("active", "inactive", "unconfigured")
 """States `up` may leave its lifecycle nodes in (`humanoid_ros.lifecycle.STATES`, without importing rclpy)."""
@@ -448,8 +449,6 @@ class _Stop:
         """Until a signal or the executor's end sets the stop, or ``duration`` [s] (None: forever),
         in slices, so that a SIGINT the kernel delivers to another thread still ends it
         (`humanoid_stack.interruptible`)."""
-        from humanoid_stack.interruptible import wait_interruptibly
-
         wait_interruptibly(self.event, None if duration is None else float(duration))
 
 

@@ -35,11 +35,10 @@ beyond its limit is only asked to stop), and at most ``a_max`` in size. The torq
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from humanoid_control.exceptions import ControlError
+from humanoid_model.validation import finite_number
 
 __all__ = ["JointAccelerationBounds", "BRAKING_HORIZON", "A_MAX"]
 
@@ -52,11 +51,10 @@ class JointAccelerationBounds:
     [rad] and speed limits ``v_max`` [rad/s] (module docstring); ``dt`` [s] the control period."""
 
     def __init__(self, lower, upper, v_max, dt: float, horizon: float = BRAKING_HORIZON, a_max: float = A_MAX):
-        for name, value in (("dt", dt), ("horizon", horizon), ("a_max", a_max)):
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise ControlError(
-                    f"joint acceleration bounds: field {name!r} must be a finite number > 0; value {value!r}"
-                )
+        src = "joint acceleration bounds"
+        dt = finite_number(dt, src, "dt", 0.0, strict=True, error=ControlError)
+        horizon = finite_number(horizon, src, "horizon", 0.0, strict=True, error=ControlError)
+        a_max = finite_number(a_max, src, "a_max", 0.0, strict=True, error=ControlError)
         big = 1e6  # an unbounded joint: a limit this far never gives a bound below a_max
         self.lower = np.nan_to_num(np.asarray(lower, float), neginf=-big, posinf=big)
         self.upper = np.nan_to_num(np.asarray(upper, float), neginf=-big, posinf=big)
