@@ -94,8 +94,11 @@ lint: $(STAMP)
 # lets them write and reuse __pycache__ (importing the stack: 2.4 s -> 1.8 s of CPU per process, measured).
 TEST_ENV := $(shell grep -q -m1 -w avx2 /proc/cpuinfo 2>/dev/null && echo OPENBLAS_CORETYPE=Haswell) PYTHONDONTWRITEBYTECODE=
 
+# --no-loadscope-reorder: pytest-xdist otherwise sorts the files by their number of tests, which sends the
+# one-test files of the long plans (under the table, the guided chair) last and leaves one worker running them
+# alone at the end; the suite's own order (test/conftest.py, the files with a slow test first) is kept instead.
 test: $(STAMP) $(IFSTAMP) chromium lint
-	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile -m "not ros and not browser and not long" test
+	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -n 2 --dist loadfile --no-loadscope-reorder -m "not ros and not browser and not long" test
 	cd $(CURDIR) && $(TEST_ENV) $(VPY) -m pytest -q --durations=15 -m "ros or browser" test
 
 test-fast: $(STAMP) $(IFSTAMP)
