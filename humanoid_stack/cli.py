@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from humanoid_model.exceptions import HumanoidStackError
+from humanoid_stack.compile_notice import announce_compilation
 
 #: exit status of a command interrupted by Ctrl-C (SIGINT): 128 + 2, as a shell reports a process SIGINT ended.
 #: The serving commands (view, pilot, up, demo) run until Ctrl-C: it is their normal end, exit 0.
@@ -76,6 +77,7 @@ def main(argv=None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    announce_compilation()  # at a terminal: one line when numba kernels compile on first use
     try:
         return int(args._run(args) or 0)
     except HumanoidStackError as exc:
