@@ -77,7 +77,8 @@ def main(argv=None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    announce_compilation()  # at a terminal: one line when numba kernels compile on first use
+    if getattr(_load(args.command), "COMPILES", True):  # a command that runs no kernel says COMPILES = False
+        announce_compilation()  # at a terminal: one line when numba kernels compile on first use
     try:
         return int(args._run(args) or 0)
     except HumanoidStackError as exc:

@@ -73,10 +73,10 @@ def _spec_items(item) -> set[tuple[str, str]]:
 def _slow_files_first(items) -> None:
     """Under pytest-xdist (``make test``: ``-n 2 --dist loadfile --no-loadscope-reorder``, whole
     files to a worker in the collection's order; without the last option xdist sorts the files by
-    their number of tests and the one-test long plans go last), the files that hold a ``slow`` test go first: the long plans and
-    executions (1 to 3 minutes each) start while the other worker runs the many short files, instead
-    of one worker finishing the suite alone on the last long file (longest jobs first). The order of
-    the tests within a file is kept."""
+    their number of tests and the one-test long plans go last), the files that hold a ``slow`` test
+    go first: the long plans and executions (1 to 3 minutes each) start while the other worker runs
+    the many short files, instead of one worker finishing the suite alone on the last long file
+    (longest jobs first). The order of the tests within a file is kept."""
     slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow)  # a stable sort: False (slow files) first
 

@@ -1,6 +1,7 @@
 """`humanoid-stack dynmodel URDF`: generate the inverse-dynamics model of a robot as code."""
 
 HELP = "generate readable dynamic-model code (inverse dynamics, mass matrix, regressor...) from a URDF"
+COMPILES = False  # runs no numba kernel: the compilation notice (cli.main) would only import numba
 DESCRIPTION = """Generate the inverse dynamic model tau = f(q, qd, qdd, f_ext) of a robot as
 straight-line world-frame Newton-Euler code, one block per joint and link, named after the URDF,
 or (--model) its mass matrix, nonlinear effects or inertial-parameter regressor.

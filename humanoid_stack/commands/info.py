@@ -3,6 +3,7 @@
 from pathlib import Path
 
 HELP = "print a robot's joints, limits, mass, height and contact locations"
+COMPILES = False  # runs no numba kernel: the compilation notice (cli.main) would only import numba
 DESCRIPTION = """Print a robot model summary.
 
 ROBOT is a shipped robot name (hrp2, bip) or a path to any URDF file.

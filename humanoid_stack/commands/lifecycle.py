@@ -8,6 +8,7 @@ import os
 TRANSITIONS = ("configure", "activate", "deactivate", "cleanup", "shutdown")  # humanoid_ros.lifecycle's, without rclpy
 
 HELP = "drive a running lifecycle node (robot_bridge): configure, activate, deactivate, cleanup, shutdown or state"
+COMPILES = False  # runs no numba kernel: the compilation notice (cli.main) would only import numba
 DESCRIPTION = """\
 Ask a running lifecycle (managed) node for a transition, or for its state, through its
 lifecycle services (NODE/change_state, NODE/get_state: lifecycle_msgs), as 'ros2 lifecycle set'

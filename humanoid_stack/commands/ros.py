@@ -4,6 +4,7 @@ default install (PyPI wheels, no `ros2` command)."""
 from __future__ import annotations
 
 HELP = "talk to running nodes without a system ROS 2: topics, parameters, services, actions (as ros2 does)"
+COMPILES = False  # runs no numba kernel: the compilation notice (cli.main) would only import numba
 DESCRIPTION = """\
 The ros2 CLI's everyday verbs, with the same arguments, for the default install (ROS 2 wheels from
 PyPI, which have no `ros2` command): wherever the docs say `ros2 X ...`, `humanoid-stack ros X ...`

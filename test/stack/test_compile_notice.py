@@ -68,3 +68,27 @@ def test_a_kernel_loaded_from_numbas_cache_prints_nothing(tmp_path):
         assert run.returncode == 0, run.stderr
     assert runs[0].stdout.splitlines() == [NOTICE, "2"]
     assert runs[1].stdout.splitlines() == ["2"]
+
+
+def _at_a_terminal(argv: list[str]) -> str:
+    """Run ``humanoid-stack ARGV`` in a subprocess whose stderr says it is a terminal: its exit
+    status, whether numba was imported, and whether the notice listens to numba's compilations."""
+    code = (
+        "import sys\n"
+        "sys.stderr.isatty = lambda: True\n"
+        "from humanoid_stack.cli import main\n"
+        f"rc = main({argv!r})\n"
+        "imported = 'numba' in sys.modules\n"
+        "from numba.core import event\n"
+        "listening = any(type(it).__name__ == '_Notice' for it in event._registered['numba:compile'])\n"
+        "print(rc, imported, listening)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return run.stdout.splitlines()[-1]
+
+
+def test_a_command_that_runs_no_kernel_does_not_import_numba_for_the_notice():
+    """`info` says COMPILES = False: at a terminal it stays free of numba's 0.5 s import, while a
+    command that runs kernels (`simulate`, refused here before any step) registers the notice."""
+    assert _at_a_terminal(["info", "hrp2"]) == "0 False False"
+    assert _at_a_terminal(["simulate", "no_such_scene", "--output", "/nonexistent/x.mcap"]) == "2 True True"
