@@ -421,8 +421,9 @@ class Feasibility(CollisionPairs):
             if not (taken and (self.obstacles or self.self_collision is not None)):
                 return res, ((near_env, near_self) if k and restart is None else None)
             tol = self.settings.tolerance
-            # one evaluation of the pairs serves both thresholds (-tol < RESTART_SLACK)
-            gaps_env = self._env_gaps(res.q, rows.skip, rows.over) if self.obstacles else {}
+            # one evaluation of the pairs serves both thresholds (-tol < RESTART_SLACK): the gaps below the larger
+            within = self.collision_margin + max(-tol, RESTART_SLACK)
+            gaps_env = self._env_gaps(res.q, rows.skip, rows.over, within) if self.obstacles else {}
             gaps_self = self._self_gaps(res.q, RESTART_SLACK, slack=True)
             close = self._below(gaps_env, self.collision_margin - tol) - active
             close_self = self._below(gaps_self, -tol) - active_self

@@ -136,11 +136,14 @@ class StanceRows:
         self.codim = int(sum(m.sum() for m in self.eq))
         self.com = any(c.needs_com for c in self.cons) or (stab is not None and stab.needs_com)
         self.touching = [c.pair for c in seg.contacts]
-        self.moving = []  # (hull points in the body frame, frame id, surface normal, surface vertices (k, 3))
+        # (hull points in the body frame, frame id, surface normal, surface vertices (k, 3), the edges'
+        # inward test vectors (k, 3): `_below`)
+        self.moving = []
         for c in seg.changes:
             loc, surf = feas.locations[c.location], feas.surfaces[c.surface]
             n, v = np.asarray(surf.normal, float), np.asarray(surf.vertices, float)
-            self.moving.append((np.asarray(loc.hull, float), self.model.getFrameId(loc.body), n, v))
+            edges = np.cross(np.roll(v, -1, axis=0) - v, n)
+            self.moving.append((np.asarray(loc.hull, float), self.model.getFrameId(loc.body), n, v, edges))
         self.lo, self.hi = self.model.lowerPositionLimit[7:], self.model.upperPositionLimit[7:]
 
     def com_line(self):
@@ -182,9 +185,9 @@ class StanceRows:
                 return False
         if self.stability is not None and np.any(self.stability.evaluate(q, self.data)[0] > tolerance):
             return False
-        for hull, fid, n, v in self.moving:
+        for hull, fid, n, v, edges in self.moving:
             M = self.data.oMf[fid]
-            if _below(hull @ M.rotation.T + M.translation, n, v):
+            if _below(hull @ M.rotation.T + M.translation, n, v, edges):
                 return False
         return not self.feas.intrudes(q, self.touching, share)
 
@@ -201,14 +204,17 @@ class StanceRows:
         return None
 
 
-def _below(points, n, vertices) -> bool:
+def _below(points, n, vertices, edges) -> bool:
     """Whether a point of ``points`` (m, 3) lies more than `SURFACE_SLACK` below the plane of the
     surface polygon ``vertices`` (k, 3; counter-clockwise about its normal ``n``) and over it (in
-    the polygon's prism)."""
+    the polygon's prism); ``edges`` (k, 3): each edge (next vertex less this one) crossed with ``n``,
+    made once per surface (`StanceRows`)."""
     depth = (points - vertices[0]) @ n
-    edges = np.roll(vertices, -1, axis=0) - vertices
-    inside = np.einsum("ij,kij->ki", np.cross(edges, n), points[:, None, :] - vertices[None]) <= 0
-    return bool(np.any((depth < -SURFACE_SLACK) & inside.all(axis=1)))
+    deep = depth < -SURFACE_SLACK
+    if not deep.any():  # (the usual case: no point below the plane)
+        return False
+    inside = np.einsum("ij,kij->ki", edges, points[:, None, :] - vertices[None]) <= 0
+    return bool(np.any(deep & inside.all(axis=1)))
 
 
 def _bounds(model, seg, widen: float):

@@ -6,9 +6,8 @@ in numba, then coal's collision and contact-patch queries).
 - `pairs`: pair selection, `candidate_pairs` (the mobile–mobile pairs the narrow phase tests);
 - `pair_filter`: `PairFilter`, the scene's and the robot's ``collision`` rules on a world;
 - `detector`: `CollisionDetector`, the stage's detector: placements, broad phase, narrow phase,
-  assembled into one `ContactBatch` per step; `DEFAULT_MARGIN`;
-- `joint_frames`: `oMi_view`, the joints' world placements (``data.oMi``) as views of Pinocchio's
-  memory, the detector's input;
+  assembled into one `ContactBatch` per step (its input: the joints' world placements as views
+  of Pinocchio's memory, `humanoid_model.joint_frames.oMi_view`); `DEFAULT_MARGIN`;
 - `broad_phase`: the numba placements and broad-phase kernels;
 - `narrow_phase`: `NarrowPhase`, coal's queries on one pair and its patch points, each with its
   own gap (`_assemble`);

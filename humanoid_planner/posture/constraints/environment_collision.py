@@ -29,6 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.coal_import import coal
+from humanoid_model.joint_frames import oMi_view
 
 from .. import kinematics as kin
 from ..base import INEQUALITY, PostureConstraint
@@ -100,6 +101,7 @@ class EnvironmentCollision(PostureConstraint):
         objects = [(f"body:{i}:{b.body}", b.joint, b.placement, b.shape) for i, b in enumerate(self.bodies)]
         objects += [(f"obstacle:{o.name}", 0, pin.SE3(o.rotation, o.translation), o.shape) for o in self.obstacles]
         self._pair_distances = PairDistances(objects, self.pairs + [0, nb])
+        self._bound = _BoundShapes(self.bodies, self.obstacles)
         self._rows = None  # the rows of `_pair_distances` measured (None: all, in order)
         #: (body, obstacle name) of each row
         self.pair_names = [(self.bodies[i].body, self.obstacles[k].name) for i, k in self.pairs]
@@ -123,12 +125,22 @@ class EnvironmentCollision(PostureConstraint):
         out.kinds = (INEQUALITY,) * out.dim
         return out
 
-    def distances(self, data) -> tuple:
+    def distances(self, data, rows=None) -> tuple:
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
         vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``
-        (`PairDistances`: coal in C++ through Pinocchio)."""
-        d, p, _, n = self._pair_distances(self.model, data, rows=self._rows, second_points=False)
+        (`PairDistances`: coal in C++ through Pinocchio), of every row or of the rows ``rows``."""
+        if rows is not None:
+            rows = np.asarray(rows, int) if self._rows is None else np.asarray(self._rows, int)[np.asarray(rows, int)]
+        else:
+            rows = self._rows
+        d, p, _, n = self._pair_distances(self.model, data, rows=rows, second_points=False)
         return d, p, n
+
+    def lower_bounds(self, data) -> np.ndarray:
+        """(m,) [m]: a lower bound of each row's distance at the joint placements of ``data``
+        (`_BoundShapes`: no coal call), -inf for a shape it does not bound; a caller that needs only
+        the rows closer than some distance measures the others with coal (`distances` on ``rows``)."""
+        return self._bound(data, self.pairs)
 
     def evaluate(self, q, data):
         nv = self.model.nv
@@ -137,3 +149,71 @@ class EnvironmentCollision(PostureConstraint):
         d, p, n = self.distances(data)
         S = kin.support_columns(self.model)
         return self.margin - d, -kin.world_normal_rows(data.J, S[self._joints], p, n)
+
+
+class _BoundShapes:
+    """Lower bounds of the body-obstacle distances without coal. A body's shape lies within
+    ``reach`` of a centre fixed in its joint's frame (a capsule: its axis's midpoint, radius +
+    half length; a box: its centre, its half diagonal; a sphere: its centre, its radius), an
+    obstacle within a box of half extents ``half`` about its placement, widened by ``round`` (a
+    box: itself; a sphere: a point widened by its radius; a cylinder or capsule: its bounding box).
+    The distance from the centre to that box, less ``reach`` and ``round``, is then at most the
+    shapes' distance (the distance to a convex set is 1-Lipschitz), and at most 0 when they meet.
+    Other shapes get -inf (always measured)."""
+
+    def __init__(self, bodies, obstacles):
+        self.joints = np.array([b.joint for b in bodies], int)
+        self.centres = np.array([np.asarray(b.placement.translation, float) for b in bodies]).reshape(-1, 3)
+        self.reach = np.array([_reach(b.shape) for b in bodies], float)
+        self.rotation = np.array([np.asarray(o.rotation, float) for o in obstacles]).reshape(-1, 3, 3)
+        self.translation = np.array([np.asarray(o.translation, float) for o in obstacles]).reshape(-1, 3)
+        extents = [_extents(o.shape) for o in obstacles]
+        self.half = np.array([e[0] for e in extents], float).reshape(-1, 3)
+        self.round = np.array([e[1] for e in extents], float)
+        self._oMi = (None, None)  # (the Data last read, `oMi_view` of it or None)
+
+    def __getstate__(self):  # the view aliases a Data: rebuilt after unpickling (`parallel`'s workers)
+        return {**self.__dict__, "_oMi": (None, None)}
+
+    def __call__(self, data, pairs) -> np.ndarray:
+        """(m,) the bounds of the (body, obstacle) index ``pairs`` (m, 2) at the placements of ``data``."""
+        read, view = self._oMi
+        if read is not data:  # a Data not seen last call: its view, kept with a reference to it
+            view = oMi_view(data)
+            self._oMi = (data, view)
+        if view is not None:
+            R, p = view
+            c = np.einsum("bij,bj->bi", R[self.joints], self.centres) + p[self.joints]
+        else:  # a Pinocchio whose oMi is laid out otherwise: the placements one by one
+            c = np.empty((len(self.joints), 3))
+            for i, (j, local) in enumerate(zip(self.joints, self.centres)):
+                M = data.oMi[int(j)]
+                c[i] = M.rotation @ local + M.translation
+        ib, io = pairs[:, 0], pairs[:, 1]
+        local = np.einsum("rij,ri->rj", self.rotation[io], c[ib] - self.translation[io])
+        outside = np.maximum(np.abs(local) - self.half[io], 0.0)
+        return np.sqrt(np.einsum("ri,ri->r", outside, outside)) - self.round[io] - self.reach[ib]
+
+
+def _reach(shape) -> float:
+    """`_BoundShapes`'s reach of a body shape about its placement's origin [m] (inf: unbounded here)."""
+    if isinstance(shape, coal.Capsule):
+        return float(shape.radius + shape.halfLength)
+    if isinstance(shape, coal.Box):
+        return float(np.linalg.norm(shape.halfSide))
+    if isinstance(shape, coal.Sphere):
+        return float(shape.radius)
+    return np.inf
+
+
+def _extents(shape) -> tuple:
+    """`_BoundShapes`'s (half extents (3,), round) of an obstacle shape about its placement [m]."""
+    if isinstance(shape, coal.Box):
+        return np.asarray(shape.halfSide, float), 0.0
+    if isinstance(shape, coal.Sphere):
+        return np.zeros(3), float(shape.radius)
+    if isinstance(shape, coal.Cylinder):
+        return np.array([shape.radius, shape.radius, shape.halfLength], float), 0.0
+    if isinstance(shape, coal.Capsule):
+        return np.array([shape.radius, shape.radius, shape.halfLength + shape.radius], float), 0.0
+    return np.zeros(3), np.inf

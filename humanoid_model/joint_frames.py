@@ -10,7 +10,9 @@ strided copy. It is checked once against the elements' own views: when a Pinocch
 the vector out otherwise, ``oMi_view`` returns None and the caller reads the elements.
 
 The view aliases ``data``: it holds what the last forward kinematics on ``data`` wrote, and is
-valid while ``data`` lives (the caller keeps a reference to it).
+valid while ``data`` lives (the caller keeps a reference to it). Its readers: the simulator's
+collision detector (`humanoid_sim.collision.detector`) and the planner's distance bounds
+(`humanoid_planner.posture.constraints.environment_collision`).
 """
 
 from __future__ import annotations
