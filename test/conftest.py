@@ -246,12 +246,20 @@ def hrp2_stand_jsonl(tmp_path_factory):
     return _stand_run(tmp_path_factory, "stand.jsonl")
 
 
+#: [s] the time limit of the shipped scenes' searches in the suite, instead of each scene's own
+#: (600 s under the table and with the glass): their plans are decided by node counts (``max_expanded``,
+#: ``restart_expanded``), so a slower machine takes longer for the same plan, and the scenes' limits
+#: would fail the suite on a machine a little slower than the ones they were measured on (under the
+#: table: 514 s of its 600 in one fresh-clone run, over 600 s in the next, the same search)
+PLAN_TIME_LIMIT = 3600.0
+
+
 @pytest.fixture(scope="session")
 def scene_plan():
     """Factory: ``scene_plan(name)`` -> (`humanoid_planner.contact.ScenePlanning`, `Plan`): the
     contact plan of a shipped scene's ``planning`` section for its robot, made once per session
     and shared (test_contact_scenes.py: ``table_can``, Escande 2008, §7.2, and ``stairs``, §5.4; the motion tests may
-    reuse them). Read-only for the callers."""
+    reuse them), with the time limit `PLAN_TIME_LIMIT`. Read-only for the callers."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
 
@@ -259,7 +267,7 @@ def scene_plan():
 
     def get(name: str):
         if name not in made:
-            sp = scene_planning(load_scene(name))
+            sp = scene_planning(load_scene(name), time_limit=PLAN_TIME_LIMIT)
             made[name] = (sp, sp.plan())
         return made[name]
 
@@ -271,7 +279,8 @@ def checked_scene_plan():
     """Factory: ``checked_scene_plan(name)`` -> (`ScenePlanning`, `Plan`, `SegmentCheck`): as
     `scene_plan`, with the search's path check as the plan command runs it (docs/planning.md
     "Motion", step 8): the plan's segments have clear motions, whose knots the check keeps
-    (``generate_motion(..., known=check.known)``). Made once per session and shared; read-only."""
+    (``generate_motion(..., known=check.known)``). Made once per session and shared, with the time limit
+    `PLAN_TIME_LIMIT`; read-only."""
     from humanoid_model.scene import load_scene
     from humanoid_planner.contact import scene_planning
     from humanoid_planner.motion import SegmentCheck
@@ -280,7 +289,7 @@ def checked_scene_plan():
 
     def get(name: str):
         if name not in made:
-            sp = scene_planning(load_scene(name))
+            sp = scene_planning(load_scene(name), time_limit=PLAN_TIME_LIMIT)
             check = SegmentCheck.of(sp.planner)
             made[name] = (sp, sp.plan(path_check=check), check)
         return made[name]
