@@ -10,8 +10,9 @@ strided copy. It is checked once against the elements' own views: when a Pinocch
 the vector out otherwise, ``oMi_view`` returns None and the caller reads the elements.
 
 The view aliases ``data``: it holds what the last forward kinematics on ``data`` wrote, and is
-valid while ``data`` lives (the caller keeps a reference to it). Its readers: the simulator's
-collision detector (`humanoid_sim.collision.detector`) and the planner's distance bounds
+valid while ``data`` lives (the caller keeps a reference to it). `JointFrames` keeps the view of
+the last Data it read, for a caller that reads one Data step after step: the simulator's collision
+detector (`humanoid_sim.collision.detector`) and the planner's distance bounds
 (`humanoid_planner.posture.constraints.environment_collision`).
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["oMi_view"]
+__all__ = ["JointFrames", "oMi_view"]
 
 _DOUBLES = 12  # one SE3: rotation (9, column-major), then translation (3)
 
@@ -53,3 +54,22 @@ def oMi_view(data) -> tuple[np.ndarray, np.ndarray] | None:
         if not (np.array_equal(rotations[j], e.rotation) and np.array_equal(positions[j], e.translation)):
             return None
     return rotations, positions
+
+
+class JointFrames:
+    """``frames(data)``: `oMi_view` of ``data``, made once per Data (the last one read is kept, with
+    a reference to it, so the view stays valid); None where `oMi_view` is (the caller then reads
+    ``data.oMi``'s elements). Pickled without it (a copy reads its own Data again)."""
+
+    def __init__(self):
+        self._last = (None, None)  # (the Data last read, its view or None)
+
+    def __call__(self, data) -> tuple[np.ndarray, np.ndarray] | None:
+        read, view = self._last
+        if read is not data:
+            view = oMi_view(data)
+            self._last = (data, view)
+        return view
+
+    def __getstate__(self):
+        return {"_last": (None, None)}

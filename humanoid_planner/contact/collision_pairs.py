@@ -337,7 +337,7 @@ class CollisionPairs:
         The motion refines where its path between projections does so (`motion.generate`)."""
         if self.obstacles:
             skip, over = self._skipped(touching), self._lowered_margins(touching)
-            if self._below(self._env_gaps(q, skip, over, share * self.collision_margin), share * self.collision_margin):
+            if self._pairs_within(q, skip, share * self.collision_margin, over):
                 return True
         full = self.self_collision
         if full is None:

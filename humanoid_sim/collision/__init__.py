@@ -7,7 +7,7 @@ in numba, then coal's collision and contact-patch queries).
 - `pair_filter`: `PairFilter`, the scene's and the robot's ``collision`` rules on a world;
 - `detector`: `CollisionDetector`, the stage's detector: placements, broad phase, narrow phase,
   assembled into one `ContactBatch` per step (its input: the joints' world placements as views
-  of Pinocchio's memory, `humanoid_model.joint_frames.oMi_view`); `DEFAULT_MARGIN`;
+  of Pinocchio's memory, `humanoid_model.joint_frames`); `DEFAULT_MARGIN`;
 - `broad_phase`: the numba placements and broad-phase kernels;
 - `narrow_phase`: `NarrowPhase`, coal's queries on one pair and its patch points, each with its
   own gap (`_assemble`);

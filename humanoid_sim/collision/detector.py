@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from humanoid_model.coal_import import coal
-from humanoid_model.joint_frames import oMi_view
+from humanoid_model.joint_frames import JointFrames
 from humanoid_sim.collision.batch import ContactBatch
 from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placements, _polytope_vertices
 from humanoid_sim.collision.compiled_step import buffers, detect_compiled
@@ -77,7 +77,7 @@ class CollisionDetector:
         self._geom_joints = np.unique(self.joint).tolist()  # joints that carry geometry
         # joint placements buffer of `joint_placements`: a row per joint up to the last with geometry
         self._H = np.tile(np.eye(4), (int(self.joint.max(initial=0)) + 1, 1, 1))
-        self._oMi = (None, None)  # (the Data last read, `oMi_view` of it or None)
+        self._frames = JointFrames()  # views of the joints' placements, per Data read
         self.PR = np.array([g.placement_R for g in mobile]).reshape(-1, 3, 3)
         self.Pp = np.array([g.placement_p for g in mobile]).reshape(-1, 3)
         self.rad = np.array([g.radius for g in mobile])
@@ -181,13 +181,10 @@ class CollisionDetector:
     def joint_placements(self, data):
         """World rotations (k, 3, 3) and positions (k, 3) [m] of the joints 0..k−1 (k − 1: the
         last joint with geometry), from ``data.oMi`` (after forward kinematics): the input of
-        `detect`. Read through `humanoid_model.joint_frames.oMi_view` (else only the joints that carry geometry
+        `detect`. Read through `humanoid_model.joint_frames.JointFrames` (else only the joints that carry geometry
         are filled, the other rows stale); the arrays are views of one buffer that the next call rewrites."""
         H = self._H
-        read, view = self._oMi
-        if read is not data:  # a Data not seen last call: its view (kept with a reference to it)
-            view = oMi_view(data)
-            self._oMi = (data, view)
+        view = self._frames(data)
         if view is not None:  # every joint up to the last with geometry: two strided copies
             k = H.shape[0]
             H[:, :3, :3] = view[0][:k]

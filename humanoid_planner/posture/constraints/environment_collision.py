@@ -29,7 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from humanoid_model.coal_import import coal
-from humanoid_model.joint_frames import oMi_view
+from humanoid_model.joint_frames import JointFrames
 
 from .. import kinematics as kin
 from ..base import INEQUALITY, PostureConstraint
@@ -129,10 +129,10 @@ class EnvironmentCollision(PostureConstraint):
         """``(d, p, n)``: signed distances (m,) [m], witness points on the capsules (m, 3) and unit
         vectors n_d (m, 3) from the obstacle to the capsule, at the configuration of ``data``
         (`PairDistances`: coal in C++ through Pinocchio), of every row or of the rows ``rows``."""
-        if rows is not None:
-            rows = np.asarray(rows, int) if self._rows is None else np.asarray(self._rows, int)[np.asarray(rows, int)]
-        else:
+        if rows is None:
             rows = self._rows
+        elif self._rows is not None:  # this subset's rows among the full evaluation's
+            rows = np.asarray(self._rows, int)[np.asarray(rows, int)]
         d, p, _, n = self._pair_distances(self.model, data, rows=rows, second_points=False)
         return d, p, n
 
@@ -170,17 +170,11 @@ class _BoundShapes:
         extents = [_extents(o.shape) for o in obstacles]
         self.half = np.array([e[0] for e in extents], float).reshape(-1, 3)
         self.round = np.array([e[1] for e in extents], float)
-        self._oMi = (None, None)  # (the Data last read, `oMi_view` of it or None)
-
-    def __getstate__(self):  # the view aliases a Data: rebuilt after unpickling (`parallel`'s workers)
-        return {**self.__dict__, "_oMi": (None, None)}
+        self._frames = JointFrames()  # views of the joints' placements, per Data read
 
     def __call__(self, data, pairs) -> np.ndarray:
         """(m,) the bounds of the (body, obstacle) index ``pairs`` (m, 2) at the placements of ``data``."""
-        read, view = self._oMi
-        if read is not data:  # a Data not seen last call: its view, kept with a reference to it
-            view = oMi_view(data)
-            self._oMi = (data, view)
+        view = self._frames(data)
         if view is not None:
             R, p = view
             c = np.einsum("bij,bj->bi", R[self.joints], self.centres) + p[self.joints]
