@@ -13,7 +13,8 @@ Package layout (no import cycle: the kernels are leaves, no module imports this 
   _residuals.py    numba: cone projection, true residuals, natural map (leaf)
   _local.py        numba: per-contact local rules, Alart–Curnier Newton
   _active_set.py   numba: verified active-set steps of nsgs_newton
-  _gs.py           the Gauss–Seidel sweep driver (numba) and its Python wrapper run_gs
+  _gs.py           the Gauss–Seidel sweep driver (numba), its Python wrappers run_gs and
+                   run_gs_trusted, and GaussSeidelSolver (the family's ContactSolver)
   _lemke.py        numba: Lemke's pivoting; LCP helpers
   nsgs_newton.py, nsgs.py, projection.py, lemke_lcp.py, impact_lcp.py, pinocchio_peers.py: the solvers
 """

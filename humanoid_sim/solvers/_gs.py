@@ -3,7 +3,8 @@
 contacts with one local rule of `_local` (`mode`), decides convergence on the relative change
 (eq. (3.34)) AND the true residuals, keeps the best iterate, and (for `nsgs_newton`) tries the
 verified active-set steps of `_active_set` on a schedule; `run_gs` is its Python driver
-(settings, iteration and time budgets, the `SolverResult`).
+(settings, iteration and time budgets, the `SolverResult`), `run_gs_trusted` the simulator's
+one-call path, and `GaussSeidelSolver` the family's `ContactSolver`.
 """
 
 import time
@@ -12,9 +13,10 @@ import numpy as np
 from numba import njit
 
 from ._active_set import STICK_ROUNDS, has_sliding, newton_step, stick_step
+from ._conditioning import scan_problem, singular_block_compliance
 from ._local import local_matrix, local_update
 from ._residuals import cheap_residuals, natural_map, proj_cone, true_residuals, velocity_residuals
-from .base import SolverResult, SolverSettings, residual_dict
+from .base import ContactSolver, SolverResult, SolverSettings, residual_dict
 
 STICK_EVERY = 4  # active-set step after sweeps 1 and 2, then after every sweep that follows
 # an accepted step, else every 4th sweep (our choice, measured)
@@ -205,6 +207,57 @@ def gs_solve(
     velocity_residuals(W, vfree, mu, f, v_out, SLIDE_TOL, res_out)
 
 
+@njit(cache=True)
+def gs_trusted(
+    mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone, newton_tol, newton_maxit, stats, accel,
+    v_out, res_out, stall_sweeps, stall_gain,
+):  # fmt: skip
+    """`base.ContactProblem.trusted`'s check and conditioning, then `gs_solve` (same arguments),
+    in one compiled call: False, with nothing solved, when W or v_free holds a NaN or inf; else
+    the contact blocks that are singular get their compliance in a copy of W (`_conditioning`,
+    as `base._invertible_blocks`) and the sweeps run on it."""
+    singular = scan_problem(W, vfree)
+    if singular < 0:
+        return False
+    if singular:
+        eps = np.empty(W.shape[0])
+        singular_block_compliance(W, eps)
+        W = W + np.diag(eps)
+    gs_solve(
+        mode, W, vfree, mu, f, max_iter, tol_rel, tol_comp, tol_pen, tol_cone, newton_tol, newton_maxit, stats, accel,
+        v_out, res_out, stall_sweeps, stall_gain,
+    )  # fmt: skip
+    return True
+
+
+def run_gs_trusted(mode, name, W, v_free, mu, warm_start, settings, accel=False):
+    """`run_gs` of ``ContactProblem.trusted(W, v_free, mu)`` without building the problem (the
+    simulator's hot path: `base.ContactSolver.solve_trusted`): the check, the conditioning and the
+    sweeps in one compiled call (`gs_trusted`), the same `SolverResult`. None (the caller then
+    builds the problem, whose checks name what is wrong) when W is not (3m, 3m) for v_free (3m,),
+    when W or v_free is not finite, or under a time budget (`run_gs`'s chunks)."""
+    s = settings or _DEFAULTS
+    n = v_free.shape[0]
+    if s.time_budget is not None or W.shape != (n, n):
+        return None
+    t0 = time.perf_counter()
+    f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
+    stats = np.zeros(8)
+    v = np.empty(n)
+    o = np.empty(7)
+    ok = gs_trusted(
+        mode, W, v_free, mu, f, s.max_iterations, s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone,
+        s.newton_tol, s.newton_max_iterations, stats, accel, v, o, s.stall_sweeps, s.stall_gain,
+    )  # fmt: skip
+    if not ok:
+        return None
+    st = stats.tolist()
+    res = residual_dict(o)
+    res["relative_change"] = st[5]
+    extra = {"newton_iterations": int(st[6]), "stick_steps": int(st[7])}
+    return SolverResult(f, v, int(st[0]), res, bool(st[1]), time.perf_counter() - t0, name, extra)
+
+
 def run_gs(mode, name, problem, warm_start, settings, accel=False):
     """Solve `problem` with the sweeps of local rule `mode` (`_local.MODE_*`) and return the
     `SolverResult` of solver `name` (see `base.ContactSolver.solve` for the arguments); accel
@@ -247,3 +300,24 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
         name,
         {"newton_iterations": int(st[6]), "stick_steps": nacc},
     )
+
+
+class GaussSeidelSolver(ContactSolver):
+    """A solver of the Gauss–Seidel family: the sweeps of `gs_solve` with the local rule ``mode``
+    (`_local.MODE_*`, a class attribute), the active-set steps when ``accel``. Subclasses set
+    ``name`` and ``mode``."""
+
+    mode: int
+    accel: bool = False
+
+    def solve(self, problem, warm_start=None, settings=None):
+        """See `ContactSolver.solve` (forces [N] for W = dt Λ)."""
+        return run_gs(self.mode, self.name, problem, warm_start, settings, accel=self.accel)
+
+    def solve_trusted(self, W, v_free, mu, warm_start=None, settings=None, compliance=None, source="contact problem"):
+        """See `ContactSolver.solve_trusted`: without compliance, one compiled call (`run_gs_trusted`)."""
+        if compliance is None:
+            res = run_gs_trusted(self.mode, self.name, W, v_free, mu, warm_start, settings, accel=self.accel)
+            if res is not None:
+                return res
+        return super().solve_trusted(W, v_free, mu, warm_start, settings, compliance, source)

@@ -239,6 +239,16 @@ class ContactSolver(ABC):
         (complementarity [N·m/s], penetration [m/s], cone [N], natural_map [N], ...), converged.
         """
 
+    def solve_trusted(
+        self, W, v_free, mu, warm_start=None, settings=None, compliance=None, source: str = "contact problem"
+    ) -> SolverResult:
+        """`solve` of ``ContactProblem.trusted(W, v_free, mu, compliance, source)``: the hot path of
+        the simulator's solve stage, for arrays it built itself (`ContactProblem.trusted`'s
+        conditions). The same result as `solve`; a solver with a compiled path for it (the
+        Gauss–Seidel family) overrides this and skips building the problem."""
+        problem = ContactProblem.trusted(W, v_free, mu, compliance=compliance, source=source)
+        return self.solve(problem, warm_start=warm_start, settings=settings)
+
 
 def residuals(problem: ContactProblem, f, v=None, slide_tol: float = 1e-6) -> dict:
     """True residuals of the Coulomb–Signorini law of `problem` at the solution f (3m,) [N]

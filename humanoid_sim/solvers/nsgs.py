@@ -4,16 +4,12 @@ f_t ← radial projection of f_t − W_tt⁻¹ v_t on the disk of radius μ f_n.
 for sliding contacts with anisotropic W_tt the radial projection is not the maximal-dissipation
 force, so it is faster and less exact than `nsgs_newton`."""
 
-from ._gs import run_gs
+from ._gs import GaussSeidelSolver
 from ._local import MODE_PLAIN
-from .base import ContactSolver
 
 
-class NSGS(ContactSolver):
+class NSGS(GaussSeidelSolver):
     """Projected block Gauss–Seidel (module docstring); `solve` as in `ContactSolver.solve`."""
 
     name = "nsgs"
-
-    def solve(self, problem, warm_start=None, settings=None):
-        """See `ContactSolver.solve` (forces [N] for W = dt Λ)."""
-        return run_gs(MODE_PLAIN, self.name, problem, warm_start, settings)
+    mode = MODE_PLAIN

@@ -13,23 +13,20 @@ when contacts slide) is kept only when it lowers the natural-map residual; conve
 decided by the same relative-change and true-residual tests. `get_solver("nsgs_newton",
 active_set=False)` gives the plain thesis iteration (for comparisons)."""
 
-from ._gs import run_gs
+from ._gs import GaussSeidelSolver
 from ._local import MODE_NEWTON
-from .base import ContactSolver
 
 
-class NSGSNewton(ContactSolver):
+class NSGSNewton(GaussSeidelSolver):
     """Nonsmooth block Gauss–Seidel with the Alart–Curnier local solver (module docstring).
 
     active_set: try the verified active-set steps (default); False gives the plain thesis
-    iteration."""
+    iteration. A result's `extra` has `newton_iterations` (local Newton iterations, all sweeps)
+    and `stick_steps` (accepted active-set steps)."""
 
     name = "nsgs_newton"
+    mode = MODE_NEWTON
 
     def __init__(self, active_set: bool = True):
         self.active_set = bool(active_set)
-
-    def solve(self, problem, warm_start=None, settings=None):
-        """See `ContactSolver.solve` (forces [N] for W = dt Λ); `extra` has `newton_iterations`
-        (local Newton iterations, all sweeps) and `stick_steps` (accepted active-set steps)."""
-        return run_gs(MODE_NEWTON, self.name, problem, warm_start, settings, accel=self.active_set)
+        self.accel = self.active_set  # the verified active-set steps (`GaussSeidelSolver`)

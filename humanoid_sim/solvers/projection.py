@@ -4,16 +4,12 @@ e_n)), ρ_c = 1/λmax(W_cc) (our choice: 1/W_nn diverged on hyperstatic sole pro
 W_nn), P_K the exact projection on the second-order cone. Its fixed points are exactly the Coulomb
 solutions, but it converges only linearly."""
 
-from ._gs import run_gs
+from ._gs import GaussSeidelSolver
 from ._local import MODE_PROJ
-from .base import ContactSolver
 
 
-class Projection(ContactSolver):
+class Projection(GaussSeidelSolver):
     """De Saxcé–Feng projection sweeps (module docstring); `solve` as in `ContactSolver.solve`."""
 
     name = "projection"
-
-    def solve(self, problem, warm_start=None, settings=None):
-        """See `ContactSolver.solve` (forces [N] for W = dt Λ)."""
-        return run_gs(MODE_PROJ, self.name, problem, warm_start, settings)
+    mode = MODE_PROJ

@@ -33,7 +33,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from humanoid_sim.solvers import ContactProblem
 from humanoid_sim.stages.contacts import BETA
 
 __all__ = ["solve", "ContactSolve"]
@@ -135,12 +134,11 @@ class ContactSolve:
                 vfree[0::3] -= np.minimum(np.concatenate([gap, limits.gap]) if s.limits else gap, 0.0)
             if nc and (warm[2] if single else np.count_nonzero(warm[1][idx]) < nc):  # any contact new
                 new = ~warm[1][idx]
-                p0 = ContactProblem.trusted(s.W, vfree, np.zeros(mu.shape[0]), compliance=comp, source=SOURCE)
-                f0 = solver.solve(p0, settings=settings).impulses
+                zero = np.zeros(mu.shape[0])
+                f0 = solver.solve_trusted(s.W, vfree, zero, None, settings, comp, SOURCE).impulses
                 rows = np.repeat(np.concatenate([new, np.zeros(mu.shape[0] - nc, bool)]), 3)
                 wg[rows] = f0[rows]
-            prob = ContactProblem.trusted(s.W, vfree, mu, compliance=comp, source=SOURCE)
-            res = solver.solve(prob, warm_start=wg, settings=settings)
+            res = solver.solve_trusted(s.W, vfree, mu, wg, settings, comp, SOURCE)
             f = res.impulses
             iterations += int(res.iterations)
             stats.record_solve(res)
@@ -155,8 +153,7 @@ class ContactSolve:
             else:
                 dv[s.group.cols] += self.dt * (s.X @ f)
             if v_position is not None:
-                pos = ContactProblem.trusted(s.W, v_position, mu, compliance=comp, source=SOURCE)
-                extra = solver.solve(pos, warm_start=f, settings=settings).impulses - f
+                extra = solver.solve_trusted(s.W, v_position, mu, f, settings, comp, SOURCE).impulses - f
                 if dv_position is None:
                     dv_position = np.zeros(dv.shape[0])
                 dv_position[s.group.cols] += self.dt * (s.X @ extra)
