@@ -107,18 +107,8 @@ def instrument(split: Split) -> int:
             if type(obj).__name__ in ("function", "builtin_function_or_method") and not attr.startswith("_"):
                 setattr(mod, attr, split.timed(obj, f"{mod.__name__}.{attr}"))  # Boost.Python's and nanobind's
                 count += 1
-    stage_names = {
-        "kinematics": "kinematics",
-        "actuators": "actuators",
-        "free": "free",
-        "collision": "collision",
-        "contacts": "contacts",
-        "delassus": "delassus",
-        "solve": "solve",
-        "integration": "integration",
-    }
-    for fn_name, stage in stage_names.items():
-        setattr(world_module, fn_name, split.stage_fn(stage, getattr(world_module, fn_name)))
+    for stage in STAGES:  # `humanoid_sim.world` calls each stage's function by the stage's name
+        setattr(world_module, stage, split.stage_fn(stage, getattr(world_module, stage)))
     return count
 
 
@@ -150,9 +140,7 @@ def main():
         t0 = time.perf_counter()
         world.step(args.steps)
         step = (time.perf_counter() - t0) / args.steps
-        rows.append(
-            (step, dict(split.total), dict(split.compiled), dict(split.calls), dict(split.by_function)),
-        )
+        rows.append((step, dict(split.total), dict(split.compiled), dict(split.calls), dict(split.by_function)))
         floors.append(sum(split.compiled.values()) / args.steps)
         if peer is not None:
             peers.append(peer.run(args.steps)["median_us"] * 1e-6)

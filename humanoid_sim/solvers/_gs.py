@@ -232,7 +232,7 @@ def gs_trusted(
 
 def run_gs_trusted(mode, name, W, v_free, mu, warm_start, settings, accel=False):
     """`run_gs` of ``ContactProblem.trusted(W, v_free, mu)`` without building the problem (the
-    simulator's hot path: `base.ContactSolver.solve_trusted`): the check, the conditioning and the
+    simulator's hot path: `GaussSeidelSolver.solve_trusted`): the check, the conditioning and the
     sweeps in one compiled call (`gs_trusted`), the same `SolverResult`. None (the caller then
     builds the problem, whose checks name what is wrong) when W is not (3m, 3m) for v_free (3m,),
     when W or v_free is not finite, or under a time budget (`run_gs`'s chunks)."""
@@ -241,21 +241,33 @@ def run_gs_trusted(mode, name, W, v_free, mu, warm_start, settings, accel=False)
     if s.time_budget is not None or W.shape != (n, n):
         return None
     t0 = time.perf_counter()
-    f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
-    stats = np.zeros(8)
-    v = np.empty(n)
-    o = np.empty(7)
-    ok = gs_trusted(
-        mode, W, v_free, mu, f, s.max_iterations, s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone,
-        s.newton_tol, s.newton_max_iterations, stats, accel, v, o, s.stall_sweeps, s.stall_gain,
-    )  # fmt: skip
-    if not ok:
+    f, stats, v, o = _buffers(warm_start, n)
+    stall = (s.stall_sweeps, s.stall_gain)
+    if not gs_trusted(mode, W, v_free, mu, f, s.max_iterations, *_tolerances(s), stats, accel, v, o, *stall):
         return None
     st = stats.tolist()
+    return _result(name, f, v, o, st, int(st[0]), bool(st[1]), int(st[7]), t0)
+
+
+def _buffers(warm_start, n):
+    """(f (n,): the warm start's copy or zeros, the kernel's stats (8,), v (n,) and residuals (7,)
+    to be filled by it)."""
+    f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
+    return f, np.zeros(8), np.empty(n), np.empty(7)
+
+
+def _tolerances(s):
+    """The kernel's stopping arguments of settings ``s``, in `gs_solve`'s order."""
+    return (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol, s.newton_max_iterations)
+
+
+def _result(name, f, v, o, st, sweeps, conv, nacc, t0):
+    """The `SolverResult` of a run: the kernel's outputs (f, v, residuals o, stats list st) with
+    its sweeps, convergence and accepted active-set steps, timed from ``t0``."""
     res = residual_dict(o)
     res["relative_change"] = st[5]
-    extra = {"newton_iterations": int(st[6]), "stick_steps": int(st[7])}
-    return SolverResult(f, v, int(st[0]), res, bool(st[1]), time.perf_counter() - t0, name, extra)
+    extra = {"newton_iterations": int(st[6]), "stick_steps": nacc}
+    return SolverResult(f, v, sweeps, res, conv, time.perf_counter() - t0, name, extra)
 
 
 def run_gs(mode, name, problem, warm_start, settings, accel=False):
@@ -266,13 +278,9 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
     iterate."""
     s = settings or _DEFAULTS
     t0 = time.perf_counter()
-    n = problem.v_free.shape[0]
-    f = np.zeros(n) if warm_start is None else np.array(warm_start, dtype=float).reshape(n)
-    stats = np.zeros(8)
-    v = np.empty(n)  # W f + v_free at the returned f, and the residuals there: filled by gs_solve
-    o = np.empty(7)
+    f, stats, v, o = _buffers(warm_start, problem.v_free.shape[0])  # v, o: W f + v_free and its residuals
     args = (problem.W_eff, problem.v_free, problem.mu)
-    tols = (s.tol_rel, s.tol_complementarity, s.tol_penetration, s.tol_cone, s.newton_tol, s.newton_max_iterations)
+    tols = _tolerances(s)
     if s.time_budget is None:
         gs_solve(mode, *args, f, s.max_iterations, *tols, stats, accel, v, o, s.stall_sweeps, s.stall_gain)
         st = stats.tolist()
@@ -288,18 +296,7 @@ def run_gs(mode, name, problem, warm_start, settings, accel=False):
             if conv or time.perf_counter() - t0 > s.time_budget:
                 break
         st = stats.tolist()
-    res = residual_dict(o)
-    res["relative_change"] = st[5]
-    return SolverResult(
-        f,
-        v,
-        sweeps,
-        res,
-        conv,
-        time.perf_counter() - t0,
-        name,
-        {"newton_iterations": int(st[6]), "stick_steps": nacc},
-    )
+    return _result(name, f, v, o, st, sweeps, conv, nacc, t0)
 
 
 class GaussSeidelSolver(ContactSolver):

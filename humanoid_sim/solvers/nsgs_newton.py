@@ -29,4 +29,8 @@ class NSGSNewton(GaussSeidelSolver):
 
     def __init__(self, active_set: bool = True):
         self.active_set = bool(active_set)
-        self.accel = self.active_set  # the verified active-set steps (`GaussSeidelSolver`)
+
+    @property
+    def accel(self) -> bool:
+        """The verified active-set steps (`GaussSeidelSolver`): ``active_set``."""
+        return self.active_set
