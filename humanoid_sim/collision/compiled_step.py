@@ -19,7 +19,7 @@ from numba import njit
 
 from humanoid_sim.collision.broad_phase import _broad, _placements
 from humanoid_sim.collision.hull_plane import hull_plane_patches
-from humanoid_sim.collision.narrow_phase import _assemble
+from humanoid_sim.collision.narrow_phase import _assemble, with_perimeters
 from humanoid_sim.collision.separation import _advance_select
 
 __all__ = ["buffers", "detect_compiled"]
@@ -48,16 +48,16 @@ def detect_compiled(
     margin, kind, half, cyl_r, rad, box_ext, hull_v, hull_start, hs_idx, hs_n, hs_d, fin_idx, fin_c, fin_r, fin_R,
     fin_half, pairs, sweep, blocked, filtered,
     sep_R, sep_p, sep_radius, bound, moved, known, separated, still, safety,
-    polytope, plane, plane_n, plane_d, mu, e, tol, max_points, assemble,
+    polytope, plane, plane_n, plane_d, mu, e, tol, max_points, patch_points,
     rr, sR, sp, skind, shalf, srr,
     R, p, rest, mp_out, pts_out, I_out, F_out, N_out,
 ):  # fmt: skip
     """One step of the detector's compiled part (module docstring). The arguments are, in order,
     those of `_placements`, `_broad` (with ``sweep``: the detector's zero sweep when ``still``),
     the blocked (n_mobile, n_static) mask and whether to apply it (``filtered``), the
-    `SeparationBounds` arrays and flags, `hull_plane_patches`'s, ``assemble`` (no perimeter
-    points: the patches alone may be the batch), `_assemble`'s static shapes, and the output
-    buffers of `buffers`.
+    `SeparationBounds` arrays and flags, `hull_plane_patches`'s, ``patch_points`` (0, or the
+    points a patch gets on its perimeter: `narrow_phase.with_perimeters`), `_assemble`'s static
+    shapes, and the output buffers of `buffers`.
 
     Returns (assembled, pairs left to coal, mobile pairs, points, patches, then `_assemble`'s five
     arrays): with ``assembled`` 1 the five arrays are the batch of the patches alone (nothing is
@@ -84,7 +84,9 @@ def detect_compiled(
     )
     R[:] = Rk
     p[:] = pk
-    if assemble and left.shape[1] == 0 and mp.shape[0] == 0 and I.shape[0] > 0:
+    if left.shape[1] == 0 and mp.shape[0] == 0 and I.shape[0] > 0:
+        if patch_points:
+            pts, I = with_perimeters(pts, I, patch_points)
         I3, BS, PT, NN, F3 = _assemble(pts, pts, I, F, N, Rk, pk, kind, half, rr, sR, sp, skind, shalf, srr)
         return 1, 0, 0, pts.shape[0], I.shape[0], I3, BS, PT, NN, F3
     rest[:, : left.shape[1]] = left

@@ -27,7 +27,13 @@ from humanoid_sim.collision.broad_phase import _broad, _half, _kind, _placements
 from humanoid_sim.collision.compiled_step import buffers, detect_compiled
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom
 from humanoid_sim.collision.mesh import MeshPatches
-from humanoid_sim.collision.narrow_phase import PATCH_MAX_POINTS, PATCH_TOLERANCE, NarrowPhase, _assemble
+from humanoid_sim.collision.narrow_phase import (
+    PATCH_MAX_POINTS,
+    PATCH_TOLERANCE,
+    NarrowPhase,
+    _assemble,
+    with_perimeters,
+)
 from humanoid_sim.collision.separation import SAFETY, SeparationBounds
 
 __all__ = ["CollisionDetector", "DEFAULT_MARGIN"]
@@ -228,7 +234,7 @@ class CollisionDetector:
             oMi_R, oMi_p, self.joint, self.PR, self.Pp, *self._broad_args, self._still if still else sweep,
             self._blocked, self.static_blocked is not None, *sep, separation is not None, still, SAFETY,
             self._polytope, self._plane, self.plane_n, self.plane_d, self._mu_ms_a, self._e_ms_a,
-            PATCH_TOLERANCE, PATCH_MAX_POINTS, not self.patch_points,
+            PATCH_TOLERANCE, PATCH_MAX_POINTS, self.patch_points,
             self.rr, self.sR, self.sp, self.skind, self.shalf, self.srr, *out,
         )  # fmt: skip
         if done:  # the patches alone
@@ -255,20 +261,12 @@ class CollisionDetector:
         same = True  # every pair gave P1 is P2 (patch points)
         req, patch = self.narrow.req, self.narrow.patch
         if I.shape[0]:  # the compiled patches first
-            if self.patch_points:  # perimeter points (`NarrowPhase.finish`), pair by pair
-                off = 0
-                for row, f, n in zip(I.tolist(), F.tolist(), N):
-                    P = self.narrow.finish(pts[off : off + row[3]], n, f[0])[0]
-                    off += row[3]
-                    P1s.append(P)
-                    nrm.append(n)
-                    ints.append((*row[:3], P.shape[0], 1))
-                    flts.append(f)
-            else:
-                P1s.append(pts)
-                nrm.extend(N)
-                ints.extend(I.tolist())
-                flts.extend(F.tolist())
+            if self.patch_points:  # with their perimeter points
+                pts, I = with_perimeters(pts, I, self.patch_points)
+            P1s.append(pts)
+            nrm.extend(N)
+            ints.extend(I.tolist())
+            flts.extend(F.tolist())
             P2s.extend(P1s)
         meshes = self.meshes
         mesh = meshes.triangles

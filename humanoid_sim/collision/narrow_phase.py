@@ -66,6 +66,34 @@ def _perimeter(V, k):
 
 
 @njit(cache=True)
+def with_perimeters(P, I, k):
+    """The compiled patches (`humanoid_sim.collision.hull_plane.hull_plane_patches`'s points P
+    (total, 3) and rows I (r, 5), at most ``PATCH_MAX_POINTS`` points each) with each patch of
+    three points or more and fewer than k given `_perimeter`'s k points (`NarrowPhase.finish`'s
+    rule): (points, rows with the new counts and mode 1), as `_assemble` takes them."""
+    r = I.shape[0]
+    total = 0
+    for i in range(r):
+        c = I[i, 3]
+        total += k if 3 <= c < k else c
+    out = np.empty((total, 3))
+    J = I.copy()
+    src = dst = 0
+    for i in range(r):
+        c = I[i, 3]
+        if 3 <= c < k:
+            out[dst : dst + k] = _perimeter(P[src : src + c], k)
+            J[i, 3] = k
+            dst += k
+        else:
+            out[dst : dst + c] = P[src : src + c]
+            dst += c
+        J[i, 4] = 1
+        src += c
+    return out, J
+
+
+@njit(cache=True)
 def _entry(kind, R, c, half, r, x, d):
     """Signed distance t [m] along the unit direction d from x to where the line x + t d enters
     the shape's surface that faces −d: kind 0 box (rotation R, centre c, half sides ``half``):
@@ -288,7 +316,7 @@ class NarrowPhase:
         if k > PATCH_MAX_POINTS:
             keep = np.round(np.linspace(0, k, PATCH_MAX_POINTS, endpoint=False)).astype(int)
             P = P[keep]
-        if self.patch_points and P.shape[0] >= 3 and self.patch_points > P.shape[0]:
+        if self.patch_points and 3 <= P.shape[0] < self.patch_points:  # the rule of `with_perimeters`
             P = _perimeter(P, self.patch_points)
         if plane is None:
             return P, P, ncoal, h, 1, _NO_PLANE

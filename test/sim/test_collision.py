@@ -16,6 +16,7 @@ import pytest
 
 from humanoid_sim.collision.detector import CollisionDetector
 from humanoid_sim.collision.geometry import MobileGeom, StaticGeom, bounding_radius, halfspace
+from humanoid_sim.collision.narrow_phase import NarrowPhase, with_perimeters
 from humanoid_sim.collision.pairs import MIN_SELF_JOINTS, candidate_pairs
 from humanoid_sim.world import World
 
@@ -637,3 +638,57 @@ def test_talos_soles_on_the_floor_give_coals_patches():
         assert found > 150 and largest >= 6
         found, largest = _patches_against_coal(g.shape, floor, poses=200, seed=k, patch_points=8)
         assert found > 75 and largest == 8
+
+
+def test_with_perimeters_gives_each_compiled_patch_the_points_of_narrow_phase_finish():
+    """`with_perimeters` (the compiled patches' perimeter points, one call) against
+    `NarrowPhase.finish` patch by patch, the rule the coal patches keep: a patch of 3 points or
+    more and fewer than k gets k, a segment or a point keeps its own, a patch of k keeps its k; the
+    counts and mode of the rows follow, the other columns are unchanged."""
+    rng = np.random.default_rng(3)
+    sizes = [4, 2, 3, 8, 1, 6]
+    P = rng.normal(size=(sum(sizes), 3))
+    I = np.array([[i, 0, 1, c, 1] for i, c in enumerate(sizes)], np.int64)
+    narrow = NarrowPhase(0.01, 8)
+    out, J = with_perimeters(P, I, 8)
+    want, off = [], 0
+    for c in sizes:
+        want.append(narrow.finish(P[off : off + c], np.zeros(3), 0.0)[0])
+        off += c
+    assert J[:, 3].tolist() == [w.shape[0] for w in want] == [8, 2, 8, 8, 1, 8]
+    assert (J[:, 4] == 1).all() and (J[:, :3] == I[:, :3]).all()
+    np.testing.assert_array_equal(out, np.concatenate(want))
+
+
+def test_patch_points_are_coals_whether_or_not_a_pair_is_left_to_coal():
+    """Perimeter points (8 a patch) of a box's compiled patch on a tilted floor, with a sphere
+    beside it either on the floor (its pair goes to coal: the detector's Python assembly) or far
+    above it (the patch alone: the compiled assembly), against a detector sending every pair to
+    coal: the same points, normals and gaps."""
+    floor = StaticGeom("floor", halfspace(), pin.exp3(np.array([0.17, 0.0, 0.0])), np.zeros(3), np.inf, True, 0.4, 0)
+    box = coal.Box(0.2, 0.14, 0.04)
+    geoms = [
+        MobileGeom("box", "box", 1, 0, box, np.eye(3), np.zeros(3), bounding_radius(box)),
+        MobileGeom("ball", "ball", 2, 1, coal.Sphere(0.05), np.eye(3), np.zeros(3), 0.05),
+    ]
+    fast = CollisionDetector(geoms, [floor], np.zeros((0, 2), np.int64), patch_points=8)
+    ref = CollisionDetector(geoms, [floor], np.zeros((0, 2), np.int64), patch_points=8)
+    ref._polytope[:] = False  # every pair through coal
+    n = floor.R[:, 2]
+    rng = np.random.default_rng(11)
+    perimeters = [0, 0]  # poses with the box's 8 perimeter points: sphere apart, on the floor
+    for k in range(40):
+        R = floor.R @ pin.exp3(rng.normal(size=3) * [1e-4, 3e-3, 1e-2, 0.1][k % 4])
+        p = rng.normal(size=3) * 0.3
+        p += n * (-((fast.hull_v @ R.T) @ n).min() - p @ n + rng.uniform(-0.003, 0.004))
+        ball = np.array([1.0, 0.0, 0.0]) + n * (0.05 - 0.002 if k % 2 else 2.0)  # on the floor, or far above
+        b = fast.detect(np.stack([np.eye(3), R, np.eye(3)]), np.stack([np.zeros(3), p, ball]))
+        c = ref.detect(np.stack([np.eye(3), R, np.eye(3)]), np.stack([np.zeros(3), p, ball]))
+        assert b.m == c.m and (b.geom_a == 1).sum() == (k % 2)
+        perimeters[k % 2] += int(b.m - k % 2 == 8)
+        match = np.linalg.norm(b.points[:, None] - c.points[None], axis=2).argmin(axis=1)
+        assert sorted(match) == list(range(c.m))
+        np.testing.assert_allclose(b.points, c.points[match], atol=1e-12)
+        np.testing.assert_allclose(b.normals, c.normals[match], atol=1e-12)
+        np.testing.assert_allclose(b.gaps, c.gaps[match], atol=1e-12)
+    assert min(perimeters) >= 8
