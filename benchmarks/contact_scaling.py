@@ -2,7 +2,9 @@
 test 000 E2): HRP-2 standing on 'flat' with m = 8, 16, 32, 50 and 66 sole points (4, 8, 16, 25 and
 33 perimeter points per sole patch, `World(patch_points=k)`; 66 stands in for the thesis's 67,
 §3.1.6.2, because both soles get the same count), dt = 1 ms, default solver, fitted exponent
-of time ∝ m^p for the whole step and per stage.
+of time ∝ m^p for the whole step and per stage. The worlds run the contacts, Delassus and solve
+stages one by one (`World.pipeline` off: `humanoid_sim.contact_pipeline` would time the three as
+one call, charged to the solve stage).
 
     .venv/bin/python benchmarks/contact_scaling.py [--steps 500] [--reps 3] [--json OUT.json]
 
@@ -50,6 +52,7 @@ def main():
     worlds = {}
     for k in PER_SOLE:
         w = World.from_scene("flat", solver=args.solver, patch_points=k if k > 4 else 0)
+        w.pipeline = False  # the contacts, Delassus and solve stages timed one by one, not as one call
         w.step(300)
         worlds[k] = w
     res = {k: [] for k in PER_SOLE}

@@ -10,6 +10,8 @@ Layout:
   actuators, free, collision, contacts, delassus, solve, integration), with what they call
   (actuators and wrenches, haptics, impacts, warm start, joint-limit rows, the contact solve,
   the integrator);
+- `contact_pipeline`: the contacts, Delassus and solve stages in one compiled call, for a world of
+  one mobile tree (the same results);
 - `collision/`: collision detection (geometry, pair selection and filter, broad phase, narrow
   phase and patches, mesh patches) into one `ContactBatch` per step;
 - `delassus/`: the Delassus operator: the step's per-group stage and its Cholesky path; the

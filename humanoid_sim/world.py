@@ -60,6 +60,7 @@ from humanoid_sim.collision.detector import DEFAULT_MARGIN, CollisionDetector
 from humanoid_sim.collision.geometry import mobile_geometry, static_geometry
 from humanoid_sim.collision.pair_filter import PairFilter
 from humanoid_sim.collision.pairs import candidate_pairs
+from humanoid_sim.contact_pipeline import contact_pipeline, pipeline_applies
 from humanoid_sim.delassus.group import GroupDelassus
 from humanoid_sim.exceptions import NonFiniteStateError
 from humanoid_sim.stages.actuators import Actuation, actuators
@@ -133,7 +134,9 @@ class World:
     Public state: ``t`` [s], ``q``, ``v`` (combined model), ``q_start``/``v_start`` (the last
     step's start; ``v_step``: ``v`` expressed at ``q_start``), ``last`` (its `StepResult`, None
     before the first step), ``steps`` (steps taken), ``step_stats`` (`StepStats`, drained by
-    readers), ``tau_applied`` (actuated joints).
+    readers), ``tau_applied`` (actuated joints), ``pipeline`` (the contacts, Delassus and solve
+    stages in one compiled call where the world allows it, `humanoid_sim.contact_pipeline`; set
+    False to run the three stages every step, with the same results).
     """
 
     # ------------------------------------------------------------------ construction
@@ -224,6 +227,9 @@ class World:
         self.step_stats = StepStats()
         self.last: StepResult | None = None
         self.q_start, self.v_start = self.q, self.v
+        # the contacts, Delassus and solve stages in one compiled call where the world allows it
+        # (`humanoid_sim.contact_pipeline`; False: always the three stages, the same results)
+        self.pipeline = pipeline_applies(self)
 
     def _build_model(self):
         scene, robot = self.scene, self.robot
@@ -435,11 +441,20 @@ class World:
         t3 = perf_counter()
         batch, R, p = collision(self, vf)
         t4 = perf_counter()
-        cs, warm, lim = contacts(self, batch, R, p, q)
-        t5 = perf_counter()
-        systems = delassus(self, cs, lim, M, vf)
-        t6 = perf_counter()
-        forces, iterations, dv, dv_position = solve(self, systems, cs, warm, lim)
+        lim = self.limits.rows(q) if self.limits is not None else None  # the active joint-limit rows
+        fused = None
+        if self.pipeline and batch.m and lim is None and self.impacts is None:
+            fused = contact_pipeline(self, batch, R, p, M, vf)  # None: left to the stages
+        if fused is None:
+            cs, warm, lim = contacts(self, batch, R, p, lim)
+            t5 = perf_counter()
+            systems = delassus(self, cs, lim, M, vf)
+            t6 = perf_counter()
+            forces, iterations, dv, dv_position = solve(self, systems, cs, warm, lim)
+        else:  # the call's time is the solve stage's (`humanoid_sim.contact_pipeline`)
+            cs, forces, iterations, dv = fused
+            dv_position = None
+            t5 = t6 = t4
         t7 = perf_counter()
         qnew, vnew = integration(self, q, v, vf, dv, dv_position, cs, damp)
         t8 = perf_counter()

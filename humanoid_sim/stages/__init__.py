@@ -18,6 +18,8 @@ MuJoCo's ``mj_step``):
 - `delassus`: per group J, M̃⁻¹Jᵀ, W and J q̇_free (`humanoid_sim.delassus.group`);
 - `solve`: `impacts` (restitution, when any body has e > 0), then the frictional problem of each
   group (`ContactSolve`, with `humanoid_sim.solvers`);
+- (`humanoid_sim.contact_pipeline` runs `contacts`, `delassus` and `solve` as one compiled call in a
+  world of one mobile tree, with the same results, when the step needs nothing else of them);
 - `integration`: the end velocity and positions with `integrator` (semi-implicit Euler on the
   configuration Lie group, free flyers on R³ × SO(3), momentum projection).
 """

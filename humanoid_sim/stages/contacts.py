@@ -412,7 +412,15 @@ class ContactStage:
         self.tree_cols = tree_cols
         self.merge_groups = merge_groups
         self.dt = float(dt)
-        self._one_tree: dict[int, list] = {}  # m -> the single group of a one-tree world (reused)
+        self._one_tree: dict[int, Group] = {}  # m -> the group of a one-tree world (`one_group`, reused)
+
+    def one_group(self, m: int) -> list:
+        """The groups of a one-tree world's m contacts: a new list of one group holding them all
+        (the group built once per m)."""
+        one = self._one_tree.get(m)
+        if one is None:
+            one = self._one_tree[m] = Group(np.arange(m), [0], self.tree_cols[0])
+        return [one]
 
     def __call__(self, batch, oMi_R, oMi_p) -> StepContacts:
         m = batch.m
@@ -437,27 +445,22 @@ class ContactStage:
         )
         ja, jb, ta, tb, keys = ints
         if len(self.tree_cols) == 1:
-            one = self._one_tree.get(m)
-            if one is None:
-                one = self._one_tree[m] = Group(np.arange(m), [0], self.tree_cols[0])
-            groups = [one]
+            groups = self.one_group(m)
         else:
             groups = collision_groups(ta, tb, len(self.tree_cols), self.tree_cols, self.merge_groups)
         single = len(groups) == 1 and groups[0].contacts.shape[0] == m
         return StepContacts(batch, frames, ja, jb, ta, tb, keys, local, cgap, groups, gmin, single)
 
 
-def contacts(world, batch, oMi_R, oMi_p, q):
+def contacts(world, batch, oMi_R, oMi_p, rows):
     """The contacts stage of a World step: (the `StepContacts` of ``batch`` (the world's
     `ContactStage`), the warm start of its contacts (`humanoid_sim.stages.warm_start.WarmStart.lookup`;
-    None without contacts), the active joint-limit rows at ``q``
-    (`humanoid_sim.stages.joint_limits`; None when none), which get the robot's tree a group of
-    its own when no contact gave it one). Reads ``world.contacts``, ``world.warm_start``,
-    ``world.limits`` and ``world.tree_cols``."""
+    None without contacts), ``rows``: the active joint-limit rows at the step's configuration
+    (`humanoid_sim.stages.joint_limits.JointLimitRows.rows`; None when none), which get the robot's
+    tree a group of its own when no contact gave it one). Reads ``world.contacts``,
+    ``world.warm_start`` and ``world.tree_cols``."""
     step = world.contacts(batch, oMi_R, oMi_p)
     warm = world.warm_start.lookup(step.keys, step.local) if batch.m else None
-    limits = world.limits
-    rows = limits.rows(q) if limits is not None else None
     if rows is not None:
         step.add_tree_group(0, world.tree_cols[0])
     return step, warm, rows
