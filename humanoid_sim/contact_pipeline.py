@@ -172,6 +172,8 @@ def contact_pipeline(world, batch, oMi_R, oMi_p, M, vf):
     stage, warm_start, solve, soles = world.contacts, world.warm_start, world.solve, world.soles
     settings = solve.settings or _DEFAULTS
     solver = solve.solver
+    if settings.time_budget is not None:  # settings changed since `pipeline_applies`: the solve's chunks
+        return None
     t0 = perf_counter()
     m, dt = batch.m, stage.dt
     dv = np.zeros(world.model.nv)
