@@ -446,7 +446,7 @@ class World:
         if self.pipeline and batch.m and lim is None and self.impacts is None:
             fused = contact_pipeline(self, batch, R, p, M, vf)  # None: left to the stages
         if fused is None:
-            cs, warm, lim = contacts(self, batch, R, p, lim)
+            cs, warm = contacts(self, batch, R, p, lim)
             t5 = perf_counter()
             systems = delassus(self, cs, lim, M, vf)
             t6 = perf_counter()

@@ -455,12 +455,12 @@ class ContactStage:
 def contacts(world, batch, oMi_R, oMi_p, rows):
     """The contacts stage of a World step: (the `StepContacts` of ``batch`` (the world's
     `ContactStage`), the warm start of its contacts (`humanoid_sim.stages.warm_start.WarmStart.lookup`;
-    None without contacts), ``rows``: the active joint-limit rows at the step's configuration
+    None without contacts)). ``rows``: the active joint-limit rows at the step's configuration
     (`humanoid_sim.stages.joint_limits.JointLimitRows.rows`; None when none), which get the robot's
-    tree a group of its own when no contact gave it one). Reads ``world.contacts``,
+    tree a group of its own when no contact gave it one. Reads ``world.contacts``,
     ``world.warm_start`` and ``world.tree_cols``."""
     step = world.contacts(batch, oMi_R, oMi_p)
     warm = world.warm_start.lookup(step.keys, step.local) if batch.m else None
     if rows is not None:
         step.add_tree_group(0, world.tree_cols[0])
-    return step, warm, rows
+    return step, warm
