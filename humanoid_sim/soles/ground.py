@@ -3,7 +3,7 @@ the ground, and the contact force acts at that node). `flat_ground_nodes` checks
 `nodes_under_plane` is its numba kernel. `append_sole_contacts` is the World step's form
 (`world_coupling.FemSoles.add_contacts`): every sole's nodes on the ground plane, and the stone
 contacts found beforehand, appended to the step's contact arrays in one call, with the same
-arithmetic as `nodes_under_plane`.
+arithmetic as `nodes_under_plane`; `sole_frames` places the soles in the world for it.
 
     nodes, points, gaps = flat_ground_nodes(mesh, position, rotation, U=None, ground=0.0, margin=0.0)
 """
@@ -18,7 +18,7 @@ from humanoid_model.validation import finite_number, finite_vector, message
 
 from .mesh import SoleMesh
 
-__all__ = ["flat_ground_nodes", "nodes_under_plane", "append_sole_contacts"]
+__all__ = ["flat_ground_nodes", "nodes_under_plane", "append_sole_contacts", "sole_frames"]
 
 SOURCE = "soles.flat_ground_nodes"
 
@@ -81,12 +81,29 @@ def _node_on_plane(X, U, i, R, p, n, h):
 
 
 @njit(cache=True)
-def append_sole_contacts(batch, out, X, U, start, R, p, n, h, ground, margins, geoms, mus, stones, hit, counts):
-    """Write into ``out`` the contact arrays ``batch`` (geom_a, geom_b, b_static, points, normals,
-    gaps, mu, e, slot: the `ContactBatch` fields, m rows) with every sole's contacts appended, sole
-    by sole: first its nodes whose signed distance to the plane n·x = h is at most its margin (as
+def sole_frames(oMi_R, oMi_p, joints, jR, jp):
+    """(R (ns, 3, 3), p (ns, 3) [m]): the soles' frames in the world from the joints' world
+    placements oMi_R (nj, 3, 3), oMi_p (nj, 3) [m]; sole j is fixed to joint joints[j] at jR (3, 3),
+    jp (3,) [m] in its frame: R = R_i jR, p = p_i + R_i jp."""
+    ns = joints.shape[0]
+    R = np.empty((ns, 3, 3))
+    p = np.empty((ns, 3))
+    for j in range(ns):
+        Ri, pi = oMi_R[joints[j]], oMi_p[joints[j]]
+        for a in range(3):
+            for b in range(3):
+                R[j, a, b] = Ri[a, 0] * jR[j, 0, b] + Ri[a, 1] * jR[j, 1, b] + Ri[a, 2] * jR[j, 2, b]
+            p[j, a] = pi[a] + (Ri[a, 0] * jp[j, 0] + Ri[a, 1] * jp[j, 1] + Ri[a, 2] * jp[j, 2])
+    return R, p
+
+
+@njit(cache=True)
+def append_sole_contacts(batch, X, U, start, R, p, n, h, ground, margins, geoms, mus, stones):
+    """The contact arrays ``batch`` (geom_a, geom_b, b_static, points, normals, gaps, mu, e, slot:
+    the `ContactBatch` fields, m rows) with every sole's contacts appended, sole by sole: first its
+    nodes whose signed distance to the plane n·x = h is at most its margin (as
     `nodes_under_plane`; none when ``ground`` < 0, the plane's static geometry otherwise), then its
-    stone contacts. out: the same 9 arrays with room for every node and stone contact.
+    stone contacts.
 
     X (ΣS, 3), U (3ΣS,) [m]: the soles' surface nodes and displacements, sole frame, sole j's rows
     start[j] .. start[j + 1]; R (ns, 3, 3), p (ns, 3) [m]: the sole frames in the world; margins,
@@ -94,19 +111,24 @@ def append_sole_contacts(batch, out, X, U, start, R, p, n, h, ground, margins, g
     geom_b, slot; rows (ns + 1,): sole j's rows rows[j] .. rows[j + 1]). A node contact has normal
     n, slot its node row, no restitution.
 
-    Written too: hit (ΣS,), the node rows of sole j at start[j] .. start[j] + counts[0, j];
-    counts (2, ns): each sole's node contacts and all its contacts."""
+    Returns (the 9 arrays with the appended rows; hit (ΣS,): the node rows of sole j at start[j] ..
+    start[j] + counts[0, j]; counts (2, ns): each sole's node contacts and all its contacts)."""
     geom_a, geom_b, b_static, points, normals, gaps, mu, e, slot = batch
-    o_ga, o_gb, o_bs, o_pt, o_nr, o_gp, o_mu, o_e, o_sl = out
     sf, si, srows = stones
     m = points.shape[0]
+    ns = start.shape[0] - 1
+    cap = m + X.shape[0] + sf.shape[0]
+    o_ga, o_gb, o_bs = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.bool_)
+    o_pt, o_nr, o_gp = np.empty((cap, 3)), np.empty((cap, 3)), np.empty(cap)
+    o_mu, o_e, o_sl = np.empty(cap), np.empty(cap), np.empty(cap, np.int64)
+    hit, counts = np.empty(X.shape[0], np.int64), np.empty((2, ns), np.int64)
     for r in range(m):
         o_ga[r], o_gb[r], o_bs[r] = geom_a[r], geom_b[r], b_static[r]
         for a in range(3):
             o_pt[r, a], o_nr[r, a] = points[r, a], normals[r, a]
         o_gp[r], o_mu[r], o_e[r], o_sl[r] = gaps[r], mu[r], e[r], slot[r]
     r = m
-    for j in range(start.shape[0] - 1):
+    for j in range(ns):
         r0, k = r, 0
         Xj, Uj = X[start[j] : start[j + 1]], U[3 * start[j] : 3 * start[j + 1]]
         if ground >= 0:
@@ -127,3 +149,5 @@ def append_sole_contacts(batch, out, X, U, start, R, p, n, h, ground, margins, g
         for t in range(r0, r):
             o_ga[t], o_bs[t], o_e[t] = geoms[j], True, 0.0  # no impact law at a sole (§4.3.5)
         counts[0, j], counts[1, j] = k, r - r0
+    out = (o_ga[:r], o_gb[:r], o_bs[:r], o_pt[:r], o_nr[:r], o_gp[:r], o_mu[:r], o_e[:r], o_sl[:r])
+    return out, hit, counts

@@ -49,7 +49,7 @@ from humanoid_sim.collision.batch import ContactBatch
 
 from .coupling import add_coupling, node_loads
 from .fem import CondensedSole, node_dofs
-from .ground import append_sole_contacts
+from .ground import append_sole_contacts, sole_frames
 from .material import Layer, Material
 from .mesh import box_sole
 from .obstacles import box_vertices, face_vertex_contacts
@@ -100,16 +100,6 @@ class WorldSole:
     bottom: np.ndarray = None  # (T, 3) ground-face triangles, rows into the surface nodes
     radius: float = 0.0  # [m] bounding radius of the sole about its frame origin
     cache: dict = field(default_factory=dict)  # node set -> compliance gathers (`FemSoles._compliance`)
-
-    def placement(self, oMi_R, oMi_p):
-        """(R, p): the sole frame in the world from the joints' world placements."""
-        Rj, pj = oMi_R[self.joint], oMi_p[self.joint]
-        return Rj @ self.jR, pj + Rj @ self.jp
-
-    def surface_points(self, oMi_R, oMi_p) -> np.ndarray:
-        """(S, 3) world points [m] of the deformed surface nodes."""
-        R, p = self.placement(oMi_R, oMi_p)
-        return p + (self.X + self.U.reshape(-1, 3)) @ R.T
 
 
 class FemSoles:
@@ -174,10 +164,15 @@ class FemSoles:
         # constants of `add_contacts`: the soles' frames in their joints', surface nodes (stacked, sole
         # j's rows _start[j] .. _start[j + 1]), geometries, frictions and margins; the ground plane
         self._jR = np.array([s.jR for s in self.soles]).reshape(-1, 3, 3)
-        self._jp = np.array([s.jp for s in self.soles]).reshape(-1, 3, 1)
+        self._jp = np.array([s.jp for s in self.soles]).reshape(-1, 3)
         self._X = np.concatenate([s.X for s in self.soles]) if self.soles else np.zeros((0, 3))
         self._start = np.cumsum([0] + [len(s.X) for s in self.soles]).astype(np.int64)
         self._start_list = self._start.tolist()
+        # the displacements of every sole in one array (as `append_sole_contacts` reads them); each
+        # sole's U is its view, written in place (`update`, `restore`)
+        self._U = np.zeros(3 * self._X.shape[0])
+        for j, s in enumerate(self.soles):
+            s.U = self._U[3 * self._start_list[j] : 3 * self._start_list[j + 1]]
         self._geoms = np.array([s.geom for s in self.soles], np.int64)
         self._mus = np.array([s.mu for s in self.soles], float)
         self._margins = np.full(len(self.soles), self.margin)
@@ -196,30 +191,23 @@ class FemSoles:
     def add_contacts(self, batch, oMi_R, oMi_p, sweep=None):
         """The step's `ContactBatch` with the soles' contacts appended (module docstring, 1): per sole,
         the surface nodes on the flat ground, then the stones' vertices under the ground face
-        (`obstacles.py`, distributed by P), in one kernel call (`ground.append_sole_contacts`).
-        oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
+        (`obstacles.py`, distributed by P): the soles placed by `ground.sole_frames`, their contacts
+        appended by one kernel call (`ground.append_sole_contacts`). oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
         None or (n_mobile,) travel of each shape in the step [m] (widens the margin)."""
         if not self.soles:
             return batch
-        Rj = oMi_R[self.joints]
-        R = Rj @ self._jR  # the sole frames in the world (`WorldSole.placement`, the same products)
-        p = oMi_p[self.joints] + (Rj @ self._jp)[:, :, 0]
+        R, p = sole_frames(oMi_R, oMi_p, self.joints, self._jR, self._jp)
         margins = self._margins if sweep is None else np.maximum(self.margin, sweep[self._geoms])
         stones, found = self._no_stones, None
         if self.boxes:
             stones, found = self._stones(R, p, margins)
         slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
-        fields = (batch.geom_a, batch.geom_b, batch.b_static, batch.points, batch.normals, batch.gaps)
-        m, ns = batch.m, len(self.soles)
-        cap = m + self._X.shape[0] + stones[0].shape[0]
-        i64 = np.int64
-        out = (np.empty(cap, i64), np.empty(cap, i64), np.empty(cap, bool), np.empty((cap, 3)), np.empty((cap, 3)))
-        out += (np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap, i64))
-        hit, counts = np.empty(self._X.shape[0], i64), np.empty((2, ns), i64)
-        U = np.concatenate([s.U for s in self.soles])
-        args = (self._X, U, self._start, R, p, self._n, self._h, self._ground, margins, self._geoms, self._mus)
-        append_sole_contacts(fields + (batch.mu, batch.e, slot), out, *args, stones, hit, counts)
+        b = batch
+        fields = (b.geom_a, b.geom_b, b.b_static, b.points, b.normals, b.gaps, b.mu, b.e, slot)
+        args = (self._X, self._U, self._start, R, p, self._n, self._h, self._ground, margins, self._geoms, self._mus)
+        out, hit, counts = append_sole_contacts(fields, *args, stones)
         nodes, contacts = counts.tolist()
+        m = batch.m
         for j, s in enumerate(self.soles):
             s.R = R[j]
             a = self._start_list[j]
@@ -228,7 +216,7 @@ class FemSoles:
                 self._distribution(s, *found[j])
             s.rows = np.arange(m, m + contacts[j])
             m += contacts[j]
-        return batch if m == batch.m else ContactBatch(*(x[:m] for x in out))
+        return batch if m == batch.m else ContactBatch(*out)
 
     def _stones(self, R, p, margins):
         """(stones, found): the stones' vertices under each sole's deformed ground face
@@ -322,9 +310,9 @@ class FemSoles:
         (module docstring, 3)."""
         for s in self.soles:
             if not s.rows.shape[0]:
-                s.U = np.zeros_like(s.U)
+                s.U[:] = 0.0
                 continue
-            s.U = self._compliance(s)[1] @ self._node_loads(s, forces, contacts.frames)
+            np.dot(self._compliance(s)[1], self._node_loads(s, forces, contacts.frames), out=s.U)
 
     def _node_loads(self, s, forces, frames) -> np.ndarray:
         """(3n,) the forces on the sole's contact nodes [N], sole frame: Pᵀ Tᵀ f (Pᵀ: the
@@ -387,4 +375,4 @@ class FemSoles:
         ):
             raise ConfigError("world: set_state: the snapshot's soles differ from this world's")
         for s, u in zip(self.soles, memory, strict=True):
-            s.U = np.array(u, float)
+            s.U[:] = np.asarray(u, float)

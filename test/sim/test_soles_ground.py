@@ -6,7 +6,7 @@ import pytest
 
 from humanoid_model.exceptions import ConfigError
 from humanoid_sim.soles import box_sole
-from humanoid_sim.soles.ground import append_sole_contacts, flat_ground_nodes, nodes_under_plane
+from humanoid_sim.soles.ground import append_sole_contacts, flat_ground_nodes, nodes_under_plane, sole_frames
 
 MESH = box_sole(resolution=0.02)
 
@@ -55,13 +55,10 @@ def test_the_step_kernel_appends_the_nodes_of_nodes_under_plane_bit_for_bit_then
     batch = (np.arange(m), np.arange(m), np.zeros(m, bool), rng.random((m, 3)), rng.random((m, 3)))
     batch += (rng.random(m), rng.random(m), rng.random(m), np.arange(m))
     stones = (rng.random((2, 8)), np.array([[4, 7], [5, 9]]), np.array([0, 0, 2]))  # two stone rows, sole 1
-    cap = m + 2 * S + 2
-    out = (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, bool), np.empty((cap, 3)))
-    out += (np.empty((cap, 3)), np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap, np.int64))
-    hit, counts = np.empty(2 * S, np.int64), np.empty((2, 2), np.int64)
     start = np.array([0, S, 2 * S])
     args = (np.vstack([X, X]), U, start, R, p, n, h, 0, margins, np.array([7, 8]), np.array([0.5, 0.6]))
-    append_sole_contacts(batch, out, *args, stones, hit, counts)
+    out, hit, counts = append_sole_contacts(batch, *args, stones)
+    assert all(len(a) == m + counts[1].sum() for a in out)
     ga, gb, bs, pts, nrm, gaps, mu, e, slot = out
     for a, b in zip(out, batch, strict=True):
         assert np.array_equal(a[:m], b)
@@ -80,3 +77,25 @@ def test_the_step_kernel_appends_the_nodes_of_nodes_under_plane_bit_for_bit_then
     assert np.array_equal(gb[r : r + 2], [4, 5]) and np.array_equal(slot[r : r + 2], [7, 9])
     assert np.array_equal(ga[m : r + 2], [7] * counts[1, 0] + [8] * counts[1, 1])
     assert bs[m : r + 2].all() and not e[m : r + 2].any()
+
+
+def test_sole_frames_compose_each_joint_placement_with_the_sole_placement_in_it():
+    """`sole_frames`: sole j's world frame is its joint's world placement times the sole's
+    placement in that joint (Pinocchio's SE3 product), for joints picked out of a longer list."""
+    import pinocchio as pin
+
+    rng = np.random.default_rng(3)
+    oMi = [pin.SE3(pin.exp3(rng.standard_normal(3)), rng.standard_normal(3)) for _ in range(6)]
+    jM = [pin.SE3(pin.exp3(rng.standard_normal(3)), rng.standard_normal(3)) for _ in range(2)]
+    joints = np.array([4, 1])
+    R, p = sole_frames(
+        np.array([M.rotation for M in oMi]),
+        np.array([M.translation for M in oMi]),
+        joints,
+        np.array([M.rotation for M in jM]),
+        np.array([M.translation for M in jM]),
+    )
+    for j, i in enumerate(joints):
+        M = oMi[i] * jM[j]
+        np.testing.assert_allclose(R[j], M.rotation, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(p[j], M.translation, rtol=0, atol=4e-15)
