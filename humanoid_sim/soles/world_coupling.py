@@ -192,8 +192,9 @@ class FemSoles:
         """The step's `ContactBatch` with the soles' contacts appended (module docstring, 1): per sole,
         the surface nodes on the flat ground, then the stones' vertices under the ground face
         (`obstacles.py`, distributed by P): the soles placed by `ground.sole_frames`, their contacts
-        appended by one kernel call (`ground.append_sole_contacts`). oMi_R, oMi_p: the joints' world placements (`CollisionDetector.joint_placements`); sweep:
-        None or (n_mobile,) travel of each shape in the step [m] (widens the margin)."""
+        appended by one kernel call (`ground.append_sole_contacts`). oMi_R, oMi_p: the joints' world
+        placements (`CollisionDetector.joint_placements`); sweep: None or (n_mobile,) travel of each
+        shape in the step [m] (widens the margin)."""
         if not self.soles:
             return batch
         R, p = sole_frames(oMi_R, oMi_p, self.joints, self._jR, self._jp)

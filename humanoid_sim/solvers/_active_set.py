@@ -8,8 +8,6 @@ Flat arrays, rows (n, t1, t2) per contact: W (3m, 3m) [m/s per N], v_free, v (3m
 f (3m,) [N], mu (m,); merit [N] is the natural-map residual of the iterate.
 """
 
-import types
-
 import numpy as np
 from numba import njit
 
@@ -76,52 +74,72 @@ def _reduced_system(W, mu, fb, vb, kind):
     return con, B, A, cv, k
 
 
-def _pivoted_cholesky_py(A, d, tol, L, used, piv):
+@njit(cache=True)
+def _pivoted_cholesky(A, d, tol, L, used, piv):
     """Rank-revealing pivoted Cholesky A = L Lᵀ (A k × k symmetric PSD; L k × r, column j zero
     on the rows pivoted before j): at step j the largest remaining diagonal d[a] (updated in
-    place) is the pivot piv[j], until none is above tol. Returns the rank r. Compiled twice
-    below: `_pivoted_cholesky` (IEEE order) and `_pivoted_cholesky_fast`."""
+    place; ties: the lowest a) is the pivot piv[j], until none is above tol. Returns the rank r.
+
+    Each entry is the textbook loop's, in IEEE order: L[a, j] = (A[a, p] − L[a, 0] L[p, 0] −
+    L[a, 1] L[p, 1] − …) / L[p, j], the terms subtracted one by one, without fused multiply-adds.
+    The rows not yet pivoted are kept in front of a column-major copy of the factor, so the
+    subtractions of one column run along contiguous rows (vectorised, four columns a pass in the
+    same order): about 1.8× faster at 96 unknowns than the row-by-row dot products (measured)."""
     k = A.shape[0]
+    P = np.arange(k)  # P[i]: the row of A at position i (the pivoted rows first, in order)
+    dd = d.copy()
+    LT = np.zeros((k, k))  # LT[l, i]: column l of the factor at position i
+    tmp = np.empty(k)
     r = 0
     for j in range(k):
-        p = -1
+        q = -1
         dp = tol
-        for a in range(k):
-            if not used[a] and d[a] > dp:
-                dp = d[a]
-                p = a
-        if p < 0:
+        for i in range(j, k):
+            x = dd[i]
+            if x > dp or (q >= 0 and x == dp and P[i] < P[q]):
+                dp = x
+                q = i
+        if q < 0:
             break
-        used[p] = True
-        piv[j] = p
-        ljj = np.sqrt(dp)
-        for a in range(k):
-            if used[a]:
-                continue
-            s = A[a, p]
+        if q != j:
+            P[j], P[q] = P[q], P[j]
+            dd[j], dd[q] = dd[q], dd[j]
             for l in range(j):
-                s -= L[a, l] * L[p, l]
-            L[a, j] = s / ljj
-            d[a] -= L[a, j] * L[a, j]
-        L[p, j] = ljj
+                LT[l, j], LT[l, q] = LT[l, q], LT[l, j]
+        ljj = np.sqrt(dp)
+        pj = P[j]
+        n = k - j - 1
+        t1 = tmp[j + 1 :]
+        for i in range(n):
+            t1[i] = A[P[j + 1 + i], pj]
+        l = 0
+        while l + 4 <= j:  # (zero-based loops over views: vectorised)
+            c0, c1, c2, c3 = LT[l, j], LT[l + 1, j], LT[l + 2, j], LT[l + 3, j]
+            r0, r1, r2, r3 = LT[l, j + 1 :], LT[l + 1, j + 1 :], LT[l + 2, j + 1 :], LT[l + 3, j + 1 :]
+            for i in range(n):
+                t1[i] = (((t1[i] - r0[i] * c0) - r1[i] * c1) - r2[i] * c2) - r3[i] * c3
+            l += 4
+        while l < j:
+            c = LT[l, j]
+            row = LT[l, j + 1 :]
+            for i in range(n):
+                t1[i] -= row[i] * c
+            l += 1
+        LT[j, j] = ljj
+        for i in range(n):
+            x = t1[i] / ljj
+            LT[j, j + 1 + i] = x
+            dd[j + 1 + i] -= x * x
         r += 1
+    for i in range(k):
+        a = P[i]
+        for l in range(k):
+            L[a, l] = LT[l, i]
+        d[a] = dd[i]
+    for i in range(r):
+        piv[i] = P[i]
+        used[P[i]] = True
     return r
-
-
-def _renamed(fn, name):
-    """A copy of function fn named ``name``: numba's on-disk cache names a kernel by its
-    qualified name and ignores fastmath flags, so two compilations of one function need two names."""
-    out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    out.__qualname__ = name
-    return out
-
-
-_pivoted_cholesky = njit(cache=True)(_renamed(_pivoted_cholesky_py, "_pivoted_cholesky"))
-# reassociated and fused dot products (vectorised): the same pivots and rank up to rounding,
-# about 2× faster at 96 unknowns (measured); NaN and infinity semantics are kept
-_pivoted_cholesky_fast = njit(cache=True, fastmath={"reassoc", "contract"})(
-    _renamed(_pivoted_cholesky_py, "_pivoted_cholesky_fast")
-)
 
 
 @njit(cache=True)
@@ -159,9 +177,9 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
     boundary (1 unknown along b_c = e_n + μ d_c, d_c = fb_t/‖fb_t‖). False if nothing to solve.
 
     A = Pᵀ W P of full rank (e.g. contacts coupled by a compliance: the FEM soles, where W is
-    positive definite) is solved by `_pivoted_cholesky_fast` and two triangular solves (y = A⁻¹ c,
-    the unique solution); a rank-deficient A (hyperstatic rigid contacts) by the IEEE-order
-    factor and the minimum-norm correction y = L (LᵀL)⁻¹ c, as before the fast path (same bits)."""
+    positive definite) is solved by two triangular solves with the pivoted factor (y = A⁻¹ c, the
+    unique solution); a rank-deficient A (hyperstatic rigid contacts) by the minimum-norm
+    correction y = L (LᵀL)⁻¹ c."""
     n = fb.shape[0]
     con, B, A, cv, k = _reduced_system(W, mu, fb, vb, kind)
     for i in range(n):
@@ -179,7 +197,8 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
     L = np.zeros((k, k))
     used = np.zeros(k, np.bool_)
     piv = np.empty(k, np.int64)
-    if _pivoted_cholesky_fast(A, d.copy(), tol, L, used, piv) == k:
+    r = _pivoted_cholesky(A, d, tol, L, used, piv)
+    if r == k:
         y = np.empty(k)
         _full_rank_solve(L, piv, cv, y)
         for a in range(k):
@@ -187,9 +206,6 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
             for q in range(3):
                 fnew[ia + q] += B[a, q] * y[a]
         return True
-    L[:] = 0.0
-    used[:] = False
-    r = _pivoted_cholesky(A, d, tol, L, used, piv)
     y = _pivot_forward(L, piv, cv, r)  # c on the pivot rows
     # G = LᵀL (r×r, SPD), Cholesky in place (lower), y ← G⁻¹ c; the correction is L y
     G = np.empty((r, r))

@@ -3,6 +3,7 @@ local convergence, residuals after every solve, agreement between solvers and wi
 ADMM/PGS, warm start, impact restitution, budgets, LCP sizes (§3.1.6.2), Lemke's degenerate-pivot
 guard on exactly tied ratio tests, bad input. Acceptance tests are marked `spec("000", ...)`."""
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -657,7 +658,7 @@ def test_stick_step_minimum_norm_correction(hrp2_standing):
 
 def test_reduced_solve_of_a_full_rank_block_is_the_exact_solution(hrp2_standing):
     """A full-rank reduced block (the FEM soles': W_rigid plus a positive-definite compliance,
-    docs/soles.md) takes the fast path (reassociated Cholesky, two triangular solves): its
+    docs/soles.md) takes the full-rank path (the pivoted factor, two triangular solves): its
     correction solves Pᵀ W P y = −Pᵀ v, with P built by hand (sticking contacts: unit vectors;
     a contact on its cone boundary: e_n + μ d), as numpy's dense solve does, to 1e-10."""
     from humanoid_sim.solvers._active_set import _reduced_solve
@@ -685,6 +686,63 @@ def test_reduced_solve_of_a_full_rank_block_is_the_exact_solution(hrp2_standing)
     P = np.array(cols).T
     y = np.linalg.solve(P.T @ W @ P, -P.T @ v)
     assert np.abs((fnew - f) - P @ y).max() < 1e-10 * np.abs(P @ y).max()
+
+
+def _textbook_pivoted_cholesky(A, tol):
+    """The pivoted Cholesky of the stick step written as its textbook loop (plain Python floats,
+    IEEE order): at step j the first row with the largest remaining diagonal above tol is the
+    pivot; L[a, j] = (A[a, p] − Σ_l L[a, l] L[p, l]) / L[p, j], the terms subtracted in order."""
+    k = A.shape[0]
+    d = [float(A[a, a]) for a in range(k)]
+    L = [[0.0] * k for _ in range(k)]
+    used, piv = [False] * k, []
+    for j in range(k):
+        p, dp = -1, tol
+        for a in range(k):
+            if not used[a] and d[a] > dp:
+                p, dp = a, d[a]
+        if p < 0:
+            break
+        used[p] = True
+        piv.append(p)
+        ljj = math.sqrt(dp)
+        for a in range(k):
+            if not used[a]:
+                s = float(A[a, p])
+                for l in range(j):
+                    s -= L[a][l] * L[p][l]
+                L[a][j] = s / ljj
+                d[a] -= L[a][j] * L[a][j]
+        L[p][j] = ljj
+    return piv, np.array(L), np.array(d)
+
+
+@pytest.mark.parametrize(
+    "k, rank, ties", [(96, 96, False), (48, 12, False), (24, 24, True), (30, 9, True), (5, 0, False)]
+)
+def test_the_stick_steps_pivoted_cholesky_is_the_textbook_loop_to_the_bit(k, rank, ties):
+    """`_pivoted_cholesky` (rows moved to the front, column-major, four columns a pass) gives the
+    textbook loop's pivots, factor and remaining diagonals to the last bit: full rank (the FEM
+    soles' blocks), rank-deficient (hyperstatic rigid contacts), with exactly equal diagonals
+    (symmetric contact layouts: ties go to the lowest row) and a zero matrix (no pivot)."""
+    from humanoid_sim.solvers._active_set import STICK_PIVOT_TOL, _pivoted_cholesky
+
+    rng = np.random.default_rng(k + rank)
+    G = rng.standard_normal((k, rank))
+    A = G @ G.T
+    if ties:  # repeat a block: the same diagonal entries at several rows
+        b = k // 3
+        A[b : 2 * b, b : 2 * b] = A[:b, :b]
+        A[2 * b : 3 * b, 2 * b : 3 * b] = A[:b, :b]
+    tol = STICK_PIVOT_TOL * max(np.diag(A).max(), 1.0)
+    d = np.diag(A).copy()
+    L = np.zeros((k, k))
+    used, piv = np.zeros(k, bool), np.empty(k, np.int64)
+    r = _pivoted_cholesky(A, d, tol, L, used, piv)
+    piv_ref, L_ref, d_ref = _textbook_pivoted_cholesky(A, tol)
+    assert r == len(piv_ref) and (r == rank or ties)
+    assert piv[:r].tolist() == piv_ref and np.array_equal(np.flatnonzero(used), np.sort(piv_ref))
+    assert np.array_equal(L, L_ref) and np.array_equal(d, d_ref)
 
 
 def test_active_set_newton_step_on_sliding_contacts(hrp2_standing):
