@@ -80,7 +80,8 @@ class WorldSole:
     sole frame in the joint frame (3 × 3, (3,) [m]); geom: the foot's mobile geometry index used
     as body A of its node contacts; mu: the friction of that geometry with the ground; X (S, 3):
     the surface nodes in the sole frame [m]; U (3S,): their displacement U_s [m] (sole frame,
-    surface order: what the next step starts from); rows: the batch rows of its node contacts in
+    surface order: what the next step starts from; a view of `FemSoles`' one array of every sole's
+    displacements, written in place); rows: the batch rows of its node contacts in
     the current step; nodes: their positions in the surface order."""
 
     spec: object
