@@ -204,8 +204,8 @@ class FemSoles:
         if self.boxes:
             stones, found = self._stones(R, p, margins)
         slot = batch.slot if batch.slot is not None else np.zeros(batch.m, np.int64)
-        b = batch
-        fields = (b.geom_a, b.geom_b, b.b_static, b.points, b.normals, b.gaps, b.mu, b.e, slot)
+        fields = (batch.geom_a, batch.geom_b, batch.b_static, batch.points, batch.normals, batch.gaps)
+        fields += (batch.mu, batch.e, slot)
         args = (self._X, self._U, self._start, R, p, self._n, self._h, self._ground, margins, self._geoms, self._mus)
         out, hit, counts = append_sole_contacts(fields, *args, stones)
         nodes, contacts = counts.tolist()

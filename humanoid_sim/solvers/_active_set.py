@@ -75,9 +75,9 @@ def _reduced_system(W, mu, fb, vb, kind):
 
 
 @njit(cache=True)
-def _pivoted_cholesky(A, d, tol, L, used, piv):
+def _pivoted_cholesky(A, d, tol, L, piv):
     """Rank-revealing pivoted Cholesky A = L Lᵀ (A k × k symmetric PSD; L k × r, column j zero
-    on the rows pivoted before j): at step j the largest remaining diagonal d[a] (updated in
+    on the rows pivoted before j, every entry of L written): at step j the largest remaining diagonal d[a] (updated in
     place; ties: the lowest a) is the pivot piv[j], until none is above tol. Returns the rank r.
 
     Each entry is the textbook loop's, in IEEE order: L[a, j] = (A[a, p] − L[a, 0] L[p, 0] −
@@ -138,7 +138,6 @@ def _pivoted_cholesky(A, d, tol, L, used, piv):
         d[a] = dd[i]
     for i in range(r):
         piv[i] = P[i]
-        used[P[i]] = True
     return r
 
 
@@ -194,10 +193,9 @@ def _reduced_solve(W, mu, fb, vb, kind, fnew):
     if dmax <= 0.0:
         return False
     tol = STICK_PIVOT_TOL * dmax
-    L = np.zeros((k, k))
-    used = np.zeros(k, np.bool_)
+    L = np.empty((k, k))
     piv = np.empty(k, np.int64)
-    r = _pivoted_cholesky(A, d, tol, L, used, piv)
+    r = _pivoted_cholesky(A, d, tol, L, piv)
     if r == k:
         y = np.empty(k)
         _full_rank_solve(L, piv, cv, y)
