@@ -67,7 +67,9 @@ manifold (`manifold_path`: OMPL's projected state space and BKPIECE1, at most ``
 seconds, `PLAN_TIME`; 0 skips it) between the ends of the moving bodies' 2 cm normal leave and
 approach (`_approaches`), its knots refined by projections of chord midpoints and
 checked like the projections' (`_settled`); `Motion.planned` lists the segments it was asked for
-(`PlannedSegment`: found or not, time, reason) and ``progress`` gets a line for each. The last
+(`PlannedSegment`: found or not, time, reason) and ``progress`` gets a line for each. Where it finds
+no path, the projections go through a via posture, one part of the body moved first and the rest
+after (`via`, `_via_knots`: a few seconds; the under-table crawl's segment 10). The last
 fallbacks are the thesis's projections without collision rows, on the thesis's paths, then on
 none (on the under-table plan as one machine plans it, its segment 12, the right sole leaving the
 floor in the crawl, fails on every path, and is followed without one); `Motion.unclear` lists the
@@ -98,14 +100,14 @@ from humanoid_model.validation import finite_number, integer
 from humanoid_planner.bounds import MAX_DT, MAX_MOTION_STEPS, MAX_REFINEMENTS, MAX_SAMPLES, MIN_DT, MIN_SPEED
 from humanoid_planner.contact.feasibility import Stats, accepted
 from humanoid_planner.exceptions import PlanningError
-from humanoid_planner.posture import kinematics as kin
-from humanoid_planner.posture.base import EQUALITY
 
 from .body_path import APPROACH, FRACTION, BodyPath
 from .manifold_path import PLAN_TIME, PlannedSegment, StanceRows, plan_on_stance
 from .segments import Segment, coincide, lead_in_segment, plan_segments, segment_key
+from .stance_errors import contact_drift, task_error
 from .stance_projection import project_on_stance
 from .time_law import piece_costs, sinusoidal_samples, spline_path
+from .via import via_postures
 
 __all__ = [
     "BENDS",
@@ -119,10 +121,8 @@ __all__ = [
     "MotionSettings",
     "body_paths",
     "clear_knots",
-    "contact_drift",
     "freedom",
     "generate_motion",
-    "task_error",
 ]
 
 DRIFT = 5e-4  # [m] (chosen) half the 1 mm bound on a held contact's motion between projections
@@ -288,41 +288,12 @@ def _project(feas, seg: Segment, paths: dict, u: float, starts, stats: Stats, wh
     )
 
 
-def contact_drift(feas, fixed, q, data=None) -> float:
-    """The largest distance [m] at ``q`` of a contact location's point from its contact's point E,
-    over the contacts ``fixed`` (forward kinematics)."""
-    model = feas.model
-    data = model.createData() if data is None else data
-    pin.framesForwardKinematics(model, data, q)
-    worst = 0.0
-    for c in fixed:
-        loc = feas.locations[c.location]
-        p = data.oMf[model.getFrameId(loc.body)].act(np.asarray(loc.point, float))
-        worst = max(worst, float(np.linalg.norm(p - feas.env_frame(c).point)))
-    return worst
-
-
-def task_error(feas, q, data=None) -> float:
-    """The largest violation at ``q`` of the planner's extra tasks (``feas.tasks``: |row| for an
-    equality, its positive part for an inequality; 0 without tasks)."""
-    if not feas.tasks:
-        return 0.0
-    model = feas.model
-    data = model.createData() if data is None else data
-    kin.update(model, data, q)
-    worst = 0.0
-    for t in feas.tasks:
-        v = t.evaluate(q, data)[0]
-        eq = np.array([k == EQUALITY for k in t.kinds])
-        worst = max(worst, float(np.max(np.where(eq, np.abs(v), np.maximum(v, 0.0)), initial=0.0)))
-    return worst
-
-
 def clear_knots(feas, seg: Segment, s: MotionSettings, stats: Stats, planned: list, progress=None) -> np.ndarray | None:
     """The knots of segment ``seg`` kept clear of the obstacles and of the robot itself (module
     docstring, "Collision"): the projections with their collision rows on the lifted, then the
     thesis's, then the bent body paths, then none (`_knots_on`), then a path planned on the
-    stance manifold (``s.plan_time`` > 0, `_planned`); None when none of them keeps clear.
+    stance manifold (``s.plan_time`` > 0, `_planned`), then the projections through a via posture
+    (`_via_knots`); None when none of them keeps clear.
     ``stats``, ``planned`` and ``progress`` as `_knots`'."""
     model = feas.model
     if coincide(model, seg.q_start, seg.q_end):
@@ -336,7 +307,38 @@ def clear_knots(feas, seg: Segment, s: MotionSettings, stats: Stats, planned: li
         except PlanningError:
             pass  # the next fallback
     if s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
-        return _planned(feas, seg, s, thesis, planned, progress)
+        knots = _planned(feas, seg, s, thesis, planned, progress)
+        if knots is not None:
+            return knots
+    return _via_knots(feas, seg, s, thesis, stats, progress)
+
+
+def _via_knots(feas, seg: Segment, s: MotionSettings, thesis: dict, stats: Stats, progress=None) -> np.ndarray | None:
+    """The knots of segment ``seg`` through the first via posture (`via.via_postures`, between the
+    ends of the moving bodies' normal leave and approach, `_approaches` on ``thesis``) that
+    projects onto a valid state with the collision rows and from which the projections without
+    body paths keep clear on both sides (`_knots_on`), refined and checked as a whole like a
+    planned path's (`_settled`); None when none does. ``progress`` gets a line when one does."""
+    lead, tail = _approaches(feas, seg, s, thesis)
+    a, b = lead[-1], tail[0]
+    rows = StanceRows(feas, seg)
+    inner = replace(seg, q_start=a, q_end=b)
+    for name, q in via_postures(feas, seg, a, b):
+        v = rows.project(q)
+        if v is None:
+            continue
+        try:
+            v = _project(feas, inner, {}, 0.5, [v], stats, f"via posture ({name})", p=v)
+            if not rows.valid(v):
+                continue
+            first = _knots_on(feas, replace(seg, q_start=a, q_end=v), s, stats, {}, True)
+            second = _knots_on(feas, replace(seg, q_start=v, q_end=b), s, stats, {}, True)
+            knots = _settled(feas, seg, s, [*lead, *first[1:], *second[1:-1], *tail])
+        except PlanningError:
+            continue  # the next candidate
+        if progress is not None:
+            progress(f"motion: segment {seg.index}: clear through a via posture ({name})")
+        return knots
     return None
 
 

@@ -30,3 +30,26 @@ def test_hrp2_crawls_under_the_table_on_hands_and_feet_and_stands_past_it(scene_
     last = plan.nodes[-1].stance
     assert set(last.locations) == {"l_sole", "r_sole"} and {c.surface for c in last} == {"floor"}
     assert plan.goal_q[0] > NEAR_X + DEPTH  # past the table
+
+
+@pytest.mark.slow
+def test_the_crawls_hand_and_sole_shift_is_clear_through_a_via_posture(scene_plan, monkeypatch):
+    """Segment 10 of the crawl (the left hand leaves the floor while the right sole lands, the left
+    sole and the right hand held) is kept clear by no projection of the straight interpolation, on
+    any body path; through the first via posture (`motion.via`: the end posture at the start's base
+    position, projected) both halves are, and the motion's samples are clear on the URDF geometry
+    (`motion_problems`, every 5th) with the held contacts within 1 mm. The path planner is off
+    (``plan_time`` 0) so that the via alone is tested."""
+    from humanoid_planner.contact import motion_problems
+    from humanoid_planner.motion import MotionSettings, contact_drift, generate, generate_motion
+
+    sp, plan = scene_plan("under_table")
+    feas, nodes, settings = sp.planner.feas, plan.nodes[10:12], MotionSettings(plan_time=0.0)
+    motion = generate_motion(feas, nodes, None, settings)
+    assert motion.unclear == []
+    assert motion_problems(sp.planner, motion, 5) == []
+    seg = motion.segments[0]
+    data = feas.model.createData()
+    assert max(contact_drift(feas, seg.fixed, q, data) for q in motion.q[::5]) <= 1e-3
+    monkeypatch.setattr(generate, "via_postures", lambda *args: [])
+    assert generate_motion(feas, nodes, None, settings).unclear == [0]  # the projections alone leave it unclear
