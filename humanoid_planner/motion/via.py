@@ -30,8 +30,9 @@ import numpy as np
 
 
 def held_mask(feas, seg) -> np.ndarray:
-    """(nq,) bool: the free flyer's coordinates and those of every joint that supports the body of
-    one of the segment's held contacts (``seg.fixed``)."""
+    """(nq,) bool: the free flyer's coordinates (the first 7: every `humanoid_model.Robot` has one,
+    ``root_joint``) and those of every joint that supports the body of one of the segment's held
+    contacts (``seg.fixed``)."""
     model = feas.model
     mask = np.zeros(model.nq, bool)
     mask[:7] = True
