@@ -306,20 +306,21 @@ def clear_knots(feas, seg: Segment, s: MotionSettings, stats: Stats, planned: li
             return _knots_on(feas, seg, s, stats, p, True)
         except PlanningError:
             pass  # the next fallback
+    ends = _approaches(feas, seg, s, thesis)  # the lifted ends, shared by the planner and the via postures
     if s.plan_time > 0:  # a path planned on the stance manifold (`manifold_path`)
-        knots = _planned(feas, seg, s, thesis, planned, progress)
+        knots = _planned(feas, seg, s, ends, planned, progress)
         if knots is not None:
             return knots
-    return _via_knots(feas, seg, s, thesis, stats, progress)
+    return _via_knots(feas, seg, s, ends, stats, progress)
 
 
-def _via_knots(feas, seg: Segment, s: MotionSettings, thesis: dict, stats: Stats, progress=None) -> np.ndarray | None:
+def _via_knots(feas, seg: Segment, s: MotionSettings, ends, stats: Stats, progress=None) -> np.ndarray | None:
     """The knots of segment ``seg`` through the first via posture (`via.via_postures`, between the
-    ends of the moving bodies' normal leave and approach, `_approaches` on ``thesis``) that
+    ends of the moving bodies' normal leave and approach: ``ends``, `_approaches`' (lead, tail)) that
     projects onto a valid state with the collision rows and from which the projections without
     body paths keep clear on both sides (`_knots_on`), refined and checked as a whole like a
     planned path's (`_settled`); None when none does. ``progress`` gets a line when one does."""
-    lead, tail = _approaches(feas, seg, s, thesis)
+    lead, tail = ends
     a, b = lead[-1], tail[0]
     rows = StanceRows(feas, seg)
     inner = replace(seg, q_start=a, q_end=b)
@@ -370,10 +371,10 @@ def _knots(
     return _knots_on(feas, seg, s, stats, attempts[-1], False), False
 
 
-def _planned(feas, seg: Segment, s: MotionSettings, thesis: dict, planned: list, progress) -> np.ndarray | None:
+def _planned(feas, seg: Segment, s: MotionSettings, ends, planned: list, progress) -> np.ndarray | None:
     """The knots of segment ``seg`` on a path planned on its stance manifold (`plan_on_stance`,
-    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (`_approaches`, on
-    ``thesis``: the segment's `body_paths`), and
+    ``s.plan_time`` seconds at most) between the moving bodies' lifted ends (``ends``: `_approaches`'
+    (lead, tail) on the segment's `body_paths`), and
     refined like the projections' (`_settled`); planned again from the witnesses themselves when
     that path's spline cannot be kept within the bounds (the chair's segment 20: a refinement
     between the approach's knots leaves the valid states); None when no path is found or kept;
@@ -382,7 +383,7 @@ def _planned(feas, seg: Segment, s: MotionSettings, thesis: dict, planned: list,
     if progress is not None:
         progress(f"motion: segment {seg.index}: planning a path on its stance ({s.plan_time:g} s at most)")
     t0 = time.perf_counter()
-    lead, tail = _approaches(feas, seg, s, thesis)
+    lead, tail = ends
     tries = [(lead, tail)] + ([([seg.q_start], [seg.q_end])] if len(lead) + len(tail) > 2 else [])
     knots = None
     for lead, tail in tries:  # from the lifted ends; from the witnesses when that path's spline fails

@@ -53,9 +53,8 @@ def screenshot(url: str, out: Path) -> np.ndarray:
     return np.asarray(Image.open(out).convert("RGB"), dtype=np.int16)
 
 
-GRID_DIFF = (
-    15  # a pixel belongs to the drawn ground grid when a channel is this far (of 255) from its region's mean colour
-)
+#: a pixel belongs to the drawn ground grid when a channel is this far (of 255) from its region's mean colour
+GRID_DIFF = 15
 #: the least share of grid pixels in the lower-left quarter of a drawn view: a quarter of the 8.6 % a drawn
 #: flat scene shows there (hrp2 hidden, 800 x 600); a view shot while WebGL was still drawing showed 0.8 %
 #: below the robot's feet
@@ -75,10 +74,11 @@ def rendered_screenshot(url: str, out: Path, attempts: int = 3, panel: bool = Fa
     """`screenshot`, taken again (at most ``attempts`` times) while its lower-left quarter, where the
     initial camera always shows the ground grid, has less than `GRID_SHARE` of grid pixels
     (`grid_share`): under load headless Chromium sometimes shoots before WebGL drew the scene (a
-    white 3-D view beside the HTML panel, or a grid partly drawn). With ``panel`` (a page whose server adds GUI controls) also while the top of the
-    control panel (`PANEL`) is blank: a loaded CI shot the pilot's page before the server's initial
-    state was applied (the panel empty, the robot lit differently), and two such shots agree.
-    The checks below hold on the image it ends with."""
+    white 3-D view beside the HTML panel, or a grid partly drawn). With ``panel`` (a page whose
+    server adds GUI controls) also while the top of the control panel (`PANEL`) is blank: a loaded
+    CI shot the pilot's page before the server's initial state was applied (the panel empty, the
+    robot lit differently), and two such shots agree. The checks below hold on the image it ends
+    with."""
     u0, v0, u1, v1 = PANEL
     for _ in range(attempts):
         img = screenshot(url, out)
